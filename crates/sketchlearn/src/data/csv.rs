@@ -1,0 +1,345 @@
+//! A streaming reader for dense numeric CSV matrices (one row per line, no label column).
+//!
+//! - fields are separated by `,`; blanks (spaces, tabs, `\r`) around a field are ignored, so
+//!   `\r\n` line endings work; a field may be wrapped in double quotes (`""` escapes a quote);
+//! - every field must be a finite number (anything `f64::from_str` accepts; NaN and infinities
+//!   are an error), and empty fields are an error;
+//! - every row must have as many fields as the first row (or the header);
+//! - blank lines and lines whose first non-blank character is `#` are skipped;
+//! - an optional header line is detected when the first line has a field that is not a number
+//!   (or forced on or off with [`CsvOptions::has_header`]).
+
+use std::io::BufRead;
+
+use super::error::{ParseError, ParseErrorKind};
+use super::libsvm::{parse_finite, token_text, FloatError};
+use super::source::{open_input, source_name};
+
+/// Options of [`CsvReader`].
+///
+/// ```
+/// use sketchlearn::data::CsvOptions;
+/// assert_eq!(CsvOptions::default().has_header, None); // auto-detect
+/// let no_header = CsvOptions { has_header: Some(false) };
+/// # let _ = no_header;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// `Some(true)`: the first line is a header; `Some(false)`: it is data; `None` (the default):
+    /// it is a header exactly when one of its fields does not parse as a number.
+    pub has_header: Option<bool>,
+}
+
+/// Streaming reader of a dense numeric CSV matrix over any [`BufRead`].
+///
+/// Memory is constant in the number of rows (one reused line buffer);
+/// [`read_into`](Self::read_into) refills a caller-owned vector, and the [`Iterator`]
+/// implementation yields owned rows.
+///
+/// ```
+/// use sketchlearn::data::{CsvReader, ParseErrorKind};
+/// let text = "x,y,z\n1,2,3\n# a comment\n\n4.5, -1e3 ,0\n7,8\n";
+/// let mut reader = CsvReader::new(std::io::Cursor::new(text), "inline", Default::default());
+/// assert_eq!(reader.next().unwrap().unwrap(), vec![1.0, 2.0, 3.0]);
+/// assert_eq!(reader.header().unwrap(), ["x", "y", "z"]);
+/// assert_eq!(reader.next().unwrap().unwrap(), vec![4.5, -1000.0, 0.0]);
+/// let err = reader.next().unwrap().unwrap_err();
+/// assert_eq!(err.kind, ParseErrorKind::WrongFieldCount { expected: 3, found: 2 });
+/// assert_eq!(err.line, 6);
+/// assert!(reader.next().is_none());
+/// ```
+#[derive(Debug)]
+pub struct CsvReader<R> {
+    reader: R,
+    source_name: String,
+    options: CsvOptions,
+    buf: Vec<u8>,
+    line: u64,
+    rows: u64,
+    header: Option<Vec<String>>,
+    columns: Option<usize>,
+    io_failed: bool,
+}
+
+impl CsvReader<Box<dyn BufRead + Send>> {
+    /// Opens `path` with [`open_input`] (`-` is standard input, gzip is detected and decompressed)
+    /// and reads it as CSV; errors name the path (or `"<stdin>"`).
+    pub fn open(path: &str, options: CsvOptions) -> Result<Self, ParseError> {
+        let input = open_input(path)?;
+        Ok(CsvReader::new(input, source_name(path), options))
+    }
+}
+
+impl<R: BufRead> CsvReader<R> {
+    /// A reader over `reader`; `source_name` (a path, `"<stdin>"`, ...) is used in error messages.
+    pub fn new(reader: R, source_name: impl Into<String>, options: CsvOptions) -> Self {
+        CsvReader {
+            reader,
+            source_name: source_name.into(),
+            options,
+            buf: Vec::with_capacity(1024),
+            line: 0,
+            rows: 0,
+            header: None,
+            columns: None,
+            io_failed: false,
+        }
+    }
+
+    /// Reads the next row into `row` (cleared first); `Ok(false)` at the end of input.
+    ///
+    /// On a parse error `row` holds unspecified content; the next call goes on with the following
+    /// line. After an I/O error the reader is at its end.
+    pub fn read_into(&mut self, row: &mut Vec<f64>) -> Result<bool, ParseError> {
+        if self.io_failed {
+            return Ok(false);
+        }
+        loop {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return Ok(false),
+                Ok(_) => {}
+                Err(e) => {
+                    self.io_failed = true;
+                    return Err(ParseError::io(&self.source_name, self.line + 1, &e));
+                }
+            }
+            self.line += 1;
+            let mut offset = 0;
+            if self.line == 1 && self.buf.starts_with(UTF8_BOM) {
+                offset = UTF8_BOM.len();
+            }
+            match self.parse_current(offset, row) {
+                Ok(true) => {
+                    self.rows += 1;
+                    return Ok(true);
+                }
+                Ok(false) => continue,
+                Err((position, kind)) => {
+                    let column = if matches!(kind, ParseErrorKind::WrongFieldCount { .. })
+                        && position == usize::MAX
+                    {
+                        0
+                    } else {
+                        position + 1
+                    };
+                    return Err(ParseError::new(
+                        self.source_name.clone(),
+                        self.line,
+                        column,
+                        kind,
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Parses the line in `self.buf` from `offset`: `Ok(true)` for a data row, `Ok(false)` for a
+    /// skipped line (blank, comment, header). Error positions are 0-based from the line start;
+    /// `usize::MAX` means no column.
+    fn parse_current(&mut self, offset: usize, row: &mut Vec<f64>) -> Result<bool, LineError> {
+        let line = &self.buf[offset..];
+        let first = line.iter().position(|&b| !is_blank(b));
+        match first {
+            None => return Ok(false),
+            Some(k) if line[k] == b'#' => return Ok(false),
+            Some(_) => {}
+        }
+        let shift = |(p, k): LineError| (p.saturating_add(offset), k);
+
+        if self.columns.is_none() {
+            let header = match self.options.has_header {
+                Some(h) => h,
+                None => {
+                    let mut all_numeric = true;
+                    for_each_field(line, |_, field, _| {
+                        let numeric = std::str::from_utf8(field)
+                            .ok()
+                            .and_then(|t| t.parse::<f64>().ok())
+                            .is_some();
+                        all_numeric &= numeric;
+                        Ok(())
+                    })
+                    .map_err(shift)?;
+                    !all_numeric
+                }
+            };
+            if header {
+                let mut names = Vec::new();
+                let count = for_each_field(line, |pos, field, quoted| {
+                    let text = std::str::from_utf8(field)
+                        .map_err(|_| (pos, ParseErrorKind::InvalidUtf8))?;
+                    names.push(if quoted {
+                        text.replace("\"\"", "\"")
+                    } else {
+                        text.to_owned()
+                    });
+                    Ok(())
+                })
+                .map_err(shift)?;
+                self.columns = Some(count);
+                self.header = Some(names);
+                return Ok(false);
+            }
+        }
+
+        row.clear();
+        let expected = self.columns;
+        let mut extra_at = None;
+        let count = for_each_field(line, |pos, field, _| {
+            if expected == Some(row.len()) && extra_at.is_none() {
+                extra_at = Some(pos);
+            }
+            if field.is_empty() {
+                return Err((pos, ParseErrorKind::EmptyField));
+            }
+            match parse_finite(field) {
+                Ok(x) => {
+                    row.push(x);
+                    Ok(())
+                }
+                Err(FloatError::Unparsable) => {
+                    Err((pos, ParseErrorKind::UnparsableValue(token_text(field))))
+                }
+                Err(FloatError::NonFinite) => {
+                    Err((pos, ParseErrorKind::NonFiniteValue(token_text(field))))
+                }
+            }
+        })
+        .map_err(shift)?;
+        match expected {
+            None => self.columns = Some(count),
+            Some(expected) if expected != count => {
+                return Err((
+                    extra_at.map_or(usize::MAX, |p| p + offset),
+                    ParseErrorKind::WrongFieldCount {
+                        expected,
+                        found: count,
+                    },
+                ))
+            }
+            Some(_) => {}
+        }
+        Ok(true)
+    }
+
+    /// The header's field names, once the header has been read (`None` if there is none).
+    pub fn header(&self) -> Option<&[String]> {
+        self.header.as_deref()
+    }
+
+    /// The number of columns, once the header or the first row has been read.
+    pub fn num_columns(&self) -> Option<usize> {
+        self.columns
+    }
+
+    /// The number of the last line read (1-based; 0 before the first read).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The number of data rows returned so far.
+    pub fn rows_read(&self) -> u64 {
+        self.rows
+    }
+
+    /// The name used in error messages.
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// Gives back the underlying reader.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+}
+
+impl<R: BufRead> Iterator for CsvReader<R> {
+    type Item = Result<Vec<f64>, ParseError>;
+
+    /// The next row, owned. Error and resumption semantics as in
+    /// [`read_into`](CsvReader::read_into).
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut row = Vec::with_capacity(self.columns.unwrap_or(0));
+        match self.read_into(&mut row) {
+            Ok(true) => Some(Ok(row)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// An error inside a line: 0-based byte position and kind.
+type LineError = (usize, ParseErrorKind);
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+}
+
+/// Calls `f(position, content, quoted)` for each field of `line`, returns the number of fields.
+/// The content of a quoted field excludes the quotes (and still holds `""` escapes).
+fn for_each_field(
+    line: &[u8],
+    mut f: impl FnMut(usize, &[u8], bool) -> Result<(), LineError>,
+) -> Result<usize, LineError> {
+    let mut pos = 0;
+    let mut count = 0;
+    loop {
+        while pos < line.len() && is_blank(line[pos]) && line[pos] != b'\n' {
+            pos += 1;
+        }
+        if pos < line.len() && line[pos] == b'"' {
+            let open = pos;
+            let start = pos + 1;
+            let mut close = start;
+            loop {
+                match line[close..].iter().position(|&b| b == b'"') {
+                    None => return Err((open, ParseErrorKind::UnterminatedQuote)),
+                    Some(k) => {
+                        close += k;
+                        if line.get(close + 1) == Some(&b'"') {
+                            close += 2;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            pos = close + 1;
+            while pos < line.len() && is_blank(line[pos]) {
+                pos += 1;
+            }
+            if pos < line.len() && line[pos] != b',' {
+                let end = line[pos..]
+                    .iter()
+                    .position(|&b| b == b',')
+                    .map_or(line.len(), |k| pos + k);
+                return Err((
+                    open,
+                    ParseErrorKind::UnparsableValue(token_text(&line[open..end])),
+                ));
+            }
+            f(start, &line[start..close], true)?;
+        } else {
+            let start = pos;
+            let end = line[pos..]
+                .iter()
+                .position(|&b| b == b',')
+                .map_or(line.len(), |k| pos + k);
+            let mut trimmed = end;
+            while trimmed > start && is_blank(line[trimmed - 1]) {
+                trimmed -= 1;
+            }
+            pos = end;
+            f(start, &line[start..trimmed], false)?;
+        }
+        count += 1;
+        if pos < line.len() {
+            pos += 1; // the comma
+        } else {
+            return Ok(count);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Errors of the streaming parsers: where (source, line, column) and what went wrong.
+
+use std::fmt;
+
+/// An error met while reading or parsing an input stream.
+///
+/// It names the source (a file path or `"<stdin>"`), the 1-based line and the 1-based byte
+/// column of the offending token, so that a message points straight at the problem:
+///
+/// ```
+/// use sketchlearn::data::{ParseError, ParseErrorKind};
+/// let err = ParseError {
+///     source_name: "train.libsvm".into(),
+///     line: 3,
+///     column: 4,
+///     kind: ParseErrorKind::UnparsableIndex("x".into()),
+/// };
+/// assert_eq!(err.to_string(), r#"train.libsvm:3:4: cannot parse feature index "x""#);
+/// ```
+///
+/// The display form is `{source}:{line}:{column}: {message}`; a column of 0 (not applicable) is
+/// left out (`{source}:{line}: {message}`), and so is a line of 0 (the error is not tied to a line,
+/// e.g. the file could not be opened: `{source}: {message}`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct ParseError {
+    /// The file path, or `"<stdin>"`, or any name the caller gave the stream.
+    pub source_name: String,
+    /// 1-based line number; 0 when the error is not tied to a line (e.g. opening the file).
+    pub line: u64,
+    /// 1-based byte column of the offending token within its line; 0 when not applicable.
+    pub column: usize,
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}: {}", self.source_name, self.kind),
+            (line, 0) => write!(f, "{}:{}: {}", self.source_name, line, self.kind),
+            (line, column) => write!(f, "{}:{}:{}: {}", self.source_name, line, column, self.kind),
+        }
+    }
+}
+
+impl ParseError {
+    /// Builds an error from its parts.
+    pub fn new(
+        source_name: impl Into<String>,
+        line: u64,
+        column: usize,
+        kind: ParseErrorKind,
+    ) -> Self {
+        ParseError {
+            source_name: source_name.into(),
+            line,
+            column,
+            kind,
+        }
+    }
+
+    /// Wraps an I/O error met on `line` (0 if none) of `source_name`.
+    pub fn io(source_name: impl Into<String>, line: u64, err: &std::io::Error) -> Self {
+        ParseError::new(source_name, line, 0, ParseErrorKind::Io(err.to_string()))
+    }
+}
+
+/// What went wrong while parsing (see [`ParseError`] for where).
+///
+/// Tokens are quoted in the messages exactly as written (bytes that are not UTF-8 are shown as
+/// U+FFFD). More kinds may be added in later versions.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// Opening or reading the stream failed (the message of the underlying I/O error).
+    #[error("I/O error: {0}")]
+    Io(String),
+    /// The text is not valid UTF-8 where text was required (e.g. a CSV header).
+    #[error("invalid UTF-8")]
+    InvalidUtf8,
+    /// The label token is not a number.
+    #[error("cannot parse label {0:?}")]
+    UnparsableLabel(String),
+    /// The line has features but no label (its first token is `index:value`).
+    #[error("missing label: the line starts with a feature")]
+    MissingLabel,
+    /// A feature index is not a non-negative decimal integer.
+    #[error("cannot parse feature index {0:?}")]
+    UnparsableIndex(String),
+    /// A feature value (or CSV field) is not a number.
+    #[error("cannot parse value {0:?}")]
+    UnparsableValue(String),
+    /// A feature token has no `:` between index and value.
+    #[error("expected index:value, found {0:?} (missing ':')")]
+    MissingColon(String),
+    /// A value, label or weight is NaN or infinite (including decimal overflow such as `1e999`).
+    #[error("non-finite number {0:?} (NaN and infinities are not allowed)")]
+    NonFiniteValue(String),
+    /// Index 0 in a 1-based file (use the zero-based option if the file is 0-based).
+    #[error("feature index 0 in a 1-based file (indices start at 1; use zero-based mode for 0-based files)")]
+    ZeroIndexInOneBased,
+    /// A feature index does not fit the `u32` index space after conversion to 0-based.
+    #[error("feature index {0} is too large (the 0-based index must be below 4294967295)")]
+    IndexTooLarge(String),
+    /// The same feature index occurs twice in one line (the index as written in the file).
+    #[error("duplicate feature index {0}")]
+    DuplicateIndex(u32),
+    /// A CSV row has a different number of fields than the first row (or the header).
+    #[error("expected {expected} fields, found {found}")]
+    WrongFieldCount {
+        /// The number of fields of the header or of the first data row.
+        expected: usize,
+        /// The number of fields on this line.
+        found: usize,
+    },
+    /// A CSV field is empty.
+    #[error("empty field")]
+    EmptyField,
+    /// A CSV quoted field is not closed before the end of the line.
+    #[error("unterminated quoted field")]
+    UnterminatedQuote,
+}

@@ -1,0 +1,136 @@
+//! One labelled example: a sparse row with a label and an importance weight.
+
+/// A borrowed view of one row of a matrix: either dense (all `d` coordinates) or sparse
+/// (strictly increasing `u32` indices with their values).
+///
+/// Sketches and learners take rows through this view so that dense slices and parsed sparse
+/// examples go through the same code.
+///
+/// ```
+/// use sketchlearn::Row;
+/// let dense = Row::Dense(&[1.0, 0.0, 2.0]);
+/// let sparse = Row::Sparse { indices: &[0, 2], values: &[1.0, 2.0] };
+/// assert_eq!(dense.squared_norm(), sparse.squared_norm());
+/// assert_eq!(sparse.max_index_plus_one(), 3);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Row<'a> {
+    /// All coordinates, `values.len()` = dimension.
+    Dense(&'a [f64]),
+    /// Non-zero coordinates only; indices strictly increasing.
+    Sparse {
+        /// Column indices (0-based), strictly increasing.
+        indices: &'a [u32],
+        /// Values, same length as `indices`.
+        values: &'a [f64],
+    },
+}
+
+impl<'a> Row<'a> {
+    /// Squared Euclidean norm.
+    pub fn squared_norm(&self) -> f64 {
+        match self {
+            Row::Dense(v) => v.iter().map(|x| x * x).sum(),
+            Row::Sparse { values, .. } => values.iter().map(|x| x * x).sum(),
+        }
+    }
+
+    /// One past the largest index that may be non-zero (the smallest dimension that holds the row).
+    pub fn max_index_plus_one(&self) -> usize {
+        match self {
+            Row::Dense(v) => v.len(),
+            Row::Sparse { indices, .. } => indices.last().map_or(0, |&i| i as usize + 1),
+        }
+    }
+
+    /// Number of stored entries (d for a dense row, nnz for a sparse one).
+    pub fn stored_len(&self) -> usize {
+        match self {
+            Row::Dense(v) => v.len(),
+            Row::Sparse { values, .. } => values.len(),
+        }
+    }
+
+    /// Dot product with a dense vector `w` (entries beyond `w.len()` count as zero).
+    pub fn dot(&self, w: &[f64]) -> f64 {
+        match self {
+            Row::Dense(v) => v.iter().zip(w).map(|(a, b)| a * b).sum(),
+            Row::Sparse { indices, values } => indices
+                .iter()
+                .zip(values.iter())
+                .filter_map(|(&i, &x)| w.get(i as usize).map(|&wi| wi * x))
+                .sum(),
+        }
+    }
+
+    /// `out += scale · row` on a dense vector (entries beyond `out.len()` are ignored).
+    pub fn axpy_into(&self, scale: f64, out: &mut [f64]) {
+        match self {
+            Row::Dense(v) => {
+                for (o, x) in out.iter_mut().zip(v.iter()) {
+                    *o += scale * x;
+                }
+            }
+            Row::Sparse { indices, values } => {
+                for (&i, &x) in indices.iter().zip(values.iter()) {
+                    if let Some(o) = out.get_mut(i as usize) {
+                        *o += scale * x;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the row into a dense buffer of the buffer's length (zeroing it first).
+    pub fn write_dense(&self, out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        self.axpy_into(1.0, out);
+    }
+
+    /// True when every stored value is exactly zero (or nothing is stored).
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Row::Dense(v) => v.iter().all(|&x| x == 0.0),
+            Row::Sparse { values, .. } => values.iter().all(|&x| x == 0.0),
+        }
+    }
+}
+
+/// A labelled example with a sparse feature vector, as produced by the parsers.
+///
+/// `indices` are 0-based and strictly increasing; `values` are finite.
+///
+/// ```
+/// use sketchlearn::Example;
+/// let ex = Example { label: 1.0, weight: 1.0, indices: vec![0, 4], values: vec![0.5, -1.0] };
+/// assert_eq!(ex.row().max_index_plus_one(), 5);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Example {
+    /// The label (±1 for binary tasks, any finite value for regression or multiclass ids).
+    pub label: f64,
+    /// Importance weight (1 unless the input says otherwise).
+    pub weight: f64,
+    /// Feature indices, 0-based, strictly increasing.
+    pub indices: Vec<u32>,
+    /// Feature values, finite, same length as `indices`.
+    pub values: Vec<f64>,
+}
+
+impl Example {
+    /// The features as a sparse [`Row`] view.
+    pub fn row(&self) -> Row<'_> {
+        Row::Sparse {
+            indices: &self.indices,
+            values: &self.values,
+        }
+    }
+
+    /// Clears features and resets label and weight, keeping allocations for reuse.
+    pub fn clear(&mut self) {
+        self.label = 0.0;
+        self.weight = 1.0;
+        self.indices.clear();
+        self.values.clear();
+    }
+}

@@ -1,0 +1,412 @@
+//! A streaming reader for the LIBSVM / SVMLight text format.
+//!
+//! One example per line:
+//!
+//! ```text
+//! label [qid:N] index:value index:value ... [# comment]
+//! ```
+//!
+//! Rules (see [`LibsvmReader`] for the details):
+//! - whitespace is any run of spaces, tabs, `\r` (so `\r\n` line endings work), `\x0b` and `\x0c`;
+//! - `#` starts a comment anywhere on a line; blank and comment-only lines are skipped;
+//! - the label is any finite `f64` (`+1`, `-1`, `0`, `2.5`, `1e-3`, ...);
+//! - `qid:...` tokens are ignored;
+//! - indices are 1-based by default ([`LibsvmOptions::zero_based`] for 0-based files) and are
+//!   converted to 0-based `u32`; unsorted indices are sorted, duplicates are an error;
+//! - explicit zero values (`3:0`) are kept as written;
+//! - NaN and infinite values or labels (including overflow such as `1e999`) are an error;
+//! - the example weight is always 1 (the format has no weights).
+//!
+//! The line is parsed as bytes, so any input (including invalid UTF-8) gives either an example or
+//! a [`ParseError`], never a panic.
+
+use std::io::BufRead;
+
+use super::error::{ParseError, ParseErrorKind};
+use super::example::Example;
+use super::source::{open_input, source_name};
+
+/// Options of [`LibsvmReader`].
+///
+/// ```
+/// use sketchlearn::data::LibsvmOptions;
+/// assert!(!LibsvmOptions::default().zero_based); // 1-based, as LIBSVM writes it
+/// let zero = LibsvmOptions { zero_based: true };
+/// assert!(zero.zero_based);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LibsvmOptions {
+    /// `true` if the file's feature indices start at 0; `false` (the default, LIBSVM's convention)
+    /// if they start at 1, in which case index 0 is an error.
+    pub zero_based: bool,
+}
+
+/// Streaming LIBSVM / SVMLight reader over any [`BufRead`].
+///
+/// Memory is constant in the number of rows: one line buffer is reused, and
+/// [`read_into`](Self::read_into) refills a caller-owned [`Example`] without allocating once its
+/// vectors have grown to the longest row. The [`Iterator`] implementation yields owned examples.
+///
+/// ```
+/// use sketchlearn::data::{LibsvmReader, ParseErrorKind};
+/// let text = "+1 3:0.5 1:2 # unsorted, with a comment\n\n-1 qid:7 2:-1e-3\n0 0:4\n";
+/// let mut reader = LibsvmReader::new(std::io::Cursor::new(text), "inline", Default::default());
+///
+/// let first = reader.next().unwrap().unwrap();
+/// assert_eq!((first.label, first.weight), (1.0, 1.0));
+/// assert_eq!(first.indices, vec![0, 2]); // 0-based and sorted
+/// assert_eq!(first.values, vec![2.0, 0.5]);
+///
+/// let second = reader.next().unwrap().unwrap();
+/// assert_eq!((second.label, second.indices, second.values), (-1.0, vec![1], vec![-1e-3]));
+/// assert_eq!(reader.line(), 3);
+///
+/// let err = reader.next().unwrap().unwrap_err(); // index 0 in a 1-based file
+/// assert_eq!((err.line, err.column), (4, 3));
+/// assert_eq!(err.kind, ParseErrorKind::ZeroIndexInOneBased);
+/// assert!(reader.next().is_none());
+/// assert_eq!(reader.max_index_plus_one(), 3);
+/// ```
+#[derive(Debug)]
+pub struct LibsvmReader<R> {
+    reader: R,
+    source_name: String,
+    options: LibsvmOptions,
+    buf: Vec<u8>,
+    scratch: Vec<(u32, f64)>,
+    line: u64,
+    examples: u64,
+    max_index_plus_one: usize,
+    last_nnz: usize,
+    io_failed: bool,
+}
+
+impl LibsvmReader<Box<dyn BufRead + Send>> {
+    /// Opens `path` with [`open_input`] (`-` is standard input, gzip is detected and decompressed)
+    /// and reads it as LIBSVM; errors name the path (or `"<stdin>"`).
+    pub fn open(path: &str, options: LibsvmOptions) -> Result<Self, ParseError> {
+        let input = open_input(path)?;
+        Ok(LibsvmReader::new(input, source_name(path), options))
+    }
+}
+
+impl<R: BufRead> LibsvmReader<R> {
+    /// A reader over `reader`; `source_name` (a path, `"<stdin>"`, ...) is used in error messages.
+    pub fn new(reader: R, source_name: impl Into<String>, options: LibsvmOptions) -> Self {
+        LibsvmReader {
+            reader,
+            source_name: source_name.into(),
+            options,
+            buf: Vec::with_capacity(1024),
+            scratch: Vec::new(),
+            line: 0,
+            examples: 0,
+            max_index_plus_one: 0,
+            last_nnz: 0,
+            io_failed: false,
+        }
+    }
+
+    /// Reads the next example into `ex` (reusing its allocations); `Ok(false)` at the end of input.
+    ///
+    /// Blank and comment-only lines are skipped. On a parse error `ex` holds unspecified content
+    /// and the error names the line and column; the next call goes on with the following line, so
+    /// a caller may skip bad lines. After an I/O error the reader is at its end (`Ok(false)`).
+    pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        if self.io_failed {
+            return Ok(false);
+        }
+        loop {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return Ok(false),
+                Ok(_) => {}
+                Err(e) => {
+                    self.io_failed = true;
+                    return Err(ParseError::io(&self.source_name, self.line + 1, &e));
+                }
+            }
+            self.line += 1;
+            let mut line: &[u8] = &self.buf;
+            let mut offset = 0;
+            if self.line == 1 && line.starts_with(UTF8_BOM) {
+                line = &line[UTF8_BOM.len()..];
+                offset = UTF8_BOM.len();
+            }
+            match parse_line(line, self.options.zero_based, ex, &mut self.scratch) {
+                Ok(true) => {
+                    self.examples += 1;
+                    self.last_nnz = ex.indices.len();
+                    if let Some(&last) = ex.indices.last() {
+                        self.max_index_plus_one = self.max_index_plus_one.max(last as usize + 1);
+                    }
+                    return Ok(true);
+                }
+                Ok(false) => continue,
+                Err((position, kind)) => {
+                    return Err(ParseError::new(
+                        self.source_name.clone(),
+                        self.line,
+                        offset + position + 1,
+                        kind,
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The number of the last line read (1-based; 0 before the first read).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The number of examples returned so far.
+    pub fn examples_read(&self) -> u64 {
+        self.examples
+    }
+
+    /// One past the largest 0-based feature index of the examples returned so far (the smallest
+    /// dimension that holds them all); 0 before any feature was seen.
+    pub fn max_index_plus_one(&self) -> usize {
+        self.max_index_plus_one
+    }
+
+    /// The name used in error messages.
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// The options this reader was built with.
+    pub fn options(&self) -> LibsvmOptions {
+        self.options
+    }
+
+    /// Gives back the underlying reader.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+}
+
+impl<R: BufRead> Iterator for LibsvmReader<R> {
+    type Item = Result<Example, ParseError>;
+
+    /// The next example, owned. Error and resumption semantics as in
+    /// [`read_into`](LibsvmReader::read_into).
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut ex = Example {
+            label: 0.0,
+            weight: 1.0,
+            indices: Vec::with_capacity(self.last_nnz),
+            values: Vec::with_capacity(self.last_nnz),
+        };
+        match self.read_into(&mut ex) {
+            Ok(true) => Some(Ok(ex)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Longest token quoted in an error message (in bytes); longer ones are cut and marked with `...`.
+const MAX_TOKEN_IN_MESSAGE: usize = 64;
+
+/// An error inside a line: 0-based byte position and kind.
+type LineError = (usize, ParseErrorKind);
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+}
+
+/// The token as text for an error message.
+pub(crate) fn token_text(token: &[u8]) -> String {
+    if token.len() <= MAX_TOKEN_IN_MESSAGE {
+        String::from_utf8_lossy(token).into_owned()
+    } else {
+        let mut s = String::from_utf8_lossy(&token[..MAX_TOKEN_IN_MESSAGE]).into_owned();
+        s.push_str("...");
+        s
+    }
+}
+
+/// Whitespace-separated tokens of `line` (already cut at the comment) with their byte positions.
+fn tokens(line: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        while pos < line.len() && is_space(line[pos]) {
+            pos += 1;
+        }
+        if pos >= line.len() {
+            return None;
+        }
+        let start = pos;
+        while pos < line.len() && !is_space(line[pos]) {
+            pos += 1;
+        }
+        Some((start, &line[start..pos]))
+    })
+}
+
+/// Parses a finite `f64` from ASCII bytes (anything Rust's `f64::from_str` accepts).
+pub(crate) fn parse_finite(token: &[u8]) -> Result<f64, FloatError> {
+    let text = std::str::from_utf8(token).map_err(|_| FloatError::Unparsable)?;
+    let x: f64 = text.parse().map_err(|_| FloatError::Unparsable)?;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(FloatError::NonFinite)
+    }
+}
+
+/// Why a number token was rejected.
+pub(crate) enum FloatError {
+    Unparsable,
+    NonFinite,
+}
+
+/// Parses a written index (decimal digits only) and converts it to 0-based.
+fn parse_index(token: &[u8], zero_based: bool) -> Result<u32, ParseErrorKind> {
+    if token.is_empty() || !token.iter().all(u8::is_ascii_digit) {
+        return Err(ParseErrorKind::UnparsableIndex(token_text(token)));
+    }
+    let mut written: u64 = 0;
+    for &d in token {
+        written = match written
+            .checked_mul(10)
+            .and_then(|w| w.checked_add(u64::from(d - b'0')))
+        {
+            Some(w) => w,
+            None => return Err(ParseErrorKind::IndexTooLarge(token_text(token))),
+        };
+    }
+    let zero = if zero_based {
+        written
+    } else if written == 0 {
+        return Err(ParseErrorKind::ZeroIndexInOneBased);
+    } else {
+        written - 1
+    };
+    // The 0-based index must leave room for `index + 1` (the dimension) in a u32.
+    if zero >= u64::from(u32::MAX) {
+        return Err(ParseErrorKind::IndexTooLarge(token_text(token)));
+    }
+    Ok(zero as u32)
+}
+
+/// Parses one line into `ex`; `Ok(false)` for a blank or comment-only line.
+fn parse_line(
+    line: &[u8],
+    zero_based: bool,
+    ex: &mut Example,
+    scratch: &mut Vec<(u32, f64)>,
+) -> Result<bool, LineError> {
+    let line = match line.iter().position(|&b| b == b'#') {
+        Some(hash) => &line[..hash],
+        None => line,
+    };
+    let mut toks = tokens(line);
+    let Some((label_pos, label_tok)) = toks.next() else {
+        return Ok(false);
+    };
+    if label_tok.contains(&b':') {
+        return Err((label_pos, ParseErrorKind::MissingLabel));
+    }
+    let label = parse_finite(label_tok).map_err(|e| {
+        let text = token_text(label_tok);
+        match e {
+            FloatError::Unparsable => (label_pos, ParseErrorKind::UnparsableLabel(text)),
+            FloatError::NonFinite => (label_pos, ParseErrorKind::NonFiniteValue(text)),
+        }
+    })?;
+    ex.clear();
+    ex.label = label;
+    ex.weight = 1.0;
+
+    let mut sorted = true;
+    let mut last: Option<u32> = None;
+    for (pos, tok) in toks {
+        if tok.starts_with(b"qid:") {
+            continue;
+        }
+        let Some(colon) = tok.iter().position(|&b| b == b':') else {
+            return Err((pos, ParseErrorKind::MissingColon(token_text(tok))));
+        };
+        let index = parse_index(&tok[..colon], zero_based).map_err(|k| (pos, k))?;
+        let value_tok = &tok[colon + 1..];
+        let value_pos = pos + colon + 1;
+        let value = parse_finite(value_tok).map_err(|e| {
+            let text = token_text(value_tok);
+            match e {
+                FloatError::Unparsable => (value_pos, ParseErrorKind::UnparsableValue(text)),
+                FloatError::NonFinite => (value_pos, ParseErrorKind::NonFiniteValue(text)),
+            }
+        })?;
+        if let Some(prev) = last {
+            if index == prev {
+                return Err((
+                    pos,
+                    ParseErrorKind::DuplicateIndex(written(index, zero_based)),
+                ));
+            }
+            if index < prev {
+                sorted = false;
+            }
+        }
+        last = Some(index);
+        ex.indices.push(index);
+        ex.values.push(value);
+    }
+
+    if !sorted {
+        // Keys are distinct unless there is a duplicate (an error), so an unstable sort gives the
+        // same order as a stable one and needs no allocation.
+        scratch.clear();
+        scratch.extend(ex.indices.iter().copied().zip(ex.values.iter().copied()));
+        scratch.sort_unstable_by_key(|&(i, _)| i);
+        if let Some(w) = scratch.windows(2).find(|w| w[0].0 == w[1].0) {
+            let dup = w[0].0;
+            let pos = second_occurrence(line, label_pos + label_tok.len(), zero_based, dup);
+            return Err((
+                pos,
+                ParseErrorKind::DuplicateIndex(written(dup, zero_based)),
+            ));
+        }
+        ex.indices.clear();
+        ex.values.clear();
+        for &(i, v) in scratch.iter() {
+            ex.indices.push(i);
+            ex.values.push(v);
+        }
+    }
+    Ok(true)
+}
+
+/// The index as written in the file.
+fn written(index: u32, zero_based: bool) -> u32 {
+    if zero_based {
+        index
+    } else {
+        index + 1 // index < u32::MAX by construction
+    }
+}
+
+/// Position of the second feature token with 0-based index `dup` (the features parsed already).
+fn second_occurrence(line: &[u8], features_start: usize, zero_based: bool, dup: u32) -> usize {
+    let mut seen = false;
+    for (pos, tok) in tokens(&line[features_start..]) {
+        if tok.starts_with(b"qid:") {
+            continue;
+        }
+        let Some(colon) = tok.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        if parse_index(&tok[..colon], zero_based) == Ok(dup) {
+            if seen {
+                return features_start + pos;
+            }
+            seen = true;
+        }
+    }
+    0
+}

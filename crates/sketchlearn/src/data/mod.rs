@@ -1,0 +1,13 @@
+//! The data path: examples, streaming parsers and input sources.
+
+pub mod csv;
+pub mod error;
+pub mod example;
+pub mod libsvm;
+pub mod source;
+
+pub use csv::{CsvOptions, CsvReader};
+pub use error::{ParseError, ParseErrorKind};
+pub use example::{Example, Row};
+pub use libsvm::{LibsvmOptions, LibsvmReader};
+pub use source::open_input;

@@ -1,0 +1,353 @@
+//! Dense linear algebra helpers: the ONE module of the crate that touches `faer`.
+//!
+//! Every other module works on plain row-major `f64` slices and calls these helpers, so that a
+//! `faer` upgrade touches this file only (`faer` is pinned to `~0.24.4`). All routines run
+//! sequentially (`Par::Seq`): results are bit-for-bit reproducible for a given input, and the
+//! machine-level parallelism is left to the caller.
+//!
+//! Conventions: matrices are row-major slices `a[i * cols + j]`; symmetric eigenvalues are
+//! returned in **descending** order with eigenvectors as the columns of an `n × n` row-major
+//! matrix.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::evd::{self_adjoint_evd, self_adjoint_evd_scratch, ComputeEigenvectors};
+use faer::linalg::matmul::matmul;
+use faer::diag::Diag;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+
+/// Failure of a dense decomposition (the iterative eigen solver did not converge, which in
+/// practice only happens on non-finite input).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LinalgError {
+    /// The symmetric eigen solver did not converge.
+    #[error("symmetric eigendecomposition did not converge (non-finite input?)")]
+    NoConvergence,
+    /// The input contained NaN or infinity.
+    #[error("matrix contains a non-finite value")]
+    NonFinite,
+}
+
+fn view(a: &[f64], rows: usize, cols: usize) -> MatRef<'_, f64> {
+    MatRef::from_row_major_slice(&a[..rows * cols], rows, cols)
+}
+
+fn view_mut(a: &mut [f64], rows: usize, cols: usize) -> MatMut<'_, f64> {
+    MatMut::from_row_major_slice_mut(&mut a[..rows * cols], rows, cols)
+}
+
+/// `out (rows × rows) = B Bᵀ` for a row-major `B` of shape `rows × cols` (the Gram matrix of
+/// the rows). `out` is row-major and exactly symmetric.
+///
+/// ```
+/// let b = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
+/// let mut g = [0.0; 4];
+/// sketchlearn::linalg::gram_rows(&b, 2, 2, &mut g);
+/// assert_eq!(g, [5.0, 6.0, 6.0, 9.0]);
+/// ```
+pub fn gram_rows(b: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
+    let bv = view(b, rows, cols);
+    matmul(
+        view_mut(out, rows, rows),
+        Accum::Replace,
+        bv,
+        bv.transpose(),
+        1.0,
+        Par::Seq,
+    );
+    // Symmetrise exactly (GEMM may differ in the last bit between the two triangles).
+    for i in 0..rows {
+        for j in 0..i {
+            let v = 0.5 * (out[i * rows + j] + out[j * rows + i]);
+            out[i * rows + j] = v;
+            out[j * rows + i] = v;
+        }
+    }
+}
+
+/// `out (k × cols) = Uᵀ B` restricted to the first `k` columns of `U`: the rotation that turns
+/// the rows of `B` into the directions of the eigenvectors `U` (`rows × rows`, row-major) of
+/// `B Bᵀ`.
+pub fn rotate_rows(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]) {
+    let uv = view(u, rows, rows);
+    let ut = uv.subcols(0, k).transpose();
+    matmul(
+        view_mut(out, k, cols),
+        Accum::Replace,
+        ut,
+        view(b, rows, cols),
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// General product `out (n × p) = A (n × k) · B (k × p)`, all row-major, overwriting `out`.
+///
+/// ```
+/// let a = [1.0, 2.0];          // 1 × 2
+/// let b = [3.0, 4.0];          // 2 × 1
+/// let mut out = [0.0];
+/// sketchlearn::linalg::matmul_into(&a, &b, 1, 2, 1, &mut out);
+/// assert_eq!(out, [11.0]);
+/// ```
+pub fn matmul_into(a: &[f64], b: &[f64], n: usize, k: usize, p: usize, out: &mut [f64]) {
+    matmul(
+        view_mut(out, n, p),
+        Accum::Replace,
+        view(a, n, k),
+        view(b, k, p),
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// Reusable workspace for symmetric eigendecompositions of one size (no allocation per call).
+///
+/// ```
+/// use sketchlearn::linalg::SymEigen;
+/// let mut eig = SymEigen::new(2);
+/// eig.compute(&[2.0, 1.0, 1.0, 2.0]).unwrap();
+/// assert!((eig.values()[0] - 3.0).abs() < 1e-12);
+/// assert!((eig.values()[1] - 1.0).abs() < 1e-12);
+/// ```
+pub struct SymEigen {
+    n: usize,
+    input: Mat<f64>,
+    vectors_cm: Mat<f64>,
+    diag: Diag<f64>,
+    scratch: MemBuffer,
+    values: Vec<f64>,
+    vectors: Vec<f64>,
+    want_vectors: bool,
+}
+
+impl std::fmt::Debug for SymEigen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SymEigen").field("n", &self.n).finish()
+    }
+}
+
+impl SymEigen {
+    /// A workspace for `n × n` problems computing eigenvalues and eigenvectors.
+    pub fn new(n: usize) -> Self {
+        Self::with_vectors(n, true)
+    }
+
+    /// A workspace for `n × n` problems; eigenvectors only when `want_vectors`.
+    pub fn with_vectors(n: usize, want_vectors: bool) -> Self {
+        let compute = if want_vectors {
+            ComputeEigenvectors::Yes
+        } else {
+            ComputeEigenvectors::No
+        };
+        let req = self_adjoint_evd_scratch::<f64>(n, compute, Par::Seq, Default::default());
+        SymEigen {
+            n,
+            input: Mat::zeros(n, n),
+            vectors_cm: Mat::zeros(n, n),
+            diag: Diag::zeros(n),
+            scratch: MemBuffer::new(req),
+            values: vec![0.0; n],
+            vectors: vec![0.0; if want_vectors { n * n } else { 0 }],
+            want_vectors,
+        }
+    }
+
+    /// Problem size.
+    pub fn size(&self) -> usize {
+        self.n
+    }
+
+    /// Decomposes the symmetric row-major `n × n` matrix `a` (only its lower triangle is read).
+    pub fn compute(&mut self, a: &[f64]) -> Result<(), LinalgError> {
+        let n = self.n;
+        if a[..n * n].iter().any(|x| !x.is_finite()) {
+            return Err(LinalgError::NonFinite);
+        }
+        for i in 0..n {
+            for j in 0..n {
+                self.input[(i, j)] = a[i * n + j];
+            }
+        }
+        let stack = MemStack::new(&mut self.scratch);
+        let vecs = if self.want_vectors {
+            Some(self.vectors_cm.as_mut())
+        } else {
+            None
+        };
+        self_adjoint_evd(
+            self.input.as_ref(),
+            self.diag.as_mut(),
+            vecs,
+            Par::Seq,
+            stack,
+            Default::default(),
+        )
+        .map_err(|_| LinalgError::NoConvergence)?;
+        // faer returns ascending order; we expose descending.
+        let col = self.diag.as_ref().column_vector();
+        for k in 0..n {
+            self.values[k] = col[n - 1 - k];
+        }
+        if self.want_vectors {
+            for i in 0..n {
+                for k in 0..n {
+                    self.vectors[i * n + k] = self.vectors_cm[(i, n - 1 - k)];
+                }
+            }
+        }
+        if self.values.iter().any(|x| !x.is_finite()) {
+            return Err(LinalgError::NonFinite);
+        }
+        Ok(())
+    }
+
+    /// Eigenvalues in descending order (valid after [`SymEigen::compute`]).
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Eigenvectors as the columns of a row-major `n × n` matrix, in the order of
+    /// [`SymEigen::values`]. Empty when the workspace computes eigenvalues only.
+    pub fn vectors(&self) -> &[f64] {
+        &self.vectors
+    }
+}
+
+/// Eigenvalues (descending) of a symmetric row-major `n × n` matrix.
+pub fn sym_eigenvalues(a: &[f64], n: usize) -> Result<Vec<f64>, LinalgError> {
+    let mut eig = SymEigen::with_vectors(n, false);
+    eig.compute(a)?;
+    Ok(eig.values().to_vec())
+}
+
+/// Spectral norm (largest absolute eigenvalue) of a symmetric row-major `n × n` matrix.
+///
+/// ```
+/// let a = [1.0, 0.0, 0.0, -3.0];
+/// assert!((sketchlearn::linalg::sym_spectral_norm(&a, 2).unwrap() - 3.0).abs() < 1e-12);
+/// ```
+pub fn sym_spectral_norm(a: &[f64], n: usize) -> Result<f64, LinalgError> {
+    if n == 0 {
+        return Ok(0.0);
+    }
+    let v = sym_eigenvalues(a, n)?;
+    Ok(v[0].abs().max(v[n - 1].abs()))
+}
+
+/// Singular values (descending) of a row-major `rows × cols` matrix.
+pub fn singular_values(a: &[f64], rows: usize, cols: usize) -> Result<Vec<f64>, LinalgError> {
+    if a[..rows * cols].iter().any(|x| !x.is_finite()) {
+        return Err(LinalgError::NonFinite);
+    }
+    view(a, rows, cols)
+        .singular_values()
+        .map_err(|_| LinalgError::NoConvergence)
+}
+
+/// Orthonormalises the rows of the row-major `rows × cols` matrix `v` in place by modified
+/// Gram–Schmidt with one re-orthogonalisation pass ("twice is enough"). A row that becomes
+/// numerically dependent on the previous ones is replaced by zeros; the number of non-zero
+/// (orthonormal) rows is returned.
+pub fn orthonormalize_rows(v: &mut [f64], rows: usize, cols: usize) -> usize {
+    let mut rank = 0;
+    for i in 0..rows {
+        let (done, rest) = v.split_at_mut(i * cols);
+        let row = &mut rest[..cols];
+        let norm0 = dot(row, row).sqrt();
+        for _pass in 0..2 {
+            for j in 0..i {
+                let q = &done[j * cols..(j + 1) * cols];
+                let c = dot(q, row);
+                if c != 0.0 {
+                    axpy(-c, q, row);
+                }
+            }
+        }
+        let norm = dot(row, row).sqrt();
+        if norm > 1e-10 * norm0 && norm > 0.0 && norm.is_finite() {
+            row.iter_mut().for_each(|x| *x /= norm);
+            rank += 1;
+        } else {
+            row.iter_mut().for_each(|x| *x = 0.0);
+        }
+    }
+    rank
+}
+
+/// Dot product of two equally long slices.
+#[inline]
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    // Four accumulators let the compiler vectorise without reassociation surprises.
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut s = [0.0f64; 4];
+    let chunks = n / 4;
+    for c in 0..chunks {
+        let k = 4 * c;
+        s[0] += a[k] * b[k];
+        s[1] += a[k + 1] * b[k + 1];
+        s[2] += a[k + 2] * b[k + 2];
+        s[3] += a[k + 3] * b[k + 3];
+    }
+    let mut tail = 0.0;
+    for k in 4 * chunks..n {
+        tail += a[k] * b[k];
+    }
+    (s[0] + s[1]) + (s[2] + s[3]) + tail
+}
+
+/// `y += a · x` on equally long slices.
+#[inline]
+pub fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eigen_reconstructs() {
+        let a = [4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 1.0];
+        let mut e = SymEigen::new(3);
+        e.compute(&a).unwrap();
+        let (vals, vecs) = (e.values(), e.vectors());
+        assert!(vals[0] >= vals[1] && vals[1] >= vals[2]);
+        for i in 0..3 {
+            for j in 0..3 {
+                let r: f64 = (0..3).map(|k| vecs[i * 3 + k] * vals[k] * vecs[j * 3 + k]).sum();
+                assert!((r - a[i * 3 + j]).abs() < 1e-12, "{i},{j}: {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn eigen_rejects_nan() {
+        let mut e = SymEigen::new(2);
+        assert_eq!(e.compute(&[f64::NAN, 0.0, 0.0, 1.0]), Err(LinalgError::NonFinite));
+    }
+
+    #[test]
+    fn rotate_matches_naive() {
+        let b = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 × 3
+        let u = [0.6, -0.8, 0.8, 0.6]; // 2 × 2
+        let mut out = [0.0; 3];
+        rotate_rows(&u, 2, 1, &b, 3, &mut out);
+        for j in 0..3 {
+            let naive = 0.6 * b[j] + 0.8 * b[3 + j];
+            assert!((out[j] - naive).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn gram_schmidt_orthonormal_and_rank() {
+        let mut v = vec![1.0, 1.0, 0.0, 2.0, 2.0, 0.0, 0.0, 1.0, 1.0];
+        let r = orthonormalize_rows(&mut v, 3, 3);
+        assert_eq!(r, 2);
+        assert_eq!(&v[3..6], &[0.0, 0.0, 0.0]);
+        assert!((dot(&v[0..3], &v[0..3]) - 1.0).abs() < 1e-14);
+        assert!(dot(&v[0..3], &v[6..9]).abs() < 1e-14);
+    }
+}

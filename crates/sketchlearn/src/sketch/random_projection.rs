@@ -1,0 +1,166 @@
+//! Gaussian random-projection sketch (SON paper, Luo et al. 2016, §3 and Algorithm 6).
+//!
+//! `S ← S + r gᵀ` with `r ∈ ℝ^m` drawn i.i.d. `N(0, 1/m)` (standard deviation `1/√m`,
+//! DESIGN.md §4 item 8), so `E[SᵀS] = GᵀG`. The sketch also maintains the `m × m` matrix
+//! `H = (αI_m + SSᵀ)⁻¹` needed by the SON step. Since
+//! `S'S'ᵀ = SSᵀ + r qᵀ + q rᵀ` with `q = S'g − (‖g‖²/2) r` (computed after `S` is updated), `H` gets
+//! a rank-two update. The paper writes it as two Sherman–Morrison steps with `r qᵀ` and `q rᵀ`;
+//! we apply the same rank-two change in its symmetric form
+//! `r qᵀ + q rᵀ = ½(r+q)(r+q)ᵀ − ½(r−q)(r−q)ᵀ`, whose first (positive) step can never hit a
+//! zero denominator and whose second one cannot either while `αI + S'S'ᵀ` is positive definite.
+//! Equal in exact arithmetic; tested against the direct inverse.
+//!
+//! Cost `O(m·nnz + m²)` per row for a sparse `g`.
+
+use super::error::{check_pos, check_row, check_size};
+use super::{Sketch, SketchError, SketchMatrix};
+use crate::linalg::dot;
+use crate::Row;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::borrow::Cow;
+
+/// Gaussian random projection sketch with its `H = (αI + SSᵀ)⁻¹`.
+///
+/// ```
+/// use sketchlearn::sketch::{RandomProjection, Sketch};
+/// use sketchlearn::Row;
+/// let mut rp = RandomProjection::new(4, 2, 1.0, 7).unwrap();
+/// rp.insert(Row::Dense(&[1.0, 2.0, 0.0, -1.0])).unwrap();
+/// let same = {
+///     let mut again = RandomProjection::new(4, 2, 1.0, 7).unwrap();
+///     again.insert(Row::Dense(&[1.0, 2.0, 0.0, -1.0])).unwrap();
+///     again
+/// };
+/// assert_eq!(rp.s(), same.s()); // same seed, same bits
+/// ```
+#[derive(Clone, Debug)]
+pub struct RandomProjection {
+    m: usize,
+    dim: usize,
+    alpha: f64,
+    s: Vec<f64>,
+    h: Vec<f64>,
+    rng: Xoshiro256PlusPlus,
+    rows_seen: u64,
+    r: Vec<f64>,
+    q: Vec<f64>,
+    hu: Vec<f64>,
+}
+
+impl RandomProjection {
+    /// A sketch of size `m ≥ 1` over dimension `dim`, with regularizer `α > 0` for `H`, and
+    /// the seed of its Gaussian draws.
+    pub fn new(dim: usize, m: usize, alpha: f64, seed: u64) -> Result<Self, SketchError> {
+        check_size(m)?;
+        check_pos("alpha", alpha)?;
+        let mut h = vec![0.0; m * m];
+        for i in 0..m {
+            h[i * m + i] = 1.0 / alpha;
+        }
+        Ok(RandomProjection {
+            m,
+            dim,
+            alpha,
+            s: vec![0.0; m * dim],
+            h,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            rows_seen: 0,
+            r: vec![0.0; m],
+            q: vec![0.0; m],
+            hu: vec![0.0; m],
+        })
+    }
+
+    /// The sketch `S` (row-major `m × d`).
+    pub fn s(&self) -> &[f64] {
+        &self.s
+    }
+
+    /// `H = (αI + SSᵀ)⁻¹`, row-major `m × m`.
+    pub fn h(&self) -> &[f64] {
+        &self.h
+    }
+
+    /// The regularizer `α` of `H`.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+}
+
+/// `H ← H − c (Hu)(Hu)ᵀ / (1 + c uᵀHu)`: Sherman–Morrison for `H⁻¹ ← H⁻¹ + c u uᵀ`.
+fn rank_one(h: &mut [f64], hu: &mut [f64], u: &[f64], c: f64) -> Result<(), SketchError> {
+    let m = u.len();
+    for i in 0..m {
+        hu[i] = dot(&h[i * m..(i + 1) * m], u);
+    }
+    let denom = 1.0 + c * dot(u, hu);
+    if !(denom.is_finite() && denom > 0.0) {
+        return Err(SketchError::NonFinite(format!(
+            "random-projection H update lost positive definiteness (denominator {denom})"
+        )));
+    }
+    let f = c / denom;
+    for i in 0..m {
+        let a = f * hu[i];
+        for j in 0..m {
+            h[i * m + j] -= a * hu[j];
+        }
+    }
+    Ok(())
+}
+
+impl Sketch for RandomProjection {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn sketch_size(&self) -> usize {
+        self.m
+    }
+
+    fn rows_seen(&self) -> u64 {
+        self.rows_seen
+    }
+
+    fn insert(&mut self, g: Row<'_>) -> Result<(), SketchError> {
+        check_row(&g, self.dim)?;
+        let (m, d) = (self.m, self.dim);
+        let scale = 1.0 / (m as f64).sqrt();
+        // Draw r even for a zero row, so that the random stream depends on the row count only.
+        for ri in self.r.iter_mut() {
+            let z: f64 = StandardNormal.sample(&mut self.rng);
+            *ri = z * scale;
+        }
+        self.rows_seen += 1;
+        if g.is_zero() {
+            return Ok(());
+        }
+        let gg = g.squared_norm();
+        for i in 0..m {
+            let row = &mut self.s[i * d..(i + 1) * d];
+            g.axpy_into(self.r[i], row);
+            self.q[i] = g.dot(row) - 0.5 * gg * self.r[i];
+        }
+        // q ← r + q, r ← r − q (reusing the buffers), then ½(r+q)(r+q)ᵀ − ½(r−q)(r−q)ᵀ.
+        for (ri, qi) in self.r.iter_mut().zip(self.q.iter_mut()) {
+            let (a, b) = (*ri, *qi);
+            *qi = a + b;
+            *ri = a - b;
+        }
+        rank_one(&mut self.h, &mut self.hu, &self.q, 0.5)?;
+        rank_one(&mut self.h, &mut self.hu, &self.r, -0.5)?;
+        Ok(())
+    }
+
+    fn matrix(&self) -> SketchMatrix<'_> {
+        SketchMatrix {
+            b: Cow::Borrowed(&self.s),
+            rows: self.m,
+            dim: self.dim,
+            alpha: 0.0,
+        }
+    }
+}
