@@ -1,1 +1,36 @@
-fn main() {}
+//! `sketchlearn`: the command line of the sketchlearn library.
+
+mod input;
+mod plot;
+mod repro;
+mod sketch_cmd;
+
+use clap::{Parser, Subcommand};
+
+/// Second-order online learning with streaming matrix sketches.
+#[derive(Parser, Debug)]
+#[command(name = "sketchlearn", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Sketch a matrix (rows of a LIBSVM or CSV file) and report time and relative spectral error.
+    Sketch(sketch_cmd::SketchArgs),
+    /// Reproduce a paper experiment: writes tables and plots under docs/results/.
+    Repro(repro::ReproArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Sketch(args) => sketch_cmd::run(&args),
+        Command::Repro(args) => repro::run(&args),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

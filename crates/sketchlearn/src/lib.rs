@@ -10,5 +10,10 @@
 pub mod data;
 pub mod linalg;
 
-pub use data::{Example, Row};
 pub mod sketch;
+
+pub use data::{
+    open_input, CsvOptions, CsvReader, Example, LibsvmOptions, LibsvmReader, ParseError,
+    ParseErrorKind, Row,
+};
+pub use sketch::{Sketch, SketchConfig, SketchError, SketchMethod};

@@ -12,6 +12,7 @@
 //! every approximation is a [`SymOperator`], so [`relative_spectral_error`] measures any of them
 //! against the exact matrix (RFD paper §5.1) without forming `d × d`.
 
+mod config;
 mod error;
 mod frequent_directions;
 mod generalized;
@@ -19,6 +20,7 @@ mod oja;
 mod random_projection;
 mod spectral_error;
 
+pub use config::{AnySketch, SketchConfig, SketchMethod};
 pub use error::SketchError;
 pub use frequent_directions::{FdVariant, FrequentDirections};
 pub use generalized::GeneralizedFrequentDirections;

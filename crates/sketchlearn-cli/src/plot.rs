@@ -1,0 +1,128 @@
+//! PNG line charts for the experiment reports (plotters).
+
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+use std::path::Path;
+
+/// One line of a chart.
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One panel (sub-chart) of a figure.
+pub struct Panel {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub log_x: bool,
+    pub log_y: bool,
+    pub series: Vec<Series>,
+}
+
+const COLORS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (1.0, 10.0);
+    }
+    if log {
+        (lo / 1.5, hi * 1.5)
+    } else {
+        let pad = ((hi - lo) * 0.05).max(1e-12);
+        (lo - pad, hi + pad)
+    }
+}
+
+/// Draws the panels side by side into a PNG of `width × height` pixels.
+pub fn line_panels(path: &Path, panels: &[Panel], width: u32, height: u32) -> Result<()> {
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+    let areas = root.split_evenly((1, panels.len().max(1)));
+    for (panel, area) in panels.iter().zip(areas.iter()) {
+        draw_panel(area, panel)?;
+    }
+    root.present()
+        .map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
+    Ok(())
+}
+
+fn draw_panel(area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>, p: &Panel) -> Result<()> {
+    let xs = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0));
+    let ys = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1));
+    let (x0, x1) = range(xs, p.log_x);
+    let (y0, y1) = range(ys, p.log_y);
+    let err = |e: &dyn std::fmt::Display| anyhow!("plot: {e}");
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(&p.title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70);
+    macro_rules! draw {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .x_desc(p.x_label.as_str())
+                .y_desc(p.y_label.as_str())
+                .draw()
+                .map_err(|e| err(&e))?;
+            for (i, s) in p.series.iter().enumerate() {
+                let color = COLORS[i % COLORS.len()];
+                let pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|(x, y)| (!p.log_y || *y > 0.0) && (!p.log_x || *x > 0.0))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                    .map_err(|e| err(&e))?
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                    });
+                chart
+                    .draw_series(pts.into_iter().map(|q| Circle::new(q, 3, color.filled())))
+                    .map_err(|e| err(&e))?;
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()
+                .map_err(|e| err(&e))?;
+        }};
+    }
+    match (p.log_x, p.log_y) {
+        (true, true) => draw!(builder
+            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+            .map_err(|e| err(&e))?),
+        (true, false) => draw!(builder
+            .build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+            .map_err(|e| err(&e))?),
+        (false, true) => draw!(builder
+            .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+            .map_err(|e| err(&e))?),
+        (false, false) => draw!(builder
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?),
+    }
+    Ok(())
+}
