@@ -1,6 +1,6 @@
 //! Reading rows from LIBSVM or CSV files for the commands.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use sketchlearn::sketch::RowMatrix;
 use sketchlearn::{CsvOptions, CsvReader, Example, LibsvmOptions, LibsvmReader, Row};
 
@@ -46,7 +46,8 @@ pub fn for_each_row(
             let mut ex = Example::default();
             let mut n = 0;
             while reader.read_into(&mut ex)? {
-                f(ex.row(), ex.label)?;
+                f(ex.row(), ex.label)
+                    .with_context(|| format!("{}:{}", reader.source_name(), reader.line()))?;
                 n += 1;
             }
             Ok((n, reader.max_index_plus_one()))
@@ -60,7 +61,8 @@ pub fn for_each_row(
             let (mut n, mut dim) = (0u64, 0usize);
             while reader.read_into(&mut row)? {
                 dim = dim.max(row.len());
-                f(Row::Dense(&row), 1.0)?;
+                f(Row::Dense(&row), 1.0)
+                    .with_context(|| format!("{}:{}", reader.source_name(), reader.line()))?;
                 n += 1;
             }
             Ok((n, dim))

@@ -48,6 +48,19 @@ fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     }
 }
 
+/// Compact tick labels: `20`, `0.05`, `1e-3`.
+fn short_number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if (1e-2..1e5).contains(&a) {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{v:.0e}")
+    }
+}
+
 /// Draws the panels side by side into a PNG of `width × height` pixels.
 pub fn line_panels(path: &Path, panels: &[Panel], width: u32, height: u32) -> Result<()> {
     let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
@@ -61,7 +74,10 @@ pub fn line_panels(path: &Path, panels: &[Panel], width: u32, height: u32) -> Re
     Ok(())
 }
 
-fn draw_panel(area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>, p: &Panel) -> Result<()> {
+fn draw_panel(
+    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    p: &Panel,
+) -> Result<()> {
     let xs = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0));
     let ys = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1));
     let (x0, x1) = range(xs, p.log_x);
@@ -80,6 +96,8 @@ fn draw_panel(area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>, p: 
                 .configure_mesh()
                 .x_desc(p.x_label.as_str())
                 .y_desc(p.y_label.as_str())
+                .x_label_formatter(&|v| short_number(*v))
+                .y_label_formatter(&|v| short_number(*v))
                 .draw()
                 .map_err(|e| err(&e))?;
             for (i, s) in p.series.iter().enumerate() {

@@ -60,7 +60,8 @@ pub struct SketchArgs {
 }
 
 fn parse_method(s: &str) -> Result<SketchMethod, String> {
-    s.parse().map_err(|e: sketchlearn::SketchError| e.to_string())
+    s.parse()
+        .map_err(|e: sketchlearn::SketchError| e.to_string())
 }
 
 /// What `sketchlearn sketch --json` prints.
@@ -105,7 +106,10 @@ pub fn run(args: &SketchArgs) -> Result<()> {
     cfg.build(0)?; // validate hyper-parameters before reading anything
     let signed = args.method.is_signed();
     if signed && args.format.resolve(&args.file) == Format::Csv {
-        bail!("{} signs each row by its label; CSV input has no labels", args.method);
+        bail!(
+            "{} signs each row by its label; CSV input has no labels",
+            args.method
+        );
     }
     let weight = |label: f64| if signed { label } else { 1.0 };
 
@@ -142,8 +146,7 @@ pub fn run(args: &SketchArgs) -> Result<()> {
             None => {
                 let rows = load_rows(&args.file, args.format, args.zero_based, weight)?;
                 let (sketch, elapsed) = sketch_rows(&cfg, &rows)?;
-                let want_exact =
-                    !args.no_exact && (args.exact || rows.dim() <= AUTO_EXACT_MAX_DIM);
+                let want_exact = !args.no_exact && (args.exact || rows.dim() <= AUTO_EXACT_MAX_DIM);
                 let n = rows.rows() as u64;
                 (sketch, elapsed, n, want_exact.then_some(rows))
             }
@@ -164,7 +167,11 @@ pub fn run(args: &SketchArgs) -> Result<()> {
         rows,
         dim: sketch.dim(),
         seconds,
-        rows_per_second: if seconds > 0.0 { rows as f64 / seconds } else { 0.0 },
+        rows_per_second: if seconds > 0.0 {
+            rows as f64 / seconds
+        } else {
+            0.0
+        },
         relative_spectral_error: error,
         alpha: sketch.alpha(),
         stored_rows: sketch.stored_rows(),
@@ -186,7 +193,10 @@ fn print_table(r: &SketchReport) {
     println!("size                     {}", r.size);
     println!("rows                     {}", r.rows);
     println!("dim                      {}", r.dim);
-    println!("seconds                  {:.6}  (sketch updates only)", r.seconds);
+    println!(
+        "seconds                  {:.6}  (sketch updates only)",
+        r.seconds
+    );
     println!("rows_per_second          {:.0}", r.rows_per_second);
     match r.relative_spectral_error {
         Some(e) => println!("relative_spectral_error  {e:.6e}"),

@@ -6,6 +6,8 @@
 //! The crate is pure Rust; [`linalg`] is the only module that touches `faer`.
 
 #![warn(missing_docs)]
+// Numeric kernels index several arrays in lockstep; iterator chains would hide the maths.
+#![allow(clippy::needless_range_loop)]
 
 pub mod data;
 pub mod linalg;

@@ -9,10 +9,10 @@
 //! returned in **descending** order with eigenvectors as the columns of an `n × n` row-major
 //! matrix.
 
+use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self_adjoint_evd, self_adjoint_evd_scratch, ComputeEigenvectors};
 use faer::linalg::matmul::matmul;
-use faer::diag::Diag;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 /// Failure of a dense decomposition (the iterative eigen solver did not converge, which in
@@ -317,7 +317,9 @@ mod tests {
         assert!(vals[0] >= vals[1] && vals[1] >= vals[2]);
         for i in 0..3 {
             for j in 0..3 {
-                let r: f64 = (0..3).map(|k| vecs[i * 3 + k] * vals[k] * vecs[j * 3 + k]).sum();
+                let r: f64 = (0..3)
+                    .map(|k| vecs[i * 3 + k] * vals[k] * vecs[j * 3 + k])
+                    .sum();
                 assert!((r - a[i * 3 + j]).abs() < 1e-12, "{i},{j}: {r}");
             }
         }
@@ -326,7 +328,10 @@ mod tests {
     #[test]
     fn eigen_rejects_nan() {
         let mut e = SymEigen::new(2);
-        assert_eq!(e.compute(&[f64::NAN, 0.0, 0.0, 1.0]), Err(LinalgError::NonFinite));
+        assert_eq!(
+            e.compute(&[f64::NAN, 0.0, 0.0, 1.0]),
+            Err(LinalgError::NonFinite)
+        );
     }
 
     #[test]

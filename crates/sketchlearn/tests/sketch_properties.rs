@@ -55,7 +55,14 @@ fn low_rank(n: usize, d: usize, r: usize, noise: f64, zero_frac: f64, seed: u64)
 }
 
 fn case_strategy() -> impl Strategy<Value = Case> {
-    (1usize..60, 1usize..14, 0usize..8, prop_oneof![Just(0.0), Just(1e-3), Just(0.3)], prop_oneof![Just(0.0), Just(0.2)], any::<u64>())
+    (
+        1usize..60,
+        1usize..14,
+        0usize..8,
+        prop_oneof![Just(0.0), Just(1e-3), Just(0.3)],
+        prop_oneof![Just(0.0), Just(0.2)],
+        any::<u64>(),
+    )
         .prop_map(|(n, d, r, noise, zf, seed)| low_rank(n, d, r.min(d), noise, zf, seed))
 }
 
@@ -123,7 +130,10 @@ fn check_fd_bounds(c: &Case, fd: &FrequentDirections, m: usize) -> Result<(), Te
     prop_assert!(hi <= delta + tol, "‖AᵀA − BᵀB‖ = {hi} > Σδ = {delta}");
     for k in 0..m {
         let bound = tail_sq(c, k) / (m - k) as f64;
-        prop_assert!(delta <= bound + tol, "k={k}: Σδ = {delta} > ‖A − A_k‖²/(m−k) = {bound}");
+        prop_assert!(
+            delta <= bound + tol,
+            "k={k}: Σδ = {delta} > ‖A − A_k‖²/(m−k) = {bound}"
+        );
     }
     prop_assert!(fd.filled_rows() < fd.capacity());
     Ok(())
@@ -336,7 +346,10 @@ fn sparse_and_dense_rows_give_the_same_sketch() {
             .map(|(j, &x)| (j as u32, x))
             .unzip();
         sparse
-            .insert(Row::Sparse { indices: &idx, values: &val })
+            .insert(Row::Sparse {
+                indices: &idx,
+                values: &val,
+            })
             .unwrap();
     }
     assert_eq!(dense.rows(), sparse.rows());

@@ -41,5 +41,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
 /// The command line that reproduces an experiment, for the reports.
 pub fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    format!("cargo run --release -p sketchlearn-cli -- {}", args.join(" "))
+    format!(
+        "cargo run --release -p sketchlearn-cli -- {}",
+        args.join(" ")
+    )
 }

@@ -144,37 +144,34 @@ impl SketchConfig {
                 FdVariant::Doubling,
                 self.alpha0,
             )?),
-            SketchMethod::Gfd => AnySketch::Gfd(GeneralizedFrequentDirections::new(
+            SketchMethod::Gfd => AnySketch::Gfd(Box::new(GeneralizedFrequentDirections::new(
                 dim,
                 m,
                 FdVariant::PerRow,
-            )?),
-            SketchMethod::GfdFast => AnySketch::Gfd(GeneralizedFrequentDirections::new(
+            )?)),
+            SketchMethod::GfdFast => AnySketch::Gfd(Box::new(GeneralizedFrequentDirections::new(
                 dim,
                 m,
                 FdVariant::Doubling,
-            )?),
+            )?)),
             SketchMethod::Rp => {
                 AnySketch::Rp(RandomProjection::new(dim, m, self.alpha, self.seed)?)
             }
-            SketchMethod::Oja => AnySketch::Oja(OjaSketch::new(
-                dim,
-                m,
-                self.alpha,
-                self.oja_c,
-                self.seed,
-            )?),
+            SketchMethod::Oja => {
+                AnySketch::Oja(OjaSketch::new(dim, m, self.alpha, self.oja_c, self.seed)?)
+            }
         })
     }
 }
 
 /// A sketch chosen at run time.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // built once per run, never moved in a hot loop
 pub enum AnySketch {
     /// FD or RFD, per-row or doubling.
     Fd(FrequentDirections),
     /// GFD.
-    Gfd(GeneralizedFrequentDirections),
+    Gfd(Box<GeneralizedFrequentDirections>),
     /// Random projection.
     Rp(RandomProjection),
     /// Oja.
@@ -207,7 +204,7 @@ impl AnySketch {
     pub fn operator(&self) -> Box<dyn SymOperator + '_> {
         match self {
             AnySketch::Fd(s) => Box::new(s.matrix()),
-            AnySketch::Gfd(s) => Box::new(s),
+            AnySketch::Gfd(s) => Box::new(&**s),
             AnySketch::Rp(s) => Box::new(s.matrix()),
             AnySketch::Oja(s) => Box::new(s.matrix()),
         }

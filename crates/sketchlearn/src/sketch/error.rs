@@ -10,7 +10,7 @@ pub enum SketchError {
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
     /// A row has a feature index outside the sketch's dimension.
-    #[error("row has feature index {index} but the sketch has dimension {dim}")]
+    #[error("row has (0-based) feature index {index} but the sketch has dimension {dim}")]
     DimensionMismatch {
         /// The offending 0-based index.
         index: usize,
@@ -42,7 +42,9 @@ pub(crate) fn check_row(row: &crate::Row<'_>, dim: usize) -> Result<(), SketchEr
         crate::Row::Sparse { values, .. } => values.iter().all(|x| x.is_finite()),
     };
     if !finite {
-        return Err(SketchError::NonFinite("row contains NaN or infinity".into()));
+        return Err(SketchError::NonFinite(
+            "row contains NaN or infinity".into(),
+        ));
     }
     Ok(())
 }

@@ -352,7 +352,10 @@ mod tests {
         assert!(FrequentDirections::rfd(3, 2, FdVariant::PerRow, f64::NAN).is_err());
         let mut fd = FrequentDirections::fd(3, 2, FdVariant::PerRow).unwrap();
         assert!(matches!(
-            fd.insert(Row::Sparse { indices: &[3], values: &[1.0] }),
+            fd.insert(Row::Sparse {
+                indices: &[3],
+                values: &[1.0]
+            }),
             Err(SketchError::DimensionMismatch { index: 3, dim: 3 })
         ));
         assert!(fd.insert(Row::Dense(&[f64::INFINITY, 0.0, 0.0])).is_err());

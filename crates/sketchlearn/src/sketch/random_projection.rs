@@ -87,7 +87,6 @@ impl RandomProjection {
     pub fn alpha(&self) -> f64 {
         self.alpha
     }
-
 }
 
 /// `H ← H − c (Hu)(Hu)ᵀ / (1 + c uᵀHu)`: Sherman–Morrison for `H⁻¹ ← H⁻¹ + c u uᵀ`.

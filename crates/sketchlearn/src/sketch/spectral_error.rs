@@ -76,7 +76,12 @@ impl RowMatrix {
 
     /// Sets the dimension (at least the largest index seen).
     pub fn set_dim(&mut self, dim: usize) {
-        let need = self.indices.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
+        let need = self
+            .indices
+            .iter()
+            .map(|&i| i as usize + 1)
+            .max()
+            .unwrap_or(0);
         self.dim = dim.max(need);
     }
 
@@ -293,7 +298,10 @@ pub fn relative_spectral_error(
     opts: LanczosOptions,
 ) -> Result<f64, crate::linalg::LinalgError> {
     let norm = extreme_eigenvalue(exact, opts)?.abs();
-    let diff = Difference { a: exact, b: approx };
+    let diff = Difference {
+        a: exact,
+        b: approx,
+    };
     let err = extreme_eigenvalue(&diff, opts)?.abs();
     Ok(if norm > 0.0 { err / norm } else { err })
 }
