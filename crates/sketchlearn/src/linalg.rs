@@ -25,6 +25,9 @@ pub enum LinalgError {
     /// The input contained NaN or infinity.
     #[error("matrix contains a non-finite value")]
     NonFinite,
+    /// A Cholesky pivot was not positive.
+    #[error("matrix is not (numerically) positive definite")]
+    NotPositiveDefinite,
 }
 
 fn view(a: &[f64], rows: usize, cols: usize) -> MatRef<'_, f64> {
@@ -272,6 +275,60 @@ pub fn orthonormalize_rows(v: &mut [f64], rows: usize, cols: usize) -> usize {
         }
     }
     rank
+}
+
+/// In-place Cholesky factorisation `A = L Lᵀ` of the symmetric positive definite `n × n` matrix
+/// stored row-major with row stride `stride` (only the lower triangle is read; `L` overwrites it,
+/// the strict upper triangle is left untouched). Fails with [`LinalgError::NotPositiveDefinite`]
+/// when a pivot is not positive (or not finite).
+///
+/// ```
+/// use sketchlearn::linalg::{cholesky_in_place, cholesky_solve_in_place};
+/// let mut a = [4.0, 2.0, 2.0, 3.0];
+/// cholesky_in_place(&mut a, 2, 2).unwrap();
+/// let mut b = [2.0, 1.0];
+/// cholesky_solve_in_place(&a, 2, 2, &mut b);
+/// assert!((4.0 * b[0] + 2.0 * b[1] - 2.0).abs() < 1e-14);
+/// assert!((2.0 * b[0] + 3.0 * b[1] - 1.0).abs() < 1e-14);
+/// ```
+pub fn cholesky_in_place(a: &mut [f64], n: usize, stride: usize) -> Result<(), LinalgError> {
+    for j in 0..n {
+        let mut d = a[j * stride + j];
+        for k in 0..j {
+            d -= a[j * stride + k] * a[j * stride + k];
+        }
+        if !(d > 0.0 && d.is_finite()) {
+            return Err(LinalgError::NotPositiveDefinite);
+        }
+        let d = d.sqrt();
+        a[j * stride + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * stride + j];
+            for k in 0..j {
+                s -= a[i * stride + k] * a[j * stride + k];
+            }
+            a[i * stride + j] = s / d;
+        }
+    }
+    Ok(())
+}
+
+/// Solves `L Lᵀ x = b` in place (`b` becomes `x`) with the factor from [`cholesky_in_place`].
+pub fn cholesky_solve_in_place(l: &[f64], n: usize, stride: usize, b: &mut [f64]) {
+    for i in 0..n {
+        let mut s = b[i];
+        for k in 0..i {
+            s -= l[i * stride + k] * b[k];
+        }
+        b[i] = s / l[i * stride + i];
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s -= l[k * stride + i] * b[k];
+        }
+        b[i] = s / l[i * stride + i];
+    }
 }
 
 /// Dot product of two equally long slices.

@@ -50,7 +50,7 @@ pub enum FdVariant {
 /// assert!(rfd.alpha() > 0.0);
 /// assert_eq!(rfd.alpha(), rfd.total_shrinkage() / 2.0);
 /// ```
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct FrequentDirections {
     m: usize,
     dim: usize,
@@ -63,14 +63,17 @@ pub struct FrequentDirections {
     shrink_total: f64,
     shrinks: u64,
     rows_seen: u64,
+    // Workspaces, overwritten before they are read: not part of the state.
+    #[serde(skip)]
     gram: Vec<f64>,
+    #[serde(skip)]
     rotated: Vec<f64>,
-    eig: SymEigen,
+    #[serde(skip)]
+    eig: Option<SymEigen>,
 }
 
 impl Clone for FrequentDirections {
     fn clone(&self) -> Self {
-        let cap = self.capacity();
         FrequentDirections {
             m: self.m,
             dim: self.dim,
@@ -82,9 +85,9 @@ impl Clone for FrequentDirections {
             shrink_total: self.shrink_total,
             shrinks: self.shrinks,
             rows_seen: self.rows_seen,
-            gram: vec![0.0; cap * cap],
-            rotated: vec![0.0; self.rotated.len()],
-            eig: SymEigen::new(cap),
+            gram: Vec::new(),
+            rotated: Vec::new(),
+            eig: None,
         }
     }
 }
@@ -124,9 +127,9 @@ impl FrequentDirections {
             shrink_total: 0.0,
             shrinks: 0,
             rows_seen: 0,
-            gram: vec![0.0; cap * cap],
-            rotated: vec![0.0; m.saturating_sub(1) * dim],
-            eig: SymEigen::new(cap),
+            gram: Vec::new(),
+            rotated: Vec::new(),
+            eig: None,
         })
     }
 
@@ -208,16 +211,17 @@ impl FrequentDirections {
     /// `BBᵀ`, 0 when fewer than `m` rows are held), keeping at most `m − 1` non-zero rows.
     fn shrink(&mut self) -> Result<(), SketchError> {
         let (d, l, m) = (self.dim, self.filled, self.m);
-        if self.eig.size() != l {
-            // Only merges shrink a non-full buffer; they pay for a new workspace.
-            self.eig = SymEigen::new(l);
-        }
+        // Workspaces are allocated on first use (and re-sized for merges).
+        let eig = match &mut self.eig {
+            Some(e) if e.size() == l => e,
+            slot => slot.insert(SymEigen::new(l)),
+        };
         if self.gram.len() < l * l {
             self.gram.resize(l * l, 0.0);
         }
         gram_rows(&self.buf, l, d, &mut self.gram);
-        self.eig.compute(&self.gram[..l * l])?;
-        let lambda = self.eig.values();
+        eig.compute(&self.gram[..l * l])?;
+        let lambda = eig.values();
         let delta = if l >= m { lambda[m - 1].max(0.0) } else { 0.0 };
         // Eigenvalues within rounding of δ (or of zero) give exactly-zero rows.
         let tol = lambda[0].max(0.0) * (l as f64) * 4.0 * f64::EPSILON;
@@ -229,7 +233,7 @@ impl FrequentDirections {
         if self.rotated.len() < keep * d {
             self.rotated.resize(keep * d, 0.0);
         }
-        rotate_rows(self.eig.vectors(), l, keep, &self.buf, d, &mut self.rotated);
+        rotate_rows(eig.vectors(), l, keep, &self.buf, d, &mut self.rotated);
         for i in 0..keep {
             let s = (1.0 - delta / lambda[i]).max(0.0).sqrt();
             let src = &self.rotated[i * d..(i + 1) * d];
@@ -291,7 +295,6 @@ impl FrequentDirections {
             self.filled = total;
             self.shrink()?;
             self.buf.truncate(cap * d);
-            self.eig = SymEigen::new(cap);
         }
         self.shrink_total += other.shrink_total;
         self.shrinks += other.shrinks;

@@ -27,7 +27,7 @@ use crate::Row;
 /// gfd.apply(&[1.0, 1.0], &mut out);
 /// assert!((out[0] - 2.0).abs() < 1e-12 && (out[1] + 0.5).abs() < 1e-12);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GeneralizedFrequentDirections {
     positive: FrequentDirections,
     negative: FrequentDirections,

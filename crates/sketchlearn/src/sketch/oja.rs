@@ -10,7 +10,7 @@
 //! The initial `V` is a seeded Gaussian matrix with orthonormalised rows. Cost `O(m²d)` per row
 //! (the orthonormalisation; the sparse-time variant of SON §4 avoids it).
 
-use super::error::{check_pos, check_row, check_size};
+use super::error::{check_pos, check_row};
 use super::{Sketch, SketchError, SketchMatrix};
 use crate::linalg::orthonormalize_rows;
 use crate::Row;
@@ -32,7 +32,7 @@ use std::borrow::Cow;
 /// // The one estimated direction aligns with the dominant axis e1.
 /// assert!(oja.eigenvectors()[0].abs() > 0.99);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct OjaSketch {
     m: usize,
     dim: usize,
@@ -46,10 +46,10 @@ pub struct OjaSketch {
 }
 
 impl OjaSketch {
-    /// Sketch size `m ≥ 1`, regularizer `α > 0` of `H`, learning-rate constant `c > 0`, seed of
-    /// the initial directions.
+    /// Sketch size `m ≥ 0` (m = 0 keeps no direction: Oja-SON is then projected OGD with step
+    /// `1/α`), regularizer `α > 0` of `H`, learning-rate constant `c > 0`, seed of the initial
+    /// directions.
     pub fn new(dim: usize, m: usize, alpha: f64, c: f64, seed: u64) -> Result<Self, SketchError> {
-        check_size(m)?;
         check_pos("alpha", alpha)?;
         check_pos("oja learning-rate constant c", c)?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);

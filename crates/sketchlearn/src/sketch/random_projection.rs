@@ -12,7 +12,7 @@
 //!
 //! Cost `O(m·nnz + m²)` per row for a sparse `g`.
 
-use super::error::{check_pos, check_row, check_size};
+use super::error::{check_pos, check_row};
 use super::{Sketch, SketchError, SketchMatrix};
 use crate::linalg::dot;
 use crate::Row;
@@ -35,7 +35,7 @@ use std::borrow::Cow;
 /// };
 /// assert_eq!(rp.s(), same.s()); // same seed, same bits
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RandomProjection {
     m: usize,
     dim: usize,
@@ -50,10 +50,9 @@ pub struct RandomProjection {
 }
 
 impl RandomProjection {
-    /// A sketch of size `m ≥ 1` over dimension `dim`, with regularizer `α > 0` for `H`, and
-    /// the seed of its Gaussian draws.
+    /// A sketch of size `m ≥ 0` over dimension `dim` (m = 0 keeps nothing: `H` is empty), with
+    /// regularizer `α > 0` for `H`, and the seed of its Gaussian draws.
     pub fn new(dim: usize, m: usize, alpha: f64, seed: u64) -> Result<Self, SketchError> {
-        check_size(m)?;
         check_pos("alpha", alpha)?;
         let mut h = vec![0.0; m * m];
         for i in 0..m {
@@ -81,6 +80,24 @@ impl RandomProjection {
     /// `H = (αI + SSᵀ)⁻¹`, row-major `m × m`.
     pub fn h(&self) -> &[f64] {
         &self.h
+    }
+
+    /// Recomputes `H = (αI + SSᵀ)⁻¹` from `S` through a clamped eigendecomposition of `SSᵀ`.
+    pub fn recompute_h(&mut self) -> Result<(), SketchError> {
+        let (m, d) = (self.m, self.dim);
+        let mut g = vec![0.0; m * m];
+        crate::linalg::gram_rows(&self.s, m, d, &mut g);
+        let mut eig = crate::linalg::SymEigen::new(m);
+        eig.compute(&g)?;
+        let (lam, u) = (eig.values(), eig.vectors());
+        for i in 0..m {
+            for j in 0..m {
+                self.h[i * m + j] = (0..m)
+                    .map(|k| u[i * m + k] * u[j * m + k] / (self.alpha + lam[k].max(0.0)))
+                    .sum();
+            }
+        }
+        Ok(())
     }
 
     /// The regularizer `α` of `H`.
@@ -127,7 +144,7 @@ impl Sketch for RandomProjection {
     fn insert(&mut self, g: Row<'_>) -> Result<(), SketchError> {
         check_row(&g, self.dim)?;
         let (m, d) = (self.m, self.dim);
-        let scale = 1.0 / (m as f64).sqrt();
+        let scale = 1.0 / (m.max(1) as f64).sqrt();
         // Draw r even for a zero row, so that the random stream depends on the row count only.
         for ri in self.r.iter_mut() {
             let z: f64 = StandardNormal.sample(&mut self.rng);
@@ -149,8 +166,12 @@ impl Sketch for RandomProjection {
             *qi = a + b;
             *ri = a - b;
         }
-        rank_one(&mut self.h, &mut self.hu, &self.q, 0.5)?;
-        rank_one(&mut self.h, &mut self.hu, &self.r, -0.5)?;
+        let ok = rank_one(&mut self.h, &mut self.hu, &self.q, 0.5).is_ok()
+            && rank_one(&mut self.h, &mut self.hu, &self.r, -0.5).is_ok();
+        if !ok || self.h.iter().any(|x| !x.is_finite()) {
+            // Rounding broke the incremental update (badly scaled data): recompute H directly.
+            self.recompute_h()?;
+        }
         Ok(())
     }
 

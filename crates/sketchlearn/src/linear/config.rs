@@ -1,0 +1,319 @@
+//! Choosing a learner at run time: the validated [`LearnerConfig`] and the [`AnyLearner`] it
+//! builds (used by the CLI, model files, experiments and bindings).
+
+use super::curvature::{
+    AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
+};
+use super::{
+    AdaGrad, DiagonalAdaptation, LearnError, Newton, NewtonParams, Ogd, OnlineLearner, StepSchedule,
+};
+use crate::loss::Loss;
+use crate::sketch::FdVariant;
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+/// The learning algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Algorithm {
+    /// Online gradient descent, step `η/√t`.
+    Ogd,
+    /// Diagonal AdaGrad.
+    AdaGrad,
+    /// (Sketched) Online Newton, SON Alg. 1, over a [`CurvatureKind`].
+    Newton,
+}
+
+/// The curvature model of the Newton learner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CurvatureKind {
+    /// `αI` (projected OGD with step `1/α`).
+    Identity,
+    /// Full `d × d` (FULL-ON).
+    Full,
+    /// FD sketch, per-row (FD-SON).
+    Fd,
+    /// FD sketch, doubling space.
+    FdFast,
+    /// RFD sketch, per-row (RFD-SON).
+    Rfd,
+    /// RFD sketch, doubling space (RFD paper Alg. 6).
+    RfdFast,
+    /// Gaussian random projection (RP-SON).
+    Rp,
+    /// Oja's sketch (Oja-SON).
+    Oja,
+}
+
+macro_rules! named_enum {
+    ($t:ty, $( $v:path => $n:literal ),+ $(,)?) => {
+        impl $t {
+            /// The command-line name.
+            pub fn name(self) -> &'static str {
+                match self { $( $v => $n ),+ }
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+        impl FromStr for $t {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $( $n => Ok($v), )+
+                    _ => Err(format!(
+                        "unknown {} '{s}' (expected one of: {})",
+                        stringify!($t),
+                        [$( $n ),+].join(", ")
+                    )),
+                }
+            }
+        }
+    };
+}
+
+named_enum!(Algorithm, Algorithm::Ogd => "ogd", Algorithm::AdaGrad => "adagrad", Algorithm::Newton => "newton");
+named_enum!(
+    CurvatureKind,
+    CurvatureKind::Identity => "identity",
+    CurvatureKind::Full => "full",
+    CurvatureKind::Fd => "fd",
+    CurvatureKind::FdFast => "fd-fast",
+    CurvatureKind::Rfd => "rfd",
+    CurvatureKind::RfdFast => "rfd-fast",
+    CurvatureKind::Rp => "rp",
+    CurvatureKind::Oja => "oja",
+);
+
+/// Every hyper-parameter of a linear learner; [`LearnerConfig::build`] validates them
+/// (linfa's parameters → validated-learner pattern).
+///
+/// ```
+/// use sketchlearn::linear::{LearnerConfig, OnlineLearner};
+/// let learner = LearnerConfig::default().build(10).unwrap();
+/// assert_eq!(learner.dim(), 10);
+/// let bad = LearnerConfig { alpha: -1.0, ..LearnerConfig::default() };
+/// assert!(bad.build(10).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LearnerConfig {
+    /// Learning algorithm.
+    pub algorithm: Algorithm,
+    /// Curvature model (Newton only).
+    pub curvature: CurvatureKind,
+    /// Sketch size `m` (sketched curvatures).
+    pub size: usize,
+    /// The loss.
+    pub loss: Loss,
+    /// Newton: `α` of `A = αI + SᵀS` (`1/α` acts as the step size).
+    pub alpha: f64,
+    /// RFD-SON: the initial `α₀` of the RFD sketch.
+    pub alpha0: f64,
+    /// Newton: `c = σ + η` (to-sketch vector `√c·g`).
+    pub c: f64,
+    /// Projection bound `C` (∞ = no projection); Newton and OGD.
+    pub clip: f64,
+    /// Wrap the learner in SON's diagonal adaptation.
+    pub diag: bool,
+    /// Diagonal adaptation's initial `d₀`.
+    pub diag_d0: f64,
+    /// OGD / AdaGrad learning rate `η`.
+    pub learning_rate: f64,
+    /// Seed of every random draw (RP, Oja's initial directions).
+    pub seed: u64,
+    /// Oja's learning-rate constant `c` of `γ_t = min(c/t, 1)`.
+    pub oja_c: f64,
+}
+
+impl Default for LearnerConfig {
+    /// RFD-SON with doubling space, `m = 10`, logistic loss. See `docs/results/defaults.md` for
+    /// the measurements behind the step-size defaults.
+    fn default() -> Self {
+        LearnerConfig {
+            algorithm: Algorithm::Newton,
+            curvature: CurvatureKind::RfdFast,
+            size: 10,
+            loss: Loss::Logistic,
+            alpha: 1.0,
+            alpha0: 1.0,
+            c: 1.0,
+            clip: f64::INFINITY,
+            diag: false,
+            diag_d0: 0.1,
+            learning_rate: 0.5,
+            seed: 0,
+            oja_c: 1.0,
+        }
+    }
+}
+
+fn positive(name: &str, x: f64) -> Result<(), LearnError> {
+    if !(x.is_finite() && x > 0.0) {
+        return Err(LearnError::InvalidParameter(format!(
+            "{name} must be finite and > 0, got {x}"
+        )));
+    }
+    Ok(())
+}
+
+impl LearnerConfig {
+    /// Validates the hyper-parameters and builds the learner for dimension `dim`.
+    pub fn build(&self, dim: usize) -> Result<AnyLearner, LearnError> {
+        positive("alpha", self.alpha)?;
+        positive("c", self.c)?;
+        positive("oja_c", self.oja_c)?;
+        positive("learning rate", self.learning_rate)?;
+        if self.alpha0.is_nan() || self.alpha0 < 0.0 || self.alpha0.is_infinite() {
+            return Err(LearnError::InvalidParameter(format!(
+                "alpha0 must be finite and >= 0, got {}",
+                self.alpha0
+            )));
+        }
+        if self.clip.is_nan() || self.clip <= 0.0 {
+            return Err(LearnError::InvalidParameter(format!(
+                "clip C must be > 0 (inf = none), got {}",
+                self.clip
+            )));
+        }
+        let sketched = matches!(
+            self.curvature,
+            CurvatureKind::Fd | CurvatureKind::FdFast | CurvatureKind::Rfd | CurvatureKind::RfdFast
+        );
+        if self.algorithm == Algorithm::Newton && sketched && self.size == 0 {
+            return Err(LearnError::InvalidParameter(
+                "sketch size must be at least 1 for fd/rfd curvature (rp and oja allow 0)".into(),
+            ));
+        }
+        let base = match self.algorithm {
+            Algorithm::Ogd => AnyLearner::Ogd(Ogd::new(
+                dim,
+                self.loss,
+                self.learning_rate,
+                StepSchedule::InverseSqrt,
+                self.clip,
+            )?),
+            Algorithm::AdaGrad => {
+                AnyLearner::AdaGrad(AdaGrad::new(dim, self.loss, self.learning_rate)?)
+            }
+            Algorithm::Newton => {
+                let m = self.size;
+                let curvature = match self.curvature {
+                    CurvatureKind::Identity => {
+                        AnyCurvature::Identity(IdentityCurvature::new(dim, self.alpha)?)
+                    }
+                    CurvatureKind::Full => AnyCurvature::Full(FullCurvature::new(dim, self.alpha)?),
+                    CurvatureKind::Fd => {
+                        AnyCurvature::Fd(FdCurvature::fd(dim, m, FdVariant::PerRow, self.alpha)?)
+                    }
+                    CurvatureKind::FdFast => {
+                        AnyCurvature::Fd(FdCurvature::fd(dim, m, FdVariant::Doubling, self.alpha)?)
+                    }
+                    CurvatureKind::Rfd => {
+                        AnyCurvature::Fd(FdCurvature::rfd(dim, m, FdVariant::PerRow, self.alpha0)?)
+                    }
+                    CurvatureKind::RfdFast => AnyCurvature::Fd(FdCurvature::rfd(
+                        dim,
+                        m,
+                        FdVariant::Doubling,
+                        self.alpha0,
+                    )?),
+                    CurvatureKind::Rp => {
+                        AnyCurvature::Rp(RpCurvature::new(dim, m, self.alpha, self.seed)?)
+                    }
+                    CurvatureKind::Oja => AnyCurvature::Oja(OjaCurvature::new(
+                        dim, m, self.alpha, self.oja_c, self.seed,
+                    )?),
+                };
+                AnyLearner::Newton(Newton::new(
+                    curvature,
+                    NewtonParams {
+                        loss: self.loss,
+                        c: self.c,
+                        clip: self.clip,
+                    },
+                )?)
+            }
+        };
+        if self.diag {
+            Ok(AnyLearner::Diagonal(Box::new(DiagonalAdaptation::new(
+                base,
+                self.loss,
+                self.diag_d0,
+            )?)))
+        } else {
+            Ok(base)
+        }
+    }
+
+    /// A short human-readable description, e.g. `newton/rfd-fast m=10 logistic alpha0=1`.
+    pub fn describe(&self) -> String {
+        let mut s = match self.algorithm {
+            Algorithm::Newton => match self.curvature {
+                CurvatureKind::Identity | CurvatureKind::Full => {
+                    format!("newton/{} alpha={}", self.curvature, self.alpha)
+                }
+                CurvatureKind::Rfd | CurvatureKind::RfdFast => format!(
+                    "newton/{} m={} alpha0={}",
+                    self.curvature, self.size, self.alpha0
+                ),
+                _ => format!(
+                    "newton/{} m={} alpha={}",
+                    self.curvature, self.size, self.alpha
+                ),
+            },
+            a => format!("{a} lr={}", self.learning_rate),
+        };
+        s.push_str(&format!(" {}", self.loss));
+        if self.clip.is_finite() {
+            s.push_str(&format!(" clip={}", self.clip));
+        }
+        if self.diag {
+            s.push_str(" diag");
+        }
+        s
+    }
+}
+
+/// A learner chosen at run time.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[allow(clippy::large_enum_variant)] // built once, never moved in a hot loop
+pub enum AnyLearner {
+    /// Online gradient descent.
+    Ogd(Ogd),
+    /// Diagonal AdaGrad.
+    AdaGrad(AdaGrad),
+    /// Sketched Online Newton.
+    Newton(Newton<AnyCurvature>),
+    /// Any of the above with diagonal adaptation.
+    Diagonal(Box<DiagonalAdaptation<AnyLearner>>),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $l:ident => $e:expr) => {
+        match $self {
+            AnyLearner::Ogd($l) => $e,
+            AnyLearner::AdaGrad($l) => $e,
+            AnyLearner::Newton($l) => $e,
+            AnyLearner::Diagonal($l) => $e,
+        }
+    };
+}
+
+impl OnlineLearner for AnyLearner {
+    fn dim(&self) -> usize {
+        dispatch!(self, l => l.dim())
+    }
+    fn predict(&self, x: Row<'_>) -> f64 {
+        dispatch!(self, l => l.predict(x))
+    }
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        dispatch!(self, l => l.learn(x, y, weight))
+    }
+    fn weights(&self) -> Cow<'_, [f64]> {
+        dispatch!(self, l => l.weights())
+    }
+}

@@ -1,0 +1,76 @@
+//! Curvature models `A_t = αI + SᵀS` of the Sketched Online Newton learner (SON paper §2–3,
+//! DESIGN.md §2): identity (OGD), the full `d × d` matrix (FULL-ON), and sketched ones (FD, RFD,
+//! RP, Oja), all used through the [`Curvature`] trait via the Woodbury identity
+//! `A⁻¹v = (v − Sᵀ(αI_m + SSᵀ)⁻¹Sv)/α`.
+
+mod full;
+mod identity;
+mod sketched;
+
+pub use full::FullCurvature;
+pub use identity::IdentityCurvature;
+pub use sketched::{FdCurvature, OjaCurvature, RpCurvature};
+
+use crate::sketch::SketchError;
+use crate::Row;
+use serde::{Deserialize, Serialize};
+
+/// An approximate Hessian `A` of the online Newton step, updated with the to-sketch vectors.
+pub trait Curvature {
+    /// Dimension `d`.
+    fn dim(&self) -> usize;
+    /// Adds `(scale·g)(scale·g)ᵀ` (SON Alg. 1 line 8 with `ĝ = √(σ+η)·g`).
+    fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError>;
+    /// `xᵀA⁻¹x`.
+    fn inv_quad(&self, x: Row<'_>) -> f64;
+    /// `target += coef · A⁻¹x`.
+    fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]);
+    /// The isotropic part `α` currently in use.
+    fn alpha(&self) -> f64;
+}
+
+/// A curvature model chosen at run time (what the CLI and model files use).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[allow(clippy::large_enum_variant)] // built once, never moved in a hot loop
+pub enum AnyCurvature {
+    /// `A = αI`.
+    Identity(IdentityCurvature),
+    /// Full `d × d` (FULL-ON).
+    Full(FullCurvature),
+    /// FD or RFD sketch (per-row or doubling).
+    Fd(FdCurvature),
+    /// Gaussian random projection.
+    Rp(RpCurvature),
+    /// Oja's sketch.
+    Oja(OjaCurvature),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            AnyCurvature::Identity($c) => $e,
+            AnyCurvature::Full($c) => $e,
+            AnyCurvature::Fd($c) => $e,
+            AnyCurvature::Rp($c) => $e,
+            AnyCurvature::Oja($c) => $e,
+        }
+    };
+}
+
+impl Curvature for AnyCurvature {
+    fn dim(&self) -> usize {
+        dispatch!(self, c => c.dim())
+    }
+    fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        dispatch!(self, c => c.update(g, scale))
+    }
+    fn inv_quad(&self, x: Row<'_>) -> f64 {
+        dispatch!(self, c => c.inv_quad(x))
+    }
+    fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]) {
+        dispatch!(self, c => c.add_solve(x, coef, target))
+    }
+    fn alpha(&self) -> f64 {
+        dispatch!(self, c => c.alpha())
+    }
+}

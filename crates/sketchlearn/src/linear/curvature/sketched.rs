@@ -1,0 +1,367 @@
+//! Sketched curvatures `A = αI + SᵀS` (SON paper §3; RFD paper Alg. 5/6):
+//!
+//! * [`FdCurvature`]: `S = B` of an FD sketch with a fixed `α` (FD-SON, SON Alg. 2), or of an RFD
+//!   sketch with `α` taken from the sketch, `α = α₀ + Σδ/2` (RFD-SON, RFD Alg. 5/6; DESIGN.md §4
+//!   item 4). Per-row or doubling buffers.
+//! * [`RpCurvature`]: Gaussian random projection with its incremental `H` (SON Alg. 6).
+//! * [`OjaCurvature`]: Oja's sketch, `SSᵀ = diag(tλ)` so `H` is diagonal (SON Alg. 3).
+//!
+//! `A⁻¹x = (x − Sᵀ(αI + SSᵀ)⁻¹Sx)/α` and `xᵀA⁻¹x = (‖x‖² − (Sx)ᵀ(αI + SSᵀ)⁻¹(Sx))/α`: per call
+//! `O(ℓ·nnz(x) + ℓ²)` for the quadratic form and `O(ℓ·d)` for the solve, ℓ ≤ 2m rows.
+
+use super::Curvature;
+use crate::linalg::{axpy, cholesky_in_place, cholesky_solve_in_place, dot, gram_rows, SymEigen};
+use crate::sketch::{
+    FdVariant, FrequentDirections, OjaSketch, RandomProjection, Sketch, SketchError,
+};
+use crate::Row;
+use serde::{Deserialize, Serialize};
+
+fn check_alpha(name: &str, a: f64) -> Result<(), SketchError> {
+    if !(a.is_finite() && a > 0.0) {
+        return Err(SketchError::InvalidParameter(format!(
+            "{name} must be finite and > 0, got {a}"
+        )));
+    }
+    Ok(())
+}
+
+/// FD-SON / RFD-SON curvature: an FD or RFD sketch plus the Cholesky factor of the small
+/// `ℓ × ℓ` matrix `αI + BBᵀ`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FdCurvature {
+    sketch: FrequentDirections,
+    /// α of FD-SON (unused for RFD, whose α comes from the sketch).
+    alpha: f64,
+    /// `BBᵀ` of the filled rows, stride `capacity`.
+    gram: Vec<f64>,
+    /// Cholesky factor of `αI + BBᵀ`, stride `capacity`; or, when `explicit` is set, the
+    /// explicit inverse `(αI + BBᵀ)⁻¹` computed from a clamped eigendecomposition (the fallback
+    /// when rounding has made the Cholesky factorisation fail on badly scaled data).
+    chol: Vec<f64>,
+    explicit: bool,
+    #[serde(skip)]
+    z: Vec<f64>,
+}
+
+impl FdCurvature {
+    /// FD-SON: `A = αI + BᵀB` with an FD sketch of size `m ≥ 1` and `α > 0`.
+    pub fn fd(dim: usize, m: usize, variant: FdVariant, alpha: f64) -> Result<Self, SketchError> {
+        check_alpha("alpha", alpha)?;
+        Ok(Self::wrap(FrequentDirections::fd(dim, m, variant)?, alpha))
+    }
+
+    /// RFD-SON: `A = αI + BᵀB` with `α = α₀ + Σδ/2` from an RFD sketch; `α₀ > 0` (A must be
+    /// invertible before the first shrink).
+    pub fn rfd(dim: usize, m: usize, variant: FdVariant, alpha0: f64) -> Result<Self, SketchError> {
+        check_alpha("alpha0 (RFD-SON needs alpha0 > 0)", alpha0)?;
+        Ok(Self::wrap(
+            FrequentDirections::rfd(dim, m, variant, alpha0)?,
+            alpha0,
+        ))
+    }
+
+    fn wrap(sketch: FrequentDirections, alpha: f64) -> Self {
+        let cap = sketch.capacity();
+        FdCurvature {
+            sketch,
+            alpha,
+            gram: vec![0.0; cap * cap],
+            chol: vec![0.0; cap * cap],
+            explicit: false,
+            z: Vec::new(),
+        }
+    }
+
+    /// The underlying sketch.
+    pub fn sketch(&self) -> &FrequentDirections {
+        &self.sketch
+    }
+
+    fn refactor(&mut self) -> Result<(), SketchError> {
+        let (l, cap, a) = (
+            self.sketch.filled_rows(),
+            self.sketch.capacity(),
+            self.alpha(),
+        );
+        for i in 0..l {
+            for j in 0..=i {
+                self.chol[i * cap + j] = self.gram[i * cap + j] + if i == j { a } else { 0.0 };
+            }
+        }
+        self.explicit = false;
+        if cholesky_in_place(&mut self.chol, l, cap).is_ok() {
+            return Ok(());
+        }
+        // Fallback: K⁻¹ = U diag(1/(α + max(λ, 0))) Uᵀ from the eigendecomposition of BBᵀ.
+        let mut g = vec![0.0; l * l];
+        for i in 0..l {
+            g[i * l..(i + 1) * l].copy_from_slice(&self.gram[i * cap..i * cap + l]);
+        }
+        let mut eig = SymEigen::new(l);
+        eig.compute(&g)?;
+        let (lam, u) = (eig.values(), eig.vectors());
+        for i in 0..l {
+            for j in 0..l {
+                self.chol[i * cap + j] = (0..l)
+                    .map(|k| u[i * l + k] * u[j * l + k] / (a + lam[k].max(0.0)))
+                    .sum();
+            }
+        }
+        self.explicit = true;
+        Ok(())
+    }
+
+    /// `z ← (αI + BBᵀ)⁻¹ z`.
+    fn solve_small(&self, z: &mut [f64]) {
+        let (l, cap) = (self.sketch.filled_rows(), self.sketch.capacity());
+        if self.explicit {
+            let y: Vec<f64> = (0..l)
+                .map(|i| dot(&self.chol[i * cap..i * cap + l], &z[..l]))
+                .collect();
+            z[..l].copy_from_slice(&y);
+        } else {
+            cholesky_solve_in_place(&self.chol, l, cap, z);
+        }
+    }
+
+    /// `z = B x` for the `ℓ` filled rows.
+    fn project(&self, x: Row<'_>, z: &mut Vec<f64>) {
+        let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
+        let b = self.sketch.rows();
+        z.clear();
+        z.extend((0..l).map(|i| x.dot(&b[i * d..(i + 1) * d])));
+    }
+}
+
+impl Curvature for FdCurvature {
+    fn dim(&self) -> usize {
+        self.sketch.dim()
+    }
+
+    fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        let (shrinks, filled) = (self.sketch.shrinks(), self.sketch.filled_rows());
+        self.sketch.insert_scaled(g, scale)?;
+        let (l, cap, d) = (
+            self.sketch.filled_rows(),
+            self.sketch.capacity(),
+            self.sketch.dim(),
+        );
+        let b = self.sketch.rows();
+        if self.sketch.shrinks() != shrinks {
+            let mut g2 = vec![0.0; l * l];
+            gram_rows(b, l, d, &mut g2);
+            for i in 0..l {
+                self.gram[i * cap..i * cap + l].copy_from_slice(&g2[i * l..(i + 1) * l]);
+            }
+        } else if l == filled + 1 {
+            let r = l - 1;
+            let new_row = &b[r * d..(r + 1) * d];
+            for i in 0..l {
+                let v = dot(&b[i * d..(i + 1) * d], new_row);
+                self.gram[i * cap + r] = v;
+                self.gram[r * cap + i] = v;
+            }
+        } else {
+            return Ok(()); // a zero row: nothing changed
+        }
+        self.refactor()
+    }
+
+    fn inv_quad(&self, x: Row<'_>) -> f64 {
+        let mut z = Vec::with_capacity(self.sketch.filled_rows());
+        self.project(x, &mut z);
+        let zz = z.clone();
+        self.solve_small(&mut z);
+        (x.squared_norm() - dot(&zz, &z)) / self.alpha()
+    }
+
+    fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]) {
+        let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
+        let mut z = std::mem::take(&mut self.z);
+        self.project(x, &mut z);
+        self.solve_small(&mut z);
+        let f = coef / self.alpha();
+        x.axpy_into(f, target);
+        let b = self.sketch.rows();
+        for i in 0..l {
+            if z[i] != 0.0 {
+                axpy(-f * z[i], &b[i * d..(i + 1) * d], target);
+            }
+        }
+        self.z = z;
+    }
+
+    fn alpha(&self) -> f64 {
+        if self.sketch.is_regularized() {
+            self.sketch.alpha()
+        } else {
+            self.alpha
+        }
+    }
+}
+
+/// RP-SON curvature: `S` and `H = (αI + SSᵀ)⁻¹` from a [`RandomProjection`] sketch.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RpCurvature {
+    sketch: RandomProjection,
+    #[serde(skip)]
+    z: Vec<f64>,
+}
+
+impl RpCurvature {
+    /// Sketch size `m ≥ 0`, `α > 0`, seed of the Gaussian draws.
+    pub fn new(dim: usize, m: usize, alpha: f64, seed: u64) -> Result<Self, SketchError> {
+        Ok(RpCurvature {
+            sketch: RandomProjection::new(dim, m, alpha, seed)?,
+            z: Vec::new(),
+        })
+    }
+
+    /// The underlying sketch.
+    pub fn sketch(&self) -> &RandomProjection {
+        &self.sketch
+    }
+
+    /// Returns `(z, Hz)` with `z = Sx`.
+    fn project(&self, x: Row<'_>, z: &mut Vec<f64>) -> Vec<f64> {
+        let (m, d) = (self.sketch.sketch_size(), self.sketch.dim());
+        let (s, h) = (self.sketch.s(), self.sketch.h());
+        z.clear();
+        z.extend((0..m).map(|i| x.dot(&s[i * d..(i + 1) * d])));
+        (0..m).map(|i| dot(&h[i * m..(i + 1) * m], z)).collect()
+    }
+}
+
+impl Curvature for RpCurvature {
+    fn dim(&self) -> usize {
+        self.sketch.dim()
+    }
+
+    fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        match g {
+            Row::Dense(v) => {
+                let scaled: Vec<f64> = v.iter().map(|x| x * scale).collect();
+                self.sketch.insert(Row::Dense(&scaled))
+            }
+            Row::Sparse { indices, values } => {
+                let scaled: Vec<f64> = values.iter().map(|x| x * scale).collect();
+                self.sketch.insert(Row::Sparse {
+                    indices,
+                    values: &scaled,
+                })
+            }
+        }
+    }
+
+    fn inv_quad(&self, x: Row<'_>) -> f64 {
+        let mut z = Vec::new();
+        let hz = self.project(x, &mut z);
+        (x.squared_norm() - dot(&z, &hz)) / self.sketch.alpha()
+    }
+
+    fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]) {
+        let mut z = std::mem::take(&mut self.z);
+        let hz = self.project(x, &mut z);
+        let (m, d) = (self.sketch.sketch_size(), self.sketch.dim());
+        let f = coef / self.sketch.alpha();
+        x.axpy_into(f, target);
+        let s = self.sketch.s();
+        for i in 0..m {
+            if hz[i] != 0.0 {
+                axpy(-f * hz[i], &s[i * d..(i + 1) * d], target);
+            }
+        }
+        self.z = z;
+    }
+
+    fn alpha(&self) -> f64 {
+        self.sketch.alpha()
+    }
+}
+
+/// Oja-SON curvature: `S = (tΛ)^½V` with orthonormal `V`, so
+/// `Sᵀ(αI + SSᵀ)⁻¹S = Σ_i tλ_i/(α + tλ_i) · v_i v_iᵀ`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OjaCurvature {
+    sketch: OjaSketch,
+    alpha: f64,
+}
+
+impl OjaCurvature {
+    /// Sketch size `m ≥ 0` (m = 0: projected OGD with step `1/α`), `α > 0`, learning-rate constant
+    /// `c` of `γ_t = min(c/t, 1)`, seed of the initial directions.
+    pub fn new(dim: usize, m: usize, alpha: f64, c: f64, seed: u64) -> Result<Self, SketchError> {
+        Ok(OjaCurvature {
+            sketch: OjaSketch::new(dim, m, alpha, c, seed)?,
+            alpha,
+        })
+    }
+
+    /// The underlying sketch.
+    pub fn sketch(&self) -> &OjaSketch {
+        &self.sketch
+    }
+
+    /// Coefficients `c_i = tλ_i/(α + tλ_i) · (v_i·x)`.
+    fn coefficients(&self, x: Row<'_>) -> Vec<f64> {
+        let (m, d) = (self.sketch.sketch_size(), self.sketch.dim());
+        let (v, lam) = (self.sketch.eigenvectors(), self.sketch.eigenvalues());
+        let t = self.sketch.t() as f64;
+        (0..m)
+            .map(|i| {
+                let tl = t * lam[i];
+                tl / (self.alpha + tl) * x.dot(&v[i * d..(i + 1) * d])
+            })
+            .collect()
+    }
+}
+
+impl Curvature for OjaCurvature {
+    fn dim(&self) -> usize {
+        self.sketch.dim()
+    }
+
+    fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        match g {
+            Row::Dense(v) => {
+                let scaled: Vec<f64> = v.iter().map(|x| x * scale).collect();
+                self.sketch.insert(Row::Dense(&scaled))
+            }
+            Row::Sparse { indices, values } => {
+                let scaled: Vec<f64> = values.iter().map(|x| x * scale).collect();
+                self.sketch.insert(Row::Sparse {
+                    indices,
+                    values: &scaled,
+                })
+            }
+        }
+    }
+
+    fn inv_quad(&self, x: Row<'_>) -> f64 {
+        let (d, v) = (self.sketch.dim(), self.sketch.eigenvectors());
+        let c = self.coefficients(x);
+        let proj: f64 = c
+            .iter()
+            .enumerate()
+            .map(|(i, ci)| ci * x.dot(&v[i * d..(i + 1) * d]))
+            .sum();
+        (x.squared_norm() - proj) / self.alpha
+    }
+
+    fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]) {
+        let (d, f) = (self.sketch.dim(), coef / self.alpha);
+        let c = self.coefficients(x);
+        x.axpy_into(f, target);
+        let v = self.sketch.eigenvectors();
+        for (i, ci) in c.iter().enumerate() {
+            if *ci != 0.0 {
+                axpy(-f * ci, &v[i * d..(i + 1) * d], target);
+            }
+        }
+    }
+
+    fn alpha(&self) -> f64 {
+        self.alpha
+    }
+}

@@ -1,0 +1,146 @@
+//! Diagonal adaptation (SON paper §5.2): any learner is fed `D_t^{−½}x_t` with
+//! `D_t = d₀I + Σ_{s<t} diag(g_s g_sᵀ)` built from the raw gradients `g_s = ℓ'(p_s)x_s`
+//! (`d₀ = 0.1` in the paper). The same scaled example is used for prediction and update in round
+//! `t`; `D` is updated afterwards (DESIGN.md §4 item 10). Per example `O(nnz)` on top of the
+//! wrapped learner.
+
+use super::{check_example, LearnError, OnlineLearner};
+use crate::loss::Loss;
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// Wraps a learner with SON's diagonal adaptation.
+///
+/// ```
+/// use sketchlearn::linear::{AdaGrad, DiagonalAdaptation, OnlineLearner};
+/// use sketchlearn::loss::Loss;
+/// use sketchlearn::Row;
+/// let inner = AdaGrad::new(2, Loss::Logistic, 0.5).unwrap();
+/// let mut diag = DiagonalAdaptation::new(inner, Loss::Logistic, 0.1).unwrap();
+/// diag.learn(Row::Dense(&[1000.0, 0.001]), 1.0, 1.0).unwrap();
+/// assert!(diag.predict(Row::Dense(&[1000.0, 0.001])) > 0.0);
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DiagonalAdaptation<L> {
+    inner: L,
+    loss: Loss,
+    d0: f64,
+    /// `D_ii − d₀` (the accumulated squared gradients).
+    g2: Vec<f64>,
+    #[serde(skip)]
+    scaled: Vec<f64>,
+}
+
+impl<L: OnlineLearner> DiagonalAdaptation<L> {
+    /// Wraps `inner`; `loss` computes the raw gradients; `d₀ > 0` (paper: 0.1).
+    pub fn new(inner: L, loss: Loss, d0: f64) -> Result<Self, LearnError> {
+        if !(d0.is_finite() && d0 > 0.0) {
+            return Err(LearnError::InvalidParameter(format!(
+                "diagonal initialisation d0 must be finite and > 0, got {d0}"
+            )));
+        }
+        let d = inner.dim();
+        Ok(DiagonalAdaptation {
+            inner,
+            loss,
+            d0,
+            g2: vec![0.0; d],
+            scaled: Vec::new(),
+        })
+    }
+
+    /// The wrapped learner (which sees scaled features).
+    pub fn inner(&self) -> &L {
+        &self.inner
+    }
+
+    fn scale(&self, i: usize) -> f64 {
+        1.0 / (self.d0 + self.g2[i]).sqrt()
+    }
+
+    /// Writes the scaled values of `x` into `out` (same indices).
+    fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        match x {
+            Row::Dense(v) => out.extend(v.iter().enumerate().map(|(i, xi)| xi * self.scale(i))),
+            Row::Sparse { indices, values } => out.extend(
+                indices
+                    .iter()
+                    .zip(values)
+                    .map(|(&i, xi)| xi * self.scale(i as usize)),
+            ),
+        }
+    }
+}
+
+fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
+    match x {
+        Row::Dense(_) => Row::Dense(values),
+        Row::Sparse { indices, .. } => Row::Sparse { indices, values },
+    }
+}
+
+impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn predict(&self, x: Row<'_>) -> f64 {
+        let x = restrict(x, self.g2.len());
+        let mut v = Vec::new();
+        self.scaled_values(x, &mut v);
+        self.inner.predict(with_values(x, &v))
+    }
+
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        check_example(&x, y, weight, self.g2.len())?;
+        let mut v = std::mem::take(&mut self.scaled);
+        self.scaled_values(x, &mut v);
+        let result = self.inner.learn(with_values(x, &v), y, weight);
+        self.scaled = v;
+        let p = result?;
+        let dl = weight * self.loss.derivative(p, y);
+        if dl != 0.0 {
+            let mut add = |i: usize, xi: f64| {
+                let g = dl * xi;
+                let next = self.g2[i] + g * g;
+                if next.is_finite() {
+                    self.g2[i] = next;
+                }
+            };
+            match x {
+                Row::Dense(v) => v.iter().enumerate().for_each(|(i, &xi)| add(i, xi)),
+                Row::Sparse { indices, values } => indices
+                    .iter()
+                    .zip(values)
+                    .for_each(|(&i, &xi)| add(i as usize, xi)),
+            }
+        }
+        Ok(p)
+    }
+
+    fn weights(&self) -> Cow<'_, [f64]> {
+        let w = self.inner.weights();
+        Cow::Owned(
+            w.iter()
+                .enumerate()
+                .map(|(i, wi)| wi * self.scale(i))
+                .collect(),
+        )
+    }
+}
+
+/// Drops features at or beyond `dim` (prediction ignores unseen features).
+fn restrict(x: Row<'_>, dim: usize) -> Row<'_> {
+    match x {
+        Row::Dense(v) => Row::Dense(&v[..v.len().min(dim)]),
+        Row::Sparse { indices, values } => {
+            let n = indices.partition_point(|&i| (i as usize) < dim);
+            Row::Sparse {
+                indices: &indices[..n],
+                values: &values[..n],
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! First-order baselines: online gradient descent (Zinkevich 2003) and diagonal AdaGrad (Duchi,
+//! Hazan & Singer 2011).
+
+use super::{check_example, weight_ok, LearnError, OnlineLearner};
+use crate::loss::Loss;
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// Step-size schedule of [`Ogd`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StepSchedule {
+    /// `η_t = η`.
+    Constant,
+    /// `η_t = η/√t`.
+    InverseSqrt,
+}
+
+/// Online gradient descent `w ← w − η_t ℓ'(p) x`, optionally followed (before each prediction)
+/// by the Euclidean projection onto `{|wᵀx_t| ≤ C}` (the SON projection with `A = I`).
+///
+/// ```
+/// use sketchlearn::linear::{Ogd, OnlineLearner, StepSchedule};
+/// use sketchlearn::loss::Loss;
+/// use sketchlearn::Row;
+/// let mut ogd = Ogd::new(2, Loss::Squared, 0.5, StepSchedule::Constant, f64::INFINITY).unwrap();
+/// let p = ogd.learn(Row::Dense(&[1.0, 0.0]), 2.0, 1.0).unwrap();
+/// assert_eq!(p, 0.0);
+/// assert_eq!(ogd.weights()[0], 1.0); // 0 − 0.5·(0 − 2)·1
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ogd {
+    w: Vec<f64>,
+    loss: Loss,
+    eta: f64,
+    schedule: StepSchedule,
+    clip: f64,
+    t: u64,
+}
+
+impl Ogd {
+    /// `η > 0`, projection bound `C > 0` (∞ = none).
+    pub fn new(
+        dim: usize,
+        loss: Loss,
+        eta: f64,
+        schedule: StepSchedule,
+        clip: f64,
+    ) -> Result<Self, LearnError> {
+        if !(eta.is_finite() && eta > 0.0) {
+            return Err(LearnError::InvalidParameter(format!(
+                "learning rate must be finite and > 0, got {eta}"
+            )));
+        }
+        if clip.is_nan() || clip <= 0.0 {
+            return Err(LearnError::InvalidParameter(format!(
+                "projection bound C must be > 0 (inf = none), got {clip}"
+            )));
+        }
+        Ok(Ogd {
+            w: vec![0.0; dim],
+            loss,
+            eta,
+            schedule,
+            clip,
+            t: 0,
+        })
+    }
+}
+
+impl OnlineLearner for Ogd {
+    fn dim(&self) -> usize {
+        self.w.len()
+    }
+
+    fn predict(&self, x: Row<'_>) -> f64 {
+        x.dot(&self.w).clamp(-self.clip, self.clip)
+    }
+
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        check_example(&x, y, weight, self.w.len())?;
+        self.t += 1;
+        let mut p = x.dot(&self.w);
+        if p.abs() > self.clip {
+            let xx = x.squared_norm();
+            if xx > 0.0 {
+                let tau = p.signum() * (p.abs() - self.clip);
+                x.axpy_into(-tau / xx, &mut self.w);
+                p -= tau;
+            }
+        }
+        let eta = match self.schedule {
+            StepSchedule::Constant => self.eta,
+            StepSchedule::InverseSqrt => self.eta / (self.t as f64).sqrt(),
+        };
+        let step = -eta * weight * self.loss.derivative(p, y);
+        if step != 0.0 {
+            let finite = match x {
+                Row::Dense(v) => v
+                    .iter()
+                    .zip(&self.w)
+                    .all(|(xi, wi)| weight_ok(wi + step * xi)),
+                Row::Sparse { indices, values } => indices
+                    .iter()
+                    .zip(values)
+                    .all(|(&i, xi)| weight_ok(self.w[i as usize] + step * xi)),
+            };
+            if !finite {
+                return Err(LearnError::Diverged(format!(
+                    "OGD step, example {}",
+                    self.t
+                )));
+            }
+            x.axpy_into(step, &mut self.w);
+        }
+        Ok(p)
+    }
+
+    fn weights(&self) -> Cow<'_, [f64]> {
+        Cow::Borrowed(&self.w)
+    }
+}
+
+/// Diagonal AdaGrad: `G_i += g_i²`, `w_i ← w_i − η g_i/√G_i` (coordinates never touched stay
+/// at 0). Per example `O(nnz)`.
+///
+/// ```
+/// use sketchlearn::linear::{AdaGrad, OnlineLearner};
+/// use sketchlearn::loss::Loss;
+/// use sketchlearn::Row;
+/// let mut ada = AdaGrad::new(1, Loss::Squared, 1.0).unwrap();
+/// ada.learn(Row::Dense(&[2.0]), 1.0, 1.0).unwrap();
+/// // g = (0 − 1)·2 = −2, G = 4, w = 0 − 1·(−2)/2 = 1.
+/// assert_eq!(ada.weights()[0], 1.0);
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AdaGrad {
+    w: Vec<f64>,
+    g2: Vec<f64>,
+    loss: Loss,
+    eta: f64,
+}
+
+impl AdaGrad {
+    /// Learning rate `η > 0`.
+    pub fn new(dim: usize, loss: Loss, eta: f64) -> Result<Self, LearnError> {
+        if !(eta.is_finite() && eta > 0.0) {
+            return Err(LearnError::InvalidParameter(format!(
+                "learning rate must be finite and > 0, got {eta}"
+            )));
+        }
+        Ok(AdaGrad {
+            w: vec![0.0; dim],
+            g2: vec![0.0; dim],
+            loss,
+            eta,
+        })
+    }
+
+    fn update_coord(&mut self, i: usize, g: f64) -> Result<(), LearnError> {
+        if g == 0.0 {
+            return Ok(());
+        }
+        let g2 = self.g2[i] + g * g;
+        let w = self.w[i] - self.eta * g / g2.sqrt();
+        if !(g2.is_finite() && weight_ok(w)) {
+            return Err(LearnError::Diverged(format!("AdaGrad coordinate {i}")));
+        }
+        self.g2[i] = g2;
+        self.w[i] = w;
+        Ok(())
+    }
+}
+
+impl OnlineLearner for AdaGrad {
+    fn dim(&self) -> usize {
+        self.w.len()
+    }
+
+    fn predict(&self, x: Row<'_>) -> f64 {
+        x.dot(&self.w)
+    }
+
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        check_example(&x, y, weight, self.w.len())?;
+        let p = x.dot(&self.w);
+        let dl = weight * self.loss.derivative(p, y);
+        if dl != 0.0 {
+            match x {
+                Row::Dense(v) => {
+                    for (i, &xi) in v.iter().enumerate() {
+                        self.update_coord(i, dl * xi)?;
+                    }
+                }
+                Row::Sparse { indices, values } => {
+                    for (&i, &xi) in indices.iter().zip(values) {
+                        self.update_coord(i as usize, dl * xi)?;
+                    }
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    fn weights(&self) -> Cow<'_, [f64]> {
+        Cow::Borrowed(&self.w)
+    }
+}

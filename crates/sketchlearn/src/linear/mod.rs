@@ -1,0 +1,105 @@
+//! Online linear learners: first-order baselines (OGD, AdaGrad), the Sketched Online Newton
+//! learner generic over a [`curvature::Curvature`] model (SON paper Alg. 1), and diagonal
+//! adaptation (SON §5.2).
+//!
+//! Every learner implements [`OnlineLearner`] (River's `learn_one`/`predict_one` contract):
+//! [`OnlineLearner::learn`] returns the prediction made *before* the update, which is what
+//! progressive validation scores.
+
+use crate::Row;
+
+mod config;
+pub mod curvature;
+mod diagonal;
+mod first_order;
+mod newton;
+
+pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
+pub use diagonal::DiagonalAdaptation;
+pub use first_order::{AdaGrad, Ogd, StepSchedule};
+pub use newton::{Newton, NewtonParams};
+
+/// What can go wrong while learning.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LearnError {
+    /// A hyper-parameter is out of its domain.
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
+    /// The example has a non-finite feature value, label or weight.
+    #[error("non-finite input: {0}")]
+    NonFinite(String),
+    /// A feature index is outside the model's dimension.
+    #[error("feature index {index} (0-based) is outside the model's dimension {dim}")]
+    DimensionMismatch {
+        /// The offending 0-based index.
+        index: usize,
+        /// The model's dimension.
+        dim: usize,
+    },
+    /// The update would have produced non-finite weights; the model was left unchanged.
+    #[error("update skipped: it would make the weights non-finite ({0})")]
+    Diverged(String),
+    /// A sketch failed.
+    #[error(transparent)]
+    Sketch(#[from] crate::sketch::SketchError),
+}
+
+/// An online learner of a linear score `wᵀx`, one example at a time.
+pub trait OnlineLearner {
+    /// Dimension `d` of the weight vector.
+    fn dim(&self) -> usize;
+
+    /// The raw score `wᵀx` the learner would predict for `x` now (no update). Features beyond
+    /// `dim()` are ignored.
+    fn predict(&self, x: Row<'_>) -> f64;
+
+    /// Predicts `x`, then updates on `(x, y)` with importance `weight`; returns the prediction
+    /// made before the update.
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError>;
+
+    /// The current weight vector (for inspection and tests; sketched learners may compute it).
+    fn weights(&self) -> std::borrow::Cow<'_, [f64]>;
+}
+
+/// Largest weight magnitude a step may produce. A step that would exceed it (or produce NaN/∞)
+/// is refused with [`LearnError::Diverged`], so that weights and predictions stay finite even
+/// when an algorithm diverges on badly scaled data (e.g. OGD with squared loss and features of
+/// 1e8): predictions `wᵀx` then stay finite for any `Σ|x_i| < 1e200`.
+pub const MAX_WEIGHT: f64 = 1e100;
+
+/// True when `w` is an acceptable weight value (finite, `|w| ≤ MAX_WEIGHT`).
+#[inline]
+pub(crate) fn weight_ok(w: f64) -> bool {
+    w.abs() <= MAX_WEIGHT
+}
+
+/// Checks an example before learning: finite label, weight and values; indices inside `dim`.
+pub(crate) fn check_example(
+    x: &Row<'_>,
+    y: f64,
+    weight: f64,
+    dim: usize,
+) -> Result<(), LearnError> {
+    if !y.is_finite() {
+        return Err(LearnError::NonFinite(format!("label {y}")));
+    }
+    if !weight.is_finite() || weight < 0.0 {
+        return Err(LearnError::NonFinite(format!("importance weight {weight}")));
+    }
+    let need = x.max_index_plus_one();
+    if need > dim {
+        return Err(LearnError::DimensionMismatch {
+            index: need - 1,
+            dim,
+        });
+    }
+    let finite = match x {
+        Row::Dense(v) => v.iter().all(|a| a.is_finite()),
+        Row::Sparse { values, .. } => values.iter().all(|a| a.is_finite()),
+    };
+    if !finite {
+        return Err(LearnError::NonFinite("feature value".into()));
+    }
+    Ok(())
+}
