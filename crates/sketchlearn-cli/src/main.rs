@@ -4,6 +4,7 @@ mod input;
 mod plot;
 mod repro;
 mod sketch_cmd;
+mod train;
 
 use clap::{Parser, Subcommand};
 
@@ -19,6 +20,10 @@ struct Cli {
 enum Command {
     /// Sketch a matrix (rows of a LIBSVM or CSV file) and report time and relative spectral error.
     Sketch(sketch_cmd::SketchArgs),
+    /// Train a linear learner online (progressive validation), optionally saving the model.
+    Train(Box<train::TrainArgs>),
+    /// Evaluate a saved model on a file, without updating it.
+    Test(train::TestArgs),
     /// Reproduce a paper experiment: writes tables and plots under docs/results/.
     Repro(repro::ReproArgs),
 }
@@ -28,6 +33,8 @@ fn main() {
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),
         Command::Repro(args) => repro::run(&args),
+        Command::Train(args) => train::train(&args),
+        Command::Test(args) => train::test(&args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

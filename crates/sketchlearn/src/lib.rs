@@ -10,7 +10,11 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod data;
+pub mod eval;
 pub mod linalg;
+pub mod linear;
+pub mod loss;
+pub mod model;
 
 pub mod sketch;
 

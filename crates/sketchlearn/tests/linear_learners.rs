@@ -322,13 +322,8 @@ fn extreme_stream(d: usize) -> Vec<(Vec<f64>, f64)> {
             3 => x[d - 1] = -1e8,
             _ => {}
         }
-        let y = if i < 200 {
-            1.0
-        } else if i % 2 == 0 {
-            1.0
-        } else {
-            -1.0
-        };
+        // Constant labels for the first half, alternating afterwards.
+        let y = if i < 200 || i % 2 == 0 { 1.0 } else { -1.0 };
         out.push((x, y));
     }
     out

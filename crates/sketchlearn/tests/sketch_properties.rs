@@ -3,6 +3,8 @@
 //! Inputs are random low-rank-plus-noise matrices, including rank-deficient ones (rank 0 too),
 //! and zero rows. Every bound is checked with dense `d × d` linear algebra.
 
+#![allow(clippy::needless_range_loop)] // index loops mirror the maths
+
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};

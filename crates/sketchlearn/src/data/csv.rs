@@ -6,8 +6,8 @@
 //!   are an error), and empty fields are an error;
 //! - every row must have as many fields as the first row (or the header);
 //! - blank lines and lines whose first non-blank character is `#` are skipped;
-//! - an optional header line is detected when the first line has a field that is not a number
-//!   (or forced on or off with [`CsvOptions::has_header`]).
+//! - an optional header line is detected when the first line has a non-empty field that is not
+//!   a number (or forced on or off with [`CsvOptions::has_header`]).
 
 use std::io::BufRead;
 
@@ -26,7 +26,8 @@ use super::source::{open_input, source_name};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CsvOptions {
     /// `Some(true)`: the first line is a header; `Some(false)`: it is data; `None` (the default):
-    /// it is a header exactly when one of its fields does not parse as a number.
+    /// it is a header exactly when one of its non-empty fields does not parse as a number (so
+    /// `x,y` and `,a,b` are headers, `1,2` is data and `1,,2` is a data row with an empty field).
     pub has_header: Option<bool>,
 }
 
@@ -151,17 +152,18 @@ impl<R: BufRead> CsvReader<R> {
             let header = match self.options.has_header {
                 Some(h) => h,
                 None => {
-                    let mut all_numeric = true;
+                    // Empty fields are neither: `1,,3` is a bad data row, `,a,b` a header.
+                    let mut has_name = false;
                     for_each_field(line, |_, field, _| {
                         let numeric = std::str::from_utf8(field)
                             .ok()
                             .and_then(|t| t.parse::<f64>().ok())
                             .is_some();
-                        all_numeric &= numeric;
+                        has_name |= !field.is_empty() && !numeric;
                         Ok(())
                     })
                     .map_err(shift)?;
-                    !all_numeric
+                    has_name
                 }
             };
             if header {

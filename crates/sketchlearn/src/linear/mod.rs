@@ -13,11 +13,13 @@ pub mod curvature;
 mod diagonal;
 mod first_order;
 mod newton;
+mod saved;
 
 pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
 pub use diagonal::DiagonalAdaptation;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use newton::{Newton, NewtonParams};
+pub use saved::{LinearModel, LINEAR_MODEL_KIND};
 
 /// What can go wrong while learning.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

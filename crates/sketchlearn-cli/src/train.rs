@@ -1,0 +1,434 @@
+//! `sketchlearn train` and `sketchlearn test`: online learning with progressive validation
+//! (VW habits: a progress table on stderr at doubling example counts, `-f` to save, `-i` to
+//! resume, `-p` to write predictions).
+
+use crate::input::{for_each_row, Format};
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
+use sketchlearn::linear::{
+    Algorithm, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
+};
+use sketchlearn::loss::Loss;
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::time::Instant;
+
+/// Hyper-parameters of a new learner (all optional: unset ones take the library defaults).
+#[derive(clap::Args, Debug, Default)]
+pub struct LearnerArgs {
+    /// Algorithm: ogd | adagrad | newton.
+    #[arg(long)]
+    pub algo: Option<Algorithm>,
+    /// Curvature of the newton learner: identity | full | fd | fd-fast | rfd | rfd-fast | rp | oja.
+    #[arg(long)]
+    pub curvature: Option<CurvatureKind>,
+    /// Sketch size m.
+    #[arg(long)]
+    pub size: Option<usize>,
+    /// Loss: logistic | squared | hinge | smooth-hinge.
+    #[arg(long)]
+    pub loss: Option<Loss>,
+    /// Newton: α of A = αI + SᵀS (1/α acts as the step size).
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// RFD-SON: initial α₀ of the RFD sketch.
+    #[arg(long)]
+    pub alpha0: Option<f64>,
+    /// Newton: c = σ + η (the sketch receives √c·g).
+    #[arg(long = "c")]
+    pub c: Option<f64>,
+    /// Projection bound C of {|wᵀx| ≤ C} (default: no projection).
+    #[arg(long)]
+    pub clip: Option<f64>,
+    /// Wrap the learner in diagonal adaptation (SON §5.2).
+    #[arg(long)]
+    pub diag: bool,
+    /// OGD / AdaGrad learning rate.
+    #[arg(short = 'l', long = "learning-rate")]
+    pub learning_rate: Option<f64>,
+    /// Oja's learning-rate constant c of γ_t = min(c/t, 1).
+    #[arg(long)]
+    pub oja_c: Option<f64>,
+}
+
+impl LearnerArgs {
+    fn any_set(&self) -> bool {
+        self.algo.is_some()
+            || self.curvature.is_some()
+            || self.size.is_some()
+            || self.loss.is_some()
+            || self.alpha.is_some()
+            || self.alpha0.is_some()
+            || self.c.is_some()
+            || self.clip.is_some()
+            || self.diag
+            || self.learning_rate.is_some()
+            || self.oja_c.is_some()
+    }
+
+    /// The configuration: library defaults overridden by the flags given.
+    pub fn config(&self, seed: u64) -> LearnerConfig {
+        let d = LearnerConfig::default();
+        LearnerConfig {
+            algorithm: self.algo.unwrap_or(d.algorithm),
+            curvature: self.curvature.unwrap_or(d.curvature),
+            size: self.size.unwrap_or(d.size),
+            loss: self.loss.unwrap_or(d.loss),
+            alpha: self.alpha.unwrap_or(d.alpha),
+            alpha0: self.alpha0.unwrap_or(d.alpha0),
+            c: self.c.unwrap_or(d.c),
+            clip: self.clip.unwrap_or(d.clip),
+            diag: self.diag || d.diag,
+            diag_d0: d.diag_d0,
+            learning_rate: self.learning_rate.unwrap_or(d.learning_rate),
+            seed,
+            oja_c: self.oja_c.unwrap_or(d.oja_c),
+        }
+    }
+}
+
+/// Arguments of `sketchlearn train`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Each example is predicted before it is learned (progressive validation); the progress table on \
+stderr has rows at example counts 1, 2, 4, 8, ... Labels are ±1 for the classification losses \
+(a score ≤ 0 predicts −1). With --passes N the file is read N times; the progressive metrics \
+cover all passes, as in VW.\n\nExample:\n  sketchlearn train data/heart.libsvm")]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub learner: LearnerArgs,
+    /// Number of passes over the data.
+    #[arg(long, default_value_t = 1)]
+    pub passes: u32,
+    /// Seed of every random draw.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Save the final model to this file.
+    #[arg(short = 'f', long = "final-model")]
+    pub final_model: Option<String>,
+    /// Resume from this model (its hyper-parameters are used; learner flags are refused).
+    #[arg(short = 'i', long = "initial-model")]
+    pub initial_model: Option<String>,
+    /// Write each progressive prediction (raw score) to this file, one per line.
+    #[arg(short = 'p', long = "predictions")]
+    pub predictions: Option<String>,
+    /// Print a JSON summary on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress table.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Dimension d (default: one past the largest feature index of the file).
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// LIBSVM indices start at 0.
+    #[arg(long)]
+    pub zero_based: bool,
+    /// Training file (LIBSVM; `-` = stdin, which then needs --dim; `.gz` decompressed).
+    pub file: String,
+}
+
+/// Arguments of `sketchlearn test`.
+#[derive(clap::Args, Debug)]
+pub struct TestArgs {
+    /// The model to evaluate (written by `train -f`).
+    #[arg(short = 'i', long = "initial-model")]
+    pub initial_model: String,
+    /// Write each prediction (raw score) to this file.
+    #[arg(short = 'p', long = "predictions")]
+    pub predictions: Option<String>,
+    /// Print a JSON summary on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// LIBSVM indices start at 0.
+    #[arg(long)]
+    pub zero_based: bool,
+    /// Test file (LIBSVM; `-` = stdin; `.gz` decompressed). Features unseen in training count as 0.
+    pub file: String,
+}
+
+/// What `train --json` prints.
+#[derive(Serialize, Debug)]
+pub struct TrainReport {
+    pub learner: String,
+    pub examples: u64,
+    pub passes: u32,
+    pub dim: usize,
+    pub progressive_error: Option<f64>,
+    pub progressive_loss: f64,
+    pub progressive_auc: Option<f64>,
+    pub seconds: f64,
+    pub examples_per_second: f64,
+    pub refused_steps: u64,
+}
+
+/// What `test --json` prints.
+#[derive(Serialize, Debug)]
+pub struct TestReport {
+    pub learner: String,
+    pub examples: u64,
+    pub error: Option<f64>,
+    pub loss: f64,
+    pub auc: Option<f64>,
+    pub rmse: f64,
+    pub seconds: f64,
+}
+
+/// Forwards to a learner, writing every prediction and counting refused (diverging) steps, which
+/// are reported rather than fatal: the weights stay as they were.
+struct Tap<'a, L: ?Sized> {
+    inner: &'a mut L,
+    out: Option<BufWriter<File>>,
+    io_error: Option<std::io::Error>,
+    refused: u64,
+}
+
+impl<L: OnlineLearner + ?Sized> OnlineLearner for Tap<'_, L> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn predict(&self, x: Row<'_>) -> f64 {
+        self.inner.predict(x)
+    }
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        let p = match self.inner.learn(x, y, weight) {
+            Ok(p) => p,
+            Err(LearnError::Diverged(_)) => {
+                self.refused += 1;
+                self.inner.predict(x)
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(out) = self.out.as_mut() {
+            if let Err(e) = writeln!(out, "{p}") {
+                self.io_error.get_or_insert(e);
+            }
+        }
+        Ok(p)
+    }
+    fn weights(&self) -> Cow<'_, [f64]> {
+        self.inner.weights()
+    }
+}
+
+fn print_header() {
+    eprintln!(
+        "{:<12} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9}",
+        "average", "since", "example", "example", "current", "current", "current"
+    );
+    eprintln!(
+        "{:<12} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9}",
+        "loss", "last", "counter", "weight", "label", "predict", "features"
+    );
+}
+
+fn print_row(r: &ProgressRow) {
+    eprintln!(
+        "{:<12.6} {:<12.6} {:>12} {:>12.1} {:>9.4} {:>9.4} {:>9}",
+        r.average_loss,
+        r.since_last_loss,
+        r.examples,
+        r.weighted_examples,
+        r.label,
+        r.prediction,
+        r.features
+    );
+}
+
+fn open_predictions(path: &Option<String>) -> Result<Option<BufWriter<File>>> {
+    path.as_ref()
+        .map(|p| {
+            File::create(p)
+                .map(BufWriter::new)
+                .with_context(|| format!("cannot create predictions file {p}"))
+        })
+        .transpose()
+}
+
+pub fn train(args: &TrainArgs) -> Result<()> {
+    if args.passes == 0 {
+        bail!("--passes must be at least 1");
+    }
+    if args.passes > 1 && args.file == "-" {
+        bail!("several passes need a file, not standard input");
+    }
+    let mut model = match &args.initial_model {
+        Some(path) => {
+            if args.learner.any_set() {
+                bail!("hyper-parameters come from the model given with -i; drop the learner flags");
+            }
+            LinearModel::load(path)?
+        }
+        None => {
+            let config = args.learner.config(args.seed);
+            config.build(0)?; // validate before reading the data
+            let dim = match (args.dim, args.file.as_str()) {
+                (Some(d), _) => d,
+                (None, "-") => bail!("reading standard input needs --dim"),
+                (None, path) => {
+                    for_each_row(path, Format::Libsvm, args.zero_based, |_, _| Ok(()))?.1
+                }
+            };
+            let learner = config.build(dim)?;
+            LinearModel::new(config, learner)
+        }
+    };
+    let loss = model.config.loss;
+    let mut metrics = Metrics::new();
+    let quiet = args.quiet;
+    if !quiet {
+        eprintln!(
+            "learner: {}  (d = {})",
+            model.config.describe(),
+            model.learner.dim()
+        );
+        print_header();
+    }
+    let start = Instant::now();
+    let mut tap = Tap {
+        inner: &mut model.learner,
+        out: open_predictions(&args.predictions)?,
+        io_error: None,
+        refused: 0,
+    };
+    let mut total = 0;
+    for _pass in 0..args.passes {
+        let mut reader = LibsvmReader::open(
+            &args.file,
+            LibsvmOptions {
+                zero_based: args.zero_based,
+            },
+        )?;
+        let n = progressive_with(
+            &mut tap,
+            |ex: &mut Example| reader.read_into(ex),
+            loss,
+            &mut metrics,
+            |row| {
+                if !quiet {
+                    print_row(row)
+                }
+            },
+        )
+        .map_err(|e| match e {
+            sketchlearn::eval::EvalError::Source(e) => anyhow::Error::new(e),
+            sketchlearn::eval::EvalError::Learn { source, .. } => {
+                anyhow::anyhow!("{}:{}: {source}", reader.source_name(), reader.line())
+            }
+        })?;
+        total += n;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let refused = tap.refused;
+    if let Some(mut out) = tap.out.take() {
+        out.flush()?;
+    }
+    if let Some(e) = tap.io_error.take() {
+        bail!("writing predictions: {e}");
+    }
+    if !quiet {
+        if let Some(r) = metrics.final_row() {
+            print_row(&r);
+        }
+        eprintln!();
+        eprintln!("examples          {}", metrics.examples());
+        if let Some(e) = metrics.error_rate() {
+            eprintln!("progressive error {e:.6}");
+        }
+        eprintln!("average loss      {:.6}", metrics.mean_loss());
+        eprintln!("seconds           {seconds:.3}");
+        if refused > 0 {
+            eprintln!("warning: {refused} steps refused (they would have made weights non-finite)");
+        }
+    }
+    model.examples_seen += total;
+    if let Some(path) = &args.final_model {
+        model.save(path)?;
+    }
+    if args.json {
+        let report = TrainReport {
+            learner: model.config.describe(),
+            examples: total,
+            passes: args.passes,
+            dim: model.learner.dim(),
+            progressive_error: metrics.error_rate(),
+            progressive_loss: metrics.mean_loss(),
+            progressive_auc: metrics.auc(),
+            seconds,
+            examples_per_second: if seconds > 0.0 {
+                total as f64 / seconds
+            } else {
+                0.0
+            },
+            refused_steps: refused,
+        };
+        println!("{}", serde_json::to_string(&report)?);
+    }
+    Ok(())
+}
+
+pub fn test(args: &TestArgs) -> Result<()> {
+    let model = LinearModel::load(&args.initial_model)?;
+    let mut metrics = Metrics::new();
+    let mut reader = LibsvmReader::open(
+        &args.file,
+        LibsvmOptions {
+            zero_based: args.zero_based,
+        },
+    )?;
+    let mut out = open_predictions(&args.predictions)?;
+    let start = Instant::now();
+    let mut io_error = None;
+    let learner = &model.learner;
+    let n = evaluate_with(
+        learner,
+        |ex: &mut Example| {
+            let more = reader.read_into(ex)?;
+            if more {
+                if let Some(o) = out.as_mut() {
+                    if let Err(e) = writeln!(o, "{}", learner.predict(ex.row())) {
+                        io_error.get_or_insert(e);
+                    }
+                }
+            }
+            Ok::<bool, sketchlearn::ParseError>(more)
+        },
+        model.config.loss,
+        &mut metrics,
+        |_| {},
+    )?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(mut o) = out {
+        o.flush()?;
+    }
+    if let Some(e) = io_error {
+        bail!("writing predictions: {e}");
+    }
+    let report = TestReport {
+        learner: model.config.describe(),
+        examples: n,
+        error: metrics.error_rate(),
+        loss: metrics.mean_loss(),
+        auc: metrics.auc(),
+        rmse: metrics.rmse(),
+        seconds,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("learner   {}", report.learner);
+        println!("examples  {}", report.examples);
+        if let Some(e) = report.error {
+            println!("error     {e:.6}");
+        }
+        println!("loss      {:.6}", report.loss);
+        if let Some(a) = report.auc {
+            println!("auc       {a:.6}");
+        }
+        println!("seconds   {seconds:.3}");
+    }
+    Ok(())
+}

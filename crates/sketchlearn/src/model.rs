@@ -1,0 +1,554 @@
+//! Versioned, checksummed, atomically written model files.
+//!
+//! Every persisted object (a learner, a sketch, a factorisation machine, …) goes through this module:
+//! the value is serialised with [`postcard`] (compact, deterministic, bit-exact for `f64`) and wrapped
+//! in a small self-describing frame that says *what* the file is (the magic number and a kind tag),
+//! *which format* it uses (a version number) and *whether it is intact* (a CRC-32 checksum).
+//!
+//! # Byte layout
+//!
+//! All integers are little-endian.
+//!
+//! | offset        | size        | field                                                           |
+//! |---------------|-------------|-----------------------------------------------------------------|
+//! | 0             | 8           | magic number [`MAGIC`] = `b"SKLMODEL"`                          |
+//! | 8             | 4 (`u32`)   | format version, currently [`FORMAT_VERSION`]                    |
+//! | 12            | 2 (`u16`)   | kind tag length `k`, `1 ..= `[`MAX_KIND_LEN`]                   |
+//! | 14            | `k`         | kind tag, UTF-8 (e.g. `"learner"`, `"sketch"`)                  |
+//! | 14 + k        | 8 (`u64`)   | payload length `n`                                              |
+//! | 22 + k        | 4 (`u32`)   | CRC-32 (IEEE, as computed by `crc32fast`) of bytes `0 .. 22 + k` followed by the payload |
+//! | 26 + k        | `n`         | payload: the value encoded with `postcard`                      |
+//!
+//! The file ends exactly after the payload: trailing bytes are an error.
+//!
+//! # Validation order
+//!
+//! [`from_bytes`] (and so [`load`] and [`peek_kind`]) checks, in this order, and reports the first
+//! failure:
+//!
+//! 1. the magic number → [`ModelError::NotAModel`] (also for an empty input);
+//! 2. the format version → [`ModelError::UnsupportedVersion`] (older and newer versions alike: a
+//!    different version may have a different layout, so nothing after it is interpreted);
+//! 3. the lengths of the kind tag and of the payload against the bytes actually present, then the
+//!    checksum → [`ModelError::Corrupted`] (truncation, trailing bytes, bit rot);
+//! 4. the kind tag → [`ModelError::WrongKind`];
+//! 5. the postcard payload → [`ModelError::Decode`] (the file is intact but does not hold the
+//!    requested type, typically because the type changed between library versions).
+//!
+//! No length read from the input is ever used to allocate or slice before it has been checked against
+//! the number of bytes that are really there, so no byte string can make these functions panic or
+//! allocate more than a small multiple of the input size.
+//!
+//! # Atomic writes
+//!
+//! [`save`] serialises the value completely in memory first, writes it to a temporary file in the
+//! target's directory (`.{file name}.tmp.{process id}.{counter}`), flushes it to disk with
+//! `sync_all` and renames it over the target. A save that fails at any step removes its temporary
+//! file and leaves an existing file at the target untouched: readers see either the old model or the
+//! new one, never a mixture.
+//!
+//! # Caveat: postcard is not self-describing
+//!
+//! Types stored here must not rely on `deserialize_any`: `#[serde(untagged)]`, `#[serde(flatten)]`
+//! and `skip_serializing_if` do not round-trip through postcard. Plain structs, enums, `Vec`s,
+//! `Option`s, maps and strings all do.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// The eight bytes every model file starts with.
+pub const MAGIC: [u8; 8] = *b"SKLMODEL";
+
+/// The format version written by [`to_bytes`]/[`save`] and the only one [`from_bytes`]/[`load`]
+/// accept.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The maximum length of a kind tag in bytes (UTF-8).
+pub const MAX_KIND_LEN: usize = 64;
+
+/// Size of the fixed part of the header that precedes the kind tag: magic, version, tag length.
+const PREFIX_LEN: usize = 8 + 4 + 2;
+/// Size of the fixed part of the header that follows the kind tag: payload length, checksum.
+const SUFFIX_LEN: usize = 8 + 4;
+
+/// Why a model could not be written, read or decoded.
+///
+/// Every variant that concerns a file names it (`path`; for [`from_bytes`] this is the caller's
+/// `source_name`).
+///
+/// ```
+/// use sketchlearn::model::{self, ModelError};
+///
+/// let err = model::from_bytes::<u32>(b"1 3:0.5 7:1\n", "learner", "train.svm").unwrap_err();
+/// assert!(matches!(err, ModelError::NotAModel { .. }));
+/// assert_eq!(
+///     err.to_string(),
+///     "train.svm: not a sketchlearn model file (bad magic number)"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The file could not be read, created, written, synced or renamed.
+    #[error("I/O error on {path}: {message}")]
+    Io {
+        /// The model file concerned.
+        path: String,
+        /// What failed and the operating system's explanation.
+        message: String,
+    },
+    /// The input does not start with [`MAGIC`]: it is not a model file at all.
+    #[error("{path}: not a sketchlearn model file (bad magic number)")]
+    NotAModel {
+        /// The input concerned.
+        path: String,
+    },
+    /// The input is a model file of another format version.
+    #[error(
+        "{path}: model file format version {found} is not supported (this build reads version \
+         {supported}; the file was written by {})",
+        version_origin(*.found, *.supported)
+    )]
+    UnsupportedVersion {
+        /// The input concerned.
+        path: String,
+        /// The version stored in the file.
+        found: u32,
+        /// The version this build reads ([`FORMAT_VERSION`]).
+        supported: u32,
+    },
+    /// The input is damaged: truncated, with trailing bytes, an impossible length field or a
+    /// checksum mismatch.
+    #[error("{path}: corrupted model file: {reason}")]
+    Corrupted {
+        /// The input concerned.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The input is an intact model file, but of another kind than the one asked for.
+    #[error("{path}: expected a \"{expected}\" model file, but it holds a \"{found}\"")]
+    WrongKind {
+        /// The input concerned.
+        path: String,
+        /// The kind tag the caller asked for.
+        expected: String,
+        /// The kind tag stored in the file.
+        found: String,
+    },
+    /// The checksum matched but the payload does not decode as the requested type (usually a file
+    /// written by a library version whose types differ).
+    #[error("{path}: cannot decode the model payload: {message}")]
+    Decode {
+        /// The input concerned.
+        path: String,
+        /// postcard's explanation.
+        message: String,
+    },
+    /// The value could not be serialised, or the kind tag is invalid.
+    #[error("cannot encode model: {0}")]
+    Encode(String),
+}
+
+fn version_origin(found: u32, supported: u32) -> &'static str {
+    if found > supported {
+        "a newer sketchlearn"
+    } else {
+        "an older sketchlearn"
+    }
+}
+
+fn corrupted(path: &str, reason: impl Into<String>) -> ModelError {
+    ModelError::Corrupted {
+        path: path.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+fn io_error(path: &Path, what: &str, err: &std::io::Error) -> ModelError {
+    ModelError::Io {
+        path: path.display().to_string(),
+        message: format!("{what}: {err}"),
+    }
+}
+
+/// Serialises `value` into a complete model file image with the kind tag `kind`.
+///
+/// `kind` must be 1 to [`MAX_KIND_LEN`] bytes long; otherwise, or when `value`'s `Serialize`
+/// implementation fails, the result is [`ModelError::Encode`].
+///
+/// ```
+/// use sketchlearn::model;
+///
+/// let bytes = model::to_bytes("weights", &vec![1.0_f64, -0.5]).unwrap();
+/// assert_eq!(&bytes[..8], b"SKLMODEL");
+/// assert_eq!(&bytes[8..12], &model::FORMAT_VERSION.to_le_bytes());
+/// let back: Vec<f64> = model::from_bytes(&bytes, "weights", "memory").unwrap();
+/// assert_eq!(back, vec![1.0, -0.5]);
+/// ```
+pub fn to_bytes<T: Serialize + ?Sized>(kind: &str, value: &T) -> Result<Vec<u8>, ModelError> {
+    if kind.is_empty() || kind.len() > MAX_KIND_LEN {
+        return Err(ModelError::Encode(format!(
+            "the kind tag must be 1 to {MAX_KIND_LEN} bytes long, {:?} has {}",
+            kind,
+            kind.len()
+        )));
+    }
+    let payload = postcard::to_stdvec(value).map_err(|e| ModelError::Encode(e.to_string()))?;
+    // Both conversions are lossless: kind.len() ≤ 64 and usize is at most 64 bits wide.
+    let kind_len = kind.len() as u16;
+    let payload_len = payload.len() as u64;
+
+    let mut out = Vec::with_capacity(PREFIX_LEN + kind.len() + SUFFIX_LEN + payload.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&kind_len.to_le_bytes());
+    out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(&payload_len.to_le_bytes());
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&out);
+    hasher.update(&payload);
+    out.extend_from_slice(&hasher.finalize().to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// A validated frame: header checked, lengths consistent, checksum matching.
+struct Frame<'a> {
+    kind: &'a str,
+    payload: &'a [u8],
+}
+
+/// Reads `N` bytes at `*pos`, advancing it; `None` when fewer than `N` remain.
+fn take<const N: usize>(bytes: &[u8], pos: &mut usize) -> Option<[u8; N]> {
+    let end = pos.checked_add(N)?;
+    let chunk: [u8; N] = bytes.get(*pos..end)?.try_into().ok()?;
+    *pos = end;
+    Some(chunk)
+}
+
+/// Checks the magic number of the first (up to) eight bytes of an input.
+fn check_magic(head: &[u8], path: &str) -> Result<(), ModelError> {
+    if head.len() >= MAGIC.len() {
+        if head[..MAGIC.len()] == MAGIC {
+            return Ok(());
+        }
+    } else if !head.is_empty() && MAGIC.starts_with(head) {
+        return Err(corrupted(
+            path,
+            format!(
+                "truncated after {} bytes, inside the magic number",
+                head.len()
+            ),
+        ));
+    }
+    Err(ModelError::NotAModel {
+        path: path.to_owned(),
+    })
+}
+
+/// Validates everything but the kind tag's value and the payload's content.
+fn parse_frame<'a>(bytes: &'a [u8], path: &str) -> Result<Frame<'a>, ModelError> {
+    check_magic(bytes, path)?;
+    let mut pos = MAGIC.len();
+    let truncated = |what: &str| {
+        corrupted(
+            path,
+            format!(
+                "truncated: the file ends ({} bytes) inside the {what}",
+                bytes.len()
+            ),
+        )
+    };
+
+    let version =
+        u32::from_le_bytes(take(bytes, &mut pos).ok_or_else(|| truncated("format version"))?);
+    if version != FORMAT_VERSION {
+        return Err(ModelError::UnsupportedVersion {
+            path: path.to_owned(),
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+
+    let kind_len = usize::from(u16::from_le_bytes(
+        take(bytes, &mut pos).ok_or_else(|| truncated("kind tag length"))?,
+    ));
+    if kind_len == 0 || kind_len > MAX_KIND_LEN {
+        return Err(corrupted(
+            path,
+            format!("kind tag length {kind_len} is outside 1..={MAX_KIND_LEN}"),
+        ));
+    }
+    let kind_start = pos;
+    let kind_end = kind_start + kind_len;
+    if kind_end > bytes.len() {
+        return Err(truncated("kind tag"));
+    }
+    pos = kind_end;
+
+    let payload_len =
+        u64::from_le_bytes(take(bytes, &mut pos).ok_or_else(|| truncated("payload length"))?);
+    let checksum_start = pos;
+    let stored_crc =
+        u32::from_le_bytes(take(bytes, &mut pos).ok_or_else(|| truncated("checksum"))?);
+
+    let remaining = bytes.len() - pos;
+    // Compare in u64: the stored length may exceed usize on 32-bit targets.
+    match payload_len.cmp(&(remaining as u64)) {
+        std::cmp::Ordering::Greater => {
+            return Err(corrupted(
+                path,
+                format!("truncated: the header announces a payload of {payload_len} bytes, only {remaining} are present"),
+            ))
+        }
+        std::cmp::Ordering::Less => {
+            return Err(corrupted(
+                path,
+                format!(
+                    "{} trailing bytes after the {payload_len}-byte payload",
+                    remaining as u64 - payload_len
+                ),
+            ))
+        }
+        std::cmp::Ordering::Equal => {}
+    }
+    let payload = &bytes[pos..];
+
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&bytes[..checksum_start]);
+    hasher.update(payload);
+    let actual_crc = hasher.finalize();
+    if actual_crc != stored_crc {
+        return Err(corrupted(
+            path,
+            format!("checksum mismatch (stored {stored_crc:#010x}, computed {actual_crc:#010x})"),
+        ));
+    }
+
+    let kind = std::str::from_utf8(&bytes[kind_start..kind_end])
+        .map_err(|_| corrupted(path, "the kind tag is not valid UTF-8"))?;
+    Ok(Frame { kind, payload })
+}
+
+/// Validates a model file image and decodes its payload as a `T`.
+///
+/// `expected_kind` must equal the kind tag stored by [`to_bytes`]; `source_name` names the input in
+/// error messages (a path, `"stdin"`, …). See the [module documentation](self) for the checks and the
+/// error each one produces. Never panics, whatever `bytes` holds.
+///
+/// ```
+/// use sketchlearn::model::{self, ModelError};
+///
+/// let bytes = model::to_bytes("sketch", &(3_u64, "fd".to_string())).unwrap();
+/// let (rows, name): (u64, String) = model::from_bytes(&bytes, "sketch", "memory").unwrap();
+/// assert_eq!((rows, name.as_str()), (3, "fd"));
+///
+/// let err = model::from_bytes::<(u64, String)>(&bytes, "learner", "memory").unwrap_err();
+/// assert!(matches!(err, ModelError::WrongKind { .. }));
+///
+/// let mut damaged = bytes.clone();
+/// *damaged.last_mut().unwrap() ^= 1;
+/// let err = model::from_bytes::<(u64, String)>(&damaged, "sketch", "memory").unwrap_err();
+/// assert!(matches!(err, ModelError::Corrupted { .. }));
+/// ```
+pub fn from_bytes<T: DeserializeOwned>(
+    bytes: &[u8],
+    expected_kind: &str,
+    source_name: &str,
+) -> Result<T, ModelError> {
+    let frame = parse_frame(bytes, source_name)?;
+    if frame.kind != expected_kind {
+        return Err(ModelError::WrongKind {
+            path: source_name.to_owned(),
+            expected: expected_kind.to_owned(),
+            found: frame.kind.to_owned(),
+        });
+    }
+    let (value, rest) =
+        postcard::take_from_bytes::<T>(frame.payload).map_err(|e| ModelError::Decode {
+            path: source_name.to_owned(),
+            message: e.to_string(),
+        })?;
+    if !rest.is_empty() {
+        return Err(ModelError::Decode {
+            path: source_name.to_owned(),
+            message: format!(
+                "{} bytes of the payload are left over after decoding the value",
+                rest.len()
+            ),
+        });
+    }
+    Ok(value)
+}
+
+/// Reads a whole file, refusing early (after eight bytes) when it does not start with [`MAGIC`], so
+/// that passing a large data file by mistake does not read it all.
+fn read_model_file(path: &Path) -> Result<Vec<u8>, ModelError> {
+    let name = path.display().to_string();
+    let mut file = File::open(path).map_err(|e| io_error(path, "cannot open for reading", &e))?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(MAGIC.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, "cannot read", &e))?;
+    check_magic(&bytes, &name)?;
+    file.read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, "cannot read", &e))?;
+    Ok(bytes)
+}
+
+/// Reads the model file at `path` and decodes it as a `T` of kind `expected_kind`.
+///
+/// Errors are those of [`from_bytes`] (with the path as the name), plus [`ModelError::Io`] when the
+/// file cannot be read.
+///
+/// ```
+/// use sketchlearn::model::{self, ModelError};
+///
+/// let dir = std::env::temp_dir().join(format!("sketchlearn-doc-load-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("weights.skl");
+/// model::save(&path, "weights", &vec![0.25_f64, -1.0]).unwrap();
+/// let w: Vec<f64> = model::load(&path, "weights").unwrap();
+/// assert_eq!(w, vec![0.25, -1.0]);
+///
+/// let missing = dir.join("missing.skl");
+/// let err = model::load::<Vec<f64>>(&missing, "weights").unwrap_err();
+/// assert!(matches!(err, ModelError::Io { .. }));
+/// assert!(err.to_string().contains("missing.skl"));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn load<T: DeserializeOwned>(
+    path: impl AsRef<Path>,
+    expected_kind: &str,
+) -> Result<T, ModelError> {
+    let path = path.as_ref();
+    let bytes = read_model_file(path)?;
+    from_bytes(&bytes, expected_kind, &path.display().to_string())
+}
+
+/// Reads the model file at `path`, validates its header and checksum, and returns its kind tag
+/// without decoding the payload.
+///
+/// Useful to dispatch on what a file holds (`"learner"`, `"sketch"`, …) before choosing the type to
+/// [`load`] it as.
+///
+/// ```
+/// use sketchlearn::model;
+///
+/// let dir = std::env::temp_dir().join(format!("sketchlearn-doc-peek-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("s.skl");
+/// model::save(&path, "sketch", &[1.0_f64, 2.0, 3.0]).unwrap();
+/// assert_eq!(model::peek_kind(&path).unwrap(), "sketch");
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn peek_kind(path: impl AsRef<Path>) -> Result<String, ModelError> {
+    let path = path.as_ref();
+    let bytes = read_model_file(path)?;
+    let frame = parse_frame(&bytes, &path.display().to_string())?;
+    Ok(frame.kind.to_owned())
+}
+
+/// Distinguishes the temporary files of concurrent saves within one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Serialises `value` with the kind tag `kind` and writes it atomically to `path`.
+///
+/// The value is encoded completely before the file system is touched, so an encoding failure
+/// ([`ModelError::Encode`]) changes nothing on disk. The bytes then go to a temporary file in the same
+/// directory, which is synced and renamed over `path`; on any I/O failure ([`ModelError::Io`]) the
+/// temporary file is removed and an existing file at `path` keeps its old content. The directory must
+/// exist: it is not created.
+///
+/// ```
+/// use sketchlearn::model;
+///
+/// let dir = std::env::temp_dir().join(format!("sketchlearn-doc-save-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("model.skl");
+/// model::save(&path, "learner", &1_u64).unwrap();
+/// model::save(&path, "learner", &2_u64).unwrap(); // replaces the first one
+/// assert_eq!(model::load::<u64>(&path, "learner").unwrap(), 2);
+/// assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1); // no temporary file left behind
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn save<T: Serialize + ?Sized>(
+    path: impl AsRef<Path>,
+    kind: &str,
+    value: &T,
+) -> Result<(), ModelError> {
+    let path = path.as_ref();
+    let bytes = to_bytes(kind, value)?;
+
+    let file_name = path.file_name().ok_or_else(|| ModelError::Io {
+        path: path.display().to_string(),
+        message: "the path does not name a file".to_owned(),
+    })?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(file_name);
+    temp_name.push(format!(
+        ".tmp.{}.{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let temp_path = dir.join(temp_name);
+
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp_path)
+        .map_err(|e| {
+            io_error(
+                path,
+                &format!("cannot create the temporary file {}", temp_path.display()),
+                &e,
+            )
+        })?;
+
+    let written = file
+        .write_all(&bytes)
+        .map_err(|e| io_error(path, "cannot write the temporary file", &e))
+        .and_then(|()| {
+            file.sync_all()
+                .map_err(|e| io_error(path, "cannot sync the temporary file to disk", &e))
+        });
+    drop(file);
+    let result = written.and_then(|()| {
+        fs::rename(&temp_path, path).map_err(|e| {
+            io_error(
+                path,
+                &format!("cannot rename {} over the target", temp_path.display()),
+                &e,
+            )
+        })
+    });
+    if result.is_err() {
+        // Best effort: the original error is the one worth reporting.
+        let _ = fs::remove_file(&temp_path);
+        return result;
+    }
+    sync_dir(&dir);
+    Ok(())
+}
+
+/// Makes the rename durable where the platform allows it; failures are ignored (the data itself is
+/// already synced and the rename already visible).
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
