@@ -14,10 +14,13 @@ const AUTO_EXACT_MAX_DIM: usize = 5000;
 
 /// Arguments of `sketchlearn sketch`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "\
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
 Rows are inserted one at a time, in file order. `seconds` and `rows_per_second` time the sketch \
 updates only (parsing excluded). GFD sketches Σ s_t x_t x_tᵀ with s_t = the row's label.\n\n\
-Example:\n  sketchlearn sketch --method rfd-fast --size 10 data/heart.libsvm")]
+Example:\n  sketchlearn sketch --method rfd-fast --size 10 data/heart.libsvm"
+)]
 pub struct SketchArgs {
     /// Sketch: fd | fd-fast | rfd | rfd-fast | gfd | gfd-fast | rp | oja.
     #[arg(long, value_parser = parse_method)]

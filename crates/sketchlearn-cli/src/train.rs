@@ -52,6 +52,9 @@ pub struct LearnerArgs {
     /// Oja's learning-rate constant c of γ_t = min(c/t, 1).
     #[arg(long)]
     pub oja_c: Option<f64>,
+    /// No intercept (by default a constant feature 1 is appended, as VW does).
+    #[arg(long)]
+    pub no_bias: bool,
 }
 
 impl LearnerArgs {
@@ -67,6 +70,7 @@ impl LearnerArgs {
             || self.diag
             || self.learning_rate.is_some()
             || self.oja_c.is_some()
+            || self.no_bias
     }
 
     /// The configuration: library defaults overridden by the flags given.
@@ -86,17 +90,21 @@ impl LearnerArgs {
             learning_rate: self.learning_rate.unwrap_or(d.learning_rate),
             seed,
             oja_c: self.oja_c.unwrap_or(d.oja_c),
+            bias: d.bias && !self.no_bias,
         }
     }
 }
 
 /// Arguments of `sketchlearn train`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "\
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
 Each example is predicted before it is learned (progressive validation); the progress table on \
 stderr has rows at example counts 1, 2, 4, 8, ... Labels are ±1 for the classification losses \
 (a score ≤ 0 predicts −1). With --passes N the file is read N times; the progressive metrics \
-cover all passes, as in VW.\n\nExample:\n  sketchlearn train data/heart.libsvm")]
+cover all passes, as in VW.\n\nExample:\n  sketchlearn train data/heart.libsvm"
+)]
 pub struct TrainArgs {
     #[command(flatten)]
     pub learner: LearnerArgs,

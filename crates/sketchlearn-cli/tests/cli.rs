@@ -264,3 +264,153 @@ fn help_on_every_subcommand() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"));
     }
 }
+
+fn train_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["train", "--json", "--quiet"];
+    all.extend_from_slice(args);
+    json(&run(&all))
+}
+
+#[test]
+fn train_reports_progressive_metrics_for_every_learner() {
+    let heart = repo_file("data/heart.libsvm");
+    for extra in [
+        vec![],
+        vec!["--algo", "adagrad"],
+        vec!["--algo", "ogd"],
+        vec!["--curvature", "full"],
+        vec!["--curvature", "fd", "--size", "4"],
+        vec!["--curvature", "rfd", "--size", "4", "--diag"],
+        vec!["--curvature", "rp", "--size", "4", "--clip", "2"],
+        vec!["--curvature", "oja", "--size", "4"],
+        vec!["--curvature", "full", "--loss", "hinge"],
+        vec!["--curvature", "identity", "--loss", "smooth-hinge"],
+        vec!["--loss", "squared", "--no-bias"],
+    ] {
+        let mut args = extra.clone();
+        args.push(&heart);
+        let v = train_json(&args);
+        for key in [
+            "examples",
+            "progressive_error",
+            "progressive_loss",
+            "seconds",
+            "examples_per_second",
+        ] {
+            assert!(v.get(key).is_some(), "{extra:?}: no {key} in {v}");
+        }
+        assert_eq!(v["examples"], 270);
+        let e = v["progressive_error"].as_f64().unwrap();
+        // Better than always predicting the majority class (150/270 = 0.444).
+        assert!(e < 0.44, "{extra:?}: progressive error {e}");
+    }
+}
+
+#[test]
+fn save_test_and_resume_through_the_command_line() {
+    let heart = repo_file("data/heart.libsvm");
+    let text = std::fs::read_to_string(&heart).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let first = tmp("first.libsvm", (lines[..100].join("\n") + "\n").as_bytes());
+    let second = tmp("second.libsvm", (lines[100..].join("\n") + "\n").as_bytes());
+    let dir = first.parent().unwrap().to_path_buf();
+    let m_half = dir.join("half.skl");
+    let m_resumed = dir.join("resumed.skl");
+    let m_full = dir.join("full.skl");
+    let (p_resumed, p_full) = (dir.join("p_resumed.txt"), dir.join("p_full.txt"));
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
+
+    // d must match: the halves may not reach feature 13, so give it explicitly.
+    train_json(&["--dim", "13", "-f", &s(&m_half), &s(&first)]);
+    train_json(&["-i", &s(&m_half), "-f", &s(&m_resumed), &s(&second)]);
+    train_json(&["--dim", "13", "-f", &s(&m_full), &heart]);
+    for (model, preds) in [(&m_resumed, &p_resumed), (&m_full, &p_full)] {
+        let v = json(&run(&[
+            "test",
+            "--json",
+            "-i",
+            &s(model),
+            "-p",
+            &s(preds),
+            &heart,
+        ]));
+        for key in ["examples", "error", "loss", "auc"] {
+            assert!(v.get(key).is_some(), "no {key} in {v}");
+        }
+        assert!(v["auc"].as_f64().unwrap() > 0.8);
+    }
+    let (a, b) = (
+        std::fs::read_to_string(&p_resumed).unwrap(),
+        std::fs::read_to_string(&p_full).unwrap(),
+    );
+    assert_eq!(a.lines().count(), 270);
+    assert_eq!(a, b, "resumed training must equal one uninterrupted run");
+}
+
+#[test]
+fn predictions_file_has_one_line_per_example() {
+    let heart = repo_file("data/heart.libsvm");
+    let p = std::env::temp_dir().join(format!("sl-preds-{}.txt", std::process::id()));
+    train_json(&["--passes", "2", "-p", p.to_str().unwrap(), &heart]);
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert_eq!(text.lines().count(), 540);
+    assert!(text
+        .lines()
+        .all(|l| l.parse::<f64>().map(f64::is_finite).unwrap_or(false)));
+}
+
+#[test]
+fn train_and_test_errors_are_clear() {
+    let heart = repo_file("data/heart.libsvm");
+    let bad_model = tmp("bad.skl", b"SKLMODEL\x01\x00\x00\x00garbage");
+    let foreign = tmp("foreign.skl", b"+1 1:0.5\n");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["train", "--alpha", "-1", "--curvature", "fd", &heart],
+            "alpha",
+        ),
+        (vec!["train", "--alpha0", "nan", &heart], "alpha0"),
+        (
+            vec!["train", "--curvature", "fd", "--size", "0", &heart],
+            "size",
+        ),
+        (vec!["train", "--passes", "0", &heart], "passes"),
+        (vec!["train", "--loss", "cubic", &heart], "loss"),
+        (
+            vec!["test", "-i", bad_model.to_str().unwrap(), &heart],
+            "bad.skl",
+        ),
+        (
+            vec!["test", "-i", foreign.to_str().unwrap(), &heart],
+            "not a sketchlearn model",
+        ),
+        (
+            vec![
+                "train",
+                "-i",
+                bad_model.to_str().unwrap(),
+                "--alpha",
+                "2",
+                &heart,
+            ],
+            "-i",
+        ),
+        (vec!["train", "-", "--quiet"], "--dim"),
+    ];
+    for (args, needle) in cases {
+        let out = bin().args(&args).stdin(Stdio::null()).output().unwrap();
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: '{needle}' not in: {err}");
+    }
+}
+
+#[test]
+fn train_and_test_have_help() {
+    for sub in ["train", "test"] {
+        let out = run(&[sub, "--help"]);
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"));
+    }
+}

@@ -12,12 +12,14 @@ mod config;
 pub mod curvature;
 mod diagonal;
 mod first_order;
+mod intercept;
 mod newton;
 mod saved;
 
 pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
 pub use diagonal::DiagonalAdaptation;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
+pub use intercept::Intercept;
 pub use newton::{Newton, NewtonParams};
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
 
