@@ -173,9 +173,8 @@ proptest! {
                 let bound = tail_sq(&c, k) / (2.0 * (m - k) as f64);
                 prop_assert!(err <= bound + tol, "k={k}: RFD error {err} > {bound}");
             }
-            // And never worse than FD's own error.
-            let fd_err = spec(&sub(&gram(&c), &fd.matrix().to_dense()), d);
-            prop_assert!(err <= fd_err + tol);
+            // (RFD's error is not always below FD's own error — only its bound is half of FD's:
+            // when FD's error is well under Σδ, shifting by Σδ/2 can overshoot.)
         }
     }
 

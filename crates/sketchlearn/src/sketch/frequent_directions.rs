@@ -21,7 +21,7 @@
 //! * Doubling: a `2m`-row buffer shrunk by the `m`-th of its `2m` eigenvalues when full, keeping at
 //!   most `m − 1` rows: amortised `O(md)` per row.
 
-use super::error::{check_nonneg, check_row, check_size};
+use super::error::{check_nonneg, check_size};
 use super::{Sketch, SketchError, SketchMatrix};
 use crate::linalg::{gram_rows, rotate_rows, SymEigen};
 use crate::Row;
@@ -185,24 +185,58 @@ impl FrequentDirections {
         self.alpha0
     }
 
-    /// Inserts `scale · row` (used by GFD for `√|s_t| g_t`).
+    /// Inserts `scale · row` (used by GFD for `√|s_t| g_t`). A row that is zero after scaling
+    /// adds nothing to `AᵀA` and takes no buffer row (FD would insert it and shrink by σ_m = 0).
     pub fn insert_scaled(&mut self, row: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        check_row(&row, self.dim)?;
         if !scale.is_finite() {
             return Err(SketchError::NonFinite(format!("row scale {scale}")));
         }
-        self.rows_seen += 1;
-        if scale == 0.0 || row.is_zero() {
-            // A zero row adds nothing to AᵀA; FD would insert it and shrink by σ_m = 0.
-            return Ok(());
+        let need = row.max_index_plus_one();
+        if need > self.dim {
+            return Err(SketchError::DimensionMismatch {
+                index: need - 1,
+                dim: self.dim,
+            });
         }
         let d = self.dim;
         let dst = &mut self.buf[self.filled * d..(self.filled + 1) * d];
-        dst.iter_mut().for_each(|x| *x = 0.0);
-        row.axpy_into(scale, dst);
-        self.filled += 1;
-        if self.filled == self.capacity() {
-            self.shrink()?;
+        // One pass over the row: scaled copy, finiteness and non-zero checks together.
+        let (finite, nonzero) = match row {
+            Row::Dense(v) => {
+                let (mut finite, mut nonzero) = (true, false);
+                for (o, &x) in dst.iter_mut().zip(v) {
+                    let y = scale * x;
+                    *o = y;
+                    finite &= x.is_finite();
+                    nonzero |= y != 0.0;
+                }
+                dst[v.len()..].iter_mut().for_each(|o| *o = 0.0);
+                (finite, nonzero)
+            }
+            Row::Sparse { indices, values } => {
+                dst.iter_mut().for_each(|o| *o = 0.0);
+                let (mut finite, mut nonzero) = (true, false);
+                for (&i, &x) in indices.iter().zip(values) {
+                    let y = scale * x;
+                    dst[i as usize] = y;
+                    finite &= x.is_finite();
+                    nonzero |= y != 0.0;
+                }
+                (finite, nonzero)
+            }
+        };
+        if !finite {
+            dst.iter_mut().for_each(|o| *o = 0.0);
+            return Err(SketchError::NonFinite(
+                "row contains NaN or infinity".into(),
+            ));
+        }
+        self.rows_seen += 1;
+        if nonzero {
+            self.filled += 1;
+            if self.filled == self.capacity() {
+                self.shrink()?;
+            }
         }
         Ok(())
     }
