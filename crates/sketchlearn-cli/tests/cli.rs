@@ -37,7 +37,7 @@ fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 #[test]
-fn readme_main_command_reports_error_and_speed() {
+fn sketch_command_reports_error_and_speed() {
     let heart = repo_file("data/heart.libsvm");
     let out = run(&["sketch", "--method", "rfd-fast", "--size", "5", &heart]);
     assert!(
@@ -48,6 +48,22 @@ fn readme_main_command_reports_error_and_speed() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("relative_spectral_error"), "{text}");
     assert!(text.contains("rows                     270"), "{text}");
+}
+
+#[test]
+fn readme_main_command_trains_saves_and_tests() {
+    let heart = repo_file("data/heart.libsvm");
+    let model = std::env::temp_dir().join(format!("sl-readme-{}.model", std::process::id()));
+    let out = run(&["train", "-f", model.to_str().unwrap(), &heart]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stderr);
+    assert!(table.contains("progressive error"), "{table}");
+    assert!(table.contains("average"), "{table}");
+    let out = run(&["test", "-i", model.to_str().unwrap(), &heart]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("auc"), "{text}");
+    std::fs::remove_file(&model).ok();
 }
 
 #[test]

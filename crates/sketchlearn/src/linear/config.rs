@@ -269,15 +269,15 @@ impl LearnerConfig {
         let mut s = match self.algorithm {
             Algorithm::Newton => match self.curvature {
                 CurvatureKind::Identity | CurvatureKind::Full => {
-                    format!("newton/{} alpha={}", self.curvature, self.alpha)
+                    format!("newton/{} alpha={} c={}", self.curvature, self.alpha, self.c)
                 }
                 CurvatureKind::Rfd | CurvatureKind::RfdFast => format!(
-                    "newton/{} m={} alpha0={}",
-                    self.curvature, self.size, self.alpha0
+                    "newton/{} m={} alpha0={} c={}",
+                    self.curvature, self.size, self.alpha0, self.c
                 ),
                 _ => format!(
-                    "newton/{} m={} alpha={}",
-                    self.curvature, self.size, self.alpha
+                    "newton/{} m={} alpha={} c={}",
+                    self.curvature, self.size, self.alpha, self.c
                 ),
             },
             a => format!("{a} lr={}", self.learning_rate),
