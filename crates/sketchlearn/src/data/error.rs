@@ -119,4 +119,10 @@ pub enum ParseErrorKind {
     /// A CSV quoted field is not closed before the end of the line.
     #[error("unterminated quoted field")]
     UnterminatedQuote,
+    /// A VW feature token has an empty name (e.g. `:2`).
+    #[error("empty feature name in {0:?}")]
+    EmptyFeatureName(String),
+    /// An importance weight is negative.
+    #[error("negative importance weight {0:?}")]
+    NegativeWeight(String),
 }

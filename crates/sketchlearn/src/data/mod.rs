@@ -3,11 +3,14 @@
 pub mod csv;
 pub mod error;
 pub mod example;
+pub mod hashing;
 pub mod libsvm;
 pub mod source;
+pub mod vw;
 
 pub use csv::{CsvOptions, CsvReader};
 pub use error::{ParseError, ParseErrorKind};
 pub use example::{Example, Row};
 pub use libsvm::{LibsvmOptions, LibsvmReader};
 pub use source::open_input;
+pub use vw::{VwOptions, VwReader};

@@ -1,0 +1,321 @@
+//! Streaming reader of Vowpal Wabbit's text format with VW-compatible feature hashing.
+//!
+//! A line is `label [importance] [tag] |ns[:scale] feature[:value] ... |ns2 ...`:
+//! * the header (before the first `|`) holds the label, an optional importance weight (a number
+//!   ≥ 0; 1 when absent) and an optional tag (ignored);
+//! * each `|` opens a namespace; a name directly after `|` names it (`|user`), a space after `|`
+//!   is the default namespace; `|ns:2` scales every value in it by 2;
+//! * a feature is `name` (value 1) or `name:value`; names are hashed with
+//!   [`hashing`](super::hashing) into `2^bits` indices, exactly as VW does;
+//! * features that hash to the same index are added up (a linear model sees their sum, as in VW),
+//!   zero values are dropped, indices come out sorted.
+//!
+//! Blank lines are skipped (VW uses them to separate multi-line examples). Errors name the file,
+//! line and column: unparsable or non-finite label, value or weight, a negative weight, an empty
+//! feature name, a line with features but no label. No constant feature is added: the learners'
+//! intercept plays that role.
+
+use super::error::{ParseError, ParseErrorKind};
+use super::example::Example;
+use super::hashing::{feature_index, namespace_hash};
+use super::source::{open_input, source_name};
+use std::io::BufRead;
+
+/// Options of the VW reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VwOptions {
+    /// Number of hash bits `b` (1..=32): indices lie in `0..2^b`.
+    pub bits: u32,
+}
+
+impl Default for VwOptions {
+    /// 18 bits, VW's default.
+    fn default() -> Self {
+        VwOptions { bits: 18 }
+    }
+}
+
+impl VwOptions {
+    /// The hashed dimension `2^bits`.
+    pub fn dim(&self) -> usize {
+        1usize << self.bits.min(32)
+    }
+}
+
+/// Streaming VW text reader (constant memory in the number of lines).
+///
+/// ```
+/// use sketchlearn::data::{VwOptions, VwReader};
+/// use sketchlearn::Example;
+/// let text = "1 2.0 'tag |a price:2 3\n-1 |features word x_1:0.5\n";
+/// let mut r = VwReader::new(std::io::Cursor::new(text), "inline", VwOptions { bits: 18 }).unwrap();
+/// let mut ex = Example::default();
+/// assert!(r.read_into(&mut ex).unwrap());
+/// assert_eq!((ex.label, ex.weight), (1.0, 2.0));
+/// // `vw --audit -b 18` prints a^price:29466:2 and a^3:92597:1.
+/// assert_eq!(ex.indices, vec![29466, 92597]);
+/// assert_eq!(ex.values, vec![2.0, 1.0]);
+/// ```
+#[derive(Debug)]
+pub struct VwReader<R> {
+    reader: R,
+    source_name: String,
+    options: VwOptions,
+    buf: Vec<u8>,
+    pairs: Vec<(u32, f64)>,
+    line: u64,
+    examples: u64,
+}
+
+impl VwReader<Box<dyn BufRead + Send>> {
+    /// Opens `path` (`-` = standard input; gzip detected and decompressed).
+    pub fn open(path: &str, options: VwOptions) -> Result<Self, ParseError> {
+        let input = open_input(path)?;
+        VwReader::new(input, source_name(path), options)
+    }
+}
+
+type LineError = (usize, ParseErrorKind);
+
+impl<R: BufRead> VwReader<R> {
+    /// A reader over `reader`; fails when `bits` is outside 1..=32.
+    pub fn new(
+        reader: R,
+        source_name: impl Into<String>,
+        options: VwOptions,
+    ) -> Result<Self, ParseError> {
+        let source_name = source_name.into();
+        if !(1..=32).contains(&options.bits) {
+            return Err(ParseError::new(
+                source_name,
+                0,
+                0,
+                ParseErrorKind::Io(format!(
+                    "hash bits must be between 1 and 32, got {}",
+                    options.bits
+                )),
+            ));
+        }
+        Ok(VwReader {
+            reader,
+            source_name,
+            options,
+            buf: Vec::with_capacity(1024),
+            pairs: Vec::new(),
+            line: 0,
+            examples: 0,
+        })
+    }
+
+    /// The number of the last line read (1-based).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Examples returned so far.
+    pub fn examples_read(&self) -> u64 {
+        self.examples
+    }
+
+    /// The name used in error messages.
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// The hashed dimension `2^bits`.
+    pub fn dim(&self) -> usize {
+        self.options.dim()
+    }
+
+    /// Reads the next example into `ex`; `Ok(false)` at the end. After a parse error the next
+    /// call goes on with the following line.
+    pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        loop {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return Ok(false),
+                Ok(_) => {}
+                Err(e) => return Err(ParseError::io(&self.source_name, self.line + 1, &e)),
+            }
+            self.line += 1;
+            let line = trim_newline(&self.buf);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            ex.clear();
+            self.pairs.clear();
+            match parse_line(line, self.options.bits, ex, &mut self.pairs) {
+                Ok(()) => {
+                    self.examples += 1;
+                    return Ok(true);
+                }
+                Err((col, kind)) => {
+                    return Err(ParseError::new(
+                        self.source_name.clone(),
+                        self.line,
+                        col + 1,
+                        kind,
+                    ))
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for VwReader<R> {
+    type Item = Result<Example, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut ex = Example::default();
+        match self.read_into(&mut ex) {
+            Ok(true) => Some(Ok(ex)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+fn trim_newline(mut s: &[u8]) -> &[u8] {
+    while let [rest @ .., b'\n' | b'\r'] = s {
+        s = rest;
+    }
+    s
+}
+
+fn lossy(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    s.chars().take(64).collect()
+}
+
+fn parse_number(
+    tok: &[u8],
+    col: usize,
+    bad: fn(String) -> ParseErrorKind,
+) -> Result<f64, LineError> {
+    let text = std::str::from_utf8(tok).map_err(|_| (col, bad(lossy(tok))))?;
+    let v: f64 = text.parse().map_err(|_| (col, bad(lossy(tok))))?;
+    if !v.is_finite() {
+        return Err((col, ParseErrorKind::NonFiniteValue(lossy(tok))));
+    }
+    Ok(v)
+}
+
+/// Splits `s` (starting at byte `base` of the line) into whitespace-separated tokens with their
+/// columns.
+fn tokens(s: &[u8], base: usize) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < s.len() && s[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= s.len() {
+            return None;
+        }
+        let start = i;
+        while i < s.len() && !s[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        Some((base + start, &s[start..i]))
+    })
+}
+
+fn parse_line(
+    line: &[u8],
+    bits: u32,
+    ex: &mut Example,
+    pairs: &mut Vec<(u32, f64)>,
+) -> Result<(), LineError> {
+    let bar = line.iter().position(|&c| c == b'|').unwrap_or(line.len());
+    let mut header = tokens(&line[..bar], 0);
+    match header.next() {
+        None => return Err((0, ParseErrorKind::MissingLabel)),
+        Some((col, tok)) => ex.label = parse_number(tok, col, ParseErrorKind::UnparsableLabel)?,
+    }
+    ex.weight = 1.0;
+    if let Some((col, tok)) = header.next() {
+        // A second header token is the importance weight when it is a number, else a tag.
+        if !tok.starts_with(b"'") {
+            if let Ok(w) = parse_number(tok, col, ParseErrorKind::UnparsableValue) {
+                if w < 0.0 {
+                    return Err((col, ParseErrorKind::NegativeWeight(lossy(tok))));
+                }
+                ex.weight = w;
+            } else if tok.iter().any(|c| c.is_ascii_digit()) && tok.contains(&b'.') {
+                // Looks like a mistyped number rather than a tag.
+                return Err((col, ParseErrorKind::UnparsableValue(lossy(tok))));
+            }
+        }
+    }
+    // Namespaces.
+    let mut pos = bar;
+    while pos < line.len() {
+        // line[pos] == b'|'
+        let start = pos + 1;
+        let end = line[start..]
+            .iter()
+            .position(|&c| c == b'|')
+            .map_or(line.len(), |p| start + p);
+        let segment = &line[start..end];
+        let (ns_name, ns_scale, body, body_base) =
+            if segment.first().is_none_or(|c| c.is_ascii_whitespace()) {
+                (&b""[..], 1.0, segment, start)
+            } else {
+                let name_end = segment
+                    .iter()
+                    .position(|c| c.is_ascii_whitespace())
+                    .unwrap_or(segment.len());
+                let spec = &segment[..name_end];
+                let (name, scale) = match spec.iter().position(|&c| c == b':') {
+                    Some(p) => (
+                        &spec[..p],
+                        parse_number(
+                            &spec[p + 1..],
+                            start + p + 1,
+                            ParseErrorKind::UnparsableValue,
+                        )?,
+                    ),
+                    None => (spec, 1.0),
+                };
+                (name, scale, &segment[name_end..], start + name_end)
+            };
+        let ns_hash = namespace_hash(ns_name);
+        for (col, tok) in tokens(body, body_base) {
+            let (name, value) = match tok.iter().rposition(|&c| c == b':') {
+                Some(p) => (
+                    &tok[..p],
+                    parse_number(&tok[p + 1..], col + p + 1, ParseErrorKind::UnparsableValue)?,
+                ),
+                None => (tok, 1.0),
+            };
+            if name.is_empty() {
+                return Err((col, ParseErrorKind::EmptyFeatureName(lossy(tok))));
+            }
+            let v = value * ns_scale;
+            if !v.is_finite() {
+                return Err((col, ParseErrorKind::NonFiniteValue(lossy(tok))));
+            }
+            if v != 0.0 {
+                pairs.push((feature_index(name, ns_hash, bits), v));
+            }
+        }
+        pos = end;
+    }
+    pairs.sort_unstable_by_key(|p| p.0);
+    for &(i, v) in pairs.iter() {
+        if ex.indices.last() == Some(&i) {
+            let last = ex.values.len() - 1;
+            ex.values[last] += v;
+        } else {
+            ex.indices.push(i);
+            ex.values.push(v);
+        }
+    }
+    // Collisions may cancel to zero, or add up to ∞.
+    if ex.values.iter().any(|v| !v.is_finite()) {
+        return Err((
+            bar,
+            ParseErrorKind::NonFiniteValue("sum of colliding features".into()),
+        ));
+    }
+    Ok(())
+}
