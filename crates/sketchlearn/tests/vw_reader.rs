@@ -11,12 +11,15 @@ fn read_all(text: &str, bits: u32) -> Vec<Result<Example, sketchlearn::ParseErro
         .collect()
 }
 
+/// (label, importance, (index, value) pairs) of one example.
+type Expected = (f64, f64, Vec<(u32, f64)>);
+
 /// Lines and the indices `vw -b 18 --audit` (9.11.9) printed for them (Constant left out).
 #[test]
 fn indices_match_vw_audit() {
     let text = "1 2.0 |a price:2 3\n-1 |features word x_1:0.5 |f hello\n1 | 17 word\n";
     let got = read_all(text, 18);
-    let want: [(f64, f64, Vec<(u32, f64)>); 3] = [
+    let want: [Expected; 3] = [
         (1.0, 2.0, vec![(29466, 2.0), (92597, 1.0)]),
         (-1.0, 1.0, vec![(145607, 1.0), (159071, 1.0), (190778, 0.5)]),
         (1.0, 1.0, vec![(17, 1.0), (185504, 1.0)]),
