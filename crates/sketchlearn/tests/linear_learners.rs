@@ -385,6 +385,18 @@ fn constant_labels_and_all_zero_rows() {
 }
 
 #[test]
+fn adagrad_ignores_underflowing_gradients() {
+    // A saturated logistic derivative (~e^-400) squares to 0: the step must be skipped, not NaN.
+    let mut ada = sketchlearn::linear::AdaGrad::new(1, Loss::Logistic, 1.0).unwrap();
+    let x = [1e-170];
+    let p = ada.learn(Row::Dense(&x), 1.0, 1.0).unwrap();
+    assert_eq!(p, 0.0);
+    assert!(ada.weights()[0].is_finite());
+    let r = ada.learn(Row::Dense(&[1e-170]), 1.0, 1.0);
+    assert!(r.is_ok(), "{r:?}");
+}
+
+#[test]
 fn invalid_hyper_parameters_are_rejected() {
     let base = LearnerConfig::default();
     let cases = [

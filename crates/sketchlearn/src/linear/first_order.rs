@@ -162,6 +162,10 @@ impl AdaGrad {
             return Ok(());
         }
         let g2 = self.g2[i] + g * g;
+        if g2 == 0.0 {
+            // g² underflowed (|g| < 1e-162, e.g. a saturated logistic derivative): no step.
+            return Ok(());
+        }
         let w = self.w[i] - self.eta * g / g2.sqrt();
         if !(g2.is_finite() && weight_ok(w)) {
             return Err(LearnError::Diverged(format!("AdaGrad coordinate {i}")));
