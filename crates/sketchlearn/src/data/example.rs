@@ -55,11 +55,32 @@ impl<'a> Row<'a> {
     pub fn dot(&self, w: &[f64]) -> f64 {
         match self {
             Row::Dense(v) => v.iter().zip(w).map(|(a, b)| a * b).sum(),
-            Row::Sparse { indices, values } => indices
-                .iter()
-                .zip(values.iter())
-                .filter_map(|(&i, &x)| w.get(i as usize).map(|&wi| wi * x))
-                .sum(),
+            Row::Sparse { indices, values } => {
+                if indices.last().is_none_or(|&i| (i as usize) < w.len()) {
+                    // Every index is in range (indices are increasing): four independent
+                    // accumulators break the floating-point add chain.
+                    let mut acc = [0.0f64; 4];
+                    let mut chunks = indices.chunks_exact(4).zip(values.chunks_exact(4));
+                    for (ic, vc) in &mut chunks {
+                        for k in 0..4 {
+                            acc[k] += w[ic[k] as usize] * vc[k];
+                        }
+                    }
+                    let tail = indices.len() / 4 * 4;
+                    let rest: f64 = indices[tail..]
+                        .iter()
+                        .zip(&values[tail..])
+                        .map(|(&i, &x)| w[i as usize] * x)
+                        .sum();
+                    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
+                } else {
+                    indices
+                        .iter()
+                        .zip(values.iter())
+                        .filter_map(|(&i, &x)| w.get(i as usize).map(|&wi| wi * x))
+                        .sum()
+                }
+            }
         }
     }
 

@@ -107,12 +107,30 @@ impl<C: Curvature> Newton<C> {
         self.t
     }
 
-    /// `w += coef·A⁻¹x` unless that would make a weight non-finite.
-    fn guarded_step(&mut self, x: Row<'_>, coef: f64, what: &str) -> Result<(), LearnError> {
+    /// `w += coef·A⁻¹x` unless that would make a weight non-finite; with `update_scale`, the
+    /// curvature first receives `(update_scale·x)(update_scale·x)ᵀ` (one call, so that the
+    /// sketch can reuse `Sx`).
+    fn guarded_step(
+        &mut self,
+        x: Row<'_>,
+        coef: f64,
+        update_scale: Option<f64>,
+        what: &str,
+    ) -> Result<(), LearnError> {
         let mut delta = std::mem::take(&mut self.delta);
         delta.clear();
         delta.resize(self.w.len(), 0.0);
-        self.curvature.add_solve(x, coef, &mut delta);
+        let updated = match update_scale {
+            Some(scale) => self.curvature.update_and_solve(x, scale, coef, &mut delta),
+            None => {
+                self.curvature.add_solve(x, coef, &mut delta);
+                Ok(())
+            }
+        };
+        if let Err(e) = updated {
+            self.delta = delta;
+            return Err(e.into());
+        }
         let ok = self.w.iter().zip(&delta).all(|(w, d)| weight_ok(w + d));
         if ok {
             for (w, d) in self.w.iter_mut().zip(&delta) {
@@ -151,14 +169,13 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
             let tau = p.signum() * (p.abs() - clip);
             // q = xᵀA⁻¹x ≥ ‖x‖²/λ_max(A) > 0 in exact arithmetic; skip when it has cancelled.
             if q.is_finite() && q > 1e-12 * x.squared_norm() / self.curvature.alpha().max(1e-300) {
-                self.guarded_step(x, -tau / q, "projection")?;
+                self.guarded_step(x, -tau / q, None, "projection")?;
                 p -= tau;
             }
         }
         let dl = weight * self.params.loss.derivative(p, y);
         if dl != 0.0 {
-            self.curvature.update(x, self.params.c.sqrt() * dl)?;
-            self.guarded_step(x, -dl, "Newton")?;
+            self.guarded_step(x, -dl, Some(self.params.c.sqrt() * dl), "Newton")?;
         }
         Ok(p)
     }

@@ -27,6 +27,20 @@ pub trait Curvature {
     fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]);
     /// The isotropic part `α` currently in use.
     fn alpha(&self) -> f64;
+    /// The Newton step's pattern in one call: adds `(scale·x)(scale·x)ᵀ`, then
+    /// `target += coef · A⁻¹x` with the updated `A`. Sketches override it to reuse `Sx` between
+    /// the two halves.
+    fn update_and_solve(
+        &mut self,
+        x: Row<'_>,
+        scale: f64,
+        coef: f64,
+        target: &mut [f64],
+    ) -> Result<(), SketchError> {
+        self.update(x, scale)?;
+        self.add_solve(x, coef, target);
+        Ok(())
+    }
 }
 
 /// A curvature model chosen at run time (what the CLI and model files use).
@@ -72,5 +86,14 @@ impl Curvature for AnyCurvature {
     }
     fn alpha(&self) -> f64 {
         dispatch!(self, c => c.alpha())
+    }
+    fn update_and_solve(
+        &mut self,
+        x: Row<'_>,
+        scale: f64,
+        coef: f64,
+        target: &mut [f64],
+    ) -> Result<(), SketchError> {
+        dispatch!(self, c => c.update_and_solve(x, scale, coef, target))
     }
 }

@@ -17,6 +17,11 @@ use crate::sketch::{
 use crate::Row;
 use serde::{Deserialize, Serialize};
 
+thread_local! {
+    /// Scratch for densifying a sparse row (see `FdCurvature::project`).
+    static DENSE_SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn check_alpha(name: &str, a: f64) -> Result<(), SketchError> {
     if !(a.is_finite() && a > 0.0) {
         return Err(SketchError::InvalidParameter(format!(
@@ -125,12 +130,79 @@ impl FdCurvature {
         }
     }
 
-    /// `z = B x` for the `ℓ` filled rows.
+    /// Inserts `scale·x` given `z = Bx` for the rows held before, and leaves in `z` the
+    /// projection `B'x` onto the rows held after: when the row is simply appended, the new Gram
+    /// entries are `scale·z_i` and `scale²‖x‖²` and `B'x = [z; scale‖x‖²]` (no pass over the
+    /// buffer); after a shrink both are recomputed.
+    fn insert_with_projection(
+        &mut self,
+        x: Row<'_>,
+        scale: f64,
+        z: &mut Vec<f64>,
+    ) -> Result<(), SketchError> {
+        let (shrinks, filled) = (self.sketch.shrinks(), self.sketch.filled_rows());
+        self.sketch.insert_scaled(x, scale)?;
+        let (l, cap, d) = (
+            self.sketch.filled_rows(),
+            self.sketch.capacity(),
+            self.sketch.dim(),
+        );
+        if self.sketch.shrinks() != shrinks {
+            let b = self.sketch.rows();
+            let mut g2 = vec![0.0; l * l];
+            gram_rows(b, l, d, &mut g2);
+            for i in 0..l {
+                self.gram[i * cap..i * cap + l].copy_from_slice(&g2[i * l..(i + 1) * l]);
+            }
+            self.project(x, z);
+        } else if l == filled + 1 {
+            let r = l - 1;
+            for i in 0..r {
+                let v = scale * z[i];
+                self.gram[i * cap + r] = v;
+                self.gram[r * cap + i] = v;
+            }
+            let xx = x.squared_norm();
+            self.gram[r * cap + r] = scale * scale * xx;
+            z.push(scale * xx);
+        } else {
+            return Ok(()); // a zero row: nothing changed
+        }
+        self.refactor()
+    }
+
+    /// `target += coef·A⁻¹x` given `z = Bx` (overwritten).
+    fn solve_with_projection(&self, x: Row<'_>, z: &mut [f64], coef: f64, target: &mut [f64]) {
+        let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
+        self.solve_small(z);
+        let f = coef / self.alpha();
+        x.axpy_into(f, target);
+        let b = self.sketch.rows();
+        for i in 0..l {
+            if z[i] != 0.0 {
+                axpy(-f * z[i], &b[i * d..(i + 1) * d], target);
+            }
+        }
+    }
+
+    /// `z = B x` for the `ℓ` filled rows. A row with many non-zeros is first scattered into a
+    /// dense buffer so that the ℓ dot products run as contiguous (vectorised) loops instead of
+    /// gathers.
     fn project(&self, x: Row<'_>, z: &mut Vec<f64>) {
         let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
         let b = self.sketch.rows();
         z.clear();
-        z.extend((0..l).map(|i| x.dot(&b[i * d..(i + 1) * d])));
+        match x {
+            Row::Sparse { values, .. } if l > 1 && values.len() * 4 > d => {
+                DENSE_SCRATCH.with(|cell| {
+                    let mut dense = cell.borrow_mut();
+                    dense.resize(d, 0.0);
+                    x.write_dense(&mut dense);
+                    z.extend((0..l).map(|i| dot(&b[i * d..(i + 1) * d], &dense)));
+                });
+            }
+            _ => z.extend((0..l).map(|i| x.dot(&b[i * d..(i + 1) * d]))),
+        }
     }
 }
 
@@ -140,32 +212,11 @@ impl Curvature for FdCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        let (shrinks, filled) = (self.sketch.shrinks(), self.sketch.filled_rows());
-        self.sketch.insert_scaled(g, scale)?;
-        let (l, cap, d) = (
-            self.sketch.filled_rows(),
-            self.sketch.capacity(),
-            self.sketch.dim(),
-        );
-        let b = self.sketch.rows();
-        if self.sketch.shrinks() != shrinks {
-            let mut g2 = vec![0.0; l * l];
-            gram_rows(b, l, d, &mut g2);
-            for i in 0..l {
-                self.gram[i * cap..i * cap + l].copy_from_slice(&g2[i * l..(i + 1) * l]);
-            }
-        } else if l == filled + 1 {
-            let r = l - 1;
-            let new_row = &b[r * d..(r + 1) * d];
-            for i in 0..l {
-                let v = dot(&b[i * d..(i + 1) * d], new_row);
-                self.gram[i * cap + r] = v;
-                self.gram[r * cap + i] = v;
-            }
-        } else {
-            return Ok(()); // a zero row: nothing changed
-        }
-        self.refactor()
+        let mut z = std::mem::take(&mut self.z);
+        self.project(g, &mut z);
+        let r = self.insert_with_projection(g, scale, &mut z);
+        self.z = z;
+        r
     }
 
     fn inv_quad(&self, x: Row<'_>) -> f64 {
@@ -177,19 +228,27 @@ impl Curvature for FdCurvature {
     }
 
     fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]) {
-        let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
         let mut z = std::mem::take(&mut self.z);
         self.project(x, &mut z);
-        self.solve_small(&mut z);
-        let f = coef / self.alpha();
-        x.axpy_into(f, target);
-        let b = self.sketch.rows();
-        for i in 0..l {
-            if z[i] != 0.0 {
-                axpy(-f * z[i], &b[i * d..(i + 1) * d], target);
-            }
+        self.solve_with_projection(x, &mut z, coef, target);
+        self.z = z;
+    }
+
+    fn update_and_solve(
+        &mut self,
+        x: Row<'_>,
+        scale: f64,
+        coef: f64,
+        target: &mut [f64],
+    ) -> Result<(), SketchError> {
+        let mut z = std::mem::take(&mut self.z);
+        self.project(x, &mut z);
+        let r = self.insert_with_projection(x, scale, &mut z);
+        if r.is_ok() {
+            self.solve_with_projection(x, &mut z, coef, target);
         }
         self.z = z;
+        r
     }
 
     fn alpha(&self) -> f64 {
