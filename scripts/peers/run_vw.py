@@ -2,7 +2,7 @@
 """Run Vowpal Wabbit (the peer) on LIBSVM files: one pass, progressive 0/1 error, wall seconds.
 
 Each LIBSVM file is converted once to VW text (`label |f idx:val ...`) and cached under
-`target/peers/` (re-converted when the source is newer). A file ending in `.vw` is used as it is.
+`target/peers/` (re-converted when the source file changes: a `.src` sidecar records its path, size and mtime). A file ending in `.vw` is used as it is.
 The pass runs inside `vowpalwabbit.Workspace(...)` (the constructor reads the whole file); only
 that constructor is timed, so the time includes VW's own parsing of its text file but not the
 conversion.
@@ -10,8 +10,10 @@ conversion.
 Output: one JSON object per line on stdout (flushed after each run), in file-major order:
   {"type": "convert", "file", "vw_file", "cached", "seconds"}
   {"type": "run", "file", "vw_file", "mode", "normalize", "setting", "param", "value", "args",
-   "repeat", "examples", "progressive_error", "average_loss", "seconds", "nonfinite_weights",
-   "status", "message"}
+   "repeat", "examples", "progressive_error", "average_loss", "seconds", "cpu_seconds",
+   "nonfinite_weights", "status", "message"}
+`cpu_seconds` is the process CPU time (all threads: VW parses in a thread of its own) over the
+same span as `seconds`.
   {"type": "best", ...the fields of the chosen run..., "grid_size", "grid_failed"}
 `status` is "ok", "nan" (VW finished but left non-finite weights or a non-finite loss) or
 "error" (VW raised; `message` says why). Tuned = the lowest progressive error over the grid among
@@ -60,7 +62,11 @@ def convert(src: Path, cache_dir: Path):
     cache_dir.mkdir(parents=True, exist_ok=True)
     dst = cache_dir / (src.name[: -len(".libsvm")] if src.name.endswith(".libsvm") else src.name)
     dst = dst.with_name(dst.name + ".vw")
-    if dst.exists() and dst.stat().st_mtime >= src.stat().st_mtime and dst.stat().st_size > 0:
+    # The cache is valid for exactly this source (resolved path, size, mtime): a sidecar records it.
+    st = src.stat()
+    key = f"{src.resolve()}\t{st.st_size}\t{st.st_mtime_ns}\n"
+    side = dst.with_name(dst.name + ".src")
+    if dst.exists() and side.exists() and side.read_text() == key:
         return dst, True, 0.0
     start = time.perf_counter()
     tmp = dst.with_name(dst.name + ".tmp")
@@ -75,6 +81,7 @@ def convert(src: Path, cache_dir: Path):
             # Binary labels: > 0 is +1, anything else -1 (VW's logistic loss wants -1/+1).
             fout.write(("1" if label > 0 else "-1") + " |f " + " ".join(feats) + "\n")
     os.replace(tmp, dst)
+    side.write_text(key)
     return dst, False, time.perf_counter() - start
 
 
@@ -110,9 +117,10 @@ def run_once(args_str, bits):
 
     ws = None
     try:
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         ws = vowpalwabbit.Workspace(args_str)
         seconds = time.perf_counter() - start
+        cpu_seconds = time.process_time() - cpu_start
         n = ws.get_weighted_examples()
         loss = ws.get_sum_loss()
         err = loss / n if n > 0 else float("nan")
@@ -124,11 +132,11 @@ def run_once(args_str, bits):
         elif not math.isfinite(err):
             msg = "non-finite progressive loss"
         return dict(examples=n, progressive_error=finite_or_none(err),
-                    average_loss=finite_or_none(err), seconds=seconds,
+                    average_loss=finite_or_none(err), seconds=seconds, cpu_seconds=cpu_seconds,
                     nonfinite_weights=nonfinite, status=status, message=msg)
     except Exception as e:  # VW raises on bad arguments, I/O errors, ...
         return dict(examples=None, progressive_error=None, average_loss=None, seconds=None,
-                    nonfinite_weights=None, status="error",
+                    cpu_seconds=None, nonfinite_weights=None, status="error",
                     message=f"{type(e).__name__}: {e}")
     finally:
         if ws is not None:
@@ -145,7 +153,7 @@ def run_isolated(args_str, bits):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if proc.returncode != 0 or not proc.stdout.strip():
         return dict(examples=None, progressive_error=None, average_loss=None, seconds=None,
-                    nonfinite_weights=None, status="error",
+                    cpu_seconds=None, nonfinite_weights=None, status="error",
                     message=f"VW process exited with {proc.returncode}: {proc.stderr.strip()[-300:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

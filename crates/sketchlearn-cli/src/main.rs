@@ -1,5 +1,7 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
+mod drp_cmd;
+mod fm_cmd;
 mod input;
 mod plot;
 mod repro;
@@ -24,6 +26,12 @@ enum Command {
     Train(Box<train::TrainArgs>),
     /// Evaluate a saved model on a file, without updating it.
     Test(train::TestArgs),
+    /// Dual random projection: recover the optimum of an L2-regularised problem from m random
+    /// projections (naive, Alg. 1, Alg. 2), optionally against the exact solution.
+    Drp(Box<drp_cmd::DrpArgs>),
+    /// Online factorization machines (SFTRL, FTRL, OGD, OCG, FM-SGD) on ratings or LIBSVM data:
+    /// one online pass over the first part of the file, then a test on the rest.
+    Fm(Box<fm_cmd::FmArgs>),
     /// Reproduce a paper experiment: writes tables and plots under docs/results/.
     Repro(repro::ReproArgs),
 }
@@ -35,6 +43,8 @@ fn main() {
         Command::Repro(args) => repro::run(&args),
         Command::Train(args) => train::train(&args),
         Command::Test(args) => train::test(&args),
+        Command::Drp(args) => drp_cmd::run(&args),
+        Command::Fm(args) => fm_cmd::run(&args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

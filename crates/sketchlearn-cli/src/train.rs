@@ -5,14 +5,16 @@
 use crate::input::{for_each_row, Format};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
+use sketchlearn::data::{VwOptions, VwReader};
 use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
 use sketchlearn::linear::{
     Algorithm, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
 };
 use sketchlearn::loss::Loss;
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader, ParseError, Row};
 use std::borrow::Cow;
 use std::fs::File;
+use std::io::BufRead;
 use std::io::{BufWriter, Write};
 use std::time::Instant;
 
@@ -55,6 +57,13 @@ pub struct LearnerArgs {
     /// No intercept (by default a constant feature 1 is appended, as VW does).
     #[arg(long)]
     pub no_bias: bool,
+    /// Use the sparse-time learner of the curvature (oja, rp, fd/fd-fast, rfd/rfd-fast):
+    /// O(m² + m·nnz) per example instead of O(md). Default: chosen automatically (see below).
+    #[arg(long, conflicts_with = "dense")]
+    pub sparse: bool,
+    /// Use the dense learner even for sparse input.
+    #[arg(long)]
+    pub dense: bool,
 }
 
 impl LearnerArgs {
@@ -71,6 +80,8 @@ impl LearnerArgs {
             || self.learning_rate.is_some()
             || self.oja_c.is_some()
             || self.no_bias
+            || self.sparse
+            || self.dense
     }
 
     /// The configuration: library defaults overridden by the flags given.
@@ -103,7 +114,13 @@ impl LearnerArgs {
 Each example is predicted before it is learned (progressive validation); the progress table on \
 stderr has rows at example counts 1, 2, 4, 8, ... Labels are ±1 for the classification losses \
 (a score ≤ 0 predicts −1). With --passes N the file is read N times; the progressive metrics \
-cover all passes, as in VW.\n\nExample:\n  sketchlearn train data/heart.libsvm"
+cover all passes, as in VW.\n\nSparse input: for --algo newton with curvature oja, rp, fd/fd-fast or \
+rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-sparse: \
+O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
+input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
+below d/10 (over the whole file when d is read from it, else over its first 1000 examples; \
+LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --sparse forces it, --dense \
+prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
 )]
 pub struct TrainArgs {
     #[command(flatten)]
@@ -135,8 +152,120 @@ pub struct TrainArgs {
     /// LIBSVM indices start at 0.
     #[arg(long)]
     pub zero_based: bool,
-    /// Training file (LIBSVM; `-` = stdin, which then needs --dim; `.gz` decompressed).
+    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
+    #[arg(long, value_enum, default_value_t = DataFormat::Auto)]
+    pub format: DataFormat,
+    /// VW input: hash features into 2^B weights (VW's -b; default 18, or the model's with -i).
+    #[arg(short = 'b', long)]
+    pub bits: Option<u32>,
+    /// Training file (LIBSVM or VW text; `-` = stdin, which then needs --dim for LIBSVM; `.gz`
+    /// decompressed).
     pub file: String,
+}
+
+/// Input formats of `train` and `test`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DataFormat {
+    /// `.vw` or `.vw.gz` → vw, anything else → libsvm.
+    Auto,
+    /// LIBSVM / SVMLight: `label idx:val ...`.
+    Libsvm,
+    /// Vowpal Wabbit text: `label [importance] [tag] |ns feature[:value] ...`, hashed as VW does.
+    Vw,
+}
+
+impl DataFormat {
+    /// Resolves `Auto` from the path.
+    pub fn resolve(self, path: &str) -> DataFormat {
+        match self {
+            DataFormat::Auto => {
+                let p = path.strip_suffix(".gz").unwrap_or(path);
+                if p.ends_with(".vw") {
+                    DataFormat::Vw
+                } else {
+                    DataFormat::Libsvm
+                }
+            }
+            f => f,
+        }
+    }
+}
+
+/// A LIBSVM or VW example reader.
+pub enum ExampleReader {
+    Libsvm(LibsvmReader<Box<dyn BufRead + Send>>),
+    Vw(VwReader<Box<dyn BufRead + Send>>),
+}
+
+impl ExampleReader {
+    /// Opens `path` as `format` (resolved), with `bits` hash bits for VW.
+    pub fn open(path: &str, format: DataFormat, zero_based: bool, bits: u32) -> Result<Self> {
+        Ok(match format.resolve(path) {
+            DataFormat::Vw => {
+                if zero_based {
+                    bail!("--zero-based applies to LIBSVM input only");
+                }
+                ExampleReader::Vw(VwReader::open(path, VwOptions { bits })?)
+            }
+            _ => ExampleReader::Libsvm(LibsvmReader::open(path, LibsvmOptions { zero_based })?),
+        })
+    }
+    pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        match self {
+            ExampleReader::Libsvm(r) => r.read_into(ex),
+            ExampleReader::Vw(r) => r.read_into(ex),
+        }
+    }
+    pub fn source_name(&self) -> &str {
+        match self {
+            ExampleReader::Libsvm(r) => r.source_name(),
+            ExampleReader::Vw(r) => r.source_name(),
+        }
+    }
+    pub fn line(&self) -> u64 {
+        match self {
+            ExampleReader::Libsvm(r) => r.line(),
+            ExampleReader::Vw(r) => r.line(),
+        }
+    }
+}
+
+/// Hash bits for VW input: `--bits`, else those of the model's dimension, else 18.
+fn vw_bits(bits: Option<u32>, model_dim: Option<usize>) -> Result<u32> {
+    if let Some(b) = bits {
+        if !(1..=32).contains(&b) {
+            bail!("--bits must be between 1 and 32, got {b}");
+        }
+        return Ok(b);
+    }
+    match model_dim {
+        Some(d) if d.is_power_of_two() => Ok(d.trailing_zeros()),
+        Some(d) => bail!("the model's dimension {d} is not a power of two: give --bits"),
+        None => Ok(VwOptions::default().bits),
+    }
+}
+
+/// Examples read for the automatic sparse/dense choice when the dimension is not taken from a
+/// full pass over the file.
+const SPARSITY_SAMPLE: u64 = 1000;
+
+/// The automatic choice of the sparse-time learner (`train` without `--sparse`/`--dense`): for a
+/// Newton learner whose curvature has a sparse variant, use it when the input is VW text (hashed
+/// features, `d = 2^b`) or when the average number of non-zeros per example is below `d/10`
+/// (over the whole file when its dimension is read from it, else over its first 1000 examples;
+/// LIBSVM from standard input stays dense). FD/RFD additionally need `d ≥ 2m`.
+fn auto_sparse(config: &LearnerConfig, dim: usize, vw: bool, avg_nnz: Option<f64>) -> bool {
+    let Some(kind) = config.curvature.sparse_variant() else {
+        return false;
+    };
+    if config.algorithm != Algorithm::Newton || config.curvature.is_sparse() {
+        return false;
+    }
+    let fd = matches!(kind, CurvatureKind::FdSparse | CurvatureKind::RfdSparse);
+    if fd && dim + usize::from(config.bias) < 2 * config.size {
+        return false;
+    }
+    vw || avg_nnz.is_some_and(|a| a < dim as f64 / 10.0)
 }
 
 /// Arguments of `sketchlearn test`.
@@ -154,7 +283,14 @@ pub struct TestArgs {
     /// LIBSVM indices start at 0.
     #[arg(long)]
     pub zero_based: bool,
-    /// Test file (LIBSVM; `-` = stdin; `.gz` decompressed). Features unseen in training count as 0.
+    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
+    #[arg(long, value_enum, default_value_t = DataFormat::Auto)]
+    pub format: DataFormat,
+    /// VW input: hash bits (default: those of the model's dimension).
+    #[arg(short = 'b', long)]
+    pub bits: Option<u32>,
+    /// Test file (LIBSVM or VW; `-` = stdin; `.gz` decompressed). Features unseen in training
+    /// count as 0.
     pub file: String,
 }
 
@@ -263,6 +399,12 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     if args.passes > 1 && args.file == "-" {
         bail!("several passes need a file, not standard input");
     }
+    let format = args.format.resolve(&args.file);
+    let vw = format == DataFormat::Vw;
+    if args.bits.is_some() && !vw {
+        bail!("--bits applies to VW input (feature hashing); LIBSVM indices are used as they are");
+    }
+    let mut sparse_note = String::new();
     let mut model = match &args.initial_model {
         Some(path) => {
             if args.learner.any_set() {
@@ -271,25 +413,88 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             LinearModel::load(path)?
         }
         None => {
-            let config = args.learner.config(args.seed);
-            config.build(0)?; // validate before reading the data
-            let dim = match (args.dim, args.file.as_str()) {
-                (Some(d), _) => d,
-                (None, "-") => bail!("reading standard input needs --dim"),
-                (None, path) => {
-                    for_each_row(path, Format::Libsvm, args.zero_based, |_, _| Ok(()))?.1
+            let mut config = args.learner.config(args.seed);
+            if args.learner.sparse {
+                if config.algorithm != Algorithm::Newton {
+                    bail!("--sparse applies to --algo newton (ogd and adagrad are O(nnz) already)");
+                }
+                config.curvature = config.curvature.sparse_variant().with_context(|| {
+                    format!(
+                        "curvature {} has no sparse-time learner (use oja, rp, fd or rfd)",
+                        config.curvature
+                    )
+                })?;
+            }
+            // Validate before reading the data (the sparse FD learner needs d ≥ 2m).
+            config.build(if config.curvature.is_sparse() {
+                2 * config.size
+            } else {
+                0
+            })?;
+            let (dim, avg_nnz) = if vw {
+                if args.dim.is_some() {
+                    bail!("VW input has dimension 2^bits: give --bits, not --dim");
+                }
+                (1usize << vw_bits(args.bits, None)?, None)
+            } else {
+                match (args.dim, args.file.as_str()) {
+                    (Some(d), "-") => (d, None),
+                    (None, "-") => bail!("reading standard input needs --dim"),
+                    (Some(d), path) => {
+                        // The first examples give the sparsity for the automatic choice.
+                        let mut r = ExampleReader::open(path, format, args.zero_based, 18)?;
+                        let (mut ex, mut n, mut nnz) = (Example::default(), 0u64, 0usize);
+                        while n < SPARSITY_SAMPLE && r.read_into(&mut ex)? {
+                            n += 1;
+                            nnz += ex.indices.len();
+                        }
+                        (d, (n > 0).then(|| nnz as f64 / n as f64))
+                    }
+                    (None, path) => {
+                        let mut nnz = 0usize;
+                        let (n, dim) =
+                            for_each_row(path, Format::Libsvm, args.zero_based, |row, _| {
+                                nnz += row.stored_len();
+                                Ok(())
+                            })?;
+                        (dim, (n > 0).then(|| nnz as f64 / n as f64))
+                    }
                 }
             };
+            if !args.learner.sparse && !args.learner.dense && auto_sparse(&config, dim, vw, avg_nnz)
+            {
+                let kind = config.curvature.sparse_variant().expect("checked");
+                sparse_note = match avg_nnz {
+                    _ if vw => format!("  [{kind}: chosen for hashed VW input]"),
+                    Some(a) => format!(
+                        "  [{kind}: chosen for sparse input, {a:.1} non-zeros/example < d/10]"
+                    ),
+                    None => String::new(),
+                };
+                config.curvature = kind;
+            }
             let learner = config.build(dim)?;
             LinearModel::new(config, learner)
         }
+    };
+    let bits = if vw {
+        let b = vw_bits(args.bits, Some(model.learner.dim()))?;
+        if 1usize << b != model.learner.dim() {
+            bail!(
+                "--bits {b} does not match the model's dimension {}",
+                model.learner.dim()
+            );
+        }
+        b
+    } else {
+        18
     };
     let loss = model.config.loss;
     let mut metrics = Metrics::new();
     let quiet = args.quiet;
     if !quiet {
         eprintln!(
-            "learner: {}  (d = {})",
+            "learner: {}  (d = {}){sparse_note}",
             model.config.describe(),
             model.learner.dim()
         );
@@ -304,12 +509,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     };
     let mut total = 0;
     for _pass in 0..args.passes {
-        let mut reader = LibsvmReader::open(
-            &args.file,
-            LibsvmOptions {
-                zero_based: args.zero_based,
-            },
-        )?;
+        let mut reader = ExampleReader::open(&args.file, format, args.zero_based, bits)?;
         let n = progressive_with(
             &mut tap,
             |ex: &mut Example| reader.read_into(ex),
@@ -381,12 +581,15 @@ pub fn train(args: &TrainArgs) -> Result<()> {
 pub fn test(args: &TestArgs) -> Result<()> {
     let model = LinearModel::load(&args.initial_model)?;
     let mut metrics = Metrics::new();
-    let mut reader = LibsvmReader::open(
-        &args.file,
-        LibsvmOptions {
-            zero_based: args.zero_based,
-        },
-    )?;
+    let format = args.format.resolve(&args.file);
+    let bits = if format == DataFormat::Vw {
+        vw_bits(args.bits, Some(model.learner.dim()))?
+    } else if args.bits.is_some() {
+        bail!("--bits applies to VW input (feature hashing)");
+    } else {
+        18
+    };
+    let mut reader = ExampleReader::open(&args.file, format, args.zero_based, bits)?;
     let mut out = open_predictions(&args.predictions)?;
     let start = Instant::now();
     let mut io_error = None;

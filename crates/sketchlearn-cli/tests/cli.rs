@@ -55,12 +55,20 @@ fn readme_main_command_trains_saves_and_tests() {
     let heart = repo_file("data/heart.libsvm");
     let model = std::env::temp_dir().join(format!("sl-readme-{}.model", std::process::id()));
     let out = run(&["train", "-f", model.to_str().unwrap(), &heart]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let table = String::from_utf8_lossy(&out.stderr);
     assert!(table.contains("progressive error"), "{table}");
     assert!(table.contains("average"), "{table}");
     let out = run(&["test", "-i", model.to_str().unwrap(), &heart]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("auc"), "{text}");
     std::fs::remove_file(&model).ok();

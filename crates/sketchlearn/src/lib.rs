@@ -10,7 +10,9 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod data;
+pub mod drp;
 pub mod eval;
+pub mod fm;
 pub mod linalg;
 pub mod linear;
 pub mod loss;

@@ -361,6 +361,210 @@ pub fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
+/// `out (cols × cols) = Aᵀ A` for a row-major `A` of shape `rows × cols` (the Gram matrix of the
+/// columns). `out` is row-major and exactly symmetric.
+///
+/// ```
+/// let a = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
+/// let mut g = [0.0; 4];
+/// sketchlearn::linalg::gram_cols(&a, 2, 2, &mut g);
+/// assert_eq!(g, [1.0, 2.0, 2.0, 13.0]);
+/// ```
+pub fn gram_cols(a: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
+    let av = view(a, rows, cols);
+    matmul(
+        view_mut(out, cols, cols),
+        Accum::Replace,
+        av.transpose(),
+        av,
+        1.0,
+        Par::Seq,
+    );
+    for i in 0..cols {
+        for j in 0..i {
+            let v = 0.5 * (out[i * cols + j] + out[j * cols + i]);
+            out[i * cols + j] = v;
+            out[j * cols + i] = v;
+        }
+    }
+}
+
+/// Cholesky factor `A = L Lᵀ` of a symmetric positive definite `n × n` matrix, computed by
+/// `faer`'s blocked (sequential) factorisation, for repeated solves with the same matrix.
+///
+/// ```
+/// use sketchlearn::linalg::SpdFactor;
+/// let f = SpdFactor::new(&[4.0, 2.0, 2.0, 3.0], 2).unwrap();
+/// let mut b = [2.0, 1.0];
+/// f.solve_in_place(&mut b);
+/// assert!((4.0 * b[0] + 2.0 * b[1] - 2.0).abs() < 1e-14);
+/// assert!((2.0 * b[0] + 3.0 * b[1] - 1.0).abs() < 1e-14);
+/// assert!(SpdFactor::new(&[1.0, 2.0, 2.0, 1.0], 2).is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct SpdFactor {
+    l: Mat<f64>,
+}
+
+impl SpdFactor {
+    /// Factors the symmetric row-major `n × n` matrix `a` (only its lower triangle is read).
+    /// Fails with [`LinalgError::NonFinite`] on NaN/∞ and [`LinalgError::NotPositiveDefinite`]
+    /// when a pivot is not positive.
+    pub fn new(a: &[f64], n: usize) -> Result<Self, LinalgError> {
+        if a[..n * n].iter().any(|x| !x.is_finite()) {
+            return Err(LinalgError::NonFinite);
+        }
+        let mut l = Mat::<f64>::zeros(n, n);
+        for i in 0..n {
+            for j in 0..=i {
+                l[(i, j)] = a[i * n + j];
+            }
+        }
+        let req = faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(
+            n,
+            Par::Seq,
+            Default::default(),
+        );
+        let mut mem = MemBuffer::new(req);
+        faer::linalg::cholesky::llt::factor::cholesky_in_place(
+            l.as_mut(),
+            Default::default(),
+            Par::Seq,
+            MemStack::new(&mut mem),
+            Default::default(),
+        )
+        .map_err(|_| LinalgError::NotPositiveDefinite)?;
+        for i in 0..n {
+            if !(l[(i, i)] > 0.0 && l[(i, i)].is_finite()) {
+                return Err(LinalgError::NotPositiveDefinite);
+            }
+        }
+        Ok(SpdFactor { l })
+    }
+
+    /// Size `n`.
+    pub fn size(&self) -> usize {
+        self.l.nrows()
+    }
+
+    /// Solves `A x = b` in place (`b` becomes `x`); `b.len()` must be `n`.
+    pub fn solve_in_place(&self, b: &mut [f64]) {
+        let n = self.size();
+        let rhs = MatMut::from_column_major_slice_mut(&mut b[..n], n, 1);
+        let mut mem = MemBuffer::new(faer::dyn_stack::StackReq::EMPTY);
+        faer::linalg::cholesky::llt::solve::solve_in_place(
+            self.l.as_ref(),
+            rhs,
+            Par::Seq,
+            MemStack::new(&mut mem),
+        );
+    }
+}
+
+/// `out (cols × cols) += Aᵀ diag(w) A = Σ_r w_r a_r a_rᵀ` for a row-major `A` (`rows × cols`)
+/// and non-negative row weights `w` (the Gauss–Newton/Hessian matrix of a margin loss). Rows
+/// are scaled by `√w_r` in blocks and accumulated with GEMM; only `O(block · cols)` extra memory.
+///
+/// ```
+/// let a = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
+/// let mut h = [1.0, 0.0, 0.0, 1.0];
+/// sketchlearn::linalg::add_weighted_gram_cols(&a, 2, 2, &[4.0, 1.0], &mut h);
+/// assert_eq!(h, [5.0, 8.0, 8.0, 26.0]);
+/// ```
+pub fn add_weighted_gram_cols(a: &[f64], rows: usize, cols: usize, w: &[f64], out: &mut [f64]) {
+    const BLOCK: usize = 256;
+    let mut scaled = vec![0.0; BLOCK.min(rows) * cols];
+    let mut start = 0;
+    while start < rows {
+        let len = BLOCK.min(rows - start);
+        for r in 0..len {
+            let s = w[start + r].max(0.0).sqrt();
+            let src = &a[(start + r) * cols..(start + r + 1) * cols];
+            for (d, x) in scaled[r * cols..(r + 1) * cols].iter_mut().zip(src) {
+                *d = s * x;
+            }
+        }
+        let sv = view(&scaled, len, cols);
+        matmul(
+            view_mut(out, cols, cols),
+            Accum::Add,
+            sv.transpose(),
+            sv,
+            1.0,
+            Par::Seq,
+        );
+        start += len;
+    }
+    for i in 0..cols {
+        for j in 0..i {
+            let v = 0.5 * (out[i * cols + j] + out[j * cols + i]);
+            out[i * cols + j] = v;
+            out[j * cols + i] = v;
+        }
+    }
+}
+
+/// Dominant eigenpair (the eigenvalue of largest magnitude) of a symmetric operator by power
+/// iteration, warm-started from `v` (which need not be normalised; a zero `v` is replaced by the
+/// all-ones direction). `apply(x, out)` must write `A x` into `out`. Stops after `max_iters`
+/// products or once `‖Av − λv‖ ≤ tol·|λ|`. On return `v` is unit-norm and the Rayleigh quotient
+/// `λ = vᵀAv` is returned with the number of products used; `λ = 0` when `A v = 0`.
+///
+/// Used for the linear minimisation over the nuclear-norm ball of online conditional gradient
+/// (`argmin_{‖V‖_* ≤ τ} ⟨M, V⟩ = −τ·sign(λ)·v vᵀ` for a symmetric `M`).
+///
+/// ```
+/// let a = [2.0, 1.0, 1.0, -3.0];
+/// let mut v = vec![1.0, 0.0];
+/// let (lambda, _) = sketchlearn::linalg::power_iteration(
+///     |x, out| {
+///         out[0] = a[0] * x[0] + a[1] * x[1];
+///         out[1] = a[2] * x[0] + a[3] * x[1];
+///     },
+///     &mut v,
+///     500,
+///     1e-12,
+/// );
+/// // Eigenvalues (−1 ± √29)/2: the dominant one is −(1 + √29)/2.
+/// assert!((lambda + (1.0 + 29f64.sqrt()) / 2.0).abs() < 1e-9);
+/// ```
+pub fn power_iteration(
+    mut apply: impl FnMut(&[f64], &mut [f64]),
+    v: &mut [f64],
+    max_iters: usize,
+    tol: f64,
+) -> (f64, usize) {
+    let n = v.len();
+    if n == 0 {
+        return (0.0, 0);
+    }
+    let norm = dot(v, v).sqrt();
+    if !(norm > 0.0 && norm.is_finite()) {
+        v.iter_mut().for_each(|x| *x = 1.0 / (n as f64).sqrt());
+    } else {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    let mut w = vec![0.0; n];
+    let mut lambda = 0.0;
+    for it in 1..=max_iters.max(1) {
+        apply(v, &mut w);
+        lambda = dot(v, &w);
+        let wn = dot(&w, &w).sqrt();
+        if !(wn > 0.0 && wn.is_finite()) {
+            return (if wn == 0.0 { 0.0 } else { lambda }, it);
+        }
+        // Residual ‖Av − λv‖² = ‖Av‖² − λ² for a unit v.
+        let resid = (wn * wn - lambda * lambda).max(0.0).sqrt();
+        for (x, y) in v.iter_mut().zip(&w) {
+            *x = y / wn;
+        }
+        if resid <= tol * lambda.abs() {
+            return (lambda, it);
+        }
+    }
+    (lambda, max_iters.max(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

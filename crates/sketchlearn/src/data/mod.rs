@@ -5,6 +5,7 @@ pub mod error;
 pub mod example;
 pub mod hashing;
 pub mod libsvm;
+pub mod ratings;
 pub mod source;
 pub mod vw;
 
@@ -12,5 +13,6 @@ pub use csv::{CsvOptions, CsvReader};
 pub use error::{ParseError, ParseErrorKind};
 pub use example::{Example, Row};
 pub use libsvm::{LibsvmOptions, LibsvmReader};
+pub use ratings::{read_ratings, RatingsEncoder, RatingsError, RatingsOptions, RatingsTable};
 pub use source::open_input;
 pub use vw::{VwOptions, VwReader};

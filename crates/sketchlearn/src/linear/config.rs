@@ -4,9 +4,10 @@
 use super::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
 };
+use super::sparse::{SparseFd, SparseLearner, SparseOja, SparseRp};
 use super::{
-    AdaGrad, DiagonalAdaptation, Intercept, LearnError, Newton, NewtonParams, Ogd, OnlineLearner,
-    StepSchedule,
+    AdaGrad, DiagonalAdaptation, FixedLinear, Intercept, LearnError, Newton, NewtonParams, Ogd,
+    OnlineLearner, StepSchedule,
 };
 use crate::loss::Loss;
 use crate::sketch::FdVariant;
@@ -46,6 +47,38 @@ pub enum CurvatureKind {
     Rp,
     /// Oja's sketch (Oja-SON).
     Oja,
+    /// Sparse-time Oja-SON ([`SparseOja`](super::sparse::SparseOja)): `O(m² + m·nnz)` per
+    /// example; mathematically equal to `oja` started from the structured initial directions.
+    OjaSparse,
+    /// Sparse-time RP-SON ([`SparseRp`](super::sparse::SparseRp)); equal to `rp` (same draws).
+    RpSparse,
+    /// Sparse-time FD-SON with the doubling buffer ([`SparseFd`](super::sparse::SparseFd));
+    /// equal to `fd-fast`. Needs `d ≥ 2m`.
+    FdSparse,
+    /// Sparse-time RFD-SON with the doubling buffer; equal to `rfd-fast`. Needs `d ≥ 2m`.
+    RfdSparse,
+}
+
+impl CurvatureKind {
+    /// The sparse-time variant of a curvature (`oja → oja-sparse`, `rp → rp-sparse`,
+    /// `fd`/`fd-fast → fd-sparse`, `rfd`/`rfd-fast → rfd-sparse`; sparse kinds map to
+    /// themselves), or `None` (identity, full).
+    pub fn sparse_variant(self) -> Option<CurvatureKind> {
+        use CurvatureKind::*;
+        match self {
+            Oja | OjaSparse => Some(OjaSparse),
+            Rp | RpSparse => Some(RpSparse),
+            Fd | FdFast | FdSparse => Some(FdSparse),
+            Rfd | RfdFast | RfdSparse => Some(RfdSparse),
+            Identity | Full => None,
+        }
+    }
+
+    /// True for the sparse-time curvatures.
+    pub fn is_sparse(self) -> bool {
+        use CurvatureKind::*;
+        matches!(self, OjaSparse | RpSparse | FdSparse | RfdSparse)
+    }
 }
 
 macro_rules! named_enum {
@@ -88,6 +121,10 @@ named_enum!(
     CurvatureKind::RfdFast => "rfd-fast",
     CurvatureKind::Rp => "rp",
     CurvatureKind::Oja => "oja",
+    CurvatureKind::OjaSparse => "oja-sparse",
+    CurvatureKind::RpSparse => "rp-sparse",
+    CurvatureKind::FdSparse => "fd-sparse",
+    CurvatureKind::RfdSparse => "rfd-sparse",
 );
 
 /// Every hyper-parameter of a linear learner; [`LearnerConfig::build`] validates them
@@ -196,7 +233,12 @@ impl LearnerConfig {
         }
         let sketched = matches!(
             self.curvature,
-            CurvatureKind::Fd | CurvatureKind::FdFast | CurvatureKind::Rfd | CurvatureKind::RfdFast
+            CurvatureKind::Fd
+                | CurvatureKind::FdFast
+                | CurvatureKind::Rfd
+                | CurvatureKind::RfdFast
+                | CurvatureKind::FdSparse
+                | CurvatureKind::RfdSparse
         );
         if self.algorithm == Algorithm::Newton && sketched && self.size == 0 {
             return Err(LearnError::InvalidParameter(
@@ -213,6 +255,9 @@ impl LearnerConfig {
             )?),
             Algorithm::AdaGrad => {
                 AnyLearner::AdaGrad(AdaGrad::new(dim, self.loss, self.learning_rate)?)
+            }
+            Algorithm::Newton if self.curvature.is_sparse() => {
+                AnyLearner::Sparse(self.build_sparse(dim)?)
             }
             Algorithm::Newton => {
                 let m = self.size;
@@ -242,6 +287,10 @@ impl LearnerConfig {
                     CurvatureKind::Oja => AnyCurvature::Oja(OjaCurvature::new(
                         dim, m, self.alpha, self.oja_c, self.seed,
                     )?),
+                    CurvatureKind::OjaSparse
+                    | CurvatureKind::RpSparse
+                    | CurvatureKind::FdSparse
+                    | CurvatureKind::RfdSparse => unreachable!("handled above"),
                 };
                 AnyLearner::Newton(Newton::new(
                     curvature,
@@ -264,14 +313,46 @@ impl LearnerConfig {
         }
     }
 
+    /// The sparse-time SON learner of a sparse curvature kind.
+    fn build_sparse(&self, dim: usize) -> Result<SparseLearner, LearnError> {
+        let params = NewtonParams {
+            loss: self.loss,
+            c: self.c,
+            clip: self.clip,
+        };
+        let m = self.size;
+        Ok(match self.curvature {
+            CurvatureKind::OjaSparse => SparseLearner::Oja(SparseOja::new(
+                dim, m, self.alpha, self.oja_c, self.seed, params,
+            )?),
+            CurvatureKind::RpSparse => {
+                SparseLearner::Rp(SparseRp::new(dim, m, self.alpha, self.seed, params)?)
+            }
+            CurvatureKind::FdSparse => {
+                SparseLearner::Fd(SparseFd::fd(dim, m, self.alpha, self.seed, params)?)
+            }
+            CurvatureKind::RfdSparse => {
+                SparseLearner::Fd(SparseFd::rfd(dim, m, self.alpha0, self.seed, params)?)
+            }
+            other => {
+                return Err(LearnError::InvalidParameter(format!(
+                    "curvature {other} has no sparse-time learner"
+                )))
+            }
+        })
+    }
+
     /// A short human-readable description, e.g. `newton/rfd-fast m=10 logistic alpha0=1`.
     pub fn describe(&self) -> String {
         let mut s = match self.algorithm {
             Algorithm::Newton => match self.curvature {
                 CurvatureKind::Identity | CurvatureKind::Full => {
-                    format!("newton/{} alpha={} c={}", self.curvature, self.alpha, self.c)
+                    format!(
+                        "newton/{} alpha={} c={}",
+                        self.curvature, self.alpha, self.c
+                    )
                 }
-                CurvatureKind::Rfd | CurvatureKind::RfdFast => format!(
+                CurvatureKind::Rfd | CurvatureKind::RfdFast | CurvatureKind::RfdSparse => format!(
                     "newton/{} m={} alpha0={} c={}",
                     self.curvature, self.size, self.alpha0, self.c
                 ),
@@ -310,6 +391,10 @@ pub enum AnyLearner {
     Diagonal(Box<DiagonalAdaptation<AnyLearner>>),
     /// Any of the above with an intercept.
     Intercept(Box<Intercept<AnyLearner>>),
+    /// Fixed weights computed offline (e.g. by dual random projection); never learns.
+    Fixed(FixedLinear),
+    /// A sparse-time Sketched Online Newton learner (RP, Oja, FD/RFD).
+    Sparse(SparseLearner),
 }
 
 macro_rules! dispatch {
@@ -320,6 +405,8 @@ macro_rules! dispatch {
             AnyLearner::Newton($l) => $e,
             AnyLearner::Diagonal($l) => $e,
             AnyLearner::Intercept($l) => $e,
+            AnyLearner::Fixed($l) => $e,
+            AnyLearner::Sparse($l) => $e,
         }
     };
 }

@@ -12,13 +12,16 @@ mod config;
 pub mod curvature;
 mod diagonal;
 mod first_order;
+mod fixed;
 mod intercept;
 mod newton;
 mod saved;
+pub mod sparse;
 
 pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
 pub use diagonal::DiagonalAdaptation;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
+pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use newton::{Newton, NewtonParams};
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};

@@ -70,6 +70,40 @@ impl OjaSketch {
         })
     }
 
+    /// Like [`OjaSketch::new`] but starting from the given directions `v` (row-major `m × d`;
+    /// its rows are orthonormalised, dependent rows become zero) instead of seeded Gaussian ones.
+    /// Used to start a dense learner from the same directions as the sparse-time Oja learner
+    /// (`linear::sparse::initial_directions`).
+    pub fn with_directions(
+        dim: usize,
+        m: usize,
+        alpha: f64,
+        c: f64,
+        mut v: Vec<f64>,
+    ) -> Result<Self, SketchError> {
+        check_pos("alpha", alpha)?;
+        check_pos("oja learning-rate constant c", c)?;
+        if v.len() != m * dim {
+            return Err(SketchError::InvalidParameter(format!(
+                "initial directions have {} entries, expected m·d = {}",
+                v.len(),
+                m * dim
+            )));
+        }
+        orthonormalize_rows(&mut v, m, dim);
+        Ok(OjaSketch {
+            m,
+            dim,
+            alpha,
+            c,
+            t: 0,
+            lambda: vec![0.0; m],
+            v,
+            h: vec![1.0 / alpha; m],
+            p: vec![0.0; m],
+        })
+    }
+
     /// Estimated eigenvectors `V` (row-major `m × d`, orthonormal rows).
     pub fn eigenvectors(&self) -> &[f64] {
         &self.v

@@ -1,0 +1,792 @@
+//! `sketchlearn fm`: online factorization machines (SFTRL paper) on ratings or LIBSVM data — one
+//! online pass over the first fraction of the file (progressive validation), then evaluation on
+//! the rest without updates.
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use sketchlearn::data::ratings::{
+    read_ratings, Malformed, OutOfScale, RatingsEncoder, RatingsFormat, RatingsOptions,
+    RatingsTable, SideFeatures, TableMap, Unseen,
+};
+use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
+use sketchlearn::fm::{l2_normalize, FmAlgorithm, FmConfig, FmModel, SftrlBackend};
+use sketchlearn::linear::{LearnError, OnlineLearner, StepSchedule};
+use sketchlearn::loss::Loss;
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
+use std::borrow::Cow;
+use std::convert::Infallible;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::time::Instant;
+
+/// Input kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FmFormat {
+    /// `.libsvm`/`.svm`/`.txt` (and `.gz` of those) are LIBSVM, anything else ratings.
+    Auto,
+    /// `user item rating [timestamp]` (TSV `u.data`, `ratings.csv` with header, `::` `.dat`).
+    Ratings,
+    /// LIBSVM `label idx:val ...`; with a classification loss labels > 0 become +1, the others −1.
+    Libsvm,
+}
+
+/// What to do with a rating outside `--scale`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScalePolicy {
+    /// Stop with an error naming the line.
+    Error,
+    /// Leave the rating out.
+    Skip,
+    /// Clamp it into the scale.
+    Clamp,
+}
+
+/// Arguments of `sketchlearn fm`.
+#[derive(clap::Args, Debug)]
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
+Model: the compact convex FM z = âᵀΘâ with â = [x; 1] (sftrl, sftrl-fast, ftrl, ogd, ocg) or \
+Rendle's FM w0 + wᵀx + Σ⟨v_i,v_j⟩x_i x_j of rank k (fm-sgd). Ratings become one-hot user + item \
+features (ids remapped densely on the training part; an id unseen in training loses its one-hot \
+feature at test time, see --unseen). The first --train-fraction of the file, in file order, is \
+learned in one pass with progressive validation; the rest is predicted without updates. \
+`seconds` is the learning pass plus the test predictions (data loading excluded); \
+peak_rss_bytes is the process's VmHWM.\n\n\
+Examples:\n  sketchlearn fm --algo sftrl-fast --size 10 --eta 0.01 movielens100k.tsv\n  \
+sketchlearn fm --algo sftrl --size 20 --loss logistic --normalize --json spam.shuf.libsvm"
+)]
+pub struct FmArgs {
+    /// Algorithm: sftrl | sftrl-fast | ftrl | ogd | ocg | fm-sgd.
+    #[arg(long, default_value = "sftrl-fast")]
+    pub algo: FmAlgorithm,
+    /// Sketch size m (sftrl, sftrl-fast).
+    #[arg(long)]
+    pub size: Option<usize>,
+    /// Step size η (default: per algorithm and loss, see FmConfig::for_loss).
+    #[arg(long)]
+    pub eta: Option<f64>,
+    /// Loss: square | logistic (default: square for ratings, logistic for LIBSVM).
+    #[arg(long, value_parser = parse_loss)]
+    pub loss: Option<Loss>,
+    /// Rank k of fm-sgd.
+    #[arg(long)]
+    pub rank: Option<usize>,
+    /// Fraction of the file (in file order) learned online; the rest is the test part.
+    #[arg(long, default_value_t = 0.8)]
+    pub train_fraction: f64,
+    /// Seed (fm-sgd initial factors, OCG's initial vector).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress table on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Input kind.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FmFormat,
+    /// GFD implementation of sftrl: factored (sparse-aware) | reference (the crate's dense GFD).
+    #[arg(long, value_parser = parse_backend)]
+    pub backend: Option<SftrlBackend>,
+    /// Nuclear-norm radius τ (ocg; optional constraint of ftrl/ogd).
+    #[arg(long)]
+    pub radius: Option<f64>,
+    /// ftrl/ogd with --radius: project every K steps (1 = exact; projection costs O(d³)).
+    #[arg(long)]
+    pub project_every: Option<u64>,
+    /// ocg: examples per linear minimisation (1 = per example).
+    #[arg(long)]
+    pub ocg_block: Option<u64>,
+    /// ocg: c of the step γ_t = min(1, c/√t).
+    #[arg(long)]
+    pub ocg_gamma: Option<f64>,
+    /// ocg: maximum power iterations per step.
+    #[arg(long)]
+    pub power_iters: Option<usize>,
+    /// fm-sgd: learning rate of the linear weights (default --eta).
+    #[arg(long)]
+    pub eta_linear: Option<f64>,
+    /// fm-sgd: learning rate of the intercept (default --eta).
+    #[arg(long)]
+    pub eta_intercept: Option<f64>,
+    /// fm-sgd: L2 penalty of the linear weights.
+    #[arg(long)]
+    pub reg_w: Option<f64>,
+    /// fm-sgd: L2 penalty of the factors.
+    #[arg(long)]
+    pub reg_v: Option<f64>,
+    /// fm-sgd: standard deviation of the initial factors.
+    #[arg(long)]
+    pub init_std: Option<f64>,
+    /// Initial intercept μ (convex learners: start from and centre FTRL at Θ₁ = μ·e eᵀ;
+    /// fm-sgd: w0 = μ). The paper uses 0.
+    #[arg(long)]
+    pub intercept: Option<f64>,
+    /// fm-sgd: decay the learning rate as η/√t.
+    #[arg(long)]
+    pub decay: bool,
+    /// Scale every row (LIBSVM rows, encoded ratings) to unit L2 norm.
+    #[arg(long)]
+    pub normalize: bool,
+    /// LIBSVM: dimension d (default: one past the largest index of the file).
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// LIBSVM indices start at 0.
+    #[arg(long)]
+    pub zero_based: bool,
+    /// Ratings: declared scale MIN,MAX (e.g. 1,5).
+    #[arg(long, value_delimiter = ',', num_args = 1, value_name = "MIN,MAX")]
+    pub scale: Option<Vec<f64>>,
+    /// Ratings outside --scale: error | skip | clamp.
+    #[arg(long, value_enum, default_value = "error")]
+    pub out_of_scale: ScalePolicy,
+    /// Ratings: skip malformed rows (counted) instead of stopping at the first.
+    #[arg(long)]
+    pub skip_malformed: bool,
+    /// Ratings: an id unseen in training at test time is an error instead of a cold-start
+    /// prediction without its one-hot feature.
+    #[arg(long)]
+    pub unseen_error: bool,
+    /// Ratings: MovieLens-100K u.user side features (age bucket, gender, occupation).
+    #[arg(long)]
+    pub user_features: Option<String>,
+    /// Ratings: MovieLens-100K u.item side features (genres, decade; latin-1).
+    #[arg(long)]
+    pub item_features: Option<String>,
+    /// Ratings: clip predictions into the rating scale (--scale, else the training range)
+    /// for the reported metrics (learning uses the raw predictions).
+    #[arg(long)]
+    pub clip_predictions: bool,
+    /// Save the model (with the ratings encoder) after the learning pass.
+    #[arg(short = 'f', long = "final-model")]
+    pub final_model: Option<String>,
+    /// Start from this model (its hyper-parameters and encoder; algorithm flags are refused).
+    #[arg(short = 'i', long = "initial-model")]
+    pub initial_model: Option<String>,
+    /// Write the test predictions (one per line) to this file.
+    #[arg(short = 'p', long = "predictions")]
+    pub predictions: Option<String>,
+    /// Ratings file or LIBSVM file (`-` = stdin; `.gz` decompressed).
+    pub file: String,
+}
+
+fn parse_loss(s: &str) -> Result<Loss, String> {
+    match s {
+        "square" => Ok(Loss::Squared),
+        other => other.parse(),
+    }
+}
+
+fn parse_backend(s: &str) -> Result<SftrlBackend, String> {
+    match s {
+        "factored" => Ok(SftrlBackend::Factored),
+        "reference" => Ok(SftrlBackend::Reference),
+        _ => Err(format!(
+            "unknown backend '{s}' (expected factored or reference)"
+        )),
+    }
+}
+
+impl FmArgs {
+    fn any_algorithm_flag(&self) -> bool {
+        self.size.is_some()
+            || self.eta.is_some()
+            || self.loss.is_some()
+            || self.rank.is_some()
+            || self.backend.is_some()
+            || self.radius.is_some()
+            || self.project_every.is_some()
+            || self.ocg_block.is_some()
+            || self.ocg_gamma.is_some()
+            || self.power_iters.is_some()
+            || self.eta_linear.is_some()
+            || self.eta_intercept.is_some()
+            || self.reg_w.is_some()
+            || self.reg_v.is_some()
+            || self.init_std.is_some()
+            || self.intercept.is_some()
+            || self.decay
+    }
+
+    /// The configuration: the algorithm's defaults overridden by the flags given.
+    pub fn config(&self, default_loss: Loss) -> FmConfig {
+        let d = FmConfig::for_loss(self.algo, self.loss.unwrap_or(default_loss));
+        FmConfig {
+            algorithm: self.algo,
+            size: self.size.unwrap_or(d.size),
+            eta: self.eta.unwrap_or(d.eta),
+            loss: d.loss,
+            rank: self.rank.unwrap_or(d.rank),
+            seed: self.seed,
+            backend: self.backend.unwrap_or(d.backend),
+            radius: self.radius.unwrap_or(d.radius),
+            project_every: self.project_every.unwrap_or(d.project_every),
+            ocg_block: self.ocg_block.unwrap_or(d.ocg_block),
+            ocg_gamma: self.ocg_gamma.unwrap_or(d.ocg_gamma),
+            power_iters: self.power_iters.unwrap_or(d.power_iters),
+            schedule: if self.decay {
+                StepSchedule::InverseSqrt
+            } else {
+                d.schedule
+            },
+            eta_linear: self.eta_linear.or(d.eta_linear),
+            eta_intercept: self.eta_intercept.or(d.eta_intercept),
+            reg_w: self.reg_w.unwrap_or(d.reg_w),
+            reg_v: self.reg_v.unwrap_or(d.reg_v),
+            init_std: self.init_std.unwrap_or(d.init_std),
+            intercept: self.intercept.unwrap_or(d.intercept),
+            max_dense_entries: d.max_dense_entries,
+        }
+    }
+
+    fn is_libsvm(&self) -> bool {
+        match self.format {
+            FmFormat::Libsvm => true,
+            FmFormat::Ratings => false,
+            FmFormat::Auto => {
+                let p = self.file.strip_suffix(".gz").unwrap_or(&self.file);
+                [".libsvm", ".svm", ".txt", ".svmlight"]
+                    .iter()
+                    .any(|e| p.ends_with(e))
+            }
+        }
+    }
+}
+
+/// What `fm --json` prints.
+#[derive(Serialize, Debug)]
+pub struct FmReport {
+    pub learner: String,
+    pub algorithm: String,
+    pub file: String,
+    pub dim: usize,
+    pub train_examples: u64,
+    pub test_examples: u64,
+    pub progressive_loss: f64,
+    pub progressive_rmse: Option<f64>,
+    pub progressive_error: Option<f64>,
+    pub progressive_auc: Option<f64>,
+    pub test_loss: Option<f64>,
+    pub test_rmse: Option<f64>,
+    pub test_error: Option<f64>,
+    pub test_auc: Option<f64>,
+    /// Learning pass + test predictions.
+    pub seconds: f64,
+    /// CPU time of the learning pass + test predictions (robust to other load on the machine).
+    pub cpu_seconds: Option<f64>,
+    pub train_seconds: f64,
+    pub test_seconds: f64,
+    pub load_seconds: f64,
+    pub peak_rss_bytes: Option<u64>,
+    pub model_bytes: usize,
+    pub refused_steps: u64,
+    pub unseen_users: u64,
+    pub unseen_items: u64,
+    pub skipped_malformed: u64,
+    pub out_of_scale: u64,
+    pub clipped: bool,
+    /// Progressive learning curve: `[examples, mean loss so far]` at 1, 2, 4, 8, … and the end.
+    pub progress: Vec<(u64, f64)>,
+}
+
+/// CPU time of this (single-threaded) process so far, in seconds, from `/proc/self/schedstat`
+/// (nanosecond resolution): unlike wall time it does not grow when other processes share the
+/// cores.
+pub fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 * 1e-9)
+}
+
+/// Peak resident set size of this process (`VmHWM` of `/proc/self/status`), in bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Learns through the inner learner, reporting (optionally clipped) predictions and counting
+/// refused (diverging) steps instead of stopping.
+struct Scored<'a, L: ?Sized> {
+    inner: &'a mut L,
+    clip: Option<(f64, f64)>,
+    refused: u64,
+}
+
+impl<L: OnlineLearner + ?Sized> OnlineLearner for Scored<'_, L> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn predict(&self, x: Row<'_>) -> f64 {
+        clip(self.inner.predict(x), self.clip)
+    }
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        let p = match self.inner.learn(x, y, weight) {
+            Ok(p) => p,
+            Err(LearnError::Diverged(_)) => {
+                self.refused += 1;
+                self.inner.predict(x)
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(clip(p, self.clip))
+    }
+    fn weights(&self) -> Cow<'_, [f64]> {
+        self.inner.weights()
+    }
+}
+
+fn clip(p: f64, range: Option<(f64, f64)>) -> f64 {
+    match range {
+        Some((lo, hi)) => p.clamp(lo, hi),
+        None => p,
+    }
+}
+
+/// The data, in memory, in file order.
+#[allow(clippy::large_enum_variant)] // one value per run
+enum Data {
+    Ratings {
+        table: RatingsTable,
+        encoder: RatingsEncoder,
+        map: TableMap,
+    },
+    Libsvm(Vec<Example>),
+}
+
+impl Data {
+    fn len(&self) -> usize {
+        match self {
+            Data::Ratings { table, .. } => table.len(),
+            Data::Libsvm(v) => v.len(),
+        }
+    }
+}
+
+fn print_header() {
+    eprintln!(
+        "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
+        "average", "since", "example", "current", "current", "current"
+    );
+    eprintln!(
+        "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
+        "loss", "last", "counter", "label", "predict", "features"
+    );
+}
+
+fn print_row(r: &ProgressRow) {
+    eprintln!(
+        "{:<12.6} {:<12.6} {:>12} {:>9.4} {:>9.4} {:>9}",
+        r.average_loss, r.since_last_loss, r.examples, r.label, r.prediction, r.features
+    );
+}
+
+pub fn run(args: &FmArgs) -> Result<()> {
+    if !(0.0..=1.0).contains(&args.train_fraction) {
+        bail!(
+            "--train-fraction must be in [0, 1], got {}",
+            args.train_fraction
+        );
+    }
+    let libsvm = args.is_libsvm();
+    let mut model = match &args.initial_model {
+        Some(path) => {
+            if args.any_algorithm_flag() {
+                bail!(
+                    "hyper-parameters come from the model given with -i; drop the algorithm flags"
+                );
+            }
+            Some(FmModel::load(path)?)
+        }
+        None => None,
+    };
+    let default_loss = if libsvm {
+        Loss::Logistic
+    } else {
+        Loss::Squared
+    };
+    let config = match &model {
+        Some(m) => m.config,
+        None => {
+            let c = args.config(default_loss);
+            c.build(0)?; // validate before reading the data
+            c
+        }
+    };
+
+    // Load the data.
+    let load_start = Instant::now();
+    let normalize = model.as_ref().map_or(args.normalize, |m| m.normalize);
+    let mut scale_range = None;
+    let data = if libsvm {
+        let mut reader = LibsvmReader::open(
+            &args.file,
+            LibsvmOptions {
+                zero_based: args.zero_based,
+            },
+        )?;
+        let mut rows = Vec::new();
+        let mut ex = Example::default();
+        while reader.read_into(&mut ex)? {
+            if config.loss.is_classification() {
+                ex.label = if ex.label > 0.0 { 1.0 } else { -1.0 };
+            }
+            if normalize {
+                l2_normalize(&mut ex);
+            }
+            rows.push(ex.clone());
+        }
+        Data::Libsvm(rows)
+    } else {
+        let scale = match &args.scale {
+            None => None,
+            Some(v) if v.len() == 2 => Some((v[0], v[1])),
+            Some(v) => bail!("--scale needs MIN,MAX, got {} numbers", v.len()),
+        };
+        scale_range = scale;
+        let options = RatingsOptions {
+            format: RatingsFormat::Auto,
+            scale,
+            out_of_scale: match args.out_of_scale {
+                ScalePolicy::Error => OutOfScale::Error,
+                ScalePolicy::Skip => OutOfScale::Skip,
+                ScalePolicy::Clamp => OutOfScale::Clamp,
+            },
+            malformed: if args.skip_malformed {
+                Malformed::Skip
+            } else {
+                Malformed::Error
+            },
+        };
+        let table = read_ratings(&args.file, &options)?;
+        let n_train = table.split_point(args.train_fraction);
+        let mut encoder = match model.as_mut().map(|m| m.encoder.take()) {
+            Some(Some(enc)) => enc,
+            Some(None) => bail!("the model given with -i was not trained on ratings"),
+            None => {
+                let side = if args.user_features.is_some() || args.item_features.is_some() {
+                    Some(SideFeatures::movielens(
+                        args.user_features.as_deref(),
+                        args.item_features.as_deref(),
+                    )?)
+                } else {
+                    None
+                };
+                RatingsEncoder::fit(&table, 0..n_train, side)
+            }
+        };
+        if args.unseen_error {
+            encoder.unseen = Unseen::Error;
+        }
+        if scale_range.is_none() {
+            scale_range = table.ratings[..n_train].iter().fold(
+                None,
+                |acc: Option<(f64, f64)>, r| match acc {
+                    None => Some((r.rating, r.rating)),
+                    Some((lo, hi)) => Some((lo.min(r.rating), hi.max(r.rating))),
+                },
+            );
+        }
+        let map = encoder.map_table(&table);
+        Data::Ratings {
+            table,
+            encoder,
+            map,
+        }
+    };
+    let load_seconds = load_start.elapsed().as_secs_f64();
+    let n = data.len();
+    let n_train = ((n as f64) * args.train_fraction).floor() as usize;
+
+    let dim = match &data {
+        Data::Ratings { encoder, .. } => encoder.dim(),
+        Data::Libsvm(rows) => args.dim.unwrap_or_else(|| {
+            rows.iter()
+                .filter_map(|e| e.indices.last())
+                .map(|&i| i as usize + 1)
+                .max()
+                .unwrap_or(0)
+        }),
+    };
+    let mut model = match model {
+        Some(m) => m,
+        None => {
+            let learner = config.build(dim)?;
+            let mut m = FmModel::new(config, learner);
+            m.normalize = normalize;
+            m
+        }
+    };
+    let loss = model.config.loss;
+    let clip_range = if args.clip_predictions {
+        if libsvm {
+            bail!("--clip-predictions applies to ratings only");
+        }
+        scale_range
+    } else {
+        None
+    };
+    if !args.quiet {
+        eprintln!(
+            "learner: {}  (d = {}, {} train + {} test examples)",
+            model.config.describe(),
+            model.learner.dim(),
+            n_train,
+            n - n_train
+        );
+        print_header();
+    }
+
+    // The examples, encoded on the fly.
+    let unseen_users = std::cell::Cell::new(0u64);
+    let unseen_items = std::cell::Cell::new(0u64);
+    let next_example = {
+        let data = &data;
+        let unseen_users = &unseen_users;
+        let unseen_items = &unseen_items;
+        move |k: usize, ex: &mut Example| -> Result<(), anyhow::Error> {
+            match data {
+                Data::Ratings {
+                    table,
+                    encoder,
+                    map,
+                } => {
+                    let out = encoder.encode_checked(table, map, k, ex)?;
+                    if normalize {
+                        l2_normalize(ex);
+                    }
+                    unseen_users.set(unseen_users.get() + out.unseen_user as u64);
+                    unseen_items.set(unseen_items.get() + out.unseen_item as u64);
+                }
+                Data::Libsvm(rows) => ex.clone_from(&rows[k]),
+            }
+            Ok(())
+        }
+    };
+
+    // One online pass over the training part.
+    let quiet = args.quiet;
+    let mut progress: Vec<(u64, f64)> = Vec::new();
+    let mut train_metrics = Metrics::new();
+    let mut scored = Scored {
+        inner: &mut model.learner,
+        clip: clip_range,
+        refused: 0,
+    };
+    let cpu_start = cpu_seconds();
+    let start = Instant::now();
+    let mut k = 0usize;
+    let mut source_error = None;
+    progressive_with(
+        &mut scored,
+        |ex: &mut Example| {
+            if k >= n_train {
+                return Ok::<bool, Infallible>(false);
+            }
+            if let Err(e) = next_example(k, ex) {
+                source_error = Some(e);
+                return Ok(false);
+            }
+            k += 1;
+            Ok(true)
+        },
+        loss,
+        &mut train_metrics,
+        |row| {
+            progress.push((row.examples, row.average_loss));
+            if !quiet {
+                print_row(row)
+            }
+        },
+    )
+    .map_err(|e| match e {
+        sketchlearn::eval::EvalError::Source(e) => match e {},
+        sketchlearn::eval::EvalError::Learn { example, source } => {
+            anyhow::anyhow!("learning example {example}: {source}")
+        }
+    })?;
+    if let Some(e) = source_error {
+        return Err(e);
+    }
+    let refused = scored.refused;
+    model.learner.compact()?;
+    let train_seconds = start.elapsed().as_secs_f64();
+    if let Some(r) = train_metrics.final_row() {
+        progress.push((r.examples, r.average_loss));
+        if !quiet {
+            print_row(&r);
+        }
+    }
+    model.examples_seen += n_train as u64;
+    let users_before_test = unseen_users.get();
+    let items_before_test = unseen_items.get();
+
+    // Evaluation on the rest, without updates.
+    let mut test_metrics = Metrics::new();
+    let mut out = match &args.predictions {
+        Some(p) => {
+            Some(BufWriter::new(File::create(p).with_context(|| {
+                format!("cannot create predictions file {p}")
+            })?))
+        }
+        None => None,
+    };
+    let scored = Scored {
+        inner: &mut model.learner,
+        clip: clip_range,
+        refused: 0,
+    };
+    let test_start = Instant::now();
+    let mut k = n_train;
+    let mut source_error = None;
+    let mut io_error = None;
+    evaluate_with(
+        &scored,
+        |ex: &mut Example| {
+            if k >= n {
+                return Ok::<bool, Infallible>(false);
+            }
+            if let Err(e) = next_example(k, ex) {
+                source_error = Some(e);
+                return Ok(false);
+            }
+            k += 1;
+            if let Some(o) = out.as_mut() {
+                if let Err(e) = writeln!(o, "{}", scored.predict(ex.row())) {
+                    io_error.get_or_insert(e);
+                }
+            }
+            Ok(true)
+        },
+        loss,
+        &mut test_metrics,
+        |_| {},
+    )
+    .map_err(|e| match e {
+        sketchlearn::eval::EvalError::Source(e) => match e {},
+        sketchlearn::eval::EvalError::Learn { source, .. } => anyhow::Error::new(source),
+    })?;
+    if let Some(e) = source_error {
+        return Err(e);
+    }
+    let test_seconds = test_start.elapsed().as_secs_f64();
+    let cpu_used = match (cpu_start, cpu_seconds()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    if let Some(mut o) = out {
+        o.flush()?;
+    }
+    if let Some(e) = io_error {
+        bail!("writing predictions: {e}");
+    }
+    let unseen_users = unseen_users.get() - users_before_test;
+    let unseen_items = unseen_items.get() - items_before_test;
+
+    if let Some(path) = &args.final_model {
+        if let Data::Ratings { encoder, .. } = &data {
+            model.encoder = Some(encoder.clone());
+        }
+        model.save(path)?;
+    }
+
+    let classification = loss.is_classification();
+    let has_test = test_metrics.examples() > 0;
+    let (skipped_malformed, out_of_scale) = match &data {
+        Data::Ratings { table, .. } => (table.stats.malformed, table.stats.out_of_scale),
+        Data::Libsvm(_) => (0, 0),
+    };
+    let report = FmReport {
+        learner: model.config.describe(),
+        algorithm: model.config.algorithm.name().to_string(),
+        file: args.file.clone(),
+        dim: model.learner.dim(),
+        train_examples: train_metrics.examples(),
+        test_examples: test_metrics.examples(),
+        progressive_loss: train_metrics.mean_loss(),
+        progressive_rmse: (!classification).then(|| train_metrics.rmse()),
+        progressive_error: if classification {
+            train_metrics.error_rate()
+        } else {
+            None
+        },
+        progressive_auc: if classification {
+            train_metrics.auc()
+        } else {
+            None
+        },
+        test_loss: has_test.then(|| test_metrics.mean_loss()),
+        test_rmse: (has_test && !classification).then(|| test_metrics.rmse()),
+        test_error: if classification && has_test {
+            test_metrics.error_rate()
+        } else {
+            None
+        },
+        test_auc: if classification && has_test {
+            test_metrics.auc()
+        } else {
+            None
+        },
+        seconds: train_seconds + test_seconds,
+        cpu_seconds: cpu_used,
+        train_seconds,
+        test_seconds,
+        load_seconds,
+        peak_rss_bytes: peak_rss_bytes(),
+        model_bytes: model.learner.state_bytes(),
+        refused_steps: refused,
+        unseen_users,
+        unseen_items,
+        skipped_malformed,
+        out_of_scale,
+        clipped: clip_range.is_some(),
+        progress,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.6}"));
+        println!("learner            {}", report.learner);
+        println!("dimension          {}", report.dim);
+        println!(
+            "examples           {} train, {} test",
+            report.train_examples, report.test_examples
+        );
+        if classification {
+            println!("progressive error  {}", opt(report.progressive_error));
+            println!("progressive AUC    {}", opt(report.progressive_auc));
+            println!("test error         {}", opt(report.test_error));
+            println!("test AUC           {}", opt(report.test_auc));
+        } else {
+            println!("progressive RMSE   {}", opt(report.progressive_rmse));
+            println!("test RMSE          {}", opt(report.test_rmse));
+        }
+        println!("progressive loss   {:.6}", report.progressive_loss);
+        println!(
+            "seconds            {:.3} (learning {:.3}, test {:.3}; loading {:.3})",
+            report.seconds, train_seconds, test_seconds, load_seconds
+        );
+        if let Some(c) = cpu_used {
+            println!("CPU seconds        {c:.3}");
+        }
+        println!("model bytes        {}", report.model_bytes);
+        if let Some(b) = report.peak_rss_bytes {
+            println!("peak RSS bytes     {b}");
+        }
+        if !libsvm {
+            println!(
+                "unseen in test     {} users, {} items",
+                report.unseen_users, report.unseen_items
+            );
+        }
+        if refused > 0 {
+            println!(
+                "warning: {refused} steps refused (they would have made the model non-finite)"
+            );
+        }
+    }
+    Ok(())
+}

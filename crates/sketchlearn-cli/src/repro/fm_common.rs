@@ -1,0 +1,191 @@
+//! Helpers of the FM experiments (`fm_movielens`, `fm_binary`): every measured configuration
+//! runs as a child `sketchlearn fm --json` process, so that its wall time, CPU time and peak RSS
+//! (`VmHWM`) are its own; River runs through `scripts/peers/river_fm.py`.
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A grid: `(setting label, fm arguments)` pairs.
+pub type Grid = Vec<(String, Vec<String>)>;
+
+/// One measured configuration.
+#[derive(Clone, Debug)]
+pub struct FmRun {
+    /// Family label in the report (e.g. `SFTRL (Alg. 5)`).
+    pub family: String,
+    /// The varying hyper-parameters, e.g. `m=10 eta=0.015`.
+    pub setting: String,
+    /// Sketch size or rank, when it applies.
+    pub m: Option<usize>,
+    /// The `fm` arguments (without `--quiet --json` and the file).
+    pub args: Vec<String>,
+    /// The `fm --json` report.
+    pub report: Value,
+}
+
+impl FmRun {
+    /// A numeric field of the report (`None` when missing or null).
+    pub fn num(&self, key: &str) -> Option<f64> {
+        self.report.get(key).and_then(Value::as_f64)
+    }
+
+    /// The progressive learning curve `(examples, mean loss)`.
+    pub fn curve(&self) -> Vec<(f64, f64)> {
+        self.report
+            .get("progress")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| {
+                        let p = p.as_array()?;
+                        Some((p.first()?.as_f64()?, p.get(1)?.as_f64()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Runs `sketchlearn fm --quiet --json ARGS FILE` as a child process and parses its report.
+pub fn run_fm(args: &[String], file: &Path) -> Result<Value> {
+    let exe = std::env::current_exe().context("locating the sketchlearn binary")?;
+    let out = Command::new(&exe)
+        .arg("fm")
+        .args(["--quiet", "--json"])
+        .args(args)
+        .arg(file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("running {}", exe.display()))?;
+    if !out.status.success() {
+        bail!(
+            "sketchlearn fm {} {} failed: {}",
+            args.join(" "),
+            file.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("parsing the fm --json report")
+}
+
+/// Runs every `(setting, args)` of a grid and returns them all; the selected one is the lowest
+/// `select_key` (a training-stream metric: the test part never chooses).
+pub fn run_grid(
+    family: &str,
+    m: Option<usize>,
+    grid: &[(String, Vec<String>)],
+    file: &Path,
+    select_key: &str,
+) -> Result<(Vec<FmRun>, usize)> {
+    let mut runs = Vec::new();
+    for (setting, args) in grid {
+        let report = run_fm(args, file)?;
+        let run = FmRun {
+            family: family.to_string(),
+            setting: setting.clone(),
+            m,
+            args: args.clone(),
+            report,
+        };
+        eprintln!(
+            "  {family:<18} {setting:<44} {select_key} {:.4}  test {}  cpu {:.2}s",
+            run.num(select_key).unwrap_or(f64::NAN),
+            fmt_opt(run.num("test_rmse").or(run.num("test_auc")), 4),
+            run.num("cpu_seconds").unwrap_or(f64::NAN)
+        );
+        runs.push(run);
+    }
+    let best = runs
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            let ka = a.1.num(select_key).unwrap_or(f64::INFINITY);
+            let kb = b.1.num(select_key).unwrap_or(f64::INFINITY);
+            ka.total_cmp(&kb)
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    Ok((runs, best))
+}
+
+/// `--flag value` pairs as owned strings.
+pub fn args(pairs: &[(&str, String)]) -> Vec<String> {
+    let mut v = Vec::new();
+    for (k, val) in pairs {
+        v.push(k.to_string());
+        if !val.is_empty() {
+            v.push(val.clone());
+        }
+    }
+    v
+}
+
+/// `x` with `digits` decimals, `-` for none.
+pub fn fmt_opt(x: Option<f64>, digits: usize) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.digits$}"),
+        _ => "-".into(),
+    }
+}
+
+/// Bytes as `12.3 MB` / `456 kB`.
+pub fn fmt_bytes(b: Option<f64>) -> String {
+    match b {
+        Some(b) if b >= 1e6 => format!("{:.1} MB", b / 1e6),
+        Some(b) => format!("{:.0} kB", b / 1e3),
+        None => "-".into(),
+    }
+}
+
+/// The repository root (holding `scripts/peers/river_fm.py`): the current directory, else the
+/// workspace this binary was built from.
+pub fn repo_root() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    if cwd.join("scripts/peers/river_fm.py").exists() {
+        return cwd;
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    built.canonicalize().unwrap_or(built)
+}
+
+/// River's FMRegressor on `file` through `scripts/peers/river_fm.py` (JSON lines), or why it
+/// could not run.
+pub fn run_river(file: &Path) -> std::result::Result<Vec<Value>, String> {
+    let root = repo_root();
+    let python = root.join(".venv-peers/bin/python");
+    let script = root.join("scripts/peers/river_fm.py");
+    if !python.exists() || !script.exists() {
+        return Err(format!(
+            "{} or {} not found (python3 -m venv .venv-peers && .venv-peers/bin/pip install \
+             river==0.26.1)",
+            python.display(),
+            script.display()
+        ));
+    }
+    eprintln!("  river_fm.py {}", file.display());
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(file)
+        .current_dir(&root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("starting {}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!("river_fm.py exited with {}", out.status));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
+}
+
+/// `uptime`'s load averages (for the report: the machine is shared).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}

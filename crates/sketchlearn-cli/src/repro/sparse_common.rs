@@ -1,0 +1,360 @@
+//! Shared pieces of the sparse-time SON experiments (`sparse-throughput`, `sparse-scaling`,
+//! `sparse-accuracy`): synthetic sparse data, VW-text conversion, in-memory loading, and the
+//! timing/memory helpers.
+
+use anyhow::{Context, Result};
+use sketchlearn::data::{VwOptions, VwReader};
+use sketchlearn::eval::Metrics;
+use sketchlearn::linear::{LearnError, LearnerConfig, OnlineLearner};
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader};
+use std::fmt::Write as _;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// SplitMix64 with Box–Muller normals (deterministic data).
+pub struct Rng {
+    state: u64,
+    spare: Option<f64>,
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng {
+            state: seed,
+            spare: None,
+        }
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn uniform(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    pub fn normal(&mut self) -> f64 {
+        if let Some(s) = self.spare.take() {
+            return s;
+        }
+        let (u, v) = (self.uniform(), self.uniform());
+        let r = (-2.0 * u.ln()).sqrt();
+        let t = std::f64::consts::TAU * v;
+        self.spare = Some(r * t.sin());
+        r * t.cos()
+    }
+}
+
+/// The weight of feature `j` in the synthetic models: a hashed standard normal.
+fn theta(j: u64, seed: u64) -> f64 {
+    let mut r = Rng::new(seed ^ j.wrapping_mul(0xD6E8_FEB8_6659_FD93));
+    r.normal()
+}
+
+/// Synthetic sparse binary data in memory: `n` examples, `nnz` distinct feature ids uniform in
+/// `0..d`, values `N(0,1)/√nnz` (so `‖x‖ ≈ 1`), `y = sign(θᵀx + 0.25ε)` with a fixed Gaussian `θ`.
+pub fn synthetic(n: usize, d: usize, nnz: usize, seed: u64) -> Vec<Example> {
+    let mut rng = Rng::new(seed);
+    let scale = 1.0 / (nnz as f64).sqrt();
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut idx: Vec<u32> = Vec::with_capacity(nnz);
+        while idx.len() < nnz {
+            let j = (rng.next_u64() % d as u64) as u32;
+            if !idx.contains(&j) {
+                idx.push(j);
+            }
+        }
+        idx.sort_unstable();
+        let values: Vec<f64> = idx.iter().map(|_| scale * rng.normal()).collect();
+        let margin: f64 = idx
+            .iter()
+            .zip(&values)
+            .map(|(&j, v)| theta(j as u64, seed) * v)
+            .sum();
+        let label = if margin + 0.25 * rng.normal() > 0.0 {
+            1.0
+        } else {
+            -1.0
+        };
+        out.push(Example {
+            label,
+            weight: 1.0,
+            indices: idx,
+            values,
+        });
+    }
+    out
+}
+
+/// The repository root (the folder holding `Cargo.lock`).
+pub fn repo_root() -> PathBuf {
+    let mut p = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    loop {
+        if p.join("Cargo.lock").exists() && p.join("crates").exists() {
+            return p;
+        }
+        if !p.pop() {
+            return PathBuf::from(".");
+        }
+    }
+}
+
+/// Cache folder for generated files (`target/peers`).
+pub fn cache_dir() -> Result<PathBuf> {
+    let d = repo_root().join("target/peers");
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}
+
+/// Writes examples as VW text `label |f id:value ...` (ids are VW integer feature names: VW and
+/// sketchlearn hash them identically). Values with 6 significant digits.
+pub fn write_vw(path: &Path, examples: &[Example]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut w = BufWriter::with_capacity(1 << 22, std::fs::File::create(&tmp)?);
+    let mut line = String::new();
+    for ex in examples {
+        line.clear();
+        line.push_str(if ex.label > 0.0 { "1 |f" } else { "-1 |f" });
+        for (j, v) in ex.indices.iter().zip(&ex.values) {
+            write!(line, " {j}:{v:.6}")?;
+        }
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
+    }
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+/// LIBSVM → VW text (`label |f idx:val`, labels ±1), cached under `target/peers/` by name.
+pub fn libsvm_as_vw(src: &Path) -> Result<PathBuf> {
+    let name = src
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("data")
+        .trim_end_matches(".libsvm");
+    let dst = cache_dir()?.join(format!("sparse_{name}.vw"));
+    if dst.exists() {
+        return Ok(dst);
+    }
+    let ex = load_libsvm(src)?;
+    write_vw(&dst, &ex)?;
+    Ok(dst)
+}
+
+/// Reads a whole VW file with `bits` hash bits.
+pub fn load_vw(path: &Path, bits: u32) -> Result<Vec<Example>> {
+    let mut r = VwReader::open(path.to_str().context("path")?, VwOptions { bits })?;
+    let mut out = Vec::new();
+    let mut ex = Example::default();
+    while r.read_into(&mut ex)? {
+        out.push(std::mem::take(&mut ex));
+    }
+    Ok(out)
+}
+
+/// Reads a whole LIBSVM file (1-based indices), labels mapped to ±1.
+pub fn load_libsvm(path: &Path) -> Result<Vec<Example>> {
+    let mut r = LibsvmReader::open(
+        path.to_str().context("path")?,
+        LibsvmOptions { zero_based: false },
+    )?;
+    let mut out = Vec::new();
+    let mut ex = Example::default();
+    while r.read_into(&mut ex)? {
+        ex.label = if ex.label > 0.0 { 1.0 } else { -1.0 };
+        out.push(std::mem::take(&mut ex));
+    }
+    Ok(out)
+}
+
+/// One past the largest feature index.
+pub fn dim_of(examples: &[Example]) -> usize {
+    examples
+        .iter()
+        .filter_map(|e| e.indices.last())
+        .map(|&j| j as usize + 1)
+        .max()
+        .unwrap_or(0)
+}
+
+fn proc_cpu(path: &str, first: usize) -> Option<f64> {
+    let s = std::fs::read_to_string(path).ok()?;
+    let rest = &s[s.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let a: f64 = f.get(first)?.parse().ok()?;
+    let b: f64 = f.get(first + 1)?.parse().ok()?;
+    Some((a + b) / clock_ticks())
+}
+
+fn clock_ticks() -> f64 {
+    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+            .unwrap_or(100.0)
+    })
+}
+
+/// CPU seconds of the calling thread (10 ms resolution).
+pub fn thread_cpu() -> f64 {
+    proc_cpu("/proc/thread-self/stat", 11).unwrap_or(f64::NAN)
+}
+
+/// A field of `/proc/self/status` in kB (`VmHWM`, `VmRSS`).
+pub fn status_kb(field: &str) -> Option<u64> {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with(field))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Resets the peak resident set size (`VmHWM`) of this process (Linux ≥ 4.0).
+pub fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// The median of the finite values.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        0.5 * (s[n / 2 - 1] + s[n / 2])
+    }
+}
+
+/// One timed run of a learner over in-memory examples.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Seconds to build the learner.
+    pub startup: f64,
+    /// Learning loop, wall seconds.
+    pub wall: f64,
+    /// Learning loop, thread CPU seconds.
+    pub cpu: f64,
+    /// Peak resident memory of the run above the resident memory before it, MB.
+    pub peak_mb: f64,
+    /// Progressive 0/1 error.
+    pub error: f64,
+    /// Steps refused as diverging.
+    pub refused: u64,
+}
+
+/// Builds `config` for `dim`, learns every example once (progressive validation), and measures.
+pub fn time_learner(config: &LearnerConfig, dim: usize, data: &[Example]) -> Result<Run> {
+    let peak_ok = reset_peak();
+    let rss0 = status_kb("VmRSS:").unwrap_or(0) as f64;
+    let t0 = Instant::now();
+    let mut learner = config.build(dim)?;
+    let startup = t0.elapsed().as_secs_f64();
+    let mut metrics = Metrics::without_auc();
+    let mut refused = 0u64;
+    let (c0, w0) = (thread_cpu(), Instant::now());
+    for ex in data {
+        let p = match learner.learn(ex.row(), ex.label, ex.weight) {
+            Ok(p) => p,
+            Err(LearnError::Diverged(_)) => {
+                refused += 1;
+                learner.predict(ex.row())
+            }
+            Err(e) => return Err(e.into()),
+        };
+        metrics.add(p, ex.label, ex.weight, config.loss);
+    }
+    let (wall, cpu) = (w0.elapsed().as_secs_f64(), thread_cpu() - c0);
+    let peak = if peak_ok {
+        status_kb("VmHWM:").unwrap_or(0) as f64
+    } else {
+        f64::NAN
+    };
+    drop(learner);
+    Ok(Run {
+        startup,
+        wall,
+        cpu,
+        peak_mb: (peak - rss0) / 1024.0,
+        error: metrics.error_rate().unwrap_or(f64::NAN),
+        refused,
+    })
+}
+
+/// Interpreter and script for the peer runs, if installed.
+pub struct Peers {
+    pub python: PathBuf,
+    pub root: PathBuf,
+}
+
+pub fn find_python() -> Option<Peers> {
+    let root = repo_root();
+    let python = root.join(".venv-peers/bin/python");
+    python.exists().then_some(Peers { python, root })
+}
+
+/// Runs a Python peer script, returning its JSON lines.
+pub fn run_script(peers: &Peers, script: &str, args: &[String]) -> Result<Vec<serde_json::Value>> {
+    eprintln!("  {script} {}", args.join(" "));
+    let out = Command::new(&peers.python)
+        .arg(peers.root.join(script))
+        .args(args)
+        .current_dir(&peers.root)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("running {script}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
+}
+
+/// `/proc/loadavg`'s first three numbers.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// `date -u`.
+pub fn utc_now() -> String {
+    Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "?".into())
+}
+
+/// A number with 3 significant digits.
+pub fn sig3(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    let a = x.abs();
+    if a >= 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}

@@ -1,0 +1,356 @@
+//! Throughput of the sparse-time SON learners against Vowpal Wabbit, one pass, learning only,
+//! m = 10: examples/second, ratio to VW OjaNewton, peak memory and start-up time at b = 18 and
+//! b = 24 hash bits, with the progressive error of each run.
+//!
+//! Data (both as VW text, read by VW and by sketchlearn's VW reader, so both hash the same
+//! features to the same indices):
+//! * synthetic: 200 000 examples, 50 distinct feature ids per example drawn uniformly from
+//!   `0..2^18`, values `N(0,1)/√50`, `y = sign(θᵀx + 0.25ε)` (seed fixed), written once to
+//!   `target/peers/sparse_synth.vw`;
+//! * `r8_earn_vs_rest` (LIBSVM → `label |f idx:val`).
+//!
+//! sketchlearn: the examples are parsed into memory first; the timed part is `config.build`
+//! (start-up) and the learning loop (`learn` + progressive metrics), 3 interleaved repetitions,
+//! median; CPU time of the thread is the primary measure (the machine is shared), wall time is
+//! reported too. Peak memory is the rise of `VmHWM` over the resident size before the run
+//! (`/proc/self/clear_refs` resets the peak), so it excludes the in-memory data.
+//! VW (`scripts/peers/sparse_vw_bench.py`, every run a fresh process): learning-only time is
+//! (run − start-up on an empty file) − (`--noop` run − its start-up), i.e. VW's own text parsing
+//! removed; its peak memory is the process's `VmHWM` (a Python interpreter included: about 34 MB,
+//! the `--noop` row).
+
+use super::sparse_common::{
+    cache_dir, find_python, load_average, load_vw, median, run_script, sig3, synthetic,
+    time_learner, utc_now, write_vw, Run,
+};
+use super::{command_line, ReproArgs};
+use crate::plot::{line_panels, Panel, Series};
+use anyhow::Result;
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+const N: usize = 200_000;
+const NNZ: usize = 50;
+const IDS: usize = 1 << 18;
+const SEED: u64 = 0x5EED_5A15;
+const M: usize = 10;
+const REPS: usize = 3;
+const BITS: [u32; 2] = [18, 24];
+const TARGET: f64 = 5.0;
+
+fn learners() -> Vec<(&'static str, LearnerConfig)> {
+    let son = |c| LearnerConfig {
+        algorithm: Algorithm::Newton,
+        curvature: c,
+        size: M,
+        ..LearnerConfig::default()
+    };
+    vec![
+        (
+            "sketchlearn AdaGrad",
+            LearnerConfig {
+                algorithm: Algorithm::AdaGrad,
+                ..LearnerConfig::default()
+            },
+        ),
+        (
+            "sketchlearn Oja-SON (oja-sparse)",
+            son(CurvatureKind::OjaSparse),
+        ),
+        (
+            "sketchlearn RP-SON (rp-sparse)",
+            son(CurvatureKind::RpSparse),
+        ),
+        (
+            "sketchlearn FD-SON (fd-sparse)",
+            son(CurvatureKind::FdSparse),
+        ),
+        (
+            "sketchlearn RFD-SON (rfd-sparse)",
+            son(CurvatureKind::RfdSparse),
+        ),
+    ]
+}
+
+/// One row of the table.
+struct Line {
+    data: String,
+    bits: u32,
+    name: String,
+    rate_cpu: f64,
+    rate_wall: f64,
+    startup: f64,
+    peak_mb: f64,
+    error: f64,
+    note: String,
+}
+
+fn synth_file() -> Result<PathBuf> {
+    let path = cache_dir()?.join("sparse_synth.vw");
+    if !path.exists() {
+        eprintln!("writing {}", path.display());
+        write_vw(&path, &synthetic(N, IDS, NNZ, SEED))?;
+    }
+    Ok(path)
+}
+
+pub fn run(args: &ReproArgs) -> Result<()> {
+    let r8 = super::sparse_common::libsvm_as_vw(&args.data_dir.join("r8_earn_vs_rest.libsvm"))?;
+    let files = [("synthetic", synth_file()?), ("r8_earn_vs_rest", r8)];
+    let peers = find_python();
+    let mut lines: Vec<Line> = Vec::new();
+    for (data, path) in &files {
+        for &bits in &BITS {
+            eprintln!("{data}, b = {bits}");
+            let examples = load_vw(path, bits)?;
+            let n = examples.len() as f64;
+            let dim = 1usize << bits;
+            let ls = learners();
+            let mut runs: Vec<Vec<Run>> = vec![Vec::new(); ls.len()];
+            for _ in 0..REPS {
+                for (k, (_, cfg)) in ls.iter().enumerate() {
+                    runs[k].push(time_learner(cfg, dim, &examples)?);
+                }
+            }
+            for ((name, _), rs) in ls.iter().zip(&runs) {
+                let cpu = median(&rs.iter().map(|r| r.cpu).collect::<Vec<_>>());
+                let wall = median(&rs.iter().map(|r| r.wall).collect::<Vec<_>>());
+                let refused = rs[0].refused;
+                lines.push(Line {
+                    data: data.to_string(),
+                    bits,
+                    name: name.to_string(),
+                    rate_cpu: n / cpu,
+                    rate_wall: n / wall,
+                    startup: median(&rs.iter().map(|r| r.startup).collect::<Vec<_>>()),
+                    peak_mb: rs.iter().map(|r| r.peak_mb).fold(0.0, f64::max),
+                    error: rs[0].error,
+                    note: if refused > 0 {
+                        format!("{refused} refused steps")
+                    } else {
+                        String::new()
+                    },
+                });
+            }
+            drop(examples);
+            if let Some(p) = &peers {
+                let out = run_script(
+                    p,
+                    "scripts/peers/sparse_vw_bench.py",
+                    &[
+                        "--bits".into(),
+                        bits.to_string(),
+                        "--repeat".into(),
+                        REPS.to_string(),
+                        "--sketch-size".into(),
+                        M.to_string(),
+                        path.display().to_string(),
+                    ],
+                )?;
+                let pick = |mode: &str, kind: &str, key: &str| -> f64 {
+                    let v: Vec<f64> = out
+                        .iter()
+                        .filter(|r| r["mode"] == mode && r["kind"] == kind)
+                        .filter_map(|r| r[key].as_f64())
+                        .collect();
+                    median(&v)
+                };
+                let parse_cpu = pick("noop", "noop", "cpu") - pick("noop", "startup", "cpu");
+                let parse_wall = pick("noop", "noop", "wall") - pick("noop", "startup", "wall");
+                for (mode, name) in [("adagrad", "VW AdaGrad"), ("oja", "VW OjaNewton")] {
+                    let learn_cpu =
+                        pick(mode, "learn", "cpu") - pick(mode, "startup", "cpu") - parse_cpu;
+                    let learn_wall =
+                        pick(mode, "learn", "wall") - pick(mode, "startup", "wall") - parse_wall;
+                    let status: Vec<&str> = out
+                        .iter()
+                        .filter(|r| r["mode"] == mode && r["kind"] == "learn")
+                        .filter_map(|r| r["status"].as_str())
+                        .collect();
+                    lines.push(Line {
+                        data: data.to_string(),
+                        bits,
+                        name: name.to_string(),
+                        rate_cpu: n / learn_cpu,
+                        rate_wall: n / learn_wall,
+                        startup: pick(mode, "startup", "wall"),
+                        peak_mb: pick(mode, "learn", "vmhwm_kb") / 1024.0,
+                        error: pick(mode, "learn", "progressive_error"),
+                        note: if status.iter().all(|s| *s == "ok") {
+                            format!("parse-only {} ex/s (CPU)", sig3(n / parse_cpu))
+                        } else {
+                            format!("status {status:?}")
+                        },
+                    });
+                }
+                lines.push(Line {
+                    data: data.to_string(),
+                    bits,
+                    name: "VW --noop (parse only)".into(),
+                    rate_cpu: n / parse_cpu,
+                    rate_wall: n / parse_wall,
+                    startup: pick("noop", "startup", "wall"),
+                    peak_mb: pick("noop", "noop", "vmhwm_kb") / 1024.0,
+                    error: f64::NAN,
+                    note: "Python + VW baseline".into(),
+                });
+            }
+        }
+    }
+    write_report(args, &lines, peers.is_some())
+}
+
+fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
+    let mut csv = String::from(
+        "data,bits,learner,examples_per_s_cpu,examples_per_s_wall,ratio_to_vw_oja_cpu,startup_s,peak_mb,progressive_error,note\n",
+    );
+    let mut md = String::new();
+    writeln!(
+        md,
+        "# Sparse-time SON: throughput against Vowpal Wabbit (m = {M})\n"
+    )?;
+    writeln!(
+        md,
+        "One pass, learning only, untuned defaults on both sides (sketchlearn: logistic loss, \
+         intercept, α = α₀ = 1, c = 0.1, AdaGrad learning rate 0.5; VW: `--binary --loss_function \
+         logistic`, OjaNewton `--sketch_size {M}` with its defaults, AdaGrad `--adaptive \
+         --normalized --invariant -l 0.5`). Measured {} on a shared 2-core machine (load average \
+         at the end: {}). Examples/second from CPU time (primary; wall time next to it).\n",
+        utc_now(),
+        load_average()
+    )?;
+    writeln!(md, "Reproduce:\n\n```\n{}\n```\n", command_line())?;
+    writeln!(
+        md,
+        "Data: synthetic = {N} examples × {NNZ} features (ids uniform in 0..2^18, values \
+         N(0,1)/√{NNZ}, fixed seed); r8_earn_vs_rest = 7674 tf-idf documents. Both as VW text; \
+         b = hash bits (2^b weights). sketchlearn parses into memory first and times the learner \
+         only; VW's learning-only time is its run minus its start-up minus its own `--noop` \
+         parsing time (see `scripts/peers/sparse_vw_bench.py`). Peak memory: sketchlearn = rise \
+         of VmHWM during the run (learner only); VW = the child process's VmHWM (Python + VW: \
+         compare with the `--noop` row).\n"
+    )?;
+    writeln!(
+        md,
+        "| data | b | learner | ex/s (CPU) | ex/s (wall) | × VW Oja (CPU) | start-up s | peak MB | progressive error | note |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|")?;
+    for l in lines {
+        let vw_oja = lines
+            .iter()
+            .find(|x| x.data == l.data && x.bits == l.bits && x.name == "VW OjaNewton")
+            .map(|x| x.rate_cpu);
+        let ratio = vw_oja.map_or(f64::NAN, |v| l.rate_cpu / v);
+        writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.data,
+            l.bits,
+            l.name,
+            sig3(l.rate_cpu),
+            sig3(l.rate_wall),
+            sig3(ratio),
+            sig3(l.startup),
+            sig3(l.peak_mb),
+            if l.error.is_finite() {
+                format!("{:.4}", l.error)
+            } else {
+                "—".into()
+            },
+            l.note
+        )?;
+        writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{},{},{}",
+            l.data,
+            l.bits,
+            l.name,
+            l.rate_cpu,
+            l.rate_wall,
+            ratio,
+            l.startup,
+            l.peak_mb,
+            l.error,
+            l.note.replace(',', ";")
+        )?;
+    }
+    writeln!(md)?;
+    if have_vw {
+        writeln!(md, "## Against the target ({TARGET}× VW OjaNewton's examples/second at equal or better progressive error)\n")?;
+        for l in lines
+            .iter()
+            .filter(|l| l.name.starts_with("sketchlearn") && l.name.contains("SON"))
+        {
+            if let Some(v) = lines
+                .iter()
+                .find(|x| x.data == l.data && x.bits == l.bits && x.name == "VW OjaNewton")
+            {
+                let ratio = l.rate_cpu / v.rate_cpu;
+                let err_ok = !(v.error.is_finite()) || l.error <= v.error;
+                writeln!(
+                    md,
+                    "- {} b={} {}: {:.1}× ({}), error {:.4} vs VW {:.4} ({})",
+                    l.data,
+                    l.bits,
+                    l.name,
+                    ratio,
+                    if ratio >= TARGET {
+                        "meets 5×"
+                    } else {
+                        "below 5×"
+                    },
+                    l.error,
+                    v.error,
+                    if err_ok { "equal or better" } else { "worse" }
+                )?;
+            }
+        }
+    } else {
+        writeln!(
+            md,
+            "VW was not available (.venv-peers missing): no peer rows."
+        )?;
+    }
+    let panels: Vec<Panel> = ["synthetic", "r8_earn_vs_rest"]
+        .iter()
+        .map(|data| {
+            let mut names: Vec<&str> = lines
+                .iter()
+                .filter(|l| l.data == *data && !l.name.contains("noop"))
+                .map(|l| l.name.as_str())
+                .collect();
+            names.dedup();
+            let mut seen = Vec::new();
+            for n in names {
+                if !seen.contains(&n) {
+                    seen.push(n);
+                }
+            }
+            Panel {
+                title: format!("{data}: one pass, m = {M}"),
+                x_label: "hash bits b".into(),
+                y_label: "examples/s (CPU)".into(),
+                log_x: false,
+                log_y: true,
+                series: seen
+                    .iter()
+                    .map(|n| Series {
+                        label: n.to_string(),
+                        points: lines
+                            .iter()
+                            .filter(|l| l.data == *data && l.name == *n)
+                            .map(|l| (l.bits as f64, l.rate_cpu))
+                            .collect(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    std::fs::write(args.out.join("sparse_throughput.csv"), csv)?;
+    writeln!(md, "\n![throughput](sparse_throughput.png)")?;
+    std::fs::write(args.out.join("sparse_throughput.md"), md)?;
+    line_panels(&args.out.join("sparse_throughput.png"), &panels, 1400, 550)?;
+    eprintln!("wrote {}", args.out.join("sparse_throughput.md").display());
+    Ok(())
+}

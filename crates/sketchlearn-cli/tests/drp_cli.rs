@@ -1,0 +1,250 @@
+//! End-to-end tests of `sketchlearn drp`: the report, the saved model with `sketchlearn test`,
+//! `--classes`, and clear errors for invalid input.
+
+use sketchlearn::drp::{low_rank, Dataset, LowRankSpec};
+use sketchlearn::Row;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sketchlearn-drp-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write_libsvm(data: &Dataset, path: &PathBuf) {
+    let mut f = std::fs::File::create(path).unwrap();
+    for i in 0..data.len() {
+        write!(f, "{}", data.labels()[i]).unwrap();
+        if let Row::Sparse { indices, values } = data.row(i) {
+            for (j, v) in indices.iter().zip(values) {
+                write!(f, " {}:{}", j + 1, v).unwrap();
+            }
+        }
+        writeln!(f).unwrap();
+    }
+}
+
+/// Rank-3 data, d = 300: a train and a test file (named by `tag`: tests run in parallel).
+fn low_rank_files(tag: &str) -> (String, String) {
+    let all = low_rank(&LowRankSpec {
+        n: 400,
+        d: 300,
+        rank: 3,
+        flip: 0.05,
+        seed: 8,
+    })
+    .unwrap();
+    let (train, test) = all.split_at(250);
+    let d = dir();
+    let (a, b) = (
+        d.join(format!("{tag}.train.svm")),
+        d.join(format!("{tag}.test.svm")),
+    );
+    write_libsvm(&train, &a);
+    write_libsvm(&test, &b);
+    (
+        a.to_string_lossy().into_owned(),
+        b.to_string_lossy().into_owned(),
+    )
+}
+
+#[test]
+fn drp_json_reports_every_solution_and_recovery_errors() {
+    let (train, test) = low_rank_files("json");
+    for loss in ["ridge", "logistic", "smooth-hinge"] {
+        let out = run(&[
+            "drp",
+            "--loss",
+            loss,
+            "--lambda",
+            "0.5",
+            "--size",
+            "200",
+            "--iterations",
+            "4",
+            "--exact",
+            "--test",
+            &test,
+            "--seed",
+            "3",
+            "--json",
+            &train,
+        ]);
+        let v = json(&out);
+        assert_eq!(v["examples"], 250);
+        assert_eq!(v["dim"], 300);
+        assert_eq!(v["test_examples"], 150);
+        assert_eq!(v["status"], "completed", "{loss}: {v}");
+        let sol = v["solutions"].as_array().unwrap();
+        let names: Vec<&str> = sol.iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["naive", "alg1", "alg2", "alg2", "alg2", "exact"]);
+        let err = |k: usize| sol[k]["recovery_error"].as_f64().unwrap();
+        // Theorem 3: naive ≈ √(297/200) ≈ 1.2; Alg. 1 small; Alg. 2 contracts (Theorem 5).
+        assert!(err(0) > 0.8, "{loss}: {v}");
+        assert!(err(1) < 0.3, "{loss}: {v}");
+        assert!(err(4) < err(1) * 1e-2, "{loss}: {v}");
+        assert_eq!(err(5), 0.0);
+        for s in sol {
+            let e = s["test_error"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&e));
+            assert!(s["seconds"].as_f64().unwrap() >= 0.0);
+            assert!(s["objective"].as_f64().unwrap().is_finite());
+        }
+        // The recovered solution is as good a classifier as the exact one.
+        let (e4, ex) = (
+            sol[4]["test_error"].as_f64().unwrap(),
+            sol[5]["test_error"].as_f64().unwrap(),
+        );
+        assert!((e4 - ex).abs() < 0.01, "{loss}: {e4} vs {ex}");
+    }
+}
+
+#[test]
+fn drp_table_output_and_saved_model_with_test_command() {
+    let (train, test) = low_rank_files("table");
+    let model = dir().join("drp.model");
+    let model_s = model.to_string_lossy().into_owned();
+    let out = run(&[
+        "drp",
+        "--loss",
+        "logistic",
+        "--size",
+        "150",
+        "--iterations",
+        "3",
+        "--exact",
+        "--test",
+        &test,
+        "-f",
+        &model_s,
+        &train,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "naive",
+        "alg1",
+        "alg2 t=3",
+        "exact",
+        "algorithm 2: completed",
+        "saved the t=3 iterate",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+    // The same run as JSON gives the saved iterate's test error...
+    let v = json(&run(&[
+        "drp",
+        "--loss",
+        "logistic",
+        "--size",
+        "150",
+        "--iterations",
+        "3",
+        "--test",
+        &test,
+        "--json",
+        &train,
+    ]));
+    let saved = v["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["t"] == 3)
+        .unwrap()["test_error"]
+        .as_f64()
+        .unwrap();
+    // ...which `sketchlearn test` reproduces from the model file.
+    let t = json(&run(&["test", "-i", &model_s, "--json", &test]));
+    assert_eq!(t["examples"], 150);
+    assert!(
+        (t["error"].as_f64().unwrap() - saved).abs() < 1e-12,
+        "{t} vs {saved}"
+    );
+    // A DRP model has fixed weights: resuming training is refused with a clear message.
+    let out = run(&["train", "-i", &model_s, &train]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fixed weights"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn drp_classes_maps_two_labels_of_a_multiclass_file() {
+    let path = dir().join("multi.svm");
+    std::fs::write(
+        &path,
+        "3 1:1 2:0.5\n8 1:-1 3:1\n5 2:1\n3 1:0.8 3:-0.2\n8 2:-1 3:0.7\n",
+    )
+    .unwrap();
+    let p = path.to_string_lossy().into_owned();
+    let v = json(&run(&[
+        "drp",
+        "--size",
+        "4",
+        "--classes",
+        "3,8",
+        "--json",
+        &p,
+    ]));
+    assert_eq!(v["examples"], 4);
+    // Without --classes the labels 3, 8 and 5 are refused, naming the line and the fix.
+    let out = run(&["drp", "--size", "4", &p]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("multi.svm:1") && err.contains("--classes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn drp_invalid_arguments_are_clear_errors() {
+    let (train, _) = low_rank_files("invalid");
+    for (args, needle) in [
+        (vec!["--lambda", "0", "--size", "5"], "lambda"),
+        (vec!["--lambda", "nan", "--size", "5"], "lambda"),
+        (vec!["--size", "0"], "projection size"),
+        (vec!["--size", "5", "--iterations", "0"], "iterations"),
+        (vec!["--size", "5", "--exact-tolerance", "2"], "tolerance"),
+        (vec!["--size", "5", "--loss", "hinge"], "unknown loss"),
+        (
+            vec!["--size", "5", "--classes", "1"],
+            "two different labels",
+        ),
+    ] {
+        let mut all = vec!["drp"];
+        all.extend(args.iter());
+        all.push(&train);
+        let out = run(&all);
+        assert!(!out.status.success(), "{all:?} succeeded");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{all:?}: {err}");
+        assert!(!err.contains("panicked"), "{all:?}: {err}");
+    }
+    let out = run(&["drp", "--size", "5", "/nonexistent/file.svm"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file.svm"));
+}

@@ -1,0 +1,799 @@
+//! MovieLens-style rating files → one-hot user + item examples for factorization machines
+//! (SFTRL paper §5.2, DESIGN.md §4 item 15).
+//!
+//! # Input
+//!
+//! One rating per line, `user item rating [timestamp]`:
+//!
+//! * [`RatingsFormat::Tsv`]: fields separated by runs of tabs/spaces (MovieLens-100K `u.data`);
+//! * [`RatingsFormat::Csv`]: comma-separated (MovieLens `ratings.csv`: `userId,movieId,rating,
+//!   timestamp`; no quoting — a field with a quote is read as it is);
+//! * [`RatingsFormat::Dat`]: `::`-separated (MovieLens-1M/10M `ratings.dat`);
+//! * [`RatingsFormat::Auto`]: `.csv` → CSV, `.dat` → DAT, otherwise by the first non-empty line
+//!   (`::`, then `,`, else whitespace).
+//!
+//! Ids are arbitrary non-empty tokens (compared as strings). Rules, all documented behaviour
+//! rather than panics:
+//!
+//! * blank lines (also `\r\n` endings) are skipped and counted ([`ReadStats::empty_lines`]);
+//! * a header is recognised on the **first** non-empty line only, when its rating field is not a
+//!   number (`userId,movieId,rating,timestamp`), and skipped;
+//! * a malformed row — fewer than 3 fields, an empty id, a rating that is not a number or is
+//!   NaN/∞, a timestamp that is not an integer, invalid UTF-8 — is a [`RatingsError::Parse`]
+//!   naming the file, line and column ([`Malformed::Error`], the default), or is skipped and
+//!   counted ([`Malformed::Skip`]);
+//! * a rating outside the declared scale ([`RatingsOptions::scale`], none by default) is an
+//!   error ([`OutOfScale::Error`], the default), skipped ([`OutOfScale::Skip`]) or clamped into
+//!   the scale ([`OutOfScale::Clamp`]); every case is counted.
+//!
+//! The whole file is read into a [`RatingsTable`] (about 24 bytes per rating plus the distinct
+//! ids), which keeps the file order: the experiments split it 80/20 in file order.
+//!
+//! # Encoding ([`RatingsEncoder`])
+//!
+//! The encoder is *fitted* on the training part: users and items get dense indices in order of
+//! first appearance, users first (`0..n_users`), then items (`n_users..n_users + n_items`), then
+//! the optional side features ([`SideFeatures`]: `u.user` and `u.item` of MovieLens-100K). Each
+//! rating becomes an [`Example`] with value 1 at its user and its item (and its side features),
+//! label = the raw rating. The learners add the constant of `â = [x; 1]` themselves.
+//!
+//! **Unseen ids at test time**: a user or item that was not in the training part has no index.
+//! With [`Unseen::Drop`] (the default) its one-hot feature is left out, so the model predicts
+//! from what it knows — the other id, the side features and the bias (the "cold start"
+//! prediction); [`EncodeOutcome`] says what was dropped so that callers can count it.
+//! [`Unseen::Error`] makes it a [`RatingsError::UnseenId`] instead.
+//!
+//! ```
+//! use sketchlearn::data::ratings::{parse_ratings, RatingsEncoder, RatingsOptions};
+//! use sketchlearn::Example;
+//! let text = "userId,movieId,rating,timestamp\n1,10,4.0,964982703\n\n2,10,3.5,964981247\n3,11,5,1\n";
+//! let table = parse_ratings(text.as_bytes(), "ratings.csv", &RatingsOptions::default()).unwrap();
+//! assert_eq!(table.len(), 3);
+//! assert!(table.stats.header);
+//! assert_eq!(table.stats.empty_lines, 1);
+//!
+//! // Fit on the first two ratings: users {1, 2}, items {10}.
+//! let enc = RatingsEncoder::fit(&table, 0..2, None);
+//! assert_eq!(enc.dim(), 3);
+//! let map = enc.map_table(&table);
+//! let mut ex = Example::default();
+//! let seen = enc.encode(&table, &map, 1, &mut ex);
+//! assert_eq!((ex.label, ex.indices.clone()), (3.5, vec![1, 2]));
+//! assert!(!seen.unseen_user && !seen.unseen_item);
+//! // User 3 and item 11 are new: both one-hot features are dropped.
+//! let cold = enc.encode(&table, &map, 2, &mut ex);
+//! assert!(cold.unseen_user && cold.unseen_item && ex.indices.is_empty());
+//! ```
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::ops::Range;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{ParseError, ParseErrorKind};
+use super::example::Example;
+use super::source::open_input;
+
+/// Field layout of a ratings file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RatingsFormat {
+    /// Decide from the extension, then from the first non-empty line.
+    #[default]
+    Auto,
+    /// Whitespace-separated (tabs or spaces), as MovieLens-100K `u.data`.
+    Tsv,
+    /// Comma-separated, as MovieLens `ratings.csv`.
+    Csv,
+    /// `::`-separated, as MovieLens-1M `ratings.dat`.
+    Dat,
+}
+
+/// What to do with a rating outside [`RatingsOptions::scale`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OutOfScale {
+    /// Stop with [`RatingsError::OutOfScale`].
+    #[default]
+    Error,
+    /// Leave the row out (counted in [`ReadStats::out_of_scale`]).
+    Skip,
+    /// Clamp into the scale (counted in [`ReadStats::out_of_scale`]).
+    Clamp,
+}
+
+/// What to do with a malformed row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Malformed {
+    /// Stop with [`RatingsError::Parse`] (file, line, column).
+    #[default]
+    Error,
+    /// Leave the row out (counted in [`ReadStats::malformed`]).
+    Skip,
+}
+
+/// What the encoder does with an id it was not fitted on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Unseen {
+    /// Leave its one-hot feature out (cold-start prediction from the other features and the bias).
+    #[default]
+    Drop,
+    /// Make it an error ([`RatingsError::UnseenId`]).
+    Error,
+}
+
+/// Options of [`read_ratings`] / [`parse_ratings`].
+///
+/// ```
+/// use sketchlearn::data::ratings::{OutOfScale, RatingsOptions};
+/// let o = RatingsOptions { scale: Some((1.0, 5.0)), out_of_scale: OutOfScale::Clamp, ..Default::default() };
+/// assert_eq!(o.scale, Some((1.0, 5.0)));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RatingsOptions {
+    /// Field layout.
+    pub format: RatingsFormat,
+    /// Declared rating scale `[min, max]` (none: any finite rating).
+    pub scale: Option<(f64, f64)>,
+    /// Ratings outside the scale.
+    pub out_of_scale: OutOfScale,
+    /// Malformed rows.
+    pub malformed: Malformed,
+}
+
+/// Counts of what [`parse_ratings`] met besides good rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadStats {
+    /// Lines read (including blank and header lines).
+    pub lines: u64,
+    /// Blank lines skipped.
+    pub empty_lines: u64,
+    /// Whether a header line was skipped.
+    pub header: bool,
+    /// Malformed rows skipped ([`Malformed::Skip`]).
+    pub malformed: u64,
+    /// Ratings outside the scale, skipped or clamped.
+    pub out_of_scale: u64,
+}
+
+/// One rating: user and item as indices into [`RatingsTable::users`] / [`RatingsTable::items`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rating {
+    /// Index of the raw user id in the table.
+    pub user: u32,
+    /// Index of the raw item id in the table.
+    pub item: u32,
+    /// The rating (clamped if so configured).
+    pub rating: f64,
+    /// The timestamp when present.
+    pub timestamp: Option<i64>,
+    /// 1-based line number in the file.
+    pub line: u64,
+}
+
+/// All ratings of a file, in file order, with the distinct raw ids.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RatingsTable {
+    /// Name of the source (path or `<stdin>`).
+    pub source_name: String,
+    /// Ratings in file order.
+    pub ratings: Vec<Rating>,
+    /// Distinct raw user ids, in order of first appearance.
+    pub users: Vec<String>,
+    /// Distinct raw item ids, in order of first appearance.
+    pub items: Vec<String>,
+    /// What was skipped, clamped or counted.
+    pub stats: ReadStats,
+}
+
+impl RatingsTable {
+    /// Number of ratings.
+    pub fn len(&self) -> usize {
+        self.ratings.len()
+    }
+
+    /// True when there is no rating.
+    pub fn is_empty(&self) -> bool {
+        self.ratings.is_empty()
+    }
+
+    /// Number of ratings in the first `fraction` of the file (`⌊n·fraction⌋`, fraction in
+    /// `[0, 1]`).
+    pub fn split_point(&self, fraction: f64) -> usize {
+        ((self.len() as f64) * fraction.clamp(0.0, 1.0)).floor() as usize
+    }
+
+    /// The smallest and largest rating (`None` when empty).
+    pub fn rating_range(&self) -> Option<(f64, f64)> {
+        self.ratings.iter().fold(None, |acc, r| match acc {
+            None => Some((r.rating, r.rating)),
+            Some((lo, hi)) => Some((lo.min(r.rating), hi.max(r.rating))),
+        })
+    }
+}
+
+/// Why ratings could not be read or encoded.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RatingsError {
+    /// I/O or a malformed row (file, line, column).
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// A rating outside the declared scale with [`OutOfScale::Error`].
+    #[error("{source_name}:{line}: rating {value} is outside the declared scale [{min}, {max}]")]
+    OutOfScale {
+        /// The file.
+        source_name: String,
+        /// 1-based line.
+        line: u64,
+        /// The rating.
+        value: f64,
+        /// Scale minimum.
+        min: f64,
+        /// Scale maximum.
+        max: f64,
+    },
+    /// An invalid option (e.g. a scale with `min > max`).
+    #[error("invalid ratings option: {0}")]
+    InvalidOption(String),
+    /// An id unseen in training with [`Unseen::Error`].
+    #[error("{what} id {id:?} was not seen in training")]
+    UnseenId {
+        /// `"user"` or `"item"`.
+        what: &'static str,
+        /// The raw id.
+        id: String,
+    },
+}
+
+/// Reads a ratings file (`-` = standard input, `.gz` decompressed) with [`parse_ratings`].
+pub fn read_ratings(path: &str, options: &RatingsOptions) -> Result<RatingsTable, RatingsError> {
+    let input = open_input(path)?;
+    let name = if path == "-" { "<stdin>" } else { path };
+    let mut opts = *options;
+    if opts.format == RatingsFormat::Auto {
+        let p = path.strip_suffix(".gz").unwrap_or(path);
+        opts.format = match Path::new(p).extension().and_then(|e| e.to_str()) {
+            Some("csv") => RatingsFormat::Csv,
+            Some("dat") => RatingsFormat::Dat,
+            _ => RatingsFormat::Auto,
+        };
+    }
+    parse_ratings(input, name, &opts)
+}
+
+fn sniff(line: &str) -> RatingsFormat {
+    if line.contains("::") {
+        RatingsFormat::Dat
+    } else if line.contains(',') {
+        RatingsFormat::Csv
+    } else {
+        RatingsFormat::Tsv
+    }
+}
+
+/// `(byte offset, field)` pairs of a line.
+fn split_fields(line: &str, format: RatingsFormat) -> Vec<(usize, &str)> {
+    let base = line.as_ptr() as usize;
+    let off = |f: &str| f.as_ptr() as usize - base;
+    match format {
+        RatingsFormat::Csv => line.split(',').map(|f| (off(f), f.trim())).collect(),
+        RatingsFormat::Dat => line.split("::").map(|f| (off(f), f.trim())).collect(),
+        _ => line.split_ascii_whitespace().map(|f| (off(f), f)).collect(),
+    }
+}
+
+fn intern(map: &mut HashMap<String, u32>, names: &mut Vec<String>, id: &str) -> u32 {
+    if let Some(&i) = map.get(id) {
+        return i;
+    }
+    let i = names.len() as u32;
+    names.push(id.to_owned());
+    map.insert(id.to_owned(), i);
+    i
+}
+
+/// Parses ratings from any reader; `source_name` is used in error messages. See the module
+/// documentation for the rules. Never panics, whatever the bytes.
+///
+/// ```
+/// use sketchlearn::data::ratings::{parse_ratings, Malformed, OutOfScale, RatingsError, RatingsOptions};
+/// let text = "1\t10\t4\t881250949\n1\t11\tx\t1\n2\t10\t9\t1\n";
+/// // Default: the malformed second row is an error naming line and column.
+/// let err = parse_ratings(text.as_bytes(), "u.data", &RatingsOptions::default()).unwrap_err();
+/// assert_eq!(err.to_string(), r#"u.data:2:6: cannot parse value "x""#);
+/// // Skipping malformed rows and clamping to the 1–5 scale.
+/// let opts = RatingsOptions {
+///     scale: Some((1.0, 5.0)),
+///     out_of_scale: OutOfScale::Clamp,
+///     malformed: Malformed::Skip,
+///     ..Default::default()
+/// };
+/// let t = parse_ratings(text.as_bytes(), "u.data", &opts).unwrap();
+/// assert_eq!(t.len(), 2);
+/// assert_eq!(t.ratings[1].rating, 5.0);
+/// assert_eq!((t.stats.malformed, t.stats.out_of_scale), (1, 1));
+/// ```
+pub fn parse_ratings(
+    mut reader: impl BufRead,
+    source_name: &str,
+    options: &RatingsOptions,
+) -> Result<RatingsTable, RatingsError> {
+    if let Some((lo, hi)) = options.scale {
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+            return Err(RatingsError::InvalidOption(format!(
+                "rating scale [{lo}, {hi}] must be finite with min <= max"
+            )));
+        }
+    }
+    let mut table = RatingsTable {
+        source_name: source_name.to_owned(),
+        ..Default::default()
+    };
+    let (mut user_map, mut item_map) = (HashMap::new(), HashMap::new());
+    let mut format = options.format;
+    let mut first = true;
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(ParseError::io(source_name, line_no + 1, &e).into()),
+        }
+        line_no += 1;
+        table.stats.lines += 1;
+        let mut bytes: &[u8] = &buf;
+        if line_no == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = &bytes[3..];
+        }
+        let err = |column: usize, kind: ParseErrorKind| {
+            ParseError::new(source_name, line_no, column, kind)
+        };
+        let line = match std::str::from_utf8(bytes) {
+            Ok(s) => s.trim_end_matches(['\n', '\r']),
+            Err(e) => {
+                if options.malformed == Malformed::Skip {
+                    table.stats.malformed += 1;
+                    continue;
+                }
+                return Err(err(e.valid_up_to() + 1, ParseErrorKind::InvalidUtf8).into());
+            }
+        };
+        if line.trim().is_empty() {
+            table.stats.empty_lines += 1;
+            continue;
+        }
+        if format == RatingsFormat::Auto {
+            format = sniff(line);
+        }
+        let fields = split_fields(line, format);
+        let was_first = std::mem::replace(&mut first, false);
+        if was_first && fields.len() >= 3 && fields[2].1.parse::<f64>().is_err() {
+            table.stats.header = true;
+            continue;
+        }
+        let parsed = (|| -> Result<(f64, Option<i64>), ParseError> {
+            if fields.len() < 3 {
+                return Err(err(
+                    0,
+                    ParseErrorKind::WrongFieldCount {
+                        expected: 3,
+                        found: fields.len(),
+                    },
+                ));
+            }
+            for &(off, f) in &fields[..2] {
+                if f.is_empty() {
+                    return Err(err(off + 1, ParseErrorKind::EmptyField));
+                }
+            }
+            let (off, f) = fields[2];
+            let rating: f64 = f
+                .parse()
+                .map_err(|_| err(off + 1, ParseErrorKind::UnparsableValue(f.to_owned())))?;
+            if !rating.is_finite() {
+                return Err(err(off + 1, ParseErrorKind::NonFiniteValue(f.to_owned())));
+            }
+            let timestamp = match fields.get(3) {
+                Some(&(off, f)) if !f.is_empty() => Some(
+                    f.parse::<i64>()
+                        .map_err(|_| err(off + 1, ParseErrorKind::UnparsableValue(f.to_owned())))?,
+                ),
+                _ => None,
+            };
+            Ok((rating, timestamp))
+        })();
+        let (mut rating, timestamp) = match parsed {
+            Ok(v) => v,
+            Err(e) if options.malformed == Malformed::Skip => {
+                let _ = e;
+                table.stats.malformed += 1;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if let Some((lo, hi)) = options.scale {
+            if !(lo..=hi).contains(&rating) {
+                match options.out_of_scale {
+                    OutOfScale::Error => {
+                        return Err(RatingsError::OutOfScale {
+                            source_name: source_name.to_owned(),
+                            line: line_no,
+                            value: rating,
+                            min: lo,
+                            max: hi,
+                        })
+                    }
+                    OutOfScale::Skip => {
+                        table.stats.out_of_scale += 1;
+                        continue;
+                    }
+                    OutOfScale::Clamp => {
+                        table.stats.out_of_scale += 1;
+                        rating = rating.clamp(lo, hi);
+                    }
+                }
+            }
+        }
+        let user = intern(&mut user_map, &mut table.users, fields[0].1);
+        let item = intern(&mut item_map, &mut table.items, fields[1].1);
+        table.ratings.push(Rating {
+            user,
+            item,
+            rating,
+            timestamp,
+            line: line_no,
+        });
+    }
+    Ok(table)
+}
+
+/// Categorical side features of users or items: raw id → list of feature indices (local to
+/// this block, value 1 each), with the feature names.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SideBlock {
+    /// Feature names, e.g. `gender=F`, `genre=Comedy`.
+    pub names: Vec<String>,
+    /// Raw id → local feature indices (sorted).
+    pub features: HashMap<String, Vec<u32>>,
+}
+
+impl SideBlock {
+    fn add(&mut self, index: &mut HashMap<String, u32>, id: &str, name: String) {
+        let next = self.names.len() as u32;
+        let f = *index.entry(name.clone()).or_insert_with(|| {
+            self.names.push(name);
+            next
+        });
+        let v = self.features.entry(id.to_owned()).or_default();
+        if !v.contains(&f) {
+            v.push(f);
+            v.sort_unstable();
+        }
+    }
+
+    /// Number of features of the block.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True when the block has no feature.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// Optional side features (MovieLens-100K `u.user` and `u.item`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SideFeatures {
+    /// User features (age bucket, gender, occupation).
+    pub users: SideBlock,
+    /// Item features (genres, release decade).
+    pub items: SideBlock,
+}
+
+fn read_lines_latin1(path: &str) -> Result<Vec<String>, RatingsError> {
+    let mut input = open_input(path)?;
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    let mut n = 0;
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => n += 1,
+            Err(e) => return Err(ParseError::io(path, n + 1, &e).into()),
+        }
+        // Latin-1: every byte is the code point of the same value.
+        let s: String = buf.iter().map(|&b| b as char).collect();
+        out.push(s.trim_end_matches(['\n', '\r']).to_owned());
+    }
+    Ok(out)
+}
+
+const GENRES: [&str; 19] = [
+    "unknown",
+    "Action",
+    "Adventure",
+    "Animation",
+    "Children's",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Fantasy",
+    "Film-Noir",
+    "Horror",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
+    "Western",
+];
+
+fn age_bucket(age: u32) -> &'static str {
+    match age {
+        0..=17 => "<18",
+        18..=24 => "18-24",
+        25..=34 => "25-34",
+        35..=44 => "35-44",
+        45..=49 => "45-49",
+        50..=55 => "50-55",
+        _ => "56+",
+    }
+}
+
+impl SideFeatures {
+    /// Reads MovieLens-100K `u.user` (`id|age|gender|occupation|zip`; features `age=<bucket>`,
+    /// `gender=<g>`, `occupation=<o>`) and/or `u.item` (`id|title|date|video date|url|19 genre
+    /// flags`, latin-1; features `genre=<name>` for each flag 1 and `decade=<1990s>` from the
+    /// date). A line that does not fit is a [`RatingsError::Parse`] with its line number; blank
+    /// lines are skipped.
+    ///
+    /// ```no_run
+    /// use sketchlearn::data::ratings::SideFeatures;
+    /// let side = SideFeatures::movielens(
+    ///     Some("../shared/data/movielens100k_users.psv"),
+    ///     Some("../shared/data/movielens100k_items.psv"),
+    /// ).unwrap();
+    /// assert!(side.users.len() > 20 && side.items.len() >= 19);
+    /// ```
+    pub fn movielens(users: Option<&str>, items: Option<&str>) -> Result<Self, RatingsError> {
+        let mut side = SideFeatures::default();
+        if let Some(path) = users {
+            let mut index = HashMap::new();
+            for (k, line) in read_lines_latin1(path)?.iter().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let f: Vec<&str> = line.split('|').collect();
+                let bad = |column: usize, kind| ParseError::new(path, k as u64 + 1, column, kind);
+                if f.len() < 4 || f[0].trim().is_empty() {
+                    return Err(bad(
+                        0,
+                        ParseErrorKind::WrongFieldCount {
+                            expected: 5,
+                            found: f.len(),
+                        },
+                    )
+                    .into());
+                }
+                let id = f[0].trim();
+                let age: u32 = f[1]
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad(0, ParseErrorKind::UnparsableValue(f[1].to_owned())))?;
+                side.users
+                    .add(&mut index, id, format!("age={}", age_bucket(age)));
+                side.users
+                    .add(&mut index, id, format!("gender={}", f[2].trim()));
+                side.users
+                    .add(&mut index, id, format!("occupation={}", f[3].trim()));
+            }
+        }
+        if let Some(path) = items {
+            let mut index = HashMap::new();
+            for (k, line) in read_lines_latin1(path)?.iter().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let f: Vec<&str> = line.split('|').collect();
+                let bad = |column: usize, kind| ParseError::new(path, k as u64 + 1, column, kind);
+                if f.len() < 5 + GENRES.len() || f[0].trim().is_empty() {
+                    return Err(bad(
+                        0,
+                        ParseErrorKind::WrongFieldCount {
+                            expected: 5 + GENRES.len(),
+                            found: f.len(),
+                        },
+                    )
+                    .into());
+                }
+                let id = f[0].trim();
+                if let Some(year) = f[2]
+                    .rsplit('-')
+                    .next()
+                    .and_then(|y| y.trim().parse::<u32>().ok())
+                {
+                    side.items
+                        .add(&mut index, id, format!("decade={}s", year / 10 * 10));
+                }
+                for (g, flag) in GENRES.iter().zip(&f[f.len() - GENRES.len()..]) {
+                    if flag.trim() == "1" {
+                        side.items.add(&mut index, id, format!("genre={g}"));
+                    }
+                }
+                side.items.features.entry(id.to_owned()).or_default();
+            }
+        }
+        Ok(side)
+    }
+}
+
+/// What [`RatingsEncoder::encode`] left out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EncodeOutcome {
+    /// The user was not seen in training (its one-hot feature is absent).
+    pub unseen_user: bool,
+    /// The item was not seen in training.
+    pub unseen_item: bool,
+}
+
+/// Per-table lookup built by [`RatingsEncoder::map_table`]: table user/item index → feature
+/// index (or `None` for unseen ids).
+#[derive(Clone, Debug, Default)]
+pub struct TableMap {
+    users: Vec<Option<u32>>,
+    items: Vec<Option<u32>>,
+}
+
+/// One-hot user + item encoder with dense id remapping fitted on the training part (see the
+/// module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RatingsEncoder {
+    users: HashMap<String, u32>,
+    items: HashMap<String, u32>,
+    n_users: usize,
+    n_items: usize,
+    side: Option<SideFeatures>,
+    /// Unseen-id policy.
+    pub unseen: Unseen,
+}
+
+impl RatingsEncoder {
+    /// Fits the id maps on the ratings `range` of `table` (in order of first appearance, users
+    /// then items) with optional side features.
+    pub fn fit(table: &RatingsTable, range: Range<usize>, side: Option<SideFeatures>) -> Self {
+        let mut enc = RatingsEncoder {
+            side,
+            ..Default::default()
+        };
+        for r in &table.ratings[range] {
+            let u = &table.users[r.user as usize];
+            if !enc.users.contains_key(u) {
+                enc.users.insert(u.clone(), enc.n_users as u32);
+                enc.n_users += 1;
+            }
+            let i = &table.items[r.item as usize];
+            if !enc.items.contains_key(i) {
+                enc.items.insert(i.clone(), enc.n_items as u32);
+                enc.n_items += 1;
+            }
+        }
+        enc
+    }
+
+    /// Users known to the encoder.
+    pub fn n_users(&self) -> usize {
+        self.n_users
+    }
+
+    /// Items known to the encoder.
+    pub fn n_items(&self) -> usize {
+        self.n_items
+    }
+
+    /// The side features, if any.
+    pub fn side(&self) -> Option<&SideFeatures> {
+        self.side.as_ref()
+    }
+
+    /// The feature dimension: users + items + side features.
+    pub fn dim(&self) -> usize {
+        self.n_users
+            + self.n_items
+            + self
+                .side
+                .as_ref()
+                .map_or(0, |s| s.users.len() + s.items.len())
+    }
+
+    /// Looks up every raw id of `table` once.
+    pub fn map_table(&self, table: &RatingsTable) -> TableMap {
+        TableMap {
+            users: table
+                .users
+                .iter()
+                .map(|u| self.users.get(u).copied())
+                .collect(),
+            items: table
+                .items
+                .iter()
+                .map(|i| self.items.get(i).copied())
+                .collect(),
+        }
+    }
+
+    /// Encodes rating `k` of `table` into `ex` (label = rating, weight 1), dropping the
+    /// one-hot features of unseen ids (see [`Unseen`]; with [`Unseen::Error`] use
+    /// [`RatingsEncoder::encode_checked`]).
+    pub fn encode(
+        &self,
+        table: &RatingsTable,
+        map: &TableMap,
+        k: usize,
+        ex: &mut Example,
+    ) -> EncodeOutcome {
+        let r = &table.ratings[k];
+        ex.clear();
+        ex.label = r.rating;
+        let u = map.users.get(r.user as usize).copied().flatten();
+        let i = map.items.get(r.item as usize).copied().flatten();
+        let mut push = |j: usize| {
+            ex.indices.push(j as u32);
+            ex.values.push(1.0);
+        };
+        if let Some(u) = u {
+            push(u as usize);
+        }
+        if let Some(i) = i {
+            push(self.n_users + i as usize);
+        }
+        if let Some(side) = &self.side {
+            let base_u = self.n_users + self.n_items;
+            if let Some(f) = side.users.features.get(&table.users[r.user as usize]) {
+                f.iter().for_each(|&j| push(base_u + j as usize));
+            }
+            let base_i = base_u + side.users.len();
+            if let Some(f) = side.items.features.get(&table.items[r.item as usize]) {
+                f.iter().for_each(|&j| push(base_i + j as usize));
+            }
+        }
+        EncodeOutcome {
+            unseen_user: u.is_none(),
+            unseen_item: i.is_none(),
+        }
+    }
+
+    /// [`encode`](Self::encode), honouring [`RatingsEncoder::unseen`]: with [`Unseen::Error`]
+    /// an unseen user or item is a [`RatingsError::UnseenId`].
+    pub fn encode_checked(
+        &self,
+        table: &RatingsTable,
+        map: &TableMap,
+        k: usize,
+        ex: &mut Example,
+    ) -> Result<EncodeOutcome, RatingsError> {
+        let out = self.encode(table, map, k, ex);
+        if self.unseen == Unseen::Error {
+            let r = &table.ratings[k];
+            if out.unseen_user {
+                return Err(RatingsError::UnseenId {
+                    what: "user",
+                    id: table.users[r.user as usize].clone(),
+                });
+            }
+            if out.unseen_item {
+                return Err(RatingsError::UnseenId {
+                    what: "item",
+                    id: table.items[r.item as usize].clone(),
+                });
+            }
+        }
+        Ok(out)
+    }
+}

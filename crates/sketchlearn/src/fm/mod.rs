@@ -1,0 +1,543 @@
+//! Online factorization machines: Sketched FTRL with Generalized Frequent Directions and the
+//! baselines of the SFTRL paper (Luo et al., "Sketched Follow-The-Regularized-Leader for Online
+//! Factorization Machine", KDD 2018).
+//!
+//! The convex learners work on the compact FM `z = âᵀΘâ`, `â = [x; 1]`, `Θ` symmetric
+//! `(d+1) × (d+1)` (paper §2.2; `âᵀΘâ = w₀ + wᵀx + xᵀXx` with `Θ = [X, w/2; wᵀ/2, w₀]`), whose
+//! per-example gradient is the rank-one `q_t â_t â_tᵀ`, `q_t = φ'_t(z_t)` (eq. 2).
+//!
+//! | learner | paper | state | per example |
+//! |---|---|---|---|
+//! | [`Sftrl`] per-row (`sftrl`) | Alg. 4 (GFD Alg. 2) | `O(m·d)` | see [`FactoredGfd`] |
+//! | [`Sftrl`] doubling (`sftrl-fast`) | Alg. 5 (GFD Alg. 3) | `O(m·d)` | amortised, see [`FactoredGfd`] |
+//! | [`DenseConvexFm`] FTRL (`ftrl`) | Alg. 1, eq. 4 | `(d+1)²` | `O(nnz²)` (+ projection) |
+//! | [`DenseConvexFm`] OGD (`ogd`) | §5.1 baseline, step `η/√t` | `(d+1)²` | `O(nnz²)` (+ projection) |
+//! | [`Ocg`] (`ocg`) | §5.1 baseline (compact convexified FM) | sparse `Σ∇f` + atoms | power iterations |
+//! | [`FmSgd`] (`fm-sgd`) | Rendle's non-convex FM (§6) | `(k+1)·d` | `O(k·nnz)` |
+//!
+//! Every learner implements [`OnlineLearner`]: [`learn`](OnlineLearner::learn) returns the
+//! prediction made before the update, so [`eval::progressive`](crate::eval::progressive) and
+//! [`eval::evaluate`](crate::eval::evaluate) score them like the linear learners. The constant of
+//! `â` is added internally: inputs are the plain features `x` (indices `< dim`).
+//!
+//! [`FmConfig`] validates hyper-parameters and builds an [`AnyFm`]; [`FmModel`] stores one (with
+//! the ratings encoder, when the data were ratings) in a versioned, checksummed model file of
+//! kind [`FM_MODEL_KIND`].
+//!
+//! ```
+//! use sketchlearn::fm::{FmAlgorithm, FmConfig};
+//! use sketchlearn::linear::OnlineLearner;
+//! use sketchlearn::Row;
+//! let config = FmConfig::new(FmAlgorithm::SftrlFast);
+//! let mut fm = config.build(5).unwrap();
+//! let p = fm.learn(Row::Sparse { indices: &[0, 3], values: &[1.0, 1.0] }, 4.0, 1.0).unwrap();
+//! assert_eq!(p, 0.0); // Θ₁ = 0
+//! assert!(FmConfig { eta: -1.0, ..config }.build(5).is_err());
+//! ```
+
+mod convex;
+mod factored;
+mod fm_sgd;
+mod ocg;
+mod sftrl;
+
+pub use convex::{project_l1_ball, project_nuclear_ball, ConvexKind, DenseConvexFm, NuclearBall};
+pub use factored::{FactoredFd, FactoredGfd};
+pub use fm_sgd::{FmSgd, FmSgdParams};
+pub use ocg::{Ocg, OcgParams};
+pub use sftrl::{Sftrl, SftrlBackend};
+
+use crate::data::ratings::RatingsEncoder;
+use crate::linear::{LearnError, OnlineLearner, StepSchedule};
+use crate::loss::Loss;
+use crate::model::{self, ModelError};
+use crate::sketch::FdVariant;
+use crate::{Example, Row};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+/// The kind tag of FM model files.
+pub const FM_MODEL_KIND: &str = "fm-learner";
+
+pub(crate) fn check_positive(name: &str, x: f64) -> Result<(), LearnError> {
+    if !(x.is_finite() && x > 0.0) {
+        return Err(LearnError::InvalidParameter(format!(
+            "{name} must be finite and > 0, got {x}"
+        )));
+    }
+    Ok(())
+}
+
+/// Writes `â = [x; 1]` as sparse indices/values: the non-zeros of `x` below `dim`, then
+/// `(dim, 1)`.
+pub(crate) fn augment(x: Row<'_>, dim: usize, idx: &mut Vec<u32>, val: &mut Vec<f64>) {
+    idx.clear();
+    val.clear();
+    match x {
+        Row::Dense(v) => {
+            for (i, &a) in v.iter().enumerate().take(dim) {
+                if a != 0.0 {
+                    idx.push(i as u32);
+                    val.push(a);
+                }
+            }
+        }
+        Row::Sparse { indices, values } => {
+            for (&i, &a) in indices.iter().zip(values) {
+                if (i as usize) < dim && a != 0.0 {
+                    idx.push(i);
+                    val.push(a);
+                }
+            }
+        }
+    }
+    idx.push(dim as u32);
+    val.push(1.0);
+}
+
+/// Scales the features of `ex` to unit Euclidean norm (a zero row is left as it is): the
+/// per-row normalisation of the binary-classification experiments.
+///
+/// ```
+/// use sketchlearn::Example;
+/// let mut ex = Example { label: 1.0, weight: 1.0, indices: vec![0, 1], values: vec![3.0, 4.0] };
+/// sketchlearn::fm::l2_normalize(&mut ex);
+/// assert_eq!(ex.values, vec![0.6, 0.8]);
+/// ```
+pub fn l2_normalize(ex: &mut Example) {
+    let n: f64 = ex.values.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if n > 0.0 && n.is_finite() {
+        ex.values.iter_mut().for_each(|v| *v /= n);
+    }
+}
+
+/// The FM algorithms, by their command-line names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FmAlgorithm {
+    /// SFTRL, per-row GFD (Alg. 4).
+    Sftrl,
+    /// SFTRL with doubling space (Alg. 5).
+    SftrlFast,
+    /// Full-matrix FTRL (Alg. 1).
+    Ftrl,
+    /// Full-matrix OGD, step `η/√t`.
+    Ogd,
+    /// Online conditional gradient on the nuclear-norm ball.
+    Ocg,
+    /// Rendle's non-convex FM by SGD.
+    FmSgd,
+}
+
+impl FmAlgorithm {
+    /// Every algorithm, in a fixed order.
+    pub const ALL: [FmAlgorithm; 6] = [
+        FmAlgorithm::Sftrl,
+        FmAlgorithm::SftrlFast,
+        FmAlgorithm::Ftrl,
+        FmAlgorithm::Ogd,
+        FmAlgorithm::Ocg,
+        FmAlgorithm::FmSgd,
+    ];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FmAlgorithm::Sftrl => "sftrl",
+            FmAlgorithm::SftrlFast => "sftrl-fast",
+            FmAlgorithm::Ftrl => "ftrl",
+            FmAlgorithm::Ogd => "ogd",
+            FmAlgorithm::Ocg => "ocg",
+            FmAlgorithm::FmSgd => "fm-sgd",
+        }
+    }
+}
+
+impl fmt::Display for FmAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for FmAlgorithm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        FmAlgorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown FM algorithm '{s}' (expected one of: {})",
+                    FmAlgorithm::ALL.map(|a| a.name()).join(", ")
+                )
+            })
+    }
+}
+
+/// Every hyper-parameter of an FM learner; [`FmConfig::build`] validates them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FmConfig {
+    /// The algorithm.
+    pub algorithm: FmAlgorithm,
+    /// Sketch size `m` (SFTRL).
+    pub size: usize,
+    /// Step size `η` (SFTRL, FTRL, OGD's `η` of `η/√t`, OCG's `η` of `F_t`, FM-SGD's rate).
+    pub eta: f64,
+    /// The loss `φ` (square loss for ratings, logistic for ±1 labels).
+    pub loss: Loss,
+    /// Rank `k` (FM-SGD).
+    pub rank: usize,
+    /// Seed (FM-SGD initial factors, OCG's initial vector).
+    pub seed: u64,
+    /// GFD implementation of SFTRL.
+    pub backend: SftrlBackend,
+    /// Nuclear-norm radius `τ` (OCG: required; FTRL/OGD: `∞` = unconstrained).
+    pub radius: f64,
+    /// FTRL/OGD: project every this many steps (1 = exact).
+    pub project_every: u64,
+    /// OCG: examples per linear minimisation.
+    pub ocg_block: u64,
+    /// OCG: `c` of `γ_t = min(1, c/√t)`.
+    pub ocg_gamma: f64,
+    /// OCG: maximum power iterations per step.
+    pub power_iters: usize,
+    /// FM-SGD: step schedule.
+    pub schedule: StepSchedule,
+    /// FM-SGD: learning rate of the linear weights (default `eta`).
+    pub eta_linear: Option<f64>,
+    /// FM-SGD: learning rate of the intercept (default `eta`).
+    pub eta_intercept: Option<f64>,
+    /// FM-SGD: L2 penalty of the linear weights.
+    pub reg_w: f64,
+    /// FM-SGD: L2 penalty of the factors.
+    pub reg_v: f64,
+    /// FM-SGD: standard deviation of the initial factors.
+    pub init_std: f64,
+    /// Initial intercept `μ`: the convex learners start from (and FTRL/OCG regularise towards)
+    /// `Θ₁ = μ·e eᵀ` (`e` the constant coordinate of `â`), FM-SGD starts with `w₀ = μ`. The paper
+    /// uses 0; River's MovieLens tutorial uses 3.
+    pub intercept: f64,
+    /// FTRL/OGD: the largest `(d+1)²` allowed for the dense matrix.
+    pub max_dense_entries: usize,
+}
+
+impl FmConfig {
+    /// The defaults for `algorithm` with the square loss: [`FmConfig::for_loss`].
+    pub fn new(algorithm: FmAlgorithm) -> Self {
+        Self::for_loss(algorithm, Loss::Squared)
+    }
+
+    /// The defaults for `algorithm` and `loss`: `m = 10`, rank 10, no constraint for FTRL/OGD,
+    /// intercept 0, and step sizes measured on the shared data (`docs/results/fm_movielens.md`
+    /// for the square loss on one-hot ratings, `docs/results/fm_binary.md` for the other losses
+    /// on unit-norm rows):
+    ///
+    /// | algorithm | square loss | logistic (and other) loss |
+    /// |---|---|---|
+    /// | sftrl, sftrl-fast | η = 0.015 | η = 0.3 |
+    /// | ftrl | η = 0.015 | η = 0.1 |
+    /// | ogd (η/√t) | η = 1 | η = 4 |
+    /// | ocg | η = 0.01, τ = 10, γ_t = 0.2/√t | η = 1, τ = 10, γ_t = 0.2/√t |
+    /// | fm-sgd | η = 0.1 (factors), 0.05 (linear), 0.02 (intercept) | η = 0.05 |
+    ///
+    /// The fm-sgd square-loss rates are River's MovieLens tutorial rates (0.05, 0.025, 0.01)
+    /// doubled, because River's squared loss `(p − y)²` has twice the gradient of `½(p − y)²`.
+    ///
+    /// ```
+    /// use sketchlearn::fm::{FmAlgorithm, FmConfig};
+    /// use sketchlearn::loss::Loss;
+    /// assert_eq!(FmConfig::for_loss(FmAlgorithm::SftrlFast, Loss::Logistic).eta, 0.3);
+    /// assert_eq!(FmConfig::new(FmAlgorithm::Ftrl).eta, 0.015);
+    /// ```
+    pub fn for_loss(algorithm: FmAlgorithm, loss: Loss) -> Self {
+        let square = loss == Loss::Squared;
+        let eta = match (algorithm, square) {
+            (FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast, true) => 0.015,
+            (FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast, false) => 0.3,
+            (FmAlgorithm::Ftrl, true) => 0.015,
+            (FmAlgorithm::Ftrl, false) => 0.1,
+            (FmAlgorithm::Ogd, true) => 1.0,
+            (FmAlgorithm::Ogd, false) => 4.0,
+            (FmAlgorithm::Ocg, true) => 0.01,
+            (FmAlgorithm::Ocg, false) => 1.0,
+            (FmAlgorithm::FmSgd, true) => 0.1,
+            (FmAlgorithm::FmSgd, false) => 0.05,
+        };
+        let (eta_linear, eta_intercept) = if algorithm == FmAlgorithm::FmSgd && square {
+            (Some(0.05), Some(0.02))
+        } else {
+            (None, None)
+        };
+        FmConfig {
+            algorithm,
+            size: 10,
+            eta,
+            loss,
+            rank: 10,
+            seed: 0,
+            backend: SftrlBackend::Factored,
+            radius: if algorithm == FmAlgorithm::Ocg {
+                10.0
+            } else {
+                f64::INFINITY
+            },
+            project_every: 1,
+            ocg_block: 1,
+            ocg_gamma: 0.2,
+            power_iters: 20,
+            schedule: StepSchedule::Constant,
+            eta_linear,
+            eta_intercept,
+            reg_w: 0.0,
+            reg_v: 0.0,
+            init_std: 0.1,
+            intercept: 0.0,
+            max_dense_entries: 1 << 27,
+        }
+    }
+
+    /// Validates the hyper-parameters and builds the learner for `dim` features.
+    pub fn build(&self, dim: usize) -> Result<AnyFm, LearnError> {
+        check_positive("eta", self.eta)?;
+        if self.radius.is_nan() || self.radius <= 0.0 {
+            return Err(LearnError::InvalidParameter(format!(
+                "nuclear-norm radius must be > 0 (inf = unconstrained), got {}",
+                self.radius
+            )));
+        }
+        let ball = self.radius.is_finite().then_some(NuclearBall {
+            radius: self.radius,
+            every: self.project_every,
+        });
+        Ok(match self.algorithm {
+            FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast => {
+                let variant = if self.algorithm == FmAlgorithm::Sftrl {
+                    FdVariant::PerRow
+                } else {
+                    FdVariant::Doubling
+                };
+                AnyFm::Sftrl(
+                    Sftrl::new(dim, self.size, variant, self.eta, self.loss, self.backend)?
+                        .with_intercept(self.intercept)?,
+                )
+            }
+            FmAlgorithm::Ftrl => AnyFm::Dense(
+                DenseConvexFm::new(
+                    dim,
+                    ConvexKind::Ftrl,
+                    self.eta,
+                    self.loss,
+                    ball,
+                    self.max_dense_entries,
+                )?
+                .with_intercept(self.intercept)?,
+            ),
+            FmAlgorithm::Ogd => AnyFm::Dense(
+                DenseConvexFm::new(
+                    dim,
+                    ConvexKind::Ogd(StepSchedule::InverseSqrt),
+                    self.eta,
+                    self.loss,
+                    ball,
+                    self.max_dense_entries,
+                )?
+                .with_intercept(self.intercept)?,
+            ),
+            FmAlgorithm::Ocg => {
+                if !self.radius.is_finite() {
+                    return Err(LearnError::InvalidParameter(
+                        "OCG needs a finite nuclear-norm radius".into(),
+                    ));
+                }
+                AnyFm::Ocg(Ocg::new(
+                    dim,
+                    self.loss,
+                    OcgParams {
+                        eta: self.eta,
+                        radius: self.radius,
+                        gamma: self.ocg_gamma,
+                        block: self.ocg_block,
+                        power_iters: self.power_iters,
+                        seed: self.seed,
+                        intercept: self.intercept,
+                    },
+                )?)
+            }
+            FmAlgorithm::FmSgd => AnyFm::FmSgd(FmSgd::new(
+                dim,
+                self.loss,
+                FmSgdParams {
+                    rank: self.rank,
+                    eta: self.eta,
+                    eta_linear: self.eta_linear,
+                    eta_intercept: self.eta_intercept,
+                    schedule: self.schedule,
+                    reg_w: self.reg_w,
+                    reg_v: self.reg_v,
+                    init_std: self.init_std,
+                    intercept: self.intercept,
+                    seed: self.seed,
+                },
+            )?),
+        })
+    }
+
+    /// A short description, e.g. `sftrl-fast m=10 eta=0.01 squared`.
+    pub fn describe(&self) -> String {
+        let mut s = match self.algorithm {
+            FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast => {
+                let mut s = format!("{} m={} eta={}", self.algorithm, self.size, self.eta);
+                if self.backend == SftrlBackend::Reference {
+                    s.push_str(" backend=reference");
+                }
+                s
+            }
+            FmAlgorithm::Ftrl | FmAlgorithm::Ogd => {
+                let mut s = format!("{} eta={}", self.algorithm, self.eta);
+                if self.radius.is_finite() {
+                    s.push_str(&format!(
+                        " radius={} every={}",
+                        self.radius, self.project_every
+                    ));
+                }
+                s
+            }
+            FmAlgorithm::Ocg => format!(
+                "ocg eta={} radius={} block={} gamma={}",
+                self.eta, self.radius, self.ocg_block, self.ocg_gamma
+            ),
+            FmAlgorithm::FmSgd => {
+                let mut s = format!("fm-sgd k={} eta={}", self.rank, self.eta);
+                if let Some(e) = self.eta_linear {
+                    s.push_str(&format!(" eta_linear={e}"));
+                }
+                if let Some(e) = self.eta_intercept {
+                    s.push_str(&format!(" eta_intercept={e}"));
+                }
+                s.push_str(&format!(
+                    " reg_w={} reg_v={} init_std={}",
+                    self.reg_w, self.reg_v, self.init_std
+                ));
+                s
+            }
+        };
+        if self.intercept != 0.0 {
+            s.push_str(&format!(" intercept={}", self.intercept));
+        }
+        s.push_str(&format!(" {}", self.loss));
+        s
+    }
+}
+
+/// An FM learner chosen at run time.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[allow(clippy::large_enum_variant)]
+pub enum AnyFm {
+    /// SFTRL (either variant).
+    Sftrl(Sftrl),
+    /// Full-matrix FTRL or OGD.
+    Dense(DenseConvexFm),
+    /// Online conditional gradient.
+    Ocg(Ocg),
+    /// Rendle's FM by SGD.
+    FmSgd(FmSgd),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $l:ident => $e:expr) => {
+        match $self {
+            AnyFm::Sftrl($l) => $e,
+            AnyFm::Dense($l) => $e,
+            AnyFm::Ocg($l) => $e,
+            AnyFm::FmSgd($l) => $e,
+        }
+    };
+}
+
+impl AnyFm {
+    /// Bytes held by the model state (what grows with `d` and `m`).
+    pub fn state_bytes(&self) -> usize {
+        dispatch!(self, l => l.state_bytes())
+    }
+
+    /// Prepares for fast predictions once learning is over (SFTRL's factored sketch empties its
+    /// sparse buffers); predictions do not change.
+    pub fn compact(&mut self) -> Result<(), LearnError> {
+        match self {
+            AnyFm::Sftrl(s) => s.compact(),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl OnlineLearner for AnyFm {
+    fn dim(&self) -> usize {
+        dispatch!(self, l => l.dim())
+    }
+    fn predict(&self, x: Row<'_>) -> f64 {
+        dispatch!(self, l => l.predict(x))
+    }
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        dispatch!(self, l => l.learn(x, y, weight))
+    }
+    fn weights(&self) -> Cow<'_, [f64]> {
+        dispatch!(self, l => l.weights())
+    }
+}
+
+/// A trained FM with what is needed to use it again: the configuration, the learner's full
+/// state, the ratings encoder (id maps and side features) when the data were ratings, and
+/// whether rows were L2-normalised.
+///
+/// ```
+/// use sketchlearn::fm::{FmAlgorithm, FmConfig, FmModel};
+/// use sketchlearn::linear::OnlineLearner;
+/// use sketchlearn::Row;
+/// let config = FmConfig::new(FmAlgorithm::Sftrl);
+/// let mut model = FmModel::new(config, config.build(4).unwrap());
+/// model.learner.learn(Row::Sparse { indices: &[1, 2], values: &[1.0, 1.0] }, 3.0, 1.0).unwrap();
+/// let path = std::env::temp_dir().join(format!("doc-fm-{}.skl", std::process::id()));
+/// model.save(&path).unwrap();
+/// let back = FmModel::load(&path).unwrap();
+/// let x = Row::Sparse { indices: &[1, 2], values: &[1.0, 1.0] };
+/// assert_eq!(back.learner.predict(x), model.learner.predict(x));
+/// # std::fs::remove_file(&path).ok();
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FmModel {
+    /// Hyper-parameters.
+    pub config: FmConfig,
+    /// The learner's state.
+    pub learner: AnyFm,
+    /// The ratings encoder (none for LIBSVM input).
+    pub encoder: Option<RatingsEncoder>,
+    /// Rows were scaled to unit norm before learning.
+    pub normalize: bool,
+    /// Examples learned so far.
+    pub examples_seen: u64,
+}
+
+impl FmModel {
+    /// A model that has learned nothing yet (no encoder, no normalisation).
+    pub fn new(config: FmConfig, learner: AnyFm) -> Self {
+        FmModel {
+            config,
+            learner,
+            encoder: None,
+            normalize: false,
+            examples_seen: 0,
+        }
+    }
+
+    /// Writes the model atomically (kind [`FM_MODEL_KIND`]).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
+        model::save(path, FM_MODEL_KIND, self)
+    }
+
+    /// Reads a model written by [`FmModel::save`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
+        model::load(path, FM_MODEL_KIND)
+    }
+}

@@ -1,0 +1,629 @@
+//! The per-feature column store of the sparse-time learners, with *lazy* initialisation and
+//! *lazy* change of basis.
+//!
+//! Feature `j` owns one contiguous slot of `m + 2` numbers: `[w̄_j, stamp_j, Z_{0j}, …, Z_{m−1,j}]`
+//! (the stamp is stored as an exactly representable `f64`), so that a feature costs one or two
+//! cache lines per access. The slots live in one `Vec<f64>` of `d·(m + 2)` zeros, allocated with
+//! `vec![0.0; n]` (a zeroed allocation: the pages cost nothing until touched), and nothing ever
+//! loops over all `d` features while learning.
+//!
+//! **Lazy initialisation.** A column that was never touched has stamp 0 and holds zeros in
+//! memory; its true value is the initial column `Z₀[:, j]`, generated on demand from a formula
+//! ([`Init`]). For Oja and FD the initial `Z₀` has exactly orthonormal rows with a known Gram
+//! matrix: row `i` is supported on the features `j ≡ i (mod m)` with hashed random signs,
+//! `Z₀[i, j] = σ(seed, j)/√n_i` with `n_i = ⌈(d − i)/m⌉` (see [`initial_value`]).
+//!
+//! **Lazy change of basis and transfer ("rebase").** The learners keep `w = w̄ + Zᵀb` and (Oja,
+//! FD) `V = F·Z` with small `m × m` matrices. Two things can go wrong numerically over a long run:
+//! `F` becomes badly scaled (Oja: `Z` grows like `t^{cλ}` while `F` shrinks), and `w̄` and `Zᵀb`
+//! grow large while cancelling (each change of the sketch moves `Zᵀb`, and `w̄` is corrected to
+//! keep `w`). A *rebase* fixes both: `Z ← M·Z` (`F ← F·M⁻¹`) and `w̄ ← w̄ + Zᵀb`, `b ← 0`.
+//! Doing that on all `d` columns would be `O(m²d)`, so it is deferred: a rebase starts a new
+//! *epoch*; a column keeps the id of the epoch in which it was last brought up to date, and the
+//! store keeps, for every live past epoch `e`, the transform `T_e` from epoch-`e` coordinates to
+//! the current ones and the accumulated transfer `a_e` (so that `w̄_j += z_jᵀa_e` in epoch-`e`
+//! coordinates), and the same for never-touched columns. A stale column is brought up to date, in
+//! `O(m²)` (`O(m)` when every transform since was the identity), the first time it is touched
+//! again. Every epoch counts the columns still stamped with it and is dropped when the count
+//! reaches zero, so a rebase costs `O((E + 1)·m³)` for the `E` epochs that still own columns.
+//! That is small when rebases are rare (Oja, RP); when they are frequent (FD changes its basis
+//! at most shrinks) old epochs keep a few columns each for a long time, so at most
+//! `MAX_EPOCHS` are kept: beyond that, the epoch owning the fewest columns is flushed (its
+//! columns, listed when they were stamped, are brought up to date). The work is proportional to
+//! the columns touched, never to `d`.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::VecDeque;
+
+/// Most past epochs kept before the one owning the fewest columns is flushed.
+const MAX_EPOCHS: usize = 64;
+
+/// Slot offsets inside a column.
+pub(crate) const W: usize = 0;
+pub(crate) const STAMP: usize = 1;
+pub(crate) const Z: usize = 2;
+
+/// The value of a never-touched column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Init {
+    /// `Z₀ = 0` (random projection: `S₀ = 0`).
+    Zero,
+    /// The structured orthonormal `Z₀` of [`initial_value`] with hashed signs from `seed`.
+    Structured {
+        /// Seed of the signs.
+        seed: u64,
+    },
+}
+
+/// SplitMix64 finaliser (a counter-based hash).
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The one non-zero entry of the initial column `j`: `(row, value)` with `row = j mod m` and
+/// `value = ±1/√n_row`, `n_row = ⌈(d − row)/m⌉` the number of features of that row, the sign
+/// from a counter-based hash of `(seed, j)`. The rows are exactly orthonormal (disjoint supports,
+/// unit norms), every feature belongs to exactly one row, and rows `i ≥ d` (only when `m > d`)
+/// are zero.
+#[inline]
+pub fn initial_value(dim: usize, m: usize, seed: u64, j: usize) -> (usize, f64) {
+    let row = j % m;
+    let n = (dim - row).div_ceil(m);
+    let h = mix(seed ^ mix((j as u64).wrapping_add(0x9E37_79B9_7F4A_7C15)));
+    let sign = if h & 1 == 0 { 1.0 } else { -1.0 };
+    (row, sign / (n as f64).sqrt())
+}
+
+/// The initial directions `Z₀` of the sparse Oja and FD learners as a dense row-major `m × d`
+/// matrix (for the dense reference learners in tests: build `OjaSketch::with_directions` with
+/// it to get the exact same start as the sparse learner). `O(md)`: for tests and small `d` only.
+///
+/// ```
+/// let v = sketchlearn::linear::sparse::initial_directions(5, 2, 7);
+/// // Rows are orthonormal.
+/// let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+/// assert!((dot(&v[..5], &v[..5]) - 1.0).abs() < 1e-15);
+/// assert_eq!(dot(&v[..5], &v[5..]), 0.0);
+/// ```
+pub fn initial_directions(dim: usize, m: usize, seed: u64) -> Vec<f64> {
+    let mut v = vec![0.0; m * dim];
+    if m == 0 {
+        return v;
+    }
+    for j in 0..dim {
+        let (r, x) = initial_value(dim, m, seed, j);
+        v[r * dim + j] = x;
+    }
+    v
+}
+
+/// Number of non-zero (orthonormal) rows of the structured `Z₀`: `min(m, d)`.
+pub(crate) fn initial_rank(dim: usize, m: usize) -> usize {
+    m.min(dim)
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Epoch {
+    id: u32,
+    /// `m × m` transform from this epoch's coordinates to the current ones (`None` = identity).
+    t: Option<Vec<f64>>,
+    /// Transfer `w̄_j += z_jᵀa` with `z_j` in this epoch's coordinates.
+    a: Vec<f64>,
+    /// Columns still stamped with this id.
+    count: u64,
+    /// Columns stamped with this id when it was current (some re-stamped since).
+    members: Vec<u32>,
+}
+
+impl Epoch {
+    /// Brings a stored slot `[w̄, stamp, z…]` of this epoch up to date.
+    #[inline]
+    fn apply(&self, slot: &mut [f64], tmp: &mut [f64]) {
+        let z = &mut slot[Z..];
+        slot[W] += z.iter().zip(&self.a).map(|(x, y)| x * y).sum::<f64>();
+        if let Some(t) = &self.t {
+            apply(t, self.a.len(), &mut slot[Z..], tmp);
+        }
+    }
+}
+
+/// Zero-initialised `f64` storage whose first element is 64-byte aligned, so that a slot of
+/// `m + 2 = 12` numbers (96 bytes) always spans exactly two cache lines (with the allocator's
+/// 16-byte alignment it spans three half of the time). Allocated with `vec![0.0; n]` (calloc:
+/// nothing is touched at start-up).
+#[derive(Debug, Default)]
+struct Aligned {
+    v: Vec<f64>,
+    off: usize,
+    len: usize,
+}
+
+impl Aligned {
+    fn zeroed(len: usize) -> Self {
+        let v = vec![0.0; len + 8];
+        let off = (64 - (v.as_ptr() as usize % 64)) % 64 / 8;
+        Aligned { v, off, len }
+    }
+}
+
+impl Clone for Aligned {
+    fn clone(&self) -> Self {
+        let mut c = Aligned::zeroed(self.len);
+        c.copy_from_slice(self);
+        c
+    }
+}
+
+impl std::ops::Deref for Aligned {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        &self.v[self.off..self.off + self.len]
+    }
+}
+
+impl std::ops::DerefMut for Aligned {
+    fn deref_mut(&mut self) -> &mut [f64] {
+        &mut self.v[self.off..self.off + self.len]
+    }
+}
+
+/// The column store (see the module documentation).
+#[derive(Clone, Debug)]
+pub(crate) struct LazyColumns {
+    dim: usize,
+    m: usize,
+    data: Aligned,
+    init: Init,
+    /// Current epoch id (≥ 1). Never-touched columns have stamp 0.
+    cur: u32,
+    /// Transform and transfer of the never-touched columns (id 0, never dropped).
+    pristine: Epoch,
+    /// Past epochs that still own columns, by increasing id.
+    epochs: VecDeque<Epoch>,
+    /// Columns stamped `cur`.
+    cur_count: u64,
+    cur_members: Vec<u32>,
+    rebases: u64,
+    tmp: Vec<f64>,
+}
+
+impl LazyColumns {
+    /// `dim` columns of `m` sketch coordinates, never-touched ones worth `init`.
+    pub(crate) fn new(dim: usize, m: usize, init: Init) -> Self {
+        LazyColumns {
+            dim,
+            m,
+            data: Aligned::zeroed(dim * (m + 2)),
+            init,
+            cur: 1,
+            pristine: Epoch {
+                id: 0,
+                t: None,
+                a: vec![0.0; m],
+                count: 0,
+                members: Vec::new(),
+            },
+            epochs: VecDeque::new(),
+            cur_count: 0,
+            cur_members: Vec::new(),
+            rebases: 0,
+            tmp: vec![0.0; m],
+        }
+    }
+
+    #[inline]
+    pub(crate) fn stride(&self) -> usize {
+        self.m + 2
+    }
+
+    pub(crate) fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Number of rebases so far.
+    pub(crate) fn rebases(&self) -> u64 {
+        self.rebases
+    }
+
+    /// Hints the CPU to load the slots of the example's columns (the gather that follows is
+    /// bound by memory latency: the slots of a large `d` live in RAM or the last-level cache;
+    /// issuing every load first lets them overlap).
+    #[inline]
+    pub(crate) fn prefetch(&self, x: crate::Row<'_>) {
+        #[cfg(target_arch = "x86_64")]
+        if let crate::Row::Sparse { indices, .. } = x {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let s = self.stride();
+            for &j in indices {
+                let base = j as usize * s;
+                if base + s <= self.data.len() {
+                    let p = self.data[base..].as_ptr() as *const i8;
+                    // SAFETY: prefetching is a hint; both addresses lie inside the slot.
+                    unsafe {
+                        _mm_prefetch::<_MM_HINT_T0>(p);
+                        _mm_prefetch::<_MM_HINT_T0>(p.add(8 * (s - 1)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Brings column `j` up to date and returns its slot `[w̄, stamp, z…]`.
+    #[inline]
+    pub(crate) fn current(&mut self, j: usize) -> &mut [f64] {
+        let s = self.stride();
+        let base = j * s;
+        if self.data[base + STAMP] != self.cur as f64 {
+            self.refresh(j);
+        }
+        &mut self.data[base..base + s]
+    }
+
+    /// Slot of column `j` as stored: its `Z` part is current only if [`LazyColumns::current`]
+    /// was called for `j` since the last rebase.
+    #[inline]
+    pub(crate) fn slot(&mut self, j: usize) -> &mut [f64] {
+        let s = self.stride();
+        &mut self.data[j * s..(j + 1) * s]
+    }
+
+    /// Writes the initial column `j` (in epoch-1 coordinates) into `slot` (zeros before).
+    #[inline]
+    fn write_initial(&self, j: usize, slot: &mut [f64]) {
+        if let Init::Structured { seed } = self.init {
+            if self.m > 0 {
+                let (r, v) = initial_value(self.dim, self.m, seed, j);
+                slot[Z + r] = v;
+            }
+        }
+    }
+
+    #[cold]
+    fn refresh(&mut self, j: usize) {
+        let s = self.stride();
+        let base = j * s;
+        let stamp = self.data[base + STAMP] as u32;
+        let mut slot = std::mem::take(&mut self.data);
+        {
+            let sl = &mut slot[base..base + s];
+            if stamp == 0 {
+                self.write_initial(j, sl);
+                self.pristine.apply(sl, &mut self.tmp);
+            } else {
+                let k = self.epoch_index(stamp);
+                let e = &mut self.epochs[k];
+                e.apply(sl, &mut self.tmp);
+                e.count -= 1;
+                if e.count == 0 {
+                    self.epochs.remove(k);
+                }
+            }
+            sl[STAMP] = self.cur as f64;
+        }
+        self.data = slot;
+        self.cur_count += 1;
+        self.cur_members.push(j as u32);
+    }
+
+    /// Position of the live epoch `id` (ids increase along the deque).
+    fn epoch_index(&self, id: u32) -> usize {
+        self.epochs
+            .binary_search_by_key(&id, |e| e.id)
+            .unwrap_or_else(|_| unreachable!("stamp {id} of no live epoch"))
+    }
+
+    /// The current value of column `j` without updating the store: returns `w̄_j` and writes
+    /// `Z[:, j]` into `z` (`O(m²)` for a stale column).
+    pub(crate) fn peek(&self, j: usize, z: &mut [f64]) -> f64 {
+        let s = self.stride();
+        let base = j * s;
+        let stored = &self.data[base..base + s];
+        let stamp = stored[STAMP] as u32;
+        if stamp == self.cur {
+            z.copy_from_slice(&stored[Z..]);
+            return stored[W];
+        }
+        let mut slot = stored.to_vec();
+        let mut tmp = vec![0.0; self.m];
+        if stamp == 0 {
+            self.write_initial(j, &mut slot);
+            self.pristine.apply(&mut slot, &mut tmp);
+        } else {
+            self.epochs[self.epoch_index(stamp)].apply(&mut slot, &mut tmp);
+        }
+        z.copy_from_slice(&slot[Z..]);
+        slot[W]
+    }
+
+    /// Rebase: `w̄ ← w̄ + Zᵀb` (with `Z` before the change) and `Z ← M·Z` (`mat` row-major
+    /// `m × m`; `None` = identity), both lazily. The caller sets `b ← 0`.
+    pub(crate) fn rebase(&mut self, mat: Option<&[f64]>, b: &[f64]) {
+        let m = self.m;
+        // Transfer: a_e += T_eᵀ b for every epoch, then compose the transforms.
+        for e in self
+            .epochs
+            .iter_mut()
+            .chain(std::iter::once(&mut self.pristine))
+        {
+            match &e.t {
+                None => e.a.iter_mut().zip(b).for_each(|(a, bi)| *a += bi),
+                Some(t) => {
+                    for k in 0..m {
+                        e.a[k] += (0..m).map(|i| t[i * m + k] * b[i]).sum::<f64>();
+                    }
+                }
+            }
+            if let Some(mm) = mat {
+                e.t = Some(match &e.t {
+                    None => mm.to_vec(),
+                    Some(t) => matmul(mm, t, m),
+                });
+            }
+        }
+        let members = std::mem::take(&mut self.cur_members);
+        if self.cur_count > 0 {
+            self.epochs.push_back(Epoch {
+                id: self.cur,
+                t: mat.map(|x| x.to_vec()),
+                a: b.to_vec(),
+                count: self.cur_count,
+                members,
+            });
+        }
+        self.cur_count = 0;
+        self.cur += 1;
+        self.rebases += 1;
+        while self.epochs.len() > MAX_EPOCHS {
+            let k = (0..self.epochs.len())
+                .min_by_key(|&k| self.epochs[k].count)
+                .expect("non-empty");
+            let e = self.epochs.remove(k).expect("present");
+            let s = self.stride();
+            for &j in &e.members {
+                let base = j as usize * s;
+                if self.data[base + STAMP] as u32 == e.id {
+                    e.apply(&mut self.data[base..base + s], &mut self.tmp);
+                    self.data[base + STAMP] = self.cur as f64;
+                    self.cur_count += 1;
+                    self.cur_members.push(j);
+                }
+            }
+        }
+    }
+
+    /// Past epochs that still own columns.
+    #[cfg(test)]
+    pub(crate) fn live_epochs(&self) -> usize {
+        self.epochs.len()
+    }
+
+    /// Every column's current `(w̄_j, Z[:, j])`, for inspection (`O(m²d)`).
+    pub(crate) fn for_each_column(&self, mut f: impl FnMut(usize, f64, &[f64])) {
+        let mut z = vec![0.0; self.m];
+        for j in 0..self.dim {
+            let w = self.peek(j, &mut z);
+            f(j, w, &z);
+        }
+    }
+}
+
+/// `z ← T z` with `T` row-major `m × m`.
+#[inline]
+fn apply(t: &[f64], m: usize, z: &mut [f64], tmp: &mut [f64]) {
+    for i in 0..m {
+        tmp[i] = (0..m).map(|k| t[i * m + k] * z[k]).sum();
+    }
+    z.copy_from_slice(&tmp[..m]);
+}
+
+/// `A B` for row-major `m × m` matrices.
+pub(crate) fn matmul(a: &[f64], b: &[f64], m: usize) -> Vec<f64> {
+    let mut out = vec![0.0; m * m];
+    for i in 0..m {
+        for k in 0..m {
+            let aik = a[i * m + k];
+            if aik != 0.0 {
+                for j in 0..m {
+                    out[i * m + j] += aik * b[k * m + j];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What a model file stores: only the touched columns.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    dim: u64,
+    m: u64,
+    init: Init,
+    cur: u32,
+    pristine: Epoch,
+    epochs: VecDeque<Epoch>,
+    cur_count: u64,
+    cur_members: Vec<u32>,
+    rebases: u64,
+    touched: Vec<u32>,
+    slots: Vec<f64>,
+}
+
+impl Serialize for LazyColumns {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let s = self.stride();
+        let mut touched = Vec::new();
+        let mut slots = Vec::new();
+        for (j, slot) in self.data.chunks_exact(s).enumerate() {
+            if slot.iter().any(|&x| x != 0.0) {
+                touched.push(j as u32);
+                slots.extend_from_slice(slot);
+            }
+        }
+        Stored {
+            dim: self.dim as u64,
+            m: self.m as u64,
+            init: self.init,
+            cur: self.cur,
+            pristine: self.pristine.clone(),
+            epochs: self.epochs.clone(),
+            cur_count: self.cur_count,
+            cur_members: self.cur_members.clone(),
+            rebases: self.rebases,
+            touched,
+            slots,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for LazyColumns {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let st = Stored::deserialize(deserializer)?;
+        let (dim, m) = (st.dim as usize, st.m as usize);
+        let s = m + 2;
+        let bad_epoch =
+            |e: &Epoch| e.a.len() != m || e.t.as_ref().is_some_and(|t| t.len() != m * m);
+        if st.slots.len() != st.touched.len() * s
+            || st.touched.iter().any(|&j| j as usize >= dim)
+            || bad_epoch(&st.pristine)
+            || st.epochs.iter().any(bad_epoch)
+            || dim.checked_mul(s).is_none()
+        {
+            return Err(D::Error::custom("inconsistent sparse column store"));
+        }
+        let mut data = Aligned::zeroed(dim * s);
+        for (k, &j) in st.touched.iter().enumerate() {
+            data[j as usize * s..(j as usize + 1) * s]
+                .copy_from_slice(&st.slots[k * s..(k + 1) * s]);
+        }
+        Ok(LazyColumns {
+            dim,
+            m,
+            data,
+            init: st.init,
+            cur: st.cur,
+            pristine: st.pristine,
+            epochs: st.epochs,
+            cur_count: st.cur_count,
+            cur_members: st.cur_members,
+            rebases: st.rebases,
+            tmp: vec![0.0; m],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_rows_orthonormal_including_m_above_d() {
+        for (d, m) in [(7, 3), (10, 10), (3, 5), (1, 1), (12, 4)] {
+            let v = initial_directions(d, m, 3);
+            for a in 0..m {
+                for b in 0..m {
+                    let g: f64 = (0..d).map(|j| v[a * d + j] * v[b * d + j]).sum();
+                    let want = if a == b && a < d { 1.0 } else { 0.0 };
+                    assert!((g - want).abs() < 1e-14, "d={d} m={m} ({a},{b}): {g}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lazy_rebase_equals_eager() {
+        let (d, m) = (9, 3);
+        let mut c = LazyColumns::new(d, m, Init::Structured { seed: 5 });
+        let z0 = initial_directions(d, m, 5);
+        // Touch column 2 and modify it; then rebase twice with different matrices.
+        c.current(2)[Z + 1] += 0.5;
+        let mut eager = z0.clone();
+        eager[d + 2] += 0.5;
+        let m1 = [1.0, 0.0, 0.0, 0.5, 2.0, 0.0, -1.0, 0.25, 3.0];
+        let m2 = [0.5, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0];
+        for mat in [m1, m2] {
+            c.rebase(Some(&mat), &[0.0; 3]);
+            let old = eager.clone();
+            for j in 0..d {
+                for i in 0..m {
+                    eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
+                }
+            }
+            c.current(4)[Z] += 1.0;
+            eager[4] += 1.0;
+        }
+        let mut z = vec![0.0; m];
+        for j in 0..d {
+            c.peek(j, &mut z);
+            let slot = c.current(j).to_vec();
+            for i in 0..m {
+                assert!((z[i] - eager[i * d + j]).abs() < 1e-14);
+                assert!((slot[Z + i] - eager[i * d + j]).abs() < 1e-14);
+            }
+        }
+    }
+
+    #[test]
+    fn many_rebases_drop_epochs_without_columns() {
+        let (d, m) = (5, 2);
+        let mut c = LazyColumns::new(d, m, Init::Structured { seed: 1 });
+        let mut eager = initial_directions(d, m, 1);
+        let mat = [0.5, 0.0, 0.25, 2.0];
+        for round in 0..(2 * MAX_EPOCHS + 5) {
+            let j = round % d;
+            c.current(j)[Z] += 1.0;
+            eager[j] += 1.0;
+            c.rebase(Some(&mat), &[0.0; 2]);
+            let old = eager.clone();
+            for j in 0..d {
+                for i in 0..m {
+                    eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
+                }
+            }
+            assert!(c.live_epochs() <= MAX_EPOCHS);
+        }
+        let mut z = vec![0.0; m];
+        for j in 0..d {
+            c.peek(j, &mut z);
+            for i in 0..m {
+                let e = eager[i * d + j];
+                assert!(
+                    (z[i] - e).abs() <= 1e-12 * e.abs().max(1.0),
+                    "{} vs {e}",
+                    z[i]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn transfer_moves_zb_into_wbar() {
+        let (d, m) = (6, 2);
+        let mut c = LazyColumns::new(d, m, Init::Structured { seed: 4 });
+        let z0 = initial_directions(d, m, 4);
+        c.current(1)[W] = 0.5;
+        let b = [2.0, -1.0];
+        let mat = [1.0, 0.0, 3.0, 1.0];
+        c.rebase(Some(&mat), &b);
+        let mut z = vec![0.0; m];
+        for j in 0..d {
+            let w = c.peek(j, &mut z);
+            let zj = [z0[j], z0[d + j]];
+            let want_w = if j == 1 { 0.5 } else { 0.0 } + zj[0] * b[0] + zj[1] * b[1];
+            assert!((w - want_w).abs() < 1e-15, "column {j}");
+            assert!((z[0] - zj[0]).abs() < 1e-15);
+            assert!((z[1] - (3.0 * zj[0] + zj[1])).abs() < 1e-15);
+            let slot = c.current(j).to_vec();
+            assert!((slot[W] - want_w).abs() < 1e-15);
+        }
+        assert_eq!(
+            c.live_epochs(),
+            0,
+            "every column of the old epoch was refreshed"
+        );
+    }
+}

@@ -1,0 +1,346 @@
+//! Sparse RP-SON (SON paper Appendix G.1, Algorithm 7).
+//!
+//! `A = αI + SᵀS` with the Gaussian sketch `S ← S + rĝᵀ`, `r ~ N(0, I/m)` drawn exactly as
+//! [`RandomProjection`](crate::sketch::RandomProjection) draws it (same seeded
+//! `Xoshiro256PlusPlus`, `m` standard normals per update, times `1/√m`, also for a zero row), so
+//! that the sparse and dense learners see the same sketch. The weights are `w = w̄ + Sᵀb`.
+//!
+//! Per example, with `z = Sx` gathered from the example's columns:
+//! * prediction `p = w̄ᵀx + bᵀz`; projection `xᵀA⁻¹x = (‖x‖² − zᵀHz)/α`;
+//! * a step `w += c·A⁻¹x = (c/α)(x − SᵀHz)` is `w̄ += (c/α)x` on the example's coordinates and
+//!   `b −= (c/α)Hz`;
+//! * the sketch update `S' = S + rĝᵀ` changes `Sᵀb` by `ĝ(rᵀb)`, so `w̄ −= (rᵀb)ĝ` keeps `w`;
+//!   `S'S'ᵀ = SSᵀ + rqᵀ + qrᵀ` with `q = Sĝ + (‖ĝ‖²/2)r` (= `S'ĝ − (‖ĝ‖²/2)r`), the same
+//!   symmetric rank-two update of `H = (αI + SSᵀ)⁻¹` as the dense sketch, and `S'x = z + r(ĝᵀx)`.
+//!
+//! `SSᵀ` is also kept (`O(m²)` per update) so that `H` can be recomputed from it when rounding
+//! breaks the incremental update, where the dense sketch recomputes it from `S` (`O(m²d)`).
+//! When `w̄ᵀx` and `bᵀz` cancel by more than a factor 1000 (large steps on unnormalised data),
+//! `Sᵀb` is transferred into `w̄` lazily (see [`columns`](super::columns)) and `b ← 0`.
+//! Cost `O(m² + m·nnz)` per example.
+
+use super::columns::{Init, LazyColumns, W, Z};
+use super::{check_params, for_each_nz, projection};
+use crate::linalg::{dot, SymEigen};
+use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
+use crate::sketch::SketchError;
+use crate::Row;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// Sparse-time RP-SON.
+///
+/// ```
+/// use sketchlearn::linear::sparse::SparseRp;
+/// use sketchlearn::linear::{NewtonParams, OnlineLearner};
+/// use sketchlearn::Row;
+/// let mut rp = SparseRp::new(1 << 20, 5, 1.0, 7, NewtonParams::default()).unwrap();
+/// for _ in 0..10 {
+///     rp.learn(Row::Sparse { indices: &[3, 900_000], values: &[1.0, 0.5] }, 1.0, 1.0).unwrap();
+/// }
+/// assert!(rp.predict(Row::Sparse { indices: &[3], values: &[1.0] }) > 0.0);
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SparseRp {
+    params: NewtonParams,
+    alpha: f64,
+    m: usize,
+    cols: LazyColumns,
+    b: Vec<f64>,
+    /// `H = (αI + SSᵀ)⁻¹`, row-major `m × m`.
+    h: Vec<f64>,
+    /// `SSᵀ`.
+    gram: Vec<f64>,
+    rng: Xoshiro256PlusPlus,
+    rows_seen: u64,
+    t: u64,
+    /// Running scale of `|p|` for the cancellation test.
+    pscale: f64,
+    #[serde(skip)]
+    z: Vec<f64>,
+    #[serde(skip)]
+    hz: Vec<f64>,
+    #[serde(skip)]
+    r: Vec<f64>,
+    #[serde(skip)]
+    q: Vec<f64>,
+}
+
+impl SparseRp {
+    /// Dimension `d`, sketch size `m ≥ 0`, `α > 0`, seed of the Gaussian draws (the dense
+    /// `RpCurvature::new(d, m, α, seed)` with the same seed draws the same `r`'s).
+    pub fn new(
+        dim: usize,
+        m: usize,
+        alpha: f64,
+        seed: u64,
+        params: NewtonParams,
+    ) -> Result<Self, LearnError> {
+        check_params(&params, alpha)?;
+        let mut h = vec![0.0; m * m];
+        for i in 0..m {
+            h[i * m + i] = 1.0 / alpha;
+        }
+        Ok(SparseRp {
+            params,
+            alpha,
+            m,
+            cols: LazyColumns::new(dim, m, Init::Zero),
+            b: vec![0.0; m],
+            h,
+            gram: vec![0.0; m * m],
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            rows_seen: 0,
+            t: 0,
+            pscale: 0.0,
+            z: Vec::new(),
+            hz: Vec::new(),
+            r: Vec::new(),
+            q: Vec::new(),
+        })
+    }
+
+    /// The hyper-parameters.
+    pub fn params(&self) -> &NewtonParams {
+        &self.params
+    }
+
+    /// Examples learned.
+    pub fn examples_seen(&self) -> u64 {
+        self.t
+    }
+
+    fn scratch(&mut self) {
+        let m = self.m;
+        for v in [&mut self.z, &mut self.hz, &mut self.r, &mut self.q] {
+            if v.len() != m {
+                v.resize(m, 0.0);
+            }
+        }
+    }
+
+    /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
+    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64]) -> bool {
+        let (m, f) = (self.m, coef / self.alpha);
+        for i in 0..m {
+            self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
+        }
+        let mut ok = (0..m).all(|i| weight_ok(self.b[i] - f * self.hz[i]));
+        if ok {
+            for_each_nz(x, |j, v| ok &= weight_ok(self.cols.slot(j)[W] + f * v));
+        }
+        if !ok {
+            return false;
+        }
+        for i in 0..m {
+            self.b[i] -= f * self.hz[i];
+        }
+        for_each_nz(x, |j, v| self.cols.slot(j)[W] += f * v);
+        true
+    }
+
+    /// Sketch update with `ĝ = s·x`; keeps `w`; `z ← S'x`.
+    fn update(&mut self, x: Row<'_>, s: f64, xx: f64, z: &mut [f64]) -> Result<(), LearnError> {
+        let m = self.m;
+        let scale = 1.0 / (m.max(1) as f64).sqrt();
+        for ri in self.r.iter_mut() {
+            let g: f64 = StandardNormal.sample(&mut self.rng);
+            *ri = g * scale;
+        }
+        self.rows_seen += 1;
+        let mut gg = 0.0;
+        for_each_nz(x, |_, v| gg += (s * v) * (s * v));
+        if gg == 0.0 {
+            return Ok(());
+        }
+        let rb = dot(&self.r, &self.b);
+        for i in 0..m {
+            self.q[i] = s * z[i] + 0.5 * gg * self.r[i];
+        }
+        // Refuse (leaving S, H and w̄ as they are) an update that cannot stay finite.
+        let gmax = gg.sqrt();
+        let finite = (rb * gmax).is_finite()
+            && (0..m).all(|i| {
+                (self.r[i] * gmax).is_finite()
+                    && (0..m).all(|j| {
+                        (self.gram[i * m + j] + self.r[i] * self.q[j] + self.q[i] * self.r[j])
+                            .is_finite()
+                    })
+            });
+        if !finite {
+            return Err(LearnError::Diverged(format!(
+                "RP update, example {} (non-finite sketch)",
+                self.t
+            )));
+        }
+        let r = &self.r;
+        for_each_nz(x, |j, v| {
+            let g = s * v;
+            let slot = self.cols.slot(j);
+            slot[W] -= rb * g;
+            for (zi, ri) in slot[Z..].iter_mut().zip(r) {
+                *zi += ri * g;
+            }
+        });
+        // q = Sĝ + (‖ĝ‖²/2) r with the old S (above); SSᵀ += rqᵀ + qrᵀ.
+        for i in 0..m {
+            for j in 0..m {
+                self.gram[i * m + j] += self.r[i] * self.q[j] + self.q[i] * self.r[j];
+            }
+        }
+        let sxx = s * xx;
+        for i in 0..m {
+            z[i] += self.r[i] * sxx;
+        }
+        // q ← r + q, r ← r − q, then ½(r+q)(r+q)ᵀ − ½(r−q)(r−q)ᵀ (as the dense sketch).
+        for (ri, qi) in self.r.iter_mut().zip(self.q.iter_mut()) {
+            let (a, b) = (*ri, *qi);
+            *qi = a + b;
+            *ri = a - b;
+        }
+        let ok = rank_one(&mut self.h, &mut self.hz, &self.q, 0.5).is_ok()
+            && rank_one(&mut self.h, &mut self.hz, &self.r, -0.5).is_ok();
+        if !ok || self.h.iter().any(|x| !x.is_finite()) {
+            self.recompute_h()?;
+        }
+        Ok(())
+    }
+
+    /// `H = (αI + SSᵀ)⁻¹` from the kept `SSᵀ` (clamped eigendecomposition).
+    fn recompute_h(&mut self) -> Result<(), LearnError> {
+        let m = self.m;
+        let mut eig = SymEigen::new(m);
+        eig.compute(&self.gram).map_err(SketchError::from)?;
+        let (lam, u) = (eig.values(), eig.vectors());
+        for i in 0..m {
+            for j in 0..m {
+                self.h[i * m + j] = (0..m)
+                    .map(|k| u[i * m + k] * u[j * m + k] / (self.alpha + lam[k].max(0.0)))
+                    .sum();
+            }
+        }
+        Ok(())
+    }
+
+    fn learn_inner(
+        &mut self,
+        x: Row<'_>,
+        y: f64,
+        weight: f64,
+        z: &mut [f64],
+    ) -> Result<f64, LearnError> {
+        let m = self.m;
+        let (mut wx, mut xx) = (0.0, 0.0);
+        z.iter_mut().for_each(|v| *v = 0.0);
+        for_each_nz(x, |j, v| {
+            let slot = self.cols.current(j);
+            wx += slot[W] * v;
+            xx += v * v;
+            for (zi, sij) in z.iter_mut().zip(&slot[Z..Z + m]) {
+                *zi += sij * v;
+            }
+        });
+        let bz = dot(&self.b, z);
+        let mut p = wx + bz;
+        let flush = super::cancels(wx, bz, &mut self.pscale);
+        if p.abs() > self.params.clip {
+            for i in 0..m {
+                self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
+            }
+            let q = (xx - dot(z, &self.hz)) / self.alpha;
+            if let Some(tau) = projection(p, self.params.clip, q, xx, self.alpha) {
+                if !self.step(x, -tau / q, z) {
+                    return Err(LearnError::Diverged(format!(
+                        "projection step, example {}",
+                        self.t
+                    )));
+                }
+                p -= tau;
+            }
+        }
+        let dl = weight * self.params.loss.derivative(p, y);
+        if dl != 0.0 {
+            self.update(x, self.params.c.sqrt() * dl, xx, z)?;
+            if !self.step(x, -dl, z) {
+                return Err(LearnError::Diverged(format!(
+                    "Newton step, example {}",
+                    self.t
+                )));
+            }
+        }
+        if flush {
+            // w̄ ← w̄ + Sᵀb (lazily), b ← 0: see `columns`.
+            self.cols.rebase(None, &self.b);
+            self.b.iter_mut().for_each(|x| *x = 0.0);
+        }
+        Ok(p)
+    }
+
+    /// Number of transfers of `Sᵀb` into `w̄` so far.
+    pub fn rebases(&self) -> u64 {
+        self.cols.rebases()
+    }
+}
+
+/// `H ← H − c (Hu)(Hu)ᵀ / (1 + c uᵀHu)` (as `RandomProjection`'s).
+fn rank_one(h: &mut [f64], hu: &mut [f64], u: &[f64], c: f64) -> Result<(), ()> {
+    let m = u.len();
+    for i in 0..m {
+        hu[i] = dot(&h[i * m..(i + 1) * m], u);
+    }
+    let denom = 1.0 + c * dot(u, hu);
+    if !(denom.is_finite() && denom > 0.0) {
+        return Err(());
+    }
+    let f = c / denom;
+    for i in 0..m {
+        let a = f * hu[i];
+        for j in 0..m {
+            h[i * m + j] -= a * hu[j];
+        }
+    }
+    Ok(())
+}
+
+impl OnlineLearner for SparseRp {
+    fn dim(&self) -> usize {
+        self.cols.dim()
+    }
+
+    fn predict(&self, x: Row<'_>) -> f64 {
+        let (m, d) = (self.m, self.cols.dim());
+        let mut z = vec![0.0; m];
+        let mut col = vec![0.0; m];
+        let mut wx = 0.0;
+        for_each_nz(x, |j, v| {
+            if j < d {
+                wx += self.cols.peek(j, &mut col) * v;
+                for (zi, c) in z.iter_mut().zip(&col) {
+                    *zi += c * v;
+                }
+            }
+        });
+        (wx + dot(&self.b, &z)).clamp(-self.params.clip, self.params.clip)
+    }
+
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        self.cols.prefetch(x);
+        check_example(&x, y, weight, self.cols.dim())?;
+        self.t += 1;
+        self.scratch();
+        let mut z = std::mem::take(&mut self.z);
+        let r = self.learn_inner(x, y, weight, &mut z);
+        self.z = z;
+        r
+    }
+
+    fn weights(&self) -> Cow<'_, [f64]> {
+        let mut w = vec![0.0; self.cols.dim()];
+        self.cols
+            .for_each_column(|j, wb, z| w[j] = wb + dot(z, &self.b));
+        Cow::Owned(w)
+    }
+}
