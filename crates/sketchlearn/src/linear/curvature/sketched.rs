@@ -22,6 +22,23 @@ thread_local! {
     static DENSE_SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Calls `f` with `scale·g` (same sparsity pattern).
+fn with_scaled<R>(g: Row<'_>, scale: f64, f: impl FnOnce(Row<'_>) -> R) -> R {
+    match g {
+        Row::Dense(v) => {
+            let scaled: Vec<f64> = v.iter().map(|x| x * scale).collect();
+            f(Row::Dense(&scaled))
+        }
+        Row::Sparse { indices, values } => {
+            let scaled: Vec<f64> = values.iter().map(|x| x * scale).collect();
+            f(Row::Sparse {
+                indices,
+                values: &scaled,
+            })
+        }
+    }
+}
+
 fn check_alpha(name: &str, a: f64) -> Result<(), SketchError> {
     if !(a.is_finite() && a > 0.0) {
         return Err(SketchError::InvalidParameter(format!(
@@ -298,19 +315,7 @@ impl Curvature for RpCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        match g {
-            Row::Dense(v) => {
-                let scaled: Vec<f64> = v.iter().map(|x| x * scale).collect();
-                self.sketch.insert(Row::Dense(&scaled))
-            }
-            Row::Sparse { indices, values } => {
-                let scaled: Vec<f64> = values.iter().map(|x| x * scale).collect();
-                self.sketch.insert(Row::Sparse {
-                    indices,
-                    values: &scaled,
-                })
-            }
-        }
+        with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
     fn inv_quad(&self, x: Row<'_>) -> f64 {
@@ -382,19 +387,7 @@ impl Curvature for OjaCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        match g {
-            Row::Dense(v) => {
-                let scaled: Vec<f64> = v.iter().map(|x| x * scale).collect();
-                self.sketch.insert(Row::Dense(&scaled))
-            }
-            Row::Sparse { indices, values } => {
-                let scaled: Vec<f64> = values.iter().map(|x| x * scale).collect();
-                self.sketch.insert(Row::Sparse {
-                    indices,
-                    values: &scaled,
-                })
-            }
-        }
+        with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
     fn inv_quad(&self, x: Row<'_>) -> f64 {
