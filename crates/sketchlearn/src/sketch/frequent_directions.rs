@@ -231,13 +231,19 @@ impl FrequentDirections {
                 "row contains NaN or infinity".into(),
             ));
         }
-        self.rows_seen += 1;
         if nonzero {
             self.filled += 1;
             if self.filled == self.capacity() {
-                self.shrink()?;
+                if let Err(e) = self.shrink() {
+                    // Leave the sketch as it was before this row (the buffer stays usable).
+                    self.filled -= 1;
+                    let f = self.filled;
+                    self.buf[f * d..(f + 1) * d].iter_mut().for_each(|o| *o = 0.0);
+                    return Err(e);
+                }
             }
         }
+        self.rows_seen += 1;
         Ok(())
     }
 
@@ -380,6 +386,19 @@ mod tests {
         assert!((r[0].abs() - 5f64.sqrt()).abs() < 1e-12 && r[1].abs() < 1e-12);
         assert!((fd.total_shrinkage() - 4.0).abs() < 1e-12);
         assert!((fd.alpha() - 3.0).abs() < 1e-12); // α₀ + δ/2
+    }
+
+    #[test]
+    fn a_failed_shrink_leaves_a_usable_sketch() {
+        // Rows of 1e200 overflow the Gram matrix: the shrink fails, the row is rolled back, and
+        // later inserts still work (no out-of-bounds write into a full buffer).
+        let mut fd = FrequentDirections::fd(2, 1, FdVariant::PerRow).unwrap();
+        assert!(fd.insert(Row::Dense(&[1e200, 1e200])).is_err());
+        assert!(fd.insert(Row::Dense(&[1e200, 1e200])).is_err());
+        assert_eq!(fd.filled_rows(), 0);
+        assert_eq!(fd.rows_seen(), 0);
+        fd.insert(Row::Dense(&[1.0, 0.0])).unwrap();
+        assert_eq!(fd.rows_seen(), 1);
     }
 
     #[test]
