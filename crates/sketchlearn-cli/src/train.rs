@@ -583,7 +583,14 @@ pub fn test(args: &TestArgs) -> Result<()> {
     let mut metrics = Metrics::new();
     let format = args.format.resolve(&args.file);
     let bits = if format == DataFormat::Vw {
-        vw_bits(args.bits, Some(model.learner.dim()))?
+        let b = vw_bits(args.bits, Some(model.learner.dim()))?;
+        if 1usize << b != model.learner.dim() {
+            bail!(
+                "--bits {b} does not match the model's dimension {}",
+                model.learner.dim()
+            );
+        }
+        b
     } else if args.bits.is_some() {
         bail!("--bits applies to VW input (feature hashing)");
     } else {

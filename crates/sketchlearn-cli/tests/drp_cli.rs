@@ -24,10 +24,26 @@ fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
 }
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sketchlearn-drp-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch folder per test (tests run in parallel), removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let d =
+            std::env::temp_dir().join(format!("sketchlearn-drp-cli-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
 }
 
 fn write_libsvm(data: &Dataset, path: &PathBuf) {
@@ -43,8 +59,8 @@ fn write_libsvm(data: &Dataset, path: &PathBuf) {
     }
 }
 
-/// Rank-3 data, d = 300: a train and a test file (named by `tag`: tests run in parallel).
-fn low_rank_files(tag: &str) -> (String, String) {
+/// Rank-3 data, d = 300: a train and a test file in `dir`.
+fn low_rank_files(dir: &Scratch) -> (String, String) {
     let all = low_rank(&LowRankSpec {
         n: 400,
         d: 300,
@@ -54,11 +70,7 @@ fn low_rank_files(tag: &str) -> (String, String) {
     })
     .unwrap();
     let (train, test) = all.split_at(250);
-    let d = dir();
-    let (a, b) = (
-        d.join(format!("{tag}.train.svm")),
-        d.join(format!("{tag}.test.svm")),
-    );
+    let (a, b) = (dir.join("train.svm"), dir.join("test.svm"));
     write_libsvm(&train, &a);
     write_libsvm(&test, &b);
     (
@@ -69,7 +81,8 @@ fn low_rank_files(tag: &str) -> (String, String) {
 
 #[test]
 fn drp_json_reports_every_solution_and_recovery_errors() {
-    let (train, test) = low_rank_files("json");
+    let dir = Scratch::new("json");
+    let (train, test) = low_rank_files(&dir);
     for loss in ["ridge", "logistic", "smooth-hinge"] {
         let out = run(&[
             "drp",
@@ -120,8 +133,9 @@ fn drp_json_reports_every_solution_and_recovery_errors() {
 
 #[test]
 fn drp_table_output_and_saved_model_with_test_command() {
-    let (train, test) = low_rank_files("table");
-    let model = dir().join("drp.model");
+    let dir = Scratch::new("table");
+    let (train, test) = low_rank_files(&dir);
+    let model = dir.join("drp.model");
     let model_s = model.to_string_lossy().into_owned();
     let out = run(&[
         "drp",
@@ -193,7 +207,8 @@ fn drp_table_output_and_saved_model_with_test_command() {
 
 #[test]
 fn drp_classes_maps_two_labels_of_a_multiclass_file() {
-    let path = dir().join("multi.svm");
+    let dir = Scratch::new("classes");
+    let path = dir.join("multi.svm");
     std::fs::write(
         &path,
         "3 1:1 2:0.5\n8 1:-1 3:1\n5 2:1\n3 1:0.8 3:-0.2\n8 2:-1 3:0.7\n",
@@ -222,7 +237,8 @@ fn drp_classes_maps_two_labels_of_a_multiclass_file() {
 
 #[test]
 fn drp_invalid_arguments_are_clear_errors() {
-    let (train, _) = low_rank_files("invalid");
+    let dir = Scratch::new("invalid");
+    let (train, _) = low_rank_files(&dir);
     for (args, needle) in [
         (vec!["--lambda", "0", "--size", "5"], "lambda"),
         (vec!["--lambda", "nan", "--size", "5"], "lambda"),

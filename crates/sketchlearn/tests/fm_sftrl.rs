@@ -510,7 +510,11 @@ fn extreme_values_never_panic() {
     let mut configs: Vec<FmConfig> = FmAlgorithm::ALL
         .iter()
         .map(|&alg| FmConfig {
-            radius: if alg == FmAlgorithm::Ocg { 10.0 } else { f64::INFINITY },
+            radius: if alg == FmAlgorithm::Ocg {
+                10.0
+            } else {
+                f64::INFINITY
+            },
             size: 2,
             ..FmConfig::new(alg)
         })

@@ -4,6 +4,11 @@
 //! VW AdaGrad and OjaNewton run in the same process tree (`scripts/peers/run_vw.py`, tuned and
 //! untuned; VW always hashes).
 //!
+//! Last, the SON §5.1 ill-conditioned data (dense, d = 100, n = 10 000, condition number 200,
+//! **unnormalised**), where VW 9.11.9's OjaNewton with `--normalize false` (the paper's plain
+//! Oja-SON) produces NaN weights: sketchlearn's sparse Oja-SON (no diagonal adaptation) next to
+//! it, tuned and untuned; the VW rows report the status `run_vw.py` found (non-finite weights).
+//!
 //! Grids (the same spacing as VW's): SON `α ∈ {2^-6, …, 2^10}` (the step is `1/α`, VW's
 //! `--alpha_inverse` grid is `2^-10 … 2^6`), RFD `α₀` likewise, AdaGrad learning rate
 //! `2^-3 … 2^6`. Tuning on the same pass that is scored (as in the SON paper's Table 3 and as
@@ -23,7 +28,7 @@ use std::fmt::Write as _;
 const M: usize = 10;
 const SETS: [&str; 2] = ["r8_earn_vs_rest", "a9a"];
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Param {
     Alpha,
     Alpha0,
@@ -220,7 +225,111 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             }
         }
     }
+    ill_conditioned_rows(&mut rows)?;
     write_report(args, &rows)
+}
+
+/// The ill-conditioned unnormalised case (see the module documentation).
+fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
+    let data = super::sparse_common::ill_conditioned(10_000, 100, 200.0, 0x111C);
+    let vw = super::sparse_common::cache_dir()?.join("sparse_ill_conditioned_k200.vw");
+    if !vw.exists() {
+        super::sparse_common::write_vw(&vw, &data)?;
+    }
+    // Read back what the file holds (6 significant digits), as VW does.
+    let data = load_vw(&vw, 18)?;
+    let set = "ill-conditioned κ=200 (unnormalised)";
+    for (name, kind, diag) in [
+        ("Oja-SON (oja-sparse)", CurvatureKind::OjaSparse, false),
+        (
+            "Oja-SON + diag (oja-sparse --diag)",
+            CurvatureKind::OjaSparse,
+            true,
+        ),
+        ("RP-SON (rp-sparse)", CurvatureKind::RpSparse, false),
+        ("RFD-SON (rfd-sparse)", CurvatureKind::RfdSparse, false),
+    ] {
+        let cfg = LearnerConfig {
+            algorithm: Algorithm::Newton,
+            curvature: kind,
+            size: M,
+            diag,
+            ..LearnerConfig::default()
+        };
+        let p = if kind == CurvatureKind::RfdSparse {
+            Param::Alpha0
+        } else {
+            Param::Alpha
+        };
+        eprintln!("{set} {name}");
+        let first = time_learner(&cfg, 1 << 18, &data)?;
+        let mut curve = Vec::new();
+        for v in grid(p) {
+            curve.push((v, time_learner(&with(&cfg, p, v), 1 << 18, &data)?.error));
+        }
+        let (bv, be) = curve
+            .iter()
+            .copied()
+            .filter(|c| c.1.is_finite())
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((f64::NAN, f64::NAN));
+        rows.push(Row {
+            data: set.into(),
+            input: "hashed (VW, b=18)".into(),
+            learner: name.into(),
+            untuned: first.error,
+            tuned: be,
+            best: format!(
+                "{} = {bv}{}",
+                if p == Param::Alpha0 { "α₀" } else { "α" },
+                if first.refused > 0 {
+                    format!("; untuned: {} refused steps", first.refused)
+                } else {
+                    String::new()
+                }
+            ),
+            n: data.len(),
+            curve,
+        });
+    }
+    if let Some(peers) = find_python() {
+        let out = run_script(
+            &peers,
+            "scripts/peers/run_vw.py",
+            &[
+                "--mode".into(),
+                "oja".into(),
+                "--setting".into(),
+                "both".into(),
+                "--normalize".into(),
+                "false".into(),
+                "--bits".into(),
+                "18".into(),
+                "--sketch-size".into(),
+                M.to_string(),
+                vw.display().to_string(),
+            ],
+        )?;
+        let runs: Vec<&serde_json::Value> = out.iter().filter(|r| r["type"] == "run").collect();
+        let nan = runs.iter().filter(|r| r["status"] != "ok").count();
+        let get = |setting: &str| {
+            out.iter()
+                .find(|r| r["type"] == "best" && r["setting"] == setting)
+                .and_then(|r| r["progressive_error"].as_f64())
+                .unwrap_or(f64::NAN)
+        };
+        rows.push(Row {
+            data: set.into(),
+            input: "hashed (VW, b=18)".into(),
+            learner: "VW OjaNewton --normalize false".into(),
+            untuned: get("untuned"),
+            tuned: get("tuned"),
+            best: format!("{nan} of {} runs ended with non-finite weights", runs.len()),
+            n: 0,
+            curve: Vec::new(),
+        });
+    }
+    Ok(())
 }
 
 fn write_report(args: &ReproArgs, rows: &[Row]) -> Result<()> {
@@ -239,7 +348,8 @@ fn write_report(args: &ReproArgs, rows: &[Row]) -> Result<()> {
          feature scaling, comparable to our `--diag`; AdaGrad `-l 0.5`), tuned over \
          `--alpha_inverse` 2^-10..2^6 / `-l` 2^-3..2^6 (`scripts/peers/run_vw.py`). The binomial \
          standard error of an error rate p on n examples is √(p(1−p)/n) (r8: n = 7674, a9a: \
-         n = 32561).\n\nReproduce:\n\n```\n{}\n```\n",
+         n = 32561). In the last block VW's error is of the run that finished with non-finite weights \
+         when every run did.\n\nReproduce:\n\n```\n{}\n```\n",
         utc_now(),
         load_average(),
         command_line()

@@ -90,6 +90,41 @@ pub fn synthetic(n: usize, d: usize, nnz: usize, seed: u64) -> Vec<Example> {
     out
 }
 
+/// SON paper §5.1 data, unnormalised and dense: `X = Z·diag(λ)^½·Vᵀ` with `Z` Gaussian `n × d`, `V`
+/// a random orthonormal basis, `λ` = ones then the last 10 rising linearly to `kappa`,
+/// `y = sign(Xθ)` — the data on which VW 9.11.9's OjaNewton (`--normalize false`, m = 10)
+/// produces NaN weights.
+pub fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Vec<Example> {
+    let mut rng = Rng::new(seed);
+    let mut v: Vec<f64> = (0..d * d).map(|_| rng.normal()).collect();
+    sketchlearn::linalg::orthonormalize_rows(&mut v, d, d);
+    let lam: Vec<f64> = (0..d)
+        .map(|i| {
+            if i + 10 < d {
+                1.0
+            } else {
+                1.0 + (kappa - 1.0) * (i + 11 - d) as f64 / 10.0
+            }
+        })
+        .collect();
+    let theta: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
+    (0..n)
+        .map(|_| {
+            let z: Vec<f64> = (0..d).map(|i| lam[i].sqrt() * rng.normal()).collect();
+            let x: Vec<f64> = (0..d)
+                .map(|j| (0..d).map(|i| z[i] * v[i * d + j]).sum())
+                .collect();
+            let s: f64 = x.iter().zip(&theta).map(|(a, b)| a * b).sum();
+            Example {
+                label: if s > 0.0 { 1.0 } else { -1.0 },
+                weight: 1.0,
+                indices: (0..d as u32).collect(),
+                values: x,
+            }
+        })
+        .collect()
+}
+
 /// The repository root (the folder holding `Cargo.lock`).
 pub fn repo_root() -> PathBuf {
     let mut p = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -204,26 +239,39 @@ fn clock_ticks() -> f64 {
     })
 }
 
-/// CPU seconds of the calling thread (10 ms resolution).
+/// CPU seconds of the calling thread: `/proc/thread-self/schedstat` (nanoseconds), else the
+/// 10 ms ticks of `/proc/thread-self/stat`.
 pub fn thread_cpu() -> f64 {
-    proc_cpu("/proc/thread-self/stat", 11).unwrap_or(f64::NAN)
-}
-
-/// A field of `/proc/self/status` in kB (`VmHWM`, `VmRSS`).
-pub fn status_kb(field: &str) -> Option<u64> {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()?
-        .lines()
-        .find(|l| l.starts_with(field))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
+    std::fs::read_to_string("/proc/thread-self/schedstat")
         .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map(|ns| ns * 1e-9)
+        .or_else(|| proc_cpu("/proc/thread-self/stat", 11))
+        .unwrap_or(f64::NAN)
 }
 
-/// Resets the peak resident set size (`VmHWM`) of this process (Linux ≥ 4.0).
-pub fn reset_peak() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+/// Peak resident memory (MB) of `sketchlearn train --quiet <flags> FILE` run as a child process
+/// under `/usr/bin/time` (parsing included: the readers stream, in constant memory).
+pub fn child_peak_mb(flags: &[String], file: &Path) -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(exe)
+        .args(["train", "--quiet"])
+        .args(flags)
+        .arg(file)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let kb: f64 = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
 }
 
 /// The median of the finite values.
@@ -250,8 +298,6 @@ pub struct Run {
     pub wall: f64,
     /// Learning loop, thread CPU seconds.
     pub cpu: f64,
-    /// Peak resident memory of the run above the resident memory before it, MB.
-    pub peak_mb: f64,
     /// Progressive 0/1 error.
     pub error: f64,
     /// Steps refused as diverging.
@@ -260,8 +306,6 @@ pub struct Run {
 
 /// Builds `config` for `dim`, learns every example once (progressive validation), and measures.
 pub fn time_learner(config: &LearnerConfig, dim: usize, data: &[Example]) -> Result<Run> {
-    let peak_ok = reset_peak();
-    let rss0 = status_kb("VmRSS:").unwrap_or(0) as f64;
     let t0 = Instant::now();
     let mut learner = config.build(dim)?;
     let startup = t0.elapsed().as_secs_f64();
@@ -280,17 +324,11 @@ pub fn time_learner(config: &LearnerConfig, dim: usize, data: &[Example]) -> Res
         metrics.add(p, ex.label, ex.weight, config.loss);
     }
     let (wall, cpu) = (w0.elapsed().as_secs_f64(), thread_cpu() - c0);
-    let peak = if peak_ok {
-        status_kb("VmHWM:").unwrap_or(0) as f64
-    } else {
-        f64::NAN
-    };
     drop(learner);
     Ok(Run {
         startup,
         wall,
         cpu,
-        peak_mb: (peak - rss0) / 1024.0,
         error: metrics.error_rate().unwrap_or(f64::NAN),
         refused,
     })

@@ -11,17 +11,18 @@
 //!
 //! sketchlearn: the examples are parsed into memory first; the timed part is `config.build`
 //! (start-up) and the learning loop (`learn` + progressive metrics), 3 interleaved repetitions,
-//! median; CPU time of the thread is the primary measure (the machine is shared), wall time is
-//! reported too. Peak memory is the rise of `VmHWM` over the resident size before the run
-//! (`/proc/self/clear_refs` resets the peak), so it excludes the in-memory data.
-//! VW (`scripts/peers/sparse_vw_bench.py`, every run a fresh process): learning-only time is
-//! (run − start-up on an empty file) − (`--noop` run − its start-up), i.e. VW's own text parsing
-//! removed; its peak memory is the process's `VmHWM` (a Python interpreter included: about 34 MB,
-//! the `--noop` row).
+//! median (7 repetitions for the small r8); CPU time of the thread
+//! (`/proc/thread-self/schedstat`, ns) is the primary measure (the machine is shared), wall time
+//! is reported too. Peak memory is the maximum resident set (`/usr/bin/time -f %M`) of
+//! `sketchlearn train --quiet ... FILE` as a child process (parsing included; the reader streams).
+//! VW (`scripts/peers/sparse_vw_bench.py`, every run a fresh process reading VW's binary cache of
+//! the file): learning-only time is (run − start-up on an empty file) − (`--noop` run − its
+//! start-up); its peak memory is the process's `VmHWM` (a Python interpreter included: about
+//! 34 MB, the `--noop` row).
 
 use super::sparse_common::{
-    cache_dir, find_python, load_average, load_vw, median, run_script, sig3, synthetic,
-    time_learner, utc_now, write_vw, Run,
+    cache_dir, child_peak_mb, find_python, load_average, load_vw, median, run_script, sig3,
+    synthetic, time_learner, utc_now, write_vw, Run,
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
@@ -36,39 +37,60 @@ const IDS: usize = 1 << 18;
 const SEED: u64 = 0x5EED_5A15;
 const M: usize = 10;
 const REPS: usize = 3;
+const REPS_SMALL: usize = 7;
 const BITS: [u32; 2] = [18, 24];
 const TARGET: f64 = 5.0;
 
-fn learners() -> Vec<(&'static str, LearnerConfig)> {
-    let son = |c| LearnerConfig {
+/// The learners: name, configuration, the equivalent `train` flags.
+fn learners() -> Vec<(&'static str, LearnerConfig, &'static str)> {
+    let son = |c, diag, alpha| LearnerConfig {
         algorithm: Algorithm::Newton,
         curvature: c,
         size: M,
+        diag,
+        alpha,
+        ..LearnerConfig::default()
+    };
+    let ada = LearnerConfig {
+        algorithm: Algorithm::AdaGrad,
         ..LearnerConfig::default()
     };
     vec![
-        (
-            "sketchlearn AdaGrad",
-            LearnerConfig {
-                algorithm: Algorithm::AdaGrad,
-                ..LearnerConfig::default()
-            },
-        ),
+        ("sketchlearn AdaGrad", ada, "--algo adagrad"),
         (
             "sketchlearn Oja-SON (oja-sparse)",
-            son(CurvatureKind::OjaSparse),
+            son(CurvatureKind::OjaSparse, false, 1.0),
+            "--curvature oja-sparse --size 10",
+        ),
+        (
+            "sketchlearn Oja-SON + diag",
+            son(CurvatureKind::OjaSparse, true, 1.0),
+            "--curvature oja-sparse --size 10 --diag",
+        ),
+        (
+            "sketchlearn Oja-SON + diag, α = 2",
+            son(CurvatureKind::OjaSparse, true, 2.0),
+            "--curvature oja-sparse --size 10 --diag --alpha 2",
         ),
         (
             "sketchlearn RP-SON (rp-sparse)",
-            son(CurvatureKind::RpSparse),
+            son(CurvatureKind::RpSparse, false, 1.0),
+            "--curvature rp-sparse --size 10",
+        ),
+        (
+            "sketchlearn RP-SON + diag",
+            son(CurvatureKind::RpSparse, true, 1.0),
+            "--curvature rp-sparse --size 10 --diag",
         ),
         (
             "sketchlearn FD-SON (fd-sparse)",
-            son(CurvatureKind::FdSparse),
+            son(CurvatureKind::FdSparse, false, 1.0),
+            "--curvature fd-sparse --size 10",
         ),
         (
             "sketchlearn RFD-SON (rfd-sparse)",
-            son(CurvatureKind::RfdSparse),
+            son(CurvatureKind::RfdSparse, false, 1.0),
+            "--curvature rfd-sparse --size 10",
         ),
     ]
 }
@@ -108,12 +130,20 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             let dim = 1usize << bits;
             let ls = learners();
             let mut runs: Vec<Vec<Run>> = vec![Vec::new(); ls.len()];
-            for _ in 0..REPS {
-                for (k, (_, cfg)) in ls.iter().enumerate() {
+            let reps = if examples.len() < 50_000 {
+                REPS_SMALL
+            } else {
+                REPS
+            };
+            for _ in 0..reps {
+                for (k, (_, cfg, _)) in ls.iter().enumerate() {
                     runs[k].push(time_learner(cfg, dim, &examples)?);
                 }
             }
-            for ((name, _), rs) in ls.iter().zip(&runs) {
+            for ((name, _, flags), rs) in ls.iter().zip(&runs) {
+                let mut f: Vec<String> = flags.split_whitespace().map(String::from).collect();
+                f.extend(["-b".to_string(), bits.to_string()]);
+                let peak = child_peak_mb(&f, path).unwrap_or(f64::NAN);
                 let cpu = median(&rs.iter().map(|r| r.cpu).collect::<Vec<_>>());
                 let wall = median(&rs.iter().map(|r| r.wall).collect::<Vec<_>>());
                 let refused = rs[0].refused;
@@ -124,7 +154,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     rate_cpu: n / cpu,
                     rate_wall: n / wall,
                     startup: median(&rs.iter().map(|r| r.startup).collect::<Vec<_>>()),
-                    peak_mb: rs.iter().map(|r| r.peak_mb).fold(0.0, f64::max),
+                    peak_mb: peak,
                     error: rs[0].error,
                     note: if refused > 0 {
                         format!("{refused} refused steps")
@@ -156,8 +186,10 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                         .collect();
                     median(&v)
                 };
-                let parse_cpu = pick("noop", "noop", "cpu") - pick("noop", "startup", "cpu");
-                let parse_wall = pick("noop", "noop", "wall") - pick("noop", "startup", "wall");
+                let parse_cpu =
+                    (pick("noop", "noop", "cpu") - pick("noop", "startup", "cpu")).max(0.0);
+                let parse_wall =
+                    (pick("noop", "noop", "wall") - pick("noop", "startup", "wall")).max(0.0);
                 for (mode, name) in [("adagrad", "VW AdaGrad"), ("oja", "VW OjaNewton")] {
                     let learn_cpu =
                         pick(mode, "learn", "cpu") - pick(mode, "startup", "cpu") - parse_cpu;
@@ -178,7 +210,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                         peak_mb: pick(mode, "learn", "vmhwm_kb") / 1024.0,
                         error: pick(mode, "learn", "progressive_error"),
                         note: if status.iter().all(|s| *s == "ok") {
-                            format!("parse-only {} ex/s (CPU)", sig3(n / parse_cpu))
+                            String::new()
                         } else {
                             format!("status {status:?}")
                         },
@@ -187,7 +219,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                 lines.push(Line {
                     data: data.to_string(),
                     bits,
-                    name: "VW --noop (parse only)".into(),
+                    name: "VW --noop (reads the cache)".into(),
                     rate_cpu: n / parse_cpu,
                     rate_wall: n / parse_wall,
                     startup: pick("noop", "startup", "wall"),
@@ -226,10 +258,12 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
         "Data: synthetic = {N} examples × {NNZ} features (ids uniform in 0..2^18, values \
          N(0,1)/√{NNZ}, fixed seed); r8_earn_vs_rest = 7674 tf-idf documents. Both as VW text; \
          b = hash bits (2^b weights). sketchlearn parses into memory first and times the learner \
-         only; VW's learning-only time is its run minus its start-up minus its own `--noop` \
-         parsing time (see `scripts/peers/sparse_vw_bench.py`). Peak memory: sketchlearn = rise \
-         of VmHWM during the run (learner only); VW = the child process's VmHWM (Python + VW: \
-         compare with the `--noop` row).\n"
+         only; VW reads its binary cache of the file and its learning-only time is its run minus \
+         its start-up minus its `--noop` cache-reading time (see \
+         `scripts/peers/sparse_vw_bench.py`). Peak memory: maximum resident set of a child \
+         process doing the same pass from the file (sketchlearn: `sketchlearn train`, parsing \
+         included; VW: Python + VW, compare with the `--noop` row). Start-up: building the \
+         learner (sketchlearn) / a run on an empty file (VW).\n"
     )?;
     writeln!(
         md,

@@ -238,7 +238,9 @@ impl FrequentDirections {
                     // Leave the sketch as it was before this row (the buffer stays usable).
                     self.filled -= 1;
                     let f = self.filled;
-                    self.buf[f * d..(f + 1) * d].iter_mut().for_each(|o| *o = 0.0);
+                    self.buf[f * d..(f + 1) * d]
+                        .iter_mut()
+                        .for_each(|o| *o = 0.0);
                     return Err(e);
                 }
             }

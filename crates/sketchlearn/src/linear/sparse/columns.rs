@@ -36,7 +36,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::VecDeque;
 
 /// Most past epochs kept before the one owning the fewest columns is flushed.
-const MAX_EPOCHS: usize = 64;
+const MAX_EPOCHS: usize = 256;
 
 /// Slot offsets inside a column.
 pub(crate) const W: usize = 0;
