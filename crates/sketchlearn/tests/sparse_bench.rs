@@ -72,6 +72,15 @@ fn bench() {
             },
         ));
     }
+    cfgs.push((
+        "oja-diag",
+        LearnerConfig {
+            curvature: CurvatureKind::OjaSparse,
+            size: m,
+            diag: true,
+            ..Default::default()
+        },
+    ));
     let only = std::env::var("ONLY").unwrap_or_default();
     for (name, cfg) in cfgs {
         if !only.is_empty() && !only.split(',').any(|o| o == name) {

@@ -154,17 +154,6 @@ impl SparseOja {
         &self.lambda
     }
 
-    #[doc(hidden)]
-    pub fn debug_norms(&self) -> (f64, f64, f64) {
-        let mut a = 0.0f64;
-        let mut c = 0.0f64;
-        self.cols.for_each_column(|_, wb, z| {
-            a = a.max(wb.abs());
-            c = c.max(dot(z, &self.b).abs());
-        });
-        (a, c, self.b.iter().fold(0.0f64, |x, y| x.max(y.abs())))
-    }
-
     /// Number of lazy changes of basis so far.
     pub fn rebases(&self) -> u64 {
         self.cols.rebases()
