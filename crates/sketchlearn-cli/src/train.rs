@@ -21,10 +21,13 @@ use std::time::Instant;
 /// Hyper-parameters of a new learner (all optional: unset ones take the library defaults).
 #[derive(clap::Args, Debug, Default)]
 pub struct LearnerArgs {
-    /// Algorithm: ogd | adagrad | newton.
+    /// Algorithm: auto | ogd | adagrad | newton. Default: auto, an online mixture of RFD-SON,
+    /// FD-SON with diagonal adaptation and AdaGrad (each learns every example; the prediction
+    /// weighs them by their progressive losses) — or newton when --curvature or --diag is given.
     #[arg(long)]
     pub algo: Option<Algorithm>,
-    /// Curvature of the newton learner: identity | full | fd | fd-fast | rfd | rfd-fast | rp | oja.
+    /// Curvature of the newton learner (and of auto's sketched members): identity | full | fd |
+    /// fd-fast | rfd | rfd-fast | rp | oja.
     #[arg(long)]
     pub curvature: Option<CurvatureKind>,
     /// Sketch size m.
@@ -88,7 +91,14 @@ impl LearnerArgs {
     pub fn config(&self, seed: u64) -> LearnerConfig {
         let d = LearnerConfig::default();
         LearnerConfig {
-            algorithm: self.algo.unwrap_or(d.algorithm),
+            // A curvature or --diag names one Newton learner; without them the default (auto).
+            algorithm: self
+                .algo
+                .unwrap_or(if self.curvature.is_some() || self.diag {
+                    Algorithm::Newton
+                } else {
+                    d.algorithm
+                }),
             curvature: self.curvature.unwrap_or(d.curvature),
             size: self.size.unwrap_or(d.size),
             loss: self.loss.unwrap_or(d.loss),
@@ -114,7 +124,7 @@ impl LearnerArgs {
 Each example is predicted before it is learned (progressive validation); the progress table on \
 stderr has rows at example counts 1, 2, 4, 8, ... Labels are ±1 for the classification losses \
 (a score ≤ 0 predicts −1). With --passes N the file is read N times; the progressive metrics \
-cover all passes, as in VW.\n\nSparse input: for --algo newton with curvature oja, rp, fd/fd-fast or \
+cover all passes, as in VW.\n\nSparse input: for --algo newton or auto with curvature oja, rp, fd/fd-fast or \
 rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-sparse: \
 O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
 input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
@@ -254,11 +264,18 @@ const SPARSITY_SAMPLE: u64 = 1000;
 /// features, `d = 2^b`) or when the average number of non-zeros per example is below `d/10`
 /// (over the whole file when its dimension is read from it, else over its first 1000 examples;
 /// LIBSVM from standard input stays dense). FD/RFD additionally need `d ≥ 2m`.
-fn auto_sparse(config: &LearnerConfig, dim: usize, vw: bool, avg_nnz: Option<f64>) -> bool {
+pub(crate) fn auto_sparse(
+    config: &LearnerConfig,
+    dim: usize,
+    vw: bool,
+    avg_nnz: Option<f64>,
+) -> bool {
     let Some(kind) = config.curvature.sparse_variant() else {
         return false;
     };
-    if config.algorithm != Algorithm::Newton || config.curvature.is_sparse() {
+    if !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto)
+        || config.curvature.is_sparse()
+    {
         return false;
     }
     let fd = matches!(kind, CurvatureKind::FdSparse | CurvatureKind::RfdSparse);
@@ -415,8 +432,8 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         None => {
             let mut config = args.learner.config(args.seed);
             if args.learner.sparse {
-                if config.algorithm != Algorithm::Newton {
-                    bail!("--sparse applies to --algo newton (ogd and adagrad are O(nnz) already)");
+                if !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto) {
+                    bail!("--sparse applies to --algo newton and auto (ogd and adagrad are O(nnz) already)");
                 }
                 config.curvature = config.curvature.sparse_variant().with_context(|| {
                     format!(

@@ -438,3 +438,42 @@ fn train_and_test_have_help() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"));
     }
 }
+
+#[test]
+fn default_learner_is_the_auto_mixture_and_flags_pick_one_learner() {
+    let heart = repo_file("data/heart.libsvm");
+    let out = run(&["train", &heart]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("learner: auto[newton/rfd-fast m=10"),
+        "default learner line: {err}"
+    );
+    // A curvature (or --diag) names one Newton learner.
+    let out = run(&["train", "--curvature", "fd", "--json", &heart]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("learner: newton/fd m=10"), "{err}");
+    let v = json(&out);
+    assert!(v["progressive_error"].as_f64().unwrap() < 0.5);
+    // --diag with --algo auto is refused with a message, not a panic.
+    let out = run(&["train", "--algo", "auto", "--diag", &heart]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("diagonal adaptation applies to one learner"),
+        "{err}"
+    );
+    // The default, saved and reloaded, predicts what it predicted at the end of training.
+    let model = std::env::temp_dir().join(format!("sl-auto-{}.model", std::process::id()));
+    let out = run(&["train", "--quiet", "-f", model.to_str().unwrap(), &heart]);
+    assert!(out.status.success());
+    let t = json(&run(&[
+        "test",
+        "--json",
+        "-i",
+        model.to_str().unwrap(),
+        &heart,
+    ]));
+    assert!(t["error"].as_f64().unwrap() < 0.3, "{t}");
+    let _ = std::fs::remove_file(model);
+}

@@ -317,6 +317,7 @@ fn recovered_model_round_trips_as_linear_model() {
         .unwrap();
     let w = fit.best().to_vec();
     let config = LearnerConfig {
+        algorithm: sketchlearn::linear::Algorithm::Newton,
         loss: DrpLoss::Logistic.to_loss(),
         bias: false,
         ..LearnerConfig::default()

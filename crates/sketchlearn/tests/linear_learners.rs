@@ -299,6 +299,12 @@ fn all_configs() -> Vec<LearnerConfig> {
             });
         }
     }
+    // The default (the auto mixture), as shipped and with a small sketch.
+    out.push(LearnerConfig::default());
+    out.push(LearnerConfig {
+        size: 3,
+        ..LearnerConfig::default()
+    });
     out
 }
 
@@ -505,7 +511,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
 
     #[test]
-    fn sparse_and_dense_rows_learn_the_same(seed in any::<u64>(), which in 0usize..18) {
+    fn sparse_and_dense_rows_learn_the_same(seed in any::<u64>(), which in 0usize..20) {
         let cfg = all_configs()[which].clone();
         let data = stream(80, 5, seed);
         let mut a = cfg.build(5).unwrap();

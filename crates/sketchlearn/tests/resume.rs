@@ -66,6 +66,17 @@ fn configs() -> Vec<LearnerConfig> {
             });
         }
     }
+    // The default auto mixture, dense and with sparse-time members.
+    out.push(LearnerConfig {
+        size: 3,
+        seed: 7,
+        ..Default::default()
+    });
+    out.push(LearnerConfig {
+        size: 3,
+        curvature: CurvatureKind::RfdSparse,
+        ..Default::default()
+    });
     out
 }
 

@@ -66,6 +66,7 @@ fn bench() {
         cfgs.push((
             c.name(),
             LearnerConfig {
+                algorithm: sketchlearn::linear::Algorithm::Newton,
                 curvature: c,
                 size: m,
                 ..Default::default()
@@ -75,6 +76,7 @@ fn bench() {
     cfgs.push((
         "oja-diag",
         LearnerConfig {
+            algorithm: sketchlearn::linear::Algorithm::Newton,
             curvature: CurvatureKind::OjaSparse,
             size: m,
             diag: true,

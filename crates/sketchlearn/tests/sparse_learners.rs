@@ -68,6 +68,7 @@ fn sparse_kinds() -> [CurvatureKind; 4] {
 
 fn config(curvature: CurvatureKind, diag: bool, bias: bool, clip: f64) -> LearnerConfig {
     LearnerConfig {
+        algorithm: sketchlearn::linear::Algorithm::Newton,
         curvature,
         size: 4,
         diag,

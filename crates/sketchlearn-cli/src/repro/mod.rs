@@ -1,6 +1,7 @@
 //! `sketchlearn repro`: paper experiments, each writing a markdown table, a CSV and a PNG plot
 //! under the output folder (default `docs/results`).
 
+mod auto_table;
 mod drp_common;
 mod drp_recovery;
 mod drp_test_error;
@@ -80,6 +81,10 @@ pub enum Experiment {
     /// Sparse-time SON: progressive error on r8_earn_vs_rest and a9a, hashed and unhashed,
     /// tuned and untuned, vs VW AdaGrad and OjaNewton.
     SparseAccuracy,
+    /// Issue 7: the untuned default (the `auto` mixture) on all 12 shared datasets vs the best
+    /// untuned/tuned peers (RESULTS.md and VW AdaGrad/OjaNewton in the same run), each member
+    /// alone, the one-knob tuned default, member weights and cost.
+    Auto,
 }
 
 pub fn run(args: &ReproArgs) -> Result<()> {
@@ -97,6 +102,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         Experiment::SparseThroughput => sparse_throughput::run(args),
         Experiment::SparseScaling => sparse_scaling::run(args),
         Experiment::SparseAccuracy => sparse_accuracy::run(args),
+        Experiment::Auto => auto_table::run(args),
     }
 }
 

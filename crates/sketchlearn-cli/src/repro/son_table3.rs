@@ -263,7 +263,7 @@ impl<L: OnlineLearner + ?Sized> OnlineLearner for Counting<'_, L> {
 }
 
 /// One progressive pass of `cfg` over in-memory examples.
-fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> RunOutcome {
+pub(super) fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> RunOutcome {
     let start = Instant::now();
     let mut learner = match cfg.build(dim) {
         Ok(l) => l,
@@ -323,7 +323,7 @@ fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> RunOutcome 
 }
 
 /// Reads a LIBSVM file into memory: the examples and one past the largest index.
-fn load(path: &Path) -> Result<(Vec<Example>, usize)> {
+pub(super) fn load(path: &Path) -> Result<(Vec<Example>, usize)> {
     let p = path.to_string_lossy().to_string();
     let mut reader =
         LibsvmReader::open(&p, LibsvmOptions::default()).with_context(|| format!("opening {p}"))?;
@@ -457,10 +457,10 @@ pub(super) fn fmt_opt(x: Option<f64>) -> String {
 
 /// A peer number quoted from RESULTS.md.
 #[derive(Clone, Debug, Default)]
-struct Quoted {
-    tuned: Option<(f64, String)>,
-    untuned: Option<(f64, String)>,
-    full: Option<String>,
+pub(super) struct Quoted {
+    pub tuned: Option<(f64, String)>,
+    pub untuned: Option<(f64, String)>,
+    pub full: Option<String>,
 }
 
 /// The leading number of a cell such as `0.1549 (River)` or `**0.2180**`, and the rest.
@@ -479,7 +479,7 @@ fn number_cell(cell: &str) -> Option<(f64, String)> {
 }
 
 /// The dataset rows of `RESULTS.md` (`| dataset | n | d | tuned | untuned | full | paper |`).
-fn parse_results(path: &Path) -> HashMap<String, Quoted> {
+pub(super) fn parse_results(path: &Path) -> HashMap<String, Quoted> {
     let mut out = HashMap::new();
     let Ok(text) = std::fs::read_to_string(path) else {
         return out;
@@ -528,12 +528,12 @@ fn paper_table3(name: &str) -> Option<(f64, f64, f64)> {
 
 /// The chosen run of one VW mode/setting on one file.
 #[derive(Clone, Debug, Default)]
-struct VwCell {
-    error: Option<f64>,
-    value: Option<f64>,
-    status: String,
-    grid: u64,
-    failed: u64,
+pub(super) struct VwCell {
+    pub error: Option<f64>,
+    pub value: Option<f64>,
+    pub status: String,
+    pub grid: u64,
+    pub failed: u64,
 }
 
 impl VwCell {
@@ -558,7 +558,7 @@ impl VwCell {
     }
 }
 
-fn short_value(v: f64) -> String {
+pub(super) fn short_value(v: f64) -> String {
     let l = v.log2();
     if (l - l.round()).abs() < 1e-9 {
         format!("2^{}", l.round() as i64)
@@ -574,9 +574,9 @@ const VW_VARIANTS: [(&str, &str, Option<&str>); 3] = [
     ("vw_oja_nonorm", "oja", Some("false")),
 ];
 
-type VwKey = (String, String, String); // (file, variant key, setting)
+pub(super) type VwKey = (String, String, String); // (file, variant key, setting)
 
-fn collect_vw(lines: &[Value], variant: &str, out: &mut HashMap<VwKey, VwCell>) {
+pub(super) fn collect_vw(lines: &[Value], variant: &str, out: &mut HashMap<VwKey, VwCell>) {
     for v in lines {
         if v["type"] != "best" {
             continue;
@@ -1552,16 +1552,16 @@ fn status(r: &RunOutcome) -> &'static str {
 // ---------------------------------------------------------------------------------------------
 // A grouped point chart over categories (datasets).
 
-struct CatSeries {
-    label: String,
-    values: Vec<Option<f64>>,
+pub(super) struct CatSeries {
+    pub label: String,
+    pub values: Vec<Option<f64>>,
 }
 
-struct CatPanel {
-    title: String,
-    y_label: String,
-    categories: Vec<String>,
-    series: Vec<CatSeries>,
+pub(super) struct CatPanel {
+    pub title: String,
+    pub y_label: String,
+    pub categories: Vec<String>,
+    pub series: Vec<CatSeries>,
 }
 
 const COLORS: [RGBColor; 8] = [
@@ -1577,7 +1577,12 @@ const COLORS: [RGBColor; 8] = [
 
 /// Panels stacked vertically; in each, one column of points per category, the series side by
 /// side within it, a log y axis and a line at 1.
-fn category_points(path: &Path, panels: &[CatPanel], width: u32, height: u32) -> Result<()> {
+pub(super) fn category_points(
+    path: &Path,
+    panels: &[CatPanel],
+    width: u32,
+    height: u32,
+) -> Result<()> {
     let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
     let areas = root.split_evenly((panels.len().max(1), 1));

@@ -14,6 +14,7 @@ mod diagonal;
 mod first_order;
 mod fixed;
 mod intercept;
+mod mixture;
 mod newton;
 mod saved;
 pub mod sparse;
@@ -23,6 +24,7 @@ pub use diagonal::DiagonalAdaptation;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
 pub use intercept::Intercept;
+pub use mixture::{MixRule, Mixture};
 pub use newton::{Newton, NewtonParams};
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
 

@@ -1,0 +1,269 @@
+//! The online mixture (`linear/mixture.rs`) and the `auto` default built on it: Hedge's regret
+//! bound on fixed experts, the Bayesian mixture's log-loss bound, following the better member,
+//! and the default's wiring.
+
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use sketchlearn::linear::{
+    Algorithm, AnyLearner, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner,
+};
+use sketchlearn::loss::{sigmoid, Loss};
+use sketchlearn::Row;
+use std::borrow::Cow;
+
+/// A fixed linear scorer that "learns" by ignoring the example: an expert of the experts setting.
+#[derive(Clone, Debug)]
+struct Expert(Vec<f64>);
+
+impl OnlineLearner for Expert {
+    fn dim(&self) -> usize {
+        self.0.len()
+    }
+    fn predict(&self, x: Row<'_>) -> f64 {
+        x.dot(&self.0)
+    }
+    fn learn(&mut self, x: Row<'_>, _y: f64, _w: f64) -> Result<f64, LearnError> {
+        Ok(self.predict(x))
+    }
+    fn weights(&self) -> Cow<'_, [f64]> {
+        Cow::Borrowed(&self.0)
+    }
+}
+
+fn fixed(w: Vec<f64>) -> Expert {
+    Expert(w)
+}
+
+/// A noisy linear stream labelled by `truth`.
+fn stream(n: usize, d: usize, truth: &[f64], flip: f64, seed: u64) -> Vec<(Vec<f64>, f64)> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let x: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let s: f64 = x.iter().zip(truth).map(|(a, b)| a * b).sum();
+            let mut y = if s > 0.0 { 1.0 } else { -1.0 };
+            if rng.random::<f64>() < flip {
+                y = -y;
+            }
+            (x, y)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Hedge with the anytime rate η_t = √(8 ln K / t) on losses in [0, 1] (Cesa-Bianchi &
+    /// Lugosi, Thm. 2.3 with §2.5): the mixture's cumulative absolute loss is at most the best
+    /// expert's plus 2√(T ln K / 2) + √(ln K / 8). The experts are fixed (non-learning) linear
+    /// scorers, so this is exactly the experts setting; the mixture's probability is the
+    /// π-weighted average of the experts', so its absolute loss is the π-average of theirs.
+    #[test]
+    fn hedge_absolute_loss_regret_bound(
+        seed in any::<u64>(),
+        k in 2usize..6,
+        n in 20usize..400,
+        flip in 0.0f64..0.4,
+    ) {
+        let d = 4;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let experts: Vec<Vec<f64>> = (0..k)
+            .map(|_| (0..d).map(|_| rng.random_range(-3.0..3.0)).collect())
+            .collect();
+        let data = stream(n, d, &truth, flip, seed ^ 1);
+        let mut mix = Mixture::new(
+            experts.iter().cloned().map(fixed).collect(),
+            Loss::Logistic,
+            MixRule::Absolute,
+            1.0,
+        )
+        .unwrap();
+        let abs = |p: f64, y: f64| if y > 0.0 { 1.0 - sigmoid(p) } else { sigmoid(p) };
+        let mut ours = 0.0;
+        let mut theirs = vec![0.0; k];
+        for (x, y) in &data {
+            let p = mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+            ours += abs(p, *y);
+            for (l, w) in theirs.iter_mut().zip(&experts) {
+                let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+                *l += abs(s, *y);
+            }
+        }
+        let best = theirs.iter().cloned().fold(f64::INFINITY, f64::min);
+        let lnk = (k as f64).ln();
+        let bound = best + 2.0 * (n as f64 * lnk / 2.0).sqrt() + (lnk / 8.0).sqrt();
+        prop_assert!(ours <= bound + 1e-9, "mixture {ours} > bound {bound} (best {best})");
+        let pi = mix.member_weights();
+        prop_assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    /// The Bayesian mixture (η = 1, logistic loss): cumulative log loss ≤ best expert's + ln K.
+    #[test]
+    fn bayes_log_loss_regret_bound(seed in any::<u64>(), k in 2usize..6, n in 1usize..300) {
+        let d = 3;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let experts: Vec<Vec<f64>> = (0..k)
+            .map(|_| (0..d).map(|_| rng.random_range(-4.0..4.0)).collect())
+            .collect();
+        let data = stream(n, d, &truth, 0.1, seed ^ 2);
+        let mut mix = Mixture::new(
+            experts.iter().cloned().map(fixed).collect(),
+            Loss::Logistic,
+            MixRule::Bayes,
+            1.0,
+        )
+        .unwrap();
+        let mut ours = 0.0;
+        let mut theirs = vec![0.0; k];
+        for (x, y) in &data {
+            let p = mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+            ours += Loss::Logistic.value(p, *y);
+            for (l, w) in theirs.iter_mut().zip(&experts) {
+                let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+                *l += Loss::Logistic.value(s, *y);
+            }
+        }
+        let best = theirs.iter().cloned().fold(f64::INFINITY, f64::min);
+        prop_assert!(ours <= best + (k as f64).ln() + 1e-9, "{ours} > {best} + ln {k}");
+    }
+}
+
+#[test]
+fn the_mixture_follows_the_better_member() {
+    let d = 3;
+    let truth = vec![1.0, -2.0, 0.5];
+    let data = stream(600, d, &truth, 0.05, 11);
+    for rule in [MixRule::Absolute, MixRule::ZeroOne, MixRule::Bayes] {
+        let anti: Vec<f64> = truth.iter().map(|t| -t).collect();
+        let mut mix = Mixture::new(
+            vec![fixed(anti), fixed(vec![0.0; d]), fixed(truth.clone())],
+            Loss::Logistic,
+            rule,
+            1.0,
+        )
+        .unwrap();
+        let mut late_errors = 0;
+        for (t, (x, y)) in data.iter().enumerate() {
+            let p = mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+            if t >= 300 && (p > 0.0) != (*y > 0.0) {
+                late_errors += 1;
+            }
+        }
+        let pi = mix.member_weights();
+        assert!(pi[2] > 0.99, "{rule:?}: {pi:?}");
+        // The good expert errs only on the ~5 % flipped labels.
+        assert!(late_errors < 30, "{rule:?}: {late_errors} late errors");
+        // Weights of a mixture of fixed experts: the π-average of theirs.
+        let w = mix.weights();
+        for i in 0..d {
+            let expect = pi[0] * -truth[i] + pi[2] * truth[i];
+            assert!((w[i] - expect).abs() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn one_member_mixture_predicts_like_the_member() {
+    let d = 5;
+    let data = stream(200, d, &[1.0, 0.5, -1.0, 0.0, 2.0], 0.1, 3);
+    for loss in [Loss::Logistic, Loss::Squared, Loss::Hinge] {
+        for rule in [MixRule::Absolute, MixRule::Bayes] {
+            let cfg = LearnerConfig {
+                algorithm: Algorithm::Newton,
+                loss,
+                size: 3,
+                ..LearnerConfig::default()
+            };
+            let mut alone = cfg.build(d).unwrap();
+            let mut mix = Mixture::new(vec![cfg.build(d).unwrap()], loss, rule, 1.0).unwrap();
+            for (x, y) in &data {
+                let a = alone.learn(Row::Dense(x), *y, 1.0).unwrap();
+                let b = mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+                assert!(
+                    (a - b).abs() <= 1e-9 * (1.0 + a.abs()),
+                    "{loss} {rule:?}: {a} vs {b}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn invalid_mixtures_are_rejected() {
+    assert!(Mixture::<Expert>::new(vec![], Loss::Logistic, MixRule::Absolute, 1.0).is_err());
+    assert!(Mixture::new(
+        vec![fixed(vec![0.0; 2]), fixed(vec![0.0; 3])],
+        Loss::Logistic,
+        MixRule::Absolute,
+        1.0
+    )
+    .is_err());
+    for eta in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(Mixture::new(
+            vec![fixed(vec![0.0; 2])],
+            Loss::Logistic,
+            MixRule::Bayes,
+            eta
+        )
+        .is_err());
+    }
+    // diag applies to one learner, not to the auto mixture.
+    let cfg = LearnerConfig {
+        diag: true,
+        ..LearnerConfig::default()
+    };
+    assert!(cfg.build(3).is_err());
+    // Bad member parameters surface from the mixture.
+    let cfg = LearnerConfig {
+        alpha0: f64::NAN,
+        ..LearnerConfig::default()
+    };
+    assert!(cfg.build(3).is_err());
+}
+
+#[test]
+fn default_is_the_auto_mixture_of_its_members() {
+    let cfg = LearnerConfig::default();
+    assert_eq!(cfg.algorithm, Algorithm::Auto);
+    let learner = cfg.build(7).unwrap();
+    let AnyLearner::Mixture(mix) = &learner else {
+        panic!("default is not a mixture: {}", cfg.describe());
+    };
+    assert_eq!(mix.rule(), MixRule::Absolute);
+    assert_eq!(mix.members().len(), 3);
+    assert_eq!(learner.dim(), 7);
+    // Squared loss (regression) mixes with the Bayes rule.
+    let sq = LearnerConfig {
+        loss: Loss::Squared,
+        ..LearnerConfig::default()
+    }
+    .build(7)
+    .unwrap();
+    let AnyLearner::Mixture(mix) = &sq else {
+        panic!()
+    };
+    assert_eq!(mix.rule(), MixRule::Bayes);
+    // Members learn exactly as when run alone: the mixture adds no coupling.
+    let data = stream(300, 7, &[1.0, 0.0, -1.0, 2.0, 0.3, 0.0, -0.5], 0.1, 5);
+    let mut mix_l = LearnerConfig::default().build(7).unwrap();
+    let mut alone: Vec<_> = LearnerConfig::default()
+        .auto_members()
+        .iter()
+        .map(|c| c.build(7).unwrap())
+        .collect();
+    for (x, y) in &data {
+        mix_l.learn(Row::Dense(x), *y, 1.0).unwrap();
+        for a in &mut alone {
+            a.learn(Row::Dense(x), *y, 1.0).unwrap();
+        }
+    }
+    let AnyLearner::Mixture(mix) = &mix_l else {
+        panic!()
+    };
+    for (m, a) in mix.members().iter().zip(&alone) {
+        assert_eq!(m.weights().as_ref(), a.weights().as_ref());
+    }
+}
