@@ -103,6 +103,59 @@ pub fn matmul_into(a: &[f64], b: &[f64], n: usize, k: usize, p: usize, out: &mut
     );
 }
 
+/// `out[i] = b_i · x` for the `rows` rows of a row-major `B` (`rows × cols`): `out = B x`
+/// through faer's matrix–vector kernel (SIMD chosen at run time), the hot loop of the sketched
+/// Newton step.
+///
+/// ```
+/// let b = [1.0, 2.0, 0.0, 3.0, 0.0, 1.0]; // 2 × 3
+/// let mut z = [0.0; 2];
+/// sketchlearn::linalg::rows_times_vector(&b, 2, 3, &[1.0, 1.0, 2.0], &mut z);
+/// assert_eq!(z, [3.0, 5.0]);
+/// ```
+pub fn rows_times_vector(b: &[f64], rows: usize, cols: usize, x: &[f64], out: &mut [f64]) {
+    if rows == 0 {
+        return;
+    }
+    matmul(
+        MatMut::from_column_major_slice_mut(&mut out[..rows], rows, 1),
+        Accum::Replace,
+        view(b, rows, cols),
+        MatRef::from_column_major_slice(&x[..cols], cols, 1),
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// `target += coef · Bᵀ z` for a row-major `B` (`rows × cols`) and `z` of length `rows`.
+///
+/// ```
+/// let b = [1.0, 2.0, 0.0, 3.0, 0.0, 1.0]; // 2 × 3
+/// let mut t = [1.0; 3];
+/// sketchlearn::linalg::add_rows_transposed(&b, 2, 3, &[1.0, -1.0], 2.0, &mut t);
+/// assert_eq!(t, [-3.0, 5.0, -1.0]);
+/// ```
+pub fn add_rows_transposed(
+    b: &[f64],
+    rows: usize,
+    cols: usize,
+    z: &[f64],
+    coef: f64,
+    target: &mut [f64],
+) {
+    if rows == 0 {
+        return;
+    }
+    matmul(
+        MatMut::from_column_major_slice_mut(&mut target[..cols], cols, 1),
+        Accum::Add,
+        view(b, rows, cols).transpose(),
+        MatRef::from_column_major_slice(&z[..rows], rows, 1),
+        coef,
+        Par::Seq,
+    );
+}
+
 /// Reusable workspace for symmetric eigendecompositions of one size (no allocation per call).
 ///
 /// ```
@@ -247,24 +300,21 @@ pub fn singular_values(a: &[f64], rows: usize, cols: usize) -> Result<Vec<f64>, 
         .map_err(|_| LinalgError::NoConvergence)
 }
 
-/// Orthonormalises the rows of the row-major `rows × cols` matrix `v` in place by modified
-/// Gram–Schmidt with one re-orthogonalisation pass ("twice is enough"). A row that becomes
-/// numerically dependent on the previous ones is replaced by zeros; the number of non-zero
-/// (orthonormal) rows is returned.
+/// Orthonormalises the rows of the row-major `rows × cols` matrix `v` in place by classical
+/// Gram–Schmidt with one re-orthogonalisation pass (CGS2, "twice is enough": Giraud et al.
+/// 2005), each pass two matrix–vector products against the rows already done. A row that
+/// becomes numerically dependent on the previous ones is replaced by zeros; the number of
+/// non-zero (orthonormal) rows is returned.
 pub fn orthonormalize_rows(v: &mut [f64], rows: usize, cols: usize) -> usize {
     let mut rank = 0;
+    let mut c = vec![0.0; rows];
     for i in 0..rows {
         let (done, rest) = v.split_at_mut(i * cols);
         let row = &mut rest[..cols];
         let norm0 = dot(row, row).sqrt();
         for _pass in 0..2 {
-            for j in 0..i {
-                let q = &done[j * cols..(j + 1) * cols];
-                let c = dot(q, row);
-                if c != 0.0 {
-                    axpy(-c, q, row);
-                }
-            }
+            rows_times_vector(done, i, cols, row, &mut c[..i]);
+            add_rows_transposed(done, i, cols, &c[..i], -1.0, row);
         }
         let norm = dot(row, row).sqrt();
         if norm > 1e-10 * norm0 && norm > 0.0 && norm.is_finite() {

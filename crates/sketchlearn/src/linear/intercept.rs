@@ -89,6 +89,14 @@ impl<L: OnlineLearner> Intercept<L> {
     }
 }
 
+/// `out = [x (zero-padded to d, features beyond d dropped); 1]`.
+fn dense_with_bias(x: &[f64], d: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.extend_from_slice(&x[..x.len().min(d)]);
+    out.resize(d, 0.0);
+    out.push(1.0);
+}
+
 impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
     fn dim(&self) -> usize {
         self.inner.dim() - 1
@@ -96,6 +104,10 @@ impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
 
     fn predict(&self, x: Row<'_>) -> f64 {
         let (mut i, mut v) = (Vec::new(), Vec::new());
+        if let Row::Dense(x) = x {
+            dense_with_bias(x, self.dim(), &mut v);
+            return self.inner.predict(Row::Dense(&v));
+        }
         self.extend(x, &mut i, &mut v);
         self.inner.predict(Row::Sparse {
             indices: &i,
@@ -116,15 +128,22 @@ impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
             std::mem::take(&mut self.indices),
             std::mem::take(&mut self.values),
         );
-        self.extend(x, &mut i, &mut v);
-        let r = self.inner.learn(
-            Row::Sparse {
-                indices: &i,
-                values: &v,
-            },
-            y,
-            weight,
-        );
+        // A dense row stays dense (the inner learner's contiguous, vectorised path); a sparse
+        // one gets the bias index appended.
+        let r = if let Row::Dense(x) = x {
+            dense_with_bias(x, self.dim(), &mut v);
+            self.inner.learn(Row::Dense(&v), y, weight)
+        } else {
+            self.extend(x, &mut i, &mut v);
+            self.inner.learn(
+                Row::Sparse {
+                    indices: &i,
+                    values: &v,
+                },
+                y,
+                weight,
+            )
+        };
         self.indices = i;
         self.values = v;
         match r {

@@ -10,7 +10,10 @@
 //! `O(ℓ·nnz(x) + ℓ²)` for the quadratic form and `O(ℓ·d)` for the solve, ℓ ≤ 2m rows.
 
 use super::Curvature;
-use crate::linalg::{axpy, cholesky_in_place, cholesky_solve_in_place, dot, gram_rows, SymEigen};
+use crate::linalg::{
+    add_rows_transposed, cholesky_in_place, cholesky_solve_in_place, dot, gram_rows,
+    rows_times_vector, SymEigen,
+};
 use crate::sketch::{
     FdVariant, FrequentDirections, OjaSketch, RandomProjection, Sketch, SketchError,
 };
@@ -194,12 +197,7 @@ impl FdCurvature {
         self.solve_small(z);
         let f = coef / self.alpha();
         x.axpy_into(f, target);
-        let b = self.sketch.rows();
-        for i in 0..l {
-            if z[i] != 0.0 {
-                axpy(-f * z[i], &b[i * d..(i + 1) * d], target);
-            }
-        }
+        add_rows_transposed(self.sketch.rows(), l, d, &z[..l], -f, target);
     }
 
     /// `z = B x` for the `ℓ` filled rows. A row with many non-zeros is first scattered into a
@@ -207,19 +205,30 @@ impl FdCurvature {
     /// gathers.
     fn project(&self, x: Row<'_>, z: &mut Vec<f64>) {
         let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
-        let b = self.sketch.rows();
-        z.clear();
-        match x {
-            Row::Sparse { values, .. } if l > 1 && values.len() * 4 > d => {
-                DENSE_SCRATCH.with(|cell| {
-                    let mut dense = cell.borrow_mut();
-                    dense.resize(d, 0.0);
-                    x.write_dense(&mut dense);
-                    z.extend((0..l).map(|i| dot(&b[i * d..(i + 1) * d], &dense)));
-                });
-            }
-            _ => z.extend((0..l).map(|i| x.dot(&b[i * d..(i + 1) * d]))),
+        rows_dot(self.sketch.rows(), l, d, x, z);
+    }
+}
+
+/// `z = B x` for the first `l` rows of a row-major `B` (`l × d`). A dense row (or a sparse row
+/// with many non-zeros, first scattered into a dense buffer) goes through faer's
+/// matrix–vector kernel; a short sparse row through `l` gathers.
+fn rows_dot(b: &[f64], l: usize, d: usize, x: Row<'_>, z: &mut Vec<f64>) {
+    z.clear();
+    match x {
+        Row::Dense(v) if v.len() == d => {
+            z.resize(l, 0.0);
+            rows_times_vector(b, l, d, v, z);
         }
+        Row::Sparse { values, .. } if l > 1 && values.len() * 4 > d => {
+            DENSE_SCRATCH.with(|cell| {
+                let mut dense = cell.borrow_mut();
+                dense.resize(d, 0.0);
+                x.write_dense(&mut dense);
+                z.resize(l, 0.0);
+                rows_times_vector(b, l, d, &dense, z);
+            });
+        }
+        _ => z.extend((0..l).map(|i| x.dot(&b[i * d..(i + 1) * d]))),
     }
 }
 
@@ -303,8 +312,7 @@ impl RpCurvature {
     fn project(&self, x: Row<'_>, z: &mut Vec<f64>) -> Vec<f64> {
         let (m, d) = (self.sketch.sketch_size(), self.sketch.dim());
         let (s, h) = (self.sketch.s(), self.sketch.h());
-        z.clear();
-        z.extend((0..m).map(|i| x.dot(&s[i * d..(i + 1) * d])));
+        rows_dot(s, m, d, x, z);
         (0..m).map(|i| dot(&h[i * m..(i + 1) * m], z)).collect()
     }
 }
@@ -330,12 +338,7 @@ impl Curvature for RpCurvature {
         let (m, d) = (self.sketch.sketch_size(), self.sketch.dim());
         let f = coef / self.sketch.alpha();
         x.axpy_into(f, target);
-        let s = self.sketch.s();
-        for i in 0..m {
-            if hz[i] != 0.0 {
-                axpy(-f * hz[i], &s[i * d..(i + 1) * d], target);
-            }
-        }
+        add_rows_transposed(self.sketch.s(), m, d, &hz, -f, target);
         self.z = z;
     }
 
@@ -372,12 +375,13 @@ impl OjaCurvature {
         let (m, d) = (self.sketch.sketch_size(), self.sketch.dim());
         let (v, lam) = (self.sketch.eigenvectors(), self.sketch.eigenvalues());
         let t = self.sketch.t() as f64;
-        (0..m)
-            .map(|i| {
-                let tl = t * lam[i];
-                tl / (self.alpha + tl) * x.dot(&v[i * d..(i + 1) * d])
-            })
-            .collect()
+        let mut vx = Vec::with_capacity(m);
+        rows_dot(v, m, d, x, &mut vx);
+        for (i, c) in vx.iter_mut().enumerate() {
+            let tl = t * lam[i];
+            *c *= tl / (self.alpha + tl);
+        }
+        vx
     }
 }
 
@@ -405,12 +409,8 @@ impl Curvature for OjaCurvature {
         let (d, f) = (self.sketch.dim(), coef / self.alpha);
         let c = self.coefficients(x);
         x.axpy_into(f, target);
-        let v = self.sketch.eigenvectors();
-        for (i, ci) in c.iter().enumerate() {
-            if *ci != 0.0 {
-                axpy(-f * ci, &v[i * d..(i + 1) * d], target);
-            }
-        }
+        let m = c.len();
+        add_rows_transposed(self.sketch.eigenvectors(), m, d, &c, -f, target);
     }
 
     fn alpha(&self) -> f64 {
