@@ -573,9 +573,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                 }
             };
             let parse = |k: &str| (pick("noop", "noop", k) - pick("noop", "startup", k)).max(0.0);
-            let learn = |mode: &str, k: &str| {
-                pick(mode, "learn", k) - pick(mode, "startup", k) - parse(k)
-            };
+            let learn =
+                |mode: &str, k: &str| pick(mode, "learn", k) - pick(mode, "startup", k) - parse(k);
             let err = |mode: &str| {
                 out.iter()
                     .find(|r| r["mode"] == mode && r["kind"] == "learn")
