@@ -566,3 +566,62 @@ proptest! {
         prop_assert_eq!(r.max_index_plus_one(), max);
     }
 }
+
+proptest! {
+    /// The fast decimal path (Clinger) returns the very double `f64::from_str` returns, for
+    /// plain decimals of every length around its limits (19 digits, 2^53, 22 fraction digits)
+    /// and for the forms it hands over to the standard parser (exponents).
+    #[test]
+    fn decimal_values_parse_like_the_standard_library(
+        sign in prop_oneof![Just(""), Just("-"), Just("+")],
+        int in "[0-9]{0,12}",
+        frac in proptest::option::of("[0-9]{0,24}"),
+        exp in proptest::option::of(-30i32..30),
+    ) {
+        let mut v = format!("{sign}{int}");
+        if let Some(f) = &frac {
+            v.push('.');
+            v.push_str(f);
+        }
+        if let Some(e) = exp {
+            v.push_str(&format!("e{e}"));
+        }
+        let want = v.parse::<f64>();
+        let line = format!("1 3:{v}\n");
+        let mut r = reader(line.as_bytes(), ONE_BASED);
+        let got = r.next().expect("one line");
+        match want {
+            Ok(x) if x.is_finite() => {
+                let e = got.map_err(|e| TestCaseError::fail(format!("{v}: {e}")))?;
+                prop_assert_eq!(e.values[0].to_bits(), x.to_bits(), "{}", v);
+            }
+            _ => prop_assert!(got.is_err(), "{} should be rejected", v),
+        }
+    }
+}
+
+#[test]
+fn decimal_fast_path_edges() {
+    for v in [
+        "9007199254740992", // 2^53: fast path
+        "9007199254740993", // 2^53 + 1: rounds, standard parser
+        "0.1",
+        "-0",
+        "-0.0",
+        ".5",
+        "5.",
+        "0.0000000000000000000001",
+        "1234567890123456789",
+        "12345678901234567890",
+        "3.14159265358979323846",
+        "+7.25",
+    ] {
+        let line = format!("1 1:{v}\n");
+        let e = reader(line.as_bytes(), ONE_BASED).next().unwrap().unwrap();
+        assert_eq!(
+            e.values[0].to_bits(),
+            v.parse::<f64>().unwrap().to_bits(),
+            "{v}"
+        );
+    }
+}

@@ -248,8 +248,12 @@ fn tokens(line: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
     })
 }
 
-/// Parses a finite `f64` from ASCII bytes (anything Rust's `f64::from_str` accepts).
+/// Parses a finite `f64` from ASCII bytes (anything Rust's `f64::from_str` accepts), with the
+/// same correctly rounded result.
 pub(crate) fn parse_finite(token: &[u8]) -> Result<f64, FloatError> {
+    if let Some(x) = fast_decimal(token) {
+        return Ok(x);
+    }
     let text = std::str::from_utf8(token).map_err(|_| FloatError::Unparsable)?;
     let x: f64 = text.parse().map_err(|_| FloatError::Unparsable)?;
     if x.is_finite() {
@@ -257,6 +261,48 @@ pub(crate) fn parse_finite(token: &[u8]) -> Result<f64, FloatError> {
     } else {
         Err(FloatError::NonFinite)
     }
+}
+
+/// Exact powers of ten `10^0 ..= 10^22` (every one is a double exactly).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Clinger's fast path for the plain decimals that fill LIBSVM files (`-0.125`, `3`, `.5`):
+/// when the digits form an integer `M ≤ 2^53` and there are `k ≤ 22` of them after the point,
+/// `M` and `10^k` are exact doubles and one IEEE division rounds `M / 10^k` correctly — the
+/// same double `f64::from_str` returns. Anything else (exponents, more digits, `inf`, junk)
+/// returns `None` and goes through the standard parser. (W. D. Clinger, *How to read floating
+/// point numbers accurately*, PLDI 1990.)
+#[inline]
+fn fast_decimal(token: &[u8]) -> Option<f64> {
+    let (negative, digits) = match token.first()? {
+        b'-' => (true, &token[1..]),
+        b'+' => (false, &token[1..]),
+        _ => (false, token),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let (mut mantissa, mut fraction, mut count, mut dot) = (0u64, 0usize, 0usize, false);
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                // At most 19 digits: no overflow of u64.
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                count += 1;
+                fraction += usize::from(dot);
+            }
+            b'.' if !dot => dot = true,
+            _ => return None,
+        }
+    }
+    if count == 0 || mantissa > 1u64 << 53 || fraction > 22 {
+        return None;
+    }
+    let x = mantissa as f64 / POW10[fraction];
+    Some(if negative { -x } else { x })
 }
 
 /// Why a number token was rejected.
@@ -267,17 +313,23 @@ pub(crate) enum FloatError {
 
 /// Parses a written index (decimal digits only) and converts it to 0-based.
 fn parse_index(token: &[u8], zero_based: bool) -> Result<u32, ParseErrorKind> {
-    if token.is_empty() || !token.iter().all(u8::is_ascii_digit) {
+    if token.is_empty() {
         return Err(ParseErrorKind::UnparsableIndex(token_text(token)));
     }
     let mut written: u64 = 0;
     for &d in token {
+        if !d.is_ascii_digit() {
+            return Err(ParseErrorKind::UnparsableIndex(token_text(token)));
+        }
         written = match written
             .checked_mul(10)
             .and_then(|w| w.checked_add(u64::from(d - b'0')))
         {
             Some(w) => w,
-            None => return Err(ParseErrorKind::IndexTooLarge(token_text(token))),
+            None if token.iter().all(u8::is_ascii_digit) => {
+                return Err(ParseErrorKind::IndexTooLarge(token_text(token)))
+            }
+            None => return Err(ParseErrorKind::UnparsableIndex(token_text(token))),
         };
     }
     let zero = if zero_based {
@@ -294,6 +346,66 @@ fn parse_index(token: &[u8], zero_based: bool) -> Result<u32, ParseErrorKind> {
     Ok(zero as u32)
 }
 
+/// One pass over a line of the plain form `label idx:value idx:value …` with plain decimal
+/// numbers (see [`fast_decimal`]) and strictly increasing indices — what nearly every LIBSVM
+/// file holds. Anything else (comments, `qid:`, exponents, unsorted or duplicate indices,
+/// errors, blank lines) returns `None`, and [`parse_line`]'s general path parses the line from
+/// scratch, so the result and every error message are the general path's.
+#[inline]
+fn fast_line(line: &[u8], zero_based: bool, ex: &mut Example) -> Option<()> {
+    let n = line.len();
+    let mut p = 0;
+    while p < n && is_space(line[p]) {
+        p += 1;
+    }
+    let start = p;
+    while p < n && !is_space(line[p]) {
+        p += 1;
+    }
+    let label = fast_decimal(&line[start..p])?;
+    ex.clear();
+    ex.label = label;
+    ex.weight = 1.0;
+    let mut next_min = 0u64; // indices must strictly increase
+    loop {
+        while p < n && is_space(line[p]) {
+            p += 1;
+        }
+        if p == n {
+            return Some(());
+        }
+        let s = p;
+        let mut written = 0u64;
+        while p < n && line[p].is_ascii_digit() {
+            if p - s >= 10 {
+                return None;
+            }
+            written = written * 10 + u64::from(line[p] - b'0');
+            p += 1;
+        }
+        if p == s || p == n || line[p] != b':' {
+            return None;
+        }
+        p += 1;
+        let vs = p;
+        while p < n && !is_space(line[p]) {
+            p += 1;
+        }
+        let value = fast_decimal(&line[vs..p])?;
+        let index = if zero_based {
+            written
+        } else {
+            written.checked_sub(1)?
+        };
+        if index >= u64::from(u32::MAX) || index < next_min {
+            return None;
+        }
+        next_min = index + 1;
+        ex.indices.push(index as u32);
+        ex.values.push(value);
+    }
+}
+
 /// Parses one line into `ex`; `Ok(false)` for a blank or comment-only line.
 fn parse_line(
     line: &[u8],
@@ -301,6 +413,9 @@ fn parse_line(
     ex: &mut Example,
     scratch: &mut Vec<(u32, f64)>,
 ) -> Result<bool, LineError> {
+    if fast_line(line, zero_based, ex).is_some() {
+        return Ok(true);
+    }
     let line = match line.iter().position(|&b| b == b'#') {
         Some(hash) => &line[..hash],
         None => line,
