@@ -25,21 +25,13 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-/// The shared datasets of RESULTS.md, in its order of the issue (file names without `.libsvm`).
-const DATASETS: [(&str, &str); 12] = [
-    ("australian", "austral"),
-    ("breast-cancer", "breast"),
-    ("diabetes", "diabet"),
-    ("heart", "heart"),
-    ("ionosphere", "iono"),
-    ("splice", "splice"),
-    ("mushrooms", "mush"),
-    ("a9a", "a9a"),
-    ("w8a.shuf", "w8a"),
-    ("magic04.shuf", "magic04"),
-    ("spam.shuf", "spam"),
-    ("r8_earn_vs_rest", "r8"),
-];
+/// The shared datasets of RESULTS.md: SON Table 3's eleven and r8 (file name without
+/// `.libsvm`, short label).
+fn datasets() -> Vec<(&'static str, &'static str)> {
+    let mut v = super::son_table3::DATASETS.to_vec();
+    v.push(("r8_earn_vs_rest", "r8"));
+    v
+}
 
 /// Goal 2: sets where the default must beat the best tuned peer by one SE, and the one where it
 /// must not be worse by more than one SE.
@@ -122,7 +114,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let date = utc_now();
     let mut rows = Vec::new();
     let mut files = Vec::new();
-    for (name, short) in DATASETS {
+    for (name, short) in datasets() {
         let path = args.data_dir.join(format!("{name}.libsvm"));
         let (data, d) = load(&path).with_context(|| format!("loading {}", path.display()))?;
         files.push(path.to_string_lossy().to_string());

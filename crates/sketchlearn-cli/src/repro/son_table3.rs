@@ -35,7 +35,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Datasets in report order: (name = file stem, short label for the plot).
-const DATASETS: [(&str, &str); 11] = [
+pub(super) const DATASETS: [(&str, &str); 11] = [
     ("australian", "austral"),
     ("breast-cancer", "breast"),
     ("diabetes", "diabet"),

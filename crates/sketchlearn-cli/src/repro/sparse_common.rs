@@ -289,6 +289,43 @@ pub fn median(v: &[f64]) -> f64 {
     }
 }
 
+/// The JSON lines of `scripts/peers/sparse_vw_bench.py` (every run a fresh VW process reading
+/// its binary cache), with the medians the reports need.
+pub struct VwBench(pub Vec<serde_json::Value>);
+
+impl VwBench {
+    /// Median of `key` over the runs of `mode` (`adagrad`, `oja`, `noop`) and `kind`
+    /// (`startup`, `noop`, `learn`); NaN when there is none.
+    pub fn pick(&self, mode: &str, kind: &str, key: &str) -> f64 {
+        let v: Vec<f64> = self
+            .0
+            .iter()
+            .filter(|r| r["mode"] == mode && r["kind"] == kind)
+            .filter_map(|r| r[key].as_f64())
+            .collect();
+        median(&v)
+    }
+
+    /// Seconds (`key` = `cpu` or `wall`) of reading the cache alone: `--noop` − its start-up.
+    pub fn parse_only(&self, key: &str) -> f64 {
+        (self.pick("noop", "noop", key) - self.pick("noop", "startup", key)).max(0.0)
+    }
+
+    /// Learning-only seconds of `mode`: (run − start-up) − [`VwBench::parse_only`].
+    pub fn learn_only(&self, mode: &str, key: &str) -> f64 {
+        self.pick(mode, "learn", key) - self.pick(mode, "startup", key) - self.parse_only(key)
+    }
+
+    /// The statuses of `mode`'s learning runs.
+    pub fn statuses(&self, mode: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|r| r["mode"] == mode && r["kind"] == "learn")
+            .filter_map(|r| r["status"].as_str())
+            .collect()
+    }
+}
+
 /// One timed run of a learner over in-memory examples.
 #[derive(Clone, Debug)]
 pub struct Run {

@@ -190,28 +190,12 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                         path.display().to_string(),
                     ],
                 )?;
-                let pick = |mode: &str, kind: &str, key: &str| -> f64 {
-                    let v: Vec<f64> = out
-                        .iter()
-                        .filter(|r| r["mode"] == mode && r["kind"] == kind)
-                        .filter_map(|r| r[key].as_f64())
-                        .collect();
-                    median(&v)
-                };
-                let parse_cpu =
-                    (pick("noop", "noop", "cpu") - pick("noop", "startup", "cpu")).max(0.0);
-                let parse_wall =
-                    (pick("noop", "noop", "wall") - pick("noop", "startup", "wall")).max(0.0);
+                let bench = super::sparse_common::VwBench(out);
+                let pick = |mode: &str, kind: &str, key: &str| bench.pick(mode, kind, key);
                 for (mode, name) in [("adagrad", "VW AdaGrad"), ("oja", "VW OjaNewton")] {
-                    let learn_cpu =
-                        pick(mode, "learn", "cpu") - pick(mode, "startup", "cpu") - parse_cpu;
-                    let learn_wall =
-                        pick(mode, "learn", "wall") - pick(mode, "startup", "wall") - parse_wall;
-                    let status: Vec<&str> = out
-                        .iter()
-                        .filter(|r| r["mode"] == mode && r["kind"] == "learn")
-                        .filter_map(|r| r["status"].as_str())
-                        .collect();
+                    let learn_cpu = bench.learn_only(mode, "cpu");
+                    let learn_wall = bench.learn_only(mode, "wall");
+                    let status = bench.statuses(mode);
                     lines.push(Line {
                         data: data.to_string(),
                         bits,
@@ -232,8 +216,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     data: data.to_string(),
                     bits,
                     name: "VW --noop (reads the cache)".into(),
-                    rate_cpu: n / parse_cpu,
-                    rate_wall: n / parse_wall,
+                    rate_cpu: n / bench.parse_only("cpu"),
+                    rate_wall: n / bench.parse_only("wall"),
                     startup: pick("noop", "startup", "wall"),
                     peak_mb: pick("noop", "noop", "vmhwm_kb") / 1024.0,
                     error: f64::NAN,

@@ -560,26 +560,18 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     vw_file.display().to_string(),
                 ],
             )?;
-            let pick = |mode: &str, kind: &str, key: &str| -> f64 {
-                let v: Vec<f64> = out
-                    .iter()
-                    .filter(|r| r["mode"] == mode && r["kind"] == kind)
-                    .filter_map(|r| r[key].as_f64())
-                    .collect();
-                if v.is_empty() {
-                    f64::NAN
-                } else {
-                    median(&v)
-                }
-            };
-            let parse = |k: &str| (pick("noop", "noop", k) - pick("noop", "startup", k)).max(0.0);
-            let learn =
-                |mode: &str, k: &str| pick(mode, "learn", k) - pick(mode, "startup", k) - parse(k);
+            let bench = super::sparse_common::VwBench(out);
             let err = |mode: &str| {
-                out.iter()
+                bench
+                    .0
+                    .iter()
                     .find(|r| r["mode"] == mode && r["kind"] == "learn")
                     .and_then(|r| r["progressive_error"].as_f64())
             };
+            let (parse, learn) = (
+                |k: &str| bench.parse_only(k),
+                |mode: &str, k: &str| bench.learn_only(mode, k),
+            );
             vw_learn = Some(VwLearnOnly {
                 parse_cpu: parse("cpu"),
                 ada_cpu: learn("adagrad", "cpu"),
