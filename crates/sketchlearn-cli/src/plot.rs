@@ -20,7 +20,8 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
-const COLORS: [RGBColor; 8] = [
+/// The series colours of every plot (matplotlib's tab10 order).
+pub const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

@@ -439,6 +439,53 @@ pub fn gram_cols(a: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
     }
 }
 
+/// Factors `K = αI + G` for the leading `l × l` block of a Gram matrix `G` stored row-major with
+/// row stride `cap` (the small system of every FD/RFD Woodbury solve). Normally the Cholesky
+/// factor is written into `out`'s lower triangle (same stride) and `Ok(false)` is returned; when
+/// rounding makes `K` not positive definite, `out` receives the explicit inverse
+/// `U diag(1/(α + max(λ, 0))) Uᵀ` from the eigendecomposition of `G` and `Ok(true)` is returned.
+///
+/// ```
+/// use sketchlearn::linalg::{cholesky_solve_in_place, shifted_gram_factor};
+/// let g = [4.0, 2.0, 2.0, 3.0];
+/// let mut f = [0.0; 4];
+/// assert_eq!(shifted_gram_factor(&g, 2, 2, 1.0, &mut f), Ok(false));
+/// let mut b = [1.0, 0.0];
+/// cholesky_solve_in_place(&f, 2, 2, &mut b); // (I + G)⁻¹ e₁
+/// assert!((5.0 * b[0] + 2.0 * b[1] - 1.0).abs() < 1e-14);
+/// ```
+pub fn shifted_gram_factor(
+    gram: &[f64],
+    l: usize,
+    cap: usize,
+    alpha: f64,
+    out: &mut [f64],
+) -> Result<bool, LinalgError> {
+    for i in 0..l {
+        for j in 0..=i {
+            out[i * cap + j] = gram[i * cap + j] + if i == j { alpha } else { 0.0 };
+        }
+    }
+    if cholesky_in_place(out, l, cap).is_ok() {
+        return Ok(false);
+    }
+    let mut g = vec![0.0; l * l];
+    for i in 0..l {
+        g[i * l..(i + 1) * l].copy_from_slice(&gram[i * cap..i * cap + l]);
+    }
+    let mut eig = SymEigen::new(l);
+    eig.compute(&g)?;
+    let (lam, u) = (eig.values(), eig.vectors());
+    for i in 0..l {
+        for j in 0..l {
+            out[i * cap + j] = (0..l)
+                .map(|q| u[i * l + q] * u[j * l + q] / (alpha + lam[q].max(0.0)))
+                .sum();
+        }
+    }
+    Ok(true)
+}
+
 /// Cholesky factor `A = L Lᵀ` of a symmetric positive definite `n × n` matrix, computed by
 /// `faer`'s blocked (sequential) factorisation, for repeated solves with the same matrix.
 ///

@@ -1564,16 +1564,13 @@ pub(super) struct CatPanel {
     pub series: Vec<CatSeries>,
 }
 
-const COLORS: [RGBColor; 8] = [
-    RGBColor(0, 0, 0),
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-];
+/// Series colour `j`: black for the first series (sketchlearn), then the shared palette.
+fn series_color(j: usize) -> RGBColor {
+    match j % 8 {
+        0 => RGBColor(0, 0, 0),
+        k => crate::plot::COLORS[k - 1],
+    }
+}
 
 /// Panels stacked vertically; in each, one column of points per category, the series side by
 /// side within it, a log y axis and a line at 1.
@@ -1637,7 +1634,7 @@ pub(super) fn category_points(
             .map_err(|e| err(&e))?;
         let ns = p.series.len().max(1) as f64;
         for (j, s) in p.series.iter().enumerate() {
-            let color = COLORS[j % COLORS.len()];
+            let color = series_color(j);
             let off = (j as f64 - (ns - 1.0) / 2.0) * 0.8 / ns;
             let pts: Vec<(f64, f64)> = s
                 .values

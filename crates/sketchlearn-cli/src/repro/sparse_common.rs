@@ -218,7 +218,9 @@ pub fn dim_of(examples: &[Example]) -> usize {
         .unwrap_or(0)
 }
 
-fn proc_cpu(path: &str, first: usize) -> Option<f64> {
+/// User + system CPU seconds from a `/proc/.../stat` file: fields `first` and `first + 1`
+/// counted after the `(comm)` field (11, 12 = utime, stime; 13, 14 = cutime, cstime).
+pub fn proc_cpu(path: &str, first: usize) -> Option<f64> {
     let s = std::fs::read_to_string(path).ok()?;
     let rest = &s[s.rfind(')')? + 1..];
     let f: Vec<&str> = rest.split_whitespace().collect();
@@ -227,6 +229,7 @@ fn proc_cpu(path: &str, first: usize) -> Option<f64> {
     Some((a + b) / clock_ticks())
 }
 
+/// `getconf CLK_TCK` (100 on Linux).
 fn clock_ticks() -> f64 {
     static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
     *TICKS.get_or_init(|| {

@@ -19,6 +19,7 @@
 //! All hyper-parameters at their defaults (untuned) on both sides.
 
 use super::son_table3::{binomial_se, find_peers, fmt_opt, load_average, run_vw, utc_now};
+use super::sparse_common::median;
 use super::{command_line, ReproArgs};
 use anyhow::{bail, Context, Result};
 use sketchlearn::eval::Metrics;
@@ -307,47 +308,14 @@ fn end_to_end(exe: &Path, flags: &[&str], file: &Path) -> Result<Timing> {
     })
 }
 
-/// User + system CPU seconds from a `/proc/.../stat` file: fields `first` and `first + 1`
-/// counted after the `(comm)` field (11, 12 = utime, stime; 13, 14 = cutime, cstime).
-fn proc_cpu(path: &str, first: usize) -> Option<f64> {
-    let s = std::fs::read_to_string(path).ok()?;
-    let rest = &s[s.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let a: f64 = f.get(first)?.parse().ok()?;
-    let b: f64 = f.get(first + 1)?.parse().ok()?;
-    Some((a + b) / clock_ticks())
-}
-
-/// `getconf CLK_TCK` (100 on Linux).
-fn clock_ticks() -> f64 {
-    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
-            .unwrap_or(100.0)
-    })
-}
-
-/// CPU seconds of the calling thread.
+/// CPU seconds of the calling thread (10 ms ticks of `/proc/thread-self/stat`).
 fn thread_cpu() -> Option<f64> {
-    proc_cpu("/proc/thread-self/stat", 11)
+    super::sparse_common::proc_cpu("/proc/thread-self/stat", 11)
 }
 
 /// CPU seconds of this process's waited-for children.
 fn children_cpu() -> Option<f64> {
-    proc_cpu("/proc/self/stat", 13)
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if s.is_empty() {
-        return f64::NAN;
-    }
-    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    s[s.len() / 2]
+    super::sparse_common::proc_cpu("/proc/self/stat", 13)
 }
 
 /// A row of the report: median over the repetitions.

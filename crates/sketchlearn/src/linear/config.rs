@@ -439,14 +439,7 @@ impl LearnerConfig {
                 let m = self.auto_members();
                 let parts: Vec<String> = m
                     .iter()
-                    .map(|c| {
-                        let d = c.describe();
-                        let d = d
-                            .strip_suffix(&format!(" {}", self.loss))
-                            .unwrap_or(&d)
-                            .to_string();
-                        d.replace(&format!(" {}", self.loss), "")
-                    })
+                    .map(|c| c.describe().replace(&format!(" {}", self.loss), ""))
                     .collect();
                 format!("auto[{}]", parts.join(" + "))
             }

@@ -72,7 +72,7 @@ fn probability(loss: Loss, p: f64) -> f64 {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Mixture<L = AnyLearner> {
     members: Vec<L>,
-    /// `−η_t·L_k`, shifted so that the largest is 0 (recomputed after every example).
+    /// `−η_t·(L_k − min_j L_j)`: the best member's is 0 (recomputed after every example).
     log_weight: Vec<f64>,
     /// `L_k`: each member's cumulative (importance-weighted) loss under [`Mixture::rule`].
     cum_loss: Vec<f64>,
@@ -148,10 +148,6 @@ impl<L: OnlineLearner> Mixture<L> {
 
     /// The mixture's score from the members' scores `preds`.
     fn combine(&self, preds: &[f64]) -> f64 {
-        let max_lw = self
-            .log_weight
-            .iter()
-            .fold(f64::NEG_INFINITY, |a, &b| a.max(b));
         match self.loss {
             Loss::Logistic => {
                 // log P(+1) − log P(−1) with P(±1) = Σ π_k σ(±p_k), by log-sum-exp.
@@ -160,7 +156,7 @@ impl<L: OnlineLearner> Mixture<L> {
                         self.log_weight
                             .iter()
                             .zip(preds)
-                            .map(move |(lw, p)| lw - max_lw - softplus(-sign * p))
+                            .map(move |(lw, p)| lw - softplus(-sign * p))
                     };
                     let top = terms().fold(f64::NEG_INFINITY, f64::max);
                     top + terms().map(|t| (t - top).exp()).sum::<f64>().ln()
@@ -170,18 +166,18 @@ impl<L: OnlineLearner> Mixture<L> {
                     score
                 } else {
                     // Every member saturated the same way: fall back to the weighted margin.
-                    self.weighted_margin(preds, max_lw)
+                    self.weighted_margin(preds)
                 }
             }
-            _ => self.weighted_margin(preds, max_lw),
+            _ => self.weighted_margin(preds),
         }
     }
 
-    fn weighted_margin(&self, preds: &[f64], max_lw: f64) -> f64 {
+    fn weighted_margin(&self, preds: &[f64]) -> f64 {
         let mut num = 0.0;
         let mut den = 0.0;
         for (lw, p) in self.log_weight.iter().zip(preds) {
-            let w = (lw - max_lw).exp();
+            let w = lw.exp();
             num += w * p;
             den += w;
         }

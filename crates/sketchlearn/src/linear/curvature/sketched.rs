@@ -11,8 +11,8 @@
 
 use super::Curvature;
 use crate::linalg::{
-    add_rows_transposed, cholesky_in_place, cholesky_solve_in_place, dot, gram_rows,
-    rows_times_vector, SymEigen,
+    add_rows_transposed, cholesky_solve_in_place, dot, gram_rows, rows_times_vector,
+    shifted_gram_factor,
 };
 use crate::sketch::{
     FdVariant, FrequentDirections, OjaSketch, RandomProjection, Sketch, SketchError,
@@ -109,31 +109,7 @@ impl FdCurvature {
             self.sketch.capacity(),
             self.alpha(),
         );
-        for i in 0..l {
-            for j in 0..=i {
-                self.chol[i * cap + j] = self.gram[i * cap + j] + if i == j { a } else { 0.0 };
-            }
-        }
-        self.explicit = false;
-        if cholesky_in_place(&mut self.chol, l, cap).is_ok() {
-            return Ok(());
-        }
-        // Fallback: K⁻¹ = U diag(1/(α + max(λ, 0))) Uᵀ from the eigendecomposition of BBᵀ.
-        let mut g = vec![0.0; l * l];
-        for i in 0..l {
-            g[i * l..(i + 1) * l].copy_from_slice(&self.gram[i * cap..i * cap + l]);
-        }
-        let mut eig = SymEigen::new(l);
-        eig.compute(&g)?;
-        let (lam, u) = (eig.values(), eig.vectors());
-        for i in 0..l {
-            for j in 0..l {
-                self.chol[i * cap + j] = (0..l)
-                    .map(|k| u[i * l + k] * u[j * l + k] / (a + lam[k].max(0.0)))
-                    .sum();
-            }
-        }
-        self.explicit = true;
+        self.explicit = shifted_gram_factor(&self.gram, l, cap, a, &mut self.chol)?;
         Ok(())
     }
 

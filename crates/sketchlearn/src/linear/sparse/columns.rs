@@ -408,6 +408,30 @@ impl LazyColumns {
             f(j, w, &z);
         }
     }
+
+    /// `wᵀx` with `w = w̄ + Zᵀb`, without updating any column (features at or beyond `d` are
+    /// ignored): the prediction of every sparse learner before its own extra terms.
+    pub(crate) fn score(&self, x: crate::Row<'_>, b: &[f64]) -> f64 {
+        let mut z = vec![0.0; self.m];
+        let mut col = vec![0.0; self.m];
+        let mut wx = 0.0;
+        super::for_each_nz(x, |j, v| {
+            if j < self.dim {
+                wx += self.peek(j, &mut col) * v;
+                for (zi, c) in z.iter_mut().zip(&col) {
+                    *zi += c * v;
+                }
+            }
+        });
+        wx + crate::linalg::dot(b, &z)
+    }
+
+    /// The full weight vector `w = w̄ + Zᵀb` (`O(m²d)`, for inspection).
+    pub(crate) fn weights(&self, b: &[f64]) -> Vec<f64> {
+        let mut w = vec![0.0; self.dim];
+        self.for_each_column(|j, wb, z| w[j] = wb + crate::linalg::dot(z, b));
+        w
+    }
 }
 
 /// `z ← T z` with `T` row-major `m × m`.

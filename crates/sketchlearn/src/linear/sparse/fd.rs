@@ -54,7 +54,7 @@
 use super::columns::{Init, LazyColumns, W, Z};
 use super::gram_schmidt::{decompose, GRAM_DEPENDENT};
 use super::{check_params, for_each_nz, projection};
-use crate::linalg::{cholesky_in_place, cholesky_solve_in_place, dot, SymEigen};
+use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_factor, SymEigen};
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
 use crate::sketch::SketchError;
 use crate::Row;
@@ -312,30 +312,8 @@ impl SparseFd {
     /// Recomputes the factor of `αI + BBᵀ` (eigen fallback as the dense curvature).
     fn refactor(&mut self) -> Result<(), LearnError> {
         let (l, cap, a) = (self.filled_rows(), 2 * self.m, self.alpha());
-        for i in 0..l {
-            for j in 0..=i {
-                self.chol[i * cap + j] = self.gram[i * cap + j] + if i == j { a } else { 0.0 };
-            }
-        }
-        self.explicit = false;
-        if cholesky_in_place(&mut self.chol, l, cap).is_ok() {
-            return Ok(());
-        }
-        let mut g = vec![0.0; l * l];
-        for i in 0..l {
-            g[i * l..(i + 1) * l].copy_from_slice(&self.gram[i * cap..i * cap + l]);
-        }
-        let mut eig = SymEigen::new(l);
-        eig.compute(&g).map_err(SketchError::from)?;
-        let (lam, u) = (eig.values(), eig.vectors());
-        for i in 0..l {
-            for j in 0..l {
-                self.chol[i * cap + j] = (0..l)
-                    .map(|q| u[i * l + q] * u[j * l + q] / (a + lam[q].max(0.0)))
-                    .sum();
-            }
-        }
-        self.explicit = true;
+        self.explicit = shifted_gram_factor(&self.gram, l, cap, a, &mut self.chol)
+            .map_err(SketchError::from)?;
         Ok(())
     }
 
@@ -838,25 +816,13 @@ impl OnlineLearner for SparseFd {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        let (m, d) = (self.m, self.cols.dim());
-        let mut z = vec![0.0; m];
-        let mut col = vec![0.0; m];
-        let mut wx = 0.0;
-        for_each_nz(x, |j, v| {
-            if j < d {
-                wx += self.cols.peek(j, &mut col) * v;
-                for (zi, c) in z.iter_mut().zip(&col) {
-                    *zi += c * v;
-                }
-            }
-        });
         let cg: f64 = self
             .g
             .iter()
             .zip(&self.c)
             .map(|(row, c)| c * sparse_dot(&row.indices, &row.values, x))
             .sum();
-        (wx + dot(&self.b, &z) + cg).clamp(-self.params.clip, self.params.clip)
+        (self.cols.score(x, &self.b) + cg).clamp(-self.params.clip, self.params.clip)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
@@ -873,9 +839,7 @@ impl OnlineLearner for SparseFd {
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {
-        let mut w = vec![0.0; self.cols.dim()];
-        self.cols
-            .for_each_column(|j, wb, z| w[j] = wb + dot(z, &self.b));
+        let mut w = self.cols.weights(&self.b);
         for (row, c) in self.g.iter().zip(&self.c) {
             for (&j, &v) in row.indices.iter().zip(&row.values) {
                 w[j as usize] += c * v;

@@ -311,19 +311,9 @@ impl OnlineLearner for SparseRp {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        let (m, d) = (self.m, self.cols.dim());
-        let mut z = vec![0.0; m];
-        let mut col = vec![0.0; m];
-        let mut wx = 0.0;
-        for_each_nz(x, |j, v| {
-            if j < d {
-                wx += self.cols.peek(j, &mut col) * v;
-                for (zi, c) in z.iter_mut().zip(&col) {
-                    *zi += c * v;
-                }
-            }
-        });
-        (wx + dot(&self.b, &z)).clamp(-self.params.clip, self.params.clip)
+        self.cols
+            .score(x, &self.b)
+            .clamp(-self.params.clip, self.params.clip)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
@@ -338,9 +328,6 @@ impl OnlineLearner for SparseRp {
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {
-        let mut w = vec![0.0; self.cols.dim()];
-        self.cols
-            .for_each_column(|j, wb, z| w[j] = wb + dot(z, &self.b));
-        Cow::Owned(w)
+        Cow::Owned(self.cols.weights(&self.b))
     }
 }
