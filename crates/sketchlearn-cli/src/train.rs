@@ -21,9 +21,10 @@ use std::time::Instant;
 /// Hyper-parameters of a new learner (all optional: unset ones take the library defaults).
 #[derive(clap::Args, Debug, Default)]
 pub struct LearnerArgs {
-    /// Algorithm: auto | ogd | adagrad | newton. Default: auto, an online mixture of RFD-SON,
-    /// FD-SON with diagonal adaptation and AdaGrad (each learns every example; the prediction
-    /// weighs them by their progressive losses) — or newton when --curvature or --diag is given.
+    /// Algorithm: auto | ogd | adagrad | newton. Default: auto, an online mixture of two RFD-SONs
+    /// (two step sizes), FD-SON with diagonal adaptation and AdaGrad (each learns every example;
+    /// the prediction weighs them by their progressive mistakes, AdaHedge) — or newton when
+    /// --curvature or --diag is given.
     #[arg(long)]
     pub algo: Option<Algorithm>,
     /// Curvature of the newton learner (and of auto's sketched members): identity | full | fd |

@@ -1,6 +1,6 @@
-//! The online mixture (`linear/mixture.rs`) and the `auto` default built on it: Hedge's regret
-//! bound on fixed experts, the Bayesian mixture's log-loss bound, following the better member,
-//! and the default's wiring.
+//! The online mixture (`linear/mixture.rs`) and the `auto` default built on it: Hedge's and
+//! AdaHedge's regret bounds on fixed experts, the Bayesian mixture's log-loss bound, following
+//! the better member, and the default's wiring.
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -99,6 +99,54 @@ proptest! {
         prop_assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
 
+    /// AdaHedge on mistakes (de Rooij et al. 2014, Thm. 6 with losses in [0, 1]): the Hedge loss
+    /// Σ_t π_t·ℓ_t (π_t = the weights *before* example t, ℓ_t = the experts' mistakes on it) is
+    /// at most the best expert's mistakes L* plus 2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2.
+    /// Adversarial-ish experts: some are the truth's sign-flipped or noisy copies, so the leader
+    /// changes early and the rate must adapt.
+    #[test]
+    fn adahedge_mistake_regret_bound(
+        seed in any::<u64>(),
+        k in 2usize..7,
+        n in 1usize..500,
+        flip in 0.0f64..0.5,
+    ) {
+        let d = 4;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let experts: Vec<Vec<f64>> = (0..k)
+            .map(|_| {
+                let s = rng.random_range(-1.0..1.0);
+                truth.iter().map(|t| s * t + rng.random_range(-1.5..1.5)).collect()
+            })
+            .collect();
+        let data = stream(n, d, &truth, flip, seed ^ 3);
+        let mut mix = Mixture::new(
+            experts.iter().cloned().map(fixed).collect(),
+            Loss::Logistic,
+            MixRule::AdaHedge,
+            1.0,
+        )
+        .unwrap();
+        let mut hedge = 0.0;
+        let mut theirs = vec![0.0; k];
+        for (x, y) in &data {
+            let pi = mix.member_weights();
+            prop_assert!(pi.iter().all(|p| p.is_finite() && *p >= 0.0));
+            for ((l, w), p) in theirs.iter_mut().zip(&experts).zip(&pi) {
+                let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+                let mistake = if (s > 0.0) != (*y > 0.0) { 1.0 } else { 0.0 };
+                *l += mistake;
+                hedge += p * mistake;
+            }
+            mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+        }
+        let best = theirs.iter().cloned().fold(f64::INFINITY, f64::min);
+        let (t, lnk) = (n as f64, (k as f64).ln());
+        let bound = best + 2.0 * (best * (t - best) / t * lnk).sqrt() + 16.0 / 3.0 * lnk + 2.0;
+        prop_assert!(hedge <= bound + 1e-9, "Hedge loss {hedge} > bound {bound} (best {best})");
+    }
+
     /// The Bayesian mixture (η = 1, logistic loss): cumulative log loss ≤ best expert's + ln K.
     #[test]
     fn bayes_log_loss_regret_bound(seed in any::<u64>(), k in 2usize..6, n in 1usize..300) {
@@ -136,7 +184,12 @@ fn the_mixture_follows_the_better_member() {
     let d = 3;
     let truth = vec![1.0, -2.0, 0.5];
     let data = stream(600, d, &truth, 0.05, 11);
-    for rule in [MixRule::Absolute, MixRule::ZeroOne, MixRule::Bayes] {
+    for rule in [
+        MixRule::Absolute,
+        MixRule::ZeroOne,
+        MixRule::Bayes,
+        MixRule::AdaHedge,
+    ] {
         let anti: Vec<f64> = truth.iter().map(|t| -t).collect();
         let mut mix = Mixture::new(
             vec![fixed(anti), fixed(vec![0.0; d]), fixed(truth.clone())],
@@ -165,12 +218,74 @@ fn the_mixture_follows_the_better_member() {
     }
 }
 
+/// "Follow the leader if you can": when one expert never errs, AdaHedge's mixability gap stays
+/// 0, it puts all its weight on the perfect expert(s) and makes no mistake once every worse
+/// expert has erred once — constant regret, where the anytime Hedge rate keeps paying √T.
+#[test]
+fn adahedge_follows_a_perfect_leader_with_constant_regret() {
+    let d = 3;
+    let truth = vec![1.0, -2.0, 0.5];
+    let data = stream(2000, d, &truth, 0.0, 21);
+    let experts = vec![
+        fixed(vec![0.0; d]),
+        fixed(truth.iter().map(|t| -t).collect()),
+        fixed(truth.clone()),
+        fixed(vec![1.0, 0.0, 0.0]),
+    ];
+    let mut mix = Mixture::new(experts, Loss::Logistic, MixRule::AdaHedge, 1.0).unwrap();
+    let mut mistakes = 0;
+    for (x, y) in &data {
+        let p = mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+        if (p > 0.0) != (*y > 0.0) {
+            mistakes += 1;
+        }
+    }
+    let pi = mix.member_weights();
+    assert_eq!(pi[2], 1.0, "{pi:?}");
+    // Only the first few examples, before the other experts have erred, can be mistakes.
+    assert!(mistakes <= 5, "{mistakes} mistakes");
+}
+
+/// The sequence that defeats follow-the-leader: two constant experts (always +1, always −1) and
+/// labels chosen against the current leader. FTL's Hedge loss grows like 3T/4 against the best
+/// expert's T/2; AdaHedge must stay within its bound (and so within O(√T) of the best).
+#[test]
+fn adahedge_survives_the_follow_the_leader_adversary() {
+    for t in [10usize, 100, 1000, 5000] {
+        let mut mix = Mixture::new(
+            vec![fixed(vec![1.0]), fixed(vec![-1.0])],
+            Loss::Logistic,
+            MixRule::AdaHedge,
+            1.0,
+        )
+        .unwrap();
+        let (mut hedge, mut theirs) = (0.0, [0.0f64; 2]);
+        for _ in 0..t {
+            let pi = mix.member_weights();
+            // Against the leader: the label the heavier expert gets wrong.
+            let y = if pi[0] >= pi[1] { -1.0 } else { 1.0 };
+            let wrong = [(y < 0.0) as u8 as f64, (y > 0.0) as u8 as f64];
+            hedge += pi[0] * wrong[0] + pi[1] * wrong[1];
+            theirs[0] += wrong[0];
+            theirs[1] += wrong[1];
+            mix.learn(Row::Dense(&[1.0]), y, 1.0).unwrap();
+        }
+        let best = theirs[0].min(theirs[1]);
+        let (tf, lnk) = (t as f64, 2f64.ln());
+        let bound = best + 2.0 * (best * (tf - best) / tf * lnk).sqrt() + 16.0 / 3.0 * lnk + 2.0;
+        assert!(
+            hedge <= bound,
+            "T = {t}: Hedge loss {hedge} > bound {bound} (best {best})"
+        );
+    }
+}
+
 #[test]
 fn one_member_mixture_predicts_like_the_member() {
     let d = 5;
     let data = stream(200, d, &[1.0, 0.5, -1.0, 0.0, 2.0], 0.1, 3);
     for loss in [Loss::Logistic, Loss::Squared, Loss::Hinge] {
-        for rule in [MixRule::Absolute, MixRule::Bayes] {
+        for rule in [MixRule::Absolute, MixRule::Bayes, MixRule::AdaHedge] {
             let cfg = LearnerConfig {
                 algorithm: Algorithm::Newton,
                 loss,
@@ -232,8 +347,8 @@ fn default_is_the_auto_mixture_of_its_members() {
     let AnyLearner::Mixture(mix) = &learner else {
         panic!("default is not a mixture: {}", cfg.describe());
     };
-    assert_eq!(mix.rule(), MixRule::Absolute);
-    assert_eq!(mix.members().len(), 3);
+    assert_eq!(mix.rule(), MixRule::AdaHedge);
+    assert_eq!(mix.members().len(), 4);
     assert_eq!(learner.dim(), 7);
     // Squared loss (regression) mixes with the Bayes rule.
     let sq = LearnerConfig {

@@ -19,7 +19,7 @@ use super::son_table3::{
 };
 use super::ReproArgs;
 use anyhow::{Context, Result};
-use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, OnlineLearner};
+use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner};
 use sketchlearn::Example;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -51,7 +51,42 @@ struct Pass {
 }
 
 fn pass(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> Result<Pass> {
-    let mut l = cfg.build(dim)?;
+    run_pass(cfg.build(dim)?, data)
+}
+
+/// A mixture of `members` under `rule` (the default's members under another rule, or a subset).
+fn mix_pass(
+    members: &[LearnerConfig],
+    rule: MixRule,
+    dim: usize,
+    data: &[Example],
+) -> Result<Pass> {
+    let built = members
+        .iter()
+        .map(|m| m.build(dim))
+        .collect::<Result<Vec<_>, _>>()?;
+    let loss = members[0].loss;
+    run_pass(
+        AnyLearner::Mixture(Mixture::new(built, loss, rule, 1.0)?),
+        data,
+    )
+}
+
+/// The mixing rules the ablation compares with the default's, and their labels.
+const ABLATION: [(&str, Option<MixRule>); 4] = [
+    (
+        "Absolute (anytime Hedge on 1 − q(y))",
+        Some(MixRule::Absolute),
+    ),
+    ("Bayes (η = 1, log loss)", Some(MixRule::Bayes)),
+    (
+        "ZeroOne (anytime Hedge on mistakes)",
+        Some(MixRule::ZeroOne),
+    ),
+    ("AdaHedge without member (4)", None),
+];
+
+fn run_pass(mut l: AnyLearner, data: &[Example]) -> Result<Pass> {
     let t = Instant::now();
     let (mut wrong, mut refused) = (0usize, 0u64);
     for e in data {
@@ -93,6 +128,7 @@ struct Row {
     sparse: bool,
     default: Pass,
     members: Vec<Pass>,
+    ablation: Vec<Pass>,
     adagrad_us: f64,
     tuned: (i32, f64),
 }
@@ -134,6 +170,14 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             .map(|m| pass(m, d, &data))
             .collect::<Result<Vec<_>>>()?;
         let adagrad_us = members[2].seconds / n as f64 * 1e6;
+        let member_cfgs = base.auto_members();
+        let ablation = ABLATION
+            .iter()
+            .map(|(_, rule)| match rule {
+                Some(rule) => mix_pass(&member_cfgs, *rule, d, &data),
+                None => mix_pass(&member_cfgs[..3], MixRule::AdaHedge, d, &data),
+            })
+            .collect::<Result<Vec<_>>>()?;
         let mut tuned = (0, default.error);
         for j in SCALES {
             let e = if j == 0 {
@@ -153,6 +197,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             sparse,
             default,
             members,
+            ablation,
             adagrad_us,
             tuned,
         });
@@ -192,6 +237,33 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         ours_seconds,
         vw_seconds,
     )
+}
+
+/// `(error − bar)/SE(bar)`, the bar's binomial standard error on `n` examples.
+fn z(e: f64, bar: &Option<(f64, String)>, n: usize) -> Option<f64> {
+    bar.as_ref()
+        .map(|(b, _)| (e - b) / binomial_se(*b, n).max(1e-12))
+}
+
+/// How many datasets meet goals 1a, 1b and 2 with the errors `errs` (one per row).
+fn goal_counts(rows: &[Row], bars: &[Bars], errs: &[f64]) -> (usize, usize, usize) {
+    let (mut a, mut b, mut c) = (0, 0, 0);
+    for ((r, bar), &e) in rows.iter().zip(bars).zip(errs) {
+        if z(e, &bar.untuned, r.n).is_some_and(|v| v <= 1.0) {
+            a += 1;
+        }
+        if z(e, &bar.adagrad_tuned, r.n).is_none_or(|v| v <= 1.0) {
+            b += 1;
+        }
+        if let Some(zt) = z(e, &bar.tuned, r.n) {
+            if (PAYOFF_BEAT.contains(&r.name) && zt <= -1.0)
+                || (PAYOFF_NOT_WORSE.contains(&r.name) && zt <= 1.0)
+            {
+                c += 1;
+            }
+        }
+    }
+    (a, b, c)
 }
 
 /// The bars of one dataset: (value, who).
@@ -261,10 +333,6 @@ fn report(
             }
         })
         .collect();
-    let z = |e: f64, bar: &Option<(f64, String)>, n: usize| {
-        bar.as_ref()
-            .map(|(b, _)| (e - b) / binomial_se(*b, n).max(1e-12))
-    };
     let f4 = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.4}"));
     let fb = |b: &Option<(f64, String)>| {
         b.as_ref()
@@ -287,9 +355,9 @@ fn report(
         "## Setup\n\n* One pass in file order over each shared dataset (`.shuf` for the \
          class-sorted ones), logistic loss, progressive 0/1 error (a score ≤ 0 predicts −1), \
          exactly as `sketchlearn train FILE` runs it — no flags. The default learner is \
-         `{}`: an online mixture (Hedge on each member's absolute loss, anytime rate; see \
-         `crates/sketchlearn/src/linear/mixture.rs`) of three members that all learn every \
-         example. For sparse inputs (average non-zeros < d/10: r8) the CLI's rule picks the \
+         `{}`: an online mixture (AdaHedge on each member's progressive mistakes — a \
+         parameter-free rate; see `crates/sketchlearn/src/linear/mixture.rs`) of {} members \
+         that all learn every example. For sparse inputs (average non-zeros < d/10: r8) the CLI's rule picks the \
          sparse-time members (`rfd-sparse`, `fd-sparse`), which compute the same learners in \
          O(m² + m·nnz) per example.\n* SE = √(p(1−p)/n) with p the bar's error. z = (error − \
          bar)/SE: within one SE ⇔ z ≤ 1.\n* Bars: *best untuned peer* = the lower of RESULTS.md's \
@@ -300,7 +368,8 @@ fn report(
          AdaGrad.\n* *sketchlearn tuned* = the same mixture with one knob, every member's step \
          multiplied by s = 2^j, j = −3..3 (α₀/s, α/s, η·s), best progressive error (optimistic, \
          like the peers' tuning).\n",
-        dflt.describe()
+        dflt.describe(),
+        dflt.auto_members().len()
     )?;
     if let Some(why) = &peers_missing {
         writeln!(
@@ -314,8 +383,13 @@ fn report(
         md,
         "| dataset | n | d | best peer untuned | best peer tuned | tuned AdaGrad | VW AdaGrad untuned / tuned | VW Oja untuned / tuned | **sketchlearn default** | z vs best untuned | z vs tuned AdaGrad | z vs best tuned | sketchlearn tuned (s) |\n|---|---:|---:|---|---|---|---|---|---:|---:|---:|---:|---|"
     )?;
-    let mut csv = String::from(
-        "dataset,n,d,sparse,best_untuned,best_tuned,adagrad_tuned,vw_adagrad_untuned,vw_adagrad_tuned,vw_oja_untuned,vw_oja_tuned,default,default_tuned,default_tuned_log2_scale,member_rfd_son,member_fd_son_diag,member_adagrad,pi_rfd_son,pi_fd_son_diag,pi_adagrad,us_per_example_default,us_per_example_adagrad,refused,finite\n",
+    let k = dflt.auto_members().len();
+    let member_cols: Vec<String> = (1..=k).map(|j| format!("member_{j}")).collect();
+    let pi_cols: Vec<String> = (1..=k).map(|j| format!("pi_{j}")).collect();
+    let mut csv = format!(
+        "dataset,n,d,sparse,best_untuned,best_tuned,adagrad_tuned,vw_adagrad_untuned,vw_adagrad_tuned,vw_oja_untuned,vw_oja_tuned,default,default_tuned,default_tuned_log2_scale,{},{},mix_absolute,mix_bayes,mix_zeroone,mix_without_member_4,us_per_example_default,us_per_example_adagrad,refused,finite\n",
+        member_cols.join(","),
+        pi_cols.join(",")
     );
     let (mut g1a, mut g1b) = (0usize, 0usize);
     let mut g1a_fail = Vec::new();
@@ -358,9 +432,10 @@ fn report(
         )?;
         let pi = r.default.member_weights.clone().unwrap_or_default();
         let us = r.default.seconds / r.n as f64 * 1e6;
+        let joined = |v: Vec<String>| v.join(",");
         writeln!(
             csv,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
             r.name,
             r.n,
             r.d,
@@ -375,12 +450,9 @@ fn report(
             e,
             r.tuned.1,
             r.tuned.0,
-            r.members[0].error,
-            r.members[1].error,
-            r.members[2].error,
-            pi.first().copied().unwrap_or(f64::NAN),
-            pi.get(1).copied().unwrap_or(f64::NAN),
-            pi.get(2).copied().unwrap_or(f64::NAN),
+            joined(r.members.iter().map(|m| m.error.to_string()).collect()),
+            joined(pi.iter().map(|x| x.to_string()).collect()),
+            joined(r.ablation.iter().map(|m| m.error.to_string()).collect()),
             us,
             r.adagrad_us,
             r.default.refused,
@@ -460,14 +532,30 @@ fn report(
         "\n## The mechanism: each member alone (untuned) and the mixture's final weights π\n"
     )?;
     let names: Vec<String> = dflt.auto_members().iter().map(|m| m.describe()).collect();
+    let labels = ["RFD-SON", "FD-SON + diag", "AdaGrad", "RFD-SON, 3α₀, 2c"];
+    let label = |j: usize| labels.get(j).copied().unwrap_or("member");
     writeln!(
         md,
-        "Members: (1) `{}`, (2) `{}`, (3) `{}`. Bold: the best member on the dataset.\n",
-        names[0], names[1], names[2]
+        "Members: {}. Bold: the best member on the dataset.\n",
+        names
+            .iter()
+            .enumerate()
+            .map(|(j, n)| format!("({}) `{n}`", j + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
     )?;
     writeln!(
         md,
-        "| dataset | (1) RFD-SON | (2) FD-SON + diag | (3) AdaGrad | default (mixture) | π (1) / (2) / (3) | µs/example default | µs/example AdaGrad | cost ratio |\n|---|---:|---:|---:|---:|---|---:|---:|---:|"
+        "| dataset | {} | default (mixture) | π {} | µs/example default | µs/example AdaGrad | cost ratio |\n|---|{}---:|---|---:|---:|---:|",
+        (0..names.len())
+            .map(|j| format!("({}) {}", j + 1, label(j)))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        (1..=names.len())
+            .map(|j| format!("({j})"))
+            .collect::<Vec<_>>()
+            .join(" / "),
+        "---:|".repeat(names.len())
     )?;
     for r in rows {
         let best = r
@@ -513,10 +601,62 @@ fn report(
     }
     writeln!(
         md,
-        "\nThe cost per example is the sum of the members' (AdaGrad O(nnz), the two sketched \
+        "\nThe cost per example is the sum of the members' (AdaGrad O(nnz), the three sketched \
          Newton members O(m·d) dense or O(m² + m·nnz) sparse): linear in d, about 3 sketched \
-         learners' worth. Timings are wall-clock in-process on the shared machine: ratios, not \
+         learners' worth and AdaGrad. Timings are wall-clock in-process on the shared machine: ratios, not \
          absolute rates, are meaningful.\n"
+    )?;
+    writeln!(
+        md,
+        "## Why this rule and the fourth member (ablation)\n\nThe same members mixed by the \
+         other rules of `MixRule`, and the default's rule without member (4). Goals counted as \
+         above (1a: within one SE of the best untuned peer; 1b: not worse than tuned AdaGrad by \
+         more than one SE; 2: the payoff sets).\n"
+    )?;
+    writeln!(
+        md,
+        "| dataset | default: AdaHedge, 4 members | {} |\n|---|---:|{}",
+        ABLATION
+            .iter()
+            .map(|(l, _)| l.to_string())
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---:|".repeat(ABLATION.len())
+    )?;
+    for r in rows {
+        writeln!(
+            md,
+            "| {} | {:.4} | {} |",
+            r.name,
+            r.default.error,
+            r.ablation
+                .iter()
+                .map(|p| format!("{:.4}", p.error))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )?;
+    }
+    let count = |errs: &[f64]| -> String {
+        let (a, b, c) = goal_counts(rows, &bars, errs);
+        format!("{a} / {b} / {c}")
+    };
+    let default_errs: Vec<f64> = rows.iter().map(|r| r.default.error).collect();
+    writeln!(
+        md,
+        "| *goals 1a / 1b / 2 met* | {} | {} |",
+        count(&default_errs),
+        (0..ABLATION.len())
+            .map(|j| count(&rows.iter().map(|r| r.ablation[j].error).collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    )?;
+    writeln!(
+        md,
+        "\nAdaHedge (parameter-free) on mistakes follows a clear leader at once and hedges \
+         only while the members are close; Absolute favours the most confident member (RFD-SON \
+         with the smaller α₀) even where it errs more; Bayes follows the best log loss, which \
+         is not the fewest mistakes on w8a. Member (4), a more cautious Newton step, is the best \
+         member on splice, heart and a9a.\n"
     )?;
     writeln!(
         md,

@@ -41,7 +41,7 @@
 //! **Precision.** The residuals `G − MV` are orthonormalised through a Gram matrix, whose
 //! rounding (`ε·S²` on squared norms of size `S²`) costs relative accuracy `ε·(S/L)²` on a
 //! residual of norm `L`: exactly dependent rows (repeated examples) are recognised at `L ≤ 1e-6·S`
-//! ([`GRAM_DEPENDENT`](super::gram_schmidt)), and nearly dependent ones lose digits. With
+//! (`gram_schmidt::GRAM_DEPENDENT`), and nearly dependent ones lose digits. With
 //! `d ≫ m` and rows in general position the learner agrees with the dense one to 1e-9 (tested);
 //! with repeated rows to about 1e-8; when `d < 2m` the buffer's rows are necessarily dependent,
 //! the agreement degrades badly, and the constructor refuses (the dense learner is cheap there).
