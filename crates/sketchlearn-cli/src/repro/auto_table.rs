@@ -239,6 +239,14 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     )
 }
 
+/// `v` padded with `filler` to `k` entries.
+fn pad(mut v: Vec<String>, k: usize, filler: &str) -> Vec<String> {
+    while v.len() < k {
+        v.push(filler.into());
+    }
+    v
+}
+
 /// `(error − bar)/SE(bar)`, the bar's binomial standard error on `n` examples.
 fn z(e: f64, bar: &Option<(f64, String)>, n: usize) -> Option<f64> {
     bar.as_ref()
@@ -450,8 +458,12 @@ fn report(
             e,
             r.tuned.1,
             r.tuned.0,
-            joined(r.members.iter().map(|m| m.error.to_string()).collect()),
-            joined(pi.iter().map(|x| x.to_string()).collect()),
+            joined(pad(
+                r.members.iter().map(|m| m.error.to_string()).collect(),
+                k,
+                ""
+            )),
+            joined(pad(pi.iter().map(|x| x.to_string()).collect(), k, "")),
             joined(r.ablation.iter().map(|m| m.error.to_string()).collect()),
             us,
             r.adagrad_us,
@@ -574,6 +586,8 @@ fn report(
                 }
             })
             .collect();
+        // Sparse input has no member (4) (see `LearnerConfig::auto_members`).
+        let cells = pad(cells, names.len(), "—");
         let pi = r
             .default
             .member_weights
@@ -652,7 +666,8 @@ fn report(
     )?;
     writeln!(
         md,
-        "\nAdaHedge (parameter-free) on mistakes follows a clear leader at once and hedges \
+        "\nOn sparse input (w8a, r8) the default has no member (4), so its last column repeats \
+         the default there. AdaHedge (parameter-free) on mistakes follows a clear leader at once and hedges \
          only while the members are close; Absolute favours the most confident member (RFD-SON \
          with the smaller α₀) even where it errs more; Bayes follows the best log loss, which \
          is not the fewest mistakes on w8a. Member (4), a more cautious Newton step, is the best \

@@ -227,7 +227,9 @@ impl LearnerConfig {
     /// 4. member 1 with three times the regularisation (`3α₀`, `3α`) and twice the curvature
     ///    weight (`2c`): smaller, better-conditioned Newton steps, which win on the small dense
     ///    sets where curvature pays (splice, heart) — a second point on the step-size grid, as
-    ///    MetaGrad runs several.
+    ///    MetaGrad runs several. Only with a dense-time curvature: on sparse high-dimensional
+    ///    input (the sparse-time curvatures the CLI picks there) it was the worst member (w8a,
+    ///    r8 in `docs/results/auto.md`) at a third of the mixture's cost.
     ///
     /// ```
     /// use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
@@ -266,7 +268,11 @@ impl LearnerConfig {
             c: 2.0 * self.c,
             ..newton.clone()
         };
-        vec![newton, diag, adagrad, cautious]
+        if self.curvature.is_sparse() {
+            vec![newton, diag, adagrad]
+        } else {
+            vec![newton, diag, adagrad, cautious]
+        }
     }
 
     /// Validates the hyper-parameters and builds the learner for dimension `dim`.
@@ -521,5 +527,9 @@ impl OnlineLearner for AnyLearner {
     }
     fn weights(&self) -> Cow<'_, [f64]> {
         dispatch!(self, l => l.weights())
+    }
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        dispatch!(self, l => l.prefetch(x))
     }
 }

@@ -94,6 +94,7 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        self.prefetch(x);
         check_example(&x, y, weight, self.g2.len())?;
         let mut v = std::mem::take(&mut self.scaled);
         self.scaled_values(x, &mut v);
@@ -118,6 +119,23 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
             }
         }
         Ok(p)
+    }
+
+    /// Loads the example's `D_ii` entries (a random access per feature into a `d`-long table)
+    /// and forwards the hint to the wrapped learner.
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        #[cfg(target_arch = "x86_64")]
+        if let Row::Sparse { indices, .. } = x {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            for &j in indices {
+                if let Some(g) = self.g2.get(j as usize) {
+                    // SAFETY: prefetching is a hint; the address is that of an element.
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(g as *const f64 as *const i8) };
+                }
+            }
+        }
+        self.inner.prefetch(x);
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {

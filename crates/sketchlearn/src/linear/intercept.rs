@@ -68,6 +68,17 @@ impl<L: OnlineLearner> Intercept<L> {
             Row::Sparse {
                 indices: idx,
                 values: val,
+            } if idx.last().is_none_or(|&i| (i as usize) < d) => {
+                // The common case: every feature in range, the bias goes last.
+                indices.extend_from_slice(idx);
+                values.extend_from_slice(val);
+                indices.push(d as u32);
+                values.push(1.0);
+                return;
+            }
+            Row::Sparse {
+                indices: idx,
+                values: val,
             } => {
                 // Out-of-range features are kept: the wrapped learner reports them (learn) or
                 // ignores them (predict); they must not collide with the bias index.
@@ -155,6 +166,11 @@ impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
             }
             other => other,
         }
+    }
+
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        self.inner.prefetch(x);
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {

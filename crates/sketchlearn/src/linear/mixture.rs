@@ -242,6 +242,9 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.dim())?;
+        for m in &self.members {
+            m.prefetch(x);
+        }
         let mut preds = std::mem::take(&mut self.scratch);
         preds.clear();
         for m in &mut self.members {
@@ -310,6 +313,13 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
         self.losses = losses;
         self.scratch = preds;
         Ok(p)
+    }
+
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        for m in &self.members {
+            m.prefetch(x);
+        }
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {

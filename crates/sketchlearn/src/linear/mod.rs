@@ -69,6 +69,12 @@ pub trait OnlineLearner {
 
     /// The current weight vector (for inspection and tests; sketched learners may compute it).
     fn weights(&self) -> std::borrow::Cow<'_, [f64]>;
+
+    /// A hint that `x` is learned next: learners whose per-feature state lives in large tables
+    /// (the sparse-time learners, diagonal adaptation) start loading the example's entries, so
+    /// that wrappers can issue every load before any of them is waited for. No effect on results.
+    #[inline]
+    fn prefetch(&self, _x: Row<'_>) {}
 }
 
 /// Largest weight magnitude a step may produce. A step that would exceed it (or produce NaN/∞)

@@ -25,18 +25,28 @@
 //! coordinates), and the same for never-touched columns. A stale column is brought up to date, in
 //! `O(m²)` (`O(m)` when every transform since was the identity), the first time it is touched
 //! again. Every epoch counts the columns still stamped with it and is dropped when the count
-//! reaches zero, so a rebase costs `O((E + 1)·m³)` for the `E` epochs that still own columns.
-//! That is small when rebases are rare (Oja, RP); when they are frequent (FD changes its basis
-//! at most shrinks) old epochs keep a few columns each for a long time, so at most
-//! `MAX_EPOCHS` are kept: beyond that, the epoch owning the fewest columns is flushed (its
-//! columns, listed when they were stamped, are brought up to date). The work is proportional to
-//! the columns touched, never to `d`.
+//! reaches zero.
+//!
+//! **Groups of epochs.** Keeping every live epoch's transform current would cost `O(E·m³)` per
+//! rebase for `E` live epochs — the dominant cost when rebases are frequent (FD changes its basis
+//! at most shrinks on high-dimensional data, where the new directions come from the new rows).
+//! So epochs are closed in groups of [`GROUP`]: once a group is closed, its epochs' transforms
+//! are frozen (they map to the coordinates of the moment the group closed) and the group keeps
+//! one transform and transfer from then to now. A rebase then composes only the open group's
+//! epochs and one transform per closed group, `O((GROUP + E/GROUP)·m³)`, and a stale column costs
+//! two `O(m²)` applications instead of one. Old epochs keep a few columns each for a long time,
+//! so at most [`MAX_EPOCHS`] are kept: beyond that, the epoch owning the fewest columns is flushed
+//! (its columns, listed when they were stamped, are brought up to date). The work is proportional
+//! to the columns touched, never to `d`.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::VecDeque;
 
 /// Most past epochs kept before the one owning the fewest columns is flushed.
-const MAX_EPOCHS: usize = 256;
+const MAX_EPOCHS: usize = 1024;
+
+/// Epochs per closed group (see the module documentation).
+const GROUP: usize = 32;
 
 /// Slot offsets inside a column.
 pub(crate) const W: usize = 0;
@@ -119,13 +129,38 @@ struct Epoch {
 }
 
 impl Epoch {
-    /// Brings a stored slot `[w̄, stamp, z…]` of this epoch up to date.
+    /// Brings a stored slot `[w̄, stamp, z…]` of this epoch up to date (for an epoch of a closed
+    /// group: to the group's closing time).
     #[inline]
     fn apply(&self, slot: &mut [f64], tmp: &mut [f64]) {
         let z = &mut slot[Z..];
         slot[W] += z.iter().zip(&self.a).map(|(x, y)| x * y).sum::<f64>();
         if let Some(t) = &self.t {
             apply(t, self.a.len(), &mut slot[Z..], tmp);
+        }
+    }
+
+    /// A rebase `(M, b)` seen from this epoch: `a += Tᵀb`, then `T ← M·T` (`scratch`: `m²`).
+    fn compose(&mut self, mat: Option<&[f64]>, b: &[f64], scratch: &mut Vec<f64>) {
+        let m = self.a.len();
+        match &self.t {
+            None => self.a.iter_mut().zip(b).for_each(|(a, bi)| *a += bi),
+            Some(t) => {
+                for k in 0..m {
+                    self.a[k] += (0..m).map(|i| t[i * m + k] * b[i]).sum::<f64>();
+                }
+            }
+        }
+        if let Some(mm) = mat {
+            match &mut self.t {
+                None => self.t = Some(mm.to_vec()),
+                Some(t) => {
+                    scratch.clear();
+                    scratch.resize(m * m, 0.0);
+                    matmul_into(mm, t, m, scratch);
+                    std::mem::swap(t, scratch);
+                }
+            }
         }
     }
 }
@@ -183,6 +218,17 @@ pub(crate) struct LazyColumns {
     pristine: Epoch,
     /// Past epochs that still own columns, by increasing id.
     epochs: VecDeque<Epoch>,
+    /// Their ids, in the same order (a compact copy for the binary search of every refresh).
+    ids: VecDeque<u32>,
+    /// Closed groups that still own epochs, by increasing id: a group's `id` is the id of its
+    /// last epoch, its `t`/`a` take coordinates at its closing time to the current ones, its
+    /// `count` is the number of its epochs still alive. Epochs with ids `≤ closed` belong to a
+    /// closed group (their own `t`/`a` are frozen).
+    groups: VecDeque<Epoch>,
+    /// Id of the last epoch of the newest closed group (0: none).
+    closed: u32,
+    /// Live epochs of the open group (ids `> closed`).
+    open: usize,
     /// Columns stamped `cur`.
     cur_count: u64,
     cur_members: Vec<u32>,
@@ -207,6 +253,10 @@ impl LazyColumns {
                 members: Vec::new(),
             },
             epochs: VecDeque::new(),
+            ids: VecDeque::new(),
+            groups: VecDeque::new(),
+            closed: 0,
+            open: 0,
             cur_count: 0,
             cur_members: Vec::new(),
             rebases: 0,
@@ -294,11 +344,12 @@ impl LazyColumns {
                 self.pristine.apply(sl, &mut self.tmp);
             } else {
                 let k = self.epoch_index(stamp);
-                let e = &mut self.epochs[k];
-                e.apply(sl, &mut self.tmp);
-                e.count -= 1;
-                if e.count == 0 {
-                    self.epochs.remove(k);
+                let mut tmp = std::mem::take(&mut self.tmp);
+                self.bring_up(k, sl, &mut tmp);
+                self.tmp = tmp;
+                self.epochs[k].count -= 1;
+                if self.epochs[k].count == 0 {
+                    self.drop_epoch(k);
                 }
             }
             sl[STAMP] = self.cur as f64;
@@ -308,10 +359,43 @@ impl LazyColumns {
         self.cur_members.push(j as u32);
     }
 
+    /// Brings a stored slot of the live epoch at position `k` up to date: the epoch's own
+    /// transform, then (for an epoch of a closed group) the group's.
+    #[inline]
+    fn bring_up(&self, k: usize, slot: &mut [f64], tmp: &mut [f64]) {
+        let e = &self.epochs[k];
+        e.apply(slot, tmp);
+        if e.id <= self.closed {
+            self.groups[self.group_index(e.id)].apply(slot, tmp);
+        }
+    }
+
+    /// Position of the closed group holding epoch `id` (the first whose last epoch is `≥ id`).
+    fn group_index(&self, id: u32) -> usize {
+        self.groups.partition_point(|g| g.id < id)
+    }
+
+    /// Removes the epoch at position `k` (no column is stamped with it any more, or all were
+    /// just flushed) and, with its last epoch, its group.
+    fn drop_epoch(&mut self, k: usize) -> Epoch {
+        let e = self.epochs.remove(k).expect("present");
+        self.ids.remove(k);
+        if e.id <= self.closed {
+            let g = self.group_index(e.id);
+            self.groups[g].count -= 1;
+            if self.groups[g].count == 0 {
+                self.groups.remove(g);
+            }
+        } else {
+            self.open -= 1;
+        }
+        e
+    }
+
     /// Position of the live epoch `id` (ids increase along the deque).
     fn epoch_index(&self, id: u32) -> usize {
-        self.epochs
-            .binary_search_by_key(&id, |e| e.id)
+        self.ids
+            .binary_search(&id)
             .unwrap_or_else(|_| unreachable!("stamp {id} of no live epoch"))
     }
 
@@ -332,7 +416,7 @@ impl LazyColumns {
             self.write_initial(j, &mut slot);
             self.pristine.apply(&mut slot, &mut tmp);
         } else {
-            self.epochs[self.epoch_index(stamp)].apply(&mut slot, &mut tmp);
+            self.bring_up(self.epoch_index(stamp), &mut slot, &mut tmp);
         }
         z.copy_from_slice(&slot[Z..]);
         slot[W]
@@ -341,30 +425,20 @@ impl LazyColumns {
     /// Rebase: `w̄ ← w̄ + Zᵀb` (with `Z` before the change) and `Z ← M·Z` (`mat` row-major
     /// `m × m`; `None` = identity), both lazily. The caller sets `b ← 0`.
     pub(crate) fn rebase(&mut self, mat: Option<&[f64]>, b: &[f64]) {
-        let m = self.m;
-        // Transfer: a_e += T_eᵀ b for every epoch, then compose the transforms.
+        // Transfer and compose: the open group's epochs, every closed group, the pristine.
+        let mut scratch = Vec::new();
+        let open_from = self.epochs.partition_point(|e| e.id <= self.closed);
         for e in self
             .epochs
-            .iter_mut()
+            .range_mut(open_from..)
+            .chain(self.groups.iter_mut())
             .chain(std::iter::once(&mut self.pristine))
         {
-            match &e.t {
-                None => e.a.iter_mut().zip(b).for_each(|(a, bi)| *a += bi),
-                Some(t) => {
-                    for k in 0..m {
-                        e.a[k] += (0..m).map(|i| t[i * m + k] * b[i]).sum::<f64>();
-                    }
-                }
-            }
-            if let Some(mm) = mat {
-                e.t = Some(match &e.t {
-                    None => mm.to_vec(),
-                    Some(t) => matmul(mm, t, m),
-                });
-            }
+            e.compose(mat, b, &mut scratch);
         }
         let members = std::mem::take(&mut self.cur_members);
         if self.cur_count > 0 {
+            self.ids.push_back(self.cur);
             self.epochs.push_back(Epoch {
                 id: self.cur,
                 t: mat.map(|x| x.to_vec()),
@@ -372,25 +446,43 @@ impl LazyColumns {
                 count: self.cur_count,
                 members,
             });
+            self.open += 1;
         }
         self.cur_count = 0;
         self.cur += 1;
         self.rebases += 1;
+        if self.open >= GROUP {
+            // Close the open group: its epochs' transforms now end at the current coordinates.
+            self.closed = self.cur - 1;
+            self.groups.push_back(Epoch {
+                id: self.closed,
+                t: None,
+                a: vec![0.0; self.m],
+                count: self.open as u64,
+                members: Vec::new(),
+            });
+            self.open = 0;
+        }
         while self.epochs.len() > MAX_EPOCHS {
             let k = (0..self.epochs.len())
                 .min_by_key(|&k| self.epochs[k].count)
                 .expect("non-empty");
-            let e = self.epochs.remove(k).expect("present");
             let s = self.stride();
-            for &j in &e.members {
+            let mut tmp = std::mem::take(&mut self.tmp);
+            let mut data = std::mem::take(&mut self.data);
+            let id = self.epochs[k].id;
+            for &j in &self.epochs[k].members {
                 let base = j as usize * s;
-                if self.data[base + STAMP] as u32 == e.id {
-                    e.apply(&mut self.data[base..base + s], &mut self.tmp);
-                    self.data[base + STAMP] = self.cur as f64;
+                if data[base + STAMP] as u32 == id {
+                    self.bring_up(k, &mut data[base..base + s], &mut tmp);
+                    data[base + STAMP] = self.cur as f64;
                     self.cur_count += 1;
                     self.cur_members.push(j);
                 }
             }
+            self.data = data;
+            self.tmp = tmp;
+            self.drop_epoch(k);
         }
     }
 
@@ -434,18 +526,8 @@ impl LazyColumns {
     }
 }
 
-/// `z ← T z` with `T` row-major `m × m`.
-#[inline]
-fn apply(t: &[f64], m: usize, z: &mut [f64], tmp: &mut [f64]) {
-    for i in 0..m {
-        tmp[i] = (0..m).map(|k| t[i * m + k] * z[k]).sum();
-    }
-    z.copy_from_slice(&tmp[..m]);
-}
-
-/// `A B` for row-major `m × m` matrices.
-pub(crate) fn matmul(a: &[f64], b: &[f64], m: usize) -> Vec<f64> {
-    let mut out = vec![0.0; m * m];
+/// `out = A·B` for row-major `m × m` matrices (`out` zeroed by the caller).
+fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
     for i in 0..m {
         for k in 0..m {
             let aik = a[i * m + k];
@@ -456,7 +538,33 @@ pub(crate) fn matmul(a: &[f64], b: &[f64], m: usize) -> Vec<f64> {
             }
         }
     }
-    out
+}
+
+/// `z ← T z` with `T` row-major `m × m`.
+#[inline]
+fn apply(t: &[f64], m: usize, z: &mut [f64], tmp: &mut [f64]) {
+    for i in 0..m {
+        tmp[i] = (0..m).map(|k| t[i * m + k] * z[k]).sum();
+    }
+    z.copy_from_slice(&tmp[..m]);
+}
+
+/// Whether every epoch of a closed group has its group, and every group counts its live epochs
+/// (a model file that does not would make a later refresh index out of range).
+fn consistent_groups(epochs: &VecDeque<Epoch>, groups: &VecDeque<Epoch>, closed: u32) -> bool {
+    let mut counts = vec![0u64; groups.len()];
+    for e in epochs.iter().filter(|e| e.id <= closed) {
+        let g = groups.partition_point(|g| g.id < e.id);
+        match counts.get_mut(g) {
+            Some(c) => *c += 1,
+            None => return false,
+        }
+    }
+    counts
+        .iter()
+        .zip(groups)
+        .all(|(c, g)| *c == g.count && *c > 0)
+        && groups.back().is_none_or(|g| g.id <= closed)
 }
 
 /// What a model file stores: only the touched columns.
@@ -468,6 +576,8 @@ struct Stored {
     cur: u32,
     pristine: Epoch,
     epochs: VecDeque<Epoch>,
+    groups: VecDeque<Epoch>,
+    closed: u32,
     cur_count: u64,
     cur_members: Vec<u32>,
     rebases: u64,
@@ -493,6 +603,8 @@ impl Serialize for LazyColumns {
             cur: self.cur,
             pristine: self.pristine.clone(),
             epochs: self.epochs.clone(),
+            groups: self.groups.clone(),
+            closed: self.closed,
             cur_count: self.cur_count,
             cur_members: self.cur_members.clone(),
             rebases: self.rebases,
@@ -515,6 +627,14 @@ impl<'de> Deserialize<'de> for LazyColumns {
             || st.touched.iter().any(|&j| j as usize >= dim)
             || bad_epoch(&st.pristine)
             || st.epochs.iter().any(bad_epoch)
+            || st.groups.iter().any(bad_epoch)
+            || !consistent_groups(&st.epochs, &st.groups, st.closed)
+            || st
+                .epochs
+                .iter()
+                .zip(st.epochs.iter().skip(1))
+                .any(|(a, b)| a.id >= b.id)
+            || st.epochs.back().is_some_and(|e| e.id >= st.cur)
             || dim.checked_mul(s).is_none()
         {
             return Err(D::Error::custom("inconsistent sparse column store"));
@@ -531,7 +651,11 @@ impl<'de> Deserialize<'de> for LazyColumns {
             init: st.init,
             cur: st.cur,
             pristine: st.pristine,
+            open: st.epochs.iter().filter(|e| e.id > st.closed).count(),
+            ids: st.epochs.iter().map(|e| e.id).collect(),
             epochs: st.epochs,
+            groups: st.groups,
+            closed: st.closed,
             cur_count: st.cur_count,
             cur_members: st.cur_members,
             rebases: st.rebases,
@@ -596,7 +720,8 @@ mod tests {
         let (d, m) = (5, 2);
         let mut c = LazyColumns::new(d, m, Init::Structured { seed: 1 });
         let mut eager = initial_directions(d, m, 1);
-        let mat = [0.5, 0.0, 0.25, 2.0];
+        // Norm-preserving (a rotation), so that thousands of rebases stay in range.
+        let mat = [0.6, -0.8, 0.8, 0.6];
         for round in 0..(2 * MAX_EPOCHS + 5) {
             let j = round % d;
             c.current(j)[Z] += 1.0;
@@ -620,6 +745,88 @@ mod tests {
                     "{} vs {e}",
                     z[i]
                 );
+            }
+        }
+    }
+
+    /// Many columns touched at random between thousands of rebases with random transforms and
+    /// transfers (so epochs live in closed groups, the open group and flushed ones), against an
+    /// eager store that applies every rebase to every column at once.
+    #[test]
+    fn grouped_lazy_store_equals_eager_with_transfers() {
+        let (d, m) = (2500, 3);
+        let mut c = LazyColumns::new(d, m, Init::Structured { seed: 9 });
+        let mut z = initial_directions(d, m, 9);
+        let mut w = vec![0.0; d];
+        let mut state = 12345u64;
+        let mut rnd = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let rounds = MAX_EPOCHS + 400;
+        let mut most_epochs = 0;
+        for round in 0..rounds {
+            // Touch a few columns (one uniformly, two by a skewed choice: some columns are
+            // touched often, most rarely, so old epochs keep a few columns for a long time and
+            // the cap on live epochs forces flushes).
+            for k in 0..3 {
+                let u = rnd();
+                let u = if k == 0 { u } else { u * u * u };
+                let j = (u * d as f64) as usize % d;
+                let delta = rnd() - 0.5;
+                let slot = c.current(j);
+                slot[W] += delta;
+                slot[Z + round % m] += delta;
+                w[j] += delta;
+                z[(round % m) * d + j] += delta;
+            }
+            // A near-orthogonal random transform (keeps the scale over thousands of rounds)
+            // and a small transfer; every fifth rebase has no transform.
+            let theta = rnd() * std::f64::consts::TAU;
+            let (cs, sn) = (theta.cos(), theta.sin());
+            let mat = [cs, -sn, 0.0, sn, cs, 0.0, 0.1 * rnd(), 0.0, 1.0];
+            let b = [
+                0.01 * (rnd() - 0.5),
+                0.01 * (rnd() - 0.5),
+                0.01 * (rnd() - 0.5),
+            ];
+            let mat = if round % 5 == 0 { None } else { Some(&mat[..]) };
+            c.rebase(mat, &b);
+            for j in 0..d {
+                w[j] += (0..m).map(|i| z[i * d + j] * b[i]).sum::<f64>();
+            }
+            if let Some(mm) = mat {
+                let old = z.clone();
+                for j in 0..d {
+                    for i in 0..m {
+                        z[i * d + j] = (0..m).map(|k| mm[i * m + k] * old[k * d + j]).sum();
+                    }
+                }
+            }
+            assert!(c.live_epochs() <= MAX_EPOCHS);
+            most_epochs = most_epochs.max(c.live_epochs());
+        }
+        assert!(!c.groups.is_empty(), "the test must exercise closed groups");
+        assert_eq!(most_epochs, MAX_EPOCHS, "the test must exercise flushes");
+        // A model-file round trip keeps the lazy state usable.
+        let bytes = postcard::to_allocvec(&c).unwrap();
+        let c2: LazyColumns = postcard::from_bytes(&bytes).unwrap();
+        for store in [c, c2] {
+            let mut got = vec![0.0; m];
+            for j in 0..d {
+                let wj = store.peek(j, &mut got);
+                let scale = 1.0 + w[j].abs();
+                assert!(
+                    (wj - w[j]).abs() <= 1e-9 * scale,
+                    "w̄ of column {j}: {wj} vs {}",
+                    w[j]
+                );
+                for i in 0..m {
+                    let e = z[i * d + j];
+                    assert!((got[i] - e).abs() <= 1e-9 * (1.0 + e.abs()), "z[{i},{j}]");
+                }
             }
         }
     }

@@ -838,6 +838,11 @@ impl OnlineLearner for SparseFd {
         r
     }
 
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        self.cols.prefetch(x);
+    }
+
     fn weights(&self) -> Cow<'_, [f64]> {
         let mut w = self.cols.weights(&self.b);
         for (row, c) in self.g.iter().zip(&self.c) {

@@ -174,6 +174,10 @@ impl OnlineLearner for SparseLearner {
     fn weights(&self) -> Cow<'_, [f64]> {
         dispatch!(self, l => l.weights())
     }
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        dispatch!(self, l => l.prefetch(x))
+    }
 }
 
 /// Checks SON's hyper-parameters as [`Newton::new`](super::Newton::new) does, plus `α`.

@@ -439,6 +439,11 @@ impl OnlineLearner for SparseOja {
         r
     }
 
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        self.cols.prefetch(x);
+    }
+
     fn weights(&self) -> Cow<'_, [f64]> {
         Cow::Owned(self.cols.weights(&self.b))
     }

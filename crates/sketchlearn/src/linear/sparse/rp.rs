@@ -327,6 +327,11 @@ impl OnlineLearner for SparseRp {
         r
     }
 
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        self.cols.prefetch(x);
+    }
+
     fn weights(&self) -> Cow<'_, [f64]> {
         Cow::Owned(self.cols.weights(&self.b))
     }
