@@ -46,7 +46,11 @@ const HELDOUT: [(&str, &str, Classes); 4] = [
     ("a8a", "a8a", None),
     ("a9a.t (a9a's test split)", "a9a.t", None),
     ("dna: class 3 vs rest", "dna", Some(("3", None))),
-    ("mnist_test10k: 3 vs 5", "mnist_test10k", Some(("3", Some("5")))),
+    (
+        "mnist_test10k: 3 vs 5",
+        "mnist_test10k",
+        Some(("3", Some("5"))),
+    ),
 ];
 
 /// The LIBSVM file of a held-out task: the shared file itself, or a relabelled copy (±1, rows of
