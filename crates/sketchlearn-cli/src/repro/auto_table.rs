@@ -97,6 +97,9 @@ struct Heldout {
     adagrad: Pass,
 }
 
+/// Short names of the default's members, in `LearnerConfig::auto_members` order.
+const MEMBER_LABELS: [&str; 4] = ["RFD-SON", "FD-SON + diag", "AdaGrad", "RFD-SON, 3α₀, 2c"];
+
 /// Step multipliers `2^j` of the one-knob tuning.
 const SCALES: std::ops::RangeInclusive<i32> = -3..=3;
 
@@ -626,8 +629,7 @@ fn report(
         "\n## The mechanism: each member alone (untuned) and the mixture's final weights π\n"
     )?;
     let names: Vec<String> = dflt.auto_members().iter().map(|m| m.describe()).collect();
-    let labels = ["RFD-SON", "FD-SON + diag", "AdaGrad", "RFD-SON, 3α₀, 2c"];
-    let label = |j: usize| labels.get(j).copied().unwrap_or("member");
+    let label = |j: usize| MEMBER_LABELS.get(j).copied().unwrap_or("member");
     writeln!(
         md,
         "Members: {}. Bold: the best member on the dataset.\n",
@@ -852,16 +854,13 @@ fn report(
             });
         }
         if !tuned {
-            for (k, label) in ["RFD-SON alone", "FD-SON+diag alone", "AdaGrad alone"]
-                .iter()
-                .enumerate()
-            {
+            for (k, label) in MEMBER_LABELS.iter().enumerate() {
                 series.push(CatSeries {
-                    label: label.to_string(),
+                    label: format!("({}) {label} alone", k + 1),
                     values: rows
                         .iter()
                         .enumerate()
-                        .map(|(i, r)| ratio(Some(r.members[k].error), bar(i)))
+                        .map(|(i, r)| ratio(r.members.get(k).map(|m| m.error), bar(i)))
                         .collect(),
                 });
             }
