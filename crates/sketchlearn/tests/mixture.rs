@@ -99,9 +99,9 @@ proptest! {
         prop_assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
 
-    /// AdaHedge on mistakes (de Rooij et al. 2014, Thm. 6 with losses in [0, 1]): the Hedge loss
-    /// Σ_t π_t·ℓ_t (π_t = the weights *before* example t, ℓ_t = the experts' mistakes on it) is
-    /// at most the best expert's mistakes L* plus 2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2.
+    /// AdaHedge on mistakes (de Rooij et al. 2014, §2: the regret bound in terms of L*, losses in
+    /// [0, 1]): the Hedge loss Σ_t π_t·ℓ_t (π_t = the weights *before* example t, ℓ_t = the
+    /// experts' mistakes on it) is at most the best expert's mistakes L* plus 2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2.
     /// Adversarial-ish experts: some are the truth's sign-flipped or noisy copies, so the leader
     /// changes early and the rate must adapt.
     #[test]

@@ -450,9 +450,9 @@ fn report(
          exactly as `sketchlearn train FILE` runs it — no flags. The default learner is \
          `{}`: an online mixture (AdaHedge on each member's progressive mistakes — a \
          parameter-free rate; see `crates/sketchlearn/src/linear/mixture.rs`) of {} members \
-         that all learn every example. For sparse inputs (average non-zeros < d/10: r8) the CLI's rule picks the \
-         sparse-time members (`rfd-sparse`, `fd-sparse`), which compute the same learners in \
-         O(m² + m·nnz) per example.\n* SE = √(p(1−p)/n) with p the bar's error. z = (error − \
+         that all learn every example. For sparse inputs (average non-zeros < d/10: w8a, r8) \
+         the CLI's rule picks the sparse-time members (`rfd-sparse`, `fd-sparse`), which \
+         compute the same learners in O(m² + m·nnz) per example, and leaves out member (4).\n* SE = √(p(1−p)/n) with p the bar's error. z = (error − \
          bar)/SE: within one SE ⇔ z ≤ 1.\n* Bars: *best untuned peer* = the lower of RESULTS.md's \
          'best peer untuned' and this run's VW AdaGrad/OjaNewton defaults; *best tuned peer* \
          likewise with the tuned grids (VW AdaGrad `-l` 2^-3..2^6, OjaNewton `--alpha_inverse` \

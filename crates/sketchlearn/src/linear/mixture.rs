@@ -9,10 +9,11 @@
 //!   classification): Hedge on each member's progressive *mistakes* (the metric progressive
 //!   validation reports) with AdaHedge's parameter-free rate `η_t = ln K / Δ_{t−1}`, where `Δ` is
 //!   the cumulative mixability gap (de Rooij, van Erven, Grünwald & Koolen, *Follow the Leader If
-//!   You Can, Hedge If You Must*, JMLR 2014, Alg. 1 and Thm. 6): its regret against the best member
-//!   is at most `2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2` for losses in `[0, 1]` — no rate to tune,
-//!   and it follows the leader (constant regret) when one member is clearly better, which the
-//!   worst-case anytime rate `√(8 ln K / t)` does not on a few hundred examples.
+//!   You Can, Hedge If You Must*, JMLR 2014, §2: Alg. 1 and its regret bound in terms of `L*`):
+//!   its regret against the best member is at most `2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2`
+//!   for losses in `[0, 1]` — no rate to tune — and it follows the leader (constant regret)
+//!   when one member is clearly better, which the worst-case anytime rate `√(8 ln K / t)` does
+//!   not on a few hundred examples.
 //! * [`MixRule::Absolute`]: Hedge on the absolute loss `1 − q_k(y)` of each member's probability
 //!   `q_k(y) ∈ [0, 1]` of the observed label (the expected 0/1 loss of predicting at random with
 //!   `q_k`), with the anytime rate `η_t = η·√(8 ln K / t)`. The loss is convex and bounded in
@@ -214,7 +215,8 @@ impl<L: OnlineLearner> Mixture<L> {
             .fold(f64::INFINITY, f64::min);
         let mix = if self.gap > 0.0 {
             let eta = self.eta * (losses.len() as f64).ln() / self.gap;
-            // Shifted by the lowest loss for stability: m = ℓ_min − (1/η) ln Σ π_k e^{−η(ℓ_k − ℓ_min)}.
+            // Shifted by the lowest loss for stability:
+            // m = ℓ_min − (1/η) ln Σ π_k e^{−η(ℓ_k − ℓ_min)}.
             let sum: f64 = pi
                 .iter()
                 .zip(losses)
