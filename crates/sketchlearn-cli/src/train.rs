@@ -8,7 +8,7 @@ use serde::Serialize;
 use sketchlearn::data::{VwOptions, VwReader};
 use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
 use sketchlearn::linear::{
-    Algorithm, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
+    Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
 };
 use sketchlearn::loss::Loss;
 use sketchlearn::{Example, LibsvmOptions, LibsvmReader, ParseError, Row};
@@ -325,6 +325,37 @@ pub struct TrainReport {
     pub seconds: f64,
     pub examples_per_second: f64,
     pub refused_steps: u64,
+    /// For the `auto` mixture: each member and its final weight π (which member the mixture
+    /// follows on this data).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixture: Option<Vec<MemberWeight>>,
+}
+
+/// One member of a mixture in the `train` summary.
+#[derive(Serialize, Debug)]
+pub struct MemberWeight {
+    pub learner: String,
+    pub weight: f64,
+}
+
+/// The members of an `auto` model and their current mixture weights.
+fn mixture_weights(model: &LinearModel) -> Option<Vec<MemberWeight>> {
+    let AnyLearner::Mixture(mix) = &model.learner else {
+        return None;
+    };
+    let names = model.config.auto_members();
+    Some(
+        mix.member_weights()
+            .into_iter()
+            .enumerate()
+            .map(|(k, weight)| MemberWeight {
+                learner: names
+                    .get(k)
+                    .map_or_else(|| format!("member {}", k + 1), |c| c.describe()),
+                weight,
+            })
+            .collect(),
+    )
 }
 
 /// What `test --json` prints.
@@ -566,6 +597,10 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         }
         eprintln!("average loss      {:.6}", metrics.mean_loss());
         eprintln!("seconds           {seconds:.3}");
+        for (k, m) in mixture_weights(&model).iter().flatten().enumerate() {
+            let head = if k == 0 { "mixture weights" } else { "" };
+            eprintln!("{head:17} {:.3}  {}", m.weight, m.learner);
+        }
         if refused > 0 {
             eprintln!("warning: {refused} steps refused (they would have made weights non-finite)");
         }
@@ -590,6 +625,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
                 0.0
             },
             refused_steps: refused,
+            mixture: mixture_weights(&model),
         };
         println!("{}", serde_json::to_string(&report)?);
     }

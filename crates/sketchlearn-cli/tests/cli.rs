@@ -449,12 +449,29 @@ fn default_learner_is_the_auto_mixture_and_flags_pick_one_learner() {
         err.contains("learner: auto[newton/rfd-fast m=10"),
         "default learner line: {err}"
     );
+    assert!(err.contains("mixture weights"), "{err}");
+    // The summary names each member with its final weight (they sum to 1).
+    let v = json(&run(&["train", "--json", &heart]));
+    let members = v["mixture"]
+        .as_array()
+        .expect("mixture in the JSON summary");
+    assert_eq!(members.len(), 4, "{v}");
+    assert!(members[2]["learner"]
+        .as_str()
+        .unwrap()
+        .starts_with("adagrad"));
+    let total: f64 = members.iter().map(|m| m["weight"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{v}");
     // A curvature (or --diag) names one Newton learner.
     let out = run(&["train", "--curvature", "fd", "--json", &heart]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("learner: newton/fd m=10"), "{err}");
     let v = json(&out);
     assert!(v["progressive_error"].as_f64().unwrap() < 0.5);
+    assert!(
+        v.get("mixture").is_none(),
+        "one learner has no mixture: {v}"
+    );
     // --diag with --algo auto is refused with a message, not a panic.
     let out = run(&["train", "--algo", "auto", "--diag", &heart]);
     assert!(!out.status.success());
