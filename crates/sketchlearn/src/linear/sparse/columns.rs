@@ -30,14 +30,14 @@
 //! **Groups of epochs.** Keeping every live epoch's transform current would cost `O(E·m³)` per
 //! rebase for `E` live epochs — the dominant cost when rebases are frequent (FD changes its basis
 //! at most shrinks on high-dimensional data, where the new directions come from the new rows).
-//! So epochs are closed in groups of [`GROUP`]: once a group is closed, its epochs' transforms
+//! So epochs are closed in groups of `GROUP` (32): once a group is closed, its epochs' transforms
 //! are frozen (they map to the coordinates of the moment the group closed) and the group keeps
 //! one transform and transfer from then to now. A rebase then composes only the open group's
 //! epochs and one transform per closed group, `O((GROUP + E/GROUP)·m³)`, and a stale column costs
 //! two `O(m²)` applications instead of one. Old epochs keep a few columns each for a long time,
-//! so at most [`MAX_EPOCHS`] are kept: beyond that, the epoch owning the fewest columns is flushed
-//! (its columns, listed when they were stamped, are brought up to date). The work is proportional
-//! to the columns touched, never to `d`.
+//! so at most `MAX_EPOCHS` (1024) are kept: beyond that, the epoch owning the fewest columns is
+//! flushed (its columns, listed when they were stamped, are brought up to date). The work is
+//! proportional to the columns touched, never to `d`.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::VecDeque;
