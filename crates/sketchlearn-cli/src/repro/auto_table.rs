@@ -340,23 +340,44 @@ fn z(e: f64, bar: &Option<(f64, String)>, n: usize) -> Option<f64> {
         .map(|(b, _)| (e - b) / binomial_se(*b, n).max(1e-12))
 }
 
+/// Issue 7's goals on one dataset for the error `e`.
+struct Goals {
+    /// 1a: within one SE of the best untuned peer.
+    untuned: bool,
+    /// 1b: not worse than tuned AdaGrad by more than one SE (true without a bar).
+    adagrad: bool,
+    /// 2 (payoff sets only): the limit `bar ∓ SE` against the best tuned peer and whether `e`
+    /// is within it.
+    payoff: Option<(f64, bool)>,
+}
+
+fn goals(r: &Row, bar: &Bars, e: f64) -> Goals {
+    let payoff = bar.tuned.as_ref().and_then(|(b, _)| {
+        let se = binomial_se(*b, r.n);
+        let limit = if PAYOFF_BEAT.contains(&r.name) {
+            b - se
+        } else if PAYOFF_NOT_WORSE.contains(&r.name) {
+            b + se
+        } else {
+            return None;
+        };
+        Some((limit, e <= limit))
+    });
+    Goals {
+        untuned: z(e, &bar.untuned, r.n).is_some_and(|v| v <= 1.0),
+        adagrad: z(e, &bar.adagrad_tuned, r.n).is_none_or(|v| v <= 1.0),
+        payoff,
+    }
+}
+
 /// How many datasets meet goals 1a, 1b and 2 with the errors `errs` (one per row).
 fn goal_counts(rows: &[Row], bars: &[Bars], errs: &[f64]) -> (usize, usize, usize) {
     let (mut a, mut b, mut c) = (0, 0, 0);
     for ((r, bar), &e) in rows.iter().zip(bars).zip(errs) {
-        if z(e, &bar.untuned, r.n).is_some_and(|v| v <= 1.0) {
-            a += 1;
-        }
-        if z(e, &bar.adagrad_tuned, r.n).is_none_or(|v| v <= 1.0) {
-            b += 1;
-        }
-        if let Some(zt) = z(e, &bar.tuned, r.n) {
-            if (PAYOFF_BEAT.contains(&r.name) && zt <= -1.0)
-                || (PAYOFF_NOT_WORSE.contains(&r.name) && zt <= 1.0)
-            {
-                c += 1;
-            }
-        }
+        let g = goals(r, bar, e);
+        a += g.untuned as usize;
+        b += g.adagrad as usize;
+        c += g.payoff.is_some_and(|(_, ok)| ok) as usize;
     }
     (a, b, c)
 }
@@ -495,12 +516,13 @@ fn report(
         let zu = z(e, &b.untuned, r.n);
         let za = z(e, &b.adagrad_tuned, r.n);
         let zt = z(e, &b.tuned, r.n);
-        if zu.is_some_and(|v| v <= 1.0) {
+        let g = goals(r, b, e);
+        if g.untuned {
             g1a += 1;
         } else {
             g1a_fail.push(r.name);
         }
-        if za.is_none_or(|v| v <= 1.0) {
+        if g.adagrad {
             g1b += 1;
         } else {
             g1b_fail.push(r.name);
@@ -583,31 +605,20 @@ fn report(
     )?;
     let mut g2 = Vec::new();
     for (r, b) in rows.iter().zip(&bars) {
-        let Some((bar, who)) = &b.tuned else { continue };
-        let se = binomial_se(*bar, r.n);
-        if PAYOFF_BEAT.contains(&r.name) {
-            let ok = r.default.error <= bar - se;
-            g2.push(format!(
-                "{}: {:.4} vs best tuned {:.4} ({who}) − SE {:.4} = {:.4} → {}",
-                r.name,
-                r.default.error,
-                bar,
-                se,
-                bar - se,
-                if ok { "**met**" } else { "not met" }
-            ));
-        } else if PAYOFF_NOT_WORSE.contains(&r.name) {
-            let ok = r.default.error <= bar + se;
-            g2.push(format!(
-                "{}: {:.4} vs best tuned {:.4} ({who}) + SE {:.4} = {:.4} → {}",
-                r.name,
-                r.default.error,
-                bar,
-                se,
-                bar + se,
-                if ok { "**met**" } else { "not met" }
-            ));
-        }
+        let (Some((bar, who)), Some((limit, ok))) = (&b.tuned, goals(r, b, r.default.error).payoff)
+        else {
+            continue;
+        };
+        g2.push(format!(
+            "{}: {:.4} vs best tuned {:.4} ({who}) {} SE {:.4} = {:.4} → {}",
+            r.name,
+            r.default.error,
+            bar,
+            if limit < *bar { "−" } else { "+" },
+            binomial_se(*bar, r.n),
+            limit,
+            if ok { "**met**" } else { "not met" }
+        ));
     }
     writeln!(
         md,

@@ -26,8 +26,8 @@ pub enum Algorithm {
     AdaGrad,
     /// (Sketched) Online Newton, SON Alg. 1, over a [`CurvatureKind`].
     Newton,
-    /// The default: an online [`Mixture`] of a sketched Newton learner, a diagonally adapted
-    /// sketched Newton learner and AdaGrad (see [`LearnerConfig::auto_members`]).
+    /// The default: an online [`Mixture`] of sketched Newton learners (one diagonally adapted)
+    /// and AdaGrad (the members: [`LearnerConfig::auto_members`]).
     Auto,
 }
 

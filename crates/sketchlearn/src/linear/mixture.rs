@@ -201,6 +201,16 @@ impl<L: OnlineLearner> Mixture<L> {
         num / den
     }
 
+    /// AdaHedge's rate `η·ln K / Δ` for the next prediction; `∞` (follow the leader) while
+    /// `Δ = 0`.
+    fn adahedge_eta(&self) -> f64 {
+        if self.gap > 0.0 {
+            self.eta * (self.members.len() as f64).ln() / self.gap
+        } else {
+            f64::INFINITY
+        }
+    }
+
     /// AdaHedge's mixability gap of one round, `h − m ≥ 0`: the Hedge loss `h = Σ π_k ℓ_k` minus
     /// the mix loss `m = −(1/η) ln Σ π_k e^{−η ℓ_k}` under the current weights and rate (with
     /// `η = ∞`, `m` is the smallest loss among the leaders).
@@ -213,8 +223,8 @@ impl<L: OnlineLearner> Mixture<L> {
             .filter(|(p, _)| **p > 0.0)
             .map(|(_, l)| *l)
             .fold(f64::INFINITY, f64::min);
-        let mix = if self.gap > 0.0 {
-            let eta = self.eta * (losses.len() as f64).ln() / self.gap;
+        let eta = self.adahedge_eta();
+        let mix = if eta.is_finite() {
             // Shifted by the lowest loss for stability:
             // m = ℓ_min − (1/η) ln Σ π_k e^{−η(ℓ_k − ℓ_min)}.
             let sum: f64 = pi
@@ -244,9 +254,7 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.dim())?;
-        for m in &self.members {
-            m.prefetch(x);
-        }
+        self.prefetch(x);
         let mut preds = std::mem::take(&mut self.scratch);
         preds.clear();
         for m in &mut self.members {
@@ -300,9 +308,7 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
         let k = self.cum_loss.len() as f64;
         let eta = match self.rule {
             MixRule::Bayes => self.eta,
-            // AdaHedge: η = ln K / Δ; Δ = 0 means follow the leader (an "infinite" rate).
-            MixRule::AdaHedge if self.gap > 0.0 => self.eta * k.ln() / self.gap,
-            MixRule::AdaHedge => f64::INFINITY,
+            MixRule::AdaHedge => self.adahedge_eta(),
             // The rate for the *next* prediction, t + 1 (Cesa-Bianchi & Lugosi, §2.5).
             _ => self.eta * (8.0 * k.ln() / (self.seen + 1.0)).sqrt(),
         };

@@ -227,8 +227,6 @@ pub(crate) struct LazyColumns {
     groups: VecDeque<Epoch>,
     /// Id of the last epoch of the newest closed group (0: none).
     closed: u32,
-    /// Live epochs of the open group (ids `> closed`).
-    open: usize,
     /// Columns stamped `cur`.
     cur_count: u64,
     cur_members: Vec<u32>,
@@ -256,7 +254,6 @@ impl LazyColumns {
             ids: VecDeque::new(),
             groups: VecDeque::new(),
             closed: 0,
-            open: 0,
             cur_count: 0,
             cur_members: Vec::new(),
             rebases: 0,
@@ -377,19 +374,23 @@ impl LazyColumns {
 
     /// Removes the epoch at position `k` (no column is stamped with it any more, or all were
     /// just flushed) and, with its last epoch, its group.
-    fn drop_epoch(&mut self, k: usize) -> Epoch {
-        let e = self.epochs.remove(k).expect("present");
+    fn drop_epoch(&mut self, k: usize) {
+        let id = self.ids[k];
+        self.epochs.remove(k);
         self.ids.remove(k);
-        if e.id <= self.closed {
-            let g = self.group_index(e.id);
+        if id <= self.closed {
+            let g = self.group_index(id);
             self.groups[g].count -= 1;
             if self.groups[g].count == 0 {
                 self.groups.remove(g);
             }
-        } else {
-            self.open -= 1;
         }
-        e
+    }
+
+    /// Position of the open group's first epoch in `epochs` (those after it have ids
+    /// `> closed`).
+    fn open_from(&self) -> usize {
+        self.ids.partition_point(|&id| id <= self.closed)
     }
 
     /// Position of the live epoch `id` (ids increase along the deque).
@@ -427,7 +428,7 @@ impl LazyColumns {
     pub(crate) fn rebase(&mut self, mat: Option<&[f64]>, b: &[f64]) {
         // Transfer and compose: the open group's epochs, every closed group, the pristine.
         let mut scratch = Vec::new();
-        let open_from = self.epochs.partition_point(|e| e.id <= self.closed);
+        let open_from = self.open_from();
         for e in self
             .epochs
             .range_mut(open_from..)
@@ -446,22 +447,21 @@ impl LazyColumns {
                 count: self.cur_count,
                 members,
             });
-            self.open += 1;
         }
         self.cur_count = 0;
         self.cur += 1;
         self.rebases += 1;
-        if self.open >= GROUP {
+        let open = self.epochs.len() - self.open_from();
+        if open >= GROUP {
             // Close the open group: its epochs' transforms now end at the current coordinates.
             self.closed = self.cur - 1;
             self.groups.push_back(Epoch {
                 id: self.closed,
                 t: None,
                 a: vec![0.0; self.m],
-                count: self.open as u64,
+                count: open as u64,
                 members: Vec::new(),
             });
-            self.open = 0;
         }
         while self.epochs.len() > MAX_EPOCHS {
             let k = (0..self.epochs.len())
@@ -651,7 +651,6 @@ impl<'de> Deserialize<'de> for LazyColumns {
             init: st.init,
             cur: st.cur,
             pristine: st.pristine,
-            open: st.epochs.iter().filter(|e| e.id > st.closed).count(),
             ids: st.epochs.iter().map(|e| e.id).collect(),
             epochs: st.epochs,
             groups: st.groups,
