@@ -583,25 +583,24 @@ fn report(
     }
 
     writeln!(md, "\n## Goals\n")?;
+    let fails = |word: &str, names: &[&str]| {
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({word} {})", names.join(", "))
+        }
+    };
     writeln!(
         md,
         "* **Goal 1a — within one SE of the best untuned peer**: {g1a}/{} datasets{}.",
         rows.len(),
-        if g1a_fail.is_empty() {
-            String::new()
-        } else {
-            format!(" (not on: {})", g1a_fail.join(", "))
-        }
+        fails("not on:", &g1a_fail)
     )?;
     writeln!(
         md,
         "* **Goal 1b — never worse than tuned AdaGrad by more than one SE**: {g1b}/{} datasets{}.",
         rows.len(),
-        if g1b_fail.is_empty() {
-            String::new()
-        } else {
-            format!(" (worse on: {})", g1b_fail.join(", "))
-        }
+        fails("worse on:", &g1b_fail)
     )?;
     let mut g2 = Vec::new();
     for (r, b) in rows.iter().zip(&bars) {
