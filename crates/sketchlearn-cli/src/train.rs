@@ -23,7 +23,7 @@ use std::time::Instant;
 pub struct LearnerArgs {
     /// Algorithm: auto | ogd | adagrad | newton. Default: auto, an online mixture of two RFD-SONs
     /// (two step sizes), FD-SON with diagonal adaptation and AdaGrad (each learns every example;
-    /// the prediction weighs them by their progressive mistakes, AdaHedge) — or newton when
+    /// the prediction weighs them by their progressive Brier scores, AdaHedge) — or newton when
     /// --curvature or --diag is given.
     #[arg(long)]
     pub algo: Option<Algorithm>,

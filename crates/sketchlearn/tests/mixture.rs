@@ -147,6 +147,56 @@ proptest! {
         prop_assert!(hedge <= bound + 1e-9, "Hedge loss {hedge} > bound {bound} (best {best})");
     }
 
+    /// AdaHedge on the Brier score (the default rule): the same bound in terms of L* holds for
+    /// any losses in [0, 1], here ℓ_k = (1 − σ(±s_k))², the squared distance of expert k's
+    /// probability from the observed label. Computed independently of the mixture's code.
+    #[test]
+    fn adahedge_brier_regret_bound(
+        seed in any::<u64>(),
+        k in 2usize..7,
+        n in 1usize..500,
+        flip in 0.0f64..0.5,
+    ) {
+        let d = 4;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let experts: Vec<Vec<f64>> = (0..k)
+            .map(|_| {
+                let s = rng.random_range(-2.0..2.0);
+                truth.iter().map(|t| s * t + rng.random_range(-1.5..1.5)).collect()
+            })
+            .collect();
+        let data = stream(n, d, &truth, flip, seed ^ 5);
+        let mut mix = Mixture::new(
+            experts.iter().cloned().map(fixed).collect(),
+            Loss::Logistic,
+            MixRule::AdaHedgeBrier,
+            1.0,
+        )
+        .unwrap();
+        let brier = |s: f64, y: f64| {
+            let q = sigmoid(if y > 0.0 { s } else { -s });
+            (1.0 - q) * (1.0 - q)
+        };
+        let mut hedge = 0.0;
+        let mut theirs = vec![0.0; k];
+        for (x, y) in &data {
+            let pi = mix.member_weights();
+            prop_assert!(pi.iter().all(|p| p.is_finite() && *p >= 0.0));
+            for ((l, w), p) in theirs.iter_mut().zip(&experts).zip(&pi) {
+                let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+                let b = brier(s, *y);
+                *l += b;
+                hedge += p * b;
+            }
+            mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+        }
+        let best = theirs.iter().cloned().fold(f64::INFINITY, f64::min);
+        let (t, lnk) = (n as f64, (k as f64).ln());
+        let bound = best + 2.0 * (best * (t - best) / t * lnk).sqrt() + 16.0 / 3.0 * lnk + 2.0;
+        prop_assert!(hedge <= bound + 1e-9, "Hedge loss {hedge} > bound {bound} (best {best})");
+    }
+
     /// The Bayesian mixture (η = 1, logistic loss): cumulative log loss ≤ best expert's + ln K.
     #[test]
     fn bayes_log_loss_regret_bound(seed in any::<u64>(), k in 2usize..6, n in 1usize..300) {
@@ -189,6 +239,7 @@ fn the_mixture_follows_the_better_member() {
         MixRule::ZeroOne,
         MixRule::Bayes,
         MixRule::AdaHedge,
+        MixRule::AdaHedgeBrier,
     ] {
         let anti: Vec<f64> = truth.iter().map(|t| -t).collect();
         let mut mix = Mixture::new(
@@ -214,6 +265,106 @@ fn the_mixture_follows_the_better_member() {
         for i in 0..d {
             let expect = pi[0] * -truth[i] + pi[2] * truth[i];
             assert!((w[i] - expect).abs() < 1e-12);
+        }
+    }
+}
+
+/// AdaHedge (de Rooij et al. 2014, Alg. 1), written out independently: the weights after the
+/// rounds `losses[t][k]`.
+fn adahedge_reference(losses: &[Vec<f64>]) -> Vec<f64> {
+    let k = losses[0].len();
+    let weights = |cum: &[f64], eta: f64| -> Vec<f64> {
+        let best = cum.iter().cloned().fold(f64::INFINITY, f64::min);
+        let w: Vec<f64> = if eta.is_finite() {
+            cum.iter().map(|l| (-eta * (l - best)).exp()).collect()
+        } else {
+            cum.iter()
+                .map(|l| if *l == best { 1.0 } else { 0.0 })
+                .collect()
+        };
+        let z: f64 = w.iter().sum();
+        w.iter().map(|x| x / z).collect()
+    };
+    let (mut cum, mut gap) = (vec![0.0; k], 0.0);
+    let rate = |gap: f64| {
+        if gap > 0.0 {
+            (k as f64).ln() / gap
+        } else {
+            f64::INFINITY
+        }
+    };
+    for l in losses {
+        let eta = rate(gap);
+        let pi = weights(&cum, eta);
+        let h: f64 = pi.iter().zip(l).map(|(p, x)| p * x).sum();
+        let m = if eta.is_finite() {
+            -(pi.iter()
+                .zip(l)
+                .map(|(p, x)| p * (-eta * x).exp())
+                .sum::<f64>())
+            .ln()
+                / eta
+        } else {
+            pi.iter()
+                .zip(l)
+                .filter(|(p, _)| **p > 0.0)
+                .map(|(_, x)| *x)
+                .fold(f64::INFINITY, f64::min)
+        };
+        gap += h - m;
+        for (c, x) in cum.iter_mut().zip(l) {
+            *c += x;
+        }
+    }
+    weights(&cum, rate(gap))
+}
+
+/// The default rule by hand: AdaHedge's weights on the members' Brier scores `(1 − q(y))²` and,
+/// for `AdaHedge`, on their mistakes, equal an independent implementation round by round.
+#[test]
+fn adahedge_weights_match_a_reference_on_brier_and_mistake_losses() {
+    let d = 3;
+    let truth = vec![1.0, -2.0, 0.5];
+    let data = stream(60, d, &truth, 0.2, 8);
+    let experts = [
+        vec![0.5, -1.0, 0.0],
+        vec![-0.2, 0.3, 1.0],
+        vec![2.0, -3.0, 1.5],
+    ];
+    for rule in [MixRule::AdaHedgeBrier, MixRule::AdaHedge] {
+        let mut mix = Mixture::new(
+            experts.iter().cloned().map(fixed).collect(),
+            Loss::Logistic,
+            rule,
+            1.0,
+        )
+        .unwrap();
+        let mut rounds = Vec::new();
+        for (x, y) in &data {
+            mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+            rounds.push(
+                experts
+                    .iter()
+                    .map(|w| {
+                        let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+                        let q = sigmoid(if *y > 0.0 { s } else { -s });
+                        if rule == MixRule::AdaHedgeBrier {
+                            (1.0 - q) * (1.0 - q)
+                        } else {
+                            ((s > 0.0) != (*y > 0.0)) as u8 as f64
+                        }
+                    })
+                    .collect::<Vec<f64>>(),
+            );
+            let expect = adahedge_reference(&rounds);
+            let got = mix.member_weights();
+            for (a, b) in got.iter().zip(&expect) {
+                assert!(
+                    (a - b).abs() < 1e-9,
+                    "{rule:?} round {}: {got:?} vs {expect:?}",
+                    rounds.len()
+                );
+            }
         }
     }
 }
@@ -285,7 +436,12 @@ fn one_member_mixture_predicts_like_the_member() {
     let d = 5;
     let data = stream(200, d, &[1.0, 0.5, -1.0, 0.0, 2.0], 0.1, 3);
     for loss in [Loss::Logistic, Loss::Squared, Loss::Hinge] {
-        for rule in [MixRule::Absolute, MixRule::Bayes, MixRule::AdaHedge] {
+        for rule in [
+            MixRule::Absolute,
+            MixRule::Bayes,
+            MixRule::AdaHedge,
+            MixRule::AdaHedgeBrier,
+        ] {
             let cfg = LearnerConfig {
                 algorithm: Algorithm::Newton,
                 loss,
@@ -347,7 +503,7 @@ fn default_is_the_auto_mixture_of_its_members() {
     let AnyLearner::Mixture(mix) = &learner else {
         panic!("default is not a mixture: {}", cfg.describe());
     };
-    assert_eq!(mix.rule(), MixRule::AdaHedge);
+    assert_eq!(mix.rule(), MixRule::AdaHedgeBrier);
     assert_eq!(mix.members().len(), 4);
     assert_eq!(learner.dim(), 7);
     // Squared loss (regression) mixes with the Bayes rule.

@@ -177,7 +177,7 @@ impl Default for LearnerConfig {
     /// logistic loss, intercept; its members' parameters: RFD-SON with doubling space, `α₀ = 1`,
     /// `c = 0.1` (the to-sketch vector is `√0.1·g`); FD-SON with diagonal adaptation, `α = α/4
     /// = 0.25`, `d₀ = 0.1`; AdaGrad with learning rate 0.5; RFD-SON with `α₀ = 3`, `c = 0.2`.
-    /// Mixed by [`MixRule::AdaHedge`] (classification) or [`MixRule::Bayes`] (squared loss).
+    /// Mixed by [`MixRule::AdaHedgeBrier`] (classification) or [`MixRule::Bayes`] (squared loss).
     ///
     /// Evidence (`docs/results/auto.md`, `sketchlearn repro auto`): the mixture is within one
     /// binomial standard error of the best untuned peer (VW, River) on all 12 shared datasets,
@@ -291,7 +291,7 @@ impl LearnerConfig {
                 .map(|c| c.build(dim))
                 .collect::<Result<Vec<_>, _>>()?;
             let rule = if self.loss.is_classification() {
-                MixRule::AdaHedge
+                MixRule::AdaHedgeBrier
             } else {
                 MixRule::Bayes
             };

@@ -5,15 +5,21 @@
 //! The prediction averages the members' *probabilities* for the logistic loss,
 //! `P(y = 1) = Σ_k π_k σ(p_k)` (returned as its log-odds), and their margins for the other losses.
 //!
-//! * [`MixRule::AdaHedge`] (the default of [`Algorithm::Auto`](super::Algorithm::Auto) for
-//!   classification): Hedge on each member's progressive *mistakes* (the metric progressive
-//!   validation reports) with AdaHedge's parameter-free rate `η_t = ln K / Δ_{t−1}`, where `Δ` is
-//!   the cumulative mixability gap (de Rooij, van Erven, Grünwald & Koolen, *Follow the Leader If
-//!   You Can, Hedge If You Must*, JMLR 2014, §2: Alg. 1 and its regret bound in terms of `L*`):
-//!   its regret against the best member is at most `2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2`
-//!   for losses in `[0, 1]` — no rate to tune — and it follows the leader (constant regret)
-//!   when one member is clearly better, which the worst-case anytime rate `√(8 ln K / t)` does
-//!   not on a few hundred examples.
+//! * [`MixRule::AdaHedgeBrier`] (the default of [`Algorithm::Auto`](super::Algorithm::Auto) for
+//!   classification): Hedge on each member's progressive *Brier score* `(1 − q_k(y))²`, with
+//!   `q_k(y)` the member's probability of the observed label, and AdaHedge's parameter-free rate
+//!   `η_t = ln K / Δ_{t−1}`, where `Δ` is the cumulative mixability gap (de Rooij, van Erven,
+//!   Grünwald & Koolen, *Follow the Leader If You Can, Hedge If You Must*, JMLR 2014, §2: Alg. 1
+//!   and its regret bound in terms of `L*`): its regret against the best member is at most
+//!   `2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2` for losses in `[0, 1]` — no rate to tune — and it
+//!   follows the leader (constant regret) when one member is clearly better, which the
+//!   worst-case anytime rate `√(8 ln K / t)` does not on a few hundred examples. The Brier score
+//!   is bounded (unlike the log loss, one confident mistake cannot sink a member) and *proper*
+//!   (unlike the absolute loss `1 − q`, it does not reward over-confidence), and it grades every
+//!   prediction rather than only its sign, so on a few hundred examples it tells the members
+//!   apart sooner than their mistakes do (heart, ionosphere in `docs/results/auto.md`).
+//! * [`MixRule::AdaHedge`]: the same AdaHedge on progressive *mistakes* (the metric progressive
+//!   validation reports; the default until the Brier rule was measured).
 //! * [`MixRule::Absolute`]: Hedge on the absolute loss `1 − q_k(y)` of each member's probability
 //!   `q_k(y) ∈ [0, 1]` of the observed label (the expected 0/1 loss of predicting at random with
 //!   `q_k`), with the anytime rate `η_t = η·√(8 ln K / t)`. The loss is convex and bounded in
@@ -50,6 +56,16 @@ pub enum MixRule {
     /// AdaHedge on progressive mistakes: `η_t = η·ln K / Δ_{t−1}` with `Δ` the cumulative
     /// mixability gap (follow the leader while `Δ = 0`).
     AdaHedge,
+    /// AdaHedge (as [`MixRule::AdaHedge`]) on the Brier score `(1 − q_k(y))²` of each member's
+    /// probability `q_k(y)` of the observed label.
+    AdaHedgeBrier,
+}
+
+impl MixRule {
+    /// True for the rules with AdaHedge's adaptive rate.
+    fn is_adahedge(self) -> bool {
+        matches!(self, MixRule::AdaHedge | MixRule::AdaHedgeBrier)
+    }
 }
 
 /// A member's probability of the positive label: `σ(p)` for the logistic loss, else the margin
@@ -286,19 +302,20 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
                         0.0
                     }
                 }
-                MixRule::Absolute => {
+                MixRule::Absolute | MixRule::AdaHedgeBrier => {
                     let q = probability(self.loss, pk);
-                    if y > 0.0 {
-                        1.0 - q
+                    let miss = if y > 0.0 { 1.0 - q } else { q };
+                    if self.rule == MixRule::AdaHedgeBrier {
+                        miss * miss
                     } else {
-                        q
+                        miss
                     }
                 }
             };
             // A non-finite loss (an overflowing squared loss) counts as a very large one.
             losses.push(weight * if l.is_finite() { l.min(1e150) } else { 1e150 });
         }
-        if self.rule == MixRule::AdaHedge {
+        if self.rule.is_adahedge() {
             self.gap += self.mixability_gap(&losses);
         }
         for (cl, l) in self.cum_loss.iter_mut().zip(&losses) {
@@ -308,7 +325,7 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
         let k = self.cum_loss.len() as f64;
         let eta = match self.rule {
             MixRule::Bayes => self.eta,
-            MixRule::AdaHedge => self.adahedge_eta(),
+            MixRule::AdaHedge | MixRule::AdaHedgeBrier => self.adahedge_eta(),
             // The rate for the *next* prediction, t + 1 (Cesa-Bianchi & Lugosi, §2.5).
             _ => self.eta * (8.0 * k.ln() / (self.seen + 1.0)).sqrt(),
         };
