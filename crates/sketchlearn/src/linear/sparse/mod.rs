@@ -82,6 +82,41 @@ pub(crate) fn for_each_nz(x: Row<'_>, mut f: impl FnMut(usize, f64)) {
     }
 }
 
+/// The column pass shared by a sketch update and the Newton step that follows it (RP, Oja):
+/// `w̄_j += a·x_j` and, when `delta` is given as `(δ, s)`, `Z[:, j] += δ·(s·x_j)` on the
+/// example's columns — one visit per column instead of the three (update, check, step) of
+/// doing them one after the other. The caller has brought the columns up to date (the gather)
+/// and checked [`fused_step_ok`].
+#[inline]
+pub(crate) fn fused_write(
+    cols: &mut columns::LazyColumns,
+    x: Row<'_>,
+    a: f64,
+    delta: Option<(&[f64], f64)>,
+) {
+    match delta {
+        Some((delta, s)) => for_each_nz(x, |j, v| {
+            let slot = cols.slot(j);
+            slot[columns::W] += a * v;
+            let g = s * v;
+            for (zi, di) in slot[columns::Z..].iter_mut().zip(delta) {
+                *zi += di * g;
+            }
+        }),
+        None => for_each_nz(x, |j, v| cols.slot(j)[columns::W] += a * v),
+    }
+}
+
+/// A bound that lets the fused column pass skip the per-column guard: when
+/// `max|w̄_j| + |a|·max|x_j|` (over the example's columns, taken during the gather) is within
+/// [`MAX_WEIGHT`](super::MAX_WEIGHT) with room for rounding, no `w̄_j + a·x_j` can leave it.
+/// When it is not, the caller takes the guarded path (rare: absurd scales).
+#[inline]
+pub(crate) fn fused_step_ok(wmax: f64, xmax: f64, a: f64) -> bool {
+    let bound = wmax + a.abs() * xmax;
+    bound.is_finite() && bound * (1.0 + 1e-9) <= super::MAX_WEIGHT
+}
+
 /// `τ_C(p) = sgn(p)·max(|p| − C, 0)`, and whether the projection applies with `q = xᵀA⁻¹x`
 /// (the same test as the dense learner: `q` finite and not cancelled to ~0).
 #[inline]

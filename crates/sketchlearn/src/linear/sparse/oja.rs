@@ -43,7 +43,9 @@
 
 use super::columns::{Init, LazyColumns, W, Z};
 use super::gram_schmidt::DEPENDENT;
-use super::{check_params, for_each_nz, lower_mul, lower_tmul, projection};
+use super::{
+    check_params, for_each_nz, fused_step_ok, fused_write, lower_mul, lower_tmul, projection,
+};
 use crate::linalg::dot;
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
 use crate::Row;
@@ -94,6 +96,9 @@ pub struct SparseOja {
     v: Vec<f64>,
     #[serde(skip)]
     run: Vec<f64>,
+    /// `δ` of the last sketch update (the column pass needs it after `run` is reused).
+    #[serde(skip)]
+    delta: Vec<f64>,
 }
 
 impl SparseOja {
@@ -136,6 +141,7 @@ impl SparseOja {
             y: Vec::new(),
             v: Vec::new(),
             run: Vec::new(),
+            delta: Vec::new(),
         })
     }
 
@@ -175,7 +181,13 @@ impl SparseOja {
 
     fn scratch(&mut self) {
         let m = self.m;
-        for v in [&mut self.z, &mut self.y, &mut self.v, &mut self.run] {
+        for v in [
+            &mut self.z,
+            &mut self.y,
+            &mut self.v,
+            &mut self.run,
+            &mut self.delta,
+        ] {
             if v.len() != m {
                 v.resize(m, 0.0);
             }
@@ -189,15 +201,22 @@ impl SparseOja {
         tl / (self.alpha + tl)
     }
 
-    /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
-    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64]) -> bool {
+    /// `v = Fᵀdiag(κ)Fz` (in `self.v`): `A⁻¹x = (x − Zᵀv)/α`. Returns whether `b − (coef/α)·v`
+    /// stays acceptable.
+    fn step_direction(&mut self, coef: f64, z: &[f64]) -> bool {
         let (m, f) = (self.m, coef / self.alpha);
         lower_mul(&self.f, m, z, &mut self.y);
         for i in 0..m {
             self.y[i] *= self.kappa(i);
         }
         lower_tmul(&self.f, m, &self.y, &mut self.v);
-        let mut ok = (0..m).all(|i| weight_ok(self.b[i] - f * self.v[i]));
+        (0..m).all(|i| weight_ok(self.b[i] - f * self.v[i]))
+    }
+
+    /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
+    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64]) -> bool {
+        let (m, f) = (self.m, coef / self.alpha);
+        let mut ok = self.step_direction(coef, z);
         if ok {
             for_each_nz(x, |j, v| ok &= weight_ok(self.cols.slot(j)[W] + f * v));
         }
@@ -211,10 +230,17 @@ impl SparseOja {
         true
     }
 
-    /// Oja update with `ĝ = s·x`; keeps `w`; `z ← Z'x`. Transactional: when any quantity of
-    /// the update would be non-finite (absurdly scaled data), nothing changes and the update is
-    /// refused ([`LearnError::Diverged`]).
-    fn update(&mut self, x: Row<'_>, s: f64, xx: f64, z: &mut [f64]) -> Result<(), LearnError> {
+    /// Oja update with `ĝ = s·x` on everything but the example's columns: `t`, `λ`, `tr(ZZᵀ)`,
+    /// `z ← Z'x` and `F`; returns `Some(δᵀb)` (`δ` in `self.delta`) when `Z` and `w̄` must still
+    /// change on the example's columns ([`SparseOja::update_columns`]), `None` when the sketch
+    /// did not move. Transactional: when any quantity of the update would be non-finite (absurdly
+    /// scaled data), nothing changes and the update is refused ([`LearnError::Diverged`]).
+    fn prepare_update(
+        &mut self,
+        s: f64,
+        xx: f64,
+        z: &mut [f64],
+    ) -> Result<Option<f64>, LearnError> {
         let m = self.m;
         let t = self.t + 1;
         let gamma = (self.oja_c / t as f64).min(1.0);
@@ -239,22 +265,24 @@ impl SparseOja {
         let moved = self.y.iter().any(|&p| p != 0.0);
         let (mut gg, mut db, mut beta) = (0.0, 0.0, 0.0);
         if moved {
-            // δ (in self.run): F δ = γ p by forward substitution; dropped rows get δ_i = 0.
+            // δ: F δ = γ p by forward substitution; dropped rows get δ_i = 0.
             for i in 0..m {
                 let fii = self.f[i * m + i];
                 if !self.active[i] || fii == 0.0 {
-                    self.run[i] = 0.0;
+                    self.delta[i] = 0.0;
                     continue;
                 }
-                let acc: f64 = (0..i).map(|k| self.f[i * m + k] * self.run[k]).sum();
-                self.run[i] = (gamma * self.y[i] - acc) / fii;
+                let acc: f64 = (0..i).map(|k| self.f[i * m + k] * self.delta[k]).sum();
+                self.delta[i] = (gamma * self.y[i] - acc) / fii;
             }
-            for_each_nz(x, |_, v| gg += (s * v) * (s * v));
-            db = dot(&self.run, &self.b);
+            // ‖ĝ‖² = s²‖x‖².
+            gg = s * s * xx;
+            db = dot(&self.delta, &self.b);
             beta = 2.0 * gamma + gamma * gamma * gg;
-            let dmax = self.run.iter().fold(0.0f64, |a, d| a.max(d.abs()));
+            let dmax = self.delta.iter().fold(0.0f64, |a, d| a.max(d.abs()));
             let sig: f64 = 1.0 + beta * dot(&self.y, &self.y);
-            let trk = self.trk + 2.0 * dot(&self.run, &self.v) + gg * dot(&self.run, &self.run);
+            let trk =
+                self.trk + 2.0 * dot(&self.delta, &self.v) + gg * dot(&self.delta, &self.delta);
             if !(gg.is_finite()
                 && db.is_finite()
                 && sig.is_finite()
@@ -269,25 +297,27 @@ impl SparseOja {
         for i in 0..m {
             self.lambda[i] = (1.0 - gamma) * self.lambda[i] + gamma * self.y[i] * self.y[i];
         }
-        if moved {
-            // tr(ZZᵀ) += 2δᵀu + ‖ĝ‖²‖δ‖².
-            let (delta, u) = (&self.run, &self.v);
-            self.trk += 2.0 * dot(delta, u) + gg * dot(delta, delta);
-            for_each_nz(x, |j, v| {
-                let g = s * v;
-                let slot = self.cols.slot(j);
-                slot[W] -= db * g;
-                for (zi, di) in slot[Z..].iter_mut().zip(delta) {
-                    *zi += di * g;
-                }
-            });
-            let sxx = s * xx;
-            for i in 0..m {
-                z[i] += delta[i] * sxx;
-            }
-            self.rank_one_orthonormalize(beta);
-            self.maybe_rebase(z, false);
+        if !moved {
+            return Ok(None);
         }
+        // tr(ZZᵀ) += 2δᵀu + ‖ĝ‖²‖δ‖².
+        let (delta, u) = (&self.delta, &self.v);
+        self.trk += 2.0 * dot(delta, u) + gg * dot(delta, delta);
+        let sxx = s * xx;
+        for i in 0..m {
+            z[i] += delta[i] * sxx;
+        }
+        self.rank_one_orthonormalize(beta);
+        Ok(Some(db))
+    }
+
+    /// The update's change on the example's columns: `Z ← Z + δĝᵀ`, `w̄ −= (δᵀb)ĝ` (keeps `w`).
+    fn update_columns(&mut self, x: Row<'_>, s: f64, db: f64) {
+        fused_write(&mut self.cols, x, -db * s, Some((&self.delta, s)));
+    }
+
+    /// The error of an update that left `b` or `F` non-finite.
+    fn check_finite(&self) -> Result<(), LearnError> {
         if self.b.iter().chain(&self.f).any(|x| !x.is_finite()) {
             return Err(LearnError::Diverged(format!(
                 "Oja update, example {}",
@@ -327,21 +357,23 @@ impl SparseOja {
         }
     }
 
+    /// True when `ρ² = ‖F‖²_F·tr(ZZᵀ)/m_active²` exceeds [`REBASE_RHO2`].
+    fn rebase_due(&self) -> bool {
+        let ma = self.active.iter().filter(|&&a| a).count();
+        if ma == 0 {
+            return false;
+        }
+        let fn2: f64 = self.f.iter().map(|x| x * x).sum();
+        fn2 * self.trk / (ma * ma) as f64 > REBASE_RHO2
+    }
+
     /// Changes the basis (and transfers `Zᵀb` into `w̄`) when `V = FZ` cancels too much, or
     /// when `force` (see the module documentation).
     fn maybe_rebase(&mut self, z: &mut [f64], force: bool) {
-        let m = self.m;
-        let ma = self.active.iter().filter(|&&a| a).count();
-        if !force {
-            if ma == 0 {
-                return;
-            }
-            let fn2: f64 = self.f.iter().map(|x| x * x).sum();
-            let rho2 = fn2 * self.trk / (ma * ma) as f64;
-            if rho2 <= REBASE_RHO2 {
-                return;
-            }
+        if !force && !self.rebase_due() {
+            return;
         }
+        let m = self.m;
         // M = F with dropped rows replaced by unit rows (invertible, lower triangular).
         let mut mat = self.f.clone();
         for i in 0..m {
@@ -373,12 +405,14 @@ impl SparseOja {
         z: &mut [f64],
     ) -> Result<f64, LearnError> {
         let m = self.m;
-        let (mut wx, mut xx) = (0.0, 0.0);
+        let (mut wx, mut xx, mut wmax, mut xmax) = (0.0, 0.0, 0.0f64, 0.0f64);
         z.iter_mut().for_each(|v| *v = 0.0);
         for_each_nz(x, |j, v| {
             let slot = self.cols.current(j);
             wx += slot[W] * v;
             xx += v * v;
+            wmax = wmax.max(slot[W].abs());
+            xmax = xmax.max(v.abs());
             for (zi, zij) in z.iter_mut().zip(&slot[Z..Z + m]) {
                 *zi += zij * v;
             }
@@ -386,6 +420,7 @@ impl SparseOja {
         let bz = dot(&self.b, z);
         let mut p = wx + bz;
         let flush = super::cancels(wx, bz, &mut self.pscale);
+        let mut projected = false;
         if p.abs() > self.params.clip {
             lower_mul(&self.f, m, z, &mut self.y);
             let proj: f64 = (0..m).map(|i| self.kappa(i) * self.y[i] * self.y[i]).sum();
@@ -398,16 +433,39 @@ impl SparseOja {
                     )));
                 }
                 p -= tau;
+                projected = true;
             }
         }
         let dl = weight * self.params.loss.derivative(p, y);
         if dl != 0.0 {
-            self.update(x, self.params.c.sqrt() * dl, xx, z)?;
-            if !self.step(x, -dl, z) {
-                return Err(LearnError::Diverged(format!(
-                    "Newton step, example {}",
-                    self.examples
-                )));
+            let s = self.params.c.sqrt() * dl;
+            let db = self.prepare_update(s, xx, z)?;
+            let (f, a) = (-dl / self.alpha, -dl / self.alpha - db.unwrap_or(0.0) * s);
+            // One pass over the columns for the update and the step when nothing in between
+            // needs them: no change of basis due, and the guards provably pass (the step's
+            // w̄ bound from the gather's maxima is void after a projection step).
+            let fused = self.b.iter().chain(&self.f).all(|x| x.is_finite())
+                && !(db.is_some() && self.rebase_due())
+                && !projected
+                && fused_step_ok(wmax, xmax, a)
+                && self.step_direction(-dl, z);
+            if fused {
+                fused_write(&mut self.cols, x, a, db.map(|_| (&self.delta[..], s)));
+                for i in 0..m {
+                    self.b[i] -= f * self.v[i];
+                }
+            } else {
+                if let Some(db) = db {
+                    self.update_columns(x, s, db);
+                    self.maybe_rebase(z, false);
+                }
+                self.check_finite()?;
+                if !self.step(x, -dl, z) {
+                    return Err(LearnError::Diverged(format!(
+                        "Newton step, example {}",
+                        self.examples
+                    )));
+                }
             }
         }
         if flush {

@@ -20,7 +20,7 @@
 //! Cost `O(m² + m·nnz)` per example.
 
 use super::columns::{Init, LazyColumns, W, Z};
-use super::{check_params, for_each_nz, projection};
+use super::{check_params, for_each_nz, fused_step_ok, fused_write, projection};
 use crate::linalg::{dot, SymEigen};
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
 use crate::sketch::SketchError;
@@ -67,6 +67,9 @@ pub struct SparseRp {
     r: Vec<f64>,
     #[serde(skip)]
     q: Vec<f64>,
+    /// The last update's draw `r` (the column pass needs it after `r` is reused).
+    #[serde(skip)]
+    delta: Vec<f64>,
 }
 
 impl SparseRp {
@@ -100,6 +103,7 @@ impl SparseRp {
             hz: Vec::new(),
             r: Vec::new(),
             q: Vec::new(),
+            delta: Vec::new(),
         })
     }
 
@@ -115,20 +119,33 @@ impl SparseRp {
 
     fn scratch(&mut self) {
         let m = self.m;
-        for v in [&mut self.z, &mut self.hz, &mut self.r, &mut self.q] {
+        for v in [
+            &mut self.z,
+            &mut self.hz,
+            &mut self.r,
+            &mut self.q,
+            &mut self.delta,
+        ] {
             if v.len() != m {
                 v.resize(m, 0.0);
             }
         }
     }
 
-    /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
-    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64]) -> bool {
+    /// `Hz` (in `self.hz`) for the step direction `A⁻¹x = (x − SᵀHz)/α`; returns whether
+    /// `b − (coef/α)·Hz` stays acceptable.
+    fn step_direction(&mut self, coef: f64, z: &[f64]) -> bool {
         let (m, f) = (self.m, coef / self.alpha);
         for i in 0..m {
             self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
         }
-        let mut ok = (0..m).all(|i| weight_ok(self.b[i] - f * self.hz[i]));
+        (0..m).all(|i| weight_ok(self.b[i] - f * self.hz[i]))
+    }
+
+    /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
+    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64]) -> bool {
+        let (m, f) = (self.m, coef / self.alpha);
+        let mut ok = self.step_direction(coef, z);
         if ok {
             for_each_nz(x, |j, v| ok &= weight_ok(self.cols.slot(j)[W] + f * v));
         }
@@ -142,8 +159,19 @@ impl SparseRp {
         true
     }
 
-    /// Sketch update with `ĝ = s·x`; keeps `w`; `z ← S'x`.
-    fn update(&mut self, x: Row<'_>, s: f64, xx: f64, z: &mut [f64]) -> Result<(), LearnError> {
+    /// Sketch update with `ĝ = s·x` on everything but the example's columns: the draw `r`,
+    /// `SSᵀ`, `H` and `z ← S'x`. Returns `Some(rᵀb)` (`r` in `self.delta`) when `S` and `w̄` must
+    /// still change on the example's columns ([`SparseRp::update_columns`]: `S ← S + rĝᵀ`,
+    /// `w̄ −= (rᵀb)ĝ`, which keeps `w`), `None` when `ĝ = 0`. A refused update
+    /// ([`LearnError::Diverged`]) changes nothing but the random stream; when `H` cannot be
+    /// recomputed the columns are updated before the error, as the rest of the sketch is.
+    fn prepare_update(
+        &mut self,
+        x: Row<'_>,
+        s: f64,
+        xx: f64,
+        z: &mut [f64],
+    ) -> Result<Option<f64>, LearnError> {
         let m = self.m;
         let scale = 1.0 / (m.max(1) as f64).sqrt();
         for ri in self.r.iter_mut() {
@@ -151,10 +179,10 @@ impl SparseRp {
             *ri = g * scale;
         }
         self.rows_seen += 1;
-        let mut gg = 0.0;
-        for_each_nz(x, |_, v| gg += (s * v) * (s * v));
+        // ‖ĝ‖² = s²‖x‖².
+        let gg = s * s * xx;
         if gg == 0.0 {
-            return Ok(());
+            return Ok(None);
         }
         let rb = dot(&self.r, &self.b);
         for i in 0..m {
@@ -162,7 +190,8 @@ impl SparseRp {
         }
         // Refuse (leaving S, H and w̄ as they are) an update that cannot stay finite.
         let gmax = gg.sqrt();
-        let finite = (rb * gmax).is_finite()
+        let finite = gg.is_finite()
+            && (rb * gmax).is_finite()
             && (0..m).all(|i| {
                 (self.r[i] * gmax).is_finite()
                     && (0..m).all(|j| {
@@ -176,15 +205,7 @@ impl SparseRp {
                 self.t
             )));
         }
-        let r = &self.r;
-        for_each_nz(x, |j, v| {
-            let g = s * v;
-            let slot = self.cols.slot(j);
-            slot[W] -= rb * g;
-            for (zi, ri) in slot[Z..].iter_mut().zip(r) {
-                *zi += ri * g;
-            }
-        });
+        self.delta.copy_from_slice(&self.r);
         // q = Sĝ + (‖ĝ‖²/2) r with the old S (above); SSᵀ += rqᵀ + qrᵀ.
         for i in 0..m {
             for j in 0..m {
@@ -204,9 +225,17 @@ impl SparseRp {
         let ok = rank_one(&mut self.h, &mut self.hz, &self.q, 0.5).is_ok()
             && rank_one(&mut self.h, &mut self.hz, &self.r, -0.5).is_ok();
         if !ok || self.h.iter().any(|x| !x.is_finite()) {
-            self.recompute_h()?;
+            if let Err(e) = self.recompute_h() {
+                self.update_columns(x, s, rb);
+                return Err(e);
+            }
         }
-        Ok(())
+        Ok(Some(rb))
+    }
+
+    /// The update's change on the example's columns (`r` in `self.delta`).
+    fn update_columns(&mut self, x: Row<'_>, s: f64, rb: f64) {
+        fused_write(&mut self.cols, x, -rb * s, Some((&self.delta, s)));
     }
 
     /// `H = (αI + SSᵀ)⁻¹` from the kept `SSᵀ` (clamped eigendecomposition).
@@ -233,12 +262,14 @@ impl SparseRp {
         z: &mut [f64],
     ) -> Result<f64, LearnError> {
         let m = self.m;
-        let (mut wx, mut xx) = (0.0, 0.0);
+        let (mut wx, mut xx, mut wmax, mut xmax) = (0.0, 0.0, 0.0f64, 0.0f64);
         z.iter_mut().for_each(|v| *v = 0.0);
         for_each_nz(x, |j, v| {
             let slot = self.cols.current(j);
             wx += slot[W] * v;
             xx += v * v;
+            wmax = wmax.max(slot[W].abs());
+            xmax = xmax.max(v.abs());
             for (zi, sij) in z.iter_mut().zip(&slot[Z..Z + m]) {
                 *zi += sij * v;
             }
@@ -246,6 +277,7 @@ impl SparseRp {
         let bz = dot(&self.b, z);
         let mut p = wx + bz;
         let flush = super::cancels(wx, bz, &mut self.pscale);
+        let mut projected = false;
         if p.abs() > self.params.clip {
             for i in 0..m {
                 self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
@@ -259,16 +291,32 @@ impl SparseRp {
                     )));
                 }
                 p -= tau;
+                projected = true;
             }
         }
         let dl = weight * self.params.loss.derivative(p, y);
         if dl != 0.0 {
-            self.update(x, self.params.c.sqrt() * dl, xx, z)?;
-            if !self.step(x, -dl, z) {
-                return Err(LearnError::Diverged(format!(
-                    "Newton step, example {}",
-                    self.t
-                )));
+            let s = self.params.c.sqrt() * dl;
+            let rb = self.prepare_update(x, s, xx, z)?;
+            let (f, a) = (-dl / self.alpha, -dl / self.alpha - rb.unwrap_or(0.0) * s);
+            // One pass over the columns for the update and the step when the guards provably
+            // pass (the gather's w̄ bound is void after a projection step).
+            let fused = !projected && fused_step_ok(wmax, xmax, a) && self.step_direction(-dl, z);
+            if fused {
+                fused_write(&mut self.cols, x, a, rb.map(|_| (&self.delta[..], s)));
+                for i in 0..m {
+                    self.b[i] -= f * self.hz[i];
+                }
+            } else {
+                if let Some(rb) = rb {
+                    self.update_columns(x, s, rb);
+                }
+                if !self.step(x, -dl, z) {
+                    return Err(LearnError::Diverged(format!(
+                        "Newton step, example {}",
+                        self.t
+                    )));
+                }
             }
         }
         if flush {
