@@ -3,6 +3,7 @@
 //! the better member, and the default's wiring.
 
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::linear::{
@@ -49,6 +50,78 @@ fn stream(n: usize, d: usize, truth: &[f64], flip: f64, seed: u64) -> Vec<(Vec<f
             (x, y)
         })
         .collect()
+}
+
+/// An expert's loss with score `s` on label `y` under an AdaHedge rule, computed independently
+/// of the mixture's code: its mistake, or its Brier score `(1 − σ(±s))²`.
+fn expert_loss(rule: MixRule, s: f64, y: f64) -> f64 {
+    match rule {
+        MixRule::AdaHedgeBrier => {
+            let q = sigmoid(if y > 0.0 { s } else { -s });
+            (1.0 - q) * (1.0 - q)
+        }
+        _ => ((s > 0.0) != (y > 0.0)) as u8 as f64,
+    }
+}
+
+/// AdaHedge's regret bound for losses in [0, 1] (de Rooij et al. 2014, §2, in terms of L*):
+/// `L* + 2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2`.
+fn adahedge_bound(best: f64, t: f64, k: usize) -> f64 {
+    let lnk = (k as f64).ln();
+    best + 2.0 * (best * (t - best) / t * lnk).sqrt() + 16.0 / 3.0 * lnk + 2.0
+}
+
+/// The Hedge loss Σ_t π_t·ℓ_t (π_t = the weights *before* example t, ℓ_t = the experts' losses
+/// on it) of an AdaHedge mixture of `k` fixed experts stays within [`adahedge_bound`] on a noisy
+/// stream of `n` examples. Adversarial-ish experts: some are the truth's sign-flipped or noisy
+/// copies, so the leader changes early and the rate must adapt.
+fn adahedge_regret_within_bound(
+    rule: MixRule,
+    seed: u64,
+    k: usize,
+    n: usize,
+    flip: f64,
+) -> Result<(), TestCaseError> {
+    let d = 4;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+    let experts: Vec<Vec<f64>> = (0..k)
+        .map(|_| {
+            let s = rng.random_range(-2.0..2.0);
+            truth
+                .iter()
+                .map(|t| s * t + rng.random_range(-1.5..1.5))
+                .collect()
+        })
+        .collect();
+    let data = stream(n, d, &truth, flip, seed ^ 3);
+    let mut mix = Mixture::new(
+        experts.iter().cloned().map(fixed).collect(),
+        Loss::Logistic,
+        rule,
+        1.0,
+    )
+    .unwrap();
+    let mut hedge = 0.0;
+    let mut theirs = vec![0.0; k];
+    for (x, y) in &data {
+        let pi = mix.member_weights();
+        prop_assert!(pi.iter().all(|p| p.is_finite() && *p >= 0.0));
+        for ((l, w), p) in theirs.iter_mut().zip(&experts).zip(&pi) {
+            let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+            let loss = expert_loss(rule, s, *y);
+            *l += loss;
+            hedge += p * loss;
+        }
+        mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+    }
+    let best = theirs.iter().cloned().fold(f64::INFINITY, f64::min);
+    let bound = adahedge_bound(best, n as f64, k);
+    prop_assert!(
+        hedge <= bound + 1e-9,
+        "{rule:?}: Hedge loss {hedge} > bound {bound} (best {best})"
+    );
+    Ok(())
 }
 
 proptest! {
@@ -100,10 +173,7 @@ proptest! {
     }
 
     /// AdaHedge on mistakes (de Rooij et al. 2014, §2: the regret bound in terms of L*, losses in
-    /// [0, 1]): the Hedge loss Σ_t π_t·ℓ_t (π_t = the weights *before* example t, ℓ_t = the
-    /// experts' mistakes on it) is at most the best expert's mistakes L* plus 2√(L*(T − L*)/T · ln K) + 16/3·ln K + 2.
-    /// Adversarial-ish experts: some are the truth's sign-flipped or noisy copies, so the leader
-    /// changes early and the rate must adapt.
+    /// [0, 1]): see [`adahedge_regret_within_bound`].
     #[test]
     fn adahedge_mistake_regret_bound(
         seed in any::<u64>(),
@@ -111,45 +181,12 @@ proptest! {
         n in 1usize..500,
         flip in 0.0f64..0.5,
     ) {
-        let d = 4;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
-        let experts: Vec<Vec<f64>> = (0..k)
-            .map(|_| {
-                let s = rng.random_range(-1.0..1.0);
-                truth.iter().map(|t| s * t + rng.random_range(-1.5..1.5)).collect()
-            })
-            .collect();
-        let data = stream(n, d, &truth, flip, seed ^ 3);
-        let mut mix = Mixture::new(
-            experts.iter().cloned().map(fixed).collect(),
-            Loss::Logistic,
-            MixRule::AdaHedge,
-            1.0,
-        )
-        .unwrap();
-        let mut hedge = 0.0;
-        let mut theirs = vec![0.0; k];
-        for (x, y) in &data {
-            let pi = mix.member_weights();
-            prop_assert!(pi.iter().all(|p| p.is_finite() && *p >= 0.0));
-            for ((l, w), p) in theirs.iter_mut().zip(&experts).zip(&pi) {
-                let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
-                let mistake = if (s > 0.0) != (*y > 0.0) { 1.0 } else { 0.0 };
-                *l += mistake;
-                hedge += p * mistake;
-            }
-            mix.learn(Row::Dense(x), *y, 1.0).unwrap();
-        }
-        let best = theirs.iter().cloned().fold(f64::INFINITY, f64::min);
-        let (t, lnk) = (n as f64, (k as f64).ln());
-        let bound = best + 2.0 * (best * (t - best) / t * lnk).sqrt() + 16.0 / 3.0 * lnk + 2.0;
-        prop_assert!(hedge <= bound + 1e-9, "Hedge loss {hedge} > bound {bound} (best {best})");
+        adahedge_regret_within_bound(MixRule::AdaHedge, seed, k, n, flip)?;
     }
 
-    /// AdaHedge on the Brier score (the default rule): the same bound in terms of L* holds for
-    /// any losses in [0, 1], here ℓ_k = (1 − σ(±s_k))², the squared distance of expert k's
-    /// probability from the observed label. Computed independently of the mixture's code.
+    /// AdaHedge on the Brier score (the default rule): the same bound holds for any losses in
+    /// [0, 1], here ℓ_k = (1 − σ(±s_k))², the squared distance of expert k's probability from the
+    /// observed label.
     #[test]
     fn adahedge_brier_regret_bound(
         seed in any::<u64>(),
@@ -157,44 +194,7 @@ proptest! {
         n in 1usize..500,
         flip in 0.0f64..0.5,
     ) {
-        let d = 4;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
-        let experts: Vec<Vec<f64>> = (0..k)
-            .map(|_| {
-                let s = rng.random_range(-2.0..2.0);
-                truth.iter().map(|t| s * t + rng.random_range(-1.5..1.5)).collect()
-            })
-            .collect();
-        let data = stream(n, d, &truth, flip, seed ^ 5);
-        let mut mix = Mixture::new(
-            experts.iter().cloned().map(fixed).collect(),
-            Loss::Logistic,
-            MixRule::AdaHedgeBrier,
-            1.0,
-        )
-        .unwrap();
-        let brier = |s: f64, y: f64| {
-            let q = sigmoid(if y > 0.0 { s } else { -s });
-            (1.0 - q) * (1.0 - q)
-        };
-        let mut hedge = 0.0;
-        let mut theirs = vec![0.0; k];
-        for (x, y) in &data {
-            let pi = mix.member_weights();
-            prop_assert!(pi.iter().all(|p| p.is_finite() && *p >= 0.0));
-            for ((l, w), p) in theirs.iter_mut().zip(&experts).zip(&pi) {
-                let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
-                let b = brier(s, *y);
-                *l += b;
-                hedge += p * b;
-            }
-            mix.learn(Row::Dense(x), *y, 1.0).unwrap();
-        }
-        let best = theirs.iter().cloned().fold(f64::INFINITY, f64::min);
-        let (t, lnk) = (n as f64, (k as f64).ln());
-        let bound = best + 2.0 * (best * (t - best) / t * lnk).sqrt() + 16.0 / 3.0 * lnk + 2.0;
-        prop_assert!(hedge <= bound + 1e-9, "Hedge loss {hedge} > bound {bound} (best {best})");
+        adahedge_regret_within_bound(MixRule::AdaHedgeBrier, seed, k, n, flip)?;
     }
 
     /// The Bayesian mixture (η = 1, logistic loss): cumulative log loss ≤ best expert's + ln K.
@@ -347,12 +347,7 @@ fn adahedge_weights_match_a_reference_on_brier_and_mistake_losses() {
                     .iter()
                     .map(|w| {
                         let s: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
-                        let q = sigmoid(if *y > 0.0 { s } else { -s });
-                        if rule == MixRule::AdaHedgeBrier {
-                            (1.0 - q) * (1.0 - q)
-                        } else {
-                            ((s > 0.0) != (*y > 0.0)) as u8 as f64
-                        }
+                        expert_loss(rule, s, *y)
                     })
                     .collect::<Vec<f64>>(),
             );
@@ -422,8 +417,7 @@ fn adahedge_survives_the_follow_the_leader_adversary() {
             mix.learn(Row::Dense(&[1.0]), y, 1.0).unwrap();
         }
         let best = theirs[0].min(theirs[1]);
-        let (tf, lnk) = (t as f64, 2f64.ln());
-        let bound = best + 2.0 * (best * (tf - best) / tf * lnk).sqrt() + 16.0 / 3.0 * lnk + 2.0;
+        let bound = adahedge_bound(best, t as f64, 2);
         assert!(
             hedge <= bound,
             "T = {t}: Hedge loss {hedge} > bound {bound} (best {best})"
