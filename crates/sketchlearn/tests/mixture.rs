@@ -125,7 +125,7 @@ fn adahedge_regret_within_bound(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Hedge with the anytime rate η_t = √(8 ln K / t) on losses in [0, 1] (Cesa-Bianchi &
     /// Lugosi, Thm. 2.3 with §2.5): the mixture's cumulative absolute loss is at most the best
@@ -172,29 +172,18 @@ proptest! {
         prop_assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
 
-    /// AdaHedge on mistakes (de Rooij et al. 2014, §2: the regret bound in terms of L*, losses in
-    /// [0, 1]): see [`adahedge_regret_within_bound`].
+    /// AdaHedge on mistakes and on the Brier score (the default rule), losses in [0, 1]
+    /// (de Rooij et al. 2014, §2, the regret bound in terms of L*): see
+    /// [`adahedge_regret_within_bound`].
     #[test]
-    fn adahedge_mistake_regret_bound(
+    fn adahedge_regret_bound(
+        rule in prop_oneof![Just(MixRule::AdaHedge), Just(MixRule::AdaHedgeBrier)],
         seed in any::<u64>(),
         k in 2usize..7,
         n in 1usize..500,
         flip in 0.0f64..0.5,
     ) {
-        adahedge_regret_within_bound(MixRule::AdaHedge, seed, k, n, flip)?;
-    }
-
-    /// AdaHedge on the Brier score (the default rule): the same bound holds for any losses in
-    /// [0, 1], here ℓ_k = (1 − σ(±s_k))², the squared distance of expert k's probability from the
-    /// observed label.
-    #[test]
-    fn adahedge_brier_regret_bound(
-        seed in any::<u64>(),
-        k in 2usize..7,
-        n in 1usize..500,
-        flip in 0.0f64..0.5,
-    ) {
-        adahedge_regret_within_bound(MixRule::AdaHedgeBrier, seed, k, n, flip)?;
+        adahedge_regret_within_bound(rule, seed, k, n, flip)?;
     }
 
     /// The Bayesian mixture (η = 1, logistic loss): cumulative log loss ≤ best expert's + ln K.
