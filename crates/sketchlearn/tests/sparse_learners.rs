@@ -236,3 +236,46 @@ fn curvature_names() {
         .build(7)
         .is_err());
 }
+
+/// The weight guard on the touched coordinates: a Newton step that would carry `w̄_j` beyond
+/// `MAX_WEIGHT` is refused (`Diverged`), for every sparse kind — also on the one-pass path where
+/// the sketch update and the step share the column pass (the guard is then proved from the
+/// gather's maxima and must fall back to the per-column check when it cannot be), and the
+/// weights stay finite. (The sketch update before the step is kept: it leaves `w` unchanged
+/// mathematically, though at such scales not to the last digit.)
+#[test]
+fn weight_guard_refuses_a_step_beyond_max_weight() {
+    let d = 40;
+    for kind in sparse_kinds() {
+        let cfg = LearnerConfig {
+            loss: Loss::Squared,
+            ..config(kind, false, false, f64::INFINITY)
+        };
+        let mut l = cfg.build(d).unwrap();
+        // Ordinary examples first, so that the sketch and b are not trivial.
+        for t in 0..20u32 {
+            let x = Row::Sparse {
+                indices: &[t % 7, 10 + t % 5],
+                values: &[1.0, -0.5],
+            };
+            l.learn(x, if t % 3 == 0 { -1.0 } else { 1.0 }, 1.0)
+                .unwrap();
+        }
+        // Squared loss: the step on w̄_3 is about (y − p)·x_3/α = 1e90·1e20 ≫ MAX_WEIGHT = 1e100.
+        let x = Row::Sparse {
+            indices: &[3, 30],
+            values: &[1e20, 1e20],
+        };
+        match l.learn(x, 1e90, 1.0) {
+            Err(LearnError::Diverged(_)) | Err(LearnError::Sketch(_)) => {}
+            other => panic!("{kind}: a step beyond MAX_WEIGHT was taken: {other:?}"),
+        }
+        assert!(l.weights().iter().all(|w| w.is_finite()), "{kind}");
+        assert!(l
+            .predict(Row::Sparse {
+                indices: &[1],
+                values: &[1.0]
+            })
+            .is_finite());
+    }
+}

@@ -236,3 +236,41 @@ pub(crate) fn check_params(params: &super::NewtonParams, alpha: f64) -> Result<(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fused_step_ok;
+    use crate::linear::MAX_WEIGHT;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whenever the bound lets the fused pass skip the per-column guard, every
+        /// `w̄_j + a·x_j` with `|w̄_j| ≤ wmax`, `|x_j| ≤ xmax`, computed in floating point, is
+        /// within `MAX_WEIGHT` — near the limit too.
+        #[test]
+        fn fused_guard_bound_is_sound(
+            wexp in 0.0f64..100.5,
+            xexp in -30.0f64..60.0,
+            aexp in -30.0f64..100.5,
+            fw in -1.0f64..=1.0,
+            fx in -1.0f64..=1.0,
+            sa in prop_oneof![Just(1.0), Just(-1.0)],
+        ) {
+            let (wmax, xmax, a) = (10f64.powf(wexp), 10f64.powf(xexp), sa * 10f64.powf(aexp));
+            if fused_step_ok(wmax, xmax, a) {
+                let w = fw * wmax;
+                let x = fx * xmax;
+                prop_assert!((w + a * x).abs() <= MAX_WEIGHT, "{w} + {a}·{x}");
+            }
+        }
+    }
+
+    #[test]
+    fn fused_guard_bound_refuses_at_and_beyond_the_limit() {
+        assert!(!fused_step_ok(MAX_WEIGHT, 1.0, 1.0));
+        assert!(!fused_step_ok(1.0, 1e60, 1e41));
+        assert!(!fused_step_ok(1.0, f64::INFINITY, 1.0));
+        assert!(!fused_step_ok(1.0, 1.0, f64::NAN));
+        assert!(fused_step_ok(1e99, 1.0, 1e98));
+    }
+}
