@@ -35,6 +35,13 @@
 //!   examples (measured), losing every digit. On normalised data rebases are rare; on the
 //!   unnormalised ill-conditioned data of the tests they happen every few examples at first.
 //!
+//! **One column pass.** The sketch update and the Newton step that follows it change the same
+//! columns: `w̄_j += (f − (δᵀb)s)·x_j` and `Z[:, j] += δ·s·x_j` are written in one visit per column
+//! (`fused_write`) after the `O(m²)` parts of both are done, unless a
+//! projection step, a due change of basis or a guard that cannot be proved from the gather's
+//! maxima needs the columns in between (then the update, the change of basis and the guarded
+//! step run one after the other, as in the paper).
+//!
 //! **Initial directions** (lazy initialisation): the dense learner starts from a seeded Gaussian
 //! `V` (`O(md)`); here `Z₀` is the structured orthonormal matrix of
 //! [`initial_directions`](super::initial_directions) generated on demand, `F₀ = I`, `K₀ = I`.

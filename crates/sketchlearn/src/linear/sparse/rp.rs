@@ -13,6 +13,10 @@
 //!   `S'S'ᵀ = SSᵀ + rqᵀ + qrᵀ` with `q = Sĝ + (‖ĝ‖²/2)r` (= `S'ĝ − (‖ĝ‖²/2)r`), the same
 //!   symmetric rank-two update of `H = (αI + SSᵀ)⁻¹` as the dense sketch, and `S'x = z + r(ĝᵀx)`.
 //!
+//! The update's and the step's changes of the example's columns are written in one pass
+//! (`fused_write`: `w̄_j += (f − (rᵀb)s)·x_j`, `S[:, j] += r·s·x_j`) unless the
+//! step's guard cannot be proved from the gather's maxima or a projection step came first.
+//!
 //! `SSᵀ` is also kept (`O(m²)` per update) so that `H` can be recomputed from it when rounding
 //! breaks the incremental update, where the dense sketch recomputes it from `S` (`O(m²d)`).
 //! When `w̄ᵀx` and `bᵀz` cancel by more than a factor 1000 (large steps on unnormalised data),
