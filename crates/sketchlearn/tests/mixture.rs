@@ -36,6 +36,17 @@ fn fixed(w: Vec<f64>) -> Expert {
     Expert(w)
 }
 
+/// A logistic-loss mixture of fixed experts with `rule` (η = 1).
+fn fixed_mixture(experts: &[Vec<f64>], rule: MixRule) -> Mixture<Expert> {
+    Mixture::new(
+        experts.iter().cloned().map(fixed).collect(),
+        Loss::Logistic,
+        rule,
+        1.0,
+    )
+    .unwrap()
+}
+
 /// A noisy linear stream labelled by `truth`.
 fn stream(n: usize, d: usize, truth: &[f64], flip: f64, seed: u64) -> Vec<(Vec<f64>, f64)> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -95,13 +106,7 @@ fn adahedge_regret_within_bound(
         })
         .collect();
     let data = stream(n, d, &truth, flip, seed ^ 3);
-    let mut mix = Mixture::new(
-        experts.iter().cloned().map(fixed).collect(),
-        Loss::Logistic,
-        rule,
-        1.0,
-    )
-    .unwrap();
+    let mut mix = fixed_mixture(&experts, rule);
     let mut hedge = 0.0;
     let mut theirs = vec![0.0; k];
     for (x, y) in &data {
@@ -146,13 +151,7 @@ proptest! {
             .map(|_| (0..d).map(|_| rng.random_range(-3.0..3.0)).collect())
             .collect();
         let data = stream(n, d, &truth, flip, seed ^ 1);
-        let mut mix = Mixture::new(
-            experts.iter().cloned().map(fixed).collect(),
-            Loss::Logistic,
-            MixRule::Absolute,
-            1.0,
-        )
-        .unwrap();
+        let mut mix = fixed_mixture(&experts, MixRule::Absolute);
         let abs = |p: f64, y: f64| if y > 0.0 { 1.0 - sigmoid(p) } else { sigmoid(p) };
         let mut ours = 0.0;
         let mut theirs = vec![0.0; k];
@@ -196,13 +195,7 @@ proptest! {
             .map(|_| (0..d).map(|_| rng.random_range(-4.0..4.0)).collect())
             .collect();
         let data = stream(n, d, &truth, 0.1, seed ^ 2);
-        let mut mix = Mixture::new(
-            experts.iter().cloned().map(fixed).collect(),
-            Loss::Logistic,
-            MixRule::Bayes,
-            1.0,
-        )
-        .unwrap();
+        let mut mix = fixed_mixture(&experts, MixRule::Bayes);
         let mut ours = 0.0;
         let mut theirs = vec![0.0; k];
         for (x, y) in &data {
@@ -321,13 +314,7 @@ fn adahedge_weights_match_a_reference_on_brier_and_mistake_losses() {
         vec![2.0, -3.0, 1.5],
     ];
     for rule in [MixRule::AdaHedgeBrier, MixRule::AdaHedge] {
-        let mut mix = Mixture::new(
-            experts.iter().cloned().map(fixed).collect(),
-            Loss::Logistic,
-            rule,
-            1.0,
-        )
-        .unwrap();
+        let mut mix = fixed_mixture(&experts, rule);
         let mut rounds = Vec::new();
         for (x, y) in &data {
             mix.learn(Row::Dense(x), *y, 1.0).unwrap();
