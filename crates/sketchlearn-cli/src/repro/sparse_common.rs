@@ -355,12 +355,6 @@ impl VwBench {
         }
     }
 
-    /// Median seconds (`key` = `cpu` or `wall`) of `mode`'s whole run: start-up, reading the
-    /// cache and learning.
-    pub fn end_to_end(&self, mode: &str, key: &str) -> f64 {
-        self.pick(mode, "learn", key)
-    }
-
     /// The statuses of `mode`'s learning runs.
     pub fn statuses(&self, mode: &str) -> Vec<&str> {
         self.0

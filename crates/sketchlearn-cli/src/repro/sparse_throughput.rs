@@ -209,7 +209,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                         startup: pick(mode, "startup", "wall"),
                         peak_mb: pick(mode, "learn", "vmhwm_kb") / 1024.0,
                         error: pick(mode, "learn", "progressive_error"),
-                        total_cpu: bench.end_to_end(mode, "cpu"),
+                        total_cpu: pick(mode, "learn", "cpu"),
                         note: if !status.iter().all(|s| *s == "ok") {
                             format!("status {status:?}")
                         } else if !learn_cpu.is_finite() {
@@ -230,7 +230,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     startup: pick("noop", "startup", "wall"),
                     peak_mb: pick("noop", "noop", "vmhwm_kb") / 1024.0,
                     error: f64::NAN,
-                    total_cpu: bench.end_to_end("noop", "cpu"),
+                    total_cpu: pick("noop", "noop", "cpu"),
                     note: "Python + VW baseline".into(),
                 });
             }

@@ -77,6 +77,17 @@ fn probability(loss: Loss, p: f64) -> f64 {
     }
 }
 
+/// `1 − q(y)`: a member's probability of the label it did not observe (`q(y)` its probability of
+/// the observed label `y = ±1`).
+fn miss_probability(loss: Loss, p: f64, y: f64) -> f64 {
+    let q = probability(loss, p);
+    if y > 0.0 {
+        1.0 - q
+    } else {
+        q
+    }
+}
+
 /// Exponentially weighted mixture of learners (by default [`AnyLearner`]s; any
 /// [`OnlineLearner`] works).
 ///
@@ -116,6 +127,8 @@ pub struct Mixture<L = AnyLearner> {
     scratch: Vec<f64>,
     #[serde(skip)]
     losses: Vec<f64>,
+    #[serde(skip)]
+    pi: Vec<f64>,
 }
 
 impl<L: OnlineLearner> Mixture<L> {
@@ -154,6 +167,7 @@ impl<L: OnlineLearner> Mixture<L> {
             gap: 0.0,
             scratch: Vec::new(),
             losses: Vec::new(),
+            pi: Vec::new(),
         })
     }
 
@@ -164,8 +178,17 @@ impl<L: OnlineLearner> Mixture<L> {
 
     /// The current mixture weights `π_k` (they sum to 1).
     pub fn member_weights(&self) -> Vec<f64> {
-        let z: f64 = self.log_weight.iter().map(|l| l.exp()).sum();
-        self.log_weight.iter().map(|l| l.exp() / z).collect()
+        let mut pi = Vec::new();
+        self.weights_into(&mut pi);
+        pi
+    }
+
+    /// Writes `π` into `pi` (no allocation once `pi` has grown).
+    fn weights_into(&self, pi: &mut Vec<f64>) {
+        pi.clear();
+        pi.extend(self.log_weight.iter().map(|l| l.exp()));
+        let z: f64 = pi.iter().sum();
+        pi.iter_mut().for_each(|p| *p /= z);
     }
 
     /// The weighting rule.
@@ -230,8 +253,9 @@ impl<L: OnlineLearner> Mixture<L> {
     /// AdaHedge's mixability gap of one round, `h − m ≥ 0`: the Hedge loss `h = Σ π_k ℓ_k` minus
     /// the mix loss `m = −(1/η) ln Σ π_k e^{−η ℓ_k}` under the current weights and rate (with
     /// `η = ∞`, `m` is the smallest loss among the leaders).
-    fn mixability_gap(&self, losses: &[f64]) -> f64 {
-        let pi = self.member_weights();
+    fn mixability_gap(&mut self, losses: &[f64]) -> f64 {
+        let mut pi = std::mem::take(&mut self.pi);
+        self.weights_into(&mut pi);
         let hedge: f64 = pi.iter().zip(losses).map(|(p, l)| p * l).sum();
         let lowest = pi
             .iter()
@@ -253,6 +277,7 @@ impl<L: OnlineLearner> Mixture<L> {
         } else {
             lowest
         };
+        self.pi = pi;
         // m ≤ h always (Jensen); clamp rounding.
         (hedge - mix).max(0.0)
     }
@@ -295,21 +320,11 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
         for &pk in &preds {
             let l = match self.rule {
                 MixRule::Bayes => self.loss.value(pk, y),
-                MixRule::ZeroOne | MixRule::AdaHedge => {
-                    if (pk > 0.0) != (y > 0.0) {
-                        1.0
-                    } else {
-                        0.0
-                    }
-                }
-                MixRule::Absolute | MixRule::AdaHedgeBrier => {
-                    let q = probability(self.loss, pk);
-                    let miss = if y > 0.0 { 1.0 - q } else { q };
-                    if self.rule == MixRule::AdaHedgeBrier {
-                        miss * miss
-                    } else {
-                        miss
-                    }
+                MixRule::ZeroOne | MixRule::AdaHedge => ((pk > 0.0) != (y > 0.0)) as u8 as f64,
+                MixRule::Absolute => miss_probability(self.loss, pk, y),
+                MixRule::AdaHedgeBrier => {
+                    let miss = miss_probability(self.loss, pk, y);
+                    miss * miss
                 }
             };
             // A non-finite loss (an overflowing squared loss) counts as a very large one.

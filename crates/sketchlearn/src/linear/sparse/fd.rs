@@ -53,7 +53,7 @@
 
 use super::columns::{Init, LazyColumns, W, Z};
 use super::gram_schmidt::{decompose, GRAM_DEPENDENT};
-use super::{check_params, for_each_nz, projection};
+use super::{check_params, for_each_nz, fused_write, projection};
 use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_factor, SymEigen};
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
 use crate::sketch::SketchError;
@@ -347,7 +347,7 @@ impl SparseFd {
         for r in 0..gx.len() {
             self.c[r] -= f * self.h[k + r];
         }
-        for_each_nz(x, |j, v| self.cols.slot(j)[W] += f * v);
+        fused_write(&mut self.cols, x, f, None);
         true
     }
 

@@ -82,11 +82,11 @@ pub(crate) fn for_each_nz(x: Row<'_>, mut f: impl FnMut(usize, f64)) {
     }
 }
 
-/// The column pass shared by a sketch update and the Newton step that follows it (RP, Oja):
-/// `w̄_j += a·x_j` and, when `delta` is given as `(δ, s)`, `Z[:, j] += δ·(s·x_j)` on the
-/// example's columns — one visit per column instead of the three (update, check, step) of
-/// doing them one after the other. The caller has brought the columns up to date (the gather)
-/// and checked [`fused_step_ok`].
+/// The column pass of the sparse learners' steps: `w̄_j += a·x_j` on the example's columns and,
+/// when `delta` is given as `(δ, s)`, `Z[:, j] += δ·(s·x_j)` — a Newton step alone, or (RP, Oja)
+/// a sketch update and the step that follows it in one visit per column instead of three
+/// (update, guard check, step). The caller has checked the guard (per column, or by
+/// [`fused_step_ok`]) and, for `delta`, brought the columns up to date (the gather).
 #[inline]
 pub(crate) fn fused_write(
     cols: &mut columns::LazyColumns,

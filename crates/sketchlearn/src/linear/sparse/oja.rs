@@ -233,7 +233,7 @@ impl SparseOja {
         for i in 0..m {
             self.b[i] -= f * self.v[i];
         }
-        for_each_nz(x, |j, v| self.cols.slot(j)[W] += f * v);
+        fused_write(&mut self.cols, x, f, None);
         true
     }
 
@@ -451,7 +451,7 @@ impl SparseOja {
             // One pass over the columns for the update and the step when nothing in between
             // needs them: no change of basis due, and the guards provably pass (the step's
             // w̄ bound from the gather's maxima is void after a projection step).
-            let fused = self.b.iter().chain(&self.f).all(|x| x.is_finite())
+            let fused = self.check_finite().is_ok()
                 && !(db.is_some() && self.rebase_due())
                 && !projected
                 && fused_step_ok(wmax, xmax, a)

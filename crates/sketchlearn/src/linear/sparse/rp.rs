@@ -159,7 +159,7 @@ impl SparseRp {
         for i in 0..m {
             self.b[i] -= f * self.hz[i];
         }
-        for_each_nz(x, |j, v| self.cols.slot(j)[W] += f * v);
+        fused_write(&mut self.cols, x, f, None);
         true
     }
 
