@@ -168,6 +168,11 @@ pub struct FmArgs {
     /// Write the test predictions (one per line) to this file.
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
+    /// Also report what the pairwise interactions add to the test predictions (square loss):
+    /// `test_pairwise_rms` and `test_rmse_without_pairwise` (unclipped), from a separate pass
+    /// over the test part after the timed ones.
+    #[arg(long)]
+    pub pairwise: bool,
     /// Ratings file or LIBSVM file (`-` = stdin; `.gz` decompressed).
     pub file: String,
 }
@@ -287,6 +292,14 @@ pub struct FmReport {
     pub skipped_malformed: u64,
     pub out_of_scale: u64,
     pub clipped: bool,
+    /// `--pairwise`: root mean square of the pairwise part of the test predictions
+    /// ([`AnyFm::pairwise`](sketchlearn::fm::AnyFm::pairwise)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_pairwise_rms: Option<f64>,
+    /// `--pairwise`: test RMSE of the predictions without their pairwise part (intercept,
+    /// linear and diagonal terms only; unclipped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_rmse_without_pairwise: Option<f64>,
     /// Progressive learning curve: `[examples, mean loss so far]` at 1, 2, 4, 8, … and the end.
     pub progress: Vec<(u64, f64)>,
 }
@@ -686,6 +699,23 @@ pub fn run(args: &FmArgs) -> Result<()> {
     let unseen_users = unseen_users.get() - users_before_test;
     let unseen_items = unseen_items.get() - items_before_test;
 
+    // What the interactions add: the pairwise part of each test prediction (untimed pass).
+    let mut pairwise_stats = None;
+    if args.pairwise && !loss.is_classification() && n > n_train {
+        let (mut pw2, mut se) = (0.0, 0.0);
+        let mut ex = Example::default();
+        for k in n_train..n {
+            ex.clear();
+            next_example(k, &mut ex)?;
+            let pw = model.learner.pairwise(ex.row());
+            let rest = model.learner.predict(ex.row()) - pw;
+            pw2 += pw * pw;
+            se += (rest - ex.label).powi(2);
+        }
+        let count = (n - n_train) as f64;
+        pairwise_stats = Some(((pw2 / count).sqrt(), (se / count).sqrt()));
+    }
+
     if let Some(path) = &args.final_model {
         if let Data::Ratings { encoder, .. } = &data {
             model.encoder = Some(encoder.clone());
@@ -743,6 +773,8 @@ pub fn run(args: &FmArgs) -> Result<()> {
         skipped_malformed,
         out_of_scale,
         clipped: clip_range.is_some(),
+        test_pairwise_rms: pairwise_stats.map(|p| p.0),
+        test_rmse_without_pairwise: pairwise_stats.map(|p| p.1),
         progress,
     };
     if args.json {
@@ -763,6 +795,9 @@ pub fn run(args: &FmArgs) -> Result<()> {
         } else {
             println!("progressive RMSE   {}", opt(report.progressive_rmse));
             println!("test RMSE          {}", opt(report.test_rmse));
+            if let Some((rms, without)) = pairwise_stats {
+                println!("pairwise part RMS  {rms:.6} (test RMSE without it {without:.6})");
+            }
         }
         println!("progressive loss   {:.6}", report.progressive_loss);
         println!(

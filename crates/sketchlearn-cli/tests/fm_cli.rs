@@ -91,6 +91,36 @@ fn every_algorithm_on_ratings_reports_the_required_keys() {
     }
 }
 
+/// `--pairwise` adds what the interactions contribute to the test predictions; Rendle's FM with
+/// factors fixed at zero (`--init-std 0`) is linear, so its pairwise part is 0 and removing it
+/// changes nothing.
+#[test]
+fn pairwise_flag_reports_what_the_interactions_add() {
+    let file = ratings_file("r_pairwise.tsv");
+    let f = file.to_str().unwrap();
+    let base = ["fm", "--algo", "fm-sgd", "--json", "--quiet"];
+    let plain = json(&run(&[&base[..], &[f]].concat()));
+    assert!(plain.get("test_pairwise_rms").is_none(), "{plain}");
+    let r = json(&run(&[&base[..], &["--pairwise", f]].concat()));
+    let rms = r["test_pairwise_rms"].as_f64().unwrap();
+    let without = r["test_rmse_without_pairwise"].as_f64().unwrap();
+    assert!(rms > 0.0 && without.is_finite(), "{r}");
+    // The flag does not change the model or its metrics.
+    assert_eq!(r["test_rmse"], plain["test_rmse"]);
+    let linear = json(&run(
+        &[&base[..], &["--pairwise", "--init-std", "0", f]].concat()
+    ));
+    assert_eq!(linear["test_pairwise_rms"].as_f64().unwrap(), 0.0);
+    let (a, b) = (
+        linear["test_rmse"].as_f64().unwrap(),
+        linear["test_rmse_without_pairwise"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    // The text output has the line too.
+    let out = run(&["fm", "--algo", "sftrl-fast", "--pairwise", f]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("pairwise part RMS"));
+}
+
 #[test]
 fn sftrl_backends_agree_and_text_output() {
     let file = ratings_file("r_backends.tsv");

@@ -146,6 +146,12 @@ impl DenseConvexFm {
         self.projections
     }
 
+    /// The pairwise part `Σ_{j≠k} Θ_jk x_j x_k` of the prediction (see
+    /// [`AnyFm::pairwise`](super::AnyFm::pairwise)).
+    pub fn pairwise(&self, x: Row<'_>) -> f64 {
+        super::pairwise_from_quad(x, self.dim, |i, v| self.quad(i, v))
+    }
+
     /// `Θ`, row-major `(d+1) × (d+1)`.
     pub fn theta(&self) -> &[f64] {
         &self.theta

@@ -159,8 +159,22 @@ impl FmSgd {
         8 * (self.w.capacity() + self.v.capacity() + 1)
     }
 
+    /// The pairwise part `Σ_{j<k} ⟨v_j, v_k⟩ x_j x_k` of the prediction (see
+    /// [`AnyFm::pairwise`](super::AnyFm::pairwise)).
+    pub fn pairwise(&self, x: Row<'_>) -> f64 {
+        let mut sums = Vec::new();
+        self.parts(x, &mut sums).1
+    }
+
     /// Prediction; fills `sums` with `s_f = Σ_i v_{i,f} x_i`.
     fn score(&self, x: Row<'_>, sums: &mut Vec<f64>) -> f64 {
+        let (linear, pairwise) = self.parts(x, sums);
+        linear + pairwise
+    }
+
+    /// The prediction's linear part `w₀ + wᵀx` and pairwise part `½(Σ_f s_f² − Σ_i ‖v_i‖²x_i²)`;
+    /// fills `sums` with `s_f = Σ_i v_{i,f} x_i`.
+    fn parts(&self, x: Row<'_>, sums: &mut Vec<f64>) -> (f64, f64) {
         let k = self.params.rank;
         sums.clear();
         sums.resize(k, 0.0);
@@ -186,7 +200,7 @@ impl FmSgd {
                 .for_each(|(&i, &xi)| visit(i as usize, xi)),
         }
         let inter: f64 = sums.iter().map(|s| s * s).sum::<f64>() - sq;
-        lin + 0.5 * inter
+        (lin, 0.5 * inter)
     }
 }
 

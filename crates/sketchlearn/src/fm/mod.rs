@@ -98,6 +98,26 @@ pub(crate) fn augment(x: Row<'_>, dim: usize, idx: &mut Vec<u32>, val: &mut Vec<
     val.push(1.0);
 }
 
+/// The pairwise part `Σ_{j≠k} Θ_jk x_j x_k` of a compact model `z = âᵀΘâ` from its quadratic form
+/// `quad(idx, val) = vᵀΘv` on sparse `v`: `quad(x) − Σ_j x_j²·quad(e_j)` over the non-zeros of `x`
+/// below `dim` (the constant coordinate of `â` left out). `O(nnz)` quadratic forms.
+pub(crate) fn pairwise_from_quad(
+    x: Row<'_>,
+    dim: usize,
+    quad: impl Fn(&[u32], &[f64]) -> f64,
+) -> f64 {
+    let (mut idx, mut val) = (Vec::new(), Vec::new());
+    augment(x, dim, &mut idx, &mut val);
+    idx.pop();
+    val.pop();
+    let diagonal: f64 = idx
+        .iter()
+        .zip(&val)
+        .map(|(&j, &v)| v * v * quad(&[j], &[1.0]))
+        .sum();
+    quad(&idx, &val) - diagonal
+}
+
 /// Scales the features of `ex` to unit Euclidean norm (a zero row is left as it is): the
 /// per-row normalisation of the binary-classification experiments.
 ///
@@ -460,6 +480,29 @@ impl AnyFm {
     /// Bytes held by the model state (what grows with `d` and `m`).
     pub fn state_bytes(&self) -> usize {
         dispatch!(self, l => l.state_bytes())
+    }
+
+    /// The part of the prediction for `x` that a linear model cannot express: the pairwise
+    /// interactions `Σ_{j≠k} Θ_jk x_j x_k` of the compact convex models (SFTRL, FTRL, OGD, OCG;
+    /// SFTRL's sketched `Θ`) or `Σ_{j<k} ⟨v_j, v_k⟩ x_j x_k` of Rendle's FM. The rest of the
+    /// prediction is the intercept, the linear terms and (compact models) the diagonal
+    /// `Θ_jj x_j²`. Features at or beyond `dim()` are ignored, as in `predict`.
+    ///
+    /// ```
+    /// use sketchlearn::fm::{FmAlgorithm, FmConfig};
+    /// use sketchlearn::linear::OnlineLearner;
+    /// use sketchlearn::Row;
+    /// let mut fm = FmConfig::new(FmAlgorithm::FmSgd).build(3).unwrap();
+    /// for _ in 0..100 {
+    ///     fm.learn(Row::Sparse { indices: &[0, 1], values: &[1.0, 1.0] }, 4.0, 1.0).unwrap();
+    /// }
+    /// // A single feature has no pairs.
+    /// assert_eq!(fm.pairwise(Row::Sparse { indices: &[1], values: &[1.0] }), 0.0);
+    /// let both = Row::Sparse { indices: &[0, 1], values: &[1.0, 1.0] };
+    /// assert!(fm.pairwise(both).abs() > 0.0);
+    /// ```
+    pub fn pairwise(&self, x: Row<'_>) -> f64 {
+        dispatch!(self, l => l.pairwise(x))
     }
 
     /// Prepares for fast predictions once learning is over (SFTRL's factored sketch empties its

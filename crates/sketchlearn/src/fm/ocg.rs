@@ -204,6 +204,12 @@ impl Ocg {
         })
     }
 
+    /// The pairwise part `Σ_{j≠k} Θ_jk x_j x_k` of the prediction (see
+    /// [`AnyFm::pairwise`](super::AnyFm::pairwise)).
+    pub fn pairwise(&self, x: Row<'_>) -> f64 {
+        super::pairwise_from_quad(x, self.dim, |i, v| self.quad(i, v))
+    }
+
     /// Linear-minimisation steps done.
     pub fn steps(&self) -> u64 {
         self.steps

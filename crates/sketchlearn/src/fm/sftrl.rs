@@ -223,6 +223,12 @@ impl Sftrl {
         g
     }
 
+    /// The pairwise part `−η·Σ_{j≠k} (B₊ᵀB₊ − B₋ᵀB₋)_jk x_j x_k` of the prediction (see
+    /// [`AnyFm::pairwise`](super::AnyFm::pairwise)); `O(m·nnz)` quadratic forms.
+    pub fn pairwise(&self, x: Row<'_>) -> f64 {
+        -self.eta * super::pairwise_from_quad(x, self.dim, |i, v| self.quad(i, v))
+    }
+
     /// `âᵀ(B₊ᵀB₊ − B₋ᵀB₋)â` for `â = [x; 1]` given as sparse indices/values (last index `d`).
     fn quad(&self, idx: &[u32], val: &[f64]) -> f64 {
         match &self.gfd {
