@@ -48,6 +48,9 @@ const MAX_EPOCHS: usize = 1024;
 /// Epochs per closed group (see the module documentation).
 const GROUP: usize = 32;
 
+/// Most touched columns listed for [`LazyColumns::exact_gram`] (beyond that the list is dropped).
+const FEW: usize = 1024;
+
 /// Slot offsets inside a column.
 pub(crate) const W: usize = 0;
 pub(crate) const STAMP: usize = 1;
@@ -232,6 +235,8 @@ pub(crate) struct LazyColumns {
     cur_members: Vec<u32>,
     rebases: u64,
     tmp: Vec<f64>,
+    /// The columns ever touched, while there are at most [`FEW`] (`None` beyond).
+    touched: Option<Vec<u32>>,
 }
 
 impl LazyColumns {
@@ -258,6 +263,7 @@ impl LazyColumns {
             cur_members: Vec::new(),
             rebases: 0,
             tmp: vec![0.0; m],
+            touched: Some(Vec::new()),
         }
     }
 
@@ -339,6 +345,13 @@ impl LazyColumns {
             if stamp == 0 {
                 self.write_initial(j, sl);
                 self.pristine.apply(sl, &mut self.tmp);
+                if let Some(list) = &mut self.touched {
+                    if list.len() < FEW {
+                        list.push(j as u32);
+                    } else {
+                        self.touched = None;
+                    }
+                }
             } else {
                 let k = self.epoch_index(stamp);
                 let mut tmp = std::mem::take(&mut self.tmp);
@@ -484,6 +497,55 @@ impl LazyColumns {
             self.tmp = tmp;
             self.drop_epoch(k);
         }
+    }
+
+    /// `K = ZZᵀ` over all `d` columns, exactly as stored, when at most `limit` (≤ [`FEW`])
+    /// columns were ever touched (`None` otherwise): the touched columns' current values, plus
+    /// the never-touched ones in closed form — their value is `T·Z₀[:, j]` with `T` the
+    /// never-touched columns' transform, and `Z₀` has orthonormal rows with one non-zero per
+    /// column, so they add `T(D₀ − Σ_{touched} Z₀[:, j]Z₀[:, j]ᵀ)Tᵀ`, `D₀ = Z₀Z₀ᵀ` (the identity
+    /// on its `min(m, d)` rows). `O(m²)` per touched column and `O(m³)`.
+    pub(crate) fn exact_gram(&self, limit: usize) -> Option<Vec<f64>> {
+        let list = self.touched.as_ref().filter(|l| l.len() <= limit)?;
+        let m = self.m;
+        let mut k = vec![0.0; m * m];
+        let mut z = vec![0.0; m];
+        // D₀ − Σ_touched z₀z₀ᵀ: diagonal.
+        let mut d0 = vec![0.0; m];
+        if let Init::Structured { seed } = self.init {
+            if m > 0 {
+                for v in d0.iter_mut().take(initial_rank(self.dim, m)) {
+                    *v = 1.0;
+                }
+                for &j in list {
+                    let (r, v) = initial_value(self.dim, m, seed, j as usize);
+                    d0[r] -= v * v;
+                }
+            }
+        }
+        for &j in list {
+            self.peek(j as usize, &mut z);
+            for a in 0..m {
+                for b in 0..m {
+                    k[a * m + b] += z[a] * z[b];
+                }
+            }
+        }
+        for a in 0..m {
+            for b in 0..m {
+                k[a * m + b] += match &self.pristine.t {
+                    None => {
+                        if a == b {
+                            d0[a]
+                        } else {
+                            0.0
+                        }
+                    }
+                    Some(t) => (0..m).map(|c| t[a * m + c] * d0[c] * t[b * m + c]).sum(),
+                };
+            }
+        }
+        Some(k)
     }
 
     /// Past epochs that still own columns.
@@ -659,6 +721,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
             cur_members: st.cur_members,
             rebases: st.rebases,
             tmp: vec![0.0; m],
+            touched: (st.touched.len() <= FEW).then_some(st.touched),
         })
     }
 }
