@@ -490,7 +490,8 @@ fn report(
          (1 − q(y))², q(y) its probability of the label — a parameter-free rate; see `crates/sketchlearn/src/linear/mixture.rs`) of {} members \
          that all learn every example. For sparse inputs (average non-zeros < d/10: w8a, r8) \
          the CLI's rule picks the sparse-time members (`rfd-sparse`, `fd-sparse`), which \
-         compute the same learners in O(m² + m·nnz) per example, and leaves out member (4).\n* SE = √(p(1−p)/n) with p the bar's error. z = (error − \
+         compute the same learners in O(m² + m·nnz) per example (so a VW-format file, which \
+         always takes them, gets the same learner as its LIBSVM version).\n* SE = √(p(1−p)/n) with p the bar's error. z = (error − \
          bar)/SE: within one SE ⇔ z ≤ 1.\n* Bars: *best untuned peer* = the lower of RESULTS.md's \
          'best peer untuned' and this run's VW AdaGrad/OjaNewton defaults; *best tuned peer* \
          likewise with the tuned grids (VW AdaGrad `-l` 2^-3..2^6, OjaNewton `--alpha_inverse` \
@@ -697,7 +698,6 @@ fn report(
                 }
             })
             .collect();
-        // Sparse input has no member (4) (see `LearnerConfig::auto_members`).
         let cells = pad(cells, names.len(), "—");
         let pi = r
             .default
@@ -777,8 +777,7 @@ fn report(
     )?;
     writeln!(
         md,
-        "\nOn sparse input (w8a, r8) the default has no member (4), so its last column repeats \
-         the default there. AdaHedge (parameter-free) follows a clear leader at once and hedges \
+        "\nAdaHedge (parameter-free) follows a clear leader at once and hedges \
          only while the members are close. On the Brier score (1 − q(y))², a bounded proper \
          scoring rule, it tells the members apart sooner than on mistakes, which on a few \
          hundred examples are too few to separate them (heart, ionosphere, splice); Absolute \
