@@ -224,7 +224,7 @@ impl Sftrl {
     }
 
     /// The pairwise part `−η·Σ_{j≠k} (B₊ᵀB₊ − B₋ᵀB₋)_jk x_j x_k` of the prediction (see
-    /// [`AnyFm::pairwise`](super::AnyFm::pairwise)); `O(m·nnz)` quadratic forms.
+    /// [`AnyFm::pairwise`](super::AnyFm::pairwise)); `nnz + 1` quadratic forms of the sketch.
     pub fn pairwise(&self, x: Row<'_>) -> f64 {
         -self.eta * super::pairwise_from_quad(x, self.dim, |i, v| self.quad(i, v))
     }

@@ -531,18 +531,17 @@ impl LazyColumns {
                 }
             }
         }
-        for a in 0..m {
-            for b in 0..m {
-                k[a * m + b] += match &self.pristine.t {
-                    None => {
-                        if a == b {
-                            d0[a]
-                        } else {
-                            0.0
-                        }
+        // The never-touched columns: T·diag(d0)·Tᵀ (T = I when none was ever applied).
+        match &self.pristine.t {
+            None => (0..m).for_each(|a| k[a * m + a] += d0[a]),
+            Some(t) => {
+                for a in 0..m {
+                    for b in 0..m {
+                        k[a * m + b] += (0..m)
+                            .map(|c| t[a * m + c] * d0[c] * t[b * m + c])
+                            .sum::<f64>();
                     }
-                    Some(t) => (0..m).map(|c| t[a * m + c] * d0[c] * t[b * m + c]).sum(),
-                };
+                }
             }
         }
         Some(k)
