@@ -188,17 +188,11 @@ impl SparseOja {
 
     fn scratch(&mut self) {
         let m = self.m;
-        for v in [
-            &mut self.z,
-            &mut self.y,
-            &mut self.v,
-            &mut self.run,
-            &mut self.delta,
-        ] {
-            if v.len() != m {
-                v.resize(m, 0.0);
-            }
-        }
+        self.z.resize(m, 0.0);
+        self.y.resize(m, 0.0);
+        self.v.resize(m, 0.0);
+        self.run.resize(m, 0.0);
+        self.delta.resize(m, 0.0);
     }
 
     /// `κ_i = tλ_i/(α + tλ_i)`.

@@ -123,17 +123,11 @@ impl SparseRp {
 
     fn scratch(&mut self) {
         let m = self.m;
-        for v in [
-            &mut self.z,
-            &mut self.hz,
-            &mut self.r,
-            &mut self.q,
-            &mut self.delta,
-        ] {
-            if v.len() != m {
-                v.resize(m, 0.0);
-            }
-        }
+        self.z.resize(m, 0.0);
+        self.hz.resize(m, 0.0);
+        self.r.resize(m, 0.0);
+        self.q.resize(m, 0.0);
+        self.delta.resize(m, 0.0);
     }
 
     /// `Hz` (in `self.hz`) for the step direction `A⁻¹x = (x − SᵀHz)/α`; returns whether
