@@ -4,7 +4,7 @@
 //! `t`; `D` is updated afterwards (DESIGN.md §4 item 10). Per example `O(nnz)` on top of the
 //! wrapped learner.
 
-use super::{check_example, LearnError, OnlineLearner};
+use super::{LearnError, OnlineLearner};
 use crate::loss::Loss;
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -94,8 +94,19 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        // The wrapped learner's columns are prefetched here too: `D`'s entries are read right
+        // away, and the wrapped learner's own hint would come only after that.
         self.prefetch(x);
-        check_example(&x, y, weight, self.g2.len())?;
+        // The wrapped learner checks the example (label, weight, finite values: a non-finite
+        // value stays non-finite when scaled) before changing anything; here only the indices
+        // must be checked before `D` is read.
+        let need = x.max_index_plus_one();
+        if need > self.g2.len() {
+            return Err(LearnError::DimensionMismatch {
+                index: need - 1,
+                dim: self.g2.len(),
+            });
+        }
         let mut v = std::mem::take(&mut self.scaled);
         self.scaled_values(x, &mut v);
         let result = self.inner.learn(with_values(x, &v), y, weight);
@@ -121,20 +132,10 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
         Ok(p)
     }
 
-    /// Loads the example's `D_ii` entries (a random access per feature into a `d`-long table)
-    /// and forwards the hint to the wrapped learner.
+    /// Loads the example's `D_ii` entries and forwards the hint to the wrapped learner.
     #[inline]
     fn prefetch(&self, x: Row<'_>) {
-        #[cfg(target_arch = "x86_64")]
-        if let Row::Sparse { indices, .. } = x {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            for &j in indices {
-                if let Some(g) = self.g2.get(j as usize) {
-                    // SAFETY: prefetching is a hint; the address is that of an element.
-                    unsafe { _mm_prefetch::<_MM_HINT_T0>(g as *const f64 as *const i8) };
-                }
-            }
-        }
+        self.prefetch_own(x);
         self.inner.prefetch(x);
     }
 
@@ -146,6 +147,23 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
                 .map(|(i, wi)| wi * self.scale(i))
                 .collect(),
         )
+    }
+}
+
+impl<L> DiagonalAdaptation<L> {
+    /// Loads the example's `D_ii` entries (a random access per feature into a `d`-long table).
+    #[inline]
+    fn prefetch_own(&self, x: Row<'_>) {
+        #[cfg(target_arch = "x86_64")]
+        if let Row::Sparse { indices, .. } = x {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            for &j in indices {
+                if let Some(g) = self.g2.get(j as usize) {
+                    // SAFETY: prefetching is a hint; the address is that of an element.
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(g as *const f64 as *const i8) };
+                }
+            }
+        }
     }
 }
 

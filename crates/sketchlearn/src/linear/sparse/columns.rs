@@ -305,7 +305,7 @@ impl LazyColumns {
     }
 
     /// Brings column `j` up to date and returns its slot `[w̄, stamp, z…]`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn current(&mut self, j: usize) -> &mut [f64] {
         let s = self.stride();
         let base = j * s;
@@ -335,6 +335,7 @@ impl LazyColumns {
     }
 
     #[cold]
+    #[inline(never)]
     fn refresh(&mut self, j: usize) {
         let s = self.stride();
         let base = j * s;

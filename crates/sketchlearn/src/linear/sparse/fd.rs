@@ -781,17 +781,7 @@ impl SparseFd {
         z: &mut [f64],
         gx: &mut Vec<f64>,
     ) -> Result<f64, LearnError> {
-        let m = self.m;
-        let (mut wx, mut xx) = (0.0, 0.0);
-        z.iter_mut().for_each(|v| *v = 0.0);
-        for_each_nz(x, |j, v| {
-            let slot = self.cols.current(j);
-            wx += slot[W] * v;
-            xx += v * v;
-            for (zi, zij) in z.iter_mut().zip(&slot[Z..Z + m]) {
-                *zi += zij * v;
-            }
-        });
+        let super::gather::Gathered { wx, xx, .. } = super::gather::gather(&mut self.cols, x, z);
         gx.clear();
         for row in &self.g {
             gx.push(sparse_dot(&row.indices, &row.values, x));

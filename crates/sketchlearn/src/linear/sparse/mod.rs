@@ -47,8 +47,10 @@
 //! checks every coordinate of `w`, the sparse one the touched coordinates of `w̄` and `b` (so
 //! `w = w̄ + Zᵀb` stays finite).
 
+mod axpy;
 pub mod columns;
 pub mod fd;
+mod gather;
 pub(crate) mod gram_schmidt;
 pub mod oja;
 pub mod rp;
@@ -94,16 +96,60 @@ pub(crate) fn fused_write(
     a: f64,
     delta: Option<(&[f64], f64)>,
 ) {
-    match delta {
-        Some((delta, s)) => for_each_nz(x, |j, v| {
-            let slot = cols.slot(j);
-            slot[columns::W] += a * v;
-            let g = s * v;
-            for (zi, di) in slot[columns::Z..].iter_mut().zip(delta) {
-                *zi += di * g;
+    match (delta, x) {
+        (Some((delta, s)), Row::Sparse { indices, values }) => match delta.len() {
+            10 => fused_fixed::<10>(cols, indices, values, a, delta, s),
+            5 => fused_fixed::<5>(cols, indices, values, a, delta, s),
+            20 => fused_fixed::<20>(cols, indices, values, a, delta, s),
+            _ => fused_generic(cols, x, a, delta, s),
+        },
+        (Some((delta, s)), Row::Dense(_)) => fused_generic(cols, x, a, delta, s),
+        (None, _) => for_each_nz(x, |j, v| cols.slot(j)[columns::W] += a * v),
+    }
+}
+
+fn fused_generic(cols: &mut columns::LazyColumns, x: Row<'_>, a: f64, delta: &[f64], s: f64) {
+    for_each_nz(x, |j, v| {
+        let slot = cols.slot(j);
+        slot[columns::W] += a * v;
+        axpy::axpy(&mut slot[columns::Z..], delta, s * v);
+    })
+}
+
+/// [`fused_write`] for a sketch size known at compile time: `δ` stays in registers for the
+/// whole pass (the same products and sums as [`fused_generic`], so the same bits).
+#[inline(always)]
+fn fused_fixed<const M: usize>(
+    cols: &mut columns::LazyColumns,
+    indices: &[u32],
+    values: &[f64],
+    a: f64,
+    delta: &[f64],
+    s: f64,
+) {
+    let Some(&d) = delta.first_chunk::<M>() else {
+        return;
+    };
+    for (&j, &v) in indices.iter().zip(values) {
+        let slot = cols.slot(j as usize);
+        slot[columns::W] += a * v;
+        let g = s * v;
+        if let Some(z) = slot[columns::Z..].first_chunk_mut::<M>() {
+            for i in 0..M {
+                z[i] += g * d[i];
             }
-        }),
-        None => for_each_nz(x, |j, v| cols.slot(j)[columns::W] += a * v),
+        }
+    }
+}
+
+/// `max(a, b)` for values known not to be NaN (checked inputs, guarded weights): one `maxsd`
+/// instead of `f64::max`'s NaN handling, in the gather's per-column loop.
+#[inline(always)]
+pub(crate) fn finite_max(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
     }
 }
 
@@ -144,24 +190,37 @@ pub(crate) fn cancels(wx: f64, bz: f64, pscale: &mut f64) -> bool {
 /// Row-major `y = F x` for a lower-triangular `m × m` `F`.
 #[inline]
 pub(crate) fn lower_mul(f: &[f64], m: usize, x: &[f64], y: &mut [f64]) {
-    for i in 0..m {
-        let row = &f[i * m..i * m + i + 1];
-        y[i] = row.iter().zip(x).map(|(a, b)| a * b).sum();
+    if m == 0 {
+        return;
+    }
+    let x = &x[..m];
+    for (i, (yi, row)) in y[..m].iter_mut().zip(f.chunks_exact(m)).enumerate() {
+        *yi = row[..=i].iter().zip(x).map(|(a, b)| a * b).sum();
     }
 }
 
 /// Row-major `y = Fᵀ x` for a lower-triangular `m × m` `F`.
 #[inline]
 pub(crate) fn lower_tmul(f: &[f64], m: usize, x: &[f64], y: &mut [f64]) {
-    y[..m].iter_mut().for_each(|v| *v = 0.0);
-    for i in 0..m {
-        let xi = x[i];
+    if m == 0 {
+        return;
+    }
+    let y = &mut y[..m];
+    y.iter_mut().for_each(|v| *v = 0.0);
+    for (i, (&xi, row)) in x[..m].iter().zip(f.chunks_exact(m)).enumerate() {
         if xi != 0.0 {
-            for k in 0..=i {
-                y[k] += f[i * m + k] * xi;
+            for (yk, fk) in y[..=i].iter_mut().zip(&row[..=i]) {
+                *yk += fk * xi;
             }
         }
     }
+}
+
+/// Whether every value is finite, without an early exit (a vectorisable pass: the vectors
+/// checked are `O(m²)` long and almost always finite).
+#[inline]
+pub(crate) fn all_finite(v: &[f64]) -> bool {
+    v.iter().fold(true, |ok, x| ok & x.is_finite())
 }
 
 /// A sparse-time SON learner chosen at run time (what [`AnyLearner`](super::AnyLearner) holds).

@@ -48,10 +48,11 @@
 //! The dense reference is built from the same `V` with `OjaSketch::with_directions`.
 //! Cost `O(m² + m·nnz)` per example (amortised).
 
-use super::columns::{Init, LazyColumns, W, Z};
+use super::columns::{Init, LazyColumns, W};
 use super::gram_schmidt::DEPENDENT;
 use super::{
-    check_params, for_each_nz, fused_step_ok, fused_write, lower_mul, lower_tmul, projection,
+    all_finite, check_params, for_each_nz, fused_step_ok, fused_write, lower_mul, lower_tmul,
+    projection,
 };
 use crate::linalg::dot;
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
@@ -106,6 +107,9 @@ pub struct SparseOja {
     /// `δ` of the last sketch update (the column pass needs it after `run` is reused).
     #[serde(skip)]
     delta: Vec<f64>,
+    /// `‖F‖²_F` after the last orthonormalisation (what the change-of-basis test needs).
+    #[serde(skip)]
+    fn2: f64,
 }
 
 impl SparseOja {
@@ -149,6 +153,7 @@ impl SparseOja {
             v: Vec::new(),
             run: Vec::new(),
             delta: Vec::new(),
+            fn2: rank as f64,
         })
     }
 
@@ -207,11 +212,16 @@ impl SparseOja {
     fn step_direction(&mut self, coef: f64, z: &[f64]) -> bool {
         let (m, f) = (self.m, coef / self.alpha);
         lower_mul(&self.f, m, z, &mut self.y);
-        for i in 0..m {
-            self.y[i] *= self.kappa(i);
+        let (t, alpha) = (self.t as f64, self.alpha);
+        for (y, &l) in self.y[..m].iter_mut().zip(&self.lambda[..m]) {
+            let tl = t * l;
+            *y *= tl / (alpha + tl);
         }
         lower_tmul(&self.f, m, &self.y, &mut self.v);
-        (0..m).all(|i| weight_ok(self.b[i] - f * self.v[i]))
+        self.b[..m]
+            .iter()
+            .zip(&self.v[..m])
+            .fold(true, |ok, (b, v)| ok & weight_ok(b - f * v))
     }
 
     /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
@@ -246,8 +256,8 @@ impl SparseOja {
         let t = self.t + 1;
         let gamma = (self.oja_c / t as f64).min(1.0);
         // u = Zĝ = s·z (in self.v), p = F u (in self.y).
-        for i in 0..m {
-            self.v[i] = s * z[i];
+        for (v, zi) in self.v[..m].iter_mut().zip(&z[..m]) {
+            *v = s * zi;
         }
         lower_mul(&self.f, m, &self.v, &mut self.y);
         let refuse = || {
@@ -256,10 +266,13 @@ impl SparseOja {
                 self.examples
             )))
         };
-        let lambda_ok = (0..m).all(|i| {
-            let l = (1.0 - gamma) * self.lambda[i] + gamma * self.y[i] * self.y[i];
-            l.is_finite() && (t as f64 * l).is_finite()
-        });
+        let lambda_ok = self.lambda[..m]
+            .iter()
+            .zip(&self.y[..m])
+            .fold(true, |ok, (l, y)| {
+                let l = (1.0 - gamma) * l + gamma * y * y;
+                ok & l.is_finite() & (t as f64 * l).is_finite()
+            });
         if !lambda_ok {
             return refuse();
         }
@@ -267,14 +280,16 @@ impl SparseOja {
         let (mut gg, mut db, mut beta) = (0.0, 0.0, 0.0);
         if moved {
             // δ: F δ = γ p by forward substitution; dropped rows get δ_i = 0.
-            for i in 0..m {
-                let fii = self.f[i * m + i];
+            let delta = &mut self.delta[..m];
+            for (i, row) in self.f.chunks_exact(m).enumerate() {
+                let fii = row[i];
+                let (done, rest) = delta.split_at_mut(i);
                 if !self.active[i] || fii == 0.0 {
-                    self.delta[i] = 0.0;
+                    rest[0] = 0.0;
                     continue;
                 }
-                let acc: f64 = (0..i).map(|k| self.f[i * m + k] * self.delta[k]).sum();
-                self.delta[i] = (gamma * self.y[i] - acc) / fii;
+                let acc: f64 = row[..i].iter().zip(&*done).map(|(a, b)| a * b).sum();
+                rest[0] = (gamma * self.y[i] - acc) / fii;
             }
             // ‖ĝ‖² = s²‖x‖².
             gg = s * s * xx;
@@ -295,8 +310,8 @@ impl SparseOja {
             }
         }
         self.t = t;
-        for i in 0..m {
-            self.lambda[i] = (1.0 - gamma) * self.lambda[i] + gamma * self.y[i] * self.y[i];
+        for (l, y) in self.lambda[..m].iter_mut().zip(&self.y[..m]) {
+            *l = (1.0 - gamma) * *l + gamma * y * y;
         }
         if !moved {
             return Ok(None);
@@ -305,8 +320,8 @@ impl SparseOja {
         let (delta, u) = (&self.delta, &self.v);
         self.trk += 2.0 * dot(delta, u) + gg * dot(delta, delta);
         let sxx = s * xx;
-        for i in 0..m {
-            z[i] += delta[i] * sxx;
+        for (zi, d) in z[..m].iter_mut().zip(&delta[..m]) {
+            *zi += d * sxx;
         }
         self.rank_one_orthonormalize(beta);
         Ok(Some(db))
@@ -319,7 +334,7 @@ impl SparseOja {
 
     /// The error of an update that left `b` or `F` non-finite.
     fn check_finite(&self) -> Result<(), LearnError> {
-        if self.b.iter().chain(&self.f).any(|x| !x.is_finite()) {
+        if !(all_finite(&self.b) & all_finite(&self.f)) {
             return Err(LearnError::Diverged(format!(
                 "Oja update, example {}",
                 self.examples
@@ -332,7 +347,7 @@ impl SparseOja {
     fn rank_one_orthonormalize(&mut self, beta: f64) {
         let m = self.m;
         let sb = beta.sqrt();
-        let mut sig_prev = 1.0;
+        let (mut sig_prev, mut fn2) = (1.0, 0.0);
         self.run.iter_mut().for_each(|x| *x = 0.0);
         for i in 0..m {
             if !self.active[i] {
@@ -349,23 +364,25 @@ impl SparseOja {
                 continue;
             }
             let (inv, coef) = (1.0 / di.sqrt(), xi / sig);
-            for c in 0..=i {
-                let yv = row[c] - xi * self.run[c];
-                self.run[c] += coef * yv;
-                row[c] = yv * inv;
+            for (r, run) in row[..=i].iter_mut().zip(&mut self.run[..=i]) {
+                let yv = *r - xi * *run;
+                *run += coef * yv;
+                *r = yv * inv;
+                fn2 += *r * *r;
             }
             sig_prev = sig;
         }
+        self.fn2 = fn2;
     }
 
-    /// True when `ρ² = ‖F‖²_F·tr(ZZᵀ)/m_active²` exceeds [`REBASE_RHO2`].
+    /// True when `ρ² = ‖F‖²_F·tr(ZZᵀ)/m_active²` exceeds [`REBASE_RHO2`]. Only asked right
+    /// after a sketch update, whose orthonormalisation left `‖F‖²_F` in `self.fn2`.
     fn rebase_due(&self) -> bool {
         let ma = self.active.iter().filter(|&&a| a).count();
         if ma == 0 {
             return false;
         }
-        let fn2: f64 = self.f.iter().map(|x| x * x).sum();
-        fn2 * self.trk / (ma * ma) as f64 > REBASE_RHO2
+        self.fn2 * self.trk / (ma * ma) as f64 > REBASE_RHO2
     }
 
     /// Changes the basis (and transfers `Zᵀb` into `w̄`) when `V = FZ` cancels too much, or
@@ -394,6 +411,7 @@ impl SparseOja {
             }
         }
         self.trk = self.active.iter().filter(|&&a| a).count() as f64;
+        self.fn2 = self.trk;
         self.cols.rebase(Some(&mat), &self.b);
         self.b.iter_mut().for_each(|x| *x = 0.0);
     }
@@ -406,18 +424,8 @@ impl SparseOja {
         z: &mut [f64],
     ) -> Result<f64, LearnError> {
         let m = self.m;
-        let (mut wx, mut xx, mut wmax, mut xmax) = (0.0, 0.0, 0.0f64, 0.0f64);
-        z.iter_mut().for_each(|v| *v = 0.0);
-        for_each_nz(x, |j, v| {
-            let slot = self.cols.current(j);
-            wx += slot[W] * v;
-            xx += v * v;
-            wmax = wmax.max(slot[W].abs());
-            xmax = xmax.max(v.abs());
-            for (zi, zij) in z.iter_mut().zip(&slot[Z..Z + m]) {
-                *zi += zij * v;
-            }
-        });
+        let super::gather::Gathered { wx, xx, wmax, xmax } =
+            super::gather::gather(&mut self.cols, x, z);
         let bz = dot(&self.b, z);
         let mut p = wx + bz;
         let flush = super::cancels(wx, bz, &mut self.pscale);

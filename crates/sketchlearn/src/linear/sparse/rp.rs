@@ -23,7 +23,7 @@
 //! `Sᵀb` is transferred into `w̄` lazily (see [`columns`](super::columns)) and `b ← 0`.
 //! Cost `O(m² + m·nnz)` per example.
 
-use super::columns::{Init, LazyColumns, W, Z};
+use super::columns::{Init, LazyColumns, W};
 use super::{check_params, for_each_nz, fused_step_ok, fused_write, projection};
 use crate::linalg::{dot, SymEigen};
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
@@ -260,18 +260,8 @@ impl SparseRp {
         z: &mut [f64],
     ) -> Result<f64, LearnError> {
         let m = self.m;
-        let (mut wx, mut xx, mut wmax, mut xmax) = (0.0, 0.0, 0.0f64, 0.0f64);
-        z.iter_mut().for_each(|v| *v = 0.0);
-        for_each_nz(x, |j, v| {
-            let slot = self.cols.current(j);
-            wx += slot[W] * v;
-            xx += v * v;
-            wmax = wmax.max(slot[W].abs());
-            xmax = xmax.max(v.abs());
-            for (zi, sij) in z.iter_mut().zip(&slot[Z..Z + m]) {
-                *zi += sij * v;
-            }
-        });
+        let super::gather::Gathered { wx, xx, wmax, xmax } =
+            super::gather::gather(&mut self.cols, x, z);
         let bz = dot(&self.b, z);
         let mut p = wx + bz;
         let flush = super::cancels(wx, bz, &mut self.pscale);

@@ -1,0 +1,77 @@
+//! The gather of the sparse learners: `z = Zx`, `w̄ᵀx`, `‖x‖²` and the maxima the fused step's
+//! guard needs ([`fused_step_ok`](super::fused_step_ok)), in one pass over the example's columns,
+//! each brought up to date on the way ([`LazyColumns::current`]).
+//!
+//! It is the hottest loop of every sparse learner (`nnz` columns of `m + 1` values per example).
+//! For the common sketch sizes the `m` partial sums live in registers for the whole pass (the
+//! length known at compile time, see [`axpy`](super::axpy)); the sums are the same, in the same
+//! order, as the plain loop's, so the result is the same to the bit for every `m`.
+
+use super::columns::{LazyColumns, W, Z};
+use super::finite_max;
+use crate::Row;
+
+/// What the gather returns besides `z`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Gathered {
+    /// `w̄ᵀx`.
+    pub wx: f64,
+    /// `‖x‖²`.
+    pub xx: f64,
+    /// `max_j |w̄_j|` over the example's columns.
+    pub wmax: f64,
+    /// `max_j |x_j|`.
+    pub xmax: f64,
+}
+
+/// `z ← Zx` (`z.len() = m`) and the [`Gathered`] sums; brings every touched column up to date.
+#[inline]
+pub(crate) fn gather(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gathered {
+    match (x, z.len()) {
+        (Row::Sparse { indices, values }, 10) => fixed::<10>(cols, indices, values, z),
+        (Row::Sparse { indices, values }, 5) => fixed::<5>(cols, indices, values, z),
+        (Row::Sparse { indices, values }, 20) => fixed::<20>(cols, indices, values, z),
+        _ => generic(cols, x, z),
+    }
+}
+
+fn generic(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gathered {
+    let m = z.len();
+    let mut g = Gathered::default();
+    z.iter_mut().for_each(|v| *v = 0.0);
+    super::for_each_nz(x, |j, v| {
+        let slot = cols.current(j);
+        g.wx += slot[W] * v;
+        g.xx += v * v;
+        g.wmax = finite_max(g.wmax, slot[W].abs());
+        g.xmax = finite_max(g.xmax, v.abs());
+        super::axpy::axpy(z, &slot[Z..Z + m], v);
+    });
+    g
+}
+
+#[inline(always)]
+fn fixed<const M: usize>(
+    cols: &mut LazyColumns,
+    indices: &[u32],
+    values: &[f64],
+    z: &mut [f64],
+) -> Gathered {
+    let mut acc = [0.0f64; M];
+    let (mut wx, mut xx, mut wmax, mut xmax) = (0.0, 0.0, 0.0f64, 0.0f64);
+    for (&j, &v) in indices.iter().zip(values) {
+        let slot = cols.current(j as usize);
+        let w = slot[W];
+        wx += w * v;
+        xx += v * v;
+        wmax = finite_max(wmax, w.abs());
+        xmax = finite_max(xmax, v.abs());
+        if let Some(col) = slot[Z..].first_chunk::<M>() {
+            for i in 0..M {
+                acc[i] += col[i] * v;
+            }
+        }
+    }
+    z[..M].copy_from_slice(&acc);
+    Gathered { wx, xx, wmax, xmax }
+}
