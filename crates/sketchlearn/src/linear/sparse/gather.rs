@@ -35,7 +35,7 @@ pub(crate) fn gather(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gathe
     }
 }
 
-fn generic(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gathered {
+pub(crate) fn generic(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gathered {
     let m = z.len();
     let mut g = Gathered::default();
     z.iter_mut().for_each(|v| *v = 0.0);
@@ -74,4 +74,68 @@ fn fixed<const M: usize>(
     }
     z[..M].copy_from_slice(&acc);
     Gathered { wx, xx, wmax, xmax }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::columns::{Init, LazyColumns, W, Z};
+    use super::super::{fused_generic, fused_write};
+    use super::{gather, generic};
+    use crate::Row;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Columns with random `w̄` and `Z` (structured start, then overwritten on some columns).
+    fn columns(dim: usize, m: usize, rng: &mut Xoshiro256PlusPlus) -> LazyColumns {
+        let mut cols = LazyColumns::new(dim, m, Init::Structured { seed: 5 });
+        for j in (0..dim).step_by(2) {
+            let slot = cols.current(j);
+            slot[W] = rng.random_range(-3.0..3.0);
+            for z in &mut slot[Z..] {
+                *z = rng.random_range(-1.0..1.0);
+            }
+        }
+        cols
+    }
+
+    /// The size-specialised passes (m = 5, 10, 20) against the generic loops, and the sizes
+    /// next to them, to the bit.
+    #[test]
+    fn specialised_sizes_give_the_generic_results_to_the_bit() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        for m in [4, 5, 6, 9, 10, 11, 19, 20, 21] {
+            let dim = 300;
+            let mut a = columns(dim, m, &mut rng);
+            let mut b = a.clone();
+            let mut indices: Vec<u32> = (0..dim as u32).filter(|_| rng.random_bool(0.2)).collect();
+            indices.dedup();
+            let values: Vec<f64> = indices
+                .iter()
+                .map(|_| rng.random_range(-2.0..2.0))
+                .collect();
+            let x = Row::Sparse {
+                indices: &indices,
+                values: &values,
+            };
+            let (mut za, mut zb) = (vec![7.0; m], vec![-7.0; m]);
+            let ga = gather(&mut a, x, &mut za);
+            let gb = generic(&mut b, x, &mut zb);
+            assert_eq!(za, zb, "z, m = {m}");
+            assert_eq!(
+                (ga.wx, ga.xx, ga.wmax, ga.xmax),
+                (gb.wx, gb.xx, gb.wmax, gb.xmax),
+                "sums, m = {m}"
+            );
+            let delta: Vec<f64> = (0..m).map(|_| rng.random_range(-1.0..1.0)).collect();
+            fused_write(&mut a, x, 0.3, Some((&delta, -1.7)));
+            fused_generic(&mut b, x, 0.3, &delta, -1.7);
+            for &j in &indices {
+                assert_eq!(
+                    a.slot(j as usize),
+                    b.slot(j as usize),
+                    "column {j}, m = {m}"
+                );
+            }
+        }
+    }
 }

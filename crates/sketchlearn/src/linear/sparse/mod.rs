@@ -108,7 +108,13 @@ pub(crate) fn fused_write(
     }
 }
 
-fn fused_generic(cols: &mut columns::LazyColumns, x: Row<'_>, a: f64, delta: &[f64], s: f64) {
+pub(crate) fn fused_generic(
+    cols: &mut columns::LazyColumns,
+    x: Row<'_>,
+    a: f64,
+    delta: &[f64],
+    s: f64,
+) {
     for_each_nz(x, |j, v| {
         let slot = cols.slot(j);
         slot[columns::W] += a * v;
