@@ -4,8 +4,10 @@
 //!
 //! It is the hottest loop of every sparse learner (`nnz` columns of `m + 1` values per example).
 //! For the common sketch sizes the `m` partial sums live in registers for the whole pass (the
-//! length known at compile time, see [`axpy`](super::axpy)); the sums are the same, in the same
-//! order, as the plain loop's, so the result is the same to the bit for every `m`.
+//! length known at compile time, see [`axpy`](super::axpy)), compiled twice: for x86-64's
+//! baseline and, chosen at run time, for AVX2 (4-wide registers; no FMA, see
+//! [`has_avx2`](super::axpy::has_avx2)). The sums are the same, in the same order, as the plain
+//! loop's, so the result is the same to the bit for every `m` and on every CPU.
 
 use super::columns::{LazyColumns, W, Z};
 use super::finite_max;
@@ -28,9 +30,9 @@ pub(crate) struct Gathered {
 #[inline]
 pub(crate) fn gather(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gathered {
     match (x, z.len()) {
-        (Row::Sparse { indices, values }, 10) => fixed::<10>(cols, indices, values, z),
-        (Row::Sparse { indices, values }, 5) => fixed::<5>(cols, indices, values, z),
-        (Row::Sparse { indices, values }, 20) => fixed::<20>(cols, indices, values, z),
+        (Row::Sparse { indices, values }, 10) => fixed_dispatch::<10>(cols, indices, values, z),
+        (Row::Sparse { indices, values }, 5) => fixed_dispatch::<5>(cols, indices, values, z),
+        (Row::Sparse { indices, values }, 20) => fixed_dispatch::<20>(cols, indices, values, z),
         _ => generic(cols, x, z),
     }
 }
@@ -48,6 +50,33 @@ pub(crate) fn generic(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gath
         super::axpy::axpy(z, &slot[Z..Z + m], v);
     });
     g
+}
+
+/// [`fixed`] compiled for AVX2 when the CPU has it ([`has_avx2`](super::axpy::has_avx2)).
+#[inline(always)]
+fn fixed_dispatch<const M: usize>(
+    cols: &mut LazyColumns,
+    indices: &[u32],
+    values: &[f64],
+    z: &mut [f64],
+) -> Gathered {
+    #[cfg(target_arch = "x86_64")]
+    if super::axpy::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { fixed_avx2::<M>(cols, indices, values, z) };
+    }
+    fixed::<M>(cols, indices, values, z)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fixed_avx2<const M: usize>(
+    cols: &mut LazyColumns,
+    indices: &[u32],
+    values: &[f64],
+    z: &mut [f64],
+) -> Gathered {
+    fixed::<M>(cols, indices, values, z)
 }
 
 #[inline(always)]
@@ -121,14 +150,41 @@ mod tests {
             let ga = gather(&mut a, x, &mut za);
             let gb = generic(&mut b, x, &mut zb);
             assert_eq!(za, zb, "z, m = {m}");
+            // The baseline (SSE2) copy too, whichever one `gather` ran on this CPU.
+            if let Row::Sparse { indices, values } = x {
+                let mut zc = vec![3.0; m];
+                let mut c = b.clone();
+                let gc = match m {
+                    5 => Some(super::fixed::<5>(&mut c, indices, values, &mut zc)),
+                    10 => Some(super::fixed::<10>(&mut c, indices, values, &mut zc)),
+                    20 => Some(super::fixed::<20>(&mut c, indices, values, &mut zc)),
+                    _ => None,
+                };
+                if let Some(gc) = gc {
+                    assert_eq!(zc, zb, "baseline z, m = {m}");
+                    assert_eq!(gc.wx, gb.wx, "baseline w̄ᵀx, m = {m}");
+                }
+            }
             assert_eq!(
                 (ga.wx, ga.xx, ga.wmax, ga.xmax),
                 (gb.wx, gb.xx, gb.wmax, gb.xmax),
                 "sums, m = {m}"
             );
             let delta: Vec<f64> = (0..m).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let mut c = b.clone();
             fused_write(&mut a, x, 0.3, Some((&delta, -1.7)));
             fused_generic(&mut b, x, 0.3, &delta, -1.7);
+            // The baseline (SSE2) copy of the specialised write, whichever one ran above.
+            let (i, v) = (&indices[..], &values[..]);
+            match m {
+                5 => super::super::fused_fixed::<5>(&mut c, i, v, 0.3, &delta, -1.7),
+                10 => super::super::fused_fixed::<10>(&mut c, i, v, 0.3, &delta, -1.7),
+                20 => super::super::fused_fixed::<20>(&mut c, i, v, 0.3, &delta, -1.7),
+                _ => fused_generic(&mut c, x, 0.3, &delta, -1.7),
+            }
+            for &j in &indices {
+                assert_eq!(c.slot(j as usize), b.slot(j as usize), "baseline, m = {m}");
+            }
             for &j in &indices {
                 assert_eq!(
                     a.slot(j as usize),

@@ -98,9 +98,9 @@ pub(crate) fn fused_write(
 ) {
     match (delta, x) {
         (Some((delta, s)), Row::Sparse { indices, values }) => match delta.len() {
-            10 => fused_fixed::<10>(cols, indices, values, a, delta, s),
-            5 => fused_fixed::<5>(cols, indices, values, a, delta, s),
-            20 => fused_fixed::<20>(cols, indices, values, a, delta, s),
+            10 => fused_dispatch::<10>(cols, indices, values, a, delta, s),
+            5 => fused_dispatch::<5>(cols, indices, values, a, delta, s),
+            20 => fused_dispatch::<20>(cols, indices, values, a, delta, s),
             _ => fused_generic(cols, x, a, delta, s),
         },
         (Some((delta, s)), Row::Dense(_)) => fused_generic(cols, x, a, delta, s),
@@ -120,6 +120,37 @@ pub(crate) fn fused_generic(
         slot[columns::W] += a * v;
         axpy::axpy(&mut slot[columns::Z..], delta, s * v);
     })
+}
+
+/// [`fused_fixed`] compiled for AVX2 when the CPU has it ([`axpy::has_avx2`]).
+#[inline(always)]
+fn fused_dispatch<const M: usize>(
+    cols: &mut columns::LazyColumns,
+    indices: &[u32],
+    values: &[f64],
+    a: f64,
+    delta: &[f64],
+    s: f64,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if axpy::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { fused_avx2::<M>(cols, indices, values, a, delta, s) };
+    }
+    fused_fixed::<M>(cols, indices, values, a, delta, s)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fused_avx2<const M: usize>(
+    cols: &mut columns::LazyColumns,
+    indices: &[u32],
+    values: &[f64],
+    a: f64,
+    delta: &[f64],
+    s: f64,
+) {
+    fused_fixed::<M>(cols, indices, values, a, delta, s)
 }
 
 /// [`fused_write`] for a sketch size known at compile time: `δ` stays in registers for the
