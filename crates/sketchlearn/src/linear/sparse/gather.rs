@@ -175,11 +175,17 @@ mod tests {
             fused_write(&mut a, x, 0.3, Some((&delta, -1.7)));
             fused_generic(&mut b, x, 0.3, &delta, -1.7);
             // The baseline (SSE2) copy of the specialised write, whichever one ran above.
-            let (i, v) = (&indices[..], &values[..]);
+            let pass = super::super::FusedPass {
+                indices: &indices,
+                values: &values,
+                a: 0.3,
+                delta: &delta,
+                s: -1.7,
+            };
             match m {
-                5 => super::super::fused_fixed::<5>(&mut c, i, v, 0.3, &delta, -1.7),
-                10 => super::super::fused_fixed::<10>(&mut c, i, v, 0.3, &delta, -1.7),
-                20 => super::super::fused_fixed::<20>(&mut c, i, v, 0.3, &delta, -1.7),
+                5 => super::super::fused_fixed::<5>(&mut c, pass),
+                10 => super::super::fused_fixed::<10>(&mut c, pass),
+                20 => super::super::fused_fixed::<20>(&mut c, pass),
                 _ => fused_generic(&mut c, x, 0.3, &delta, -1.7),
             }
             for &j in &indices {

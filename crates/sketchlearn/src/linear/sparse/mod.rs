@@ -97,12 +97,21 @@ pub(crate) fn fused_write(
     delta: Option<(&[f64], f64)>,
 ) {
     match (delta, x) {
-        (Some((delta, s)), Row::Sparse { indices, values }) => match delta.len() {
-            10 => fused_dispatch::<10>(cols, indices, values, a, delta, s),
-            5 => fused_dispatch::<5>(cols, indices, values, a, delta, s),
-            20 => fused_dispatch::<20>(cols, indices, values, a, delta, s),
-            _ => fused_generic(cols, x, a, delta, s),
-        },
+        (Some((delta, s)), Row::Sparse { indices, values }) => {
+            let pass = FusedPass {
+                indices,
+                values,
+                a,
+                delta,
+                s,
+            };
+            match delta.len() {
+                10 => fused_dispatch::<10>(cols, pass),
+                5 => fused_dispatch::<5>(cols, pass),
+                20 => fused_dispatch::<20>(cols, pass),
+                _ => fused_generic(cols, x, a, delta, s),
+            }
+        }
         (Some((delta, s)), Row::Dense(_)) => fused_generic(cols, x, a, delta, s),
         (None, _) => for_each_nz(x, |j, v| cols.slot(j)[columns::W] += a * v),
     }
@@ -122,48 +131,44 @@ pub(crate) fn fused_generic(
     })
 }
 
+/// The arguments of the size-specialised fused write on a sparse row.
+#[derive(Clone, Copy)]
+pub(crate) struct FusedPass<'a> {
+    pub indices: &'a [u32],
+    pub values: &'a [f64],
+    pub a: f64,
+    pub delta: &'a [f64],
+    pub s: f64,
+}
+
 /// [`fused_fixed`] compiled for AVX2 when the CPU has it ([`axpy::has_avx2`]).
 #[inline(always)]
-fn fused_dispatch<const M: usize>(
-    cols: &mut columns::LazyColumns,
-    indices: &[u32],
-    values: &[f64],
-    a: f64,
-    delta: &[f64],
-    s: f64,
-) {
+fn fused_dispatch<const M: usize>(cols: &mut columns::LazyColumns, pass: FusedPass<'_>) {
     #[cfg(target_arch = "x86_64")]
     if axpy::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { fused_avx2::<M>(cols, indices, values, a, delta, s) };
+        return unsafe { fused_avx2::<M>(cols, pass) };
     }
-    fused_fixed::<M>(cols, indices, values, a, delta, s)
+    fused_fixed::<M>(cols, pass)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn fused_avx2<const M: usize>(
-    cols: &mut columns::LazyColumns,
-    indices: &[u32],
-    values: &[f64],
-    a: f64,
-    delta: &[f64],
-    s: f64,
-) {
-    fused_fixed::<M>(cols, indices, values, a, delta, s)
+unsafe fn fused_avx2<const M: usize>(cols: &mut columns::LazyColumns, pass: FusedPass<'_>) {
+    fused_fixed::<M>(cols, pass)
 }
 
 /// [`fused_write`] for a sketch size known at compile time: `δ` stays in registers for the
 /// whole pass (the same products and sums as [`fused_generic`], so the same bits).
 #[inline(always)]
-fn fused_fixed<const M: usize>(
-    cols: &mut columns::LazyColumns,
-    indices: &[u32],
-    values: &[f64],
-    a: f64,
-    delta: &[f64],
-    s: f64,
-) {
+fn fused_fixed<const M: usize>(cols: &mut columns::LazyColumns, pass: FusedPass<'_>) {
+    let FusedPass {
+        indices,
+        values,
+        a,
+        delta,
+        s,
+    } = pass;
     let Some(&d) = delta.first_chunk::<M>() else {
         return;
     };
