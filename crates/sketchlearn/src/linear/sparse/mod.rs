@@ -229,9 +229,19 @@ pub(crate) fn cancels(wx: f64, bz: f64, pscale: &mut f64) -> bool {
     wx.abs() + bz.abs() > CANCEL * p.max(*pscale)
 }
 
-/// Row-major `y = F x` for a lower-triangular `m × m` `F`.
+/// Row-major `y = F x` for a lower-triangular `m × m` `F`. For `m = 10` (the papers' and VW's
+/// usual size) the body is compiled with `m` known, which unrolls the triangular loops (the same
+/// operations in the same order, so the same bits).
 #[inline]
 pub(crate) fn lower_mul(f: &[f64], m: usize, x: &[f64], y: &mut [f64]) {
+    match m {
+        10 => lower_mul_body(f, 10, x, y),
+        _ => lower_mul_body(f, m, x, y),
+    }
+}
+
+#[inline(always)]
+fn lower_mul_body(f: &[f64], m: usize, x: &[f64], y: &mut [f64]) {
     if m == 0 {
         return;
     }
@@ -241,9 +251,18 @@ pub(crate) fn lower_mul(f: &[f64], m: usize, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// Row-major `y = Fᵀ x` for a lower-triangular `m × m` `F`.
+/// Row-major `y = Fᵀ x` for a lower-triangular `m × m` `F` (`m = 10` compiled apart, as
+/// [`lower_mul`]).
 #[inline]
 pub(crate) fn lower_tmul(f: &[f64], m: usize, x: &[f64], y: &mut [f64]) {
+    match m {
+        10 => lower_tmul_body(f, 10, x, y),
+        _ => lower_tmul_body(f, m, x, y),
+    }
+}
+
+#[inline(always)]
+fn lower_tmul_body(f: &[f64], m: usize, x: &[f64], y: &mut [f64]) {
     if m == 0 {
         return;
     }

@@ -209,8 +209,9 @@ impl SparseOja {
 
     /// `v = Fᵀdiag(κ)Fz` (in `self.v`): `A⁻¹x = (x − Zᵀv)/α`. Returns whether `b − (coef/α)·v`
     /// stays acceptable.
-    fn step_direction(&mut self, coef: f64, z: &[f64]) -> bool {
-        let (m, f) = (self.m, coef / self.alpha);
+    #[inline(always)]
+    fn step_direction(&mut self, coef: f64, z: &[f64], m: usize) -> bool {
+        let f = coef / self.alpha;
         lower_mul(&self.f, m, z, &mut self.y);
         let (t, alpha) = (self.t as f64, self.alpha);
         for (y, &l) in self.y[..m].iter_mut().zip(&self.lambda[..m]) {
@@ -225,9 +226,9 @@ impl SparseOja {
     }
 
     /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
-    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64]) -> bool {
-        let (m, f) = (self.m, coef / self.alpha);
-        let mut ok = self.step_direction(coef, z);
+    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64], m: usize) -> bool {
+        let f = coef / self.alpha;
+        let mut ok = self.step_direction(coef, z, m);
         if ok {
             for_each_nz(x, |j, v| ok &= weight_ok(self.cols.slot(j)[W] + f * v));
         }
@@ -246,13 +247,14 @@ impl SparseOja {
     /// change on the example's columns ([`SparseOja::update_columns`]), `None` when the sketch
     /// did not move. Transactional: when any quantity of the update would be non-finite (absurdly
     /// scaled data), nothing changes and the update is refused ([`LearnError::Diverged`]).
+    #[inline(always)]
     fn prepare_update(
         &mut self,
         s: f64,
         xx: f64,
         z: &mut [f64],
+        m: usize,
     ) -> Result<Option<f64>, LearnError> {
-        let m = self.m;
         let t = self.t + 1;
         let gamma = (self.oja_c / t as f64).min(1.0);
         // u = Zĝ = s·z (in self.v), p = F u (in self.y).
@@ -323,7 +325,7 @@ impl SparseOja {
         for (zi, d) in z[..m].iter_mut().zip(&delta[..m]) {
             *zi += d * sxx;
         }
-        self.rank_one_orthonormalize(beta);
+        self.rank_one_orthonormalize(beta, m);
         Ok(Some(db))
     }
 
@@ -344,8 +346,8 @@ impl SparseOja {
     }
 
     /// `F ← L⁻¹F` with `LLᵀ = I + βppᵀ` (p in `self.y`), `O(m²)`.
-    fn rank_one_orthonormalize(&mut self, beta: f64) {
-        let m = self.m;
+    #[inline(always)]
+    fn rank_one_orthonormalize(&mut self, beta: f64, m: usize) {
         let sb = beta.sqrt();
         let (mut sig_prev, mut fn2) = (1.0, 0.0);
         self.run.iter_mut().for_each(|x| *x = 0.0);
@@ -416,14 +418,15 @@ impl SparseOja {
         self.b.iter_mut().for_each(|x| *x = 0.0);
     }
 
+    #[inline(always)]
     fn learn_inner(
         &mut self,
         x: Row<'_>,
         y: f64,
         weight: f64,
         z: &mut [f64],
+        m: usize,
     ) -> Result<f64, LearnError> {
-        let m = self.m;
         let super::gather::Gathered { wx, xx, wmax, xmax } =
             super::gather::gather(&mut self.cols, x, z);
         let bz = dot(&self.b, z);
@@ -435,7 +438,7 @@ impl SparseOja {
             let proj: f64 = (0..m).map(|i| self.kappa(i) * self.y[i] * self.y[i]).sum();
             let q = (xx - proj) / self.alpha;
             if let Some(tau) = projection(p, self.params.clip, q, xx, self.alpha) {
-                if !self.step(x, -tau / q, z) {
+                if !self.step(x, -tau / q, z, m) {
                     return Err(LearnError::Diverged(format!(
                         "projection step, example {}",
                         self.examples
@@ -448,7 +451,7 @@ impl SparseOja {
         let dl = weight * self.params.loss.derivative(p, y);
         if dl != 0.0 {
             let s = self.params.c.sqrt() * dl;
-            let db = self.prepare_update(s, xx, z)?;
+            let db = self.prepare_update(s, xx, z, m)?;
             let (f, a) = (-dl / self.alpha, -dl / self.alpha - db.unwrap_or(0.0) * s);
             // One pass over the columns for the update and the step when nothing in between
             // needs them: no change of basis due, and the guards provably pass (the step's
@@ -457,7 +460,7 @@ impl SparseOja {
                 && !(db.is_some() && self.rebase_due())
                 && !projected
                 && fused_step_ok(wmax, xmax, a)
-                && self.step_direction(-dl, z);
+                && self.step_direction(-dl, z, m);
             if fused {
                 fused_write(&mut self.cols, x, a, db.map(|_| (&self.delta[..], s)));
                 for i in 0..m {
@@ -469,7 +472,7 @@ impl SparseOja {
                     self.maybe_rebase(z, false);
                 }
                 self.check_finite()?;
-                if !self.step(x, -dl, z) {
+                if !self.step(x, -dl, z, m) {
                     return Err(LearnError::Diverged(format!(
                         "Newton step, example {}",
                         self.examples
@@ -501,7 +504,12 @@ impl OnlineLearner for SparseOja {
         self.examples += 1;
         self.scratch();
         let mut z = std::mem::take(&mut self.z);
-        let r = self.learn_inner(x, y, weight, &mut z);
+        // m = 10 (the papers' and VW's usual size) is compiled apart with `m` known, which
+        // unrolls the O(m²) loops; the same operations in the same order (the same bits).
+        let r = match self.m {
+            10 => self.learn_inner(x, y, weight, &mut z, 10),
+            m => self.learn_inner(x, y, weight, &mut z, m),
+        };
         self.z = z;
         r
     }
