@@ -129,6 +129,10 @@ struct Epoch {
     count: u64,
     /// Columns stamped with this id when it was current (some re-stamped since).
     members: Vec<u32>,
+    /// `Tᵀ` row-major (empty when `t` is `None`): what [`apply`] reads, so that it runs as one
+    /// `axpy` per column of `T` (vectorised over the rows). Rebuilt from `t`, never stored.
+    #[serde(skip)]
+    tt: Vec<f64>,
 }
 
 impl Epoch {
@@ -138,8 +142,37 @@ impl Epoch {
     fn apply(&self, slot: &mut [f64], tmp: &mut [f64]) {
         let z = &mut slot[Z..];
         slot[W] += z.iter().zip(&self.a).map(|(x, y)| x * y).sum::<f64>();
+        if self.t.is_some() {
+            apply(&self.tt, self.a.len(), &mut slot[Z..], tmp);
+        }
+    }
+
+    /// [`Epoch::apply`] to a slot holding only `z_r = v` (a never-touched column): `w̄ += v·a_r`,
+    /// `z = v·T[:, r]` in `O(m)` (the same values: the other terms are zeros).
+    #[inline]
+    fn apply_initial(&self, r: usize, v: f64, slot: &mut [f64]) {
+        let m = self.a.len();
+        slot[W] += v * self.a[r];
+        if self.t.is_some() {
+            for (zi, ti) in slot[Z..Z + m].iter_mut().zip(&self.tt[r * m..(r + 1) * m]) {
+                *zi = v * ti;
+            }
+        } else {
+            slot[Z + r] = v;
+        }
+    }
+
+    /// Rebuilds `tt` from `t`.
+    fn sync(&mut self) {
+        let m = self.a.len();
+        self.tt.clear();
         if let Some(t) = &self.t {
-            apply(t, self.a.len(), &mut slot[Z..], tmp);
+            self.tt.resize(m * m, 0.0);
+            for i in 0..m {
+                for k in 0..m {
+                    self.tt[k * m + i] = t[i * m + k];
+                }
+            }
         }
     }
 
@@ -164,6 +197,7 @@ impl Epoch {
                     std::mem::swap(t, scratch);
                 }
             }
+            self.sync();
         }
     }
 }
@@ -254,6 +288,7 @@ impl LazyColumns {
                 a: vec![0.0; m],
                 count: 0,
                 members: Vec::new(),
+                tt: Vec::new(),
             },
             epochs: VecDeque::new(),
             ids: VecDeque::new(),
@@ -324,6 +359,17 @@ impl LazyColumns {
     }
 
     /// Writes the initial column `j` (in epoch-1 coordinates) into `slot` (zeros before).
+    /// Writes the current value of the never-touched column `j` into `slot` (zeros before).
+    #[inline]
+    fn apply_initial(&self, j: usize, slot: &mut [f64]) {
+        if let Init::Structured { seed } = self.init {
+            if self.m > 0 {
+                let (r, v) = initial_value(self.dim, self.m, seed, j);
+                self.pristine.apply_initial(r, v, slot);
+            }
+        }
+    }
+
     #[inline]
     fn write_initial(&self, j: usize, slot: &mut [f64]) {
         if let Init::Structured { seed } = self.init {
@@ -344,8 +390,7 @@ impl LazyColumns {
         {
             let sl = &mut slot[base..base + s];
             if stamp == 0 {
-                self.write_initial(j, sl);
-                self.pristine.apply(sl, &mut self.tmp);
+                self.apply_initial(j, sl);
                 if let Some(list) = &mut self.touched {
                     if list.len() < FEW {
                         list.push(j as u32);
@@ -408,7 +453,15 @@ impl LazyColumns {
     }
 
     /// Position of the live epoch `id` (ids increase along the deque).
+    /// Stale columns mostly come from the last few epochs (a frequent feature is touched
+    /// again soon), so those are looked at first.
     fn epoch_index(&self, id: u32) -> usize {
+        let n = self.ids.len();
+        for k in (n.saturating_sub(4)..n).rev() {
+            if self.ids[k] == id {
+                return k;
+            }
+        }
         self.ids
             .binary_search(&id)
             .unwrap_or_else(|_| unreachable!("stamp {id} of no live epoch"))
@@ -454,13 +507,16 @@ impl LazyColumns {
         let members = std::mem::take(&mut self.cur_members);
         if self.cur_count > 0 {
             self.ids.push_back(self.cur);
-            self.epochs.push_back(Epoch {
+            let mut e = Epoch {
                 id: self.cur,
                 t: mat.map(|x| x.to_vec()),
                 a: b.to_vec(),
                 count: self.cur_count,
                 members,
-            });
+                tt: Vec::new(),
+            };
+            e.sync();
+            self.epochs.push_back(e);
         }
         self.cur_count = 0;
         self.cur += 1;
@@ -475,6 +531,7 @@ impl LazyColumns {
                 a: vec![0.0; self.m],
                 count: open as u64,
                 members: Vec::new(),
+                tt: Vec::new(),
             });
         }
         while self.epochs.len() > MAX_EPOCHS {
@@ -602,13 +659,64 @@ fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
     }
 }
 
-/// `z ← T z` with `T` row-major `m × m`.
+/// `z ← T z` with `tt = Tᵀ` row-major: `z' = Σ_k T[:, k]·z_k`, one `axpy` per column of `T`.
+/// Each `z'_i` is still the sum `Σ_k T_ik z_k` in the order of `k` (from `−0.0`, as `Iterator::sum`),
+/// so the result is the same to the bit as the row-by-row dot products; the common sizes are
+/// compiled apart (length known: unrolled and vectorised, AVX2 when the CPU has it).
 #[inline]
-fn apply(t: &[f64], m: usize, z: &mut [f64], tmp: &mut [f64]) {
-    for i in 0..m {
-        tmp[i] = (0..m).map(|k| t[i * m + k] * z[k]).sum();
+fn apply(tt: &[f64], m: usize, z: &mut [f64], tmp: &mut [f64]) {
+    match m {
+        10 => apply_dispatch::<10>(tt, z),
+        5 => apply_dispatch::<5>(tt, z),
+        20 => apply_dispatch::<20>(tt, z),
+        _ => {
+            let tmp = &mut tmp[..m];
+            tmp.fill(-0.0);
+            for (col, &zk) in tt.chunks_exact(m).zip(z.iter()) {
+                for (t, c) in tmp.iter_mut().zip(col) {
+                    *t += c * zk;
+                }
+            }
+            z[..m].copy_from_slice(tmp);
+        }
     }
-    z.copy_from_slice(&tmp[..m]);
+}
+
+#[inline(always)]
+fn apply_dispatch<const M: usize>(tt: &[f64], z: &mut [f64]) {
+    if super::axpy::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { apply_avx2::<M>(tt, z) };
+    }
+    apply_fixed::<M>(tt, z)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn apply_avx2<const M: usize>(tt: &[f64], z: &mut [f64]) {
+    apply_fixed::<M>(tt, z)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn apply_avx2<const M: usize>(tt: &[f64], z: &mut [f64]) {
+    apply_fixed::<M>(tt, z)
+}
+
+#[inline(always)]
+fn apply_fixed<const M: usize>(tt: &[f64], z: &mut [f64]) {
+    let Some(z) = z.first_chunk_mut::<M>() else {
+        return;
+    };
+    let mut acc = [-0.0f64; M];
+    for (col, &zk) in tt.chunks_exact(M).zip(z.iter()) {
+        let Some(col) = col.first_chunk::<M>() else {
+            return;
+        };
+        for i in 0..M {
+            acc[i] += col[i] * zk;
+        }
+    }
+    *z = acc;
 }
 
 /// Whether every epoch of a closed group has its group, and every group counts its live epochs
@@ -712,10 +820,28 @@ impl<'de> Deserialize<'de> for LazyColumns {
             data,
             init: st.init,
             cur: st.cur,
-            pristine: st.pristine,
+            pristine: {
+                let mut p = st.pristine;
+                p.sync();
+                p
+            },
             ids: st.epochs.iter().map(|e| e.id).collect(),
-            epochs: st.epochs,
-            groups: st.groups,
+            epochs: st
+                .epochs
+                .into_iter()
+                .map(|mut e| {
+                    e.sync();
+                    e
+                })
+                .collect(),
+            groups: st
+                .groups
+                .into_iter()
+                .map(|mut e| {
+                    e.sync();
+                    e
+                })
+                .collect(),
             closed: st.closed,
             cur_count: st.cur_count,
             cur_members: st.cur_members,

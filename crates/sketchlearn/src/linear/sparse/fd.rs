@@ -69,6 +69,7 @@
 
 use super::columns::{Init, LazyColumns, W, Z};
 use super::gram_schmidt::{decompose, GRAM_DEPENDENT};
+use super::row_index::{sparse_dot, RowIndex};
 use super::{check_params, for_each_nz, fused_write, projection};
 use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_factor, SymEigen};
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
@@ -150,6 +151,9 @@ pub struct SparseFd {
     h: Vec<f64>,
     #[serde(skip)]
     tmp: Vec<f64>,
+    /// `G` by column, for `Gx` (rebuilt from `g` when behind it, e.g. after loading a model).
+    #[serde(skip)]
+    index: RowIndex,
 }
 
 impl SparseFd {
@@ -230,6 +234,7 @@ impl SparseFd {
             y: Vec::new(),
             h: Vec::new(),
             tmp: Vec::new(),
+            index: RowIndex::default(),
         })
     }
 
@@ -484,6 +489,9 @@ impl SparseFd {
                 self.examples
             )));
         }
+        if self.index.rows() == self.g.len() {
+            self.index.push(&indices, &values);
+        }
         self.g.push(RawRow { indices, values, u });
         self.c.push(0.0);
         gx.push(s * xx);
@@ -709,6 +717,7 @@ impl SparseFd {
         }
         g.clear();
         self.g = g;
+        self.index.clear();
         self.c.clear();
         gx.clear();
         // New top rows σ_i = √(λ_i − δ), i < keep; BBᵀ = diag(σ²).
@@ -783,8 +792,22 @@ impl SparseFd {
     ) -> Result<f64, LearnError> {
         let super::gather::Gathered { wx, xx, .. } = super::gather::gather(&mut self.cols, x, z);
         gx.clear();
-        for row in &self.g {
-            gx.push(sparse_dot(&row.indices, &row.values, x));
+        match x {
+            Row::Sparse { indices, values } => {
+                if self.index.rows() != self.g.len() {
+                    self.index.clear();
+                    for row in &self.g {
+                        self.index.push(&row.indices, &row.values);
+                    }
+                }
+                gx.resize(self.g.len(), 0.0);
+                self.index.products(indices, values, gx);
+            }
+            Row::Dense(_) => {
+                for row in &self.g {
+                    gx.push(sparse_dot(&row.indices, &row.values, x));
+                }
+            }
         }
         let rest = dot(&self.b, z) + dot(&self.c, gx);
         let mut p = wx + rest;
@@ -818,35 +841,6 @@ impl SparseFd {
             self.maybe_rebase(z, true);
         }
         Ok(p)
-    }
-}
-
-/// `ĝᵀx` for a stored sparse row and any row `x` (sorted merge for sparse `x`).
-fn sparse_dot(indices: &[u32], values: &[f64], x: Row<'_>) -> f64 {
-    match x {
-        Row::Dense(v) => indices
-            .iter()
-            .zip(values)
-            .filter_map(|(&j, a)| v.get(j as usize).map(|b| a * b))
-            .sum(),
-        Row::Sparse {
-            indices: xi,
-            values: xv,
-        } => {
-            let (mut a, mut b, mut s) = (0, 0, 0.0);
-            while a < indices.len() && b < xi.len() {
-                match indices[a].cmp(&xi[b]) {
-                    std::cmp::Ordering::Less => a += 1,
-                    std::cmp::Ordering::Greater => b += 1,
-                    std::cmp::Ordering::Equal => {
-                        s += values[a] * xv[b];
-                        a += 1;
-                        b += 1;
-                    }
-                }
-            }
-            s
-        }
     }
 }
 

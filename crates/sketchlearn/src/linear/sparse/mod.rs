@@ -53,6 +53,7 @@ pub mod fd;
 mod gather;
 pub(crate) mod gram_schmidt;
 pub mod oja;
+mod row_index;
 pub mod rp;
 
 pub use columns::{initial_directions, Init};
