@@ -647,13 +647,10 @@ impl LazyColumns {
 
 /// `out = A·B` for row-major `m × m` matrices (`out` zeroed by the caller).
 fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
-    for i in 0..m {
-        for k in 0..m {
-            let aik = a[i * m + k];
+    for (arow, orow) in a.chunks_exact(m).zip(out.chunks_exact_mut(m)) {
+        for (&aik, brow) in arow.iter().zip(b.chunks_exact(m)) {
             if aik != 0.0 {
-                for j in 0..m {
-                    out[i * m + j] += aik * b[k * m + j];
-                }
+                super::axpy::axpy(orow, brow, aik);
             }
         }
     }
@@ -1044,5 +1041,61 @@ mod tests {
             0,
             "every column of the old epoch was refreshed"
         );
+    }
+
+    #[test]
+    fn transposed_pass_equals_row_dot_products_to_the_bit() {
+        let mut state = 99u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0
+        };
+        for m in [1, 3, 4, 5, 9, 10, 11, 19, 20, 21] {
+            let mut e = Epoch {
+                id: 1,
+                t: Some((0..m * m).map(|_| next()).collect()),
+                a: vec![0.0; m],
+                count: 1,
+                members: Vec::new(),
+                tt: Vec::new(),
+            };
+            e.sync();
+            let t = e.t.clone().unwrap();
+            let z0: Vec<f64> = (0..m).map(|_| next()).collect();
+            let want: Vec<f64> = (0..m)
+                .map(|i| (0..m).map(|k| t[i * m + k] * z0[k]).sum::<f64>())
+                .collect();
+            let mut z = z0.clone();
+            let mut tmp = vec![0.0; m];
+            apply(&e.tt, m, &mut z, &mut tmp);
+            for i in 0..m {
+                assert_eq!(z[i].to_bits(), want[i].to_bits(), "m = {m}, row {i}");
+            }
+            // The baseline copy of the specialised sizes too (the dispatch takes AVX2 here).
+            if matches!(m, 5 | 10 | 20) {
+                let mut z = z0.clone();
+                match m {
+                    5 => apply_fixed::<5>(&e.tt, &mut z),
+                    10 => apply_fixed::<10>(&e.tt, &mut z),
+                    _ => apply_fixed::<20>(&e.tt, &mut z),
+                }
+                for i in 0..m {
+                    assert_eq!(z[i].to_bits(), want[i].to_bits(), "baseline, m = {m}");
+                }
+            }
+            // A never-touched column (one non-zero) in O(m): the same as the full pass.
+            for r in [0, m - 1] {
+                let mut full = vec![0.0; m + 2];
+                full[Z + r] = 0.75;
+                let mut fast = vec![0.0; m + 2];
+                e.a = (0..m).map(|_| next()).collect();
+                e.apply(&mut full, &mut tmp);
+                e.apply_initial(r, 0.75, &mut fast);
+                assert_eq!(full[W], fast[W]);
+                assert_eq!(&full[Z..], &fast[Z..]);
+            }
+        }
     }
 }
