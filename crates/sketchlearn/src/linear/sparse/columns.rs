@@ -121,18 +121,17 @@ pub(crate) fn initial_rank(dim: usize, m: usize) -> usize {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Epoch {
     id: u32,
-    /// `m × m` transform from this epoch's coordinates to the current ones (`None` = identity).
-    t: Option<Vec<f64>>,
+    /// The `m × m` transform `T` from this epoch's coordinates to the current ones (`None` =
+    /// identity), held as `Tᵀ` row-major so that [`apply`] runs as one `axpy` per column of `T`
+    /// (vectorised over the rows); model files store `T` row-major ([`transposed`]).
+    #[serde(rename = "t", with = "transposed")]
+    tt: Option<Vec<f64>>,
     /// Transfer `w̄_j += z_jᵀa` with `z_j` in this epoch's coordinates.
     a: Vec<f64>,
     /// Columns still stamped with this id.
     count: u64,
     /// Columns stamped with this id when it was current (some re-stamped since).
     members: Vec<u32>,
-    /// `Tᵀ` row-major (empty when `t` is `None`): what [`apply`] reads, so that it runs as one
-    /// `axpy` per column of `T` (vectorised over the rows). Rebuilt from `t`, never stored.
-    #[serde(skip)]
-    tt: Vec<f64>,
 }
 
 impl Epoch {
@@ -142,8 +141,8 @@ impl Epoch {
     fn apply(&self, slot: &mut [f64], tmp: &mut [f64]) {
         let z = &mut slot[Z..];
         slot[W] += z.iter().zip(&self.a).map(|(x, y)| x * y).sum::<f64>();
-        if self.t.is_some() {
-            apply(&self.tt, self.a.len(), &mut slot[Z..], tmp);
+        if let Some(tt) = &self.tt {
+            apply(tt, self.a.len(), &mut slot[Z..], tmp);
         }
     }
 
@@ -153,8 +152,8 @@ impl Epoch {
     fn apply_initial(&self, r: usize, v: f64, slot: &mut [f64]) {
         let m = self.a.len();
         slot[W] += v * self.a[r];
-        if self.t.is_some() {
-            for (zi, ti) in slot[Z..Z + m].iter_mut().zip(&self.tt[r * m..(r + 1) * m]) {
+        if let Some(tt) = &self.tt {
+            for (zi, ti) in slot[Z..Z + m].iter_mut().zip(&tt[r * m..(r + 1) * m]) {
                 *zi = v * ti;
             }
         } else {
@@ -162,42 +161,28 @@ impl Epoch {
         }
     }
 
-    /// Rebuilds `tt` from `t`.
-    fn sync(&mut self) {
+    /// A rebase `(M, b)` seen from this epoch, with `mt = Mᵀ` (row-major): `a += Tᵀb`, then
+    /// `T ← M·T`, i.e. `Tᵀ ← Tᵀ·Mᵀ` (`scratch`: `m²`).
+    fn compose(&mut self, mt: Option<&[f64]>, b: &[f64], scratch: &mut Vec<f64>) {
         let m = self.a.len();
-        self.tt.clear();
-        if let Some(t) = &self.t {
-            self.tt.resize(m * m, 0.0);
-            for i in 0..m {
-                for k in 0..m {
-                    self.tt[k * m + i] = t[i * m + k];
-                }
-            }
-        }
-    }
-
-    /// A rebase `(M, b)` seen from this epoch: `a += Tᵀb`, then `T ← M·T` (`scratch`: `m²`).
-    fn compose(&mut self, mat: Option<&[f64]>, b: &[f64], scratch: &mut Vec<f64>) {
-        let m = self.a.len();
-        match &self.t {
+        match &self.tt {
             None => self.a.iter_mut().zip(b).for_each(|(a, bi)| *a += bi),
-            Some(t) => {
-                for k in 0..m {
-                    self.a[k] += (0..m).map(|i| t[i * m + k] * b[i]).sum::<f64>();
+            Some(tt) => {
+                for (a, row) in self.a.iter_mut().zip(tt.chunks_exact(m)) {
+                    *a += row.iter().zip(b).map(|(t, bi)| t * bi).sum::<f64>();
                 }
             }
         }
-        if let Some(mm) = mat {
-            match &mut self.t {
-                None => self.t = Some(mm.to_vec()),
-                Some(t) => {
+        if let Some(mt) = mt {
+            match &mut self.tt {
+                None => self.tt = Some(mt.to_vec()),
+                Some(tt) => {
                     scratch.clear();
                     scratch.resize(m * m, 0.0);
-                    matmul_into(mm, t, m, scratch);
-                    std::mem::swap(t, scratch);
+                    matmul_into(tt, mt, m, scratch);
+                    std::mem::swap(tt, scratch);
                 }
             }
-            self.sync();
         }
     }
 }
@@ -284,11 +269,10 @@ impl LazyColumns {
             cur: 1,
             pristine: Epoch {
                 id: 0,
-                t: None,
+                tt: None,
                 a: vec![0.0; m],
                 count: 0,
                 members: Vec::new(),
-                tt: Vec::new(),
             },
             epochs: VecDeque::new(),
             ids: VecDeque::new(),
@@ -495,6 +479,8 @@ impl LazyColumns {
     pub(crate) fn rebase(&mut self, mat: Option<&[f64]>, b: &[f64]) {
         // Transfer and compose: the open group's epochs, every closed group, the pristine.
         let mut scratch = Vec::new();
+        let mt = mat.map(|mm| transpose(mm, self.m));
+        let mt = mt.as_deref();
         let open_from = self.open_from();
         for e in self
             .epochs
@@ -502,21 +488,18 @@ impl LazyColumns {
             .chain(self.groups.iter_mut())
             .chain(std::iter::once(&mut self.pristine))
         {
-            e.compose(mat, b, &mut scratch);
+            e.compose(mt, b, &mut scratch);
         }
         let members = std::mem::take(&mut self.cur_members);
         if self.cur_count > 0 {
             self.ids.push_back(self.cur);
-            let mut e = Epoch {
+            self.epochs.push_back(Epoch {
                 id: self.cur,
-                t: mat.map(|x| x.to_vec()),
+                tt: mt.map(|x| x.to_vec()),
                 a: b.to_vec(),
                 count: self.cur_count,
                 members,
-                tt: Vec::new(),
-            };
-            e.sync();
-            self.epochs.push_back(e);
+            });
         }
         self.cur_count = 0;
         self.cur += 1;
@@ -527,11 +510,10 @@ impl LazyColumns {
             self.closed = self.cur - 1;
             self.groups.push_back(Epoch {
                 id: self.closed,
-                t: None,
+                tt: None,
                 a: vec![0.0; self.m],
                 count: open as u64,
                 members: Vec::new(),
-                tt: Vec::new(),
             });
         }
         while self.epochs.len() > MAX_EPOCHS {
@@ -590,13 +572,13 @@ impl LazyColumns {
             }
         }
         // The never-touched columns: T·diag(d0)·Tᵀ (T = I when none was ever applied).
-        match &self.pristine.t {
+        match &self.pristine.tt {
             None => (0..m).for_each(|a| k[a * m + a] += d0[a]),
-            Some(t) => {
+            Some(tt) => {
                 for a in 0..m {
                     for b in 0..m {
                         k[a * m + b] += (0..m)
-                            .map(|c| t[a * m + c] * d0[c] * t[b * m + c])
+                            .map(|c| tt[c * m + a] * d0[c] * tt[c * m + b])
                             .sum::<f64>();
                     }
                 }
@@ -653,6 +635,47 @@ fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
                 super::axpy::axpy(orow, brow, aik);
             }
         }
+    }
+}
+
+/// The transpose of a row-major `m × m` matrix.
+fn transpose(a: &[f64], m: usize) -> Vec<f64> {
+    let mut t = vec![0.0; a.len()];
+    for (i, row) in a.chunks_exact(m.max(1)).enumerate() {
+        for (k, &v) in row.iter().enumerate() {
+            t[k * m + i] = v;
+        }
+    }
+    t
+}
+
+/// Model files store an epoch's `T` row-major; memory holds `Tᵀ` (a square matrix of any size:
+/// its size is checked against the store's `m` after loading).
+mod transposed {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    fn side(len: usize) -> Option<usize> {
+        let m = (len as f64).sqrt().round() as usize;
+        (m * m == len).then_some(m)
+    }
+
+    /// Transposes a square matrix; any other length is passed through (and then refused by the
+    /// size check).
+    fn flip(a: Vec<f64>) -> Vec<f64> {
+        match side(a.len()) {
+            Some(m) if m > 0 => super::transpose(&a, m),
+            _ => a,
+        }
+    }
+
+    pub(super) fn serialize<S: Serializer>(tt: &Option<Vec<f64>>, s: S) -> Result<S::Ok, S::Error> {
+        tt.clone().map(flip).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<f64>>, D::Error> {
+        Ok(Option::<Vec<f64>>::deserialize(d)?.map(flip))
     }
 }
 
@@ -789,7 +812,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
         let (dim, m) = (st.dim as usize, st.m as usize);
         let s = m + 2;
         let bad_epoch =
-            |e: &Epoch| e.a.len() != m || e.t.as_ref().is_some_and(|t| t.len() != m * m);
+            |e: &Epoch| e.a.len() != m || e.tt.as_ref().is_some_and(|t| t.len() != m * m);
         if st.slots.len() != st.touched.len() * s
             || st.touched.iter().any(|&j| j as usize >= dim)
             || bad_epoch(&st.pristine)
@@ -817,28 +840,10 @@ impl<'de> Deserialize<'de> for LazyColumns {
             data,
             init: st.init,
             cur: st.cur,
-            pristine: {
-                let mut p = st.pristine;
-                p.sync();
-                p
-            },
+            pristine: st.pristine,
             ids: st.epochs.iter().map(|e| e.id).collect(),
-            epochs: st
-                .epochs
-                .into_iter()
-                .map(|mut e| {
-                    e.sync();
-                    e
-                })
-                .collect(),
-            groups: st
-                .groups
-                .into_iter()
-                .map(|mut e| {
-                    e.sync();
-                    e
-                })
-                .collect(),
+            epochs: st.epochs,
+            groups: st.groups,
             closed: st.closed,
             cur_count: st.cur_count,
             cur_members: st.cur_members,
@@ -1053,23 +1058,22 @@ mod tests {
             ((state >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0
         };
         for m in [1, 3, 4, 5, 9, 10, 11, 19, 20, 21] {
+            let t: Vec<f64> = (0..m * m).map(|_| next()).collect();
             let mut e = Epoch {
                 id: 1,
-                t: Some((0..m * m).map(|_| next()).collect()),
+                tt: Some(transpose(&t, m)),
                 a: vec![0.0; m],
                 count: 1,
                 members: Vec::new(),
-                tt: Vec::new(),
             };
-            e.sync();
-            let t = e.t.clone().unwrap();
+            let tt = e.tt.clone().unwrap();
             let z0: Vec<f64> = (0..m).map(|_| next()).collect();
             let want: Vec<f64> = (0..m)
                 .map(|i| (0..m).map(|k| t[i * m + k] * z0[k]).sum::<f64>())
                 .collect();
             let mut z = z0.clone();
             let mut tmp = vec![0.0; m];
-            apply(&e.tt, m, &mut z, &mut tmp);
+            apply(&tt, m, &mut z, &mut tmp);
             for i in 0..m {
                 assert_eq!(z[i].to_bits(), want[i].to_bits(), "m = {m}, row {i}");
             }
@@ -1077,9 +1081,9 @@ mod tests {
             if matches!(m, 5 | 10 | 20) {
                 let mut z = z0.clone();
                 match m {
-                    5 => apply_fixed::<5>(&e.tt, &mut z),
-                    10 => apply_fixed::<10>(&e.tt, &mut z),
-                    _ => apply_fixed::<20>(&e.tt, &mut z),
+                    5 => apply_fixed::<5>(&tt, &mut z),
+                    10 => apply_fixed::<10>(&tt, &mut z),
+                    _ => apply_fixed::<20>(&tt, &mut z),
                 }
                 for i in 0..m {
                     assert_eq!(z[i].to_bits(), want[i].to_bits(), "baseline, m = {m}");
@@ -1097,5 +1101,37 @@ mod tests {
                 assert_eq!(&full[Z..], &fast[Z..]);
             }
         }
+    }
+
+    /// Model files keep an epoch's `T` row-major (the layout of files written before memory held
+    /// `Tᵀ`), and reading one back gives the same epoch.
+    #[test]
+    fn epoch_files_store_t_row_major() {
+        #[derive(Serialize, Deserialize)]
+        struct Plain {
+            id: u32,
+            t: Option<Vec<f64>>,
+            a: Vec<f64>,
+            count: u64,
+            members: Vec<u32>,
+        }
+        let t: Vec<f64> = (0..9).map(|i| i as f64 * 1.5 - 4.0).collect();
+        let e = Epoch {
+            id: 3,
+            tt: Some(transpose(&t, 3)),
+            a: vec![1.0, 2.0, 3.0],
+            count: 2,
+            members: vec![4, 5],
+        };
+        let bytes = postcard::to_allocvec(&e).unwrap();
+        let plain: Plain = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(plain.t.as_deref(), Some(&t[..]));
+        assert_eq!((plain.id, plain.count), (3, 2));
+        let back: Epoch = postcard::from_bytes(&postcard::to_allocvec(&plain).unwrap()).unwrap();
+        assert_eq!(back.tt, e.tt);
+        // Identity epochs stay `None`.
+        let id = Epoch { tt: None, ..e };
+        let back: Epoch = postcard::from_bytes(&postcard::to_allocvec(&id).unwrap()).unwrap();
+        assert!(back.tt.is_none());
     }
 }

@@ -67,6 +67,7 @@
 //! Cost per example `O(m² + m·nnz)` amortised (the shrink, `O(m³ + m·Σnnz(G))`, happens at most
 //! every `m + 1` appends).
 
+use super::axpy::axpy;
 use super::columns::{Init, LazyColumns, W, Z};
 use super::gram_schmidt::{decompose, GRAM_DEPENDENT};
 use super::row_index::{sparse_dot, RowIndex};
@@ -659,13 +660,13 @@ impl SparseFd {
                 let coef: Vec<f64> = (0..r)
                     .map(|q| self.c[q] - (0..m).map(|i| amat[i * r + q] * self.b[i]).sum::<f64>())
                     .collect();
+                let at = transpose(&amat, m, r);
                 for (q, row) in g.iter().enumerate() {
+                    let aq = &at[q * m..(q + 1) * m];
                     for (&j, &v) in row.indices.iter().zip(&row.values) {
                         let slot = self.cols.current(j as usize);
                         slot[W] += coef[q] * v;
-                        for i in 0..m {
-                            slot[Z + i] += amat[i * r + q] * v;
-                        }
+                        axpy(&mut slot[Z..Z + m], aq, v);
                     }
                 }
                 for i in 0..m {
@@ -680,13 +681,13 @@ impl SparseFd {
                 // Z ← N1 Z with the transfer w̄ += Zᵀb (lazy), then Z += N2 G, w̄ += Gᵀc.
                 self.cols.rebase(Some(&n1), &self.b);
                 self.b.iter_mut().for_each(|v| *v = 0.0);
+                let n2t = transpose(&n2full, m, r);
                 for (q, row) in g.iter().enumerate() {
+                    let nq = &n2t[q * m..(q + 1) * m];
                     for (&j, &v) in row.indices.iter().zip(&row.values) {
                         let slot = self.cols.current(j as usize);
                         slot[W] += self.c[q] * v;
-                        for i in 0..m {
-                            slot[Z + i] += n2full[i * r + q] * v;
-                        }
+                        axpy(&mut slot[Z..Z + m], nq, v);
                     }
                 }
                 for i in 0..m {
@@ -842,6 +843,17 @@ impl SparseFd {
         }
         Ok(p)
     }
+}
+
+/// The transpose (row-major `cols × rows`) of a row-major `rows × cols` matrix.
+fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    let mut t = vec![0.0; rows * cols];
+    for i in 0..rows {
+        for j in 0..cols {
+            t[j * rows + i] = a[i * cols + j];
+        }
+    }
+    t
 }
 
 /// `y = A x` for a row-major `rows × cols` `A`.
