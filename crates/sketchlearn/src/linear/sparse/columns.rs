@@ -40,7 +40,6 @@
 //! proportional to the columns touched, never to `d`.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::collections::VecDeque;
 
 /// Most past epochs kept before the one owning the fewest columns is flushed.
 const MAX_EPOCHS: usize = 1024;
@@ -239,14 +238,14 @@ pub(crate) struct LazyColumns {
     /// Transform and transfer of the never-touched columns (id 0, never dropped).
     pristine: Epoch,
     /// Past epochs that still own columns, by increasing id.
-    epochs: VecDeque<Epoch>,
+    epochs: Vec<Epoch>,
     /// Their ids, in the same order (a compact copy for the binary search of every refresh).
-    ids: VecDeque<u32>,
+    ids: Vec<u32>,
     /// Closed groups that still own epochs, by increasing id: a group's `id` is the id of its
     /// last epoch, its `t`/`a` take coordinates at its closing time to the current ones, its
     /// `count` is the number of its epochs still alive. Epochs with ids `≤ closed` belong to a
     /// closed group (their own `t`/`a` are frozen).
-    groups: VecDeque<Epoch>,
+    groups: Vec<Epoch>,
     /// Id of the last epoch of the newest closed group (0: none).
     closed: u32,
     /// Columns stamped `cur`.
@@ -274,9 +273,9 @@ impl LazyColumns {
                 count: 0,
                 members: Vec::new(),
             },
-            epochs: VecDeque::new(),
-            ids: VecDeque::new(),
-            groups: VecDeque::new(),
+            epochs: Vec::new(),
+            ids: Vec::new(),
+            groups: Vec::new(),
             closed: 0,
             cur_count: 0,
             cur_members: Vec::new(),
@@ -343,17 +342,6 @@ impl LazyColumns {
     }
 
     /// Writes the initial column `j` (in epoch-1 coordinates) into `slot` (zeros before).
-    /// Writes the current value of the never-touched column `j` into `slot` (zeros before).
-    #[inline]
-    fn apply_initial(&self, j: usize, slot: &mut [f64]) {
-        if let Init::Structured { seed } = self.init {
-            if self.m > 0 {
-                let (r, v) = initial_value(self.dim, self.m, seed, j);
-                self.pristine.apply_initial(r, v, slot);
-            }
-        }
-    }
-
     #[inline]
     fn write_initial(&self, j: usize, slot: &mut [f64]) {
         if let Init::Structured { seed } = self.init {
@@ -370,49 +358,44 @@ impl LazyColumns {
         let s = self.stride();
         let base = j * s;
         let stamp = self.data[base + STAMP] as u32;
-        let mut slot = std::mem::take(&mut self.data);
-        {
-            let sl = &mut slot[base..base + s];
-            if stamp == 0 {
-                self.apply_initial(j, sl);
-                if let Some(list) = &mut self.touched {
-                    if list.len() < FEW {
-                        list.push(j as u32);
-                    } else {
-                        self.touched = None;
-                    }
-                }
-            } else {
-                let k = self.epoch_index(stamp);
-                let mut tmp = std::mem::take(&mut self.tmp);
-                self.bring_up(k, sl, &mut tmp);
-                self.tmp = tmp;
-                self.epochs[k].count -= 1;
-                if self.epochs[k].count == 0 {
-                    self.drop_epoch(k);
+        if stamp == 0 {
+            // The current value of a never-touched column, in O(m).
+            if let Init::Structured { seed } = self.init {
+                if self.m > 0 {
+                    let (r, v) = initial_value(self.dim, self.m, seed, j);
+                    self.pristine
+                        .apply_initial(r, v, &mut self.data[base..base + s]);
                 }
             }
-            sl[STAMP] = self.cur as f64;
+            if let Some(list) = &mut self.touched {
+                if list.len() < FEW {
+                    list.push(j as u32);
+                } else {
+                    self.touched = None;
+                }
+            }
+        } else {
+            let k = self.epoch_index(stamp);
+            bring_up(
+                &self.epochs[k],
+                &self.groups,
+                self.closed,
+                &mut self.data[base..base + s],
+                &mut self.tmp,
+            );
+            self.epochs[k].count -= 1;
+            if self.epochs[k].count == 0 {
+                self.drop_epoch(k);
+            }
         }
-        self.data = slot;
+        self.data[base + STAMP] = self.cur as f64;
         self.cur_count += 1;
         self.cur_members.push(j as u32);
     }
 
-    /// Brings a stored slot of the live epoch at position `k` up to date: the epoch's own
-    /// transform, then (for an epoch of a closed group) the group's.
-    #[inline]
-    fn bring_up(&self, k: usize, slot: &mut [f64], tmp: &mut [f64]) {
-        let e = &self.epochs[k];
-        e.apply(slot, tmp);
-        if e.id <= self.closed {
-            self.groups[self.group_index(e.id)].apply(slot, tmp);
-        }
-    }
-
     /// Position of the closed group holding epoch `id` (the first whose last epoch is `≥ id`).
     fn group_index(&self, id: u32) -> usize {
-        self.groups.partition_point(|g| g.id < id)
+        group_index(&self.groups, id)
     }
 
     /// Removes the epoch at position `k` (no column is stamped with it any more, or all were
@@ -468,7 +451,8 @@ impl LazyColumns {
             self.write_initial(j, &mut slot);
             self.pristine.apply(&mut slot, &mut tmp);
         } else {
-            self.bring_up(self.epoch_index(stamp), &mut slot, &mut tmp);
+            let e = &self.epochs[self.epoch_index(stamp)];
+            bring_up(e, &self.groups, self.closed, &mut slot, &mut tmp);
         }
         z.copy_from_slice(&slot[Z..]);
         slot[W]
@@ -482,9 +466,8 @@ impl LazyColumns {
         let mt = mat.map(|mm| transpose(mm, self.m));
         let mt = mt.as_deref();
         let open_from = self.open_from();
-        for e in self
-            .epochs
-            .range_mut(open_from..)
+        for e in self.epochs[open_from..]
+            .iter_mut()
             .chain(self.groups.iter_mut())
             .chain(std::iter::once(&mut self.pristine))
         {
@@ -492,8 +475,8 @@ impl LazyColumns {
         }
         let members = std::mem::take(&mut self.cur_members);
         if self.cur_count > 0 {
-            self.ids.push_back(self.cur);
-            self.epochs.push_back(Epoch {
+            self.ids.push(self.cur);
+            self.epochs.push(Epoch {
                 id: self.cur,
                 tt: mt.map(|x| x.to_vec()),
                 a: b.to_vec(),
@@ -508,7 +491,7 @@ impl LazyColumns {
         if open >= GROUP {
             // Close the open group: its epochs' transforms now end at the current coordinates.
             self.closed = self.cur - 1;
-            self.groups.push_back(Epoch {
+            self.groups.push(Epoch {
                 id: self.closed,
                 tt: None,
                 a: vec![0.0; self.m],
@@ -527,7 +510,13 @@ impl LazyColumns {
             for &j in &self.epochs[k].members {
                 let base = j as usize * s;
                 if data[base + STAMP] as u32 == id {
-                    self.bring_up(k, &mut data[base..base + s], &mut tmp);
+                    bring_up(
+                        &self.epochs[k],
+                        &self.groups,
+                        self.closed,
+                        &mut data[base..base + s],
+                        &mut tmp,
+                    );
                     data[base + STAMP] = self.cur as f64;
                     self.cur_count += 1;
                     self.cur_members.push(j);
@@ -638,6 +627,22 @@ fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
     }
 }
 
+/// Brings a stored slot of the live epoch `e` up to date: the epoch's own transform, then (for
+/// an epoch of a closed group) the group's.
+#[inline]
+fn bring_up(e: &Epoch, groups: &[Epoch], closed: u32, slot: &mut [f64], tmp: &mut [f64]) {
+    e.apply(slot, tmp);
+    if e.id <= closed {
+        groups[group_index(groups, e.id)].apply(slot, tmp);
+    }
+}
+
+/// Position of the closed group holding epoch `id` (the first whose last epoch is `≥ id`).
+#[inline]
+fn group_index(groups: &[Epoch], id: u32) -> usize {
+    groups.partition_point(|g| g.id < id)
+}
+
 /// The transpose of a row-major `m × m` matrix.
 fn transpose(a: &[f64], m: usize) -> Vec<f64> {
     let mut t = vec![0.0; a.len()];
@@ -741,7 +746,7 @@ fn apply_fixed<const M: usize>(tt: &[f64], z: &mut [f64]) {
 
 /// Whether every epoch of a closed group has its group, and every group counts its live epochs
 /// (a model file that does not would make a later refresh index out of range).
-fn consistent_groups(epochs: &VecDeque<Epoch>, groups: &VecDeque<Epoch>, closed: u32) -> bool {
+fn consistent_groups(epochs: &[Epoch], groups: &[Epoch], closed: u32) -> bool {
     let mut counts = vec![0u64; groups.len()];
     for e in epochs.iter().filter(|e| e.id <= closed) {
         let g = groups.partition_point(|g| g.id < e.id);
@@ -754,7 +759,7 @@ fn consistent_groups(epochs: &VecDeque<Epoch>, groups: &VecDeque<Epoch>, closed:
         .iter()
         .zip(groups)
         .all(|(c, g)| *c == g.count && *c > 0)
-        && groups.back().is_none_or(|g| g.id <= closed)
+        && groups.last().is_none_or(|g| g.id <= closed)
 }
 
 /// What a model file stores: only the touched columns.
@@ -765,8 +770,8 @@ struct Stored {
     init: Init,
     cur: u32,
     pristine: Epoch,
-    epochs: VecDeque<Epoch>,
-    groups: VecDeque<Epoch>,
+    epochs: Vec<Epoch>,
+    groups: Vec<Epoch>,
     closed: u32,
     cur_count: u64,
     cur_members: Vec<u32>,
@@ -824,7 +829,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
                 .iter()
                 .zip(st.epochs.iter().skip(1))
                 .any(|(a, b)| a.id >= b.id)
-            || st.epochs.back().is_some_and(|e| e.id >= st.cur)
+            || st.epochs.last().is_some_and(|e| e.id >= st.cur)
             || dim.checked_mul(s).is_none()
         {
             return Err(D::Error::custom("inconsistent sparse column store"));
