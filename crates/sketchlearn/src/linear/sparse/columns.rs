@@ -23,9 +23,11 @@
 //! store keeps, for every live past epoch `e`, the transform `T_e` from epoch-`e` coordinates to
 //! the current ones and the accumulated transfer `a_e` (so that `w̄_j += z_jᵀa_e` in epoch-`e`
 //! coordinates), and the same for never-touched columns. A stale column is brought up to date, in
-//! `O(m²)` (`O(m)` when every transform since was the identity), the first time it is touched
-//! again. Every epoch counts the columns still stamped with it and is dropped when the count
-//! reaches zero.
+//! `O(m²)` (`O(m)` when every transform since was the identity, and for a never-touched column,
+//! whose one non-zero picks a column of `T`), the first time it is touched again. The transforms
+//! are held transposed, so that this catch-up is one `axpy` per column of `T_e`, vectorised over
+//! the `m` coordinates. Every epoch counts the columns still stamped with it and is dropped when
+//! the count reaches zero.
 //!
 //! **Groups of epochs.** Keeping every live epoch's transform current would cost `O(E·m³)` per
 //! rebase for `E` live epochs — the dominant cost when rebases are frequent (FD changes its basis
@@ -122,7 +124,7 @@ struct Epoch {
     id: u32,
     /// The `m × m` transform `T` from this epoch's coordinates to the current ones (`None` =
     /// identity), held as `Tᵀ` row-major so that [`apply`] runs as one `axpy` per column of `T`
-    /// (vectorised over the rows); model files store `T` row-major ([`transposed`]).
+    /// (vectorised over the rows); model files store `T` row-major (module `transposed`).
     #[serde(rename = "t", with = "transposed")]
     tt: Option<Vec<f64>>,
     /// Transfer `w̄_j += z_jᵀa` with `z_j` in this epoch's coordinates.
