@@ -63,14 +63,14 @@
 //! confined to few dimensions are not covered.
 //!
 //! **Cost on high-dimensional data.** The fast path needs `N₁` well conditioned, and on text it
-//! almost never is: on r8_earn_vs_rest (m = 10) 699 of 700 shrinks take the direct path, and
-//! `N₁`'s singular values are typically six near 1, two or three between 1e-2 and 1e-4 and one
-//! below 1e-8 — kept directions made of new words lie (nearly) in the span of `G` alone, and no
-//! `F'(Z + AG)` with a well-conditioned `F'` can express a direction without a `Z` part. So
-//! every shrink changes the basis, and each column touched afterwards pays one `O(m²)` catch-up
-//! (two for an epoch of a closed group) instead of `O(m)`: measured 13 µs per example at m = 10,
-//! nnz = 50 (`repro sparse-scaling`), about 10× sparse Oja. The raw rows' products `Gx` go
-//! through an inverted index (`row_index::RowIndex`).
+//! almost never is: on r8_earn_vs_rest (m = 10) all but one of about 700 shrinks take the direct
+//! path, and `N₁`'s singular values are typically six near 1, two or three between 1e-2 and 1e-4
+//! and one below 1e-8 — kept directions made of new words lie (nearly) in the span of `G` alone,
+//! and no `F'(Z + AG)` with a well-conditioned `F'` can express a direction without a `Z` part.
+//! So every shrink changes the basis, and each column touched afterwards pays one `O(m²)`
+//! catch-up (two for an epoch of a closed group) instead of `O(m)`: measured 13 µs per example at
+//! m = 10, nnz = 50 (`repro sparse-scaling`), about 10× sparse Oja. The raw rows' products `Gx`
+//! go through an inverted index (`row_index::RowIndex`).
 //!
 //! As for Oja, a rebase `Z ← FZ`, `F ← I`, `w̄ ← w̄ + Zᵀb + Gᵀc` is made when `V = FZ` cancels
 //! (`‖F‖²_F·tr(ZZᵀ)/m² > 100`) or `w̄ᵀx` and the rest of `p` cancel by a factor 1000.
