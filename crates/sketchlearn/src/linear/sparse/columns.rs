@@ -1057,13 +1057,9 @@ mod tests {
 
     #[test]
     fn transposed_pass_equals_row_dot_products_to_the_bit() {
-        let mut state = 99u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
+        let mut next = || rng.random_range(-2.0..2.0);
         for m in [1, 3, 4, 5, 9, 10, 11, 19, 20, 21] {
             let t: Vec<f64> = (0..m * m).map(|_| next()).collect();
             let mut e = Epoch {

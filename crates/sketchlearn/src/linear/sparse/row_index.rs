@@ -105,34 +105,26 @@ mod tests {
 
     #[test]
     fn products_equal_sorted_merges_to_the_bit() {
-        let mut state = 12345u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 33
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(12345);
         let mut rows = Vec::new();
         let mut index = RowIndex::default();
         for _ in 0..3 {
             index.clear();
             rows.clear();
             for _ in 0..20 {
-                let mut idx: Vec<u32> = (0..40).map(|_| (next() % 300) as u32).collect();
+                let mut idx: Vec<u32> = (0..40).map(|_| rng.random_range(0..300)).collect();
                 idx.sort_unstable();
                 idx.dedup();
-                let val: Vec<f64> = idx
-                    .iter()
-                    .map(|_| (next() % 1000) as f64 / 37.0 - 13.0)
-                    .collect();
+                let val: Vec<f64> = idx.iter().map(|_| rng.random_range(-13.0..14.0)).collect();
                 index.push(&idx, &val);
                 rows.push((idx, val));
             }
             assert_eq!(index.rows(), 20);
-            let mut xi: Vec<u32> = (0..60).map(|_| (next() % 300) as u32).collect();
+            let mut xi: Vec<u32> = (0..60).map(|_| rng.random_range(0..300)).collect();
             xi.sort_unstable();
             xi.dedup();
-            let xv: Vec<f64> = xi.iter().map(|_| (next() % 777) as f64 / 91.0).collect();
+            let xv: Vec<f64> = xi.iter().map(|_| rng.random_range(0.0..8.5)).collect();
             let mut out = vec![f64::NAN; 20];
             index.products(&xi, &xv, &mut out);
             for (q, (idx, val)) in rows.iter().enumerate() {
