@@ -21,10 +21,11 @@ use std::time::Instant;
 /// Hyper-parameters of a new learner (all optional: unset ones take the library defaults).
 #[derive(clap::Args, Debug, Default)]
 pub struct LearnerArgs {
-    /// Algorithm: auto | ogd | adagrad | newton. Default: auto, an online mixture of two RFD-SONs
-    /// (two step sizes), FD-SON with diagonal adaptation and AdaGrad (each learns every example;
-    /// the prediction weighs them by their progressive Brier scores, AdaHedge) — or newton when
-    /// --curvature or --diag is given.
+    /// Algorithm: auto | ogd | adagrad | adagrad-grid | newton. Default: auto, an online mixture
+    /// of two RFD-SONs (two step sizes), FD-SON with diagonal adaptation and an AdaGrad grid
+    /// (each learns every example; the prediction weighs them by their progressive Brier
+    /// scores, AdaHedge) — or newton when --curvature or --diag is given. adagrad-grid: AdaGrad
+    /// at -l and 8× -l (the latter's intercept constant /32), mixed the same way.
     #[arg(long)]
     pub algo: Option<Algorithm>,
     /// Curvature of the newton learner (and of auto's sketched members): identity | full | fd |
@@ -61,6 +62,10 @@ pub struct LearnerArgs {
     /// No intercept (by default a constant feature 1 is appended, as VW does).
     #[arg(long)]
     pub no_bias: bool,
+    /// The intercept's constant feature value (default 1): below 1, a scale-free learner
+    /// (AdaGrad) moves the bias more slowly than the weights.
+    #[arg(long)]
+    pub bias_value: Option<f64>,
     /// Use the sparse-time learner of the curvature (oja, rp, fd/fd-fast, rfd/rfd-fast):
     /// O(m² + m·nnz) per example instead of O(md). Default: chosen automatically (see below).
     #[arg(long, conflicts_with = "dense")]
@@ -84,6 +89,7 @@ impl LearnerArgs {
             || self.learning_rate.is_some()
             || self.oja_c.is_some()
             || self.no_bias
+            || self.bias_value.is_some()
             || self.sparse
             || self.dense
     }
@@ -113,6 +119,7 @@ impl LearnerArgs {
             seed,
             oja_c: self.oja_c.unwrap_or(d.oja_c),
             bias: d.bias && !self.no_bias,
+            bias_value: self.bias_value.unwrap_or(d.bias_value),
         }
     }
 }
@@ -338,12 +345,15 @@ pub struct MemberWeight {
     pub weight: f64,
 }
 
-/// The members of an `auto` model and their current mixture weights.
+/// The members of an `auto` or `adagrad-grid` model and their current mixture weights.
 fn mixture_weights(model: &LinearModel) -> Option<Vec<MemberWeight>> {
     let AnyLearner::Mixture(mix) = &model.learner else {
         return None;
     };
-    let names = model.config.auto_members();
+    let names = match model.config.algorithm {
+        Algorithm::AdaGradGrid => model.config.adagrad_grid_members().to_vec(),
+        _ => model.config.auto_members(),
+    };
     Some(
         mix.member_weights()
             .into_iter()

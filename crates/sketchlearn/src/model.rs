@@ -65,8 +65,9 @@ use serde::Serialize;
 pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 
 /// The format version written by [`to_bytes`]/[`save`] and the only one [`from_bytes`]/[`load`]
-/// accept.
-pub const FORMAT_VERSION: u32 = 1;
+/// accept. Version 2: linear learners' configurations and intercepts carry the intercept's
+/// constant value (`bias_value`), and `Algorithm` has `AdaGradGrid` (the default's AdaGrad member).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The maximum length of a kind tag in bytes (UTF-8).
 pub const MAX_KIND_LEN: usize = 64;

@@ -272,7 +272,7 @@ fn woodbury_equals_dense_linear_algebra() {
 
 fn all_configs() -> Vec<LearnerConfig> {
     let mut out = Vec::new();
-    for algorithm in [Algorithm::Ogd, Algorithm::AdaGrad] {
+    for algorithm in [Algorithm::Ogd, Algorithm::AdaGrad, Algorithm::AdaGradGrid] {
         out.push(LearnerConfig {
             algorithm,
             ..LearnerConfig::default()
@@ -453,6 +453,20 @@ fn invalid_hyper_parameters_are_rejected() {
         LearnerConfig {
             oja_c: f64::INFINITY,
             curvature: CurvatureKind::Oja,
+            ..base.clone()
+        },
+        LearnerConfig {
+            bias_value: 0.0,
+            ..base.clone()
+        },
+        LearnerConfig {
+            bias_value: f64::INFINITY,
+            algorithm: Algorithm::AdaGrad,
+            ..base.clone()
+        },
+        LearnerConfig {
+            bias_value: -1.0,
+            algorithm: Algorithm::AdaGradGrid,
             ..base.clone()
         },
     ];

@@ -508,3 +508,50 @@ fn default_is_the_auto_mixture_of_its_members() {
         assert_eq!(m.weights().as_ref(), a.weights().as_ref());
     }
 }
+
+#[test]
+fn adagrad_grid_mixes_two_adagrads_and_is_the_defaults_third_member() {
+    let cfg = LearnerConfig {
+        algorithm: Algorithm::AdaGradGrid,
+        ..LearnerConfig::default()
+    };
+    let learner = cfg.build(7).unwrap();
+    let AnyLearner::Mixture(mix) = &learner else {
+        panic!("adagrad-grid is not a mixture: {}", cfg.describe());
+    };
+    assert_eq!(mix.rule(), MixRule::AdaHedgeBrier);
+    assert_eq!(mix.members().len(), 2);
+    let [a, b] = cfg.adagrad_grid_members();
+    assert_eq!(
+        (a.algorithm, b.algorithm),
+        (Algorithm::AdaGrad, Algorithm::AdaGrad)
+    );
+    assert_eq!(b.learning_rate, 8.0 * a.learning_rate);
+    assert_eq!(b.bias_value, a.bias_value / 32.0);
+    // Members learn exactly as when run alone; the mixture weights follow the better one.
+    let data = stream(400, 7, &[1.0, 0.0, -1.0, 2.0, 0.3, 0.0, -0.5], 0.1, 9);
+    let mut grid = learner;
+    let mut alone = [a.build(7).unwrap(), b.build(7).unwrap()];
+    for (x, y) in &data {
+        grid.learn(Row::Dense(x), *y, 1.0).unwrap();
+        for l in &mut alone {
+            l.learn(Row::Dense(x), *y, 1.0).unwrap();
+        }
+    }
+    let AnyLearner::Mixture(mix) = &grid else {
+        panic!()
+    };
+    for (m, l) in mix.members().iter().zip(&alone) {
+        assert_eq!(m.weights().as_ref(), l.weights().as_ref());
+    }
+    assert_ne!(alone[0].weights(), alone[1].weights());
+    // The default's third member is this grid (a mixture inside the mixture).
+    let default = LearnerConfig::default().build(7).unwrap();
+    let AnyLearner::Mixture(outer) = &default else {
+        panic!()
+    };
+    let AnyLearner::Mixture(inner) = &outer.members()[2] else {
+        panic!("the default's member 3 is not the AdaGrad grid")
+    };
+    assert_eq!(inner.members().len(), 2);
+}

@@ -261,7 +261,7 @@ fn header_has_the_documented_layout() {
     let payload = postcard::to_stdvec(&small()).unwrap();
     let l = layout(kind.len());
     assert_eq!(&bytes[..8], b"SKLMODEL");
-    assert_eq!(&bytes[8..12], &1u32.to_le_bytes());
+    assert_eq!(&bytes[8..12], &2u32.to_le_bytes());
     assert_eq!(&bytes[12..14], &(kind.len() as u16).to_le_bytes());
     assert_eq!(&bytes[l.kind.clone()], kind.as_bytes());
     assert_eq!(
@@ -418,7 +418,12 @@ fn huge_length_fields_do_not_allocate_or_panic() {
 #[test]
 fn other_versions_are_rejected_naming_both_versions() {
     let original = model::to_bytes(KIND, &small()).unwrap();
-    for (found, word) in [(2u32, "newer"), (u32::MAX, "newer"), (0, "older")] {
+    for (found, word) in [
+        (FORMAT_VERSION + 1, "newer"),
+        (u32::MAX, "newer"),
+        (0, "older"),
+        (FORMAT_VERSION - 1, "older"),
+    ] {
         let mut bytes = original.clone();
         bytes[8..12].copy_from_slice(&found.to_le_bytes());
         fix_crc(&mut bytes, KIND.len());
