@@ -21,6 +21,7 @@ use super::sparse_common::{
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
+use sketchlearn::data::PackedExamples;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
 use sketchlearn::Example;
 use std::fmt::Write as _;
@@ -129,6 +130,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             } else {
                 super::sparse_common::dim_of(data)
             };
+            let data = &PackedExamples::from(&data[..]);
             for s in specs() {
                 eprintln!("{set} {input} {}", s.name);
                 let untuned = time_learner(&s.config, dim, data)?.error;
@@ -262,6 +264,7 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
             Param::Alpha
         };
         eprintln!("{set} {name}");
+        let data = PackedExamples::from(&data[..]);
         let first = time_learner(&cfg, 1 << 18, &data)?;
         let mut curve = Vec::new();
         for v in grid(p) {

@@ -15,6 +15,7 @@ use super::sparse_common::{
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
+use sketchlearn::data::PackedExamples;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
 use std::fmt::Write as _;
 
@@ -45,6 +46,7 @@ struct Point {
 }
 
 fn measure(cfg: &LearnerConfig, dim: usize, data: &[sketchlearn::Example]) -> Result<(f64, f64)> {
+    let data = &PackedExamples::from(data);
     let mut cpu = Vec::new();
     let mut err = f64::NAN;
     for _ in 0..REPS {
@@ -72,10 +74,11 @@ fn measure(cfg: &LearnerConfig, dim: usize, data: &[sketchlearn::Example]) -> Re
 /// [`MIN_CPU`] seconds.
 fn warm_us(cfg: &LearnerConfig, dim: usize, data: &[sketchlearn::Example]) -> Result<f64> {
     use sketchlearn::linear::OnlineLearner;
+    let data = PackedExamples::from(data);
     let mut learner = cfg.build(dim)?;
     let pass = |l: &mut sketchlearn::linear::AnyLearner| {
-        for e in data {
-            let _ = l.learn(e.row(), e.label, e.weight);
+        for e in &data {
+            let _ = l.learn(e.row, e.label, e.weight);
         }
     };
     pass(&mut learner);

@@ -34,6 +34,7 @@ use super::sparse_common::{
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
+use sketchlearn::data::PackedExamples;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -161,7 +162,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     for (data, path) in &files {
         for &bits in &BITS {
             eprintln!("{data}, b = {bits}");
-            let examples = load_vw(path, bits)?;
+            let examples = PackedExamples::from(&load_vw(path, bits)?[..]);
             let n = examples.len() as f64;
             let dim = 1usize << bits;
             let ls = learners();

@@ -69,10 +69,7 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
                 // values, which LLVM vectorises (two square roots and divisions per
                 // instruction: on sparse input they, not the table reads, are the cost).
                 out.extend(indices.iter().map(|&i| self.g2[i as usize]));
-                let d0 = self.d0;
-                for (o, xi) in out.iter_mut().zip(values) {
-                    *o = xi * (1.0 / (d0 + *o).sqrt());
-                }
+                scale_in_place(out, values, self.d0);
             }
         }
     }
@@ -180,6 +177,61 @@ fn restrict(x: Row<'_>, dim: usize) -> Row<'_> {
             Row::Sparse {
                 indices: &indices[..n],
                 values: &values[..n],
+            }
+        }
+    }
+}
+
+/// `out_i ← x_i / √(d₀ + out_i)` (on entry `out_i` holds `D_ii`), computed as
+/// `x_i·(1/√(d₀ + out_i))` like [`DiagonalAdaptation::scale`].
+#[inline(always)]
+fn scale_generic(out: &mut [f64], values: &[f64], d0: f64) {
+    for (o, xi) in out.iter_mut().zip(values) {
+        *o = xi * (1.0 / (d0 + *o).sqrt());
+    }
+}
+
+/// [`scale_generic`] compiled for AVX2: square roots and divisions four per instruction instead
+/// of two (on r8_earn_vs_rest, 60 non-zeros, sparse Oja-SON + diagonal went from 0.96 M to
+/// 1.01 M examples/s). Square root and division are correctly rounded in both instruction sets,
+/// so the results are the same to the bit (test below).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scale_avx2(out: &mut [f64], values: &[f64], d0: f64) {
+    scale_generic(out, values, d0)
+}
+
+/// The scaling loop of a sparse row, with the AVX2 copy when the CPU has it.
+fn scale_in_place(out: &mut [f64], values: &[f64], d0: f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked above).
+        return unsafe { scale_avx2(out, values, d0) };
+    }
+    scale_generic(out, values, d0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn dispatched_scaling_equals_the_plain_loop_to_the_bit() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        for n in 0..40 {
+            let values: Vec<f64> = (0..n).map(|_| rng.random_range(-5.0..5.0)).collect();
+            let d: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..1e3)).collect();
+            let d0 = rng.random_range(1e-3..2.0);
+            let mut got = d.clone();
+            scale_in_place(&mut got, &values, d0);
+            let mut want = d.clone();
+            scale_generic(&mut want, &values, d0);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "n = {n}");
+            for ((g, x), di) in got.iter().zip(&values).zip(&d) {
+                assert_eq!(g.to_bits(), (x * (1.0 / (d0 + di).sqrt())).to_bits());
             }
         }
     }
