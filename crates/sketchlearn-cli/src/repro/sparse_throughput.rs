@@ -301,7 +301,10 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
          about ±25 % between reports, on the longer stream its learning time dominates (the \
          progressive error there is that of the repeated stream, partly memorised). All as VW text; \
          b = hash bits (2^b weights). sketchlearn parses into memory first and times the learner \
-         only; VW reads its binary cache of the file and its learning-only time is its run minus \
+         only, over the examples stored back to back with the next ones prefetched \
+         (`sketchlearn::data::PackedExamples`: the learner finds its input in the cache, as it \
+         does when streaming from its parser's buffer; from a scattered `Vec<Example>` sparse \
+         Oja-SON + diag was ~15 % slower on r8 ×26); VW reads its binary cache of the file and its learning-only time is its run minus \
          its start-up minus its `--noop` cache-reading time (see \
          `scripts/peers/sparse_vw_bench.py`). Peak memory: maximum resident set of a child \
          process doing the same pass from the file (sketchlearn: `sketchlearn train`, parsing \
