@@ -5,7 +5,7 @@
 use crate::input::{for_each_row, Format};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sketchlearn::data::{VwOptions, VwReader};
+use sketchlearn::data::{ExampleSource, ReadAhead, VwOptions, VwReader};
 use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
 use sketchlearn::linear::{
     Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
@@ -245,6 +245,16 @@ impl ExampleReader {
             ExampleReader::Libsvm(r) => r.line(),
             ExampleReader::Vw(r) => r.line(),
         }
+    }
+}
+
+impl ExampleSource for ExampleReader {
+    type Error = ParseError;
+    fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        ExampleReader::read_into(self, ex)
+    }
+    fn line(&self) -> u64 {
+        ExampleReader::line(self)
     }
 }
 
@@ -568,7 +578,10 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     };
     let mut total = 0;
     for _pass in 0..args.passes {
-        let mut reader = ExampleReader::open(&args.file, format, args.zero_based, bits)?;
+        // Parsed on a second thread while the learner learns (VW does the same).
+        let reader = ExampleReader::open(&args.file, format, args.zero_based, bits)?;
+        let name = reader.source_name().to_string();
+        let mut reader = ReadAhead::new(reader);
         let n = progressive_with(
             &mut tap,
             |ex: &mut Example| reader.read_into(ex),
@@ -583,7 +596,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         .map_err(|e| match e {
             sketchlearn::eval::EvalError::Source(e) => anyhow::Error::new(e),
             sketchlearn::eval::EvalError::Learn { source, .. } => {
-                anyhow::anyhow!("{}:{}: {source}", reader.source_name(), reader.line())
+                anyhow::anyhow!("{name}:{}: {source}", reader.line())
             }
         })?;
         total += n;
@@ -660,7 +673,12 @@ pub fn test(args: &TestArgs) -> Result<()> {
     } else {
         18
     };
-    let mut reader = ExampleReader::open(&args.file, format, args.zero_based, bits)?;
+    let mut reader = ReadAhead::new(ExampleReader::open(
+        &args.file,
+        format,
+        args.zero_based,
+        bits,
+    )?);
     let mut out = open_predictions(&args.predictions)?;
     let start = Instant::now();
     let mut io_error = None;

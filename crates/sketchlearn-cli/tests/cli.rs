@@ -276,6 +276,51 @@ fn dimension_smaller_than_file_is_an_error() {
     );
 }
 
+/// `train` parses on a second thread in batches of 256 examples: errors far into the file still
+/// name the right line, and nothing after them is learned.
+#[test]
+fn train_errors_past_the_first_batches_name_their_line() {
+    let mut good = String::new();
+    for k in 0..1000 {
+        good.push_str(&format!(
+            "{} 1:{} 2:0.5\n",
+            if k % 2 == 0 { 1 } else { -1 },
+            k % 7
+        ));
+    }
+    // A parse error on line 701 (after two full batches and part of a third).
+    let lines: Vec<&str> = good.lines().collect();
+    let mut text = lines[..700].join("\n");
+    text.push_str("\n1 1:0.5 2:oops\n");
+    text.push_str(&lines[700..].join("\n"));
+    let p = tmp("late_bad.libsvm", text.as_bytes());
+    let out = run(&["train", "--algo", "adagrad", "--quiet", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("late_bad.libsvm:701:"), "{err}");
+    assert!(err.contains("oops") && !err.contains("panicked"), "{err}");
+    // A learning error (a feature beyond --dim) on line 600.
+    let mut text = lines[..599].join("\n");
+    text.push_str("\n1 1:0.5 9:1\n");
+    text.push_str(&lines[599..].join("\n"));
+    let p = tmp("late_dim.libsvm", text.as_bytes());
+    let out = run(&["train", "--dim", "3", "--quiet", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("late_dim.libsvm:600:"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // The same file without the bad line trains (and the read-ahead reports every example).
+    let p = tmp("late_good.libsvm", good.as_bytes());
+    let v = json(&run(&[
+        "train",
+        "--algo",
+        "adagrad",
+        "--json",
+        p.to_str().unwrap(),
+    ]));
+    assert_eq!(v["examples"], 1000, "{v}");
+}
+
 #[test]
 fn help_on_every_subcommand() {
     for sub in [

@@ -7,6 +7,7 @@ pub mod hashing;
 pub mod libsvm;
 pub mod packed;
 pub mod ratings;
+pub mod read_ahead;
 pub mod source;
 pub mod vw;
 
@@ -16,5 +17,6 @@ pub use example::{Example, Row};
 pub use libsvm::{LibsvmOptions, LibsvmReader};
 pub use packed::{ExampleRef, PackedExamples, PackedExamplesIter};
 pub use ratings::{read_ratings, RatingsEncoder, RatingsError, RatingsOptions, RatingsTable};
+pub use read_ahead::{ExampleSource, ReadAhead};
 pub use source::open_input;
 pub use vw::{VwOptions, VwReader};
