@@ -288,27 +288,28 @@ fn train_errors_past_the_first_batches_name_their_line() {
             k % 7
         ));
     }
-    // A parse error on line 701 (after two full batches and part of a third).
     let lines: Vec<&str> = good.lines().collect();
-    let mut text = lines[..700].join("\n");
-    text.push_str("\n1 1:0.5 2:oops\n");
-    text.push_str(&lines[700..].join("\n"));
-    let p = tmp("late_bad.libsvm", text.as_bytes());
-    let out = run(&["train", "--algo", "adagrad", "--quiet", p.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("late_bad.libsvm:701:"), "{err}");
-    assert!(err.contains("oops") && !err.contains("panicked"), "{err}");
-    // A learning error (a feature beyond --dim) on line 600.
-    let mut text = lines[..599].join("\n");
-    text.push_str("\n1 1:0.5 9:1\n");
-    text.push_str(&lines[599..].join("\n"));
-    let p = tmp("late_dim.libsvm", text.as_bytes());
-    let out = run(&["train", "--dim", "3", "--quiet", p.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("late_dim.libsvm:600:"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
+    // A parse error on line 701 (after two full batches and part of a third), and a learning
+    // error (a feature beyond --dim) on line 600.
+    for (line, bad, name, flags) in [
+        (
+            701,
+            "1 1:0.5 2:oops",
+            "late_bad.libsvm",
+            ["--algo", "adagrad"],
+        ),
+        (600, "1 1:0.5 9:1", "late_dim.libsvm", ["--dim", "3"]),
+    ] {
+        let text = [&lines[..line - 1], &[bad], &lines[line - 1..]]
+            .concat()
+            .join("\n");
+        let p = tmp(name, text.as_bytes());
+        let out = run(&["train", flags[0], flags[1], "--quiet", p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("{name}:{line}:")), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
     // The same file without the bad line trains (and the read-ahead reports every example).
     let p = tmp("late_good.libsvm", good.as_bytes());
     let v = json(&run(&[

@@ -95,7 +95,9 @@ impl PackedExamples {
 
     /// Example `k`, if `k < len()`.
     pub fn get(&self, k: usize) -> Option<ExampleRef<'_>> {
-        let (a, b) = (*self.offsets.get(k)?, *self.offsets.get(k + 1)?);
+        let &[a, b] = self.offsets.get(k..k.checked_add(2)?)? else {
+            return None;
+        };
         Some(ExampleRef {
             row: Row::Sparse {
                 indices: &self.indices[a..b],
@@ -110,7 +112,7 @@ impl PackedExamples {
     /// on results; nothing happens for `k ≥ len()` or off x86-64).
     #[inline]
     pub fn prefetch(&self, k: usize) {
-        if let (Some(&a), Some(&b)) = (self.offsets.get(k), self.offsets.get(k + 1)) {
+        if let Some(&[a, b]) = k.checked_add(2).and_then(|e| self.offsets.get(k..e)) {
             prefetch_slice(&self.indices[a..b]);
             prefetch_slice(&self.values[a..b]);
         }
@@ -236,6 +238,7 @@ mod tests {
         }
         assert_eq!(seen, 40);
         assert!(packed.get(40).is_none());
+        assert!(packed.get(usize::MAX).is_none());
         // Prefetching past the end or of an empty example is harmless.
         packed.prefetch(40);
         packed.prefetch(usize::MAX);
