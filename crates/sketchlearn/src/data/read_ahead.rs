@@ -82,6 +82,7 @@ struct Batch<E> {
 
 /// A source parsed on a background thread (see the module documentation).
 pub struct ReadAhead<E> {
+    handle: Option<std::thread::JoinHandle<()>>,
     rx: Option<Receiver<Batch<E>>>,
     back: Option<SyncSender<Batch<E>>>,
     cur: Option<Batch<E>>,
@@ -99,7 +100,7 @@ impl<E: Send + 'static> ReadAhead<E> {
         // Used batches come back here; DEPTH + 2 can exist (in the channel, being filled, being
         // read), so the return channel never blocks the reader.
         let (back, spare) = sync_channel::<Batch<E>>(DEPTH + 2);
-        std::thread::spawn(move || {
+        let handle = std::thread::spawn(move || {
             let mut made = 0;
             loop {
                 let mut batch = match spare.try_recv() {
@@ -145,6 +146,7 @@ impl<E: Send + 'static> ReadAhead<E> {
             }
         });
         ReadAhead {
+            handle: Some(handle),
             rx: Some(rx),
             back: Some(back),
             cur: None,
@@ -183,10 +185,13 @@ impl<E: Send + 'static> ReadAhead<E> {
                     self.cur = Some(b);
                     self.pos = 0;
                 }
-                // The parser ended without a final batch: it cannot (it always sends one), but
-                // treat it as the end of the input rather than hang.
+                // The parser ended without its final batch: only a panic does that, and it is
+                // passed on (never a silently shortened stream).
                 Err(_) => {
                     self.rx = None;
+                    if let Some(Err(panic)) = self.handle.take().map(|h| h.join()) {
+                        std::panic::resume_unwind(panic);
+                    }
                     return Ok(false);
                 }
             }
@@ -201,9 +206,11 @@ impl<E: Send + 'static> ReadAhead<E> {
 
 impl<E> Drop for ReadAhead<E> {
     fn drop(&mut self) {
-        // Closing both channels makes the parser's next send or wait fail, and it returns.
+        // Closing both channels makes the parser's next send or wait fail, and it returns (not
+        // joined: it may be blocked reading a pipe).
         self.rx.take();
         self.back.take();
+        self.handle.take();
     }
 }
 
@@ -302,6 +309,36 @@ mod tests {
             assert!(want_err.as_deref().unwrap().contains("oops"));
             assert_eq!(got_err, want_err);
         }
+    }
+
+    /// A source that panics after a few examples.
+    struct Panicky(u64);
+    impl ExampleSource for Panicky {
+        type Error = ParseError;
+        fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+            self.0 += 1;
+            assert!(self.0 <= 3, "source broke");
+            ex.label = 1.0;
+            Ok(true)
+        }
+        fn line(&self) -> u64 {
+            self.0
+        }
+    }
+
+    #[test]
+    fn a_panicking_parser_is_not_a_short_stream() {
+        let result = std::panic::catch_unwind(|| {
+            let mut a = ReadAhead::new(Panicky(0));
+            let mut ex = Example::default();
+            while a.read_into(&mut ex).unwrap() {}
+        });
+        let panic = result.expect_err("the parser's panic reaches the reader");
+        let msg = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+        assert_eq!(msg, Some("source broke"));
     }
 
     #[test]
