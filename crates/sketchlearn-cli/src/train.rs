@@ -164,6 +164,10 @@ pub struct TrainArgs {
     /// No progress table.
     #[arg(long)]
     pub quiet: bool,
+    /// Parse on the learner's thread instead of a second one (same results; for many jobs
+    /// sharing few cores).
+    #[arg(long)]
+    pub no_read_ahead: bool,
     /// Dimension d (default: one past the largest feature index of the file).
     #[arg(long)]
     pub dim: Option<usize>,
@@ -234,16 +238,47 @@ impl ExampleReader {
             ExampleReader::Vw(r) => r.read_into(ex),
         }
     }
-    pub fn source_name(&self) -> &str {
-        match self {
-            ExampleReader::Libsvm(r) => r.source_name(),
-            ExampleReader::Vw(r) => r.source_name(),
-        }
-    }
     pub fn line(&self) -> u64 {
         match self {
             ExampleReader::Libsvm(r) => r.line(),
             ExampleReader::Vw(r) => r.line(),
+        }
+    }
+}
+
+/// An [`ExampleReader`] read on the caller's thread or on a second one ([`ReadAhead`]).
+pub enum Reading {
+    Direct(ExampleReader),
+    Ahead(ReadAhead<ParseError>),
+}
+
+impl Reading {
+    /// Opens `path` like [`ExampleReader::open`]; `ahead` parses on a second thread.
+    pub fn open(
+        path: &str,
+        format: DataFormat,
+        zero_based: bool,
+        bits: u32,
+        ahead: bool,
+    ) -> Result<Self> {
+        let reader = ExampleReader::open(path, format, zero_based, bits)?;
+        Ok(if ahead {
+            Reading::Ahead(ReadAhead::new(reader))
+        } else {
+            Reading::Direct(reader)
+        })
+    }
+    pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        match self {
+            Reading::Direct(r) => r.read_into(ex),
+            Reading::Ahead(r) => r.read_into(ex),
+        }
+    }
+    /// The line of the last example returned.
+    pub fn line(&self) -> u64 {
+        match self {
+            Reading::Direct(r) => r.line(),
+            Reading::Ahead(r) => r.line(),
         }
     }
 }
@@ -318,6 +353,9 @@ pub struct TestArgs {
     /// LIBSVM indices start at 0.
     #[arg(long)]
     pub zero_based: bool,
+    /// Parse on the evaluating thread instead of a second one (same results).
+    #[arg(long)]
+    pub no_read_ahead: bool,
     /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
     #[arg(long, value_enum, default_value_t = DataFormat::Auto)]
     pub format: DataFormat,
@@ -579,9 +617,14 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     let mut total = 0;
     for _pass in 0..args.passes {
         // Parsed on a second thread while the learner learns (VW does the same).
-        let reader = ExampleReader::open(&args.file, format, args.zero_based, bits)?;
-        let name = reader.source_name().to_string();
-        let mut reader = ReadAhead::new(reader);
+        let mut reader = Reading::open(
+            &args.file,
+            format,
+            args.zero_based,
+            bits,
+            !args.no_read_ahead,
+        )?;
+        let name = sketchlearn::data::source::source_name(&args.file).to_string();
         let n = progressive_with(
             &mut tap,
             |ex: &mut Example| reader.read_into(ex),
@@ -673,12 +716,13 @@ pub fn test(args: &TestArgs) -> Result<()> {
     } else {
         18
     };
-    let mut reader = ReadAhead::new(ExampleReader::open(
+    let mut reader = Reading::open(
         &args.file,
         format,
         args.zero_based,
         bits,
-    )?);
+        !args.no_read_ahead,
+    )?;
     let mut out = open_predictions(&args.predictions)?;
     let start = Instant::now();
     let mut io_error = None;

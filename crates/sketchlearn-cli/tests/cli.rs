@@ -304,11 +304,13 @@ fn train_errors_past_the_first_batches_name_their_line() {
             .concat()
             .join("\n");
         let p = tmp(name, text.as_bytes());
-        let out = run(&["train", flags[0], flags[1], "--quiet", p.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(1));
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(&format!("{name}:{line}:")), "{err}");
-        assert!(!err.contains("panicked"), "{err}");
+        for mode in ["--quiet", "--no-read-ahead"] {
+            let out = run(&["train", flags[0], flags[1], mode, p.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(1));
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(&format!("{name}:{line}:")), "{mode}: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
     }
     // The same file without the bad line trains (and the read-ahead reports every example).
     let p = tmp("late_good.libsvm", good.as_bytes());
@@ -320,6 +322,51 @@ fn train_errors_past_the_first_batches_name_their_line() {
         p.to_str().unwrap(),
     ]));
     assert_eq!(v["examples"], 1000, "{v}");
+}
+
+/// Parsing on the learner's thread (`--no-read-ahead`) or on a second one gives the same bits.
+#[test]
+fn read_ahead_changes_nothing_but_the_thread() {
+    let heart = repo_file("data/heart.libsvm");
+    let dir = std::env::temp_dir().join(format!("skl_ra_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ma, mb) = (dir.join("a.model"), dir.join("b.model"));
+    let (pa, pb) = (dir.join("a.pred"), dir.join("b.pred"));
+    let s = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let a = json(&run(&[
+        "train",
+        "--json",
+        "-f",
+        &s(&ma),
+        "-p",
+        &s(&pa),
+        &heart,
+    ]));
+    let b = json(&run(&[
+        "train",
+        "--json",
+        "--no-read-ahead",
+        "-f",
+        &s(&mb),
+        "-p",
+        &s(&pb),
+        &heart,
+    ]));
+    assert_eq!(a["progressive_error"], b["progressive_error"]);
+    assert_eq!(a["examples"], b["examples"]);
+    assert_eq!(std::fs::read(&ma).unwrap(), std::fs::read(&mb).unwrap());
+    assert_eq!(std::fs::read(&pa).unwrap(), std::fs::read(&pb).unwrap());
+    let ta = json(&run(&["test", "--json", "-i", &s(&ma), &heart]));
+    let tb = json(&run(&[
+        "test",
+        "--json",
+        "--no-read-ahead",
+        "-i",
+        &s(&ma),
+        &heart,
+    ]));
+    assert_eq!(ta["error"], tb["error"]);
+    assert_eq!(ta["examples"], 270);
 }
 
 #[test]
