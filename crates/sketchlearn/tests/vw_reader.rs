@@ -103,3 +103,55 @@ proptest! {
         prop_assert_eq!(ex.indices, want);
     }
 }
+
+proptest! {
+    /// VW values, labels and importance weights go through the same decimal parser as LIBSVM
+    /// (Clinger's fast path, else the standard library): the very double `f64::from_str`
+    /// returns, non-finite values rejected.
+    #[test]
+    fn decimal_values_parse_like_the_standard_library(
+        sign in prop_oneof![Just(""), Just("-"), Just("+")],
+        int in "[0-9]{0,12}",
+        frac in proptest::option::of("[0-9]{0,24}"),
+        exp in proptest::option::of(-30i32..320),
+    ) {
+        let mut v = format!("{sign}{int}");
+        if let Some(f) = &frac {
+            v.push('.');
+            v.push_str(f);
+        }
+        if let Some(e) = exp {
+            v.push_str(&format!("e{e}"));
+        }
+        let want = v.parse::<f64>().ok();
+        let ok = matches!(want, Some(x) if x.is_finite());
+        // As a feature value (an integer name in the default namespace is its own index).
+        let got = read_all(&format!("1 | 3:{v}\n"), 18);
+        match (&got[..], want) {
+            ([Ok(e)], Some(x)) if ok => {
+                if x == 0.0 {
+                    prop_assert!(e.values.is_empty(), "{}", v);
+                } else {
+                    prop_assert_eq!(e.values[0].to_bits(), x.to_bits(), "{}", v);
+                }
+            }
+            _ => prop_assert!(!ok && got.iter().any(Result::is_err), "{} ({:?})", v, got),
+        }
+        // As the label and the importance weight (an empty one would just be absent).
+        if v.is_empty() {
+            return Ok(());
+        }
+        let got = read_all(&format!("{v} 2 | a\n1 {v} | a\n"), 18);
+        if ok {
+            let x = want.unwrap();
+            let label = got[0].as_ref().map(|e| e.label.to_bits());
+            prop_assert_eq!(label.ok(), Some(x.to_bits()), "{}", v);
+            if x >= 0.0 {
+                let w = got[1].as_ref().map(|e| e.weight.to_bits());
+                prop_assert_eq!(w.ok(), Some(x.to_bits()), "{}", v);
+            }
+        } else {
+            prop_assert!(got[0].is_err(), "{} as a label", v);
+        }
+    }
+}

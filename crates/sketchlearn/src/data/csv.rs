@@ -11,8 +11,9 @@
 
 use std::io::BufRead;
 
+use super::decimal::{parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
-use super::libsvm::{parse_finite, token_text, FloatError};
+use super::libsvm::token_text;
 use super::source::{open_input, source_name};
 
 /// Options of [`CsvReader`].

@@ -1,6 +1,7 @@
 //! The data path: examples, streaming parsers and input sources.
 
 pub mod csv;
+mod decimal;
 pub mod error;
 pub mod example;
 pub mod hashing;

@@ -15,6 +15,7 @@
 //! feature name, a line with features but no label. No constant feature is added: the learners'
 //! intercept plays that role.
 
+use super::decimal::{parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
 use super::hashing::{feature_index, namespace_hash};
@@ -192,12 +193,10 @@ fn parse_number(
     col: usize,
     bad: fn(String) -> ParseErrorKind,
 ) -> Result<f64, LineError> {
-    let text = std::str::from_utf8(tok).map_err(|_| (col, bad(lossy(tok))))?;
-    let v: f64 = text.parse().map_err(|_| (col, bad(lossy(tok))))?;
-    if !v.is_finite() {
-        return Err((col, ParseErrorKind::NonFiniteValue(lossy(tok))));
-    }
-    Ok(v)
+    parse_finite(tok).map_err(|e| match e {
+        FloatError::Unparsable => (col, bad(lossy(tok))),
+        FloatError::NonFinite => (col, ParseErrorKind::NonFiniteValue(lossy(tok))),
+    })
 }
 
 /// Splits `s` (starting at byte `base` of the line) into whitespace-separated tokens with their
