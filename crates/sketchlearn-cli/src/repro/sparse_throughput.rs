@@ -48,6 +48,73 @@ const REPS: usize = 3;
 const REPS_SMALL: usize = 7;
 const BITS: [u32; 2] = [18, 24];
 const TARGET: f64 = 5.0;
+/// The target's summary: per stream, the fastest sparse SON learner at equal or better
+/// progressive error than VW OjaNewton and the best such ratio of each sketch family.
+fn summary(md: &mut String, lines: &[Line]) -> Result<()> {
+    writeln!(
+        md,
+        "Summary — per stream, the fastest sketchlearn SON learner whose progressive error is \
+         equal to or better than VW OjaNewton's, and the best such ratio within each sketch family \
+         (\"error worse\": no learner of the family reaches VW's error there):\n"
+    )?;
+    writeln!(
+        md,
+        "| stream | b | fastest at ≤ VW's error | × VW OjaNewton | Oja-SON | RP-SON | FD/RFD-SON |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|---|")?;
+    let mut seen: Vec<(&str, u32)> = Vec::new();
+    for v in lines.iter().filter(|l| l.name == "VW OjaNewton") {
+        if seen.contains(&(v.data.as_str(), v.bits)) {
+            continue;
+        }
+        seen.push((v.data.as_str(), v.bits));
+        if !v.rate_cpu.is_finite() {
+            writeln!(
+                md,
+                "| {} | {} | VW's learning time not measurable | — | — | — | — |",
+                v.data, v.bits
+            )?;
+            continue;
+        }
+        let ok: Vec<(&Line, f64)> = lines
+            .iter()
+            .filter(|l| {
+                l.data == v.data
+                    && l.bits == v.bits
+                    && l.name.starts_with("sketchlearn")
+                    && l.name.contains("SON")
+                    && l.error <= v.error
+            })
+            .map(|l| (l, l.rate_cpu / v.rate_cpu))
+            .collect();
+        let family = |tag: &str| {
+            ok.iter()
+                .filter(|(l, _)| l.name.contains(tag))
+                .map(|&(_, r)| r)
+                .fold(None, |a: Option<f64>, r| Some(a.map_or(r, |a| a.max(r))))
+                .map_or("error worse".to_string(), |r| format!("{r:.1}×"))
+        };
+        let best = ok.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+        let (name, ratio) = best.map_or(("none".to_string(), "—".to_string()), |(l, r)| {
+            (
+                format!("{} ({:.4} vs {:.4})", l.name, l.error, v.error),
+                format!("{r:.1}×"),
+            )
+        });
+        writeln!(
+            md,
+            "| {} | {} | {name} | {ratio} | {} | {} | {} |",
+            v.data,
+            v.bits,
+            family("Oja-SON"),
+            family("RP-SON"),
+            family("FD-SON")
+        )?;
+    }
+    writeln!(md, "\nEvery learner:\n")?;
+    Ok(())
+}
+
 /// Copies of r8 in the replicated stream.
 const R8_COPIES: usize = 26;
 
@@ -358,6 +425,7 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
     writeln!(md)?;
     if have_vw {
         writeln!(md, "## Against the target ({TARGET}× VW OjaNewton's examples/second at equal or better progressive error)\n")?;
+        summary(&mut md, &lines)?;
         for l in lines
             .iter()
             .filter(|l| l.name.starts_with("sketchlearn") && l.name.contains("SON"))
