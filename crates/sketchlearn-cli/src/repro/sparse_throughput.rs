@@ -425,7 +425,7 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
     writeln!(md)?;
     if have_vw {
         writeln!(md, "## Against the target ({TARGET}× VW OjaNewton's examples/second at equal or better progressive error)\n")?;
-        summary(&mut md, &lines)?;
+        summary(&mut md, lines)?;
         for l in lines
             .iter()
             .filter(|l| l.name.starts_with("sketchlearn") && l.name.contains("SON"))
