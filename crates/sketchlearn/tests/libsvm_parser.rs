@@ -3,6 +3,8 @@
 
 use std::io::{Cursor, Write};
 
+mod common;
+
 use proptest::prelude::*;
 use sketchlearn::data::{open_input, LibsvmOptions, LibsvmReader, ParseError, ParseErrorKind};
 use sketchlearn::Example;
@@ -572,20 +574,7 @@ proptest! {
     /// plain decimals of every length around its limits (19 digits, 2^53, 22 fraction digits)
     /// and for the forms it hands over to the standard parser (exponents).
     #[test]
-    fn decimal_values_parse_like_the_standard_library(
-        sign in prop_oneof![Just(""), Just("-"), Just("+")],
-        int in "[0-9]{0,12}",
-        frac in proptest::option::of("[0-9]{0,24}"),
-        exp in proptest::option::of(-30i32..30),
-    ) {
-        let mut v = format!("{sign}{int}");
-        if let Some(f) = &frac {
-            v.push('.');
-            v.push_str(f);
-        }
-        if let Some(e) = exp {
-            v.push_str(&format!("e{e}"));
-        }
+    fn decimal_values_parse_like_the_standard_library(v in common::decimal_text(-30..30)) {
         let want = v.parse::<f64>();
         let line = format!("1 3:{v}\n");
         let mut r = reader(line.as_bytes(), ONE_BASED);

@@ -1,5 +1,7 @@
 //! VW text format: hashing identical to Vowpal Wabbit, errors with line and column, no panics.
 
+mod common;
+
 use proptest::prelude::*;
 use sketchlearn::data::{ParseErrorKind, VwOptions, VwReader};
 use sketchlearn::Example;
@@ -109,20 +111,7 @@ proptest! {
     /// (Clinger's fast path, else the standard library): the very double `f64::from_str`
     /// returns, non-finite values rejected.
     #[test]
-    fn decimal_values_parse_like_the_standard_library(
-        sign in prop_oneof![Just(""), Just("-"), Just("+")],
-        int in "[0-9]{0,12}",
-        frac in proptest::option::of("[0-9]{0,24}"),
-        exp in proptest::option::of(-30i32..320),
-    ) {
-        let mut v = format!("{sign}{int}");
-        if let Some(f) = &frac {
-            v.push('.');
-            v.push_str(f);
-        }
-        if let Some(e) = exp {
-            v.push_str(&format!("e{e}"));
-        }
+    fn decimal_values_parse_like_the_standard_library(v in common::decimal_text(-30..320)) {
         let want = v.parse::<f64>().ok();
         let ok = matches!(want, Some(x) if x.is_finite());
         // As a feature value (an integer name in the default namespace is its own index).
