@@ -232,64 +232,41 @@ impl ExampleReader {
             _ => ExampleReader::Libsvm(LibsvmReader::open(path, LibsvmOptions { zero_based })?),
         })
     }
-    pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
-        match self {
-            ExampleReader::Libsvm(r) => r.read_into(ex),
-            ExampleReader::Vw(r) => r.read_into(ex),
-        }
-    }
-    pub fn line(&self) -> u64 {
-        match self {
-            ExampleReader::Libsvm(r) => r.line(),
-            ExampleReader::Vw(r) => r.line(),
-        }
-    }
 }
 
-/// An [`ExampleReader`] read on the caller's thread or on a second one ([`ReadAhead`]).
-pub enum Reading {
-    Direct(ExampleReader),
-    Ahead(ReadAhead<ParseError>),
-}
+/// A reader of the training or test file.
+type Reading = Box<dyn ExampleSource<Error = ParseError>>;
 
-impl Reading {
-    /// Opens `path` like [`ExampleReader::open`]; `ahead` parses on a second thread.
-    pub fn open(
-        path: &str,
-        format: DataFormat,
-        zero_based: bool,
-        bits: u32,
-        ahead: bool,
-    ) -> Result<Self> {
-        let reader = ExampleReader::open(path, format, zero_based, bits)?;
-        Ok(if ahead {
-            Reading::Ahead(ReadAhead::new(reader))
-        } else {
-            Reading::Direct(reader)
-        })
-    }
-    pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
-        match self {
-            Reading::Direct(r) => r.read_into(ex),
-            Reading::Ahead(r) => r.read_into(ex),
-        }
-    }
-    /// The line of the last example returned.
-    pub fn line(&self) -> u64 {
-        match self {
-            Reading::Direct(r) => r.line(),
-            Reading::Ahead(r) => r.line(),
-        }
-    }
+/// Opens `path` like [`ExampleReader::open`]; with `ahead` it is parsed on a second thread
+/// ([`ReadAhead`]).
+fn open_reading(
+    path: &str,
+    format: DataFormat,
+    zero_based: bool,
+    bits: u32,
+    ahead: bool,
+) -> Result<Reading> {
+    let reader = ExampleReader::open(path, format, zero_based, bits)?;
+    Ok(if ahead {
+        Box::new(ReadAhead::new(reader))
+    } else {
+        Box::new(reader)
+    })
 }
 
 impl ExampleSource for ExampleReader {
     type Error = ParseError;
     fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
-        ExampleReader::read_into(self, ex)
+        match self {
+            ExampleReader::Libsvm(r) => r.read_into(ex),
+            ExampleReader::Vw(r) => r.read_into(ex),
+        }
     }
     fn line(&self) -> u64 {
-        ExampleReader::line(self)
+        match self {
+            ExampleReader::Libsvm(r) => r.line(),
+            ExampleReader::Vw(r) => r.line(),
+        }
     }
 }
 
@@ -398,10 +375,7 @@ fn mixture_weights(model: &LinearModel) -> Option<Vec<MemberWeight>> {
     let AnyLearner::Mixture(mix) = &model.learner else {
         return None;
     };
-    let names = match model.config.algorithm {
-        Algorithm::AdaGradGrid => model.config.adagrad_grid_members().to_vec(),
-        _ => model.config.auto_members(),
-    };
+    let names = model.config.mixture_members()?;
     Some(
         mix.member_weights()
             .into_iter()
@@ -615,16 +589,16 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         refused: 0,
     };
     let mut total = 0;
+    let name = sketchlearn::data::source::source_name(&args.file);
     for _pass in 0..args.passes {
         // Parsed on a second thread while the learner learns (VW does the same).
-        let mut reader = Reading::open(
+        let mut reader = open_reading(
             &args.file,
             format,
             args.zero_based,
             bits,
             !args.no_read_ahead,
         )?;
-        let name = sketchlearn::data::source::source_name(&args.file).to_string();
         let n = progressive_with(
             &mut tap,
             |ex: &mut Example| reader.read_into(ex),
@@ -716,7 +690,7 @@ pub fn test(args: &TestArgs) -> Result<()> {
     } else {
         18
     };
-    let mut reader = Reading::open(
+    let mut reader = open_reading(
         &args.file,
         format,
         args.zero_based,

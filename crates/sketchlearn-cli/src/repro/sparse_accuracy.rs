@@ -239,7 +239,7 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
         super::sparse_common::write_vw(&vw, &data)?;
     }
     // Read back what the file holds (6 significant digits), as VW does.
-    let data = load_vw(&vw, 18)?;
+    let data = PackedExamples::from(&load_vw(&vw, 18)?[..]);
     let set = "ill-conditioned κ=200 (unnormalised)";
     for (name, kind, diag) in [
         ("Oja-SON (oja-sparse)", CurvatureKind::OjaSparse, false),
@@ -264,7 +264,6 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
             Param::Alpha
         };
         eprintln!("{set} {name}");
-        let data = PackedExamples::from(&data[..]);
         let first = time_learner(&cfg, 1 << 18, &data)?;
         let mut curve = Vec::new();
         for v in grid(p) {

@@ -45,8 +45,7 @@ struct Point {
     error: f64,
 }
 
-fn measure(cfg: &LearnerConfig, dim: usize, data: &[sketchlearn::Example]) -> Result<(f64, f64)> {
-    let data = &PackedExamples::from(data);
+fn measure(cfg: &LearnerConfig, dim: usize, data: &PackedExamples) -> Result<(f64, f64)> {
     let mut cpu = Vec::new();
     let mut err = f64::NAN;
     for _ in 0..REPS {
@@ -72,12 +71,11 @@ fn measure(cfg: &LearnerConfig, dim: usize, data: &[sketchlearn::Example]) -> Re
 /// zero-initialised column store (a page fault and the zeroing of 4 KB), once per page for the
 /// whole run; later passes show the steady per-example cost. Passes are repeated until
 /// [`MIN_CPU`] seconds.
-fn warm_us(cfg: &LearnerConfig, dim: usize, data: &[sketchlearn::Example]) -> Result<f64> {
+fn warm_us(cfg: &LearnerConfig, dim: usize, data: &PackedExamples) -> Result<f64> {
     use sketchlearn::linear::OnlineLearner;
-    let data = PackedExamples::from(data);
     let mut learner = cfg.build(dim)?;
     let pass = |l: &mut sketchlearn::linear::AnyLearner| {
-        for e in &data {
+        for e in data {
             let _ = l.learn(e.row, e.label, e.weight);
         }
     };
@@ -135,7 +133,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         ..LearnerConfig::default()
     };
     for &nnz in &NNZS {
-        let data = synthetic(N, 1 << 18, nnz, SEED + nnz as u64);
+        let data = PackedExamples::from(&synthetic(N, 1 << 18, nnz, SEED + nnz as u64)[..]);
         for &m in &MS {
             for (name, kind) in kinds() {
                 eprintln!("{name} m={m} nnz={nnz}");
@@ -206,6 +204,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     }
                 })
                 .collect();
+            let rows = PackedExamples::from(&rows[..]);
             let (us, error) = measure(&cfg, d, &rows)?;
             if bits == 22 {
                 warm.push((name.to_string(), warm_us(&cfg, d, &rows)?));
@@ -224,7 +223,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let mut dense = Vec::new();
     for bits in [10u32, 12, 14] {
         let d = 1usize << bits;
-        let small = synthetic(2000, d, 50, SEED + 7);
+        let small = PackedExamples::from(&synthetic(2000, d, 50, SEED + 7)[..]);
         let cfg = LearnerConfig {
             size: 10,
             ..base(CurvatureKind::Oja)

@@ -204,6 +204,18 @@ impl<E: Send + 'static> ReadAhead<E> {
     }
 }
 
+/// A `ReadAhead` is itself a source, so callers can hold either behind one
+/// `dyn ExampleSource` (e.g. a command-line switch between the two).
+impl<E: Send + 'static> ExampleSource for ReadAhead<E> {
+    type Error = E;
+    fn read_into(&mut self, ex: &mut Example) -> Result<bool, E> {
+        ReadAhead::read_into(self, ex)
+    }
+    fn line(&self) -> u64 {
+        ReadAhead::line(self)
+    }
+}
+
 impl<E> Drop for ReadAhead<E> {
     fn drop(&mut self) {
         // Closing both channels makes the parser's next send or wait fail, and it returns (not

@@ -322,38 +322,42 @@ impl LearnerConfig {
         }
     }
 
+    /// The members of a mixture algorithm, in the mixture's order: [`LearnerConfig::auto_members`]
+    /// for [`Algorithm::Auto`], [`LearnerConfig::adagrad_grid_members`] for
+    /// [`Algorithm::AdaGradGrid`], `None` for a single learner.
+    pub fn mixture_members(&self) -> Option<Vec<LearnerConfig>> {
+        match self.algorithm {
+            Algorithm::Auto => Some(self.auto_members()),
+            Algorithm::AdaGradGrid => Some(self.adagrad_grid_members().to_vec()),
+            _ => None,
+        }
+    }
+
+    /// The online mixture of `members` (each built for `dim`) with [`LearnerConfig::mix_rule`].
+    fn mixture_of(&self, members: &[LearnerConfig], dim: usize) -> Result<AnyLearner, LearnError> {
+        let members = members
+            .iter()
+            .map(|c| c.build(dim))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(AnyLearner::Mixture(Mixture::new(
+            members,
+            self.loss,
+            self.mix_rule(),
+            1.0,
+        )?))
+    }
+
     /// Validates the hyper-parameters and builds the learner for dimension `dim`.
     pub fn build(&self, dim: usize) -> Result<AnyLearner, LearnError> {
-        if self.algorithm == Algorithm::Auto {
-            if self.diag {
-                return Err(LearnError::InvalidParameter(
-                    "diagonal adaptation applies to one learner (--algo newton or adagrad); \
-                     auto already has a diagonally adapted member"
-                        .into(),
-                ));
-            }
-            let rule = self.mix_rule();
-            let members = self
-                .auto_members()
-                .iter()
-                .map(|c| c.build(dim))
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(AnyLearner::Mixture(Mixture::new(
-                members, self.loss, rule, 1.0,
-            )?));
+        if self.algorithm == Algorithm::Auto && self.diag {
+            return Err(LearnError::InvalidParameter(
+                "diagonal adaptation applies to one learner (--algo newton or adagrad); \
+                 auto already has a diagonally adapted member"
+                    .into(),
+            ));
         }
-        if self.algorithm == Algorithm::AdaGradGrid {
-            let members = self
-                .adagrad_grid_members()
-                .iter()
-                .map(|c| c.build(dim))
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(AnyLearner::Mixture(Mixture::new(
-                members,
-                self.loss,
-                self.mix_rule(),
-                1.0,
-            )?));
+        if let Some(members) = self.mixture_members() {
+            return self.mixture_of(&members, dim);
         }
         if self.bias {
             let inner = LearnerConfig {

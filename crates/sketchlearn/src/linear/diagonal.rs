@@ -66,8 +66,8 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
             Row::Dense(v) => out.extend(v.iter().enumerate().map(|(i, xi)| xi * self.scale(i))),
             Row::Sparse { indices, values } => {
                 // Gather `D_ii − d₀` first, then scale in a separate loop over contiguous
-                // values, which LLVM vectorises (two square roots and divisions per
-                // instruction: on sparse input they, not the table reads, are the cost).
+                // values, which LLVM vectorises (four square roots and divisions per
+                // instruction with AVX2, see `scale_in_place`).
                 out.extend(indices.iter().map(|&i| self.g2[i as usize]));
                 scale_in_place(out, values, self.d0);
             }
@@ -204,7 +204,7 @@ unsafe fn scale_avx2(out: &mut [f64], values: &[f64], d0: f64) {
 /// The scaling loop of a sparse row, with the AVX2 copy when the CPU has it.
 fn scale_in_place(out: &mut [f64], values: &[f64], d0: f64) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if super::sparse::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked above).
         return unsafe { scale_avx2(out, values, d0) };
     }

@@ -329,38 +329,10 @@ impl LazyColumns {
     pub(crate) fn current(&mut self, j: usize) -> &mut [f64] {
         let s = self.stride();
         let base = j * s;
-        if self.data[base + STAMP] != f64::from(self.cur) {
+        if self.data[base + STAMP] != self.cur as f64 {
             self.refresh(j);
         }
         &mut self.data[base..base + s]
-    }
-
-    /// Brings every column of `indices` up to date ([`LazyColumns::current`] for each, without
-    /// returning the slots): the hot passes call it first and then read the slots through one
-    /// borrow of [`LazyColumns::slots_mut`], so that their per-column loop has no call, no
-    /// reload of the store and one bounds check. A refresh changes only its own column, so
-    /// refreshing all first reads the same values as refreshing on the way.
-    #[inline(always)]
-    pub(crate) fn refresh_stale(&mut self, indices: &[u32]) {
-        let s = self.stride();
-        let cur = f64::from(self.cur);
-        let mut k = 0;
-        while k < indices.len() {
-            let data: &[f64] = &self.data;
-            let stale = indices[k..]
-                .iter()
-                .position(|&j| data[j as usize * s + STAMP] != cur);
-            let Some(p) = stale else { break };
-            self.refresh(indices[k + p] as usize);
-            k += p + 1;
-        }
-    }
-
-    /// Every column's slot `[w̄, stamp, z…]` in one slice (column `j` at `j·stride`), as stored:
-    /// current for the columns passed to [`LazyColumns::refresh_stale`] since the last rebase.
-    #[inline(always)]
-    pub(crate) fn slots_mut(&mut self) -> &mut [f64] {
-        &mut self.data
     }
 
     /// Slot of column `j` as stored: its `Z` part is current only if [`LazyColumns::current`]

@@ -88,14 +88,8 @@ fn fixed<const M: usize>(
 ) -> Gathered {
     let mut acc = [0.0f64; M];
     let (mut wx, mut xx, mut wmax, mut xmax) = (0.0, 0.0, 0.0f64, 0.0f64);
-    debug_assert_eq!(cols.stride(), M + 2);
-    cols.refresh_stale(indices);
-    let data: &[f64] = cols.slots_mut();
     for (&j, &v) in indices.iter().zip(values) {
-        let base = j as usize * (M + 2);
-        let Some(slot) = data.get(base..base + M + 2) else {
-            continue; // unreachable: `refresh_stale` indexed this column
-        };
+        let slot = cols.current(j as usize);
         let w = slot[W];
         wx += w * v;
         xx += v * v;

@@ -49,6 +49,7 @@
 
 mod axpy;
 pub mod columns;
+pub(crate) use axpy::has_avx2;
 pub mod fd;
 mod gather;
 pub(crate) mod gram_schmidt;
@@ -173,13 +174,8 @@ fn fused_fixed<const M: usize>(cols: &mut columns::LazyColumns, pass: FusedPass<
     let Some(&d) = delta.first_chunk::<M>() else {
         return;
     };
-    debug_assert_eq!(cols.stride(), M + 2);
-    let data = cols.slots_mut();
     for (&j, &v) in indices.iter().zip(values) {
-        let base = j as usize * (M + 2);
-        let Some(slot) = data.get_mut(base..base + M + 2) else {
-            continue; // unreachable: the gather indexed this column
-        };
+        let slot = cols.slot(j as usize);
         slot[columns::W] += a * v;
         let g = s * v;
         if let Some(z) = slot[columns::Z..].first_chunk_mut::<M>() {
