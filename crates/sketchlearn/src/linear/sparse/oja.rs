@@ -10,8 +10,8 @@
 //! gathered from the example's columns:
 //! * **prediction** `p = w̄ᵀx + bᵀz`; **projection** `xᵀA⁻¹x = (‖x‖² − Σκ_i(Fz)_i²)/α`;
 //! * **step** `w += c·A⁻¹x`: `w̄ += (c/α)x` (example's coordinates), `b −= (c/α)Fᵀdiag(κ)Fz`;
-//! * **sketch update** with `ĝ = s·x`: `u = Zĝ = s·z`, `p = Fu`; `δ` solves `Fδ = γp` (forward
-//!   substitution), `Z ← Z + δĝᵀ` (the example's columns), `w̄ −= (δᵀb)ĝ` (keeps `w`),
+//! * **sketch update** with `ĝ = s·x`: `u = Zĝ = s·z`, `p = Fu`; `δ = γu` (it solves `Fδ = γp`,
+//!   so no triangular solve; `0` on dropped rows), `Z ← Z + δĝᵀ` (the example's columns), `w̄ −= (δᵀb)ĝ` (keeps `w`),
 //!   `z ← z + δ(ĝᵀx)`;
 //! * **orthonormalisation** on `F` alone. Since `V` has orthonormal rows and `Vĝ = p`, the new
 //!   rows `V' = V + γpĝᵀ` have Gram matrix `V'V'ᵀ = I + βppᵀ`, `β = 2γ + γ²‖ĝ‖²`. Gram–Schmidt of
@@ -107,9 +107,6 @@ pub struct SparseOja {
     /// `δ` of the last sketch update (the column pass needs it after `run` is reused).
     #[serde(skip)]
     delta: Vec<f64>,
-    /// `‖F‖²_F` after the last orthonormalisation (what the change-of-basis test needs).
-    #[serde(skip)]
-    fn2: f64,
 }
 
 impl SparseOja {
@@ -153,7 +150,6 @@ impl SparseOja {
             v: Vec::new(),
             run: Vec::new(),
             delta: Vec::new(),
-            fn2: rank as f64,
         })
     }
 
@@ -281,17 +277,15 @@ impl SparseOja {
         let moved = self.y.iter().any(|&p| p != 0.0);
         let (mut gg, mut db, mut beta) = (0.0, 0.0, 0.0);
         if moved {
-            // δ: F δ = γ p by forward substitution; dropped rows get δ_i = 0.
-            let delta = &mut self.delta[..m];
-            for (i, row) in self.f.chunks_exact(m).enumerate() {
-                let fii = row[i];
-                let (done, rest) = delta.split_at_mut(i);
-                if !self.active[i] || fii == 0.0 {
-                    rest[0] = 0.0;
-                    continue;
-                }
-                let acc: f64 = row[..i].iter().zip(&*done).map(|(a, b)| a * b).sum();
-                rest[0] = (gamma * self.y[i] - acc) / fii;
+            // δ solves F δ = γ p with p = F u: δ = γ u on the active rows (F restricted to
+            // them is lower triangular with a positive diagonal; a dropped row's row and
+            // column of F are zero), δ_i = 0 on dropped rows. No triangular solve needed.
+            for (i, (d, u)) in self.delta[..m].iter_mut().zip(&self.v[..m]).enumerate() {
+                *d = if self.active[i] && self.f[i * m + i] != 0.0 {
+                    gamma * u
+                } else {
+                    0.0
+                };
             }
             // ‖ĝ‖² = s²‖x‖².
             gg = s * s * xx;
@@ -346,10 +340,14 @@ impl SparseOja {
     }
 
     /// `F ← L⁻¹F` with `LLᵀ = I + βppᵀ` (p in `self.y`), `O(m²)`.
+    ///
+    /// Per row one division and one square root: with `r_k = 1/σ_k`, `D_k = σ_k·r_{k−1}`,
+    /// `D_k^{−½} = √(σ_{k−1}·r_k)` and `x_k/σ_k = x_k·r_k`; the dependence test
+    /// `√(D_k/(1 + x_k²)) > 1e-10` is `D_k > 1e-20·(1 + x_k²)` (no square root).
     #[inline(always)]
     fn rank_one_orthonormalize(&mut self, beta: f64, m: usize) {
         let sb = beta.sqrt();
-        let (mut sig_prev, mut fn2) = (1.0, 0.0);
+        let (mut sig_prev, mut r_prev) = (1.0f64, 1.0f64);
         self.run.iter_mut().for_each(|x| *x = 0.0);
         for i in 0..m {
             if !self.active[i] {
@@ -357,34 +355,31 @@ impl SparseOja {
             }
             let xi = sb * self.y[i];
             let sig = sig_prev + xi * xi;
-            let di = sig / sig_prev;
-            let ratio = (di / (1.0 + xi * xi)).sqrt();
+            let di = sig * r_prev;
             let row = &mut self.f[i * m..(i + 1) * m];
-            if !(ratio > DEPENDENT && di.is_finite()) {
+            if !(di > DEPENDENT * DEPENDENT * (1.0 + xi * xi) && di.is_finite()) {
                 row.iter_mut().for_each(|v| *v = 0.0);
                 self.active[i] = false;
                 continue;
             }
-            let (inv, coef) = (1.0 / di.sqrt(), xi / sig);
-            for (r, run) in row[..=i].iter_mut().zip(&mut self.run[..=i]) {
-                let yv = *r - xi * *run;
+            let r = 1.0 / sig;
+            let (inv, coef) = ((sig_prev * r).sqrt(), xi * r);
+            for (f, run) in row[..=i].iter_mut().zip(&mut self.run[..=i]) {
+                let yv = *f - xi * *run;
                 *run += coef * yv;
-                *r = yv * inv;
-                fn2 += *r * *r;
+                *f = yv * inv;
             }
-            sig_prev = sig;
+            (sig_prev, r_prev) = (sig, r);
         }
-        self.fn2 = fn2;
     }
 
-    /// True when `ρ² = ‖F‖²_F·tr(ZZᵀ)/m_active²` exceeds [`REBASE_RHO2`]. Only asked right
-    /// after a sketch update, whose orthonormalisation left `‖F‖²_F` in `self.fn2`.
+    /// True when `ρ² = ‖F‖²_F·tr(ZZᵀ)/m_active²` exceeds [`REBASE_RHO2`] (`O(m²)`).
     fn rebase_due(&self) -> bool {
         let ma = self.active.iter().filter(|&&a| a).count();
         if ma == 0 {
             return false;
         }
-        self.fn2 * self.trk / (ma * ma) as f64 > REBASE_RHO2
+        dot(&self.f, &self.f) * self.trk / (ma * ma) as f64 > REBASE_RHO2
     }
 
     /// Changes the basis (and transfers `Zᵀb` into `w̄`) when `V = FZ` cancels too much, or
@@ -413,7 +408,6 @@ impl SparseOja {
             }
         }
         self.trk = self.active.iter().filter(|&&a| a).count() as f64;
-        self.fn2 = self.trk;
         self.cols.rebase(Some(&mat), &self.b);
         self.b.iter_mut().for_each(|x| *x = 0.0);
     }
