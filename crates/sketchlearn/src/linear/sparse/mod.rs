@@ -18,11 +18,11 @@
 //! the sketch:
 //! * RP (Alg. 7): `Z = S` itself; `S ← S + rĝᵀ` touches the example's columns only.
 //! * Oja (Alg. 4, 5): `V = F·Z` with a lower-triangular `m × m` `F`; `V + γpĝᵀ = F(Z + δĝᵀ)` with
-//!   `Fδ = γp`, so `Z` changes by a sparse rank-one matrix. The orthonormalisation of the rows
-//!   is done on `F` alone: the Gram matrix of the new rows is `I + βppᵀ` (`β = 2γ + γ²‖ĝ‖²`),
-//!   whose Cholesky factor `L` is semiseparable, so `F ← L⁻¹F` costs `O(m²)`
-//!   ([`oja`] documents the formulas) — cheaper than the paper's `O(m³)` Gram–Schmidt in the
-//!   metric of `ZZᵀ` (Alg. 13) per example, and more accurate.
+//!   `Fδ = γp` — as `p = Vĝ = F·Zĝ`, simply `δ = γZĝ` — so `Z` changes by a sparse rank-one
+//!   matrix. The orthonormalisation of the rows is done on `F` alone: the Gram matrix of the new
+//!   rows is `I + βppᵀ` (`β = 2γ + γ²‖ĝ‖²`), whose Cholesky factor `L` is semiseparable, so
+//!   `F ← L⁻¹F` costs `O(m²)` ([`oja`] documents the formulas) — cheaper than the paper's `O(m³)`
+//!   Gram–Schmidt in the metric of `ZZᵀ` (Alg. 13) per example, and more accurate.
 //! * FD (Alg. 8–12): the doubling ("epoch") FD buffer `[diag(σ)·F·Z; G]` with the raw recent
 //!   rows `G` stored sparsely; at the end of an epoch the eigen-system is computed through
 //!   Algorithm 12/13 from small matrices, `F ← N₁`, `Z ← Z + N₁⁻¹N₂G` ([`fd`]).
