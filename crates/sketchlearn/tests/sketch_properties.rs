@@ -268,7 +268,7 @@ proptest! {
             for j in 0..m {
                 let v: f64 = (0..m).map(|p| h[i * m + p] * k[p * m + j]).sum();
                 let want = if i == j { 1.0 } else { 0.0 };
-                prop_assert!((v - want).abs() <= 1e-9 * cond.max(1.0), "(HK)[{i},{j}] = {v}");
+                prop_assert!((v - want).abs() <= 1e-9 * cond.max(1.0), "(HK)[{i},{j}] = {v} cond {cond}");
             }
         }
     }

@@ -26,6 +26,7 @@ pub use frequent_directions::{FdVariant, FrequentDirections};
 pub use generalized::GeneralizedFrequentDirections;
 pub use oja::OjaSketch;
 pub use random_projection::RandomProjection;
+pub(crate) use random_projection::CANCELLING;
 pub use spectral_error::{
     extreme_eigenvalue, relative_spectral_error, LanczosOptions, RowMatrix, SymOperator,
 };

@@ -28,6 +28,7 @@ use super::{check_params, for_each_nz, fused_step_ok, fused_write, projection};
 use crate::linalg::{dot, SymEigen};
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
 use crate::sketch::SketchError;
+use crate::sketch::CANCELLING;
 use crate::Row;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -220,8 +221,11 @@ impl SparseRp {
             *qi = a + b;
             *ri = a - b;
         }
+        // A cancelling down-date is replaced by a recomputation, as the dense sketch does
+        // (`sketch::random_projection::CANCELLING`).
         let ok = rank_one(&mut self.h, &mut self.hz, &self.q, 0.5).is_ok()
-            && rank_one(&mut self.h, &mut self.hz, &self.r, -0.5).is_ok();
+            && rank_one(&mut self.h, &mut self.hz, &self.r, -0.5)
+                .is_ok_and(|den| den >= CANCELLING);
         if !ok || self.h.iter().any(|x| !x.is_finite()) {
             if let Err(e) = self.recompute_h() {
                 self.update_columns(x, s, rb);
@@ -321,8 +325,8 @@ impl SparseRp {
     }
 }
 
-/// `H ← H − c (Hu)(Hu)ᵀ / (1 + c uᵀHu)` (as `RandomProjection`'s).
-fn rank_one(h: &mut [f64], hu: &mut [f64], u: &[f64], c: f64) -> Result<(), ()> {
+/// `H ← H − c (Hu)(Hu)ᵀ / (1 + c uᵀHu)` (as `RandomProjection`'s); returns the denominator.
+fn rank_one(h: &mut [f64], hu: &mut [f64], u: &[f64], c: f64) -> Result<f64, ()> {
     let m = u.len();
     for i in 0..m {
         hu[i] = dot(&h[i * m..(i + 1) * m], u);
@@ -338,7 +342,7 @@ fn rank_one(h: &mut [f64], hu: &mut [f64], u: &[f64], c: f64) -> Result<(), ()> 
             h[i * m + j] -= a * hu[j];
         }
     }
-    Ok(())
+    Ok(denom)
 }
 
 impl OnlineLearner for SparseRp {
