@@ -13,8 +13,8 @@
 //!   numbers (its start-up and cache reading take ~120 ms each run, with a spread of ~10 ms), so
 //!   its rate there moves by ±30 % between reports (131k, 181k and 232k ex/s in three reports
 //!   of 2026-11-23, VW run 3 times each; it now runs 7 times, as sketchlearn does, on the small
-//!   file); on the replicated stream the learning time dominates. Its progressive error is that of the
-//!   repeated stream (later copies are partly memorised), not r8's one-pass error.
+//!   file); on the replicated stream the learning time dominates. Its progressive error is that
+//!   of the repeated stream (later copies are partly memorised), not r8's one-pass error.
 //!
 //! sketchlearn: the examples are parsed into memory first; the timed part is `config.build`
 //! (start-up) and the learning loop (`learn` + progressive metrics), 3 interleaved repetitions,
@@ -25,12 +25,12 @@
 //! `sketchlearn train --quiet ... FILE` as a child process (parsing included; the reader streams).
 //! VW (`scripts/peers/sparse_vw_bench.py`, every run a fresh process reading VW's binary cache of
 //! the file, 3 repetitions, 7 on the small r8): learning-only time is (run − start-up on an
-//! empty file) − (`--noop` run − its start-up), median over the repetitions; its peak memory is the process's `VmHWM` (a Python interpreter included: about
-//! 34 MB, the `--noop` row).
+//! empty file) − (`--noop` run − its start-up), median over the repetitions; its peak memory is
+//! the process's `VmHWM` (a Python interpreter included: about 34 MB, the `--noop` row).
 
 use super::sparse_common::{
     cache_dir, child_peak_mb, find_python, load_average, load_vw, median, run_script, sig3,
-    synthetic, thread_cpu, time_learner, utc_now, write_vw, Run,
+    synthetic, thread_cpu, time_learner, utc_now, write_vw, Rng, Run,
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
@@ -63,12 +63,8 @@ fn summary(md: &mut String, lines: &[Line]) -> Result<()> {
         "| stream | b | fastest at ≤ VW's error | × VW OjaNewton | Oja-SON | RP-SON | FD/RFD-SON |"
     )?;
     writeln!(md, "|---|---|---|---|---|---|---|")?;
-    let mut seen: Vec<(&str, u32)> = Vec::new();
+    // One VW OjaNewton line per (stream, b).
     for v in lines.iter().filter(|l| l.name == "VW OjaNewton") {
-        if seen.contains(&(v.data.as_str(), v.bits)) {
-            continue;
-        }
-        seen.push((v.data.as_str(), v.bits));
         if !v.rate_cpu.is_finite() {
             writeln!(
                 md,
@@ -148,7 +144,8 @@ fn fd_floor(md: &mut String, lines: &[Line]) -> Result<()> {
          above. FD-SON's doubling buffer shrinks once per m + 1 = {} appended rows, and each \
          shrink decomposes a symmetric matrix of order up to 2m + 1 = {n} (the kept directions \
          and the raw rows' residuals; on text the raw rows are independent, so the order is \
-         the full {n}): measured here {us:.1} µs of CPU per decomposition (faer, median of 5 × 2000), \
+         the full {n}): measured here {us:.1} µs of CPU per decomposition (faer, median of \
+         5 × 2000), \
          **{per_example:.2} µs per example amortised — the eigendecomposition alone, before the \
          Gram–Schmidt, the change of basis, the stale columns' O(m²) catch-ups and the step**. \
          Sparse FD/RFD-SON take {} per example in this run. With this eigensolver, Algorithms \
@@ -166,13 +163,10 @@ fn fd_floor(md: &mut String, lines: &[Line]) -> Result<()> {
 /// diagonally dominant pseudo-random matrix), as FD-SON's shrink computes it.
 fn eigen_us(n: usize) -> Result<f64> {
     let mut a = vec![0.0; n * n];
-    let mut s = SEED;
+    let mut rng = Rng::new(SEED);
     for i in 0..n {
         for j in 0..=i {
-            s = s
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let v = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let v = rng.uniform() - 0.5;
             a[i * n + j] = v;
             a[j * n + i] = v;
         }
@@ -441,8 +435,9 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
          N(0,1)/√{NNZ}, fixed seed); r8_earn_vs_rest = 7674 tf-idf documents; r8_earn_vs_rest \
          ×{R8_COPIES} = the same file {R8_COPIES} times in a row, one pass: on r8 alone VW's \
          learning-only time (~40 ms) is a small difference of its ~120 ms runs and moved by \
-         about ±30 % between reports (VW runs 7 times on it, 3 times on the others), on the longer stream its learning time dominates (the \
-         progressive error there is that of the repeated stream, partly memorised). All as VW text; \
+         about ±30 % between reports (VW runs 7 times on it, 3 times on the others), on the \
+         longer stream its learning time dominates (the progressive error there is that of the \
+         repeated stream, partly memorised). All as VW text; \
          b = hash bits (2^b weights). sketchlearn parses into memory first and times the learner \
          only, over the examples stored back to back with the next ones prefetched \
          (`sketchlearn::data::PackedExamples`: the learner finds its input in the cache, as it \

@@ -25,8 +25,8 @@ pub use error::SketchError;
 pub use frequent_directions::{FdVariant, FrequentDirections};
 pub use generalized::GeneralizedFrequentDirections;
 pub use oja::OjaSketch;
+pub(crate) use random_projection::symmetric_rank_two;
 pub use random_projection::RandomProjection;
-pub(crate) use random_projection::CANCELLING;
 pub use spectral_error::{
     extreme_eigenvalue, relative_spectral_error, LanczosOptions, RowMatrix, SymOperator,
 };

@@ -30,7 +30,7 @@ use std::borrow::Cow;
 
 /// Denominator of the rank-two update's second (down-dating) step below which `H` is recomputed
 /// directly (see the module documentation): below it, more than two digits cancel.
-pub(crate) const CANCELLING: f64 = 1e-2;
+const CANCELLING: f64 = 1e-2;
 
 /// Gaussian random projection sketch with its `H = (αI + SSᵀ)⁻¹`.
 ///
@@ -117,6 +117,27 @@ impl RandomProjection {
     }
 }
 
+/// `H ← (H⁻¹ + rqᵀ + qrᵀ)⁻¹` as `½(r+q)(r+q)ᵀ − ½(r−q)(r−q)ᵀ` (two Sherman–Morrison steps; `r`
+/// and `q` are overwritten with `r − q` and `r + q`, `hu` is scratch). Returns `false` when `H`
+/// must be recomputed directly: a step lost positive definiteness, the down-date cancelled (its
+/// denominator below [`CANCELLING`]) or `H` became non-finite. The dense sketch and the sparse
+/// RP-SON learner both update their `H` through this.
+pub(crate) fn symmetric_rank_two(
+    h: &mut [f64],
+    hu: &mut [f64],
+    r: &mut [f64],
+    q: &mut [f64],
+) -> bool {
+    for (ri, qi) in r.iter_mut().zip(q.iter_mut()) {
+        let (a, b) = (*ri, *qi);
+        *qi = a + b;
+        *ri = a - b;
+    }
+    rank_one(h, hu, q, 0.5).is_ok()
+        && rank_one(h, hu, r, -0.5).is_ok_and(|den| den >= CANCELLING)
+        && h.iter().all(|x| x.is_finite())
+}
+
 /// `H ← H − c (Hu)(Hu)ᵀ / (1 + c uᵀHu)`: Sherman–Morrison for `H⁻¹ ← H⁻¹ + c u uᵀ`; returns the
 /// denominator `1 + c uᵀHu`.
 fn rank_one(h: &mut [f64], hu: &mut [f64], u: &[f64], c: f64) -> Result<f64, SketchError> {
@@ -172,16 +193,7 @@ impl Sketch for RandomProjection {
             g.axpy_into(self.r[i], row);
             self.q[i] = g.dot(row) - 0.5 * gg * self.r[i];
         }
-        // q ← r + q, r ← r − q (reusing the buffers), then ½(r+q)(r+q)ᵀ − ½(r−q)(r−q)ᵀ.
-        for (ri, qi) in self.r.iter_mut().zip(self.q.iter_mut()) {
-            let (a, b) = (*ri, *qi);
-            *qi = a + b;
-            *ri = a - b;
-        }
-        let ok = rank_one(&mut self.h, &mut self.hu, &self.q, 0.5).is_ok()
-            && rank_one(&mut self.h, &mut self.hu, &self.r, -0.5)
-                .is_ok_and(|den| den >= CANCELLING);
-        if !ok || self.h.iter().any(|x| !x.is_finite()) {
+        if !symmetric_rank_two(&mut self.h, &mut self.hu, &mut self.r, &mut self.q) {
             // Rounding broke (or would badly degrade) the incremental update: recompute H.
             self.recompute_h()?;
         }

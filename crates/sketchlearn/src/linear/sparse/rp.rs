@@ -27,8 +27,8 @@ use super::columns::{Init, LazyColumns, W};
 use super::{check_params, for_each_nz, fused_step_ok, fused_write, projection};
 use crate::linalg::{dot, SymEigen};
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
+use crate::sketch::symmetric_rank_two;
 use crate::sketch::SketchError;
-use crate::sketch::CANCELLING;
 use crate::Row;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -215,18 +215,8 @@ impl SparseRp {
         for i in 0..m {
             z[i] += self.r[i] * sxx;
         }
-        // q ← r + q, r ← r − q, then ½(r+q)(r+q)ᵀ − ½(r−q)(r−q)ᵀ (as the dense sketch).
-        for (ri, qi) in self.r.iter_mut().zip(self.q.iter_mut()) {
-            let (a, b) = (*ri, *qi);
-            *qi = a + b;
-            *ri = a - b;
-        }
-        // A cancelling down-date is replaced by a recomputation, as the dense sketch does
-        // (`sketch::random_projection::CANCELLING`).
-        let ok = rank_one(&mut self.h, &mut self.hz, &self.q, 0.5).is_ok()
-            && rank_one(&mut self.h, &mut self.hz, &self.r, -0.5)
-                .is_ok_and(|den| den >= CANCELLING);
-        if !ok || self.h.iter().any(|x| !x.is_finite()) {
+        // The dense sketch's update of H (recomputed from SSᵀ when it fails or cancels).
+        if !symmetric_rank_two(&mut self.h, &mut self.hz, &mut self.r, &mut self.q) {
             if let Err(e) = self.recompute_h() {
                 self.update_columns(x, s, rb);
                 return Err(e);
@@ -323,26 +313,6 @@ impl SparseRp {
     pub fn rebases(&self) -> u64 {
         self.cols.rebases()
     }
-}
-
-/// `H ← H − c (Hu)(Hu)ᵀ / (1 + c uᵀHu)` (as `RandomProjection`'s); returns the denominator.
-fn rank_one(h: &mut [f64], hu: &mut [f64], u: &[f64], c: f64) -> Result<f64, ()> {
-    let m = u.len();
-    for i in 0..m {
-        hu[i] = dot(&h[i * m..(i + 1) * m], u);
-    }
-    let denom = 1.0 + c * dot(u, hu);
-    if !(denom.is_finite() && denom > 0.0) {
-        return Err(());
-    }
-    let f = c / denom;
-    for i in 0..m {
-        let a = f * hu[i];
-        for j in 0..m {
-            h[i * m + j] -= a * hu[j];
-        }
-    }
-    Ok(denom)
 }
 
 impl OnlineLearner for SparseRp {
