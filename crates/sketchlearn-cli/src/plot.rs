@@ -20,8 +20,9 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
-/// The series colours of every plot (matplotlib's tab10 order).
-pub const COLORS: [RGBColor; 8] = [
+/// The series colours of every plot (matplotlib's tab10 order, then black and teal), so that up
+/// to 12 series are told apart.
+pub const COLORS: [RGBColor; 12] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -30,6 +31,10 @@ pub const COLORS: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(0, 128, 128),
 ];
 
 fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {

@@ -66,7 +66,15 @@ fn libsvm_file() -> PathBuf {
 fn every_algorithm_on_ratings_reports_the_required_keys() {
     let file = ratings_file("r_all.tsv");
     let f = file.to_str().unwrap();
-    for algo in ["sftrl", "sftrl-fast", "ftrl", "ogd", "ocg", "fm-sgd"] {
+    for algo in [
+        "sftrl",
+        "sftrl-fast",
+        "sftrl-split",
+        "ftrl",
+        "ogd",
+        "ocg",
+        "fm-sgd",
+    ] {
         let mut args = vec!["fm", "--algo", algo, "--json", "--quiet", "--scale", "1,5"];
         if algo == "ocg" {
             args.extend(["--radius", "10", "--ocg-block", "5"]);
@@ -157,7 +165,7 @@ fn sftrl_backends_agree_and_text_output() {
 fn logistic_on_libsvm_reports_auc() {
     let file = libsvm_file();
     let f = file.to_str().unwrap();
-    for algo in ["sftrl", "sftrl-fast", "ftrl", "fm-sgd"] {
+    for algo in ["sftrl", "sftrl-fast", "sftrl-split", "ftrl", "fm-sgd"] {
         let r = json(&run(&[
             "fm",
             "--algo",
@@ -311,6 +319,35 @@ fn bad_input_gives_clear_errors_not_panics() {
             "--train-fraction must be in [0, 1]",
         ),
         (vec!["fm", "--algo", "nope", f], "unknown FM algorithm"),
+        (
+            vec!["fm", "--algo", "sftrl-fast", "--eta-pairwise", "0.5", f],
+            "options of --algo sftrl-split",
+        ),
+        (
+            vec![
+                "fm",
+                "--algo",
+                "sftrl-split",
+                "--first-order",
+                "constant",
+                "--adagrad-beta",
+                "2",
+                f,
+            ],
+            "--adagrad-beta needs --first-order adagrad",
+        ),
+        (
+            vec!["fm", "--algo", "sftrl-split", "--eta-pairwise", "0", f],
+            "pairwise eta must be finite and > 0",
+        ),
+        (
+            vec!["fm", "--algo", "sftrl-split", "--adagrad-beta", "-1", f],
+            "AdaGrad beta must be finite and > 0",
+        ),
+        (
+            vec!["fm", "--algo", "sftrl-split", "--compression", "zip", f],
+            "unknown compression",
+        ),
         (vec!["fm", "--loss", "cubic", f], "unknown loss"),
         (
             vec!["fm", "/nonexistent/ratings.tsv"],
@@ -362,4 +399,59 @@ fn bad_input_gives_clear_errors_not_panics() {
     ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("use sftrl or fm-sgd"));
+}
+
+/// `sftrl-split` with a sketch large enough to drop nothing (d = 35 < m − 1), equal steps and the
+/// constant first-order step is full FTRL: the same metrics as `--algo ftrl`. Its own flags show
+/// in the learner description.
+#[test]
+fn sftrl_split_flags_and_equality_with_ftrl() {
+    let file = ratings_file("r_split.tsv");
+    let f = file.to_str().unwrap();
+    let base = ["fm", "--json", "--quiet", "--eta", "0.02"];
+    let ftrl = json(&run(&[&base[..], &["--algo", "ftrl", f]].concat()));
+    let split = json(&run(&[
+        &base[..],
+        &[
+            "--algo",
+            "sftrl-split",
+            "--size",
+            "40",
+            "--eta-pairwise",
+            "0.02",
+            "--first-order",
+            "constant",
+            f,
+        ],
+    ]
+    .concat()));
+    for key in ["progressive_rmse", "test_rmse"] {
+        let (a, b) = (ftrl[key].as_f64().unwrap(), split[key].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-9, "{key}: ftrl {a} vs split {b}");
+    }
+    let learner = split["learner"].as_str().unwrap();
+    assert!(
+        learner.contains("eta_pairwise=0.02") && learner.contains("first_order=constant"),
+        "{learner}"
+    );
+    let shrink = json(&run(&[
+        "fm",
+        "--json",
+        "--quiet",
+        "--algo",
+        "sftrl-split",
+        "--size",
+        "3",
+        "--compression",
+        "shrink",
+        "--adagrad-beta",
+        "2",
+        f,
+    ]));
+    let learner = shrink["learner"].as_str().unwrap();
+    assert!(
+        learner.contains("compression=shrink") && learner.contains("adagrad beta=2"),
+        "{learner}"
+    );
+    assert!(shrink["test_rmse"].as_f64().unwrap().is_finite());
 }

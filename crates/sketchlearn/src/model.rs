@@ -67,7 +67,9 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// The format version written by [`to_bytes`]/[`save`] and the only one [`from_bytes`]/[`load`]
 /// accept. Version 2: linear learners' configurations and intercepts carry the intercept's
 /// constant value (`bias_value`), and `Algorithm` has `AdaGradGrid` (the default's AdaGrad member).
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 3: FM files — `FmConfig` has the split SFTRL's settings, `AnyFm` its variant, and the
+/// factored FD sketches of SFTRL carry row signs and a compression rule.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The maximum length of a kind tag in bytes (UTF-8).
 pub const MAX_KIND_LEN: usize = 64;

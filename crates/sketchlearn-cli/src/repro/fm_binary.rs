@@ -7,7 +7,9 @@
 //! last 20 % is scored without updates (test AUC). Each family's hyper-parameters are the lowest
 //! progressive logistic loss over a small grid (the test part never chooses). Every configuration
 //! is a child `sketchlearn fm --json` process. The second table is the analogue of the paper's
-//! Table 7: SFTRL's average training (progressive) loss and time against the sketch size.
+//! Table 7: SFTRL's average training (progressive) loss and time against the sketch size. This
+//! crate's split SFTRL ([`SftrlSplit`](sketchlearn::fm::SftrlSplit)) runs at its defaults
+//! (untuned) and tuned, both at m = 10.
 
 use super::fm_common::{args, fmt_bytes, fmt_opt, load_average, run_grid, FmRun, Grid};
 use super::{command_line, ReproArgs};
@@ -92,6 +94,34 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
             chosen.push(if alg5 { x.1.clone() } else { x.2.clone() });
         }
     }
+    // Split SFTRL at its defaults (η = 1 with AdaGrad β = 5, η_p = 0.3): nothing tuned.
+    let (runs, _) = run_grid(
+        "Split SFTRL, defaults",
+        Some(10),
+        &[(
+            s("m=10 defaults"),
+            with(args(&[("--algo", s("sftrl-split")), ("--size", s(10))])),
+        )],
+        &file,
+        key,
+    )?;
+    chosen.push(runs[0].clone());
+    all.extend(runs);
+    let split_grid: Grid = [0.3, 1.0, 3.0]
+        .iter()
+        .flat_map(|&e| [0.1, 0.3, 1.0].map(|p| (e, p)))
+        .map(|(e, p)| {
+            (
+                format!("m=10 eta={e} eta_pairwise={p}"),
+                with(args(&[
+                    ("--algo", s("sftrl-split")),
+                    ("--size", s(10)),
+                    ("--eta", s(e)),
+                    ("--eta-pairwise", s(p)),
+                ])),
+            )
+        })
+        .collect();
     let grid = |algo: &str, etas: &[f64], extra: &[(&str, String)]| -> Vec<(String, Vec<String>)> {
         etas.iter()
             .map(|&e| {
@@ -127,6 +157,7 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
         ));
     }
     let families: Vec<(&str, Grid)> = vec![
+        ("Split SFTRL, tuned (m = 10)", split_grid),
         (
             "FTRL (full matrix)",
             grid("ftrl", &[0.03, 0.1, 0.3, 1.0], &[]),
@@ -366,6 +397,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         for c in r.chosen.iter().filter(|c| !c.family.starts_with("SFTRL")) {
             let label = match c.family.as_str() {
                 "OGD + nuclear ball" => "OGD+ball".to_string(),
+                "Split SFTRL, defaults" => "Split SFTRL defaults".to_string(),
+                "Split SFTRL, tuned (m = 10)" => "Split SFTRL tuned".to_string(),
                 f => f.split(' ').next().unwrap_or("?").to_string(),
             };
             series.push(Series {

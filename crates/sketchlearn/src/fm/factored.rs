@@ -45,6 +45,25 @@ const NONE: u32 = u32::MAX;
 /// Recompute the Gram matrix from the dense rows every this many materialisations.
 const GRAM_REFRESH: u64 = 32;
 
+/// How a full buffer is compressed to at most `m − 1` rows.
+///
+/// ```
+/// use sketchlearn::fm::Compression;
+/// assert_ne!(Compression::Shrink, Compression::Truncate);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Compression {
+    /// Frequent Directions: every kept eigenvalue (by magnitude) is reduced by `δ`, the `m`-th
+    /// largest, and `Σ δ` bounds the spectral error (SFTRL Theorem 2; RFD paper Alg. 1).
+    Shrink,
+    /// Truncation: the `m − 1` eigenvalues of largest magnitude are kept unchanged and the rest
+    /// dropped — the incremental SVD ("iSVD") that Ghashami, Liberty, Phillips and Woodruff
+    /// (SIAM J. Comput. 2016, §5) compare FD with: no worst-case bound, but no shrinkage of what
+    /// is kept. On data whose spectrum is flat at the top (the residuals of rating data) the
+    /// shrink by `δ` removes nearly everything, truncation keeps the leading directions.
+    Truncate,
+}
+
 /// One side (`B₊` or `B₋`) of a [`FactoredGfd`]: an FD sketch stored as `B = C·Q`.
 ///
 /// ```
@@ -89,6 +108,11 @@ pub struct FactoredFd {
     c_identity: bool,
     /// `BBᵀ`, row-major `rows × rows` with row stride `capacity`.
     gram: Vec<f64>,
+    /// Whether rows carry signs (a symmetric indefinite sketch `Bᵀ diag(s) B`).
+    signed: bool,
+    /// Sign `s_k = ±1` of each row (all `+1` unless signed).
+    signs: Vec<f64>,
+    compression: Compression,
     shrink_total: f64,
     shrinks: u64,
     rows_seen: u64,
@@ -101,6 +125,12 @@ pub struct FactoredFd {
 #[derive(Debug, Default)]
 struct Workspace {
     eig: Option<SymEigen>,
+    eig_signed: Option<SymEigen>,
+    signed_m: Vec<f64>,
+    signed_l: Vec<f64>,
+    signed_lt: Vec<f64>,
+    pivots: Vec<usize>,
+    order: Vec<usize>,
     q: Vec<f64>,
     br: Vec<f64>,
     compact: Vec<f64>,
@@ -152,6 +182,9 @@ impl FactoredFd {
             coef: vec![0.0; capacity * cstride],
             c_identity: true,
             gram: vec![0.0; capacity * capacity],
+            signed: false,
+            signs: vec![1.0; capacity],
+            compression: Compression::Shrink,
             shrink_total: 0.0,
             shrinks: 0,
             rows_seen: 0,
@@ -160,9 +193,54 @@ impl FactoredFd {
         })
     }
 
+    /// A signed sketch of `Σ_t s_t·g_t g_tᵀ` (`s_t = ±1`, symmetric and indefinite) as
+    /// `Bᵀ diag(s) B`: rows are inserted with [`Self::insert_signed_row`] and a full buffer is
+    /// compressed *jointly*, by the eigenvalues of largest magnitude of the whole signed sum
+    /// (computed from the Gram matrix `BBᵀ = VΣ²Vᵀ` and the small `ΣVᵀdiag(s)VΣ`), so that terms
+    /// of opposite sign cancel before anything is dropped. (The paper's GFD, SFTRL Alg. 2/3 and
+    /// [`FactoredGfd`], sketches the two signs apart: a part common to both, such as the large
+    /// diagonal of `x xᵀ` on one-hot data, then fills both sides.)
+    ///
+    /// ```
+    /// use sketchlearn::fm::{Compression, FactoredFd};
+    /// use sketchlearn::sketch::FdVariant;
+    /// let mut fd = FactoredFd::new_signed(3, 3, FdVariant::PerRow, Compression::Truncate).unwrap();
+    /// // (e₀ + e₁)(…)ᵀ − (e₀ − e₁)(…)ᵀ = 2(e₀e₁ᵀ + e₁e₀ᵀ): eigenvalues ±2, kept jointly.
+    /// fd.insert_signed_row(&[0, 1], &[1.0, 1.0], 1.0, 1.0).unwrap();
+    /// fd.insert_signed_row(&[0, 1], &[1.0, -1.0], 1.0, -1.0).unwrap();
+    /// assert!((fd.quadratic_form(&[0, 1], &[1.0, 1.0]) - 4.0).abs() < 1e-12);
+    /// assert!(fd.quadratic_form(&[0], &[1.0]).abs() < 1e-12);
+    /// ```
+    pub fn new_signed(
+        dim: usize,
+        m: usize,
+        variant: FdVariant,
+        compression: Compression,
+    ) -> Result<Self, SketchError> {
+        let mut fd = Self::new(dim, m, variant)?;
+        fd.signed = true;
+        fd.compression = compression;
+        Ok(fd)
+    }
+
     /// Dimension `d` of the rows.
     pub fn dim(&self) -> usize {
         self.dim
+    }
+
+    /// Whether rows carry signs ([`Self::new_signed`]).
+    pub fn is_signed(&self) -> bool {
+        self.signed
+    }
+
+    /// The compression rule.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// The signs `s_k = ±1` of the rows of `B` (all `+1` unless signed).
+    pub fn signs(&self) -> &[f64] {
+        &self.signs[..self.rows]
     }
 
     /// Sketch size `m`.
@@ -217,6 +295,7 @@ impl FactoredFd {
             + self.sp_val.capacity()
             + self.coef.capacity()
             + self.gram.capacity()
+            + self.signs.capacity()
             + self.sp_start.capacity())
             + 4 * (self.sp_idx.capacity()
                 + self.sp_head.capacity()
@@ -277,6 +356,71 @@ impl FactoredFd {
         out.iter().map(|x| x * x).sum()
     }
 
+    /// `vᵀ Bᵀ diag(s) B v = Σ_k s_k (B v)_k²` for a sparse `v` (equals
+    /// [`Self::norm_sq_of_product`] unless signed).
+    pub fn quadratic_form(&self, idx: &[u32], val: &[f64]) -> f64 {
+        if self.rows == 0 {
+            return 0.0;
+        }
+        let mut q = Vec::new();
+        let mut out = Vec::new();
+        self.q_times(idx, val, &mut q);
+        self.c_times(&q, &mut out);
+        out.iter().zip(&self.signs).map(|(x, s)| s * x * x).sum()
+    }
+
+    /// The off-diagonal part of the quadratic form, `Σ_{j≠k} M_jk x_j x_k` with
+    /// `M = Bᵀ diag(s) B`: `Σ_k s_k [(Bx)_k² − Σ_j x_j² B_kj²]` (the factorization-machine
+    /// identity), `O(nnz · (r_d + rows·cols))`.
+    ///
+    /// ```
+    /// use sketchlearn::fm::FactoredFd;
+    /// use sketchlearn::sketch::FdVariant;
+    /// let mut fd = FactoredFd::new(3, 3, FdVariant::PerRow).unwrap();
+    /// fd.insert_scaled(&[0, 1], &[1.0, 2.0], 1.0).unwrap();
+    /// // M = [1 2; 2 4]: off-diagonal part of xᵀMx at x = (1, 1) is 2·2 = 4.
+    /// assert!((fd.pairwise_form(&[0, 1], &[1.0, 1.0]) - 4.0).abs() < 1e-12);
+    /// ```
+    pub fn pairwise_form(&self, idx: &[u32], val: &[f64]) -> f64 {
+        if self.rows == 0 || idx.len() < 2 {
+            return 0.0;
+        }
+        let mut cols = Vec::new();
+        self.columns(idx, &mut cols);
+        self.pairwise_from_columns(val, &cols)
+    }
+
+    /// The columns `B e_j` for `j` in `idx`, row-major `idx.len() × filled_rows()` into `out`
+    /// (`O(nnz · (r_d + rows·cols))`).
+    pub fn columns(&self, idx: &[u32], out: &mut Vec<f64>) {
+        out.clear();
+        let (mut q, mut col) = (Vec::new(), Vec::new());
+        for &j in idx {
+            self.q_times(&[j], &[1.0], &mut q);
+            self.c_times(&q, &mut col);
+            out.extend_from_slice(&col[..self.rows]);
+        }
+    }
+
+    /// [`Self::pairwise_form`] from the columns of [`Self::columns`] at the same coordinates.
+    pub fn pairwise_from_columns(&self, val: &[f64], cols: &[f64]) -> f64 {
+        let rows = self.rows;
+        if rows == 0 || val.len() < 2 {
+            return 0.0;
+        }
+        let mut total = 0.0;
+        for k in 0..rows {
+            let (mut b, mut d) = (0.0, 0.0);
+            for (j, &v) in val.iter().enumerate() {
+                let c = v * cols[j * rows + k];
+                b += c;
+                d += c * c;
+            }
+            total += self.signs[k] * (b * b - d);
+        }
+        total
+    }
+
     /// Inserts `scale · v` for a sparse `v` with strictly increasing indices `< dim` and finite
     /// values (checked by the caller). A row that is zero after scaling takes no buffer row.
     pub fn insert_scaled(
@@ -285,6 +429,55 @@ impl FactoredFd {
         val: &[f64],
         scale: f64,
     ) -> Result<(), SketchError> {
+        self.insert_signed_row(idx, val, scale, 1.0)
+    }
+
+    /// Inserts the row `scale · v` with sign `sign = ±1` (adds `sign·scale²·v vᵀ` to the sketched
+    /// sum); a negative sign needs a [signed](Self::new_signed) sketch.
+    pub fn insert_signed_row(
+        &mut self,
+        idx: &[u32],
+        val: &[f64],
+        scale: f64,
+        sign: f64,
+    ) -> Result<(), SketchError> {
+        self.insert_row(idx, val, scale, sign, None)
+    }
+
+    /// [`Self::insert_signed_row`] with `product = B·v` (unscaled `v`, one entry per row of `B`)
+    /// supplied by the caller, who has it from [`Self::columns`].
+    pub fn insert_signed_row_with_product(
+        &mut self,
+        idx: &[u32],
+        val: &[f64],
+        scale: f64,
+        sign: f64,
+        product: &[f64],
+    ) -> Result<(), SketchError> {
+        if product.len() != self.rows {
+            return Err(SketchError::InvalidParameter(format!(
+                "product has {} entries for {} rows",
+                product.len(),
+                self.rows
+            )));
+        }
+        self.insert_row(idx, val, scale, sign, Some(product))
+    }
+
+    fn insert_row(
+        &mut self,
+        idx: &[u32],
+        val: &[f64],
+        scale: f64,
+        sign: f64,
+        product: Option<&[f64]>,
+    ) -> Result<(), SketchError> {
+        if sign != 1.0 && !(self.signed && sign == -1.0) {
+            return Err(SketchError::InvalidParameter(format!(
+                "row sign must be +1{}, got {sign}",
+                if self.signed { " or -1" } else { "" }
+            )));
+        }
         if !scale.is_finite() {
             return Err(SketchError::NonFinite(format!("row scale {scale}")));
         }
@@ -309,8 +502,16 @@ impl FactoredFd {
         // B r with the unscaled row, scaled afterwards.
         let mut q = std::mem::take(&mut self.ws.q);
         let mut br = std::mem::take(&mut self.ws.br);
-        self.q_times(idx, val, &mut q);
-        self.c_times(&q, &mut br);
+        match product {
+            Some(p) => {
+                br.clear();
+                br.extend_from_slice(p);
+            }
+            None => {
+                self.q_times(idx, val, &mut q);
+                self.c_times(&q, &mut br);
+            }
+        }
         // Append the row to S (scaled) and to C (a unit coefficient).
         let new_col = self.cols();
         let sparse_row = self.r_s() as u32;
@@ -328,6 +529,7 @@ impl FactoredFd {
         self.sp_start.push(self.sp_idx.len());
         let cap = self.capacity();
         let new_row = self.rows;
+        self.signs[new_row] = sign;
         for i in 0..new_row {
             self.coef[i * self.cstride + new_col] = 0.0;
         }
@@ -378,41 +580,53 @@ impl FactoredFd {
         self.sp_start.pop();
     }
 
-    /// Shrinks the full buffer by `δ = λ_m` of `BBᵀ`, keeping at most `m − 1` rows (the rule of
-    /// [`FrequentDirections`](crate::sketch::FrequentDirections)).
+    /// Compresses the full buffer to at most `m − 1` rows: unsigned, by `δ = λ_m` of `BBᵀ` (the
+    /// rule of [`FrequentDirections`](crate::sketch::FrequentDirections)); signed, through
+    /// [`Self::signed_rotation`]. Only `C` is rotated.
     fn shrink(&mut self) -> Result<(), SketchError> {
-        let (l, m, cap) = (self.rows, self.m, self.capacity());
+        let (l, cap) = (self.rows, self.capacity());
         let cols = self.cols();
         let compact = &mut self.ws.compact;
         compact.clear();
         for i in 0..l {
             compact.extend_from_slice(&self.gram[i * cap..i * cap + l]);
         }
-        let eig = match &mut self.ws.eig {
-            Some(e) if e.size() == l => e,
-            slot => slot.insert(SymEigen::new(l)),
-        };
-        eig.compute(compact)?;
-        let lambda = eig.values();
-        let u = eig.vectors();
-        let delta = if l >= m { lambda[m - 1].max(0.0) } else { 0.0 };
-        let tol = lambda[0].max(0.0) * (l as f64) * 4.0 * f64::EPSILON;
-        let keep = lambda
-            .iter()
-            .take(m.saturating_sub(1))
-            .take_while(|&&x| x - delta > tol)
-            .count();
-        // New C rows: s_i Σ_k U[k, i] C[k, :], i.e. C ← W·C with W = diag(s)·U[:, :keep]ᵀ.
-        let cs = self.cstride;
-        let w = &mut self.ws.rot;
-        w.clear();
-        w.resize(keep * l, 0.0);
-        for i in 0..keep {
-            let s = (1.0 - delta / lambda[i]).max(0.0).sqrt();
-            for k in 0..l {
-                w[i * l + k] = s * u[k * l + i];
+        // W (keep × l): the new rows are W·B; `kept` their squared norms, `new_signs` their signs.
+        let mut kept = Vec::new();
+        let mut new_signs = Vec::new();
+        let delta = if self.signed {
+            self.signed_rotation(&mut kept, &mut new_signs)?
+        } else {
+            let eig = match &mut self.ws.eig {
+                Some(e) if e.size() == l => e,
+                slot => slot.insert(SymEigen::new(l)),
+            };
+            eig.compute(compact)?;
+            let (lambda, u, m) = (eig.values(), eig.vectors(), self.m);
+            let delta = if l >= m { lambda[m - 1].max(0.0) } else { 0.0 };
+            let tol = lambda[0].max(0.0) * (l as f64) * 4.0 * f64::EPSILON;
+            let keep = lambda
+                .iter()
+                .take(m.saturating_sub(1))
+                .take_while(|&&x| x - delta > tol)
+                .count();
+            // New C rows: s_i Σ_k U[k, i] C[k, :], i.e. C ← W·C with W = diag(s)·U[:, :keep]ᵀ.
+            let w = &mut self.ws.rot;
+            w.clear();
+            w.resize(keep * l, 0.0);
+            for i in 0..keep {
+                let s = (1.0 - delta / lambda[i]).max(0.0).sqrt();
+                for k in 0..l {
+                    w[i * l + k] = s * u[k * l + i];
+                }
+                kept.push(lambda[i] - delta);
+                new_signs.push(1.0);
             }
-        }
+            delta
+        };
+        let keep = kept.len();
+        let w = &self.ws.rot;
+        let cs = self.cstride;
         if self.c_identity {
             // C = I (cols = l): the new C is W itself.
             for i in 0..keep {
@@ -447,8 +661,9 @@ impl FactoredFd {
         }
         for i in 0..keep {
             for j in 0..keep {
-                self.gram[i * cap + j] = if i == j { lambda[i] - delta } else { 0.0 };
+                self.gram[i * cap + j] = if i == j { kept[i] } else { 0.0 };
             }
+            self.signs[i] = new_signs[i];
         }
         self.rows = keep;
         self.c_identity = false;
@@ -458,6 +673,127 @@ impl FactoredFd {
             return Err(SketchError::NonFinite("FD shrinkage overflowed".into()));
         }
         Ok(())
+    }
+
+    /// The signed compression (`ws.compact` holds the Gram matrix `G = BBᵀ`, `l = rows`). A
+    /// Cholesky factorisation without pivoting, `G = LLᵀ`, dropping a row whose remaining pivot is
+    /// below `10⁻¹⁰` of its own squared norm (it lies in the span of the rows before it), writes
+    /// `B = LZ` with orthonormal rows `Z` (`r` of them, one per kept pivot). The non-zero
+    /// eigenvalues of `Bᵀdiag(s)B = Zᵀ(Lᵀdiag(s)L)Z` are those of the `r × r` matrix
+    /// `M = Lᵀdiag(s)L = UΛUᵀ`. Keeps the `m − 1` of largest `|λ_i|` (less `δ`, the `m`-th
+    /// largest, under [`Compression::Shrink`]): row `i` becomes `√(|λ_i| − δ)·u_iᵀZ =
+    /// √(|λ_i| − δ)·(L_P⁻ᵀu_i)ᵀB_P` (`P` the kept pivots), sign `sgn λ_i`, so the new Gram matrix
+    /// is `diag(|λ_i| − δ)`. Writes `W` into `ws.rot`; returns `δ`. One `r × r` eigenproblem per
+    /// compression.
+    fn signed_rotation(
+        &mut self,
+        kept: &mut Vec<f64>,
+        new_signs: &mut Vec<f64>,
+    ) -> Result<f64, SketchError> {
+        let (l, m) = (self.rows, self.m);
+        let g = &self.ws.compact;
+        // L (l × l, column p for the p-th kept pivot), pivots P.
+        let lmat = &mut self.ws.signed_l;
+        lmat.clear();
+        lmat.resize(l * l, 0.0);
+        let piv = &mut self.ws.pivots;
+        piv.clear();
+        for i in 0..l {
+            let mut d = g[i * l + i];
+            for c in 0..piv.len() {
+                d -= lmat[i * l + c] * lmat[i * l + c];
+            }
+            if d.is_nan() || d <= 1e-10 * g[i * l + i] {
+                continue; // dependent on the rows before it: expressed through their pivots
+            }
+            let c = piv.len();
+            let dd = d.sqrt();
+            lmat[i * l + c] = dd;
+            for k in i + 1..l {
+                let mut t = g[k * l + i];
+                for c2 in 0..c {
+                    t -= lmat[k * l + c2] * lmat[i * l + c2];
+                }
+                lmat[k * l + c] = t / dd;
+            }
+            piv.push(i);
+        }
+        let r = piv.len();
+        // M = Lᵀdiag(s)L from L's columns (contiguous copies; column a is zero above row piv[a]).
+        let lt = &mut self.ws.signed_lt;
+        lt.clear();
+        lt.resize(2 * r * l, 0.0);
+        let (lcol, lscaled) = lt.split_at_mut(r * l);
+        for k in 0..l {
+            for a in 0..r {
+                let x = lmat[k * l + a];
+                lcol[a * l + k] = x;
+                lscaled[a * l + k] = x * self.signs[k];
+            }
+        }
+        let mm = &mut self.ws.signed_m;
+        mm.clear();
+        mm.resize(r * r, 0.0);
+        for a in 0..r {
+            let from = piv[a];
+            let sa = &lscaled[a * l + from..(a + 1) * l];
+            for b in 0..=a {
+                let t = crate::linalg::dot(sa, &lcol[b * l + from..(b + 1) * l]);
+                mm[a * r + b] = t;
+                mm[b * r + a] = t;
+            }
+        }
+        let eig2 = match &mut self.ws.eig_signed {
+            Some(e) if e.size() == r => e,
+            slot => slot.insert(SymEigen::new(r)),
+        };
+        if r > 0 {
+            eig2.compute(mm)?;
+        }
+        let (lam, u) = (eig2.values(), eig2.vectors());
+        let order = &mut self.ws.order;
+        order.clear();
+        order.extend(0..r);
+        order.sort_by(|&a, &b| lam[b].abs().total_cmp(&lam[a].abs()).then(a.cmp(&b)));
+        let delta = match self.compression {
+            Compression::Shrink if r >= m => lam[order[m - 1]].abs(),
+            _ => 0.0,
+        };
+        let top = order.first().map_or(0.0, |&i| lam[i].abs());
+        let tol = top * (r.max(1) as f64) * 4.0 * f64::EPSILON;
+        let keep = order
+            .iter()
+            .take(m.saturating_sub(1))
+            .take_while(|&&i| lam[i].abs() - delta > tol)
+            .count();
+        let w = &mut self.ws.rot;
+        w.clear();
+        w.resize(keep * l, 0.0);
+        let t = &mut self.ws.col;
+        for (i, &oi) in order.iter().take(keep).enumerate() {
+            let mag = lam[oi].abs() - delta;
+            // t = L_P⁻ᵀ u_i: back substitution with the upper triangular L_Pᵀ (L_P[a][c] is
+            // lmat[piv[a] * l + c]).
+            t.clear();
+            t.resize(r, 0.0);
+            for a in (0..r).rev() {
+                let mut x = u[a * r + oi];
+                for c in a + 1..r {
+                    x -= lmat[piv[c] * l + a] * t[c];
+                }
+                t[a] = x / lmat[piv[a] * l + a];
+            }
+            let s = mag.sqrt();
+            for a in 0..r {
+                w[i * l + piv[a]] = s * t[a];
+            }
+            kept.push(mag);
+            new_signs.push(if lam[oi] < 0.0 { -1.0 } else { 1.0 });
+        }
+        if w.iter().any(|x| !x.is_finite()) {
+            return Err(SketchError::NonFinite("signed compression".into()));
+        }
+        Ok(delta)
     }
 
     /// `D ← C·Q`, `S ← ∅`, `C ← I` (the represented `B` does not change).

@@ -10,6 +10,7 @@
 //! |---|---|---|---|
 //! | [`Sftrl`] per-row (`sftrl`) | Alg. 4 (GFD Alg. 2) | `O(m·d)` | see [`FactoredGfd`] |
 //! | [`Sftrl`] doubling (`sftrl-fast`) | Alg. 5 (GFD Alg. 3) | `O(m·d)` | amortised, see [`FactoredGfd`] |
+//! | [`SftrlSplit`] (`sftrl-split`) | Alg. 5 with the first-order part exact and a jointly truncated sketch of the pairwise part (this crate) | `O(m·d)` | see [`SftrlSplit`] |
 //! | [`DenseConvexFm`] FTRL (`ftrl`) | Alg. 1, eq. 4 | `(d+1)²` | `O(nnz²)` (+ projection) |
 //! | [`DenseConvexFm`] OGD (`ogd`) | §5.1 baseline, step `η/√t` | `(d+1)²` | `O(nnz²)` (+ projection) |
 //! | [`Ocg`] (`ocg`) | §5.1 baseline (compact convexified FM) | sparse `Σ∇f` + atoms | power iterations |
@@ -40,12 +41,14 @@ mod factored;
 mod fm_sgd;
 mod ocg;
 mod sftrl;
+mod sftrl_split;
 
 pub use convex::{project_l1_ball, project_nuclear_ball, ConvexKind, DenseConvexFm, NuclearBall};
-pub use factored::{FactoredFd, FactoredGfd};
+pub use factored::{Compression, FactoredFd, FactoredGfd};
 pub use fm_sgd::{FmSgd, FmSgdParams};
 pub use ocg::{Ocg, OcgParams};
 pub use sftrl::{Sftrl, SftrlBackend};
+pub use sftrl_split::{FirstOrderStep, SftrlSplit};
 
 use crate::data::ratings::RatingsEncoder;
 use crate::linear::{LearnError, OnlineLearner, StepSchedule};
@@ -141,6 +144,9 @@ pub enum FmAlgorithm {
     Sftrl,
     /// SFTRL with doubling space (Alg. 5).
     SftrlFast,
+    /// SFTRL with an exact first-order part and a jointly truncated sketch of the pairwise part
+    /// ([`SftrlSplit`], doubling buffer).
+    SftrlSplit,
     /// Full-matrix FTRL (Alg. 1).
     Ftrl,
     /// Full-matrix OGD, step `η/√t`.
@@ -153,9 +159,10 @@ pub enum FmAlgorithm {
 
 impl FmAlgorithm {
     /// Every algorithm, in a fixed order.
-    pub const ALL: [FmAlgorithm; 6] = [
+    pub const ALL: [FmAlgorithm; 7] = [
         FmAlgorithm::Sftrl,
         FmAlgorithm::SftrlFast,
+        FmAlgorithm::SftrlSplit,
         FmAlgorithm::Ftrl,
         FmAlgorithm::Ogd,
         FmAlgorithm::Ocg,
@@ -167,6 +174,7 @@ impl FmAlgorithm {
         match self {
             FmAlgorithm::Sftrl => "sftrl",
             FmAlgorithm::SftrlFast => "sftrl-fast",
+            FmAlgorithm::SftrlSplit => "sftrl-split",
             FmAlgorithm::Ftrl => "ftrl",
             FmAlgorithm::Ogd => "ogd",
             FmAlgorithm::Ocg => "ocg",
@@ -203,8 +211,15 @@ pub struct FmConfig {
     pub algorithm: FmAlgorithm,
     /// Sketch size `m` (SFTRL).
     pub size: usize,
-    /// Step size `η` (SFTRL, FTRL, OGD's `η` of `η/√t`, OCG's `η` of `F_t`, FM-SGD's rate).
+    /// Step size `η` (SFTRL, FTRL, OGD's `η` of `η/√t`, OCG's `η` of `F_t`, FM-SGD's rate;
+    /// sftrl-split: the first-order part's step).
     pub eta: f64,
+    /// sftrl-split: step `η_p` of the pairwise part.
+    pub eta_pairwise: f64,
+    /// sftrl-split: how the pairwise sketch is compressed.
+    pub compression: Compression,
+    /// sftrl-split: the first-order part's step.
+    pub first_order: FirstOrderStep,
     /// The loss `φ` (square loss for ratings, logistic for ±1 labels).
     pub loss: Loss,
     /// Rank `k` (FM-SGD).
@@ -257,6 +272,7 @@ impl FmConfig {
     /// | algorithm | square loss | logistic (and other) loss |
     /// |---|---|---|
     /// | sftrl, sftrl-fast | η = 0.015 | η = 0.3 |
+    /// | sftrl-split (AdaGrad first-order part, β = 5) | η = 0.2, η_p = 0.5 | η = 1, η_p = 0.3 |
     /// | ftrl | η = 0.015 | η = 0.1 |
     /// | ogd (η/√t) | η = 1 | η = 4 |
     /// | ocg | η = 0.01, τ = 10, γ_t = 0.2/√t | η = 1, τ = 10, γ_t = 0.2/√t |
@@ -276,6 +292,8 @@ impl FmConfig {
         let eta = match (algorithm, square) {
             (FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast, true) => 0.015,
             (FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast, false) => 0.3,
+            (FmAlgorithm::SftrlSplit, true) => 0.2,
+            (FmAlgorithm::SftrlSplit, false) => 1.0,
             (FmAlgorithm::Ftrl, true) => 0.015,
             (FmAlgorithm::Ftrl, false) => 0.1,
             (FmAlgorithm::Ogd, true) => 1.0,
@@ -294,6 +312,9 @@ impl FmConfig {
             algorithm,
             size: 10,
             eta,
+            eta_pairwise: if square { 0.5 } else { 0.3 },
+            compression: Compression::Truncate,
+            first_order: FirstOrderStep::AdaGrad { beta: 5.0 },
             loss,
             rank: 10,
             seed: 0,
@@ -343,6 +364,19 @@ impl FmConfig {
                         .with_intercept(self.intercept)?,
                 )
             }
+            FmAlgorithm::SftrlSplit => AnyFm::SftrlSplit(
+                SftrlSplit::new(
+                    dim,
+                    self.size,
+                    FdVariant::Doubling,
+                    self.eta,
+                    self.eta_pairwise,
+                    self.loss,
+                )?
+                .with_compression(self.compression)?
+                .with_first_order_step(self.first_order)?
+                .with_intercept(self.intercept)?,
+            ),
             FmAlgorithm::Ftrl => AnyFm::Dense(
                 DenseConvexFm::new(
                     dim,
@@ -414,6 +448,22 @@ impl FmConfig {
                 }
                 s
             }
+            FmAlgorithm::SftrlSplit => {
+                let mut s = format!(
+                    "sftrl-split m={} eta={} eta_pairwise={}",
+                    self.size, self.eta, self.eta_pairwise
+                );
+                if self.compression == Compression::Shrink {
+                    s.push_str(" compression=shrink");
+                }
+                match self.first_order {
+                    FirstOrderStep::Constant => s.push_str(" first_order=constant"),
+                    FirstOrderStep::AdaGrad { beta } => {
+                        s.push_str(&format!(" first_order=adagrad beta={beta}"))
+                    }
+                }
+                s
+            }
             FmAlgorithm::Ftrl | FmAlgorithm::Ogd => {
                 let mut s = format!("{} eta={}", self.algorithm, self.eta);
                 if self.radius.is_finite() {
@@ -457,6 +507,8 @@ impl FmConfig {
 pub enum AnyFm {
     /// SFTRL (either variant).
     Sftrl(Sftrl),
+    /// Split SFTRL.
+    SftrlSplit(SftrlSplit),
     /// Full-matrix FTRL or OGD.
     Dense(DenseConvexFm),
     /// Online conditional gradient.
@@ -469,6 +521,7 @@ macro_rules! dispatch {
     ($self:expr, $l:ident => $e:expr) => {
         match $self {
             AnyFm::Sftrl($l) => $e,
+            AnyFm::SftrlSplit($l) => $e,
             AnyFm::Dense($l) => $e,
             AnyFm::Ocg($l) => $e,
             AnyFm::FmSgd($l) => $e,
@@ -510,6 +563,7 @@ impl AnyFm {
     pub fn compact(&mut self) -> Result<(), LearnError> {
         match self {
             AnyFm::Sftrl(s) => s.compact(),
+            AnyFm::SftrlSplit(s) => s.compact(),
             _ => Ok(()),
         }
     }
