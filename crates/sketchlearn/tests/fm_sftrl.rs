@@ -3,6 +3,8 @@
 //! "else" branch (DESIGN.md §4 items 12–13), the factored backend against the crate's reference
 //! GFD, and model files.
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::fm::{
@@ -26,24 +28,7 @@ fn example(
     one_hot: bool,
     binary: bool,
 ) -> (Vec<u32>, Vec<f64>, f64) {
-    let mut idx: Vec<u32> = Vec::new();
-    while idx.len() < nnz.min(d) {
-        let j = rng.random_range(0..d as u32);
-        if !idx.contains(&j) {
-            idx.push(j);
-        }
-    }
-    idx.sort_unstable();
-    let val = idx
-        .iter()
-        .map(|_| {
-            if one_hot {
-                1.0
-            } else {
-                rng.random_range(-1.0..1.0)
-            }
-        })
-        .collect();
+    let (idx, val) = common::random_sparse_row(rng, d, nnz, one_hot);
     let y = if binary {
         if rng.random_bool(0.5) {
             1.0

@@ -3,6 +3,8 @@
 //! the Frequent-Directions bound under the shrink, equality with full FTRL, a dense reference
 //! for unequal steps and AdaGrad, and what the pairwise part buys on low-rank rating data.
 
+mod common;
+
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -19,33 +21,7 @@ use sketchlearn::Row;
 const VARIANTS: [FdVariant; 2] = [FdVariant::PerRow, FdVariant::Doubling];
 const COMPRESSIONS: [Compression; 2] = [Compression::Truncate, Compression::Shrink];
 
-/// `nnz` distinct sorted indices below `d`, values in [−1, 1] (1 when `one_hot`).
-fn sparse(
-    rng: &mut Xoshiro256PlusPlus,
-    d: usize,
-    nnz: usize,
-    one_hot: bool,
-) -> (Vec<u32>, Vec<f64>) {
-    let mut idx: Vec<u32> = Vec::new();
-    while idx.len() < nnz.min(d) {
-        let j = rng.random_range(0..d as u32);
-        if !idx.contains(&j) {
-            idx.push(j);
-        }
-    }
-    idx.sort_unstable();
-    let val = idx
-        .iter()
-        .map(|_| {
-            if one_hot {
-                1.0
-            } else {
-                rng.random_range(-1.0..1.0)
-            }
-        })
-        .collect();
-    (idx, val)
-}
+use common::random_sparse_row as sparse;
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))

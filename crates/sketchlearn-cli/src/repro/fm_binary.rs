@@ -11,7 +11,7 @@
 //! crate's split SFTRL ([`SftrlSplit`](sketchlearn::fm::SftrlSplit)) runs at its defaults
 //! (untuned) and tuned, both at m = 10.
 
-use super::fm_common::{args, fmt_bytes, fmt_opt, load_average, run_grid, FmRun, Grid};
+use super::fm_common::{args, fmt_bytes, fmt_opt, load_average, run_grid, split_grid, FmRun, Grid};
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
@@ -107,21 +107,7 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
     )?;
     chosen.push(runs[0].clone());
     all.extend(runs);
-    let split_grid: Grid = [0.3, 1.0, 3.0]
-        .iter()
-        .flat_map(|&e| [0.1, 0.3, 1.0].map(|p| (e, p)))
-        .map(|(e, p)| {
-            (
-                format!("m=10 eta={e} eta_pairwise={p}"),
-                with(args(&[
-                    ("--algo", s("sftrl-split")),
-                    ("--size", s(10)),
-                    ("--eta", s(e)),
-                    ("--eta-pairwise", s(p)),
-                ])),
-            )
-        })
-        .collect();
+    let split_grid = split_grid(&[0.3, 1.0, 3.0], &[0.1, 0.3, 1.0], with);
     let grid = |algo: &str, etas: &[f64], extra: &[(&str, String)]| -> Vec<(String, Vec<String>)> {
         etas.iter()
             .map(|&e| {
@@ -249,7 +235,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         for run in &r.all {
             writeln!(
                 csv,
-                "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{},{}",
+                "{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},{},{},{}",
                 r.name,
                 run.family,
                 run.setting,

@@ -112,6 +112,30 @@ pub fn run_grid(
 }
 
 /// `--flag value` pairs as owned strings.
+/// The grid of split SFTRL at sketch size 10 over `etas × pairwise_etas`, each configuration's
+/// arguments completed by `with` (the data set's common flags).
+pub fn split_grid(
+    etas: &[f64],
+    pairwise_etas: &[f64],
+    with: impl Fn(Vec<String>) -> Vec<String>,
+) -> Grid {
+    let mut grid = Vec::new();
+    for &e in etas {
+        for &p in pairwise_etas {
+            grid.push((
+                format!("m=10 eta={e} eta_pairwise={p}"),
+                with(args(&[
+                    ("--algo", "sftrl-split".to_string()),
+                    ("--size", "10".to_string()),
+                    ("--eta", e.to_string()),
+                    ("--eta-pairwise", p.to_string()),
+                ])),
+            ));
+        }
+    }
+    grid
+}
+
 pub fn args(pairs: &[(&str, String)]) -> Vec<String> {
     let mut v = Vec::new();
     for (k, val) in pairs {

@@ -15,7 +15,7 @@
 //! missing).
 
 use super::fm_common::{
-    args, fmt_bytes, fmt_opt, load_average, run_fm, run_grid, run_river, FmRun, Grid,
+    args, fmt_bytes, fmt_opt, load_average, run_fm, run_grid, run_river, split_grid, FmRun, Grid,
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
@@ -199,21 +199,7 @@ fn run_dataset(ds: &Dataset, data_dir: &Path) -> Result<DatasetResult> {
     let families: Vec<(&str, Grid)> = vec![
         (
             SPLIT_TUNED,
-            [0.1, 0.2, 0.3]
-                .iter()
-                .flat_map(|&e| [0.25, 0.5, 1.0].map(|p| (e, p)))
-                .map(|(e, p)| {
-                    (
-                        format!("m=10 eta={e} eta_pairwise={p}"),
-                        with(args(&[
-                            ("--algo", s("sftrl-split")),
-                            ("--size", s(10)),
-                            ("--eta", s(e)),
-                            ("--eta-pairwise", s(p)),
-                        ])),
-                    )
-                })
-                .collect(),
+            split_grid(&[0.1, 0.2, 0.3], &[0.25, 0.5, 1.0], with),
         ),
         (
             "FTRL (full matrix)",
@@ -428,7 +414,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         for run in &r.all {
             writeln!(
                 csv,
-                "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{},{}",
+                "{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},{},{},{}",
                 r.label,
                 run.family,
                 run.setting,
@@ -503,7 +489,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     }
                     writeln!(
                         csv,
-                        "{},River FMRegressor,\"{}\",,{},{},,{},,,,,,",
+                        "{},\"River FMRegressor\",\"{}\",,{},{},,{},,,,,,",
                         r.label,
                         l["setting"].as_str().unwrap_or("?"),
                         fmt_opt(l["progressive_rmse"].as_f64(), 6),

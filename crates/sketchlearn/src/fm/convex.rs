@@ -125,11 +125,7 @@ impl DenseConvexFm {
     /// Starts from `Θ₁ = μ·e eᵀ` (`e` the constant coordinate) instead of 0; FTRL is then centred
     /// there (`R(Θ) = ½‖Θ − Θ₁‖²_F`). Must be called before learning.
     pub fn with_intercept(mut self, mu: f64) -> Result<Self, LearnError> {
-        if !mu.is_finite() {
-            return Err(LearnError::InvalidParameter(format!(
-                "intercept must be finite, got {mu}"
-            )));
-        }
+        super::check_intercept(mu)?;
         let n = self.dim + 1;
         self.theta[n * n - 1] += mu - self.intercept;
         self.intercept = mu;

@@ -344,29 +344,27 @@ impl FactoredFd {
         }));
     }
 
+    /// `B·v` for a sparse `v` (empty when `B` has no row).
+    fn product(&self, idx: &[u32], val: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        if self.rows > 0 {
+            let mut q = Vec::new();
+            self.q_times(idx, val, &mut q);
+            self.c_times(&q, &mut out);
+        }
+        out
+    }
+
     /// `‖B·v‖²` for a sparse `v` (strictly increasing indices `< dim`).
     pub fn norm_sq_of_product(&self, idx: &[u32], val: &[f64]) -> f64 {
-        if self.rows == 0 {
-            return 0.0;
-        }
-        let mut q = Vec::new();
-        let mut out = Vec::new();
-        self.q_times(idx, val, &mut q);
-        self.c_times(&q, &mut out);
-        out.iter().map(|x| x * x).sum()
+        self.product(idx, val).iter().map(|x| x * x).sum()
     }
 
     /// `vᵀ Bᵀ diag(s) B v = Σ_k s_k (B v)_k²` for a sparse `v` (equals
     /// [`Self::norm_sq_of_product`] unless signed).
     pub fn quadratic_form(&self, idx: &[u32], val: &[f64]) -> f64 {
-        if self.rows == 0 {
-            return 0.0;
-        }
-        let mut q = Vec::new();
-        let mut out = Vec::new();
-        self.q_times(idx, val, &mut q);
-        self.c_times(&q, &mut out);
-        out.iter().zip(&self.signs).map(|(x, s)| s * x * x).sum()
+        let bv = self.product(idx, val);
+        bv.iter().zip(&self.signs).map(|(x, s)| s * x * x).sum()
     }
 
     /// The off-diagonal part of the quadratic form, `Σ_{j≠k} M_jk x_j x_k` with
@@ -602,14 +600,8 @@ impl FactoredFd {
                 slot => slot.insert(SymEigen::new(l)),
             };
             eig.compute(compact)?;
-            let (lambda, u, m) = (eig.values(), eig.vectors(), self.m);
-            let delta = if l >= m { lambda[m - 1].max(0.0) } else { 0.0 };
-            let tol = lambda[0].max(0.0) * (l as f64) * 4.0 * f64::EPSILON;
-            let keep = lambda
-                .iter()
-                .take(m.saturating_sub(1))
-                .take_while(|&&x| x - delta > tol)
-                .count();
+            let (lambda, u) = (eig.values(), eig.vectors());
+            let (delta, keep) = crate::sketch::shrink_rule(lambda, self.m);
             // New C rows: s_i Σ_k U[k, i] C[k, :], i.e. C ← W·C with W = diag(s)·U[:, :keep]ᵀ.
             let w = &mut self.ws.rot;
             w.clear();

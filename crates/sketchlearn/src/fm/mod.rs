@@ -65,6 +65,16 @@ use std::str::FromStr;
 /// The kind tag of FM model files.
 pub const FM_MODEL_KIND: &str = "fm-learner";
 
+/// The initial intercept `μ` must be finite.
+pub(crate) fn check_intercept(mu: f64) -> Result<(), LearnError> {
+    if !mu.is_finite() {
+        return Err(LearnError::InvalidParameter(format!(
+            "intercept must be finite, got {mu}"
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn check_positive(name: &str, x: f64) -> Result<(), LearnError> {
     if !(x.is_finite() && x > 0.0) {
         return Err(LearnError::InvalidParameter(format!(

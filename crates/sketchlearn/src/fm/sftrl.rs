@@ -139,11 +139,7 @@ impl Sftrl {
     /// `R(Θ) = ½‖Θ − Θ₁‖²_F` in eq. 4: every prediction starts at the intercept `μ` (River's
     /// `intercept` of its FM). `μ = 0` (the default) is the paper's Alg. 4/5.
     pub fn with_intercept(mut self, mu: f64) -> Result<Self, LearnError> {
-        if !mu.is_finite() {
-            return Err(LearnError::InvalidParameter(format!(
-                "intercept must be finite, got {mu}"
-            )));
-        }
+        super::check_intercept(mu)?;
         self.intercept = mu;
         Ok(self)
     }

@@ -237,11 +237,7 @@ impl SftrlSplit {
 
     /// FTRL centred at `Θ₁ = μ·e eᵀ` (see [`Sftrl::with_intercept`](super::Sftrl::with_intercept)).
     pub fn with_intercept(mut self, mu: f64) -> Result<Self, LearnError> {
-        if !mu.is_finite() {
-            return Err(LearnError::InvalidParameter(format!(
-                "intercept must be finite, got {mu}"
-            )));
-        }
+        super::check_intercept(mu)?;
         self.intercept = mu;
         Ok(self)
     }

@@ -264,14 +264,7 @@ impl FrequentDirections {
         gram_rows(&self.buf, l, d, &mut self.gram);
         eig.compute(&self.gram[..l * l])?;
         let lambda = eig.values();
-        let delta = if l >= m { lambda[m - 1].max(0.0) } else { 0.0 };
-        // Eigenvalues within rounding of δ (or of zero) give exactly-zero rows.
-        let tol = lambda[0].max(0.0) * (l as f64) * 4.0 * f64::EPSILON;
-        let keep = lambda
-            .iter()
-            .take(m.saturating_sub(1))
-            .take_while(|&&x| x - delta > tol)
-            .count();
+        let (delta, keep) = shrink_rule(lambda, m);
         if self.rotated.len() < keep * d {
             self.rotated.resize(keep * d, 0.0);
         }
@@ -370,6 +363,23 @@ impl Sketch for FrequentDirections {
             alpha: self.alpha(),
         }
     }
+}
+
+/// FD's shrink rule on the eigenvalues `lambda` (descending) of a full buffer's `BBᵀ`:
+/// `δ = λ_m` (0 with fewer than `m` eigenvalues) and the number of rows kept, at most `m − 1`,
+/// those with `λ_i − δ` above rounding (eigenvalues within rounding of `δ`, or of zero, would give
+/// exactly-zero rows). Shared with the factored sketch of SFTRL
+/// ([`FactoredFd`](crate::fm::FactoredFd)).
+pub(crate) fn shrink_rule(lambda: &[f64], m: usize) -> (f64, usize) {
+    let l = lambda.len();
+    let delta = if l >= m { lambda[m - 1].max(0.0) } else { 0.0 };
+    let tol = lambda.first().map_or(0.0, |x| x.max(0.0)) * (l as f64) * 4.0 * f64::EPSILON;
+    let keep = lambda
+        .iter()
+        .take(m.saturating_sub(1))
+        .take_while(|&&x| x - delta > tol)
+        .count();
+    (delta, keep)
 }
 
 #[cfg(test)]
