@@ -691,10 +691,8 @@ impl FactoredFd {
         let piv = &mut self.ws.pivots;
         piv.clear();
         for i in 0..l {
-            let mut d = g[i * l + i];
-            for c in 0..piv.len() {
-                d -= lmat[i * l + c] * lmat[i * l + c];
-            }
+            let row_i = &lmat[i * l..i * l + piv.len()];
+            let d = g[i * l + i] - crate::linalg::dot(row_i, row_i);
             if d.is_nan() || d <= 1e-10 * g[i * l + i] {
                 continue; // dependent on the rows before it: expressed through their pivots
             }
@@ -702,10 +700,8 @@ impl FactoredFd {
             let dd = d.sqrt();
             lmat[i * l + c] = dd;
             for k in i + 1..l {
-                let mut t = g[k * l + i];
-                for c2 in 0..c {
-                    t -= lmat[k * l + c2] * lmat[i * l + c2];
-                }
+                let t = g[k * l + i]
+                    - crate::linalg::dot(&lmat[k * l..k * l + c], &lmat[i * l..i * l + c]);
                 lmat[k * l + c] = t / dd;
             }
             piv.push(i);
@@ -766,14 +762,14 @@ impl FactoredFd {
             let mag = lam[oi].abs() - delta;
             // t = L_P⁻ᵀ u_i: back substitution with the upper triangular L_Pᵀ (L_P[a][c] is
             // lmat[piv[a] * l + c]).
+            // Column by column: once t_c is known, row c of L_P (contiguous) updates t_0..t_c.
             t.clear();
-            t.resize(r, 0.0);
-            for a in (0..r).rev() {
-                let mut x = u[a * r + oi];
-                for c in a + 1..r {
-                    x -= lmat[piv[c] * l + a] * t[c];
-                }
-                t[a] = x / lmat[piv[a] * l + a];
+            t.extend((0..r).map(|a| u[a * r + oi]));
+            for c in (0..r).rev() {
+                let row = &lmat[piv[c] * l..piv[c] * l + c + 1];
+                let tc = t[c] / row[c];
+                t[c] = tc;
+                crate::linalg::axpy(-tc, &row[..c], &mut t[..c]);
             }
             let s = mag.sqrt();
             for a in 0..r {
