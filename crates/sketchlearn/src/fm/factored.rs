@@ -33,6 +33,13 @@
 //! The Gram matrix after a shrink is set to `diag(λ_i − δ)` (exact in exact arithmetic); every
 //! 32nd materialisation recomputes it from `D` so that rounding cannot accumulate.
 //!
+//! **Signed mode** ([`FactoredFd::new_signed`], used by [`SftrlSplit`](super::SftrlSplit)): one
+//! buffer whose rows carry signs, `Bᵀdiag(s)B`, compressed jointly — a Cholesky factor of the
+//! small Gram matrix and one eigendecomposition of `Lᵀdiag(s)L` give the eigenvalues of the whole
+//! signed sum, and the `m − 1` of largest magnitude are kept ([`Compression::Truncate`]) or
+//! shrunk by the `m`-th ([`Compression::Shrink`]). The same factored storage, insertion and
+//! materialisation serve both modes.
+//!
 //! [`GeneralizedFrequentDirections`]: crate::sketch::GeneralizedFrequentDirections
 
 use crate::linalg::{gram_rows, matmul_into, SymEigen};
