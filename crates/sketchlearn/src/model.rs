@@ -68,8 +68,9 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// accept. Version 2: linear learners' configurations and intercepts carry the intercept's
 /// constant value (`bias_value`), and `Algorithm` has `AdaGradGrid` (the default's AdaGrad member).
 /// Version 3: FM files — `FmConfig` has the split SFTRL's settings, `AnyFm` its variant, and the
-/// factored FD sketches of SFTRL carry row signs and a compression rule.
-pub const FORMAT_VERSION: u32 = 3;
+/// factored FD sketches of SFTRL carry row signs and a compression rule. Version 4: the signed
+/// factored FD sketch records when its Gram matrix is next recomputed from its rows.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The maximum length of a kind tag in bytes (UTF-8).
 pub const MAX_KIND_LEN: usize = 64;
