@@ -52,7 +52,7 @@ Model: the compact convex FM z = âᵀΘâ with â = [x; 1] (sftrl, sftrl-fast, 
 ogd, ocg) or \
 Rendle's FM w0 + wᵀx + Σ⟨v_i,v_j⟩x_i x_j of rank k (fm-sgd). Ratings become one-hot user + item \
 features (ids remapped densely on the training part; an id unseen in training loses its one-hot \
-feature at test time, see --unseen). The first --train-fraction of the file, in file order, is \
+feature at test time, see --unseen-error). The first --train-fraction of the file, in file order, is \
 learned in one pass with progressive validation; the rest is predicted without updates. \
 `seconds` is the learning pass plus the test predictions (data loading excluded); \
 peak_rss_bytes is the process's VmHWM.\n\n\
@@ -60,6 +60,9 @@ sftrl-split (this crate): the first-order part exact with AdaGrad steps, the pai
 sketched alone and compressed jointly — the most accurate here on ratings at its defaults; its \
 cost grows with the non-zeros per row (an nnz × nnz eigendecomposition and nnz sketch rows per \
 example).\n\n\
+Scale: the default steps suit rows like one-hot ratings (two ones) or unit rows (--normalize). \
+On much larger rows (side features without --normalize, raw LIBSVM values) constant steps can \
+diverge; the report then says so (`diverged`, and a warning on stderr).\n\n\
 Examples:\n  sketchlearn fm --algo sftrl-split --size 10 --scale 1,5 movielens100k.tsv\n  \
 sketchlearn fm --algo sftrl-fast --size 10 --eta 0.01 movielens100k.tsv\n  \
 sketchlearn fm --algo sftrl --size 20 --loss logistic --normalize --json spam.shuf.libsvm"
@@ -332,6 +335,9 @@ pub struct FmReport {
     pub peak_rss_bytes: Option<u64>,
     pub model_bytes: usize,
     pub refused_steps: u64,
+    /// The learning pass diverged ([`diverged`]): its steps were too large for rows of this
+    /// scale (a warning on stderr says what to do).
+    pub diverged: bool,
     pub unseen_users: u64,
     pub unseen_items: u64,
     pub skipped_malformed: u64,
@@ -347,6 +353,23 @@ pub struct FmReport {
     pub test_rmse_without_pairwise: Option<f64>,
     /// Progressive learning curve: `[examples, mean loss so far]` at 1, 2, 4, 8, … and the end.
     pub progress: Vec<(u64, f64)>,
+}
+
+/// Whether a learning pass diverged: its progressive loss is not finite, or (square loss) its
+/// progressive RMSE exceeds ten times `1 + max |y|` of the training labels — worse than ten
+/// times a constant prediction — or (classification) its mean loss exceeds ten times that of
+/// the constant prediction 0 (`10 ln 2` for the logistic loss). Such a pass is what constant
+/// steps meant for rows like one-hot ratings (two ones) or unit rows do on much larger rows,
+/// e.g. ratings with side features and no `--normalize`.
+pub fn diverged(loss: Loss, mean_loss: f64, rmse: Option<f64>, label_max: f64) -> bool {
+    if !mean_loss.is_finite() {
+        return true;
+    }
+    if loss.is_classification() {
+        mean_loss > 10.0 * loss.value(0.0, 1.0).max(loss.value(0.0, -1.0))
+    } else {
+        rmse.is_some_and(|r| !r.is_finite() || r > 10.0 * (1.0 + label_max))
+    }
 }
 
 /// CPU time of this (single-threaded) process so far, in seconds, from `/proc/self/schedstat`
@@ -651,6 +674,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
     let start = Instant::now();
     let mut k = 0usize;
     let mut source_error = None;
+    let mut label_max = 0.0f64;
     progressive_with(
         &mut scored,
         |ex: &mut Example| {
@@ -661,6 +685,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
                 source_error = Some(e);
                 return Ok(false);
             }
+            label_max = label_max.max(ex.label.abs());
             k += 1;
             Ok(true)
         },
@@ -683,6 +708,25 @@ pub fn run(args: &FmArgs) -> Result<()> {
         return Err(e);
     }
     let refused = scored.refused;
+    let diverged = diverged(
+        loss,
+        train_metrics.mean_loss(),
+        (!loss.is_classification()).then(|| train_metrics.rmse()),
+        label_max,
+    );
+    if diverged {
+        eprintln!(
+            "warning: the learning pass diverged (progressive loss {:.3e}): the steps are too \
+             large for rows of this scale. The default steps suit rows like one-hot ratings or \
+             unit rows: try --normalize, or a smaller --eta{}",
+            train_metrics.mean_loss(),
+            if model.config.algorithm == FmAlgorithm::SftrlSplit {
+                " and --eta-pairwise"
+            } else {
+                ""
+            }
+        );
+    }
     model.learner.compact()?;
     let train_seconds = start.elapsed().as_secs_f64();
     if let Some(r) = train_metrics.final_row() {
@@ -826,6 +870,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
         peak_rss_bytes: peak_rss_bytes(),
         model_bytes: model.learner.state_bytes(),
         refused_steps: refused,
+        diverged,
         unseen_users,
         unseen_items,
         skipped_malformed,
@@ -882,4 +927,27 @@ pub fn run(args: &FmArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diverged;
+    use sketchlearn::loss::Loss;
+
+    #[test]
+    fn divergence_rule() {
+        assert!(!diverged(Loss::Squared, 0.5, Some(1.0), 5.0));
+        assert!(!diverged(Loss::Squared, 1e3, Some(59.0), 5.0));
+        assert!(diverged(Loss::Squared, 1e4, Some(61.0), 5.0));
+        assert!(diverged(
+            Loss::Squared,
+            f64::INFINITY,
+            Some(f64::INFINITY),
+            5.0
+        ));
+        assert!(!diverged(Loss::Logistic, 0.69, None, 1.0));
+        assert!(!diverged(Loss::Logistic, 6.9, None, 1.0));
+        assert!(diverged(Loss::Logistic, 7.0, None, 1.0));
+        assert!(diverged(Loss::Logistic, f64::NAN, None, 1.0));
+    }
 }

@@ -455,3 +455,55 @@ fn sftrl_split_flags_and_equality_with_ftrl() {
     );
     assert!(shrink["test_rmse"].as_f64().unwrap().is_finite());
 }
+
+/// Rows far larger than the default steps assume (ten features of 5–10, square loss): the
+/// constant-step learners diverge, and the report says so (`diverged`, a warning naming
+/// `--normalize`) instead of printing an RMSE of 10¹⁰⁰ as if it were a result; with
+/// `--normalize` the same data learns.
+#[test]
+fn divergence_is_reported() {
+    let mut text = String::new();
+    let mut state = 7u64;
+    for _ in 0..300 {
+        let mut row = String::new();
+        let mut sum = 0.0;
+        for j in 1..=10 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = 5.0 + ((state >> 33) % 1000) as f64 / 200.0;
+            sum += v;
+            row.push_str(&format!(" {j}:{v}"));
+        }
+        text.push_str(&format!("{}{row}\n", 1.0 + (sum / 10.0 - 5.0) * 0.8));
+    }
+    let file = tmp("large_rows.libsvm", text.as_bytes());
+    let f = file.to_str().unwrap();
+    for algo in ["sftrl-split", "ogd"] {
+        let out = run(&[
+            "fm", "--algo", algo, "--loss", "square", "--json", "--quiet", f,
+        ]);
+        let r = json(&out);
+        assert_eq!(r["diverged"], true, "{algo}: {r}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("diverged") && err.contains("--normalize"),
+            "{err}"
+        );
+        let out = run(&[
+            "fm",
+            "--algo",
+            algo,
+            "--loss",
+            "square",
+            "--normalize",
+            "--json",
+            "--quiet",
+            f,
+        ]);
+        let r = json(&out);
+        assert_eq!(r["diverged"], false, "{algo}: {r}");
+        assert!(r["progressive_rmse"].as_f64().unwrap() < 5.0, "{algo}: {r}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("diverged"));
+    }
+}
