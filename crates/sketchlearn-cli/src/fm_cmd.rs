@@ -335,7 +335,7 @@ pub struct FmReport {
     pub peak_rss_bytes: Option<u64>,
     pub model_bytes: usize,
     pub refused_steps: u64,
-    /// The learning pass diverged ([`diverged`]): its steps were too large for rows of this
+    /// The learning pass diverged ([`crate::divergence::diverged`]): its steps were too large for rows of this
     /// scale (a warning on stderr says what to do).
     pub diverged: bool,
     pub unseen_users: u64,
@@ -353,23 +353,6 @@ pub struct FmReport {
     pub test_rmse_without_pairwise: Option<f64>,
     /// Progressive learning curve: `[examples, mean loss so far]` at 1, 2, 4, 8, … and the end.
     pub progress: Vec<(u64, f64)>,
-}
-
-/// Whether a learning pass diverged: its progressive loss is not finite, or (square loss) its
-/// progressive RMSE exceeds ten times `1 + max |y|` of the training labels — worse than ten
-/// times a constant prediction — or (classification) its mean loss exceeds ten times that of
-/// the constant prediction 0 (`10 ln 2` for the logistic loss). Such a pass is what constant
-/// steps meant for rows like one-hot ratings (two ones) or unit rows do on much larger rows,
-/// e.g. ratings with side features and no `--normalize`.
-pub fn diverged(loss: Loss, mean_loss: f64, rmse: Option<f64>, label_max: f64) -> bool {
-    if !mean_loss.is_finite() {
-        return true;
-    }
-    if loss.is_classification() {
-        mean_loss > 10.0 * loss.value(0.0, 1.0).max(loss.value(0.0, -1.0))
-    } else {
-        rmse.is_some_and(|r| !r.is_finite() || r > 10.0 * (1.0 + label_max))
-    }
 }
 
 /// CPU time of this (single-threaded) process so far, in seconds, from `/proc/self/schedstat`
@@ -708,23 +691,20 @@ pub fn run(args: &FmArgs) -> Result<()> {
         return Err(e);
     }
     let refused = scored.refused;
-    let diverged = diverged(
+    let diverged = crate::divergence::diverged(
         loss,
         train_metrics.mean_loss(),
         (!loss.is_classification()).then(|| train_metrics.rmse()),
         label_max,
     );
     if diverged {
-        eprintln!(
-            "warning: the learning pass diverged (progressive loss {:.3e}): the steps are too \
-             large for rows of this scale. The default steps suit rows like one-hot ratings or \
-             unit rows: try --normalize, or a smaller --eta{}",
+        crate::divergence::warn(
             train_metrics.mean_loss(),
             if model.config.algorithm == FmAlgorithm::SftrlSplit {
-                " and --eta-pairwise"
+                "try --normalize, or a smaller --eta and --eta-pairwise"
             } else {
-                ""
-            }
+                "try --normalize, or a smaller --eta"
+            },
         );
     }
     model.learner.compact()?;
@@ -927,27 +907,4 @@ pub fn run(args: &FmArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::diverged;
-    use sketchlearn::loss::Loss;
-
-    #[test]
-    fn divergence_rule() {
-        assert!(!diverged(Loss::Squared, 0.5, Some(1.0), 5.0));
-        assert!(!diverged(Loss::Squared, 1e3, Some(59.0), 5.0));
-        assert!(diverged(Loss::Squared, 1e4, Some(61.0), 5.0));
-        assert!(diverged(
-            Loss::Squared,
-            f64::INFINITY,
-            Some(f64::INFINITY),
-            5.0
-        ));
-        assert!(!diverged(Loss::Logistic, 0.69, None, 1.0));
-        assert!(!diverged(Loss::Logistic, 6.9, None, 1.0));
-        assert!(diverged(Loss::Logistic, 7.0, None, 1.0));
-        assert!(diverged(Loss::Logistic, f64::NAN, None, 1.0));
-    }
 }

@@ -1,5 +1,6 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
+mod divergence;
 mod drp_cmd;
 mod fm_cmd;
 mod input;

@@ -357,6 +357,9 @@ pub struct TrainReport {
     pub seconds: f64,
     pub examples_per_second: f64,
     pub refused_steps: u64,
+    /// The learning pass diverged ([`crate::divergence::diverged`]; a warning on stderr says
+    /// what to do).
+    pub diverged: bool,
     /// For the `auto` mixture: each member and its final weight π (which member the mixture
     /// follows on this data).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -589,6 +592,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         refused: 0,
     };
     let mut total = 0;
+    let mut label_max = 0.0f64;
     let name = sketchlearn::data::source::source_name(&args.file);
     for _pass in 0..args.passes {
         // Parsed on a second thread while the learner learns (VW does the same).
@@ -601,7 +605,13 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         )?;
         let n = progressive_with(
             &mut tap,
-            |ex: &mut Example| reader.read_into(ex),
+            |ex: &mut Example| {
+                let more = reader.read_into(ex);
+                if let Ok(true) = more {
+                    label_max = label_max.max(ex.label.abs());
+                }
+                more
+            },
             loss,
             &mut metrics,
             |row| {
@@ -620,6 +630,14 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     }
     let seconds = start.elapsed().as_secs_f64();
     let refused = tap.refused;
+    let rmse = (!loss.is_classification()).then(|| metrics.rmse());
+    let diverged = crate::divergence::diverged(loss, metrics.mean_loss(), rmse, label_max);
+    if diverged {
+        crate::divergence::warn(
+            metrics.mean_loss(),
+            "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
+        );
+    }
     if let Some(mut out) = tap.out.take() {
         out.flush()?;
     }
@@ -665,6 +683,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
                 0.0
             },
             refused_steps: refused,
+            diverged,
             mixture: mixture_weights(&model),
         };
         println!("{}", serde_json::to_string(&report)?);

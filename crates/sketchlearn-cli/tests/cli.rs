@@ -1,5 +1,7 @@
 //! End-to-end tests of the `sketchlearn` binary, including the README's main command.
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -586,4 +588,23 @@ fn default_learner_is_the_auto_mixture_and_flags_pick_one_learner() {
     ]));
     assert!(t["error"].as_f64().unwrap() < 0.3, "{t}");
     let _ = std::fs::remove_file(model);
+}
+
+/// A constant-step OGD on rows far larger than its default step assumes (ten features of 5–10,
+/// squared loss) diverges; `train` says so (`diverged`, a warning) instead of reporting a loss
+/// of 10²⁰⁰ as a result. The default `auto` learns the same file.
+#[test]
+fn train_reports_divergence() {
+    let file = tmp("large_rows.libsvm", common::large_rows_libsvm().as_bytes());
+    let f = file.to_str().unwrap();
+    let out = run(&[
+        "train", "--algo", "ogd", "--loss", "squared", "--quiet", "--json", f,
+    ]);
+    let r = json(&out);
+    assert_eq!(r["diverged"], true, "{r}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("diverged"));
+    let out = run(&["train", "--loss", "squared", "--quiet", "--json", f]);
+    let r = json(&out);
+    assert_eq!(r["diverged"], false, "{r}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("diverged"));
 }

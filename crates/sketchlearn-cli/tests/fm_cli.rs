@@ -1,6 +1,8 @@
 //! End-to-end tests of `sketchlearn fm`: ratings and LIBSVM input, every algorithm, the JSON
 //! keys the issue asks for, model save/load, and clear errors (never a panic) for bad input.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -462,22 +464,7 @@ fn sftrl_split_flags_and_equality_with_ftrl() {
 /// `--normalize` the same data learns.
 #[test]
 fn divergence_is_reported() {
-    let mut text = String::new();
-    let mut state = 7u64;
-    for _ in 0..300 {
-        let mut row = String::new();
-        let mut sum = 0.0;
-        for j in 1..=10 {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let v = 5.0 + ((state >> 33) % 1000) as f64 / 200.0;
-            sum += v;
-            row.push_str(&format!(" {j}:{v}"));
-        }
-        text.push_str(&format!("{}{row}\n", 1.0 + (sum / 10.0 - 5.0) * 0.8));
-    }
-    let file = tmp("large_rows.libsvm", text.as_bytes());
+    let file = tmp("large_rows.libsvm", common::large_rows_libsvm().as_bytes());
     let f = file.to_str().unwrap();
     for algo in ["sftrl-split", "ogd"] {
         let out = run(&[
