@@ -2,6 +2,7 @@
 //! of one scale (one-hot ratings, unit rows) on much larger rows makes the predictions grow
 //! without bound, and a report should say so rather than print the resulting loss as a result.
 
+use sketchlearn::eval::Metrics;
 use sketchlearn::loss::Loss;
 
 /// Whether a learning pass diverged: its progressive loss is not finite, or (square loss) its
@@ -21,13 +22,20 @@ pub fn diverged(loss: Loss, mean_loss: f64, rmse: Option<f64>, label_max: f64) -
     }
 }
 
-/// The warning on stderr for a diverged pass; `advice` says what to change (e.g. "try
-/// --normalize, or a smaller --eta").
-pub fn warn(mean_loss: f64, advice: &str) {
-    eprintln!(
-        "warning: the learning pass diverged (progressive loss {mean_loss:.3e}): the steps are \
-         too large for rows of this scale; {advice}"
-    );
+/// [`diverged`] for a pass's progressive `metrics` (labels at most `label_max` in magnitude);
+/// when it did, a warning on stderr ending in `advice` (what to change, e.g. "try --normalize,
+/// or a smaller --eta").
+pub fn check(loss: Loss, metrics: &Metrics, label_max: f64, advice: &str) -> bool {
+    let mean_loss = metrics.mean_loss();
+    let rmse = (!loss.is_classification()).then(|| metrics.rmse());
+    let diverged = diverged(loss, mean_loss, rmse, label_max);
+    if diverged {
+        eprintln!(
+            "warning: the learning pass diverged (progressive loss {mean_loss:.3e}): the steps \
+             are too large for rows of this scale; {advice}"
+        );
+    }
+    diverged
 }
 
 #[cfg(test)]

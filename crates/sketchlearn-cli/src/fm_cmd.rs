@@ -230,13 +230,18 @@ fn parse_backend(s: &str) -> Result<SftrlBackend, String> {
 }
 
 impl FmArgs {
-    fn any_algorithm_flag(&self) -> bool {
-        self.size.is_some()
-            || self.eta.is_some()
-            || self.eta_pairwise.is_some()
+    /// Whether a flag of `--algo sftrl-split` alone is given.
+    fn any_split_flag(&self) -> bool {
+        self.eta_pairwise.is_some()
             || self.compression.is_some()
             || self.first_order.is_some()
             || self.adagrad_beta.is_some()
+    }
+
+    fn any_algorithm_flag(&self) -> bool {
+        self.size.is_some()
+            || self.eta.is_some()
+            || self.any_split_flag()
             || self.loss.is_some()
             || self.rank.is_some()
             || self.backend.is_some()
@@ -335,8 +340,8 @@ pub struct FmReport {
     pub peak_rss_bytes: Option<u64>,
     pub model_bytes: usize,
     pub refused_steps: u64,
-    /// The learning pass diverged ([`crate::divergence::diverged`]): its steps were too large for rows of this
-    /// scale (a warning on stderr says what to do).
+    /// The learning pass diverged ([`crate::divergence::diverged`]): its steps were too large
+    /// for rows of this scale (a warning on stderr says what to do).
     pub diverged: bool,
     pub unseen_users: u64,
     pub unseen_items: u64,
@@ -475,11 +480,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
     let config = match &model {
         Some(m) => m.config,
         None => {
-            let split_only = args.eta_pairwise.is_some()
-                || args.compression.is_some()
-                || args.first_order.is_some()
-                || args.adagrad_beta.is_some();
-            if split_only && args.algo != FmAlgorithm::SftrlSplit {
+            if args.any_split_flag() && args.algo != FmAlgorithm::SftrlSplit {
                 bail!(
                     "--eta-pairwise, --compression, --first-order and --adagrad-beta are options \
                      of --algo sftrl-split"
@@ -691,22 +692,16 @@ pub fn run(args: &FmArgs) -> Result<()> {
         return Err(e);
     }
     let refused = scored.refused;
-    let diverged = crate::divergence::diverged(
+    let diverged = crate::divergence::check(
         loss,
-        train_metrics.mean_loss(),
-        (!loss.is_classification()).then(|| train_metrics.rmse()),
+        &train_metrics,
         label_max,
+        if model.config.algorithm == FmAlgorithm::SftrlSplit {
+            "try --normalize, or a smaller --eta and --eta-pairwise"
+        } else {
+            "try --normalize, or a smaller --eta"
+        },
     );
-    if diverged {
-        crate::divergence::warn(
-            train_metrics.mean_loss(),
-            if model.config.algorithm == FmAlgorithm::SftrlSplit {
-                "try --normalize, or a smaller --eta and --eta-pairwise"
-            } else {
-                "try --normalize, or a smaller --eta"
-            },
-        );
-    }
     model.learner.compact()?;
     let train_seconds = start.elapsed().as_secs_f64();
     if let Some(r) = train_metrics.final_row() {

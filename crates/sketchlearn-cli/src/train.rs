@@ -630,14 +630,12 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     }
     let seconds = start.elapsed().as_secs_f64();
     let refused = tap.refused;
-    let rmse = (!loss.is_classification()).then(|| metrics.rmse());
-    let diverged = crate::divergence::diverged(loss, metrics.mean_loss(), rmse, label_max);
-    if diverged {
-        crate::divergence::warn(
-            metrics.mean_loss(),
-            "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
-        );
-    }
+    let diverged = crate::divergence::check(
+        loss,
+        &metrics,
+        label_max,
+        "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
+    );
     if let Some(mut out) = tap.out.take() {
         out.flush()?;
     }

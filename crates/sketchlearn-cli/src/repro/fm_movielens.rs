@@ -21,6 +21,8 @@ use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
 use serde_json::Value;
+use sketchlearn::fm::{FirstOrderStep, FmAlgorithm, FmConfig};
+use sketchlearn::loss::Loss;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -541,13 +543,20 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         }
         writeln!(md)?;
 
+        // The defaults as the command line has them (the text cannot go stale).
+        let defaults = FmConfig::for_loss(FmAlgorithm::SftrlSplit, Loss::Squared);
+        let beta = match defaults.first_order {
+            FirstOrderStep::AdaGrad { beta } => beta,
+            FirstOrderStep::Constant => f64::NAN,
+        };
         writeln!(
             md,
             "### Split SFTRL (this crate) at its defaults against the sketch size m\n\n\
              `sketchlearn fm --algo sftrl-split --size m`, nothing tuned: the first-order part \
-             (intercept, user and item terms) exact with per-entry AdaGrad steps (η = 0.2, β = 5), \
-             the pairwise part sketched alone, step η_p = 0.5, by a signed sketch compressed \
-             jointly by truncation (see `SftrlSplit`).\n"
+             (intercept, user and item terms) exact with per-entry AdaGrad steps (η = {}, \
+             β = {beta}), the pairwise part sketched alone, step η_p = {}, by a signed sketch \
+             compressed jointly by truncation (see `SftrlSplit`).\n",
+            defaults.eta, defaults.eta_pairwise
         )?;
         writeln!(
             md,

@@ -148,6 +148,9 @@ struct Workspace {
     signed_lt: Vec<f64>,
     pivots: Vec<usize>,
     order: Vec<usize>,
+    magnitudes: Vec<f64>,
+    kept: Vec<f64>,
+    new_signs: Vec<f64>,
     q: Vec<f64>,
     br: Vec<f64>,
     compact: Vec<f64>,
@@ -215,8 +218,9 @@ impl FactoredFd {
     /// A signed sketch of `Σ_t s_t·g_t g_tᵀ` (`s_t = ±1`, symmetric and indefinite) as
     /// `Bᵀ diag(s) B`: rows are inserted with [`Self::insert_signed_row`] and a full buffer is
     /// compressed *jointly*, by the eigenvalues of largest magnitude of the whole signed sum
-    /// (computed from the Gram matrix `BBᵀ = VΣ²Vᵀ` and the small `ΣVᵀdiag(s)VΣ`), so that terms
-    /// of opposite sign cancel before anything is dropped. (The paper's GFD, SFTRL Alg. 2/3 and
+    /// (computed from a Cholesky factor `L` of the Gram matrix `BBᵀ` and the small
+    /// `Lᵀdiag(s)L`, see [`Self::signed_rotation`]), so that terms of opposite sign cancel before
+    /// anything is dropped. (The paper's GFD, SFTRL Alg. 2/3 and
     /// [`FactoredGfd`], sketches the two signs apart: a part common to both, such as the large
     /// diagonal of `x xᵀ` on one-hot data, then fills both sides.)
     ///
@@ -609,8 +613,10 @@ impl FactoredFd {
             compact.extend_from_slice(&self.gram[i * cap..i * cap + l]);
         }
         // W (keep × l): the new rows are W·B; `kept` their squared norms, `new_signs` their signs.
-        let mut kept = Vec::new();
-        let mut new_signs = Vec::new();
+        let mut kept = std::mem::take(&mut self.ws.kept);
+        let mut new_signs = std::mem::take(&mut self.ws.new_signs);
+        kept.clear();
+        new_signs.clear();
         let delta = if self.signed {
             let (delta, amplification) = self.signed_rotation(&mut kept, &mut new_signs)?;
             self.log_amplification += amplification.max(1.0).ln();
@@ -679,6 +685,8 @@ impl FactoredFd {
             }
             self.signs[i] = new_signs[i];
         }
+        self.ws.kept = kept;
+        self.ws.new_signs = new_signs;
         self.rows = keep;
         self.c_identity = false;
         self.shrink_total += delta;
@@ -778,17 +786,14 @@ impl FactoredFd {
         order.clear();
         order.extend(0..r);
         order.sort_by(|&a, &b| lam[b].abs().total_cmp(&lam[a].abs()).then(a.cmp(&b)));
+        let magnitudes = &mut self.ws.magnitudes;
+        magnitudes.clear();
+        magnitudes.extend(order.iter().map(|&i| lam[i].abs()));
         let delta = match self.compression {
-            Compression::Shrink if r >= m => lam[order[m - 1]].abs(),
+            Compression::Shrink if r >= m => magnitudes[m - 1],
             _ => 0.0,
         };
-        let top = order.first().map_or(0.0, |&i| lam[i].abs());
-        let tol = top * (r.max(1) as f64) * 4.0 * f64::EPSILON;
-        let keep = order
-            .iter()
-            .take(m.saturating_sub(1))
-            .take_while(|&&i| lam[i].abs() - delta > tol)
-            .count();
+        let keep = crate::sketch::rows_kept(magnitudes, m, delta);
         let w = &mut self.ws.rot;
         w.clear();
         w.resize(keep * l, 0.0);
@@ -882,11 +887,12 @@ impl FactoredFd {
             row[i] = 1.0;
         }
         self.materializations += 1;
-        let refresh = std::mem::take(&mut self.refresh_gram);
-        if refresh || self.materializations % GRAM_REFRESH == 0 {
+        let refresh =
+            std::mem::take(&mut self.refresh_gram) || self.materializations % GRAM_REFRESH == 0;
+        if refresh {
             self.log_amplification = 0.0;
         }
-        if (refresh || self.materializations % GRAM_REFRESH == 0) && rows > 0 {
+        if refresh && rows > 0 {
             // Exact Gram from the dense rows (row-major copy of B, then B Bᵀ).
             let mut b = vec![0.0; rows * d];
             for j in 0..d {

@@ -371,15 +371,25 @@ impl Sketch for FrequentDirections {
 /// exactly-zero rows). Shared with the factored sketch of SFTRL
 /// ([`FactoredFd`](crate::fm::FactoredFd)).
 pub(crate) fn shrink_rule(lambda: &[f64], m: usize) -> (f64, usize) {
-    let l = lambda.len();
-    let delta = if l >= m { lambda[m - 1].max(0.0) } else { 0.0 };
-    let tol = lambda.first().map_or(0.0, |x| x.max(0.0)) * (l as f64) * 4.0 * f64::EPSILON;
-    let keep = lambda
+    let delta = if lambda.len() >= m {
+        lambda[m - 1].max(0.0)
+    } else {
+        0.0
+    };
+    (delta, rows_kept(lambda, m, delta))
+}
+
+/// How many of the leading (at most `m − 1`) values of the descending `lambda` stay above `δ`
+/// by more than rounding (`4ε·len·λ₁`): the rows a compression by `δ` keeps. [`shrink_rule`]
+/// with `δ = λ_m`; the signed sketch also with `δ = 0` (truncation).
+pub(crate) fn rows_kept(lambda: &[f64], m: usize, delta: f64) -> usize {
+    let tol =
+        lambda.first().map_or(0.0, |x| x.max(0.0)) * (lambda.len() as f64) * 4.0 * f64::EPSILON;
+    lambda
         .iter()
         .take(m.saturating_sub(1))
         .take_while(|&&x| x - delta > tol)
-        .count();
-    (delta, keep)
+        .count()
 }
 
 #[cfg(test)]
