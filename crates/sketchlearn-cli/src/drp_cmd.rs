@@ -9,7 +9,6 @@ use sketchlearn::drp::{
     OnDivergence, Problem,
 };
 use sketchlearn::linear::{Algorithm, AnyLearner, FixedLinear, LearnerConfig, LinearModel};
-use sketchlearn::{LibsvmOptions, LibsvmReader};
 use std::time::Instant;
 
 /// Arguments of `sketchlearn drp`.
@@ -126,13 +125,6 @@ fn label_map(classes: &Option<Vec<f64>>) -> Result<impl Fn(f64) -> Option<f64> +
     })
 }
 
-/// Reads a LIBSVM file into a [`Dataset`] with the label mapping of `--classes`.
-pub fn load(path: &str, zero_based: bool, map: impl FnMut(f64) -> Option<f64>) -> Result<Dataset> {
-    let mut reader = LibsvmReader::open(path, LibsvmOptions { zero_based })?;
-    let data = Dataset::from_libsvm(&mut reader, map)?;
-    Ok(data)
-}
-
 /// Every solution of a fit as report rows (recovery errors against `exact` if given).
 pub fn solution_rows(
     fit: &DrpFit,
@@ -222,14 +214,16 @@ pub fn run(args: &DrpArgs) -> Result<()> {
     let map = label_map(&args.classes)?;
 
     let t0 = Instant::now();
-    let train = load(&args.file, args.zero_based, map.clone())
+    let train = Dataset::load(&args.file, args.zero_based, map.clone())
         .with_context(|| format!("reading {}", args.file))?;
     let load_seconds = t0.elapsed().as_secs_f64();
     if train.is_empty() {
         bail!("{}: no training example (check --classes)", args.file);
     }
     let test = match &args.test {
-        Some(p) => Some(load(p, args.zero_based, map).with_context(|| format!("reading {p}"))?),
+        Some(p) => {
+            Some(Dataset::load(p, args.zero_based, map).with_context(|| format!("reading {p}"))?)
+        }
         None => None,
     };
 

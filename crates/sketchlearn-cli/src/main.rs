@@ -3,7 +3,6 @@
 mod divergence;
 mod drp_cmd;
 mod fm_cmd;
-mod input;
 mod plot;
 mod repro;
 mod sketch_cmd;

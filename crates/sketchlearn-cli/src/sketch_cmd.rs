@@ -1,8 +1,8 @@
 //! `sketchlearn sketch`: sketch the rows of a file and report speed and accuracy.
 
-use crate::input::{for_each_row, load_rows, Format};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Serialize;
+use sketchlearn::data::{for_each_row, load_rows, Format};
 use sketchlearn::sketch::{
     relative_spectral_error, AnySketch, LanczosOptions, RowMatrix, SketchConfig, SketchMethod,
     SymOperator,
@@ -46,8 +46,8 @@ pub struct SketchArgs {
     /// Dimension d (default: one past the largest index in the file; needed to stream stdin).
     #[arg(long)]
     pub dim: Option<usize>,
-    /// Input format.
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    /// Input format: auto (`.csv` → csv, `.vw` → vw, else libsvm) | libsvm | vw | csv.
+    #[arg(long, default_value_t = Format::Auto)]
     pub format: Format,
     /// RFD's initial α₀.
     #[arg(long, default_value_t = 0.0)]
@@ -84,19 +84,6 @@ pub struct SketchReport {
     pub file: String,
 }
 
-/// Inserts every row of `rows` (weights are GFD's signs) and returns the sketch and the time
-/// spent in the updates.
-pub fn sketch_rows(cfg: &SketchConfig, rows: &RowMatrix) -> Result<(AnySketch, Duration)> {
-    let mut sketch = cfg.build(rows.dim())?;
-    let start = Instant::now();
-    for i in 0..rows.rows() {
-        sketch
-            .insert(rows.row(i), rows.weight(i))
-            .with_context(|| format!("row {}", i + 1))?;
-    }
-    Ok((sketch, start.elapsed()))
-}
-
 pub fn run(args: &SketchArgs) -> Result<()> {
     let cfg = SketchConfig {
         method: args.method,
@@ -120,7 +107,9 @@ pub fn run(args: &SketchArgs) -> Result<()> {
         Some(d) => Some(d),
         None if args.file != "-" => {
             // Pre-scan the file for its dimension (not timed).
-            let (_, d) = for_each_row(&args.file, args.format, args.zero_based, |_, _| Ok(()))?;
+            let (_, d) = for_each_row(&args.file, args.format, args.zero_based, |_, _| {
+                Ok::<(), std::convert::Infallible>(())
+            })?;
             Some(d)
         }
         None => None,
@@ -139,7 +128,7 @@ pub fn run(args: &SketchArgs) -> Result<()> {
                     if let Some(e) = exact.as_mut() {
                         e.push(row, weight(y));
                     }
-                    Ok(())
+                    Ok::<(), sketchlearn::SketchError>(())
                 })?;
                 if let Some(e) = exact.as_mut() {
                     e.set_dim(dim);
@@ -148,7 +137,7 @@ pub fn run(args: &SketchArgs) -> Result<()> {
             }
             None => {
                 let rows = load_rows(&args.file, args.format, args.zero_based, weight)?;
-                let (sketch, elapsed) = sketch_rows(&cfg, &rows)?;
+                let (sketch, elapsed) = cfg.sketch_rows(&rows)?;
                 let want_exact = !args.no_exact && (args.exact || rows.dim() <= AUTO_EXACT_MAX_DIM);
                 let n = rows.rows() as u64;
                 (sketch, elapsed, n, want_exact.then_some(rows))

@@ -2,19 +2,18 @@
 //! (VW habits: a progress table on stderr at doubling example counts, `-f` to save, `-i` to
 //! resume, `-p` to write predictions).
 
-use crate::input::{for_each_row, Format};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sketchlearn::data::{ExampleSource, ReadAhead, VwOptions, VwReader};
+use sketchlearn::data::{for_each_row, ExampleReader, ExampleSource, Format, ReadAhead, VwOptions};
 use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
 use sketchlearn::linear::{
-    Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
+    auto_sparse, Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel,
+    OnlineLearner, SPARSITY_SAMPLE,
 };
 use sketchlearn::loss::Loss;
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader, ParseError, Row};
+use sketchlearn::{Example, ParseError, Row};
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::BufRead;
 use std::io::{BufWriter, Write};
 use std::time::Instant;
 
@@ -175,8 +174,8 @@ pub struct TrainArgs {
     #[arg(long)]
     pub zero_based: bool,
     /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
-    #[arg(long, value_enum, default_value_t = DataFormat::Auto)]
-    pub format: DataFormat,
+    #[arg(long, default_value_t = Format::Auto)]
+    pub format: Format,
     /// VW input: hash features into 2^B weights (VW's -b; default 18, or the model's with -i).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
@@ -185,63 +184,14 @@ pub struct TrainArgs {
     pub file: String,
 }
 
-/// Input formats of `train` and `test`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum DataFormat {
-    /// `.vw` or `.vw.gz` → vw, anything else → libsvm.
-    Auto,
-    /// LIBSVM / SVMLight: `label idx:val ...`.
-    Libsvm,
-    /// Vowpal Wabbit text: `label [importance] [tag] |ns feature[:value] ...`, hashed as VW does.
-    Vw,
-}
-
-impl DataFormat {
-    /// Resolves `Auto` from the path.
-    pub fn resolve(self, path: &str) -> DataFormat {
-        match self {
-            DataFormat::Auto => {
-                let p = path.strip_suffix(".gz").unwrap_or(path);
-                if p.ends_with(".vw") {
-                    DataFormat::Vw
-                } else {
-                    DataFormat::Libsvm
-                }
-            }
-            f => f,
-        }
-    }
-}
-
-/// A LIBSVM or VW example reader.
-pub enum ExampleReader {
-    Libsvm(LibsvmReader<Box<dyn BufRead + Send>>),
-    Vw(VwReader<Box<dyn BufRead + Send>>),
-}
-
-impl ExampleReader {
-    /// Opens `path` as `format` (resolved), with `bits` hash bits for VW.
-    pub fn open(path: &str, format: DataFormat, zero_based: bool, bits: u32) -> Result<Self> {
-        Ok(match format.resolve(path) {
-            DataFormat::Vw => {
-                if zero_based {
-                    bail!("--zero-based applies to LIBSVM input only");
-                }
-                ExampleReader::Vw(VwReader::open(path, VwOptions { bits })?)
-            }
-            _ => ExampleReader::Libsvm(LibsvmReader::open(path, LibsvmOptions { zero_based })?),
-        })
-    }
-}
-
 /// A reader of the training or test file.
 type Reading = Box<dyn ExampleSource<Error = ParseError>>;
 
-/// Opens `path` like [`ExampleReader::open`]; with `ahead` it is parsed on a second thread
+/// Opens `path` as an [`ExampleReader`]; with `ahead` it is parsed on a second thread
 /// ([`ReadAhead`]).
 fn open_reading(
     path: &str,
-    format: DataFormat,
+    format: Format,
     zero_based: bool,
     bits: u32,
     ahead: bool,
@@ -252,22 +202,6 @@ fn open_reading(
     } else {
         Box::new(reader)
     })
-}
-
-impl ExampleSource for ExampleReader {
-    type Error = ParseError;
-    fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
-        match self {
-            ExampleReader::Libsvm(r) => r.read_into(ex),
-            ExampleReader::Vw(r) => r.read_into(ex),
-        }
-    }
-    fn line(&self) -> u64 {
-        match self {
-            ExampleReader::Libsvm(r) => r.line(),
-            ExampleReader::Vw(r) => r.line(),
-        }
-    }
 }
 
 /// Hash bits for VW input: `--bits`, else those of the model's dimension, else 18.
@@ -283,36 +217,6 @@ fn vw_bits(bits: Option<u32>, model_dim: Option<usize>) -> Result<u32> {
         Some(d) => bail!("the model's dimension {d} is not a power of two: give --bits"),
         None => Ok(VwOptions::default().bits),
     }
-}
-
-/// Examples read for the automatic sparse/dense choice when the dimension is not taken from a
-/// full pass over the file.
-const SPARSITY_SAMPLE: u64 = 1000;
-
-/// The automatic choice of the sparse-time learner (`train` without `--sparse`/`--dense`): for a
-/// Newton learner whose curvature has a sparse variant, use it when the input is VW text (hashed
-/// features, `d = 2^b`) or when the average number of non-zeros per example is below `d/10`
-/// (over the whole file when its dimension is read from it, else over its first 1000 examples;
-/// LIBSVM from standard input stays dense). FD/RFD additionally need `d ≥ 2m`.
-pub(crate) fn auto_sparse(
-    config: &LearnerConfig,
-    dim: usize,
-    vw: bool,
-    avg_nnz: Option<f64>,
-) -> bool {
-    let Some(kind) = config.curvature.sparse_variant() else {
-        return false;
-    };
-    if !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto)
-        || config.curvature.is_sparse()
-    {
-        return false;
-    }
-    let fd = matches!(kind, CurvatureKind::FdSparse | CurvatureKind::RfdSparse);
-    if fd && dim + usize::from(config.bias) < 2 * config.size {
-        return false;
-    }
-    vw || avg_nnz.is_some_and(|a| a < dim as f64 / 10.0)
 }
 
 /// Arguments of `sketchlearn test`.
@@ -334,8 +238,8 @@ pub struct TestArgs {
     #[arg(long)]
     pub no_read_ahead: bool,
     /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
-    #[arg(long, value_enum, default_value_t = DataFormat::Auto)]
-    pub format: DataFormat,
+    #[arg(long, default_value_t = Format::Auto)]
+    pub format: Format,
     /// VW input: hash bits (default: those of the model's dimension).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
@@ -484,7 +388,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         bail!("several passes need a file, not standard input");
     }
     let format = args.format.resolve(&args.file);
-    let vw = format == DataFormat::Vw;
+    let vw = format == Format::Vw;
     if args.bits.is_some() && !vw {
         bail!("--bits applies to VW input (feature hashing); LIBSVM indices are used as they are");
     }
@@ -539,7 +443,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
                         let (n, dim) =
                             for_each_row(path, Format::Libsvm, args.zero_based, |row, _| {
                                 nnz += row.stored_len();
-                                Ok(())
+                                Ok::<(), std::convert::Infallible>(())
                             })?;
                         (dim, (n > 0).then(|| nnz as f64 / n as f64))
                     }
@@ -693,7 +597,7 @@ pub fn test(args: &TestArgs) -> Result<()> {
     let model = LinearModel::load(&args.initial_model)?;
     let mut metrics = Metrics::new();
     let format = args.format.resolve(&args.file);
-    let bits = if format == DataFormat::Vw {
+    let bits = if format == Format::Vw {
         let b = vw_bits(args.bits, Some(model.learner.dim()))?;
         if 1usize << b != model.learner.dim() {
             bail!(

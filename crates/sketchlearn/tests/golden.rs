@@ -208,7 +208,11 @@ fn fm_cases() -> Vec<(String, FmConfig)> {
 fn compute() -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut sets: Vec<(&str, Data, bool)> = vec![
-        ("heart", read_libsvm(&root().join("data/heart.libsvm"), usize::MAX), false),
+        (
+            "heart",
+            read_libsvm(&root().join("data/heart.libsvm"), usize::MAX),
+            false,
+        ),
         (
             "australian",
             read_libsvm(&root().join("data/australian.libsvm"), usize::MAX),
@@ -229,7 +233,11 @@ fn compute() -> BTreeMap<String, String> {
     }
     for (name, data, sparse) in &sets {
         let d = dim_of(data);
-        let cases = if *sparse { sparse_cases() } else { linear_cases() };
+        let cases = if *sparse {
+            sparse_cases()
+        } else {
+            linear_cases()
+        };
         for (case, config) in cases {
             let mut learner = config.build(d).unwrap();
             out.insert(format!("{name}/{case}"), run(&mut learner, data));
@@ -276,7 +284,12 @@ fn every_learner_is_bit_identical_to_the_golden_record() {
             diffs.push(format!("{k}: in the golden record, not computed"));
         }
     }
-    assert!(diffs.is_empty(), "{} cases changed:\n{}", diffs.len(), diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "{} cases changed:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
     assert!(now.len() > 60, "only {} cases ran", now.len());
 }
 

@@ -241,7 +241,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
         // Exactly what `sketchlearn train FILE` builds.
         let mut base = LearnerConfig::default();
-        let sparse = crate::train::auto_sparse(&base, d, false, Some(nnz));
+        let sparse = sketchlearn::linear::auto_sparse(&base, d, false, Some(nnz));
         if sparse {
             base.curvature = base.curvature.sparse_variant().expect("checked");
         }
@@ -292,7 +292,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let n = data.len();
         let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
         let mut base = LearnerConfig::default();
-        if crate::train::auto_sparse(&base, d, false, Some(nnz)) {
+        if sketchlearn::linear::auto_sparse(&base, d, false, Some(nnz)) {
             base.curvature = base.curvature.sparse_variant().expect("checked");
         }
         eprintln!("held out {label}: n = {n}, d = {d}");

@@ -2,7 +2,6 @@
 //! train/test splits, LIBLINEAR as a measurement peer (run as an external program when installed),
 //! and the effective rank r̄ of Theorem 6.
 
-use crate::drp_cmd::load;
 use anyhow::{bail, Context, Result};
 use sketchlearn::drp::{low_rank, Dataset, DrpLoss, LowRankSpec};
 use sketchlearn::linalg::sym_eigenvalues;
@@ -47,7 +46,7 @@ pub fn synthetic() -> Result<DrpData> {
 /// r8 "earn" vs rest: the file's 5485 training rows, then its 2189 test rows.
 pub fn r8(data_dir: &Path) -> Result<DrpData> {
     let path = data_dir.join("r8_earn_vs_rest.libsvm");
-    let all = load(&path.to_string_lossy(), false, Some).with_context(|| "r8")?;
+    let all = Dataset::load(&path.to_string_lossy(), false, Some).with_context(|| "r8")?;
     let (train, test) = all.split_at(5485);
     Ok(DrpData {
         name: "r8",
@@ -70,7 +69,7 @@ pub fn mnist(data_dir: &Path) -> Result<DrpData> {
             None
         }
     };
-    let mut all = load(&path.to_string_lossy(), false, map).with_context(|| "mnist")?;
+    let mut all = Dataset::load(&path.to_string_lossy(), false, map).with_context(|| "mnist")?;
     all.set_dim(784);
     let total = all.len();
     let k = total * 7 / 10;
@@ -90,8 +89,8 @@ pub fn mnist(data_dir: &Path) -> Result<DrpData> {
 
 /// a9a with its official test set a9a.t (d = 123).
 pub fn a9a(data_dir: &Path) -> Result<DrpData> {
-    let mut train = load(&data_dir.join("a9a.libsvm").to_string_lossy(), false, Some)?;
-    let mut test = load(
+    let mut train = Dataset::load(&data_dir.join("a9a.libsvm").to_string_lossy(), false, Some)?;
+    let mut test = Dataset::load(
         &data_dir.join("a9a.t.libsvm").to_string_lossy(),
         false,
         Some,

@@ -4,10 +4,9 @@
 //! change the numerator).
 
 use super::{command_line, ReproArgs};
-use crate::input::{load_rows, Format};
 use crate::plot::{line_panels, Panel, Series};
-use crate::sketch_cmd::sketch_rows;
 use anyhow::{Context, Result};
+use sketchlearn::data::{load_rows, Format};
 use sketchlearn::sketch::{relative_spectral_error, LanczosOptions, SketchConfig, SketchMethod};
 use std::fmt::Write as _;
 
@@ -68,7 +67,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             let mut cells = Vec::new();
             for (k, &method) in METHODS.iter().enumerate() {
                 let cfg = SketchConfig::new(method, m);
-                let (sketch, elapsed) = sketch_rows(&cfg, &rows)?;
+                let (sketch, elapsed) = cfg.sketch_rows(&rows)?;
                 let error =
                     relative_spectral_error(&rows, &*sketch.operator(), LanczosOptions::default())?;
                 let seconds = elapsed.as_secs_f64();

@@ -125,4 +125,7 @@ pub enum ParseErrorKind {
     /// An importance weight is negative.
     #[error("negative importance weight {0:?}")]
     NegativeWeight(String),
+    /// The source cannot be read with the options given (the message says which option).
+    #[error("{0}")]
+    Unsupported(String),
 }

@@ -129,6 +129,17 @@ impl Dataset {
         Ok(data)
     }
 
+    /// Reads the LIBSVM file `path` (`-` = standard input, gzip detected) like
+    /// [`Dataset::from_libsvm`].
+    pub fn load(
+        path: &str,
+        zero_based: bool,
+        label_map: impl FnMut(f64) -> Option<f64>,
+    ) -> Result<Self, DrpError> {
+        let mut reader = LibsvmReader::open(path, crate::data::LibsvmOptions { zero_based })?;
+        Self::from_libsvm(&mut reader, label_map)
+    }
+
     /// Number of examples `n`.
     pub fn len(&self) -> usize {
         self.labels.len()

@@ -16,6 +16,7 @@ mod fixed;
 mod intercept;
 mod mixture;
 mod newton;
+mod representation;
 mod saved;
 pub mod sparse;
 
@@ -26,6 +27,7 @@ pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
 pub use newton::{Newton, NewtonParams};
+pub use representation::{auto_sparse, SPARSITY_SAMPLE};
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
 
 /// What can go wrong while learning.

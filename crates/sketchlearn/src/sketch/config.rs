@@ -164,6 +164,22 @@ impl SketchConfig {
     }
 }
 
+impl SketchConfig {
+    /// Builds the sketch for `rows` and inserts every row in order (the rows' weights are GFD's
+    /// signs); returns it with the time spent in the updates alone.
+    pub fn sketch_rows(
+        &self,
+        rows: &super::RowMatrix,
+    ) -> Result<(AnySketch, std::time::Duration), SketchError> {
+        let mut sketch = self.build(rows.dim())?;
+        let start = std::time::Instant::now();
+        for i in 0..rows.rows() {
+            sketch.insert(rows.row(i), rows.weight(i))?;
+        }
+        Ok((sketch, start.elapsed()))
+    }
+}
+
 /// A sketch chosen at run time.
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)] // built once per run, never moved in a hot loop
