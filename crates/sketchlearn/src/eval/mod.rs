@@ -15,9 +15,11 @@
 //! `IntoIterator<Item = Result<Example, E>>`, e.g. a [`LibsvmReader`](crate::LibsvmReader), or
 //! `examples.into_iter().map(Ok::<_, std::convert::Infallible>)` for in-memory data).
 
-use std::cmp::Ordering;
+mod auc;
 
 use serde::{Deserialize, Serialize};
+
+pub use auc::{StreamingAuc, BINS as AUC_BINS, EXACT_AUC_LIMIT};
 
 use crate::linear::{LearnError, OnlineLearner};
 use crate::loss::Loss;
@@ -32,8 +34,9 @@ use crate::{Example, Row};
 /// * **RMSE** of the raw prediction against the label: `√(Σ wᵢ (pᵢ − yᵢ)² / Σ wᵢ)`;
 /// * **AUC**: the weighted Mann–Whitney statistic, the probability that a random positive scores
 ///   above a random negative, ties counting ½ (examples drawn in proportion to their weights).
-///   It needs every `(score, label, weight)` of the stream: O(n) memory, 16 bytes per example
-///   with a positive weight. [`Metrics::without_auc`] skips it for huge streams.
+///   Bounded memory ([`StreamingAuc`]): exact for the first [`EXACT_AUC_LIMIT`] examples (16
+///   bytes each), then from a fixed histogram of the scores with a reported error bound
+///   ([`Metrics::auc_error_bound`]). [`Metrics::without_auc`] skips it.
 ///
 /// Metrics also remember where the last progress row was emitted, so that [`ProgressRow`]s
 /// follow the *cumulative* example count even across several calls of [`progressive`] with the
@@ -73,9 +76,8 @@ pub struct Metrics {
     squared_error_sum: f64,
     /// False once an example was added with a regression loss and a label other than ±1.
     classification: bool,
-    keep_auc: bool,
-    /// `(score, w)` for positives and `(score, −w)` for negatives, weights `w > 0` only.
-    auc_data: Vec<(f64, f64)>,
+    /// The AUC's data (`None`: not kept).
+    auc: Option<StreamingAuc>,
     progress: ProgressState,
 }
 
@@ -110,8 +112,7 @@ impl Metrics {
             error_weight: 0.0,
             squared_error_sum: 0.0,
             classification: true,
-            keep_auc: true,
-            auc_data: Vec::new(),
+            auc: Some(StreamingAuc::default()),
             progress: ProgressState::default(),
         }
     }
@@ -120,14 +121,14 @@ impl Metrics {
     /// always `None`).
     pub fn without_auc() -> Self {
         Metrics {
-            keep_auc: false,
+            auc: None,
             ..Metrics::new()
         }
     }
 
     /// Whether AUC data is kept.
     pub fn keeps_auc(&self) -> bool {
-        self.keep_auc
+        self.auc.is_some()
     }
 
     /// Adds one scored example: raw prediction `p`, label `y`, importance weight `w ≥ 0`, scored
@@ -174,11 +175,8 @@ impl Metrics {
         if !loss.is_classification() && label != 1.0 && label != -1.0 {
             self.classification = false;
         }
-        if self.keep_auc && weight > 0.0 {
-            // `+ 0.0` turns −0.0 into +0.0, so that both zeros sort (and tie) together.
-            let score = prediction + 0.0;
-            self.auc_data
-                .push((score, if label > 0.0 { weight } else { -weight }));
+        if let Some(auc) = self.auc.as_mut().filter(|_| weight > 0.0) {
+            auc.add(prediction, label > 0.0, weight);
         }
 
         let p = &mut self.progress;
@@ -250,48 +248,18 @@ impl Metrics {
         (self.squared_error_sum / self.weighted).sqrt()
     }
 
-    /// The weighted AUC (Mann–Whitney statistic, ties ½), computed now in O(n log n) time on a
-    /// copy of the stored scores. `None` when AUC data is not kept, or when the positives or the
-    /// negatives have no (positive) weight. NaN scores sort after (or, negative NaN, before)
-    /// every number and never tie.
+    /// The weighted AUC (Mann–Whitney statistic, ties ½), computed now (O(n log n) on a copy of
+    /// the stored scores while exact, O(bins) after). `None` when AUC data is not kept, or when
+    /// the positives or the negatives have no (positive) weight. NaN scores sort after (or,
+    /// negative NaN, before) every number and never tie.
     pub fn auc(&self) -> Option<f64> {
-        if !self.keep_auc {
-            return None;
-        }
-        let (mut pos_total, mut neg_total) = (0.0, 0.0);
-        for &(_, w) in &self.auc_data {
-            if w > 0.0 {
-                pos_total += w;
-            } else {
-                neg_total -= w;
-            }
-        }
-        if pos_total <= 0.0 || neg_total <= 0.0 {
-            return None;
-        }
-        let mut data = self.auc_data.clone();
-        data.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        // Ascending scores: each positive gets the weight of the negatives strictly below it,
-        // plus half of those tied with it.
-        let mut neg_below = 0.0;
-        let mut concordant = 0.0;
-        let mut i = 0;
-        while i < data.len() {
-            let score = data[i].0;
-            let (mut pos, mut neg) = (0.0, 0.0);
-            while i < data.len() && data[i].0.total_cmp(&score) == Ordering::Equal {
-                let w = data[i].1;
-                if w > 0.0 {
-                    pos += w;
-                } else {
-                    neg -= w;
-                }
-                i += 1;
-            }
-            concordant += pos * (neg_below + 0.5 * neg);
-            neg_below += neg;
-        }
-        Some(concordant / (pos_total * neg_total))
+        self.auc.as_ref()?.auc().map(|(a, _)| a)
+    }
+
+    /// How far [`auc`](Metrics::auc) may be from the exact value: 0 while every score is kept
+    /// (the first [`EXACT_AUC_LIMIT`] examples), else the bound of [`StreamingAuc`].
+    pub fn auc_error_bound(&self) -> Option<f64> {
+        self.auc.as_ref()?.auc().map(|(_, e)| e)
     }
 
     /// Adds `other`'s examples to these metrics, as if they had been added here after ours.
@@ -305,11 +273,9 @@ impl Metrics {
         self.error_weight += other.error_weight;
         self.squared_error_sum += other.squared_error_sum;
         self.classification &= other.classification;
-        if self.keep_auc && other.keep_auc {
-            self.auc_data.extend_from_slice(&other.auc_data);
-        } else {
-            self.keep_auc = false;
-            self.auc_data = Vec::new();
+        match (self.auc.as_mut(), other.auc.as_ref()) {
+            (Some(a), Some(b)) => a.merge(b),
+            _ => self.auc = None,
         }
         self.progress.since_weight += other.weighted;
         self.progress.since_loss += other.loss_sum;
