@@ -50,7 +50,7 @@ impl FmRun {
 
 /// Runs `sketchlearn fm --quiet --json ARGS FILE` as a child process and parses its report.
 pub fn run_fm(args: &[String], file: &Path) -> Result<Value> {
-    let exe = std::env::current_exe().context("locating the sketchlearn binary")?;
+    let exe = crate::paths::cli_exe()?;
     let out = Command::new(&exe)
         .arg("fm")
         .args(["--quiet", "--json"])

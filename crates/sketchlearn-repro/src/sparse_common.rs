@@ -256,7 +256,7 @@ pub fn thread_cpu() -> f64 {
 /// Peak resident memory (MB) of `sketchlearn train --quiet <flags> FILE` run as a child process
 /// under `/usr/bin/time` (parsing included: the readers stream, in constant memory).
 pub fn child_peak_mb(flags: &[String], file: &Path) -> Option<f64> {
-    let exe = std::env::current_exe().ok()?;
+    let exe = crate::paths::cli_exe().ok()?;
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
         .arg(exe)

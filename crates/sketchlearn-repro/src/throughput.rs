@@ -374,7 +374,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         "data: n = {N}, d = {D}, {} positives ({gen_seconds:.0} s)",
         data.positives
     );
-    let exe = std::env::current_exe()?;
+    let exe = crate::paths::cli_exe()?;
     let ls = learners();
 
     let mut rows: Vec<Row3> = Vec::new();
