@@ -1,7 +1,8 @@
-//! Where things are: the `sketchlearn` command-line binary the experiments run as a child process.
+//! Where things are: the repository root, the cache of generated files, and the `sketchlearn`
+//! command-line binary the experiments run as a child process.
 
 use anyhow::{bail, Context, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -56,4 +57,27 @@ pub fn cli_exe() -> Result<PathBuf> {
         );
     }
     Ok(exe)
+}
+
+/// The repository root: the current folder or the nearest one above it holding `Cargo.lock` and
+/// `crates/`, else the workspace this binary was built from.
+pub fn repo_root() -> PathBuf {
+    let mut p = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    loop {
+        if p.join("Cargo.lock").exists() && p.join("crates").exists() {
+            return p;
+        }
+        if !p.pop() {
+            break;
+        }
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    built.canonicalize().unwrap_or(built)
+}
+
+/// Cache folder for generated files (`target/peers` under the repository root), created.
+pub fn cache_dir() -> Result<PathBuf> {
+    let d = repo_root().join("target/peers");
+    std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+    Ok(d)
 }
