@@ -187,7 +187,7 @@ impl Default for LearnerConfig {
     /// 1 and 1/32); RFD-SON with `α₀ = 3`, `c = 0.2`.
     /// Mixed by [`MixRule::AdaHedgeBrier`] (classification) or [`MixRule::Bayes`] (squared loss).
     ///
-    /// Evidence (`docs/results/auto.md`, `sketchlearn repro auto`): the mixture is within one
+    /// Evidence (`docs/results/auto.md`, `cargo run --release -p sketchlearn-repro -- auto`): the mixture is within one
     /// binomial standard error of the best untuned peer (VW, River) on all 12 shared datasets,
     /// and its "why this rule" table compares the other rules and the mixture without member 4.
     /// The single-learner defaults (`c = 0.1, α₀ = 1` for RFD-SON) were chosen by

@@ -18,9 +18,13 @@
 //!
 //! All hyper-parameters at their defaults (untuned) on both sides.
 
-use super::son_table3::{binomial_se, find_peers, fmt_opt, load_average, run_vw, utc_now};
-use super::sparse_common::median;
+use super::son_table3::fmt_opt;
 use super::{command_line, ReproArgs};
+use crate::machine::{load_average, proc_cpu, utc_now};
+use crate::paths::{cache_dir, repo_root};
+use crate::peers::{find_peers, find_python};
+use crate::rng::SplitMix64;
+use crate::stats::{binomial_se, median_finite};
 use anyhow::{bail, Context, Result};
 use sketchlearn::eval::Metrics;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnError, LearnerConfig, OnlineLearner};
@@ -42,48 +46,6 @@ const M: usize = 10;
 /// The target.
 const TARGET_RATIO: f64 = 5.0;
 
-/// SplitMix64 with Box–Muller normals.
-struct Rng {
-    state: u64,
-    spare: Option<f64>,
-}
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng {
-            state: seed,
-            spare: None,
-        }
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in (0, 1).
-    fn uniform(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-    fn normal(&mut self) -> f64 {
-        if let Some(s) = self.spare.take() {
-            return s;
-        }
-        let (u, v) = (self.uniform(), self.uniform());
-        let r = (-2.0 * u.ln()).sqrt();
-        let t = std::f64::consts::TAU * v;
-        self.spare = Some(r * t.sin());
-        r * t.cos()
-    }
-    fn unit_vector(&mut self, d: usize) -> Vec<f64> {
-        let mut v: Vec<f64> = (0..d).map(|_| self.normal()).collect();
-        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-        v.iter_mut().for_each(|x| *x /= norm);
-        v
-    }
-}
-
 /// The data set in memory (row-major dense) and, when `write` is given, the LIBSVM and VW files.
 struct Data {
     xs: Vec<f64>,
@@ -92,7 +54,7 @@ struct Data {
 }
 
 fn generate(write: Option<(&Path, &Path)>) -> Result<Data> {
-    let mut rng = Rng::new(SEED);
+    let mut rng = SplitMix64::new(SEED);
     let dirs: Vec<Vec<f64>> = SCALES.iter().map(|_| rng.unit_vector(D)).collect();
     let theta = rng.unit_vector(D);
     let mut files = match write {
@@ -310,12 +272,12 @@ fn end_to_end(exe: &Path, flags: &[&str], file: &Path) -> Result<Timing> {
 
 /// CPU seconds of the calling thread (10 ms ticks of `/proc/thread-self/stat`).
 fn thread_cpu() -> Option<f64> {
-    super::sparse_common::proc_cpu("/proc/thread-self/stat", 11)
+    proc_cpu("/proc/thread-self/stat", 11)
 }
 
 /// CPU seconds of this process's waited-for children.
 fn children_cpu() -> Option<f64> {
-    super::sparse_common::proc_cpu("/proc/self/stat", 13)
+    proc_cpu("/proc/self/stat", 13)
 }
 
 /// A row of the report: median over the repetitions.
@@ -333,13 +295,13 @@ struct Row3 {
 
 impl Row3 {
     fn median_seconds(&self) -> f64 {
-        median(&self.seconds)
+        median_finite(&self.seconds)
     }
     fn rate(&self) -> f64 {
         N as f64 / self.median_seconds()
     }
     fn median_cpu(&self) -> f64 {
-        median(&self.cpu)
+        median_finite(&self.cpu)
     }
     fn rate_cpu(&self) -> f64 {
         N as f64 / self.median_cpu()
@@ -351,9 +313,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let load_before = load_average();
     let date = utc_now();
     let peers = find_peers();
-    let root = super::son_table3::repo_root();
-    let dir: PathBuf = root.join("target/peers");
-    std::fs::create_dir_all(&dir)?;
+    let root = repo_root();
+    let dir: PathBuf = cache_dir()?;
     let stem = format!("dense_d{D}_n{N}_seed{SEED:x}");
     let libsvm = dir.join(format!("{stem}.libsvm"));
     let vw_file = dir.join(format!("{stem}.vw"));
@@ -374,7 +335,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         "data: n = {N}, d = {D}, {} positives ({gen_seconds:.0} s)",
         data.positives
     );
-    let exe = std::env::current_exe()?;
+    let exe = crate::paths::cli_exe()?;
     let ls = learners();
 
     let mut rows: Vec<Row3> = Vec::new();
@@ -464,18 +425,15 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             r.refused = t.refused;
         }
         if let Ok(p) = &peers {
-            let lines = run_vw(
-                p,
-                &[
-                    "--mode".into(),
-                    "adagrad,oja".into(),
-                    "--setting".into(),
-                    "untuned".into(),
-                    "--sketch-size".into(),
-                    M.to_string(),
-                    vw_file.to_string_lossy().to_string(),
-                ],
-            )?;
+            let lines = p.run_vw(&[
+                "--mode".into(),
+                "adagrad,oja".into(),
+                "--setting".into(),
+                "untuned".into(),
+                "--sketch-size".into(),
+                M.to_string(),
+                vw_file.to_string_lossy().to_string(),
+            ])?;
             for v in lines.iter().filter(|v| v["type"] == "run") {
                 let k = match v["mode"].as_str() {
                     Some("adagrad") => 0,
@@ -514,9 +472,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     // reading VW's binary cache of the file; learning = (run − start-up) − (`--noop` − start-up).
     let mut vw_learn: Option<VwLearnOnly> = None;
     if peers.is_ok() {
-        if let Some(py) = super::sparse_common::find_python() {
-            let out = super::sparse_common::run_script(
-                &py,
+        if let Some(py) = find_python() {
+            let out = py.run_script(
                 "scripts/peers/sparse_vw_bench.py",
                 &[
                     "--bits".into(),
@@ -571,7 +528,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             secs.push(start.elapsed().as_secs_f64());
             cpus.extend(thread_cpu().zip(cpu0).map(|(a, b)| a - b));
         }
-        sketch_rates.push((l.name, method, median(&secs), median(&cpus)));
+        sketch_rates.push((l.name, method, median_finite(&secs), median_finite(&cpus)));
     }
 
     // ------------------------------------------------------------------ report
@@ -663,7 +620,11 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let extra = if r.inner.is_empty() {
             r.note.clone()
         } else {
-            format!("`{}`; JSON seconds median {:.2}", r.note, median(&r.inner))
+            format!(
+                "`{}`; JSON seconds median {:.2}",
+                r.note,
+                median_finite(&r.inner)
+            )
         };
         writeln!(
             md,

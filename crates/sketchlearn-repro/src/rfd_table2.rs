@@ -6,9 +6,12 @@
 //! loss without projection. For FULL-ON, FD-SON, RP-SON and Oja-SON "α₀" is the fixed `α` of
 //! `A = αI + SᵀS`; for RFD-SON it is the initial `α₀` (α then grows by σ_m²/2 per shrink).
 
-use super::son_synthetic::{grid, grid_panels, learn_pass, par_map, utc_date, Hyper, Param};
 use super::{command_line, ReproArgs};
-use crate::plot::{Panel, Series};
+use crate::hyper::{grid, Hyper, Param};
+use crate::learn::{learn_pass, slice_source};
+use crate::machine::utc_date;
+use crate::parallel::par_map;
+use crate::plot::{grid_panels, Panel, Series};
 use anyhow::{Context, Result};
 use plotters::prelude::SeriesLabelPosition;
 use sketchlearn::eval::{evaluate_with, Metrics};
@@ -190,7 +193,7 @@ fn load(path: &std::path::Path) -> Result<Vec<Example>> {
 /// Test accuracy of a trained learner (no updates).
 fn accuracy(learner: &AnyLearner, test: &[Example], loss: Loss) -> f64 {
     let mut metrics = Metrics::without_auc();
-    let mut source = super::son_synthetic::slice_source(test);
+    let mut source = slice_source(test);
     match evaluate_with(learner, &mut source, loss, &mut metrics, |_| {}) {
         Ok(_) => 1.0 - metrics.error_rate().unwrap_or(1.0),
         Err(e) => match e {

@@ -17,10 +17,13 @@
 //! than one SE) on heart.
 
 use super::son_table3::{
-    binomial_se, category_points, collect_vw, find_peers, load, load_average, parse_results,
-    repo_root, run_vw, utc_now, CatPanel, CatSeries, VwCell, VwKey,
+    category_points, collect_vw, load, parse_results, CatPanel, CatSeries, VwCell, VwKey,
 };
 use super::ReproArgs;
+use crate::machine::{load_average, utc_now};
+use crate::paths::repo_root;
+use crate::peers::find_peers;
+use crate::stats::binomial_se;
 use anyhow::{Context, Result};
 use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner};
 use sketchlearn::Example;
@@ -322,7 +325,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                         .collect();
                 a.extend(files.iter().cloned());
                 a.extend(heldout.iter().map(|h| h.file.clone()));
-                let lines = run_vw(p, &a)?;
+                let lines = p.run_vw(&a)?;
                 collect_vw(&lines, mode, &mut vw);
             }
         }

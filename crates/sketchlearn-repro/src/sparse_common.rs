@@ -2,6 +2,10 @@
 //! `sparse-accuracy`): synthetic sparse data, VW-text conversion, in-memory loading, and the
 //! timing/memory helpers.
 
+use crate::machine::thread_cpu;
+use crate::paths::cache_dir;
+use crate::rng::SplitMix64;
+use crate::stats::median_finite;
 use anyhow::{Context, Result};
 use sketchlearn::data::{PackedExamples, VwOptions, VwReader};
 use sketchlearn::eval::Metrics;
@@ -13,51 +17,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// SplitMix64 with Box–Muller normals (deterministic data).
-pub struct Rng {
-    state: u64,
-    spare: Option<f64>,
-}
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng {
-            state: seed,
-            spare: None,
-        }
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn uniform(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-    pub fn normal(&mut self) -> f64 {
-        if let Some(s) = self.spare.take() {
-            return s;
-        }
-        let (u, v) = (self.uniform(), self.uniform());
-        let r = (-2.0 * u.ln()).sqrt();
-        let t = std::f64::consts::TAU * v;
-        self.spare = Some(r * t.sin());
-        r * t.cos()
-    }
-}
-
 /// The weight of feature `j` in the synthetic models: a hashed standard normal.
 fn theta(j: u64, seed: u64) -> f64 {
-    let mut r = Rng::new(seed ^ j.wrapping_mul(0xD6E8_FEB8_6659_FD93));
+    let mut r = SplitMix64::new(seed ^ j.wrapping_mul(0xD6E8_FEB8_6659_FD93));
     r.normal()
 }
 
 /// Synthetic sparse binary data in memory: `n` examples, `nnz` distinct feature ids uniform in
 /// `0..d`, values `N(0,1)/√nnz` (so `‖x‖ ≈ 1`), `y = sign(θᵀx + 0.25ε)` with a fixed Gaussian `θ`.
 pub fn synthetic(n: usize, d: usize, nnz: usize, seed: u64) -> Vec<Example> {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let scale = 1.0 / (nnz as f64).sqrt();
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
@@ -95,7 +64,7 @@ pub fn synthetic(n: usize, d: usize, nnz: usize, seed: u64) -> Vec<Example> {
 /// `y = sign(Xθ)` — the data on which VW 9.11.9's OjaNewton (`--normalize false`, m = 10)
 /// produces NaN weights.
 pub fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Vec<Example> {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut v: Vec<f64> = (0..d * d).map(|_| rng.normal()).collect();
     sketchlearn::linalg::orthonormalize_rows(&mut v, d, d);
     let lam: Vec<f64> = (0..d)
@@ -123,26 +92,6 @@ pub fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Vec<Example
             }
         })
         .collect()
-}
-
-/// The repository root (the folder holding `Cargo.lock`).
-pub fn repo_root() -> PathBuf {
-    let mut p = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    loop {
-        if p.join("Cargo.lock").exists() && p.join("crates").exists() {
-            return p;
-        }
-        if !p.pop() {
-            return PathBuf::from(".");
-        }
-    }
-}
-
-/// Cache folder for generated files (`target/peers`).
-pub fn cache_dir() -> Result<PathBuf> {
-    let d = repo_root().join("target/peers");
-    std::fs::create_dir_all(&d)?;
-    Ok(d)
 }
 
 /// Writes examples as VW text `label |f id:value ...` (ids are VW integer feature names: VW and
@@ -218,45 +167,10 @@ pub fn dim_of(examples: &[Example]) -> usize {
         .unwrap_or(0)
 }
 
-/// User + system CPU seconds from a `/proc/.../stat` file: fields `first` and `first + 1`
-/// counted after the `(comm)` field (11, 12 = utime, stime; 13, 14 = cutime, cstime).
-pub fn proc_cpu(path: &str, first: usize) -> Option<f64> {
-    let s = std::fs::read_to_string(path).ok()?;
-    let rest = &s[s.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let a: f64 = f.get(first)?.parse().ok()?;
-    let b: f64 = f.get(first + 1)?.parse().ok()?;
-    Some((a + b) / clock_ticks())
-}
-
-/// `getconf CLK_TCK` (100 on Linux).
-fn clock_ticks() -> f64 {
-    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
-            .unwrap_or(100.0)
-    })
-}
-
-/// CPU seconds of the calling thread: `/proc/thread-self/schedstat` (nanoseconds), else the
-/// 10 ms ticks of `/proc/thread-self/stat`.
-pub fn thread_cpu() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map(|ns| ns * 1e-9)
-        .or_else(|| proc_cpu("/proc/thread-self/stat", 11))
-        .unwrap_or(f64::NAN)
-}
-
 /// Peak resident memory (MB) of `sketchlearn train --quiet <flags> FILE` run as a child process
 /// under `/usr/bin/time` (parsing included: the readers stream, in constant memory).
 pub fn child_peak_mb(flags: &[String], file: &Path) -> Option<f64> {
-    let exe = std::env::current_exe().ok()?;
+    let exe = crate::paths::cli_exe().ok()?;
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
         .arg(exe)
@@ -277,21 +191,6 @@ pub fn child_peak_mb(flags: &[String], file: &Path) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// The median of the finite values.
-pub fn median(v: &[f64]) -> f64 {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if s.is_empty() {
-        return f64::NAN;
-    }
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    }
-}
-
 /// The JSON lines of `scripts/peers/sparse_vw_bench.py` (every run a fresh VW process reading
 /// its binary cache), with the medians the reports need.
 pub struct VwBench(pub Vec<serde_json::Value>);
@@ -306,7 +205,7 @@ impl VwBench {
             .filter(|r| r["mode"] == mode && r["kind"] == kind)
             .filter_map(|r| r[key].as_f64())
             .collect();
-        median(&v)
+        median_finite(&v)
     }
 
     /// Seconds (`key` = `cpu` or `wall`) of reading the cache alone: `--noop` − its start-up.
@@ -353,7 +252,7 @@ impl VwBench {
                 - v.iter().cloned().fold(f64::INFINITY, f64::min)
         };
         let spread = spread_of(&startups).max(spread_of(&diffs));
-        let t = median(&diffs);
+        let t = median_finite(&diffs);
         if t > spread.max(0.0) {
             t
         } else {
@@ -419,52 +318,6 @@ pub fn time_learner(config: &LearnerConfig, dim: usize, data: &PackedExamples) -
         error: metrics.error_rate().unwrap_or(f64::NAN),
         refused,
     })
-}
-
-/// Interpreter and script for the peer runs, if installed.
-pub struct Peers {
-    pub python: PathBuf,
-    pub root: PathBuf,
-}
-
-pub fn find_python() -> Option<Peers> {
-    let root = repo_root();
-    let python = root.join(".venv-peers/bin/python");
-    python.exists().then_some(Peers { python, root })
-}
-
-/// Runs a Python peer script, returning its JSON lines.
-pub fn run_script(peers: &Peers, script: &str, args: &[String]) -> Result<Vec<serde_json::Value>> {
-    eprintln!("  {script} {}", args.join(" "));
-    let out = Command::new(&peers.python)
-        .arg(peers.root.join(script))
-        .args(args)
-        .current_dir(&peers.root)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .with_context(|| format!("running {script}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    Ok(text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect())
-}
-
-/// `/proc/loadavg`'s first three numbers.
-pub fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
-/// `date -u`.
-pub fn utc_now() -> String {
-    Command::new("date")
-        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "?".into())
 }
 
 /// A number with 3 significant digits.

@@ -9,25 +9,21 @@
 //! and `y = sign(Zφ)` (the same labels for every κ, as the paper's text says "the same Z, V and
 //! labels y"). One pass, logistic loss, progressive 0/1 error, each learner tuned on a grid
 //! (the best progressive error is reported, as in the paper).
-//!
-//! Also holds the helpers shared with the other learner experiments ([`slice_source`],
-//! [`learn_pass`], [`par_map`], [`utc_date`]).
 
 use super::{command_line, ReproArgs};
-use crate::plot::{Panel, Series};
+use crate::hyper::{grid, Hyper, Param};
+use crate::learn::learn_pass;
+use crate::machine::utc_date;
+use crate::parallel::{par_map, MAX_THREADS};
+use crate::plot::{grid_panels, Panel, Series};
+use crate::rng::SplitMix64;
 use anyhow::Result;
-use plotters::prelude::*;
-use sketchlearn::eval::{progressive_with, EvalError, Metrics};
+use plotters::prelude::SeriesLabelPosition;
 use sketchlearn::linalg::{orthonormalize_rows, sym_eigenvalues};
-use sketchlearn::linear::{
-    Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, OnlineLearner,
-};
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
 use sketchlearn::loss::Loss;
-use sketchlearn::{Example, Row};
-use std::convert::Infallible;
+use sketchlearn::Example;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 const T: usize = 10_000;
@@ -40,348 +36,11 @@ const SEED_V: u64 = 0x5EED_0002;
 const SEED_THETA: u64 = 0x5EED_0003;
 /// Seed of the learners' own draws (Oja's initial directions).
 const LEARNER_SEED: u64 = 0;
-/// Worker threads (the machine has 2 cores, shared).
-const MAX_THREADS: usize = 2;
 /// "Grows" / "nearly flat" thresholds of the findings, in error-rate units.
 const GROWS: f64 = 0.01;
 const FLAT: f64 = 0.01;
 /// ... or this share of AdaGrad's growth, whichever is larger.
 const FLAT_SHARE: f64 = 0.25;
-
-// ---------------------------------------------------------------------------------------------
-// Shared helpers (also used by `rfd_table2`).
-
-/// A seeded SplitMix64 generator with Box–Muller Gaussians (the CLI has no `rand` dependency;
-/// the draws only have to be reproducible, not cryptographic).
-pub(super) struct SplitMix(u64);
-
-impl SplitMix {
-    pub(super) fn new(seed: u64) -> Self {
-        SplitMix(seed)
-    }
-    pub(super) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in (0, 1].
-    fn uniform(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64
-    }
-    /// Standard normal (Box–Muller, cosine branch only).
-    pub(super) fn gaussian(&mut self) -> f64 {
-        let (u1, u2) = (self.uniform(), self.uniform());
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-}
-
-/// An in-memory example source for [`progressive_with`] / `evaluate_with`: copies the next
-/// example into the (cleared) slot without allocating once the slot has grown.
-pub(super) fn slice_source(
-    data: &[Example],
-) -> impl FnMut(&mut Example) -> Result<bool, Infallible> + '_ {
-    let mut i = 0;
-    move |slot| {
-        let Some(ex) = data.get(i) else {
-            return Ok(false);
-        };
-        i += 1;
-        slot.label = ex.label;
-        slot.weight = ex.weight;
-        slot.indices.extend_from_slice(&ex.indices);
-        slot.values.extend_from_slice(&ex.values);
-        Ok(true)
-    }
-}
-
-/// The result of one progressive pass.
-pub(super) struct Pass {
-    pub learner: AnyLearner,
-    /// Progressive 0/1 error.
-    pub error: f64,
-    /// Number of refused (diverging) updates.
-    pub refused: u64,
-    pub seconds: f64,
-}
-
-/// Forwards to a learner; a refused (diverging) update is counted, not fatal: the learner kept
-/// its weights, so its prediction now is the one it made before the refused update (the CLI's
-/// `train` does the same).
-struct Tolerant<'a> {
-    inner: &'a mut AnyLearner,
-    refused: u64,
-}
-
-impl OnlineLearner for Tolerant<'_> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.inner.predict(x)
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        match self.inner.learn(x, y, weight) {
-            Err(LearnError::Diverged(_)) => {
-                self.refused += 1;
-                Ok(self.inner.predict(x))
-            }
-            other => other,
-        }
-    }
-    fn weights(&self) -> std::borrow::Cow<'_, [f64]> {
-        self.inner.weights()
-    }
-}
-
-/// One progressive pass of the learner `cfg` over `data`. Refused (diverging) updates are
-/// counted and the pass goes on; any other learner error is returned.
-pub(super) fn learn_pass(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> Result<Pass> {
-    let start = Instant::now();
-    let mut learner = cfg.build(dim)?;
-    let mut metrics = Metrics::without_auc();
-    let mut tolerant = Tolerant {
-        inner: &mut learner,
-        refused: 0,
-    };
-    match progressive_with(
-        &mut tolerant,
-        slice_source(data),
-        cfg.loss,
-        &mut metrics,
-        |_| {},
-    ) {
-        Ok(_) => {}
-        Err(EvalError::Learn { example, source }) => {
-            anyhow::bail!("{}: example {example}: {source}", cfg.describe())
-        }
-        Err(EvalError::Source(e)) => match e {},
-    }
-    let refused = tolerant.refused;
-    Ok(Pass {
-        learner,
-        error: metrics.error_rate().unwrap_or(f64::NAN),
-        refused,
-        seconds: start.elapsed().as_secs_f64(),
-    })
-}
-
-/// Draws `panels` on a `rows × cols` grid into a PNG (linear y; log x where the panel asks),
-/// with the legend at `legend` and, if given, a fixed y range per panel. (`plot::line_panels`
-/// puts the legend at the upper right, where these figures have their data.)
-pub(super) fn grid_panels(
-    path: &std::path::Path,
-    panels: &[(Panel, Option<(f64, f64)>)],
-    cols: usize,
-    size: (u32, u32),
-    legend: SeriesLabelPosition,
-) -> Result<()> {
-    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("plot {}: {e}", path.display());
-    let root = BitMapBackend::new(path, size).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let rows = panels.len().div_ceil(cols.max(1));
-    let areas = root.split_evenly((rows.max(1), cols.max(1)));
-    for ((p, y_range), area) in panels.iter().zip(areas.iter()) {
-        let xs = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0));
-        let (mut x0, mut x1) = xs
-            .filter(|x| x.is_finite() && (!p.log_x || *x > 0.0))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
-                (a.min(x), b.max(x))
-            });
-        if p.log_x {
-            x0 /= 1.5;
-            x1 *= 1.5;
-        } else {
-            let pad = 0.03 * (x1 - x0);
-            x0 -= pad;
-            x1 += pad;
-        }
-        let (y0, y1) = y_range.unwrap_or_else(|| {
-            let (lo, hi) = p
-                .series
-                .iter()
-                .flat_map(|s| s.points.iter().map(|q| q.1))
-                .filter(|y| y.is_finite())
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
-                    (a.min(y), b.max(y))
-                });
-            let pad = 0.05 * (hi - lo).max(1e-9);
-            (lo - pad, hi + pad)
-        });
-        let mut builder = ChartBuilder::on(area);
-        builder
-            .caption(&p.title, ("sans-serif", 22))
-            .margin(14)
-            .x_label_area_size(45)
-            .y_label_area_size(60);
-        macro_rules! draw {
-            ($chart:expr, $fmt:expr) => {{
-                let mut chart = $chart.map_err(|e| err(&e))?;
-                chart
-                    .configure_mesh()
-                    .x_desc(p.x_label.as_str())
-                    .y_desc(p.y_label.as_str())
-                    .x_label_formatter(&$fmt)
-                    .label_style(("sans-serif", 15))
-                    .draw()
-                    .map_err(|e| err(&e))?;
-                for (i, s) in p.series.iter().enumerate() {
-                    let color = Palette99::pick(i).to_rgba();
-                    let pts: Vec<(f64, f64)> = s
-                        .points
-                        .iter()
-                        .copied()
-                        .filter(|(x, y)| x.is_finite() && y.is_finite())
-                        .collect();
-                    chart
-                        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                        .map_err(|e| err(&e))?
-                        .label(s.label.as_str())
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                        });
-                    chart
-                        .draw_series(pts.into_iter().map(|q| Circle::new(q, 3, color.filled())))
-                        .map_err(|e| err(&e))?;
-                }
-                chart
-                    .configure_series_labels()
-                    .label_font(("sans-serif", 15))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .position(legend.clone())
-                    .draw()
-                    .map_err(|e| err(&e))?;
-            }};
-        }
-        if p.log_x {
-            draw!(
-                builder.build_cartesian_2d((x0..x1).log_scale(), y0..y1),
-                |v: &f64| format!("{v:.0e}")
-            );
-        } else {
-            draw!(
-                builder.build_cartesian_2d(x0..x1, y0..y1),
-                |v: &f64| format!("{v}")
-            );
-        }
-    }
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
-}
-
-/// `f` over `jobs` on up to [`MAX_THREADS`] scoped threads; results in job order. Prints a
-/// progress line every `report` jobs.
-pub(super) fn par_map<J: Sync, R: Send>(
-    jobs: &[J],
-    report: usize,
-    f: impl Fn(&J) -> R + Sync,
-) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, MAX_THREADS)
-        .min(jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= jobs.len() {
-                    break;
-                }
-                let r = f(&jobs[i]);
-                results.lock().expect("a worker panicked")[i] = Some(r);
-                let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if report > 0 && (k % report == 0 || k == jobs.len()) {
-                    eprintln!("  {k}/{} runs done", jobs.len());
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("a worker panicked")
-        .into_iter()
-        .map(|r| r.expect("every job ran"))
-        .collect()
-}
-
-/// Today's date (UTC) as `YYYY-MM-DD`.
-pub(super) fn utc_date() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    // Howard Hinnant's civil_from_days.
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-/// A tuned hyper-parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Param {
-    /// OGD / AdaGrad learning rate.
-    Lr,
-    /// Newton `α`.
-    Alpha,
-    /// RFD-SON `α₀`.
-    Alpha0,
-}
-
-/// One grid point `base^exp` of a [`Param`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Hyper {
-    pub param: Param,
-    pub base: i32,
-    pub exp: i32,
-}
-
-impl Hyper {
-    pub(super) fn value(self) -> f64 {
-        f64::from(self.base).powi(self.exp)
-    }
-    pub(super) fn name(self) -> &'static str {
-        match self.param {
-            Param::Lr => "lr",
-            Param::Alpha => "α",
-            Param::Alpha0 => "α0",
-        }
-    }
-    /// `2^-3`, `1e-4`.
-    pub(super) fn short(self) -> String {
-        if self.base == 10 {
-            format!("1e{}", self.exp)
-        } else {
-            format!("{}^{}", self.base, self.exp)
-        }
-    }
-    pub(super) fn apply(self, cfg: &mut LearnerConfig) {
-        let v = self.value();
-        match self.param {
-            Param::Lr => cfg.learning_rate = v,
-            Param::Alpha => cfg.alpha = v,
-            Param::Alpha0 => cfg.alpha0 = v,
-        }
-    }
-}
-
-/// `base^exp` for `exp` in `lo..=hi` (step `step`).
-pub(super) fn grid(param: Param, base: i32, lo: i32, hi: i32, step: usize) -> Vec<Hyper> {
-    (lo..=hi)
-        .step_by(step)
-        .map(|exp| Hyper { param, base, exp })
-        .collect()
-}
 
 // ---------------------------------------------------------------------------------------------
 // The experiment.
@@ -509,13 +168,13 @@ struct Base {
 }
 
 fn base() -> Result<Base> {
-    let mut rng = SplitMix::new(SEED_Z);
+    let mut rng = SplitMix64::new(SEED_Z);
     let z: Vec<f64> = (0..T * D).map(|_| rng.gaussian()).collect();
-    let mut rng = SplitMix::new(SEED_V);
+    let mut rng = SplitMix64::new(SEED_V);
     let mut v: Vec<f64> = (0..D * D).map(|_| rng.gaussian()).collect();
     let rank = orthonormalize_rows(&mut v, D, D);
     anyhow::ensure!(rank == D, "orthonormalisation lost rank ({rank} of {D})");
-    let mut rng = SplitMix::new(SEED_THETA);
+    let mut rng = SplitMix64::new(SEED_THETA);
     let theta: Vec<f64> = (0..D).map(|_| rng.gaussian()).collect();
     Ok(Base { z, v, theta })
 }

@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// A grid: `(setting label, fm arguments)` pairs.
@@ -50,7 +50,7 @@ impl FmRun {
 
 /// Runs `sketchlearn fm --quiet --json ARGS FILE` as a child process and parses its report.
 pub fn run_fm(args: &[String], file: &Path) -> Result<Value> {
-    let exe = std::env::current_exe().context("locating the sketchlearn binary")?;
+    let exe = crate::paths::cli_exe()?;
     let out = Command::new(&exe)
         .arg("fm")
         .args(["--quiet", "--json"])
@@ -162,54 +162,4 @@ pub fn fmt_bytes(b: Option<f64>) -> String {
         Some(b) => format!("{:.0} kB", b / 1e3),
         None => "-".into(),
     }
-}
-
-/// The repository root (holding `scripts/peers/river_fm.py`): the current directory, else the
-/// workspace this binary was built from.
-pub fn repo_root() -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    if cwd.join("scripts/peers/river_fm.py").exists() {
-        return cwd;
-    }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    built.canonicalize().unwrap_or(built)
-}
-
-/// River's FMRegressor on `file` through `scripts/peers/river_fm.py` (JSON lines), or why it
-/// could not run.
-pub fn run_river(file: &Path) -> std::result::Result<Vec<Value>, String> {
-    let root = repo_root();
-    let python = root.join(".venv-peers/bin/python");
-    let script = root.join("scripts/peers/river_fm.py");
-    if !python.exists() || !script.exists() {
-        return Err(format!(
-            "{} or {} not found (python3 -m venv .venv-peers && .venv-peers/bin/pip install \
-             river==0.26.1)",
-            python.display(),
-            script.display()
-        ));
-    }
-    eprintln!("  river_fm.py {}", file.display());
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(file)
-        .current_dir(&root)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("starting {}: {e}", python.display()))?;
-    if !out.status.success() {
-        return Err(format!("river_fm.py exited with {}", out.status));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect())
-}
-
-/// `uptime`'s load averages (for the report: the machine is shared).
-pub fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
 }

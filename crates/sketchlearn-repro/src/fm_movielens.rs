@@ -14,10 +14,10 @@
 //! `scripts/peers/river_fm.py` on the same split (skipped with a note when `.venv-peers` is
 //! missing).
 
-use super::fm_common::{
-    args, fmt_bytes, fmt_opt, load_average, run_fm, run_grid, run_river, split_grid, FmRun, Grid,
-};
+use super::fm_common::{args, fmt_bytes, fmt_opt, run_fm, run_grid, split_grid, FmRun, Grid};
 use super::{command_line, ReproArgs};
+use crate::machine::load_average;
+use crate::peers::run_river;
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
 use serde_json::Value;

@@ -4,10 +4,11 @@
 //! and on r8, MNIST 3-vs-8 and a9a.
 
 use super::drp_common::{
-    a9a, effective_rank, median, mnist, r8, squared_singular_values, synthetic, DrpData,
+    a9a, effective_rank, mnist, r8, squared_singular_values, synthetic, DrpData,
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
+use crate::stats::median;
 use anyhow::Result;
 use sketchlearn::drp::{
     relative_error, Alg2Status, DrpLoss, DrpParams, ExactSolver, OnDivergence, Problem,

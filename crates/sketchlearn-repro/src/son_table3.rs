@@ -15,23 +15,20 @@
 //! `.venv-peers` interpreter (see `scripts/peers/README.md`); skipped, with a note in the report,
 //! when that virtualenv is missing. The best peer numbers of `../shared/peers/RESULTS.md` are
 //! quoted for reference.
-//!
-//! Also holds the helpers shared with [`super::throughput`]: locating the peers, running
-//! `run_vw.py`, load average and date.
 
 use super::{command_line, ReproArgs};
+use crate::learn::progressive;
+use crate::machine::{load_average, utc_now};
+use crate::peers::find_peers;
+use crate::stats::binomial_se;
 use anyhow::{anyhow, bail, Context, Result};
 use plotters::prelude::*;
 use serde_json::Value;
-use sketchlearn::eval::{progressive_with, Metrics};
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnError, LearnerConfig, OnlineLearner};
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
-use std::borrow::Cow;
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner};
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader};
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::Instant;
 
 /// Datasets in report order: (name = file stem, short label for the plot).
@@ -235,33 +232,6 @@ impl RunOutcome {
     }
 }
 
-/// Counts refused (diverging) steps instead of stopping, like `sketchlearn train`.
-pub(super) struct Counting<'a, L: ?Sized> {
-    pub inner: &'a mut L,
-    pub refused: u64,
-}
-
-impl<L: OnlineLearner + ?Sized> OnlineLearner for Counting<'_, L> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.inner.predict(x)
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        match self.inner.learn(x, y, weight) {
-            Err(LearnError::Diverged(_)) => {
-                self.refused += 1;
-                Ok(self.inner.predict(x))
-            }
-            r => r,
-        }
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        self.inner.weights()
-    }
-}
-
 /// One progressive pass of `cfg` over in-memory examples.
 pub(super) fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> RunOutcome {
     let start = Instant::now();
@@ -277,45 +247,19 @@ pub(super) fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> 
             }
         }
     };
-    let mut metrics = Metrics::without_auc();
-    let mut counting = Counting {
-        inner: &mut learner,
-        refused: 0,
-    };
-    let mut next = 0usize;
-    let result = progressive_with(
-        &mut counting,
-        |ex: &mut Example| -> Result<bool, Infallible> {
-            let Some(src) = data.get(next) else {
-                return Ok(false);
-            };
-            next += 1;
-            ex.label = src.label;
-            ex.weight = src.weight;
-            ex.indices.extend_from_slice(&src.indices);
-            ex.values.extend_from_slice(&src.values);
-            Ok(true)
-        },
-        cfg.loss,
-        &mut metrics,
-        |_| {},
-    );
-    let refused = counting.refused;
+    let pass = progressive(&mut learner, cfg, data);
     let seconds = start.elapsed().as_secs_f64();
     let nonfinite = learner.weights().iter().any(|w| !w.is_finite());
-    let failure = result.err().map(|e| match e {
-        sketchlearn::eval::EvalError::Learn { example, source } => {
-            format!("example {example}: {source}")
-        }
-        sketchlearn::eval::EvalError::Source(never) => match never {},
-    });
+    let failure = pass
+        .failure
+        .map(|(example, source)| format!("example {example}: {source}"));
     RunOutcome {
         error: if failure.is_some() {
             None
         } else {
-            metrics.error_rate()
+            pass.metrics.error_rate()
         },
-        refused,
+        refused: pass.refused,
         nonfinite,
         failure,
         seconds,
@@ -336,116 +280,6 @@ pub(super) fn load(path: &Path) -> Result<(Vec<Example>, usize)> {
         out.push(ex.clone());
     }
     Ok((out, reader.max_index_plus_one()))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers shared with the throughput experiment.
-
-/// Where the peers live: the repository root (holding `scripts/peers/run_vw.py`) and the
-/// `.venv-peers` interpreter.
-pub(super) struct Peers {
-    pub root: PathBuf,
-    pub python: PathBuf,
-    pub script: PathBuf,
-}
-
-/// The repository root: the current directory if it holds `scripts/peers/run_vw.py`, else the
-/// workspace this binary was built from.
-pub(super) fn repo_root() -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    if cwd.join("scripts/peers/run_vw.py").exists() {
-        return cwd;
-    }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    if built.join("scripts/peers/run_vw.py").exists() {
-        return built.canonicalize().unwrap_or(built);
-    }
-    cwd
-}
-
-/// The peers, or why they cannot be run.
-pub(super) fn find_peers() -> std::result::Result<Peers, String> {
-    let root = repo_root();
-    let script = root.join("scripts/peers/run_vw.py");
-    let python = root.join(".venv-peers/bin/python");
-    if !script.exists() {
-        return Err(format!("{} not found", script.display()));
-    }
-    if !python.exists() {
-        return Err(format!(
-            "{} not found: create it with `python3 -m venv .venv-peers && .venv-peers/bin/pip \
-             install vowpalwabbit==9.11.9 river==0.26.1` (see scripts/peers/README.md)",
-            python.display()
-        ));
-    }
-    let ok = Command::new(&python)
-        .args(["-c", "import vowpalwabbit"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !ok {
-        return Err(format!(
-            "{} cannot import vowpalwabbit (install vowpalwabbit==9.11.9 into .venv-peers)",
-            python.display()
-        ));
-    }
-    Ok(Peers {
-        root,
-        python,
-        script,
-    })
-}
-
-/// Runs `run_vw.py ARGS` (stderr passed through) and returns its JSON lines.
-pub(super) fn run_vw(peers: &Peers, args: &[String]) -> Result<Vec<Value>> {
-    eprintln!("  run_vw.py {}", args.join(" "));
-    let child = Command::new(&peers.python)
-        .arg(&peers.script)
-        .args(args)
-        .current_dir(&peers.root)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("starting {}", peers.python.display()))?;
-    let out = child.wait_with_output()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    if !out.status.success() {
-        eprintln!(
-            "  warning: run_vw.py exited with {} after {} JSON lines",
-            out.status,
-            lines.len()
-        );
-    }
-    Ok(lines)
-}
-
-/// `/proc/loadavg`'s first three fields.
-pub(super) fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
-/// The current UTC date and time (`date -u`), for the reports.
-pub(super) fn utc_now() -> String {
-    Command::new("date")
-        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "?".into())
-}
-
-/// One binomial standard error `√(p(1−p)/n)`.
-pub(super) fn binomial_se(p: f64, n: usize) -> f64 {
-    (p * (1.0 - p) / n as f64).sqrt()
 }
 
 pub(super) fn fmt_opt(x: Option<f64>) -> String {
@@ -744,7 +578,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     a.push(nv.into());
                 }
                 a.extend(files.iter().cloned());
-                let lines = run_vw(p, &a)?;
+                let lines = p.run_vw(&a)?;
                 collect_vw(&lines, key, &mut vw);
                 vw_lines_all.push((key, lines));
             }

@@ -15,8 +15,9 @@
 //! runs each family at its command-line defaults on nine LIBSVM files that chose nothing
 //! ([`HELD_OUT`]).
 
-use super::fm_common::{args, fmt_bytes, fmt_opt, load_average, run_grid, split_grid, FmRun, Grid};
+use super::fm_common::{args, fmt_bytes, fmt_opt, run_grid, split_grid, FmRun, Grid};
 use super::{command_line, ReproArgs};
+use crate::machine::load_average;
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
 use std::fmt::Write as _;

@@ -14,11 +14,10 @@
 //! `2^-3 … 2^6`. Tuning on the same pass that is scored (as in the SON paper's Table 3 and as
 //! the VW runs are tuned).
 
-use super::sparse_common::{
-    find_python, libsvm_as_vw, load_average, load_libsvm, load_vw, run_script, time_learner,
-    utc_now,
-};
+use super::sparse_common::{libsvm_as_vw, load_libsvm, load_vw, time_learner};
 use super::{command_line, ReproArgs};
+use crate::machine::{load_average, utc_now};
+use crate::peers::find_python;
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
@@ -163,8 +162,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             }
         }
         if let Some(peers) = find_python() {
-            let out = run_script(
-                &peers,
+            let out = peers.run_script(
                 "scripts/peers/run_vw.py",
                 &[
                     "--mode".into(),
@@ -234,7 +232,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
 /// The ill-conditioned unnormalised case (see the module documentation).
 fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
     let data = super::sparse_common::ill_conditioned(10_000, 100, 200.0, 0x111C);
-    let vw = super::sparse_common::cache_dir()?.join("sparse_ill_conditioned_k200.vw");
+    let vw = crate::paths::cache_dir()?.join("sparse_ill_conditioned_k200.vw");
     if !vw.exists() {
         super::sparse_common::write_vw(&vw, &data)?;
     }
@@ -295,8 +293,7 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
         });
     }
     if let Some(peers) = find_python() {
-        let out = run_script(
-            &peers,
+        let out = peers.run_script(
             "scripts/peers/run_vw.py",
             &[
                 "--mode".into(),

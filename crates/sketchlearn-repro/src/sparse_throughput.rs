@@ -28,12 +28,14 @@
 //! empty file) − (`--noop` run − its start-up), median over the repetitions; its peak memory is
 //! the process's `VmHWM` (a Python interpreter included: about 34 MB, the `--noop` row).
 
-use super::sparse_common::{
-    cache_dir, child_peak_mb, find_python, load_average, load_vw, median, run_script, sig3,
-    synthetic, thread_cpu, time_learner, utc_now, write_vw, Rng, Run,
-};
+use super::sparse_common::{child_peak_mb, load_vw, sig3, synthetic, time_learner, write_vw, Run};
 use super::{command_line, ReproArgs};
+use crate::machine::{load_average, thread_cpu, utc_now};
+use crate::paths::cache_dir;
+use crate::peers::find_python;
 use crate::plot::{line_panels, Panel, Series};
+use crate::rng::SplitMix64;
+use crate::stats::median_finite;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
@@ -163,7 +165,7 @@ fn fd_floor(md: &mut String, lines: &[Line]) -> Result<()> {
 /// diagonally dominant pseudo-random matrix), as FD-SON's shrink computes it.
 fn eigen_us(n: usize) -> Result<f64> {
     let mut a = vec![0.0; n * n];
-    let mut rng = Rng::new(SEED);
+    let mut rng = SplitMix64::new(SEED);
     for i in 0..n {
         for j in 0..=i {
             let v = rng.uniform() - 0.5;
@@ -182,7 +184,7 @@ fn eigen_us(n: usize) -> Result<f64> {
         }
         times.push((thread_cpu() - t) * 1e6 / reps as f64);
     }
-    Ok(median(&times))
+    Ok(median_finite(&times))
 }
 
 /// Copies of r8 in the replicated stream.
@@ -329,8 +331,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                 let mut f: Vec<String> = flags.split_whitespace().map(String::from).collect();
                 f.extend(["-b".to_string(), bits.to_string()]);
                 let peak = child_peak_mb(&f, path).unwrap_or(f64::NAN);
-                let cpu = median(&rs.iter().map(|r| r.cpu).collect::<Vec<_>>());
-                let wall = median(&rs.iter().map(|r| r.wall).collect::<Vec<_>>());
+                let cpu = median_finite(&rs.iter().map(|r| r.cpu).collect::<Vec<_>>());
+                let wall = median_finite(&rs.iter().map(|r| r.wall).collect::<Vec<_>>());
                 let refused = rs[0].refused;
                 lines.push(Line {
                     data: data.to_string(),
@@ -338,10 +340,12 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     name: name.to_string(),
                     rate_cpu: n / cpu,
                     rate_wall: n / wall,
-                    startup: median(&rs.iter().map(|r| r.startup).collect::<Vec<_>>()),
+                    startup: median_finite(&rs.iter().map(|r| r.startup).collect::<Vec<_>>()),
                     peak_mb: peak,
                     error: rs[0].error,
-                    total_cpu: median(&rs.iter().map(|r| r.startup + r.cpu).collect::<Vec<_>>()),
+                    total_cpu: median_finite(
+                        &rs.iter().map(|r| r.startup + r.cpu).collect::<Vec<_>>(),
+                    ),
                     note: if refused > 0 {
                         format!("{refused} refused steps")
                     } else {
@@ -351,8 +355,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             }
             drop(examples);
             if let Some(p) = &peers {
-                let out = run_script(
-                    p,
+                let out = p.run_script(
                     "scripts/peers/sparse_vw_bench.py",
                     &[
                         "--bits".into(),

@@ -1,5 +1,9 @@
-//! `sketchlearn repro`: paper experiments, each writing a markdown table, a CSV and a PNG plot
-//! under the output folder (default `docs/results`).
+//! `sketchlearn-repro`: the paper experiments, each writing a markdown table, a CSV and a PNG
+//! plot under the output folder (default `docs/results`).
+//!
+//! `cargo run --release -p sketchlearn-repro -- NAME [--data-dir ../shared/data] [--out docs/results]`
+//! from the repository root. Experiments that time or call the command line run the `sketchlearn`
+//! binary of the same build (see [`paths::cli_exe`]).
 
 mod auto_table;
 mod drp_common;
@@ -8,21 +12,32 @@ mod drp_test_error;
 mod fm_binary;
 mod fm_common;
 mod fm_movielens;
+mod hyper;
+mod learn;
+mod machine;
+mod parallel;
+mod paths;
+mod peers;
+mod plot;
 mod rfd_figure1;
 mod rfd_table2;
+mod rng;
 mod son_synthetic;
 mod son_table3;
 mod sparse_accuracy;
 mod sparse_common;
 mod sparse_scaling;
 mod sparse_throughput;
+mod stats;
 mod throughput;
 
 use anyhow::Result;
+use clap::Parser;
 use std::path::PathBuf;
 
-/// Arguments of `sketchlearn repro`.
-#[derive(clap::Args, Debug)]
+/// Reproduce a paper experiment: writes tables and plots under docs/results/.
+#[derive(Parser, Debug)]
+#[command(name = "sketchlearn-repro", version, about, long_about = None)]
 pub struct ReproArgs {
     /// Which experiment.
     #[arg(value_enum)]
@@ -38,7 +53,7 @@ pub struct ReproArgs {
     pub sizes: Vec<usize>,
 }
 
-/// The experiments `repro` knows.
+/// The experiments `sketchlearn-repro` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Experiment {
     /// RFD paper Figure 1: relative spectral error of FD vs RFD (per-row and doubling) on a9a
@@ -87,6 +102,14 @@ pub enum Experiment {
     Auto,
 }
 
+fn main() {
+    let args = ReproArgs::parse();
+    if let Err(e) = run(&args) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
 pub fn run(args: &ReproArgs) -> Result<()> {
     std::fs::create_dir_all(&args.out)?;
     match args.experiment {
@@ -110,7 +133,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
 pub fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
     format!(
-        "cargo run --release -p sketchlearn-cli -- {}",
+        "cargo run --release -p sketchlearn-repro -- {}",
         args.join(" ")
     )
 }

@@ -9,11 +9,11 @@
 //! are fitted by least squares to `a + b·m² + c·m·nnz` (R² reported); for contrast, the dense
 //! `O(md)` Oja-SON at `m = 10, nnz = 50` on small `d`.
 
-use super::sparse_common::{
-    load_average, median, sig3, synthetic, thread_cpu, time_learner, utc_now,
-};
+use super::sparse_common::{sig3, synthetic, time_learner};
 use super::{command_line, ReproArgs};
+use crate::machine::{load_average, thread_cpu, utc_now};
 use crate::plot::{line_panels, Panel, Series};
+use crate::stats::median_finite;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
@@ -63,7 +63,7 @@ fn measure(cfg: &LearnerConfig, dim: usize, data: &PackedExamples) -> Result<(f6
         cpu.push(r.cpu / passes as f64);
         err = r.error;
     }
-    Ok((median(&cpu) / data.len() as f64 * 1e6, err))
+    Ok((median_finite(&cpu) / data.len() as f64 * 1e6, err))
 }
 
 /// µs per example of further passes over `data` by a learner that has already seen it once: at

@@ -263,15 +263,3 @@ pub fn run_liblinear(
         comparable,
     })
 }
-
-/// Median of a non-empty slice (NaN-free).
-pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    }
-}

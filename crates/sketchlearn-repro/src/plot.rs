@@ -150,3 +150,107 @@ fn draw_panel(
     }
     Ok(())
 }
+
+/// Draws `panels` on a `rows × cols` grid into a PNG (linear y; log x where the panel asks),
+/// with the legend at `legend` and, if given, a fixed y range per panel. (`plot::line_panels`
+/// puts the legend at the upper right, where these figures have their data.)
+pub fn grid_panels(
+    path: &std::path::Path,
+    panels: &[(Panel, Option<(f64, f64)>)],
+    cols: usize,
+    size: (u32, u32),
+    legend: SeriesLabelPosition,
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("plot {}: {e}", path.display());
+    let root = BitMapBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let rows = panels.len().div_ceil(cols.max(1));
+    let areas = root.split_evenly((rows.max(1), cols.max(1)));
+    for ((p, y_range), area) in panels.iter().zip(areas.iter()) {
+        let xs = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0));
+        let (mut x0, mut x1) = xs
+            .filter(|x| x.is_finite() && (!p.log_x || *x > 0.0))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                (a.min(x), b.max(x))
+            });
+        if p.log_x {
+            x0 /= 1.5;
+            x1 *= 1.5;
+        } else {
+            let pad = 0.03 * (x1 - x0);
+            x0 -= pad;
+            x1 += pad;
+        }
+        let (y0, y1) = y_range.unwrap_or_else(|| {
+            let (lo, hi) = p
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|q| q.1))
+                .filter(|y| y.is_finite())
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+                    (a.min(y), b.max(y))
+                });
+            let pad = 0.05 * (hi - lo).max(1e-9);
+            (lo - pad, hi + pad)
+        });
+        let mut builder = ChartBuilder::on(area);
+        builder
+            .caption(&p.title, ("sans-serif", 22))
+            .margin(14)
+            .x_label_area_size(45)
+            .y_label_area_size(60);
+        macro_rules! draw {
+            ($chart:expr, $fmt:expr) => {{
+                let mut chart = $chart.map_err(|e| err(&e))?;
+                chart
+                    .configure_mesh()
+                    .x_desc(p.x_label.as_str())
+                    .y_desc(p.y_label.as_str())
+                    .x_label_formatter(&$fmt)
+                    .label_style(("sans-serif", 15))
+                    .draw()
+                    .map_err(|e| err(&e))?;
+                for (i, s) in p.series.iter().enumerate() {
+                    let color = Palette99::pick(i).to_rgba();
+                    let pts: Vec<(f64, f64)> = s
+                        .points
+                        .iter()
+                        .copied()
+                        .filter(|(x, y)| x.is_finite() && y.is_finite())
+                        .collect();
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                        .map_err(|e| err(&e))?
+                        .label(s.label.as_str())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                        });
+                    chart
+                        .draw_series(pts.into_iter().map(|q| Circle::new(q, 3, color.filled())))
+                        .map_err(|e| err(&e))?;
+                }
+                chart
+                    .configure_series_labels()
+                    .label_font(("sans-serif", 15))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .position(legend.clone())
+                    .draw()
+                    .map_err(|e| err(&e))?;
+            }};
+        }
+        if p.log_x {
+            draw!(
+                builder.build_cartesian_2d((x0..x1).log_scale(), y0..y1),
+                |v: &f64| format!("{v:.0e}")
+            );
+        } else {
+            draw!(
+                builder.build_cartesian_2d(x0..x1, y0..y1),
+                |v: &f64| format!("{v}")
+            );
+        }
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
