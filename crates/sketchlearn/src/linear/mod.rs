@@ -15,6 +15,7 @@ mod first_order;
 mod fixed;
 mod intercept;
 mod mixture;
+pub mod multiclass;
 mod newton;
 mod saved;
 pub mod sparse;
@@ -25,6 +26,10 @@ pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
+pub use multiclass::{
+    AnyMulticlass, MulticlassConfig, MulticlassLearner, OneVsAll, Reduction, SoftmaxParams,
+    SoftmaxSon,
+};
 pub use newton::{Newton, NewtonParams};
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
 
