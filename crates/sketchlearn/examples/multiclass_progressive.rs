@@ -48,19 +48,28 @@ fn configs(k: usize) -> Vec<(String, MulticlassConfig)> {
         ("OvA(auto)".to_string(), oaa(LearnerConfig::default())),
         ("OvA(adagrad)".to_string(), oaa(adagrad)),
     ];
-    let softmax = MulticlassConfig {
-        classes: k,
-        ..MulticlassConfig::default()
-    };
+    if std::env::var_os("SOFTMAX_ONLY").is_some() {
+        out.clear();
+    }
+    let softmax = softmax_base(k);
     out.push((softmax.describe(), softmax));
     if let Ok(extra) = std::env::var("SOFTMAX_GRID") {
-        // e.g. SOFTMAX_GRID="0.1,0.1 0.01,0.1 1,0.01": pairs c,ridge.
-        for pair in extra.split_whitespace() {
-            let (c, ridge) = pair.split_once(',').expect("c,ridge");
+        // e.g. SOFTMAX_GRID="0.1,0.1 1,0.1,3 1,1,1,20": c,ridge[,alpha0[,m[,diag d0]]] (RFD, doubling).
+        for point in extra.split_whitespace() {
+            let v: Vec<f64> = point.split(',').map(|s| s.parse().unwrap()).collect();
+            let base = softmax_base(k);
             let config = MulticlassConfig {
-                c: c.parse().unwrap(),
-                ridge: ridge.parse().unwrap(),
-                ..softmax_base(k)
+                c: v[0],
+                ridge: v[1],
+                alpha0: v.get(2).copied().unwrap_or(base.alpha0),
+                size: v.get(3).map_or(base.size, |&m| m as usize),
+                diag: v.get(4).is_some_and(|&d0| d0 > 0.0),
+                diag_d0: v
+                    .get(4)
+                    .copied()
+                    .filter(|&d0| d0 > 0.0)
+                    .unwrap_or(base.diag_d0),
+                ..base
             };
             out.push((config.describe(), config));
         }
@@ -70,6 +79,7 @@ fn configs(k: usize) -> Vec<(String, MulticlassConfig)> {
 
 fn softmax_base(k: usize) -> MulticlassConfig {
     MulticlassConfig {
+        reduction: Reduction::Softmax,
         classes: k,
         ..MulticlassConfig::default()
     }

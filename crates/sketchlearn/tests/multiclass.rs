@@ -122,9 +122,9 @@ impl Reference {
             .collect();
         let u = mat_vec(&invert(&gamma, k), k, &r);
         let v = mat_vec(&invert(&self.phi, de), de, xt);
-        for i in 0..k {
-            for j in 0..de {
-                self.w[i * de + j] -= u[i] * v[j];
+        for (row, ui) in self.w.chunks_exact_mut(de).zip(&u) {
+            for (w, vj) in row.iter_mut().zip(&v) {
+                *w -= ui * vj;
             }
         }
         p
@@ -155,6 +155,7 @@ fn sketched_step_equals_the_exact_kronecker_newton_step() {
             ridge,
             clip: f64::INFINITY,
             bias,
+            diag: None,
         };
         let mut son = SoftmaxSon::new(k, curvature, params).unwrap();
         let mut reference = Reference::new(k, de, alpha0, c, ridge);
@@ -196,6 +197,7 @@ fn two_steps_by_hand() {
         ridge: 0.5,
         clip: f64::INFINITY,
         bias: None,
+        diag: None,
     };
     let mut son = SoftmaxSon::new(2, curvature, params).unwrap();
     assert_eq!(
@@ -212,6 +214,7 @@ fn two_steps_by_hand() {
 
 fn default_softmax(k: usize, d: usize) -> AnyMulticlass {
     MulticlassConfig {
+        reduction: Reduction::Softmax,
         classes: k,
         ..MulticlassConfig::default()
     }
@@ -344,9 +347,14 @@ fn sparse_and_dense_rows_give_the_same_model() {
             }
         }
     }
-    for reduction in [Reduction::Softmax, Reduction::OneVsAll] {
+    for (reduction, diag) in [
+        (Reduction::Softmax, false),
+        (Reduction::Softmax, true),
+        (Reduction::OneVsAll, false),
+    ] {
         let config = MulticlassConfig {
             reduction,
+            diag,
             ..MulticlassConfig::default()
         };
         let mut dense = config.build(20).unwrap();

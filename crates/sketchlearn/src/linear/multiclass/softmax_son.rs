@@ -64,6 +64,12 @@
 //! 3. Curvature: `Γ` takes `ω Σ_p`, the sketch takes `√(cω)·x̃`.
 //! 4. Step `W ← W − (Γ⁻¹ ω r)(Φ⁻¹x̃)ᵀ` with the updated factors.
 //!
+//! # Diagonal adaptation (optional, [`SoftmaxParams::diag`])
+//! SON §5.2 applied to `x̃`: the learner sees `D^{−½}x̃` with `D = d₀I + Σ diag(ggᵀ)` over the
+//! rows of the raw gradients, `D_jj = d₀ + Σ_s ω_s²‖r_s‖²x̃_{s,j}²`; the same scaled row is
+//! used for prediction and update in a round, `D` is updated afterwards (`O(nnz)`). Off by
+//! default: on dna it did not help (0.149 against 0.125 at the default `c`, `λ`).
+//!
 //! # K rows, no reference class
 //! `W` has `K` rows rather than `K − 1` with a reference class: every class is treated alike
 //! (no arbitrary class whose weights are pinned at 0, no change of the model with the order of
@@ -107,6 +113,10 @@ pub struct SoftmaxParams {
     pub clip: f64,
     /// The intercept's constant feature (appended at index `d`), or `None`.
     pub bias: Option<f64>,
+    /// SON's diagonal adaptation (§5.2) with this `d₀ > 0`, or `None`: the learner sees
+    /// `D^{−½}x̃` with `D = d₀I + Σ diag(g gᵀ)` summed over the raw gradients' rows
+    /// (`D_jj = d₀ + Σ_s ω_s²‖r_s‖² x̃_{s,j}²`), updated after each round.
+    pub diag: Option<f64>,
 }
 
 impl Default for SoftmaxParams {
@@ -117,6 +127,7 @@ impl Default for SoftmaxParams {
             ridge: 0.1,
             clip: f64::INFINITY,
             bias: Some(1.0),
+            diag: None,
         }
     }
 }
@@ -127,6 +138,29 @@ struct Extended {
     indices: Vec<u32>,
     values: Vec<f64>,
     dense: Vec<f64>,
+}
+
+/// `D^{−½}x̃` for an extended row `xt` (same pattern), `D = d₀ + g2`, values written to `out`.
+fn scale_row<'a>(xt: Row<'a>, d0: f64, g2: &[f64], out: &'a mut Vec<f64>) -> Row<'a> {
+    out.clear();
+    match xt {
+        Row::Dense(v) => {
+            out.extend(v.iter().zip(g2).map(|(x, g)| x / (d0 + g).sqrt()));
+            Row::Dense(out)
+        }
+        Row::Sparse { indices, values } => {
+            out.extend(
+                indices
+                    .iter()
+                    .zip(values)
+                    .map(|(&i, x)| x / (d0 + g2[i as usize]).sqrt()),
+            );
+            Row::Sparse {
+                indices,
+                values: out,
+            }
+        }
+    }
 }
 
 impl Extended {
@@ -193,10 +227,14 @@ pub struct SoftmaxSon<C = AnyCurvature> {
     curvature: C,
     gamma: ClassFactor,
     params: SoftmaxParams,
+    /// Diagonal adaptation's accumulated squared gradients `D − d₀I` (empty without it).
+    g2: Vec<f64>,
     t: u64,
     refused: u64,
     #[serde(skip)]
     ext: Extended,
+    #[serde(skip)]
+    scaled: Vec<f64>,
     #[serde(skip)]
     solved: Vec<f64>,
 }
@@ -228,6 +266,13 @@ impl<C: Curvature> SoftmaxSon<C> {
             Some(_) => 1,
             None => 0,
         };
+        if let Some(d0) = params.diag {
+            if !(d0.is_finite() && d0 > 0.0) {
+                return Err(LearnError::InvalidParameter(format!(
+                    "diagonal initialisation d0 must be finite and > 0, got {d0}"
+                )));
+            }
+        }
         let de = curvature.dim();
         if de < extra {
             return Err(LearnError::InvalidParameter(
@@ -241,9 +286,15 @@ impl<C: Curvature> SoftmaxSon<C> {
             curvature,
             gamma,
             params,
+            g2: if params.diag.is_some() {
+                vec![0.0; de]
+            } else {
+                Vec::new()
+            },
             t: 0,
             refused: 0,
             ext: Extended::default(),
+            scaled: Vec::new(),
             solved: Vec::new(),
         })
     }
@@ -272,6 +323,28 @@ impl<C: Curvature> SoftmaxSon<C> {
     fn scores_extended(&self, xt: Row<'_>) -> Vec<f64> {
         let de = self.w.len() / self.k;
         self.w.chunks_exact(de).map(|wk| xt.dot(wk)).collect()
+    }
+
+    /// Diagonal adaptation: `D_jj += ω²‖p − e_y‖² x̃_j²` (the raw gradient's row norms).
+    fn accumulate_gradient(&mut self, xt: Row<'_>, p: &[f64], class: usize, weight: f64) {
+        let r2: f64 = p
+            .iter()
+            .enumerate()
+            .map(|(j, &pj)| (pj - (j == class) as u8 as f64).powi(2))
+            .sum();
+        let f = weight * weight * r2;
+        match xt {
+            Row::Dense(v) => {
+                for (g, x) in self.g2.iter_mut().zip(v) {
+                    *g += f * x * x;
+                }
+            }
+            Row::Sparse { indices, values } => {
+                for (&i, x) in indices.iter().zip(values) {
+                    self.g2[i as usize] += f * x * x;
+                }
+            }
+        }
     }
 
     /// `W += a bᵀ` unless a weight would become non-finite or exceed `MAX_WEIGHT`.
@@ -372,16 +445,15 @@ impl<C: Curvature> MulticlassLearner for SoftmaxSon<C> {
 
     /// `clip(W x̃, −C, C)`.
     fn scores(&self, x: Row<'_>) -> Vec<f64> {
-        let de = self.w.len() / self.k;
         let clip = self.params.clip;
-        self.w
-            .chunks_exact(de)
-            .map(|wk| {
-                let s = x.dot(&wk[..self.dim]);
-                let b = self.params.bias.map_or(0.0, |b| b * wk[self.dim]);
-                (s + b).clamp(-clip, clip)
-            })
-            .collect()
+        let (mut ext, mut scaled) = (Extended::default(), Vec::new());
+        let mut xt = ext.row(x, self.dim, self.params.bias);
+        if let Some(d0) = self.params.diag {
+            xt = scale_row(xt, d0, &self.g2, &mut scaled);
+        }
+        let mut z = self.scores_extended(xt);
+        z.iter_mut().for_each(|s| *s = s.clamp(-clip, clip));
+        z
     }
 
     /// `softmax(scores)`.
@@ -398,7 +470,19 @@ impl<C: Curvature> MulticlassLearner for SoftmaxSon<C> {
         self.t += 1;
         let mut ext = std::mem::take(&mut self.ext);
         let xt = ext.row(x, self.dim, self.params.bias);
-        let r = self.learn_extended(xt, class, weight);
+        let r = match self.params.diag {
+            None => self.learn_extended(xt, class, weight),
+            Some(d0) => {
+                let mut scaled = std::mem::take(&mut self.scaled);
+                let xs = scale_row(xt, d0, &self.g2, &mut scaled);
+                let r = self.learn_extended(xs, class, weight);
+                if let Ok(p) = &r {
+                    self.accumulate_gradient(xt, p, class, weight);
+                }
+                self.scaled = scaled;
+                r
+            }
+        };
         self.ext = ext;
         r
     }
@@ -424,6 +508,7 @@ mod tests {
             ridge: 0.5,
             clip: f64::INFINITY,
             bias,
+            diag: None,
         }
     }
 
@@ -493,6 +578,31 @@ mod tests {
     }
 
     #[test]
+    fn diagonal_adaptation_learns_badly_scaled_features() {
+        let p = SoftmaxParams {
+            // d₀ below the tiny feature's squared gradients, so that D rescales it.
+            diag: Some(1e-8),
+            ..params(Some(1.0))
+        };
+        let curvature = FdCurvature::fd(3, 2, FdVariant::Doubling, 0.25).unwrap();
+        let mut son = SoftmaxSon::new(3, curvature, p).unwrap();
+        let data = [
+            ([1000.0, 0.0], 0),
+            ([0.0, 0.001], 1),
+            ([-1000.0, -0.001], 2),
+        ];
+        for _ in 0..50 {
+            for (x, y) in &data {
+                let q = son.learn(Row::Dense(x), *y, 1.0).unwrap();
+                assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            }
+        }
+        for (x, y) in &data {
+            assert_eq!(son.predict_class(Row::Dense(x)), *y);
+        }
+    }
+
+    #[test]
     fn rejects_bad_parameters() {
         let cur = || FullCurvature::new(2, 1.0).unwrap();
         assert!(SoftmaxSon::new(1, cur(), params(None)).is_err());
@@ -511,6 +621,10 @@ mod tests {
             },
             SoftmaxParams {
                 bias: Some(f64::NAN),
+                ..params(None)
+            },
+            SoftmaxParams {
+                diag: Some(0.0),
                 ..params(None)
             },
         ] {
