@@ -15,6 +15,7 @@ mod first_order;
 mod fixed;
 mod intercept;
 mod mixture;
+pub mod multiclass;
 mod newton;
 mod representation;
 mod saved;
@@ -26,6 +27,10 @@ pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
+pub use multiclass::{
+    AnyMulticlass, MulticlassConfig, MulticlassLearner, OneVsAll, Reduction, SoftmaxParams,
+    SoftmaxSon,
+};
 pub use newton::{Newton, NewtonParams};
 pub use representation::{auto_sparse, SPARSITY_SAMPLE};
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
