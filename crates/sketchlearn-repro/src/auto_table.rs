@@ -16,13 +16,12 @@
 //! tuned peer by at least one SE on splice, ionosphere and magic04.shuf and not worse (by more
 //! than one SE) on heart.
 
-use super::son_table3::{
-    category_points, collect_vw, load, parse_results, CatPanel, CatSeries, VwCell, VwKey,
-};
+use super::son_table3::{collect_vw, load, parse_results, VwCell, VwKey};
 use super::ReproArgs;
 use crate::machine::{load_average, utc_now};
 use crate::paths::repo_root;
 use crate::peers::find_peers;
+use crate::plot::{category_points, CatPanel, CatSeries};
 use crate::stats::binomial_se;
 use anyhow::{Context, Result};
 use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner};
