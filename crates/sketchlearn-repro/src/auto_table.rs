@@ -16,13 +16,12 @@
 //! tuned peer by at least one SE on splice, ionosphere and magic04.shuf and not worse (by more
 //! than one SE) on heart.
 
-use super::son_table3::{
-    category_points, collect_vw, load, parse_results, CatPanel, CatSeries, VwCell, VwKey,
-};
+use super::son_table3::{collect_vw, load, parse_results, VwCell, VwKey};
 use super::ReproArgs;
 use crate::machine::{load_average, utc_now};
 use crate::paths::repo_root;
 use crate::peers::find_peers;
+use crate::plot::{category_points, CatPanel, CatSeries};
 use crate::stats::binomial_se;
 use anyhow::{Context, Result};
 use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner};
@@ -418,6 +417,41 @@ fn min_bar(a: Option<(f64, String)>, b: Option<(f64, String)>) -> Option<(f64, S
     }
 }
 
+/// What the report is written from.
+struct Ctx<'a> {
+    rows: &'a [Row],
+    files: &'a [String],
+    heldout: &'a [Heldout],
+    vw: &'a HashMap<VwKey, VwCell>,
+    peers_missing: Option<String>,
+    date: &'a str,
+    load_before: &'a str,
+    ours_seconds: f64,
+    vw_seconds: f64,
+    /// The bars per dataset.
+    bars: Vec<Bars>,
+    dflt: LearnerConfig,
+}
+
+/// `x` with four decimals, `—` for none.
+fn f4(x: Option<f64>) -> String {
+    x.map_or("—".to_string(), |v| format!("{v:.4}"))
+}
+
+/// A bar with who set it, `—` for none.
+fn fb(b: &Option<(f64, String)>) -> String {
+    b.as_ref()
+        .map_or("—".to_string(), |(v, w)| format!("{v:.4} ({w})"))
+}
+
+/// Goal 1 over the datasets: how many meet 1a and 1b, and the ones that do not.
+struct Goal1<'a> {
+    g1a: usize,
+    g1b: usize,
+    g1a_fail: Vec<&'a str>,
+    g1b_fail: Vec<&'a str>,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn report(
     args: &ReproArgs,
@@ -472,13 +506,51 @@ fn report(
             }
         })
         .collect();
-    let f4 = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.4}"));
-    let fb = |b: &Option<(f64, String)>| {
-        b.as_ref()
-            .map_or("—".to_string(), |(v, w)| format!("{v:.4} ({w})"))
+    let c = Ctx {
+        rows,
+        files,
+        heldout,
+        vw,
+        peers_missing,
+        date,
+        load_before,
+        ours_seconds,
+        vw_seconds,
+        bars,
+        dflt: LearnerConfig::default(),
     };
-
     let mut md = String::new();
+    setup(&mut md, &c)?;
+    let (csv, g1) = main_table(&mut md, &c)?;
+    goals_section(&mut md, &c, &g1)?;
+    mechanism(&mut md, &c)?;
+    ablation(&mut md, &c)?;
+    heldout_section(&mut md, &c)?;
+    writeln!(
+        md,
+        "![default vs peers](auto.png)\n\nFigure: error / best peer's error per dataset (log \
+         scale; below 1 = better than the peer). Top: untuned (sketchlearn default, VW \
+         defaults). Bottom: tuned (sketchlearn's one knob, VW grids)."
+    )?;
+    let panels = plot_panels(&c);
+    category_points(&args.out.join("auto.png"), &panels, 1500, 1100)?;
+    std::fs::write(args.out.join("auto.md"), md)?;
+    std::fs::write(args.out.join("auto.csv"), csv)?;
+    eprintln!("wrote {}/auto.{{md,csv,png}}", args.out.to_string_lossy());
+    Ok(())
+}
+
+/// Title, how to reproduce, the run's conditions and the setup.
+fn setup(md: &mut String, c: &Ctx) -> Result<()> {
+    let &Ctx {
+        ref peers_missing,
+        date,
+        load_before,
+        ours_seconds,
+        vw_seconds,
+        ref dflt,
+        ..
+    } = c;
     writeln!(
         md,
         "# The untuned default vs the bar (issue 7)\n\nReproduce: `{}` (from the repository root; \
@@ -488,7 +560,6 @@ fn report(
         super::command_line(),
         load_average()
     )?;
-    let dflt = LearnerConfig::default();
     writeln!(
         md,
         "## Setup\n\n* One pass in file order over each shared dataset (`.shuf` for the \
@@ -518,6 +589,23 @@ fn report(
         )?;
     }
 
+    Ok(())
+}
+
+/// The table per dataset (and the CSV), counting goal 1.
+fn main_table<'a>(md: &mut String, c: &Ctx<'a>) -> Result<(String, Goal1<'a>)> {
+    let &Ctx {
+        rows,
+        files,
+        vw,
+        ref bars,
+        ref dflt,
+        ..
+    } = c;
+    let cell = |i: usize, mode: &str, setting: &str| -> Option<&VwCell> {
+        vw.get(&(files[i].clone(), mode.to_string(), setting.to_string()))
+    };
+    let vw_err = |i: usize, mode: &str, setting: &str| cell(i, mode, setting).and_then(|c| c.error);
     writeln!(md, "## The table\n")?;
     writeln!(
         md,
@@ -534,7 +622,7 @@ fn report(
     let (mut g1a, mut g1b) = (0usize, 0usize);
     let mut g1a_fail = Vec::new();
     let mut g1b_fail = Vec::new();
-    for (i, (r, b)) in rows.iter().zip(&bars).enumerate() {
+    for (i, (r, b)) in rows.iter().zip(bars).enumerate() {
         let e = r.default.error;
         let zu = z(e, &b.untuned, r.n);
         let za = z(e, &b.adagrad_tuned, r.n);
@@ -604,6 +692,26 @@ fn report(
             r.default.finite
         )?;
     }
+    Ok((
+        csv,
+        Goal1 {
+            g1a,
+            g1b,
+            g1a_fail,
+            g1b_fail,
+        },
+    ))
+}
+
+/// The goals, computed.
+fn goals_section(md: &mut String, c: &Ctx, g1: &Goal1) -> Result<()> {
+    let &Ctx { rows, ref bars, .. } = c;
+    let Goal1 {
+        g1a,
+        g1b,
+        g1a_fail,
+        g1b_fail,
+    } = g1;
 
     writeln!(md, "\n## Goals\n")?;
     let fails = |word: &str, names: &[&str]| {
@@ -617,16 +725,16 @@ fn report(
         md,
         "* **Goal 1a — within one SE of the best untuned peer**: {g1a}/{} datasets{}.",
         rows.len(),
-        fails("not on:", &g1a_fail)
+        fails("not on:", g1a_fail)
     )?;
     writeln!(
         md,
         "* **Goal 1b — never worse than tuned AdaGrad by more than one SE**: {g1b}/{} datasets{}.",
         rows.len(),
-        fails("worse on:", &g1b_fail)
+        fails("worse on:", g1b_fail)
     )?;
     let mut g2 = Vec::new();
-    for (r, b) in rows.iter().zip(&bars) {
+    for (r, b) in rows.iter().zip(bars) {
         let (Some((bar, who)), Some((limit, ok))) = (&b.tuned, goals(r, b, r.default.error).payoff)
         else {
             continue;
@@ -660,6 +768,12 @@ fn report(
         if all_finite { "yes" } else { "**no**" }
     )?;
 
+    Ok(())
+}
+
+/// Each member alone and the mixture's final weights.
+fn mechanism(md: &mut String, c: &Ctx) -> Result<()> {
+    let &Ctx { rows, ref dflt, .. } = c;
     writeln!(
         md,
         "\n## The mechanism: each member alone (untuned) and the mixture's final weights π\n"
@@ -739,6 +853,12 @@ fn report(
          linear in d, about 3 sketched learners' worth and two AdaGrads. Timings are wall-clock in-process on the shared machine: ratios, not \
          absolute rates, are meaningful.\n"
     )?;
+    Ok(())
+}
+
+/// The mixing rules compared, and the default without member (4).
+fn ablation(md: &mut String, c: &Ctx) -> Result<()> {
+    let &Ctx { rows, ref bars, .. } = c;
     writeln!(
         md,
         "## Why this rule and the fourth member (ablation)\n\nThe same members mixed by the \
@@ -770,7 +890,7 @@ fn report(
         )?;
     }
     let count = |errs: &[f64]| -> String {
-        let (a, b, c) = goal_counts(rows, &bars, errs);
+        let (a, b, c) = goal_counts(rows, bars, errs);
         format!("{a} / {b} / {c}")
     };
     let default_errs: Vec<f64> = rows.iter().map(|r| r.default.error).collect();
@@ -800,6 +920,12 @@ fn report(
          AdaHedge's rate ln K/Δ and the early predictions depend on K); nested, the outer \
          mixture is unchanged wherever member (3) is not the leader.\n"
     )?;
+    Ok(())
+}
+
+/// The held-out tasks.
+fn heldout_section(md: &mut String, c: &Ctx) -> Result<()> {
+    let &Ctx { heldout, vw, .. } = c;
     writeln!(
         md,
         "## Held-out check: tasks not used to choose the default\n\nThe members, their \
@@ -869,13 +995,22 @@ fn report(
         heldout.len(),
         heldout.len() - better - worse
     )?;
-    writeln!(
-        md,
-        "![default vs peers](auto.png)\n\nFigure: error / best peer's error per dataset (log \
-         scale; below 1 = better than the peer). Top: untuned (sketchlearn default, VW \
-         defaults). Bottom: tuned (sketchlearn's one knob, VW grids)."
-    )?;
+    Ok(())
+}
 
+/// The figure's panels: error relative to the best peer's, untuned and tuned.
+fn plot_panels(c: &Ctx) -> Vec<CatPanel> {
+    let &Ctx {
+        rows,
+        files,
+        vw,
+        ref bars,
+        ..
+    } = c;
+    let cell = |i: usize, mode: &str, setting: &str| -> Option<&VwCell> {
+        vw.get(&(files[i].clone(), mode.to_string(), setting.to_string()))
+    };
+    let vw_err = |i: usize, mode: &str, setting: &str| cell(i, mode, setting).and_then(|c| c.error);
     // Plot.
     let cats: Vec<String> = rows.iter().map(|r| r.short.to_string()).collect();
     let ratio = |e: Option<f64>, b: &Option<(f64, String)>| match (e, b) {
@@ -937,9 +1072,5 @@ fn report(
             series,
         });
     }
-    category_points(&args.out.join("auto.png"), &panels, 1500, 1100)?;
-    std::fs::write(args.out.join("auto.md"), md)?;
-    std::fs::write(args.out.join("auto.csv"), csv)?;
-    eprintln!("wrote {}/auto.{{md,csv,png}}", args.out.to_string_lossy());
-    Ok(())
+    panels
 }

@@ -78,133 +78,202 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         writeln!(md, "{}.\n", data.note)?;
         let sigma2 = squared_singular_values(&data.train);
         for (li, &loss) in losses.iter().enumerate() {
-            let problem = Problem::new(loss, LAMBDA)?;
-            let exact = ExactSolver::new(1e-12, 1000)?.solve(&problem, &data.train)?;
-            let rbar = match data.known_rank {
-                Some(r) => format!("≤ r = {r}"),
-                None => sigma2
-                    .as_ref()
-                    .map_or("not computed (d > 1000)".into(), |s2| {
-                        format!("{:.1}", effective_rank(s2, LAMBDA, loss))
-                    }),
-            };
-            writeln!(
-                md,
-                "### {loss}: r̄ {rbar}; exact solver {:.2} s ({} Newton / {} CG iterations)\n",
-                exact.seconds, exact.iterations, exact.cg_iterations
-            )?;
-            writeln!(
-                md,
-                "| m | naive | Alg. 1 | T = 2 | T = 3 | T = 4 | T = 5 | div | s |"
-            )?;
-            writeln!(md, "|---|---|---|---|---|---|---|---|---|")?;
-            let mut series: Vec<Series> = std::iter::once("naive".to_string())
-                .chain(std::iter::once("Alg. 1".to_string()))
-                .chain((2..=T).map(|t| format!("Alg. 2, T={t}")))
-                .map(|label| Series {
-                    label,
-                    points: Vec::new(),
-                })
-                .collect();
-            let mut law = Series {
-                label: "√((d−r)/m)".into(),
-                points: Vec::new(),
-            };
-            for m in grid(data.name) {
-                // errors[k][s]: k = 0 naive, k = t for Alg. 2 iterate t.
-                let mut errors = vec![Vec::new(); T + 1];
-                let mut diverged = Vec::new();
-                let mut secs = Vec::new();
-                for &seed in &SEEDS {
-                    let fit = DrpParams::new(loss, LAMBDA, m)
-                        .iterations(T)
-                        .seed(seed)
-                        .on_divergence(OnDivergence::Continue)
-                        .build()?
-                        .fit(&data.train)?;
-                    let status = match fit.status {
-                        Alg2Status::Diverged { at } => {
-                            diverged.push(at);
-                            format!("diverged@{at}")
-                        }
-                        Alg2Status::Completed => "completed".into(),
-                        Alg2Status::Converged { at } => format!("converged@{at}"),
-                    };
-                    secs.push(fit.seconds);
-                    let g0 = fit.grad_norm0;
-                    let e = relative_error(&fit.naive, &exact.w);
-                    errors[0].push(e);
-                    writeln!(
-                        csv,
-                        "{},{n},{d},{loss},{LAMBDA},{m},{seed},naive,0,{e:.6e},{:.10e},{:.6e},{status},{:.4}",
-                        data.name, fit.naive_objective, fit.naive_grad_norm / g0, fit.seconds
-                    )?;
-                    for (w, r) in fit.iterates.iter().zip(&fit.reports) {
-                        let e = relative_error(w, &exact.w);
-                        errors[r.t].push(e);
-                        let name = if r.t == 1 { "alg1" } else { "alg2" };
-                        writeln!(
-                            csv,
-                            "{},{n},{d},{loss},{LAMBDA},{m},{seed},{name},{},{e:.6e},{:.10e},{:.6e},{status},{:.4}",
-                            data.name, r.t, r.objective, r.grad_norm / g0, fit.seconds
-                        )?;
-                    }
-                }
-                let med: Vec<f64> = errors.iter().map(|v| median(v)).collect();
-                eprintln!(
-                    "  {loss:8} m = {m:5}: naive {:.3} alg1 {:.3e} T=5 {:.3e} (diverged {}/{}) {:.2} s",
-                    med[0],
-                    med[1],
-                    med[T],
-                    diverged.len(),
-                    SEEDS.len(),
-                    median(&secs)
-                );
-                for (k, s) in series.iter_mut().enumerate() {
-                    s.points.push((m as f64, med[k].clamp(CLIP.0, CLIP.1)));
-                }
-                if let Some(r) = data.known_rank {
-                    law.points
-                        .push((m as f64, (((d - r) as f64) / m as f64).sqrt()));
-                }
-                let div = if diverged.is_empty() {
-                    "0".to_string()
-                } else {
-                    format!(
-                        "{}/{} (t={})",
-                        diverged.len(),
-                        SEEDS.len(),
-                        diverged.iter().min().expect("non-empty")
-                    )
-                };
-                writeln!(
-                    md,
-                    "| {m} | {} | {} | {} | {} | {} | {} | {div} | {:.2} |",
-                    fmt_err(med[0]),
-                    fmt_err(med[1]),
-                    fmt_err(med[2]),
-                    fmt_err(med[3]),
-                    fmt_err(med[4]),
-                    fmt_err(med[5]),
-                    median(&secs)
-                )?;
-                summary.push((data.name, loss, m, med.clone(), diverged.len()));
-            }
-            writeln!(md)?;
-            if !law.points.is_empty() {
-                series.push(law);
-            }
-            panels_by_loss[li].push(Panel {
-                title: format!("{} {loss} (n={n}, d={d})", data.name),
-                x_label: "projections m".into(),
-                y_label: "‖w − w*‖/‖w*‖".into(),
-                log_x: true,
-                log_y: true,
-                series,
-            });
+            panels_by_loss[li].push(loss_section(
+                &mut md,
+                &mut csv,
+                data,
+                loss,
+                &sigma2,
+                &mut summary,
+            )?);
         }
     }
     lambda_sweep(&datasets, &mut md, &mut csv)?;
+    summary_table(&mut md, &datasets, &losses, &summary)?;
+    for (li, loss) in losses.iter().enumerate() {
+        let png = format!("drp_recovery_{loss}.png");
+        line_panels(&args.out.join(&png), &panels_by_loss[li], 2200, 560)?;
+        writeln!(
+            md,
+            "![{loss} recovery error vs m]({png})\n\n(Medians over {} seeds; values clipped to \
+             [{:.0e}, {:.0e}] for the plot; the series \"√((d−r)/m)\" on the synthetic panel is \
+             Theorem 3's scale of the naive error.)\n",
+            SEEDS.len(),
+            CLIP.0,
+            CLIP.1
+        )?;
+    }
+    std::fs::write(args.out.join("drp_recovery.md"), md)?;
+    std::fs::write(args.out.join("drp_recovery.csv"), csv)?;
+    eprintln!("wrote {}", args.out.join("drp_recovery.md").display());
+    Ok(())
+}
+
+/// One row of the summary: dataset, loss, m, the median errors (naive, then each iterate) and
+/// how many seeds diverged.
+type SummaryRow = (&'static str, DrpLoss, usize, Vec<f64>, usize);
+
+/// One loss on one dataset: the exact solution, a table row per m (every fit into the CSV), the
+/// summary rows and the panel.
+fn loss_section(
+    md: &mut String,
+    csv: &mut String,
+    data: &DrpData,
+    loss: DrpLoss,
+    sigma2: &Option<Vec<f64>>,
+    summary: &mut Vec<SummaryRow>,
+) -> Result<Panel> {
+    let (n, d) = (data.train.len(), data.train.dim());
+    let problem = Problem::new(loss, LAMBDA)?;
+    let exact = ExactSolver::new(1e-12, 1000)?.solve(&problem, &data.train)?;
+    let rbar = match data.known_rank {
+        Some(r) => format!("≤ r = {r}"),
+        None => sigma2
+            .as_ref()
+            .map_or("not computed (d > 1000)".into(), |s2| {
+                format!("{:.1}", effective_rank(s2, LAMBDA, loss))
+            }),
+    };
+    writeln!(
+        md,
+        "### {loss}: r̄ {rbar}; exact solver {:.2} s ({} Newton / {} CG iterations)\n",
+        exact.seconds, exact.iterations, exact.cg_iterations
+    )?;
+    writeln!(
+        md,
+        "| m | naive | Alg. 1 | T = 2 | T = 3 | T = 4 | T = 5 | div | s |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|")?;
+    let mut series: Vec<Series> = std::iter::once("naive".to_string())
+        .chain(std::iter::once("Alg. 1".to_string()))
+        .chain((2..=T).map(|t| format!("Alg. 2, T={t}")))
+        .map(|label| Series {
+            label,
+            points: Vec::new(),
+        })
+        .collect();
+    let mut law = Series {
+        label: "√((d−r)/m)".into(),
+        points: Vec::new(),
+    };
+    for m in grid(data.name) {
+        let (med, diverged, secs) = fits_at(csv, data, loss, m, &exact.w)?;
+        eprintln!(
+            "  {loss:8} m = {m:5}: naive {:.3} alg1 {:.3e} T=5 {:.3e} (diverged {}/{}) {:.2} s",
+            med[0],
+            med[1],
+            med[T],
+            diverged.len(),
+            SEEDS.len(),
+            median(&secs)
+        );
+        for (k, s) in series.iter_mut().enumerate() {
+            s.points.push((m as f64, med[k].clamp(CLIP.0, CLIP.1)));
+        }
+        if let Some(r) = data.known_rank {
+            law.points
+                .push((m as f64, (((d - r) as f64) / m as f64).sqrt()));
+        }
+        let div = if diverged.is_empty() {
+            "0".to_string()
+        } else {
+            format!(
+                "{}/{} (t={})",
+                diverged.len(),
+                SEEDS.len(),
+                diverged.iter().min().expect("non-empty")
+            )
+        };
+        writeln!(
+            md,
+            "| {m} | {} | {} | {} | {} | {} | {} | {div} | {:.2} |",
+            fmt_err(med[0]),
+            fmt_err(med[1]),
+            fmt_err(med[2]),
+            fmt_err(med[3]),
+            fmt_err(med[4]),
+            fmt_err(med[5]),
+            median(&secs)
+        )?;
+        summary.push((data.name, loss, m, med.clone(), diverged.len()));
+    }
+    writeln!(md)?;
+    if !law.points.is_empty() {
+        series.push(law);
+    }
+    Ok(Panel {
+        title: format!("{} {loss} (n={n}, d={d})", data.name),
+        x_label: "projections m".into(),
+        y_label: "‖w − w*‖/‖w*‖".into(),
+        log_x: true,
+        log_y: true,
+        series,
+    })
+}
+
+/// Every seed's fit at `m` (each a CSV row per iterate): the median errors (naive, then each
+/// iterate), the iterations where a seed diverged, and the fit seconds.
+fn fits_at(
+    csv: &mut String,
+    data: &DrpData,
+    loss: DrpLoss,
+    m: usize,
+    exact_w: &[f64],
+) -> Result<(Vec<f64>, Vec<usize>, Vec<f64>)> {
+    let (n, d) = (data.train.len(), data.train.dim());
+    // errors[k][s]: k = 0 naive, k = t for Alg. 2 iterate t.
+    let mut errors = vec![Vec::new(); T + 1];
+    let mut diverged = Vec::new();
+    let mut secs = Vec::new();
+    for &seed in &SEEDS {
+        let fit = DrpParams::new(loss, LAMBDA, m)
+            .iterations(T)
+            .seed(seed)
+            .on_divergence(OnDivergence::Continue)
+            .build()?
+            .fit(&data.train)?;
+        let status = match fit.status {
+            Alg2Status::Diverged { at } => {
+                diverged.push(at);
+                format!("diverged@{at}")
+            }
+            Alg2Status::Completed => "completed".into(),
+            Alg2Status::Converged { at } => format!("converged@{at}"),
+        };
+        secs.push(fit.seconds);
+        let g0 = fit.grad_norm0;
+        let e = relative_error(&fit.naive, exact_w);
+        errors[0].push(e);
+        writeln!(
+            csv,
+            "{},{n},{d},{loss},{LAMBDA},{m},{seed},naive,0,{e:.6e},{:.10e},{:.6e},{status},{:.4}",
+            data.name,
+            fit.naive_objective,
+            fit.naive_grad_norm / g0,
+            fit.seconds
+        )?;
+        for (w, r) in fit.iterates.iter().zip(&fit.reports) {
+            let e = relative_error(w, exact_w);
+            errors[r.t].push(e);
+            let name = if r.t == 1 { "alg1" } else { "alg2" };
+            writeln!(
+                csv,
+                "{},{n},{d},{loss},{LAMBDA},{m},{seed},{name},{},{e:.6e},{:.10e},{:.6e},{status},{:.4}",
+                data.name, r.t, r.objective, r.grad_norm / g0, fit.seconds
+            )?;
+        }
+    }
+    let med: Vec<f64> = errors.iter().map(|v| median(v)).collect();
+    Ok((med, diverged, secs))
+}
+
+/// Smallest m of the grid where the median error is below a threshold.
+fn summary_table(
+    md: &mut String,
+    datasets: &[DrpData],
+    losses: &[DrpLoss],
+    summary: &[SummaryRow],
+) -> Result<()> {
     writeln!(md, "## Summary\n")?;
     writeln!(
         md,
@@ -215,8 +284,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         "| data set | loss | naive < 1 | Alg. 1 < 0.5 | Alg. 1 < 0.1 | Alg. 2 (T=5) < 1e-2 | Alg. 2 (T=5) < 1e-6 | no divergence flagged from |"
     )?;
     writeln!(md, "|---|---|---|---|---|---|---|---|")?;
-    for data in &datasets {
-        for loss in losses {
+    for data in datasets {
+        for &loss in losses {
             let rows: Vec<_> = summary
                 .iter()
                 .filter(|r| r.0 == data.name && r.1 == loss)
@@ -243,22 +312,6 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         }
     }
     writeln!(md)?;
-    for (li, loss) in losses.iter().enumerate() {
-        let png = format!("drp_recovery_{loss}.png");
-        line_panels(&args.out.join(&png), &panels_by_loss[li], 2200, 560)?;
-        writeln!(
-            md,
-            "![{loss} recovery error vs m]({png})\n\n(Medians over {} seeds; values clipped to \
-             [{:.0e}, {:.0e}] for the plot; the series \"√((d−r)/m)\" on the synthetic panel is \
-             Theorem 3's scale of the naive error.)\n",
-            SEEDS.len(),
-            CLIP.0,
-            CLIP.1
-        )?;
-    }
-    std::fs::write(args.out.join("drp_recovery.md"), md)?;
-    std::fs::write(args.out.join("drp_recovery.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("drp_recovery.md").display());
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
 use sketchlearn::drp::{relative_error, Alg2Status, DrpLoss, DrpParams, ExactSolver, Problem};
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 const LAMBDA: f64 = 1.0;
@@ -130,197 +131,15 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let t0 = Instant::now();
         let data = load()?;
         let load_seconds = t0.elapsed().as_secs_f64();
-        let (n, nt, d) = (data.train.len(), data.test.len(), data.train.dim());
-        eprintln!("{}: n = {n}, test {nt}, d = {d}", data.name);
-        writeln!(
-            md,
-            "## {} (train {n}, test {nt}, d = {d}; load {load_seconds:.2} s for train + test)\n",
-            data.name
+        dataset_section(
+            &mut md,
+            &mut csv,
+            &data,
+            load_seconds,
+            &liblinear,
+            &tmp,
+            &mut panels,
         )?;
-        writeln!(md, "{}.\n", data.note)?;
-        writeln!(
-            md,
-            "| loss | solution | m | test error | ‖w − w*‖/‖w*‖ | seconds |"
-        )?;
-        writeln!(md, "|---|---|---|---|---|---|")?;
-        let train_file = tmp.join(format!("{}.train.svm", data.name));
-        if liblinear.is_some() {
-            write_libsvm(&data.train, &train_file)?;
-        }
-        for (li, &loss) in DrpLoss::ALL.iter().enumerate() {
-            let problem = Problem::new(loss, LAMBDA)?;
-            let exact = ExactSolver::default().solve(&problem, &data.train)?;
-            let exact_err = data.test.error_rate(&exact.w);
-            let ctx = Ctx {
-                name: data.name,
-                n,
-                nt,
-                d,
-                loss,
-            };
-            let mut row = |md: &mut String,
-                           solution: &str,
-                           m: Option<usize>,
-                           t: usize,
-                           err: f64,
-                           rec: Option<f64>,
-                           secs: f64,
-                           note: &str| {
-                emit(&mut csv, md, &ctx, solution, m, t, err, rec, secs, note)
-            };
-            row(
-                &mut md,
-                "exact",
-                None,
-                0,
-                exact_err,
-                Some(0.0),
-                exact.seconds,
-                "",
-            )?;
-            let ll: Option<LiblinearRun> = match &liblinear {
-                Some(bin) => Some(run_liblinear(
-                    bin,
-                    &train_file,
-                    &tmp.join("model.txt"),
-                    loss,
-                    LAMBDA,
-                    d,
-                )?),
-                None => None,
-            };
-            let (s, c, _) = liblinear_solver(loss, LAMBDA);
-            match &ll {
-                Some(run) => {
-                    let rec = run.comparable.then(|| relative_error(&run.w, &exact.w));
-                    let note = if run.comparable {
-                        format!("-s {} -c {}", run.solver, run.c)
-                    } else {
-                        format!("-s {} -c {}, squared hinge", run.solver, run.c)
-                    };
-                    row(
-                        &mut md,
-                        "LIBLINEAR",
-                        None,
-                        0,
-                        data.test.error_rate(&run.w),
-                        rec,
-                        run.seconds,
-                        &note,
-                    )?;
-                }
-                None => writeln!(
-                    md,
-                    "| {loss} | LIBLINEAR (-s {s} -c {c}) | — | not run | — | — |"
-                )?,
-            }
-            let mut series = vec![
-                Series {
-                    label: "naive".into(),
-                    points: Vec::new(),
-                },
-                Series {
-                    label: "Alg. 1".into(),
-                    points: Vec::new(),
-                },
-                Series {
-                    label: format!("Alg. 2 (T={T}, best)"),
-                    points: Vec::new(),
-                },
-                Series {
-                    label: "exact".into(),
-                    points: Vec::new(),
-                },
-            ];
-            let mut ll_series = Series {
-                label: "LIBLINEAR".into(),
-                points: Vec::new(),
-            };
-            for m in grid(data.name) {
-                let fit = DrpParams::new(loss, LAMBDA, m)
-                    .iterations(T)
-                    .seed(SEED)
-                    .build()?
-                    .fit(&data.train)?;
-                let t1 = fit.projection_seconds + fit.reports[0].seconds;
-                let naive_secs = t1 + fit.naive_seconds;
-                let e_naive = data.test.error_rate(&fit.naive);
-                let e_alg1 = data.test.error_rate(fit.alg1());
-                let best = fit.best_index();
-                let e_best = data.test.error_rate(fit.best());
-                let best_secs =
-                    fit.projection_seconds + fit.reports.iter().map(|r| r.seconds).sum::<f64>();
-                let status = match fit.status {
-                    Alg2Status::Diverged { at } => format!("div@{at}"),
-                    _ => String::new(),
-                };
-                eprintln!(
-                    "  {loss:12} m = {m:5}: naive {e_naive:.4} alg1 {e_alg1:.4} best(t={}) {e_best:.4} exact {exact_err:.4} {status}",
-                    fit.reports[best].t
-                );
-                row(
-                    &mut md,
-                    "naive",
-                    Some(m),
-                    0,
-                    e_naive,
-                    Some(relative_error(&fit.naive, &exact.w)),
-                    naive_secs,
-                    "",
-                )?;
-                row(
-                    &mut md,
-                    "Alg. 1",
-                    Some(m),
-                    1,
-                    e_alg1,
-                    Some(relative_error(fit.alg1(), &exact.w)),
-                    t1,
-                    "",
-                )?;
-                let note = format!(
-                    "t={}{}",
-                    fit.reports[best].t,
-                    if status.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", {status}")
-                    }
-                );
-                row(
-                    &mut md,
-                    &format!("Alg. 2 T={T}"),
-                    Some(m),
-                    fit.reports[best].t,
-                    e_best,
-                    Some(relative_error(fit.best(), &exact.w)),
-                    best_secs,
-                    &note,
-                )?;
-                series[0].points.push((m as f64, e_naive));
-                series[1].points.push((m as f64, e_alg1));
-                series[2].points.push((m as f64, e_best));
-                series[3].points.push((m as f64, exact_err));
-                if let Some(run) = &ll {
-                    ll_series
-                        .points
-                        .push((m as f64, data.test.error_rate(&run.w)));
-                }
-            }
-            if ll.is_some() {
-                series.push(ll_series);
-            }
-            panels[li].push(Panel {
-                title: format!("{} {loss}", data.name),
-                x_label: "projections m".into(),
-                y_label: "test error".into(),
-                log_x: true,
-                log_y: true,
-                series,
-            });
-        }
-        writeln!(md)?;
-        std::fs::remove_file(&train_file).ok();
     }
     for (li, loss) in DrpLoss::ALL.iter().enumerate() {
         let png = format!("drp_test_error_{loss}.png");
@@ -332,4 +151,254 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     std::fs::write(args.out.join("drp_test_error.csv"), csv)?;
     eprintln!("wrote {}", args.out.join("drp_test_error.md").display());
     Ok(())
+}
+
+/// One dataset's section of the report and the CSV, and its panel per loss.
+fn dataset_section(
+    md: &mut String,
+    csv: &mut String,
+    data: &DrpData,
+    load_seconds: f64,
+    liblinear: &Option<PathBuf>,
+    tmp: &Path,
+    panels: &mut [Vec<Panel>],
+) -> Result<()> {
+    let (n, nt, d) = (data.train.len(), data.test.len(), data.train.dim());
+    eprintln!("{}: n = {n}, test {nt}, d = {d}", data.name);
+    writeln!(
+        md,
+        "## {} (train {n}, test {nt}, d = {d}; load {load_seconds:.2} s for train + test)\n",
+        data.name
+    )?;
+    writeln!(md, "{}.\n", data.note)?;
+    writeln!(
+        md,
+        "| loss | solution | m | test error | ‖w − w*‖/‖w*‖ | seconds |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|")?;
+    let train_file = tmp.join(format!("{}.train.svm", data.name));
+    if liblinear.is_some() {
+        write_libsvm(&data.train, &train_file)?;
+    }
+    for (li, &loss) in DrpLoss::ALL.iter().enumerate() {
+        let ctx = Ctx {
+            name: data.name,
+            n,
+            nt,
+            d,
+            loss,
+        };
+        panels[li].push(loss_section(
+            md,
+            csv,
+            data,
+            &ctx,
+            liblinear,
+            &train_file,
+            tmp,
+        )?);
+    }
+    writeln!(md)?;
+    std::fs::remove_file(&train_file).ok();
+    Ok(())
+}
+
+/// One loss on one dataset: the exact solution, LIBLINEAR and the projections' rows, and the
+/// panel of test error against m.
+fn loss_section(
+    md: &mut String,
+    csv: &mut String,
+    data: &DrpData,
+    ctx: &Ctx,
+    liblinear: &Option<PathBuf>,
+    train_file: &Path,
+    tmp: &Path,
+) -> Result<Panel> {
+    let (loss, d) = (ctx.loss, ctx.d);
+    let problem = Problem::new(loss, LAMBDA)?;
+    let exact = ExactSolver::default().solve(&problem, &data.train)?;
+    let exact_err = data.test.error_rate(&exact.w);
+    let mut row =
+        |md: &mut String,
+         solution: &str,
+         m: Option<usize>,
+         t: usize,
+         err: f64,
+         rec: Option<f64>,
+         secs: f64,
+         note: &str| { emit(csv, md, ctx, solution, m, t, err, rec, secs, note) };
+    row(
+        md,
+        "exact",
+        None,
+        0,
+        exact_err,
+        Some(0.0),
+        exact.seconds,
+        "",
+    )?;
+    let ll: Option<LiblinearRun> = match &liblinear {
+        Some(bin) => Some(run_liblinear(
+            bin,
+            train_file,
+            &tmp.join("model.txt"),
+            loss,
+            LAMBDA,
+            d,
+        )?),
+        None => None,
+    };
+    let (s, c, _) = liblinear_solver(loss, LAMBDA);
+    match &ll {
+        Some(run) => {
+            let rec = run.comparable.then(|| relative_error(&run.w, &exact.w));
+            let note = if run.comparable {
+                format!("-s {} -c {}", run.solver, run.c)
+            } else {
+                format!("-s {} -c {}, squared hinge", run.solver, run.c)
+            };
+            row(
+                md,
+                "LIBLINEAR",
+                None,
+                0,
+                data.test.error_rate(&run.w),
+                rec,
+                run.seconds,
+                &note,
+            )?;
+        }
+        None => writeln!(
+            md,
+            "| {loss} | LIBLINEAR (-s {s} -c {c}) | — | not run | — | — |"
+        )?,
+    }
+    let series = projection_sweep(md, csv, data, ctx, &exact.w, exact_err, ll.as_ref())?;
+    Ok(Panel {
+        title: format!("{} {loss}", data.name),
+        x_label: "projections m".into(),
+        y_label: "test error".into(),
+        log_x: true,
+        log_y: true,
+        series,
+    })
+}
+
+/// The naive solution, Algorithm 1 and Algorithm 2 for every m of the dataset's grid: their rows
+/// and the panel's series.
+fn projection_sweep(
+    md: &mut String,
+    csv: &mut String,
+    data: &DrpData,
+    ctx: &Ctx,
+    exact_w: &[f64],
+    exact_err: f64,
+    ll: Option<&LiblinearRun>,
+) -> Result<Vec<Series>> {
+    let loss = ctx.loss;
+    let mut row =
+        |md: &mut String,
+         solution: &str,
+         m: Option<usize>,
+         t: usize,
+         err: f64,
+         rec: Option<f64>,
+         secs: f64,
+         note: &str| { emit(csv, md, ctx, solution, m, t, err, rec, secs, note) };
+    let mut series = vec![
+        Series {
+            label: "naive".into(),
+            points: Vec::new(),
+        },
+        Series {
+            label: "Alg. 1".into(),
+            points: Vec::new(),
+        },
+        Series {
+            label: format!("Alg. 2 (T={T}, best)"),
+            points: Vec::new(),
+        },
+        Series {
+            label: "exact".into(),
+            points: Vec::new(),
+        },
+    ];
+    let mut ll_series = Series {
+        label: "LIBLINEAR".into(),
+        points: Vec::new(),
+    };
+    for m in grid(data.name) {
+        let fit = DrpParams::new(loss, LAMBDA, m)
+            .iterations(T)
+            .seed(SEED)
+            .build()?
+            .fit(&data.train)?;
+        let t1 = fit.projection_seconds + fit.reports[0].seconds;
+        let naive_secs = t1 + fit.naive_seconds;
+        let e_naive = data.test.error_rate(&fit.naive);
+        let e_alg1 = data.test.error_rate(fit.alg1());
+        let best = fit.best_index();
+        let e_best = data.test.error_rate(fit.best());
+        let best_secs = fit.projection_seconds + fit.reports.iter().map(|r| r.seconds).sum::<f64>();
+        let status = match fit.status {
+            Alg2Status::Diverged { at } => format!("div@{at}"),
+            _ => String::new(),
+        };
+        eprintln!(
+            "  {loss:12} m = {m:5}: naive {e_naive:.4} alg1 {e_alg1:.4} best(t={}) {e_best:.4} exact {exact_err:.4} {status}",
+            fit.reports[best].t
+        );
+        row(
+            md,
+            "naive",
+            Some(m),
+            0,
+            e_naive,
+            Some(relative_error(&fit.naive, exact_w)),
+            naive_secs,
+            "",
+        )?;
+        row(
+            md,
+            "Alg. 1",
+            Some(m),
+            1,
+            e_alg1,
+            Some(relative_error(fit.alg1(), exact_w)),
+            t1,
+            "",
+        )?;
+        let note = format!(
+            "t={}{}",
+            fit.reports[best].t,
+            if status.is_empty() {
+                String::new()
+            } else {
+                format!(", {status}")
+            }
+        );
+        row(
+            md,
+            &format!("Alg. 2 T={T}"),
+            Some(m),
+            fit.reports[best].t,
+            e_best,
+            Some(relative_error(fit.best(), exact_w)),
+            best_secs,
+            &note,
+        )?;
+        series[0].points.push((m as f64, e_naive));
+        series[1].points.push((m as f64, e_alg1));
+        series[2].points.push((m as f64, e_best));
+        series[3].points.push((m as f64, exact_err));
+        if let Some(run) = ll {
+            ll_series
+                .points
+                .push((m as f64, data.test.error_rate(&run.w)));
+        }
+    }
+    if ll.is_some() {
+        series.push(ll_series);
+    }
+    Ok(series)
 }

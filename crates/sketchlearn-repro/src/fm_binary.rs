@@ -21,6 +21,7 @@ use crate::machine::load_average;
 use crate::plot::{line_panels, Panel, Series};
 use anyhow::Result;
 use std::fmt::Write as _;
+use std::path::Path;
 
 const DATASETS: [&str; 3] = ["spam.shuf", "a9a", "magic04.shuf"];
 /// Files no default was chosen on: the held-out check of the logistic defaults.
@@ -133,6 +134,25 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
     )?;
     chosen.push(runs[0].clone());
     all.extend(runs);
+    let families = baseline_families(&with);
+    for (family, g) in families {
+        let (runs, best) = run_grid(family, None, &g, &file, key)?;
+        chosen.push(runs[best].clone());
+        all.extend(runs);
+    }
+    let table7 = table7_runs(&file, &with, &eta_m10, &mut all)?;
+    Ok(DatasetResult {
+        name,
+        all,
+        chosen,
+        by_m,
+        table7,
+    })
+}
+
+/// The baselines' grids: split SFTRL tuned, full FTRL, OGD (plain and on the nuclear ball), OCG
+/// and FM-SGD.
+fn baseline_families(with: &impl Fn(Vec<String>) -> Vec<String>) -> Vec<(&'static str, Grid)> {
     let split_grid = split_grid(&[0.3, 1.0, 3.0], &[0.1, 0.3, 1.0], with);
     let grid = |algo: &str, etas: &[f64], extra: &[(&str, String)]| -> Vec<(String, Vec<String>)> {
         etas.iter()
@@ -168,7 +188,7 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
             &[("--radius", s(tau)), ("--ocg-gamma", s(0.2))],
         ));
     }
-    let families: Vec<(&str, Grid)> = vec![
+    vec![
         ("Split SFTRL, tuned (m = 10)", split_grid),
         (
             "FTRL (full matrix)",
@@ -181,13 +201,18 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
             "FM-SGD (Rendle, k=10)",
             grid("fm-sgd", &[0.01, 0.05, 0.2, 0.5], &[]),
         ),
-    ];
-    for (family, g) in families {
-        let (runs, best) = run_grid(family, None, &g, &file, key)?;
-        chosen.push(runs[best].clone());
-        all.extend(runs);
-    }
-    // Table 7 analogue: loss and time against m at the η chosen for m = 10.
+    ]
+}
+
+/// Table 7 analogue: loss and time against m at the η chosen for m = 10, per m (Alg. 5, Alg. 4);
+/// every run joins `all`.
+fn table7_runs(
+    file: &Path,
+    with: &impl Fn(Vec<String>) -> Vec<String>,
+    eta_m10: &str,
+    all: &mut Vec<FmRun>,
+) -> Result<Vec<(usize, FmRun, FmRun)>> {
+    let key = "progressive_loss";
     let mut table7 = Vec::new();
     for &m in &TABLE7_SIZES {
         let mut pair = Vec::new();
@@ -203,10 +228,10 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
                     with(args(&[
                         ("--algo", s(algo)),
                         ("--size", s(m)),
-                        ("--eta", eta_m10.clone()),
+                        ("--eta", eta_m10.to_string()),
                     ])),
                 )],
-                &file,
+                file,
                 key,
             )?;
             pair.push(runs[0].clone());
@@ -216,13 +241,7 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
         let fast = pair.pop().expect("two runs");
         table7.push((m, fast, slow));
     }
-    Ok(DatasetResult {
-        name,
-        all,
-        chosen,
-        by_m,
-        table7,
-    })
+    Ok(table7)
 }
 
 /// Every [`HELD_OUT_FAMILIES`] member at its defaults (m = 10) on one held-out file.
@@ -373,159 +392,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let mut panels = Vec::new();
     let mut t7_series = Vec::new();
     for r in &results {
-        for run in &r.all {
-            csv_row(&mut csv, r.name, run)?;
-        }
-        let first = &r.all[0];
-        writeln!(
-            md,
-            "## {} (d = {}, {} training + {} test examples)\n",
-            r.name,
-            fmt_opt(first.num("dim"), 0),
-            fmt_opt(first.num("train_examples"), 0),
-            fmt_opt(first.num("test_examples"), 0)
-        )?;
-        writeln!(
-            md,
-            "| method | setting | progressive loss | progressive error | progressive AUC | test error | test AUC | CPU s | model |"
-        )?;
-        writeln!(md, "|---|---|---|---|---|---|---|---|---|")?;
-        let row = |md: &mut String, run: &FmRun, label: &str| -> std::fmt::Result {
-            writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                label,
-                run.setting,
-                fmt_opt(run.num("progressive_loss"), 4),
-                fmt_opt(run.num("progressive_error"), 4),
-                fmt_opt(run.num("progressive_auc"), 4),
-                fmt_opt(run.num("test_error"), 4),
-                fmt_opt(run.num("test_auc"), 4),
-                fmt_opt(run.num("cpu_seconds"), 3),
-                fmt_bytes(run.num("model_bytes")),
-            )
-        };
-        for run in &r.chosen {
-            row(&mut md, run, &run.family)?;
-        }
-        for (m, fast, slow) in &r.by_m {
-            if *m != 10 {
-                row(&mut md, fast, &format!("SFTRL (Alg. 5), m = {m}"))?;
-                row(&mut md, slow, &format!("SFTRL (Alg. 4), m = {m}"))?;
-            }
-        }
-        // Observations computed from this run.
-        let best_by = |key: &str, lower: bool| {
-            r.chosen
-                .iter()
-                .filter(|c| c.num(key).is_some())
-                .min_by(|a, b| {
-                    let (x, y) = (a.num(key).unwrap(), b.num(key).unwrap());
-                    if lower {
-                        x.total_cmp(&y)
-                    } else {
-                        y.total_cmp(&x)
-                    }
-                })
-        };
-        writeln!(md)?;
-        if let (Some(l), Some(a)) = (
-            best_by("progressive_loss", true),
-            best_by("test_auc", false),
-        ) {
-            writeln!(
-                md,
-                "Lowest progressive loss: {} ({:.4}); highest test AUC: {} ({:.4}).",
-                l.family,
-                l.num("progressive_loss").unwrap_or(f64::NAN),
-                a.family,
-                a.num("test_auc").unwrap_or(f64::NAN)
-            )?;
-        }
-        let ftrl = r.chosen.iter().find(|c| c.family.starts_with("FTRL"));
-        if let (Some(f), Some((m, fast, _))) = (ftrl, r.by_m.last()) {
-            let d = f.num("dim").unwrap_or(0.0);
-            writeln!(
-                md,
-                "SFTRL approaches full FTRL as m grows (m = {m}: test AUC {} vs {}){}.",
-                fmt_opt(fast.num("test_auc"), 4),
-                fmt_opt(f.num("test_auc"), 4),
-                if (*m as f64) >= d + 2.0 {
-                    format!(
-                        "; with m ≥ d + 2 = {} SFTRL is FTRL exactly at the same η",
-                        d + 2.0
-                    )
-                } else {
-                    String::new()
-                }
-            )?;
-        }
-        writeln!(md)?;
-        writeln!(
-            md,
-            "Table 7 analogue ({}): average training loss of SFTRL against m (η chosen for m = 10)\n",
-            r.name
-        )?;
-        writeln!(
-            md,
-            "| m | Alg. 5 avg. training loss | Alg. 5 CPU s | Alg. 4 avg. training loss | Alg. 4 CPU s | test AUC (Alg. 5 / Alg. 4) |"
-        )?;
-        writeln!(md, "|---|---|---|---|---|---|")?;
-        for (m, fast, slow) in &r.table7 {
-            writeln!(
-                md,
-                "| {m} | {} | {} | {} | {} | {} / {} |",
-                fmt_opt(fast.num("progressive_loss"), 6),
-                fmt_opt(fast.num("cpu_seconds"), 3),
-                fmt_opt(slow.num("progressive_loss"), 6),
-                fmt_opt(slow.num("cpu_seconds"), 3),
-                fmt_opt(fast.num("test_auc"), 4),
-                fmt_opt(slow.num("test_auc"), 4),
-            )?;
-        }
-        writeln!(md)?;
-        let xs: Vec<f64> = r.by_m.iter().map(|x| x.0 as f64).collect();
-        let (x0, x1) = (xs[0], xs[xs.len() - 1]);
-        let mut series = vec![
-            Series {
-                label: "SFTRL Alg.5".into(),
-                points: r
-                    .by_m
-                    .iter()
-                    .filter_map(|(m, f, _)| Some((*m as f64, f.num("test_auc")?)))
-                    .collect(),
-            },
-            Series {
-                label: "SFTRL Alg.4".into(),
-                points: r
-                    .by_m
-                    .iter()
-                    .filter_map(|(m, _, p)| Some((*m as f64, p.num("test_auc")?)))
-                    .collect(),
-            },
-        ];
-        for c in r.chosen.iter().filter(|c| !c.family.starts_with("SFTRL")) {
-            let label = match c.family.as_str() {
-                "OGD + nuclear ball" => "OGD+ball".to_string(),
-                "Split SFTRL, defaults" => "Split SFTRL defaults".to_string(),
-                "Split SFTRL, tuned (m = 10)" => "Split SFTRL tuned".to_string(),
-                f => f.split(' ').next().unwrap_or("?").to_string(),
-            };
-            series.push(Series {
-                label,
-                points: c
-                    .num("test_auc")
-                    .map_or(Vec::new(), |y| vec![(x0, y), (x1, y)]),
-            });
-        }
-        panels.push(Panel {
-            title: format!("{}: test AUC", r.name),
-            x_label: "sketch size m".into(),
-            y_label: "test AUC".into(),
-            log_x: true,
-            log_y: false,
-            series,
-        });
+        dataset_tables(&mut md, &mut csv, r)?;
+        panels.push(auc_panel(r));
         t7_series.push(Series {
             label: format!("{} Alg.5", r.name),
             points: r
@@ -560,4 +428,167 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     std::fs::write(args.out.join("fm_binary.csv"), csv)?;
     eprintln!("wrote {}", args.out.join("fm_binary.md").display());
     Ok(())
+}
+
+/// One dataset's runs as CSV rows and its markdown: the chosen configurations, SFTRL against m,
+/// the observations and the Table 7 analogue.
+fn dataset_tables(md: &mut String, csv: &mut String, r: &DatasetResult) -> Result<()> {
+    for run in &r.all {
+        csv_row(csv, r.name, run)?;
+    }
+    let first = &r.all[0];
+    writeln!(
+        md,
+        "## {} (d = {}, {} training + {} test examples)\n",
+        r.name,
+        fmt_opt(first.num("dim"), 0),
+        fmt_opt(first.num("train_examples"), 0),
+        fmt_opt(first.num("test_examples"), 0)
+    )?;
+    writeln!(
+        md,
+        "| method | setting | progressive loss | progressive error | progressive AUC | test error | test AUC | CPU s | model |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|")?;
+    let row = |md: &mut String, run: &FmRun, label: &str| -> std::fmt::Result {
+        writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            label,
+            run.setting,
+            fmt_opt(run.num("progressive_loss"), 4),
+            fmt_opt(run.num("progressive_error"), 4),
+            fmt_opt(run.num("progressive_auc"), 4),
+            fmt_opt(run.num("test_error"), 4),
+            fmt_opt(run.num("test_auc"), 4),
+            fmt_opt(run.num("cpu_seconds"), 3),
+            fmt_bytes(run.num("model_bytes")),
+        )
+    };
+    for run in &r.chosen {
+        row(md, run, &run.family)?;
+    }
+    for (m, fast, slow) in &r.by_m {
+        if *m != 10 {
+            row(md, fast, &format!("SFTRL (Alg. 5), m = {m}"))?;
+            row(md, slow, &format!("SFTRL (Alg. 4), m = {m}"))?;
+        }
+    }
+    // Observations computed from this run.
+    let best_by = |key: &str, lower: bool| {
+        r.chosen
+            .iter()
+            .filter(|c| c.num(key).is_some())
+            .min_by(|a, b| {
+                let (x, y) = (a.num(key).unwrap(), b.num(key).unwrap());
+                if lower {
+                    x.total_cmp(&y)
+                } else {
+                    y.total_cmp(&x)
+                }
+            })
+    };
+    writeln!(md)?;
+    if let (Some(l), Some(a)) = (
+        best_by("progressive_loss", true),
+        best_by("test_auc", false),
+    ) {
+        writeln!(
+            md,
+            "Lowest progressive loss: {} ({:.4}); highest test AUC: {} ({:.4}).",
+            l.family,
+            l.num("progressive_loss").unwrap_or(f64::NAN),
+            a.family,
+            a.num("test_auc").unwrap_or(f64::NAN)
+        )?;
+    }
+    let ftrl = r.chosen.iter().find(|c| c.family.starts_with("FTRL"));
+    if let (Some(f), Some((m, fast, _))) = (ftrl, r.by_m.last()) {
+        let d = f.num("dim").unwrap_or(0.0);
+        writeln!(
+            md,
+            "SFTRL approaches full FTRL as m grows (m = {m}: test AUC {} vs {}){}.",
+            fmt_opt(fast.num("test_auc"), 4),
+            fmt_opt(f.num("test_auc"), 4),
+            if (*m as f64) >= d + 2.0 {
+                format!(
+                    "; with m ≥ d + 2 = {} SFTRL is FTRL exactly at the same η",
+                    d + 2.0
+                )
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    writeln!(md)?;
+    writeln!(
+        md,
+        "Table 7 analogue ({}): average training loss of SFTRL against m (η chosen for m = 10)\n",
+        r.name
+    )?;
+    writeln!(
+        md,
+        "| m | Alg. 5 avg. training loss | Alg. 5 CPU s | Alg. 4 avg. training loss | Alg. 4 CPU s | test AUC (Alg. 5 / Alg. 4) |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|")?;
+    for (m, fast, slow) in &r.table7 {
+        writeln!(
+            md,
+            "| {m} | {} | {} | {} | {} | {} / {} |",
+            fmt_opt(fast.num("progressive_loss"), 6),
+            fmt_opt(fast.num("cpu_seconds"), 3),
+            fmt_opt(slow.num("progressive_loss"), 6),
+            fmt_opt(slow.num("cpu_seconds"), 3),
+            fmt_opt(fast.num("test_auc"), 4),
+            fmt_opt(slow.num("test_auc"), 4),
+        )?;
+    }
+    writeln!(md)?;
+    Ok(())
+}
+
+/// One dataset's panel: test AUC against m, the baselines flat.
+fn auc_panel(r: &DatasetResult) -> Panel {
+    let xs: Vec<f64> = r.by_m.iter().map(|x| x.0 as f64).collect();
+    let (x0, x1) = (xs[0], xs[xs.len() - 1]);
+    let mut series = vec![
+        Series {
+            label: "SFTRL Alg.5".into(),
+            points: r
+                .by_m
+                .iter()
+                .filter_map(|(m, f, _)| Some((*m as f64, f.num("test_auc")?)))
+                .collect(),
+        },
+        Series {
+            label: "SFTRL Alg.4".into(),
+            points: r
+                .by_m
+                .iter()
+                .filter_map(|(m, _, p)| Some((*m as f64, p.num("test_auc")?)))
+                .collect(),
+        },
+    ];
+    for c in r.chosen.iter().filter(|c| !c.family.starts_with("SFTRL")) {
+        let label = match c.family.as_str() {
+            "OGD + nuclear ball" => "OGD+ball".to_string(),
+            "Split SFTRL, defaults" => "Split SFTRL defaults".to_string(),
+            "Split SFTRL, tuned (m = 10)" => "Split SFTRL tuned".to_string(),
+            f => f.split(' ').next().unwrap_or("?").to_string(),
+        };
+        series.push(Series {
+            label,
+            points: c
+                .num("test_auc")
+                .map_or(Vec::new(), |y| vec![(x0, y), (x1, y)]),
+        });
+    }
+    Panel {
+        title: format!("{}: test AUC", r.name),
+        x_label: "sketch size m".into(),
+        y_label: "test AUC".into(),
+        log_x: true,
+        log_y: false,
+        series,
+    }
 }

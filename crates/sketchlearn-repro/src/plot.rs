@@ -254,3 +254,114 @@ pub fn grid_panels(
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// A grouped point chart over categories (datasets).
+
+pub struct CatSeries {
+    pub label: String,
+    pub values: Vec<Option<f64>>,
+}
+
+pub struct CatPanel {
+    pub title: String,
+    pub y_label: String,
+    pub categories: Vec<String>,
+    pub series: Vec<CatSeries>,
+}
+
+/// Series colour `j`: black for the first series (sketchlearn), then the shared palette.
+fn series_color(j: usize) -> RGBColor {
+    match j % 8 {
+        0 => RGBColor(0, 0, 0),
+        k => COLORS[k - 1],
+    }
+}
+
+/// Panels stacked vertically; in each, one column of points per category, the series side by
+/// side within it, a log y axis and a line at 1.
+pub fn category_points(path: &Path, panels: &[CatPanel], width: u32, height: u32) -> Result<()> {
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+    let areas = root.split_evenly((panels.len().max(1), 1));
+    for (p, area) in panels.iter().zip(areas.iter()) {
+        let err = |e: &dyn std::fmt::Display| anyhow!("plot: {e}");
+        let k = p.categories.len().max(1);
+        let (mut lo, mut hi) = (1.0f64, 1.0f64);
+        for v in p
+            .series
+            .iter()
+            .flat_map(|s| s.values.iter().flatten())
+            .filter(|v| v.is_finite() && **v > 0.0)
+        {
+            lo = lo.min(*v);
+            hi = hi.max(*v);
+        }
+        let (lo, hi) = (lo / 1.3, hi * 2.0);
+        let mut chart = ChartBuilder::on(area)
+            .caption(&p.title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(30)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5f64..(k as f64 - 0.5), (lo..hi).log_scale())
+            .map_err(|e| err(&e))?;
+        let cats = &p.categories;
+        let x_fmt = |v: &f64| {
+            let r = v.round();
+            if (v - r).abs() < 1e-6 && r >= 0.0 && (r as usize) < cats.len() {
+                cats[r as usize].clone()
+            } else {
+                String::new()
+            }
+        };
+        let y_fmt = |v: &f64| {
+            let s = format!("{v:.3}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(k + k / 2)
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .y_desc(p.y_label.as_str())
+            .draw()
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(-0.5, 1.0), (k as f64 - 0.5, 1.0)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(|e| err(&e))?;
+        let ns = p.series.len().max(1) as f64;
+        for (j, s) in p.series.iter().enumerate() {
+            let color = series_color(j);
+            let off = (j as f64 - (ns - 1.0) / 2.0) * 0.8 / ns;
+            let pts: Vec<(f64, f64)> = s
+                .values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| {
+                    v.filter(|x| x.is_finite() && *x > 0.0)
+                        .map(|x| (i as f64 + off, x))
+                })
+                .collect();
+            chart
+                .draw_series(pts.into_iter().map(|q| Circle::new(q, 5, color.filled())))
+                .map_err(|e| err(&e))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 16))
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    root.present()
+        .map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
+    Ok(())
+}

@@ -263,6 +263,53 @@ fn write_report(
         load_average(),
         command_line()
     )?;
+    cost_table(&mut md, points)?;
+    fit_table(&mut md, points)?;
+    d_tables(&mut md, points, dense, warm)?;
+    for p in points {
+        writeln!(
+            csv,
+            "{},{},{},{},{},{},{}",
+            p.learner,
+            p.m,
+            p.nnz,
+            p.bits,
+            p.us,
+            1e6 / p.us,
+            p.error
+        )?;
+    }
+    let panels: Vec<Panel> = kinds()
+        .iter()
+        .map(|(name, _)| Panel {
+            title: format!("{name}, d = 2^18"),
+            x_label: "non-zeros per example".into(),
+            y_label: "µs per example (CPU)".into(),
+            log_x: true,
+            log_y: true,
+            series: MS
+                .iter()
+                .map(|&m| Series {
+                    label: format!("m = {m}"),
+                    points: points
+                        .iter()
+                        .filter(|p| p.learner == *name && p.m == m && p.bits == 18)
+                        .map(|p| (p.nnz as f64, p.us))
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    writeln!(md, "\n![scaling](sparse_scaling.png)")?;
+    std::fs::write(args.out.join("sparse_scaling.md"), md)?;
+    std::fs::write(args.out.join("sparse_scaling.csv"), csv)?;
+    line_panels(&args.out.join("sparse_scaling.png"), &panels, 1600, 450)?;
+    eprintln!("wrote {}", args.out.join("sparse_scaling.md").display());
+    Ok(())
+}
+
+/// µs per example at d = 2^18 for every (learner, m, nnz), and AdaGrad's.
+fn cost_table(md: &mut String, points: &[Point]) -> Result<()> {
     writeln!(md, "## µs per example at d = 2^18\n")?;
     write!(md, "| learner | m |")?;
     for nnz in NNZS {
@@ -289,6 +336,11 @@ fn write_report(
         write!(md, " {} |", p.map_or("—".into(), |p| sig3(p.us)))?;
     }
     writeln!(md, "\n")?;
+    Ok(())
+}
+
+/// The least-squares fit `µs ≈ a + b·m² + c·m·nnz` per learner.
+fn fit_table(md: &mut String, points: &[Point]) -> Result<()> {
     writeln!(md, "## Fit `µs ≈ a + b·m² + c·m·nnz` (d = 2^18)\n")?;
     writeln!(
         md,
@@ -328,6 +380,16 @@ fn write_report(
             100.0 * worst
         )?;
     }
+    Ok(())
+}
+
+/// µs per example against d (and in later passes), and the dense Oja-SON for contrast.
+fn d_tables(
+    md: &mut String,
+    points: &[Point],
+    dense: &[(u32, f64, f64)],
+    warm: &[(String, f64)],
+) -> Result<()> {
     writeln!(md, "\n## µs per example vs d (m = 10, nnz = 50)\n")?;
     writeln!(
         md,
@@ -373,44 +435,5 @@ fn write_report(
     for (bits, us, uss) in dense {
         writeln!(md, "| 2^{bits} | {} | {} |", sig3(*us), sig3(*uss))?;
     }
-    for p in points {
-        writeln!(
-            csv,
-            "{},{},{},{},{},{},{}",
-            p.learner,
-            p.m,
-            p.nnz,
-            p.bits,
-            p.us,
-            1e6 / p.us,
-            p.error
-        )?;
-    }
-    let panels: Vec<Panel> = kinds()
-        .iter()
-        .map(|(name, _)| Panel {
-            title: format!("{name}, d = 2^18"),
-            x_label: "non-zeros per example".into(),
-            y_label: "µs per example (CPU)".into(),
-            log_x: true,
-            log_y: true,
-            series: MS
-                .iter()
-                .map(|&m| Series {
-                    label: format!("m = {m}"),
-                    points: points
-                        .iter()
-                        .filter(|p| p.learner == *name && p.m == m && p.bits == 18)
-                        .map(|p| (p.nnz as f64, p.us))
-                        .collect(),
-                })
-                .collect(),
-        })
-        .collect();
-    writeln!(md, "\n![scaling](sparse_scaling.png)")?;
-    std::fs::write(args.out.join("sparse_scaling.md"), md)?;
-    std::fs::write(args.out.join("sparse_scaling.csv"), csv)?;
-    line_panels(&args.out.join("sparse_scaling.png"), &panels, 1600, 450)?;
-    eprintln!("wrote {}", args.out.join("sparse_scaling.md").display());
     Ok(())
 }

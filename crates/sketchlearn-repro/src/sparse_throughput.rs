@@ -452,50 +452,7 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
          included; VW: Python + VW, compare with the `--noop` row). Start-up: building the \
          learner (sketchlearn) / a run on an empty file (VW).\n"
     )?;
-    writeln!(
-        md,
-        "| data | b | learner | ex/s (CPU) | ex/s (wall) | × VW Oja (CPU) | start-up s | peak MB | progressive error | note |"
-    )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|")?;
-    for l in lines {
-        let vw_oja = lines
-            .iter()
-            .find(|x| x.data == l.data && x.bits == l.bits && x.name == "VW OjaNewton")
-            .map(|x| x.rate_cpu);
-        let ratio = vw_oja.map_or(f64::NAN, |v| l.rate_cpu / v);
-        writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            l.data,
-            l.bits,
-            l.name,
-            sig3(l.rate_cpu),
-            sig3(l.rate_wall),
-            sig3(ratio),
-            sig3(l.startup),
-            sig3(l.peak_mb),
-            if l.error.is_finite() {
-                format!("{:.4}", l.error)
-            } else {
-                "—".into()
-            },
-            l.note
-        )?;
-        writeln!(
-            csv,
-            "{},{},{},{},{},{},{},{},{},{}",
-            l.data,
-            l.bits,
-            l.name,
-            l.rate_cpu,
-            l.rate_wall,
-            ratio,
-            l.startup,
-            l.peak_mb,
-            l.error,
-            l.note.replace(',', ";")
-        )?;
-    }
+    results_table(&mut md, &mut csv, lines)?;
     writeln!(md)?;
     if have_vw {
         writeln!(md, "## Against the target ({TARGET}× VW OjaNewton's examples/second at equal or better progressive error)\n")?;
@@ -540,8 +497,68 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
             "VW was not available (.venv-peers missing): no peer rows."
         )?;
     }
+    let panels = throughput_panels(lines);
+    std::fs::write(args.out.join("sparse_throughput.csv"), csv)?;
+    writeln!(md, "\n![throughput](sparse_throughput.png)")?;
+    std::fs::write(args.out.join("sparse_throughput.md"), md)?;
+    line_panels(&args.out.join("sparse_throughput.png"), &panels, 2100, 550)?;
+    eprintln!("wrote {}", args.out.join("sparse_throughput.md").display());
+    Ok(())
+}
+
+/// The results table: one row per (data, bits, learner), also as CSV.
+fn results_table(md: &mut String, csv: &mut String, lines: &[Line]) -> Result<()> {
+    writeln!(
+        md,
+        "| data | b | learner | ex/s (CPU) | ex/s (wall) | × VW Oja (CPU) | start-up s | peak MB | progressive error | note |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|")?;
+    for l in lines {
+        let vw_oja = lines
+            .iter()
+            .find(|x| x.data == l.data && x.bits == l.bits && x.name == "VW OjaNewton")
+            .map(|x| x.rate_cpu);
+        let ratio = vw_oja.map_or(f64::NAN, |v| l.rate_cpu / v);
+        writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.data,
+            l.bits,
+            l.name,
+            sig3(l.rate_cpu),
+            sig3(l.rate_wall),
+            sig3(ratio),
+            sig3(l.startup),
+            sig3(l.peak_mb),
+            if l.error.is_finite() {
+                format!("{:.4}", l.error)
+            } else {
+                "—".into()
+            },
+            l.note
+        )?;
+        writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{},{},{}",
+            l.data,
+            l.bits,
+            l.name,
+            l.rate_cpu,
+            l.rate_wall,
+            ratio,
+            l.startup,
+            l.peak_mb,
+            l.error,
+            l.note.replace(',', ";")
+        )?;
+    }
+    Ok(())
+}
+
+/// One panel per data set: examples/s (CPU) against the hash bits, one series per learner.
+fn throughput_panels(lines: &[Line]) -> Vec<Panel> {
     let r8x = format!("r8_earn_vs_rest ×{R8_COPIES}");
-    let panels: Vec<Panel> = ["synthetic", "r8_earn_vs_rest", r8x.as_str()]
+    ["synthetic", "r8_earn_vs_rest", r8x.as_str()]
         .iter()
         .map(|data| {
             let mut names: Vec<&str> = lines
@@ -575,11 +592,5 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
                     .collect(),
             }
         })
-        .collect();
-    std::fs::write(args.out.join("sparse_throughput.csv"), csv)?;
-    writeln!(md, "\n![throughput](sparse_throughput.png)")?;
-    std::fs::write(args.out.join("sparse_throughput.md"), md)?;
-    line_panels(&args.out.join("sparse_throughput.png"), &panels, 2100, 550)?;
-    eprintln!("wrote {}", args.out.join("sparse_throughput.md").display());
-    Ok(())
+        .collect()
 }

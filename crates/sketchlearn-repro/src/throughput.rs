@@ -22,7 +22,7 @@ use super::son_table3::fmt_opt;
 use super::{command_line, ReproArgs};
 use crate::machine::{load_average, proc_cpu, utc_now};
 use crate::paths::{cache_dir, repo_root};
-use crate::peers::{find_peers, find_python};
+use crate::peers::{find_peers, find_python, Peers};
 use crate::rng::SplitMix64;
 use crate::stats::{binomial_se, median_finite};
 use anyhow::{bail, Context, Result};
@@ -308,12 +308,85 @@ impl Row3 {
     }
 }
 
+/// What the report is written from.
+struct Measured {
+    rows: Vec<Row3>,
+    /// The first VW row of `rows` (AdaGrad, then OjaNewton), when the peers ran.
+    vw_start: usize,
+    vw_status: Vec<String>,
+    vw_learn: Option<VwLearnOnly>,
+    /// The sketches alone: (learner, method, median wall s, median CPU s).
+    sketch_rates: Vec<(&'static str, SketchMethod, f64, f64)>,
+    /// The peers ran, or why not.
+    peers: std::result::Result<(), String>,
+    positives: usize,
+    root: PathBuf,
+    libsvm: PathBuf,
+    vw_file: PathBuf,
+    date: String,
+    load_before: String,
+    load_mid: String,
+    gen_seconds: f64,
+    t0: Instant,
+}
+
 pub fn run(args: &ReproArgs) -> Result<()> {
     let t0 = Instant::now();
     let load_before = load_average();
     let date = utc_now();
     let peers = find_peers();
     let root = repo_root();
+    let (data, libsvm, vw_file, gen_seconds) = dataset_files()?;
+    let exe = crate::paths::cli_exe()?;
+    let ls = learners();
+    let (mut rows, cli_start, vw_start) = report_rows(&ls, peers.is_ok());
+    let vw_status = timed_rounds(
+        &ls, &data, &exe, &libsvm, &vw_file, &peers, &mut rows, cli_start, vw_start,
+    )?;
+    let load_mid = load_average();
+    let vw_learn = if peers.is_ok() {
+        vw_learn_only(&vw_file)?
+    } else {
+        None
+    };
+    let sketch_rates = sketch_alone(&ls, &data)?;
+    let m = Measured {
+        rows,
+        vw_start,
+        vw_status,
+        vw_learn,
+        sketch_rates,
+        peers: peers.map(|_| ()),
+        positives: data.positives,
+        root,
+        libsvm,
+        vw_file,
+        date,
+        load_before,
+        load_mid,
+        gen_seconds,
+        t0,
+    };
+
+    let mut md = String::new();
+    setup(&mut md, &m)?;
+    let csv = results_table(&mut md, &m)?;
+    target_check(&mut md, &m)?;
+    breakdown(&mut md, &m)?;
+    let out_md = args.out.join("throughput_dense.md");
+    std::fs::write(&out_md, md)?;
+    std::fs::write(args.out.join("throughput_dense.csv"), csv)?;
+    eprintln!(
+        "wrote {} ({:.0} s)",
+        out_md.display(),
+        m.t0.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The data set in memory, and its LIBSVM and VW files under `target/peers/` (written once,
+/// reused when complete); the seconds that took.
+fn dataset_files() -> Result<(Data, PathBuf, PathBuf, f64)> {
     let dir: PathBuf = cache_dir()?;
     let stem = format!("dense_d{D}_n{N}_seed{SEED:x}");
     let libsvm = dir.join(format!("{stem}.libsvm"));
@@ -335,11 +408,14 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         "data: n = {N}, d = {D}, {} positives ({gen_seconds:.0} s)",
         data.positives
     );
-    let exe = crate::paths::cli_exe()?;
-    let ls = learners();
+    Ok((data, libsvm, vw_file, gen_seconds))
+}
 
+/// The report's rows, without timings yet: in-process, end-to-end CLI, VW (when the peers run);
+/// and where the CLI and VW rows start.
+fn report_rows(ls: &[Learner], peers_ok: bool) -> (Vec<Row3>, usize, usize) {
     let mut rows: Vec<Row3> = Vec::new();
-    for l in &ls {
+    for l in ls {
         rows.push(Row3 {
             name: l.name.to_string(),
             kind: "in-process (learning loop)",
@@ -378,7 +454,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         ),
         ("VW OjaNewton", "oja", "--OjaNewton --sketch_size 10"),
     ];
-    if peers.is_ok() {
+    if peers_ok {
         for (name, _, vw_args) in vw_modes {
             rows.push(Row3 {
                 name: name.to_string(),
@@ -393,11 +469,28 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             });
         }
     }
+    (rows, cli_start, vw_start)
+}
+
+/// The timed rounds, interleaved: every in-process learner, every CLI run, then VW; the VW
+/// status lines that are not `ok`.
+#[allow(clippy::too_many_arguments)]
+fn timed_rounds(
+    ls: &[Learner],
+    data: &Data,
+    exe: &Path,
+    libsvm: &Path,
+    vw_file: &Path,
+    peers: &std::result::Result<Peers, String>,
+    rows: &mut [Row3],
+    cli_start: usize,
+    vw_start: usize,
+) -> Result<Vec<String>> {
     let mut vw_status = Vec::new();
     for rep in 0..REPS {
         eprintln!("round {} of {REPS} (load {})", rep + 1, load_average());
         for (k, l) in ls.iter().enumerate() {
-            let t = in_process(&l.config, &data)?;
+            let t = in_process(&l.config, data)?;
             eprintln!(
                 "  {:52} in-process {:7.2} s  error {}",
                 l.name,
@@ -410,7 +503,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             rows[k].refused = t.refused;
         }
         for (k, l) in ls.iter().filter(|l| !l.cli.is_empty()).enumerate() {
-            let t = end_to_end(&exe, &l.cli, &libsvm)?;
+            let t = end_to_end(exe, &l.cli, libsvm)?;
             eprintln!(
                 "  {:52} CLI        {:7.2} s  error {}",
                 l.name,
@@ -424,7 +517,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             r.error = t.error;
             r.refused = t.refused;
         }
-        if let Ok(p) = &peers {
+        if let Ok(p) = peers {
             let lines = p.run_vw(&[
                 "--mode".into(),
                 "adagrad,oja".into(),
@@ -466,53 +559,59 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             }
         }
     }
-    let load_mid = load_average();
+    Ok(vw_status)
+}
 
-    // VW's learning-only time, like for like with the in-process loop: every run a fresh process
-    // reading VW's binary cache of the file; learning = (run − start-up) − (`--noop` − start-up).
+/// VW's learning-only time, like for like with the in-process loop: every run a fresh process
+/// reading VW's binary cache of the file; learning = (run − start-up) − (`--noop` − start-up).
+fn vw_learn_only(vw_file: &Path) -> Result<Option<VwLearnOnly>> {
     let mut vw_learn: Option<VwLearnOnly> = None;
-    if peers.is_ok() {
-        if let Some(py) = find_python() {
-            let out = py.run_script(
-                "scripts/peers/sparse_vw_bench.py",
-                &[
-                    "--bits".into(),
-                    "18".into(),
-                    "--repeat".into(),
-                    REPS.to_string(),
-                    "--sketch-size".into(),
-                    M.to_string(),
-                    vw_file.display().to_string(),
-                ],
-            )?;
-            let bench = super::sparse_common::VwBench(out);
-            let err = |mode: &str| {
-                bench
-                    .0
-                    .iter()
-                    .find(|r| r["mode"] == mode && r["kind"] == "learn")
-                    .and_then(|r| r["progressive_error"].as_f64())
-            };
-            let (parse, learn) = (
-                |k: &str| bench.parse_only(k),
-                |mode: &str, k: &str| bench.learn_only(mode, k),
-            );
-            vw_learn = Some(VwLearnOnly {
-                parse_cpu: parse("cpu"),
-                ada_cpu: learn("adagrad", "cpu"),
-                oja_cpu: learn("oja", "cpu"),
-                oja_wall: learn("oja", "wall"),
-                ada_err: err("adagrad"),
-                oja_err: err("oja"),
-            });
-        }
+    if let Some(py) = find_python() {
+        let out = py.run_script(
+            "scripts/peers/sparse_vw_bench.py",
+            &[
+                "--bits".into(),
+                "18".into(),
+                "--repeat".into(),
+                REPS.to_string(),
+                "--sketch-size".into(),
+                M.to_string(),
+                vw_file.display().to_string(),
+            ],
+        )?;
+        let bench = super::sparse_common::VwBench(out);
+        let err = |mode: &str| {
+            bench
+                .0
+                .iter()
+                .find(|r| r["mode"] == mode && r["kind"] == "learn")
+                .and_then(|r| r["progressive_error"].as_f64())
+        };
+        let (parse, learn) = (
+            |k: &str| bench.parse_only(k),
+            |mode: &str, k: &str| bench.learn_only(mode, k),
+        );
+        vw_learn = Some(VwLearnOnly {
+            parse_cpu: parse("cpu"),
+            ada_cpu: learn("adagrad", "cpu"),
+            oja_cpu: learn("oja", "cpu"),
+            oja_wall: learn("oja", "wall"),
+            ada_err: err("adagrad"),
+            oja_err: err("oja"),
+        });
     }
+    Ok(vw_learn)
+}
 
-    // Breakdown: the sketch alone on the same rows (the learner sketches √c·ℓ'·x; FD/RFD/RP cost
-    // does not depend on the scale). Oja's sketch is left out: its standalone cost depends on
-    // the input scale and it is not what the learner runs per example.
+/// Breakdown: the sketch alone on the same rows (the learner sketches √c·ℓ'·x; FD/RFD/RP cost
+/// does not depend on the scale). Oja's sketch is left out: its standalone cost depends on
+/// the input scale and it is not what the learner runs per example.
+fn sketch_alone(
+    ls: &[Learner],
+    data: &Data,
+) -> Result<Vec<(&'static str, SketchMethod, f64, f64)>> {
     let mut sketch_rates = Vec::new();
-    for l in &ls {
+    for l in ls {
         let Some(method) = l.sketch else { continue };
         if method == SketchMethod::Oja {
             continue;
@@ -531,14 +630,24 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         sketch_rates.push((l.name, method, median_finite(&secs), median_finite(&cpus)));
     }
 
-    // ------------------------------------------------------------------ report
-    let vw_oja = peers.is_ok().then(|| &rows[vw_start + 1]);
-    let vw_ada = peers.is_ok().then(|| &rows[vw_start]);
-    let vw_oja_rate = vw_oja.map(|r| r.rate()).filter(|r| r.is_finite());
-    let vw_oja_rate_cpu = vw_oja.map(|r| r.rate_cpu()).filter(|r| r.is_finite());
-    let vw_oja_err = vw_oja.and_then(|r| r.error);
-    let se = vw_oja_err.map(|p| binomial_se(p, N));
-    let mut md = String::new();
+    Ok(sketch_rates)
+}
+
+/// Title, how to reproduce, the run's conditions and the setup.
+fn setup(md: &mut String, m: &Measured) -> Result<()> {
+    let Measured {
+        peers,
+        positives,
+        root,
+        libsvm,
+        vw_file,
+        date,
+        load_before,
+        load_mid,
+        gen_seconds,
+        t0,
+        ..
+    } = m;
     writeln!(
         md,
         "# Throughput on dense data (d = {D}, n = {N}): sketchlearn vs Vowpal Wabbit\n"
@@ -571,11 +680,11 @@ pub fn run(args: &ReproArgs) -> Result<()> {
          Values rounded to three decimals, written once as LIBSVM (`{}`) and VW text (`{}`), \
          {:.1} GB and {:.1} GB, not committed.",
         1.0 + SCALES[0] * SCALES[0],
-        data.positives,
-        libsvm.strip_prefix(&root).unwrap_or(&libsvm).display(),
-        vw_file.strip_prefix(&root).unwrap_or(&vw_file).display(),
-        std::fs::metadata(&libsvm).map_or(0.0, |m| m.len() as f64 / 1e9),
-        std::fs::metadata(&vw_file).map_or(0.0, |m| m.len() as f64 / 1e9),
+        positives,
+        libsvm.strip_prefix(root).unwrap_or(libsvm).display(),
+        vw_file.strip_prefix(root).unwrap_or(vw_file).display(),
+        std::fs::metadata(libsvm).map_or(0.0, |m| m.len() as f64 / 1e9),
+        std::fs::metadata(vw_file).map_or(0.0, |m| m.len() as f64 / 1e9),
     )?;
     writeln!(
         md,
@@ -610,11 +719,26 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         md,
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
     )?;
+    Ok(())
+}
+
+/// The results table (markdown) and the same numbers as CSV.
+fn results_table(md: &mut String, m: &Measured) -> Result<String> {
+    let Measured {
+        rows,
+        vw_start,
+        vw_status,
+        peers,
+        ..
+    } = m;
+    let vw_oja = peers.is_ok().then(|| &rows[*vw_start + 1]);
+    let vw_oja_rate = vw_oja.map(|r| r.rate()).filter(|r| r.is_finite());
+    let vw_oja_rate_cpu = vw_oja.map(|r| r.rate_cpu()).filter(|r| r.is_finite());
     let mut csv = String::from(
         "learner,timing,median_wall_seconds,examples_per_second_wall,ratio_to_vw_oja_wall,median_cpu_seconds,examples_per_second_cpu,ratio_to_vw_oja_cpu,progressive_error,refused_steps,wall_runs_seconds,cpu_runs_seconds,configuration\n",
     );
     let opt = |x: Option<f64>, prec: usize| x.map_or("—".to_string(), |v| format!("{v:.prec$}"));
-    for r in &rows {
+    for r in rows {
         let ratio = vw_oja_rate.map(|v| r.rate() / v);
         let ratio_cpu = vw_oja_rate_cpu.map(|v| r.rate_cpu() / v);
         let extra = if r.inner.is_empty() {
@@ -677,13 +801,32 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         )?;
     }
     writeln!(md)?;
-    for s in &vw_status {
+    for s in vw_status {
         writeln!(md, "* VW status: {s}")?;
     }
     if !vw_status.is_empty() {
         writeln!(md)?;
     }
 
+    Ok(csv)
+}
+
+/// The issue's target: SON m = 10 against VW OjaNewton, like for like.
+fn target_check(md: &mut String, m: &Measured) -> Result<()> {
+    let Measured {
+        rows,
+        vw_start,
+        vw_status,
+        vw_learn,
+        peers,
+        ..
+    } = m;
+    let vw_oja = peers.is_ok().then(|| &rows[*vw_start + 1]);
+    let vw_ada = peers.is_ok().then(|| &rows[*vw_start]);
+    let vw_oja_rate = vw_oja.map(|r| r.rate()).filter(|r| r.is_finite());
+    let vw_oja_rate_cpu = vw_oja.map(|r| r.rate_cpu()).filter(|r| r.is_finite());
+    let vw_oja_err = vw_oja.and_then(|r| r.error);
+    let se = vw_oja_err.map(|p| binomial_se(p, N));
     // Verdict
     writeln!(md, "## Target check (computed)\n")?;
     match (vw_oja_rate, vw_oja_rate_cpu, vw_oja_err, se) {
@@ -801,6 +944,14 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         )?,
     }
 
+    Ok(())
+}
+
+/// Where the time goes: the sketch alone and the Newton step without one.
+fn breakdown(md: &mut String, m: &Measured) -> Result<()> {
+    let Measured {
+        rows, sketch_rates, ..
+    } = m;
     // Breakdown
     writeln!(
         md,
@@ -825,7 +976,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         "| learner | whole learner CPU s | sketch alone CPU s (ex/s) | Newton/identity CPU s | remainder CPU s (share of the learner) |"
     )?;
     writeln!(md, "|---|---:|---:|---:|---:|")?;
-    for (name, method, _wall, cpu) in &sketch_rates {
+    for (name, method, _wall, cpu) in sketch_rates {
         let whole = rows
             .iter()
             .find(|r| r.name == *name && r.kind.starts_with("in-process"))
@@ -843,13 +994,5 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     }
     writeln!(md)?;
 
-    let out_md = args.out.join("throughput_dense.md");
-    std::fs::write(&out_md, md)?;
-    std::fs::write(args.out.join("throughput_dense.csv"), csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        out_md.display(),
-        t0.elapsed().as_secs_f64()
-    );
     Ok(())
 }
