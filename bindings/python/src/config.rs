@@ -8,7 +8,7 @@ use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
+use sketchlearn::linear::{auto_sparse, Algorithm, CurvatureKind, LearnerConfig};
 use sketchlearn::loss::Loss;
 use std::str::FromStr;
 
@@ -72,44 +72,36 @@ pub fn learner_config(params: &Bound<'_, PyDict>, default_loss: Loss) -> PyResul
 
 /// The binding's choice of representation — THE one place it is made. `sparse`: `Some(true)`
 /// forces the sparse-time learner of the curvature (an error when it has none), `Some(false)`
-/// keeps the dense one, `None` (auto) takes the sparse-time learner for sparse input (CSR
-/// matrices, hashed River dictionaries) whenever the curvature has one and, for FD/RFD,
-/// `d + bias ≥ 2m` — the CLI's `auto_sparse` rule with "the input is sparse" in place of its
-/// non-zero count.
-///
-/// To be replaced by a call to the library's own representation choice once it lands.
+/// keeps the dense one, `None` (auto) asks the library's rule ([`auto_sparse`]: hashed input,
+/// i.e. River dictionaries, or an average of fewer than `d/10` non-zeros per row — `avg_nnz`,
+/// known for SciPy sparse input, `None` for dense arrays), the rule `sketchlearn train` follows,
+/// so that a file gives the same learner in Python and on the command line.
 pub fn choose_representation(
     mut config: LearnerConfig,
     dim: usize,
-    sparse_input: bool,
+    hashed: bool,
+    avg_nnz: Option<f64>,
     sparse: Option<bool>,
 ) -> PyResult<LearnerConfig> {
-    let applies = matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto);
-    match sparse {
-        Some(false) => {}
-        Some(true) => {
-            if !applies {
+    let sparse = match sparse {
+        Some(force) => {
+            if force && !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto) {
                 return Err(PyValueError::new_err(
                     "sparse=True applies to algo 'newton' and 'auto' (ogd and adagrad are \
                      O(nnz) already)",
                 ));
             }
-            config.curvature = config.curvature.sparse_variant().ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "curvature {} has no sparse-time learner (use oja, rp, fd or rfd)",
-                    config.curvature
-                ))
-            })?;
+            force
         }
-        None => {
-            if let Some(kind) = config.curvature.sparse_variant() {
-                let fd = matches!(kind, CurvatureKind::FdSparse | CurvatureKind::RfdSparse);
-                let room = !fd || dim + usize::from(config.bias) >= 2 * config.size;
-                if applies && sparse_input && room {
-                    config.curvature = kind;
-                }
-            }
-        }
+        None => auto_sparse(&config, dim, hashed, avg_nnz),
+    };
+    if sparse {
+        config.curvature = config.curvature.sparse_variant().ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "curvature {} has no sparse-time learner (use oja, rp, fd or rfd)",
+                config.curvature
+            ))
+        })?;
     }
     Ok(config)
 }

@@ -165,14 +165,17 @@ fn progress_tuple(r: &ProgressRow) -> ProgressTuple {
 #[pymethods]
 impl LinearLearners {
     /// Builds `n_models` learners for `dim` features from estimator parameters (see
-    /// `config::learner_config`); `sparse_input` and `sparse` choose the representation.
+    /// `config::learner_config`); `hashed` (River dictionaries), `avg_nnz` (sparse input's mean
+    /// non-zeros per row) and `sparse` (force) choose the representation
+    /// (`config::choose_representation`).
     #[new]
-    #[pyo3(signature = (params, dim, n_models, sparse_input, sparse=None, regression=false))]
+    #[pyo3(signature = (params, dim, n_models, *, hashed=false, avg_nnz=None, sparse=None, regression=false))]
     fn new(
         params: &Bound<'_, PyDict>,
         dim: usize,
         n_models: usize,
-        sparse_input: bool,
+        hashed: bool,
+        avg_nnz: Option<f64>,
         sparse: Option<bool>,
         regression: bool,
     ) -> PyResult<Self> {
@@ -185,7 +188,7 @@ impl LinearLearners {
             Loss::Logistic
         };
         let config = learner_config(params, default_loss)?;
-        let config = choose_representation(config, dim, sparse_input, sparse)?;
+        let config = choose_representation(config, dim, hashed, avg_nnz, sparse)?;
         let models = (0..n_models)
             .map(|_| {
                 config

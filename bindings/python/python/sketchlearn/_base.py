@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -80,14 +81,15 @@ class OnlineLinearModel(BaseEstimator):
         params["seed"] = seed_of(self.random_state)
         return params
 
-    def _new_learners(self, n_features: int, n_models: int, sparse_input: bool):
+    def _new_learners(self, X, n_models: int):
+        avg_nnz = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else None
         return _core.LinearLearners(
             self._core_params(),
-            n_features,
+            X.shape[1],
             n_models,
-            sparse_input,
-            self.sparse,
-            self._regression,
+            avg_nnz=avg_nnz,
+            sparse=self.sparse,
+            regression=self._regression,
         )
 
     def _validate(self, X, y="no_validation", *, reset: bool):
@@ -124,9 +126,9 @@ class OnlineLinearModel(BaseEstimator):
             sample_weight = np.ascontiguousarray(
                 _check_sample_weight(sample_weight, X, dtype=np.float64)
             )
-        rows, is_sparse = as_rows(X)
+        rows, _ = as_rows(X)
         if reset:
-            self.learners_ = self._new_learners(X.shape[1], n_models, is_sparse)
+            self.learners_ = self._new_learners(X, n_models)
             self._printed_header = False
         self._learn(rows, as_targets(targets), sample_weight, passes)
         return self
