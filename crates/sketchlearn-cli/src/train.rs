@@ -279,8 +279,10 @@ pub struct MemberWeight {
 
 /// The members of an `auto` or `adagrad-grid` model and their current mixture weights.
 fn mixture_weights(model: &LinearModel) -> Option<Vec<MemberWeight>> {
-    let AnyLearner::Mixture(mix) = &model.learner else {
-        return None;
+    let mix = match &model.learner {
+        AnyLearner::Mixture(mix) => mix,
+        AnyLearner::ScaledMixture(mix) => mix.mixture(),
+        _ => return None,
     };
     let names = model.config.mixture_members()?;
     Some(

@@ -11,6 +11,7 @@ use crate::Row;
 mod config;
 pub mod curvature;
 mod diagonal;
+mod feature_scaling;
 mod first_order;
 mod fixed;
 mod intercept;
@@ -18,11 +19,15 @@ mod mixture;
 pub mod multiclass;
 mod newton;
 mod representation;
+mod running_mean;
 mod saved;
+mod scaled_mixture;
 pub mod sparse;
+mod target_standardization;
 
 pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
 pub use diagonal::DiagonalAdaptation;
+pub use feature_scaling::FeatureScaling;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
 pub use intercept::Intercept;
@@ -33,7 +38,10 @@ pub use multiclass::{
 };
 pub use newton::{Newton, NewtonParams};
 pub use representation::{auto_sparse, SPARSITY_SAMPLE};
+pub use running_mean::RunningMean;
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
+pub use scaled_mixture::{LabelScale, ScaledMixture};
+pub use target_standardization::TargetStandardization;
 
 /// What can go wrong while learning.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
