@@ -102,7 +102,7 @@ impl fmt::Display for ClassLabel {
 }
 
 /// What is wrong with a label.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LabelError {
     /// A label that is not one of the model's classes.
     #[error("label {label} is not one of the classes {classes} ({hint})")]

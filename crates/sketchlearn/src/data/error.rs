@@ -128,4 +128,8 @@ pub enum ParseErrorKind {
     /// The source cannot be read with the options given (the message says which option).
     #[error("{0}")]
     Unsupported(String),
+    /// A label that is not one of the classes (a third class with a binary learner, a class
+    /// unseen in training, a label outside `--oaa K`), or too many or too few classes.
+    #[error("{0}")]
+    Label(crate::labels::LabelError),
 }

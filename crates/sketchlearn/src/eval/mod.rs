@@ -16,6 +16,7 @@
 //! `examples.into_iter().map(Ok::<_, std::convert::Infallible>)` for in-memory data).
 
 mod auc;
+pub mod multiclass;
 
 use serde::{Deserialize, Serialize};
 

@@ -18,11 +18,13 @@ use crate::Row;
 mod class_factor;
 mod config;
 mod one_vs_all;
+mod saved;
 mod softmax_son;
 
 pub use class_factor::ClassFactor;
 pub use config::{AnyMulticlass, MulticlassConfig, Reduction};
 pub use one_vs_all::OneVsAll;
+pub use saved::{MulticlassModel, MULTICLASS_MODEL_KIND};
 pub use softmax_son::{SoftmaxParams, SoftmaxSon};
 
 /// An online learner of `K` classes, one example at a time (River's `learn_one` /
@@ -65,7 +67,11 @@ pub trait MulticlassLearner {
 }
 
 /// Index of the largest value (the first among ties; NaN never wins; 0 for an empty slice).
-pub(crate) fn argmax(v: &[f64]) -> usize {
+///
+/// ```
+/// assert_eq!(sketchlearn::linear::multiclass::argmax(&[0.2, 0.5, 0.5]), 1);
+/// ```
+pub fn argmax(v: &[f64]) -> usize {
     let mut best = 0;
     for (k, &s) in v.iter().enumerate() {
         if s > v[best] || (v[best].is_nan() && !s.is_nan()) {

@@ -1,0 +1,381 @@
+//! Labels as the user wrote them, mapped to what a learner takes (issue 24, item 1).
+//!
+//! * [`ClassScan`] / [`scan_classes`]: a cheap pass over a re-readable input that collects its
+//!   distinct labels (each with the first line it appears on, at most
+//!   [`MAX_CLASSES`](crate::labels::MAX_CLASSES)) and turns them into [`Classes`] — for a binary
+//!   learner ([`ClassScan::binary`]: a third label is an error at its line naming
+//!   `--multiclass`), for a multiclass one ([`ClassScan::classes`]), against a declared list
+//!   ([`ClassScan::declared`], `--classes`) or VW's `--oaa K` ([`ClassScan::oaa`]).
+//! * [`Labeled`]: an [`ExampleSource`] adapter that rewrites each example's label with a
+//!   [`LabelMap`] — the binary target `±1`, a class index `0..K`, or the label unchanged for
+//!   regression — and turns a label that does not fit into a [`ParseError`] of kind
+//!   [`ParseErrorKind::Label`] at the example's line (column 1, where the label is).
+//!
+//! ```
+//! use std::io::Cursor;
+//! use sketchlearn::data::{scan_classes, ExampleSource, LabelMap, Labeled, LibsvmOptions, LibsvmReader};
+//! use sketchlearn::Example;
+//! let text = "4 1:0.5\n2 2:1\n4 3:1\n";
+//! let open = || LibsvmReader::new(Cursor::new(text), "bc.libsvm", LibsvmOptions::default());
+//! let classes = scan_classes(&mut open(), "bc.libsvm")?.binary()?;
+//! assert_eq!(classes.to_list(), "2,4"); // 4, the later class, is positive
+//! let mut source = Labeled::new(open(), LabelMap::Binary(classes), "bc.libsvm");
+//! let mut ex = Example::default();
+//! let mut targets = Vec::new();
+//! while source.read_into(&mut ex)? {
+//!     targets.push(ex.label);
+//! }
+//! assert_eq!(targets, [1.0, -1.0, 1.0]);
+//!
+//! // A third label with a binary learner: an error at its line that names --multiclass.
+//! let three = "0 1:1\n1 1:2\n2 1:3\n";
+//! let mut r = LibsvmReader::new(Cursor::new(three), "t.libsvm", LibsvmOptions::default());
+//! let err = scan_classes(&mut r, "t.libsvm")?.binary().unwrap_err().to_string();
+//! assert!(err.starts_with("t.libsvm:3:1: label 2") && err.contains("--multiclass"), "{err}");
+//! # Ok::<(), sketchlearn::ParseError>(())
+//! ```
+
+use super::{Example, ExampleSource, ParseError, ParseErrorKind};
+use crate::labels::{ClassLabel, Classes, ImplicitBinary, LabelError, MAX_CLASSES};
+use std::collections::BTreeMap;
+
+/// The distinct labels of an input, each with the 1-based line it first appears on.
+#[derive(Clone, Debug)]
+pub struct ClassScan {
+    source_name: String,
+    first_line: BTreeMap<ClassLabel, u64>,
+}
+
+impl ClassScan {
+    /// An empty scan of the source called `source_name` (in error messages).
+    pub fn new(source_name: impl Into<String>) -> Self {
+        ClassScan {
+            source_name: source_name.into(),
+            first_line: BTreeMap::new(),
+        }
+    }
+
+    /// Records `label`, read on `line`. More than [`MAX_CLASSES`] distinct labels is an error at
+    /// the line of the one too many (a regression target or an ID column, most likely).
+    pub fn add(&mut self, label: f64, line: u64) -> Result<(), ParseError> {
+        let l = ClassLabel::Number(label);
+        if !self.first_line.contains_key(&l) {
+            if self.first_line.len() == MAX_CLASSES {
+                return Err(self.error(line, LabelError::TooMany(MAX_CLASSES + 1)));
+            }
+            self.first_line.insert(l, line);
+        }
+        Ok(())
+    }
+
+    /// The number of distinct labels so far.
+    pub fn len(&self) -> usize {
+        self.first_line.len()
+    }
+
+    /// True before the first label.
+    pub fn is_empty(&self) -> bool {
+        self.first_line.is_empty()
+    }
+
+    /// The distinct labels, sorted, each with its first line.
+    pub fn labels(&self) -> impl Iterator<Item = (&ClassLabel, u64)> {
+        self.first_line.iter().map(|(l, &n)| (l, n))
+    }
+
+    /// All the labels as classes, sorted (for a multiclass learner). Fewer than two is an error.
+    pub fn classes(&self) -> Result<Classes, ParseError> {
+        Classes::from_observed(self.first_line.keys().cloned()).map_err(|e| self.error(0, e))
+    }
+
+    /// The two classes of a binary learner (sorted: the later is positive). A third distinct
+    /// label is an error at the line where it first appears, naming `--multiclass`.
+    pub fn binary(&self) -> Result<Classes, ParseError> {
+        if self.first_line.len() > 2 {
+            let mut by_line: Vec<(&ClassLabel, u64)> = self.labels().collect();
+            by_line.sort_by_key(|&(_, n)| n);
+            let (third, line) = by_line[2];
+            let two = Classes::from_observed([by_line[0].0.clone(), by_line[1].0.clone()])
+                .map_err(|e| self.error(0, e))?;
+            let e = two.index_of(third).expect_err("a third distinct label");
+            return Err(self.error(line, e));
+        }
+        self.classes()
+    }
+
+    /// Checks the labels against a declared list (`--classes`): every label read must be one
+    /// of them (else an error at its first line); the declared order is kept.
+    pub fn declared(&self, declared: &Classes) -> Result<Classes, ParseError> {
+        for (label, line) in self.labels() {
+            declared.index_of(label).map_err(|_| {
+                self.error(
+                    line,
+                    LabelError::Unknown {
+                        label: label.to_string(),
+                        classes: declared.to_list(),
+                        hint: "the file disagrees with --classes".into(),
+                    },
+                )
+            })?;
+        }
+        Ok(declared.clone())
+    }
+
+    /// VW's `--oaa K`: the classes are `1..K` (VW's labels) or, when every label read is in
+    /// `0..K−1` and one is 0, `0..K−1` (mnist's digits). A label outside is an error at its
+    /// first line.
+    ///
+    /// ```
+    /// use sketchlearn::data::ClassScan;
+    /// let mut scan = ClassScan::new("d.libsvm");
+    /// for (line, y) in [(1, 1.0), (2, 3.0), (3, 7.0)] {
+    ///     scan.add(y, line).unwrap();
+    /// }
+    /// let err = scan.oaa(3).unwrap_err().to_string();
+    /// assert!(err.starts_with("d.libsvm:3:1: label 7 is not one of the classes 1,2,3"), "{err}");
+    /// assert_eq!(scan.oaa(7).unwrap().len(), 7);
+    /// ```
+    pub fn oaa(&self, k: usize) -> Result<Classes, ParseError> {
+        let range = |lo: usize| (lo..lo + k).map(|c| ClassLabel::Number(c as f64));
+        let fits = |lo: usize| {
+            self.first_line.keys().all(|l| match l {
+                ClassLabel::Number(x) => {
+                    x.fract() == 0.0 && *x >= lo as f64 && *x < (lo + k) as f64
+                }
+                ClassLabel::Text(_) => false,
+            })
+        };
+        if k > MAX_CLASSES {
+            return Err(self.error(0, LabelError::TooMany(k)));
+        }
+        let lo = if self.first_line.contains_key(&ClassLabel::Number(0.0)) && fits(0) {
+            0
+        } else {
+            1
+        };
+        let classes = Classes::from_observed(range(lo)).map_err(|e| self.error(0, e))?;
+        if !fits(lo) {
+            let (label, line) = self
+                .labels()
+                .filter(|(l, _)| classes.index_of(l).is_err())
+                .min_by_key(|&(_, n)| n)
+                .expect("a label outside the range");
+            let mut e = classes.index_of(label).expect_err("outside");
+            if let LabelError::Unknown { hint, .. } = &mut e {
+                *hint = format!(
+                    "--oaa {k} takes the labels 1..{k} as VW does (or 0..{}); \
+                     --multiclass takes the classes from the file",
+                    k - 1
+                );
+            }
+            return Err(self.error(line, e));
+        }
+        Ok(classes)
+    }
+
+    fn error(&self, line: u64, e: LabelError) -> ParseError {
+        ParseError::new(
+            self.source_name.clone(),
+            line,
+            usize::from(line > 0),
+            ParseErrorKind::Label(e),
+        )
+    }
+}
+
+/// Reads `source` to its end and collects its labels (a parse error stops the scan and is
+/// returned as it is).
+pub fn scan_classes<S>(source: &mut S, source_name: &str) -> Result<ClassScan, ParseError>
+where
+    S: ExampleSource<Error = ParseError> + ?Sized,
+{
+    let mut scan = ClassScan::new(source_name);
+    let mut ex = Example::default();
+    while source.read_into(&mut ex)? {
+        scan.add(ex.label, source.line())?;
+    }
+    Ok(scan)
+}
+
+/// How a label becomes a learner's target.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelMap {
+    /// Regression: the label is the target, unchanged.
+    Real,
+    /// A binary learner on known classes: `−1` for the first, `+1` for the second.
+    Binary(Classes),
+    /// A binary learner on a stream read once: `−1/+1` or `0/1` ([`ImplicitBinary`]).
+    Implicit(ImplicitBinary),
+    /// A multiclass learner: the class's index `0..K` (as an `f64`).
+    Multiclass(Classes),
+}
+
+impl LabelMap {
+    /// The target of the label `y`.
+    ///
+    /// ```
+    /// use sketchlearn::data::LabelMap;
+    /// use sketchlearn::labels::Classes;
+    /// let mut m = LabelMap::Multiclass(Classes::parse_list("3,1,2").unwrap());
+    /// assert_eq!(m.target(1.0).unwrap(), 1.0); // "1" is the second class listed
+    /// assert!(m.target(7.0).is_err());
+    /// assert_eq!(LabelMap::Real.target(2.5).unwrap(), 2.5);
+    /// ```
+    pub fn target(&mut self, y: f64) -> Result<f64, LabelError> {
+        match self {
+            LabelMap::Real => Ok(y),
+            LabelMap::Binary(c) => c.binary_target(&ClassLabel::Number(y)),
+            LabelMap::Implicit(i) => i.target(y),
+            LabelMap::Multiclass(c) => Ok(c.index_of(&ClassLabel::Number(y))? as f64),
+        }
+    }
+
+    /// The classes (for [`LabelMap::Implicit`], the convention seen so far); `None` for
+    /// regression.
+    pub fn classes(&self) -> Option<Classes> {
+        match self {
+            LabelMap::Real => None,
+            LabelMap::Binary(c) | LabelMap::Multiclass(c) => Some(c.clone()),
+            LabelMap::Implicit(i) => Some(i.classes()),
+        }
+    }
+}
+
+/// An [`ExampleSource`] whose labels go through a [`LabelMap`] (module documentation).
+pub struct Labeled<S> {
+    inner: S,
+    map: LabelMap,
+    source_name: String,
+}
+
+impl<S> Labeled<S> {
+    /// Wraps `inner`, called `source_name` in error messages.
+    pub fn new(inner: S, map: LabelMap, source_name: impl Into<String>) -> Self {
+        Labeled {
+            inner,
+            map,
+            source_name: source_name.into(),
+        }
+    }
+
+    /// The label map (with the convention an [`LabelMap::Implicit`] map has seen).
+    pub fn map(&self) -> &LabelMap {
+        &self.map
+    }
+
+    /// The wrapped source and the map.
+    pub fn into_parts(self) -> (S, LabelMap) {
+        (self.inner, self.map)
+    }
+}
+
+impl<S: ExampleSource<Error = ParseError>> ExampleSource for Labeled<S> {
+    type Error = ParseError;
+
+    fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        if !self.inner.read_into(ex)? {
+            return Ok(false);
+        }
+        ex.label = self.map.target(ex.label).map_err(|e| {
+            ParseError::new(
+                self.source_name.clone(),
+                self.inner.line(),
+                1,
+                ParseErrorKind::Label(e),
+            )
+        })?;
+        Ok(true)
+    }
+
+    fn line(&self) -> u64 {
+        self.inner.line()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LibsvmOptions, LibsvmReader};
+    use std::io::Cursor;
+
+    fn reader(text: &str) -> LibsvmReader<Cursor<String>> {
+        LibsvmReader::new(
+            Cursor::new(text.to_string()),
+            "f.libsvm",
+            LibsvmOptions::default(),
+        )
+    }
+
+    fn targets(text: &str, map: LabelMap) -> Result<Vec<f64>, ParseError> {
+        let mut s = Labeled::new(reader(text), map, "f.libsvm");
+        let mut ex = Example::default();
+        let mut out = Vec::new();
+        while s.read_into(&mut ex)? {
+            out.push(ex.label);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn zero_one_two_four_and_pm_one_give_the_same_targets() {
+        for (neg, pos) in [("-1", "+1"), ("0", "1"), ("2", "4")] {
+            let text = format!("{pos} 1:1\n{neg} 2:1\n{pos} 1:2\n");
+            let c = scan_classes(&mut reader(&text), "f.libsvm")
+                .unwrap()
+                .binary()
+                .unwrap();
+            assert_eq!(
+                targets(&text, LabelMap::Binary(c)).unwrap(),
+                [1.0, -1.0, 1.0]
+            );
+        }
+    }
+
+    #[test]
+    fn implicit_stream_errors_name_the_line() {
+        let e = targets(
+            "1 1:1\n0 1:1\n-1 1:1\n",
+            LabelMap::Implicit(Default::default()),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.to_string().contains("--multiclass"), "{e}");
+        let e = targets("1 1:1\n2 1:1\n", LabelMap::Implicit(Default::default())).unwrap_err();
+        assert!(e.to_string().starts_with("f.libsvm:2:1:") && e.to_string().contains("--classes"));
+    }
+
+    #[test]
+    fn unseen_class_and_declared_lists() {
+        let c = Classes::parse_list("1,2,3").unwrap();
+        let e = targets("1 1:1\n5 1:1\n", LabelMap::Multiclass(c.clone())).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1));
+        let scan = scan_classes(&mut reader("1 1:1\n2 1:1\n4 1:1\n"), "f.libsvm").unwrap();
+        let e = scan.declared(&c).unwrap_err();
+        assert!(e.to_string().starts_with("f.libsvm:3:1: label 4"), "{e}");
+        assert_eq!(
+            scan.declared(&Classes::parse_list("4,2,1").unwrap())
+                .unwrap()
+                .to_list(),
+            "4,2,1"
+        );
+    }
+
+    #[test]
+    fn oaa_takes_vw_or_zero_based_ranges() {
+        let scan = scan_classes(&mut reader("0 1:1\n9 1:1\n3 1:1\n"), "f.libsvm").unwrap();
+        assert_eq!(scan.oaa(10).unwrap().labels()[0], ClassLabel::Number(0.0));
+        let scan = scan_classes(&mut reader("1 1:1\n3 1:1\n"), "f.libsvm").unwrap();
+        assert_eq!(scan.oaa(3).unwrap().to_list(), "1,2,3");
+        let scan = scan_classes(&mut reader("1 1:1\n2.5 1:1\n"), "f.libsvm").unwrap();
+        assert_eq!(scan.oaa(3).unwrap_err().line, 2);
+    }
+
+    #[test]
+    fn too_many_labels_stop_at_the_line() {
+        let text: String = (0..=MAX_CLASSES).map(|i| format!("{i} 1:1\n")).collect();
+        let e = scan_classes(&mut reader(&text), "f.libsvm").unwrap_err();
+        assert_eq!(e.line, MAX_CLASSES as u64 + 1);
+        let one = scan_classes(&mut reader("1 1:1\n1 1:2\n"), "f.libsvm").unwrap();
+        assert!(one.binary().is_err() && one.classes().is_err());
+    }
+}

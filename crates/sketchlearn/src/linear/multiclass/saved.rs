@@ -1,0 +1,125 @@
+//! Multiclass model files and the per-member representation choice.
+
+use super::{AnyMulticlass, MulticlassConfig, MulticlassLearner, Reduction};
+use crate::labels::{ClassLabel, Classes};
+use crate::linear::{auto_sparse, LearnError};
+use crate::model::{self, ModelError};
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The kind tag of a multiclass model file.
+pub const MULTICLASS_MODEL_KIND: &str = "multiclass-learner";
+
+impl MulticlassConfig {
+    /// The configuration for an input of dimension `dim` (`hashed` for VW text, `avg_nnz` the
+    /// average non-zeros per example when known): one-against-all members whose curvature has a
+    /// sparse-time variant get it when [`auto_sparse`] says so for that member — the same rule
+    /// as for a binary learner, so `K` members on R8's 23,585 features cost `O(K·(m² + m·nnz))`
+    /// per example instead of `O(K·m·d)`. Softmax is unchanged (it has no sparse-time variant).
+    ///
+    /// ```
+    /// use sketchlearn::linear::multiclass::MulticlassConfig;
+    /// let c = MulticlassConfig::default();
+    /// assert!(c.for_input(20_000, false, Some(50.0)).member.curvature.is_sparse());
+    /// assert!(!c.for_input(180, false, Some(45.0)).member.curvature.is_sparse());
+    /// ```
+    pub fn for_input(&self, dim: usize, hashed: bool, avg_nnz: Option<f64>) -> MulticlassConfig {
+        let mut c = self.clone();
+        if c.reduction == Reduction::OneVsAll && auto_sparse(&c.member, dim, hashed, avg_nnz) {
+            if let Some(kind) = c.member.curvature.sparse_variant() {
+                c.member.curvature = kind;
+            }
+        }
+        c
+    }
+}
+
+/// A multiclass learner with what it needs to be used again: its configuration, state, the
+/// user's classes (index `k` of the learner is `classes.labels()[k]`) and the examples seen.
+///
+/// ```
+/// use sketchlearn::labels::Classes;
+/// use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassModel};
+/// use sketchlearn::Row;
+/// let classes = Classes::parse_list("cat,dog,owl").unwrap();
+/// let config = MulticlassConfig { classes: 3, ..Default::default() };
+/// let mut m = MulticlassModel::build(config, classes, 2).unwrap();
+/// m.learn(Row::Dense(&[1.0, 0.0]), 2, 1.0).unwrap();
+/// let dir = std::env::temp_dir().join(format!("sketchlearn-doc-mc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// m.save(dir.join("m.model")).unwrap();
+/// let back = MulticlassModel::load(dir.join("m.model")).unwrap();
+/// assert_eq!(back.examples_seen, 1);
+/// assert_eq!(back.predict_label(Row::Dense(&[1.0, 0.0])).to_string(), "owl");
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MulticlassModel {
+    /// The hyper-parameters the learner was built with (after [`MulticlassConfig::for_input`]).
+    pub config: MulticlassConfig,
+    /// The learner's full state.
+    pub learner: AnyMulticlass,
+    /// The user's classes.
+    pub classes: Classes,
+    /// Examples learned so far (all passes).
+    pub examples_seen: u64,
+}
+
+impl MulticlassModel {
+    /// A model of `config` over `classes` (`config.classes` is set to their number) for input
+    /// dimension `dim`, validating the configuration.
+    pub fn build(
+        config: MulticlassConfig,
+        classes: Classes,
+        dim: usize,
+    ) -> Result<MulticlassModel, LearnError> {
+        let config = MulticlassConfig {
+            classes: classes.len(),
+            ..config
+        };
+        Ok(MulticlassModel {
+            learner: config.build(dim)?,
+            config,
+            classes,
+            examples_seen: 0,
+        })
+    }
+
+    /// Learns `(x, class)`, counting the example; see [`MulticlassLearner::learn`].
+    pub fn learn(&mut self, x: Row<'_>, class: usize, weight: f64) -> Result<Vec<f64>, LearnError> {
+        let p = self.learner.learn(x, class, weight);
+        if !matches!(p, Err(LearnError::InvalidParameter(_))) {
+            self.examples_seen += 1;
+        }
+        p
+    }
+
+    /// The user's label of the most probable class of `x`.
+    pub fn predict_label(&self, x: Row<'_>) -> &ClassLabel {
+        &self.classes.labels()[self.learner.predict_class(x)]
+    }
+
+    /// Writes the model atomically (temporary file + rename).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
+        model::save(path, MULTICLASS_MODEL_KIND, self)
+    }
+
+    /// Reads a model written by [`MulticlassModel::save`]; a corrupted or foreign file, or one
+    /// whose learner disagrees with its classes, is an error.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
+        let path = path.as_ref();
+        let m: MulticlassModel = model::load(path, MULTICLASS_MODEL_KIND)?;
+        if m.learner.classes() != m.classes.len() || m.config.classes != m.classes.len() {
+            return Err(ModelError::Decode {
+                path: path.display().to_string(),
+                message: format!(
+                    "the learner has {} classes but the file lists {}",
+                    m.learner.classes(),
+                    m.classes.len()
+                ),
+            });
+        }
+        Ok(m)
+    }
+}

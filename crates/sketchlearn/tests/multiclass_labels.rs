@@ -1,0 +1,173 @@
+//! Labels as users have them and multiclass model files (issue 24): a generated 3-class
+//! stream with labels 2/5/9 is scanned, mapped, learned progressively; a model saved halfway
+//! and loaded resumes to the same bits as one uninterrupted pass.
+
+use sketchlearn::data::{scan_classes, ExampleSource, LabelMap, Labeled};
+use sketchlearn::eval::multiclass::{
+    progressive_multiclass, MulticlassMetrics, MulticlassProgress,
+};
+use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassModel, Reduction};
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader, ParseErrorKind};
+use std::io::Cursor;
+
+/// 3 classes labelled 2, 5, 9; 4 features; class c has feature c large.
+fn stream(n: usize) -> String {
+    let mut s = String::new();
+    let mut state = 12345u64;
+    for t in 0..n {
+        let c = t % 3;
+        let mut line = ["2", "5", "9"][c].to_string();
+        for j in 0..4 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let noise = (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let v = noise + if j == c { 1.5 } else { 0.0 };
+            line.push_str(&format!(" {}:{v:.4}", j + 1));
+        }
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
+}
+
+fn reader(text: &str) -> LibsvmReader<Cursor<String>> {
+    LibsvmReader::new(
+        Cursor::new(text.to_string()),
+        "gen.libsvm",
+        LibsvmOptions::default(),
+    )
+}
+
+#[derive(Default)]
+struct Probs(Vec<Vec<f64>>);
+impl MulticlassProgress for Probs {
+    fn prediction(&mut self, _ex: &Example, p: &[f64]) {
+        self.0.push(p.to_vec());
+    }
+}
+
+/// Learns examples `skip..skip+take` of `text` into `model`, returning the probabilities.
+fn learn(model: &mut MulticlassModel, text: &str, skip: usize, take: usize) -> Vec<Vec<f64>> {
+    let map = LabelMap::Multiclass(model.classes.clone());
+    let mut source = Labeled::new(reader(text), map, "gen.libsvm");
+    let mut ex = Example::default();
+    for _ in 0..skip {
+        source.read_into(&mut ex).unwrap();
+    }
+    let mut left = take;
+    let mut metrics = MulticlassMetrics::new(model.classes.len());
+    let mut probs = Probs::default();
+    let pass = progressive_multiclass(
+        &mut model.learner,
+        |ex| {
+            if left == 0 {
+                return Ok(false);
+            }
+            left -= 1;
+            source.read_into(ex)
+        },
+        &mut metrics,
+        &mut probs,
+    )
+    .unwrap();
+    model.examples_seen += pass.examples;
+    probs.0
+}
+
+#[test]
+fn resume_from_a_model_file_is_bit_exact_for_both_reductions() {
+    let text = stream(600);
+    let classes = scan_classes(&mut reader(&text), "gen.libsvm")
+        .unwrap()
+        .classes()
+        .unwrap();
+    assert_eq!(classes.to_list(), "2,5,9");
+    let dir = std::env::temp_dir().join(format!("sketchlearn-mc-resume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for reduction in [Reduction::OneVsAll, Reduction::Softmax] {
+        let config = MulticlassConfig {
+            reduction,
+            ..MulticlassConfig::default()
+        };
+        let fresh = || MulticlassModel::build(config.clone(), classes.clone(), 4).unwrap();
+        let mut whole = fresh();
+        let all = learn(&mut whole, &text, 0, 600);
+
+        let mut first = fresh();
+        let mut resumed_probs = learn(&mut first, &text, 0, 250);
+        let path = dir.join(format!("{reduction}.model"));
+        first.save(&path).unwrap();
+        let mut resumed = MulticlassModel::load(&path).unwrap();
+        assert_eq!(resumed.examples_seen, 250);
+        resumed_probs.extend(learn(&mut resumed, &text, 250, 350));
+
+        assert_eq!(all.len(), 600);
+        for (a, b) in all.iter().zip(&resumed_probs) {
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(a), bits(b), "{reduction}");
+        }
+        whole.save(dir.join("a")).unwrap();
+        resumed.save(dir.join("b")).unwrap();
+        assert_eq!(
+            std::fs::read(dir.join("a")).unwrap(),
+            std::fs::read(dir.join("b")).unwrap(),
+            "{reduction}: the final states differ"
+        );
+        let mut metrics = MulticlassMetrics::new(3);
+        for (p, t) in all.iter().zip(0..) {
+            metrics.add(p, t % 3, 1.0);
+        }
+        assert!(metrics.error_rate().unwrap() < 0.15, "{reduction}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn binary_labels_in_any_convention_learn_the_same() {
+    let base = stream(300);
+    // Classes 2 and 5 only, relabelled three ways: the targets and so the learning are identical.
+    let two: Vec<&str> = base.lines().filter(|l| !l.starts_with('9')).collect();
+    let mut runs = Vec::new();
+    for (neg, pos) in [("-1", "+1"), ("0", "1"), ("2", "4")] {
+        let text: String = two
+            .iter()
+            .map(|l| {
+                let (y, rest) = l.split_once(' ').unwrap();
+                format!("{} {rest}\n", if y == "2" { neg } else { pos })
+            })
+            .collect();
+        let classes = scan_classes(&mut reader(&text), "b.libsvm")
+            .unwrap()
+            .binary()
+            .unwrap();
+        let mut source = Labeled::new(reader(&text), LabelMap::Binary(classes), "b.libsvm");
+        let mut ex = Example::default();
+        let mut targets = Vec::new();
+        while source.read_into(&mut ex).unwrap() {
+            targets.push(ex.label);
+        }
+        runs.push(targets);
+    }
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
+
+#[test]
+fn a_model_that_saw_three_classes_rejects_a_fourth_at_its_line() {
+    let classes = sketchlearn::labels::Classes::parse_list("2,5,9").unwrap();
+    let mut s = Labeled::new(
+        reader("2 1:1\n5 1:1\n7 1:1\n"),
+        LabelMap::Multiclass(classes),
+        "test.libsvm",
+    );
+    let mut ex = Example::default();
+    assert!(s.read_into(&mut ex).unwrap() && s.read_into(&mut ex).unwrap());
+    let e = s.read_into(&mut ex).unwrap_err();
+    assert!(matches!(e.kind, ParseErrorKind::Label(_)));
+    assert!(
+        e.to_string()
+            .starts_with("test.libsvm:3:1: label 7 is not one of the classes 2,5,9"),
+        "{e}"
+    );
+}
