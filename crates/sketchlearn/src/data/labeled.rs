@@ -241,6 +241,97 @@ impl LabelMap {
     }
 }
 
+/// How the classes of a run are given.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum ClassSpec {
+    /// From a scan of the input when it can be re-read; on a stream read once, `−1/+1` or
+    /// `0/1` for a binary learner ([`ImplicitBinary`]); a multiclass learner then needs one of
+    /// the others.
+    #[default]
+    FromInput,
+    /// Declared (`--classes`), in this order (for a binary learner: negative, positive).
+    Declared(Classes),
+    /// VW's `--oaa K` ([`ClassScan::oaa`]; `1..K` on a stream read once).
+    Oaa(usize),
+}
+
+/// What a run learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// Real-valued labels (`--loss squared`): no classes.
+    Regression,
+    /// Two classes, one binary learner.
+    Binary,
+    /// `K ≥ 2` classes, a multiclass learner.
+    Multiclass,
+}
+
+impl LabelMap {
+    /// The map of a run: `spec` settled for `task` with the `scan` of the input (`None` for a
+    /// stream read once). Errors name the input (`source_name`) and, where a label is at
+    /// fault, its first line.
+    ///
+    /// ```
+    /// use sketchlearn::data::{ClassScan, ClassSpec, LabelMap, Task};
+    /// use sketchlearn::labels::Classes;
+    /// let mut scan = ClassScan::new("f");
+    /// scan.add(0.0, 1).unwrap();
+    /// scan.add(1.0, 2).unwrap();
+    /// let m = LabelMap::settle(&ClassSpec::FromInput, Task::Binary, Some(&scan), "f").unwrap();
+    /// assert_eq!(m.classes().unwrap().to_list(), "0,1");
+    /// let bad = ClassSpec::Declared(Classes::parse_list("1,2").unwrap());
+    /// assert!(LabelMap::settle(&bad, Task::Binary, Some(&scan), "f").is_err());
+    /// assert!(LabelMap::settle(&ClassSpec::FromInput, Task::Multiclass, None, "f").is_err());
+    /// assert_eq!(LabelMap::settle(&ClassSpec::FromInput, Task::Regression, None, "f").unwrap(), LabelMap::Real);
+    /// ```
+    pub fn settle(
+        spec: &ClassSpec,
+        task: Task,
+        scan: Option<&ClassScan>,
+        source_name: &str,
+    ) -> Result<LabelMap, ParseError> {
+        let fail = |e: LabelError| ParseError::new(source_name, 0, 0, ParseErrorKind::Label(e));
+        let unsupported =
+            |m: String| ParseError::new(source_name, 0, 0, ParseErrorKind::Unsupported(m));
+        let classes = match (task, spec, scan) {
+            (Task::Regression, ClassSpec::FromInput, _) => return Ok(LabelMap::Real),
+            (Task::Regression, _, _) => {
+                return Err(unsupported(
+                    "--classes and --oaa are for classification, not --loss squared".into(),
+                ))
+            }
+            (_, ClassSpec::Declared(c), Some(scan)) => scan.declared(c)?,
+            (_, ClassSpec::Declared(c), None) => c.clone(),
+            (_, ClassSpec::Oaa(k), Some(scan)) => scan.oaa(*k)?,
+            (_, ClassSpec::Oaa(k), None) => {
+                Classes::from_observed((1..=*k).map(|c| ClassLabel::Number(c as f64)))
+                    .map_err(fail)?
+            }
+            (Task::Binary, ClassSpec::FromInput, Some(scan)) => scan.binary()?,
+            (Task::Binary, ClassSpec::FromInput, None) => {
+                return Ok(LabelMap::Implicit(ImplicitBinary::default()))
+            }
+            (Task::Multiclass, ClassSpec::FromInput, Some(scan)) => scan.classes()?,
+            (Task::Multiclass, ClassSpec::FromInput, None) => {
+                return Err(unsupported(
+                    "multiclass on a stream read once needs its classes: give --classes A,B,C \
+                     or --oaa K"
+                        .into(),
+                ))
+            }
+        };
+        match task {
+            Task::Binary if !classes.is_binary() => Err(unsupported(format!(
+                "{} classes ({}) for a binary learner: use --multiclass",
+                classes.len(),
+                classes.to_list()
+            ))),
+            Task::Binary => Ok(LabelMap::Binary(classes)),
+            _ => Ok(LabelMap::Multiclass(classes)),
+        }
+    }
+}
+
 /// An [`ExampleSource`] whose labels go through a [`LabelMap`] (module documentation).
 pub struct Labeled<S> {
     inner: S,
@@ -368,6 +459,30 @@ mod tests {
         assert_eq!(scan.oaa(3).unwrap().to_list(), "1,2,3");
         let scan = scan_classes(&mut reader("1 1:1\n2.5 1:1\n"), "f.libsvm").unwrap();
         assert_eq!(scan.oaa(3).unwrap_err().line, 2);
+    }
+
+    #[test]
+    fn settle_every_spec() {
+        let scan = scan_classes(&mut reader("1 1:1\n2 1:1\n3 1:1\n"), "f.libsvm").unwrap();
+        let settle = |spec: &ClassSpec, task, scan| LabelMap::settle(spec, task, scan, "f.libsvm");
+        let e = settle(&ClassSpec::FromInput, Task::Binary, Some(&scan)).unwrap_err();
+        assert!(
+            e.to_string().starts_with("f.libsvm:3:1:") && e.to_string().contains("--multiclass")
+        );
+        let three = ClassSpec::Declared(Classes::parse_list("3,2,1").unwrap());
+        assert!(settle(&three, Task::Binary, None).is_err());
+        assert_eq!(
+            settle(&three, Task::Multiclass, Some(&scan))
+                .unwrap()
+                .classes()
+                .unwrap()
+                .to_list(),
+            "3,2,1"
+        );
+        let oaa = settle(&ClassSpec::Oaa(4), Task::Multiclass, None).unwrap();
+        assert_eq!(oaa.classes().unwrap().to_list(), "1,2,3,4");
+        assert!(settle(&ClassSpec::Oaa(2), Task::Multiclass, Some(&scan)).is_err());
+        assert!(settle(&three, Task::Regression, None).is_err());
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub use csv::{CsvOptions, CsvReader};
 pub use error::{ParseError, ParseErrorKind};
 pub use example::{Example, Row};
 pub use format::{ExampleReader, Format};
-pub use labeled::{scan_classes, ClassScan, LabelMap, Labeled};
+pub use labeled::{scan_classes, ClassScan, ClassSpec, LabelMap, Labeled, Task};
 pub use libsvm::{LibsvmOptions, LibsvmReader};
 pub use packed::{ExampleRef, PackedExamples, PackedExamplesIter};
 pub use ratings::{read_ratings, RatingsEncoder, RatingsError, RatingsOptions, RatingsTable};
