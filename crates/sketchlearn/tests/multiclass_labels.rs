@@ -171,3 +171,58 @@ fn a_model_that_saw_three_classes_rejects_a_fourth_at_its_line() {
         "{e}"
     );
 }
+
+#[test]
+fn sparse_time_members_predict_what_dense_members_do() {
+    // 3 classes, d = 400, 6 non-zeros per example: for_input makes the members sparse-time.
+    let (d, n) = (400usize, 300usize);
+    let mut state = 99u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let data: Vec<Example> = (0..n)
+        .map(|t| {
+            let c = t % 3;
+            let mut idx: Vec<u32> = (0..5).map(|_| (next() % d) as u32).collect();
+            idx.push(c as u32);
+            idx.sort_unstable();
+            idx.dedup();
+            let values = idx.iter().map(|&i| if i < 3 { 2.0 } else { 0.5 }).collect();
+            Example {
+                label: c as f64,
+                weight: 1.0,
+                indices: idx,
+                values,
+            }
+        })
+        .collect();
+    let base = MulticlassConfig {
+        classes: 3,
+        ..MulticlassConfig::default()
+    };
+    let sparse = base.for_input(d, false, Some(6.0));
+    assert!(sparse.member.curvature.is_sparse());
+    let mut a = base.build(d).unwrap();
+    let mut b = sparse.build(d).unwrap();
+    let run = |l: &mut sketchlearn::linear::multiclass::AnyMulticlass| {
+        let mut it = data.clone().into_iter();
+        let mut probs = Probs::default();
+        progressive_multiclass(
+            l,
+            |ex: &mut Example| {
+                Ok::<_, std::convert::Infallible>(it.next().map(|e| *ex = e).is_some())
+            },
+            &mut MulticlassMetrics::new(3),
+            &mut probs,
+        )
+        .unwrap();
+        probs.0
+    };
+    let (pa, pb) = (run(&mut a), run(&mut b));
+    for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
+        assert!((x - y).abs() < 1e-6, "{x} vs {y}");
+    }
+}
