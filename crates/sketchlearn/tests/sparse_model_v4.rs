@@ -116,8 +116,16 @@ fn version_4_sparse_model_files_load_write_back_and_predict_the_same() {
         let mut model = LinearModel::load(&path).unwrap();
         assert_eq!(model.examples_seen, train.len() as u64);
         let back = model::to_bytes(sketchlearn::linear::LINEAR_MODEL_KIND, &model).unwrap();
-        assert!(back == bytes, "{}: the model writes back different bytes", kind.name());
-        lines.push(format!("{} {}", kind.name(), fingerprint(&mut model, &rest)));
+        assert!(
+            back == bytes,
+            "{}: the model writes back different bytes",
+            kind.name()
+        );
+        lines.push(format!(
+            "{} {}",
+            kind.name(),
+            fingerprint(&mut model, &rest)
+        ));
     }
     let text = lines.join("\n") + "\n";
     if write {
