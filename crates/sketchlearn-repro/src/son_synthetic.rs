@@ -19,9 +19,10 @@ use crate::plot::{grid_panels, Panel, Series};
 use crate::rng::SplitMix64;
 use anyhow::Result;
 use plotters::prelude::SeriesLabelPosition;
-use sketchlearn::linalg::{orthonormalize_rows, sym_eigenvalues};
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
 use sketchlearn::loss::Loss;
+use sketchlearn::spectral::sym_eigenvalues;
+use sketchlearn::synthetic::orthonormalize_rows;
 use sketchlearn::Example;
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -515,7 +516,7 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
         md,
         "* **Data** (SON §5.1, DESIGN.md §4 item 11): T = {T} examples, d = {D}. Z ∈ ℝ^{{T×d}} i.i.d. N(0,1) \
          (seed {SEED_Z:#x}); V = a d×d Gaussian matrix (seed {SEED_V:#x}) with rows orthonormalised by \
-         `linalg::orthonormalize_rows`; spectrum λ_i = 1 for i < d−{RAISED}, and \
+         `synthetic::orthonormalize_rows`; spectrum λ_i = 1 for i < d−{RAISED}, and \
          λ_{{d−{RAISED}+k}} = 1 + (κ−1)(k+1)/{RAISED} for k = 0..{} (the last {RAISED} rise linearly to κ; \
          the largest is exactly κ); X = Z·diag(λ)^½·Vᵀ. The same Z and V for every κ ∈ {{{}}}. Gaussian draws: \
          SplitMix64 + Box–Muller (own generator: the CLI has no `rand`).",

@@ -174,7 +174,7 @@ fn eigen_us(n: usize) -> Result<f64> {
         }
         a[i * n + i] += (n - i) as f64;
     }
-    let mut eig = sketchlearn::linalg::SymEigen::new(n);
+    let mut eig = sketchlearn::spectral::SymEigen::new(n);
     let reps = 2000;
     let mut times = Vec::new();
     for _ in 0..5 {

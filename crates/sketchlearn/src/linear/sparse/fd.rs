@@ -10,7 +10,7 @@
 //! # Representation
 //!
 //! * `B = [diag(σ)·V_{:k}; G]`: `V = F·Z` (`m` orthonormal rows, `F ∈ ℝ^{m×m}`, `Z` the lazily
-//!   stored `m × d` matrix of [`columns`](super::columns)), of which the first `k` carry the
+//!   stored `m × d` matrix of `columns.rs`), of which the first `k` carry the
 //!   shrunk rows `σ_i = √(λ_i − δ)` and the others only complete the basis (the paper's `D = 0`
 //!   rows); `G` holds the `r` raw rows appended since the last shrink, stored sparsely with
 //!   `u_r = Zĝ_r`.

@@ -43,7 +43,7 @@
 //!
 //! # Lazy initialisation and change of basis
 //!
-//! See [`columns`]: every feature's `(w̄_j, Z[:, j])` lives in one zero-initialised slot; the
+//! See `columns.rs`: every feature's `(w̄_j, Z[:, j])` lives in one zero-initialised slot; the
 //! initial orthonormal `Z₀` of Oja and FD is generated on demand from a formula (disjoint
 //! supports `j ≡ i (mod m)`, hashed signs, exactly orthonormal so `K₀ = I`), and the occasional
 //! change of basis `Z ← MZ` that keeps `F` well conditioned (Oja's `Z` grows like `t^{cλ}`, which
@@ -58,7 +58,7 @@
 //! `w = w̄ + Zᵀb` stays finite).
 
 mod axpy;
-pub mod columns;
+pub(crate) mod columns;
 pub(crate) use axpy::has_avx2;
 pub mod fd;
 mod fd_shrink;

@@ -3,7 +3,7 @@
 //! model ([`SparseCurvature`]: RP, Oja, FD/RFD).
 //!
 //! Per example `t` (DESIGN.md §4, items 5 and 7), with `z = Zx` gathered from the example's
-//! columns (which brings them up to date, see [`columns`](super::columns)):
+//! columns (which brings them up to date, see `columns.rs`):
 //! 1. **prediction** `p = w̄ᵀx + bᵀz` (FD: `+ cᵀGx`, its raw rows' part);
 //! 2. **projection** onto `{|wᵀx| ≤ C}` (SON Lemma 1) when `|p| > C`: with
 //!    `xᵀA⁻¹x = (‖x‖² − (Sx)ᵀH(Sx))/α` ([`SparseCurvature::quad`]), `w ← w − γA⁻¹x`,
@@ -41,7 +41,7 @@ use crate::Row;
 use std::borrow::Cow;
 
 /// The weights `w = w̄ + Zᵀb` of a sparse learner: the lazily stored columns `(w̄_j, Z[:, j])`
-/// ([`columns`](super::columns)) and `b ∈ ℝ^m`.
+/// (`columns.rs`) and `b ∈ ℝ^m`.
 #[derive(Clone, Debug)]
 pub struct SparseWeights {
     pub(crate) cols: LazyColumns,

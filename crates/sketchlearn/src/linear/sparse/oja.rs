@@ -28,7 +28,7 @@
 //! * **change of basis**: `ρ² = ‖F‖²_F·tr(ZZᵀ)/m²` measures how much `V = FZ` cancels (1 at the
 //!   start; `tr(ZZᵀ)` is kept in `O(m)` per update). When `ρ² > 100` (Oja's `Z` grows like
 //!   `t^{cλ}`, fast on unnormalised data), `M = F`: `Z ← MZ` (lazily, see
-//!   [`columns`](super::columns)), `F ← I`, `tr(ZZᵀ) ← m`, and at the same time `w̄ ← w̄ + Zᵀb`,
+//!   `columns.rs`), `F ← I`, `tr(ZZᵀ) ← m`, and at the same time `w̄ ← w̄ + Zᵀb`,
 //!   `b ← 0` (lazily too). The same rebase is done when `w̄ᵀx` and `bᵀz` cancel by more than a
 //!   factor 1000: on unnormalised data each Oja update moves `Zᵀb` by `γ(pᵀF⁻ᵀb)ĝ`, which `w̄`
 //!   compensates, and without the transfer `w̄` and `Zᵀb` grow to 10⁶ times `w` within 20

@@ -21,7 +21,7 @@
 //! `SSᵀ` is also kept (`O(m²)` per update) so that `H` can be recomputed from it when rounding
 //! breaks the incremental update, where the dense sketch recomputes it from `S` (`O(m²d)`).
 //! When `w̄ᵀx` and `bᵀz` cancel by more than a factor 1000 (large steps on unnormalised data),
-//! `Sᵀb` is transferred into `w̄` lazily (see [`columns`](super::columns)) and `b ← 0`.
+//! `Sᵀb` is transferred into `w̄` lazily (see `columns.rs`) and `b ← 0`.
 //! Cost `O(m² + m·nnz)` per example.
 
 use super::columns::{Init, LazyColumns};
@@ -239,7 +239,7 @@ impl SparseCurvature for SparseRpCurvature {
         true
     }
 
-    /// `w̄ ← w̄ + Sᵀb` (lazily), `b ← 0`: see [`columns`](super::columns).
+    /// `w̄ ← w̄ + Sᵀb` (lazily), `b ← 0`: see `columns.rs`.
     fn transfer(&mut self, w: &mut SparseWeights, _z: &mut [f64]) {
         w.rebase(None);
     }
