@@ -19,6 +19,7 @@ use super::fm_common::{args, fmt_bytes, fmt_opt, run_grid, split_grid, FmRun, Gr
 use super::{command_line, ReproArgs};
 use crate::machine::load_average;
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -424,9 +425,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         started.elapsed().as_secs_f64()
     )?;
     line_panels(&args.out.join("fm_binary.png"), &panels, 2200, 520)?;
-    std::fs::write(args.out.join("fm_binary.md"), md)?;
-    std::fs::write(args.out.join("fm_binary.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("fm_binary.md").display());
+    write_md_csv(&args.out, "fm_binary", &md, &csv, None)?;
     Ok(())
 }
 

@@ -19,6 +19,7 @@ use super::{command_line, ReproArgs};
 use crate::machine::load_average;
 use crate::peers::run_river;
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::Result;
 use serde_json::Value;
 use sketchlearn::fm::{FirstOrderStep, FmAlgorithm, FmConfig};
@@ -474,9 +475,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         )?;
         writeln!(md, "\n![ml-latest-small](fm_movielens_latest_small.png)")?;
     }
-    std::fs::write(args.out.join("fm_movielens.md"), md)?;
-    std::fs::write(args.out.join("fm_movielens.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("fm_movielens.md").display());
+    write_md_csv(&args.out, "fm_movielens", &md, &csv, None)?;
     Ok(())
 }
 

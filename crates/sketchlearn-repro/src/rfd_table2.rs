@@ -12,6 +12,7 @@ use crate::learn::{learn_pass, slice_source};
 use crate::machine::utc_date;
 use crate::parallel::par_map;
 use crate::plot::{grid_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::{Context, Result};
 use plotters::prelude::SeriesLabelPosition;
 use sketchlearn::eval::{evaluate_with, Metrics};
@@ -303,13 +304,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         (1800, 1300),
         SeriesLabelPosition::LowerRight,
     )?;
-    std::fs::write(args.out.join("rfd_table2.md"), md)?;
-    std::fs::write(args.out.join("rfd_table2.csv"), csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        args.out.join("rfd_table2.md").display(),
-        sw.elapsed
-    );
+    write_md_csv(&args.out, "rfd_table2", &md, &csv, Some(sw.elapsed))?;
     Ok(())
 }
 

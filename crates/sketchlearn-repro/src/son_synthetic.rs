@@ -16,6 +16,7 @@ use crate::learn::learn_pass;
 use crate::machine::utc_date;
 use crate::parallel::{par_map, MAX_THREADS};
 use crate::plot::{grid_panels, Panel, Series};
+use crate::report::write_md_csv;
 use crate::rng::SplitMix64;
 use anyhow::Result;
 use plotters::prelude::SeriesLabelPosition;
@@ -312,13 +313,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         (1500, 650),
         SeriesLabelPosition::UpperRight,
     )?;
-    std::fs::write(args.out.join("son_synthetic.md"), md)?;
-    std::fs::write(args.out.join("son_synthetic.csv"), csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        args.out.join("son_synthetic.md").display(),
-        sw.elapsed
-    );
+    write_md_csv(&args.out, "son_synthetic", &md, &csv, Some(sw.elapsed))?;
     Ok(())
 }
 

@@ -23,6 +23,7 @@ use super::{command_line, ReproArgs};
 use crate::machine::{load_average, proc_cpu, utc_now};
 use crate::paths::{cache_dir, repo_root};
 use crate::peers::{find_peers, find_python, Peers};
+use crate::report::write_md_csv;
 use crate::rng::SplitMix64;
 use crate::stats::{binomial_se, median_finite};
 use anyhow::{bail, Context, Result};
@@ -373,14 +374,13 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let csv = results_table(&mut md, &m)?;
     target_check(&mut md, &m)?;
     breakdown(&mut md, &m)?;
-    let out_md = args.out.join("throughput_dense.md");
-    std::fs::write(&out_md, md)?;
-    std::fs::write(args.out.join("throughput_dense.csv"), csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        out_md.display(),
-        m.t0.elapsed().as_secs_f64()
-    );
+    write_md_csv(
+        &args.out,
+        "throughput_dense",
+        &md,
+        &csv,
+        Some(m.t0.elapsed().as_secs_f64()),
+    )?;
     Ok(())
 }
 
