@@ -10,7 +10,8 @@
 //! | use a trained model (learn, predict, probability, save/load) | [`Learner`], [`LinearModel`], [`FmModel`] |
 //! | drive a learner by hand | [`OnlineLearner`], [`AnyLearner`], [`LearnError`] |
 //! | factorization machines | [`FmConfig`], [`FmAlgorithm`], [`AnyFm`] |
-//! | multiclass | [`MulticlassConfig`], [`MulticlassLearner`], [`Reduction`], [`Classes`], [`ClassLabel`] |
+//! | multiclass | [`MulticlassConfig`], [`MulticlassLearner`], [`MulticlassModel`], [`Reduction`], [`Classes`], [`ClassLabel`], [`MulticlassMetrics`], [`progressive_multiclass`] |
+//! | labels as the user has them | [`ClassScan`], [`scan_classes`], [`ClassSpec`], [`Task`], [`LabelMap`], [`Labeled`] |
 //! | read data | [`Row`], [`Example`], [`Format`], [`ExampleReader`], [`LibsvmReader`], [`LibsvmOptions`], [`CsvReader`], [`CsvOptions`], [`VwReader`], [`VwOptions`], [`open_input`], [`ParseError`] |
 //! | score | [`Metrics`], [`progressive`], [`evaluate`] |
 //! | sketch a matrix | [`Sketch`], [`SketchConfig`], [`SketchMethod`], [`FrequentDirections`], [`FdVariant`], [`RowMatrix`], [`relative_spectral_error`], [`LanczosOptions`] |
@@ -43,14 +44,18 @@
 //! ```
 
 pub use crate::data::{
-    open_input, CsvOptions, CsvReader, Example, ExampleReader, Format, LibsvmOptions, LibsvmReader,
-    ParseError, Row, VwOptions, VwReader,
+    open_input, scan_classes, ClassScan, ClassSpec, CsvOptions, CsvReader, Example, ExampleReader,
+    Format, LabelMap, Labeled, LibsvmOptions, LibsvmReader, ParseError, Row, Task, VwOptions,
+    VwReader,
 };
+pub use crate::eval::multiclass::{progressive_multiclass, MulticlassMetrics};
 pub use crate::eval::{evaluate, progressive, Metrics};
 pub use crate::fm::{AnyFm, FmAlgorithm, FmConfig, FmModel};
 pub use crate::labels::{ClassLabel, Classes};
 pub use crate::learner::Learner;
-pub use crate::linear::multiclass::{MulticlassConfig, MulticlassLearner, Reduction};
+pub use crate::linear::multiclass::{
+    MulticlassConfig, MulticlassLearner, MulticlassModel, Reduction,
+};
 pub use crate::linear::{
     Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
 };
