@@ -3,6 +3,8 @@
 mod divergence;
 mod drp_cmd;
 mod fm_cmd;
+mod paths;
+mod predict;
 mod sketch_cmd;
 mod train;
 
@@ -24,6 +26,9 @@ enum Command {
     Train(Box<train::TrainArgs>),
     /// Evaluate a saved model on a file, without updating it.
     Test(train::TestArgs),
+    /// Score rows without labels with a saved model: a line in, a line out (labels and
+    /// probabilities, values, or --raw margins).
+    Predict(predict::PredictArgs),
     /// Dual random projection: recover the optimum of an L2-regularised problem from m random
     /// projections (naive, Alg. 1, Alg. 2), optionally against the exact solution.
     Drp(Box<drp_cmd::DrpArgs>),
@@ -38,6 +43,7 @@ fn main() {
         Command::Sketch(args) => sketch_cmd::run(&args),
         Command::Train(args) => train::train(&args),
         Command::Test(args) => train::test(&args),
+        Command::Predict(args) => predict::run(&args),
         Command::Drp(args) => drp_cmd::run(&args),
         Command::Fm(args) => fm_cmd::run(&args),
     };
