@@ -3,6 +3,7 @@
 mod divergence;
 mod drp_cmd;
 mod fm_cmd;
+mod inspect;
 mod paths;
 mod predict;
 mod sketch_cmd;
@@ -29,6 +30,9 @@ enum Command {
     /// Score rows without labels with a saved model: a line in, a line out (labels and
     /// probabilities, values, or --raw margins).
     Predict(predict::PredictArgs),
+    /// Show what a model holds: learner, loss, dimension, examples seen, mixture weights, the
+    /// largest weights and the sketches' top singular values (--json for a machine).
+    Inspect(inspect::InspectArgs),
     /// Dual random projection: recover the optimum of an L2-regularised problem from m random
     /// projections (naive, Alg. 1, Alg. 2), optionally against the exact solution.
     Drp(Box<drp_cmd::DrpArgs>),
@@ -44,6 +48,7 @@ fn main() {
         Command::Train(args) => train::train(&args),
         Command::Test(args) => train::test(&args),
         Command::Predict(args) => predict::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
         Command::Drp(args) => drp_cmd::run(&args),
         Command::Fm(args) => fm_cmd::run(&args),
     };
