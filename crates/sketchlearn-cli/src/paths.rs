@@ -72,3 +72,28 @@ fn same_file(a: &Path, b: &Path) -> bool {
         _ => false,
     }
 }
+
+/// The checks of a learning command: the model (`-f`) must not be the data (it may be the
+/// model it resumes from, `-i`, as in VW); the predictions (`-p`) must be neither the data nor
+/// either model.
+pub fn check_learning_outputs(
+    data: &[&str],
+    initial_model: Option<&str>,
+    final_model: Option<&str>,
+    predictions: Option<&str>,
+) -> Result<()> {
+    if let Some(f) = final_model {
+        check_output(f, "model file", data)?;
+    }
+    if let Some(p) = predictions {
+        let mut inputs = data.to_vec();
+        inputs.extend(initial_model);
+        check_output(p, "predictions file", &inputs)?;
+        if let Some(f) = final_model {
+            if p != "-" && (p == f || same_file(Path::new(p), Path::new(f))) {
+                bail!("the model and the predictions would both be written to {p}");
+            }
+        }
+    }
+    Ok(())
+}

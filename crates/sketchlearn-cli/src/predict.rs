@@ -203,6 +203,15 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         if !parser.parse(&line, number, &mut ex)? {
             continue; // blank or comment line
         }
+        if let Some(&last) = ex.indices.last().filter(|&&i| i as usize >= dim) {
+            bail!(
+                "{}:{number}: feature index {} is beyond the model's dimension {dim}: these rows \
+                 are not in the format the model was trained on (a VW model needs --format vw, \
+                 a 0-based file --zero-based)",
+                parser.name,
+                u64::from(last) + u64::from(!args.zero_based)
+            );
+        }
         let margin = model.learner.predict(ex.row());
         writeln!(out, "{}", shape.line(margin))?;
         out.flush()?;

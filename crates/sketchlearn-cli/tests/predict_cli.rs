@@ -153,6 +153,15 @@ fn bad_rows_and_bad_paths_fail_without_writing() {
         "{err}"
     );
 
+    // A row beyond the model's dimension (another format or data set).
+    std::fs::write(&rows, "1:0.5\n9:1\n").unwrap();
+    let out = run(&["predict", "-i", &model, &rows]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad-rows.txt:2: feature index 9 is beyond the model's dimension 2"),
+        "{err}"
+    );
+
     // -p onto the input, onto the model, into a missing directory: refused, nothing touched.
     let before = std::fs::read(&rows).unwrap();
     let model_before = std::fs::read(&model).unwrap();
