@@ -45,8 +45,22 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),
-        Command::Train(args) => train::train(&args),
-        Command::Test(args) => train::test(&args),
+        Command::Train(args) => paths::check_learning_outputs(
+            &[&args.file],
+            args.initial_model.as_deref(),
+            args.final_model.as_deref(),
+            args.predictions.as_deref(),
+        )
+        .and_then(|()| paths::check_not_empty(&args.file))
+        .and_then(|()| train::train(&args)),
+        Command::Test(args) => paths::check_learning_outputs(
+            &[&args.file],
+            Some(&args.initial_model),
+            None,
+            args.predictions.as_deref(),
+        )
+        .and_then(|()| paths::check_not_empty(&args.file))
+        .and_then(|()| train::test(&args)),
         Command::Predict(args) => predict::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Drp(args) => drp_cmd::run(&args),

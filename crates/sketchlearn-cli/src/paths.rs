@@ -97,3 +97,26 @@ pub fn check_learning_outputs(
     }
     Ok(())
 }
+
+/// An input file with no example line (only blank and `#` lines) is an error that says so,
+/// before any learner is built (standard input is not looked into).
+pub fn check_not_empty(path: &str) -> Result<()> {
+    if path == "-" {
+        return Ok(());
+    }
+    let mut input = sketchlearn::data::open_input(path)?;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if std::io::BufRead::read_line(&mut input, &mut line)
+            .with_context(|| format!("reading {path}"))?
+            == 0
+        {
+            bail!("no examples in {path}: the file is empty");
+        }
+        let t = line.trim();
+        if !t.is_empty() && !t.starts_with('#') {
+            return Ok(());
+        }
+    }
+}
