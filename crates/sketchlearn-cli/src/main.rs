@@ -1,5 +1,6 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
+mod csv_input;
 mod divergence;
 mod drp_cmd;
 mod fm_cmd;
@@ -24,7 +25,7 @@ enum Command {
     /// Sketch a matrix (rows of a LIBSVM or CSV file) and report time and relative spectral error.
     Sketch(sketch_cmd::SketchArgs),
     /// Train a linear learner online (progressive validation), optionally saving the model.
-    Train(Box<train::TrainArgs>),
+    Train(Box<csv_input::TrainCommand>),
     /// Evaluate a saved model on a file, without updating it.
     Test(train::TestArgs),
     /// Score rows without labels with a saved model: a line in, a line out (labels and
@@ -45,14 +46,17 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),
-        Command::Train(args) => paths::check_learning_outputs(
-            &[&args.file],
-            args.initial_model.as_deref(),
-            args.final_model.as_deref(),
-            args.predictions.as_deref(),
-        )
-        .and_then(|()| paths::check_not_empty(&args.file))
-        .and_then(|()| train::train(&args)),
+        Command::Train(mut cmd) => {
+            let args = &cmd.train;
+            paths::check_learning_outputs(
+                &[&args.file],
+                args.initial_model.as_deref(),
+                args.final_model.as_deref(),
+                args.predictions.as_deref(),
+            )
+            .and_then(|()| paths::check_not_empty(&args.file))
+            .and_then(|()| csv_input::train(&mut cmd))
+        }
         Command::Test(args) => paths::check_learning_outputs(
             &[&args.file],
             Some(&args.initial_model),
