@@ -23,6 +23,7 @@ mod running_mean;
 mod saved;
 mod scaled_mixture;
 pub mod sparse;
+mod summary;
 mod target_standardization;
 
 pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
@@ -41,6 +42,7 @@ pub use representation::{auto_sparse, SPARSITY_SAMPLE};
 pub use running_mean::RunningMean;
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
 pub use scaled_mixture::{LabelScale, ScaledMixture};
+pub use summary::{sketch_summaries, top_weights, SketchSummary};
 pub use target_standardization::TargetStandardization;
 
 /// What can go wrong while learning.
