@@ -3,6 +3,7 @@
 mod divergence;
 mod drp_cmd;
 mod fm_cmd;
+mod learner_args;
 mod plot;
 mod repro;
 mod sketch_cmd;

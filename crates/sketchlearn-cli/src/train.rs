@@ -2,126 +2,20 @@
 //! (VW habits: a progress table on stderr at doubling example counts, `-f` to save, `-i` to
 //! resume, `-p` to write predictions).
 
+use crate::learner_args::LearnerArgs;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sketchlearn::data::{for_each_row, ExampleReader, ExampleSource, Format, ReadAhead, VwOptions};
 use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
 use sketchlearn::linear::{
-    auto_sparse, Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel,
-    OnlineLearner, SPARSITY_SAMPLE,
+    AnyLearner, InputProfile, LearnError, LinearModel, OnlineLearner, RepresentationChoice,
+    SPARSITY_SAMPLE,
 };
-use sketchlearn::loss::Loss;
 use sketchlearn::{Example, ParseError, Row};
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::time::Instant;
-
-/// Hyper-parameters of a new learner (all optional: unset ones take the library defaults).
-#[derive(clap::Args, Debug, Default)]
-pub struct LearnerArgs {
-    /// Algorithm: auto | ogd | adagrad | adagrad-grid | newton. Default: auto, an online mixture
-    /// of two RFD-SONs (two step sizes), FD-SON with diagonal adaptation and an AdaGrad grid
-    /// (each learns every example; the prediction weighs them by their progressive Brier
-    /// scores, AdaHedge) — or newton when --curvature or --diag is given. adagrad-grid: AdaGrad
-    /// at -l and 8× -l (the latter's intercept constant /32), mixed the same way.
-    #[arg(long)]
-    pub algo: Option<Algorithm>,
-    /// Curvature of the newton learner (and of auto's sketched members): identity | full | fd |
-    /// fd-fast | rfd | rfd-fast | rp | oja.
-    #[arg(long)]
-    pub curvature: Option<CurvatureKind>,
-    /// Sketch size m.
-    #[arg(long)]
-    pub size: Option<usize>,
-    /// Loss: logistic | squared | hinge | smooth-hinge.
-    #[arg(long)]
-    pub loss: Option<Loss>,
-    /// Newton: α of A = αI + SᵀS (1/α acts as the step size).
-    #[arg(long)]
-    pub alpha: Option<f64>,
-    /// RFD-SON: initial α₀ of the RFD sketch.
-    #[arg(long)]
-    pub alpha0: Option<f64>,
-    /// Newton: c = σ + η (the sketch receives √c·g).
-    #[arg(long = "c")]
-    pub c: Option<f64>,
-    /// Projection bound C of {|wᵀx| ≤ C} (default: no projection).
-    #[arg(long)]
-    pub clip: Option<f64>,
-    /// Wrap the learner in diagonal adaptation (SON §5.2).
-    #[arg(long)]
-    pub diag: bool,
-    /// OGD / AdaGrad learning rate.
-    #[arg(short = 'l', long = "learning-rate")]
-    pub learning_rate: Option<f64>,
-    /// Oja's learning-rate constant c of γ_t = min(c/t, 1).
-    #[arg(long)]
-    pub oja_c: Option<f64>,
-    /// No intercept (by default a constant feature 1 is appended, as VW does).
-    #[arg(long)]
-    pub no_bias: bool,
-    /// The intercept's constant feature value (default 1): below 1, a scale-free learner
-    /// (AdaGrad) moves the bias more slowly than the weights.
-    #[arg(long)]
-    pub bias_value: Option<f64>,
-    /// Use the sparse-time learner of the curvature (oja, rp, fd/fd-fast, rfd/rfd-fast):
-    /// O(m² + m·nnz) per example instead of O(md). Default: chosen automatically (see below).
-    #[arg(long, conflicts_with = "dense")]
-    pub sparse: bool,
-    /// Use the dense learner even for sparse input.
-    #[arg(long)]
-    pub dense: bool,
-}
-
-impl LearnerArgs {
-    fn any_set(&self) -> bool {
-        self.algo.is_some()
-            || self.curvature.is_some()
-            || self.size.is_some()
-            || self.loss.is_some()
-            || self.alpha.is_some()
-            || self.alpha0.is_some()
-            || self.c.is_some()
-            || self.clip.is_some()
-            || self.diag
-            || self.learning_rate.is_some()
-            || self.oja_c.is_some()
-            || self.no_bias
-            || self.bias_value.is_some()
-            || self.sparse
-            || self.dense
-    }
-
-    /// The configuration: library defaults overridden by the flags given.
-    pub fn config(&self, seed: u64) -> LearnerConfig {
-        let d = LearnerConfig::default();
-        LearnerConfig {
-            // A curvature or --diag names one Newton learner; without them the default (auto).
-            algorithm: self
-                .algo
-                .unwrap_or(if self.curvature.is_some() || self.diag {
-                    Algorithm::Newton
-                } else {
-                    d.algorithm
-                }),
-            curvature: self.curvature.unwrap_or(d.curvature),
-            size: self.size.unwrap_or(d.size),
-            loss: self.loss.unwrap_or(d.loss),
-            alpha: self.alpha.unwrap_or(d.alpha),
-            alpha0: self.alpha0.unwrap_or(d.alpha0),
-            c: self.c.unwrap_or(d.c),
-            clip: self.clip.unwrap_or(d.clip),
-            diag: self.diag || d.diag,
-            diag_d0: d.diag_d0,
-            learning_rate: self.learning_rate.unwrap_or(d.learning_rate),
-            seed,
-            oja_c: self.oja_c.unwrap_or(d.oja_c),
-            bias: d.bias && !self.no_bias,
-            bias_value: self.bias_value.unwrap_or(d.bias_value),
-        }
-    }
-}
 
 /// Arguments of `sketchlearn train`.
 #[derive(clap::Args, Debug)]
@@ -136,8 +30,8 @@ rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-spa
 O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
 input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
 below d/10 (over the whole file when d is read from it, else over its first 1000 examples; \
-LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --sparse forces it, --dense \
-prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
+LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --representation sparse \
+(--sparse) forces it, --representation dense (--dense) prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
 )]
 pub struct TrainArgs {
     #[command(flatten)]
@@ -152,7 +46,7 @@ pub struct TrainArgs {
     #[arg(short = 'f', long = "final-model")]
     pub final_model: Option<String>,
     /// Resume from this model (its hyper-parameters are used; learner flags are refused).
-    #[arg(short = 'i', long = "initial-model")]
+    #[arg(short = 'i', long = "initial-model", conflicts_with = "LearnerArgs")]
     pub initial_model: Option<String>,
     /// Write each progressive prediction (raw score) to this file, one per line.
     #[arg(short = 'p', long = "predictions")]
@@ -394,31 +288,10 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     }
     let mut sparse_note = String::new();
     let mut model = match &args.initial_model {
-        Some(path) => {
-            if args.learner.any_set() {
-                bail!("hyper-parameters come from the model given with -i; drop the learner flags");
-            }
-            LinearModel::load(path)?
-        }
+        Some(path) => LinearModel::load(path)?,
         None => {
-            let mut config = args.learner.config(args.seed);
-            if args.learner.sparse {
-                if !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto) {
-                    bail!("--sparse applies to --algo newton and auto (ogd and adagrad are O(nnz) already)");
-                }
-                config.curvature = config.curvature.sparse_variant().with_context(|| {
-                    format!(
-                        "curvature {} has no sparse-time learner (use oja, rp, fd or rfd)",
-                        config.curvature
-                    )
-                })?;
-            }
-            // Validate before reading the data (the sparse FD learner needs d ≥ 2m).
-            config.build(if config.curvature.is_sparse() {
-                2 * config.size
-            } else {
-                0
-            })?;
+            // Validated before reading the data.
+            let valid = args.learner.config(args.seed)?.check()?;
             let (dim, avg_nnz) = if vw {
                 if args.dim.is_some() {
                     bail!("VW input has dimension 2^bits: give --bits, not --dim");
@@ -449,20 +322,16 @@ pub fn train(args: &TrainArgs) -> Result<()> {
                     }
                 }
             };
-            if !args.learner.sparse && !args.learner.dense && auto_sparse(&config, dim, vw, avg_nnz)
-            {
-                let kind = config.curvature.sparse_variant().expect("checked");
-                sparse_note = match avg_nnz {
-                    _ if vw => format!("  [{kind}: chosen for hashed VW input]"),
-                    Some(a) => format!(
-                        "  [{kind}: chosen for sparse input, {a:.1} non-zeros/example < d/10]"
-                    ),
-                    None => String::new(),
-                };
-                config.curvature = kind;
+            let (valid, choice) = valid.resolve(&InputProfile {
+                dim,
+                hashed: vw,
+                avg_nnz,
+            });
+            if choice != RepresentationChoice::Given && choice != RepresentationChoice::Dense {
+                sparse_note = format!("  [{choice}]");
             }
-            let learner = config.build(dim)?;
-            LinearModel::new(config, learner)
+            let learner = valid.build(dim)?;
+            LinearModel::new(valid.into_inner(), learner)
         }
     };
     let bits = if vw {

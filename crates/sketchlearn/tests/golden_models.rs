@@ -7,6 +7,9 @@
 //! remaining examples from the loaded state, then (3) the final weights. So the hash checks the
 //! whole state (sketches, accumulators, mixture weights), not only the weights.
 //!
+//! The files were written by this test file's `write_v4_models` at commit 2247148 (the code of
+//! format version 4); it is gone because today's code writes version 5.
+//!
 //! Cases: sparse-time Oja-SON (`--curvature oja --sparse`), the default `auto` mixture with its
 //! sparse-time members (what `train` chooses on a sparse file), sparse-time FD-SON with diagonal
 //! adaptation, all on a generated sparse stream (d = 1000); and AdaGrad on `data/heart`.
@@ -118,6 +121,85 @@ fn sparse_oja_v4_model_loads_predicts_and_learns_the_same() {
     check("sparse-oja-v4", &sparse1000(), LEARNED);
 }
 
+/// The version-4 curvatures become a curvature and a representation.
+#[test]
+fn v4_configurations_are_converted() {
+    use sketchlearn::linear::{Algorithm, CurvatureKind, Representation};
+    let config = |name: &str| {
+        LinearModel::load(golden_dir().join(format!("{name}.model")))
+            .unwrap()
+            .config
+    };
+    let oja = config("sparse-oja-v4");
+    assert_eq!(
+        (oja.algorithm, oja.curvature, oja.representation),
+        (
+            Algorithm::Newton,
+            CurvatureKind::Oja,
+            Representation::Sparse
+        )
+    );
+    assert_eq!(oja.seed, 7);
+    let auto = config("sparse-auto-v4");
+    assert_eq!(
+        (auto.algorithm, auto.curvature, auto.representation),
+        (
+            Algorithm::Auto,
+            CurvatureKind::RfdFast,
+            Representation::Sparse
+        )
+    );
+    assert!(
+        auto.describe().starts_with("auto[newton/rfd-sparse m=10"),
+        "{}",
+        auto.describe()
+    );
+    let fd = config("sparse-fd-diag-v4");
+    assert_eq!(
+        (fd.curvature, fd.representation, fd.diag),
+        (CurvatureKind::FdFast, Representation::Sparse, true)
+    );
+    let heart = config("heart-auto-v4");
+    assert_eq!(
+        (heart.curvature, heart.representation),
+        (CurvatureKind::RfdFast, Representation::Dense)
+    );
+    let adagrad = config("heart-adagrad-v4");
+    assert_eq!(
+        (adagrad.algorithm, adagrad.representation),
+        (Algorithm::AdaGrad, Representation::Auto)
+    );
+}
+
+/// A version-4 file resaved is a version-5 file that loads to the same model.
+#[test]
+fn a_v4_model_resaved_is_version_5_and_the_same() {
+    let v4 = LinearModel::load(golden_dir().join("sparse-auto-v4.model")).unwrap();
+    let bytes = v4.to_bytes().unwrap();
+    assert_eq!(
+        &bytes[8..12],
+        &sketchlearn::model::FORMAT_VERSION.to_le_bytes()
+    );
+    assert_eq!(sketchlearn::model::FORMAT_VERSION, 5);
+    let v5 = LinearModel::from_bytes(&bytes, "memory").unwrap();
+    assert_eq!(v5.config, v4.config);
+    let data = sparse1000();
+    assert_eq!(
+        fingerprint(v5, &data, LEARNED),
+        fingerprint(v4, &data, LEARNED)
+    );
+}
+
+/// A version-3 file (or any older) fails with a message naming the versions.
+#[test]
+fn older_versions_fail_with_a_version_message() {
+    let mut bytes = std::fs::read(golden_dir().join("heart-adagrad-v4.model")).unwrap();
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let err = LinearModel::from_bytes(&bytes, "old.model").unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("version 3") && msg.contains("older"), "{msg}");
+}
+
 #[test]
 fn sparse_auto_v4_model_loads_predicts_and_learns_the_same() {
     check("sparse-auto-v4", &sparse1000(), LEARNED);
@@ -131,81 +213,4 @@ fn sparse_fd_diag_v4_model_loads_predicts_and_learns_the_same() {
 #[test]
 fn heart_adagrad_v4_model_loads_predicts_and_learns_the_same() {
     check("heart-adagrad-v4", &heart(), 200);
-}
-
-/// Writes the version-4 files (run once, with the code of format version 4, by
-/// `cargo test --test golden_models -- --ignored write_v4_models`).
-#[test]
-#[ignore]
-fn write_v4_models() {
-    use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
-    let base = LearnerConfig::default();
-    let cases = [
-        (
-            "sparse-oja-v4",
-            LearnerConfig {
-                algorithm: Algorithm::Newton,
-                curvature: CurvatureKind::OjaSparse,
-                seed: 7,
-                ..base.clone()
-            },
-            sparse1000(),
-            LEARNED,
-        ),
-        (
-            "sparse-auto-v4",
-            LearnerConfig {
-                curvature: CurvatureKind::RfdSparse,
-                ..base.clone()
-            },
-            sparse1000(),
-            LEARNED,
-        ),
-        (
-            "sparse-fd-diag-v4",
-            LearnerConfig {
-                algorithm: Algorithm::Newton,
-                curvature: CurvatureKind::FdSparse,
-                diag: true,
-                ..base.clone()
-            },
-            sparse1000(),
-            LEARNED,
-        ),
-        (
-            "heart-adagrad-v4",
-            LearnerConfig {
-                algorithm: Algorithm::AdaGrad,
-                ..base.clone()
-            },
-            heart(),
-            200,
-        ),
-    ];
-    for (name, config, data, learned) in cases {
-        let dim = data
-            .iter()
-            .filter_map(|(i, _, _)| i.last())
-            .map(|&j| j as usize + 1)
-            .max()
-            .unwrap();
-        let mut model = LinearModel::new(config.clone(), config.build(dim).unwrap());
-        for (i, v, y) in &data[..learned] {
-            let x = Row::Sparse {
-                indices: i,
-                values: v,
-            };
-            let _ = model.learner.learn(x, *y, 1.0);
-        }
-        model.examples_seen = learned as u64;
-        let path = golden_dir().join(format!("{name}.model"));
-        model.save(&path).unwrap();
-        let hash = fingerprint(LinearModel::load(&path).unwrap(), &data, learned);
-        assert_eq!(
-            hash,
-            fingerprint(model, &data, learned),
-            "{name}: save/load changed it"
-        );
-        std::fs::write(golden_dir().join(format!("{name}.predictions")), hash).unwrap();
-    }
 }

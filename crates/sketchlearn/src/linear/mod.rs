@@ -8,26 +8,31 @@
 
 use crate::Row;
 
+mod any;
+mod check;
 mod config;
 pub mod curvature;
 mod diagonal;
 mod first_order;
 mod fixed;
 mod intercept;
+mod legacy;
 mod mixture;
 mod newton;
 mod representation;
 mod saved;
 pub mod sparse;
 
-pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
+pub use any::AnyLearner;
+pub use check::{ConfigError, ValidLearnerConfig};
+pub use config::{Algorithm, CurvatureKind, LearnerConfig, Representation};
 pub use diagonal::DiagonalAdaptation;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
 pub use newton::{Newton, NewtonParams};
-pub use representation::{auto_sparse, SPARSITY_SAMPLE};
+pub use representation::{auto_sparse, InputProfile, RepresentationChoice, SPARSITY_SAMPLE};
 pub use saved::{LinearModel, LINEAR_MODEL_KIND};
 
 /// What can go wrong while learning.
