@@ -17,6 +17,7 @@ pub mod linalg;
 pub mod linear;
 pub mod loss;
 pub mod model;
+pub mod run;
 
 pub mod sketch;
 

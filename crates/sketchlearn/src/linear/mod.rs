@@ -33,7 +33,7 @@ pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
 pub use newton::{Newton, NewtonParams};
 pub use representation::{auto_sparse, InputProfile, RepresentationChoice, SPARSITY_SAMPLE};
-pub use saved::{LinearModel, LINEAR_MODEL_KIND};
+pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};
 
 /// What can go wrong while learning.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -52,6 +52,27 @@ impl LinearModel {
         }
     }
 
+    /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
+    /// π, i.e. which member the mixture follows on the data seen; `None` for one learner.
+    pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {
+        let AnyLearner::Mixture(mix) = &self.learner else {
+            return None;
+        };
+        let names = self.config.mixture_members()?;
+        Some(
+            mix.member_weights()
+                .into_iter()
+                .enumerate()
+                .map(|(k, weight)| MemberWeight {
+                    learner: names
+                        .get(k)
+                        .map_or_else(|| format!("member {}", k + 1), |c| c.describe()),
+                    weight,
+                })
+                .collect(),
+        )
+    }
+
     /// Writes the model atomically (temporary file + rename).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
         model::save(path, LINEAR_MODEL_KIND, self)
@@ -74,6 +95,15 @@ impl LinearModel {
     pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Self, ModelError> {
         model::from_bytes_with(bytes, LINEAR_MODEL_KIND, source_name, decode)
     }
+}
+
+/// One member of a mixture and its weight ([`LinearModel::mixture_weights`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemberWeight {
+    /// The member's description ([`LearnerConfig::describe`]).
+    pub learner: String,
+    /// Its weight in the mixture.
+    pub weight: f64,
 }
 
 /// Decodes a payload of format `version` and checks its configuration.
