@@ -1,6 +1,5 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
-mod divergence;
 mod drp_cmd;
 mod fm_cmd;
 mod learner_args;

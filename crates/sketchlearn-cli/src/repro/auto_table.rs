@@ -23,9 +23,9 @@ use super::son_table3::{
 use super::ReproArgs;
 use anyhow::{Context, Result};
 use sketchlearn::linear::{
-    AnyLearner, InputProfile, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner,
-    Representation,
+    AnyLearner, InputProfile, LearnerConfig, MixRule, Mixture, OnlineLearner, Representation,
 };
+use sketchlearn::run::learn_or_refuse;
 use sketchlearn::Example;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -185,14 +185,7 @@ fn run_pass(mut l: AnyLearner, data: &[Example]) -> Result<Pass> {
     let t = Instant::now();
     let (mut wrong, mut refused) = (0usize, 0u64);
     for e in data {
-        let p = match l.learn(e.row(), e.label, e.weight) {
-            Ok(p) => p,
-            Err(LearnError::Diverged(_)) => {
-                refused += 1;
-                l.predict(e.row())
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let p = learn_or_refuse(&mut l, e.row(), e.label, e.weight, &mut refused)?;
         if (p > 0.0) != (e.label > 0.0) {
             wrong += 1;
         }

@@ -19,11 +19,10 @@ use anyhow::Result;
 use plotters::prelude::*;
 use sketchlearn::eval::{progressive_with, EvalError, Metrics};
 use sketchlearn::linalg::{orthonormalize_rows, sym_eigenvalues};
-use sketchlearn::linear::{
-    Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, OnlineLearner,
-};
+use sketchlearn::linear::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
 use sketchlearn::loss::Loss;
-use sketchlearn::{Example, Row};
+use sketchlearn::run::Tolerant;
+use sketchlearn::Example;
 use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -106,45 +105,13 @@ pub(super) struct Pass {
     pub seconds: f64,
 }
 
-/// Forwards to a learner; a refused (diverging) update is counted, not fatal: the learner kept
-/// its weights, so its prediction now is the one it made before the refused update (the CLI's
-/// `train` does the same).
-struct Tolerant<'a> {
-    inner: &'a mut AnyLearner,
-    refused: u64,
-}
-
-impl OnlineLearner for Tolerant<'_> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.inner.predict(x)
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        match self.inner.learn(x, y, weight) {
-            Err(LearnError::Diverged(_)) => {
-                self.refused += 1;
-                Ok(self.inner.predict(x))
-            }
-            other => other,
-        }
-    }
-    fn weights(&self) -> std::borrow::Cow<'_, [f64]> {
-        self.inner.weights()
-    }
-}
-
 /// One progressive pass of the learner `cfg` over `data`. Refused (diverging) updates are
 /// counted and the pass goes on; any other learner error is returned.
 pub(super) fn learn_pass(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> Result<Pass> {
     let start = Instant::now();
     let mut learner = cfg.build(dim)?;
     let mut metrics = Metrics::without_auc();
-    let mut tolerant = Tolerant {
-        inner: &mut learner,
-        refused: 0,
-    };
+    let mut tolerant = Tolerant::new(&mut learner);
     match progressive_with(
         &mut tolerant,
         slice_source(data),

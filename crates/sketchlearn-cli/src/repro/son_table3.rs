@@ -24,9 +24,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use plotters::prelude::*;
 use serde_json::Value;
 use sketchlearn::eval::{progressive_with, Metrics};
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnError, LearnerConfig, OnlineLearner};
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
-use std::borrow::Cow;
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner};
+use sketchlearn::run::Tolerant;
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader};
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt::Write as _;
@@ -235,33 +235,6 @@ impl RunOutcome {
     }
 }
 
-/// Counts refused (diverging) steps instead of stopping, like `sketchlearn train`.
-pub(super) struct Counting<'a, L: ?Sized> {
-    pub inner: &'a mut L,
-    pub refused: u64,
-}
-
-impl<L: OnlineLearner + ?Sized> OnlineLearner for Counting<'_, L> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.inner.predict(x)
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        match self.inner.learn(x, y, weight) {
-            Err(LearnError::Diverged(_)) => {
-                self.refused += 1;
-                Ok(self.inner.predict(x))
-            }
-            r => r,
-        }
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        self.inner.weights()
-    }
-}
-
 /// One progressive pass of `cfg` over in-memory examples.
 pub(super) fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> RunOutcome {
     let start = Instant::now();
@@ -278,10 +251,7 @@ pub(super) fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> 
         }
     };
     let mut metrics = Metrics::without_auc();
-    let mut counting = Counting {
-        inner: &mut learner,
-        refused: 0,
-    };
+    let mut counting = Tolerant::new(&mut learner);
     let mut next = 0usize;
     let result = progressive_with(
         &mut counting,
