@@ -11,7 +11,7 @@ Usage (after `cargo build --release -p sketchlearn-cli`):
 
     python3 scripts/bench_read_ahead.py FILE [--bits B] [--reps N] [--bin PATH]
 
-e.g. the replicated r8 stream of `repro sparse-throughput`:
+e.g. the replicated r8 stream of `sketchlearn-repro sparse-throughput`:
 
     python3 scripts/bench_read_ahead.py target/peers/sparse_r8_earn_vs_rest_x26.vw --bits 18
 """

@@ -3,8 +3,6 @@
 mod drp_cmd;
 mod fm_cmd;
 mod learner_args;
-mod plot;
-mod repro;
 mod sketch_cmd;
 mod train;
 
@@ -32,15 +30,12 @@ enum Command {
     /// Online factorization machines (SFTRL, FTRL, OGD, OCG, FM-SGD) on ratings or LIBSVM data:
     /// one online pass over the first part of the file, then a test on the rest.
     Fm(Box<fm_cmd::FmArgs>),
-    /// Reproduce a paper experiment: writes tables and plots under docs/results/.
-    Repro(repro::ReproArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),
-        Command::Repro(args) => repro::run(&args),
         Command::Train(args) => train::train(&args),
         Command::Test(args) => train::test(&args),
         Command::Drp(args) => drp_cmd::run(&args),

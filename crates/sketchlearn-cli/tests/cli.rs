@@ -376,7 +376,7 @@ fn help_on_every_subcommand() {
     for sub in [
         vec!["--help"],
         vec!["sketch", "--help"],
-        vec!["repro", "--help"],
+        vec!["train", "--help"],
     ] {
         let out = run(&sub);
         assert!(out.status.success());

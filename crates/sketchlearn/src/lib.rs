@@ -13,6 +13,7 @@ pub mod data;
 pub mod drp;
 pub mod eval;
 pub mod fm;
+pub mod labels;
 pub mod linalg;
 pub mod linear;
 pub mod loss;

@@ -476,17 +476,22 @@ fn default_is_the_auto_mixture_of_its_members() {
     assert_eq!(mix.rule(), MixRule::AdaHedgeBrier);
     assert_eq!(mix.members().len(), 4);
     assert_eq!(learner.dim(), 7);
-    // Squared loss (regression) mixes with the Bayes rule.
+    // Squared loss (regression) mixes with AdaHedge on variance-normalised squared errors, the
+    // running mean first among its members.
     let sq = LearnerConfig {
         loss: Loss::Squared,
         ..LearnerConfig::default()
     }
     .build(7)
     .unwrap();
-    let AnyLearner::Mixture(mix) = &sq else {
+    let AnyLearner::ScaledMixture(mix) = &sq else {
         panic!()
     };
-    assert_eq!(mix.rule(), MixRule::Bayes);
+    assert_eq!(mix.mixture().rule(), MixRule::AdaHedgeScaled);
+    assert!(matches!(
+        mix.mixture().members()[0],
+        AnyLearner::RunningMean(_)
+    ));
     // Members learn exactly as when run alone: the mixture adds no coupling.
     let data = stream(300, 7, &[1.0, 0.0, -1.0, 2.0, 0.3, 0.0, -0.5], 0.1, 5);
     let mut mix_l = LearnerConfig::default().build(7).unwrap();

@@ -6,8 +6,8 @@
 use super::curvature::AnyCurvature;
 use super::sparse::SparseLearner;
 use super::{
-    AdaGrad, DiagonalAdaptation, FixedLinear, Intercept, LearnError, Mixture, Newton, Ogd,
-    OnlineLearner,
+    AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, Mixture,
+    Newton, Ogd, OnlineLearner, RunningMean, ScaledMixture, TargetStandardization,
 };
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,14 @@ pub enum AnyLearner {
     Sparse(SparseLearner),
     /// An exponentially weighted online mixture of learners.
     Mixture(Mixture),
+    /// The running mean of the labels.
+    RunningMean(RunningMean),
+    /// A learner of standardised labels.
+    TargetStandardization(Box<TargetStandardization<AnyLearner>>),
+    /// A learner of RMS-scaled features.
+    FeatureScaling(Box<FeatureScaling<AnyLearner>>),
+    /// The squared-loss mixture ([`MixRule::AdaHedgeScaled`](super::MixRule::AdaHedgeScaled)).
+    ScaledMixture(Box<ScaledMixture>),
 }
 
 macro_rules! dispatch {
@@ -46,6 +54,10 @@ macro_rules! dispatch {
             AnyLearner::Fixed($l) => $e,
             AnyLearner::Sparse($l) => $e,
             AnyLearner::Mixture($l) => $e,
+            AnyLearner::RunningMean($l) => $e,
+            AnyLearner::TargetStandardization($l) => $e,
+            AnyLearner::FeatureScaling($l) => $e,
+            AnyLearner::ScaledMixture($l) => $e,
         }
     };
 }

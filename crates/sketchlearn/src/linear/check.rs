@@ -9,8 +9,9 @@ use super::curvature::{
 };
 use super::sparse::{SparseFd, SparseLearner, SparseOja, SparseRp};
 use super::{
-    AdaGrad, Algorithm, AnyLearner, CurvatureKind, DiagonalAdaptation, Intercept, LearnError,
-    LearnerConfig, Mixture, Newton, NewtonParams, Ogd, Representation, StepSchedule,
+    AdaGrad, Algorithm, AnyLearner, CurvatureKind, DiagonalAdaptation, FeatureScaling, Intercept,
+    LearnError, LearnerConfig, MixRule, Mixture, Newton, NewtonParams, Ogd, Representation,
+    RunningMean, ScaledMixture, StepSchedule, TargetStandardization,
 };
 use crate::sketch::FdVariant;
 use std::ops::Deref;
@@ -48,6 +49,22 @@ pub enum ConfigError {
     /// A learner's constructor refused its arguments.
     #[error(transparent)]
     Learner(#[from] LearnError),
+}
+
+/// For code that reports learner errors: a configuration error is an invalid parameter (or the
+/// constructor's own error).
+impl From<ConfigError> for LearnError {
+    fn from(e: ConfigError) -> Self {
+        match e {
+            ConfigError::Learner(e) => e,
+            other => LearnError::InvalidParameter(
+                other
+                    .to_string()
+                    .trim_start_matches("invalid parameter: ")
+                    .to_string(),
+            ),
+        }
+    }
 }
 
 /// A [`LearnerConfig`] that passed [`LearnerConfig::check`]: it builds learners. It reads as the
@@ -173,16 +190,10 @@ impl ValidLearnerConfig {
 /// derives: they only scale positive values).
 fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> {
     if let Some(members) = config.mixture_members() {
-        let members = members
-            .iter()
-            .map(|c| build(c, dim))
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(AnyLearner::Mixture(Mixture::new(
-            members,
-            config.loss,
-            config.mix_rule(),
-            1.0,
-        )?));
+        return mixture_of(config, &members, dim);
+    }
+    if config.algorithm == Algorithm::RunningMean {
+        return Ok(AnyLearner::RunningMean(RunningMean::new(dim)));
     }
     if config.bias {
         let inner = LearnerConfig {
@@ -205,7 +216,9 @@ fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> 
         Algorithm::AdaGrad => {
             AnyLearner::AdaGrad(AdaGrad::new(dim, config.loss, config.learning_rate)?)
         }
-        Algorithm::Auto | Algorithm::AdaGradGrid => unreachable!("mixtures are handled above"),
+        Algorithm::Auto | Algorithm::AdaGradGrid | Algorithm::RunningMean => {
+            unreachable!("mixtures and the running mean are handled above")
+        }
         Algorithm::Newton if config.representation == Representation::Sparse => {
             AnyLearner::Sparse(build_sparse(config, dim)?)
         }
@@ -223,6 +236,41 @@ fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> 
     } else {
         base
     })
+}
+
+/// The online mixture of `members` (each built for `dim`) with [`LearnerConfig::mix_rule`].
+fn mixture_of(
+    config: &LearnerConfig,
+    members: &[LearnerConfig],
+    dim: usize,
+) -> Result<AnyLearner, ConfigError> {
+    // Auto's regression members learn standardised labels on RMS-scaled features
+    // (`regression_members`); the running mean needs neither.
+    let normalize = config.algorithm == Algorithm::Auto && !config.loss.is_classification();
+    let members = members
+        .iter()
+        .map(|c| {
+            let built = build(c, dim)?;
+            Ok(if normalize && c.algorithm != Algorithm::RunningMean {
+                AnyLearner::TargetStandardization(Box::new(TargetStandardization::new(
+                    AnyLearner::FeatureScaling(Box::new(FeatureScaling::new(built))),
+                )))
+            } else {
+                built
+            })
+        })
+        .collect::<Result<Vec<_>, ConfigError>>()?;
+    if config.mix_rule() == MixRule::AdaHedgeScaled {
+        return Ok(AnyLearner::ScaledMixture(Box::new(ScaledMixture::new(
+            members,
+        )?)));
+    }
+    Ok(AnyLearner::Mixture(Mixture::new(
+        members,
+        config.loss,
+        config.mix_rule(),
+        1.0,
+    )?))
 }
 
 fn newton_params(config: &LearnerConfig) -> NewtonParams {

@@ -13,27 +13,40 @@ mod check;
 mod config;
 pub mod curvature;
 mod diagonal;
+mod feature_scaling;
 mod first_order;
 mod fixed;
 mod intercept;
 mod legacy;
 mod mixture;
+pub mod multiclass;
 mod newton;
 mod representation;
+mod running_mean;
 mod saved;
+mod scaled_mixture;
 pub mod sparse;
+mod target_standardization;
 
 pub use any::AnyLearner;
 pub use check::{ConfigError, ValidLearnerConfig};
 pub use config::{Algorithm, CurvatureKind, LearnerConfig, Representation};
 pub use diagonal::DiagonalAdaptation;
+pub use feature_scaling::FeatureScaling;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
+pub use multiclass::{
+    AnyMulticlass, MulticlassConfig, MulticlassLearner, OneVsAll, Reduction, SoftmaxParams,
+    SoftmaxSon,
+};
 pub use newton::{Newton, NewtonParams};
 pub use representation::{auto_sparse, InputProfile, RepresentationChoice, SPARSITY_SAMPLE};
+pub use running_mean::RunningMean;
 pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};
+pub use scaled_mixture::{LabelScale, ScaledMixture};
+pub use target_standardization::TargetStandardization;
 
 /// What can go wrong while learning.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

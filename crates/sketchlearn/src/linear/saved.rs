@@ -55,8 +55,10 @@ impl LinearModel {
     /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
     /// π, i.e. which member the mixture follows on the data seen; `None` for one learner.
     pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {
-        let AnyLearner::Mixture(mix) = &self.learner else {
-            return None;
+        let mix = match &self.learner {
+            AnyLearner::Mixture(mix) => mix,
+            AnyLearner::ScaledMixture(mix) => mix.mixture(),
+            _ => return None,
         };
         let names = self.config.mixture_members()?;
         Some(

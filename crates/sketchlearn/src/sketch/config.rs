@@ -180,8 +180,8 @@ impl SketchConfig {
     }
 }
 
-/// A sketch chosen at run time.
-#[derive(Clone, Debug)]
+/// A sketch chosen at run time (serializable: the Python binding pickles it).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[allow(clippy::large_enum_variant)] // built once per run, never moved in a hot loop
 pub enum AnySketch {
     /// FD or RFD, per-row or doubling.

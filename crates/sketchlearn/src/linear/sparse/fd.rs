@@ -69,7 +69,7 @@
 //! and no `F'(Z + AG)` with a well-conditioned `F'` can express a direction without a `Z` part.
 //! So every shrink changes the basis, and each column touched afterwards pays one `O(m²)`
 //! catch-up (two for an epoch of a closed group) instead of `O(m)`: measured 13 µs per example at
-//! m = 10, nnz = 50 (`repro sparse-scaling`), about 10× sparse Oja. The raw rows' products `Gx`
+//! m = 10, nnz = 50 (`sketchlearn-repro sparse-scaling`), about 10× sparse Oja. The raw rows' products `Gx`
 //! go through an inverted index (`row_index::RowIndex`).
 //!
 //! As for Oja, a rebase `Z ← FZ`, `F ← I`, `w̄ ← w̄ + Zᵀb + Gᵀc` is made when `V = FZ` cancels

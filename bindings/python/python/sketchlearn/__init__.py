@@ -1,0 +1,22 @@
+"""sketchlearn: second-order online learning with streaming matrix sketches.
+
+Estimators for scikit-learn (:class:`OnlineClassifier`, :class:`OnlineRegressor`), a streaming
+covariance sketch (:class:`FrequentDirections`), River estimators (:mod:`sketchlearn.river`)
+and :func:`load`, which reads model files written by ``sketchlearn train -f`` or
+:meth:`OnlineClassifier.save`.
+"""
+
+from sketchlearn._core import MODEL_FORMAT_VERSION, __version__
+from sketchlearn._model_files import load
+from sketchlearn.sketch import FrequentDirections
+from sketchlearn.sklearn import OnlineClassifier, OnlineRegressor, expected_failed_checks
+
+__all__ = [
+    "MODEL_FORMAT_VERSION",
+    "FrequentDirections",
+    "OnlineClassifier",
+    "OnlineRegressor",
+    "__version__",
+    "expected_failed_checks",
+    "load",
+]

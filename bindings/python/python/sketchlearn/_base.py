@@ -1,0 +1,178 @@
+"""What the scikit-learn classifier and regressor share: parameters, input validation and
+the calls into ``sketchlearn._core.LinearLearners``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from sketchlearn import _core
+from sketchlearn._progress import print_header, print_rows
+from sketchlearn._validation import as_rows, as_targets, seed_of
+
+#: Constructor parameters handed to the core, by their names there.
+_CORE_PARAMS = (
+    "algo",
+    "curvature",
+    "size",
+    "loss",
+    "diag",
+    "learning_rate",
+    "alpha",
+    "alpha0",
+    "c",
+    "clip",
+    "oja_c",
+    "fit_intercept",
+)
+
+
+class OnlineLinearModel(BaseEstimator):
+    """Base class of :class:`~sketchlearn.OnlineClassifier` and
+    :class:`~sketchlearn.OnlineRegressor` (not for direct use)."""
+
+    _regression = False
+
+    def __init__(
+        self,
+        *,
+        algo: str = "auto",
+        curvature: str | None = None,
+        size: int = 10,
+        loss: str | None = None,
+        diag: bool = False,
+        learning_rate: float | None = None,
+        alpha: float | None = None,
+        alpha0: float | None = None,
+        c: float | None = None,
+        clip: float | None = None,
+        oja_c: float | None = None,
+        fit_intercept: bool = True,
+        n_passes: int = 1,
+        sparse: bool | None = None,
+        random_state: Any = None,
+        verbose: bool = False,
+    ) -> None:
+        self.algo = algo
+        self.curvature = curvature
+        self.size = size
+        self.loss = loss
+        self.diag = diag
+        self.learning_rate = learning_rate
+        self.alpha = alpha
+        self.alpha0 = alpha0
+        self.c = c
+        self.clip = clip
+        self.oja_c = oja_c
+        self.fit_intercept = fit_intercept
+        self.n_passes = n_passes
+        self.sparse = sparse
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- building -------------------------------------------------------------------------
+
+    def _core_params(self) -> dict:
+        params = {name: getattr(self, name) for name in _CORE_PARAMS}
+        params["seed"] = seed_of(self.random_state)
+        return params
+
+    def _new_learners(self, X, n_models: int):
+        avg_nnz = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else None
+        return _core.LinearLearners(
+            self._core_params(),
+            X.shape[1],
+            n_models,
+            avg_nnz=avg_nnz,
+            sparse=self.sparse,
+            regression=self._regression,
+        )
+
+    def _validate(self, X, y="no_validation", *, reset: bool):
+        kw = dict(
+            accept_sparse=("csr", "csc", "coo"),
+            dtype=(np.float64, np.float32),
+            ensure_all_finite=False,  # the core names the first non-finite row
+            reset=reset,
+        )
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(self, X, **kw)
+        return validate_data(self, X, y, y_numeric=self._regression, **kw)
+
+    # -- learning -------------------------------------------------------------------------
+
+    def _learn(self, rows, targets: np.ndarray, sample_weight, passes: int) -> None:
+        learners = self.learners_
+        if self.verbose and not getattr(self, "_printed_header", False):
+            print_header(learners.description, learners.dim)
+            self._printed_header = True
+        for _ in range(passes):
+            progress = learners.learn(rows, targets, sample_weight, bool(self.verbose))
+            if self.verbose:
+                print_rows(progress)
+        if self.verbose:
+            final = learners.final_progress()
+            if final is not None:
+                print_rows([final])
+
+    def _fit(self, X, targets, n_models: int, sample_weight, *, reset: bool, passes: int):
+        """Learns ``passes`` passes over validated ``X`` with core targets, (re)building the
+        learners first when ``reset``."""
+        if sample_weight is not None:
+            sample_weight = np.ascontiguousarray(
+                _check_sample_weight(sample_weight, X, dtype=np.float64)
+            )
+        rows, _ = as_rows(X)
+        if reset:
+            self.learners_ = self._new_learners(X, n_models)
+            self._printed_header = False
+        self._learn(rows, as_targets(targets), sample_weight, passes)
+        return self
+
+    def _scores(self, X) -> np.ndarray:
+        """Raw scores ``(n, K)`` of the fitted learners."""
+        check_is_fitted(self, "learners_")
+        X = self._validate(X, reset=False)
+        rows, _ = as_rows(X)
+        return self.learners_.decision_function(rows)
+
+    # -- inspection and files ---------------------------------------------------------------
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Weights ``(K, n_features)`` (K = 1 for binary classification and regression)."""
+        check_is_fitted(self, "learners_")
+        w = self.learners_.weights()
+        return w[:, : self.n_features_in_]
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Intercepts ``(K,)`` (zeros without ``fit_intercept``)."""
+        check_is_fitted(self, "learners_")
+        w = self.learners_.weights()
+        if w.shape[1] > self.n_features_in_:
+            return w[:, self.n_features_in_]
+        return np.zeros(w.shape[0])
+
+    @property
+    def progressive_score_(self) -> dict:
+        """Progressive validation of everything learned since the learners were built:
+        ``{"examples", "loss", "error"}`` (each example scored before it was learned)."""
+        check_is_fitted(self, "learners_")
+        n, loss, error = self.learners_.progressive()
+        return {"examples": n, "loss": loss, "error": error}
+
+    def save(self, path) -> None:
+        """Writes the model file that ``sketchlearn test -i PATH`` reads and
+        :func:`sketchlearn.load` reads back (binary classifiers and regressors)."""
+        check_is_fitted(self, "learners_")
+        self.learners_.save(str(path))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

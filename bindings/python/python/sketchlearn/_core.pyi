@@ -1,0 +1,107 @@
+"""Type stubs of the compiled ``sketchlearn._core`` module (the Rust binding)."""
+
+from os import PathLike
+
+import numpy as np
+import numpy.typing as npt
+
+#: A 2-d float64/float32 array or ``("csr", indptr, indices, data, n_rows, n_cols)``.
+Rows = npt.NDArray[np.floating] | tuple
+ProgressRow = tuple[float, float, int, float, float, float, int]
+
+MODEL_FORMAT_VERSION: int
+__version__: str
+
+class LinearLearners:
+    """One linear learner (binary, regression) or K of them (one-vs-rest)."""
+
+    def __init__(
+        self,
+        params: dict,
+        dim: int,
+        n_models: int,
+        *,
+        hashed: bool = False,
+        avg_nnz: float | None = None,
+        sparse: bool | None = None,
+        regression: bool = False,
+    ) -> None: ...
+    def learn(
+        self,
+        x: Rows,
+        y: npt.NDArray[np.float64],
+        sample_weight: npt.NDArray[np.float64] | None = None,
+        progress: bool = False,
+    ) -> list[ProgressRow]:
+        """Learns every row in order (GIL released); progress rows when asked."""
+    def final_progress(self) -> ProgressRow | None:
+        """The closing progress row."""
+    def decision_function(self, x: Rows) -> npt.NDArray[np.float64]:
+        """Raw scores ``(n, K)``."""
+    def learn_one(self, x: dict, y: float, weight: float = 1.0) -> float:
+        """Learns one hashed dictionary; returns the score before the update."""
+    def predict_one(self, x: dict) -> float:
+        """The score of one hashed dictionary."""
+    def weights(self) -> npt.NDArray[np.float64]:
+        """Weights ``(K, d [+ 1 intercept])``."""
+    def params(self) -> dict:
+        """Hyper-parameters as estimator parameters."""
+    def progressive(self) -> tuple[int, float, float | None]:
+        """``(examples, mean loss, error rate)`` of progressive validation."""
+    def to_bytes(self) -> list[bytes]:
+        """Each learner as model-file bytes."""
+    @staticmethod
+    def from_bytes(states: list[bytes]) -> LinearLearners:
+        """Inverse of :meth:`to_bytes`."""
+    def save(self, path: str | PathLike) -> None:
+        """Writes the CLI's model file."""
+    @staticmethod
+    def load(path: str | PathLike) -> LinearLearners:
+        """Reads the CLI's model file."""
+    @property
+    def dim(self) -> int: ...
+    @property
+    def n_models(self) -> int: ...
+    @property
+    def examples_seen(self) -> int: ...
+    @property
+    def refused_steps(self) -> int: ...
+    @property
+    def sparse(self) -> bool: ...
+    @property
+    def description(self) -> str: ...
+
+class SketchState:
+    """A streaming covariance sketch (fd, fd-fast, rfd, rfd-fast, gfd, gfd-fast, rp, oja)."""
+
+    def __init__(
+        self,
+        method: str,
+        size: int,
+        dim: int,
+        seed: int = 0,
+        alpha0: float = 0.0,
+        alpha: float = 1.0,
+        oja_c: float = 1.0,
+    ) -> None: ...
+    def insert(self, x: Rows, signs: npt.NDArray[np.float64] | None = None) -> None:
+        """Inserts every row (GIL released)."""
+    def merge(self, other: SketchState) -> None:
+        """Stacks and re-shrinks (FD, RFD, GFD)."""
+    def matrices(
+        self,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None, float]:
+        """``(B₊, B₋ or None, α)``."""
+    def relative_spectral_error(
+        self, x: Rows, signs: npt.NDArray[np.float64] | None = None
+    ) -> float:
+        """‖AᵀA − approximation‖₂ / ‖AᵀA‖₂."""
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(state: bytes) -> SketchState: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def rows_seen(self) -> int: ...
+    @property
+    def total_shrinkage(self) -> float | None: ...

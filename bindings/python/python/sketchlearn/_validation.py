@@ -1,0 +1,61 @@
+"""Input conversion for the Rust core: NumPy arrays pass through untouched when they are
+float64 or float32 (any memory order); SciPy sparse matrices become canonical CSR buffers.
+No Python loop ever runs over rows."""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import numpy as np
+import scipy.sparse as sp
+
+#: What ``sketchlearn._core`` accepts as a matrix: a 2-d float array or a CSR tuple.
+Rows = Union[np.ndarray, tuple]
+
+
+def as_rows(X: Any) -> tuple[Rows, bool]:
+    """Returns ``(rows, is_sparse)`` for a validated 2-d matrix ``X``.
+
+    Dense: the array itself when it is float64/float32, else a float64 copy. Sparse (any SciPy
+    format): ``("csr", indptr int64, indices uint32, data float64, n_rows, n_cols)`` with
+    sorted, distinct indices; the caller's matrix is never modified.
+    """
+    if sp.issparse(X):
+        csr = sp.csr_matrix(X, dtype=np.float64)
+        if not csr.has_canonical_format:
+            csr = csr.copy()  # may share its buffers with X: never sort the caller's arrays
+            csr.sum_duplicates()
+        indices = csr.indices
+        indices = (
+            indices.view(np.uint32) if indices.dtype == np.int32 else indices.astype(np.uint32)
+        )
+        indptr = csr.indptr.astype(np.int64, copy=False)
+        data = np.ascontiguousarray(csr.data, dtype=np.float64)
+        n_rows, n_cols = csr.shape
+        return ("csr", indptr, np.ascontiguousarray(indices), data, n_rows, n_cols), True
+    X = np.asarray(X)
+    if X.dtype not in (np.float64, np.float32):
+        X = X.astype(np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"expected a 2-d matrix, got {X.ndim} dimension(s)")
+    return X, False
+
+
+def as_targets(y: Any) -> np.ndarray:
+    """A contiguous float64 copy-if-needed of a 1-d target vector."""
+    return np.ascontiguousarray(y, dtype=np.float64)
+
+
+def seed_of(random_state: Any) -> int:
+    """The core's 64-bit seed of a scikit-learn ``random_state``: ``None`` is 0 (the CLI's
+    default, so that results are reproducible and equal the CLI's), an int is itself, a
+    ``RandomState`` draws one."""
+    if random_state is None:
+        return 0
+    if isinstance(random_state, (int, np.integer)):
+        if random_state < 0:
+            raise ValueError(f"random_state must be >= 0, got {random_state}")
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    raise ValueError(f"random_state must be None, an int or a RandomState, got {random_state!r}")

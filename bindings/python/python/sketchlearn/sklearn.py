@@ -1,0 +1,210 @@
+"""scikit-learn estimators: :class:`OnlineClassifier` and :class:`OnlineRegressor`.
+
+Both learn online — every row once per pass, in order — with the Rust learners of the CLI
+(``sketchlearn train``): by default ``auto``, an online mixture of sketched Newton learners and
+an AdaGrad grid. The parameters mirror the CLI flags; ``None`` means the library default.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+
+from sketchlearn._base import OnlineLinearModel
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    algo : {"auto", "ogd", "adagrad", "adagrad-grid", "newton"}, default="auto"
+        Learning algorithm (CLI ``--algo``). ``auto`` mixes two RFD-SONs, FD-SON with diagonal
+        adaptation and an AdaGrad grid online; ``newton`` is one (sketched) Online Newton
+        learner over ``curvature``.
+    curvature : {"identity", "full", "fd", "fd-fast", "rfd", "rfd-fast", "rp", "oja"}, default=None
+        Curvature of the Newton learner (and of ``auto``'s sketched members); ``None`` is
+        ``rfd-fast``.
+    size : int, default=10
+        Sketch size m.
+    loss : {"logistic", "squared", "hinge", "smooth-hinge"}, default=None
+        ``None``: logistic for the classifier, squared for the regressor.
+    diag : bool, default=False
+        Diagonal adaptation (SON §5.2) around one learner (not with ``algo="auto"``).
+    learning_rate, alpha, alpha0, c, clip, oja_c : float, default=None
+        The CLI's ``-l``, ``--alpha``, ``--alpha0``, ``--c``, ``--clip``, ``--oja-c``
+        (``None``: library default).
+    fit_intercept : bool, default=True
+        Learn an intercept (a constant feature, as the CLI does unless ``--no-bias``).
+    n_passes : int, default=1
+        Passes over the data in :meth:`fit` (:meth:`partial_fit` makes one).
+    sparse : bool, default=None
+        ``None``: the CLI's rule — sparse-time learners (O(m² + m·nnz) per row) for SciPy
+        sparse input with fewer than d/10 non-zeros per row on average (first call), dense
+        learners otherwise; ``True``/``False`` force one (CLI ``--sparse``/``--dense``).
+    random_state : int, RandomState or None, default=None
+        Seed of the random draws (RP, Oja); ``None`` is seed 0, the CLI's default.
+    verbose : bool, default=False
+        Print the CLI's progress table (progressive loss at 1, 2, 4, … examples) on stderr.
+"""
+
+
+class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
+    __doc__ = (
+        """Online linear classifier (binary, or multiclass one-vs-rest over K learners).
+
+    Labels may be any values; ``classes_`` is ``np.unique(y)``. Binary problems learn the
+    larger class as +1 (scikit-learn's convention), so a CLI model file's ±1 labels map to
+    ``classes_ = [-1, 1]``.
+    """
+        + _PARAMS_DOC
+    )
+
+    _regression = False
+
+    def _check_loss(self) -> None:
+        if self.loss == "squared":
+            raise ValueError("OnlineClassifier needs a classification loss; use OnlineRegressor")
+
+    def _n_models(self) -> int:
+        return 1 if len(self.classes_) == 2 else len(self.classes_)
+
+    def _targets(self, y) -> np.ndarray:
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.minimum(idx, len(self.classes_) - 1)
+        unknown = self.classes_[idx] != y
+        if np.any(unknown):
+            first = int(np.flatnonzero(unknown)[0])
+            raise ValueError(
+                f"row {first}: label {y[first]} is not one of the classes {self.classes_}"
+            )
+        if len(self.classes_) == 2:
+            return np.where(idx == 1, 1.0, -1.0)
+        return idx.astype(np.float64)
+
+    def _set_classes(self, classes) -> None:
+        classes = np.unique(classes)
+        if len(classes) < 2:
+            raise ValueError(
+                f"OnlineClassifier needs samples of at least 2 classes in the data, but the "
+                f"data contains only one class: {classes!r}"
+            )
+        self.classes_ = classes
+
+    def fit(self, X, y, sample_weight=None):
+        """Learns ``n_passes`` passes over ``(X, y)`` in row order, from scratch.
+
+        ``X``: array (float32/float64, any order) or SciPy sparse matrix; ``y``: labels;
+        ``sample_weight``: importance weights ≥ 0. Returns ``self``.
+        """
+        self._check_loss()
+        X, y = self._validate(X, y, reset=True)
+        check_classification_targets(y)
+        self._set_classes(y)
+        return self._fit(
+            X,
+            self._targets(y),
+            self._n_models(),
+            sample_weight,
+            reset=True,
+            passes=self.n_passes,
+        )
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Learns one pass over ``(X, y)``, continuing from the current state.
+
+        ``classes`` (every label that will ever appear) is required on the first call, as for
+        scikit-learn's ``SGDClassifier``.
+        """
+        first = not hasattr(self, "learners_")
+        if first:
+            self._check_loss()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            self._set_classes(classes)
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={classes!r} is not the same as on the first call ({self.classes_!r})"
+            )
+        X, y = self._validate(X, y, reset=first)
+        check_classification_targets(y)
+        return self._fit(
+            X, self._targets(y), self._n_models(), sample_weight, reset=first, passes=1
+        )
+
+    def decision_function(self, X) -> np.ndarray:
+        """Raw scores ``wᵀx``: shape ``(n,)`` for two classes (> 0 predicts ``classes_[1]``),
+        ``(n, K)`` for K > 2 classes."""
+        s = self._scores(X)
+        return s[:, 0] if s.shape[1] == 1 else s
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels."""
+        s = self._scores(X)
+        if s.shape[1] == 1:
+            return self.classes_[(s[:, 0] > 0).astype(int)]
+        return self.classes_[np.argmax(s, axis=1)]
+
+    def _has_proba(self) -> bool:
+        return self.loss in (None, "logistic")
+
+    @available_if(_has_proba)
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (logistic loss only): σ(score) for two classes; one-vs-rest
+        σ(score_k) normalised to sum 1 for K > 2."""
+        s = self._scores(X)
+        if s.shape[1] == 1:
+            p = expit(s[:, 0])
+            return np.column_stack([1.0 - p, p])
+        p = expit(s)
+        total = p.sum(axis=1, keepdims=True)
+        return np.divide(p, total, out=np.full_like(p, 1.0 / p.shape[1]), where=total > 0)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+
+class OnlineRegressor(RegressorMixin, OnlineLinearModel):
+    __doc__ = """Online linear regressor (squared loss by default: ½(p − y)²).""" + _PARAMS_DOC
+
+    _regression = True
+
+    def fit(self, X, y, sample_weight=None):
+        """Learns ``n_passes`` passes over ``(X, y)`` in row order, from scratch."""
+        X, y = self._validate(X, y, reset=True)
+        return self._fit(X, y, 1, sample_weight, reset=True, passes=self.n_passes)
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Learns one pass over ``(X, y)``, continuing from the current state."""
+        first = not hasattr(self, "learners_")
+        X, y = self._validate(X, y, reset=first)
+        return self._fit(X, y, 1, sample_weight, reset=first, passes=1)
+
+    def predict(self, X) -> np.ndarray:
+        """Predictions ``wᵀx``."""
+        return self._scores(X)[:, 0]
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    """The scikit-learn estimator checks that cannot apply to an online learner, with the
+    reason — pass it as ``expected_failed_checks`` to ``check_estimator`` or
+    ``parametrize_with_checks``."""
+    reasons = {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "online learning: a weight-2 row is one large step, not two successive steps, so "
+            "weights are not equivalent to repeated rows"
+        ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "online learning: a weight-2 row is one large step, not two successive steps"
+        ),
+    }
+    del estimator
+    return reasons

@@ -1,0 +1,29 @@
+//! The `sketchlearn._core` extension module: a thin layer between NumPy/SciPy/River inputs and
+//! the `sketchlearn` core. Everything Python users see is written in Python on top of it
+//! (`python/sketchlearn/`); this crate only walks buffers, releases the GIL and converts
+//! errors.
+//!
+//! * [`config`]: estimator parameters → `LearnerConfig`, and the one representation choice;
+//! * [`learners`]: `LinearLearners` (binary, regression, one-vs-rest) with model-file state;
+//! * [`sketch`]: `SketchState` (FD, RFD, GFD, RP, Oja);
+//! * [`rows`]: NumPy and CSR rows; [`features`]: River dicts hashed as VW does;
+//! * [`errors`]: core errors → Python exceptions.
+
+mod config;
+mod errors;
+mod features;
+mod learners;
+mod rows;
+mod sketch;
+
+use pyo3::prelude::*;
+
+/// The compiled core of the `sketchlearn` Python package.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<learners::LinearLearners>()?;
+    m.add_class::<sketch::SketchState>()?;
+    m.add("MODEL_FORMAT_VERSION", sketchlearn::model::FORMAT_VERSION)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,23 @@
+"""Shared fixtures: the repository's committed data sets."""
+
+from pathlib import Path
+
+import pytest
+from sklearn.datasets import load_svmlight_file
+
+#: The repository root (bindings/python/tests → ../../..).
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="session")
+def heart():
+    """``data/heart.libsvm`` as (CSR X, y in ±1), file order."""
+    X, y = load_svmlight_file(str(ROOT / "data" / "heart.libsvm"))
+    return X, y
+
+
+@pytest.fixture(scope="session")
+def australian():
+    """``data/australian.libsvm`` as (CSR X, y in ±1), file order."""
+    X, y = load_svmlight_file(str(ROOT / "data" / "australian.libsvm"))
+    return X, y

@@ -1,0 +1,200 @@
+"""OnlineClassifier / OnlineRegressor behaviour: inputs, labels, errors, pickling,
+pipelines, grid search."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_classification, make_regression
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import sketchlearn
+from sketchlearn import OnlineClassifier, OnlineRegressor
+
+
+def test_heart_progressive_error_matches_readme(heart):
+    X, y = heart
+    clf = OnlineClassifier().fit(X.toarray(), y)
+    # README: auto on heart, progressive error 0.2000.
+    assert clf.progressive_score_["examples"] == 270
+    assert clf.progressive_score_["error"] == pytest.approx(0.2)
+    assert clf.score(X.toarray(), y) > 0.8
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_dense_layouts_give_the_same_model(australian, dtype, order):
+    X, y = australian
+    base = OnlineClassifier().fit(X.toarray(), y).decision_function(X.toarray())
+    Xd = np.asarray(X.toarray().astype(dtype), order=order)
+    clf = OnlineClassifier().fit(Xd, y)
+    expected = (
+        base
+        if dtype == np.float64
+        else OnlineClassifier()
+        .fit(X.toarray().astype(np.float32).astype(np.float64), y)
+        .decision_function(X.toarray())
+    )
+    np.testing.assert_array_equal(clf.decision_function(X.toarray()), expected)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_sparse_formats_agree(fmt):
+    rng = np.random.default_rng(0)
+    X = sp.random(300, 200, density=0.03, format="csr", random_state=1)
+    y = np.where(rng.standard_normal(300) > 0, "yes", "no")
+    ref = OnlineClassifier().fit(X, y)
+    assert ref.learners_.sparse  # sparse input, d ≥ 2m: the sparse-time learners
+    got = OnlineClassifier().fit(X.asformat(fmt), y)
+    np.testing.assert_array_equal(got.decision_function(X), ref.decision_function(X))
+    assert list(got.classes_) == ["no", "yes"]
+
+
+def test_unsorted_csr_is_canonicalised_without_touching_input():
+    X = sp.csr_matrix(
+        (np.array([2.0, 1.0, 3.0]), np.array([3, 1, 0]), np.array([0, 2, 3])), shape=(2, 30)
+    )
+    before = X.indices.copy()
+    y = np.array([0, 1])
+    OnlineClassifier().fit(X, y)
+    np.testing.assert_array_equal(X.indices, before)
+
+
+def test_non_finite_input_names_the_row():
+    X = np.ones((10, 3))
+    X[7, 1] = np.nan
+    with pytest.raises(ValueError, match="row 7"):
+        OnlineClassifier().fit(X, np.arange(10) % 2)
+    clf = OnlineClassifier().fit(np.ones((10, 3)), np.arange(10) % 2)
+    X[7, 1] = np.inf
+    with pytest.raises(ValueError, match="row 7"):
+        clf.predict(X)
+    Xs = sp.csr_matrix(X)
+    with pytest.raises(ValueError, match="row 7"):
+        clf.partial_fit(Xs, np.arange(10) % 2)
+
+
+def test_wrong_shapes_raise_value_error():
+    clf = OnlineClassifier().fit(np.ones((4, 3)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="3 features"):
+        clf.predict(np.ones((2, 4)))
+    with pytest.raises(ValueError):
+        OnlineClassifier().fit(np.ones((4, 3)), [0, 1, 0])
+
+
+def test_unknown_label_in_partial_fit():
+    clf = OnlineClassifier().partial_fit(np.ones((2, 3)), [0, 1], classes=[0, 1])
+    with pytest.raises(ValueError, match="row 1: label 2"):
+        clf.partial_fit(np.ones((2, 3)), [0, 2])
+
+
+def test_multiclass_one_vs_rest():
+    X, y = make_classification(600, 8, n_informative=6, n_classes=4, random_state=0)
+    labels = np.array(["a", "b", "c", "d"])[y]
+    clf = OnlineClassifier(n_passes=3).fit(X, labels)
+    assert clf.learners_.n_models == 4
+    assert clf.decision_function(X).shape == (600, 4)
+    p = clf.predict_proba(X)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    batch = LogisticRegression().fit(X, labels).score(X, labels)  # 0.597
+    assert clf.score(X, labels) > batch - 0.05
+    assert clf.coef_.shape == (4, 8)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(1, 120), min_size=1, max_size=6))
+def test_partial_fit_chunks_equal_one_fit(chunks):
+    """Online learning is a function of the row order only: any chunking gives the same bits."""
+    X, y = make_classification(200, 6, random_state=3)
+    one = OnlineClassifier().fit(X, y)
+    parts = OnlineClassifier()
+    start = 0
+    for size in chunks + [200]:
+        stop = min(start + size, 200)
+        if stop > start:
+            parts.partial_fit(X[start:stop], y[start:stop], classes=[0, 1])
+        start = stop
+    np.testing.assert_array_equal(parts.decision_function(X), one.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        OnlineClassifier(),
+        OnlineClassifier(algo="newton", curvature="oja", size=4, random_state=7),
+        OnlineRegressor(algo="adagrad"),
+    ],
+)
+def test_pickle_keeps_predictions_and_resumes(est):
+    X, y = make_classification(300, 10, random_state=1)
+    if isinstance(est, OnlineRegressor):
+        y = X @ np.arange(10.0)
+    est.fit(X[:200], y[:200])
+    back = pickle.loads(pickle.dumps(est))
+    first = est.predict(X) if isinstance(est, OnlineRegressor) else est.decision_function(X)
+    again = back.predict(X) if isinstance(back, OnlineRegressor) else back.decision_function(X)
+    np.testing.assert_array_equal(first, again)
+    est.partial_fit(X[200:], y[200:])
+    back.partial_fit(X[200:], y[200:])
+    np.testing.assert_array_equal(est.predict(X), back.predict(X))
+
+
+def test_pipeline_and_grid_search():
+    X, y = make_classification(400, 10, random_state=2)
+    pipe = make_pipeline(StandardScaler(), OnlineClassifier())
+    assert pipe.fit(X, y).score(X, y) > 0.8
+    grid = GridSearchCV(
+        make_pipeline(StandardScaler(), OnlineClassifier(algo="adagrad")),
+        {"onlineclassifier__learning_rate": [0.1, 1.0], "onlineclassifier__n_passes": [1, 2]},
+        cv=3,
+    )
+    grid.fit(X, y)
+    assert grid.best_score_ > 0.8
+    assert set(grid.best_params_) == {
+        "onlineclassifier__learning_rate",
+        "onlineclassifier__n_passes",
+    }
+
+
+def test_regressor_learns_a_linear_function():
+    X, y = make_regression(500, 5, noise=0.1, random_state=0)
+    reg = OnlineRegressor(n_passes=3).fit(X / 3, y / 100)
+    assert reg.score(X / 3, y / 100) > 0.95
+
+
+def test_repr_and_parameters():
+    clf = OnlineClassifier(algo="newton", curvature="fd", size=20)
+    assert repr(clf) == "OnlineClassifier(algo='newton', curvature='fd', size=20)"
+    with pytest.raises(ValueError, match="curvature"):
+        OnlineClassifier(curvature="nope").fit(np.ones((2, 2)), [0, 1])
+    with pytest.raises(ValueError, match="alpha"):
+        OnlineClassifier(algo="newton", alpha=-1.0).fit(np.ones((2, 2)), [0, 1])
+
+
+def test_verbose_prints_the_progress_table(heart, capsys):
+    X, y = heart
+    OnlineClassifier(verbose=True).fit(X.toarray(), y)
+    err = capsys.readouterr().err
+    assert "average" in err and "since" in err
+    assert "\n0.413530" in err  # the row at 256 examples, as `sketchlearn train` prints it
+    assert err.rstrip().splitlines()[-1].split()[2] == "270"  # final row
+
+
+def test_sparse_flag_forces_the_representation():
+    X = np.random.default_rng(0).standard_normal((50, 30))
+    y = (X[:, 0] > 0).astype(int)
+    assert not OnlineClassifier().fit(X, y).learners_.sparse
+    assert OnlineClassifier(sparse=True).fit(X, y).learners_.sparse
+    assert not OnlineClassifier(sparse=False).fit(sp.csr_matrix(X), y).learners_.sparse
+    with pytest.raises(ValueError, match="sparse-time"):
+        OnlineClassifier(curvature="full", sparse=True).fit(X, y)
+
+
+def test_version():
+    assert sketchlearn.__version__ == "0.1.0"

@@ -1,0 +1,71 @@
+"""River estimators: River's own estimator checks, progressive validation, hashing."""
+
+import pickle
+
+import pytest
+from river import checks, datasets, evaluate, linear_model, metrics, preprocessing
+
+from sketchlearn.river import Classifier, Regressor
+
+
+def _instances(cls):
+    return [cls(**params) for params in cls._unit_test_params()]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        Classifier(),
+        *_instances(Classifier),
+        *_instances(Regressor),
+        preprocessing.StandardScaler() | Classifier(bits=12),
+    ],
+    ids=str,
+)
+def test_river_checks(model):
+    checks.check_estimator(model)
+
+
+def test_progressive_val_score_on_phishing():
+    model = preprocessing.StandardScaler() | Classifier(bits=12)
+    acc = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    river_acc = evaluate.progressive_val_score(
+        datasets.Phishing(),
+        preprocessing.StandardScaler() | linear_model.LogisticRegression(),
+        metrics.Accuracy(),
+    )
+    assert acc.get() > river_acc.get() - 0.03
+
+
+def test_heart_stream_matches_the_sklearn_estimator(heart):
+    """Hashed dicts with integer-like names map to their own index (VW keeps numbers), so a
+    dict stream of heart learns what the array learner learns when bits cover the indices."""
+    X, y = heart
+    clf = Classifier(algo="adagrad", bits=14)
+    errors = 0
+    for i in range(X.shape[0]):
+        row = X.getrow(i)
+        x = {str(j): v for j, v in zip(row.indices, row.data)}
+        errors += clf.predict_one(x) != (y[i] > 0)
+        clf.learn_one(x, y[i] > 0)
+    assert errors / X.shape[0] < 0.25
+    assert set(clf.predict_proba_one({"1": 1.0})) == {False, True}
+
+
+def test_learn_one_returns_none_and_pickles():
+    clf = Classifier(bits=10)
+    assert clf.learn_one({"a": 1.0, "colour": "red"}, True) is None
+    back = pickle.loads(pickle.dumps(clf))
+    x = {"a": 0.5, "colour": "red", "b": None}
+    assert back.predict_proba_one(x) == clf.predict_proba_one(x)
+    reg = Regressor(bits=10)
+    reg.learn_one({"a": 1.0}, 3.0)
+    assert reg.predict_one({"a": 1.0}) != 0.0
+
+
+def test_bad_values_raise():
+    clf = Classifier(bits=10)
+    with pytest.raises(ValueError, match="non-finite"):
+        clf.learn_one({"a": float("nan")}, True)
+    with pytest.raises(ValueError, match="not a number"):
+        clf.learn_one({"a": [1, 2]}, True)

@@ -1,0 +1,25 @@
+"""scikit-learn's own estimator checks; the ones that cannot apply to an online learner are
+expected failures whose reasons come from ``sketchlearn.expected_failed_checks``."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sketchlearn import (
+    FrequentDirections,
+    OnlineClassifier,
+    OnlineRegressor,
+    expected_failed_checks,
+)
+
+
+@parametrize_with_checks(
+    [
+        OnlineClassifier(),
+        OnlineClassifier(algo="newton", curvature="oja", loss="hinge"),
+        OnlineRegressor(),
+        FrequentDirections(size=4),
+    ],
+    expected_failed_checks=expected_failed_checks,
+    xfail_strict=True,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

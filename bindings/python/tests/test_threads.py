@@ -1,0 +1,72 @@
+"""Python users' expectations: the GIL is released while Rust learns, Ctrl-C stops a long fit."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from sketchlearn import OnlineClassifier
+
+
+def _data(n=200_000, d=20):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, d))
+    return X, (X[:, 0] + 0.1 * rng.standard_normal(n) > 0).astype(int)
+
+
+def test_gil_released_during_fit():
+    """A pure-Python thread keeps running while another thread fits: with the GIL held for
+    the whole fit it could not take a single step until fit returned."""
+    X, y = _data()
+    clf = OnlineClassifier(algo="newton", curvature="fd", n_passes=2)
+    ticks = [0]
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks[0] += 1
+            time.sleep(0)
+
+    t = threading.Thread(target=count)
+    t.start()
+    time.sleep(0.05)
+    before = ticks[0]
+    start = time.perf_counter()
+    clf.fit(X, y)
+    fit_seconds = time.perf_counter() - start
+    during = ticks[0] - before
+    done.set()
+    t.join()
+    assert fit_seconds > 0.1, "the fit should be long enough to observe"
+    # A fit holding the GIL would let the counter step only in the few switch intervals of
+    # its Python part (one step per 5 ms), never during the seconds spent inside Rust.
+    assert during > 1000, (during, fit_seconds)
+
+
+def test_two_threads_fit_two_models_like_one():
+    X, y = _data(20_000)
+    models = [OnlineClassifier(), OnlineClassifier()]
+    threads = [threading.Thread(target=m.fit, args=(X, y)) for m in models]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ref = OnlineClassifier().fit(X, y).decision_function(X[:100])
+    for m in models:
+        np.testing.assert_array_equal(m.decision_function(X[:100]), ref)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="needs SIGINT")
+def test_ctrl_c_interrupts_a_long_fit():
+    X, y = _data(100_000)
+    clf = OnlineClassifier(n_passes=1000)
+    timer = threading.Timer(0.5, os.kill, args=(os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        clf.fit(X, y)
+    timer.cancel()
+    assert time.perf_counter() - start < 30

@@ -1,0 +1,165 @@
+//! Helpers of the FM experiments (`fm_movielens`, `fm_binary`): every measured configuration
+//! runs as a child `sketchlearn fm --json` process, so that its wall time, CPU time and peak RSS
+//! (`VmHWM`) are its own; River runs through `scripts/peers/river_fm.py`.
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// A grid: `(setting label, fm arguments)` pairs.
+pub type Grid = Vec<(String, Vec<String>)>;
+
+/// One measured configuration.
+#[derive(Clone, Debug)]
+pub struct FmRun {
+    /// Family label in the report (e.g. `SFTRL (Alg. 5)`).
+    pub family: String,
+    /// The varying hyper-parameters, e.g. `m=10 eta=0.015`.
+    pub setting: String,
+    /// Sketch size or rank, when it applies.
+    pub m: Option<usize>,
+    /// The `fm` arguments (without `--quiet --json` and the file).
+    pub args: Vec<String>,
+    /// The `fm --json` report.
+    pub report: Value,
+}
+
+impl FmRun {
+    /// A numeric field of the report (`None` when missing or null).
+    pub fn num(&self, key: &str) -> Option<f64> {
+        self.report.get(key).and_then(Value::as_f64)
+    }
+
+    /// The progressive learning curve `(examples, mean loss)`.
+    pub fn curve(&self) -> Vec<(f64, f64)> {
+        self.report
+            .get("progress")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| {
+                        let p = p.as_array()?;
+                        Some((p.first()?.as_f64()?, p.get(1)?.as_f64()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Runs `sketchlearn fm --quiet --json ARGS FILE` as a child process and parses its report.
+pub fn run_fm(args: &[String], file: &Path) -> Result<Value> {
+    let exe = crate::paths::cli_exe()?;
+    let out = Command::new(&exe)
+        .arg("fm")
+        .args(["--quiet", "--json"])
+        .args(args)
+        .arg(file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("running {}", exe.display()))?;
+    if !out.status.success() {
+        bail!(
+            "sketchlearn fm {} {} failed: {}",
+            args.join(" "),
+            file.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("parsing the fm --json report")
+}
+
+/// Runs every `(setting, args)` of a grid and returns them all; the selected one is the lowest
+/// `select_key` (a training-stream metric: the test part never chooses).
+pub fn run_grid(
+    family: &str,
+    m: Option<usize>,
+    grid: &[(String, Vec<String>)],
+    file: &Path,
+    select_key: &str,
+) -> Result<(Vec<FmRun>, usize)> {
+    let mut runs = Vec::new();
+    for (setting, args) in grid {
+        let report = run_fm(args, file)?;
+        let run = FmRun {
+            family: family.to_string(),
+            setting: setting.clone(),
+            m,
+            args: args.clone(),
+            report,
+        };
+        eprintln!(
+            "  {family:<18} {setting:<44} {select_key} {:.4}  test {}  cpu {:.2}s",
+            run.num(select_key).unwrap_or(f64::NAN),
+            fmt_opt(run.num("test_rmse").or(run.num("test_auc")), 4),
+            run.num("cpu_seconds").unwrap_or(f64::NAN)
+        );
+        runs.push(run);
+    }
+    let best = runs
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            let ka = a.1.num(select_key).unwrap_or(f64::INFINITY);
+            let kb = b.1.num(select_key).unwrap_or(f64::INFINITY);
+            ka.total_cmp(&kb)
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    Ok((runs, best))
+}
+
+/// `--flag value` pairs as owned strings.
+/// The grid of split SFTRL at sketch size 10 over `etas × pairwise_etas`, each configuration's
+/// arguments completed by `with` (the data set's common flags).
+pub fn split_grid(
+    etas: &[f64],
+    pairwise_etas: &[f64],
+    with: impl Fn(Vec<String>) -> Vec<String>,
+) -> Grid {
+    let mut grid = Vec::new();
+    for &e in etas {
+        for &p in pairwise_etas {
+            grid.push((
+                format!("m=10 eta={e} eta_pairwise={p}"),
+                with(args(&[
+                    ("--algo", "sftrl-split".to_string()),
+                    ("--size", "10".to_string()),
+                    ("--eta", e.to_string()),
+                    ("--eta-pairwise", p.to_string()),
+                ])),
+            ));
+        }
+    }
+    grid
+}
+
+pub fn args(pairs: &[(&str, String)]) -> Vec<String> {
+    let mut v = Vec::new();
+    for (k, val) in pairs {
+        v.push(k.to_string());
+        if !val.is_empty() {
+            v.push(val.clone());
+        }
+    }
+    v
+}
+
+/// `x` with `digits` decimals, `-` for none.
+pub fn fmt_opt(x: Option<f64>, digits: usize) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.digits$}"),
+        _ => "-".into(),
+    }
+}
+
+/// Bytes as `12.3 MB` / `456 kB`.
+pub fn fmt_bytes(b: Option<f64>) -> String {
+    match b {
+        Some(b) if b >= 1e6 => format!("{:.1} MB", b / 1e6),
+        Some(b) => format!("{:.0} kB", b / 1e3),
+        None => "-".into(),
+    }
+}

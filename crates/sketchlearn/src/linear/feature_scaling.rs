@@ -1,0 +1,162 @@
+//! Per-feature scale normalisation: the wrapped learner sees `x_i / s_i`, with `s_i` the running
+//! root mean square of feature `i`'s non-zero values, `s_i² = Σ_{s≤t, x_{s,i}≠0} x_{s,i}² / n_i`
+//! (`n_i` the number of examples where feature `i` was non-zero so far, the current one included:
+//! the label is not used, so progressive validation stays honest, and the first value of every
+//! feature is mapped to ±1 rather than to a value of `10⁸` that would wreck the first step).
+//!
+//! This is Vowpal Wabbit's `--normalized` idea (Ross, Mineiro & Langford, *Normalized Online
+//! Learning*, UAI 2013: features rescaled by a running per-feature scale so that the learner is
+//! invariant to `x_i ↦ c_i x_i`), with the root mean square instead of NAG's running maximum
+//! (one outlier does not shrink a feature for ever) and without NAG's weight correction when
+//! `s_i` changes (the wrapped learner is any learner, sketches included; on a stationary stream
+//! `s_i` settles after a few examples). A feature multiplied by `c > 0` has `s_i` multiplied by
+//! `c`, so the wrapped learner sees the same stream exactly, up to rounding: the predictions are
+//! invariant to per-feature rescaling. Only the touched coordinates are read and written
+//! (`O(nnz)` per example), so sparse inputs stay sparse; features are not centred (that would
+//! make every row dense) — the intercept and the curvature of the Newton members take care of
+//! offsets.
+
+use super::{check_example, LearnError, OnlineLearner};
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// Wraps a learner so that it sees features divided by their running RMS (see the module
+/// documentation).
+///
+/// ```
+/// use sketchlearn::linear::{FeatureScaling, Intercept, AdaGrad, OnlineLearner};
+/// use sketchlearn::loss::Loss;
+/// use sketchlearn::Row;
+/// let scaled = |c: f64| {
+///     let mut m = FeatureScaling::new(Intercept::new(AdaGrad::new(3, Loss::Squared, 0.5).unwrap()));
+///     let mut out = 0.0;
+///     for t in 0..50 {
+///         let x = [c * (t % 5) as f64, (t % 3) as f64];
+///         out = m.learn(Row::Dense(&x), x[1] - x[0] / c, 1.0).unwrap();
+///     }
+///     out
+/// };
+/// assert!((scaled(1.0) - scaled(1e6)).abs() < 1e-9);
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FeatureScaling<L> {
+    inner: L,
+    /// `Σ x_i²` over the non-zero values seen.
+    sum_sq: Vec<f64>,
+    /// `n_i`: how many non-zero values of feature `i` were seen.
+    count: Vec<f64>,
+    #[serde(skip)]
+    scaled: Vec<f64>,
+}
+
+impl<L: OnlineLearner> FeatureScaling<L> {
+    /// Wraps `inner` (same dimension).
+    pub fn new(inner: L) -> Self {
+        let d = inner.dim();
+        FeatureScaling {
+            inner,
+            sum_sq: vec![0.0; d],
+            count: vec![0.0; d],
+            scaled: Vec::new(),
+        }
+    }
+
+    /// The wrapped learner (which sees scaled features).
+    pub fn inner(&self) -> &L {
+        &self.inner
+    }
+
+    /// `1/s_i` (1 for a feature never seen non-zero).
+    pub fn inverse_scale(&self, i: usize) -> f64 {
+        match (self.sum_sq.get(i), self.count.get(i)) {
+            (Some(&s), Some(&n)) if s > 0.0 && s.is_finite() => (n / s).sqrt(),
+            _ => 1.0,
+        }
+    }
+
+    fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        match x {
+            Row::Dense(v) => out.extend(
+                v.iter()
+                    .enumerate()
+                    .map(|(i, xi)| xi * self.inverse_scale(i)),
+            ),
+            Row::Sparse { indices, values } => out.extend(
+                indices
+                    .iter()
+                    .zip(values)
+                    .map(|(&i, xi)| xi * self.inverse_scale(i as usize)),
+            ),
+        }
+    }
+
+    fn observe(&mut self, x: Row<'_>) {
+        let mut add = |i: usize, xi: f64| {
+            if xi != 0.0 && xi.is_finite() && i < self.sum_sq.len() {
+                let next = self.sum_sq[i] + xi * xi;
+                if next.is_finite() {
+                    self.sum_sq[i] = next;
+                    self.count[i] += 1.0;
+                }
+            }
+        };
+        match x {
+            Row::Dense(v) => v.iter().enumerate().for_each(|(i, &xi)| add(i, xi)),
+            Row::Sparse { indices, values } => indices
+                .iter()
+                .zip(values)
+                .for_each(|(&i, &xi)| add(i as usize, xi)),
+        }
+    }
+}
+
+fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
+    match x {
+        Row::Dense(_) => Row::Dense(values),
+        Row::Sparse { indices, .. } => Row::Sparse { indices, values },
+    }
+}
+
+impl<L: OnlineLearner> OnlineLearner for FeatureScaling<L> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn predict(&self, x: Row<'_>) -> f64 {
+        let mut v = Vec::new();
+        self.scaled_values(x, &mut v);
+        self.inner.predict(with_values(x, &v))
+    }
+
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        // Validated first, so that an invalid example changes nothing; a step the wrapped
+        // learner refuses (it keeps its state) still leaves the example's values in the scale.
+        check_example(&x, y, weight, self.dim())?;
+        // The current example's values join the scale first (no label involved).
+        self.observe(x);
+        let mut v = std::mem::take(&mut self.scaled);
+        self.scaled_values(x, &mut v);
+        let result = self.inner.learn(with_values(x, &v), y, weight);
+        self.scaled = v;
+        result
+    }
+
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        self.inner.prefetch(x);
+    }
+
+    /// The weights on the original features: the wrapped learner's divided by `s_i`.
+    fn weights(&self) -> Cow<'_, [f64]> {
+        Cow::Owned(
+            self.inner
+                .weights()
+                .iter()
+                .enumerate()
+                .map(|(i, w)| w * self.inverse_scale(i))
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,240 @@
+//! One-against-all: `K` binary learners, member `k` learning class `k` (label `+1`) against the
+//! rest (`−1`). All members see every example with the same importance weight, so their margins
+//! are on the same scale and the class with the largest margin is predicted (VW's `--oaa`).
+//!
+//! Probabilities: for the logistic loss each member's `σ(s_k)` (its probability that the
+//! class is `k`), normalised to sum 1 (computed from `ln σ(s_k)` so that nothing underflows).
+//! For the other losses (squared, hinge, smoothed hinge on ±1 labels) a margin is not a
+//! log-odds; the member's margin clamped to `[−1, 1]` is mapped to `q_k = (1 + s_k)/2` (the
+//! least-squares estimate of `P(k | x)` for the squared loss, the same mapping
+//! [`Mixture`](crate::linear::Mixture) uses) and normalised; when every `q_k` is 0 the mass goes
+//! to the classes of the largest margin, so that the most probable class is always the
+//! predicted one.
+
+use super::{check_multiclass, normalize_log, MulticlassLearner};
+use crate::linear::{AnyLearner, LearnError, OnlineLearner};
+use crate::loss::{softplus, Loss};
+use crate::Row;
+use serde::{Deserialize, Serialize};
+
+/// `K` binary learners, class `k` against the rest.
+///
+/// ```
+/// use sketchlearn::linear::multiclass::{MulticlassLearner, OneVsAll};
+/// use sketchlearn::linear::LearnerConfig;
+/// use sketchlearn::loss::Loss;
+/// use sketchlearn::Row;
+/// let members = (0..3).map(|_| LearnerConfig::default().build(2).unwrap()).collect();
+/// let mut oaa = OneVsAll::new(members, Loss::Logistic).unwrap();
+/// let data = [([1.0, 0.0], 0), ([0.0, 1.0], 1), ([-1.0, -1.0], 2)];
+/// for _ in 0..20 {
+///     for (x, y) in &data {
+///         oaa.learn(Row::Dense(x), *y, 1.0).unwrap();
+///     }
+/// }
+/// for (x, y) in &data {
+///     assert_eq!(oaa.predict_class(Row::Dense(x)), *y);
+///     let p = oaa.predict_proba(Row::Dense(x));
+///     assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+/// }
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OneVsAll<L = AnyLearner> {
+    members: Vec<L>,
+    loss: Loss,
+    t: u64,
+    refused: u64,
+}
+
+impl<L: OnlineLearner> OneVsAll<L> {
+    /// One member per class (`K ≥ 2`, all of the same dimension), learning with `loss` (which
+    /// decides how margins become probabilities; the members' own loss should be the same).
+    pub fn new(members: Vec<L>, loss: Loss) -> Result<Self, LearnError> {
+        if members.len() < 2 {
+            return Err(LearnError::InvalidParameter(format!(
+                "a multiclass model needs at least 2 classes, got {}",
+                members.len()
+            )));
+        }
+        let d = members[0].dim();
+        if members.iter().any(|m| m.dim() != d) {
+            return Err(LearnError::InvalidParameter(
+                "one-against-all members must have the same dimension".into(),
+            ));
+        }
+        Ok(OneVsAll {
+            members,
+            loss,
+            t: 0,
+            refused: 0,
+        })
+    }
+
+    /// The members, member `k` for class `k`.
+    pub fn members(&self) -> &[L] {
+        &self.members
+    }
+
+    /// The loss that maps margins to probabilities.
+    pub fn loss(&self) -> Loss {
+        self.loss
+    }
+
+    /// Probabilities from the members' margins (module documentation).
+    pub fn probabilities(&self, scores: &[f64]) -> Vec<f64> {
+        match self.loss {
+            Loss::Logistic => {
+                let log_sigma: Vec<f64> = scores.iter().map(|&s| -softplus(-s)).collect();
+                normalize_log(&log_sigma)
+            }
+            _ => {
+                let q: Vec<f64> = scores
+                    .iter()
+                    .map(|&s| {
+                        if s.is_nan() {
+                            0.0
+                        } else {
+                            0.5 * (1.0 + s.clamp(-1.0, 1.0))
+                        }
+                    })
+                    .collect();
+                let sum: f64 = q.iter().sum();
+                if sum > 0.0 {
+                    q.iter().map(|v| v / sum).collect()
+                } else {
+                    // Every margin ≤ −1: the largest margins share the mass.
+                    let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let l: Vec<f64> = scores
+                        .iter()
+                        .map(|&s| if s == top { 0.0 } else { f64::NEG_INFINITY })
+                        .collect();
+                    normalize_log(&l)
+                }
+            }
+        }
+    }
+}
+
+impl<L: OnlineLearner> MulticlassLearner for OneVsAll<L> {
+    fn classes(&self) -> usize {
+        self.members.len()
+    }
+
+    fn dim(&self) -> usize {
+        self.members[0].dim()
+    }
+
+    /// The members' raw margins.
+    fn scores(&self, x: Row<'_>) -> Vec<f64> {
+        self.members.iter().map(|m| m.predict(x)).collect()
+    }
+
+    fn predict_proba(&self, x: Row<'_>) -> Vec<f64> {
+        self.probabilities(&self.scores(x))
+    }
+
+    /// Every member learns `(x, ±1)`; a member refusing a step ([`LearnError::Diverged`], or its
+    /// sketch failing) keeps its state, is counted in [`MulticlassLearner::refused`], and its
+    /// margin is then read with `predict` — the others go on and the call succeeds (as in
+    /// [`Mixture`](crate::linear::Mixture)).
+    fn learn(&mut self, x: Row<'_>, class: usize, weight: f64) -> Result<Vec<f64>, LearnError> {
+        check_multiclass(&x, class, weight, self.dim(), self.classes())?;
+        self.t += 1;
+        for m in &self.members {
+            m.prefetch(x);
+        }
+        let mut scores = Vec::with_capacity(self.members.len());
+        for (k, m) in self.members.iter_mut().enumerate() {
+            let y = if k == class { 1.0 } else { -1.0 };
+            let s = match m.learn(x, y, weight) {
+                Ok(s) => s,
+                Err(LearnError::Diverged(_) | LearnError::Sketch(_)) => {
+                    self.refused += 1;
+                    m.predict(x)
+                }
+                // The example was validated above: not reached with the crate's learners.
+                Err(e) => return Err(e),
+            };
+            scores.push(s);
+        }
+        Ok(self.probabilities(&scores))
+    }
+
+    /// Refusals seen by the reduction (a member that absorbs its own refusals, such as a
+    /// [`Mixture`](crate::linear::Mixture), counts them itself).
+    fn refused(&self) -> u64 {
+        self.refused
+    }
+
+    fn examples_seen(&self) -> u64 {
+        self.t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{AdaGrad, Ogd, StepSchedule};
+
+    fn ova(loss: Loss) -> OneVsAll<AdaGrad> {
+        let members = (0..3)
+            .map(|_| AdaGrad::new(2, loss, 0.5).unwrap())
+            .collect();
+        OneVsAll::new(members, loss).unwrap()
+    }
+
+    #[test]
+    fn probabilities_are_distributions_for_every_loss() {
+        for loss in Loss::ALL {
+            let o = ova(loss);
+            for s in [
+                vec![0.0, 0.0, 0.0],
+                vec![-5.0, -3.0, -2.0],
+                vec![1e300, -1e300, 1e300],
+                vec![f64::NAN, 0.5, -0.5],
+                vec![-800.0, -900.0, -1000.0],
+            ] {
+                let p = o.probabilities(&s);
+                assert!(p.iter().all(|v| v.is_finite() && (0.0..=1.0).contains(v)));
+                assert!(
+                    (p.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+                    "{loss} {s:?} {p:?}"
+                );
+            }
+            let p = o.probabilities(&[-5.0, -3.0, -2.0]);
+            assert_eq!(super::super::argmax(&p), 2, "{loss}");
+        }
+    }
+
+    #[test]
+    fn logistic_probabilities_normalise_the_sigmoids() {
+        let o = ova(Loss::Logistic);
+        let s = [0.3, -1.2, 2.0];
+        let sig: Vec<f64> = s.iter().map(|&v| crate::loss::sigmoid(v)).collect();
+        let total: f64 = sig.iter().sum();
+        let p = o.probabilities(&s);
+        for k in 0..3 {
+            assert!((p[k] - sig[k] / total).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn a_diverging_member_is_counted_and_kept() {
+        // Constant-step OGD on squared loss with huge features diverges quickly.
+        let members = (0..2)
+            .map(|_| {
+                Ogd::new(1, Loss::Squared, 1.0, StepSchedule::Constant, f64::INFINITY).unwrap()
+            })
+            .collect();
+        let mut o = OneVsAll::new(members, Loss::Squared).unwrap();
+        for t in 0..200 {
+            let p = o.learn(Row::Dense(&[1e30]), t % 2, 1.0).unwrap();
+            assert!(p.iter().all(|v| v.is_finite()));
+        }
+        assert!(o.refused() > 0);
+        assert!(o
+            .members()
+            .iter()
+            .all(|m| m.weights().iter().all(|w| w.is_finite())));
+    }
+}

@@ -1,0 +1,104 @@
+//! The squared-loss mixture: a [`Mixture`] under [`MixRule::AdaHedgeScaled`] together with the
+//! running label statistics that normalise its losses, `v_t = Σ_{s≤t} w_s (y_s − ȳ_{s−1})² /
+//! Σ_{s≤t} w_s` — the running mean's own progressive mean squared error, the current round
+//! included (the derivation is in [`MixRule::AdaHedgeScaled`]'s documentation in
+//! [`super::mixture`]). A separate type rather than fields of [`Mixture`], so that model files of
+//! the classification mixtures keep their layout.
+
+use super::{LearnError, MixRule, Mixture, OnlineLearner};
+use crate::loss::Loss;
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// The running label statistics of [`ScaledMixture`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LabelScale {
+    weight: f64,
+    mean: f64,
+    /// `Σ w_s (y_s − ȳ_{s−1})²`: the running mean's progressive squared error.
+    sq: f64,
+}
+
+impl LabelScale {
+    /// Adds `y` with importance `weight`; returns `v_t` (1 while it is 0, e.g. before any
+    /// non-zero label).
+    pub fn observe(&mut self, y: f64, weight: f64) -> f64 {
+        if weight > 0.0 {
+            let miss = y - self.mean;
+            self.weight += weight;
+            self.sq += weight * miss * miss;
+            self.mean += weight / self.weight * miss;
+        }
+        let v = if self.weight > 0.0 {
+            self.sq / self.weight
+        } else {
+            0.0
+        };
+        if v > 0.0 && v.is_finite() {
+            v
+        } else {
+            1.0
+        }
+    }
+}
+
+/// A mixture whose members are weighed by AdaHedge on squared errors divided by the running
+/// label variance.
+///
+/// ```
+/// use sketchlearn::linear::{OnlineLearner, RunningMean, ScaledMixture, AnyLearner};
+/// use sketchlearn::Row;
+/// let members = vec![AnyLearner::RunningMean(RunningMean::new(1)); 2];
+/// let mut mix = ScaledMixture::new(members).unwrap();
+/// mix.learn(Row::Dense(&[1.0]), 1e5, 1.0).unwrap();
+/// assert_eq!(mix.predict(Row::Dense(&[1.0])), 1e5);
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ScaledMixture<L = super::AnyLearner> {
+    mixture: Mixture<L>,
+    labels: LabelScale,
+}
+
+impl<L: OnlineLearner> ScaledMixture<L> {
+    /// The squared-loss mixture of `members` (at least one, all of the same dimension).
+    pub fn new(members: Vec<L>) -> Result<Self, LearnError> {
+        Ok(ScaledMixture {
+            mixture: Mixture::new(members, Loss::Squared, MixRule::AdaHedgeScaled, 1.0)?,
+            labels: LabelScale::default(),
+        })
+    }
+
+    /// The mixture (members, weights).
+    pub fn mixture(&self) -> &Mixture<L> {
+        &self.mixture
+    }
+}
+
+impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {
+    fn dim(&self) -> usize {
+        self.mixture.dim()
+    }
+
+    fn predict(&self, x: Row<'_>) -> f64 {
+        self.mixture.predict(x)
+    }
+
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        super::check_example(&x, y, weight, self.dim())?;
+        let mut labels = self.labels;
+        let v = labels.observe(y, weight);
+        let p = self.mixture.learn_normalized(x, y, weight, v)?;
+        self.labels = labels;
+        Ok(p)
+    }
+
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        self.mixture.prefetch(x);
+    }
+
+    fn weights(&self) -> Cow<'_, [f64]> {
+        self.mixture.weights()
+    }
+}

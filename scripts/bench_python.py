@@ -1,0 +1,181 @@
+"""Python binding benchmarks (issue 29), one run, ratios measured side by side:
+
+1. OnlineClassifier().fit on a9a (dense array and CSR) and r8 (CSR, earn vs rest) against the
+   CLI's learning-only rate (`sketchlearn train --json`: examples_per_second) — same learner,
+   same data, same order; progressive errors side by side;
+2. sketchlearn.river.Classifier (algo="adagrad" and the default) against River's
+   LogisticRegression in progressive_val_score on heart and a9a (the same dict stream);
+3. partial_fit on 1,000-row chunks of r8 (multiclass) against SGDClassifier(loss="log_loss").
+
+Usage: python scripts/bench_python.py [--data-dir ../shared/data] [--out docs/results/python.md]
+Needs the CLI built (`cargo build --release -p sketchlearn-cli`) and river installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import sketchlearn.river as skr
+from river import evaluate, linear_model, metrics
+from sketchlearn import OnlineClassifier
+from sklearn.datasets import load_svmlight_file
+from sklearn.linear_model import SGDClassifier
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def best_of(k, f):
+    """The fastest of k runs of f() (seconds, last result)."""
+    best, out = float("inf"), None
+    for _ in range(k):
+        t = time.perf_counter()
+        out = f()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def cli_rate(path: Path, reps: int) -> tuple[float, float]:
+    """Best learning-only examples/s of `sketchlearn train` and its progressive error."""
+    exe = ROOT / "target" / "release" / "sketchlearn"
+    best, err = 0.0, float("nan")
+    for _ in range(reps):
+        out = subprocess.run(
+            [str(exe), "train", "--quiet", "--json", "--no-read-ahead", str(path)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        report = json.loads(out.stdout)
+        best = max(best, report["examples_per_second"])
+        err = report["progressive_error"]
+    return best, err
+
+
+def sklearn_vs_cli(data: Path, reps: int) -> list[str]:
+    rows = []
+    for name, fname, dense in [
+        ("a9a dense", "a9a.libsvm", True),
+        ("a9a CSR", "a9a.libsvm", False),
+        ("r8 earn-vs-rest CSR", "r8_earn_vs_rest.libsvm", False),
+    ]:
+        path = data / fname
+        X, y = load_svmlight_file(str(path))
+        X = X.toarray() if dense else X
+        secs, clf = best_of(reps, lambda X=X, y=y: OnlineClassifier().fit(X, y))
+        py_rate = X.shape[0] / secs
+        rate, err = cli_rate(path, reps)
+        rows.append(
+            f"| {name} | {X.shape[0]} | {py_rate:,.0f} | {rate:,.0f} | {py_rate / rate:.2f} | "
+            f"{clf.progressive_score_['error']:.4f} | {err:.4f} |"
+        )
+    return rows
+
+
+def dict_stream(X, y):
+    for i in range(X.shape[0]):
+        row = X.getrow(i)
+        yield {str(j): v for j, v in zip(row.indices, row.data)}, bool(y[i] > 0)
+
+
+def river_vs_river(data: Path) -> list[str]:
+    rows = []
+    for fname in ["heart.libsvm", "a9a.libsvm"]:
+        X, y = load_svmlight_file(str(data / fname))
+        stream = list(dict_stream(X, y))
+        n = len(stream)
+        results = {}
+        for label, model in [
+            ("River LogisticRegression()", linear_model.LogisticRegression()),
+            (
+                'sketchlearn.river.Classifier(algo="adagrad")',
+                skr.Classifier(algo="adagrad"),
+            ),
+            ("sketchlearn.river.Classifier()", skr.Classifier()),
+        ]:
+            t = time.perf_counter()
+            acc = evaluate.progressive_val_score(stream, model, metrics.Accuracy())
+            secs = time.perf_counter() - t
+            err = 1 - acc.get()
+            results[label] = (n / secs, err)
+        base_rate = results["River LogisticRegression()"][0]
+        for label, (rate, err) in results.items():
+            se = np.sqrt(err * (1 - err) / n)
+            rows.append(
+                f"| {fname} | {label} | {rate:,.0f} | {rate / base_rate:.2f} | "
+                f"{err:.4f} ± {se:.4f} |"
+            )
+    return rows
+
+
+def chunks_vs_sgd(data: Path) -> list[str]:
+    X, y = load_svmlight_file(str(data / "r8_multiclass.libsvm"))
+    classes = np.unique(y)
+    rows = []
+    for label, make in [
+        ("OnlineClassifier() (one-vs-rest)", lambda: OnlineClassifier()),
+        ('SGDClassifier(loss="log_loss")', lambda: SGDClassifier(loss="log_loss")),
+    ]:
+        model, wrong, seen, t = make(), 0, 0, time.perf_counter()
+        for lo in range(0, X.shape[0], 1000):
+            Xc, yc = X[lo : lo + 1000], y[lo : lo + 1000]
+            if seen:
+                wrong += int((model.predict(Xc) != yc).sum())
+            model.partial_fit(Xc, yc, classes=classes)
+            seen += Xc.shape[0]
+        secs = time.perf_counter() - t
+        err = wrong / (seen - 1000)
+        rows.append(f"| {label} | {err:.4f} | {secs:.2f} |")
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"))
+    ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "python.md"))
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    data = Path(args.data_dir)
+    lines = [
+        "# Python binding benchmarks",
+        "",
+        (
+            "`python scripts/bench_python.py` (one run; 2 shared cores, other jobs running: "
+            "rates are best-of-N, ratios are measured side by side)."
+        ),
+        "",
+        "## OnlineClassifier().fit against the CLI's learning-only rate (auto)",
+        "",
+        (
+            "| data | examples | Python ex/s | CLI ex/s | ratio | Python prog. error | "
+            "CLI prog. error |"
+        ),
+        "|---|---|---|---|---|---|---|",
+        *sklearn_vs_cli(data, args.reps),
+        "",
+        "## River progressive_val_score, the same dict stream",
+        "",
+        "| data | model | examples/s | × River LR | error ± s.e. |",
+        "|---|---|---|---|---|",
+        *river_vs_river(data),
+        "",
+        (
+            "## partial_fit on 1,000-row chunks of r8 (8 classes; each chunk predicted before it "
+            "is learned)"
+        ),
+        "",
+        "| model | error | seconds |",
+        "|---|---|---|",
+        *chunks_vs_sgd(data),
+        "",
+    ]
+    Path(args.out).write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
