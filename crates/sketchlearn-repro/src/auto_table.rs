@@ -620,7 +620,7 @@ fn main_table<'a>(md: &mut String, c: &Ctx<'a>) -> Result<(String, Goal1<'a>)> {
     let member_cols: Vec<String> = (1..=k).map(|j| format!("member_{j}")).collect();
     let pi_cols: Vec<String> = (1..=k).map(|j| format!("pi_{j}")).collect();
     let mut csv = format!(
-        "dataset,n,d,sparse,best_untuned,best_tuned,adagrad_tuned,vw_adagrad_untuned,vw_adagrad_tuned,vw_oja_untuned,vw_oja_tuned,default,default_tuned,default_tuned_log2_scale,{},{},mix_absolute,mix_bayes,mix_zeroone,mix_without_member_4,us_per_example_default,us_per_example_adagrad,refused,finite\n",
+        "dataset,n,d,sparse,best_untuned,best_tuned,adagrad_tuned,vw_adagrad_untuned,vw_adagrad_tuned,vw_oja_untuned,vw_oja_tuned,default,default_tuned,default_tuned_log2_scale,{},{},mix_adahedge_mistakes,mix_absolute,mix_bayes,mix_zeroone,mix_without_member_4,us_per_example_default,us_per_example_adagrad,refused,finite\n",
         member_cols.join(","),
         pi_cols.join(",")
     );

@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use sketchlearn::drp::{low_rank, Dataset, DrpLoss, LowRankSpec};
-use sketchlearn::linalg::sym_eigenvalues;
+use sketchlearn::spectral::sym_eigenvalues;
 use sketchlearn::Row;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@ use super::drp_common::{
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use crate::stats::median;
 use anyhow::Result;
 use sketchlearn::drp::{
@@ -103,9 +104,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             CLIP.1
         )?;
     }
-    std::fs::write(args.out.join("drp_recovery.md"), md)?;
-    std::fs::write(args.out.join("drp_recovery.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("drp_recovery.md").display());
+    write_md_csv(&args.out, "drp_recovery", &md, &csv, None)?;
     Ok(())
 }
 

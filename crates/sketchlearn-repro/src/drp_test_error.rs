@@ -8,6 +8,7 @@ use super::drp_common::{
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::Result;
 use sketchlearn::drp::{relative_error, Alg2Status, DrpLoss, DrpParams, ExactSolver, Problem};
 use std::fmt::Write as _;
@@ -147,9 +148,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         writeln!(md, "![{loss}: test error vs m]({png})\n")?;
     }
     std::fs::remove_dir_all(&tmp).ok();
-    std::fs::write(args.out.join("drp_test_error.md"), md)?;
-    std::fs::write(args.out.join("drp_test_error.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("drp_test_error.md").display());
+    write_md_csv(&args.out, "drp_test_error", &md, &csv, None)?;
     Ok(())
 }
 

@@ -15,10 +15,11 @@
 //! runs each family at its command-line defaults on nine LIBSVM files that chose nothing
 //! ([`HELD_OUT`]).
 
-use super::fm_common::{args, fmt_bytes, fmt_opt, run_grid, split_grid, FmRun, Grid};
+use super::fm_common::{args, fmt_bytes, fmt_opt, run_grid, sftrl_by_m, split_grid, FmRun, Grid};
 use super::{command_line, ReproArgs};
 use crate::machine::load_average;
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -74,48 +75,13 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
     };
     let mut all = Vec::new();
     let mut chosen = Vec::new();
-    let mut by_m = Vec::new();
     let sftrl_etas = [0.03, 0.1, 0.3, 1.0];
-    let mut eta_m10 = s(1.0);
-    for &m in &SIZES {
-        let grid: Vec<(String, Vec<String>)> = sftrl_etas
-            .iter()
-            .map(|&eta| {
-                (
-                    format!("m={m} eta={eta}"),
-                    with(args(&[
-                        ("--algo", s("sftrl-fast")),
-                        ("--size", s(m)),
-                        ("--eta", s(eta)),
-                    ])),
-                )
-            })
-            .collect();
-        let (runs, best) = run_grid("SFTRL (Alg. 5)", Some(m), &grid, &file, key)?;
-        let fast = runs[best].clone();
-        all.extend(runs);
-        let eta = fast.setting.split("eta=").nth(1).unwrap_or("1").to_string();
-        if m == 10 {
-            eta_m10 = eta.clone();
-        }
-        let (runs, _) = run_grid(
-            "SFTRL (Alg. 4)",
-            Some(m),
-            &[(
-                format!("m={m} eta={eta}"),
-                with(args(&[
-                    ("--algo", s("sftrl")),
-                    ("--size", s(m)),
-                    ("--eta", eta),
-                ])),
-            )],
-            &file,
-            key,
-        )?;
-        let slow = runs[0].clone();
-        all.extend(runs);
-        by_m.push((m, fast, slow));
-    }
+    let eta_of = |run: &FmRun| run.setting.split("eta=").nth(1).unwrap_or("1").to_string();
+    let by_m = sftrl_by_m(&SIZES, &sftrl_etas, eta_of, &file, key, &with, &mut all)?;
+    let eta_m10 = by_m
+        .iter()
+        .find(|x| x.0 == 10)
+        .map_or(s(1.0), |x| eta_of(&x.1));
     for alg5 in [true, false] {
         if let Some(x) = by_m.iter().find(|x| x.0 == 10) {
             chosen.push(if alg5 { x.1.clone() } else { x.2.clone() });
@@ -424,9 +390,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         started.elapsed().as_secs_f64()
     )?;
     line_panels(&args.out.join("fm_binary.png"), &panels, 2200, 520)?;
-    std::fs::write(args.out.join("fm_binary.md"), md)?;
-    std::fs::write(args.out.join("fm_binary.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("fm_binary.md").display());
+    write_md_csv(&args.out, "fm_binary", &md, &csv, None)?;
     Ok(())
 }
 

@@ -136,6 +136,53 @@ pub fn split_grid(
     grid
 }
 
+/// SFTRL per sketch size: for each m of `sizes`, the doubling variant (Alg. 5) over the η grid
+/// `etas`, then the per-row variant (Alg. 4) at the η `eta_of` reads from the chosen Alg. 5 run.
+/// Per m: (m, Alg. 5 chosen, Alg. 4 at the same η); every run joins `all`.
+pub fn sftrl_by_m(
+    sizes: &[usize],
+    etas: &[f64],
+    eta_of: impl Fn(&FmRun) -> String,
+    file: &Path,
+    key: &str,
+    with: &impl Fn(Vec<String>) -> Vec<String>,
+    all: &mut Vec<FmRun>,
+) -> Result<Vec<(usize, FmRun, FmRun)>> {
+    let mut by_m = Vec::new();
+    for &m in sizes {
+        let grid: Grid = etas
+            .iter()
+            .map(|&eta| {
+                (
+                    format!("m={m} eta={eta}"),
+                    with(args(&[
+                        ("--algo", "sftrl-fast".to_string()),
+                        ("--size", m.to_string()),
+                        ("--eta", eta.to_string()),
+                    ])),
+                )
+            })
+            .collect();
+        let (runs, best) = run_grid("SFTRL (Alg. 5)", Some(m), &grid, file, key)?;
+        let fast = runs[best].clone();
+        let eta = eta_of(&fast);
+        all.extend(runs);
+        let per_row = vec![(
+            format!("m={m} eta={eta}"),
+            with(args(&[
+                ("--algo", "sftrl".to_string()),
+                ("--size", m.to_string()),
+                ("--eta", eta),
+            ])),
+        )];
+        let (runs, _) = run_grid("SFTRL (Alg. 4)", Some(m), &per_row, file, key)?;
+        let slow = runs[0].clone();
+        all.extend(runs);
+        by_m.push((m, fast, slow));
+    }
+    Ok(by_m)
+}
+
 pub fn args(pairs: &[(&str, String)]) -> Vec<String> {
     let mut v = Vec::new();
     for (k, val) in pairs {

@@ -14,11 +14,14 @@
 //! `scripts/peers/river_fm.py` on the same split (skipped with a note when `.venv-peers` is
 //! missing).
 
-use super::fm_common::{args, fmt_bytes, fmt_opt, run_fm, run_grid, split_grid, FmRun, Grid};
+use super::fm_common::{
+    args, fmt_bytes, fmt_opt, run_fm, run_grid, sftrl_by_m, split_grid, FmRun, Grid,
+};
 use super::{command_line, ReproArgs};
 use crate::machine::load_average;
 use crate::peers::run_river;
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::Result;
 use serde_json::Value;
 use sketchlearn::fm::{FirstOrderStep, FmAlgorithm, FmConfig};
@@ -99,7 +102,18 @@ fn run_dataset(ds: &Dataset, data_dir: &Path) -> Result<DatasetResult> {
     let mut chosen = Vec::new();
     let key = "progressive_rmse";
 
-    let by_m = sftrl_by_m(&file, &with, &mut all)?;
+    // The η grid extends past the progressive minimum (near η = 0.02–0.025 on both data sets)
+    // so that the choice is not at its edge.
+    let etas = [0.01, 0.015, 0.02, 0.025, 0.03];
+    let by_m = sftrl_by_m(
+        &SIZES,
+        &etas,
+        eta_of,
+        &file,
+        "progressive_rmse",
+        &with,
+        &mut all,
+    )?;
     // Split SFTRL at its defaults (η = 0.2 with AdaGrad β = 5, η_p = 0.5, truncation): the
     // untuned setting a user gets, for every m.
     let mut split_by_m = Vec::new();
@@ -199,55 +213,14 @@ fn run_dataset(ds: &Dataset, data_dir: &Path) -> Result<DatasetResult> {
     })
 }
 
-/// SFTRL, doubling (Alg. 5): η grid per m; per-row (Alg. 4) at the η chosen for that m. Per m:
-/// (Alg. 5 chosen, Alg. 4 at the same η); every run joins `all`.
-fn sftrl_by_m(
-    file: &Path,
-    with: &impl Fn(Vec<String>) -> Vec<String>,
-    all: &mut Vec<FmRun>,
-) -> Result<Vec<(usize, FmRun, FmRun)>> {
-    let key = "progressive_rmse";
-    let mut by_m = Vec::new();
-    // SFTRL, doubling (Alg. 5): η grid per m; per-row (Alg. 4) at the η chosen for that m.
-    // The grid extends past the progressive minimum (near η = 0.02–0.025 on both data sets)
-    // so that the choice is not at its edge.
-    for &m in &SIZES {
-        let grid: Vec<(String, Vec<String>)> = [0.01, 0.015, 0.02, 0.025, 0.03]
-            .iter()
-            .map(|&eta| {
-                (
-                    format!("m={m} eta={eta}"),
-                    with(args(&[
-                        ("--algo", s("sftrl-fast")),
-                        ("--size", s(m)),
-                        ("--eta", s(eta)),
-                    ])),
-                )
-            })
-            .collect();
-        let (runs, best) = run_grid("SFTRL (Alg. 5)", Some(m), &grid, file, key)?;
-        let fast = runs[best].clone();
-        let eta = fast.report["learner"]
-            .as_str()
-            .and_then(|l| l.split("eta=").nth(1))
-            .and_then(|t| t.split_whitespace().next())
-            .unwrap_or("0.015")
-            .to_string();
-        all.extend(runs);
-        let per_row = vec![(
-            format!("m={m} eta={eta}"),
-            with(args(&[
-                ("--algo", s("sftrl")),
-                ("--size", s(m)),
-                ("--eta", eta.clone()),
-            ])),
-        )];
-        let (runs, _) = run_grid("SFTRL (Alg. 4)", Some(m), &per_row, file, key)?;
-        let slow = runs[0].clone();
-        all.extend(runs);
-        by_m.push((m, fast, slow));
-    }
-    Ok(by_m)
+/// The η read back from a chosen SFTRL run's learner description (`… eta=0.015 …`).
+fn eta_of(run: &FmRun) -> String {
+    run.report["learner"]
+        .as_str()
+        .and_then(|l| l.split("eta=").nth(1))
+        .and_then(|t| t.split_whitespace().next())
+        .unwrap_or("0.015")
+        .to_string()
 }
 
 /// The baselines' grids: split SFTRL tuned, full FTRL, OGD, OCG, FM-SGD and the biases-only model.
@@ -474,9 +447,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         )?;
         writeln!(md, "\n![ml-latest-small](fm_movielens_latest_small.png)")?;
     }
-    std::fs::write(args.out.join("fm_movielens.md"), md)?;
-    std::fs::write(args.out.join("fm_movielens.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("fm_movielens.md").display());
+    write_md_csv(&args.out, "fm_movielens", &md, &csv, None)?;
     Ok(())
 }
 

@@ -19,6 +19,7 @@ mod parallel;
 mod paths;
 mod peers;
 mod plot;
+mod report;
 mod rfd_figure1;
 mod rfd_table2;
 mod rng;

@@ -5,6 +5,7 @@
 
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::{Context, Result};
 use sketchlearn::data::{load_rows, Format};
 use sketchlearn::sketch::{relative_spectral_error, LanczosOptions, SketchConfig, SketchMethod};
@@ -144,8 +145,6 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     )?;
     let png = args.out.join("rfd_figure1.png");
     line_panels(&png, &panels, 1400, 560)?;
-    std::fs::write(args.out.join("rfd_figure1.md"), md)?;
-    std::fs::write(args.out.join("rfd_figure1.csv"), csv)?;
-    eprintln!("wrote {}", args.out.join("rfd_figure1.md").display());
+    write_md_csv(&args.out, "rfd_figure1", &md, &csv, None)?;
     Ok(())
 }

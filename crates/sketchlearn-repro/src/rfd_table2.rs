@@ -12,6 +12,7 @@ use crate::learn::{learn_pass, slice_source};
 use crate::machine::utc_date;
 use crate::parallel::par_map;
 use crate::plot::{grid_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::{Context, Result};
 use plotters::prelude::SeriesLabelPosition;
 use sketchlearn::eval::{evaluate_with, Metrics};
@@ -303,13 +304,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         (1800, 1300),
         SeriesLabelPosition::LowerRight,
     )?;
-    std::fs::write(args.out.join("rfd_table2.md"), md)?;
-    std::fs::write(args.out.join("rfd_table2.csv"), csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        args.out.join("rfd_table2.md").display(),
-        sw.elapsed
-    );
+    write_md_csv(&args.out, "rfd_table2", &md, &csv, Some(sw.elapsed))?;
     Ok(())
 }
 
@@ -442,20 +437,12 @@ fn run_on(
 
 /// Every run as a CSV row.
 fn grid_csv(sw: &Sweep) -> Result<String> {
-    let Sweep {
-        specs,
-        variants,
-        jobs,
-        outcomes,
-        best,
-        ..
-    } = sw;
     let mut csv = String::from(
         "setting,c,learner,algorithm,curvature,m,param,param_value,test_accuracy,train_progressive_error,refused_updates,train_seconds,is_best\n",
     );
-    for (i, (job, out)) in jobs.iter().zip(outcomes).enumerate() {
-        let spec = &specs[job.spec];
-        let variant = variants[job.variant];
+    for (i, (job, out)) in sw.jobs.iter().zip(&sw.outcomes).enumerate() {
+        let spec = &sw.specs[job.spec];
+        let variant = sw.variants[job.variant];
         writeln!(
             csv,
             "{},{},{},{},{},{},{},{:e},{:.6},{:.6},{},{:.4},{}",
@@ -471,7 +458,7 @@ fn grid_csv(sw: &Sweep) -> Result<String> {
             out.train_error,
             out.refused,
             out.seconds,
-            best[job.variant][job.spec] == Some(i)
+            sw.best[job.variant][job.spec] == Some(i)
         )?;
     }
     Ok(csv)
@@ -479,14 +466,6 @@ fn grid_csv(sw: &Sweep) -> Result<String> {
 
 /// Title, how to reproduce, and what was run.
 fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
-    let Sweep {
-        train,
-        test,
-        jobs,
-        check_jobs,
-        elapsed,
-        ..
-    } = sw;
     writeln!(
         md,
         "# RFD paper Table 2 and Figures 2–4 (a9a): test accuracy of second-order online learners vs α0\n"
@@ -496,9 +475,9 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
         "Reproduce: `{}` (run on {}, {} runs + {} checks, {:.0} s wall on ≤ 2 threads).\n",
         command_line(),
         utc_date(),
-        jobs.len(),
-        check_jobs.len(),
-        elapsed
+        sw.jobs.len(),
+        sw.check_jobs.len(),
+        sw.elapsed
     )?;
     writeln!(md, "## What was run\n")?;
     writeln!(
@@ -506,8 +485,8 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
         "* **Data**: train one pass over `a9a.libsvm` ({} examples, file order), then test without updates on \
          `a9a.t.libsvm` ({} examples); d = {D}, features as given (binary), no intercept added (every row has \
          14 one-hot ones, which acts as one). The paper instead splits each dataset 70/30.",
-        train.len(),
-        test.len()
+        sw.train.len(),
+        sw.test.len()
     )?;
     writeln!(
         md,
@@ -544,14 +523,6 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
 
 /// The Table 2 analogue: test accuracy at the best α0 (or learning rate).
 fn table2(md: &mut String, sw: &Sweep) -> Result<()> {
-    let Sweep {
-        specs,
-        variants,
-        jobs,
-        outcomes,
-        best,
-        ..
-    } = sw;
     // Table 2 analogue.
     writeln!(
         md,
@@ -560,24 +531,24 @@ fn table2(md: &mut String, sw: &Sweep) -> Result<()> {
     writeln!(
         md,
         "| learner | {} | paper (a9a, squared, c = ?, 70/30 split) | train s ({}) |",
-        variants
+        sw.variants
             .iter()
             .map(|v| v.title())
             .collect::<Vec<_>>()
             .join(" | "),
-        variants[0].title()
+        sw.variants[0].title()
     )?;
-    writeln!(md, "|---|{}---|---|", "---|".repeat(variants.len()))?;
-    for (s, spec) in specs.iter().enumerate() {
+    writeln!(md, "|---|{}---|---|", "---|".repeat(sw.variants.len()))?;
+    for (s, spec) in sw.specs.iter().enumerate() {
         let grid = spec.grid();
-        let cells: Vec<String> = (0..variants.len())
-            .map(|v| match best[v][s] {
+        let cells: Vec<String> = (0..sw.variants.len())
+            .map(|v| match sw.best[v][s] {
                 Some(b) => format!(
                     "{} ({}={}{})",
-                    pct(outcomes[b].accuracy),
-                    jobs[b].hyper.name(),
-                    jobs[b].hyper.short(),
-                    if jobs[b].hyper == grid[0] || jobs[b].hyper == grid[grid.len() - 1] {
+                    pct(sw.outcomes[b].accuracy),
+                    sw.jobs[b].hyper.name(),
+                    sw.jobs[b].hyper.short(),
+                    if sw.jobs[b].hyper == grid[0] || sw.jobs[b].hyper == grid[grid.len() - 1] {
                         "*"
                     } else {
                         ""
@@ -590,7 +561,7 @@ fn table2(md: &mut String, sw: &Sweep) -> Result<()> {
             .iter()
             .find(|(n, m, _)| *n == spec.name && *m == spec.m)
             .map_or("—".to_string(), |p| format!("{:.3}", p.2));
-        let secs = best[0][s].map_or("—".into(), |b| format!("{:.3}", outcomes[b].seconds));
+        let secs = sw.best[0][s].map_or("—".into(), |b| format!("{:.3}", sw.outcomes[b].seconds));
         writeln!(
             md,
             "| {} | {} | {paper} | {secs} |",
@@ -606,9 +577,6 @@ fn table2(md: &mut String, sw: &Sweep) -> Result<()> {
 /// The Figures 2–4 analogue per variant (table and panel), with the robustness findings: the
 /// panels, the findings so far and one verdict per variant.
 fn figures(md: &mut String, sw: &Sweep) -> Result<(Vec<PanelRange>, String, Vec<String>)> {
-    let Sweep {
-        specs, variants, ..
-    } = sw;
     // Figures 2–4 analogue: accuracy vs α0.
     writeln!(
         md,
@@ -616,11 +584,13 @@ fn figures(md: &mut String, sw: &Sweep) -> Result<(Vec<PanelRange>, String, Vec<
          AdaGrad (no α0) at its best learning rate, drawn flat for reference.\n"
     )?;
     let alpha_grid = grid(Param::Alpha, 10, -10, 10, 2);
-    let ada = specs
+    let ada = sw
+        .specs
         .iter()
         .position(|s| s.name == "AdaGrad")
         .expect("AdaGrad");
-    let shown: Vec<usize> = specs
+    let shown: Vec<usize> = sw
+        .specs
         .iter()
         .enumerate()
         .filter(|(_, s)| {
@@ -632,7 +602,7 @@ fn figures(md: &mut String, sw: &Sweep) -> Result<(Vec<PanelRange>, String, Vec<
     let mut panels = Vec::new();
     let mut findings = String::new();
     let mut verdicts = Vec::new();
-    for (v, variant) in variants.iter().enumerate() {
+    for (v, variant) in sw.variants.iter().enumerate() {
         panels.push(alpha_table(md, sw, v, variant, &alpha_grid, &shown, ada)?);
         robustness_findings(&mut findings, &mut verdicts, sw, v, variant, &shown, ada)?;
     }
@@ -654,13 +624,6 @@ fn alpha_table(
     shown: &[usize],
     ada: usize,
 ) -> Result<PanelRange> {
-    let Sweep {
-        specs,
-        jobs,
-        outcomes,
-        best,
-        ..
-    } = sw;
     let curve = |v: usize, s: usize| sw.curve(v, s);
     writeln!(md, "### {}\n", variant.title())?;
     writeln!(
@@ -679,21 +642,21 @@ fn alpha_table(
         writeln!(
             md,
             "| {} | {} |",
-            specs[s].label(),
+            sw.specs[s].label(),
             c.iter()
                 .map(|&(_, a)| pct(a))
                 .collect::<Vec<_>>()
                 .join(" | ")
         )?;
         series.push(Series {
-            label: specs[s].label(),
+            label: sw.specs[s].label(),
             points: c.iter().map(|&(x, a)| (x, 100.0 * a)).collect(),
         });
     }
-    if let Some(b) = best[v][ada] {
-        let a = 100.0 * outcomes[b].accuracy;
+    if let Some(b) = sw.best[v][ada] {
+        let a = 100.0 * sw.outcomes[b].accuracy;
         series.push(Series {
-            label: format!("AdaGrad (lr={})", jobs[b].hyper.short()),
+            label: format!("AdaGrad (lr={})", sw.jobs[b].hyper.short()),
             points: vec![
                 (alpha_grid[0].value(), a),
                 (alpha_grid[alpha_grid.len() - 1].value(), a),
@@ -724,13 +687,6 @@ fn robustness_findings(
     shown: &[usize],
     ada: usize,
 ) -> Result<()> {
-    let Sweep {
-        specs,
-        jobs,
-        outcomes,
-        best,
-        ..
-    } = sw;
     let curve = |v: usize, s: usize| sw.curve(v, s);
     // Findings: robustness, from the curves.
     writeln!(findings, "**{}.**", variant.title())?;
@@ -738,14 +694,14 @@ fn robustness_findings(
     let mut parts = Vec::new();
     for &s in shown
         .iter()
-        .filter(|&&s| specs[s].curvature == CurvatureKind::RfdFast)
+        .filter(|&&s| sw.specs[s].curvature == CurvatureKind::RfdFast)
     {
         let c = Curve::new(&curve(v, s));
         rfd_ok &= c.at_min >= c.best - NEAR;
         parts.push(format!(
             "m = {}: {} % at α0 = 1e−10 vs {} % at the best α0 ({:+.2} points; {} of {} α0 within {:.1} \
              point of the best)",
-            specs[s].m,
+            sw.specs[s].m,
             pct(c.at_min),
             pct(c.best),
             100.0 * (c.at_min - c.best),
@@ -762,21 +718,21 @@ fn robustness_findings(
     let mut parts = Vec::new();
     for &s in shown
         .iter()
-        .filter(|&&s| specs[s].curvature != CurvatureKind::RfdFast)
+        .filter(|&&s| sw.specs[s].curvature != CurvatureKind::RfdFast)
     {
         let c = Curve::new(&curve(v, s));
         let robust = c.at_min >= c.best - NEAR;
-        if specs[s].curvature == CurvatureKind::Full {
+        if sw.specs[s].curvature == CurvatureKind::Full {
             full_robust = Some(robust);
         } else {
             sketched += 1;
             if !robust {
-                sensitive.push(specs[s].label());
+                sensitive.push(sw.specs[s].label());
             }
         }
         parts.push(format!(
             "{}: best {} %, at 1e−10 {} % ({:+.2} points), worst {} %, {} of {} α within {:.1} point of its best",
-            specs[s].label(),
+            sw.specs[s].label(),
             pct(c.best),
             pct(c.at_min),
             100.0 * (c.at_min - c.best),
@@ -819,35 +775,36 @@ fn robustness_findings(
             None => "missing",
         }
     )?;
-    let top = (0..specs.len())
-        .filter_map(|s| best[v][s].map(|b| (s, outcomes[b].accuracy)))
+    let top = (0..sw.specs.len())
+        .filter_map(|s| sw.best[v][s].map(|b| (s, sw.outcomes[b].accuracy)))
         .fold(None::<(usize, f64)>, |acc, (s, a)| match acc {
             Some((_, ba)) if ba >= a => acc,
             _ => Some((s, a)),
         });
-    if let Some(b) = best[v][ada] {
-        let g = specs[ada].grid();
-        if jobs[b].hyper == g[0] || jobs[b].hyper == g[g.len() - 1] {
+    if let Some(b) = sw.best[v][ada] {
+        let g = sw.specs[ada].grid();
+        if sw.jobs[b].hyper == g[0] || sw.jobs[b].hyper == g[g.len() - 1] {
             writeln!(
                 findings,
                 "* AdaGrad's best learning rate ({}) is at the edge of the paper's grid, so a wider grid could \
                  only raise its accuracy.",
-                jobs[b].hyper.short()
+                sw.jobs[b].hyper.short()
             )?;
         }
     }
     if let Some((s, a)) = top {
-        let rfd20 = specs
+        let rfd20 = sw
+            .specs
             .iter()
             .position(|x| x.curvature == CurvatureKind::RfdFast && x.m == 20)
-            .and_then(|i| best[v][i])
-            .map_or(f64::NAN, |b| outcomes[b].accuracy);
-        let ada_best = best[v][ada].map_or(f64::NAN, |b| outcomes[b].accuracy);
+            .and_then(|i| sw.best[v][i])
+            .map_or(f64::NAN, |b| sw.outcomes[b].accuracy);
+        let ada_best = sw.best[v][ada].map_or(f64::NAN, |b| sw.outcomes[b].accuracy);
         writeln!(
             findings,
             "* Best tuned accuracy: {} ({} %); RFD-SON m = 20: {} % ({:+.2} points); AdaGrad: {} % \
              ({:+.2} points).\n",
-            specs[s].label(),
+            sw.specs[s].label(),
             pct(a),
             pct(rfd20),
             100.0 * (rfd20 - a),
@@ -860,12 +817,6 @@ fn robustness_findings(
 
 /// The consistency check: FD-SON and RFD-SON with m > d against FULL-ON.
 fn consistency(findings: &mut String, sw: &Sweep) -> Result<()> {
-    let Sweep {
-        variants,
-        check_jobs,
-        checks,
-        ..
-    } = sw;
     // Consistency check report.
     writeln!(
         findings,
@@ -875,7 +826,7 @@ fn consistency(findings: &mut String, sw: &Sweep) -> Result<()> {
     )?;
     let mut agree = 0;
     let mut compared = 0;
-    for (chunk, results) in check_jobs.chunks(3).zip(checks.chunks(3)) {
+    for (chunk, results) in sw.check_jobs.chunks(3).zip(sw.checks.chunks(3)) {
         let full_w = results[0].1.as_ref().map(|l| l.weights().into_owned());
         let mut parts = vec![format!("FULL-ON {} %", pct(results[0].0.accuracy))];
         for ((_, cfg), (o, l)) in chunk.iter().zip(results).skip(1) {
@@ -902,7 +853,7 @@ fn consistency(findings: &mut String, sw: &Sweep) -> Result<()> {
         writeln!(
             findings,
             "* {}, α = {:e}: {}.",
-            variants[chunk[0].0].title(),
+            sw.variants[chunk[0].0].title(),
             chunk[0].1.alpha,
             parts.join("; ")
         )?;
@@ -916,28 +867,20 @@ fn consistency(findings: &mut String, sw: &Sweep) -> Result<()> {
 
 /// Refused updates, failed runs and the verdicts.
 fn run_notes(findings: &mut String, sw: &Sweep, verdicts: &[String]) -> Result<()> {
-    let Sweep {
-        train,
-        specs,
-        variants,
-        jobs,
-        outcomes,
-        checks,
-        ..
-    } = sw;
-    let refused: Vec<String> = jobs
+    let refused: Vec<String> = sw
+        .jobs
         .iter()
-        .zip(outcomes)
+        .zip(&sw.outcomes)
         .filter(|(_, o)| o.refused > 0)
         .map(|(j, o)| {
             format!(
                 "{} {}={} ({}: {} of {} updates)",
-                specs[j.spec].label(),
+                sw.specs[j.spec].label(),
                 j.hyper.name(),
                 j.hyper.short(),
-                variants[j.variant].title(),
+                sw.variants[j.variant].title(),
                 o.refused,
-                train.len()
+                sw.train.len()
             )
         })
         .collect();
@@ -950,9 +893,10 @@ fn run_notes(findings: &mut String, sw: &Sweep, verdicts: &[String]) -> Result<(
             refused.join("; ")
         )?;
     }
-    let failures: Vec<&String> = outcomes
+    let failures: Vec<&String> = sw
+        .outcomes
         .iter()
-        .chain(checks.iter().map(|c| &c.0))
+        .chain(sw.checks.iter().map(|c| &c.0))
         .filter_map(|o| o.failure.as_ref())
         .collect();
     if !failures.is_empty() {

@@ -16,12 +16,14 @@ use crate::learn::learn_pass;
 use crate::machine::utc_date;
 use crate::parallel::{par_map, MAX_THREADS};
 use crate::plot::{grid_panels, Panel, Series};
+use crate::report::write_md_csv;
 use crate::rng::SplitMix64;
 use anyhow::Result;
 use plotters::prelude::SeriesLabelPosition;
-use sketchlearn::linalg::{orthonormalize_rows, sym_eigenvalues};
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
 use sketchlearn::loss::Loss;
+use sketchlearn::spectral::sym_eigenvalues;
+use sketchlearn::synthetic::orthonormalize_rows;
 use sketchlearn::Example;
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -312,13 +314,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         (1500, 650),
         SeriesLabelPosition::UpperRight,
     )?;
-    std::fs::write(args.out.join("son_synthetic.md"), md)?;
-    std::fs::write(args.out.join("son_synthetic.csv"), csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        args.out.join("son_synthetic.md").display(),
-        sw.elapsed
-    );
+    write_md_csv(&args.out, "son_synthetic", &md, &csv, Some(sw.elapsed))?;
     Ok(())
 }
 
@@ -448,27 +444,19 @@ fn tally(
 
 /// Every run as a CSV row.
 fn runs_csv(sw: &Sweep) -> Result<String> {
-    let Sweep {
-        specs,
-        sets,
-        jobs,
-        outcomes,
-        best,
-        ..
-    } = sw;
     let mut csv = String::from(
         "labels,kappa,sample_condition_number,learner,algorithm,curvature,m,param,param_value,c,bias,error,refused_updates,seconds,is_best\n",
     );
-    for (job, out) in jobs.iter().zip(outcomes) {
-        let spec = &specs[job.spec];
+    for (job, out) in sw.jobs.iter().zip(&sw.outcomes) {
+        let spec = &sw.specs[job.spec];
         let cfg = spec.config(job.point);
-        let (labels, kappa, _, cond, _) = &sets[job.data];
+        let (labels, kappa, _, cond, _) = &sw.sets[job.data];
         let (pname, pval, is_best) = match job.point {
             None => ("default".to_string(), String::new(), false),
             Some((h, c)) => (
                 h.name().replace('α', "alpha"),
                 format!("{:e}", h.value()),
-                best[job.data][job.spec].is_some_and(|b| b.hyper == h && b.c == c),
+                sw.best[job.data][job.spec].is_some_and(|b| b.hyper == h && b.c == c),
             ),
         };
         writeln!(
@@ -491,12 +479,6 @@ fn runs_csv(sw: &Sweep) -> Result<String> {
 
 /// Title, how to reproduce, what was run, and the datasets.
 fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
-    let Sweep {
-        sets,
-        jobs,
-        elapsed,
-        ..
-    } = sw;
     let dflt = LearnerConfig::default();
     writeln!(
         md,
@@ -507,15 +489,15 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
         "Reproduce: `{}` (run on {}, {} runs, {:.0} s wall on ≤ {MAX_THREADS} threads).\n",
         command_line(),
         utc_date(),
-        jobs.len(),
-        elapsed
+        sw.jobs.len(),
+        sw.elapsed
     )?;
     writeln!(md, "## What was run\n")?;
     writeln!(
         md,
         "* **Data** (SON §5.1, DESIGN.md §4 item 11): T = {T} examples, d = {D}. Z ∈ ℝ^{{T×d}} i.i.d. N(0,1) \
          (seed {SEED_Z:#x}); V = a d×d Gaussian matrix (seed {SEED_V:#x}) with rows orthonormalised by \
-         `linalg::orthonormalize_rows`; spectrum λ_i = 1 for i < d−{RAISED}, and \
+         `synthetic::orthonormalize_rows`; spectrum λ_i = 1 for i < d−{RAISED}, and \
          λ_{{d−{RAISED}+k}} = 1 + (κ−1)(k+1)/{RAISED} for k = 0..{} (the last {RAISED} rise linearly to κ; \
          the largest is exactly κ); X = Z·diag(λ)^½·Vᵀ. The same Z and V for every κ ∈ {{{}}}. Gaussian draws: \
          SplitMix64 + Box–Muller (own generator: the CLI has no `rand`).",
@@ -567,7 +549,7 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
         "| labels | κ | sample covariance condition number | positives |"
     )?;
     writeln!(md, "|---|---|---|---|")?;
-    for (labels, kappa, _, cond, pos) in sets {
+    for (labels, kappa, _, cond, pos) in &sw.sets {
         writeln!(
             md,
             "| {} | {kappa} | {cond:.1} | {:.1}% |",
@@ -582,32 +564,24 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
 
 /// One labeling's tables: tuned, tuned with c = 1 only, untuned.
 fn labeling_tables(md: &mut String, sw: &Sweep, labels: Labels, rows: &[usize]) -> Result<()> {
-    let Sweep {
-        specs,
-        sets,
-        best,
-        best_c,
-        default,
-        ..
-    } = sw;
     writeln!(md, "## Labels {}\n", labels.title())?;
     writeln!(
         md,
         "### Tuned progressive error (%), chosen hyper-parameters\n"
     )?;
-    let header: Vec<&str> = specs.iter().map(|s| s.label).collect();
+    let header: Vec<&str> = sw.specs.iter().map(|s| s.label).collect();
     writeln!(md, "| κ | {} |", header.join(" | "))?;
-    writeln!(md, "|---|{}", "---|".repeat(specs.len()))?;
+    writeln!(md, "|---|{}", "---|".repeat(sw.specs.len()))?;
     for &d in rows {
-        let cells: Vec<String> = (0..specs.len())
-            .map(|s| match best[d][s] {
+        let cells: Vec<String> = (0..sw.specs.len())
+            .map(|s| match sw.best[d][s] {
                 Some(b) => format!(
                     "{} ({}={}{}{})",
                     pct(b.error),
                     b.hyper.name(),
                     b.hyper.short(),
                     if b.edge { "*" } else { "" },
-                    if specs[s].uses_c() {
+                    if sw.specs[s].uses_c() {
                         format!(", c={}", b.c)
                     } else {
                         String::new()
@@ -616,19 +590,21 @@ fn labeling_tables(md: &mut String, sw: &Sweep, labels: Labels, rows: &[usize]) 
                 None => "fail".into(),
             })
             .collect();
-        writeln!(md, "| {} | {} |", sets[d].1, cells.join(" | "))?;
+        writeln!(md, "| {} | {} |", sw.sets[d].1, cells.join(" | "))?;
     }
     writeln!(
         md,
         "\n### Sketched learners tuned with c = 1 only (the paper's c), progressive error (%)\n"
     )?;
-    let sketched: Vec<usize> = (0..specs.len()).filter(|&s| specs[s].uses_c()).collect();
+    let sketched: Vec<usize> = (0..sw.specs.len())
+        .filter(|&s| sw.specs[s].uses_c())
+        .collect();
     writeln!(
         md,
         "| κ | {} |",
         sketched
             .iter()
-            .map(|&s| specs[s].label)
+            .map(|&s| sw.specs[s].label)
             .collect::<Vec<_>>()
             .join(" | ")
     )?;
@@ -637,19 +613,19 @@ fn labeling_tables(md: &mut String, sw: &Sweep, labels: Labels, rows: &[usize]) 
         let cells: Vec<String> = sketched
             .iter()
             .map(|&s| {
-                best_c[d][s][0].map_or("fail".into(), |b| {
+                sw.best_c[d][s][0].map_or("fail".into(), |b| {
                     format!("{} ({}={})", pct(b.error), b.hyper.name(), b.hyper.short())
                 })
             })
             .collect();
-        writeln!(md, "| {} | {} |", sets[d].1, cells.join(" | "))?;
+        writeln!(md, "| {} | {} |", sw.sets[d].1, cells.join(" | "))?;
     }
     writeln!(md, "\n### Untuned default, progressive error (%)\n")?;
     writeln!(md, "| κ | {} |", header.join(" | "))?;
-    writeln!(md, "|---|{}", "---|".repeat(specs.len()))?;
+    writeln!(md, "|---|{}", "---|".repeat(sw.specs.len()))?;
     for &d in rows {
-        let cells: Vec<String> = (0..specs.len()).map(|s| pct(default[d][s])).collect();
-        writeln!(md, "| {} | {} |", sets[d].1, cells.join(" | "))?;
+        let cells: Vec<String> = (0..sw.specs.len()).map(|s| pct(sw.default[d][s])).collect();
+        writeln!(md, "| {} | {} |", sw.sets[d].1, cells.join(" | "))?;
     }
     writeln!(md)?;
     Ok(())
@@ -657,10 +633,8 @@ fn labeling_tables(md: &mut String, sw: &Sweep, labels: Labels, rows: &[usize]) 
 
 /// One labeling's panel: tuned error against κ, with head room for the legend.
 fn labeling_panel(sw: &Sweep, labels: Labels, rows: &[usize]) -> (Panel, Option<(f64, f64)>) {
-    let Sweep {
-        specs, sets, best, ..
-    } = sw;
-    let series = specs
+    let series = sw
+        .specs
         .iter()
         .enumerate()
         .filter(|(_, s)| s.plot)
@@ -668,7 +642,7 @@ fn labeling_panel(sw: &Sweep, labels: Labels, rows: &[usize]) -> (Panel, Option<
             label: spec.label.to_string(),
             points: rows
                 .iter()
-                .filter_map(|&d| best[d][s].map(|b| (sets[d].1, 100.0 * b.error)))
+                .filter_map(|&d| sw.best[d][s].map(|b| (sw.sets[d].1, 100.0 * b.error)))
                 .collect(),
         })
         .collect::<Vec<Series>>();
@@ -697,17 +671,16 @@ fn labeling_findings(
     labels: Labels,
     rows: &[usize],
 ) -> Result<()> {
-    let Sweep {
-        specs,
-        best,
-        best_c,
-        ..
-    } = sw;
-    let idx = |label: &str| specs.iter().position(|s| s.label == label).expect("spec");
+    let idx = |label: &str| {
+        sw.specs
+            .iter()
+            .position(|s| s.label == label)
+            .expect("spec")
+    };
     // Findings for this labeling, from the numbers.
     let err = |s: usize| -> Vec<f64> {
         rows.iter()
-            .map(|&d| best[d][s].map_or(f64::NAN, |b| b.error))
+            .map(|&d| sw.best[d][s].map_or(f64::NAN, |b| b.error))
             .collect()
     };
     let last = KAPPAS.len() - 1;
@@ -795,7 +768,7 @@ fn labeling_findings(
         let s = idx(label);
         let e: Vec<f64> = rows
             .iter()
-            .map(|&d| best_c[d][s][0].map_or(f64::NAN, |b| b.error))
+            .map(|&d| sw.best_c[d][s][0].map_or(f64::NAN, |b| b.error))
             .collect();
         parts.push(format!(
             "{label} {}",
@@ -814,25 +787,21 @@ fn labeling_findings(
 /// Findings over all runs: untuned runs worse than chance, the Oja m = 0 check, refused steps
 /// and failures.
 fn overall_findings(findings: &mut String, sw: &Sweep) -> Result<()> {
-    let Sweep {
-        specs,
-        sets,
-        jobs,
-        outcomes,
-        failures,
-        refused_runs,
-        ..
-    } = sw;
-    let idx = |label: &str| specs.iter().position(|s| s.label == label).expect("spec");
+    let idx = |label: &str| {
+        sw.specs
+            .iter()
+            .position(|s| s.label == label)
+            .expect("spec")
+    };
     // Untuned defaults worse than chance.
     let mut above = Vec::new();
-    for (job, out) in jobs.iter().zip(outcomes) {
+    for (job, out) in sw.jobs.iter().zip(&sw.outcomes) {
         if job.point.is_none() && out.error > 0.5 {
             above.push(format!(
                 "{} at κ = {} ({}, {} %)",
-                specs[job.spec].label,
-                sets[job.data].1,
-                sets[job.data].0.key(),
+                sw.specs[job.spec].label,
+                sw.sets[job.data].1,
+                sw.sets[job.data].0.key(),
                 pct(out.error)
             ));
         }
@@ -853,11 +822,12 @@ fn overall_findings(findings: &mut String, sw: &Sweep) -> Result<()> {
     let (i_id, i_oja0) = (idx("SON m=0 (identity)"), idx("Oja-SON m=0"));
     let mut same = 0;
     let mut total = 0;
-    for (job, out) in jobs.iter().zip(outcomes) {
+    for (job, out) in sw.jobs.iter().zip(&sw.outcomes) {
         if job.spec == i_oja0 && job.point.is_some() {
-            let twin = jobs
+            let twin = sw
+                .jobs
                 .iter()
-                .zip(outcomes)
+                .zip(&sw.outcomes)
                 .find(|(j, _)| j.data == job.data && j.spec == i_id && j.point == job.point);
             if let Some((_, o)) = twin {
                 total += 1;
@@ -872,22 +842,22 @@ fn overall_findings(findings: &mut String, sw: &Sweep) -> Result<()> {
         "* Consistency: Oja-SON with m = 0 and the identity curvature gave the same error in {same} of {total} \
          (dataset, α) runs (they are the same algorithm, OGD with step 1/α)."
     )?;
-    if refused_runs.is_empty() {
+    if sw.refused_runs.is_empty() {
         writeln!(findings, "* No run had refused (diverging) updates.")?;
     } else {
         writeln!(
             findings,
             "* {} runs had refused (diverging) updates, at most {} in one run; they count as mistakes.",
-            refused_runs.len(),
-            refused_runs.iter().max().unwrap_or(&0)
+            sw.refused_runs.len(),
+            sw.refused_runs.iter().max().unwrap_or(&0)
         )?;
     }
-    if !failures.is_empty() {
+    if !sw.failures.is_empty() {
         writeln!(
             findings,
             "* {} runs failed, e.g. `{}`.",
-            failures.len(),
-            failures[0]
+            sw.failures.len(),
+            sw.failures[0]
         )?;
     }
     Ok(())

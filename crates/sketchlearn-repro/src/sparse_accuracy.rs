@@ -19,6 +19,7 @@ use super::{command_line, ReproArgs};
 use crate::machine::{load_average, utc_now};
 use crate::peers::find_python;
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, Representation};
@@ -415,9 +416,7 @@ fn write_report(args: &ReproArgs, rows: &[Row]) -> Result<()> {
         })
         .collect();
     writeln!(md, "\n![accuracy](sparse_accuracy.png)")?;
-    std::fs::write(args.out.join("sparse_accuracy.md"), md)?;
-    std::fs::write(args.out.join("sparse_accuracy.csv"), csv)?;
     line_panels(&args.out.join("sparse_accuracy.png"), &panels, 1500, 550)?;
-    eprintln!("wrote {}", args.out.join("sparse_accuracy.md").display());
+    write_md_csv(&args.out, "sparse_accuracy", &md, &csv, None)?;
     Ok(())
 }

@@ -67,7 +67,7 @@ pub fn synthetic(n: usize, d: usize, nnz: usize, seed: u64) -> Vec<Example> {
 pub fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Vec<Example> {
     let mut rng = SplitMix64::new(seed);
     let mut v: Vec<f64> = (0..d * d).map(|_| rng.normal()).collect();
-    sketchlearn::linalg::orthonormalize_rows(&mut v, d, d);
+    sketchlearn::synthetic::orthonormalize_rows(&mut v, d, d);
     let lam: Vec<f64> = (0..d)
         .map(|i| {
             if i + 10 < d {

@@ -13,6 +13,7 @@ use super::sparse_common::{sig3, synthetic, time_learner};
 use super::{command_line, ReproArgs};
 use crate::machine::{load_average, thread_cpu, utc_now};
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use crate::stats::median_finite;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
@@ -303,10 +304,8 @@ fn write_report(
         })
         .collect();
     writeln!(md, "\n![scaling](sparse_scaling.png)")?;
-    std::fs::write(args.out.join("sparse_scaling.md"), md)?;
-    std::fs::write(args.out.join("sparse_scaling.csv"), csv)?;
     line_panels(&args.out.join("sparse_scaling.png"), &panels, 1600, 450)?;
-    eprintln!("wrote {}", args.out.join("sparse_scaling.md").display());
+    write_md_csv(&args.out, "sparse_scaling", &md, &csv, None)?;
     Ok(())
 }
 

@@ -34,6 +34,7 @@ use crate::machine::{load_average, thread_cpu, utc_now};
 use crate::paths::cache_dir;
 use crate::peers::find_python;
 use crate::plot::{line_panels, Panel, Series};
+use crate::report::write_md_csv;
 use crate::rng::SplitMix64;
 use crate::stats::median_finite;
 use anyhow::Result;
@@ -174,7 +175,7 @@ fn eigen_us(n: usize) -> Result<f64> {
         }
         a[i * n + i] += (n - i) as f64;
     }
-    let mut eig = sketchlearn::linalg::SymEigen::new(n);
+    let mut eig = sketchlearn::spectral::SymEigen::new(n);
     let reps = 2000;
     let mut times = Vec::new();
     for _ in 0..5 {
@@ -499,11 +500,9 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
         )?;
     }
     let panels = throughput_panels(lines);
-    std::fs::write(args.out.join("sparse_throughput.csv"), csv)?;
     writeln!(md, "\n![throughput](sparse_throughput.png)")?;
-    std::fs::write(args.out.join("sparse_throughput.md"), md)?;
     line_panels(&args.out.join("sparse_throughput.png"), &panels, 2100, 550)?;
-    eprintln!("wrote {}", args.out.join("sparse_throughput.md").display());
+    write_md_csv(&args.out, "sparse_throughput", &md, &csv, None)?;
     Ok(())
 }
 

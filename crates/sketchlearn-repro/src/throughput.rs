@@ -23,6 +23,7 @@ use super::{command_line, ReproArgs};
 use crate::machine::{load_average, proc_cpu, utc_now};
 use crate::paths::{cache_dir, repo_root};
 use crate::peers::{find_peers, find_python, Peers};
+use crate::report::write_md_csv;
 use crate::rng::SplitMix64;
 use crate::stats::{binomial_se, median_finite};
 use anyhow::{bail, Context, Result};
@@ -368,14 +369,13 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let csv = results_table(&mut md, &m)?;
     target_check(&mut md, &m)?;
     breakdown(&mut md, &m)?;
-    let out_md = args.out.join("throughput_dense.md");
-    std::fs::write(&out_md, md)?;
-    std::fs::write(args.out.join("throughput_dense.csv"), csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        out_md.display(),
-        m.t0.elapsed().as_secs_f64()
-    );
+    write_md_csv(
+        &args.out,
+        "throughput_dense",
+        &md,
+        &csv,
+        Some(m.t0.elapsed().as_secs_f64()),
+    )?;
     Ok(())
 }
 
@@ -719,21 +719,14 @@ fn setup(md: &mut String, m: &Measured) -> Result<()> {
 
 /// The results table (markdown) and the same numbers as CSV.
 fn results_table(md: &mut String, m: &Measured) -> Result<String> {
-    let Measured {
-        rows,
-        vw_start,
-        vw_status,
-        peers,
-        ..
-    } = m;
-    let vw_oja = peers.is_ok().then(|| &rows[*vw_start + 1]);
+    let vw_oja = m.peers.is_ok().then(|| &m.rows[m.vw_start + 1]);
     let vw_oja_rate = vw_oja.map(|r| r.rate()).filter(|r| r.is_finite());
     let vw_oja_rate_cpu = vw_oja.map(|r| r.rate_cpu()).filter(|r| r.is_finite());
     let mut csv = String::from(
         "learner,timing,median_wall_seconds,examples_per_second_wall,ratio_to_vw_oja_wall,median_cpu_seconds,examples_per_second_cpu,ratio_to_vw_oja_cpu,progressive_error,refused_steps,wall_runs_seconds,cpu_runs_seconds,configuration\n",
     );
     let opt = |x: Option<f64>, prec: usize| x.map_or("—".to_string(), |v| format!("{v:.prec$}"));
-    for r in rows {
+    for r in &m.rows {
         let ratio = vw_oja_rate.map(|v| r.rate() / v);
         let ratio_cpu = vw_oja_rate_cpu.map(|v| r.rate_cpu() / v);
         let extra = if r.inner.is_empty() {
@@ -796,10 +789,10 @@ fn results_table(md: &mut String, m: &Measured) -> Result<String> {
         )?;
     }
     writeln!(md)?;
-    for s in vw_status {
+    for s in &m.vw_status {
         writeln!(md, "* VW status: {s}")?;
     }
-    if !vw_status.is_empty() {
+    if !m.vw_status.is_empty() {
         writeln!(md)?;
     }
 
@@ -808,16 +801,8 @@ fn results_table(md: &mut String, m: &Measured) -> Result<String> {
 
 /// The issue's target: SON m = 10 against VW OjaNewton, like for like.
 fn target_check(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        rows,
-        vw_start,
-        vw_status,
-        vw_learn,
-        peers,
-        ..
-    } = m;
-    let vw_oja = peers.is_ok().then(|| &rows[*vw_start + 1]);
-    let vw_ada = peers.is_ok().then(|| &rows[*vw_start]);
+    let vw_oja = m.peers.is_ok().then(|| &m.rows[m.vw_start + 1]);
+    let vw_ada = m.peers.is_ok().then(|| &m.rows[m.vw_start]);
     let vw_oja_rate = vw_oja.map(|r| r.rate()).filter(|r| r.is_finite());
     let vw_oja_rate_cpu = vw_oja.map(|r| r.rate_cpu()).filter(|r| r.is_finite());
     let vw_oja_err = vw_oja.and_then(|r| r.error);
@@ -838,7 +823,7 @@ fn target_check(md: &mut String, m: &Measured) -> Result<()> {
                     "**Caveat:** VW OjaNewton at its defaults does not learn on this data (error \
                      {ve:.4}, chance level{}), so its error is no bar; the table also compares \
                      each error with VW AdaGrad's ({}), the peer that does learn here.\n",
-                    if vw_status.iter().any(|s| s.contains("VW OjaNewton")) {
+                    if m.vw_status.iter().any(|s| s.contains("VW OjaNewton")) {
                         "; its weights end non-finite, see the VW status lines"
                     } else {
                         ""
@@ -846,7 +831,7 @@ fn target_check(md: &mut String, m: &Measured) -> Result<()> {
                     fmt_opt(vw_ada.and_then(|r| r.error))
                 )?;
             }
-            if let Some(v) = &vw_learn {
+            if let Some(v) = &m.vw_learn {
                 writeln!(
                     md,
                     "VW learning only (its binary cache, `scripts/peers/sparse_vw_bench.py`, \
@@ -872,10 +857,11 @@ fn target_check(md: &mut String, m: &Measured) -> Result<()> {
             let mut met = Vec::new();
             // Like for like: in-process learning against VW's learning-only rate (from its
             // cache) when measured; end-to-end against VW end-to-end.
-            let learn_only = vw_learn
+            let learn_only = m
+                .vw_learn
                 .as_ref()
                 .filter(|v| v.oja_cpu.is_finite() && v.oja_cpu > 0.0);
-            for r in rows.iter().filter(|r| r.son) {
+            for r in m.rows.iter().filter(|r| r.son) {
                 let (vr, vc) = match learn_only {
                     Some(v) if r.kind.starts_with("in-process") => {
                         (N as f64 / v.oja_wall.max(1e-9), N as f64 / v.oja_cpu)
@@ -944,15 +930,13 @@ fn target_check(md: &mut String, m: &Measured) -> Result<()> {
 
 /// Where the time goes: the sketch alone and the Newton step without one.
 fn breakdown(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        rows, sketch_rates, ..
-    } = m;
     // Breakdown
     writeln!(
         md,
         "## Where the time goes (in-process, CPU-time medians)\n"
     )?;
-    let ident = rows
+    let ident = m
+        .rows
         .iter()
         .find(|r| r.name.contains("identity") && r.kind.starts_with("in-process"))
         .map(|r| r.median_cpu());
@@ -971,8 +955,9 @@ fn breakdown(md: &mut String, m: &Measured) -> Result<()> {
         "| learner | whole learner CPU s | sketch alone CPU s (ex/s) | Newton/identity CPU s | remainder CPU s (share of the learner) |"
     )?;
     writeln!(md, "|---|---:|---:|---:|---:|")?;
-    for (name, method, _wall, cpu) in sketch_rates {
-        let whole = rows
+    for (name, method, _wall, cpu) in &m.sketch_rates {
+        let whole = m
+            .rows
             .iter()
             .find(|r| r.name == *name && r.kind.starts_with("in-process"))
             .map(|r| r.median_cpu())

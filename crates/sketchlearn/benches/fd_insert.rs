@@ -4,7 +4,7 @@
 //! * `fd_insert_doubling/d{d}/m{m}`: dense Gaussian rows inserted into a warm doubling-FD sketch
 //!   (`Throughput::Elements` = rows, so criterion reports rows/s). Each iteration inserts
 //!   `4·(m+1)` rows, i.e. four whole shrink cycles.
-//! * `gemm/...`: `linalg::matmul_into` for square `n = 256, 512` and the FD Gram shape
+//! * `gemm/...`: `spectral::matmul_into` for square `n = 256, 512` and the FD Gram shape
 //!   `2m × d · d × 2m` of the largest case (`Throughput::Elements` = flops, so "elem/s" is flop/s).
 //! * `fd_shrink_parts/...`: the three pieces of one doubling shrink (Gram `BBᵀ`, symmetric
 //!   eigendecomposition, rotation `UᵀB`) for every `(d, m)`, on the buffer the benchmarked
@@ -20,8 +20,8 @@ use criterion::{criterion_group, BenchmarkId, Criterion, SamplingMode, Throughpu
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sketchlearn::linalg::{gram_rows, matmul_into, rotate_rows, SymEigen};
 use sketchlearn::sketch::{FdVariant, FrequentDirections, Sketch};
+use sketchlearn::spectral::{gram_rows, matmul_into, rotate_rows, SymEigen};
 use sketchlearn::Row;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -377,7 +377,7 @@ fn report(since: SystemTime, load_before: &str) {
         }
     }
     let gemm_line = format!(
-        "faer GEMM (`linalg::matmul_into`, sequential): square 256: {} GFLOP/s, square 512: {} \
+        "faer GEMM (`spectral::matmul_into`, sequential): square 256: {} GFLOP/s, square 512: {} \
          GFLOP/s, FD Gram shape {gl}×{gd}·{gd}×{gl}: {} GFLOP/s.",
         fmt_opt(sq256, |x| format!("{x:.2}")),
         fmt_opt(gemm_gflops, |x| format!("{x:.2}")),
@@ -410,7 +410,7 @@ fn report(since: SystemTime, load_before: &str) {
          criterion's mean time per iteration. Shrinks/row is counted with `shrinks()` over every \
          timed iteration. flops/row = shrinks/row × (Gram `2·(2m)²·d` + eigendecomposition \
          `9·(2m)³` + rotation `2·(m−1)·2m·d`); achieved GFLOP/s = rows/s × flops/row. GEMM is \
-         `linalg::matmul_into` on a square 512×512 product (flops `2n³`).\n\n\
+         `spectral::matmul_into` on a square 512×512 product (flops `2n³`).\n\n\
          {table}\n{gemm_line}\n\n\
          ### Pieces of one shrink (2m-row buffer), timed separately\n\n\
          Each piece runs, right after the insert bench of the same `(d, m)`, on the exact buffer \

@@ -40,13 +40,6 @@ fn view_mut(a: &mut [f64], rows: usize, cols: usize) -> MatMut<'_, f64> {
 
 /// `out (rows × rows) = B Bᵀ` for a row-major `B` of shape `rows × cols` (the Gram matrix of
 /// the rows). `out` is row-major and exactly symmetric.
-///
-/// ```
-/// let b = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
-/// let mut g = [0.0; 4];
-/// sketchlearn::linalg::gram_rows(&b, 2, 2, &mut g);
-/// assert_eq!(g, [5.0, 6.0, 6.0, 9.0]);
-/// ```
 pub fn gram_rows(b: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
     let bv = view(b, rows, cols);
     matmul(
@@ -84,14 +77,6 @@ pub fn rotate_rows(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out
 }
 
 /// General product `out (n × p) = A (n × k) · B (k × p)`, all row-major, overwriting `out`.
-///
-/// ```
-/// let a = [1.0, 2.0];          // 1 × 2
-/// let b = [3.0, 4.0];          // 2 × 1
-/// let mut out = [0.0];
-/// sketchlearn::linalg::matmul_into(&a, &b, 1, 2, 1, &mut out);
-/// assert_eq!(out, [11.0]);
-/// ```
 pub fn matmul_into(a: &[f64], b: &[f64], n: usize, k: usize, p: usize, out: &mut [f64]) {
     matmul(
         view_mut(out, n, p),
@@ -106,13 +91,6 @@ pub fn matmul_into(a: &[f64], b: &[f64], n: usize, k: usize, p: usize, out: &mut
 /// `out[i] = b_i · x` for the `rows` rows of a row-major `B` (`rows × cols`): `out = B x`
 /// through faer's matrix–vector kernel (SIMD chosen at run time), the hot loop of the sketched
 /// Newton step.
-///
-/// ```
-/// let b = [1.0, 2.0, 0.0, 3.0, 0.0, 1.0]; // 2 × 3
-/// let mut z = [0.0; 2];
-/// sketchlearn::linalg::rows_times_vector(&b, 2, 3, &[1.0, 1.0, 2.0], &mut z);
-/// assert_eq!(z, [3.0, 5.0]);
-/// ```
 pub fn rows_times_vector(b: &[f64], rows: usize, cols: usize, x: &[f64], out: &mut [f64]) {
     if rows == 0 {
         return;
@@ -128,13 +106,6 @@ pub fn rows_times_vector(b: &[f64], rows: usize, cols: usize, x: &[f64], out: &m
 }
 
 /// `target += coef · Bᵀ z` for a row-major `B` (`rows × cols`) and `z` of length `rows`.
-///
-/// ```
-/// let b = [1.0, 2.0, 0.0, 3.0, 0.0, 1.0]; // 2 × 3
-/// let mut t = [1.0; 3];
-/// sketchlearn::linalg::add_rows_transposed(&b, 2, 3, &[1.0, -1.0], 2.0, &mut t);
-/// assert_eq!(t, [-3.0, 5.0, -1.0]);
-/// ```
 pub fn add_rows_transposed(
     b: &[f64],
     rows: usize,
@@ -157,14 +128,6 @@ pub fn add_rows_transposed(
 }
 
 /// Reusable workspace for symmetric eigendecompositions of one size (no allocation per call).
-///
-/// ```
-/// use sketchlearn::linalg::SymEigen;
-/// let mut eig = SymEigen::new(2);
-/// eig.compute(&[2.0, 1.0, 1.0, 2.0]).unwrap();
-/// assert!((eig.values()[0] - 3.0).abs() < 1e-12);
-/// assert!((eig.values()[1] - 1.0).abs() < 1e-12);
-/// ```
 pub struct SymEigen {
     n: usize,
     input: Mat<f64>,
@@ -277,11 +240,6 @@ pub fn sym_eigenvalues(a: &[f64], n: usize) -> Result<Vec<f64>, LinalgError> {
 }
 
 /// Spectral norm (largest absolute eigenvalue) of a symmetric row-major `n × n` matrix.
-///
-/// ```
-/// let a = [1.0, 0.0, 0.0, -3.0];
-/// assert!((sketchlearn::linalg::sym_spectral_norm(&a, 2).unwrap() - 3.0).abs() < 1e-12);
-/// ```
 pub fn sym_spectral_norm(a: &[f64], n: usize) -> Result<f64, LinalgError> {
     if n == 0 {
         return Ok(0.0);
@@ -331,16 +289,6 @@ pub fn orthonormalize_rows(v: &mut [f64], rows: usize, cols: usize) -> usize {
 /// stored row-major with row stride `stride` (only the lower triangle is read; `L` overwrites it,
 /// the strict upper triangle is left untouched). Fails with [`LinalgError::NotPositiveDefinite`]
 /// when a pivot is not positive (or not finite).
-///
-/// ```
-/// use sketchlearn::linalg::{cholesky_in_place, cholesky_solve_in_place};
-/// let mut a = [4.0, 2.0, 2.0, 3.0];
-/// cholesky_in_place(&mut a, 2, 2).unwrap();
-/// let mut b = [2.0, 1.0];
-/// cholesky_solve_in_place(&a, 2, 2, &mut b);
-/// assert!((4.0 * b[0] + 2.0 * b[1] - 2.0).abs() < 1e-14);
-/// assert!((2.0 * b[0] + 3.0 * b[1] - 1.0).abs() < 1e-14);
-/// ```
 pub fn cholesky_in_place(a: &mut [f64], n: usize, stride: usize) -> Result<(), LinalgError> {
     for j in 0..n {
         let mut d = a[j * stride + j];
@@ -413,13 +361,6 @@ pub fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
 
 /// `out (cols × cols) = Aᵀ A` for a row-major `A` of shape `rows × cols` (the Gram matrix of the
 /// columns). `out` is row-major and exactly symmetric.
-///
-/// ```
-/// let a = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
-/// let mut g = [0.0; 4];
-/// sketchlearn::linalg::gram_cols(&a, 2, 2, &mut g);
-/// assert_eq!(g, [1.0, 2.0, 2.0, 13.0]);
-/// ```
 pub fn gram_cols(a: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
     let av = view(a, rows, cols);
     matmul(
@@ -444,16 +385,6 @@ pub fn gram_cols(a: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
 /// factor is written into `out`'s lower triangle (same stride) and `Ok(false)` is returned; when
 /// rounding makes `K` not positive definite, `out` receives the explicit inverse
 /// `U diag(1/(α + max(λ, 0))) Uᵀ` from the eigendecomposition of `G` and `Ok(true)` is returned.
-///
-/// ```
-/// use sketchlearn::linalg::{cholesky_solve_in_place, shifted_gram_factor};
-/// let g = [4.0, 2.0, 2.0, 3.0];
-/// let mut f = [0.0; 4];
-/// assert_eq!(shifted_gram_factor(&g, 2, 2, 1.0, &mut f), Ok(false));
-/// let mut b = [1.0, 0.0];
-/// cholesky_solve_in_place(&f, 2, 2, &mut b); // (I + G)⁻¹ e₁
-/// assert!((5.0 * b[0] + 2.0 * b[1] - 1.0).abs() < 1e-14);
-/// ```
 pub fn shifted_gram_factor(
     gram: &[f64],
     l: usize,
@@ -488,16 +419,6 @@ pub fn shifted_gram_factor(
 
 /// Cholesky factor `A = L Lᵀ` of a symmetric positive definite `n × n` matrix, computed by
 /// `faer`'s blocked (sequential) factorisation, for repeated solves with the same matrix.
-///
-/// ```
-/// use sketchlearn::linalg::SpdFactor;
-/// let f = SpdFactor::new(&[4.0, 2.0, 2.0, 3.0], 2).unwrap();
-/// let mut b = [2.0, 1.0];
-/// f.solve_in_place(&mut b);
-/// assert!((4.0 * b[0] + 2.0 * b[1] - 2.0).abs() < 1e-14);
-/// assert!((2.0 * b[0] + 3.0 * b[1] - 1.0).abs() < 1e-14);
-/// assert!(SpdFactor::new(&[1.0, 2.0, 2.0, 1.0], 2).is_err());
-/// ```
 #[derive(Clone, Debug)]
 pub struct SpdFactor {
     l: Mat<f64>,
@@ -561,13 +482,6 @@ impl SpdFactor {
 /// `out (cols × cols) += Aᵀ diag(w) A = Σ_r w_r a_r a_rᵀ` for a row-major `A` (`rows × cols`)
 /// and non-negative row weights `w` (the Gauss–Newton/Hessian matrix of a margin loss). Rows
 /// are scaled by `√w_r` in blocks and accumulated with GEMM; only `O(block · cols)` extra memory.
-///
-/// ```
-/// let a = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
-/// let mut h = [1.0, 0.0, 0.0, 1.0];
-/// sketchlearn::linalg::add_weighted_gram_cols(&a, 2, 2, &[4.0, 1.0], &mut h);
-/// assert_eq!(h, [5.0, 8.0, 8.0, 26.0]);
-/// ```
 pub fn add_weighted_gram_cols(a: &[f64], rows: usize, cols: usize, w: &[f64], out: &mut [f64]) {
     const BLOCK: usize = 256;
     let mut scaled = vec![0.0; BLOCK.min(rows) * cols];
@@ -609,22 +523,6 @@ pub fn add_weighted_gram_cols(a: &[f64], rows: usize, cols: usize, w: &[f64], ou
 ///
 /// Used for the linear minimisation over the nuclear-norm ball of online conditional gradient
 /// (`argmin_{‖V‖_* ≤ τ} ⟨M, V⟩ = −τ·sign(λ)·v vᵀ` for a symmetric `M`).
-///
-/// ```
-/// let a = [2.0, 1.0, 1.0, -3.0];
-/// let mut v = vec![1.0, 0.0];
-/// let (lambda, _) = sketchlearn::linalg::power_iteration(
-///     |x, out| {
-///         out[0] = a[0] * x[0] + a[1] * x[1];
-///         out[1] = a[2] * x[0] + a[3] * x[1];
-///     },
-///     &mut v,
-///     500,
-///     1e-12,
-/// );
-/// // Eigenvalues (−1 ± √29)/2: the dominant one is −(1 + √29)/2.
-/// assert!((lambda + (1.0 + 29f64.sqrt()) / 2.0).abs() < 1e-9);
-/// ```
 pub fn power_iteration(
     mut apply: impl FnMut(&[f64], &mut [f64]),
     v: &mut [f64],
@@ -664,6 +562,121 @@ pub fn power_iteration(
 
 #[cfg(test)]
 mod tests {
+    // The examples that were doc tests when this module was public.
+    #[test]
+    fn example_gram_rows() {
+        let b = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
+        let mut g = [0.0; 4];
+        crate::linalg::gram_rows(&b, 2, 2, &mut g);
+        assert_eq!(g, [5.0, 6.0, 6.0, 9.0]);
+    }
+
+    #[test]
+    fn example_matmul_into() {
+        let a = [1.0, 2.0]; // 1 × 2
+        let b = [3.0, 4.0]; // 2 × 1
+        let mut out = [0.0];
+        crate::linalg::matmul_into(&a, &b, 1, 2, 1, &mut out);
+        assert_eq!(out, [11.0]);
+    }
+
+    #[test]
+    fn example_rows_times_vector() {
+        let b = [1.0, 2.0, 0.0, 3.0, 0.0, 1.0]; // 2 × 3
+        let mut z = [0.0; 2];
+        crate::linalg::rows_times_vector(&b, 2, 3, &[1.0, 1.0, 2.0], &mut z);
+        assert_eq!(z, [3.0, 5.0]);
+    }
+
+    #[test]
+    fn example_add_rows_transposed() {
+        let b = [1.0, 2.0, 0.0, 3.0, 0.0, 1.0]; // 2 × 3
+        let mut t = [1.0; 3];
+        crate::linalg::add_rows_transposed(&b, 2, 3, &[1.0, -1.0], 2.0, &mut t);
+        assert_eq!(t, [-3.0, 5.0, -1.0]);
+    }
+
+    #[test]
+    fn example_symeigen() {
+        use crate::linalg::SymEigen;
+        let mut eig = SymEigen::new(2);
+        eig.compute(&[2.0, 1.0, 1.0, 2.0]).unwrap();
+        assert!((eig.values()[0] - 3.0).abs() < 1e-12);
+        assert!((eig.values()[1] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn example_sym_spectral_norm() {
+        let a = [1.0, 0.0, 0.0, -3.0];
+        assert!((crate::linalg::sym_spectral_norm(&a, 2).unwrap() - 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn example_cholesky_in_place() {
+        use crate::linalg::{cholesky_in_place, cholesky_solve_in_place};
+        let mut a = [4.0, 2.0, 2.0, 3.0];
+        cholesky_in_place(&mut a, 2, 2).unwrap();
+        let mut b = [2.0, 1.0];
+        cholesky_solve_in_place(&a, 2, 2, &mut b);
+        assert!((4.0 * b[0] + 2.0 * b[1] - 2.0).abs() < 1e-14);
+        assert!((2.0 * b[0] + 3.0 * b[1] - 1.0).abs() < 1e-14);
+    }
+
+    #[test]
+    fn example_gram_cols() {
+        let a = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
+        let mut g = [0.0; 4];
+        crate::linalg::gram_cols(&a, 2, 2, &mut g);
+        assert_eq!(g, [1.0, 2.0, 2.0, 13.0]);
+    }
+
+    #[test]
+    fn example_shifted_gram_factor() {
+        use crate::linalg::{cholesky_solve_in_place, shifted_gram_factor};
+        let g = [4.0, 2.0, 2.0, 3.0];
+        let mut f = [0.0; 4];
+        assert_eq!(shifted_gram_factor(&g, 2, 2, 1.0, &mut f), Ok(false));
+        let mut b = [1.0, 0.0];
+        cholesky_solve_in_place(&f, 2, 2, &mut b); // (I + G)⁻¹ e₁
+        assert!((5.0 * b[0] + 2.0 * b[1] - 1.0).abs() < 1e-14);
+    }
+
+    #[test]
+    fn example_spdfactor() {
+        use crate::linalg::SpdFactor;
+        let f = SpdFactor::new(&[4.0, 2.0, 2.0, 3.0], 2).unwrap();
+        let mut b = [2.0, 1.0];
+        f.solve_in_place(&mut b);
+        assert!((4.0 * b[0] + 2.0 * b[1] - 2.0).abs() < 1e-14);
+        assert!((2.0 * b[0] + 3.0 * b[1] - 1.0).abs() < 1e-14);
+        assert!(SpdFactor::new(&[1.0, 2.0, 2.0, 1.0], 2).is_err());
+    }
+
+    #[test]
+    fn example_add_weighted_gram_cols() {
+        let a = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
+        let mut h = [1.0, 0.0, 0.0, 1.0];
+        crate::linalg::add_weighted_gram_cols(&a, 2, 2, &[4.0, 1.0], &mut h);
+        assert_eq!(h, [5.0, 8.0, 8.0, 26.0]);
+    }
+
+    #[test]
+    fn example_power_iteration() {
+        let a = [2.0, 1.0, 1.0, -3.0];
+        let mut v = vec![1.0, 0.0];
+        let (lambda, _) = crate::linalg::power_iteration(
+            |x, out| {
+                out[0] = a[0] * x[0] + a[1] * x[1];
+                out[1] = a[2] * x[0] + a[3] * x[1];
+            },
+            &mut v,
+            500,
+            1e-12,
+        );
+        // Eigenvalues (−1 ± √29)/2: the dominant one is −(1 + √29)/2.
+        assert!((lambda + (1.0 + 29f64.sqrt()) / 2.0).abs() < 1e-9);
+    }
+
     use super::*;
 
     #[test]

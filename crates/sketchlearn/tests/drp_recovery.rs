@@ -9,7 +9,9 @@ use sketchlearn::drp::{
     low_rank, relative_error, Alg2Status, Dataset, DrpLoss, DrpParams, ExactSolver,
     GaussianProjection, LowRankSpec, OnDivergence, Problem,
 };
-use sketchlearn::linalg::{gram_rows, SpdFactor};
+mod common;
+
+use sketchlearn::spectral::gram_rows;
 
 fn dense_rows(data: &Dataset) -> Vec<Vec<f64>> {
     (0..data.len())
@@ -75,7 +77,7 @@ fn ridge_alg1_equals_closed_form_15() {
             k[i * n + i] += lambda;
         }
         let mut beta = data.labels().to_vec();
-        SpdFactor::new(&k, n).unwrap().solve_in_place(&mut beta);
+        common::spd_solve(&k, n, &mut beta);
         let mut w15 = vec![0.0; d];
         data.add_combination(&beta, &mut w15);
         let err = relative_error(fit.alg1(), &w15);
@@ -116,7 +118,7 @@ fn alg1_reference(loss: DrpLoss, lambda: f64, data: &Dataset, r: &GaussianProjec
             break;
         }
         let mut step = g.clone();
-        SpdFactor::new(&h, m).unwrap().solve_in_place(&mut step);
+        common::spd_solve(&h, m, &mut step);
         let f0 = f(&z);
         let mut t = 1.0;
         loop {

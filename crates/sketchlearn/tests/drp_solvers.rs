@@ -9,8 +9,10 @@ use sketchlearn::drp::{
     relative_error, Dataset, DrpError, DrpLoss, DrpParams, ExactSolver, GaussianProjection,
     OnDivergence, Problem,
 };
-use sketchlearn::linalg::{gram_rows, SpdFactor};
+mod common;
+
 use sketchlearn::linear::{AnyLearner, FixedLinear, LearnerConfig, LinearModel, OnlineLearner};
+use sketchlearn::spectral::gram_rows;
 use sketchlearn::{LibsvmReader, Row};
 
 /// Sparse random data: `n` rows with about `nnz` of `d` features, labels from a sparse separator
@@ -114,7 +116,7 @@ fn exact_ridge_equals_closed_form_14() {
             k[i * n + i] += lambda;
         }
         let mut beta = data.labels().to_vec();
-        SpdFactor::new(&k, n).unwrap().solve_in_place(&mut beta);
+        common::spd_solve(&k, n, &mut beta);
         let mut w14 = vec![0.0; d];
         data.add_combination(&beta, &mut w14);
         let err = relative_error(&sol.w, &w14);

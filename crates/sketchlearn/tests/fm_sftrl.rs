@@ -10,10 +10,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::fm::{
     ConvexKind, DenseConvexFm, FactoredGfd, FmAlgorithm, FmConfig, FmModel, Sftrl, SftrlBackend,
 };
-use sketchlearn::linalg::{sym_eigenvalues, sym_spectral_norm};
 use sketchlearn::linear::{LearnError, OnlineLearner};
 use sketchlearn::loss::Loss;
 use sketchlearn::sketch::{FdVariant, GeneralizedFrequentDirections};
+use sketchlearn::spectral::{sym_eigenvalues, sym_spectral_norm};
 use sketchlearn::Row;
 
 const VARIANTS: [FdVariant; 2] = [FdVariant::PerRow, FdVariant::Doubling];

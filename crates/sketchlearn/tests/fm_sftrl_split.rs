@@ -12,10 +12,10 @@ use sketchlearn::fm::{
     Compression, ConvexKind, DenseConvexFm, FactoredFd, FirstOrderStep, FmAlgorithm, FmConfig,
     SftrlSplit,
 };
-use sketchlearn::linalg::{sym_spectral_norm, SymEigen};
 use sketchlearn::linear::{LearnError, OnlineLearner};
 use sketchlearn::loss::Loss;
 use sketchlearn::sketch::FdVariant;
+use sketchlearn::spectral::{sym_spectral_norm, SymEigen};
 use sketchlearn::Row;
 
 const VARIANTS: [FdVariant; 2] = [FdVariant::PerRow, FdVariant::Doubling];

@@ -9,11 +9,11 @@ use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sketchlearn::linalg::{singular_values, sym_eigenvalues};
 use sketchlearn::sketch::{
     relative_spectral_error, FdVariant, FrequentDirections, GeneralizedFrequentDirections,
     LanczosOptions, OjaSketch, RandomProjection, RowMatrix, Sketch,
 };
+use sketchlearn::spectral::{singular_values, sym_eigenvalues};
 use sketchlearn::Row;
 
 /// A row-major `n × d` matrix `U W + noise·N` with `U: n × r`, `W: r × d`, and about

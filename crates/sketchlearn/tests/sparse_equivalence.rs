@@ -62,7 +62,7 @@ fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Data {
     let mut v: Vec<f64> = (0..d * d)
         .map(|_| StandardNormal.sample(&mut rng))
         .collect();
-    sketchlearn::linalg::orthonormalize_rows(&mut v, d, d);
+    sketchlearn::synthetic::orthonormalize_rows(&mut v, d, d);
     let lam: Vec<f64> = (0..d)
         .map(|i| {
             if i < d - 10 {

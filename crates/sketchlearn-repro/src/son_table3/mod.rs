@@ -26,6 +26,7 @@ use crate::learn::progressive;
 use crate::machine::{load_average, utc_now};
 use crate::peers::{find_peers, Peers};
 use crate::plot::category_points;
+use crate::report::write_md_csv;
 use anyhow::{bail, Context, Result};
 use reference::{references, Reference, VW_VARIANTS};
 use serde_json::Value;
@@ -399,14 +400,14 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let png = args.out.join("son_table3.png");
     category_points(&png, &panels, 1500, 1100)?;
 
-    std::fs::write(args.out.join("son_table3.md"), md)?;
-    std::fs::write(args.out.join("son_table3.csv"), csv)?;
     std::fs::write(args.out.join("son_table3_grid.csv"), grid_csv)?;
-    eprintln!(
-        "wrote {} ({:.0} s)",
-        args.out.join("son_table3.md").display(),
-        t0.elapsed().as_secs_f64()
-    );
+    write_md_csv(
+        &args.out,
+        "son_table3",
+        &md,
+        &csv,
+        Some(t0.elapsed().as_secs_f64()),
+    )?;
     Ok(())
 }
 

@@ -179,12 +179,6 @@ fn setup(md: &mut String, m: &Measured) -> Result<()> {
 
 /// The peers' and the references' numbers per dataset.
 fn peer_table(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        results,
-        quoted,
-        refs,
-        ..
-    } = m;
     let vw_cell = |ds: usize, key: &str, setting: &str| m.vw_cell(ds, key, setting);
     // Summary table
     writeln!(md, "## Peers and references\n")?;
@@ -196,8 +190,8 @@ fn peer_table(md: &mut String, m: &Measured) -> Result<()> {
         md,
         "|---|---:|---:|---:|---|---|---|---|---|---|---|---|---|---|"
     )?;
-    for (i, r) in results.iter().enumerate() {
-        let rf = &refs[i];
+    for (i, r) in m.results.iter().enumerate() {
+        let rf = &m.refs[i];
         let show_ref = |x: &Option<(f64, String)>| {
             x.as_ref()
                 .map_or("—".into(), |(v, w)| format!("{v:.4} ({w})"))
@@ -223,7 +217,7 @@ fn peer_table(md: &mut String, m: &Measured) -> Result<()> {
             vwc("vw_oja", "untuned", false),
             vwc("vw_oja_nonorm", "tuned", true),
             vwc("vw_oja_nonorm", "untuned", false),
-            quoted
+            m.quoted
                 .get(r.name)
                 .and_then(|q| q.full.clone())
                 .unwrap_or_else(|| "—".into()),
@@ -236,12 +230,6 @@ fn peer_table(md: &mut String, m: &Measured) -> Result<()> {
 
 /// sketchlearn's errors, tuned and untuned, against the best peer.
 fn learner_tables(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        columns,
-        results,
-        refs,
-        ..
-    } = m;
     for tuned in [true, false] {
         writeln!(
             md,
@@ -261,13 +249,13 @@ fn learner_tables(md: &mut String, m: &Measured) -> Result<()> {
         )?;
         let mut header = String::from("| dataset | SE | best peer |");
         let mut rule = String::from("|---|---:|---|");
-        for col in columns {
+        for col in &m.columns {
             write!(header, " {} |", col.label())?;
             rule.push_str("---|");
         }
         writeln!(md, "{header}\n{rule}")?;
-        for (i, r) in results.iter().enumerate() {
-            let rf = &refs[i];
+        for (i, r) in m.results.iter().enumerate() {
+            let rf = &m.refs[i];
             let peer = if tuned { &rf.tuned } else { &rf.untuned };
             let mut line = format!(
                 "| {} | {} | {} |",
@@ -313,12 +301,6 @@ fn learner_tables(md: &mut String, m: &Measured) -> Result<()> {
 
 /// Per learner column: wins and losses against the best peer.
 fn findings_vs_peers(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        columns,
-        results,
-        refs,
-        ..
-    } = m;
     writeln!(md, "## Findings (computed from the tables above)\n")?;
     for tuned in [true, false] {
         writeln!(
@@ -328,17 +310,17 @@ fn findings_vs_peers(md: &mut String, m: &Measured) -> Result<()> {
             if tuned { "Tuned" } else { "Untuned" },
             if tuned { "tuned" } else { "untuned" }
         )?;
-        for (j, col) in columns.iter().enumerate() {
+        for (j, col) in m.columns.iter().enumerate() {
             let (mut win, mut lose, mut tie) = (Vec::new(), Vec::new(), 0);
-            for (i, r) in results.iter().enumerate() {
+            for (i, r) in m.results.iter().enumerate() {
                 let peer = if tuned {
-                    &refs[i].tuned
+                    &m.refs[i].tuned
                 } else {
-                    &refs[i].untuned
+                    &m.refs[i].untuned
                 };
                 if let (Some(e), Some(p)) = (err_of(&r.cells[j], tuned), peer) {
                     let diff = e - p.0;
-                    match verdict(e, Some(p.0), refs[i].se) {
+                    match verdict(e, Some(p.0), m.refs[i].se) {
                         1 => win.push(format!("{} ({diff:+.4})", r.name)),
                         -1 => lose.push(format!("{} ({diff:+.4})", r.name)),
                         _ => tie += 1,
@@ -363,25 +345,17 @@ fn findings_vs_peers(md: &mut String, m: &Measured) -> Result<()> {
 
 /// `LearnerConfig::default()` against the best untuned peer.
 fn finding_default(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        default_cfg,
-        default_col,
-        default_extra,
-        results,
-        refs,
-        ..
-    } = m;
     // The library default.
     {
         let (mut win, mut lose, mut tie) = (Vec::new(), Vec::new(), 0);
-        for (i, r) in results.iter().enumerate() {
-            let e = match *default_col {
+        for (i, r) in m.results.iter().enumerate() {
+            let e = match m.default_col {
                 Some(j) => err_of(&r.cells[j], false),
-                None => default_extra.get(r.name).and_then(|o| o.error),
+                None => m.default_extra.get(r.name).and_then(|o| o.error),
             };
-            if let (Some(e), Some(p)) = (e, &refs[i].untuned) {
+            if let (Some(e), Some(p)) = (e, &m.refs[i].untuned) {
                 let diff = e - p.0;
-                match verdict(e, Some(p.0), refs[i].se) {
+                match verdict(e, Some(p.0), m.refs[i].se) {
                     1 => win.push(format!("{} ({diff:+.4})", r.name)),
                     -1 => lose.push(format!("{} ({diff:+.4})", r.name)),
                     _ => tie += 1,
@@ -392,7 +366,7 @@ fn finding_default(md: &mut String, m: &Measured) -> Result<()> {
             md,
             "**`LearnerConfig::default()` (`{}`) vs the best untuned peer**: {} ▲ [{}], {} ▼ [{}], \
              {} within 1 SE.\n",
-            default_cfg.describe(),
+            m.default_cfg.describe(),
             win.len(),
             win.join(", "),
             lose.len(),
@@ -405,28 +379,23 @@ fn finding_default(md: &mut String, m: &Measured) -> Result<()> {
 
 /// The best sketchlearn learner per set against the best tuned peer.
 fn finding_best(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        columns,
-        results,
-        refs,
-        ..
-    } = m;
     // Best sketchlearn learner per dataset.
     writeln!(
         md,
         "**Best sketchlearn learner per set (tuned, over all {} columns; doubly optimistic) vs the \
          best tuned peer:**\n",
-        columns.len()
+        m.columns.len()
     )?;
     let mut best_rows = Vec::new();
-    for (i, r) in results.iter().enumerate() {
-        let best = columns
+    for (i, r) in m.results.iter().enumerate() {
+        let best = m
+            .columns
             .iter()
             .enumerate()
             .filter_map(|(j, c)| err_of(&r.cells[j], true).map(|e| (e, c.label())))
             .min_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
-        if let (Some((e, who)), Some(p)) = (best, &refs[i].tuned) {
-            let v = verdict(e, Some(p.0), refs[i].se);
+        if let (Some((e, who)), Some(p)) = (best, &m.refs[i].tuned) {
+            let v = verdict(e, Some(p.0), m.refs[i].se);
             best_rows.push(format!(
                 "{}: {e:.4} ({who}) vs {:.4} ({}) → {}",
                 r.name,
@@ -449,18 +418,12 @@ fn finding_best(md: &mut String, m: &Measured) -> Result<()> {
 
 /// Sketches and FULL-ON against AdaGrad, diagonal adaptation against none.
 fn findings_second_order(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        columns,
-        results,
-        refs,
-        ..
-    } = m;
     // Second-order information: sketches and FULL-ON vs our AdaGrad, and m = 10 vs FULL-ON.
     writeln!(
         md,
         "**Second-order information inside sketchlearn (tuned, ▲/▼ by more than one SE):**\n"
     )?;
-    let col_of = |key: &str| columns.iter().position(|c| c.key() == key);
+    let col_of = |key: &str| m.columns.iter().position(|c| c.key() == key);
     for (a, b) in [
         ("full", "adagrad"),
         ("oja", "adagrad"),
@@ -478,9 +441,9 @@ fn findings_second_order(md: &mut String, m: &Measured) -> Result<()> {
             continue;
         };
         let (mut win, mut lose, mut tie) = (Vec::new(), Vec::new(), 0);
-        for (i, r) in results.iter().enumerate() {
+        for (i, r) in m.results.iter().enumerate() {
             if let (Some(ea), Some(eb)) = (err_of(&r.cells[ja], true), err_of(&r.cells[jb], true)) {
-                match verdict(ea, Some(eb), refs[i].se) {
+                match verdict(ea, Some(eb), m.refs[i].se) {
                     1 => win.push(format!("{} ({:+.4})", r.name, ea - eb)),
                     -1 => lose.push(format!("{} ({:+.4})", r.name, ea - eb)),
                     _ => tie += 1,
@@ -490,8 +453,8 @@ fn findings_second_order(md: &mut String, m: &Measured) -> Result<()> {
         writeln!(
             md,
             "* {} vs {}: better on {} [{}], worse on {} [{}], {} within 1 SE.",
-            columns[ja].label(),
-            columns[jb].label(),
+            m.columns[ja].label(),
+            m.columns[jb].label(),
             win.len(),
             win.join(", "),
             lose.len(),
@@ -505,18 +468,15 @@ fn findings_second_order(md: &mut String, m: &Measured) -> Result<()> {
 
 /// Refused steps, failures and tuned values at the edge of their grid.
 fn robustness(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        columns, results, ..
-    } = m;
     // Robustness notes.
     let mut notes = Vec::new();
-    for r in results {
+    for r in &m.results {
         for (j, c) in r.cells.iter().enumerate() {
             let Some(c) = c else { continue };
             if !c.untuned.flags().is_empty() {
                 notes.push(format!(
                     "{} untuned on {}: {:?}{}",
-                    columns[j].label(),
+                    m.columns[j].label(),
                     r.name,
                     c.untuned.error,
                     c.untuned.flags()
@@ -526,7 +486,7 @@ fn robustness(md: &mut String, m: &Measured) -> Result<()> {
                 if o.refused > 0 {
                     notes.push(format!(
                         "{} tuned ({l}) on {}: {} refused steps",
-                        columns[j].label(),
+                        m.columns[j].label(),
                         r.name,
                         o.refused
                     ));
@@ -534,14 +494,15 @@ fn robustness(md: &mut String, m: &Measured) -> Result<()> {
             } else {
                 notes.push(format!(
                     "{} on {}: every grid value failed",
-                    columns[j].label(),
+                    m.columns[j].label(),
                     r.name
                 ));
             }
         }
     }
-    let cols = &columns;
-    let edges: Vec<String> = results
+    let cols = &m.columns;
+    let edges: Vec<String> = m
+        .results
         .iter()
         .flat_map(|r| {
             r.cells.iter().enumerate().filter_map(move |(j, c)| {
@@ -581,34 +542,27 @@ fn robustness(md: &mut String, m: &Measured) -> Result<()> {
 
 /// VW's failed runs and its numbers against RESULTS.md's.
 fn vw_notes(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        results,
-        vw,
-        peers,
-        quoted,
-        ..
-    } = m;
     let vw_cell = |ds: usize, key: &str, setting: &str| m.vw_cell(ds, key, setting);
-    let vw_failures: Vec<String> = vw
-        .iter()
-        .filter(|(_, c)| c.failed > 0 || c.status != "ok")
-        .map(|((f, k, s), c)| {
-            format!(
-                "{k} {s} on {}: {} of {} runs failed or left non-finite weights{}",
-                Path::new(f)
-                    .file_name()
-                    .map(|x| x.to_string_lossy().to_string())
-                    .unwrap_or_default(),
-                c.failed,
-                c.grid,
-                if c.status != "ok" {
-                    format!(" (the reported one too: {})", c.status)
-                } else {
-                    String::new()
-                }
-            )
-        })
-        .collect();
+    let vw_failures: Vec<String> =
+        m.vw.iter()
+            .filter(|(_, c)| c.failed > 0 || c.status != "ok")
+            .map(|((f, k, s), c)| {
+                format!(
+                    "{k} {s} on {}: {} of {} runs failed or left non-finite weights{}",
+                    Path::new(f)
+                        .file_name()
+                        .map(|x| x.to_string_lossy().to_string())
+                        .unwrap_or_default(),
+                    c.failed,
+                    c.grid,
+                    if c.status != "ok" {
+                        format!(" (the reported one too: {})", c.status)
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect();
     let mut vw_failures = vw_failures;
     vw_failures.sort();
     for f in &vw_failures {
@@ -616,8 +570,8 @@ fn vw_notes(md: &mut String, m: &Measured) -> Result<()> {
     }
     // VW this run vs RESULTS.md.
     let mut drift = Vec::new();
-    for (i, r) in results.iter().enumerate() {
-        if let Some(q) = quoted.get(r.name) {
+    for (i, r) in m.results.iter().enumerate() {
+        if let Some(q) = m.quoted.get(r.name) {
             for (key, setting, quoted_v) in [
                 ("vw_oja", "tuned", &q.tuned),
                 ("vw_adagrad", "tuned", &q.tuned),
@@ -644,7 +598,7 @@ fn vw_notes(md: &mut String, m: &Measured) -> Result<()> {
             }
         }
     }
-    if peers.is_ok() {
+    if m.peers.is_ok() {
         if drift.is_empty() {
             writeln!(
                 md,
@@ -664,12 +618,11 @@ fn vw_notes(md: &mut String, m: &Measured) -> Result<()> {
 
 /// Wall time per set, the figure and where the numbers are.
 fn closing(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured { results, .. } = m;
     writeln!(md)?;
     writeln!(
         md,
         "Per-set wall time of the sketchlearn grids (s): {}.\n",
-        results
+        m.results
             .iter()
             .map(|r| format!("{} {:.1}", r.name, r.seconds))
             .collect::<Vec<_>>()
@@ -691,15 +644,6 @@ fn closing(md: &mut String, m: &Measured) -> Result<()> {
 
 /// The wide CSV: one row per dataset, every column's tuned and untuned numbers.
 pub(super) fn wide_csv(m: &Measured) -> Result<String> {
-    let Measured {
-        columns,
-        default_col,
-        default_extra,
-        results,
-        quoted,
-        refs,
-        ..
-    } = m;
     let vw_cell = |ds: usize, key: &str, setting: &str| m.vw_cell(ds, key, setting);
     let mut csv = String::from(
         "dataset,n,d,se,best_peer_tuned,best_peer_tuned_source,best_peer_untuned,best_peer_untuned_source,results_md_full_newton",
@@ -710,7 +654,7 @@ pub(super) fn wide_csv(m: &Measured) -> Result<String> {
             ",{key}_tuned,{key}_tuned_value,{key}_tuned_status,{key}_untuned,{key}_untuned_status"
         )?;
     }
-    for col in columns {
+    for col in &m.columns {
         let k = col.key();
         let p = col.fam().param.name();
         write!(
@@ -720,8 +664,8 @@ pub(super) fn wide_csv(m: &Measured) -> Result<String> {
     }
     csv.push_str(",default_config_error,paper_oja_m10,paper_oja_m10_diag,paper_adagrad\n");
     let q = |s: &str| format!("\"{}\"", s.replace('"', "'"));
-    for (i, r) in results.iter().enumerate() {
-        let rf = &refs[i];
+    for (i, r) in m.results.iter().enumerate() {
+        let rf = &m.refs[i];
         write!(
             csv,
             "{},{},{},{},{},{},{},{},{}",
@@ -737,7 +681,7 @@ pub(super) fn wide_csv(m: &Measured) -> Result<String> {
                 .as_ref()
                 .map_or(String::new(), |t| format!("{:.6}", t.0)),
             q(rf.untuned.as_ref().map_or("", |t| t.1.as_str())),
-            q(&quoted
+            q(&m.quoted
                 .get(r.name)
                 .and_then(|x| x.full.clone())
                 .unwrap_or_default())
@@ -776,9 +720,9 @@ pub(super) fn wide_csv(m: &Measured) -> Result<String> {
                 }
             }
         }
-        let def = match *default_col {
+        let def = match m.default_col {
             Some(j) => r.cells[j].as_ref().and_then(|c| c.untuned.error),
-            None => default_extra.get(r.name).and_then(|o| o.error),
+            None => m.default_extra.get(r.name).and_then(|o| o.error),
         };
         let paper = paper_table3(r.name);
         writeln!(
@@ -795,15 +739,9 @@ pub(super) fn wide_csv(m: &Measured) -> Result<String> {
 
 /// The figure's panels: each learner's error relative to the best peer's, tuned and untuned.
 pub(super) fn plot_panels(m: &Measured) -> Vec<CatPanel> {
-    let Measured {
-        columns,
-        results,
-        refs,
-        ..
-    } = m;
     let vw_cell = |ds: usize, key: &str, setting: &str| m.vw_cell(ds, key, setting);
-    let col_of = |key: &str| columns.iter().position(|c| c.key() == key);
-    let cats: Vec<String> = results.iter().map(|r| r.short.to_string()).collect();
+    let col_of = |key: &str| m.columns.iter().position(|c| c.key() == key);
+    let cats: Vec<String> = m.results.iter().map(|r| r.short.to_string()).collect();
     let plot_keys = [
         "adagrad", "oja_diag", "fd", "fd_diag", "rfd", "rfd_diag", "full",
     ];
@@ -812,20 +750,20 @@ pub(super) fn plot_panels(m: &Measured) -> Vec<CatPanel> {
         let mut series = Vec::new();
         let peer_of = |i: usize| {
             if tuned {
-                refs[i].tuned.as_ref().map(|t| t.0)
+                m.refs[i].tuned.as_ref().map(|t| t.0)
             } else {
-                refs[i].untuned.as_ref().map(|t| t.0)
+                m.refs[i].untuned.as_ref().map(|t| t.0)
             }
         };
         let ratio = |e: Option<f64>, i: usize| -> Option<f64> {
             let (e, p) = (e?, peer_of(i)?);
             // A perfect peer (0 errors) leaves no ratio; floor both at half an error.
-            let floor = 0.5 / results[i].n as f64;
+            let floor = 0.5 / m.results[i].n as f64;
             Some(e.max(floor) / p.max(floor))
         };
         series.push(CatSeries {
             label: "VW OjaNewton".into(),
-            values: (0..results.len())
+            values: (0..m.results.len())
                 .map(|i| {
                     ratio(
                         vw_cell(i, "vw_oja", if tuned { "tuned" } else { "untuned" })
@@ -838,8 +776,9 @@ pub(super) fn plot_panels(m: &Measured) -> Vec<CatPanel> {
         for key in plot_keys {
             let Some(j) = col_of(key) else { continue };
             series.push(CatSeries {
-                label: columns[j].label(),
-                values: results
+                label: m.columns[j].label(),
+                values: m
+                    .results
                     .iter()
                     .enumerate()
                     .map(|(i, r)| ratio(err_of(&r.cells[j], tuned), i))

@@ -14,7 +14,7 @@
 //! rank-one atom, atoms whose weight fell below `1e-15·τ` are dropped (their contribution is below
 //! rounding), and for `(d+1)² ≤ 2²²` the atoms are folded into the dense `M` once there are
 //! `(d+1)/4` of them. The eigenpair comes from warm-started power iteration
-//! ([`linalg::power_iteration`](crate::linalg::power_iteration), stopped at a relative residual of
+//! (power iteration, stopped at a relative residual of
 //! `10⁻³` or after [`OcgParams::power_iters`] products).
 //!
 //! With `block = b > 1` the linear minimisation runs once per block of `b` examples, with all

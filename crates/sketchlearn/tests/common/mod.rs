@@ -57,3 +57,35 @@ pub fn random_sparse_row(
         .collect();
     (idx, val)
 }
+
+/// Solves `A x = b` in place for a symmetric positive definite row-major `n × n` `A` by a plain
+/// Cholesky factorisation `A = LLᵀ` — a reference written independently of the library's
+/// linear algebra. Panics when a pivot is not positive.
+#[allow(dead_code)] // used by the DRP tests only
+pub fn spd_solve(a: &[f64], n: usize, b: &mut [f64]) {
+    let mut l = vec![0.0; n * n];
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= l[j * n + k] * l[j * n + k];
+        }
+        assert!(d > 0.0, "matrix is not positive definite (pivot {j}: {d})");
+        let d = d.sqrt();
+        l[j * n + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= l[i * n + k] * l[j * n + k];
+            }
+            l[i * n + j] = s / d;
+        }
+    }
+    for i in 0..n {
+        let s: f64 = (0..i).map(|k| l[i * n + k] * b[k]).sum();
+        b[i] = (b[i] - s) / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|k| l[k * n + i] * b[k]).sum();
+        b[i] = (b[i] - s) / l[i * n + i];
+    }
+}

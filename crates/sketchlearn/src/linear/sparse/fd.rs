@@ -10,7 +10,7 @@
 //! # Representation
 //!
 //! * `B = [diag(σ)·V_{:k}; G]`: `V = F·Z` (`m` orthonormal rows, `F ∈ ℝ^{m×m}`, `Z` the lazily
-//!   stored `m × d` matrix of [`columns`](super::columns)), of which the first `k` carry the
+//!   stored `m × d` matrix of `columns.rs`), of which the first `k` carry the
 //!   shrunk rows `σ_i = √(λ_i − δ)` and the others only complete the basis (the paper's `D = 0`
 //!   rows); `G` holds the `r` raw rows appended since the last shrink, stored sparsely with
 //!   `u_r = Zĝ_r`.
@@ -23,44 +23,11 @@
 //!   (`[σ∘(F·Zĝ); G ĝ; ‖ĝ‖²]`) and its Cholesky factor one bordered row (`O(m²)`, the same
 //!   arithmetic as the dense learner's full refactorisation).
 //!
-//! # Shrink (Algorithms 11–12, in the `V` basis)
+//! # Shrink
 //!
-//! With `M = GVᵀ` (`M_r = F·u_r`), `G − MV = LQ̂` by Algorithm 13 on `P = [−M, I_r]` with the Gram
-//! matrix of `[V; G]`, `[[I, Mᵀ], [M, GGᵀ]]` (known: no `d`-sized work); `Q̂ = Q₁V + Q₂G` has
-//! orthonormal rows orthogonal to `V`. Then `BᵀB` restricted to `span(V, Q̂)` is
-//! `C = diag(σ², 0) + [Mᵀ; Lᵀ][M, L]` (size `m + r'`), whose top-`m` eigenvectors `U` give the
-//! new directions `V' = (U₁ᵀ + U₂ᵀQ₁)F·Z + U₂ᵀQ₂·G = N₁Z + N₂G` with the same eigenvalues as
-//! the dense learner's `BBᵀ` (the kept ones are unique up to sign). Working in the `V` basis
-//! instead of the paper's `Z` basis (Gram matrix `ZZᵀ`) avoids the `ε·ρ²` rounding of `ZZᵀ`.
-//! * Usually `F ← N₁`, `Z ← Z + AG` with `A = N₁⁻¹N₂` (only `G`'s columns change), and
-//!   `w̄ += Gᵀ(c − Aᵀb)` keeps `w`.
-//! * When `N₁` is singular or badly conditioned (condition number above 1e6), the new basis is
-//!   taken directly: `Z ← N₁Z` lazily (a rebase with transfer `w̄ ← w̄ + Zᵀb`, `b ← 0`), then
-//!   `Z += N₂G` and `w̄ += Gᵀc` on `G`'s columns, `F ← I`.
-//!
-//! **Precision.** The residuals `G − MV` are orthonormalised through a Gram matrix, whose
-//! rounding (`ε·S²` on squared norms of size `S²`) costs relative accuracy `ε·(S/L)²` on a
-//! residual of norm `L`: exactly dependent rows (repeated examples) are recognised at `L ≤ 1e-6·S`
-//! (`gram_schmidt::GRAM_DEPENDENT`), and nearly dependent ones lose digits. With
-//! `d ≫ m` and rows in general position the learner agrees with the dense one to 1e-9 (tested);
-//! with repeated rows to about 1e-8; when `d < 2m` the buffer's rows are necessarily dependent,
-//! the agreement degrades badly, and the constructor refuses (the dense learner is cheap there).
-//!
-//! **Data touching few columns.** A large `d` does not mean the data span many dimensions: a
-//! low-dimensional set hashed into `2^b` weights touches a handful of columns. Then `V` soon
-//! nearly spans the data, most raw rows are nearly dependent, the digits lost in their residual
-//! directions make `V` drift from orthonormal, and the drift feeds itself (a truly dependent row
-//! shows a residual of the size of the drift, which passes as a new direction): magic04 in VW
-//! format (10 features and a constant in `2^18` weights) drove the predictions to 1e7 and the
-//! progressive error to 0.54 (dense learner: 0.2115). So after a shrink that met a nearly
-//! dependent row (residual below 1e-3 of its norm), when at most `64m` columns were ever touched,
-//! `K = ZZᵀ` is computed exactly from those columns (the never-touched ones in closed form,
-//! [`LazyColumns::exact_gram`](super::columns)), and `V` is re-orthonormalised against it
-//! (`F ← L⁻¹F`, `LLᵀ = FKFᵀ`) when `max|VVᵀ − I|` exceeds 1e-7 — below the 1e-6 dependency
-//! threshold, so the drift can no longer pass for a residual. With it the sparse learner agrees
-//! with the dense one on magic04 to 1e-11 over the whole file, `O(m²)` per touched column in those
-//! shrinks only (w8a: about 10 % more time). Data touching more than `64m` columns and yet
-//! confined to few dimensions are not covered.
+//! At the end of an epoch the `2m` rows are shrunk to at most `m − 1` through Algorithms 11–13
+//! from small matrices only: see `fd_shrink.rs` for the derivation, the precision
+//! of the Gram-matrix Gram–Schmidt and the re-orthonormalisation on data touching few columns.
 //!
 //! **Cost on high-dimensional data.** The fast path needs `N₁` well conditioned, and on text it
 //! almost never is: on r8_earn_vs_rest (m = 10) all but one of about 700 shrinks take the direct
@@ -77,41 +44,32 @@
 //! Cost per example `O(m² + m·nnz)` amortised (the shrink, `O(m³ + m·Σnnz(G))`, happens at most
 //! every `m + 1` appends).
 
-use super::axpy::axpy;
-use super::columns::{Init, LazyColumns, W, Z};
-use super::gram_schmidt::{decompose, GRAM_DEPENDENT};
+use super::columns::{Init, LazyColumns, W};
+use super::for_each_nz;
+use super::newton::{
+    check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
+};
 use super::row_index::{sparse_dot, RowIndex};
-use super::{check_params, for_each_nz, fused_write, projection};
-use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_factor, SymEigen};
-use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
+use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_factor};
+use crate::linear::{weight_ok, LearnError, NewtonParams};
 use crate::sketch::SketchError;
 use crate::Row;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 
 /// `ρ²` above which the basis is changed (as Oja's).
 const REBASE_RHO2: f64 = 1e2;
-/// Largest `|VVᵀ − I|` entry tolerated after a shrink before `V` is re-orthonormalised (on
-/// data touching few columns; see [`SparseFd::reorthonormalize`]).
-const MAX_DRIFT: f64 = 1e-7;
-/// Residual norm (relative to the row's norm) below which a raw row counts as nearly dependent
-/// on `V` and the rows before it, so that the shrink checks `V`'s orthonormality.
-const NEAR_DEPENDENT: f64 = 1e-3;
-/// Most touched columns for which the exact `ZZᵀ` is computed after such a shrink (per `m`).
-const FEW_PER_ROW: usize = 64;
-/// Condition number of `N₁` above which the shrink takes the new basis directly.
-const MAX_COND: f64 = 1e6;
 
 /// One raw row of the buffer: `ĝ` (sparse) and `u = Zĝ` at the time it was appended (kept
 /// current through rebases).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct RawRow {
-    indices: Vec<u32>,
-    values: Vec<f64>,
-    u: Vec<f64>,
+pub(super) struct RawRow {
+    pub(super) indices: Vec<u32>,
+    pub(super) values: Vec<f64>,
+    pub(super) u: Vec<f64>,
 }
 
-/// Sparse-time FD-SON / RFD-SON (doubling buffer of `2m` rows).
+/// Sparse-time FD-SON / RFD-SON (doubling buffer of `2m` rows): the driver [`SparseNewton`]
+/// over [`SparseFdCurvature`].
 ///
 /// ```
 /// use sketchlearn::linear::sparse::SparseFd;
@@ -125,46 +83,39 @@ struct RawRow {
 /// }
 /// assert!(fd.predict(Row::Sparse { indices: &[4_000_000], values: &[1.0] }) > 0.0);
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SparseFd {
-    params: NewtonParams,
+pub type SparseFd = SparseNewton<SparseFdCurvature>;
+
+/// The FD/RFD curvature `A = αI + BᵀB` over the doubling buffer `B = [diag(σ)·V_{:k}; G]`,
+/// `V = F·Z`, with the weights' extra part `Gᵀc` (see the [module](self) docs).
+#[derive(Clone, Debug)]
+pub struct SparseFdCurvature {
     /// FD-SON's α, or RFD-SON's α₀.
-    alpha: f64,
-    regularized: bool,
-    m: usize,
-    cols: LazyColumns,
-    f: Vec<f64>,
-    active: Vec<bool>,
-    trk: f64,
+    pub(super) alpha: f64,
+    pub(super) regularized: bool,
+    pub(super) m: usize,
+    pub(super) f: Vec<f64>,
+    pub(super) active: Vec<bool>,
+    pub(super) trk: f64,
     /// `σ_i` of the first `k` rows of `V`.
-    sigma: Vec<f64>,
-    k: usize,
-    g: Vec<RawRow>,
-    c: Vec<f64>,
-    b: Vec<f64>,
+    pub(super) sigma: Vec<f64>,
+    pub(super) k: usize,
+    pub(super) g: Vec<RawRow>,
+    pub(super) c: Vec<f64>,
     /// `BBᵀ` of the `ℓ = k + r` rows, stride `2m`.
-    gram: Vec<f64>,
+    pub(super) gram: Vec<f64>,
     /// Cholesky factor of `αI + BBᵀ`, or the explicit inverse when `explicit`.
-    chol: Vec<f64>,
-    explicit: bool,
-    shrink_total: f64,
-    shrinks: u64,
-    rows_seen: u64,
-    examples: u64,
-    pscale: f64,
-    #[serde(skip)]
-    z: Vec<f64>,
-    #[serde(skip)]
-    gx: Vec<f64>,
-    #[serde(skip)]
+    pub(super) chol: Vec<f64>,
+    pub(super) explicit: bool,
+    pub(super) shrink_total: f64,
+    pub(super) shrinks: u64,
+    pub(super) rows_seen: u64,
+    /// `Gx` of the current example.
+    pub(super) gx: Vec<f64>,
     y: Vec<f64>,
-    #[serde(skip)]
     h: Vec<f64>,
-    #[serde(skip)]
-    tmp: Vec<f64>,
+    pub(super) tmp: Vec<f64>,
     /// `G` by column, for `Gx` (rebuilt from `g` when behind it, e.g. after loading a model).
-    #[serde(skip)]
-    index: RowIndex,
+    pub(super) index: RowIndex,
 }
 
 impl SparseFd {
@@ -213,136 +164,42 @@ impl SparseFd {
             )));
         }
         let rank = super::columns::initial_rank(dim, m);
-        let mut f = vec![0.0; m * m];
-        for i in 0..rank {
-            f[i * m + i] = 1.0;
-        }
-        let cap = 2 * m;
-        Ok(SparseFd {
-            params,
-            alpha,
-            regularized,
-            m,
-            cols: LazyColumns::new(dim, m, Init::Structured { seed }),
-            f,
-            active: (0..m).map(|i| i < rank).collect(),
-            trk: rank as f64,
-            sigma: vec![0.0; m],
-            k: 0,
-            g: Vec::new(),
-            c: Vec::new(),
-            b: vec![0.0; m],
-            gram: vec![0.0; cap * cap],
-            chol: vec![0.0; cap * cap],
-            explicit: false,
-            shrink_total: 0.0,
-            shrinks: 0,
-            rows_seen: 0,
-            examples: 0,
-            pscale: 0.0,
-            z: Vec::new(),
-            gx: Vec::new(),
-            y: Vec::new(),
-            h: Vec::new(),
-            tmp: Vec::new(),
-            index: RowIndex::default(),
-        })
-    }
-
-    /// The hyper-parameters.
-    pub fn params(&self) -> &NewtonParams {
-        &self.params
-    }
-
-    /// The `α` in use (`α₀ + Σδ/2` for RFD).
-    pub fn alpha(&self) -> f64 {
-        if self.regularized {
-            self.alpha + 0.5 * self.shrink_total
-        } else {
-            self.alpha
-        }
+        let cols = LazyColumns::new(dim, m, Init::Structured { seed });
+        let curv = SparseFdCurvature::new(m, rank, alpha, regularized);
+        Ok(SparseNewton::from_parts(params, cols, curv))
     }
 
     /// Number of shrinks so far.
     pub fn shrinks(&self) -> u64 {
-        self.shrinks
+        self.curv.shrinks
     }
 
     /// `Σ_t δ_t`.
     pub fn total_shrinkage(&self) -> f64 {
-        self.shrink_total
+        self.curv.shrink_total
     }
 
     /// Rows of the buffer (`k + r`), as the dense sketch's `filled_rows`.
     pub fn filled_rows(&self) -> usize {
-        self.k + self.g.len()
-    }
-
-    /// Number of lazy changes of basis so far.
-    pub fn rebases(&self) -> u64 {
-        self.cols.rebases()
-    }
-
-    /// Examples learned.
-    pub fn examples_seen(&self) -> u64 {
-        self.examples
-    }
-
-    /// Re-orthonormalises the active rows of `V = F·Z` against `K = ZZᵀ` when they have
-    /// drifted from orthonormal by more than [`MAX_DRIFT`]: `F ← L⁻¹F` with `LLᵀ = FKFᵀ`.
-    fn reorthonormalize(&mut self, kk: &[f64]) {
-        let m = self.m;
-        let act: Vec<usize> = (0..m).filter(|&i| self.active[i]).collect();
-        let na = act.len();
-        let mut fk = vec![0.0; na * m];
-        for (a, &i) in act.iter().enumerate() {
-            for c in 0..m {
-                fk[a * m + c] = (0..m).map(|e| self.f[i * m + e] * kk[e * m + c]).sum();
-            }
-        }
-        let mut w = vec![0.0; na * na];
-        let mut drift: f64 = 0.0;
-        for a in 0..na {
-            for b in 0..na {
-                let v = dot(
-                    &fk[a * m..(a + 1) * m],
-                    &self.f[act[b] * m..(act[b] + 1) * m],
-                );
-                w[a * na + b] = v;
-                drift = drift.max((v - if a == b { 1.0 } else { 0.0 }).abs());
-            }
-        }
-        // A NaN drift (non-finite state) is left to the learner's other guards.
-        let drifted = drift > MAX_DRIFT;
-        if !drifted || crate::linalg::cholesky_in_place(&mut w, na, na).is_err() {
-            return;
-        }
-        for a in 0..na {
-            for c in 0..m {
-                let mut acc = self.f[act[a] * m + c];
-                for b in 0..a {
-                    acc -= w[a * na + b] * self.f[act[b] * m + c];
-                }
-                self.f[act[a] * m + c] = acc / w[a * na + a];
-            }
-        }
+        self.curv.filled_rows()
     }
 
     /// `max |VVᵀ − I|` over the active rows of `V = F·Z` (`O(m²d)`, for tests): how far the
     /// directions are from orthonormal.
     pub fn orthonormality_error(&self) -> f64 {
-        let (m, d) = (self.m, self.cols.dim());
+        let (m, d) = (self.curv.m, self.w.cols.dim());
         let mut v = vec![0.0; m * d];
         let mut fz = vec![0.0; m];
-        self.cols.for_each_column(|j, _, z| {
-            mat_vec(&self.f, m, m, z, &mut fz);
+        self.w.cols.for_each_column(|j, _, z| {
+            mat_vec(&self.curv.f, m, m, z, &mut fz);
             for i in 0..m {
                 v[i * d + j] = fz[i];
             }
         });
+        let active = &self.curv.active;
         let mut worst: f64 = 0.0;
-        for a in (0..m).filter(|&a| self.active[a]) {
-            for b in (0..m).filter(|&b| self.active[b]) {
+        for a in (0..m).filter(|&a| active[a]) {
+            for b in (0..m).filter(|&b| active[b]) {
                 let g = dot(&v[a * d..(a + 1) * d], &v[b * d..(b + 1) * d]);
                 worst = worst.max((g - if a == b { 1.0 } else { 0.0 }).abs());
             }
@@ -352,21 +209,22 @@ impl SparseFd {
 
     /// `BᵀB` as a dense `d × d` matrix (`O(d²)`, for tests).
     pub fn covariance(&self) -> Vec<f64> {
-        let (m, d) = (self.m, self.cols.dim());
-        let mut rows = vec![0.0; (self.k + self.g.len()) * d];
+        let c = &self.curv;
+        let (m, d) = (c.m, self.w.cols.dim());
+        let mut rows = vec![0.0; (c.k + c.g.len()) * d];
         let mut fz = vec![0.0; m];
-        self.cols.for_each_column(|j, _, z| {
-            mat_vec(&self.f, m, m, z, &mut fz);
-            for i in 0..self.k {
-                rows[i * d + j] = self.sigma[i] * fz[i];
+        self.w.cols.for_each_column(|j, _, z| {
+            mat_vec(&c.f, m, m, z, &mut fz);
+            for i in 0..c.k {
+                rows[i * d + j] = c.sigma[i] * fz[i];
             }
         });
-        for (r, row) in self.g.iter().enumerate() {
+        for (r, row) in c.g.iter().enumerate() {
             for (&j, &v) in row.indices.iter().zip(&row.values) {
-                rows[(self.k + r) * d + j as usize] = v;
+                rows[(c.k + r) * d + j as usize] = v;
             }
         }
-        let l = self.k + self.g.len();
+        let l = c.k + c.g.len();
         let mut cov = vec![0.0; d * d];
         for i in 0..l {
             let r = &rows[i * d..(i + 1) * d];
@@ -380,22 +238,53 @@ impl SparseFd {
         }
         cov
     }
+}
 
-    fn scratch(&mut self) {
-        let (m, cap) = (self.m, 2 * self.m);
-        self.z.resize(m, 0.0);
-        self.y.resize(cap, 0.0);
-        self.h.resize(cap, 0.0);
-        self.tmp.resize(cap.max(m), 0.0);
+impl SparseFdCurvature {
+    /// An empty buffer over the basis `F = I` on the first `rank` rows.
+    fn new(m: usize, rank: usize, alpha: f64, regularized: bool) -> Self {
+        let mut f = vec![0.0; m * m];
+        for i in 0..rank {
+            f[i * m + i] = 1.0;
+        }
+        let cap = 2 * m;
+        SparseFdCurvature {
+            alpha,
+            regularized,
+            m,
+            f,
+            active: (0..m).map(|i| i < rank).collect(),
+            trk: rank as f64,
+            sigma: vec![0.0; m],
+            k: 0,
+            g: Vec::new(),
+            c: Vec::new(),
+            gram: vec![0.0; cap * cap],
+            chol: vec![0.0; cap * cap],
+            explicit: false,
+            shrink_total: 0.0,
+            shrinks: 0,
+            rows_seen: 0,
+            gx: Vec::new(),
+            y: Vec::new(),
+            h: Vec::new(),
+            tmp: Vec::new(),
+            index: RowIndex::default(),
+        }
     }
 
-    /// `y = Bx = [σ∘(Fz)_{:k}; gx]` into `self.y[..ℓ]`.
-    fn project(&mut self, z: &[f64], gx: &[f64]) {
+    /// Rows of the buffer (`k + r`).
+    pub(super) fn filled_rows(&self) -> usize {
+        self.k + self.g.len()
+    }
+
+    /// `y = Bx = [σ∘(Fz)_{:k}; Gx]` into `self.y[..ℓ]`.
+    fn project(&mut self, z: &[f64]) {
         let (m, k) = (self.m, self.k);
         for i in 0..k {
             self.y[i] = self.sigma[i] * dot(&self.f[i * m..(i + 1) * m], z);
         }
-        self.y[k..k + gx.len()].copy_from_slice(gx);
+        self.y[k..k + self.gx.len()].copy_from_slice(&self.gx);
     }
 
     /// `h = (αI + BBᵀ)⁻¹ y` for `ℓ` rows.
@@ -412,57 +301,45 @@ impl SparseFd {
     }
 
     /// Recomputes the factor of `αI + BBᵀ` (eigen fallback as the dense curvature).
-    fn refactor(&mut self) -> Result<(), LearnError> {
+    pub(super) fn refactor(&mut self) -> Result<(), LearnError> {
         let (l, cap, a) = (self.filled_rows(), 2 * self.m, self.alpha());
         self.explicit = shifted_gram_factor(&self.gram, l, cap, a, &mut self.chol)
             .map_err(SketchError::from)?;
         Ok(())
     }
 
-    /// `w += coef·A⁻¹x` (with `Bx` in `self.y`) unless a touched `w̄_j`, `b` or `c` would become
-    /// non-finite.
-    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64], gx: &[f64]) -> bool {
-        let (m, k) = (self.m, self.k);
-        let l = k + gx.len();
-        self.project(z, gx);
-        self.solve_small(l);
-        let f = coef / self.alpha();
-        // db = Fᵀ(σ∘h_top) into tmp.
-        self.tmp[..m].iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..k {
-            let si = self.sigma[i] * self.h[i];
-            for c in 0..m {
-                self.tmp[c] += self.f[i * m + c] * si;
+    /// `Gx` of the current example into `self.gx`.
+    fn raw_products(&mut self, x: Row<'_>) {
+        self.gx.clear();
+        match x {
+            Row::Sparse { indices, values } => {
+                if self.index.rows() != self.g.len() {
+                    self.index.clear();
+                    for row in &self.g {
+                        self.index.push(&row.indices, &row.values);
+                    }
+                }
+                self.gx.resize(self.g.len(), 0.0);
+                self.index.products(indices, values, &mut self.gx);
+            }
+            Row::Dense(_) => {
+                for row in &self.g {
+                    self.gx.push(sparse_dot(&row.indices, &row.values, x));
+                }
             }
         }
-        let mut ok = (0..m).all(|i| weight_ok(self.b[i] - f * self.tmp[i]))
-            && (0..gx.len()).all(|r| weight_ok(self.c[r] - f * self.h[k + r]));
-        if ok {
-            for_each_nz(x, |j, v| ok &= weight_ok(self.cols.slot(j)[W] + f * v));
-        }
-        if !ok {
-            return false;
-        }
-        for i in 0..m {
-            self.b[i] -= f * self.tmp[i];
-        }
-        for r in 0..gx.len() {
-            self.c[r] -= f * self.h[k + r];
-        }
-        fused_write(&mut self.cols, x, f, None);
-        true
     }
 
     /// Appends `ĝ = s·x` to the buffer (shrinking it when full); keeps `w`; updates `z`, `gx`.
-    fn update(
+    fn append(
         &mut self,
-        x: Row<'_>,
-        s: f64,
-        xx: f64,
+        g: ToSketch<'_>,
         z: &mut [f64],
         gx: &mut Vec<f64>,
+        w: &mut SparseWeights,
     ) -> Result<(), LearnError> {
         let (m, cap) = (self.m, 2 * self.m);
+        let ToSketch { x, s, xx, example } = g;
         self.rows_seen += 1;
         let mut gg = 0.0;
         let (mut indices, mut values) = (Vec::new(), Vec::new());
@@ -496,8 +373,7 @@ impl SparseFd {
             && (0..=l).all(|i| self.gram[l * cap + i].is_finite());
         if !row_ok {
             return Err(LearnError::Diverged(format!(
-                "FD update, example {} (non-finite sketch)",
-                self.examples
+                "FD update, example {example} (non-finite sketch)"
             )));
         }
         if self.index.rows() == self.g.len() {
@@ -507,9 +383,15 @@ impl SparseFd {
         self.c.push(0.0);
         gx.push(s * xx);
         if l + 1 == cap {
-            return self.shrink(z, gx);
+            return self.shrink(w, z, gx);
         }
-        // Bordered Cholesky: the new last row of the factor of αI + BBᵀ.
+        self.append_factor_row(l)
+    }
+
+    /// Bordered Cholesky: the new last row `l` of the factor of `αI + BBᵀ` (a refactorisation
+    /// when the factor is explicit or the new pivot is not positive).
+    fn append_factor_row(&mut self, l: usize) -> Result<(), LearnError> {
+        let cap = 2 * self.m;
         let a = self.alpha();
         let mut appended = !self.explicit;
         if appended {
@@ -536,223 +418,8 @@ impl SparseFd {
         Ok(())
     }
 
-    /// The end of an epoch: shrink the `2m` rows to at most `m − 1` (see the module docs).
-    fn shrink(&mut self, z: &mut [f64], gx: &mut Vec<f64>) -> Result<(), LearnError> {
-        let (m, cap) = (self.m, 2 * self.m);
-        let (k, r) = (self.k, self.g.len());
-        let act: Vec<usize> = (0..m).filter(|&i| self.active[i]).collect();
-        let ma = act.len();
-        // M = G Vᵀ restricted to the active rows of V: M[q][a] = (F u_q)_{act[a]}.
-        let mut mm = vec![0.0; r * ma];
-        for q in 0..r {
-            for (a, &i) in act.iter().enumerate() {
-                mm[q * ma + a] = dot(&self.f[i * m..(i + 1) * m], &self.g[q].u);
-            }
-        }
-        // Algorithm 13 on P = [−M, I_r] with the Gram matrix [[I, Mᵀ], [M, GGᵀ]] of [V_a; G].
-        let n = ma + r;
-        let mut kr = vec![0.0; n * n];
-        for a in 0..ma {
-            kr[a * n + a] = 1.0;
-        }
-        for q in 0..r {
-            for a in 0..ma {
-                kr[(ma + q) * n + a] = mm[q * ma + a];
-                kr[a * n + ma + q] = mm[q * ma + a];
-            }
-            for q2 in 0..r {
-                kr[(ma + q) * n + ma + q2] = self.gram[(k + q) * cap + k + q2];
-            }
-        }
-        let mut p = vec![0.0; r * n];
-        for q in 0..r {
-            for a in 0..ma {
-                p[q * n + a] = -mm[q * ma + a];
-            }
-            p[q * n + ma + q] = 1.0;
-        }
-        let mut lmat = vec![0.0; r * r];
-        let ind = decompose(&mut p, r, n, &kr, Some(&mut lmat), GRAM_DEPENDENT);
-        let qi: Vec<usize> = (0..r).filter(|&q| ind[q]).collect();
-        // A raw row (nearly) in the span of V and the rows before it: its residual direction is
-        // known to few digits (see the re-orthonormalisation below).
-        let near_dependent = (0..r).any(|q| {
-            lmat[q * r + q] <= NEAR_DEPENDENT * self.gram[(k + q) * cap + k + q].max(0.0).sqrt()
-        });
-        let rr = qi.len();
-        // C = diag(σ², 0) + [Mᵀ; Lᵀ][M, L] of size ma + r'.
-        let nc = ma + rr;
-        let mut col = vec![0.0; r * nc]; // [M, L_ind] (r × nc)
-        for q in 0..r {
-            col[q * nc..q * nc + ma].copy_from_slice(&mm[q * ma..(q + 1) * ma]);
-            for (t, &qq) in qi.iter().enumerate() {
-                col[q * nc + ma + t] = lmat[q * r + qq];
-            }
-        }
-        let mut cmat = vec![0.0; nc * nc];
-        for a in 0..nc {
-            for b in 0..=a {
-                let v: f64 = (0..r).map(|q| col[q * nc + a] * col[q * nc + b]).sum();
-                cmat[a * nc + b] = v;
-                cmat[b * nc + a] = v;
-            }
-        }
-        for (a, &i) in act.iter().enumerate() {
-            if i < k {
-                cmat[a * nc + a] += self.sigma[i] * self.sigma[i];
-            }
-        }
-        let mut eig = SymEigen::new(nc);
-        eig.compute(&cmat).map_err(SketchError::from)?;
-        let (lam, uvec) = (eig.values().to_vec(), eig.vectors().to_vec());
-        // The dense rule: δ = λ_m, keep the leading λ_i − δ > tol among the first m − 1.
-        let delta = if nc >= m { lam[m - 1].max(0.0) } else { 0.0 };
-        let tol = lam.first().copied().unwrap_or(0.0).max(0.0) * cap as f64 * 4.0 * f64::EPSILON;
-        let keep = lam
-            .iter()
-            .take(m - 1)
-            .take_while(|&&x| x - delta > tol)
-            .count();
-        let mnew = m.min(nc);
-        // N1 = (U1ᵀ + U2ᵀQ1) F_a (mnew × m), N2 = U2ᵀ Q2 (mnew × r); Q1 = p[qi][..ma], Q2 = p[qi][ma..].
-        let mut n1a = vec![0.0; mnew * ma]; // (U1ᵀ + U2ᵀQ1)
-        let mut n2 = vec![0.0; mnew * r];
-        for i in 0..mnew {
-            for a in 0..ma {
-                let mut v = uvec[a * nc + i];
-                for (t, &qq) in qi.iter().enumerate() {
-                    v += uvec[(ma + t) * nc + i] * p[qq * n + a];
-                }
-                n1a[i * ma + a] = v;
-            }
-            for q in 0..r {
-                n2[i * r + q] = qi
-                    .iter()
-                    .enumerate()
-                    .map(|(t, &qq)| uvec[(ma + t) * nc + i] * p[qq * n + ma + q])
-                    .sum();
-            }
-        }
-        let mut n1 = vec![0.0; m * m];
-        for i in 0..mnew {
-            for c in 0..m {
-                n1[i * m + c] = act
-                    .iter()
-                    .enumerate()
-                    .map(|(a, &row)| n1a[i * ma + a] * self.f[row * m + c])
-                    .sum();
-            }
-        }
-        let mut n2full = vec![0.0; m * r];
-        n2full[..mnew * r].copy_from_slice(&n2);
-        // Fast path: A = N1⁻¹N2, F ← N1, Z += AG; else take the basis directly.
-        let inv = if mnew == m { invert(&n1, m) } else { None };
-        let mut g = std::mem::take(&mut self.g);
-        match inv {
-            Some(n1inv) => {
-                let mut amat = vec![0.0; m * r];
-                for i in 0..m {
-                    for q in 0..r {
-                        amat[i * r + q] =
-                            (0..m).map(|c| n1inv[i * m + c] * n2full[c * r + q]).sum();
-                    }
-                }
-                // tr(Z'Z'ᵀ) = tr K + 2Σ_q A_qᵀu_q + Σ_{q,q'} (A_qᵀA_q')(GGᵀ)_{qq'}.
-                for q in 0..r {
-                    let aq: f64 = (0..m).map(|i| amat[i * r + q] * g[q].u[i]).sum();
-                    self.trk += 2.0 * aq;
-                    for q2 in 0..r {
-                        let aa: f64 = (0..m).map(|i| amat[i * r + q] * amat[i * r + q2]).sum();
-                        self.trk += aa * self.gram[(k + q) * cap + k + q2];
-                    }
-                }
-                // w̄ += Gᵀ(c − Aᵀb), Z += AG on G's columns; z += A·gx.
-                let coef: Vec<f64> = (0..r)
-                    .map(|q| self.c[q] - (0..m).map(|i| amat[i * r + q] * self.b[i]).sum::<f64>())
-                    .collect();
-                let at = transpose(&amat, m, r);
-                for (q, row) in g.iter().enumerate() {
-                    let aq = &at[q * m..(q + 1) * m];
-                    for (&j, &v) in row.indices.iter().zip(&row.values) {
-                        let slot = self.cols.current(j as usize);
-                        slot[W] += coef[q] * v;
-                        axpy(&mut slot[Z..Z + m], aq, v);
-                    }
-                }
-                for i in 0..m {
-                    z[i] += (0..r).map(|q| amat[i * r + q] * gx[q]).sum::<f64>();
-                }
-                self.f = n1;
-                for i in 0..m {
-                    self.active[i] = true;
-                }
-            }
-            None => {
-                // Z ← N1 Z with the transfer w̄ += Zᵀb (lazy), then Z += N2 G, w̄ += Gᵀc.
-                self.cols.rebase(Some(&n1), &self.b);
-                self.b.iter_mut().for_each(|v| *v = 0.0);
-                let n2t = transpose(&n2full, m, r);
-                for (q, row) in g.iter().enumerate() {
-                    let nq = &n2t[q * m..(q + 1) * m];
-                    for (&j, &v) in row.indices.iter().zip(&row.values) {
-                        let slot = self.cols.current(j as usize);
-                        slot[W] += self.c[q] * v;
-                        axpy(&mut slot[Z..Z + m], nq, v);
-                    }
-                }
-                for i in 0..m {
-                    self.tmp[i] = dot(&n1[i * m..(i + 1) * m], z)
-                        + (0..r).map(|q| n2full[i * r + q] * gx[q]).sum::<f64>();
-                }
-                z.copy_from_slice(&self.tmp[..m]);
-                self.f.iter_mut().for_each(|v| *v = 0.0);
-                for i in 0..m {
-                    self.active[i] = i < mnew;
-                    if i < mnew {
-                        self.f[i * m + i] = 1.0;
-                    }
-                }
-                self.trk = mnew as f64;
-            }
-        }
-        // On data touching few columns (a low-dimensional set, hashed or not) the residuals of
-        // the raw rows against V are tiny whenever V nearly spans the data, their directions
-        // lose digits in the Gram-matrix Gram–Schmidt, and the loss of orthonormality compounds
-        // from shrink to shrink (magic04 with an intercept: prediction error 1e-13 → 1e7 against
-        // the dense learner within 3000 examples). There K = ZZᵀ is cheap to compute exactly,
-        // and V is re-orthonormalised against it.
-        if near_dependent {
-            if let Some(kk) = self.cols.exact_gram(FEW_PER_ROW * m) {
-                self.reorthonormalize(&kk);
-            }
-        }
-        g.clear();
-        self.g = g;
-        self.index.clear();
-        self.c.clear();
-        gx.clear();
-        // New top rows σ_i = √(λ_i − δ), i < keep; BBᵀ = diag(σ²).
-        self.sigma.iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..keep {
-            self.sigma[i] = lam[i].max(0.0).sqrt() * (1.0 - delta / lam[i]).max(0.0).sqrt();
-        }
-        self.k = keep;
-        self.gram.iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..keep {
-            self.gram[i * cap + i] = self.sigma[i] * self.sigma[i];
-        }
-        self.shrink_total += delta;
-        self.shrinks += 1;
-        if !self.shrink_total.is_finite() {
-            return Err(SketchError::NonFinite("FD shrinkage overflowed".into()).into());
-        }
-        self.refactor()?;
-        self.maybe_rebase(z, false);
-        Ok(())
-    }
-
     /// Rebase `Z ← FZ`, `F ← I`, `w̄ ← w̄ + Zᵀb + Gᵀc` when `V = FZ` cancels or when `force`.
-    fn maybe_rebase(&mut self, z: &mut [f64], force: bool) {
+    pub(super) fn maybe_rebase(&mut self, w: &mut SparseWeights, z: &mut [f64], force: bool) {
         let m = self.m;
         let ma = self.active.iter().filter(|&&a| a).count();
         if !force {
@@ -774,7 +441,7 @@ impl SparseFd {
         for (q, row) in self.g.iter().enumerate() {
             if self.c[q] != 0.0 {
                 for (&j, &v) in row.indices.iter().zip(&row.values) {
-                    self.cols.slot(j as usize)[W] += self.c[q] * v;
+                    w.cols.slot(j as usize)[W] += self.c[q] * v;
                 }
             }
         }
@@ -783,8 +450,7 @@ impl SparseFd {
             self.tmp[i] = dot(&mat[i * m..(i + 1) * m], z);
         }
         z.copy_from_slice(&self.tmp[..m]);
-        self.cols.rebase(Some(&mat), &self.b);
-        self.b.iter_mut().for_each(|v| *v = 0.0);
+        w.rebase(Some(&mat));
         for i in 0..m {
             for c in 0..m {
                 self.f[i * m + c] = if i == c && self.active[i] { 1.0 } else { 0.0 };
@@ -792,78 +458,123 @@ impl SparseFd {
         }
         self.trk = ma as f64;
     }
-
-    fn learn_inner(
-        &mut self,
-        x: Row<'_>,
-        y: f64,
-        weight: f64,
-        z: &mut [f64],
-        gx: &mut Vec<f64>,
-    ) -> Result<f64, LearnError> {
-        let super::gather::Gathered { wx, xx, .. } = super::gather::gather(&mut self.cols, x, z);
-        gx.clear();
-        match x {
-            Row::Sparse { indices, values } => {
-                if self.index.rows() != self.g.len() {
-                    self.index.clear();
-                    for row in &self.g {
-                        self.index.push(&row.indices, &row.values);
-                    }
-                }
-                gx.resize(self.g.len(), 0.0);
-                self.index.products(indices, values, gx);
-            }
-            Row::Dense(_) => {
-                for row in &self.g {
-                    gx.push(sparse_dot(&row.indices, &row.values, x));
-                }
-            }
-        }
-        let rest = dot(&self.b, z) + dot(&self.c, gx);
-        let mut p = wx + rest;
-        let flush = super::cancels(wx, rest, &mut self.pscale);
-        if p.abs() > self.params.clip {
-            let l = self.filled_rows();
-            self.project(z, gx);
-            self.solve_small(l);
-            let q = (xx - dot(&self.y[..l], &self.h[..l])) / self.alpha();
-            if let Some(tau) = projection(p, self.params.clip, q, xx, self.alpha()) {
-                if !self.step(x, -tau / q, z, gx) {
-                    return Err(LearnError::Diverged(format!(
-                        "projection step, example {}",
-                        self.examples
-                    )));
-                }
-                p -= tau;
-            }
-        }
-        let dl = weight * self.params.loss.derivative(p, y);
-        if dl != 0.0 {
-            self.update(x, self.params.c.sqrt() * dl, xx, z, gx)?;
-            if !self.step(x, -dl, z, gx) {
-                return Err(LearnError::Diverged(format!(
-                    "Newton step, example {}",
-                    self.examples
-                )));
-            }
-        }
-        if flush {
-            self.maybe_rebase(z, true);
-        }
-        Ok(p)
-    }
 }
 
-/// The transpose (row-major `cols × rows`) of a row-major `rows × cols` matrix.
-fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
-    let mut t = vec![0.0; rows * cols];
-    for i in 0..rows {
-        for j in 0..cols {
-            t[j * rows + i] = a[i * cols + j];
+impl SparseCurvature for SparseFdCurvature {
+    fn size(&self) -> usize {
+        self.m
+    }
+
+    /// The `α` in use (`α₀ + Σδ/2` for RFD).
+    fn alpha(&self) -> f64 {
+        if self.regularized {
+            self.alpha + 0.5 * self.shrink_total
+        } else {
+            self.alpha
         }
     }
-    t
+
+    fn scratch(&mut self) {
+        let (m, cap) = (self.m, 2 * self.m);
+        self.y.resize(cap, 0.0);
+        self.h.resize(cap, 0.0);
+        self.tmp.resize(cap.max(m), 0.0);
+    }
+
+    fn begin(&mut self, x: Row<'_>) {
+        self.raw_products(x);
+    }
+
+    /// `bᵀz + cᵀGx`.
+    fn rest(&self, z: &[f64], b: &[f64]) -> f64 {
+        dot(b, z) + dot(&self.c, &self.gx)
+    }
+
+    /// `(Bx)ᵀ(αI + BBᵀ)⁻¹(Bx)`.
+    fn quad(&mut self, z: &[f64], _m: usize) -> f64 {
+        let l = self.filled_rows();
+        self.project(z);
+        self.solve_small(l);
+        dot(&self.y[..l], &self.h[..l])
+    }
+
+    /// `h = H·Bx` (in `self.h`) and `Fᵀ(σ∘h_top)` (in `self.tmp`): `A⁻¹x = (x − BᵀH·Bx)/α`,
+    /// i.e. `v = Fᵀ(σ∘h_top)` and `c`'s part `h_G`. Also checks `c − (coef/α)·h_G`.
+    fn step_direction(&mut self, coef: f64, z: &[f64], b: &[f64], _m: usize) -> bool {
+        let (m, k) = (self.m, self.k);
+        let l = k + self.gx.len();
+        self.project(z);
+        self.solve_small(l);
+        let f = coef / self.alpha();
+        self.tmp[..m].iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..k {
+            let si = self.sigma[i] * self.h[i];
+            for c in 0..m {
+                self.tmp[c] += self.f[i * m + c] * si;
+            }
+        }
+        (0..m).all(|i| weight_ok(b[i] - f * self.tmp[i]))
+            && (0..self.gx.len()).all(|r| weight_ok(self.c[r] - f * self.h[k + r]))
+    }
+
+    fn apply_step(&mut self, f: f64, b: &mut [f64], _m: usize) {
+        let k = self.k;
+        for i in 0..self.m {
+            b[i] -= f * self.tmp[i];
+        }
+        for r in 0..self.gx.len() {
+            self.c[r] -= f * self.h[k + r];
+        }
+    }
+
+    /// Appends `ĝ` to the buffer (the raw row is stored, the columns do not change) and shrinks
+    /// a full buffer (which changes the columns of `G` through `w`): nothing left to write.
+    fn prepare_update(
+        &mut self,
+        g: ToSketch<'_>,
+        z: &mut [f64],
+        w: &mut SparseWeights,
+        _m: usize,
+    ) -> Result<Option<f64>, LearnError> {
+        let mut gx = std::mem::take(&mut self.gx);
+        let r = self.append(g, z, &mut gx, w);
+        self.gx = gx;
+        r.map(|()| None)
+    }
+
+    fn delta(&self) -> &[f64] {
+        &[]
+    }
+
+    /// Never: the step after an append is always the guarded one.
+    fn fusable(&self, _pending: bool, _b: &[f64]) -> bool {
+        false
+    }
+
+    /// `Z ← FZ`, `F ← I`, `w̄ ← w̄ + Zᵀb + Gᵀc`.
+    fn transfer(&mut self, w: &mut SparseWeights, z: &mut [f64]) {
+        self.maybe_rebase(w, z, true);
+    }
+
+    /// `w̄ᵀx + bᵀZx + cᵀGx`.
+    fn score(&self, w: &SparseWeights, x: Row<'_>) -> f64 {
+        let cg: f64 = self
+            .g
+            .iter()
+            .zip(&self.c)
+            .map(|(row, c)| c * sparse_dot(&row.indices, &row.values, x))
+            .sum();
+        w.cols.score(x, &w.b) + cg
+    }
+
+    /// Adds `Gᵀc`.
+    fn add_weights(&self, w: &mut [f64]) {
+        for (row, c) in self.g.iter().zip(&self.c) {
+            for (&j, &v) in row.indices.iter().zip(&row.values) {
+                w[j as usize] += c * v;
+            }
+        }
+    }
 }
 
 /// `y = A x` for a row-major `rows × cols` `A`.
@@ -873,91 +584,26 @@ fn mat_vec(a: &[f64], rows: usize, cols: usize, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// The inverse of a row-major `m × m` matrix by Gauss–Jordan with partial pivoting, or `None`
-/// when it is singular or its condition number (Frobenius norms) exceeds [`MAX_COND`].
-fn invert(a: &[f64], m: usize) -> Option<Vec<f64>> {
-    let mut w = a.to_vec();
-    let mut inv = vec![0.0; m * m];
-    for i in 0..m {
-        inv[i * m + i] = 1.0;
-    }
-    for c in 0..m {
-        let piv = (c..m).max_by(|&x, &y| w[x * m + c].abs().total_cmp(&w[y * m + c].abs()))?;
-        let pv = w[piv * m + c];
-        if pv == 0.0 || !pv.is_finite() {
-            return None;
-        }
-        if piv != c {
-            for j in 0..m {
-                w.swap(c * m + j, piv * m + j);
-                inv.swap(c * m + j, piv * m + j);
-            }
-        }
-        for j in 0..m {
-            w[c * m + j] /= pv;
-            inv[c * m + j] /= pv;
-        }
-        for r in 0..m {
-            if r != c {
-                let fct = w[r * m + c];
-                if fct != 0.0 {
-                    for j in 0..m {
-                        w[r * m + j] -= fct * w[c * m + j];
-                        inv[r * m + j] -= fct * inv[c * m + j];
-                    }
-                }
-            }
-        }
-    }
-    let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let ni: f64 = inv.iter().map(|x| x * x).sum::<f64>().sqrt();
-    if (na * ni).is_finite() && na * ni <= MAX_COND {
-        Some(inv)
-    } else {
-        None
-    }
-}
-
-impl OnlineLearner for SparseFd {
-    fn dim(&self) -> usize {
-        self.cols.dim()
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        let cg: f64 = self
-            .g
-            .iter()
-            .zip(&self.c)
-            .map(|(row, c)| c * sparse_dot(&row.indices, &row.values, x))
-            .sum();
-        (self.cols.score(x, &self.b) + cg).clamp(-self.params.clip, self.params.clip)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        self.cols.prefetch(x);
-        check_example(&x, y, weight, self.cols.dim())?;
-        self.examples += 1;
-        self.scratch();
-        let mut z = std::mem::take(&mut self.z);
-        let mut gx = std::mem::take(&mut self.gx);
-        let r = self.learn_inner(x, y, weight, &mut z, &mut gx);
-        self.z = z;
-        self.gx = gx;
-        r
-    }
-
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        self.cols.prefetch(x);
-    }
-
-    fn weights(&self) -> Cow<'_, [f64]> {
-        let mut w = self.cols.weights(&self.b);
-        for (row, c) in self.g.iter().zip(&self.c) {
-            for (&j, &v) in row.indices.iter().zip(&row.values) {
-                w[j as usize] += c * v;
-            }
-        }
-        Cow::Owned(w)
-    }
-}
+stored_layout!(SparseFdCurvature, "SparseFd", SparseFdCurvature::new(0, 0, 1.0, false), {
+    params: NewtonParams = params,
+    alpha: f64 = curv.alpha,
+    regularized: bool = curv.regularized,
+    m: usize = curv.m,
+    cols: LazyColumns = w.cols,
+    f: Vec<f64> = curv.f,
+    active: Vec<bool> = curv.active,
+    trk: f64 = curv.trk,
+    sigma: Vec<f64> = curv.sigma,
+    k: usize = curv.k,
+    g: Vec<RawRow> = curv.g,
+    c: Vec<f64> = curv.c,
+    b: Vec<f64> = w.b,
+    gram: Vec<f64> = curv.gram,
+    chol: Vec<f64> = curv.chol,
+    explicit: bool = curv.explicit,
+    shrink_total: f64 = curv.shrink_total,
+    shrinks: u64 = curv.shrinks,
+    rows_seen: u64 = curv.rows_seen,
+    examples: u64 = examples,
+    pscale: f64 = pscale,
+});

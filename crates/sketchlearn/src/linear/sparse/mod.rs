@@ -31,9 +31,19 @@
 //! is unchanged; the Newton and projection steps then change `w̄` on the example's coordinates
 //! and `b`.
 //!
+//! # One driver
+//!
+//! The three are one learner, [`SparseNewton`] (SON Alg. 1 in this representation: projection,
+//! prediction, gradient, sketch update, Newton step, guards, the fused column pass, the transfer
+//! of `Zᵀb` into `w̄`; see [`newton`]), generic over the curvature model
+//! ([`SparseCurvature`]: [`SparseRpCurvature`], [`SparseOjaCurvature`], [`SparseFdCurvature`]),
+//! which keeps its small matrices and says how `z = Zx` enters `xᵀA⁻¹x` and `A⁻¹x`, how it is
+//! updated with `ĝ`, and how it changes basis. [`SparseRp`], [`SparseOja`] and [`SparseFd`] are
+//! its three instances.
+//!
 //! # Lazy initialisation and change of basis
 //!
-//! See [`columns`]: every feature's `(w̄_j, Z[:, j])` lives in one zero-initialised slot; the
+//! See `columns.rs`: every feature's `(w̄_j, Z[:, j])` lives in one zero-initialised slot; the
 //! initial orthonormal `Z₀` of Oja and FD is generated on demand from a formula (disjoint
 //! supports `j ≡ i (mod m)`, hashed signs, exactly orthonormal so `K₀ = I`), and the occasional
 //! change of basis `Z ← MZ` that keeps `F` well conditioned (Oja's `Z` grows like `t^{cλ}`, which
@@ -48,19 +58,22 @@
 //! `w = w̄ + Zᵀb` stays finite).
 
 mod axpy;
-pub mod columns;
+pub(crate) mod columns;
 pub(crate) use axpy::has_avx2;
 pub mod fd;
+mod fd_shrink;
 mod gather;
 pub(crate) mod gram_schmidt;
+pub mod newton;
 pub mod oja;
 mod row_index;
 pub mod rp;
 
 pub use columns::{initial_directions, Init};
-pub use fd::SparseFd;
-pub use oja::SparseOja;
-pub use rp::SparseRp;
+pub use fd::{SparseFd, SparseFdCurvature};
+pub use newton::{SparseCurvature, SparseNewton, SparseWeights, ToSketch};
+pub use oja::{SparseOja, SparseOjaCurvature};
+pub use rp::{SparseRp, SparseRpCurvature};
 
 use super::{LearnError, OnlineLearner};
 use crate::Row;
@@ -90,7 +103,7 @@ pub(crate) fn for_each_nz(x: Row<'_>, mut f: impl FnMut(usize, f64)) {
 /// when `delta` is given as `(δ, s)`, `Z[:, j] += δ·(s·x_j)` — a Newton step alone, or (RP, Oja)
 /// a sketch update and the step that follows it in one visit per column instead of three
 /// (update, guard check, step). The caller has checked the guard (per column, or by
-/// [`fused_step_ok`]) and, for `delta`, brought the columns up to date (the gather).
+/// [`fused_step_ok`](newton::fused_step_ok)) and, for `delta`, brought the columns up to date (the gather).
 #[inline]
 pub(crate) fn fused_write(
     cols: &mut columns::LazyColumns,
@@ -197,40 +210,6 @@ pub(crate) fn finite_max(a: f64, b: f64) -> f64 {
     }
 }
 
-/// A bound that lets the fused column pass skip the per-column guard: when
-/// `max|w̄_j| + |a|·max|x_j|` (over the example's columns, taken during the gather) is within
-/// [`MAX_WEIGHT`](super::MAX_WEIGHT) with room for rounding, no `w̄_j + a·x_j` can leave it.
-/// When it is not, the caller takes the guarded path (rare: absurd scales).
-#[inline]
-pub(crate) fn fused_step_ok(wmax: f64, xmax: f64, a: f64) -> bool {
-    let bound = wmax + a.abs() * xmax;
-    bound.is_finite() && bound * (1.0 + 1e-9) <= super::MAX_WEIGHT
-}
-
-/// `τ_C(p) = sgn(p)·max(|p| − C, 0)`, and whether the projection applies with `q = xᵀA⁻¹x`
-/// (the same test as the dense learner: `q` finite and not cancelled to ~0).
-#[inline]
-pub(crate) fn projection(p: f64, clip: f64, q: f64, xx: f64, alpha: f64) -> Option<f64> {
-    if p.abs() > clip && q.is_finite() && q > 1e-12 * xx / alpha.max(1e-300) {
-        Some(p.signum() * (p.abs() - clip))
-    } else {
-        None
-    }
-}
-
-/// Cancellation factor of `p = w̄ᵀx + bᵀz` beyond which `Zᵀb` is transferred into `w̄`.
-const CANCEL: f64 = 1e3;
-
-/// True when `|w̄ᵀx| + |bᵀz|` exceeds [`CANCEL`] times the scale of the predictions (the larger
-/// of `|p|` and a running average of it), i.e. when the representation `w = w̄ + Zᵀb` loses more
-/// than three digits; updates the running average.
-#[inline]
-pub(crate) fn cancels(wx: f64, bz: f64, pscale: &mut f64) -> bool {
-    let p = (wx + bz).abs();
-    *pscale = 0.99 * *pscale + 0.01 * p;
-    wx.abs() + bz.abs() > CANCEL * p.max(*pscale)
-}
-
 /// Row-major `y = F x` for a lower-triangular `m × m` `F`. For `m = 10` (the papers' and VW's
 /// usual size) the body is compiled with `m` known, which unrolls the triangular loops (the same
 /// operations in the same order, so the same bits).
@@ -334,65 +313,5 @@ impl OnlineLearner for SparseLearner {
     #[inline]
     fn prefetch(&self, x: Row<'_>) {
         dispatch!(self, l => l.prefetch(x))
-    }
-}
-
-/// Checks SON's hyper-parameters as [`Newton::new`](super::Newton::new) does, plus `α`.
-pub(crate) fn check_params(params: &super::NewtonParams, alpha: f64) -> Result<(), LearnError> {
-    if !(params.c.is_finite() && params.c > 0.0) {
-        return Err(LearnError::InvalidParameter(format!(
-            "c (sigma + eta) must be finite and > 0, got {}",
-            params.c
-        )));
-    }
-    if params.clip.is_nan() || params.clip <= 0.0 {
-        return Err(LearnError::InvalidParameter(format!(
-            "projection bound C must be > 0 (inf = none), got {}",
-            params.clip
-        )));
-    }
-    if !(alpha.is_finite() && alpha > 0.0) {
-        return Err(LearnError::InvalidParameter(format!(
-            "alpha must be finite and > 0, got {alpha}"
-        )));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fused_step_ok;
-    use crate::linear::MAX_WEIGHT;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Whenever the bound lets the fused pass skip the per-column guard, every
-        /// `w̄_j + a·x_j` with `|w̄_j| ≤ wmax`, `|x_j| ≤ xmax`, computed in floating point, is
-        /// within `MAX_WEIGHT` — near the limit too.
-        #[test]
-        fn fused_guard_bound_is_sound(
-            wexp in 0.0f64..100.5,
-            xexp in -30.0f64..60.0,
-            aexp in -30.0f64..100.5,
-            fw in -1.0f64..=1.0,
-            fx in -1.0f64..=1.0,
-            sa in prop_oneof![Just(1.0), Just(-1.0)],
-        ) {
-            let (wmax, xmax, a) = (10f64.powf(wexp), 10f64.powf(xexp), sa * 10f64.powf(aexp));
-            if fused_step_ok(wmax, xmax, a) {
-                let w = fw * wmax;
-                let x = fx * xmax;
-                prop_assert!((w + a * x).abs() <= MAX_WEIGHT, "{w} + {a}·{x}");
-            }
-        }
-    }
-
-    #[test]
-    fn fused_guard_bound_refuses_at_and_beyond_the_limit() {
-        assert!(!fused_step_ok(MAX_WEIGHT, 1.0, 1.0));
-        assert!(!fused_step_ok(1.0, 1e60, 1e41));
-        assert!(!fused_step_ok(1.0, f64::INFINITY, 1.0));
-        assert!(!fused_step_ok(1.0, 1.0, f64::NAN));
-        assert!(fused_step_ok(1e99, 1.0, 1e98));
     }
 }

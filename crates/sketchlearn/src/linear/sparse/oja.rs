@@ -28,7 +28,7 @@
 //! * **change of basis**: `ρ² = ‖F‖²_F·tr(ZZᵀ)/m²` measures how much `V = FZ` cancels (1 at the
 //!   start; `tr(ZZᵀ)` is kept in `O(m)` per update). When `ρ² > 100` (Oja's `Z` grows like
 //!   `t^{cλ}`, fast on unnormalised data), `M = F`: `Z ← MZ` (lazily, see
-//!   [`columns`](super::columns)), `F ← I`, `tr(ZZᵀ) ← m`, and at the same time `w̄ ← w̄ + Zᵀb`,
+//!   `columns.rs`), `F ← I`, `tr(ZZᵀ) ← m`, and at the same time `w̄ ← w̄ + Zᵀb`,
 //!   `b ← 0` (lazily too). The same rebase is done when `w̄ᵀx` and `bᵀz` cancel by more than a
 //!   factor 1000: on unnormalised data each Oja update moves `Zᵀb` by `γ(pᵀF⁻ᵀb)ĝ`, which `w̄`
 //!   compensates, and without the transfer `w̄` and `Zᵀb` grow to 10⁶ times `w` within 20
@@ -37,10 +37,10 @@
 //!
 //! **One column pass.** The sketch update and the Newton step that follows it change the same
 //! columns: `w̄_j += (f − (δᵀb)s)·x_j` and `Z[:, j] += δ·s·x_j` are written in one visit per column
-//! (`fused_write`) after the `O(m²)` parts of both are done, unless a
-//! projection step, a due change of basis or a guard that cannot be proved from the gather's
-//! maxima needs the columns in between (then the update, the change of basis and the guarded
-//! step run one after the other, as in the paper).
+//! by the driver ([`SparseNewton`]) after the `O(m²)` parts of both are
+//! done, unless a projection step, a due change of basis or a guard that cannot be proved from
+//! the gather's maxima needs the columns in between (then the update, the change of basis and
+//! the guarded step run one after the other, as in the paper).
 //!
 //! **Initial directions** (lazy initialisation): the dense learner starts from a seeded Gaussian
 //! `V` (`O(md)`); here `Z₀` is the structured orthonormal matrix of
@@ -48,22 +48,19 @@
 //! The dense reference is built from the same `V` with `OjaSketch::with_directions`.
 //! Cost `O(m² + m·nnz)` per example (amortised).
 
-use super::columns::{Init, LazyColumns, W};
+use super::columns::{Init, LazyColumns};
 use super::gram_schmidt::DEPENDENT;
-use super::{
-    all_finite, check_params, for_each_nz, fused_step_ok, fused_write, lower_mul, lower_tmul,
-    projection,
+use super::newton::{
+    check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
 };
+use super::{all_finite, lower_mul, lower_tmul};
 use crate::linalg::dot;
-use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
-use crate::Row;
-use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
+use crate::linear::{weight_ok, LearnError, NewtonParams};
 
 /// `ρ²` above which the basis is changed.
 const REBASE_RHO2: f64 = 1e2;
 
-/// Sparse-time Oja-SON.
+/// Sparse-time Oja-SON: the driver [`SparseNewton`] over Oja's sketch [`SparseOjaCurvature`].
 ///
 /// ```
 /// use sketchlearn::linear::sparse::SparseOja;
@@ -76,13 +73,14 @@ const REBASE_RHO2: f64 = 1e2;
 /// }
 /// assert!(oja.predict(Row::Sparse { indices: &[3], values: &[1.0] }) > 0.0);
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SparseOja {
-    params: NewtonParams,
+pub type SparseOja = SparseNewton<SparseOjaCurvature>;
+
+/// Oja's curvature `A⁻¹x = (x − Vᵀdiag(κ)Vx)/α` with `V = F·Z` (see the [module](self) docs).
+#[derive(Clone, Debug)]
+pub struct SparseOjaCurvature {
     alpha: f64,
     oja_c: f64,
     m: usize,
-    cols: LazyColumns,
     /// `V = F·Z`, lower triangular, row-major `m × m`.
     f: Vec<f64>,
     /// `tr(ZZᵀ)`.
@@ -90,22 +88,12 @@ pub struct SparseOja {
     /// Rows of `V` that are non-zero.
     active: Vec<bool>,
     lambda: Vec<f64>,
-    b: Vec<f64>,
     /// Sketch updates (the dense sketch's `t`).
     t: u64,
-    examples: u64,
-    /// Running scale of `|p|` for the cancellation test.
-    pscale: f64,
-    #[serde(skip)]
-    z: Vec<f64>,
-    #[serde(skip)]
     y: Vec<f64>,
-    #[serde(skip)]
     v: Vec<f64>,
-    #[serde(skip)]
     run: Vec<f64>,
     /// `δ` of the last sketch update (the column pass needs it after `run` is reused).
-    #[serde(skip)]
     delta: Vec<f64>,
 }
 
@@ -127,73 +115,52 @@ impl SparseOja {
             )));
         }
         let rank = super::columns::initial_rank(dim, m);
-        let mut f = vec![0.0; m * m];
-        for i in 0..rank {
-            f[i * m + i] = 1.0;
-        }
-        Ok(SparseOja {
-            params,
-            alpha,
-            oja_c,
-            m,
-            cols: LazyColumns::new(dim, m, Init::Structured { seed }),
-            trk: rank as f64,
-            f,
-            active: (0..m).map(|i| i < rank).collect(),
-            lambda: vec![0.0; m],
-            b: vec![0.0; m],
-            t: 0,
-            examples: 0,
-            pscale: 0.0,
-            z: Vec::new(),
-            y: Vec::new(),
-            v: Vec::new(),
-            run: Vec::new(),
-            delta: Vec::new(),
-        })
-    }
-
-    /// The hyper-parameters.
-    pub fn params(&self) -> &NewtonParams {
-        &self.params
-    }
-
-    /// Examples learned.
-    pub fn examples_seen(&self) -> u64 {
-        self.examples
+        let cols = LazyColumns::new(dim, m, Init::Structured { seed });
+        let curv = SparseOjaCurvature::new(m, rank, alpha, oja_c);
+        Ok(SparseNewton::from_parts(params, cols, curv))
     }
 
     /// Estimated eigenvalues `λ`.
     pub fn eigenvalues(&self) -> &[f64] {
-        &self.lambda
-    }
-
-    /// Number of lazy changes of basis so far.
-    pub fn rebases(&self) -> u64 {
-        self.cols.rebases()
+        &self.curv.lambda
     }
 
     /// The current directions `V = F·Z` as a dense `m × d` matrix (`O(m²d)`, for tests).
     pub fn directions(&self) -> Vec<f64> {
-        let (m, d) = (self.m, self.cols.dim());
+        let (m, d) = (self.curv.m, self.w.cols.dim());
         let mut v = vec![0.0; m * d];
         let mut fz = vec![0.0; m];
-        self.cols.for_each_column(|j, _, z| {
-            lower_mul(&self.f, m, z, &mut fz);
+        self.w.cols.for_each_column(|j, _, z| {
+            lower_mul(&self.curv.f, m, z, &mut fz);
             for i in 0..m {
                 v[i * d + j] = fz[i];
             }
         });
         v
     }
+}
 
-    fn scratch(&mut self) {
-        let m = self.m;
-        self.z.resize(m, 0.0);
-        self.y.resize(m, 0.0);
-        self.v.resize(m, 0.0);
-        self.run.resize(m, 0.0);
-        self.delta.resize(m, 0.0);
+impl SparseOjaCurvature {
+    /// `F = I` on the first `rank` rows (the initial `Z₀` has `rank` non-zero rows), `λ = 0`.
+    fn new(m: usize, rank: usize, alpha: f64, oja_c: f64) -> Self {
+        let mut f = vec![0.0; m * m];
+        for i in 0..rank {
+            f[i * m + i] = 1.0;
+        }
+        SparseOjaCurvature {
+            alpha,
+            oja_c,
+            m,
+            trk: rank as f64,
+            f,
+            active: (0..m).map(|i| i < rank).collect(),
+            lambda: vec![0.0; m],
+            t: 0,
+            y: Vec::new(),
+            v: Vec::new(),
+            run: Vec::new(),
+            delta: Vec::new(),
+        }
     }
 
     /// `κ_i = tλ_i/(α + tλ_i)`.
@@ -201,142 +168,6 @@ impl SparseOja {
     fn kappa(&self, i: usize) -> f64 {
         let tl = self.t as f64 * self.lambda[i];
         tl / (self.alpha + tl)
-    }
-
-    /// `v = Fᵀdiag(κ)Fz` (in `self.v`): `A⁻¹x = (x − Zᵀv)/α`. Returns whether `b − (coef/α)·v`
-    /// stays acceptable.
-    #[inline(always)]
-    fn step_direction(&mut self, coef: f64, z: &[f64], m: usize) -> bool {
-        let f = coef / self.alpha;
-        lower_mul(&self.f, m, z, &mut self.y);
-        let (t, alpha) = (self.t as f64, self.alpha);
-        for (y, &l) in self.y[..m].iter_mut().zip(&self.lambda[..m]) {
-            let tl = t * l;
-            *y *= tl / (alpha + tl);
-        }
-        lower_tmul(&self.f, m, &self.y, &mut self.v);
-        self.b[..m]
-            .iter()
-            .zip(&self.v[..m])
-            .fold(true, |ok, (b, v)| ok & weight_ok(b - f * v))
-    }
-
-    /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
-    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64], m: usize) -> bool {
-        let f = coef / self.alpha;
-        let mut ok = self.step_direction(coef, z, m);
-        if ok {
-            for_each_nz(x, |j, v| ok &= weight_ok(self.cols.slot(j)[W] + f * v));
-        }
-        if !ok {
-            return false;
-        }
-        for i in 0..m {
-            self.b[i] -= f * self.v[i];
-        }
-        fused_write(&mut self.cols, x, f, None);
-        true
-    }
-
-    /// Oja update with `ĝ = s·x` on everything but the example's columns: `t`, `λ`, `tr(ZZᵀ)`,
-    /// `z ← Z'x` and `F`; returns `Some(δᵀb)` (`δ` in `self.delta`) when `Z` and `w̄` must still
-    /// change on the example's columns ([`SparseOja::update_columns`]), `None` when the sketch
-    /// did not move. Transactional: when any quantity of the update would be non-finite (absurdly
-    /// scaled data), nothing changes and the update is refused ([`LearnError::Diverged`]).
-    #[inline(always)]
-    fn prepare_update(
-        &mut self,
-        s: f64,
-        xx: f64,
-        z: &mut [f64],
-        m: usize,
-    ) -> Result<Option<f64>, LearnError> {
-        let t = self.t + 1;
-        let gamma = (self.oja_c / t as f64).min(1.0);
-        // u = Zĝ = s·z (in self.v), p = F u (in self.y).
-        for (v, zi) in self.v[..m].iter_mut().zip(&z[..m]) {
-            *v = s * zi;
-        }
-        lower_mul(&self.f, m, &self.v, &mut self.y);
-        let refuse = || {
-            Err(LearnError::Diverged(format!(
-                "Oja update, example {} (non-finite sketch)",
-                self.examples
-            )))
-        };
-        let lambda_ok = self.lambda[..m]
-            .iter()
-            .zip(&self.y[..m])
-            .fold(true, |ok, (l, y)| {
-                let l = (1.0 - gamma) * l + gamma * y * y;
-                ok & l.is_finite() & (t as f64 * l).is_finite()
-            });
-        if !lambda_ok {
-            return refuse();
-        }
-        let moved = self.y.iter().any(|&p| p != 0.0);
-        let (mut gg, mut db, mut beta) = (0.0, 0.0, 0.0);
-        if moved {
-            // δ solves F δ = γ p with p = F u: δ = γ u on the active rows (F restricted to
-            // them is lower triangular with a positive diagonal; a dropped row's row and
-            // column of F are zero), δ_i = 0 on dropped rows. No triangular solve needed.
-            for (i, (d, u)) in self.delta[..m].iter_mut().zip(&self.v[..m]).enumerate() {
-                *d = if self.active[i] && self.f[i * m + i] != 0.0 {
-                    gamma * u
-                } else {
-                    0.0
-                };
-            }
-            // ‖ĝ‖² = s²‖x‖².
-            gg = s * s * xx;
-            db = dot(&self.delta, &self.b);
-            beta = 2.0 * gamma + gamma * gamma * gg;
-            let dmax = self.delta.iter().fold(0.0f64, |a, d| a.max(d.abs()));
-            let sig: f64 = 1.0 + beta * dot(&self.y, &self.y);
-            let trk =
-                self.trk + 2.0 * dot(&self.delta, &self.v) + gg * dot(&self.delta, &self.delta);
-            if !(gg.is_finite()
-                && db.is_finite()
-                && sig.is_finite()
-                && trk.is_finite()
-                && (dmax * gg.sqrt()).is_finite()
-                && (db * gg.sqrt()).is_finite())
-            {
-                return refuse();
-            }
-        }
-        self.t = t;
-        for (l, y) in self.lambda[..m].iter_mut().zip(&self.y[..m]) {
-            *l = (1.0 - gamma) * *l + gamma * y * y;
-        }
-        if !moved {
-            return Ok(None);
-        }
-        // tr(ZZᵀ) += 2δᵀu + ‖ĝ‖²‖δ‖².
-        let (delta, u) = (&self.delta, &self.v);
-        self.trk += 2.0 * dot(delta, u) + gg * dot(delta, delta);
-        let sxx = s * xx;
-        for (zi, d) in z[..m].iter_mut().zip(&delta[..m]) {
-            *zi += d * sxx;
-        }
-        self.rank_one_orthonormalize(beta, m);
-        Ok(Some(db))
-    }
-
-    /// The update's change on the example's columns: `Z ← Z + δĝᵀ`, `w̄ −= (δᵀb)ĝ` (keeps `w`).
-    fn update_columns(&mut self, x: Row<'_>, s: f64, db: f64) {
-        fused_write(&mut self.cols, x, -db * s, Some((&self.delta, s)));
-    }
-
-    /// The error of an update that left `b` or `F` non-finite.
-    fn check_finite(&self) -> Result<(), LearnError> {
-        if !(all_finite(&self.b) & all_finite(&self.f)) {
-            return Err(LearnError::Diverged(format!(
-                "Oja update, example {}",
-                self.examples
-            )));
-        }
-        Ok(())
     }
 
     /// `F ← L⁻¹F` with `LLᵀ = I + βppᵀ` (p in `self.y`), `O(m²)`.
@@ -384,7 +215,7 @@ impl SparseOja {
 
     /// Changes the basis (and transfers `Zᵀb` into `w̄`) when `V = FZ` cancels too much, or
     /// when `force` (see the module documentation).
-    fn maybe_rebase(&mut self, z: &mut [f64], force: bool) {
+    fn maybe_rebase(&mut self, w: &mut SparseWeights, z: &mut [f64], force: bool) {
         if !force && !self.rebase_due() {
             return;
         }
@@ -408,112 +239,184 @@ impl SparseOja {
             }
         }
         self.trk = self.active.iter().filter(|&&a| a).count() as f64;
-        self.cols.rebase(Some(&mat), &self.b);
-        self.b.iter_mut().for_each(|x| *x = 0.0);
+        w.rebase(Some(&mat));
+    }
+}
+
+impl SparseCurvature for SparseOjaCurvature {
+    fn size(&self) -> usize {
+        self.m
+    }
+
+    fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    fn scratch(&mut self) {
+        let m = self.m;
+        self.y.resize(m, 0.0);
+        self.v.resize(m, 0.0);
+        self.run.resize(m, 0.0);
+        self.delta.resize(m, 0.0);
+    }
+
+    /// `Σκ_i(Fz)_i²` (`Fz` in `self.y`).
+    fn quad(&mut self, z: &[f64], m: usize) -> f64 {
+        lower_mul(&self.f, m, z, &mut self.y);
+        (0..m).map(|i| self.kappa(i) * self.y[i] * self.y[i]).sum()
+    }
+
+    /// `v = Fᵀdiag(κ)Fz` (in `self.v`): `A⁻¹x = (x − Zᵀv)/α`.
+    #[inline(always)]
+    fn step_direction(&mut self, coef: f64, z: &[f64], b: &[f64], m: usize) -> bool {
+        let f = coef / self.alpha;
+        lower_mul(&self.f, m, z, &mut self.y);
+        let (t, alpha) = (self.t as f64, self.alpha);
+        for (y, &l) in self.y[..m].iter_mut().zip(&self.lambda[..m]) {
+            let tl = t * l;
+            *y *= tl / (alpha + tl);
+        }
+        lower_tmul(&self.f, m, &self.y, &mut self.v);
+        b[..m]
+            .iter()
+            .zip(&self.v[..m])
+            .fold(true, |ok, (b, v)| ok & weight_ok(b - f * v))
     }
 
     #[inline(always)]
-    fn learn_inner(
+    fn apply_step(&mut self, f: f64, b: &mut [f64], m: usize) {
+        for i in 0..m {
+            b[i] -= f * self.v[i];
+        }
+    }
+
+    /// Oja update: `t`, `λ`, `tr(ZZᵀ)`, `z ← Z'x` and `F`; returns `Some(δᵀb)` (`δ` in
+    /// `self.delta`): the columns still change by `Z ← Z + δĝᵀ`, `w̄ −= (δᵀb)ĝ` (keeps `w`);
+    /// `None` when the sketch did not move. Transactional: when any quantity of the update
+    /// would be non-finite (absurdly scaled data), nothing changes and the update is refused.
+    #[inline(always)]
+    fn prepare_update(
         &mut self,
-        x: Row<'_>,
-        y: f64,
-        weight: f64,
+        g: ToSketch<'_>,
         z: &mut [f64],
+        w: &mut SparseWeights,
         m: usize,
-    ) -> Result<f64, LearnError> {
-        let super::gather::Gathered { wx, xx, wmax, xmax } =
-            super::gather::gather(&mut self.cols, x, z);
-        let bz = dot(&self.b, z);
-        let mut p = wx + bz;
-        let flush = super::cancels(wx, bz, &mut self.pscale);
-        let mut projected = false;
-        if p.abs() > self.params.clip {
-            lower_mul(&self.f, m, z, &mut self.y);
-            let proj: f64 = (0..m).map(|i| self.kappa(i) * self.y[i] * self.y[i]).sum();
-            let q = (xx - proj) / self.alpha;
-            if let Some(tau) = projection(p, self.params.clip, q, xx, self.alpha) {
-                if !self.step(x, -tau / q, z, m) {
-                    return Err(LearnError::Diverged(format!(
-                        "projection step, example {}",
-                        self.examples
-                    )));
-                }
-                p -= tau;
-                projected = true;
-            }
+    ) -> Result<Option<f64>, LearnError> {
+        let ToSketch { s, xx, example, .. } = g;
+        let t = self.t + 1;
+        let gamma = (self.oja_c / t as f64).min(1.0);
+        // u = Zĝ = s·z (in self.v), p = F u (in self.y).
+        for (v, zi) in self.v[..m].iter_mut().zip(&z[..m]) {
+            *v = s * zi;
         }
-        let dl = weight * self.params.loss.derivative(p, y);
-        if dl != 0.0 {
-            let s = self.params.c.sqrt() * dl;
-            let db = self.prepare_update(s, xx, z, m)?;
-            let (f, a) = (-dl / self.alpha, -dl / self.alpha - db.unwrap_or(0.0) * s);
-            // One pass over the columns for the update and the step when nothing in between
-            // needs them: no change of basis due, and the guards provably pass (the step's
-            // w̄ bound from the gather's maxima is void after a projection step).
-            let fused = self.check_finite().is_ok()
-                && !(db.is_some() && self.rebase_due())
-                && !projected
-                && fused_step_ok(wmax, xmax, a)
-                && self.step_direction(-dl, z, m);
-            if fused {
-                fused_write(&mut self.cols, x, a, db.map(|_| (&self.delta[..], s)));
-                for i in 0..m {
-                    self.b[i] -= f * self.v[i];
-                }
-            } else {
-                if let Some(db) = db {
-                    self.update_columns(x, s, db);
-                    self.maybe_rebase(z, false);
-                }
-                self.check_finite()?;
-                if !self.step(x, -dl, z, m) {
-                    return Err(LearnError::Diverged(format!(
-                        "Newton step, example {}",
-                        self.examples
-                    )));
-                }
-            }
-        }
-        if flush {
-            self.maybe_rebase(z, true);
-        }
-        Ok(p)
-    }
-}
-
-impl OnlineLearner for SparseOja {
-    fn dim(&self) -> usize {
-        self.cols.dim()
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.cols
-            .score(x, &self.b)
-            .clamp(-self.params.clip, self.params.clip)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        self.cols.prefetch(x);
-        check_example(&x, y, weight, self.cols.dim())?;
-        self.examples += 1;
-        self.scratch();
-        let mut z = std::mem::take(&mut self.z);
-        // m = 10 (the papers' and VW's usual size) is compiled apart with `m` known, which
-        // unrolls the O(m²) loops; the same operations in the same order (the same bits).
-        let r = match self.m {
-            10 => self.learn_inner(x, y, weight, &mut z, 10),
-            m => self.learn_inner(x, y, weight, &mut z, m),
+        lower_mul(&self.f, m, &self.v, &mut self.y);
+        let refuse = || {
+            Err(LearnError::Diverged(format!(
+                "Oja update, example {example} (non-finite sketch)"
+            )))
         };
-        self.z = z;
-        r
+        let lambda_ok = self.lambda[..m]
+            .iter()
+            .zip(&self.y[..m])
+            .fold(true, |ok, (l, y)| {
+                let l = (1.0 - gamma) * l + gamma * y * y;
+                ok & l.is_finite() & (t as f64 * l).is_finite()
+            });
+        if !lambda_ok {
+            return refuse();
+        }
+        let moved = self.y.iter().any(|&p| p != 0.0);
+        let (mut gg, mut db, mut beta) = (0.0, 0.0, 0.0);
+        if moved {
+            // δ solves F δ = γ p with p = F u: δ = γ u on the active rows (F restricted to
+            // them is lower triangular with a positive diagonal; a dropped row's row and
+            // column of F are zero), δ_i = 0 on dropped rows. No triangular solve needed.
+            for (i, (d, u)) in self.delta[..m].iter_mut().zip(&self.v[..m]).enumerate() {
+                *d = if self.active[i] && self.f[i * m + i] != 0.0 {
+                    gamma * u
+                } else {
+                    0.0
+                };
+            }
+            // ‖ĝ‖² = s²‖x‖².
+            gg = s * s * xx;
+            db = dot(&self.delta, &w.b);
+            beta = 2.0 * gamma + gamma * gamma * gg;
+            let dmax = self.delta.iter().fold(0.0f64, |a, d| a.max(d.abs()));
+            let sig: f64 = 1.0 + beta * dot(&self.y, &self.y);
+            let trk =
+                self.trk + 2.0 * dot(&self.delta, &self.v) + gg * dot(&self.delta, &self.delta);
+            if !(gg.is_finite()
+                && db.is_finite()
+                && sig.is_finite()
+                && trk.is_finite()
+                && (dmax * gg.sqrt()).is_finite()
+                && (db * gg.sqrt()).is_finite())
+            {
+                return refuse();
+            }
+        }
+        self.t = t;
+        for (l, y) in self.lambda[..m].iter_mut().zip(&self.y[..m]) {
+            *l = (1.0 - gamma) * *l + gamma * y * y;
+        }
+        if !moved {
+            return Ok(None);
+        }
+        // tr(ZZᵀ) += 2δᵀu + ‖ĝ‖²‖δ‖².
+        let (delta, u) = (&self.delta, &self.v);
+        self.trk += 2.0 * dot(delta, u) + gg * dot(delta, delta);
+        let sxx = s * xx;
+        for (zi, d) in z[..m].iter_mut().zip(&delta[..m]) {
+            *zi += d * sxx;
+        }
+        self.rank_one_orthonormalize(beta, m);
+        Ok(Some(db))
     }
 
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        self.cols.prefetch(x);
+    fn delta(&self) -> &[f64] {
+        &self.delta
     }
 
-    fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Owned(self.cols.weights(&self.b))
+    /// Not when the update left `b` or `F` non-finite, nor when a change of basis is due.
+    #[inline(always)]
+    fn fusable(&self, pending: bool, b: &[f64]) -> bool {
+        self.check(b, 0).is_ok() && !(pending && self.rebase_due())
+    }
+
+    fn after_update(&mut self, w: &mut SparseWeights, z: &mut [f64]) {
+        self.maybe_rebase(w, z, false);
+    }
+
+    /// The error of an update that left `b` or `F` non-finite.
+    #[inline(always)]
+    fn check(&self, b: &[f64], example: u64) -> Result<(), LearnError> {
+        if !(all_finite(b) & all_finite(&self.f)) {
+            return Err(LearnError::Diverged(format!(
+                "Oja update, example {example}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The change of basis `Z ← FZ`, `F ← I` with the transfer `w̄ ← w̄ + Zᵀb`, `b ← 0`.
+    fn transfer(&mut self, w: &mut SparseWeights, z: &mut [f64]) {
+        self.maybe_rebase(w, z, true);
     }
 }
+
+stored_layout!(SparseOjaCurvature, "SparseOja", SparseOjaCurvature::new(0, 0, 1.0, 1.0), {
+    params: NewtonParams = params,
+    alpha: f64 = curv.alpha,
+    oja_c: f64 = curv.oja_c,
+    m: usize = curv.m,
+    cols: LazyColumns = w.cols,
+    f: Vec<f64> = curv.f,
+    trk: f64 = curv.trk,
+    active: Vec<bool> = curv.active,
+    lambda: Vec<f64> = curv.lambda,
+    b: Vec<f64> = w.b,
+    t: u64 = curv.t,
+    examples: u64 = examples,
+    pscale: f64 = pscale,
+});

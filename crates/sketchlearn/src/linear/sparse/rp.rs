@@ -13,30 +13,32 @@
 //!   `S'S'ᵀ = SSᵀ + rqᵀ + qrᵀ` with `q = Sĝ + (‖ĝ‖²/2)r` (= `S'ĝ − (‖ĝ‖²/2)r`), the same
 //!   symmetric rank-two update of `H = (αI + SSᵀ)⁻¹` as the dense sketch, and `S'x = z + r(ĝᵀx)`.
 //!
-//! The update's and the step's changes of the example's columns are written in one pass
-//! (`fused_write`: `w̄_j += (f − (rᵀb)s)·x_j`, `S[:, j] += r·s·x_j`) unless the
-//! step's guard cannot be proved from the gather's maxima or a projection step came first.
+//! The update's and the step's changes of the example's columns are written in one pass by the
+//! driver ([`SparseNewton`]: `w̄_j += (f − (rᵀb)s)·x_j`, `S[:, j] += r·s·x_j`)
+//! unless the step's guard cannot be proved from the gather's maxima or a projection step came
+//! first.
 //!
 //! `SSᵀ` is also kept (`O(m²)` per update) so that `H` can be recomputed from it when rounding
 //! breaks the incremental update, where the dense sketch recomputes it from `S` (`O(m²d)`).
 //! When `w̄ᵀx` and `bᵀz` cancel by more than a factor 1000 (large steps on unnormalised data),
-//! `Sᵀb` is transferred into `w̄` lazily (see [`columns`](super::columns)) and `b ← 0`.
+//! `Sᵀb` is transferred into `w̄` lazily (see `columns.rs`) and `b ← 0`.
 //! Cost `O(m² + m·nnz)` per example.
 
-use super::columns::{Init, LazyColumns, W};
-use super::{check_params, for_each_nz, fused_step_ok, fused_write, projection};
+use super::columns::{Init, LazyColumns};
+use super::fused_write;
+use super::newton::{
+    check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
+};
 use crate::linalg::{dot, SymEigen};
-use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
+use crate::linear::{weight_ok, LearnError, NewtonParams};
 use crate::sketch::symmetric_rank_two;
 use crate::sketch::SketchError;
-use crate::Row;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 
-/// Sparse-time RP-SON.
+/// Sparse-time RP-SON: the driver [`SparseNewton`] over the Gaussian sketch
+/// [`SparseRpCurvature`].
 ///
 /// ```
 /// use sketchlearn::linear::sparse::SparseRp;
@@ -48,32 +50,24 @@ use std::borrow::Cow;
 /// }
 /// assert!(rp.predict(Row::Sparse { indices: &[3], values: &[1.0] }) > 0.0);
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SparseRp {
-    params: NewtonParams,
+pub type SparseRp = SparseNewton<SparseRpCurvature>;
+
+/// The RP curvature `A = αI + SᵀS` with `S = Z` the sparsely updated Gaussian sketch (see the
+/// [module](self) docs).
+#[derive(Clone, Debug)]
+pub struct SparseRpCurvature {
     alpha: f64,
     m: usize,
-    cols: LazyColumns,
-    b: Vec<f64>,
     /// `H = (αI + SSᵀ)⁻¹`, row-major `m × m`.
     h: Vec<f64>,
     /// `SSᵀ`.
     gram: Vec<f64>,
     rng: Xoshiro256PlusPlus,
     rows_seen: u64,
-    t: u64,
-    /// Running scale of `|p|` for the cancellation test.
-    pscale: f64,
-    #[serde(skip)]
-    z: Vec<f64>,
-    #[serde(skip)]
     hz: Vec<f64>,
-    #[serde(skip)]
     r: Vec<f64>,
-    #[serde(skip)]
     q: Vec<f64>,
     /// The last update's draw `r` (the column pass needs it after `r` is reused).
-    #[serde(skip)]
     delta: Vec<f64>,
 }
 
@@ -88,146 +82,31 @@ impl SparseRp {
         params: NewtonParams,
     ) -> Result<Self, LearnError> {
         check_params(&params, alpha)?;
+        let cols = LazyColumns::new(dim, m, Init::Zero);
+        let curv = SparseRpCurvature::new(m, alpha, seed);
+        Ok(SparseNewton::from_parts(params, cols, curv))
+    }
+}
+
+impl SparseRpCurvature {
+    /// `S = 0` (`H = I/α`), the Gaussian draws seeded with `seed`.
+    fn new(m: usize, alpha: f64, seed: u64) -> Self {
         let mut h = vec![0.0; m * m];
         for i in 0..m {
             h[i * m + i] = 1.0 / alpha;
         }
-        Ok(SparseRp {
-            params,
+        SparseRpCurvature {
             alpha,
             m,
-            cols: LazyColumns::new(dim, m, Init::Zero),
-            b: vec![0.0; m],
             h,
             gram: vec![0.0; m * m],
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             rows_seen: 0,
-            t: 0,
-            pscale: 0.0,
-            z: Vec::new(),
             hz: Vec::new(),
             r: Vec::new(),
             q: Vec::new(),
             delta: Vec::new(),
-        })
-    }
-
-    /// The hyper-parameters.
-    pub fn params(&self) -> &NewtonParams {
-        &self.params
-    }
-
-    /// Examples learned.
-    pub fn examples_seen(&self) -> u64 {
-        self.t
-    }
-
-    fn scratch(&mut self) {
-        let m = self.m;
-        self.z.resize(m, 0.0);
-        self.hz.resize(m, 0.0);
-        self.r.resize(m, 0.0);
-        self.q.resize(m, 0.0);
-        self.delta.resize(m, 0.0);
-    }
-
-    /// `Hz` (in `self.hz`) for the step direction `A⁻¹x = (x − SᵀHz)/α`; returns whether
-    /// `b − (coef/α)·Hz` stays acceptable.
-    fn step_direction(&mut self, coef: f64, z: &[f64]) -> bool {
-        let (m, f) = (self.m, coef / self.alpha);
-        for i in 0..m {
-            self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
         }
-        (0..m).all(|i| weight_ok(self.b[i] - f * self.hz[i]))
-    }
-
-    /// `w += coef·A⁻¹x` unless a touched `w̄_j` or `b` would become non-finite.
-    fn step(&mut self, x: Row<'_>, coef: f64, z: &[f64]) -> bool {
-        let (m, f) = (self.m, coef / self.alpha);
-        let mut ok = self.step_direction(coef, z);
-        if ok {
-            for_each_nz(x, |j, v| ok &= weight_ok(self.cols.slot(j)[W] + f * v));
-        }
-        if !ok {
-            return false;
-        }
-        for i in 0..m {
-            self.b[i] -= f * self.hz[i];
-        }
-        fused_write(&mut self.cols, x, f, None);
-        true
-    }
-
-    /// Sketch update with `ĝ = s·x` on everything but the example's columns: the draw `r`,
-    /// `SSᵀ`, `H` and `z ← S'x`. Returns `Some(rᵀb)` (`r` in `self.delta`) when `S` and `w̄` must
-    /// still change on the example's columns ([`SparseRp::update_columns`]: `S ← S + rĝᵀ`,
-    /// `w̄ −= (rᵀb)ĝ`, which keeps `w`), `None` when `ĝ = 0`. A refused update
-    /// ([`LearnError::Diverged`]) changes nothing but the random stream; when `H` cannot be
-    /// recomputed the columns are updated before the error, as the rest of the sketch is.
-    fn prepare_update(
-        &mut self,
-        x: Row<'_>,
-        s: f64,
-        xx: f64,
-        z: &mut [f64],
-    ) -> Result<Option<f64>, LearnError> {
-        let m = self.m;
-        let scale = 1.0 / (m.max(1) as f64).sqrt();
-        for ri in self.r.iter_mut() {
-            let g: f64 = StandardNormal.sample(&mut self.rng);
-            *ri = g * scale;
-        }
-        self.rows_seen += 1;
-        // ‖ĝ‖² = s²‖x‖².
-        let gg = s * s * xx;
-        if gg == 0.0 {
-            return Ok(None);
-        }
-        let rb = dot(&self.r, &self.b);
-        for i in 0..m {
-            self.q[i] = s * z[i] + 0.5 * gg * self.r[i];
-        }
-        // Refuse (leaving S, H and w̄ as they are) an update that cannot stay finite.
-        let gmax = gg.sqrt();
-        let finite = gg.is_finite()
-            && (rb * gmax).is_finite()
-            && (0..m).all(|i| {
-                (self.r[i] * gmax).is_finite()
-                    && (0..m).all(|j| {
-                        (self.gram[i * m + j] + self.r[i] * self.q[j] + self.q[i] * self.r[j])
-                            .is_finite()
-                    })
-            });
-        if !finite {
-            return Err(LearnError::Diverged(format!(
-                "RP update, example {} (non-finite sketch)",
-                self.t
-            )));
-        }
-        self.delta.copy_from_slice(&self.r);
-        // q = Sĝ + (‖ĝ‖²/2) r with the old S (above); SSᵀ += rqᵀ + qrᵀ.
-        for i in 0..m {
-            for j in 0..m {
-                self.gram[i * m + j] += self.r[i] * self.q[j] + self.q[i] * self.r[j];
-            }
-        }
-        let sxx = s * xx;
-        for i in 0..m {
-            z[i] += self.r[i] * sxx;
-        }
-        // The dense sketch's update of H (recomputed from SSᵀ when it fails or cancels).
-        if !symmetric_rank_two(&mut self.h, &mut self.hz, &mut self.r, &mut self.q) {
-            if let Err(e) = self.recompute_h() {
-                self.update_columns(x, s, rb);
-                return Err(e);
-            }
-        }
-        Ok(Some(rb))
-    }
-
-    /// The update's change on the example's columns (`r` in `self.delta`).
-    fn update_columns(&mut self, x: Row<'_>, s: f64, rb: f64) {
-        fused_write(&mut self.cols, x, -rb * s, Some((&self.delta, s)));
     }
 
     /// `H = (αI + SSᵀ)⁻¹` from the kept `SSᵀ` (clamped eigendecomposition).
@@ -245,104 +124,137 @@ impl SparseRp {
         }
         Ok(())
     }
+}
 
-    fn learn_inner(
-        &mut self,
-        x: Row<'_>,
-        y: f64,
-        weight: f64,
-        z: &mut [f64],
-    ) -> Result<f64, LearnError> {
+impl SparseCurvature for SparseRpCurvature {
+    fn size(&self) -> usize {
+        self.m
+    }
+
+    fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    fn scratch(&mut self) {
         let m = self.m;
-        let super::gather::Gathered { wx, xx, wmax, xmax } =
-            super::gather::gather(&mut self.cols, x, z);
-        let bz = dot(&self.b, z);
-        let mut p = wx + bz;
-        let flush = super::cancels(wx, bz, &mut self.pscale);
-        let mut projected = false;
-        if p.abs() > self.params.clip {
-            for i in 0..m {
-                self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
-            }
-            let q = (xx - dot(z, &self.hz)) / self.alpha;
-            if let Some(tau) = projection(p, self.params.clip, q, xx, self.alpha) {
-                if !self.step(x, -tau / q, z) {
-                    return Err(LearnError::Diverged(format!(
-                        "projection step, example {}",
-                        self.t
-                    )));
-                }
-                p -= tau;
-                projected = true;
-            }
-        }
-        let dl = weight * self.params.loss.derivative(p, y);
-        if dl != 0.0 {
-            let s = self.params.c.sqrt() * dl;
-            let rb = self.prepare_update(x, s, xx, z)?;
-            let (f, a) = (-dl / self.alpha, -dl / self.alpha - rb.unwrap_or(0.0) * s);
-            // One pass over the columns for the update and the step when the guards provably
-            // pass (the gather's w̄ bound is void after a projection step).
-            let fused = !projected && fused_step_ok(wmax, xmax, a) && self.step_direction(-dl, z);
-            if fused {
-                fused_write(&mut self.cols, x, a, rb.map(|_| (&self.delta[..], s)));
-                for i in 0..m {
-                    self.b[i] -= f * self.hz[i];
-                }
-            } else {
-                if let Some(rb) = rb {
-                    self.update_columns(x, s, rb);
-                }
-                if !self.step(x, -dl, z) {
-                    return Err(LearnError::Diverged(format!(
-                        "Newton step, example {}",
-                        self.t
-                    )));
-                }
-            }
-        }
-        if flush {
-            // w̄ ← w̄ + Sᵀb (lazily), b ← 0: see `columns`.
-            self.cols.rebase(None, &self.b);
-            self.b.iter_mut().for_each(|x| *x = 0.0);
-        }
-        Ok(p)
+        self.hz.resize(m, 0.0);
+        self.r.resize(m, 0.0);
+        self.q.resize(m, 0.0);
+        self.delta.resize(m, 0.0);
     }
 
-    /// Number of transfers of `Sᵀb` into `w̄` so far.
-    pub fn rebases(&self) -> u64 {
-        self.cols.rebases()
+    /// `zᵀHz` (`Hz` in `self.hz`).
+    fn quad(&mut self, z: &[f64], _m: usize) -> f64 {
+        let m = self.m;
+        for i in 0..m {
+            self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
+        }
+        dot(z, &self.hz)
+    }
+
+    /// `Hz` (in `self.hz`): `A⁻¹x = (x − SᵀHz)/α`.
+    fn step_direction(&mut self, coef: f64, z: &[f64], b: &[f64], _m: usize) -> bool {
+        let (m, f) = (self.m, coef / self.alpha);
+        for i in 0..m {
+            self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
+        }
+        (0..m).all(|i| weight_ok(b[i] - f * self.hz[i]))
+    }
+
+    fn apply_step(&mut self, f: f64, b: &mut [f64], _m: usize) {
+        for i in 0..self.m {
+            b[i] -= f * self.hz[i];
+        }
+    }
+
+    /// The draw `r`, `SSᵀ`, `H` and `z ← S'x`; returns `Some(rᵀb)` (`r` in `self.delta`): the
+    /// columns still change by `S ← S + rĝᵀ`, `w̄ −= (rᵀb)ĝ`, which keeps `w`. `None` when
+    /// `ĝ = 0`. A refused update changes nothing but the random stream; when `H` cannot be
+    /// recomputed the columns are updated before the error, as the rest of the sketch is.
+    fn prepare_update(
+        &mut self,
+        g: ToSketch<'_>,
+        z: &mut [f64],
+        w: &mut SparseWeights,
+        _m: usize,
+    ) -> Result<Option<f64>, LearnError> {
+        let (m, ToSketch { x, s, xx, example }) = (self.m, g);
+        let scale = 1.0 / (m.max(1) as f64).sqrt();
+        for ri in self.r.iter_mut() {
+            let g: f64 = StandardNormal.sample(&mut self.rng);
+            *ri = g * scale;
+        }
+        self.rows_seen += 1;
+        // ‖ĝ‖² = s²‖x‖².
+        let gg = s * s * xx;
+        if gg == 0.0 {
+            return Ok(None);
+        }
+        let rb = dot(&self.r, &w.b);
+        for i in 0..m {
+            self.q[i] = s * z[i] + 0.5 * gg * self.r[i];
+        }
+        // Refuse (leaving S, H and w̄ as they are) an update that cannot stay finite.
+        let gmax = gg.sqrt();
+        let finite = gg.is_finite()
+            && (rb * gmax).is_finite()
+            && (0..m).all(|i| {
+                (self.r[i] * gmax).is_finite()
+                    && (0..m).all(|j| {
+                        (self.gram[i * m + j] + self.r[i] * self.q[j] + self.q[i] * self.r[j])
+                            .is_finite()
+                    })
+            });
+        if !finite {
+            return Err(LearnError::Diverged(format!(
+                "RP update, example {example} (non-finite sketch)"
+            )));
+        }
+        self.delta.copy_from_slice(&self.r);
+        // q = Sĝ + (‖ĝ‖²/2) r with the old S (above); SSᵀ += rqᵀ + qrᵀ.
+        for i in 0..m {
+            for j in 0..m {
+                self.gram[i * m + j] += self.r[i] * self.q[j] + self.q[i] * self.r[j];
+            }
+        }
+        let sxx = s * xx;
+        for i in 0..m {
+            z[i] += self.r[i] * sxx;
+        }
+        // The dense sketch's update of H (recomputed from SSᵀ when it fails or cancels).
+        if !symmetric_rank_two(&mut self.h, &mut self.hz, &mut self.r, &mut self.q) {
+            if let Err(e) = self.recompute_h() {
+                fused_write(&mut w.cols, x, -rb * s, Some((&self.delta, s)));
+                return Err(e);
+            }
+        }
+        Ok(Some(rb))
+    }
+
+    fn delta(&self) -> &[f64] {
+        &self.delta
+    }
+
+    fn fusable(&self, _pending: bool, _b: &[f64]) -> bool {
+        true
+    }
+
+    /// `w̄ ← w̄ + Sᵀb` (lazily), `b ← 0`: see `columns.rs`.
+    fn transfer(&mut self, w: &mut SparseWeights, _z: &mut [f64]) {
+        w.rebase(None);
     }
 }
 
-impl OnlineLearner for SparseRp {
-    fn dim(&self) -> usize {
-        self.cols.dim()
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.cols
-            .score(x, &self.b)
-            .clamp(-self.params.clip, self.params.clip)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        self.cols.prefetch(x);
-        check_example(&x, y, weight, self.cols.dim())?;
-        self.t += 1;
-        self.scratch();
-        let mut z = std::mem::take(&mut self.z);
-        let r = self.learn_inner(x, y, weight, &mut z);
-        self.z = z;
-        r
-    }
-
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        self.cols.prefetch(x);
-    }
-
-    fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Owned(self.cols.weights(&self.b))
-    }
-}
+stored_layout!(SparseRpCurvature, "SparseRp", SparseRpCurvature::new(0, 1.0, 0), {
+    params: NewtonParams = params,
+    alpha: f64 = curv.alpha,
+    m: usize = curv.m,
+    cols: LazyColumns = w.cols,
+    b: Vec<f64> = w.b,
+    h: Vec<f64> = curv.h,
+    gram: Vec<f64> = curv.gram,
+    rng: Xoshiro256PlusPlus = curv.rng,
+    rows_seen: u64 = curv.rows_seen,
+    t: u64 = examples,
+    pscale: f64 = pscale,
+});
