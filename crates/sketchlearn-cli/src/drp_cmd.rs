@@ -199,6 +199,7 @@ pub fn status_text(status: Alg2Status) -> (String, Option<usize>) {
 }
 
 pub fn run(args: &DrpArgs) -> Result<()> {
+    crate::paths::check_learning_outputs(&[&args.file], None, args.final_model.as_deref(), None)?;
     let drp = DrpParams {
         iterations: args.iterations,
         seed: args.seed,

@@ -801,6 +801,12 @@ pub fn run(args: &FmArgs) -> Result<()> {
             args.train_fraction
         );
     }
+    crate::paths::check_learning_outputs(
+        &[&args.file],
+        args.initial_model.as_deref(),
+        args.final_model.as_deref(),
+        args.predictions.as_deref(),
+    )?;
     let libsvm = args.is_libsvm();
     let (mut model, config) = starting_model(args, libsvm)?;
 

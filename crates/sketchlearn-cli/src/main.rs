@@ -1,8 +1,12 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
+mod csv_input;
 mod drp_cmd;
 mod fm_cmd;
+mod inspect;
 mod learner_args;
+mod paths;
+mod predict;
 mod sketch_cmd;
 mod train;
 
@@ -21,9 +25,15 @@ enum Command {
     /// Sketch a matrix (rows of a LIBSVM or CSV file) and report time and relative spectral error.
     Sketch(sketch_cmd::SketchArgs),
     /// Train a linear learner online (progressive validation), optionally saving the model.
-    Train(Box<train::TrainArgs>),
+    Train(Box<csv_input::TrainCommand>),
     /// Evaluate a saved model on a file, without updating it.
     Test(train::TestArgs),
+    /// Score rows without labels with a saved model: a line in, a line out (labels and
+    /// probabilities, values, or --raw margins).
+    Predict(predict::PredictArgs),
+    /// Show what a model holds: learner, loss, dimension, examples seen, mixture weights, the
+    /// largest weights and the sketches' top singular values (--json for a machine).
+    Inspect(inspect::InspectArgs),
     /// Dual random projection: recover the optimum of an L2-regularised problem from m random
     /// projections (naive, Alg. 1, Alg. 2), optionally against the exact solution.
     Drp(Box<drp_cmd::DrpArgs>),
@@ -36,8 +46,27 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),
-        Command::Train(args) => train::train(&args),
-        Command::Test(args) => train::test(&args),
+        Command::Train(mut cmd) => {
+            let args = &cmd.train;
+            paths::check_learning_outputs(
+                &[&args.file],
+                args.initial_model.as_deref(),
+                args.final_model.as_deref(),
+                args.predictions.as_deref(),
+            )
+            .and_then(|()| paths::check_not_empty(&args.file))
+            .and_then(|()| csv_input::train(&mut cmd))
+        }
+        Command::Test(args) => paths::check_learning_outputs(
+            &[&args.file],
+            Some(&args.initial_model),
+            None,
+            args.predictions.as_deref(),
+        )
+        .and_then(|()| paths::check_not_empty(&args.file))
+        .and_then(|()| train::test(&args)),
+        Command::Predict(args) => predict::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
         Command::Drp(args) => drp_cmd::run(&args),
         Command::Fm(args) => fm_cmd::run(&args),
     };

@@ -272,18 +272,18 @@ impl<R: BufRead> Iterator for CsvReader<R> {
     }
 }
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// An error inside a line: 0-based byte position and kind.
-type LineError = (usize, ParseErrorKind);
+pub(crate) type LineError = (usize, ParseErrorKind);
 
-fn is_blank(b: u8) -> bool {
+pub(crate) fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
 }
 
 /// Calls `f(position, content, quoted)` for each field of `line`, returns the number of fields.
 /// The content of a quoted field excludes the quotes (and still holds `""` escapes).
-fn for_each_field(
+pub(crate) fn for_each_field(
     line: &[u8],
     mut f: impl FnMut(usize, &[u8], bool) -> Result<(), LineError>,
 ) -> Result<usize, LineError> {

@@ -119,6 +119,10 @@ pub enum ParseErrorKind {
     /// A CSV quoted field is not closed before the end of the line.
     #[error("unterminated quoted field")]
     UnterminatedQuote,
+    /// A CSV field does not fit its column (a word in a numeric column, a missing label, a
+    /// column the model does not know); the message names the column.
+    #[error("{0}")]
+    Column(String),
     /// A VW feature token has an empty name (e.g. `:2`).
     #[error("empty feature name in {0:?}")]
     EmptyFeatureName(String),

@@ -1,6 +1,8 @@
 //! The data path: examples, streaming parsers and input sources.
 
 pub mod csv;
+pub mod csv_examples;
+pub mod csv_schema;
 mod decimal;
 pub mod error;
 pub mod example;
@@ -15,6 +17,8 @@ pub mod source;
 pub mod vw;
 
 pub use csv::{CsvOptions, CsvReader};
+pub use csv_examples::CsvExampleReader;
+pub use csv_schema::{Column, ColumnKind, ColumnRef, CsvExampleOptions, LabelValues, Schema};
 pub use error::{ParseError, ParseErrorKind};
 pub use example::{Example, Row};
 pub use format::{ExampleReader, Format};

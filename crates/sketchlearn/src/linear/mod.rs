@@ -26,6 +26,7 @@ mod running_mean;
 mod saved;
 mod scaled_mixture;
 pub mod sparse;
+mod summary;
 mod target_standardization;
 
 pub use any::AnyLearner;
@@ -46,6 +47,7 @@ pub use representation::{auto_sparse, InputProfile, RepresentationChoice, SPARSI
 pub use running_mean::RunningMean;
 pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};
 pub use scaled_mixture::{LabelScale, ScaledMixture};
+pub use summary::{sketch_summaries, top_weights, SketchSummary};
 pub use target_standardization::TargetStandardization;
 
 /// What can go wrong while learning.

@@ -1,0 +1,166 @@
+//! `sketchlearn inspect MODEL [--json]`: what a model file holds, readable.
+
+use anyhow::Result;
+use serde::Serialize;
+use sketchlearn::linear::{
+    sketch_summaries, top_weights, AnyLearner, LinearModel, OnlineLearner, SketchSummary,
+};
+
+/// Arguments of `sketchlearn inspect`.
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    /// How many of the largest weights to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// How many singular values of each sketch to list.
+    #[arg(long, default_value_t = 5)]
+    pub singular_values: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The model file (written by `train -f`).
+    pub model: String,
+}
+
+/// What `inspect --json` prints.
+#[derive(Serialize, Debug)]
+pub struct Inspection {
+    pub learner: String,
+    pub loss: String,
+    pub dim: usize,
+    pub intercept: Option<f64>,
+    pub examples_seen: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixture: Option<Vec<Member>>,
+    pub top_weights: Vec<Weight>,
+    pub sketches: Vec<SketchSummary>,
+}
+
+/// A mixture member and its weight.
+#[derive(Serialize, Debug)]
+pub struct Member {
+    pub learner: String,
+    pub weight: f64,
+}
+
+/// One weight: its 0-based index (LIBSVM index − 1, or VW hash bucket) and, where known, name.
+#[derive(Serialize, Debug)]
+pub struct Weight {
+    pub index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub weight: f64,
+}
+
+fn members(model: &LinearModel) -> Option<Vec<Member>> {
+    let mix = match &model.learner {
+        AnyLearner::Mixture(mix) => mix,
+        AnyLearner::ScaledMixture(mix) => mix.mixture(),
+        _ => return None,
+    };
+    let names = model.config.mixture_members()?;
+    Some(
+        mix.member_weights()
+            .into_iter()
+            .enumerate()
+            .map(|(k, weight)| Member {
+                learner: names
+                    .get(k)
+                    .map_or_else(|| format!("member {}", k + 1), |c| c.describe()),
+                weight,
+            })
+            .collect(),
+    )
+}
+
+/// Everything `inspect` shows, from a loaded model.
+pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> Inspection {
+    let dim = model.learner.dim();
+    let weights = model.learner.weights();
+    let (features, intercept) = if weights.len() == dim + 1 {
+        (&weights[..dim], Some(weights[dim]))
+    } else {
+        (&weights[..weights.len().min(dim)], None)
+    };
+    Inspection {
+        learner: model.config.describe(),
+        loss: model.config.loss.name().to_string(),
+        dim,
+        intercept,
+        examples_seen: model.examples_seen,
+        mixture: members(model),
+        top_weights: top_weights(features, top)
+            .into_iter()
+            .map(|(index, weight)| Weight {
+                index,
+                name: None,
+                weight,
+            })
+            .collect(),
+        sketches: sketch_summaries(&model.learner, singular_values),
+    }
+}
+
+pub fn run(args: &InspectArgs) -> Result<()> {
+    let model = LinearModel::load(&args.model)?;
+    let report = inspection(&model, args.top, args.singular_values);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    print!("{}", text(&args.model, &report));
+    Ok(())
+}
+
+/// The text form.
+fn text(path: &str, r: &Inspection) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "model          {path}");
+    let _ = writeln!(s, "learner        {}", r.learner);
+    let _ = writeln!(s, "loss           {}", r.loss);
+    let _ = writeln!(s, "dimension      {}", r.dim);
+    let _ = writeln!(s, "examples seen  {}", r.examples_seen);
+    if let Some(b) = r.intercept {
+        let _ = writeln!(s, "intercept      {b:.6}");
+    }
+    if let Some(members) = &r.mixture {
+        let _ = writeln!(s, "\nmixture weights");
+        for m in members {
+            let _ = writeln!(s, "  {:.3}  {}", m.weight, m.learner);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, or VW hash bucket)",
+        r.top_weights.len()
+    );
+    let _ = writeln!(s, "  {:>10}  {:>12}  name", "index", "weight");
+    for w in &r.top_weights {
+        let name = w.name.as_deref().unwrap_or("-");
+        let _ = writeln!(s, "  {:>10}  {:>12.6}  {name}", w.index, w.weight);
+    }
+    if !r.sketches.is_empty() {
+        let _ = writeln!(s, "\nsketches (top singular values)");
+        for k in &r.sketches {
+            let values: Vec<String> = k
+                .singular_values
+                .iter()
+                .map(|v| format!("{v:.4}"))
+                .collect();
+            let at = if k.path.is_empty() {
+                "learner"
+            } else {
+                &k.path
+            };
+            let _ = writeln!(
+                s,
+                "  {at:<22} {:<10} alpha {:<10.4} {}",
+                k.kind,
+                k.alpha,
+                values.join(" ")
+            );
+        }
+    }
+    s
+}

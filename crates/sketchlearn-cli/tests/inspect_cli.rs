@@ -1,0 +1,94 @@
+//! `sketchlearn inspect` end to end (issue 25, item 4): text and JSON.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn heart() -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm");
+    p.to_string_lossy().into_owned()
+}
+
+fn model(name: &str, flags: &[&str]) -> String {
+    let dir = std::env::temp_dir().join(format!("sketchlearn-inspect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name).to_string_lossy().into_owned();
+    let data = heart();
+    let mut args = vec!["train", "--quiet", "-f", &path];
+    args.extend_from_slice(flags);
+    args.push(&data);
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+fn stdout(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn text_shows_learner_weights_and_sketch() {
+    let m = model("fd.skl", &["--curvature", "fd", "--size", "4"]);
+    let text = stdout(run(&["inspect", "--top", "3", &m]));
+    assert!(text.contains("learner        newton/fd m=4"), "{text}");
+    assert!(text.contains("loss           logistic"), "{text}");
+    assert!(text.contains("dimension      13"), "{text}");
+    assert!(text.contains("examples seen  270"), "{text}");
+    assert!(text.contains("intercept "), "{text}");
+    assert!(text.contains("top 3 weights by magnitude"), "{text}");
+    assert!(text.contains("sketches (top singular values)"), "{text}");
+    assert!(text
+        .lines()
+        .any(|l| l.trim_start().starts_with("learner") && l.contains(" fd ")));
+}
+
+#[test]
+fn json_has_sorted_weights_sketches_and_mixture() {
+    let m = model("fd2.skl", &["--curvature", "fd", "--size", "4"]);
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(run(&["inspect", "--json", "--top", "5", &m]))).unwrap();
+    assert_eq!(v["dim"], 13);
+    assert_eq!(v["examples_seen"], 270);
+    let w: Vec<f64> = v["top_weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["weight"].as_f64().unwrap().abs())
+        .collect();
+    assert_eq!(w.len(), 5);
+    assert!(w.windows(2).all(|p| p[0] >= p[1]), "{w:?}");
+    let s = v["sketches"][0]["singular_values"].as_array().unwrap();
+    assert!(!s.is_empty() && s.len() <= 4);
+    assert!(v.get("mixture").is_none());
+
+    let auto = model("auto.skl", &[]);
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(run(&["inspect", "--json", &auto]))).unwrap();
+    let members = v["mixture"].as_array().unwrap();
+    assert_eq!(members.len(), 4);
+    let total: f64 = members.iter().map(|m| m["weight"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{total}");
+    assert!(v["sketches"].as_array().unwrap().len() >= 2);
+}
+
+#[test]
+fn a_file_that_is_not_a_model_is_an_error() {
+    let out = run(&["inspect", &heart()]);
+    assert!(!out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+}

@@ -1,0 +1,117 @@
+//! Fail early, never destroy (issue 25, item 5): output paths are checked before any
+//! training, and nothing is overwritten or lost when they are wrong.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// A fresh copy of the repository's heart.libsvm in its own directory.
+fn data(name: &str) -> (PathBuf, Vec<u8>) {
+    let dir = std::env::temp_dir().join(format!("sketchlearn-paths-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm");
+    let bytes = std::fs::read(src).unwrap();
+    let path = dir.join("data.libsvm");
+    std::fs::write(&path, &bytes).unwrap();
+    (path, bytes)
+}
+
+fn s(p: &std::path::Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn refused(out: &Output, want: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "should fail: {err}");
+    assert!(err.contains(want), "expected {want:?} in: {err}");
+    assert!(
+        !err.contains("average"),
+        "the check comes before training: {err}"
+    );
+}
+
+#[test]
+fn train_predictions_onto_the_input_leaves_it_intact() {
+    let (path, bytes) = data("train-p");
+    let p = s(&path);
+    refused(&run(&["train", "-p", &p, &p]), "is the input file");
+    // Another spelling of the same file (./ and a hard link) is the same file.
+    let dir = path.parent().unwrap();
+    let link = dir.join("link.libsvm");
+    std::fs::hard_link(&path, &link).unwrap();
+    refused(&run(&["train", "-p", &s(&link), &p]), "is the input file");
+    refused(&run(&["train", "-f", &p, &p]), "is the input file");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}
+
+#[test]
+fn train_and_test_outputs_are_checked_before_the_data_is_read() {
+    let (path, bytes) = data("train-dirs");
+    let p = s(&path);
+    let dir = s(path.parent().unwrap());
+    refused(
+        &run(&["train", "-f", "/no/such/dir/m.skl", &p]),
+        "does not exist",
+    );
+    refused(&run(&["train", "-p", &dir, &p]), "is a directory");
+    refused(
+        &run(&["train", "-p", "/dev/null", &p]),
+        "not a regular file",
+    );
+    let model = format!("{dir}/m.skl");
+    refused(
+        &run(&["train", "-f", &model, "-p", &model, &p]),
+        "both be written",
+    );
+    assert!(!std::path::Path::new(&model).exists());
+
+    assert!(run(&["train", "--quiet", "-f", &model, &p])
+        .status
+        .success());
+    let model_bytes = std::fs::read(&model).unwrap();
+    refused(
+        &run(&["test", "-i", &model, "-p", &p, &p]),
+        "is the input file",
+    );
+    refused(
+        &run(&["test", "-i", &model, "-p", &model, &p]),
+        "is the input file",
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert_eq!(std::fs::read(&model).unwrap(), model_bytes);
+}
+
+#[test]
+fn fm_and_drp_models_onto_the_input_are_refused() {
+    let (path, bytes) = data("fm-drp");
+    let p = s(&path);
+    refused(&run(&["fm", "--quiet", "-f", &p, &p]), "is the input file");
+    refused(&run(&["fm", "--quiet", "-p", &p, &p]), "is the input file");
+    refused(
+        &run(&[
+            "drp", "--loss", "logistic", "--lambda", "1", "--size", "5", "-f", &p, &p,
+        ]),
+        "is the input file",
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}
+
+#[test]
+fn an_empty_input_says_no_examples() {
+    let (path, _) = data("empty");
+    let empty = path.parent().unwrap().join("empty.libsvm");
+    std::fs::write(&empty, "").unwrap();
+    let out = run(&["train", "--dim", "3", &s(&empty)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("no examples"),
+        "{err}"
+    );
+    assert!(!err.contains("diverge"), "{err}");
+}

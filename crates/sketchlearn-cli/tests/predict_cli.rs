@@ -1,0 +1,183 @@
+//! `sketchlearn predict` end to end (issue 25, item 1): rows without labels, labels and
+//! probabilities in the user's convention, raw margins, streaming through a pipe, and the
+//! bad-input cases (nothing overwritten).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sketchlearn-predict-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn path(name: &str) -> String {
+    dir().join(name).to_string_lossy().into_owned()
+}
+
+/// A separable 2-feature problem: label 1 when x1 > x2.
+fn train_data() -> String {
+    let mut s = String::new();
+    for k in 0..200 {
+        let a = (k * 37 % 100) as f64 / 100.0;
+        let b = (k * 61 % 100) as f64 / 100.0;
+        s.push_str(&format!("{} 1:{a} 2:{b}\n", if a > b { 1 } else { -1 }));
+    }
+    s
+}
+
+fn trained(name: &str, extra: &[&str]) -> String {
+    let data = path(&format!("{name}.libsvm"));
+    std::fs::write(&data, train_data()).unwrap();
+    let model = path(&format!("{name}.skl"));
+    let mut args = vec!["train", "--quiet", "-f", &model];
+    args.extend_from_slice(extra);
+    args.push(&data);
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    model
+}
+
+fn ok_stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn scores_rows_without_labels_as_label_and_probability() {
+    let model = trained("logistic", &[]);
+    let rows = path("rows.txt");
+    std::fs::write(&rows, "1:0.9 2:0.1\n2:0.9\n\n-1 1:0.9 2:0.1\n").unwrap();
+    let text = ok_stdout(&run(&["predict", "-i", &model, &rows]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let (label, p) = lines[0].split_once(' ').unwrap();
+    assert_eq!(label, "1");
+    assert!(p.parse::<f64>().unwrap() > 0.5);
+    let (label, p) = lines[1].split_once(' ').unwrap();
+    assert_eq!(label, "-1");
+    assert!(p.parse::<f64>().unwrap() < 0.5);
+    assert_eq!(lines[2], lines[0], "a labelled row is scored the same");
+
+    let named = ok_stdout(&run(&[
+        "predict",
+        "-i",
+        &model,
+        "--classes",
+        "No,Yes",
+        &rows,
+    ]));
+    assert!(named.starts_with("Yes "), "{named}");
+
+    let raw = ok_stdout(&run(&["predict", "-i", &model, "--raw", &rows]));
+    let m: f64 = raw.lines().next().unwrap().parse().unwrap();
+    assert!(m > 0.0);
+
+    let out = path("out.txt");
+    assert!(run(&["predict", "-i", &model, "-p", &out, &rows])
+        .status
+        .success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+}
+
+#[test]
+fn regression_writes_the_value() {
+    let model = trained("squared", &["--loss", "squared"]);
+    let text = ok_stdout(&{
+        let mut child = bin()
+            .args(["predict", "-i", &model, "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"1:0.5\n").unwrap();
+        child.wait_with_output().unwrap()
+    });
+    assert_eq!(text.lines().count(), 1);
+    assert!(text.trim().parse::<f64>().unwrap().is_finite(), "{text}");
+}
+
+#[test]
+fn streams_a_line_in_a_line_out() {
+    let model = trained("stream", &[]);
+    let mut child = bin()
+        .args(["predict", "-i", &model, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for row in ["1:0.9 2:0.1", "1:0.1 2:0.9", "2:0.3"] {
+        // The answer to each row arrives before the next row is written.
+        writeln!(stdin, "{row}").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line.split_whitespace().count(), 2, "{line:?}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn bad_rows_and_bad_paths_fail_without_writing() {
+    let model = trained("bad", &[]);
+    let out = run(&["predict", "-i", &model, "-"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no examples"));
+
+    let rows = path("bad-rows.txt");
+    std::fs::write(&rows, "1:0.5\n1:x\n").unwrap();
+    let out = run(&["predict", "-i", &model, &rows]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad-rows.txt:2:3: cannot parse value \"x\""),
+        "{err}"
+    );
+
+    // A row beyond the model's dimension (another format or data set).
+    std::fs::write(&rows, "1:0.5\n9:1\n").unwrap();
+    let out = run(&["predict", "-i", &model, &rows]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad-rows.txt:2: feature index 9 is beyond the model's dimension 2"),
+        "{err}"
+    );
+
+    // -p onto the input, onto the model, into a missing directory: refused, nothing touched.
+    let before = std::fs::read(&rows).unwrap();
+    let model_before = std::fs::read(&model).unwrap();
+    for (target, want) in [
+        (rows.clone(), "is the input file"),
+        (model.clone(), "is the input file"),
+        (path("no/such/dir/p.txt"), "does not exist"),
+        (dir().to_string_lossy().into_owned(), "is a directory"),
+    ] {
+        let out = run(&["predict", "-i", &model, "-p", &target, &rows]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(want),
+            "{target}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&rows).unwrap(), before);
+    assert_eq!(std::fs::read(&model).unwrap(), model_before);
+}

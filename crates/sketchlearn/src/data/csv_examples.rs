@@ -1,0 +1,228 @@
+//! [`CsvExampleReader`]: the rows of a CSV file as [`Example`]s, through a [`Schema`].
+
+use super::csv_schema::{is_missing, CsvLines, Field, LabelValues, Schema};
+use super::error::{ParseError, ParseErrorKind};
+use super::read_ahead::ExampleSource;
+use super::source::{open_input, source_name};
+use super::Example;
+use crate::labels::ClassLabel;
+use std::io::BufRead;
+
+/// Streams the rows of a CSV file as [`Example`]s with the features of a [`Schema`].
+///
+/// The file may be the scanned one, or another with the same columns — with a header, in any
+/// order and without the label column (rows to score); without a header, with all the
+/// schema's columns or all but the label. The label of each row is kept as written
+/// ([`last_label`](Self::last_label)); [`Example::label`] is the number for numeric labels and,
+/// for named classes, the binary target `±1` (two classes, the later-sorted positive) or the
+/// class index `0..K`. Rows without a label column get label 0.
+///
+/// ```
+/// use sketchlearn::data::{ColumnRef, CsvExampleOptions, CsvExampleReader, ExampleSource, Schema};
+/// use sketchlearn::Example;
+/// use std::io::Cursor;
+/// let text = "Attrition,Age,Dept\nYes,41,Sales\nNo,NA,R&D\n";
+/// let options = CsvExampleOptions { label_column: Some("Attrition".parse().unwrap()), ..Default::default() };
+/// let schema = Schema::scan(Cursor::new(text), "a.csv", &options)?;
+/// let mut reader = CsvExampleReader::new(Cursor::new(text), "a.csv", schema.clone());
+/// let mut ex = Example::default();
+/// assert!(reader.read_into(&mut ex)?);
+/// assert_eq!((ex.label, ex.indices.clone(), ex.values.clone()), (1.0, vec![0, 2], vec![41.0, 1.0]));
+/// assert_eq!(reader.last_label().unwrap().to_string(), "Yes");
+/// assert!(reader.read_into(&mut ex)?);
+/// assert_eq!((ex.label, ex.indices.clone()), (-1.0, vec![1])); // Age missing, Dept=R&D
+///
+/// // Rows to score: no label column, other column order.
+/// let mut unlabeled = CsvExampleReader::new(Cursor::new("Dept,Age\nSales,30\n"), "new.csv", schema);
+/// assert!(unlabeled.read_into(&mut ex)?);
+/// assert_eq!((ex.indices.clone(), ex.values.clone()), (vec![0, 2], vec![30.0, 1.0]));
+/// assert!(unlabeled.last_label().is_none());
+/// # Ok::<(), sketchlearn::ParseError>(())
+/// ```
+pub struct CsvExampleReader<R> {
+    lines: CsvLines<R>,
+    schema: Schema,
+    fields: Vec<Field>,
+    /// File column → schema column (`None` until the first line is read).
+    map: Option<Vec<usize>>,
+    label: Option<ClassLabel>,
+}
+
+impl CsvExampleReader<Box<dyn BufRead + Send>> {
+    /// Opens `path` (`-` = standard input; gzip detected) for reading with `schema`.
+    pub fn open(path: &str, schema: Schema) -> Result<Self, ParseError> {
+        Ok(CsvExampleReader::new(
+            open_input(path)?,
+            source_name(path),
+            schema,
+        ))
+    }
+}
+
+impl<R: BufRead> CsvExampleReader<R> {
+    /// A reader of `reader` (`source_name` names it in errors).
+    pub fn new(reader: R, source_name: impl Into<String>, schema: Schema) -> Self {
+        CsvExampleReader {
+            lines: CsvLines::new(reader, source_name),
+            schema,
+            fields: Vec::new(),
+            map: None,
+            label: None,
+        }
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The label of the last row read, as written (`None` when the file has no label column).
+    pub fn last_label(&self) -> Option<&ClassLabel> {
+        self.label.as_ref()
+    }
+
+    /// The source's name in error messages.
+    pub fn source_name(&self) -> &str {
+        &self.lines.source_name
+    }
+
+    /// Maps the file's columns from its first line; `Ok(true)` when that line is a header.
+    fn map_columns(&mut self) -> Result<bool, ParseError> {
+        let columns = self.schema.columns();
+        let names: Vec<Option<usize>> = self
+            .fields
+            .iter()
+            .map(|f| self.schema.position(f.text.trim()))
+            .collect();
+        let header = self.schema.has_header() && names.iter().all(Option::is_some);
+        if header {
+            self.map = Some(names.into_iter().map(|k| k.expect("checked")).collect());
+            return Ok(true);
+        }
+        if self.schema.has_header() && self.fields.iter().all(|f| f.text.parse::<f64>().is_err()) {
+            let unknown = self
+                .fields
+                .iter()
+                .zip(&names)
+                .find(|(_, k)| k.is_none())
+                .map(|(f, _)| f);
+            if let Some(f) = unknown {
+                let known: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                return Err(self.lines.error(
+                    f.column,
+                    ParseErrorKind::Column(format!(
+                        "column '{}' is not in the model's schema (its columns: {})",
+                        f.text.trim(),
+                        known.join(", ")
+                    )),
+                ));
+            }
+        }
+        let all: Vec<usize> = (0..columns.len()).collect();
+        let label = self.schema.label_column();
+        let map = if self.fields.len() == columns.len() {
+            all
+        } else if label.is_some() && self.fields.len() + 1 == columns.len() {
+            all.into_iter().filter(|&k| Some(k) != label).collect()
+        } else {
+            return Err(self.lines.error(
+                0,
+                ParseErrorKind::WrongFieldCount {
+                    expected: columns.len() - usize::from(label.is_some()),
+                    found: self.fields.len(),
+                },
+            ));
+        };
+        self.map = Some(map);
+        Ok(false)
+    }
+
+    /// Reads the next row into `ex`; `Ok(false)` at the end.
+    pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        loop {
+            if !self.lines.next_fields(&mut self.fields)? {
+                return Ok(false);
+            }
+            if self.map.is_none() && self.map_columns()? {
+                continue;
+            }
+            self.fill(ex)?;
+            return Ok(true);
+        }
+    }
+
+    fn fill(&mut self, ex: &mut Example) -> Result<(), ParseError> {
+        let map = self.map.as_ref().expect("mapped");
+        if self.fields.len() != map.len() {
+            return Err(self.lines.error(
+                self.fields.get(map.len()).map_or(0, |f| f.column),
+                ParseErrorKind::WrongFieldCount {
+                    expected: map.len(),
+                    found: self.fields.len(),
+                },
+            ));
+        }
+        ex.clear();
+        self.label = None;
+        let label_column = self.schema.label_column();
+        let mut pairs: Vec<(u32, f64)> = Vec::with_capacity(map.len());
+        for (f, &k) in self.fields.iter().zip(map) {
+            let text = f.text.trim();
+            if Some(k) == label_column {
+                let at = |m: String| self.lines.error(f.column, ParseErrorKind::Column(m));
+                let name = &self.schema.columns()[k].name;
+                let Some(l) = ClassLabel::parse(text).filter(|_| !is_missing(text)) else {
+                    return Err(at(format!("missing label in column '{name}'")));
+                };
+                ex.label = match (&l, self.schema.labels()) {
+                    (ClassLabel::Number(x), LabelValues::Numeric) => *x,
+                    (_, LabelValues::Classes(c)) => {
+                        let k = c.index_of(&l).map_err(|e| at(e.to_string()))?;
+                        if c.is_binary() {
+                            if k == 1 {
+                                1.0
+                            } else {
+                                -1.0
+                            }
+                        } else {
+                            k as f64
+                        }
+                    }
+                    _ => {
+                        return Err(at(format!(
+                            "label {l:?} in column '{name}' is not a number like the others"
+                        )))
+                    }
+                };
+                self.label = Some(l);
+                continue;
+            }
+            match self.schema.feature(k, text) {
+                Ok(Some(p)) => pairs.push(p),
+                Ok(None) => {}
+                Err(m) => return Err(self.lines.error(f.column, ParseErrorKind::Column(m))),
+            }
+        }
+        pairs.sort_unstable_by_key(|p| p.0);
+        for (i, x) in pairs {
+            if ex.indices.last() == Some(&i) {
+                // Two hashed values in one bucket: add them.
+                *ex.values.last_mut().expect("same length") += x;
+            } else {
+                ex.indices.push(i);
+                ex.values.push(x);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: BufRead> ExampleSource for CsvExampleReader<R> {
+    type Error = ParseError;
+    fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        CsvExampleReader::read_into(self, ex)
+    }
+    fn line(&self) -> u64 {
+        self.lines.line
+    }
+}

@@ -1,0 +1,598 @@
+//! CSV as people have it: a header, a named label column, numeric and string columns, missing
+//! values. [`Schema`] maps the columns of a CSV file to feature indices (and back, for names):
+//!
+//! - the label column (by name or 0-based index, [`ColumnRef`]) gives the label; ignored columns
+//!   give nothing;
+//! - a column whose values are all numbers is **numeric**: one feature, the value;
+//! - any other column is **categorical**: one-hot, one feature per distinct value
+//!   (`island=Dream`), or — above [`CsvExampleOptions::max_categories`] distinct values —
+//!   **hashed**: `column=value` hashed (MurmurHash3, as VW does) into `2^hash_bits` features of
+//!   its own;
+//! - an empty field, `NA`, `N/A`, `NaN`, `nan`, `null`, `NULL` or `?` is missing: the feature is
+//!   absent from the example.
+//!
+//! The schema is found by one pass over the file ([`Schema::scan`]) and is serialisable, so a
+//! model can store it and read later files — with or without the label column, with their
+//! columns in any order when they have a header — into the same features. A category unseen at
+//! scan time is absent (all its column's one-hot features are 0).
+//!
+//! ```
+//! use sketchlearn::data::{ColumnRef, CsvExampleOptions, Schema};
+//! let text = "species,island,mass\nAdelie,Dream,3750\nGentoo,Biscoe,NA\n";
+//! let options = CsvExampleOptions { label_column: Some(ColumnRef::Name("species".into())), ..Default::default() };
+//! let schema = Schema::scan(std::io::Cursor::new(text), "p.csv", &options)?;
+//! assert_eq!(schema.dim(), 3); // mass, island=Biscoe, island=Dream
+//! assert_eq!(schema.feature_name(0).as_deref(), Some("mass"));
+//! assert_eq!(schema.feature_name(2).as_deref(), Some("island=Dream"));
+//! assert_eq!(schema.classes().unwrap().to_list(), "Adelie,Gentoo");
+//! assert_eq!(schema.rows(), 2);
+//! # Ok::<(), sketchlearn::ParseError>(())
+//! ```
+
+use super::csv::{for_each_field, is_blank, UTF8_BOM};
+use super::error::{ParseError, ParseErrorKind};
+use super::hashing::murmur3_x86_32;
+use crate::labels::{ClassLabel, Classes, MAX_CLASSES};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io::BufRead;
+use std::str::FromStr;
+
+/// A column named in an option: by header name, or by 0-based position (a plain number).
+///
+/// ```
+/// use sketchlearn::data::ColumnRef;
+/// assert_eq!("3".parse::<ColumnRef>().unwrap(), ColumnRef::Index(3));
+/// assert_eq!("species".parse::<ColumnRef>().unwrap(), ColumnRef::Name("species".into()));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ColumnRef {
+    /// The column whose header field is this name.
+    Name(String),
+    /// The column at this 0-based position.
+    Index(usize),
+}
+
+impl FromStr for ColumnRef {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err("empty column name".into());
+        }
+        Ok(match s.parse::<usize>() {
+            Ok(i) => ColumnRef::Index(i),
+            Err(_) => ColumnRef::Name(s.to_string()),
+        })
+    }
+}
+
+impl fmt::Display for ColumnRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ColumnRef::Name(n) => f.write_str(n),
+            ColumnRef::Index(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+/// How to read a CSV file as examples ([`Schema::scan`]).
+///
+/// ```
+/// use sketchlearn::data::CsvExampleOptions;
+/// let o = CsvExampleOptions::default();
+/// assert_eq!((o.has_header, o.max_categories, o.hash_bits), (None, 64, 10));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsvExampleOptions {
+    /// `Some(true)`/`Some(false)`: the first line is / is not a header; `None`: detected (a
+    /// header when no field of the first line is a number, or when a column is a number on the
+    /// second line but not on the first).
+    pub has_header: Option<bool>,
+    /// The label column; `None`: the column named `label` if there is one, else no label (the
+    /// rows are only to be scored).
+    pub label_column: Option<ColumnRef>,
+    /// Columns that give no feature (IDs, leaks).
+    pub ignore_columns: Vec<ColumnRef>,
+    /// A string column with more distinct values than this is hashed instead of one-hot.
+    pub max_categories: usize,
+    /// Hash bits of a hashed column (`2^hash_bits` features each).
+    pub hash_bits: u32,
+}
+
+impl Default for CsvExampleOptions {
+    fn default() -> Self {
+        CsvExampleOptions {
+            has_header: None,
+            label_column: None,
+            ignore_columns: Vec::new(),
+            max_categories: 64,
+            hash_bits: 10,
+        }
+    }
+}
+
+/// What a column gives.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ColumnKind {
+    /// The label.
+    Label,
+    /// Nothing (ignored, or never had a value).
+    Ignored,
+    /// One feature, the number.
+    Numeric {
+        /// The feature index.
+        index: u32,
+    },
+    /// One-hot: value `values[k]` is feature `base + k` (values sorted).
+    Categorical {
+        /// The first feature index.
+        base: u32,
+        /// The values, sorted.
+        values: Vec<String>,
+    },
+    /// `column=value` hashed into features `base .. base + 2^bits`.
+    Hashed {
+        /// The first feature index.
+        base: u32,
+        /// Hash bits.
+        bits: u32,
+    },
+}
+
+/// One column: its name (the header field, or `column N` without a header) and kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// The header name.
+    pub name: String,
+    /// What it gives.
+    pub kind: ColumnKind,
+}
+
+/// The labels of the label column: numbers are passed on as they are; names (`Yes`/`No`,
+/// `Adelie`) become [`Classes`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LabelValues {
+    /// No label column.
+    None,
+    /// Numbers (a regression target, or classes in a numeric convention).
+    Numeric,
+    /// Names: the classes, sorted (for two, the later one is positive).
+    Classes(Classes),
+}
+
+/// The mapping from a CSV file's columns to features (see the [module](self) documentation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    columns: Vec<Column>,
+    has_header: bool,
+    dim: usize,
+    labels: LabelValues,
+    rows: u64,
+}
+
+/// Texts read as a missing value.
+pub const MISSING: [&str; 8] = ["", "NA", "N/A", "NaN", "nan", "null", "NULL", "?"];
+
+/// True when `text` means a missing value ([`MISSING`]).
+pub fn is_missing(text: &str) -> bool {
+    MISSING.contains(&text)
+}
+
+/// One field of a line: its 1-based byte column and its text (quotes removed, `""` unescaped).
+#[derive(Clone, Debug)]
+pub(crate) struct Field {
+    pub column: usize,
+    pub text: String,
+}
+
+/// Lines of a CSV source split into fields (blank and `#` lines skipped, BOM removed).
+pub(crate) struct CsvLines<R> {
+    reader: R,
+    pub source_name: String,
+    buf: Vec<u8>,
+    pub line: u64,
+}
+
+impl<R: BufRead> CsvLines<R> {
+    pub fn new(reader: R, source_name: impl Into<String>) -> Self {
+        CsvLines {
+            reader,
+            source_name: source_name.into(),
+            buf: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// An error at `column` (1-based; 0 for none) of the current line.
+    pub fn error(&self, column: usize, kind: ParseErrorKind) -> ParseError {
+        ParseError::new(self.source_name.clone(), self.line, column, kind)
+    }
+
+    /// The next line with content, split into `fields`; `Ok(false)` at the end.
+    pub fn next_fields(&mut self, fields: &mut Vec<Field>) -> Result<bool, ParseError> {
+        loop {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return Ok(false),
+                Ok(_) => {}
+                Err(e) => return Err(ParseError::io(&self.source_name, self.line + 1, &e)),
+            }
+            self.line += 1;
+            let offset = if self.line == 1 && self.buf.starts_with(UTF8_BOM) {
+                UTF8_BOM.len()
+            } else {
+                0
+            };
+            let line = &self.buf[offset..];
+            match line.iter().position(|&b| !is_blank(b)) {
+                None => continue,
+                Some(k) if line[k] == b'#' => continue,
+                Some(_) => {}
+            }
+            fields.clear();
+            let result = for_each_field(line, |pos, bytes, quoted| {
+                let text =
+                    std::str::from_utf8(bytes).map_err(|_| (pos, ParseErrorKind::InvalidUtf8))?;
+                fields.push(Field {
+                    column: pos + offset + 1,
+                    text: if quoted {
+                        text.replace("\"\"", "\"")
+                    } else {
+                        text.to_owned()
+                    },
+                });
+                Ok(())
+            });
+            return match result {
+                Ok(_) => Ok(true),
+                Err((pos, kind)) => Err(self.error(pos + offset + 1, kind)),
+            };
+        }
+    }
+}
+
+fn is_number(text: &str) -> bool {
+    text.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// Whether the first line is a header, from it and the second line.
+fn detect_header(first: &[Field], second: Option<&[Field]>) -> bool {
+    if first.iter().all(|f| !is_number(&f.text)) {
+        return true;
+    }
+    second.is_some_and(|second| {
+        first
+            .iter()
+            .zip(second)
+            .any(|(a, b)| !is_number(&a.text) && !is_missing(&a.text) && is_number(&b.text))
+    })
+}
+
+/// What the scan learns about one column.
+#[derive(Default)]
+struct ColumnStats {
+    numeric: bool,
+    seen: bool,
+    values: BTreeSet<String>,
+    too_many: bool,
+}
+
+impl Schema {
+    /// Reads the whole input once and returns its schema (see the [module](self) documentation).
+    ///
+    /// Errors (with `file:line:column`): rows with a different number of fields, an unterminated
+    /// quote, text that is not UTF-8, a label column or ignored column that does not exist, a
+    /// missing label, infinite numbers.
+    pub fn scan<R: BufRead>(
+        reader: R,
+        source_name: &str,
+        options: &CsvExampleOptions,
+    ) -> Result<Schema, ParseError> {
+        let mut lines = CsvLines::new(reader, source_name);
+        let mut first = Vec::new();
+        if !lines.next_fields(&mut first)? {
+            return Err(lines.error(
+                0,
+                ParseErrorKind::Column("no rows: the CSV input is empty".into()),
+            ));
+        }
+        let first_line = lines.line;
+        let mut second = Vec::new();
+        let has_second = lines.next_fields(&mut second)?;
+        let has_header = options
+            .has_header
+            .unwrap_or_else(|| detect_header(&first, has_second.then_some(second.as_slice())));
+        let names: Vec<String> = if has_header {
+            first.iter().map(|f| f.text.trim().to_string()).collect()
+        } else {
+            (0..first.len()).map(|k| format!("column {k}")).collect()
+        };
+        let resolve = |r: &ColumnRef, what: &str| -> Result<usize, ParseError> {
+            let found = match r {
+                ColumnRef::Index(i) => (*i < names.len()).then_some(*i),
+                ColumnRef::Name(n) => names.iter().position(|c| c == n),
+            };
+            found.ok_or_else(|| {
+                ParseError::new(
+                    source_name,
+                    first_line,
+                    0,
+                    ParseErrorKind::Column(format!(
+                        "{what} column '{r}' is not one of the {} columns: {}",
+                        names.len(),
+                        names.join(", ")
+                    )),
+                )
+            })
+        };
+        let label = match &options.label_column {
+            Some(r) => Some(resolve(r, "label")?),
+            None => names.iter().position(|n| n == "label"),
+        };
+        let mut ignored = vec![false; names.len()];
+        for r in &options.ignore_columns {
+            ignored[resolve(r, "ignored")?] = true;
+        }
+        let mut stats: Vec<ColumnStats> = (0..names.len())
+            .map(|_| ColumnStats {
+                numeric: true,
+                ..Default::default()
+            })
+            .collect();
+        let mut label_set = BTreeSet::new();
+        let mut label_numeric = true;
+        let mut rows = 0u64;
+        // The lines read ahead for the header detection, then the rest of the file.
+        let mut queue = std::collections::VecDeque::new();
+        if !has_header {
+            queue.push_back((first_line, first));
+        }
+        if has_second {
+            queue.push_back((lines.line, second));
+        }
+        let mut fields = Vec::new();
+        loop {
+            let line = match queue.pop_front() {
+                Some((line, f)) => {
+                    fields = f;
+                    line
+                }
+                None if lines.next_fields(&mut fields)? => lines.line,
+                None => break,
+            };
+            let at = |column: usize, kind| ParseError::new(source_name, line, column, kind);
+            if fields.len() != names.len() {
+                let column = fields.get(names.len()).map_or(0, |f| f.column);
+                let (expected, found) = (names.len(), fields.len());
+                return Err(at(
+                    column,
+                    ParseErrorKind::WrongFieldCount { expected, found },
+                ));
+            }
+            for (k, f) in fields.iter().enumerate() {
+                let text = f.text.trim();
+                if Some(k) == label {
+                    let Some(l) = ClassLabel::parse(text).filter(|_| !is_missing(text)) else {
+                        let what = format!("missing label in column '{}'", names[k]);
+                        return Err(at(f.column, ParseErrorKind::Column(what)));
+                    };
+                    label_numeric &= matches!(l, ClassLabel::Number(_));
+                    if label_set.len() <= MAX_CLASSES {
+                        label_set.insert(l);
+                    }
+                    continue;
+                }
+                if ignored[k] || is_missing(text) {
+                    continue;
+                }
+                check_finite(text).map_err(|kind| at(f.column, kind))?;
+                let s = &mut stats[k];
+                s.seen = true;
+                s.numeric &= is_number(text);
+                if !s.too_many {
+                    s.values.insert(text.to_string());
+                    if s.values.len() > options.max_categories {
+                        s.too_many = true;
+                        s.values.clear();
+                    }
+                }
+            }
+            rows += 1;
+        }
+        Ok(Self::build(
+            names,
+            has_header,
+            label,
+            &ignored,
+            stats,
+            label_set,
+            label_numeric,
+            options,
+            rows,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        names: Vec<String>,
+        has_header: bool,
+        label: Option<usize>,
+        ignored: &[bool],
+        stats: Vec<ColumnStats>,
+        label_set: BTreeSet<ClassLabel>,
+        label_numeric: bool,
+        options: &CsvExampleOptions,
+        rows: u64,
+    ) -> Schema {
+        let mut next = stats
+            .iter()
+            .enumerate()
+            .filter(|(k, s)| Some(*k) != label && !ignored[*k] && s.seen && s.numeric)
+            .count() as u32;
+        let mut numeric_index = 0u32;
+        let mut columns = Vec::with_capacity(names.len());
+        for (k, (name, s)) in names.into_iter().zip(stats).enumerate() {
+            let kind = if Some(k) == label {
+                ColumnKind::Label
+            } else if ignored[k] || !s.seen {
+                ColumnKind::Ignored
+            } else if s.numeric {
+                numeric_index += 1;
+                ColumnKind::Numeric {
+                    index: numeric_index - 1,
+                }
+            } else if s.too_many {
+                let base = next;
+                next += 1 << options.hash_bits;
+                ColumnKind::Hashed {
+                    base,
+                    bits: options.hash_bits,
+                }
+            } else {
+                let base = next;
+                next += s.values.len() as u32;
+                ColumnKind::Categorical {
+                    base,
+                    values: s.values.into_iter().collect(),
+                }
+            };
+            columns.push(Column { name, kind });
+        }
+        let labels = match label {
+            None => LabelValues::None,
+            Some(_) if label_numeric => LabelValues::Numeric,
+            Some(_) => match Classes::from_observed(label_set) {
+                Ok(c) => LabelValues::Classes(c),
+                Err(_) => LabelValues::Numeric,
+            },
+        };
+        Schema {
+            columns,
+            has_header,
+            dim: next as usize,
+            labels,
+            rows,
+        }
+    }
+
+    /// The number of features (the learner's dimension, before any intercept).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The columns, in file order.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// Whether the scanned file had a header.
+    pub fn has_header(&self) -> bool {
+        self.has_header
+    }
+
+    /// The position of the label column, if any.
+    pub fn label_column(&self) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.kind == ColumnKind::Label)
+    }
+
+    /// The label values found by the scan.
+    pub fn labels(&self) -> &LabelValues {
+        &self.labels
+    }
+
+    /// The classes when the labels are names (`Yes`/`No`), else `None`.
+    pub fn classes(&self) -> Option<&Classes> {
+        match &self.labels {
+            LabelValues::Classes(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The number of data rows of the scanned file.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The name of feature `index`: `column` (numeric), `column=value` (one-hot), `column=#h`
+    /// (hashed bucket `h`); `None` beyond the dimension.
+    pub fn feature_name(&self, index: usize) -> Option<String> {
+        let i = u32::try_from(index).ok()?;
+        self.columns.iter().find_map(|c| match &c.kind {
+            ColumnKind::Numeric { index } if *index == i => Some(c.name.clone()),
+            ColumnKind::Categorical { base, values }
+                if i >= *base && ((i - base) as usize) < values.len() =>
+            {
+                Some(format!("{}={}", c.name, values[(i - base) as usize]))
+            }
+            ColumnKind::Hashed { base, bits }
+                if i >= *base && u64::from(i - base) < 1u64 << bits =>
+            {
+                Some(format!("{}=#{}", c.name, i - base))
+            }
+            _ => None,
+        })
+    }
+
+    /// The feature of `text` in column `column` (`None`: missing, or a category not in the
+    /// schema); `Err` with a message when a numeric column holds text.
+    pub(crate) fn feature(&self, column: usize, text: &str) -> Result<Option<(u32, f64)>, String> {
+        if is_missing(text) {
+            return Ok(None);
+        }
+        let c = &self.columns[column];
+        Ok(match &c.kind {
+            ColumnKind::Label | ColumnKind::Ignored => None,
+            ColumnKind::Numeric { index } => match text.parse::<f64>() {
+                Ok(x) if x.is_finite() => Some((*index, x)),
+                _ => {
+                    return Err(format!(
+                        "column '{}' is numeric, found {text:?} (missing values are written as empty, NA or NaN)",
+                        c.name
+                    ))
+                }
+            },
+            ColumnKind::Categorical { base, values } => values
+                .binary_search_by(|v| v.as_str().cmp(text))
+                .ok()
+                .map(|k| (base + k as u32, 1.0)),
+            ColumnKind::Hashed { base, bits } => {
+                let h = murmur3_x86_32(format!("{}={text}", c.name).as_bytes(), 0);
+                let mask = if *bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
+                Some((base + (h & mask), 1.0))
+            }
+        })
+    }
+
+    /// The column named `name`.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Feature counts per kind, for summaries: (numeric, one-hot columns, hashed columns).
+    pub fn kind_counts(&self) -> (usize, usize, usize) {
+        let mut counts = BTreeMap::new();
+        for c in &self.columns {
+            let k = match c.kind {
+                ColumnKind::Numeric { .. } => 0,
+                ColumnKind::Categorical { .. } => 1,
+                ColumnKind::Hashed { .. } => 2,
+                _ => 3,
+            };
+            *counts.entry(k).or_insert(0usize) += 1;
+        }
+        let get = |k| counts.get(&k).copied().unwrap_or(0);
+        (get(0), get(1), get(2))
+    }
+}
+
+/// Infinite numbers (`inf`, `1e999`) are an error, not a category.
+fn check_finite(text: &str) -> Result<(), ParseErrorKind> {
+    match text.parse::<f64>() {
+        Ok(x) if !x.is_finite() => Err(ParseErrorKind::NonFiniteValue(text.to_string())),
+        _ => Ok(()),
+    }
+}

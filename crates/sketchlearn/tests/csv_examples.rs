@@ -1,0 +1,162 @@
+//! CSV with a header and a named label column on the shared data sets (penguins, attrition)
+//! and on small inline cases (errors with file:line:column).
+
+use sketchlearn::data::{ColumnKind, ColumnRef, CsvExampleOptions, CsvExampleReader, Schema};
+use sketchlearn::Example;
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+fn shared(name: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(name);
+    p.exists().then_some(p)
+}
+
+fn labelled(name: &str) -> CsvExampleOptions {
+    CsvExampleOptions {
+        label_column: Some(ColumnRef::Name(name.into())),
+        ..Default::default()
+    }
+}
+
+fn read_all(path: &Path, schema: Schema) -> (Vec<Example>, Vec<String>) {
+    let mut r = CsvExampleReader::open(path.to_str().unwrap(), schema).unwrap();
+    let (mut out, mut labels) = (Vec::new(), Vec::new());
+    let mut ex = Example::default();
+    while r.read_into(&mut ex).unwrap() {
+        out.push(ex.clone());
+        labels.push(r.last_label().unwrap().to_string());
+    }
+    (out, labels)
+}
+
+#[test]
+fn penguins_three_species_with_missing_values() {
+    let Some(path) = shared("penguins.shuf.csv") else {
+        return;
+    };
+    let input = sketchlearn::open_input(path.to_str().unwrap()).unwrap();
+    let schema = Schema::scan(input, "penguins", &labelled("species")).unwrap();
+    assert_eq!(schema.rows(), 344);
+    assert_eq!(
+        schema.classes().unwrap().to_list(),
+        "Adelie,Chinstrap,Gentoo"
+    );
+    // 5 numeric (bill length/depth, flipper, mass, year), island (3) and sex (2) one-hot.
+    assert_eq!(schema.kind_counts(), (5, 2, 0));
+    assert_eq!(schema.dim(), 10);
+    let names: Vec<String> = (0..10).map(|i| schema.feature_name(i).unwrap()).collect();
+    assert!(names.contains(&"island=Dream".to_string()), "{names:?}");
+    let (rows, labels) = read_all(&path, schema);
+    assert_eq!(rows.len(), 344);
+    // Rows with missing values have fewer features.
+    assert!(rows.iter().any(|e| e.indices.len() < 7));
+    assert!(rows.iter().all(|e| e.label >= 0.0 && e.label <= 2.0));
+    assert_eq!(labels[0], "Chinstrap");
+}
+
+#[test]
+fn attrition_yes_no_is_binary() {
+    let Some(path) = shared("attrition.csv") else {
+        return;
+    };
+    let input = sketchlearn::open_input(path.to_str().unwrap()).unwrap();
+    let schema = Schema::scan(input, "attrition", &labelled("Attrition")).unwrap();
+    assert_eq!(schema.rows(), 1470);
+    assert_eq!(schema.classes().unwrap().to_list(), "No,Yes");
+    let (numeric, onehot, hashed) = schema.kind_counts();
+    assert_eq!(numeric + onehot + hashed, 30);
+    let (rows, labels) = read_all(&path, schema);
+    assert_eq!(rows.len(), 1470);
+    assert_eq!((rows[0].label, labels[0].as_str()), (1.0, "Yes"));
+    assert_eq!((rows[1].label, labels[1].as_str()), (-1.0, "No"));
+}
+
+#[test]
+fn label_by_index_ignored_columns_and_hashing() {
+    let text = "id,city,x,y\n1,a,0.5,3\n2,b,,4\n3,c,NA,5\n";
+    let options = CsvExampleOptions {
+        label_column: Some(ColumnRef::Index(3)),
+        ignore_columns: vec!["id".parse().unwrap()],
+        max_categories: 2,
+        hash_bits: 4,
+        ..Default::default()
+    };
+    let schema = Schema::scan(Cursor::new(text), "t.csv", &options).unwrap();
+    assert_eq!(schema.columns()[0].kind, ColumnKind::Ignored);
+    assert!(matches!(
+        schema.columns()[1].kind,
+        ColumnKind::Hashed { base: 1, bits: 4 }
+    ));
+    assert_eq!(schema.dim(), 17);
+    let mut r = CsvExampleReader::new(Cursor::new(text), "t.csv", schema);
+    let mut ex = Example::default();
+    assert!(r.read_into(&mut ex).unwrap());
+    assert_eq!(ex.label, 3.0);
+    assert_eq!(ex.indices.len(), 2);
+    assert!(r.read_into(&mut ex).unwrap());
+    assert_eq!((ex.label, ex.indices.len()), (4.0, 1));
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let scan = |text: &str, label: &str| {
+        Schema::scan(Cursor::new(text.to_string()), "bad.csv", &labelled(label))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        scan("a,b\n1,2\n3,4,5\n", "a"),
+        "bad.csv:3:5: expected 2 fields, found 3"
+    );
+    assert_eq!(
+        scan("a,b\n1,2\n,4\n", "a"),
+        "bad.csv:3:1: missing label in column 'a'"
+    );
+    assert!(scan("a,b\n1,\"x\n", "a").starts_with("bad.csv:2:3: unterminated"));
+    assert!(scan("a,b\n1,inf\n", "a").starts_with("bad.csv:2:3: non-finite"));
+    let e = scan("a,b\n1,2\n", "z");
+    assert!(
+        e.contains("label column 'z' is not one of the 2 columns: a, b"),
+        "{e}"
+    );
+
+    // A word in a numeric column of a file read with the schema.
+    let schema = Schema::scan(Cursor::new("y,x\n1,2\n0,3\n"), "t.csv", &labelled("y")).unwrap();
+    let mut r = CsvExampleReader::new(Cursor::new("y,x\n1,oops\n"), "new.csv", schema.clone());
+    let e = r
+        .read_into(&mut Example::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "new.csv:2:3: column 'x' is numeric, found \"oops\" (missing values are written as empty, NA or NaN)"
+    );
+    let mut r = CsvExampleReader::new(Cursor::new("y,q\n1,2\n"), "new.csv", schema);
+    let e = r
+        .read_into(&mut Example::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("new.csv:1:3: column 'q' is not in the model's schema"),
+        "{e}"
+    );
+}
+
+#[test]
+fn headerless_files_are_detected() {
+    let text = "1,Yes,2.5\n0,No,3\n";
+    let schema = Schema::scan(
+        Cursor::new(text),
+        "h.csv",
+        &CsvExampleOptions {
+            label_column: Some(ColumnRef::Index(0)),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(!schema.has_header());
+    assert_eq!(schema.rows(), 2);
+    assert_eq!(schema.feature_name(0).as_deref(), Some("column 2"));
+}
