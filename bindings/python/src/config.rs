@@ -1,14 +1,16 @@
 //! Estimator parameters → the core's [`LearnerConfig`], and the one place where the binding
 //! chooses between the dense and the sparse-time learners.
 //!
-//! Both functions are meant to be re-pointed at the library once it has one run entry and its
-//! own representation choice: nothing else in the binding builds a configuration.
+//! The representation choice itself is the library's ([`ValidLearnerConfig::resolve`], the
+//! rule `sketchlearn train` follows); nothing else in the binding builds a configuration.
 
 use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sketchlearn::linear::{auto_sparse, Algorithm, CurvatureKind, LearnerConfig};
+use sketchlearn::linear::{
+    Algorithm, CurvatureKind, InputProfile, LearnerConfig, Representation, ValidLearnerConfig,
+};
 use sketchlearn::loss::Loss;
 use std::str::FromStr;
 
@@ -67,41 +69,36 @@ pub fn learner_config(params: &Bound<'_, PyDict>, default_loss: Loss) -> PyResul
         oja_c: get(params, "oja_c")?.unwrap_or(d.oja_c),
         bias: get(params, "fit_intercept")?.unwrap_or(d.bias),
         bias_value: d.bias_value,
+        representation: d.representation,
     })
 }
 
-/// The binding's choice of representation — THE one place it is made. `sparse`: `Some(true)`
-/// forces the sparse-time learner of the curvature (an error when it has none), `Some(false)`
-/// keeps the dense one, `None` (auto) asks the library's rule ([`auto_sparse`]: hashed input,
-/// i.e. River dictionaries, or an average of fewer than `d/10` non-zeros per row — `avg_nnz`,
-/// known for SciPy sparse input, `None` for dense arrays), the rule `sketchlearn train` follows,
-/// so that a file gives the same learner in Python and on the command line.
+/// The binding's choice of representation. `sparse`: `Some(true)` forces the sparse-time
+/// learner of the curvature (an error when it has none), `Some(false)` keeps the dense one,
+/// `None` (auto) lets the library choose ([`ValidLearnerConfig::resolve`]: hashed input, i.e.
+/// River dictionaries, or an average of fewer than `d/10` non-zeros per row — `avg_nnz`, known
+/// for SciPy sparse input, `None` for dense arrays), the rule `sketchlearn train` follows, so
+/// that a file gives the same learner in Python and on the command line. The configuration is
+/// checked ([`LearnerConfig::check`]) with the library's messages.
 pub fn choose_representation(
     mut config: LearnerConfig,
     dim: usize,
     hashed: bool,
     avg_nnz: Option<f64>,
     sparse: Option<bool>,
-) -> PyResult<LearnerConfig> {
-    let sparse = match sparse {
-        Some(force) => {
-            if force && !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto) {
-                return Err(PyValueError::new_err(
-                    "sparse=True applies to algo 'newton' and 'auto' (ogd and adagrad are \
-                     O(nnz) already)",
-                ));
-            }
-            force
-        }
-        None => auto_sparse(&config, dim, hashed, avg_nnz),
+) -> PyResult<ValidLearnerConfig> {
+    config.representation = match sparse {
+        Some(true) => Representation::Sparse,
+        Some(false) => Representation::Dense,
+        None => Representation::Auto,
     };
-    if sparse {
-        config.curvature = config.curvature.sparse_variant().ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "curvature {} has no sparse-time learner (use oja, rp, fd or rfd)",
-                config.curvature
-            ))
-        })?;
-    }
-    Ok(config)
+    let valid = config
+        .check()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let (resolved, _) = valid.resolve(&InputProfile {
+        dim,
+        hashed,
+        avg_nnz,
+    });
+    Ok(resolved)
 }

@@ -62,7 +62,7 @@ impl LinearLearners {
     }
 }
 
-/// Learns one example, counting a refused (diverging) step as the CLI does; returns the
+/// Learns one example with the library's refused-step policy (as the CLI does); returns the
 /// prediction made before the update.
 fn learn_row(
     learner: &mut AnyLearner,
@@ -71,14 +71,7 @@ fn learn_row(
     w: f64,
     refused: &mut u64,
 ) -> Result<f64, LearnError> {
-    match learner.learn(x, y, w) {
-        Ok(p) => Ok(p),
-        Err(LearnError::Diverged(_)) => {
-            *refused += 1;
-            Ok(learner.predict(x))
-        }
-        Err(e) => Err(e),
-    }
+    sketchlearn::run::learn_or_refuse(learner, x, y, w, refused)
 }
 
 /// Learns rows `lo..hi` of `rows` with every model (model-major: each learner's state stays in
@@ -193,8 +186,8 @@ impl LinearLearners {
             .map(|_| {
                 config
                     .build(dim)
-                    .map(|l| LinearModel::new(config.clone(), l))
-                    .map_err(|e| learn_error(e, None))
+                    .map(|l| LinearModel::new(config.config().clone(), l))
+                    .map_err(|e| learn_error(e.into(), None))
             })
             .collect::<PyResult<Vec<_>>>()?;
         Ok(Self::from_models(models))
@@ -355,7 +348,7 @@ impl LinearLearners {
     /// True when the learners are the sparse-time (O(m² + m·nnz)) ones.
     #[getter]
     fn sparse(&self) -> bool {
-        self.models[0].config.curvature.is_sparse()
+        self.models[0].config.representation == sketchlearn::linear::Representation::Sparse
             && matches!(
                 self.models[0].config.algorithm,
                 sketchlearn::linear::Algorithm::Newton | sketchlearn::linear::Algorithm::Auto
@@ -373,7 +366,9 @@ impl LinearLearners {
         let c: &LearnerConfig = &self.models[0].config;
         let d = PyDict::new(py);
         d.set_item("algo", c.algorithm.name())?;
-        d.set_item("curvature", c.curvature.name())?;
+        // The sparse-time learners by their CLI names (`rfd-sparse`, …), as `sketchlearn.load`
+        // reads them.
+        d.set_item("curvature", c.curvature_name())?;
         d.set_item("size", c.size)?;
         d.set_item("loss", c.loss.name())?;
         d.set_item("alpha", c.alpha)?;
@@ -419,7 +414,7 @@ impl LinearLearners {
         }
         let models = states
             .iter()
-            .map(|b| model::from_bytes::<LinearModel>(b, LINEAR_MODEL_KIND, "pickle"))
+            .map(|b| LinearModel::from_bytes(b, "pickle"))
             .collect::<Result<Vec<_>, _>>()
             .map_err(model_error)?;
         if models

@@ -8,14 +8,16 @@ use sketchlearn::data::ratings::{
     read_ratings, Malformed, OutOfScale, RatingsEncoder, RatingsFormat, RatingsOptions,
     RatingsTable, SideFeatures, TableMap, Unseen,
 };
-use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
+use sketchlearn::eval::{evaluate_with, EvalError, Metrics, ProgressRow};
 use sketchlearn::fm::{
-    l2_normalize, Compression, FirstOrderStep, FmAlgorithm, FmConfig, FmModel, SftrlBackend,
+    l2_normalize, AnyFm, Compression, FirstOrderStep, FmAlgorithm, FmConfig, FmModel, SftrlBackend,
 };
 use sketchlearn::linear::{LearnError, OnlineLearner, StepSchedule};
 use sketchlearn::loss::Loss;
+use sketchlearn::run::{divergence_warning, progressive_pass, Observer};
 use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::convert::Infallible;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -340,7 +342,7 @@ pub struct FmReport {
     pub peak_rss_bytes: Option<u64>,
     pub model_bytes: usize,
     pub refused_steps: u64,
-    /// The learning pass diverged ([`crate::divergence::diverged`]): its steps were too large
+    /// The learning pass diverged ([`sketchlearn::run::diverged`]): its steps were too large
     /// for rows of this scale (a warning on stderr says what to do).
     pub diverged: bool,
     pub unseen_users: u64,
@@ -377,15 +379,32 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Learns through the inner learner, reporting (optionally clipped) predictions and counting
-/// refused (diverging) steps instead of stopping.
-struct Scored<'a, L: ?Sized> {
-    inner: &'a mut L,
-    clip: Option<(f64, f64)>,
-    refused: u64,
+fn print_header() {
+    eprintln!(
+        "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
+        "average", "since", "example", "current", "current", "current"
+    );
+    eprintln!(
+        "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
+        "loss", "last", "counter", "label", "predict", "features"
+    );
 }
 
-impl<L: OnlineLearner + ?Sized> OnlineLearner for Scored<'_, L> {
+fn print_row(r: &ProgressRow) {
+    eprintln!(
+        "{:<12.6} {:<12.6} {:>12} {:>9.4} {:>9.4} {:>9}",
+        r.average_loss, r.since_last_loss, r.examples, r.label, r.prediction, r.features
+    );
+}
+
+/// An FM whose predictions are clipped into a range (the reported ones; learning uses the raw
+/// predictions inside the learner).
+struct Clipped<'a> {
+    inner: &'a mut AnyFm,
+    clip: Option<(f64, f64)>,
+}
+
+impl OnlineLearner for Clipped<'_> {
     fn dim(&self) -> usize {
         self.inner.dim()
     }
@@ -393,15 +412,7 @@ impl<L: OnlineLearner + ?Sized> OnlineLearner for Scored<'_, L> {
         clip(self.inner.predict(x), self.clip)
     }
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        let p = match self.inner.learn(x, y, weight) {
-            Ok(p) => p,
-            Err(LearnError::Diverged(_)) => {
-                self.refused += 1;
-                self.inner.predict(x)
-            }
-            Err(e) => return Err(e),
-        };
-        Ok(clip(p, self.clip))
+        Ok(clip(self.inner.learn(x, y, weight)?, self.clip))
     }
     fn weights(&self) -> Cow<'_, [f64]> {
         self.inner.weights()
@@ -412,6 +423,21 @@ fn clip(p: f64, range: Option<(f64, f64)>) -> f64 {
     match range {
         Some((lo, hi)) => p.clamp(lo, hi),
         None => p,
+    }
+}
+
+/// The learning pass's progress: the curve for the report, the table on stderr.
+struct Progress {
+    quiet: bool,
+    curve: Vec<(u64, f64)>,
+}
+
+impl Observer for Progress {
+    fn progress(&mut self, row: &ProgressRow) {
+        self.curve.push((row.examples, row.average_loss));
+        if !self.quiet {
+            print_row(row);
+        }
     }
 }
 
@@ -433,24 +459,339 @@ impl Data {
             Data::Libsvm(v) => v.len(),
         }
     }
+
+    fn dim(&self, given: Option<usize>) -> usize {
+        match self {
+            Data::Ratings { encoder, .. } => encoder.dim(),
+            Data::Libsvm(rows) => given.unwrap_or_else(|| {
+                rows.iter()
+                    .filter_map(|e| e.indices.last())
+                    .map(|&i| i as usize + 1)
+                    .max()
+                    .unwrap_or(0)
+            }),
+        }
+    }
 }
 
-fn print_header() {
-    eprintln!(
-        "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
-        "average", "since", "example", "current", "current", "current"
-    );
-    eprintln!(
-        "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
-        "loss", "last", "counter", "label", "predict", "features"
-    );
+/// The examples, encoded on demand (ratings: one-hot user and item, side features), counting
+/// the ids unseen in training.
+struct Examples<'a> {
+    data: &'a Data,
+    normalize: bool,
+    unseen_users: Cell<u64>,
+    unseen_items: Cell<u64>,
 }
 
-fn print_row(r: &ProgressRow) {
-    eprintln!(
-        "{:<12.6} {:<12.6} {:>12} {:>9.4} {:>9.4} {:>9}",
-        r.average_loss, r.since_last_loss, r.examples, r.label, r.prediction, r.features
-    );
+impl Examples<'_> {
+    fn get(&self, k: usize, ex: &mut Example) -> Result<()> {
+        match self.data {
+            Data::Ratings {
+                table,
+                encoder,
+                map,
+            } => {
+                let out = encoder.encode_checked(table, map, k, ex)?;
+                if self.normalize {
+                    l2_normalize(ex);
+                }
+                self.unseen_users
+                    .set(self.unseen_users.get() + out.unseen_user as u64);
+                self.unseen_items
+                    .set(self.unseen_items.get() + out.unseen_item as u64);
+            }
+            Data::Libsvm(rows) => ex.clone_from(&rows[k]),
+        }
+        Ok(())
+    }
+
+    /// Reads examples `range` in turn: a source for the evaluation loops (the first encoding
+    /// error is kept in `error` and ends the stream).
+    fn source<'s>(
+        &'s self,
+        range: std::ops::Range<usize>,
+        error: &'s mut Option<anyhow::Error>,
+    ) -> impl FnMut(&mut Example) -> Result<bool, Infallible> + 's {
+        let mut k = range.start;
+        move |ex| {
+            if k >= range.end {
+                return Ok(false);
+            }
+            if let Err(e) = self.get(k, ex) {
+                *error = Some(e);
+                return Ok(false);
+            }
+            k += 1;
+            Ok(true)
+        }
+    }
+}
+
+/// The model to start from (`-i`) or `None`, and the configuration.
+fn starting_model(args: &FmArgs, libsvm: bool) -> Result<(Option<FmModel>, FmConfig)> {
+    if let Some(path) = &args.initial_model {
+        if args.any_algorithm_flag() {
+            bail!("hyper-parameters come from the model given with -i; drop the algorithm flags");
+        }
+        let model = FmModel::load(path)?;
+        let config = model.config;
+        return Ok((Some(model), config));
+    }
+    if args.any_split_flag() && args.algo != FmAlgorithm::SftrlSplit {
+        bail!(
+            "--eta-pairwise, --compression, --first-order and --adagrad-beta are options of \
+             --algo sftrl-split"
+        );
+    }
+    if args.first_order.as_deref() == Some("constant") && args.adagrad_beta.is_some() {
+        bail!("--adagrad-beta needs --first-order adagrad");
+    }
+    let default_loss = if libsvm {
+        Loss::Logistic
+    } else {
+        Loss::Squared
+    };
+    let config = args.config(default_loss);
+    config.build(0)?; // validate before reading the data
+    Ok((None, config))
+}
+
+/// A LIBSVM file in memory (labels ±1 for a classification loss; rows normalised on request).
+fn load_libsvm(args: &FmArgs, loss: Loss, normalize: bool) -> Result<Data> {
+    let mut reader = LibsvmReader::open(
+        &args.file,
+        LibsvmOptions {
+            zero_based: args.zero_based,
+        },
+    )?;
+    let mut rows = Vec::new();
+    let mut ex = Example::default();
+    while reader.read_into(&mut ex)? {
+        if loss.is_classification() {
+            ex.label = if ex.label > 0.0 { 1.0 } else { -1.0 };
+        }
+        if normalize {
+            l2_normalize(&mut ex);
+        }
+        rows.push(ex.clone());
+    }
+    Ok(Data::Libsvm(rows))
+}
+
+/// A ratings file in memory with its encoder (the model's, or fitted on the training part),
+/// and the rating scale (`--scale`, else the training range).
+fn load_ratings(args: &FmArgs, model: &mut Option<FmModel>) -> Result<(Data, Option<(f64, f64)>)> {
+    let scale = match &args.scale {
+        None => None,
+        Some(v) if v.len() == 2 => Some((v[0], v[1])),
+        Some(v) => bail!("--scale needs MIN,MAX, got {} numbers", v.len()),
+    };
+    let options = RatingsOptions {
+        format: RatingsFormat::Auto,
+        scale,
+        out_of_scale: match args.out_of_scale {
+            ScalePolicy::Error => OutOfScale::Error,
+            ScalePolicy::Skip => OutOfScale::Skip,
+            ScalePolicy::Clamp => OutOfScale::Clamp,
+        },
+        malformed: if args.skip_malformed {
+            Malformed::Skip
+        } else {
+            Malformed::Error
+        },
+    };
+    let table = read_ratings(&args.file, &options)?;
+    let n_train = table.split_point(args.train_fraction);
+    let mut encoder = match model.as_mut().map(|m| m.encoder.take()) {
+        Some(Some(enc)) => enc,
+        Some(None) => bail!("the model given with -i was not trained on ratings"),
+        None => {
+            let side = if args.user_features.is_some() || args.item_features.is_some() {
+                Some(SideFeatures::movielens(
+                    args.user_features.as_deref(),
+                    args.item_features.as_deref(),
+                )?)
+            } else {
+                None
+            };
+            RatingsEncoder::fit(&table, 0..n_train, side)
+        }
+    };
+    if args.unseen_error {
+        encoder.unseen = Unseen::Error;
+    }
+    let range = scale.or_else(|| {
+        table.ratings[..n_train]
+            .iter()
+            .fold(None, |acc: Option<(f64, f64)>, r| match acc {
+                None => Some((r.rating, r.rating)),
+                Some((lo, hi)) => Some((lo.min(r.rating), hi.max(r.rating))),
+            })
+    });
+    let map = encoder.map_table(&table);
+    Ok((
+        Data::Ratings {
+            table,
+            encoder,
+            map,
+        },
+        range,
+    ))
+}
+
+/// What the learning pass produced.
+struct Learned {
+    metrics: Metrics,
+    progress: Vec<(u64, f64)>,
+    refused: u64,
+    diverged: bool,
+    seconds: f64,
+}
+
+/// One online pass over examples `0..n_train` with the library's policies (refused steps,
+/// divergence), then the learner's compaction.
+fn learn(
+    model: &mut FmModel,
+    examples: &Examples<'_>,
+    n_train: usize,
+    clip_range: Option<(f64, f64)>,
+    quiet: bool,
+) -> Result<Learned> {
+    let loss = model.config.loss;
+    let mut metrics = Metrics::new();
+    let mut progress = Progress {
+        quiet,
+        curve: Vec::new(),
+    };
+    let mut clipped = Clipped {
+        inner: &mut model.learner,
+        clip: clip_range,
+    };
+    let start = Instant::now();
+    let mut source_error = None;
+    let pass = progressive_pass(
+        &mut clipped,
+        examples.source(0..n_train, &mut source_error),
+        loss,
+        &mut metrics,
+        &mut progress,
+    )
+    .map_err(|e| match e {
+        EvalError::Source(e) => match e {},
+        EvalError::Learn { example, source } => {
+            anyhow::anyhow!("learning example {example}: {source}")
+        }
+    })?;
+    if let Some(e) = source_error {
+        return Err(e);
+    }
+    let warning = divergence_warning(loss, &metrics, pass.label_max);
+    if let Some(w) = &warning {
+        let advice = if model.config.algorithm == FmAlgorithm::SftrlSplit {
+            "try --normalize, or a smaller --eta and --eta-pairwise"
+        } else {
+            "try --normalize, or a smaller --eta"
+        };
+        eprintln!("warning: {w}; {advice}");
+    }
+    model.learner.compact()?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(r) = metrics.final_row() {
+        progress.curve.push((r.examples, r.average_loss));
+        if !quiet {
+            print_row(&r);
+        }
+    }
+    model.examples_seen += n_train as u64;
+    Ok(Learned {
+        metrics,
+        progress: progress.curve,
+        refused: pass.refused_steps,
+        diverged: warning.is_some(),
+        seconds,
+    })
+}
+
+/// Evaluates examples `range` without updates, writing each prediction to `-p`.
+fn test(
+    model: &mut FmModel,
+    examples: &Examples<'_>,
+    range: std::ops::Range<usize>,
+    clip_range: Option<(f64, f64)>,
+    predictions: Option<&str>,
+) -> Result<(Metrics, f64)> {
+    let mut metrics = Metrics::new();
+    let mut out = match predictions {
+        Some(p) => {
+            Some(BufWriter::new(File::create(p).with_context(|| {
+                format!("cannot create predictions file {p}")
+            })?))
+        }
+        None => None,
+    };
+    let loss = model.config.loss;
+    let clipped = Clipped {
+        inner: &mut model.learner,
+        clip: clip_range,
+    };
+    let start = Instant::now();
+    let mut source_error = None;
+    let mut io_error = None;
+    let mut next = examples.source(range, &mut source_error);
+    evaluate_with(
+        &clipped,
+        |ex: &mut Example| -> Result<bool, Infallible> {
+            let more = next(ex)?;
+            if more {
+                if let Some(o) = out.as_mut() {
+                    if let Err(e) = writeln!(o, "{}", clipped.predict(ex.row())) {
+                        io_error.get_or_insert(e);
+                    }
+                }
+            }
+            Ok(more)
+        },
+        loss,
+        &mut metrics,
+        |_| {},
+    )
+    .map_err(|e| match e {
+        EvalError::Source(e) => match e {},
+        EvalError::Learn { source, .. } => anyhow::Error::new(source),
+    })?;
+    drop(next);
+    if let Some(e) = source_error {
+        return Err(e);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(mut o) = out {
+        o.flush()?;
+    }
+    if let Some(e) = io_error {
+        bail!("writing predictions: {e}");
+    }
+    Ok((metrics, seconds))
+}
+
+/// `--pairwise`: the RMS of the pairwise part of the test predictions and the test RMSE
+/// without it (an untimed pass).
+fn pairwise_stats(
+    model: &FmModel,
+    examples: &Examples<'_>,
+    range: std::ops::Range<usize>,
+) -> Result<(f64, f64)> {
+    let (mut pw2, mut se) = (0.0, 0.0);
+    let mut ex = Example::default();
+    let count = range.len() as f64;
+    for k in range {
+        ex.clear();
+        examples.get(k, &mut ex)?;
+        let pw = model.learner.pairwise(ex.row());
+        let rest = model.learner.predict(ex.row()) - pw;
+        pw2 += pw * pw;
+        se += (rest - ex.label).powi(2);
+    }
+    Ok(((pw2 / count).sqrt(), (se / count).sqrt()))
 }
 
 pub fn run(args: &FmArgs) -> Result<()> {
@@ -467,144 +808,27 @@ pub fn run(args: &FmArgs) -> Result<()> {
         args.predictions.as_deref(),
     )?;
     let libsvm = args.is_libsvm();
-    let mut model = match &args.initial_model {
-        Some(path) => {
-            if args.any_algorithm_flag() {
-                bail!(
-                    "hyper-parameters come from the model given with -i; drop the algorithm flags"
-                );
-            }
-            Some(FmModel::load(path)?)
-        }
-        None => None,
-    };
-    let default_loss = if libsvm {
-        Loss::Logistic
-    } else {
-        Loss::Squared
-    };
-    let config = match &model {
-        Some(m) => m.config,
-        None => {
-            if args.any_split_flag() && args.algo != FmAlgorithm::SftrlSplit {
-                bail!(
-                    "--eta-pairwise, --compression, --first-order and --adagrad-beta are options \
-                     of --algo sftrl-split"
-                );
-            }
-            if args.first_order.as_deref() == Some("constant") && args.adagrad_beta.is_some() {
-                bail!("--adagrad-beta needs --first-order adagrad");
-            }
-            let c = args.config(default_loss);
-            c.build(0)?; // validate before reading the data
-            c
-        }
-    };
+    let (mut model, config) = starting_model(args, libsvm)?;
 
-    // Load the data.
     let load_start = Instant::now();
     let normalize = model.as_ref().map_or(args.normalize, |m| m.normalize);
-    let mut scale_range = None;
-    let data = if libsvm {
-        let mut reader = LibsvmReader::open(
-            &args.file,
-            LibsvmOptions {
-                zero_based: args.zero_based,
-            },
-        )?;
-        let mut rows = Vec::new();
-        let mut ex = Example::default();
-        while reader.read_into(&mut ex)? {
-            if config.loss.is_classification() {
-                ex.label = if ex.label > 0.0 { 1.0 } else { -1.0 };
-            }
-            if normalize {
-                l2_normalize(&mut ex);
-            }
-            rows.push(ex.clone());
-        }
-        Data::Libsvm(rows)
+    let (data, scale_range) = if libsvm {
+        (load_libsvm(args, config.loss, normalize)?, None)
     } else {
-        let scale = match &args.scale {
-            None => None,
-            Some(v) if v.len() == 2 => Some((v[0], v[1])),
-            Some(v) => bail!("--scale needs MIN,MAX, got {} numbers", v.len()),
-        };
-        scale_range = scale;
-        let options = RatingsOptions {
-            format: RatingsFormat::Auto,
-            scale,
-            out_of_scale: match args.out_of_scale {
-                ScalePolicy::Error => OutOfScale::Error,
-                ScalePolicy::Skip => OutOfScale::Skip,
-                ScalePolicy::Clamp => OutOfScale::Clamp,
-            },
-            malformed: if args.skip_malformed {
-                Malformed::Skip
-            } else {
-                Malformed::Error
-            },
-        };
-        let table = read_ratings(&args.file, &options)?;
-        let n_train = table.split_point(args.train_fraction);
-        let mut encoder = match model.as_mut().map(|m| m.encoder.take()) {
-            Some(Some(enc)) => enc,
-            Some(None) => bail!("the model given with -i was not trained on ratings"),
-            None => {
-                let side = if args.user_features.is_some() || args.item_features.is_some() {
-                    Some(SideFeatures::movielens(
-                        args.user_features.as_deref(),
-                        args.item_features.as_deref(),
-                    )?)
-                } else {
-                    None
-                };
-                RatingsEncoder::fit(&table, 0..n_train, side)
-            }
-        };
-        if args.unseen_error {
-            encoder.unseen = Unseen::Error;
-        }
-        if scale_range.is_none() {
-            scale_range = table.ratings[..n_train].iter().fold(
-                None,
-                |acc: Option<(f64, f64)>, r| match acc {
-                    None => Some((r.rating, r.rating)),
-                    Some((lo, hi)) => Some((lo.min(r.rating), hi.max(r.rating))),
-                },
-            );
-        }
-        let map = encoder.map_table(&table);
-        Data::Ratings {
-            table,
-            encoder,
-            map,
-        }
+        load_ratings(args, &mut model)?
     };
     let load_seconds = load_start.elapsed().as_secs_f64();
     let n = data.len();
     let n_train = ((n as f64) * args.train_fraction).floor() as usize;
-
-    let dim = match &data {
-        Data::Ratings { encoder, .. } => encoder.dim(),
-        Data::Libsvm(rows) => args.dim.unwrap_or_else(|| {
-            rows.iter()
-                .filter_map(|e| e.indices.last())
-                .map(|&i| i as usize + 1)
-                .max()
-                .unwrap_or(0)
-        }),
-    };
+    let dim = data.dim(args.dim);
     let mut model = match model {
         Some(m) => m,
         None => {
-            let learner = config.build(dim)?;
-            let mut m = FmModel::new(config, learner);
+            let mut m = FmModel::new(config, config.build(dim)?);
             m.normalize = normalize;
             m
         }
     };
-    let loss = model.config.loss;
     let clip_range = if args.clip_predictions {
         if libsvm {
             bail!("--clip-predictions applies to ratings only");
@@ -623,289 +847,177 @@ pub fn run(args: &FmArgs) -> Result<()> {
         );
         print_header();
     }
-
-    // The examples, encoded on the fly.
-    let unseen_users = std::cell::Cell::new(0u64);
-    let unseen_items = std::cell::Cell::new(0u64);
-    let next_example = {
-        let data = &data;
-        let unseen_users = &unseen_users;
-        let unseen_items = &unseen_items;
-        move |k: usize, ex: &mut Example| -> Result<(), anyhow::Error> {
-            match data {
-                Data::Ratings {
-                    table,
-                    encoder,
-                    map,
-                } => {
-                    let out = encoder.encode_checked(table, map, k, ex)?;
-                    if normalize {
-                        l2_normalize(ex);
-                    }
-                    unseen_users.set(unseen_users.get() + out.unseen_user as u64);
-                    unseen_items.set(unseen_items.get() + out.unseen_item as u64);
-                }
-                Data::Libsvm(rows) => ex.clone_from(&rows[k]),
-            }
-            Ok(())
-        }
-    };
-
-    // One online pass over the training part.
-    let quiet = args.quiet;
-    let mut progress: Vec<(u64, f64)> = Vec::new();
-    let mut train_metrics = Metrics::new();
-    let mut scored = Scored {
-        inner: &mut model.learner,
-        clip: clip_range,
-        refused: 0,
+    let examples = Examples {
+        data: &data,
+        normalize,
+        unseen_users: Cell::new(0),
+        unseen_items: Cell::new(0),
     };
     let cpu_start = cpu_seconds();
-    let start = Instant::now();
-    let mut k = 0usize;
-    let mut source_error = None;
-    let mut label_max = 0.0f64;
-    progressive_with(
-        &mut scored,
-        |ex: &mut Example| {
-            if k >= n_train {
-                return Ok::<bool, Infallible>(false);
-            }
-            if let Err(e) = next_example(k, ex) {
-                source_error = Some(e);
-                return Ok(false);
-            }
-            label_max = label_max.max(ex.label.abs());
-            k += 1;
-            Ok(true)
-        },
-        loss,
-        &mut train_metrics,
-        |row| {
-            progress.push((row.examples, row.average_loss));
-            if !quiet {
-                print_row(row)
-            }
-        },
-    )
-    .map_err(|e| match e {
-        sketchlearn::eval::EvalError::Source(e) => match e {},
-        sketchlearn::eval::EvalError::Learn { example, source } => {
-            anyhow::anyhow!("learning example {example}: {source}")
-        }
-    })?;
-    if let Some(e) = source_error {
-        return Err(e);
-    }
-    let refused = scored.refused;
-    let diverged = crate::divergence::check(
-        loss,
-        &train_metrics,
-        label_max,
-        if model.config.algorithm == FmAlgorithm::SftrlSplit {
-            "try --normalize, or a smaller --eta and --eta-pairwise"
-        } else {
-            "try --normalize, or a smaller --eta"
-        },
-    );
-    model.learner.compact()?;
-    let train_seconds = start.elapsed().as_secs_f64();
-    if let Some(r) = train_metrics.final_row() {
-        progress.push((r.examples, r.average_loss));
-        if !quiet {
-            print_row(&r);
-        }
-    }
-    model.examples_seen += n_train as u64;
-    let users_before_test = unseen_users.get();
-    let items_before_test = unseen_items.get();
-
-    // Evaluation on the rest, without updates.
-    let mut test_metrics = Metrics::new();
-    let mut out = match &args.predictions {
-        Some(p) => {
-            Some(BufWriter::new(File::create(p).with_context(|| {
-                format!("cannot create predictions file {p}")
-            })?))
-        }
-        None => None,
-    };
-    let scored = Scored {
-        inner: &mut model.learner,
-        clip: clip_range,
-        refused: 0,
-    };
-    let test_start = Instant::now();
-    let mut k = n_train;
-    let mut source_error = None;
-    let mut io_error = None;
-    evaluate_with(
-        &scored,
-        |ex: &mut Example| {
-            if k >= n {
-                return Ok::<bool, Infallible>(false);
-            }
-            if let Err(e) = next_example(k, ex) {
-                source_error = Some(e);
-                return Ok(false);
-            }
-            k += 1;
-            if let Some(o) = out.as_mut() {
-                if let Err(e) = writeln!(o, "{}", scored.predict(ex.row())) {
-                    io_error.get_or_insert(e);
-                }
-            }
-            Ok(true)
-        },
-        loss,
-        &mut test_metrics,
-        |_| {},
-    )
-    .map_err(|e| match e {
-        sketchlearn::eval::EvalError::Source(e) => match e {},
-        sketchlearn::eval::EvalError::Learn { source, .. } => anyhow::Error::new(source),
-    })?;
-    if let Some(e) = source_error {
-        return Err(e);
-    }
-    let test_seconds = test_start.elapsed().as_secs_f64();
+    let learned = learn(&mut model, &examples, n_train, clip_range, args.quiet)?;
+    let unseen_before_test = (examples.unseen_users.get(), examples.unseen_items.get());
+    let (test_metrics, test_seconds) = test(
+        &mut model,
+        &examples,
+        n_train..n,
+        clip_range,
+        args.predictions.as_deref(),
+    )?;
     let cpu_used = match (cpu_start, cpu_seconds()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
     };
-    if let Some(mut o) = out {
-        o.flush()?;
-    }
-    if let Some(e) = io_error {
-        bail!("writing predictions: {e}");
-    }
-    let unseen_users = unseen_users.get() - users_before_test;
-    let unseen_items = unseen_items.get() - items_before_test;
-
-    // What the interactions add: the pairwise part of each test prediction (untimed pass).
-    let mut pairwise_stats = None;
-    if args.pairwise && !loss.is_classification() && n > n_train {
-        let (mut pw2, mut se) = (0.0, 0.0);
-        let mut ex = Example::default();
-        for k in n_train..n {
-            ex.clear();
-            next_example(k, &mut ex)?;
-            let pw = model.learner.pairwise(ex.row());
-            let rest = model.learner.predict(ex.row()) - pw;
-            pw2 += pw * pw;
-            se += (rest - ex.label).powi(2);
-        }
-        let count = (n - n_train) as f64;
-        pairwise_stats = Some(((pw2 / count).sqrt(), (se / count).sqrt()));
-    }
-
+    let unseen = (
+        examples.unseen_users.get() - unseen_before_test.0,
+        examples.unseen_items.get() - unseen_before_test.1,
+    );
+    let pairwise = if args.pairwise && !model.config.loss.is_classification() && n > n_train {
+        Some(pairwise_stats(&model, &examples, n_train..n)?)
+    } else {
+        None
+    };
     if let Some(path) = &args.final_model {
         if let Data::Ratings { encoder, .. } = &data {
             model.encoder = Some(encoder.clone());
         }
         model.save(path)?;
     }
-
-    let classification = loss.is_classification();
-    let has_test = test_metrics.examples() > 0;
-    let (skipped_malformed, out_of_scale) = match &data {
-        Data::Ratings { table, .. } => (table.stats.malformed, table.stats.out_of_scale),
-        Data::Libsvm(_) => (0, 0),
-    };
-    let report = FmReport {
-        learner: model.config.describe(),
-        algorithm: model.config.algorithm.name().to_string(),
-        file: args.file.clone(),
-        dim: model.learner.dim(),
-        train_examples: train_metrics.examples(),
-        test_examples: test_metrics.examples(),
-        progressive_loss: train_metrics.mean_loss(),
-        progressive_rmse: (!classification).then(|| train_metrics.rmse()),
-        progressive_error: if classification {
-            train_metrics.error_rate()
-        } else {
-            None
-        },
-        progressive_auc: if classification {
-            train_metrics.auc()
-        } else {
-            None
-        },
-        test_loss: has_test.then(|| test_metrics.mean_loss()),
-        test_rmse: (has_test && !classification).then(|| test_metrics.rmse()),
-        test_error: if classification && has_test {
-            test_metrics.error_rate()
-        } else {
-            None
-        },
-        test_auc: if classification && has_test {
-            test_metrics.auc()
-        } else {
-            None
-        },
-        seconds: train_seconds + test_seconds,
-        cpu_seconds: cpu_used,
-        train_seconds,
-        test_seconds,
+    let report = FmReport::new(
+        args,
+        &model,
+        &data,
+        &learned,
+        (&test_metrics, test_seconds),
         load_seconds,
-        peak_rss_bytes: peak_rss_bytes(),
-        model_bytes: model.learner.state_bytes(),
-        refused_steps: refused,
-        diverged,
-        unseen_users,
-        unseen_items,
-        skipped_malformed,
-        out_of_scale,
-        clipped: clip_range.is_some(),
-        test_pairwise_rms: pairwise_stats.map(|p| p.0),
-        test_rmse_without_pairwise: pairwise_stats.map(|p| p.1),
-        progress,
-    };
+        cpu_used,
+        unseen,
+        clip_range.is_some(),
+        pairwise,
+    );
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
+        report.print(libsvm, model.config.loss.is_classification(), pairwise);
+    }
+    Ok(())
+}
+
+impl FmReport {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        args: &FmArgs,
+        model: &FmModel,
+        data: &Data,
+        learned: &Learned,
+        (test_metrics, test_seconds): (&Metrics, f64),
+        load_seconds: f64,
+        cpu_seconds: Option<f64>,
+        (unseen_users, unseen_items): (u64, u64),
+        clipped: bool,
+        pairwise: Option<(f64, f64)>,
+    ) -> Self {
+        let train_metrics = &learned.metrics;
+        let classification = model.config.loss.is_classification();
+        let has_test = test_metrics.examples() > 0;
+        let (skipped_malformed, out_of_scale) = match data {
+            Data::Ratings { table, .. } => (table.stats.malformed, table.stats.out_of_scale),
+            Data::Libsvm(_) => (0, 0),
+        };
+        FmReport {
+            learner: model.config.describe(),
+            algorithm: model.config.algorithm.name().to_string(),
+            file: args.file.clone(),
+            dim: model.learner.dim(),
+            train_examples: train_metrics.examples(),
+            test_examples: test_metrics.examples(),
+            progressive_loss: train_metrics.mean_loss(),
+            progressive_rmse: (!classification).then(|| train_metrics.rmse()),
+            progressive_error: if classification {
+                train_metrics.error_rate()
+            } else {
+                None
+            },
+            progressive_auc: if classification {
+                train_metrics.auc()
+            } else {
+                None
+            },
+            test_loss: has_test.then(|| test_metrics.mean_loss()),
+            test_rmse: (has_test && !classification).then(|| test_metrics.rmse()),
+            test_error: if classification && has_test {
+                test_metrics.error_rate()
+            } else {
+                None
+            },
+            test_auc: if classification && has_test {
+                test_metrics.auc()
+            } else {
+                None
+            },
+            seconds: learned.seconds + test_seconds,
+            cpu_seconds,
+            train_seconds: learned.seconds,
+            test_seconds,
+            load_seconds,
+            peak_rss_bytes: peak_rss_bytes(),
+            model_bytes: model.learner.state_bytes(),
+            refused_steps: learned.refused,
+            diverged: learned.diverged,
+            unseen_users,
+            unseen_items,
+            skipped_malformed,
+            out_of_scale,
+            clipped,
+            test_pairwise_rms: pairwise.map(|p| p.0),
+            test_rmse_without_pairwise: pairwise.map(|p| p.1),
+            progress: learned.progress.clone(),
+        }
+    }
+
+    /// The plain-text report on stdout.
+    fn print(&self, libsvm: bool, classification: bool, pairwise: Option<(f64, f64)>) {
         let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.6}"));
-        println!("learner            {}", report.learner);
-        println!("dimension          {}", report.dim);
+        println!("learner            {}", self.learner);
+        println!("dimension          {}", self.dim);
         println!(
             "examples           {} train, {} test",
-            report.train_examples, report.test_examples
+            self.train_examples, self.test_examples
         );
         if classification {
-            println!("progressive error  {}", opt(report.progressive_error));
-            println!("progressive AUC    {}", opt(report.progressive_auc));
-            println!("test error         {}", opt(report.test_error));
-            println!("test AUC           {}", opt(report.test_auc));
+            println!("progressive error  {}", opt(self.progressive_error));
+            println!("progressive AUC    {}", opt(self.progressive_auc));
+            println!("test error         {}", opt(self.test_error));
+            println!("test AUC           {}", opt(self.test_auc));
         } else {
-            println!("progressive RMSE   {}", opt(report.progressive_rmse));
-            println!("test RMSE          {}", opt(report.test_rmse));
-            if let Some((rms, without)) = pairwise_stats {
+            println!("progressive RMSE   {}", opt(self.progressive_rmse));
+            println!("test RMSE          {}", opt(self.test_rmse));
+            if let Some((rms, without)) = pairwise {
                 println!("pairwise part RMS  {rms:.6} (test RMSE without it {without:.6})");
             }
         }
-        println!("progressive loss   {:.6}", report.progressive_loss);
+        println!("progressive loss   {:.6}", self.progressive_loss);
         println!(
             "seconds            {:.3} (learning {:.3}, test {:.3}; loading {:.3})",
-            report.seconds, train_seconds, test_seconds, load_seconds
+            self.seconds, self.train_seconds, self.test_seconds, self.load_seconds
         );
-        if let Some(c) = cpu_used {
+        if let Some(c) = self.cpu_seconds {
             println!("CPU seconds        {c:.3}");
         }
-        println!("model bytes        {}", report.model_bytes);
-        if let Some(b) = report.peak_rss_bytes {
+        println!("model bytes        {}", self.model_bytes);
+        if let Some(b) = self.peak_rss_bytes {
             println!("peak RSS bytes     {b}");
         }
         if !libsvm {
             println!(
                 "unseen in test     {} users, {} items",
-                report.unseen_users, report.unseen_items
+                self.unseen_users, self.unseen_items
             );
         }
-        if refused > 0 {
+        if self.refused_steps > 0 {
             println!(
-                "warning: {refused} steps refused (they would have made the model non-finite)"
+                "warning: {} steps refused (they would have made the model non-finite)",
+                self.refused_steps
             );
         }
     }
-    Ok(())
 }

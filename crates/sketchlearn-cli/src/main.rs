@@ -1,10 +1,10 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
 mod csv_input;
-mod divergence;
 mod drp_cmd;
 mod fm_cmd;
 mod inspect;
+mod learner_args;
 mod paths;
 mod predict;
 mod sketch_cmd;

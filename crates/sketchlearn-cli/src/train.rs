@@ -1,127 +1,19 @@
-//! `sketchlearn train` and `sketchlearn test`: online learning with progressive validation
-//! (VW habits: a progress table on stderr at doubling example counts, `-f` to save, `-i` to
-//! resume, `-p` to write predictions).
+//! `sketchlearn train` and `sketchlearn test`: argument parsing and printing around the
+//! library's run ([`sketchlearn::run::train`], [`sketchlearn::run::evaluate`]) — VW habits: a
+//! progress table on stderr at doubling example counts, `-f` to save, `-i` to resume, `-p` to
+//! write predictions.
 
-use anyhow::{bail, Context, Result};
+use crate::learner_args::LearnerArgs;
+use anyhow::{Context, Result};
 use serde::Serialize;
-use sketchlearn::data::{for_each_row, ExampleReader, ExampleSource, Format, ReadAhead, VwOptions};
-use sketchlearn::eval::{evaluate_with, progressive_with, Metrics, ProgressRow};
-use sketchlearn::linear::{
-    auto_sparse, Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel,
-    OnlineLearner, SPARSITY_SAMPLE,
+use sketchlearn::data::Format;
+use sketchlearn::eval::ProgressRow;
+use sketchlearn::linear::{LinearModel, MemberWeight, OnlineLearner, RepresentationChoice};
+use sketchlearn::run::{
+    self, Input, Observer, ObserverError, ReadOptions, RunStart, Start, TrainOptions, Warning,
 };
-use sketchlearn::loss::Loss;
-use sketchlearn::{Example, ParseError, Row};
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::time::Instant;
-
-/// Hyper-parameters of a new learner (all optional: unset ones take the library defaults).
-#[derive(clap::Args, Debug, Default)]
-pub struct LearnerArgs {
-    /// Algorithm: auto | ogd | adagrad | adagrad-grid | newton. Default: auto, an online mixture
-    /// of two RFD-SONs (two step sizes), FD-SON with diagonal adaptation and an AdaGrad grid
-    /// (each learns every example; the prediction weighs them by their progressive Brier
-    /// scores, AdaHedge) — or newton when --curvature or --diag is given. adagrad-grid: AdaGrad
-    /// at -l and 8× -l (the latter's intercept constant /32), mixed the same way.
-    #[arg(long)]
-    pub algo: Option<Algorithm>,
-    /// Curvature of the newton learner (and of auto's sketched members): identity | full | fd |
-    /// fd-fast | rfd | rfd-fast | rp | oja.
-    #[arg(long)]
-    pub curvature: Option<CurvatureKind>,
-    /// Sketch size m.
-    #[arg(long)]
-    pub size: Option<usize>,
-    /// Loss: logistic | squared | hinge | smooth-hinge.
-    #[arg(long)]
-    pub loss: Option<Loss>,
-    /// Newton: α of A = αI + SᵀS (1/α acts as the step size).
-    #[arg(long)]
-    pub alpha: Option<f64>,
-    /// RFD-SON: initial α₀ of the RFD sketch.
-    #[arg(long)]
-    pub alpha0: Option<f64>,
-    /// Newton: c = σ + η (the sketch receives √c·g).
-    #[arg(long = "c")]
-    pub c: Option<f64>,
-    /// Projection bound C of {|wᵀx| ≤ C} (default: no projection).
-    #[arg(long)]
-    pub clip: Option<f64>,
-    /// Wrap the learner in diagonal adaptation (SON §5.2).
-    #[arg(long)]
-    pub diag: bool,
-    /// OGD / AdaGrad learning rate.
-    #[arg(short = 'l', long = "learning-rate")]
-    pub learning_rate: Option<f64>,
-    /// Oja's learning-rate constant c of γ_t = min(c/t, 1).
-    #[arg(long)]
-    pub oja_c: Option<f64>,
-    /// No intercept (by default a constant feature 1 is appended, as VW does).
-    #[arg(long)]
-    pub no_bias: bool,
-    /// The intercept's constant feature value (default 1): below 1, a scale-free learner
-    /// (AdaGrad) moves the bias more slowly than the weights.
-    #[arg(long)]
-    pub bias_value: Option<f64>,
-    /// Use the sparse-time learner of the curvature (oja, rp, fd/fd-fast, rfd/rfd-fast):
-    /// O(m² + m·nnz) per example instead of O(md). Default: chosen automatically (see below).
-    #[arg(long, conflicts_with = "dense")]
-    pub sparse: bool,
-    /// Use the dense learner even for sparse input.
-    #[arg(long)]
-    pub dense: bool,
-}
-
-impl LearnerArgs {
-    fn any_set(&self) -> bool {
-        self.algo.is_some()
-            || self.curvature.is_some()
-            || self.size.is_some()
-            || self.loss.is_some()
-            || self.alpha.is_some()
-            || self.alpha0.is_some()
-            || self.c.is_some()
-            || self.clip.is_some()
-            || self.diag
-            || self.learning_rate.is_some()
-            || self.oja_c.is_some()
-            || self.no_bias
-            || self.bias_value.is_some()
-            || self.sparse
-            || self.dense
-    }
-
-    /// The configuration: library defaults overridden by the flags given.
-    pub fn config(&self, seed: u64) -> LearnerConfig {
-        let d = LearnerConfig::default();
-        LearnerConfig {
-            // A curvature or --diag names one Newton learner; without them the default (auto).
-            algorithm: self
-                .algo
-                .unwrap_or(if self.curvature.is_some() || self.diag {
-                    Algorithm::Newton
-                } else {
-                    d.algorithm
-                }),
-            curvature: self.curvature.unwrap_or(d.curvature),
-            size: self.size.unwrap_or(d.size),
-            loss: self.loss.unwrap_or(d.loss),
-            alpha: self.alpha.unwrap_or(d.alpha),
-            alpha0: self.alpha0.unwrap_or(d.alpha0),
-            c: self.c.unwrap_or(d.c),
-            clip: self.clip.unwrap_or(d.clip),
-            diag: self.diag || d.diag,
-            diag_d0: d.diag_d0,
-            learning_rate: self.learning_rate.unwrap_or(d.learning_rate),
-            seed,
-            oja_c: self.oja_c.unwrap_or(d.oja_c),
-            bias: d.bias && !self.no_bias,
-            bias_value: self.bias_value.unwrap_or(d.bias_value),
-        }
-    }
-}
 
 /// Arguments of `sketchlearn train`.
 #[derive(clap::Args, Debug)]
@@ -136,14 +28,14 @@ rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-spa
 O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
 input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
 below d/10 (over the whole file when d is read from it, else over its first 1000 examples; \
-LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --sparse forces it, --dense \
-prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
+LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --representation sparse \
+(--sparse) forces it, --representation dense (--dense) prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
 )]
 pub struct TrainArgs {
     #[command(flatten)]
     pub learner: LearnerArgs,
     /// Number of passes over the data.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub passes: u32,
     /// Seed of every random draw.
     #[arg(long, default_value_t = 0)]
@@ -152,7 +44,7 @@ pub struct TrainArgs {
     #[arg(short = 'f', long = "final-model")]
     pub final_model: Option<String>,
     /// Resume from this model (its hyper-parameters are used; learner flags are refused).
-    #[arg(short = 'i', long = "initial-model")]
+    #[arg(short = 'i', long = "initial-model", conflicts_with = "LearnerArgs")]
     pub initial_model: Option<String>,
     /// Write each progressive prediction (raw score) to this file, one per line.
     #[arg(short = 'p', long = "predictions")]
@@ -182,41 +74,6 @@ pub struct TrainArgs {
     /// Training file (LIBSVM or VW text; `-` = stdin, which then needs --dim for LIBSVM; `.gz`
     /// decompressed).
     pub file: String,
-}
-
-/// A reader of the training or test file.
-type Reading = Box<dyn ExampleSource<Error = ParseError>>;
-
-/// Opens `path` as an [`ExampleReader`]; with `ahead` it is parsed on a second thread
-/// ([`ReadAhead`]).
-fn open_reading(
-    path: &str,
-    format: Format,
-    zero_based: bool,
-    bits: u32,
-    ahead: bool,
-) -> Result<Reading> {
-    let reader = ExampleReader::open(path, format, zero_based, bits)?;
-    Ok(if ahead {
-        Box::new(ReadAhead::new(reader))
-    } else {
-        Box::new(reader)
-    })
-}
-
-/// Hash bits for VW input: `--bits`, else those of the model's dimension, else 18.
-fn vw_bits(bits: Option<u32>, model_dim: Option<usize>) -> Result<u32> {
-    if let Some(b) = bits {
-        if !(1..=32).contains(&b) {
-            bail!("--bits must be between 1 and 32, got {b}");
-        }
-        return Ok(b);
-    }
-    match model_dim {
-        Some(d) if d.is_power_of_two() => Ok(d.trailing_zeros()),
-        Some(d) => bail!("the model's dimension {d} is not a power of two: give --bits"),
-        None => Ok(VwOptions::default().bits),
-    }
 }
 
 /// Arguments of `sketchlearn test`.
@@ -261,42 +118,13 @@ pub struct TrainReport {
     pub seconds: f64,
     pub examples_per_second: f64,
     pub refused_steps: u64,
-    /// The learning pass diverged ([`crate::divergence::diverged`]; a warning on stderr says
+    /// The learning pass diverged (the library's divergence rule; a warning on stderr says
     /// what to do).
     pub diverged: bool,
     /// For the `auto` mixture: each member and its final weight π (which member the mixture
     /// follows on this data).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixture: Option<Vec<MemberWeight>>,
-}
-
-/// One member of a mixture in the `train` summary.
-#[derive(Serialize, Debug)]
-pub struct MemberWeight {
-    pub learner: String,
-    pub weight: f64,
-}
-
-/// The members of an `auto` or `adagrad-grid` model and their current mixture weights.
-fn mixture_weights(model: &LinearModel) -> Option<Vec<MemberWeight>> {
-    let mix = match &model.learner {
-        AnyLearner::Mixture(mix) => mix,
-        AnyLearner::ScaledMixture(mix) => mix.mixture(),
-        _ => return None,
-    };
-    let names = model.config.mixture_members()?;
-    Some(
-        mix.member_weights()
-            .into_iter()
-            .enumerate()
-            .map(|(k, weight)| MemberWeight {
-                learner: names
-                    .get(k)
-                    .map_or_else(|| format!("member {}", k + 1), |c| c.describe()),
-                weight,
-            })
-            .collect(),
-    )
 }
 
 /// What `test --json` prints.
@@ -311,40 +139,82 @@ pub struct TestReport {
     pub seconds: f64,
 }
 
-/// Forwards to a learner, writing every prediction and counting refused (diverging) steps, which
-/// are reported rather than fatal: the weights stay as they were.
-struct Tap<'a, L: ?Sized> {
-    inner: &'a mut L,
-    out: Option<BufWriter<File>>,
-    io_error: Option<std::io::Error>,
-    refused: u64,
+/// What `train` and `test` show while the library runs: the learner line and progress table on
+/// stderr (unless quiet), each prediction in the `-p` file (created when the run starts, after
+/// the configuration and the input were checked), warnings on stderr.
+struct Terminal<'a> {
+    quiet: bool,
+    /// Whether to print the learner line and the table (train only).
+    table: bool,
+    predictions_path: Option<&'a str>,
+    predictions: Option<BufWriter<File>>,
+    error: Option<anyhow::Error>,
+    /// What to change when the pass diverged.
+    advice: &'a str,
 }
 
-impl<L: OnlineLearner + ?Sized> OnlineLearner for Tap<'_, L> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
+impl<'a> Terminal<'a> {
+    fn new(quiet: bool, table: bool, predictions_path: Option<&'a str>, advice: &'a str) -> Self {
+        Terminal {
+            quiet,
+            table,
+            predictions_path,
+            predictions: None,
+            error: None,
+            advice,
+        }
     }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.inner.predict(x)
+
+    /// Flushes the predictions; the first error met while writing them.
+    fn finish(mut self) -> Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if let Some(mut out) = self.predictions.take() {
+            out.flush().context("writing predictions")?;
+        }
+        Ok(())
     }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        let p = match self.inner.learn(x, y, weight) {
-            Ok(p) => p,
-            Err(LearnError::Diverged(_)) => {
-                self.refused += 1;
-                self.inner.predict(x)
-            }
-            Err(e) => return Err(e),
-        };
-        if let Some(out) = self.out.as_mut() {
-            if let Err(e) = writeln!(out, "{p}") {
-                self.io_error.get_or_insert(e);
+}
+
+impl Observer for Terminal<'_> {
+    fn started(&mut self, start: &RunStart<'_>) -> Result<(), ObserverError> {
+        if self.table && !self.quiet {
+            let note = match start.representation {
+                RepresentationChoice::Given | RepresentationChoice::Dense => String::new(),
+                choice => format!("  [{choice}]"),
+            };
+            eprintln!(
+                "learner: {}  (d = {}){note}",
+                start.config.describe(),
+                start.dim
+            );
+            print_header();
+        }
+        if let Some(p) = self.predictions_path {
+            let file =
+                File::create(p).map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
+            self.predictions = Some(BufWriter::new(file));
+        }
+        Ok(())
+    }
+    fn progress(&mut self, row: &ProgressRow) {
+        if self.table && !self.quiet {
+            print_row(row);
+        }
+    }
+    #[inline]
+    fn prediction(&mut self, score: f64) {
+        if let Some(out) = self.predictions.as_mut() {
+            if let Err(e) = writeln!(out, "{score}") {
+                self.predictions = None;
+                self.error
+                    .get_or_insert(anyhow::Error::new(e).context("writing predictions"));
             }
         }
-        Ok(p)
     }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        self.inner.weights()
+    fn warning(&mut self, warning: &Warning) {
+        eprintln!("warning: {warning}; {}", self.advice);
     }
 }
 
@@ -372,183 +242,41 @@ fn print_row(r: &ProgressRow) {
     );
 }
 
-fn open_predictions(path: &Option<String>) -> Result<Option<BufWriter<File>>> {
-    path.as_ref()
-        .map(|p| {
-            File::create(p)
-                .map(BufWriter::new)
-                .with_context(|| format!("cannot create predictions file {p}"))
-        })
-        .transpose()
+fn read_options(
+    format: Format,
+    zero_based: bool,
+    bits: Option<u32>,
+    no_read_ahead: bool,
+) -> ReadOptions {
+    ReadOptions {
+        format,
+        zero_based,
+        bits,
+        read_ahead: !no_read_ahead,
+    }
 }
 
 pub fn train(args: &TrainArgs) -> Result<()> {
-    if args.passes == 0 {
-        bail!("--passes must be at least 1");
-    }
-    if args.passes > 1 && args.file == "-" {
-        bail!("several passes need a file, not standard input");
-    }
-    let format = args.format.resolve(&args.file);
-    let vw = format == Format::Vw;
-    if args.bits.is_some() && !vw {
-        bail!("--bits applies to VW input (feature hashing); LIBSVM indices are used as they are");
-    }
-    let mut sparse_note = String::new();
-    let mut model = match &args.initial_model {
-        Some(path) => {
-            if args.learner.any_set() {
-                bail!("hyper-parameters come from the model given with -i; drop the learner flags");
-            }
-            LinearModel::load(path)?
-        }
-        None => {
-            let mut config = args.learner.config(args.seed);
-            if args.learner.sparse {
-                if !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto) {
-                    bail!("--sparse applies to --algo newton and auto (ogd and adagrad are O(nnz) already)");
-                }
-                config.curvature = config.curvature.sparse_variant().with_context(|| {
-                    format!(
-                        "curvature {} has no sparse-time learner (use oja, rp, fd or rfd)",
-                        config.curvature
-                    )
-                })?;
-            }
-            // Validate before reading the data (the sparse FD learner needs d ≥ 2m).
-            config.build(if config.curvature.is_sparse() {
-                2 * config.size
-            } else {
-                0
-            })?;
-            let (dim, avg_nnz) = if vw {
-                if args.dim.is_some() {
-                    bail!("VW input has dimension 2^bits: give --bits, not --dim");
-                }
-                (1usize << vw_bits(args.bits, None)?, None)
-            } else {
-                match (args.dim, args.file.as_str()) {
-                    (Some(d), "-") => (d, None),
-                    (None, "-") => bail!("reading standard input needs --dim"),
-                    (Some(d), path) => {
-                        // The first examples give the sparsity for the automatic choice.
-                        let mut r = ExampleReader::open(path, format, args.zero_based, 18)?;
-                        let (mut ex, mut n, mut nnz) = (Example::default(), 0u64, 0usize);
-                        while n < SPARSITY_SAMPLE && r.read_into(&mut ex)? {
-                            n += 1;
-                            nnz += ex.indices.len();
-                        }
-                        (d, (n > 0).then(|| nnz as f64 / n as f64))
-                    }
-                    (None, path) => {
-                        let mut nnz = 0usize;
-                        let (n, dim) =
-                            for_each_row(path, Format::Libsvm, args.zero_based, |row, _| {
-                                nnz += row.stored_len();
-                                Ok::<(), std::convert::Infallible>(())
-                            })?;
-                        (dim, (n > 0).then(|| nnz as f64 / n as f64))
-                    }
-                }
-            };
-            if !args.learner.sparse && !args.learner.dense && auto_sparse(&config, dim, vw, avg_nnz)
-            {
-                let kind = config.curvature.sparse_variant().expect("checked");
-                sparse_note = match avg_nnz {
-                    _ if vw => format!("  [{kind}: chosen for hashed VW input]"),
-                    Some(a) => format!(
-                        "  [{kind}: chosen for sparse input, {a:.1} non-zeros/example < d/10]"
-                    ),
-                    None => String::new(),
-                };
-                config.curvature = kind;
-            }
-            let learner = config.build(dim)?;
-            LinearModel::new(config, learner)
-        }
+    let start = match &args.initial_model {
+        Some(path) => Start::Resume(LinearModel::load(path)?),
+        None => Start::New(args.learner.config(args.seed)?),
     };
-    let bits = if vw {
-        let b = vw_bits(args.bits, Some(model.learner.dim()))?;
-        if 1usize << b != model.learner.dim() {
-            bail!(
-                "--bits {b} does not match the model's dimension {}",
-                model.learner.dim()
-            );
-        }
-        b
-    } else {
-        18
+    let options = TrainOptions {
+        read: read_options(args.format, args.zero_based, args.bits, args.no_read_ahead),
+        passes: args.passes,
+        dim: args.dim,
     };
-    let loss = model.config.loss;
-    let mut metrics = Metrics::new();
-    let quiet = args.quiet;
-    if !quiet {
-        eprintln!(
-            "learner: {}  (d = {}){sparse_note}",
-            model.config.describe(),
-            model.learner.dim()
-        );
-        print_header();
-    }
-    let start = Instant::now();
-    let mut tap = Tap {
-        inner: &mut model.learner,
-        out: open_predictions(&args.predictions)?,
-        io_error: None,
-        refused: 0,
-    };
-    let mut total = 0;
-    let mut label_max = 0.0f64;
-    let name = sketchlearn::data::source::source_name(&args.file);
-    for _pass in 0..args.passes {
-        // Parsed on a second thread while the learner learns (VW does the same).
-        let mut reader = open_reading(
-            &args.file,
-            format,
-            args.zero_based,
-            bits,
-            !args.no_read_ahead,
-        )?;
-        let n = progressive_with(
-            &mut tap,
-            |ex: &mut Example| {
-                let more = reader.read_into(ex);
-                if let Ok(true) = more {
-                    label_max = label_max.max(ex.label.abs());
-                }
-                more
-            },
-            loss,
-            &mut metrics,
-            |row| {
-                if !quiet {
-                    print_row(row)
-                }
-            },
-        )
-        .map_err(|e| match e {
-            sketchlearn::eval::EvalError::Source(e) => anyhow::Error::new(e),
-            sketchlearn::eval::EvalError::Learn { source, .. } => {
-                anyhow::anyhow!("{name}:{}: {source}", reader.line())
-            }
-        })?;
-        total += n;
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    let refused = tap.refused;
-    let diverged = crate::divergence::check(
-        loss,
-        &metrics,
-        label_max,
+    let mut terminal = Terminal::new(
+        args.quiet,
+        true,
+        args.predictions.as_deref(),
         "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
     );
-    if let Some(mut out) = tap.out.take() {
-        out.flush()?;
-    }
-    if let Some(e) = tap.io_error.take() {
-        bail!("writing predictions: {e}");
-    }
-    if !quiet {
+    let outcome = run::train(Input::path(&args.file), start, &options, &mut terminal)?;
+    terminal.finish()?;
+    let metrics = &outcome.metrics;
+    let mixture = outcome.mixture_weights();
+    if !args.quiet {
         if let Some(r) = metrics.final_row() {
             print_row(&r);
         }
@@ -558,37 +286,35 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             eprintln!("progressive error {e:.6}");
         }
         eprintln!("average loss      {:.6}", metrics.mean_loss());
-        eprintln!("seconds           {seconds:.3}");
-        for (k, m) in mixture_weights(&model).iter().flatten().enumerate() {
+        eprintln!("seconds           {:.3}", outcome.seconds);
+        for (k, m) in mixture.iter().flatten().enumerate() {
             let head = if k == 0 { "mixture weights" } else { "" };
             eprintln!("{head:17} {:.3}  {}", m.weight, m.learner);
         }
-        if refused > 0 {
-            eprintln!("warning: {refused} steps refused (they would have made weights non-finite)");
+        if outcome.refused_steps > 0 {
+            eprintln!(
+                "warning: {} steps refused (they would have made weights non-finite)",
+                outcome.refused_steps
+            );
         }
     }
-    model.examples_seen += total;
     if let Some(path) = &args.final_model {
-        model.save(path)?;
+        outcome.model.save(path)?;
     }
     if args.json {
         let report = TrainReport {
-            learner: model.config.describe(),
-            examples: total,
-            passes: args.passes,
-            dim: model.learner.dim(),
+            learner: outcome.model.config.describe(),
+            examples: outcome.examples,
+            passes: outcome.passes,
+            dim: outcome.model.learner.dim(),
             progressive_error: metrics.error_rate(),
             progressive_loss: metrics.mean_loss(),
             progressive_auc: metrics.auc(),
-            seconds,
-            examples_per_second: if seconds > 0.0 {
-                total as f64 / seconds
-            } else {
-                0.0
-            },
-            refused_steps: refused,
-            diverged,
-            mixture: mixture_weights(&model),
+            seconds: outcome.seconds,
+            examples_per_second: outcome.examples_per_second(),
+            refused_steps: outcome.refused_steps,
+            diverged: outcome.diverged,
+            mixture,
         };
         println!("{}", serde_json::to_string(&report)?);
     }
@@ -597,65 +323,19 @@ pub fn train(args: &TrainArgs) -> Result<()> {
 
 pub fn test(args: &TestArgs) -> Result<()> {
     let model = LinearModel::load(&args.initial_model)?;
-    let mut metrics = Metrics::new();
-    let format = args.format.resolve(&args.file);
-    let bits = if format == Format::Vw {
-        let b = vw_bits(args.bits, Some(model.learner.dim()))?;
-        if 1usize << b != model.learner.dim() {
-            bail!(
-                "--bits {b} does not match the model's dimension {}",
-                model.learner.dim()
-            );
-        }
-        b
-    } else if args.bits.is_some() {
-        bail!("--bits applies to VW input (feature hashing)");
-    } else {
-        18
-    };
-    let mut reader = open_reading(
-        &args.file,
-        format,
-        args.zero_based,
-        bits,
-        !args.no_read_ahead,
-    )?;
-    let mut out = open_predictions(&args.predictions)?;
-    let start = Instant::now();
-    let mut io_error = None;
-    let learner = &model.learner;
-    let n = evaluate_with(
-        learner,
-        |ex: &mut Example| {
-            let more = reader.read_into(ex)?;
-            if more {
-                if let Some(o) = out.as_mut() {
-                    if let Err(e) = writeln!(o, "{}", learner.predict(ex.row())) {
-                        io_error.get_or_insert(e);
-                    }
-                }
-            }
-            Ok::<bool, sketchlearn::ParseError>(more)
-        },
-        model.config.loss,
-        &mut metrics,
-        |_| {},
-    )?;
-    let seconds = start.elapsed().as_secs_f64();
-    if let Some(mut o) = out {
-        o.flush()?;
-    }
-    if let Some(e) = io_error {
-        bail!("writing predictions: {e}");
-    }
+    let options = read_options(args.format, args.zero_based, args.bits, args.no_read_ahead);
+    let mut terminal = Terminal::new(true, false, args.predictions.as_deref(), "");
+    let outcome = run::evaluate(Input::path(&args.file), &model, &options, &mut terminal)?;
+    terminal.finish()?;
+    let metrics = &outcome.metrics;
     let report = TestReport {
         learner: model.config.describe(),
-        examples: n,
+        examples: outcome.examples,
         error: metrics.error_rate(),
         loss: metrics.mean_loss(),
         auc: metrics.auc(),
         rmse: metrics.rmse(),
-        seconds,
+        seconds: outcome.seconds,
     };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
@@ -669,7 +349,7 @@ pub fn test(args: &TestArgs) -> Result<()> {
         if let Some(a) = report.auc {
             println!("auc       {a:.6}");
         }
-        println!("seconds   {seconds:.3}");
+        println!("seconds   {:.3}", report.seconds);
     }
     Ok(())
 }

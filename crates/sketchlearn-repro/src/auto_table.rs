@@ -24,7 +24,10 @@ use crate::peers::find_peers;
 use crate::plot::{category_points, CatPanel, CatSeries};
 use crate::stats::binomial_se;
 use anyhow::{Context, Result};
-use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner};
+use sketchlearn::linear::{
+    AnyLearner, InputProfile, LearnerConfig, MixRule, Mixture, OnlineLearner, Representation,
+};
+use sketchlearn::run::learn_or_refuse;
 use sketchlearn::Example;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -171,18 +174,20 @@ const ABLATION: [(&str, Option<MixRule>); 5] = [
     ("AdaHedge without member (4)", None),
 ];
 
+/// What `train` knows of a LIBSVM file read whole: its dimension and average non-zeros.
+fn profile(dim: usize, avg_nnz: f64) -> InputProfile {
+    InputProfile {
+        dim,
+        hashed: false,
+        avg_nnz: Some(avg_nnz),
+    }
+}
+
 fn run_pass(mut l: AnyLearner, data: &[Example]) -> Result<Pass> {
     let t = Instant::now();
     let (mut wrong, mut refused) = (0usize, 0u64);
     for e in data {
-        let p = match l.learn(e.row(), e.label, e.weight) {
-            Ok(p) => p,
-            Err(LearnError::Diverged(_)) => {
-                refused += 1;
-                l.predict(e.row())
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let p = learn_or_refuse(&mut l, e.row(), e.label, e.weight, &mut refused)?;
         if (p > 0.0) != (e.label > 0.0) {
             wrong += 1;
         }
@@ -243,9 +248,9 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
         // Exactly what `sketchlearn train FILE` builds.
         let mut base = LearnerConfig::default();
-        let sparse = sketchlearn::linear::auto_sparse(&base, d, false, Some(nnz));
+        let sparse = sketchlearn::linear::auto_sparse(&base, &profile(d, nnz));
         if sparse {
-            base.curvature = base.curvature.sparse_variant().expect("checked");
+            base.representation = Representation::Sparse;
         }
         eprintln!("{name}: n = {n}, d = {d}, sparse members: {sparse}");
         let default = pass(&base, d, &data)?;
@@ -294,8 +299,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let n = data.len();
         let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
         let mut base = LearnerConfig::default();
-        if sketchlearn::linear::auto_sparse(&base, d, false, Some(nnz)) {
-            base.curvature = base.curvature.sparse_variant().expect("checked");
+        if sketchlearn::linear::auto_sparse(&base, &profile(d, nnz)) {
+            base.representation = Representation::Sparse;
         }
         eprintln!("held out {label}: n = {n}, d = {d}");
         heldout.push(Heldout {

@@ -1,11 +1,12 @@
 //! One progressive pass of a learner over examples held in memory, as `sketchlearn train` runs
-//! it: a refused (diverging) step is counted, not fatal.
+//! it: a refused (diverging) step is counted, not fatal (the library's policy,
+//! [`sketchlearn::run::Tolerant`]).
 
 use anyhow::Result;
 use sketchlearn::eval::{progressive_with, EvalError, Metrics};
-use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, OnlineLearner};
-use sketchlearn::{Example, Row};
-use std::borrow::Cow;
+use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig};
+use sketchlearn::run::Tolerant;
+use sketchlearn::Example;
 use std::convert::Infallible;
 use std::time::Instant;
 
@@ -26,41 +27,6 @@ pub fn slice_source(data: &[Example]) -> impl FnMut(&mut Example) -> Result<bool
     }
 }
 
-/// Forwards to a learner; a refused (diverging) update is counted, not fatal: the learner kept
-/// its weights, so its prediction now is the one it made before the refused update (the CLI's
-/// `train` does the same).
-pub struct Counting<'a, L: ?Sized> {
-    pub inner: &'a mut L,
-    pub refused: u64,
-}
-
-impl<'a, L: ?Sized> Counting<'a, L> {
-    pub fn new(inner: &'a mut L) -> Self {
-        Counting { inner, refused: 0 }
-    }
-}
-
-impl<L: OnlineLearner + ?Sized> OnlineLearner for Counting<'_, L> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.inner.predict(x)
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        match self.inner.learn(x, y, weight) {
-            Err(LearnError::Diverged(_)) => {
-                self.refused += 1;
-                Ok(self.inner.predict(x))
-            }
-            other => other,
-        }
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        self.inner.weights()
-    }
-}
-
 /// What one progressive pass of `learner` over `data` came to.
 pub struct Progressive {
     pub metrics: Metrics,
@@ -72,7 +38,7 @@ pub struct Progressive {
 /// One progressive pass of `learner` over `data` with `cfg`'s loss (metrics without AUC).
 pub fn progressive(learner: &mut AnyLearner, cfg: &LearnerConfig, data: &[Example]) -> Progressive {
     let mut metrics = Metrics::without_auc();
-    let mut counting = Counting::new(learner);
+    let mut counting = Tolerant::new(learner);
     let result = progressive_with(
         &mut counting,
         slice_source(data),

@@ -22,7 +22,7 @@ use crate::plot::{line_panels, Panel, Series};
 use crate::report::write_md_csv;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, Representation};
 use sketchlearn::Example;
 use std::fmt::Write as _;
 
@@ -46,6 +46,7 @@ fn specs() -> Vec<Spec> {
     let son = |c, p| LearnerConfig {
         algorithm: Algorithm::Newton,
         curvature: c,
+        representation: Representation::Sparse,
         size: M,
         diag: p,
         ..LearnerConfig::default()
@@ -61,27 +62,27 @@ fn specs() -> Vec<Spec> {
         },
         Spec {
             name: "Oja-SON (oja-sparse)",
-            config: son(CurvatureKind::OjaSparse, false),
+            config: son(CurvatureKind::Oja, false),
             param: Param::Alpha,
         },
         Spec {
             name: "Oja-SON + diag (oja-sparse --diag)",
-            config: son(CurvatureKind::OjaSparse, true),
+            config: son(CurvatureKind::Oja, true),
             param: Param::Alpha,
         },
         Spec {
             name: "RP-SON (rp-sparse)",
-            config: son(CurvatureKind::RpSparse, false),
+            config: son(CurvatureKind::Rp, false),
             param: Param::Alpha,
         },
         Spec {
             name: "FD-SON (fd-sparse)",
-            config: son(CurvatureKind::FdSparse, false),
+            config: son(CurvatureKind::FdFast, false),
             param: Param::Alpha,
         },
         Spec {
             name: "RFD-SON (rfd-sparse)",
-            config: son(CurvatureKind::RfdSparse, false),
+            config: son(CurvatureKind::RfdFast, false),
             param: Param::Alpha0,
         },
     ]
@@ -241,23 +242,24 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
     let data = PackedExamples::from(&load_vw(&vw, 18)?[..]);
     let set = "ill-conditioned κ=200 (unnormalised)";
     for (name, kind, diag) in [
-        ("Oja-SON (oja-sparse)", CurvatureKind::OjaSparse, false),
+        ("Oja-SON (oja-sparse)", CurvatureKind::Oja, false),
         (
             "Oja-SON + diag (oja-sparse --diag)",
-            CurvatureKind::OjaSparse,
+            CurvatureKind::Oja,
             true,
         ),
-        ("RP-SON (rp-sparse)", CurvatureKind::RpSparse, false),
-        ("RFD-SON (rfd-sparse)", CurvatureKind::RfdSparse, false),
+        ("RP-SON (rp-sparse)", CurvatureKind::Rp, false),
+        ("RFD-SON (rfd-sparse)", CurvatureKind::RfdFast, false),
     ] {
         let cfg = LearnerConfig {
             algorithm: Algorithm::Newton,
             curvature: kind,
+            representation: Representation::Sparse,
             size: M,
             diag,
             ..LearnerConfig::default()
         };
-        let p = if kind == CurvatureKind::RfdSparse {
+        let p = if kind == CurvatureKind::RfdFast {
             Param::Alpha0
         } else {
             Param::Alpha

@@ -9,7 +9,8 @@ use crate::stats::median_finite;
 use anyhow::{Context, Result};
 use sketchlearn::data::{PackedExamples, VwOptions, VwReader};
 use sketchlearn::eval::Metrics;
-use sketchlearn::linear::{LearnError, LearnerConfig, OnlineLearner};
+use sketchlearn::linear::LearnerConfig;
+use sketchlearn::run::learn_or_refuse;
 use sketchlearn::{Example, LibsvmOptions, LibsvmReader};
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
@@ -299,14 +300,7 @@ pub fn time_learner(config: &LearnerConfig, dim: usize, data: &PackedExamples) -
     let mut refused = 0u64;
     let (c0, w0) = (thread_cpu(), Instant::now());
     for ex in data {
-        let p = match learner.learn(ex.row, ex.label, ex.weight) {
-            Ok(p) => p,
-            Err(LearnError::Diverged(_)) => {
-                refused += 1;
-                learner.predict(ex.row)
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let p = learn_or_refuse(&mut learner, ex.row, ex.label, ex.weight, &mut refused)?;
         metrics.add(p, ex.label, ex.weight, config.loss);
     }
     let (wall, cpu) = (w0.elapsed().as_secs_f64(), thread_cpu() - c0);

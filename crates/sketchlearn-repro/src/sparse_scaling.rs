@@ -17,7 +17,7 @@ use crate::report::write_md_csv;
 use crate::stats::median_finite;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, Representation};
 use std::fmt::Write as _;
 
 const N: usize = 30_000;
@@ -30,10 +30,10 @@ const MIN_CPU: f64 = 0.2;
 
 fn kinds() -> [(&'static str, CurvatureKind); 4] {
     [
-        ("oja-sparse", CurvatureKind::OjaSparse),
-        ("rp-sparse", CurvatureKind::RpSparse),
-        ("fd-sparse", CurvatureKind::FdSparse),
-        ("rfd-sparse", CurvatureKind::RfdSparse),
+        ("oja-sparse", CurvatureKind::Oja),
+        ("rp-sparse", CurvatureKind::Rp),
+        ("fd-sparse", CurvatureKind::FdFast),
+        ("rfd-sparse", CurvatureKind::RfdFast),
     ]
 }
 
@@ -131,6 +131,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     let base = |c| LearnerConfig {
         algorithm: Algorithm::Newton,
         curvature: c,
+        representation: Representation::Sparse,
         ..LearnerConfig::default()
     };
     for &nnz in &NNZS {
@@ -227,13 +228,14 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let small = PackedExamples::from(&synthetic(2000, d, 50, SEED + 7)[..]);
         let cfg = LearnerConfig {
             size: 10,
+            representation: Representation::Dense,
             ..base(CurvatureKind::Oja)
         };
         let (us, _) = measure(&cfg, d, &small)?;
         let (uss, _) = measure(
             &LearnerConfig {
                 size: 10,
-                ..base(CurvatureKind::OjaSparse)
+                ..base(CurvatureKind::Oja)
             },
             d,
             &small,

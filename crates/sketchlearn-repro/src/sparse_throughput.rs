@@ -39,7 +39,7 @@ use crate::rng::SplitMix64;
 use crate::stats::median_finite;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, Representation};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -214,6 +214,7 @@ fn learners() -> Vec<(&'static str, LearnerConfig, &'static str)> {
     let son = |c, diag, alpha| LearnerConfig {
         algorithm: Algorithm::Newton,
         curvature: c,
+        representation: Representation::Sparse,
         size: M,
         diag,
         alpha,
@@ -227,37 +228,37 @@ fn learners() -> Vec<(&'static str, LearnerConfig, &'static str)> {
         ("sketchlearn AdaGrad", ada, "--algo adagrad"),
         (
             "sketchlearn Oja-SON (oja-sparse)",
-            son(CurvatureKind::OjaSparse, false, 1.0),
+            son(CurvatureKind::Oja, false, 1.0),
             "--curvature oja-sparse --size 10",
         ),
         (
             "sketchlearn Oja-SON + diag",
-            son(CurvatureKind::OjaSparse, true, 1.0),
+            son(CurvatureKind::Oja, true, 1.0),
             "--curvature oja-sparse --size 10 --diag",
         ),
         (
             "sketchlearn Oja-SON + diag, α = 2",
-            son(CurvatureKind::OjaSparse, true, 2.0),
+            son(CurvatureKind::Oja, true, 2.0),
             "--curvature oja-sparse --size 10 --diag --alpha 2",
         ),
         (
             "sketchlearn RP-SON (rp-sparse)",
-            son(CurvatureKind::RpSparse, false, 1.0),
+            son(CurvatureKind::Rp, false, 1.0),
             "--curvature rp-sparse --size 10",
         ),
         (
             "sketchlearn RP-SON + diag",
-            son(CurvatureKind::RpSparse, true, 1.0),
+            son(CurvatureKind::Rp, true, 1.0),
             "--curvature rp-sparse --size 10 --diag",
         ),
         (
             "sketchlearn FD-SON (fd-sparse)",
-            son(CurvatureKind::FdSparse, false, 1.0),
+            son(CurvatureKind::FdFast, false, 1.0),
             "--curvature fd-sparse --size 10",
         ),
         (
             "sketchlearn RFD-SON (rfd-sparse)",
-            son(CurvatureKind::RfdSparse, false, 1.0),
+            son(CurvatureKind::RfdFast, false, 1.0),
             "--curvature rfd-sparse --size 10",
         ),
     ]

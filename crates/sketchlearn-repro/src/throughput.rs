@@ -28,7 +28,8 @@ use crate::rng::SplitMix64;
 use crate::stats::{binomial_se, median_finite};
 use anyhow::{bail, Context, Result};
 use sketchlearn::eval::Metrics;
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnError, LearnerConfig, OnlineLearner};
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig};
+use sketchlearn::run::learn_or_refuse;
 use sketchlearn::sketch::{SketchConfig, SketchMethod};
 use sketchlearn::Row;
 use std::fmt::Write as _;
@@ -215,14 +216,8 @@ fn in_process(cfg: &LearnerConfig, data: &Data) -> Result<Timing> {
     let start = Instant::now();
     for (i, &y) in data.ys.iter().enumerate() {
         let x = Row::Dense(&data.xs[i * D..(i + 1) * D]);
-        let p = match learner.learn(x, y, 1.0) {
-            Ok(p) => p,
-            Err(LearnError::Diverged(_)) => {
-                refused += 1;
-                learner.predict(x)
-            }
-            Err(e) => bail!("{}: example {}: {e}", cfg.describe(), i + 1),
-        };
+        let p = learn_or_refuse(&mut learner, x, y, 1.0, &mut refused)
+            .map_err(|e| anyhow::anyhow!("{}: example {}: {e}", cfg.describe(), i + 1))?;
         metrics.add(p, y, 1.0, cfg.loss);
     }
     let seconds = start.elapsed().as_secs_f64();

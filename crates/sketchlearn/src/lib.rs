@@ -35,6 +35,7 @@ pub mod linear;
 pub mod loss;
 pub mod model;
 pub mod prelude;
+pub mod run;
 pub mod sketch;
 pub mod spectral;
 pub mod synthetic;

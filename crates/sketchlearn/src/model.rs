@@ -65,12 +65,20 @@ use serde::Serialize;
 pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 
 /// The format version written by [`to_bytes`]/[`save`] and the only one [`from_bytes`]/[`load`]
-/// accept. Version 2: linear learners' configurations and intercepts carry the intercept's
+/// accept ([`from_bytes_with`]/[`load_with`] also hand older readable versions, from
+/// [`OLDEST_READABLE_VERSION`], to a decoder that knows their layout). Version 2: linear learners' configurations and intercepts carry the intercept's
 /// constant value (`bias_value`), and `Algorithm` has `AdaGradGrid` (the default's AdaGrad member).
 /// Version 3: FM files — `FmConfig` has the split SFTRL's settings, `AnyFm` its variant, and the
 /// factored FD sketches of SFTRL carry row signs and a compression rule. Version 4: the signed
 /// factored FD sketch records when its Gram matrix is next recomputed from its rows.
-pub const FORMAT_VERSION: u32 = 4;
+/// Version 5: a linear learner's configuration has a curvature of 8 kinds and a separate
+/// representation (dense, sparse or auto) instead of 12 curvature kinds that mixed both
+/// (`LinearModel::load` converts version 4; every other kind's layout is unchanged).
+pub const FORMAT_VERSION: u32 = 5;
+
+/// The oldest format version that [`from_bytes_with`]/[`load_with`] hand to their decoder
+/// (older ones are [`ModelError::UnsupportedVersion`]).
+pub const OLDEST_READABLE_VERSION: u32 = 4;
 
 /// The maximum length of a kind tag in bytes (UTF-8).
 pub const MAX_KIND_LEN: usize = 64;
@@ -154,6 +162,15 @@ pub enum ModelError {
         /// postcard's explanation.
         message: String,
     },
+    /// The payload decoded, but its contents are not a valid model (e.g. a configuration that
+    /// does not pass its checks).
+    #[error("{path}: invalid model: {reason}")]
+    Invalid {
+        /// The input concerned.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The value could not be serialised, or the kind tag is invalid.
     #[error("cannot encode model: {0}")]
     Encode(String),
@@ -224,6 +241,7 @@ pub fn to_bytes<T: Serialize + ?Sized>(kind: &str, value: &T) -> Result<Vec<u8>,
 
 /// A validated frame: header checked, lengths consistent, checksum matching.
 struct Frame<'a> {
+    version: u32,
     kind: &'a str,
     payload: &'a [u8],
 }
@@ -256,8 +274,13 @@ fn check_magic(head: &[u8], path: &str) -> Result<(), ModelError> {
     })
 }
 
-/// Validates everything but the kind tag's value and the payload's content.
-fn parse_frame<'a>(bytes: &'a [u8], path: &str) -> Result<Frame<'a>, ModelError> {
+/// Validates everything but the kind tag's value and the payload's content; the format version
+/// must be in `versions`.
+fn parse_frame<'a>(
+    bytes: &'a [u8],
+    path: &str,
+    versions: std::ops::RangeInclusive<u32>,
+) -> Result<Frame<'a>, ModelError> {
     check_magic(bytes, path)?;
     let mut pos = MAGIC.len();
     let truncated = |what: &str| {
@@ -272,7 +295,7 @@ fn parse_frame<'a>(bytes: &'a [u8], path: &str) -> Result<Frame<'a>, ModelError>
 
     let version =
         u32::from_le_bytes(take(bytes, &mut pos).ok_or_else(|| truncated("format version"))?);
-    if version != FORMAT_VERSION {
+    if !versions.contains(&version) {
         return Err(ModelError::UnsupportedVersion {
             path: path.to_owned(),
             found: version,
@@ -337,7 +360,11 @@ fn parse_frame<'a>(bytes: &'a [u8], path: &str) -> Result<Frame<'a>, ModelError>
 
     let kind = std::str::from_utf8(&bytes[kind_start..kind_end])
         .map_err(|_| corrupted(path, "the kind tag is not valid UTF-8"))?;
-    Ok(Frame { kind, payload })
+    Ok(Frame {
+        version,
+        kind,
+        payload,
+    })
 }
 
 /// Validates a model file image and decodes its payload as a `T`.
@@ -366,7 +393,12 @@ pub fn from_bytes<T: DeserializeOwned>(
     expected_kind: &str,
     source_name: &str,
 ) -> Result<T, ModelError> {
-    let frame = parse_frame(bytes, source_name)?;
+    let frame = parse_frame(bytes, source_name, FORMAT_VERSION..=FORMAT_VERSION)?;
+    check_kind(&frame, expected_kind, source_name)?;
+    decode_payload(frame.payload, source_name)
+}
+
+fn check_kind(frame: &Frame<'_>, expected_kind: &str, source_name: &str) -> Result<(), ModelError> {
     if frame.kind != expected_kind {
         return Err(ModelError::WrongKind {
             path: source_name.to_owned(),
@@ -374,8 +406,17 @@ pub fn from_bytes<T: DeserializeOwned>(
             found: frame.kind.to_owned(),
         });
     }
+    Ok(())
+}
+
+/// Decodes a postcard payload as a `T` (for the decoders of [`from_bytes_with`]); bytes left
+/// over are an error.
+pub fn decode_payload<T: DeserializeOwned>(
+    payload: &[u8],
+    source_name: &str,
+) -> Result<T, ModelError> {
     let (value, rest) =
-        postcard::take_from_bytes::<T>(frame.payload).map_err(|e| ModelError::Decode {
+        postcard::take_from_bytes::<T>(payload).map_err(|e| ModelError::Decode {
             path: source_name.to_owned(),
             message: e.to_string(),
         })?;
@@ -389,6 +430,32 @@ pub fn from_bytes<T: DeserializeOwned>(
         });
     }
     Ok(value)
+}
+
+/// [`from_bytes`] for a type whose layout changed between format versions: a frame of any
+/// version from [`OLDEST_READABLE_VERSION`] to [`FORMAT_VERSION`] is validated as usual, then
+/// `decode(version, payload, source_name)` decodes its payload (typically with
+/// [`decode_payload`] into the type of that version, then converts).
+///
+/// ```
+/// use sketchlearn::model::{self, ModelError};
+/// let bytes = model::to_bytes("counter", &3_u32).unwrap();
+/// let n = model::from_bytes_with(&bytes, "counter", "memory", |version, payload, name| {
+///     assert_eq!(version, model::FORMAT_VERSION);
+///     model::decode_payload::<u32>(payload, name)
+/// })
+/// .unwrap();
+/// assert_eq!(n, 3);
+/// ```
+pub fn from_bytes_with<T>(
+    bytes: &[u8],
+    expected_kind: &str,
+    source_name: &str,
+    decode: impl FnOnce(u32, &[u8], &str) -> Result<T, ModelError>,
+) -> Result<T, ModelError> {
+    let frame = parse_frame(bytes, source_name, OLDEST_READABLE_VERSION..=FORMAT_VERSION)?;
+    check_kind(&frame, expected_kind, source_name)?;
+    decode(frame.version, frame.payload, source_name)
 }
 
 /// Reads a whole file, refusing early (after eight bytes) when it does not start with [`MAGIC`], so
@@ -437,6 +504,17 @@ pub fn load<T: DeserializeOwned>(
     from_bytes(&bytes, expected_kind, &path.display().to_string())
 }
 
+/// [`load`] through a version-aware decoder, as [`from_bytes_with`].
+pub fn load_with<T>(
+    path: impl AsRef<Path>,
+    expected_kind: &str,
+    decode: impl FnOnce(u32, &[u8], &str) -> Result<T, ModelError>,
+) -> Result<T, ModelError> {
+    let path = path.as_ref();
+    let bytes = read_model_file(path)?;
+    from_bytes_with(&bytes, expected_kind, &path.display().to_string(), decode)
+}
+
 /// Reads the model file at `path`, validates its header and checksum, and returns its kind tag
 /// without decoding the payload.
 ///
@@ -456,7 +534,11 @@ pub fn load<T: DeserializeOwned>(
 pub fn peek_kind(path: impl AsRef<Path>) -> Result<String, ModelError> {
     let path = path.as_ref();
     let bytes = read_model_file(path)?;
-    let frame = parse_frame(&bytes, &path.display().to_string())?;
+    let frame = parse_frame(
+        &bytes,
+        &path.display().to_string(),
+        FORMAT_VERSION..=FORMAT_VERSION,
+    )?;
     Ok(frame.kind.to_owned())
 }
 

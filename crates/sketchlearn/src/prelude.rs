@@ -6,7 +6,8 @@
 //!
 //! | task | items |
 //! |---|---|
-//! | configure and build a linear learner | [`LearnerConfig`], [`Algorithm`], [`CurvatureKind`], [`Loss`] |
+//! | run a whole job (train, evaluate) on a file, bytes or a reader | [`run::train`](crate::run::train), [`run::evaluate`](crate::run::evaluate), [`Input`], [`TrainOptions`], [`ReadOptions`], [`Start`], [`Observer`], [`Silent`], [`RunError`] |
+//! | configure and build a linear learner | [`LearnerConfig`], [`Algorithm`], [`CurvatureKind`], [`Representation`], [`ConfigError`], [`Loss`] |
 //! | use a trained model (learn, predict, probability, save/load) | [`Learner`], [`LinearModel`], [`FmModel`] |
 //! | drive a learner by hand | [`OnlineLearner`], [`AnyLearner`], [`LearnError`] |
 //! | factorization machines | [`FmConfig`], [`FmAlgorithm`], [`AnyFm`] |
@@ -57,10 +58,12 @@ pub use crate::linear::multiclass::{
     MulticlassConfig, MulticlassLearner, MulticlassModel, Reduction,
 };
 pub use crate::linear::{
-    Algorithm, AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
+    Algorithm, AnyLearner, ConfigError, CurvatureKind, LearnError, LearnerConfig, LinearModel,
+    OnlineLearner, Representation,
 };
 pub use crate::loss::Loss;
 pub use crate::model::ModelError;
+pub use crate::run::{Input, Observer, ReadOptions, RunError, Silent, Start, TrainOptions};
 pub use crate::sketch::{
     relative_spectral_error, FdVariant, FrequentDirections, LanczosOptions, RowMatrix, Sketch,
     SketchConfig, SketchMethod,

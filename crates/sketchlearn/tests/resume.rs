@@ -74,7 +74,8 @@ fn configs() -> Vec<LearnerConfig> {
     });
     out.push(LearnerConfig {
         size: 3,
-        curvature: CurvatureKind::RfdSparse,
+        curvature: CurvatureKind::RfdFast,
+        representation: sketchlearn::linear::Representation::Sparse,
         ..Default::default()
     });
     out

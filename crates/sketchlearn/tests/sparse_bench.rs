@@ -1,7 +1,7 @@
 //! Quick throughput check of the sparse learners (ignored; run with
 //! `cargo test --release -p sketchlearn --test sparse_bench -- --ignored --nocapture`).
 
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner};
+use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner, Representation};
 use std::time::Instant;
 
 fn cpu() -> f64 {
@@ -58,26 +58,26 @@ fn bench() {
         },
     )];
     for c in [
-        CurvatureKind::OjaSparse,
-        CurvatureKind::RpSparse,
-        CurvatureKind::FdSparse,
-        CurvatureKind::RfdSparse,
+        CurvatureKind::Oja,
+        CurvatureKind::Rp,
+        CurvatureKind::FdFast,
+        CurvatureKind::RfdFast,
     ] {
-        cfgs.push((
-            c.name(),
-            LearnerConfig {
-                algorithm: sketchlearn::linear::Algorithm::Newton,
-                curvature: c,
-                size: m,
-                ..Default::default()
-            },
-        ));
+        let config = LearnerConfig {
+            algorithm: sketchlearn::linear::Algorithm::Newton,
+            curvature: c,
+            representation: Representation::Sparse,
+            size: m,
+            ..Default::default()
+        };
+        cfgs.push((config.curvature_name(), config));
     }
     cfgs.push((
         "oja-diag",
         LearnerConfig {
             algorithm: sketchlearn::linear::Algorithm::Newton,
-            curvature: CurvatureKind::OjaSparse,
+            curvature: CurvatureKind::Oja,
+            representation: Representation::Sparse,
             size: m,
             diag: true,
             ..Default::default()

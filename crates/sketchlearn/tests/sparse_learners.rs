@@ -9,6 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::linear::sparse::SparseLearner;
 use sketchlearn::linear::{
     AnyLearner, CurvatureKind, LearnError, LearnerConfig, LinearModel, OnlineLearner,
+    Representation,
 };
 use sketchlearn::loss::Loss;
 use sketchlearn::Row;
@@ -57,19 +58,24 @@ fn learn(l: &mut impl OnlineLearner, e: &(Vec<u32>, Vec<f64>, f64)) -> f64 {
     }
 }
 
-fn sparse_kinds() -> [CurvatureKind; 4] {
+/// A curvature and its representation.
+type Kind = (CurvatureKind, Representation);
+
+fn sparse_kinds() -> [Kind; 4] {
     [
-        CurvatureKind::OjaSparse,
-        CurvatureKind::RpSparse,
-        CurvatureKind::FdSparse,
-        CurvatureKind::RfdSparse,
+        CurvatureKind::Oja,
+        CurvatureKind::Rp,
+        CurvatureKind::FdFast,
+        CurvatureKind::RfdFast,
     ]
+    .map(|c| (c, Representation::Sparse))
 }
 
-fn config(curvature: CurvatureKind, diag: bool, bias: bool, clip: f64) -> LearnerConfig {
+fn config(kind: Kind, diag: bool, bias: bool, clip: f64) -> LearnerConfig {
     LearnerConfig {
         algorithm: sketchlearn::linear::Algorithm::Newton,
-        curvature,
+        curvature: kind.0,
+        representation: kind.1,
         size: 4,
         diag,
         bias,
@@ -107,17 +113,21 @@ fn resume_is_bit_identical() {
                 .map(|e| learn(&mut first.learner, e))
                 .collect();
             first.examples_seen = k as u64;
-            let path = dir.join(format!("{kind}-{diag}.skl"));
+            let path = dir.join(format!("{}-{diag}.skl", kind.0));
             first.save(&path).unwrap();
             let mut back = LinearModel::load(&path).unwrap();
             assert_eq!(back.examples_seen, k as u64);
             resumed.extend(set[k..].iter().map(|e| learn(&mut back.learner, e)));
             for (t, (a, b)) in full.iter().zip(&resumed).enumerate() {
-                assert_eq!(a.to_bits(), b.to_bits(), "{kind} diag={diag}: example {t}");
+                assert_eq!(
+                    a.to_bits(),
+                    b.to_bits(),
+                    "{kind:?} diag={diag}: example {t}"
+                );
             }
-            assert_eq!(whole.weights(), back.learner.weights(), "{kind}");
+            assert_eq!(whole.weights(), back.learner.weights(), "{kind:?}");
             if let Some(s) = inner_sparse(&whole) {
-                eprintln!("{kind}: {} rebases", s.rebases());
+                eprintln!("{kind:?}: {} rebases", s.rebases());
             }
         }
     }
@@ -130,11 +140,15 @@ fn resume_is_bit_identical() {
 fn wrappers_match_dense() {
     let d = 60;
     let set = data(500, d, 8, 0.5, 9);
-    for (sparse, dense) in [
-        (CurvatureKind::RpSparse, CurvatureKind::Rp),
-        (CurvatureKind::FdSparse, CurvatureKind::FdFast),
-        (CurvatureKind::RfdSparse, CurvatureKind::RfdFast),
+    for curvature in [
+        CurvatureKind::Rp,
+        CurvatureKind::FdFast,
+        CurvatureKind::RfdFast,
     ] {
+        let (sparse, dense) = (
+            (curvature, Representation::Sparse),
+            (curvature, Representation::Dense),
+        );
         for (diag, clip) in [(true, f64::INFINITY), (true, 1.0), (false, 1.0)] {
             let mut s = config(sparse, diag, true, clip).build(d).unwrap();
             let mut de = config(dense, diag, true, clip).build(d).unwrap();
@@ -145,7 +159,7 @@ fn wrappers_match_dense() {
                 let scale = pd.abs().max(sum / (t + 1) as f64);
                 assert!(
                     (ps - pd).abs() <= 1e-9 * scale,
-                    "{sparse} diag={diag} clip={clip} example {t}: {ps} vs {pd}"
+                    "{curvature} sparse diag={diag} clip={clip} example {t}: {ps} vs {pd}"
                 );
             }
         }
@@ -169,15 +183,17 @@ fn huge_dimension_has_no_start_up_cost() {
             learn(&mut l, e);
         }
         let total = start.elapsed().as_secs_f64();
-        assert!(built < 0.5, "{kind}: start-up {built} s");
-        assert!(total < 20.0, "{kind}: {total} s for 2000 examples");
+        assert!(built < 0.5, "{kind:?}: start-up {built} s");
+        assert!(total < 20.0, "{kind:?}: {total} s for 2000 examples");
         let model = LinearModel::new(cfg, l);
         let bytes = sketchlearn::model::to_bytes(sketchlearn::linear::LINEAR_MODEL_KIND, &model)
             .unwrap()
             .len();
         // ≈ 40k touched features × (m + 2) f64 ≈ 2 MB (not 2^26 × 6 × 8 bytes = 3.2 GB).
-        eprintln!("{kind}: start-up {built:.4} s, 2000 examples {total:.3} s, model {bytes} bytes");
-        assert!(bytes < 8_000_000, "{kind}: model file of {bytes} bytes");
+        eprintln!(
+            "{kind:?}: start-up {built:.4} s, 2000 examples {total:.3} s, model {bytes} bytes"
+        );
+        assert!(bytes < 8_000_000, "{kind:?}: model file of {bytes} bytes");
         let p = model.learner.predict(row(&set[0]));
         assert!(p.is_finite());
     }
@@ -208,31 +224,34 @@ fn never_nan_on_hostile_data() {
                     Err(LearnError::Diverged(_)) | Err(LearnError::Sketch(_)) => l.predict(row(e)),
                     Err(other) => panic!("{other}"),
                 };
-                assert!(p.is_finite(), "{kind} {loss:?}: prediction {p}");
+                assert!(p.is_finite(), "{kind:?} {loss:?}: prediction {p}");
             }
-            assert!(l.weights().iter().all(|w| w.is_finite()), "{kind} {loss:?}");
+            assert!(
+                l.weights().iter().all(|w| w.is_finite()),
+                "{kind:?} {loss:?}"
+            );
         }
     }
 }
 
-/// Names, parsing and the mapping from dense to sparse kinds.
+/// Names, parsing and the names of the sparse-time learners.
 #[test]
 fn curvature_names() {
-    for kind in sparse_kinds() {
+    for kind in CurvatureKind::ALL {
         let parsed: CurvatureKind = kind.name().parse().unwrap();
         assert_eq!(parsed, kind);
-        assert!(kind.is_sparse());
-        assert_eq!(kind.sparse_variant(), Some(kind));
     }
-    assert_eq!(
-        CurvatureKind::FdFast.sparse_variant(),
-        Some(CurvatureKind::FdSparse)
-    );
-    assert_eq!(CurvatureKind::Full.sparse_variant(), None);
-    let cfg = config(CurvatureKind::OjaSparse, false, true, f64::INFINITY);
+    for (kind, _) in sparse_kinds() {
+        assert!(kind.has_sparse_learner());
+    }
+    assert_eq!(CurvatureKind::FdFast.sparse_name(), Some("fd-sparse"));
+    assert_eq!(CurvatureKind::Fd.sparse_name(), Some("fd-sparse"));
+    assert_eq!(CurvatureKind::Full.sparse_name(), None);
+    assert!("oja-sparse".parse::<CurvatureKind>().is_err());
+    let cfg = config(sparse_kinds()[0], false, true, f64::INFINITY);
     assert!(cfg.describe().contains("oja-sparse"));
     // FD needs d ≥ 2m (+1 for the intercept here).
-    assert!(config(CurvatureKind::FdSparse, false, false, f64::INFINITY)
+    assert!(config(sparse_kinds()[2], false, false, f64::INFINITY)
         .build(7)
         .is_err());
 }
@@ -268,9 +287,9 @@ fn weight_guard_refuses_a_step_beyond_max_weight() {
         };
         match l.learn(x, 1e90, 1.0) {
             Err(LearnError::Diverged(_)) | Err(LearnError::Sketch(_)) => {}
-            other => panic!("{kind}: a step beyond MAX_WEIGHT was taken: {other:?}"),
+            other => panic!("{kind:?}: a step beyond MAX_WEIGHT was taken: {other:?}"),
         }
-        assert!(l.weights().iter().all(|w| w.is_finite()), "{kind}");
+        assert!(l.weights().iter().all(|w| w.is_finite()), "{kind:?}");
         assert!(l
             .predict(Row::Sparse {
                 indices: &[1],

@@ -106,28 +106,50 @@ impl ExampleReader {
         bits: u32,
     ) -> Result<Self, ParseError> {
         let source = super::source::source_name(path);
-        match format.resolve(path) {
-            Format::Vw if zero_based => Err(ParseError::new(
-                source,
-                0,
-                0,
-                ParseErrorKind::Unsupported(
-                    "--zero-based applies to LIBSVM input only".to_string(),
-                ),
-            )),
-            Format::Vw => Ok(ExampleReader::Vw(VwReader::open(path, VwOptions { bits })?)),
-            Format::Csv => Err(ParseError::new(
-                source,
-                0,
-                0,
-                ParseErrorKind::Unsupported(
-                    "CSV input has no label column here: give a LIBSVM or VW file".to_string(),
-                ),
-            )),
-            Format::Libsvm | Format::Auto => Ok(ExampleReader::Libsvm(LibsvmReader::open(
-                path,
-                LibsvmOptions { zero_based },
+        let format = Self::check_format(source, format.resolve(path), zero_based)?;
+        Self::from_reader(super::open_input(path)?, source, format, zero_based, bits)
+    }
+
+    /// Reads `input` (already decompressed, see [`wrap`](super::source::wrap)) as `format`
+    /// (resolved from `source_name` when `Auto`); `source_name` names it in errors. The same
+    /// formats as [`ExampleReader::open`].
+    pub fn from_reader(
+        input: Box<dyn BufRead + Send>,
+        source_name: &str,
+        format: Format,
+        zero_based: bool,
+        bits: u32,
+    ) -> Result<Self, ParseError> {
+        match Self::check_format(source_name, format.resolve(source_name), zero_based)? {
+            Format::Vw => Ok(ExampleReader::Vw(VwReader::new(
+                input,
+                source_name,
+                VwOptions { bits },
             )?)),
+            _ => Ok(ExampleReader::Libsvm(LibsvmReader::new(
+                input,
+                source_name,
+                LibsvmOptions { zero_based },
+            ))),
+        }
+    }
+
+    /// Refuses what the example readers cannot read (CSV; zero-based VW).
+    fn check_format(source: &str, format: Format, zero_based: bool) -> Result<Format, ParseError> {
+        let unsupported = |what: &str| {
+            Err(ParseError::new(
+                source,
+                0,
+                0,
+                ParseErrorKind::Unsupported(what.to_string()),
+            ))
+        };
+        match format {
+            Format::Vw if zero_based => unsupported("--zero-based applies to LIBSVM input only"),
+            Format::Csv => {
+                unsupported("CSV input has no label column here: give a LIBSVM or VW file")
+            }
+            f => Ok(f),
         }
     }
 

@@ -54,8 +54,9 @@ pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, ParseError> {
     }
 }
 
-/// Sniffs the gzip magic and returns the buffered (and, if needed, decompressing) reader.
-fn wrap<R: Read + Send + 'static>(
+/// Sniffs the gzip magic and returns the buffered (and, if needed, decompressing) reader: what
+/// [`open_input`] does for a file, for any reader (`name` names it in errors).
+pub fn wrap<R: Read + Send + 'static>(
     mut raw: R,
     name: &str,
 ) -> Result<Box<dyn BufRead + Send>, ParseError> {

@@ -645,6 +645,9 @@ impl FmModel {
 
     /// Reads a model written by [`FmModel::save`].
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
-        model::load(path, FM_MODEL_KIND)
+        // The FM layout is the same in format versions 4 and 5.
+        model::load_with(path, FM_MODEL_KIND, |_, payload, name| {
+            model::decode_payload(payload, name)
+        })
     }
 }

@@ -1,20 +1,16 @@
-//! Choosing a learner at run time: the validated [`LearnerConfig`] and the [`AnyLearner`] it
-//! builds (used by the CLI, model files, experiments and bindings).
+//! Choosing a learner at run time: the [`LearnerConfig`] (algorithm, [`CurvatureKind`],
+//! [`Representation`] and every hyper-parameter), validated by [`LearnerConfig::check`] into
+//! the [`ValidLearnerConfig`] that builds an [`AnyLearner`] (used by the CLI, model files,
+//! experiments and bindings).
 
-use super::curvature::{
-    AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
-};
-use super::sparse::{SparseFd, SparseLearner, SparseOja, SparseRp};
+use super::MixRule;
+#[cfg(doc)]
 use super::{
-    AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, MixRule,
-    Mixture, Newton, NewtonParams, Ogd, OnlineLearner, RunningMean, ScaledMixture, StepSchedule,
-    TargetStandardization,
+    AnyLearner, ConfigError, FeatureScaling, Intercept, Mixture, RunningMean, ScaledMixture,
+    TargetStandardization, ValidLearnerConfig,
 };
 use crate::loss::Loss;
-use crate::sketch::FdVariant;
-use crate::Row;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -39,18 +35,20 @@ pub enum Algorithm {
     RunningMean,
 }
 
-/// The curvature model of the Newton learner.
+/// The curvature model of the Newton learner (SON Alg. 1): which approximation of the Hessian
+/// `A_t = αI + SᵀS` it keeps. Whether its state is dense (`O(md)` per example) or kept in
+/// sparse time (`O(m² + m·nnz)`, SON §4) is the separate [`Representation`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CurvatureKind {
     /// `αI` (projected OGD with step `1/α`).
     Identity,
     /// Full `d × d` (FULL-ON).
     Full,
-    /// FD sketch, per-row (FD-SON).
+    /// FD sketch, per-row (FD-SON). Its sparse-time learner uses the doubling buffer.
     Fd,
     /// FD sketch, doubling space.
     FdFast,
-    /// RFD sketch, per-row (RFD-SON).
+    /// RFD sketch, per-row (RFD-SON). Its sparse-time learner uses the doubling buffer.
     Rfd,
     /// RFD sketch, doubling space (RFD paper Alg. 6).
     RfdFast,
@@ -58,38 +56,64 @@ pub enum CurvatureKind {
     Rp,
     /// Oja's sketch (Oja-SON).
     Oja,
-    /// Sparse-time Oja-SON ([`SparseOja`](super::sparse::SparseOja)): `O(m² + m·nnz)` per
-    /// example; mathematically equal to `oja` started from the structured initial directions.
-    OjaSparse,
-    /// Sparse-time RP-SON ([`SparseRp`](super::sparse::SparseRp)); equal to `rp` (same draws).
-    RpSparse,
-    /// Sparse-time FD-SON with the doubling buffer ([`SparseFd`](super::sparse::SparseFd));
-    /// equal to `fd-fast`. Needs `d ≥ 2m`.
-    FdSparse,
-    /// Sparse-time RFD-SON with the doubling buffer; equal to `rfd-fast`. Needs `d ≥ 2m`.
-    RfdSparse,
 }
 
 impl CurvatureKind {
-    /// The sparse-time variant of a curvature (`oja → oja-sparse`, `rp → rp-sparse`,
-    /// `fd`/`fd-fast → fd-sparse`, `rfd`/`rfd-fast → rfd-sparse`; sparse kinds map to
-    /// themselves), or `None` (identity, full).
-    pub fn sparse_variant(self) -> Option<CurvatureKind> {
+    /// Every curvature, in a fixed order.
+    pub const ALL: [CurvatureKind; 8] = [
+        CurvatureKind::Identity,
+        CurvatureKind::Full,
+        CurvatureKind::Fd,
+        CurvatureKind::FdFast,
+        CurvatureKind::Rfd,
+        CurvatureKind::RfdFast,
+        CurvatureKind::Rp,
+        CurvatureKind::Oja,
+    ];
+
+    /// Whether the curvature has a sparse-time learner ([`Representation::Sparse`]): Oja, RP,
+    /// FD and RFD do (FD and RFD with the doubling buffer); identity and full do not.
+    pub fn has_sparse_learner(self) -> bool {
+        !matches!(self, CurvatureKind::Identity | CurvatureKind::Full)
+    }
+
+    /// Whether it is an FD-family sketch (FD, RFD; per-row or doubling).
+    pub fn is_fd(self) -> bool {
+        matches!(
+            self,
+            CurvatureKind::Fd | CurvatureKind::FdFast | CurvatureKind::Rfd | CurvatureKind::RfdFast
+        )
+    }
+
+    /// The name of its sparse-time learner (`oja-sparse`, `rp-sparse`, `fd-sparse`,
+    /// `rfd-sparse`), as reports print it; `None` for identity and full.
+    pub fn sparse_name(self) -> Option<&'static str> {
         use CurvatureKind::*;
         match self {
-            Oja | OjaSparse => Some(OjaSparse),
-            Rp | RpSparse => Some(RpSparse),
-            Fd | FdFast | FdSparse => Some(FdSparse),
-            Rfd | RfdFast | RfdSparse => Some(RfdSparse),
+            Oja => Some("oja-sparse"),
+            Rp => Some("rp-sparse"),
+            Fd | FdFast => Some("fd-sparse"),
+            Rfd | RfdFast => Some("rfd-sparse"),
             Identity | Full => None,
         }
     }
+}
 
-    /// True for the sparse-time curvatures.
-    pub fn is_sparse(self) -> bool {
-        use CurvatureKind::*;
-        matches!(self, OjaSparse | RpSparse | FdSparse | RfdSparse)
-    }
+/// How a Newton learner keeps its state: dense (`O(md)` per example) or in sparse time
+/// (`O(m² + m·nnz)` per example, SON §4; the same predictions up to rounding,
+/// `tests/sparse_equivalence.rs`). `Auto` lets the library choose from the input
+/// ([`ValidLearnerConfig::resolve`]): sparse for hashed input or when the average number of
+/// non-zeros per example is below `d/10`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Representation {
+    /// Chosen from the input when the learner is built for it (a configuration built without
+    /// input information, [`ValidLearnerConfig::build`], is dense).
+    #[default]
+    Auto,
+    /// Dense state.
+    Dense,
+    /// Sparse-time state (Newton and `auto` with curvature oja, rp, fd or rfd).
+    Sparse,
 }
 
 macro_rules! named_enum {
@@ -132,21 +156,36 @@ named_enum!(
     CurvatureKind::RfdFast => "rfd-fast",
     CurvatureKind::Rp => "rp",
     CurvatureKind::Oja => "oja",
-    CurvatureKind::OjaSparse => "oja-sparse",
-    CurvatureKind::RpSparse => "rp-sparse",
-    CurvatureKind::FdSparse => "fd-sparse",
-    CurvatureKind::RfdSparse => "rfd-sparse",
+);
+named_enum!(
+    Representation,
+    Representation::Auto => "auto",
+    Representation::Dense => "dense",
+    Representation::Sparse => "sparse",
 );
 
-/// Every hyper-parameter of a linear learner; [`LearnerConfig::build`] validates them
-/// (linfa's parameters → validated-learner pattern).
+/// Every hyper-parameter of a linear learner. [`LearnerConfig::check`] validates every value and
+/// every combination and returns the [`ValidLearnerConfig`] that builds learners (linfa's
+/// parameters → validated-parameters pattern): an impossible request is one [`ConfigError`]
+/// with one message, whichever front end made it. [`LearnerConfig::build`] is `check` then
+/// build.
 ///
 /// ```
-/// use sketchlearn::linear::{LearnerConfig, OnlineLearner};
-/// let learner = LearnerConfig::default().build(10).unwrap();
+/// use sketchlearn::linear::{
+///     ConfigError, CurvatureKind, LearnerConfig, OnlineLearner, Representation,
+/// };
+/// let valid = LearnerConfig::default().check().unwrap();
+/// let learner = valid.build(10).unwrap();
 /// assert_eq!(learner.dim(), 10);
+///
 /// let bad = LearnerConfig { alpha: -1.0, ..LearnerConfig::default() };
-/// assert!(bad.build(10).is_err());
+/// assert!(matches!(bad.check(), Err(ConfigError::OutOfDomain { name: "alpha", .. })));
+/// let full_sparse = LearnerConfig {
+///     curvature: CurvatureKind::Full,
+///     representation: Representation::Sparse,
+///     ..LearnerConfig::default()
+/// };
+/// assert!(full_sparse.check().unwrap_err().to_string().contains("no sparse-time learner"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LearnerConfig {
@@ -181,6 +220,10 @@ pub struct LearnerConfig {
     /// The intercept's constant feature value (default 1; see [`Intercept`]: below 1 the
     /// bias of a scale-free learner such as AdaGrad moves more slowly than the weights).
     pub bias_value: f64,
+    /// Dense or sparse-time state of the Newton learners (and of `auto`'s sketched members);
+    /// `Auto` (the default) is resolved from the input by [`ValidLearnerConfig::resolve`], and a
+    /// trained model records the choice made.
+    pub representation: Representation,
 }
 
 impl Default for LearnerConfig {
@@ -213,17 +256,9 @@ impl Default for LearnerConfig {
             oja_c: 1.0,
             bias: true,
             bias_value: 1.0,
+            representation: Representation::Auto,
         }
     }
-}
-
-fn positive(name: &str, x: f64) -> Result<(), LearnError> {
-    if !(x.is_finite() && x > 0.0) {
-        return Err(LearnError::InvalidParameter(format!(
-            "{name} must be finite and > 0, got {x}"
-        )));
-    }
-    Ok(())
 }
 
 impl LearnerConfig {
@@ -275,15 +310,16 @@ impl LearnerConfig {
             curvature: match self.curvature {
                 Rfd => Fd,
                 RfdFast => FdFast,
-                RfdSparse => FdSparse,
                 other => other,
             },
             alpha: self.alpha / 4.0,
             diag: true,
             ..newton.clone()
         };
+        // AdaGrad is O(nnz) in any representation: it has no sparse-time twin.
         let adagrad = LearnerConfig {
             algorithm: Algorithm::AdaGradGrid,
+            representation: Representation::Dense,
             ..newton.clone()
         };
         let cautious = LearnerConfig {
@@ -336,6 +372,7 @@ impl LearnerConfig {
         };
         let adagrad = LearnerConfig {
             algorithm: Algorithm::AdaGradGrid,
+            representation: Representation::Dense,
             ..newton.clone()
         };
         vec![mean, newton, cautious, adagrad]
@@ -388,212 +425,37 @@ impl LearnerConfig {
         }
     }
 
-    /// The online mixture of `members` (each built for `dim`) with [`LearnerConfig::mix_rule`].
-    fn mixture_of(&self, members: &[LearnerConfig], dim: usize) -> Result<AnyLearner, LearnError> {
-        // Auto's regression members learn standardised labels on RMS-scaled features
-        // (`regression_members`); the running mean needs neither.
-        let normalize = self.algorithm == Algorithm::Auto && !self.loss.is_classification();
-        let members = members
-            .iter()
-            .map(|c| {
-                let built = c.build(dim)?;
-                Ok(if normalize && c.algorithm != Algorithm::RunningMean {
-                    AnyLearner::TargetStandardization(Box::new(TargetStandardization::new(
-                        AnyLearner::FeatureScaling(Box::new(FeatureScaling::new(built))),
-                    )))
-                } else {
-                    built
-                })
-            })
-            .collect::<Result<Vec<_>, LearnError>>()?;
-        if self.mix_rule() == MixRule::AdaHedgeScaled {
-            return Ok(AnyLearner::ScaledMixture(Box::new(ScaledMixture::new(
-                members,
-            )?)));
+    /// The curvature as reports name it: its sparse-time learner's name (`rfd-sparse`, …) with
+    /// [`Representation::Sparse`], else the curvature's own (`rfd-fast`, …).
+    pub fn curvature_name(&self) -> &'static str {
+        match self.representation {
+            Representation::Sparse => self
+                .curvature
+                .sparse_name()
+                .unwrap_or(self.curvature.name()),
+            _ => self.curvature.name(),
         }
-        Ok(AnyLearner::Mixture(Mixture::new(
-            members,
-            self.loss,
-            self.mix_rule(),
-            1.0,
-        )?))
-    }
-
-    /// Validates the hyper-parameters and builds the learner for dimension `dim`.
-    pub fn build(&self, dim: usize) -> Result<AnyLearner, LearnError> {
-        if self.algorithm == Algorithm::Auto && self.diag {
-            return Err(LearnError::InvalidParameter(
-                "diagonal adaptation applies to one learner (--algo newton or adagrad); \
-                 auto already has a diagonally adapted member"
-                    .into(),
-            ));
-        }
-        if let Some(members) = self.mixture_members() {
-            return self.mixture_of(&members, dim);
-        }
-        if self.algorithm == Algorithm::RunningMean {
-            return Ok(AnyLearner::RunningMean(RunningMean::new(dim)));
-        }
-        if self.bias {
-            let inner = LearnerConfig {
-                bias: false,
-                ..self.clone()
-            }
-            .build(dim + 1)?;
-            return Ok(AnyLearner::Intercept(Box::new(Intercept::with_value(
-                inner,
-                self.bias_value,
-            )?)));
-        }
-        positive("alpha", self.alpha)?;
-        positive("c", self.c)?;
-        positive("oja_c", self.oja_c)?;
-        positive("learning rate", self.learning_rate)?;
-        if self.alpha0.is_nan() || self.alpha0 < 0.0 || self.alpha0.is_infinite() {
-            return Err(LearnError::InvalidParameter(format!(
-                "alpha0 must be finite and >= 0, got {}",
-                self.alpha0
-            )));
-        }
-        if self.clip.is_nan() || self.clip <= 0.0 {
-            return Err(LearnError::InvalidParameter(format!(
-                "clip C must be > 0 (inf = none), got {}",
-                self.clip
-            )));
-        }
-        let sketched = matches!(
-            self.curvature,
-            CurvatureKind::Fd
-                | CurvatureKind::FdFast
-                | CurvatureKind::Rfd
-                | CurvatureKind::RfdFast
-                | CurvatureKind::FdSparse
-                | CurvatureKind::RfdSparse
-        );
-        if self.algorithm == Algorithm::Newton && sketched && self.size == 0 {
-            return Err(LearnError::InvalidParameter(
-                "sketch size must be at least 1 for fd/rfd curvature (rp and oja allow 0)".into(),
-            ));
-        }
-        let base = match self.algorithm {
-            Algorithm::Ogd => AnyLearner::Ogd(Ogd::new(
-                dim,
-                self.loss,
-                self.learning_rate,
-                StepSchedule::InverseSqrt,
-                self.clip,
-            )?),
-            Algorithm::AdaGrad => {
-                AnyLearner::AdaGrad(AdaGrad::new(dim, self.loss, self.learning_rate)?)
-            }
-            Algorithm::Auto | Algorithm::AdaGradGrid | Algorithm::RunningMean => {
-                unreachable!("handled above")
-            }
-            Algorithm::Newton if self.curvature.is_sparse() => {
-                AnyLearner::Sparse(self.build_sparse(dim)?)
-            }
-            Algorithm::Newton => {
-                let m = self.size;
-                let curvature = match self.curvature {
-                    CurvatureKind::Identity => {
-                        AnyCurvature::Identity(IdentityCurvature::new(dim, self.alpha)?)
-                    }
-                    CurvatureKind::Full => AnyCurvature::Full(FullCurvature::new(dim, self.alpha)?),
-                    CurvatureKind::Fd => {
-                        AnyCurvature::Fd(FdCurvature::fd(dim, m, FdVariant::PerRow, self.alpha)?)
-                    }
-                    CurvatureKind::FdFast => {
-                        AnyCurvature::Fd(FdCurvature::fd(dim, m, FdVariant::Doubling, self.alpha)?)
-                    }
-                    CurvatureKind::Rfd => {
-                        AnyCurvature::Fd(FdCurvature::rfd(dim, m, FdVariant::PerRow, self.alpha0)?)
-                    }
-                    CurvatureKind::RfdFast => AnyCurvature::Fd(FdCurvature::rfd(
-                        dim,
-                        m,
-                        FdVariant::Doubling,
-                        self.alpha0,
-                    )?),
-                    CurvatureKind::Rp => {
-                        AnyCurvature::Rp(RpCurvature::new(dim, m, self.alpha, self.seed)?)
-                    }
-                    CurvatureKind::Oja => AnyCurvature::Oja(OjaCurvature::new(
-                        dim, m, self.alpha, self.oja_c, self.seed,
-                    )?),
-                    CurvatureKind::OjaSparse
-                    | CurvatureKind::RpSparse
-                    | CurvatureKind::FdSparse
-                    | CurvatureKind::RfdSparse => unreachable!("handled above"),
-                };
-                AnyLearner::Newton(Newton::new(
-                    curvature,
-                    NewtonParams {
-                        loss: self.loss,
-                        c: self.c,
-                        clip: self.clip,
-                    },
-                )?)
-            }
-        };
-        if self.diag {
-            Ok(AnyLearner::Diagonal(Box::new(DiagonalAdaptation::new(
-                base,
-                self.loss,
-                self.diag_d0,
-            )?)))
-        } else {
-            Ok(base)
-        }
-    }
-
-    /// The sparse-time SON learner of a sparse curvature kind.
-    fn build_sparse(&self, dim: usize) -> Result<SparseLearner, LearnError> {
-        let params = NewtonParams {
-            loss: self.loss,
-            c: self.c,
-            clip: self.clip,
-        };
-        let m = self.size;
-        Ok(match self.curvature {
-            CurvatureKind::OjaSparse => SparseLearner::Oja(SparseOja::new(
-                dim, m, self.alpha, self.oja_c, self.seed, params,
-            )?),
-            CurvatureKind::RpSparse => {
-                SparseLearner::Rp(SparseRp::new(dim, m, self.alpha, self.seed, params)?)
-            }
-            CurvatureKind::FdSparse => {
-                SparseLearner::Fd(SparseFd::fd(dim, m, self.alpha, self.seed, params)?)
-            }
-            CurvatureKind::RfdSparse => {
-                SparseLearner::Fd(SparseFd::rfd(dim, m, self.alpha0, self.seed, params)?)
-            }
-            other => {
-                return Err(LearnError::InvalidParameter(format!(
-                    "curvature {other} has no sparse-time learner"
-                )))
-            }
-        })
     }
 
     /// A short human-readable description, e.g. `newton/rfd-fast m=10 logistic alpha0=1`.
     pub fn describe(&self) -> String {
         let mut s = match self.algorithm {
-            Algorithm::Newton => match self.curvature {
-                CurvatureKind::Identity | CurvatureKind::Full => {
-                    format!(
-                        "newton/{} alpha={} c={}",
-                        self.curvature, self.alpha, self.c
-                    )
+            Algorithm::Newton => {
+                let name = self.curvature_name();
+                match self.curvature {
+                    CurvatureKind::Identity | CurvatureKind::Full => {
+                        format!("newton/{name} alpha={} c={}", self.alpha, self.c)
+                    }
+                    CurvatureKind::Rfd | CurvatureKind::RfdFast => format!(
+                        "newton/{name} m={} alpha0={} c={}",
+                        self.size, self.alpha0, self.c
+                    ),
+                    _ => format!(
+                        "newton/{name} m={} alpha={} c={}",
+                        self.size, self.alpha, self.c
+                    ),
                 }
-                CurvatureKind::Rfd | CurvatureKind::RfdFast | CurvatureKind::RfdSparse => format!(
-                    "newton/{} m={} alpha0={} c={}",
-                    self.curvature, self.size, self.alpha0, self.c
-                ),
-                _ => format!(
-                    "newton/{} m={} alpha={} c={}",
-                    self.curvature, self.size, self.alpha, self.c
-                ),
-            },
+            }
             Algorithm::Auto => {
                 let m = self.auto_members();
                 let parts: Vec<String> = m
@@ -625,73 +487,5 @@ impl LearnerConfig {
             s.push_str(&format!(" bias={}", self.bias_value));
         }
         s
-    }
-}
-
-/// A learner chosen at run time.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[allow(clippy::large_enum_variant)] // built once, never moved in a hot loop
-pub enum AnyLearner {
-    /// Online gradient descent.
-    Ogd(Ogd),
-    /// Diagonal AdaGrad.
-    AdaGrad(AdaGrad),
-    /// Sketched Online Newton.
-    Newton(Newton<AnyCurvature>),
-    /// Any of the above with diagonal adaptation.
-    Diagonal(Box<DiagonalAdaptation<AnyLearner>>),
-    /// Any of the above with an intercept.
-    Intercept(Box<Intercept<AnyLearner>>),
-    /// Fixed weights computed offline (e.g. by dual random projection); never learns.
-    Fixed(FixedLinear),
-    /// A sparse-time Sketched Online Newton learner (RP, Oja, FD/RFD).
-    Sparse(SparseLearner),
-    /// An exponentially weighted online mixture of learners.
-    Mixture(Mixture),
-    /// The running mean of the labels.
-    RunningMean(RunningMean),
-    /// A learner of standardised labels.
-    TargetStandardization(Box<TargetStandardization<AnyLearner>>),
-    /// A learner of RMS-scaled features.
-    FeatureScaling(Box<FeatureScaling<AnyLearner>>),
-    /// The squared-loss mixture ([`MixRule::AdaHedgeScaled`]).
-    ScaledMixture(Box<ScaledMixture>),
-}
-
-macro_rules! dispatch {
-    ($self:expr, $l:ident => $e:expr) => {
-        match $self {
-            AnyLearner::Ogd($l) => $e,
-            AnyLearner::AdaGrad($l) => $e,
-            AnyLearner::Newton($l) => $e,
-            AnyLearner::Diagonal($l) => $e,
-            AnyLearner::Intercept($l) => $e,
-            AnyLearner::Fixed($l) => $e,
-            AnyLearner::Sparse($l) => $e,
-            AnyLearner::Mixture($l) => $e,
-            AnyLearner::RunningMean($l) => $e,
-            AnyLearner::TargetStandardization($l) => $e,
-            AnyLearner::FeatureScaling($l) => $e,
-            AnyLearner::ScaledMixture($l) => $e,
-        }
-    };
-}
-
-impl OnlineLearner for AnyLearner {
-    fn dim(&self) -> usize {
-        dispatch!(self, l => l.dim())
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        dispatch!(self, l => l.predict(x))
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        dispatch!(self, l => l.learn(x, y, weight))
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        dispatch!(self, l => l.weights())
-    }
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        dispatch!(self, l => l.prefetch(x))
     }
 }

@@ -8,6 +8,8 @@
 
 use crate::Row;
 
+mod any;
+mod check;
 mod config;
 pub mod curvature;
 mod diagonal;
@@ -15,6 +17,7 @@ mod feature_scaling;
 mod first_order;
 mod fixed;
 mod intercept;
+mod legacy;
 mod mixture;
 pub mod multiclass;
 mod newton;
@@ -26,7 +29,9 @@ pub mod sparse;
 mod summary;
 mod target_standardization;
 
-pub use config::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig};
+pub use any::AnyLearner;
+pub use check::{ConfigError, ValidLearnerConfig};
+pub use config::{Algorithm, CurvatureKind, LearnerConfig, Representation};
 pub use diagonal::DiagonalAdaptation;
 pub use feature_scaling::FeatureScaling;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
@@ -38,9 +43,9 @@ pub use multiclass::{
     SoftmaxSon,
 };
 pub use newton::{Newton, NewtonParams};
-pub use representation::{auto_sparse, SPARSITY_SAMPLE};
+pub use representation::{auto_sparse, InputProfile, RepresentationChoice, SPARSITY_SAMPLE};
 pub use running_mean::RunningMean;
-pub use saved::{LinearModel, LINEAR_MODEL_KIND};
+pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};
 pub use scaled_mixture::{LabelScale, ScaledMixture};
 pub use summary::{sketch_summaries, top_weights, SketchSummary};
 pub use target_standardization::TargetStandardization;

@@ -1,37 +1,124 @@
-//! The automatic choice between a dense learner and its sparse-time twin (SON §4): the
+//! The library's choice between a dense learner and its sparse-time twin (SON §4): the
 //! sparse-time learners cost `O(m² + m·nnz)` per example instead of `O(md)`, and compute the
-//! same predictions (`tests/sparse_equivalence.rs`).
+//! same predictions (`tests/sparse_equivalence.rs`). [`ValidLearnerConfig::resolve`] turns
+//! [`Representation::Auto`] into `Dense` or `Sparse` from what is known of the input
+//! ([`InputProfile`]) and says why ([`RepresentationChoice`]).
 
-use super::{Algorithm, CurvatureKind, LearnerConfig};
+use super::{Algorithm, LearnerConfig, Representation, ValidLearnerConfig};
+use std::fmt;
 
 /// Examples read for the automatic sparse/dense choice when the dimension is not taken from a
 /// full pass over the input.
 pub const SPARSITY_SAMPLE: u64 = 1000;
 
-/// Whether a learner built from `config` for dimension `dim` should be the sparse-time one:
-/// for a Newton learner (or `auto`) whose curvature has a sparse variant, yes when the input is
-/// hashed (`hashed`: VW text, `d = 2^b`) or when the average number of non-zeros per example
-/// (`avg_nnz`) is below `d/10`. FD/RFD additionally need `d ≥ 2m` (with the intercept).
+/// What the automatic representation choice knows of the input.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InputProfile {
+    /// The learner's dimension (without the intercept).
+    pub dim: usize,
+    /// Hashed input (VW text, `d = 2^bits`).
+    pub hashed: bool,
+    /// Average number of stored features per example, when measured.
+    pub avg_nnz: Option<f64>,
+}
+
+/// How a configuration's representation was settled by [`ValidLearnerConfig::resolve`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RepresentationChoice {
+    /// Given by the configuration (`Dense` or `Sparse`), or not applicable (OGD, AdaGrad,
+    /// identity and full curvatures).
+    Given,
+    /// `Auto` chose the dense learner.
+    Dense,
+    /// `Auto` chose the sparse-time learner (named, e.g. `rfd-sparse`) for hashed input.
+    SparseForHashedInput(&'static str),
+    /// `Auto` chose the sparse-time learner for sparse input: `avg_nnz < d/10`.
+    SparseForSparseInput(&'static str, f64),
+}
+
+impl fmt::Display for RepresentationChoice {
+    /// The note reports print after the learner, e.g. `rfd-sparse: chosen for sparse input,
+    /// 6.0 non-zeros/example < d/10` (empty when nothing was chosen sparse).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RepresentationChoice::Given | RepresentationChoice::Dense => Ok(()),
+            RepresentationChoice::SparseForHashedInput(kind) => {
+                write!(f, "{kind}: chosen for hashed VW input")
+            }
+            RepresentationChoice::SparseForSparseInput(kind, a) => write!(
+                f,
+                "{kind}: chosen for sparse input, {a:.1} non-zeros/example < d/10"
+            ),
+        }
+    }
+}
+
+/// Whether [`Representation::Auto`] in `config` becomes `Sparse` for this input: for a Newton
+/// learner (or `auto`) whose curvature has a sparse-time learner, yes when the input is hashed
+/// or when the average number of non-zeros per example is below `d/10`. FD/RFD additionally
+/// need `d ≥ 2m` (with the intercept). A representation given explicitly is not changed.
 ///
 /// ```
-/// use sketchlearn::linear::{auto_sparse, LearnerConfig};
+/// use sketchlearn::linear::{auto_sparse, InputProfile, LearnerConfig};
 /// let auto = LearnerConfig::default();
-/// assert!(auto_sparse(&auto, 10_000, false, Some(20.0)));
-/// assert!(!auto_sparse(&auto, 100, false, Some(50.0)));
-/// assert!(auto_sparse(&auto, 1 << 18, true, None));
+/// let profile = |dim, hashed, avg_nnz| InputProfile { dim, hashed, avg_nnz };
+/// assert!(auto_sparse(&auto, &profile(10_000, false, Some(20.0))));
+/// assert!(!auto_sparse(&auto, &profile(100, false, Some(50.0))));
+/// assert!(auto_sparse(&auto, &profile(1 << 18, true, None)));
 /// ```
-pub fn auto_sparse(config: &LearnerConfig, dim: usize, hashed: bool, avg_nnz: Option<f64>) -> bool {
-    let Some(kind) = config.curvature.sparse_variant() else {
-        return false;
-    };
-    if !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto)
-        || config.curvature.is_sparse()
+pub fn auto_sparse(config: &LearnerConfig, input: &InputProfile) -> bool {
+    if config.representation != Representation::Auto
+        || !config.curvature.has_sparse_learner()
+        || !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto)
     {
         return false;
     }
-    let fd = matches!(kind, CurvatureKind::FdSparse | CurvatureKind::RfdSparse);
-    if fd && dim + usize::from(config.bias) < 2 * config.size {
+    if config.curvature.is_fd() && input.dim + usize::from(config.bias) < 2 * config.size {
         return false;
     }
-    hashed || avg_nnz.is_some_and(|a| a < dim as f64 / 10.0)
+    input.hashed || input.avg_nnz.is_some_and(|a| a < input.dim as f64 / 10.0)
+}
+
+impl ValidLearnerConfig {
+    /// Settles [`Representation::Auto`] for an input ([`auto_sparse`]): the returned
+    /// configuration says `Dense` or `Sparse` where the choice applies (Newton and `auto`
+    /// with a curvature that has a sparse-time learner), so that a model built from it records
+    /// what was chosen; the choice says why.
+    ///
+    /// ```
+    /// use sketchlearn::linear::{InputProfile, LearnerConfig, Representation};
+    /// let valid = LearnerConfig::default().check().unwrap();
+    /// let input = InputProfile { dim: 5000, hashed: false, avg_nnz: Some(12.0) };
+    /// let (resolved, choice) = valid.resolve(&input);
+    /// assert_eq!(resolved.representation, Representation::Sparse);
+    /// assert_eq!(
+    ///     choice.to_string(),
+    ///     "rfd-sparse: chosen for sparse input, 12.0 non-zeros/example < d/10"
+    /// );
+    /// ```
+    pub fn resolve(&self, input: &InputProfile) -> (ValidLearnerConfig, RepresentationChoice) {
+        let mut config = self.config().clone();
+        let applies = matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto)
+            && config.curvature.has_sparse_learner();
+        if config.representation != Representation::Auto || !applies {
+            return (self.clone(), RepresentationChoice::Given);
+        }
+        let choice = if auto_sparse(&config, input) {
+            let kind = config.curvature.sparse_name().unwrap_or("sparse");
+            match input.avg_nnz {
+                Some(a) if !input.hashed => RepresentationChoice::SparseForSparseInput(kind, a),
+                _ => RepresentationChoice::SparseForHashedInput(kind),
+            }
+        } else {
+            RepresentationChoice::Dense
+        };
+        config.representation = match choice {
+            RepresentationChoice::Dense => Representation::Dense,
+            _ => Representation::Sparse,
+        };
+        let resolved = config
+            .check()
+            .expect("a resolved representation keeps a valid configuration valid");
+        (resolved, choice)
+    }
 }

@@ -1,7 +1,14 @@
 //! A trained linear learner as a model file: its configuration, its full state (weights AND
 //! sketch/curvature state, so training can resume bit for bit) and how many examples it has seen.
 //! The file format (magic number, version, checksum, atomic writes) is [`crate::model`]'s.
+//!
+//! Files of format version 4 (before the configuration had a separate [`Representation`]) are
+//! converted on load (`legacy.rs`); a loaded configuration goes through
+//! [`LearnerConfig::check`] like one given on a command line.
+//!
+//! [`Representation`]: super::Representation
 
+use super::legacy::LinearModelV4;
 use super::{AnyLearner, LearnerConfig};
 use crate::model::{self, ModelError};
 use serde::{Deserialize, Serialize};
@@ -27,7 +34,7 @@ pub const LINEAR_MODEL_KIND: &str = "linear-learner";
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LinearModel {
-    /// The hyper-parameters the learner was built with.
+    /// The hyper-parameters the learner was built with (the representation as resolved).
     pub config: LearnerConfig,
     /// The learner's full state.
     pub learner: AnyLearner,
@@ -45,13 +52,71 @@ impl LinearModel {
         }
     }
 
+    /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
+    /// π, i.e. which member the mixture follows on the data seen; `None` for one learner.
+    pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {
+        let mix = match &self.learner {
+            AnyLearner::Mixture(mix) => mix,
+            AnyLearner::ScaledMixture(mix) => mix.mixture(),
+            _ => return None,
+        };
+        let names = self.config.mixture_members()?;
+        Some(
+            mix.member_weights()
+                .into_iter()
+                .enumerate()
+                .map(|(k, weight)| MemberWeight {
+                    learner: names
+                        .get(k)
+                        .map_or_else(|| format!("member {}", k + 1), |c| c.describe()),
+                    weight,
+                })
+                .collect(),
+        )
+    }
+
     /// Writes the model atomically (temporary file + rename).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
         model::save(path, LINEAR_MODEL_KIND, self)
     }
 
-    /// Reads a model written by [`LinearModel::save`]; a corrupted or foreign file is an error.
-    pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
-        model::load(path, LINEAR_MODEL_KIND)
+    /// The model file image [`LinearModel::save`] writes (for models kept in memory or sent
+    /// over a network, e.g. between cluster workers).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ModelError> {
+        model::to_bytes(LINEAR_MODEL_KIND, self)
     }
+
+    /// Reads a model written by [`LinearModel::save`] (this version or format version 4); a
+    /// corrupted or foreign file, or one whose configuration does not pass
+    /// [`LearnerConfig::check`], is an error.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
+        model::load_with(path, LINEAR_MODEL_KIND, decode)
+    }
+
+    /// [`LinearModel::load`] from a model file image (`source_name` names it in errors).
+    pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Self, ModelError> {
+        model::from_bytes_with(bytes, LINEAR_MODEL_KIND, source_name, decode)
+    }
+}
+
+/// One member of a mixture and its weight ([`LinearModel::mixture_weights`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemberWeight {
+    /// The member's description ([`LearnerConfig::describe`]).
+    pub learner: String,
+    /// Its weight in the mixture.
+    pub weight: f64,
+}
+
+/// Decodes a payload of format `version` and checks its configuration.
+fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<LinearModel, ModelError> {
+    let model: LinearModel = match version {
+        4 => model::decode_payload::<LinearModelV4>(payload, source_name)?.into(),
+        _ => model::decode_payload(payload, source_name)?,
+    };
+    model.config.check().map_err(|e| ModelError::Invalid {
+        path: source_name.to_owned(),
+        reason: e.to_string(),
+    })?;
+    Ok(model)
 }

@@ -198,12 +198,6 @@ impl MulticlassConfig {
             RfdFast => AnyCurvature::Fd(FdCurvature::rfd(de, m, FdVariant::Doubling, self.alpha0)?),
             Rp => AnyCurvature::Rp(RpCurvature::new(de, m, a, self.seed)?),
             Oja => AnyCurvature::Oja(OjaCurvature::new(de, m, a, 1.0, self.seed)?),
-            OjaSparse | RpSparse | FdSparse | RfdSparse => {
-                return Err(LearnError::InvalidParameter(format!(
-                    "curvature {} has no softmax learner (use fd, fd-fast, rfd or rfd-fast)",
-                    self.curvature
-                )))
-            }
         })
     }
 
@@ -341,10 +335,6 @@ mod tests {
             MulticlassConfig {
                 curvature: CurvatureKind::FdFast,
                 alpha: 0.0,
-                ..ok.clone()
-            },
-            MulticlassConfig {
-                curvature: CurvatureKind::FdSparse,
                 ..ok.clone()
             },
             MulticlassConfig {

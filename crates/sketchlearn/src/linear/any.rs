@@ -1,0 +1,82 @@
+//! [`AnyLearner`]: a linear learner chosen at run time (what [`ValidLearnerConfig::build`]
+//! returns and model files hold).
+//!
+//! [`ValidLearnerConfig::build`]: super::ValidLearnerConfig::build
+
+use super::curvature::AnyCurvature;
+use super::sparse::SparseLearner;
+use super::{
+    AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, Mixture,
+    Newton, Ogd, OnlineLearner, RunningMean, ScaledMixture, TargetStandardization,
+};
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// A learner chosen at run time.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[allow(clippy::large_enum_variant)] // built once, never moved in a hot loop
+pub enum AnyLearner {
+    /// Online gradient descent.
+    Ogd(Ogd),
+    /// Diagonal AdaGrad.
+    AdaGrad(AdaGrad),
+    /// Sketched Online Newton.
+    Newton(Newton<AnyCurvature>),
+    /// Any of the above with diagonal adaptation.
+    Diagonal(Box<DiagonalAdaptation<AnyLearner>>),
+    /// Any of the above with an intercept.
+    Intercept(Box<Intercept<AnyLearner>>),
+    /// Fixed weights computed offline (e.g. by dual random projection); never learns.
+    Fixed(FixedLinear),
+    /// A sparse-time Sketched Online Newton learner (RP, Oja, FD/RFD).
+    Sparse(SparseLearner),
+    /// An exponentially weighted online mixture of learners.
+    Mixture(Mixture),
+    /// The running mean of the labels.
+    RunningMean(RunningMean),
+    /// A learner of standardised labels.
+    TargetStandardization(Box<TargetStandardization<AnyLearner>>),
+    /// A learner of RMS-scaled features.
+    FeatureScaling(Box<FeatureScaling<AnyLearner>>),
+    /// The squared-loss mixture ([`MixRule::AdaHedgeScaled`](super::MixRule::AdaHedgeScaled)).
+    ScaledMixture(Box<ScaledMixture>),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $l:ident => $e:expr) => {
+        match $self {
+            AnyLearner::Ogd($l) => $e,
+            AnyLearner::AdaGrad($l) => $e,
+            AnyLearner::Newton($l) => $e,
+            AnyLearner::Diagonal($l) => $e,
+            AnyLearner::Intercept($l) => $e,
+            AnyLearner::Fixed($l) => $e,
+            AnyLearner::Sparse($l) => $e,
+            AnyLearner::Mixture($l) => $e,
+            AnyLearner::RunningMean($l) => $e,
+            AnyLearner::TargetStandardization($l) => $e,
+            AnyLearner::FeatureScaling($l) => $e,
+            AnyLearner::ScaledMixture($l) => $e,
+        }
+    };
+}
+
+impl OnlineLearner for AnyLearner {
+    fn dim(&self) -> usize {
+        dispatch!(self, l => l.dim())
+    }
+    fn predict(&self, x: Row<'_>) -> f64 {
+        dispatch!(self, l => l.predict(x))
+    }
+    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+        dispatch!(self, l => l.learn(x, y, weight))
+    }
+    fn weights(&self) -> Cow<'_, [f64]> {
+        dispatch!(self, l => l.weights())
+    }
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        dispatch!(self, l => l.prefetch(x))
+    }
+}

@@ -1,0 +1,45 @@
+//! [`RunError`]: everything a run can fail on, each naming where.
+
+use crate::data::ParseError;
+use crate::linear::{ConfigError, LearnError};
+use crate::model::ModelError;
+
+/// Why [`train`](super::train) or [`evaluate`](super::evaluate) stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The input could not be opened, read or parsed (the error names file:line:column).
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The learner refused an example (other than a refused step, which is counted, not
+    /// fatal): e.g. a feature index outside the model's dimension.
+    #[error("{source_name}:{line}: {error}")]
+    Learn {
+        /// The input's name.
+        source_name: String,
+        /// The example's line.
+        line: u64,
+        /// The learner's error.
+        #[source]
+        error: LearnError,
+    },
+    /// The learner's configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A model could not be read or written.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The run's options do not fit the input (e.g. several passes over a source that can be
+    /// read only once, hash bits for LIBSVM input).
+    #[error("{0}")]
+    Options(String),
+    /// The observer refused to start ([`Observer::started`](super::Observer::started)).
+    #[error("{0}")]
+    Observer(#[source] super::ObserverError),
+}
+
+impl RunError {
+    pub(crate) fn options(message: impl Into<String>) -> Self {
+        RunError::Options(message.into())
+    }
+}

@@ -1,0 +1,117 @@
+//! [`evaluate`]: a held-out evaluation of a model on an input, without updates.
+
+use super::input::examples;
+use super::{Input, Observer, ReadOptions, RunError, RunStart};
+use crate::eval::{evaluate_with, EvalError, Metrics};
+use crate::linear::{LinearModel, OnlineLearner, RepresentationChoice};
+use crate::Row;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::time::Instant;
+
+/// What an evaluation returns.
+#[derive(Clone, Debug)]
+pub struct EvalOutcome {
+    /// The metrics of the predictions.
+    pub metrics: Metrics,
+    /// Examples evaluated.
+    pub examples: u64,
+    /// Wall-clock seconds (reading and predicting).
+    pub seconds: f64,
+}
+
+/// Forwards each prediction to the observer.
+struct Reporting<'a, 'o> {
+    inner: &'a dyn OnlineLearner,
+    observer: RefCell<&'a mut (dyn Observer + 'o)>,
+}
+
+impl OnlineLearner for Reporting<'_, '_> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn predict(&self, x: Row<'_>) -> f64 {
+        let p = self.inner.predict(x);
+        self.observer.borrow_mut().prediction(p);
+        p
+    }
+    fn learn(
+        &mut self,
+        x: Row<'_>,
+        _y: f64,
+        _weight: f64,
+    ) -> Result<f64, crate::linear::LearnError> {
+        Ok(self.predict(x))
+    }
+    fn weights(&self) -> Cow<'_, [f64]> {
+        self.inner.weights()
+    }
+}
+
+/// Evaluates `model` on `input` without updating it ([`evaluate_with`]: features beyond the
+/// model's dimension count as zero); each prediction and progress row goes to `observer`. VW
+/// input is hashed with the model's bits unless `options.bits` says otherwise (and agrees).
+///
+/// ```
+/// use sketchlearn::linear::LearnerConfig;
+/// use sketchlearn::run::{self, Input, ReadOptions, Silent, Start, TrainOptions};
+/// let text = "1 1:1 2:0.2\n-1 1:-1 2:0.1\n".repeat(100);
+/// let fitted = run::train(
+///     Input::bytes("train.libsvm", text.clone().into_bytes()),
+///     Start::New(LearnerConfig::default()),
+///     &TrainOptions::default(),
+///     &mut Silent,
+/// )?;
+/// let test = run::evaluate(
+///     Input::bytes("test.libsvm", text.into_bytes()),
+///     &fitted.model,
+///     &ReadOptions::default(),
+///     &mut Silent,
+/// )?;
+/// assert_eq!(test.examples, 200);
+/// assert_eq!(test.metrics.error_rate(), Some(0.0));
+/// # Ok::<(), sketchlearn::run::RunError>(())
+/// ```
+pub fn evaluate(
+    mut input: Input,
+    model: &LinearModel,
+    options: &ReadOptions,
+    observer: &mut dyn Observer,
+) -> Result<EvalOutcome, RunError> {
+    let format = input.format(options.format);
+    let bits = options.bits(format, Some(model.learner.dim()))?;
+    let mut reader = examples(&mut input, options, bits)?;
+    observer
+        .started(&RunStart {
+            config: &model.config,
+            dim: model.learner.dim(),
+            representation: RepresentationChoice::Given,
+        })
+        .map_err(RunError::Observer)?;
+    let mut metrics = Metrics::new();
+    let start = Instant::now();
+    let reporting = Reporting {
+        inner: &model.learner,
+        observer: RefCell::new(observer),
+    };
+    let examples = evaluate_with(
+        &reporting,
+        |ex| reader.read_into(ex),
+        model.config.loss,
+        &mut metrics,
+        |row| reporting.observer.borrow_mut().progress(row),
+    )
+    .map_err(|e| match e {
+        EvalError::Source(e) => RunError::Parse(e),
+        EvalError::Learn { source, .. } => RunError::Learn {
+            source_name: input.name().to_owned(),
+            line: reader.line(),
+            error: source,
+        },
+    })?;
+    Ok(EvalOutcome {
+        metrics,
+        examples,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}

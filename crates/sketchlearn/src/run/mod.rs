@@ -1,0 +1,47 @@
+//! A whole run, the one entry a command line, a Python binding and a cluster worker call:
+//! open a source ([`Input`]: a file, `.gz`, standard input, bytes in memory, any reader) in a
+//! detected or given [`Format`](crate::data::Format), settle the learner (a new
+//! [`LearnerConfig`](crate::linear::LearnerConfig), checked, its dimension and representation
+//! chosen from the input; or a resumed [`LinearModel`](crate::linear::LinearModel)), run
+//! progressive validation for N passes with the refused-step and divergence policies
+//! ([`learn_or_refuse`], [`divergence_warning`]), report through an [`Observer`], and return the metrics and
+//! the fitted model ([`train`] → [`TrainOutcome`]); [`evaluate`] scores a held-out input.
+//!
+//! ```no_run
+//! use sketchlearn::linear::LearnerConfig;
+//! use sketchlearn::run::{self, Input, ReadOptions, Silent, Start, TrainOptions};
+//!
+//! let fitted = run::train(
+//!     Input::path("data/heart.libsvm"),
+//!     Start::New(LearnerConfig::default()),
+//!     &TrainOptions::default(),
+//!     &mut Silent,
+//! )?;
+//! println!("progressive error {:?}", fitted.metrics.error_rate());
+//! fitted.model.save("heart.model")?;
+//! let test = run::evaluate(
+//!     Input::path("data/heart.libsvm"),
+//!     &fitted.model,
+//!     &ReadOptions::default(),
+//!     &mut Silent,
+//! )?;
+//! println!("test error {:?}", test.metrics.error_rate());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod dimension;
+mod error;
+mod evaluate;
+mod input;
+mod observer;
+mod pass;
+mod policy;
+mod train;
+
+pub use error::RunError;
+pub use evaluate::{evaluate, EvalOutcome};
+pub use input::{Input, ReadOptions};
+pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
+pub use pass::{progressive_pass, PassOutcome};
+pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
+pub use train::{train, Start, TrainOptions, TrainOutcome};

@@ -1,0 +1,70 @@
+//! How a run reports while it runs: the [`Observer`] a front end implements (a progress table,
+//! a predictions file, a Python callback), and the [`Warning`]s the library raises.
+
+use crate::eval::ProgressRow;
+use crate::linear::{LearnerConfig, RepresentationChoice};
+use std::fmt;
+
+/// What is known when learning starts (after the configuration was checked, the dimension
+/// determined and the representation chosen).
+#[derive(Clone, Copy, Debug)]
+pub struct RunStart<'a> {
+    /// The configuration of the learner (the representation as resolved).
+    pub config: &'a LearnerConfig,
+    /// The learner's dimension (without the intercept).
+    pub dim: usize,
+    /// How the representation was settled (its `Display` is the note reports print).
+    pub representation: RepresentationChoice,
+}
+
+/// Something a front end should tell its user; the run goes on.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// The learning pass diverged ([`diverged`](super::diverged)): its progressive loss is
+    /// not finite or far above that of a constant prediction. A front end adds what to change
+    /// (its own flags: a smaller step, normalised rows, another algorithm).
+    Diverged {
+        /// The progressive mean loss.
+        mean_loss: f64,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::Diverged { mean_loss } => write!(
+                f,
+                "the learning pass diverged (progressive loss {mean_loss:.3e}): the steps are \
+                 too large for rows of this scale"
+            ),
+        }
+    }
+}
+
+/// An observer's refusal to start a run (e.g. its output file cannot be created).
+pub type ObserverError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Receives a run's events. Every method has an empty default: implement what you show.
+pub trait Observer {
+    /// Learning (or evaluation) starts: the configuration was checked and the input opened.
+    /// An error stops the run before any example is read ([`RunError::Observer`]).
+    ///
+    /// [`RunError::Observer`]: super::RunError::Observer
+    fn started(&mut self, _start: &RunStart<'_>) -> Result<(), ObserverError> {
+        Ok(())
+    }
+    /// A progress row fell due (cumulative example counts 1, 2, 4, 8, …).
+    fn progress(&mut self, _row: &ProgressRow) {}
+    /// The prediction (raw score) scored for the next example, in input order: before its
+    /// update when learning (progressive validation), without update when evaluating.
+    fn prediction(&mut self, _score: f64) {}
+    /// A warning.
+    fn warning(&mut self, _warning: &Warning) {}
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Silent;
+
+impl Observer for Silent {}

@@ -1,0 +1,196 @@
+//! [`train`]: a whole training run — open the input, settle the learner (new or resumed), run
+//! the passes of progressive validation with the library's policies, and return the fitted
+//! model with its metrics ([`TrainOutcome`]).
+
+use super::dimension::profile;
+use super::input::examples;
+use super::{
+    divergence_warning, progressive_pass, Input, Observer, ReadOptions, RunError, RunStart, Warning,
+};
+use crate::eval::{EvalError, Metrics};
+use crate::linear::{
+    LearnerConfig, LinearModel, MemberWeight, OnlineLearner, RepresentationChoice,
+};
+use std::time::Instant;
+
+/// Where the learner of a run comes from.
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per run
+pub enum Start {
+    /// A new learner with this configuration (checked; `Representation::Auto` resolved for the
+    /// input).
+    New(LearnerConfig),
+    /// Resume a model (its configuration and state, e.g. [`LinearModel::load`]).
+    Resume(LinearModel),
+}
+
+/// The options of a training run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrainOptions {
+    /// How to read the input.
+    pub read: ReadOptions,
+    /// Passes over the input (at least 1; more than 1 needs an input that can be re-read).
+    pub passes: u32,
+    /// The dimension of a new learner (default: from the input: `2^bits` for VW, one past the
+    /// largest index of a LIBSVM file; a LIBSVM source read once needs it).
+    pub dim: Option<usize>,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            read: ReadOptions::default(),
+            passes: 1,
+            dim: None,
+        }
+    }
+}
+
+/// What a training run returns.
+#[derive(Clone, Debug)]
+pub struct TrainOutcome {
+    /// The fitted model (`examples_seen` counts this run's examples too).
+    pub model: LinearModel,
+    /// Progressive metrics over all passes.
+    pub metrics: Metrics,
+    /// Examples learned in this run (all passes).
+    pub examples: u64,
+    /// Passes made.
+    pub passes: u32,
+    /// Steps refused by the learner (weights left unchanged, the example scored anyway).
+    pub refused_steps: u64,
+    /// The run diverged (a [`Warning::Diverged`] was given).
+    pub diverged: bool,
+    /// Wall-clock seconds of the passes (reading and learning).
+    pub seconds: f64,
+    /// How the representation was settled (`Given` when resuming).
+    pub representation: RepresentationChoice,
+    /// The warnings given to the observer.
+    pub warnings: Vec<Warning>,
+}
+
+impl TrainOutcome {
+    /// Examples per second of the passes.
+    pub fn examples_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.examples as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// For a mixture (`auto`, `adagrad-grid`): each member and its weight now.
+    pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {
+        self.model.mixture_weights()
+    }
+}
+
+/// Trains a linear learner on `input`: progressive validation (each example predicted, then
+/// learned) for `options.passes` passes, with the refused-step and divergence policies
+/// ([`learn_or_refuse`](super::learn_or_refuse), [`divergence_warning`]), reporting to
+/// `observer`.
+///
+/// A new learner's configuration is checked first ([`LearnerConfig::check`]); its dimension
+/// comes from the options or the input, and its `Representation::Auto` is resolved for the
+/// input (hashed, or sparse rows → the sparse-time learner), which the returned model records.
+///
+/// ```
+/// use sketchlearn::linear::{LearnerConfig, OnlineLearner};
+/// use sketchlearn::run::{self, Input, Silent, Start, TrainOptions};
+///
+/// let text = "1 1:0.5 3:1\n-1 2:1\n1 1:0.7 3:0.8\n-1 2:0.9 3:0.1\n".repeat(50);
+/// let outcome = run::train(
+///     Input::bytes("toy.libsvm", text.into_bytes()),
+///     Start::New(LearnerConfig::default()),
+///     &TrainOptions { passes: 2, ..TrainOptions::default() },
+///     &mut Silent,
+/// )?;
+/// assert_eq!((outcome.examples, outcome.model.learner.dim()), (400, 3));
+/// assert!(outcome.metrics.error_rate().unwrap() < 0.1);
+/// assert!(!outcome.diverged);
+/// # Ok::<(), sketchlearn::run::RunError>(())
+/// ```
+pub fn train(
+    mut input: Input,
+    start: Start,
+    options: &TrainOptions,
+    observer: &mut dyn Observer,
+) -> Result<TrainOutcome, RunError> {
+    if options.passes == 0 {
+        return Err(RunError::options("--passes must be at least 1"));
+    }
+    if options.passes > 1 && !input.rereadable() {
+        return Err(RunError::options(format!(
+            "{}: several passes need an input that can be read again (a file), not one read \
+             once",
+            input.name()
+        )));
+    }
+    let format = input.format(options.read.format);
+    options.read.bits(format, None)?;
+    let (mut model, representation) = match start {
+        Start::Resume(model) => {
+            model.config.check()?;
+            (model, RepresentationChoice::Given)
+        }
+        Start::New(config) => {
+            let valid = config.check()?;
+            let input_profile = profile(&mut input, &options.read, options.dim)?;
+            let (valid, choice) = valid.resolve(&input_profile);
+            let learner = valid.build(input_profile.dim)?;
+            (LinearModel::new(valid.into_inner(), learner), choice)
+        }
+    };
+    let bits = options.read.bits(format, Some(model.learner.dim()))?;
+    observer
+        .started(&RunStart {
+            config: &model.config,
+            dim: model.learner.dim(),
+            representation,
+        })
+        .map_err(RunError::Observer)?;
+    let loss = model.config.loss;
+    let mut metrics = Metrics::new();
+    let start = Instant::now();
+    let (mut total, mut refused, mut label_max) = (0, 0, 0.0f64);
+    for _pass in 0..options.passes {
+        let mut reader = examples(&mut input, &options.read, bits)?;
+        let pass = progressive_pass(
+            &mut model.learner,
+            |ex| reader.read_into(ex),
+            loss,
+            &mut metrics,
+            observer,
+        )
+        .map_err(|e| match e {
+            EvalError::Source(e) => RunError::Parse(e),
+            EvalError::Learn { source, .. } => RunError::Learn {
+                source_name: input.name().to_owned(),
+                line: reader.line(),
+                error: source,
+            },
+        })?;
+        total += pass.examples;
+        refused += pass.refused_steps;
+        label_max = label_max.max(pass.label_max);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let warnings: Vec<Warning> = divergence_warning(loss, &metrics, label_max)
+        .into_iter()
+        .collect();
+    for w in &warnings {
+        observer.warning(w);
+    }
+    model.examples_seen += total;
+    Ok(TrainOutcome {
+        model,
+        metrics,
+        examples: total,
+        passes: options.passes,
+        refused_steps: refused,
+        diverged: !warnings.is_empty(),
+        seconds,
+        representation,
+        warnings,
+    })
+}

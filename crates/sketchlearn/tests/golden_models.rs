@@ -1,0 +1,216 @@
+//! Model files of format version 4 (written before the configuration split of issue 23) must
+//! keep loading, predicting and learning exactly as the code that wrote them did.
+//!
+//! Each file in `tests/golden/` is a [`LinearModel`] that learned the first `LEARNED` examples of
+//! its data set (heart: 200); `<name>.predictions` holds one FNV-1a hash of the bit patterns of (1) the loaded
+//! model's predictions of every example, then (2) the progressive predictions of learning the
+//! remaining examples from the loaded state, then (3) the final weights. So the hash checks the
+//! whole state (sketches, accumulators, mixture weights), not only the weights.
+//!
+//! The files were written by this test file's `write_v4_models` at commit 2247148 (the code of
+//! format version 4); it is gone because today's code writes version 5.
+//!
+//! Cases: sparse-time Oja-SON (`--curvature oja --sparse`), the default `auto` mixture with its
+//! sparse-time members (what `train` chooses on a sparse file), sparse-time FD-SON with diagonal
+//! adaptation, all on a generated sparse stream (d = 1000); and AdaGrad on `data/heart`.
+
+use sketchlearn::linear::{LinearModel, OnlineLearner};
+use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
+use std::path::{Path, PathBuf};
+
+type Data = Vec<(Vec<u32>, Vec<f64>, f64)>;
+
+/// Examples of the sparse stream learned before the model was saved (heart: 200).
+const LEARNED: usize = 300;
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn heart() -> Data {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm");
+    let mut r = LibsvmReader::open(path.to_str().unwrap(), LibsvmOptions::default()).unwrap();
+    let mut ex = Example::default();
+    let mut out = Vec::new();
+    while r.read_into(&mut ex).unwrap() {
+        out.push((ex.indices.clone(), ex.values.clone(), ex.label));
+    }
+    out
+}
+
+/// A deterministic sparse stream: d = 1000, about 8 non-zeros per row, labels from a planted
+/// direction with noise (xorshift, independent of any crate's generator).
+fn sparse1000() -> Data {
+    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..900)
+        .map(|_| {
+            let mut idx: Vec<u32> = (0..8).map(|_| (next() * 999.0) as u32).collect();
+            idx.push(999);
+            idx.sort_unstable();
+            idx.dedup();
+            let val: Vec<f64> = idx.iter().map(|_| 1.5 * next() - 0.25).collect();
+            let score: f64 = idx
+                .iter()
+                .zip(&val)
+                .map(|(&j, &v)| if j % 4 == 1 { v } else { -0.2 * v })
+                .sum();
+            let y = if score + 0.3 * (next() - 0.5) > 0.0 {
+                1.0
+            } else {
+                -1.0
+            };
+            (idx, val, y)
+        })
+        .collect()
+}
+
+struct Fnv(u64);
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf29ce484222325)
+    }
+    fn f64(&mut self, x: f64) {
+        for b in x.to_bits().to_le_bytes() {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x100000001b3);
+        }
+    }
+}
+
+/// The hash described in the module documentation.
+fn fingerprint(mut model: LinearModel, data: &Data, learned: usize) -> String {
+    let mut h = Fnv::new();
+    for (i, v, _) in data {
+        h.f64(model.learner.predict(Row::Sparse {
+            indices: i,
+            values: v,
+        }));
+    }
+    for (i, v, y) in &data[learned..] {
+        let x = Row::Sparse {
+            indices: i,
+            values: v,
+        };
+        let p = model.learner.learn(x, *y, 1.0).unwrap_or(f64::NAN);
+        h.f64(p);
+    }
+    for w in model.learner.weights().iter() {
+        h.f64(*w);
+    }
+    format!("{:016x}", h.0)
+}
+
+fn check(name: &str, data: &Data, learned: usize) {
+    let model = LinearModel::load(golden_dir().join(format!("{name}.model")))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(model.examples_seen, learned as u64, "{name}");
+    let hash = fingerprint(model, data, learned);
+    let record = golden_dir().join(format!("{name}.predictions"));
+    let want = std::fs::read_to_string(&record).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(hash, want.trim(), "{name}: predictions changed");
+}
+
+#[test]
+fn sparse_oja_v4_model_loads_predicts_and_learns_the_same() {
+    check("sparse-oja-v4", &sparse1000(), LEARNED);
+}
+
+/// The version-4 curvatures become a curvature and a representation.
+#[test]
+fn v4_configurations_are_converted() {
+    use sketchlearn::linear::{Algorithm, CurvatureKind, Representation};
+    let config = |name: &str| {
+        LinearModel::load(golden_dir().join(format!("{name}.model")))
+            .unwrap()
+            .config
+    };
+    let oja = config("sparse-oja-v4");
+    assert_eq!(
+        (oja.algorithm, oja.curvature, oja.representation),
+        (
+            Algorithm::Newton,
+            CurvatureKind::Oja,
+            Representation::Sparse
+        )
+    );
+    assert_eq!(oja.seed, 7);
+    let auto = config("sparse-auto-v4");
+    assert_eq!(
+        (auto.algorithm, auto.curvature, auto.representation),
+        (
+            Algorithm::Auto,
+            CurvatureKind::RfdFast,
+            Representation::Sparse
+        )
+    );
+    assert!(
+        auto.describe().starts_with("auto[newton/rfd-sparse m=10"),
+        "{}",
+        auto.describe()
+    );
+    let fd = config("sparse-fd-diag-v4");
+    assert_eq!(
+        (fd.curvature, fd.representation, fd.diag),
+        (CurvatureKind::FdFast, Representation::Sparse, true)
+    );
+    let heart = config("heart-auto-v4");
+    assert_eq!(
+        (heart.curvature, heart.representation),
+        (CurvatureKind::RfdFast, Representation::Dense)
+    );
+    let adagrad = config("heart-adagrad-v4");
+    assert_eq!(
+        (adagrad.algorithm, adagrad.representation),
+        (Algorithm::AdaGrad, Representation::Auto)
+    );
+}
+
+/// A version-4 file resaved is a version-5 file that loads to the same model.
+#[test]
+fn a_v4_model_resaved_is_version_5_and_the_same() {
+    let v4 = LinearModel::load(golden_dir().join("sparse-auto-v4.model")).unwrap();
+    let bytes = v4.to_bytes().unwrap();
+    assert_eq!(
+        &bytes[8..12],
+        &sketchlearn::model::FORMAT_VERSION.to_le_bytes()
+    );
+    assert_eq!(sketchlearn::model::FORMAT_VERSION, 5);
+    let v5 = LinearModel::from_bytes(&bytes, "memory").unwrap();
+    assert_eq!(v5.config, v4.config);
+    let data = sparse1000();
+    assert_eq!(
+        fingerprint(v5, &data, LEARNED),
+        fingerprint(v4, &data, LEARNED)
+    );
+}
+
+/// A version-3 file (or any older) fails with a message naming the versions.
+#[test]
+fn older_versions_fail_with_a_version_message() {
+    let mut bytes = std::fs::read(golden_dir().join("heart-adagrad-v4.model")).unwrap();
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let err = LinearModel::from_bytes(&bytes, "old.model").unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("version 3") && msg.contains("older"), "{msg}");
+}
+
+#[test]
+fn sparse_auto_v4_model_loads_predicts_and_learns_the_same() {
+    check("sparse-auto-v4", &sparse1000(), LEARNED);
+}
+
+#[test]
+fn sparse_fd_diag_v4_model_loads_predicts_and_learns_the_same() {
+    check("sparse-fd-diag-v4", &sparse1000(), LEARNED);
+}
+
+#[test]
+fn heart_adagrad_v4_model_loads_predicts_and_learns_the_same() {
+    check("heart-adagrad-v4", &heart(), 200);
+}
