@@ -204,7 +204,10 @@ fn sparse_time_members_predict_what_dense_members_do() {
         ..MulticlassConfig::default()
     };
     let sparse = base.for_input(d, false, Some(6.0));
-    assert!(sparse.member.curvature.is_sparse());
+    assert_eq!(
+        sparse.member.representation,
+        sketchlearn::linear::Representation::Sparse
+    );
     let mut a = base.build(d).unwrap();
     let mut b = sparse.build(d).unwrap();
     let run = |l: &mut sketchlearn::linear::multiclass::AnyMulticlass| {

@@ -2,7 +2,7 @@
 
 use super::{AnyMulticlass, MulticlassConfig, MulticlassLearner, Reduction};
 use crate::labels::{ClassLabel, Classes};
-use crate::linear::{auto_sparse, LearnError};
+use crate::linear::{auto_sparse, InputProfile, LearnError, Representation};
 use crate::model::{self, ModelError};
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -21,15 +21,21 @@ impl MulticlassConfig {
     /// ```
     /// use sketchlearn::linear::multiclass::MulticlassConfig;
     /// let c = MulticlassConfig::default();
-    /// assert!(c.for_input(20_000, false, Some(50.0)).member.curvature.is_sparse());
-    /// assert!(!c.for_input(180, false, Some(45.0)).member.curvature.is_sparse());
+    /// use sketchlearn::linear::Representation;
+    /// let sparse = c.for_input(20_000, false, Some(50.0)).member.representation;
+    /// assert_eq!(sparse, Representation::Sparse);
+    /// let dense = c.for_input(180, false, Some(45.0)).member.representation;
+    /// assert_eq!(dense, Representation::Auto);
     /// ```
     pub fn for_input(&self, dim: usize, hashed: bool, avg_nnz: Option<f64>) -> MulticlassConfig {
         let mut c = self.clone();
-        if c.reduction == Reduction::OneVsAll && auto_sparse(&c.member, dim, hashed, avg_nnz) {
-            if let Some(kind) = c.member.curvature.sparse_variant() {
-                c.member.curvature = kind;
-            }
+        let input = InputProfile {
+            dim,
+            hashed,
+            avg_nnz,
+        };
+        if c.reduction == Reduction::OneVsAll && auto_sparse(&c.member, &input) {
+            c.member.representation = Representation::Sparse;
         }
         c
     }
