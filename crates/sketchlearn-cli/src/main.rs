@@ -7,6 +7,7 @@ mod inspect;
 mod learner_args;
 mod paths;
 mod predict;
+mod signals;
 mod sketch_cmd;
 mod train;
 
@@ -43,6 +44,7 @@ enum Command {
 }
 
 fn main() {
+    signals::restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),
