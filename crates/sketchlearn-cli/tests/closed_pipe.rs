@@ -8,16 +8,25 @@ fn repo_file(name: &str) -> String {
     format!("{}/../../data/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs `args` with stdout a pipe whose read end is closed before the command writes.
+/// Runs `args` with stdout a pipe whose read end is closed before the command starts, so that
+/// its first write meets a closed pipe whatever the timing.
+#[cfg(unix)]
 fn with_closed_stdout(args: &[&str]) -> (std::process::ExitStatus, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
+    use std::os::unix::io::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `pipe` fills two new descriptors; the read end is closed at once and the write
+    // end is owned by the `File` handed to the child.
+    let write_end = unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0, "pipe");
+        libc::close(fds[0]);
+        std::fs::File::from_raw_fd(fds[1])
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
         .args(args)
-        .stdout(Stdio::piped())
+        .stdout(Stdio::from(write_end))
         .stderr(Stdio::piped())
-        .spawn()
+        .output()
         .expect("binary runs");
-    drop(child.stdout.take());
-    let out = child.wait_with_output().expect("waits");
     (
         out.status,
         String::from_utf8_lossy(&out.stderr).into_owned(),
