@@ -33,6 +33,7 @@ pub mod learner;
 pub(crate) mod linalg;
 pub mod linear;
 pub mod loss;
+pub mod merge;
 pub mod model;
 pub mod prelude;
 pub mod run;

@@ -211,6 +211,23 @@ fn scale_in_place(out: &mut [f64], values: &[f64], d0: f64) {
     scale_generic(out, values, d0)
 }
 
+/// The wrapped learners merged; `D`'s squared-gradient sums added ([`crate::merge`]).
+impl<L: crate::merge::MergeShare> crate::merge::MergeShare for DiagonalAdaptation<L> {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        crate::merge::same("dimension", self.g2.len(), other.g2.len())?;
+        crate::merge::same("d0", self.d0.to_bits(), other.d0.to_bits())?;
+        self.inner
+            .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
+        crate::merge::add_since(&mut self.g2, &other.g2, base.map(|b| &b.g2[..]));
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

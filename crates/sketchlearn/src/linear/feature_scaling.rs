@@ -160,3 +160,20 @@ impl<L: OnlineLearner> OnlineLearner for FeatureScaling<L> {
         )
     }
 }
+
+/// The wrapped learners merged; the per-feature sums of squares and counts added.
+impl<L: crate::merge::MergeShare> crate::merge::MergeShare for FeatureScaling<L> {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        crate::merge::same("dimension", self.count.len(), other.count.len())?;
+        self.inner
+            .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
+        crate::merge::add_since(&mut self.sum_sq, &other.sum_sq, base.map(|b| &b.sum_sq[..]));
+        crate::merge::add_since(&mut self.count, &other.count, base.map(|b| &b.count[..]));
+        Ok(())
+    }
+}

@@ -210,3 +210,34 @@ impl OnlineLearner for AdaGrad {
         Cow::Borrowed(&self.w)
     }
 }
+
+/// Iterative parameter mixing ([`crate::merge`]): weights averaged by the round's examples.
+impl crate::merge::MergeShare for Ogd {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        crate::merge::same("dimension", self.w.len(), other.w.len())?;
+        crate::merge::mix(&mut self.w, &other.w, share);
+        self.t = crate::merge::add_count(self.t, other.t, base.map(|b| b.t));
+        Ok(())
+    }
+}
+
+/// Weights averaged by the round's examples; the squared-gradient sums added (the base's
+/// counted once), so the step sizes are those of one stream over all the shards' examples.
+impl crate::merge::MergeShare for AdaGrad {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        crate::merge::same("dimension", self.w.len(), other.w.len())?;
+        crate::merge::mix(&mut self.w, &other.w, share);
+        crate::merge::add_since(&mut self.g2, &other.g2, base.map(|b| &b.g2[..]));
+        Ok(())
+    }
+}

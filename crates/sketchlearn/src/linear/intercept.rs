@@ -225,6 +225,24 @@ impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
     }
 }
 
+/// The wrapped learners merged (the bias is one of their weights).
+impl<L: crate::merge::MergeShare> crate::merge::MergeShare for Intercept<L> {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        crate::merge::same(
+            "intercept value",
+            self.value.to_bits(),
+            other.value.to_bits(),
+        )?;
+        self.inner
+            .merge_share(&other.inner, base.map(|b| &b.inner), share)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Intercept;

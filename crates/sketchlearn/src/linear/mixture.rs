@@ -367,6 +367,14 @@ impl<L: OnlineLearner> Mixture<L> {
             *cl += l;
         }
         self.seen += weight;
+        self.reweight();
+        self.losses = losses;
+        self.scratch = preds;
+        Ok(p)
+    }
+
+    /// Recomputes `log π` from the cumulative losses with the rate for the next prediction.
+    fn reweight(&mut self) {
         let k = self.cum_loss.len() as f64;
         let eta = match self.rule {
             MixRule::Bayes => self.eta,
@@ -382,9 +390,6 @@ impl<L: OnlineLearner> Mixture<L> {
             // 0 for the leaders; −∞·0 would be NaN when η = ∞.
             *lw = if behind > 0.0 { -eta * behind } else { 0.0 };
         }
-        self.losses = losses;
-        self.scratch = preds;
-        Ok(p)
     }
 }
 
@@ -418,5 +423,39 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
             }
         }
         Cow::Owned(w)
+    }
+}
+
+/// Members merged pairwise (member `k` with member `k`); the mixture's statistics — cumulative
+/// losses `L_k`, importance weights seen, AdaHedge's mixability gap `Δ`, refused steps — are
+/// sums over the examples, so they are added (the base's counted once) and `π` is recomputed
+/// from them: the weights are those the mixture would have after seeing both shards' losses.
+/// (The losses are each member's *on its own shard*: the merged members' losses on the other
+/// shard are not known.)
+impl<L: OnlineLearner + crate::merge::MergeShare> crate::merge::MergeShare for Mixture<L> {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        use crate::merge::{add_count, add_scalar, add_since, same};
+        same("mixture members", self.members.len(), other.members.len())?;
+        same("mixture rule", self.rule, other.rule)?;
+        same("mixture loss", self.loss, other.loss)?;
+        same("mixture rate", self.eta.to_bits(), other.eta.to_bits())?;
+        for (k, (m, o)) in self.members.iter_mut().zip(&other.members).enumerate() {
+            m.merge_share(o, base.map(|b| &b.members[k]), share)?;
+        }
+        add_since(
+            &mut self.cum_loss,
+            &other.cum_loss,
+            base.map(|b| &b.cum_loss[..]),
+        );
+        self.seen = add_scalar(self.seen, other.seen, base.map(|b| b.seen));
+        self.gap = add_scalar(self.gap, other.gap, base.map(|b| b.gap)).max(0.0);
+        self.refused = add_count(self.refused, other.refused, base.map(|b| b.refused));
+        self.reweight();
+        Ok(())
     }
 }

@@ -19,6 +19,7 @@ mod fixed;
 mod intercept;
 mod legacy;
 mod mixture;
+mod model_merge;
 pub mod multiclass;
 mod newton;
 mod representation;

@@ -184,3 +184,23 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
         Cow::Borrowed(&self.w)
     }
 }
+
+/// Iterative parameter mixing ([`crate::merge`]): `w` averaged by the round's examples, the
+/// curvature merged (FD/RFD: the sketches merged with FD's bound; identity: nothing to merge).
+impl<C: crate::merge::Merge> crate::merge::MergeShare for Newton<C> {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        use crate::merge::{add_count, mix, same};
+        same("dimension", self.w.len(), other.w.len())?;
+        same("Newton parameters", self.params, other.params)?;
+        self.curvature
+            .merge(&other.curvature, base.map(|b| &b.curvature))?;
+        mix(&mut self.w, &other.w, share);
+        self.t = add_count(self.t, other.t, base.map(|b| b.t));
+        Ok(())
+    }
+}

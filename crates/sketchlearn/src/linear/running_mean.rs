@@ -75,6 +75,22 @@ impl OnlineLearner for RunningMean {
     }
 }
 
+/// The weighted mean of both shards' labels (exactly one stream's).
+impl crate::merge::MergeShare for RunningMean {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        _share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        crate::merge::same("dimension", self.dim, other.dim)?;
+        let m = |s: &Self| (s.total_weight, s.mean, 0.0);
+        (self.total_weight, self.mean, _) =
+            crate::merge::merge_moments(m(self), m(other), base.map(m));
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

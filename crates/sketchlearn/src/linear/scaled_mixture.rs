@@ -102,3 +102,22 @@ impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {
         self.mixture.weights()
     }
 }
+
+/// The mixtures merged; the label statistics as one stream's (the progressive error `sq` added).
+impl<L: OnlineLearner + crate::merge::MergeShare> crate::merge::MergeShare for ScaledMixture<L> {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        self.mixture
+            .merge_share(&other.mixture, base.map(|b| &b.mixture), share)?;
+        let (a, b, g) = (self.labels, other.labels, base.map(|b| b.labels));
+        let m = |s: LabelScale| (s.weight, s.mean, 0.0);
+        let (weight, mean, _) = crate::merge::merge_moments(m(a), m(b), g.map(m));
+        let sq = crate::merge::add_scalar(a.sq, b.sq, g.map(|g| g.sq)).max(0.0);
+        self.labels = LabelScale { weight, mean, sq };
+        Ok(())
+    }
+}

@@ -131,6 +131,24 @@ impl<L: OnlineLearner> OnlineLearner for TargetStandardization<L> {
     }
 }
 
+/// The wrapped learners merged; the label moments merged as one stream's
+/// ([`crate::merge`]'s `merge_moments`).
+impl<L: crate::merge::MergeShare> crate::merge::MergeShare for TargetStandardization<L> {
+    fn merge_share(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> Result<(), crate::merge::MergeError> {
+        self.inner
+            .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
+        let m = |s: &Self| (s.total_weight, s.mean, s.m2);
+        (self.total_weight, self.mean, self.m2) =
+            crate::merge::merge_moments(m(self), m(other), base.map(m));
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -338,6 +338,28 @@ impl FrequentDirections {
     }
 }
 
+impl FrequentDirections {
+    /// Replaces the state by a merged one ([`super::merge`]): `filled` rows (row-major) within
+    /// the buffer's capacity, the total shrinkage, shrink count and rows seen.
+    pub(crate) fn set_merged(
+        &mut self,
+        rows: &[f64],
+        filled: usize,
+        shrink_total: f64,
+        shrinks: u64,
+        rows_seen: u64,
+    ) {
+        let d = self.dim;
+        debug_assert!(filled < self.capacity().max(1) || filled == 0);
+        self.buf.iter_mut().for_each(|x| *x = 0.0);
+        self.buf[..filled * d].copy_from_slice(&rows[..filled * d]);
+        self.filled = filled;
+        self.shrink_total = shrink_total;
+        self.shrinks = shrinks;
+        self.rows_seen = rows_seen;
+    }
+}
+
 impl Sketch for FrequentDirections {
     fn dim(&self) -> usize {
         self.dim

@@ -124,3 +124,23 @@ impl SymOperator for GeneralizedFrequentDirections {
         }
     }
 }
+
+impl crate::merge::Merge for GeneralizedFrequentDirections {
+    /// Both sides merged as FD sketches ([`crate::merge`]); rows seen as on one stream.
+    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
+        let rows_seen =
+            crate::merge::add_count(self.rows_seen, other.rows_seen, base.map(|b| b.rows_seen));
+        crate::merge::Merge::merge(
+            &mut self.positive,
+            &other.positive,
+            base.map(|b| &b.positive),
+        )?;
+        crate::merge::Merge::merge(
+            &mut self.negative,
+            &other.negative,
+            base.map(|b| &b.negative),
+        )?;
+        self.rows_seen = rows_seen;
+        Ok(())
+    }
+}

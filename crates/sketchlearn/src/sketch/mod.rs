@@ -14,8 +14,10 @@
 
 mod config;
 mod error;
+mod fd_rebase;
 mod frequent_directions;
 mod generalized;
+mod merge;
 mod oja;
 mod random_projection;
 mod spectral_error;

@@ -97,3 +97,38 @@ impl Curvature for AnyCurvature {
         dispatch!(self, c => c.update_and_solve(x, scale, coef, target))
     }
 }
+
+/// FD/RFD and identity curvatures merge; full, RP and Oja are refused
+/// ([`crate::merge::MergeError::Unsupported`], with the reason).
+impl crate::merge::Merge for AnyCurvature {
+    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
+        use crate::merge::{same, MergeError};
+        match (self, other) {
+            (AnyCurvature::Identity(a), AnyCurvature::Identity(b)) => {
+                same("dimension", a.dim(), b.dim())?;
+                same("alpha", a.alpha().to_bits(), b.alpha().to_bits())
+            }
+            (AnyCurvature::Fd(a), AnyCurvature::Fd(b)) => {
+                let base = match base {
+                    Some(AnyCurvature::Fd(g)) => Some(g),
+                    None => None,
+                    Some(_) => return Err(MergeError::Incompatible("base curvature kind".into())),
+                };
+                a.merge(b, base)
+            }
+            (AnyCurvature::Full(_), AnyCurvature::Full(_)) => Err(MergeError::Unsupported(
+                "the full curvature keeps only A⁻¹ (d × d); use an FD or RFD curvature".into(),
+            )),
+            (AnyCurvature::Rp(_), AnyCurvature::Rp(_)) => Err(MergeError::Unsupported(
+                "RP-SON: random projections from the same seed share their draws, so their \
+                 sum is biased; use an FD or RFD curvature"
+                    .into(),
+            )),
+            (AnyCurvature::Oja(_), AnyCurvature::Oja(_)) => Err(MergeError::Unsupported(
+                "Oja-SON: Oja's sketch has no merge with a guarantee; use an FD or RFD curvature"
+                    .into(),
+            )),
+            _ => Err(MergeError::Incompatible("different curvature kinds".into())),
+        }
+    }
+}

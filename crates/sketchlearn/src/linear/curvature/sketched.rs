@@ -393,3 +393,24 @@ impl Curvature for OjaCurvature {
         self.alpha
     }
 }
+
+/// The sketches merged ([`crate::merge::Merge`] for [`FrequentDirections`]: FD's bound holds
+/// for the union), FD-SON's `α` must agree, and `αI + BBᵀ` is refactored.
+impl crate::merge::Merge for FdCurvature {
+    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
+        crate::merge::same("alpha", self.alpha.to_bits(), other.alpha.to_bits())?;
+        crate::merge::Merge::merge(&mut self.sketch, &other.sketch, base.map(|b| &b.sketch))?;
+        let (l, cap, d) = (
+            self.sketch.filled_rows(),
+            self.sketch.capacity(),
+            self.sketch.dim(),
+        );
+        let mut g = vec![0.0; l * l];
+        gram_rows(self.sketch.rows(), l, d, &mut g);
+        self.gram.iter_mut().for_each(|x| *x = 0.0);
+        for i in 0..l {
+            self.gram[i * cap..i * cap + l].copy_from_slice(&g[i * l..(i + 1) * l]);
+        }
+        Ok(self.refactor()?)
+    }
+}

@@ -171,6 +171,23 @@ impl<L: OnlineLearner> MulticlassLearner for OneVsAll<L> {
     }
 }
 
+/// Per class: member `k` merged with member `k` ([`crate::merge`]), with `self`'s share of the
+/// examples learned since `base`; the counts add up.
+impl<L: crate::merge::MergeShare> crate::merge::Merge for OneVsAll<L> {
+    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
+        use crate::merge::{add_count, same, share_of};
+        same("classes", self.members.len(), other.members.len())?;
+        same("loss", self.loss, other.loss)?;
+        let share = share_of(self.t, other.t, base.map_or(0, |b| b.t));
+        for (k, (m, o)) in self.members.iter_mut().zip(&other.members).enumerate() {
+            m.merge_share(o, base.map(|b| &b.members[k]), share)?;
+        }
+        self.t = add_count(self.t, other.t, base.map(|b| b.t));
+        self.refused = add_count(self.refused, other.refused, base.map(|b| b.refused));
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
