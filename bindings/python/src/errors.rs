@@ -28,3 +28,14 @@ pub fn model_error(e: ModelError) -> PyErr {
 pub fn sketch_error(e: SketchError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
+
+/// A merge error: states that cannot be merged soundly (`Unsupported`) are
+/// `NotImplementedError`, different configurations `ValueError`.
+pub fn merge_error(e: sketchlearn::merge::MergeError) -> PyErr {
+    match e {
+        sketchlearn::merge::MergeError::Unsupported(_) => {
+            pyo3::exceptions::PyNotImplementedError::new_err(e.to_string())
+        }
+        other => PyValueError::new_err(other.to_string()),
+    }
+}

@@ -5,7 +5,7 @@
 //! the core's model-file bytes: a single model is exactly a file `sketchlearn train -f` writes.
 
 use crate::config::{choose_representation, learner_config};
-use crate::errors::{learn_error, model_error};
+use crate::errors::{learn_error, merge_error, model_error};
 use crate::features::HashedRow;
 use crate::rows::{Rows, RowsInput};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
@@ -17,6 +17,7 @@ use sketchlearn::linear::{
     AnyLearner, LearnError, LearnerConfig, LinearModel, OnlineLearner, LINEAR_MODEL_KIND,
 };
 use sketchlearn::loss::Loss;
+use sketchlearn::merge::Merge;
 use sketchlearn::model;
 use sketchlearn::Row;
 
@@ -392,6 +393,78 @@ impl LinearLearners {
             self.metrics.mean_loss(),
             self.metrics.error_rate(),
         )
+    }
+
+    /// Merges `other` into these learners, learner by learner (iterative parameter mixing:
+    /// weights averaged by the examples learned since `base`, sums added, sketches merged by
+    /// FD's merge — `sketchlearn::merge`). `base`: the learners both started from (the last
+    /// broadcast), or `None` when both started empty.
+    #[pyo3(signature = (other, base=None))]
+    fn merge(
+        &mut self,
+        other: PyRef<'_, LinearLearners>,
+        base: Option<PyRef<'_, LinearLearners>>,
+    ) -> PyResult<()> {
+        if other.models.len() != self.models.len()
+            || base
+                .as_ref()
+                .is_some_and(|b| b.models.len() != self.models.len())
+        {
+            return Err(PyValueError::new_err(
+                "cannot merge: a different number of learners (classes)",
+            ));
+        }
+        let mut merged = self.models.clone();
+        for (k, m) in merged.iter_mut().enumerate() {
+            let g = base.as_ref().map(|b| &b.models[k]);
+            m.merge(&other.models[k], g).map_err(merge_error)?;
+        }
+        self.models = merged;
+        Ok(())
+    }
+
+    /// Learns one file (LIBSVM, VW or CSV; `.gz` read through) with the Rust reader and the
+    /// library's training run (`sketchlearn::run::train`, the CLI's), continuing from the
+    /// current state, with the GIL released: no Python per row. Binary and regression only.
+    /// Returns `(examples, mean progressive loss, error rate or None)` of this file.
+    #[pyo3(signature = (path, format="auto", zero_based=false))]
+    fn learn_file(
+        &mut self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        format: &str,
+        zero_based: bool,
+    ) -> PyResult<(u64, f64, Option<f64>)> {
+        use sketchlearn::run::{self, Input, ReadOptions, Silent, Start, TrainOptions};
+        if self.one_vs_rest() {
+            return Err(PyValueError::new_err(
+                "learning from files needs one learner (binary or regression labels)",
+            ));
+        }
+        let format = format
+            .parse::<sketchlearn::data::Format>()
+            .map_err(PyValueError::new_err)?;
+        let options = TrainOptions {
+            read: ReadOptions {
+                format,
+                zero_based,
+                ..ReadOptions::default()
+            },
+            ..TrainOptions::default()
+        };
+        let start = Start::Resume(self.models[0].clone());
+        let input = Input::path(path.to_string_lossy().into_owned());
+        let outcome = py
+            .detach(|| run::train(input, start, &options, &mut Silent))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        self.models[0] = outcome.model;
+        self.metrics.merge(&outcome.metrics);
+        self.refused += outcome.refused_steps;
+        Ok((
+            outcome.examples,
+            outcome.metrics.mean_loss(),
+            outcome.metrics.error_rate(),
+        ))
     }
 
     /// Every learner as the bytes of a model file (kind `linear-learner`, the CLI's format).

@@ -140,6 +140,54 @@ class OnlineLinearModel(BaseEstimator):
         rows, _ = as_rows(X)
         return self.learners_.decision_function(rows)
 
+    # -- distributed training: merge and files ------------------------------------------------
+
+    def _init_learners(self, n_features: int, n_models: int) -> None:
+        """Builds empty learners for ``n_features`` features (the dense representation unless
+        ``sparse=True``: the sparse-time learners cannot be merged)."""
+        self.learners_ = _core.LinearLearners(
+            self._core_params(),
+            int(n_features),
+            n_models,
+            sparse=bool(self.sparse),
+            regression=self._regression,
+        )
+        self.n_features_in_ = int(n_features)
+        self._printed_header = False
+
+    def merge(self, other, base=None):
+        """Merges ``other``'s state into this one (iterative parameter mixing, McDonald et
+        al. 2010: the weights averaged by the examples each learned since ``base``, the
+        squared-gradient sums and mixture losses added, the curvature sketches merged with
+        Frequent Directions' bound). ``base``: the estimator both continued from (the last
+        broadcast model), or ``None`` when both started empty. Returns ``self``.
+
+        Raises ``ValueError`` for different configurations and ``NotImplementedError`` for
+        states with no sound merge (sparse-time learners, RP and Oja curvatures)."""
+        check_is_fitted(self, "learners_")
+        check_is_fitted(other, "learners_")
+        mine, theirs = getattr(self, "classes_", None), getattr(other, "classes_", None)
+        if (mine is None) != (theirs is None) or (
+            mine is not None and not np.array_equal(mine, theirs)
+        ):
+            raise ValueError(f"cannot merge: classes {mine!r} vs {theirs!r}")
+        self.learners_.merge(other.learners_, None if base is None else base.learners_)
+        return self
+
+    def partial_fit_file(self, path, *, n_features=None, format="auto", zero_based=False):
+        """Learns one pass over a LIBSVM, VW or CSV file (``.gz`` read through), streamed by the
+        Rust reader with no Python per row. The first call needs ``n_features`` (VW: ``2**bits``)
+        unless the estimator is fitted. Classifiers read ±1 labels (``classes_ = [-1, 1]``).
+        Returns ``self``."""
+        if not hasattr(self, "learners_"):
+            if n_features is None:
+                raise ValueError("n_features must be given on the first call to partial_fit_file")
+            if not self._regression:
+                self.classes_ = np.array([-1.0, 1.0])
+            self._init_learners(n_features, 1)
+        self.learners_.learn_file(str(path), format, zero_based)
+        return self
+
     # -- inspection and files ---------------------------------------------------------------
 
     @property

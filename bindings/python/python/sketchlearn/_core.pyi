@@ -46,6 +46,12 @@ class LinearLearners:
         """Weights ``(K, d [+ 1 intercept])``."""
     def params(self) -> dict:
         """Hyper-parameters as estimator parameters."""
+    def merge(self, other: LinearLearners, base: LinearLearners | None = None) -> None:
+        """Iterative parameter mixing of ``other`` into these learners (over ``base``)."""
+    def learn_file(
+        self, path: str, format: str = "auto", zero_based: bool = False
+    ) -> tuple[int, float, float | None]:
+        """One pass over a LIBSVM/VW/CSV file with the Rust reader."""
     def progressive(self) -> tuple[int, float, float | None]:
         """``(examples, mean loss, error rate)`` of progressive validation."""
     def to_bytes(self) -> list[bytes]:

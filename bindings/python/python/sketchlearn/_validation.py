@@ -36,14 +36,17 @@ def as_rows(X: Any) -> tuple[Rows, bool]:
     X = np.asarray(X)
     if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)
+    elif not X.flags.aligned:
+        X = np.require(X, requirements=("A",))
     if X.ndim != 2:
         raise ValueError(f"expected a 2-d matrix, got {X.ndim} dimension(s)")
     return X, False
 
 
 def as_targets(y: Any) -> np.ndarray:
-    """A contiguous float64 copy-if-needed of a 1-d target vector."""
-    return np.ascontiguousarray(y, dtype=np.float64)
+    """A contiguous, aligned float64 copy-if-needed of a 1-d target vector (arrays received
+    from another process, e.g. a Dask worker's, may sit at unaligned addresses)."""
+    return np.require(y, dtype=np.float64, requirements=("C", "A"))
 
 
 def seed_of(random_state: Any) -> int:

@@ -1,0 +1,270 @@
+"""Training on Dask: :func:`fit` learns any :class:`~sketchlearn.OnlineClassifier` or
+:class:`~sketchlearn.OnlineRegressor` from a ``dask.array``, a ``dask.dataframe`` or a list of
+LIBSVM/VW/CSV files, and :func:`sketch` computes a Frequent Directions sketch of a
+``dask.array`` block by block.
+
+Training runs in rounds (iterative parameter mixing, McDonald et al. 2010): in each round every
+worker learns its next block starting from the current global model, the learned states are
+tree-reduced with :meth:`~sketchlearn.OnlineClassifier.merge` (weights averaged by examples,
+squared-gradient sums added, sketches merged by FD's merge, each over the round's common base)
+and the result is the next global model. A merge is a pure function of the round's outputs, so
+when a worker dies Dask recomputes its task and the result is the same as without the failure.
+The result is an ordinary fitted estimator.
+
+>>> from dask.distributed import Client
+>>> import dask.array as da
+>>> from sketchlearn import OnlineClassifier
+>>> from sketchlearn.dask import fit
+>>> client = Client(processes=False)  # doctest: +SKIP
+>>> X = da.random.random((10_000, 20), chunks=2_000)  # doctest: +SKIP
+>>> model = fit(OnlineClassifier(), X, (X[:, 0] > 0.5).astype(int))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from sketchlearn.sketch import FrequentDirections
+
+__all__ = ["fit", "sketch"]
+
+
+def _client(client):
+    if client is not None:
+        return client
+    from distributed import get_client
+
+    return get_client()
+
+
+# -- blocks -------------------------------------------------------------------------------------
+
+
+def _is_files(X) -> bool:
+    return isinstance(X, (list, tuple)) and all(isinstance(p, str) for p in X)
+
+
+def _row_blocks(X, y):
+    """The row blocks of a dask array or dataframe (and of ``y``) as lists of delayed
+    objects, one per chunk of rows."""
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        if isinstance(y, str):
+            y, X = X[y], X.drop(columns=[y])
+        xs = X.to_dask_array(lengths=True)
+        ys = y.to_dask_array(lengths=True) if y is not None else None
+        return _row_blocks(xs, ys)
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError(
+            "X must be a 2-D dask.array, a dask.dataframe or a list of file paths, "
+            f"not {type(X).__name__}"
+        )
+    X = X.rechunk({1: -1})
+    if y is None:
+        return list(X.to_delayed().ravel()), None
+    y = da.asarray(y)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+    y = y.rechunk((X.chunks[0],))
+    return list(X.to_delayed().ravel()), list(y.to_delayed().ravel())
+
+
+# -- the work of one task -----------------------------------------------------------------------
+
+
+def _learn_block(model, X, y, fmt: str, zero_based: bool):
+    """A copy of the global ``model`` after one pass over its block (the global model itself
+    stays untouched: it is shared by every task of the round)."""
+    est = copy.deepcopy(model)
+    if y is None:  # a file
+        est.partial_fit_file(X, format=fmt, zero_based=zero_based)
+    elif hasattr(est, "classes_") and not est._regression:
+        est.partial_fit(np.asarray(X), np.asarray(y), classes=est.classes_)
+    else:
+        est.partial_fit(np.asarray(X), np.asarray(y))
+    return est
+
+
+def _merge(a, b, base):
+    out = copy.deepcopy(a)
+    return out.merge(b, base=base)
+
+
+def _tree_merge(client, parts: list, base) -> Any:
+    """Pairwise tree reduction of ``parts`` (futures) with merge over ``base``."""
+    while len(parts) > 1:
+        nxt = [client.submit(_merge, a, b, base) for a, b in zip(parts[::2], parts[1::2])]
+        if len(parts) % 2:
+            nxt.append(parts[-1])
+        parts = nxt
+    return parts[0]
+
+
+# -- fit ----------------------------------------------------------------------------------------
+
+
+def _initial(estimator, n_features: int, classes) -> Any:
+    est = clone(estimator)
+    if estimator._regression:
+        est._init_learners(n_features, 1)
+    else:
+        est._set_classes(classes)
+        est._init_learners(n_features, est._n_models())
+    return est
+
+
+def _held_out_loss(est, holdout) -> float:
+    Xh, yh = holdout
+    if est._regression:
+        return float(np.mean((est.predict(Xh) - yh) ** 2))
+    return float(np.mean(est.predict(Xh) != yh))
+
+
+def fit(
+    estimator,
+    X,
+    y=None,
+    *,
+    client=None,
+    n_features: int | None = None,
+    classes: Sequence | None = None,
+    format: str = "auto",
+    zero_based: bool = False,
+    n_workers: int | None = None,
+    holdout=None,
+    verbose: bool = False,
+):
+    """Trains ``estimator`` (not modified; an unfitted clone is used) on Dask in rounds.
+
+    Parameters
+    ----------
+    X : dask.array (2-D), dask.dataframe, or list of str
+        The rows, in blocks (a dask array's row chunks, a dataframe's partitions, one file per
+        block). Files (LIBSVM, VW, CSV, ``.gz`` allowed) are read on the workers by the Rust
+        reader: the paths must be readable there.
+    y : dask.array, dask.Series, str or None
+        Labels (a column name of the dataframe ``X``); ``None`` for files.
+    client : distributed.Client, default=None
+        The client (``None``: the current one).
+    n_features : int, default=None
+        Features of file input (LIBSVM: one past the largest index; VW: ``2**bits``).
+    classes : sequence, default=None
+        A classifier's classes (default: ``np.unique(y)`` computed first; ``[-1, 1]`` for
+        files).
+    format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`.
+    n_workers : int, default=None
+        Blocks learned per round (default: the cluster's workers).
+    holdout : (X, y) numpy arrays, default=None
+        Scored after every round in verbose mode (error rate, or mean squared error).
+    verbose : bool, default=False
+        One line per round: examples learned so far, held-out loss, seconds; the round's tasks
+        are shown by Dask's own diagnostics (dashboard, ``distributed.progress``).
+
+    Returns
+    -------
+    A fitted estimator of the same class, which predicts, pickles and merges like one fitted
+    on a single machine.
+    """
+    client = _client(client)
+    files = _is_files(X)
+    if files:
+        if n_features is None:
+            raise ValueError("file input needs n_features (VW: 2**bits)")
+        blocks, labels = list(X), None
+        classes = [-1.0, 1.0] if classes is None else classes
+    else:
+        blocks, labels = _row_blocks(X, y)
+        if labels is None:
+            raise ValueError("y is required for array and dataframe input")
+        blocks, labels = client.compute(blocks), client.compute(labels)
+        n_features = X.shape[1] if n_features is None else n_features
+        if isinstance(y, str):
+            n_features -= 1
+        if classes is None and not estimator._regression:
+            uniques = client.gather([client.submit(np.unique, lab) for lab in labels])
+            classes = np.unique(np.concatenate(uniques))
+    width = n_workers or max(len(client.scheduler_info()["workers"]), 1)
+    model = client.scatter(_initial(estimator, n_features, classes), broadcast=True)
+    seen = 0
+    for r, start in enumerate(range(0, len(blocks), width)):
+        t0 = time.perf_counter()
+        round_blocks = blocks[start : start + width]
+        round_labels = labels[start : start + width] if labels is not None else None
+        parts = [
+            client.submit(
+                _learn_block,
+                model,
+                b,
+                None if round_labels is None else round_labels[i],
+                format,
+                zero_based,
+            )
+            for i, b in enumerate(round_blocks)
+        ]
+        model = _tree_merge(client, parts, model)
+        if verbose:
+            est = model.result()
+            seen = est.learners_.examples_seen
+            held = "" if holdout is None else f"  held-out {_held_out_loss(est, holdout):.5f}"
+            print(
+                f"round {r + 1}: {seen} examples{held}  ({time.perf_counter() - t0:.2f} s)",
+                flush=True,
+            )
+    return model.result()
+
+
+# -- sketch -------------------------------------------------------------------------------------
+
+
+def _sketch_block(block, size: int, method: str, alpha0: float):
+    return FrequentDirections(size, method, alpha0=alpha0).fit(np.asarray(block))
+
+
+def _merge_sketches(a, b):
+    out = copy.deepcopy(a)
+    return out.merge(b)
+
+
+def sketch(
+    X,
+    size: int = 10,
+    *,
+    method: str = "fd-fast",
+    alpha0: float = 0.0,
+    client=None,
+    verbose: bool = False,
+) -> FrequentDirections:
+    """A Frequent Directions sketch of ``XᵀX`` computed block by block on the workers and
+    tree-merged (FD is a mergeable summary: the result keeps FD's bound
+    ``‖XᵀX − BᵀB‖₂ ≤ ‖X − X_k‖²_F/(m − k)`` for the whole matrix). ``X``: a 2-D dask array
+    (or dataframe); ``method``: ``fd``, ``fd-fast``, ``rfd``, ``rfd-fast``. Returns a fitted
+    :class:`~sketchlearn.FrequentDirections` (``components_``, ``singular_values_``,
+    ``transform``). ``verbose``: one line with the blocks, rows and the error bound (total
+    shrinkage)."""
+    if method not in ("fd", "fd-fast", "rfd", "rfd-fast"):
+        raise ValueError(f"method must be an FD or RFD sketch to merge, got {method!r}")
+    client = _client(client)
+    blocks, _ = _row_blocks(X, None)
+    blocks = client.compute(blocks)
+    parts = [client.submit(_sketch_block, b, size, method, alpha0) for b in blocks]
+    while len(parts) > 1:
+        nxt = [client.submit(_merge_sketches, a, b) for a, b in zip(parts[::2], parts[1::2])]
+        if len(parts) % 2:
+            nxt.append(parts[-1])
+        parts = nxt
+    out = parts[0].result()
+    if verbose:
+        print(
+            f"sketch: {len(blocks)} blocks, {out.n_samples_seen_} rows, "
+            f"error bound {out.state_.total_shrinkage:.6g}",
+            flush=True,
+        )
+    return out

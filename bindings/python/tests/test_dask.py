@@ -1,0 +1,132 @@
+"""sketchlearn.dask on a two-process LocalCluster: arrays, dataframes and files; a worker
+killed mid-fit; the distributed FD sketch within FD's bound; merge and pickling."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import tempfile
+from pathlib import Path
+
+import dask.array as da
+import dask.dataframe as dd
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+from sketchlearn import OnlineClassifier, OnlineRegressor
+from sketchlearn.dask import fit, sketch
+
+#: Created by the first KillOnce task that kills its worker; later tasks see it and learn.
+MARKER = Path(tempfile.gettempdir()) / f"sketchlearn-dask-kill-{os.getuid()}"
+
+
+class KillOnce(OnlineClassifier):
+    """An OnlineClassifier whose first block after round 1 kills its worker process."""
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        if self.learners_.examples_seen > 0 and not MARKER.exists():
+            MARKER.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+def classification(n=1200, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+def test_array_fit_learns_and_counts_every_example(client):
+    X, y = classification()
+    model = fit(OnlineClassifier(), da.from_array(X, chunks=150), da.from_array(y, chunks=150))
+    assert isinstance(model, OnlineClassifier)
+    assert model.learners_.examples_seen == len(y)
+    assert np.mean(model.predict(X) == y) > 0.9
+    # An ordinary fitted estimator: it pickles and predicts the same afterwards.
+    back = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(back.decision_function(X), model.decision_function(X))
+
+
+def test_dataframe_fit_with_a_label_column(client):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(800, 5))
+    target = X @ np.arange(1.0, 6.0) + 2.0 + 0.1 * rng.normal(size=800)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)]).assign(target=target)
+    model = fit(OnlineRegressor(), dd.from_pandas(frame, npartitions=4), "target")
+    assert model.n_features_in_ == 5
+    assert model.score(X, target) > 0.9
+
+
+def test_files_give_the_same_model_as_the_same_blocks_in_arrays(client, tmp_path):
+    X, y = load_svmlight_file(str(ROOT / "data" / "heart.libsvm"), n_features=13)
+    X = X.toarray()
+    paths = []
+    for i, lo in enumerate(range(0, len(y), 68)):
+        p = tmp_path / f"part{i}.libsvm"
+        dump_svmlight_file(X[lo : lo + 68], y[lo : lo + 68], str(p), zero_based=False)
+        paths.append(str(p))
+    from_files = fit(OnlineClassifier(), paths, n_features=13)
+    from_arrays = fit(OnlineClassifier(), da.from_array(X, chunks=68), da.from_array(y, chunks=68))
+    assert from_files.learners_.examples_seen == len(y)
+    np.testing.assert_allclose(from_files.coef_, from_arrays.coef_, rtol=1e-12, atol=1e-12)
+    assert np.mean(from_files.predict(X) == y) > 0.75
+
+
+def test_a_killed_worker_changes_nothing(client):
+    X, y = classification(n=1600, seed=3)
+    Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    MARKER.unlink(missing_ok=True)
+    try:
+        killed = fit(KillOnce(), Xd, yd)
+        assert MARKER.exists(), "no worker was killed"
+    finally:
+        MARKER.unlink(missing_ok=True)
+    client.wait_for_workers(2, timeout=60)
+    clean = fit(OnlineClassifier(), Xd, yd)
+    assert killed.learners_.examples_seen == clean.learners_.examples_seen == len(y)
+    np.testing.assert_array_equal(killed.coef_, clean.coef_)
+    np.testing.assert_array_equal(killed.intercept_, clean.intercept_)
+
+
+def test_distributed_sketch_within_fd_bound(client):
+    rng = np.random.default_rng(5)
+    d, m = 12, 5
+    X = rng.normal(size=(600, d)) * 2.0 ** (-np.arange(d) / 2)
+    sk = sketch(da.from_array(X, chunks=75), size=m, method="fd")
+    assert sk.n_samples_seen_ == 600
+    pos, _, _ = sk.state_.matrices()
+    err = np.linalg.norm(X.T @ X - pos.T @ pos, 2)
+    s2 = np.linalg.svd(X, compute_uv=False) ** 2
+    bound = min(s2[k:].sum() / (m - k) for k in range(m))
+    shrink = sk.state_.total_shrinkage
+    assert err <= shrink * (1 + 1e-9) + 1e-9
+    assert shrink <= bound * (1 + 1e-9)
+
+
+def test_merge_errors_are_clear():
+    X, y = classification(n=200)
+    a = OnlineClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="cannot merge"):
+        a.merge(OnlineClassifier(size=3).fit(X, y))
+    sparse = OnlineClassifier(algo="newton", curvature="oja")
+    sparse.fit(X, y)
+    with pytest.raises(NotImplementedError, match="Oja"):
+        sparse.merge(pickle.loads(pickle.dumps(sparse)))
