@@ -517,6 +517,17 @@ impl LinearLearners {
         Ok(Self::from_models(vec![m]))
     }
 
+    /// A copy of the learners' state (a plain memory copy, no serialisation; the progressive
+    /// metrics start afresh, as after unpickling).
+    fn __copy__(&self) -> Self {
+        Self::from_models(self.models.clone())
+    }
+
+    /// Same as [`LinearLearners::__copy__`]: the state holds no Python objects.
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.__copy__()
+    }
+
     /// Pickle support: rebuilt from the model-file bytes.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();

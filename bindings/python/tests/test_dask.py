@@ -130,3 +130,22 @@ def test_merge_errors_are_clear():
     sparse.fit(X, y)
     with pytest.raises(NotImplementedError, match="Oja"):
         sparse.merge(pickle.loads(pickle.dumps(sparse)))
+
+
+def test_readme_dask_example(monkeypatch):
+    """The README's Dask example (its second Python block) runs as written."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.findall(r"```python\n(.*?)```", text, flags=re.S)[1]
+    assert "sketchlearn.dask" in block
+    monkeypatch.chdir(ROOT)
+    ns = {"__name__": "readme"}
+    try:
+        exec(compile(block, "README.md", "exec"), ns)
+        assert ns["clf"].score(ns["X"][:2000].compute(), ns["y"][:2000].compute()) > 0.95
+    finally:
+        if "client" in ns:
+            cluster = ns["client"].cluster
+            ns["client"].close()
+            cluster.close()
