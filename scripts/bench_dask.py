@@ -22,6 +22,7 @@ subspace ``‖X − X V_k V_kᵀ‖₂² / σ_{k+1}²`` (1 is optimal).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import tempfile
 import time
@@ -107,13 +108,28 @@ def single_stream(make, paths, d):
     return est, secs
 
 
+@contextlib.contextmanager
+def local_client(workers: int):
+    """A client of a LocalCluster of ``workers`` processes, one thread each."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
+
+
 def _prog(est):
     return est.progressive_score_["error"]
 
 
 def run_learning(name, make, paths, test, d, workers):
-    from distributed import Client, LocalCluster
-
     rows = []
     # The library default as a single user runs it: the whole training set in memory, the
     # representation chosen by `auto` (sparse-time for sparse input: not mergeable).
@@ -135,15 +151,7 @@ def run_learning(name, make, paths, test, d, workers):
     err, se = held_out(est, test, d)
     rows.append((name, "single stream, files (dense)", n / secs, _prog(est), err, se))
     for k in sorted({1, workers}):
-        with (
-            LocalCluster(
-                n_workers=k,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            ) as cluster,
-            Client(cluster) as client,
-        ):
+        with local_client(k) as client:
             fit(make(), paths[:1], n_features=d, client=client)  # warm the workers up
             t0 = time.perf_counter()
             model = fit(make(), paths, n_features=d, client=client)
@@ -155,7 +163,6 @@ def run_learning(name, make, paths, test, d, workers):
 
 def run_sketch(workers, n=40_000, d=400, k=10):
     import dask.array as da
-    from distributed import Client, LocalCluster
 
     scales = 1.0 / np.sqrt(1.0 + np.arange(d))
 
@@ -165,15 +172,7 @@ def run_sketch(workers, n=40_000, d=400, k=10):
         return np.linalg.norm(resid, 2) ** 2 / s[k] ** 2
 
     out = []
-    with (
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+    with local_client(workers) as client:
         # Generated on the workers (16 row blocks); gathered once here for the exact error.
         rng = da.random.default_rng(SEED)
         Xd = client.persist(rng.normal(size=(n, d), chunks=(n // 16, d)) * scales)

@@ -70,6 +70,9 @@ pub enum MergeError {
     Sketch(#[from] SketchError),
 }
 
+/// What a merge returns.
+pub type MergeResult = Result<(), MergeError>;
+
 /// A summary or counted model that merges with another grown on a disjoint part of the stream.
 pub trait Merge {
     /// Merges `other` into `self`. Both grew from `base` (the state of the last broadcast) or,
@@ -83,12 +86,7 @@ pub trait Merge {
 pub trait MergeShare {
     /// Merges `other` into `self` (both grown from `base`, `None` = empty) with `self`'s
     /// share of the round's examples `share ∈ [0, 1]`.
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), MergeError>;
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult;
 }
 
 /// `self`'s share of the examples learned since the base: `(n_a − n_G)/((n_a − n_G) + (n_b −

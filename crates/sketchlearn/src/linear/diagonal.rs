@@ -6,6 +6,7 @@
 
 use super::{LearnError, OnlineLearner};
 use crate::loss::Loss;
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -212,13 +213,8 @@ fn scale_in_place(out: &mut [f64], values: &[f64], d0: f64) {
 }
 
 /// The wrapped learners merged; `D`'s squared-gradient sums added ([`crate::merge`]).
-impl<L: crate::merge::MergeShare> crate::merge::MergeShare for DiagonalAdaptation<L> {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl<L: MergeShare> MergeShare for DiagonalAdaptation<L> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.g2.len(), other.g2.len())?;
         crate::merge::same("d0", self.d0.to_bits(), other.d0.to_bits())?;
         self.inner

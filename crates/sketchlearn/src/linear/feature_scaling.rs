@@ -17,6 +17,7 @@
 //! offsets.
 
 use super::{check_example, LearnError, OnlineLearner};
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -162,13 +163,8 @@ impl<L: OnlineLearner> OnlineLearner for FeatureScaling<L> {
 }
 
 /// The wrapped learners merged; the per-feature sums of squares and counts added.
-impl<L: crate::merge::MergeShare> crate::merge::MergeShare for FeatureScaling<L> {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl<L: MergeShare> MergeShare for FeatureScaling<L> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.count.len(), other.count.len())?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;

@@ -3,6 +3,7 @@
 
 use super::{check_example, weight_ok, LearnError, OnlineLearner};
 use crate::loss::Loss;
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -212,13 +213,8 @@ impl OnlineLearner for AdaGrad {
 }
 
 /// Iterative parameter mixing ([`crate::merge`]): weights averaged by the round's examples.
-impl crate::merge::MergeShare for Ogd {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl MergeShare for Ogd {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.w.len(), other.w.len())?;
         crate::merge::mix(&mut self.w, &other.w, share);
         self.t = crate::merge::add_count(self.t, other.t, base.map(|b| b.t));
@@ -228,13 +224,8 @@ impl crate::merge::MergeShare for Ogd {
 
 /// Weights averaged by the round's examples; the squared-gradient sums added (the base's
 /// counted once), so the step sizes are those of one stream over all the shards' examples.
-impl crate::merge::MergeShare for AdaGrad {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl MergeShare for AdaGrad {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.w.len(), other.w.len())?;
         crate::merge::mix(&mut self.w, &other.w, share);
         crate::merge::add_since(&mut self.g2, &other.g2, base.map(|b| &b.g2[..]));

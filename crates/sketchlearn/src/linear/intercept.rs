@@ -11,6 +11,7 @@
 //! intercept by plain SGD at a fixed 0.01 for the same reason).
 
 use super::{LearnError, OnlineLearner};
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -226,13 +227,8 @@ impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
 }
 
 /// The wrapped learners merged (the bias is one of their weights).
-impl<L: crate::merge::MergeShare> crate::merge::MergeShare for Intercept<L> {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl<L: MergeShare> MergeShare for Intercept<L> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same(
             "intercept value",
             self.value.to_bits(),

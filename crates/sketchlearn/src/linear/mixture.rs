@@ -61,6 +61,7 @@
 
 use super::{check_example, AnyLearner, LearnError, OnlineLearner};
 use crate::loss::{sigmoid, softplus, Loss};
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -432,13 +433,8 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 /// from them: the weights are those the mixture would have after seeing both shards' losses.
 /// (The losses are each member's *on its own shard*: the merged members' losses on the other
 /// shard are not known.)
-impl<L: OnlineLearner + crate::merge::MergeShare> crate::merge::MergeShare for Mixture<L> {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         use crate::merge::{add_count, add_scalar, add_since, same};
         same("mixture members", self.members.len(), other.members.len())?;
         same("mixture rule", self.rule, other.rule)?;

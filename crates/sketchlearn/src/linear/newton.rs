@@ -18,6 +18,7 @@
 use super::curvature::Curvature;
 use super::{check_example, weight_ok, LearnError, OnlineLearner};
 use crate::loss::Loss;
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -187,13 +188,8 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
 
 /// Iterative parameter mixing ([`crate::merge`]): `w` averaged by the round's examples, the
 /// curvature merged (FD/RFD: the sketches merged with FD's bound; identity: nothing to merge).
-impl<C: crate::merge::Merge> crate::merge::MergeShare for Newton<C> {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl<C: crate::merge::Merge> MergeShare for Newton<C> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         use crate::merge::{add_count, mix, same};
         same("dimension", self.w.len(), other.w.len())?;
         same("Newton parameters", self.params, other.params)?;

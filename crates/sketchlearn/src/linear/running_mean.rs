@@ -10,6 +10,7 @@
 //! `ȳ_t = ȳ_{t−1} + w_t/W_t · (y_t − ȳ_{t−1})` with `W_t = Σ_{s≤t} w_s`.
 
 use super::{check_example, LearnError, OnlineLearner};
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -76,13 +77,8 @@ impl OnlineLearner for RunningMean {
 }
 
 /// The weighted mean of both shards' labels (exactly one stream's).
-impl crate::merge::MergeShare for RunningMean {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        _share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl MergeShare for RunningMean {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, _share: f64) -> MergeResult {
         crate::merge::same("dimension", self.dim, other.dim)?;
         let m = |s: &Self| (s.total_weight, s.mean, 0.0);
         (self.total_weight, self.mean, _) =

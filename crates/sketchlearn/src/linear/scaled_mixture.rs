@@ -7,6 +7,7 @@
 
 use super::{LearnError, MixRule, Mixture, OnlineLearner};
 use crate::loss::Loss;
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -104,13 +105,8 @@ impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {
 }
 
 /// The mixtures merged; the label statistics as one stream's (the progressive error `sq` added).
-impl<L: OnlineLearner + crate::merge::MergeShare> crate::merge::MergeShare for ScaledMixture<L> {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl<L: OnlineLearner + MergeShare> MergeShare for ScaledMixture<L> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         self.mixture
             .merge_share(&other.mixture, base.map(|b| &b.mixture), share)?;
         let (a, b, g) = (self.labels, other.labels, base.map(|b| b.labels));

@@ -18,6 +18,7 @@
 //! has no scale for); until two distinct labels are seen `σ` is `|μ|` (or 1 when `μ = 0`).
 
 use super::{check_example, LearnError, OnlineLearner};
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -133,13 +134,8 @@ impl<L: OnlineLearner> OnlineLearner for TargetStandardization<L> {
 
 /// The wrapped learners merged; the label moments merged as one stream's
 /// ([`crate::merge`]'s `merge_moments`).
-impl<L: crate::merge::MergeShare> crate::merge::MergeShare for TargetStandardization<L> {
-    fn merge_share(
-        &mut self,
-        other: &Self,
-        base: Option<&Self>,
-        share: f64,
-    ) -> Result<(), crate::merge::MergeError> {
+impl<L: MergeShare> MergeShare for TargetStandardization<L> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
         let m = |s: &Self| (s.total_weight, s.mean, s.m2);
