@@ -270,3 +270,40 @@ fn different_configurations_and_unmergeable_states_are_clear_errors() {
         Err(MergeError::Incompatible(_))
     ));
 }
+
+#[test]
+fn one_vs_all_merges_class_by_class() {
+    use sketchlearn::linear::{MulticlassLearner, OneVsAll};
+    let members = |k| {
+        (0..k)
+            .map(|_| LearnerConfig::default().build(2).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let empty = OneVsAll::new(members(3), Loss::Logistic).unwrap();
+    let (mut a, mut b) = (empty.clone(), empty.clone());
+    let data = [([1.0, 0.0], 0), ([0.0, 1.0], 1), ([-1.0, -1.0], 2)];
+    for _ in 0..30 {
+        for (x, c) in data {
+            a.learn(Row::Dense(&x), c, 1.0).unwrap();
+        }
+    }
+    for (x, c) in data {
+        b.learn(Row::Dense(&x), c, 1.0).unwrap();
+    }
+    let scores_a = a.scores(Row::Dense(&[1.0, 0.0]));
+    let mut merged = a.clone();
+    Merge::merge(&mut merged, &b, Some(&empty)).unwrap();
+    assert_eq!(merged.examples_seen(), 93);
+    for (x, c) in data {
+        assert_eq!(merged.predict_class(Row::Dense(&x)), c);
+    }
+    // An idle worker (nothing learned since the base) is the identity, class by class.
+    let mut same = a.clone();
+    Merge::merge(&mut same, &a, Some(&a)).unwrap();
+    assert_eq!(same.scores(Row::Dense(&[1.0, 0.0])), scores_a);
+    let two = OneVsAll::new(members(2), Loss::Logistic).unwrap();
+    assert!(matches!(
+        Merge::merge(&mut merged, &two, None),
+        Err(MergeError::Incompatible(_))
+    ));
+}
