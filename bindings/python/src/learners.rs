@@ -467,6 +467,16 @@ impl LinearLearners {
         ))
     }
 
+    /// The largest total shrinkage `Σδ` among the learners' FD/RFD curvature sketches: FD's
+    /// bound on the spectral error of a (merged) sketch, `‖GᵀG − BᵀB‖₂ ≤ Σδ`, for the
+    /// scaled gradients `G` it summarises (`None` without an FD-family sketch).
+    fn sketch_error_bound(&self) -> Option<f64> {
+        self.models
+            .iter()
+            .filter_map(|m| crate::shrinkage::largest_shrinkage(&m.learner))
+            .reduce(f64::max)
+    }
+
     /// Every learner as the bytes of a model file (kind `linear-learner`, the CLI's format).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         self.models

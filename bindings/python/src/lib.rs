@@ -14,6 +14,7 @@ mod errors;
 mod features;
 mod learners;
 mod rows;
+mod shrinkage;
 mod sketch;
 
 use pyo3::prelude::*;

@@ -65,6 +65,21 @@ def test_array_fit_learns_and_counts_every_example(client):
     np.testing.assert_array_equal(back.decision_function(X), model.decision_function(X))
 
 
+def test_verbose_prints_one_line_per_round(client, capsys):
+    X, y = classification(n=600)
+    fit(
+        OnlineClassifier(),
+        da.from_array(X, chunks=100),
+        da.from_array(y, chunks=100),
+        holdout=(X[:100], y[:100]),
+        verbose=True,
+    )
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3  # 6 blocks, 2 workers
+    assert lines[-1].startswith("round 3: 600 examples  held-out ")
+    assert "merged-sketch error <= " in lines[-1]
+
+
 def test_dataframe_fit_with_a_label_column(client):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(800, 5))

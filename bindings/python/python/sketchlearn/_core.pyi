@@ -48,6 +48,8 @@ class LinearLearners:
         """Hyper-parameters as estimator parameters."""
     def merge(self, other: LinearLearners, base: LinearLearners | None = None) -> None:
         """Iterative parameter mixing of ``other`` into these learners (over ``base``)."""
+    def sketch_error_bound(self) -> float | None:
+        """Largest total shrinkage of the FD/RFD curvature sketches (FD's error bound)."""
     def learn_file(
         self, path: str, format: str = "auto", zero_based: bool = False
     ) -> tuple[int, float, float | None]:

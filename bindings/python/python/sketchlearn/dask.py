@@ -165,8 +165,10 @@ def fit(
     holdout : (X, y) numpy arrays, default=None
         Scored after every round in verbose mode (error rate, or mean squared error).
     verbose : bool, default=False
-        One line per round: examples learned so far, held-out loss, seconds; the round's tasks
-        are shown by Dask's own diagnostics (dashboard, ``distributed.progress``).
+        One line per round: examples learned so far, held-out loss (error rate, or mean
+        squared error), the merged curvature sketch's error bound (FD's total shrinkage
+        ``Σδ``, largest over the members) and seconds. The round's tasks are shown by Dask's
+        own diagnostics (the dashboard, ``distributed.progress`` on the returned futures).
 
     Returns
     -------
@@ -214,8 +216,11 @@ def fit(
             est = model.result()
             seen = est.learners_.examples_seen
             held = "" if holdout is None else f"  held-out {_held_out_loss(est, holdout):.5f}"
+            bound = est.learners_.sketch_error_bound()
+            sketch_err = "" if bound is None else f"  merged-sketch error <= {bound:.4g}"
             print(
-                f"round {r + 1}: {seen} examples{held}  ({time.perf_counter() - t0:.2f} s)",
+                f"round {r + 1}: {seen} examples{held}{sketch_err}"
+                f"  ({time.perf_counter() - t0:.2f} s)",
                 flush=True,
             )
     return model.result()

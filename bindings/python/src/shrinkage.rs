@@ -1,0 +1,29 @@
+//! The FD error bound of the curvature sketches inside a learner, for `sketchlearn.dask`'s
+//! verbose rounds: walks the learner tree through its public accessors.
+
+use sketchlearn::linear::curvature::AnyCurvature;
+use sketchlearn::linear::AnyLearner;
+
+/// The largest `Σδ` (total shrinkage) of the FD/RFD curvature sketches in `learner`.
+pub fn largest_shrinkage(learner: &AnyLearner) -> Option<f64> {
+    match learner {
+        AnyLearner::Newton(n) => match n.curvature() {
+            AnyCurvature::Fd(c) => Some(c.sketch().total_shrinkage()),
+            _ => None,
+        },
+        AnyLearner::Diagonal(l) => largest_shrinkage(l.inner()),
+        AnyLearner::Intercept(l) => largest_shrinkage(l.inner()),
+        AnyLearner::TargetStandardization(l) => largest_shrinkage(l.inner()),
+        AnyLearner::FeatureScaling(l) => largest_shrinkage(l.inner()),
+        AnyLearner::Mixture(m) => members(m.members()),
+        AnyLearner::ScaledMixture(m) => members(m.mixture().members()),
+        _ => None,
+    }
+}
+
+fn members(members: &[AnyLearner]) -> Option<f64> {
+    members
+        .iter()
+        .filter_map(largest_shrinkage)
+        .reduce(f64::max)
+}
