@@ -212,7 +212,10 @@ fn scale_in_place(out: &mut [f64], values: &[f64], d0: f64) {
     scale_generic(out, values, d0)
 }
 
-/// The wrapped learners merged; `D`'s squared-gradient sums added ([`crate::merge`]).
+/// The wrapped learners merged; `D`'s squared-gradient sums added ([`crate::merge`]). The
+/// wrapped weights live in each shard's scaled coordinates `D^{−½}x`; averaging them with the
+/// merged `D` is an approximation (exact when the shards' `D` agree), as for any adaptive
+/// learner mixed by parameter averaging.
 impl<L: MergeShare> MergeShare for DiagonalAdaptation<L> {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.g2.len(), other.g2.len())?;
