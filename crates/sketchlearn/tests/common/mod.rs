@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests (each test file that needs them says `mod common;`).
 
+pub mod golden;
+
 use proptest::prelude::*;
 
 /// Decimal texts of every shape the readers meet: an optional sign, up to 12 integer digits, an
