@@ -4,38 +4,12 @@ mod common;
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-}
-
-fn repo_file(rel: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel);
-    p.to_string_lossy().into_owned()
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
-}
+use common::{bin, json, repo_file, run};
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sketchlearn-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
+    common::scratch_file("cli", name, bytes)
 }
 
 #[test]

@@ -1,50 +1,14 @@
 //! End-to-end tests of `sketchlearn drp`: the report, the saved model with `sketchlearn test`,
 //! `--classes`, and clear errors for invalid input.
 
+mod common;
+
 use sketchlearn::drp::{low_rank, Dataset, LowRankSpec};
 use sketchlearn::Row;
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
-}
-
-/// A scratch folder per test (tests run in parallel), removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Self {
-        let d =
-            std::env::temp_dir().join(format!("sketchlearn-drp-cli-{}-{tag}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
+use common::{json, run, Scratch};
 
 fn write_libsvm(data: &Dataset, path: &PathBuf) {
     let mut f = std::fs::File::create(path).unwrap();
@@ -81,7 +45,7 @@ fn low_rank_files(dir: &Scratch) -> (String, String) {
 
 #[test]
 fn drp_json_reports_every_solution_and_recovery_errors() {
-    let dir = Scratch::new("json");
+    let dir = Scratch::new("drp-cli-json");
     let (train, test) = low_rank_files(&dir);
     for loss in ["ridge", "logistic", "smooth-hinge"] {
         let out = run(&[
@@ -133,7 +97,7 @@ fn drp_json_reports_every_solution_and_recovery_errors() {
 
 #[test]
 fn drp_table_output_and_saved_model_with_test_command() {
-    let dir = Scratch::new("table");
+    let dir = Scratch::new("drp-cli-table");
     let (train, test) = low_rank_files(&dir);
     let model = dir.join("drp.model");
     let model_s = model.to_string_lossy().into_owned();
@@ -207,7 +171,7 @@ fn drp_table_output_and_saved_model_with_test_command() {
 
 #[test]
 fn drp_classes_maps_two_labels_of_a_multiclass_file() {
-    let dir = Scratch::new("classes");
+    let dir = Scratch::new("drp-cli-classes");
     let path = dir.join("multi.svm");
     std::fs::write(
         &path,
@@ -237,7 +201,7 @@ fn drp_classes_maps_two_labels_of_a_multiclass_file() {
 
 #[test]
 fn drp_invalid_arguments_are_clear_errors() {
-    let dir = Scratch::new("invalid");
+    let dir = Scratch::new("drp-cli-invalid");
     let (train, _) = low_rank_files(&dir);
     for (args, needle) in [
         (vec!["--lambda", "0", "--size", "5"], "lambda"),

@@ -4,31 +4,11 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
-}
+use common::{json, run};
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sketchlearn-fm-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
+    common::scratch_file("fm-cli", name, bytes)
 }
 
 /// 400 synthetic ratings of 20 users × 15 items with user and item effects, `u.data` style, in
