@@ -8,7 +8,7 @@ use sketchlearn::Row;
 use std::io::Write;
 use std::path::PathBuf;
 
-use common::{json, run, Scratch};
+use common::{failure, json, ok, run, Scratch};
 
 fn write_libsvm(data: &Dataset, path: &PathBuf) {
     let mut f = std::fs::File::create(path).unwrap();
@@ -116,11 +116,7 @@ fn drp_table_output_and_saved_model_with_test_command() {
         &model_s,
         &train,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "naive",
@@ -163,8 +159,7 @@ fn drp_table_output_and_saved_model_with_test_command() {
     );
     // A DRP model has fixed weights: resuming training is refused with a clear message.
     let out = run(&["train", "-i", &model_s, &train]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(&out);
     assert!(err.contains("fixed weights"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
@@ -191,8 +186,7 @@ fn drp_classes_maps_two_labels_of_a_multiclass_file() {
     assert_eq!(v["examples"], 4);
     // Without --classes the labels 3, 8 and 5 are refused, naming the line and the fix.
     let out = run(&["drp", "--size", "4", &p]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(&out);
     assert!(
         err.contains("multi.svm:1") && err.contains("--classes"),
         "{err}"

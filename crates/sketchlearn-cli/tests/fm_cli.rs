@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{json, run};
+use common::{failure, json, ok, run};
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
     common::scratch_file("fm-cli", name, bytes)
@@ -223,11 +223,7 @@ fn model_save_and_resume() {
         preds.to_str().unwrap(),
         f,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     let lines = std::fs::read_to_string(&preds).unwrap().lines().count();
     assert_eq!(lines, 40);
     std::fs::remove_file(&model).ok();
@@ -257,8 +253,7 @@ fn unseen_ids_and_clipping() {
     assert!(String::from_utf8_lossy(&strict.stderr).contains("was not seen in training"));
     // Rating 9 outside the declared 1–5 scale: an error naming the line, or clamped.
     let out = run(&["fm", "--scale", "1,5", f]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(&out);
     assert!(
         err.contains(":7: rating 9 is outside the declared scale [1, 5]"),
         "{err}"

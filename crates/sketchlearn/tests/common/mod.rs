@@ -91,3 +91,26 @@ pub fn spd_solve(a: &[f64], n: usize, b: &mut [f64]) {
         b[i] = (b[i] - s) / l[i * n + i];
     }
 }
+
+/// The closed-form ridge solution in dual form, `w = Xᵀβ` with `(K + λI) β = y` and `K` the Gram
+/// matrix of the rows of `features` (row-major `n × k`: the data itself, or its projection), the
+/// combination taken over the rows of `data` (DRP paper, equations (14) and (15)).
+#[allow(dead_code)] // used by the DRP tests only
+pub fn dual_ridge(
+    features: &[f64],
+    k: usize,
+    lambda: f64,
+    data: &sketchlearn::drp::Dataset,
+) -> Vec<f64> {
+    let n = data.len();
+    let mut gram = vec![0.0; n * n];
+    sketchlearn::spectral::gram_rows(features, n, k, &mut gram);
+    for i in 0..n {
+        gram[i * n + i] += lambda;
+    }
+    let mut beta = data.labels().to_vec();
+    spd_solve(&gram, n, &mut beta);
+    let mut w = vec![0.0; data.dim()];
+    data.add_combination(&beta, &mut w);
+    w
+}
