@@ -222,3 +222,73 @@ fn drp_invalid_arguments_are_clear_errors() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file.svm"));
 }
+
+/// `-f` saves the final iterate, and `test` and `inspect` name the model as a DRP model. On
+/// data of rank 150 with m = 10, Algorithm 2 diverges: with `--keep-going` the final iterate is
+/// the last (t = 6, not the one with the smallest ‖∇f‖, t = 1), without it the one before the
+/// divergence.
+#[test]
+fn drp_saves_the_final_iterate_and_test_and_inspect_name_it() {
+    let dir = Scratch::new("drp-cli-final");
+    let all = low_rank(&LowRankSpec {
+        n: 200,
+        d: 400,
+        rank: 150,
+        flip: 0.1,
+        seed: 21,
+    })
+    .unwrap();
+    let data = dir.join("rank150.svm");
+    write_libsvm(&all, &data);
+    let data = data.to_string_lossy().into_owned();
+    let model = dir.join("drp.model").to_string_lossy().into_owned();
+    let drp = |extra: &[&str]| {
+        let mut args = vec![
+            "drp",
+            "--loss",
+            "ridge",
+            "--lambda",
+            "0.001",
+            "--size",
+            "10",
+            "--iterations",
+            "6",
+            "--json",
+            "-f",
+            &model,
+        ];
+        args.extend_from_slice(extra);
+        args.push(&data);
+        json(&run(&args))
+    };
+    let kept = drp(&["--keep-going"]);
+    let at = kept["diverged_at"].as_u64().expect("diverges");
+    assert!(at < 6, "{kept}");
+    assert_eq!(kept["saved_iteration"], 6, "{kept}");
+    let weights = |v: &serde_json::Value| v["top_weights"].to_string();
+    let last = json(&run(&["inspect", "--json", &model]));
+    assert!(
+        last["learner"].as_str().unwrap().starts_with("drp ridge")
+            && last["learner"]
+                .as_str()
+                .unwrap()
+                .ends_with("(Alg.2 iterate t=6)"),
+        "{last}"
+    );
+    let t = json(&run(&["test", "--json", "-i", &model, &data]));
+    assert!(
+        t["learner"].as_str().unwrap().starts_with("drp ridge"),
+        "{t}"
+    );
+    let text = ok(&run(&["test", "-i", &model, &data])).stdout.clone();
+    let text = String::from_utf8_lossy(&text);
+    assert!(
+        text.contains("drp ridge") && !text.contains("ogd"),
+        "{text}"
+    );
+    let stopped = drp(&[]);
+    assert_eq!(stopped["diverged_at"], at, "{stopped}");
+    assert_eq!(stopped["saved_iteration"], at - 1, "{stopped}");
+    let before = json(&run(&["inspect", "--json", &model]));
+    assert_ne!(weights(&before), weights(&last));
+}

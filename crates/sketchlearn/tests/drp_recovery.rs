@@ -246,6 +246,12 @@ fn alg2_divergence_is_detected() {
     assert_eq!(stop.iterates.len(), at);
     assert_eq!(stop.iterates[..], cont.iterates[..at]);
     assert!(stop.best_index() < at);
+    // The final iterate: the one before the divergence when the run stopped there, the last
+    // one when it went on.
+    assert_eq!(stop.final_index(), at - 2);
+    assert_eq!(stop.reports[stop.final_index()].t, at - 1);
+    assert_eq!(cont.final_index(), 5);
+    assert_eq!(cont.final_iterate(), cont.last());
 }
 
 /// Theorem 3: the naive solution ŵ = Rz*/√m is off by about √((d − r)/m)·‖w*‖.
