@@ -649,7 +649,7 @@ struct Learned {
 }
 
 /// One online pass over examples `0..n_train` with the library's policies (refused steps,
-/// divergence), then the learner's compaction.
+/// divergence).
 fn learn(
     model: &mut FmModel,
     examples: &Examples<'_>,
@@ -694,7 +694,6 @@ fn learn(
         };
         eprintln!("warning: {w}; {advice}");
     }
-    model.learner.compact()?;
     let seconds = start.elapsed().as_secs_f64();
     if let Some(r) = metrics.final_row() {
         progress.curve.push((r.examples, r.average_loss));
@@ -854,7 +853,18 @@ pub fn run(args: &FmArgs) -> Result<()> {
         unseen_items: Cell::new(0),
     };
     let cpu_start = cpu_seconds();
-    let learned = learn(&mut model, &examples, n_train, clip_range, args.quiet)?;
+    let mut learned = learn(&mut model, &examples, n_train, clip_range, args.quiet)?;
+    // Saved before the compaction for fast predictions, which changes the arithmetic of later
+    // steps: a model resumed with -i goes on exactly as an uninterrupted run would.
+    if let Some(path) = &args.final_model {
+        if let Data::Ratings { encoder, .. } = &data {
+            model.encoder = Some(encoder.clone());
+        }
+        model.save(path)?;
+    }
+    let compact_start = Instant::now();
+    model.learner.compact()?;
+    learned.seconds += compact_start.elapsed().as_secs_f64();
     let unseen_before_test = (examples.unseen_users.get(), examples.unseen_items.get());
     let (test_metrics, test_seconds) = test(
         &mut model,
@@ -876,12 +886,6 @@ pub fn run(args: &FmArgs) -> Result<()> {
     } else {
         None
     };
-    if let Some(path) = &args.final_model {
-        if let Data::Ratings { encoder, .. } = &data {
-            model.encoder = Some(encoder.clone());
-        }
-        model.save(path)?;
-    }
     let report = FmReport::new(
         args,
         &model,

@@ -109,7 +109,10 @@ fn check(loss: Loss, y: f64, c: f64, reg_w: f64, reg_v: f64, seed: u64) {
     };
     let before = read(&fm, d);
     let p = predict(&before, k, &idx, &val);
-    assert!((fm.predict(x) - p).abs() <= 1e-12 * (1.0 + p.abs()), "prediction");
+    assert!(
+        (fm.predict(x) - p).abs() <= 1e-12 * (1.0 + p.abs()),
+        "prediction"
+    );
     fm.learn(x, y, c).unwrap();
     let after = read(&fm, d);
     let s = Step {

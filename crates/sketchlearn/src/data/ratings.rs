@@ -457,6 +457,7 @@ pub struct SideBlock {
     /// Feature names, e.g. `gender=F`, `genre=Comedy`.
     pub names: Vec<String>,
     /// Raw id → local feature indices (sorted).
+    #[serde(serialize_with = "crate::sorted_map::serialize")]
     pub features: HashMap<String, Vec<u32>>,
 }
 
@@ -655,7 +656,9 @@ pub struct TableMap {
 /// module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RatingsEncoder {
+    #[serde(serialize_with = "crate::sorted_map::serialize")]
     users: HashMap<String, u32>,
+    #[serde(serialize_with = "crate::sorted_map::serialize")]
     items: HashMap<String, u32>,
     n_users: usize,
     n_items: usize,

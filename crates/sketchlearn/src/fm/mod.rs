@@ -569,7 +569,9 @@ impl AnyFm {
     }
 
     /// Prepares for fast predictions once learning is over (SFTRL's factored sketch empties its
-    /// sparse buffers); predictions do not change.
+    /// sparse buffers); predictions do not change. Learning may go on afterwards, but not to the
+    /// bit as it would have without the compaction (the sketch's arithmetic changes): save a
+    /// model before compacting it to resume it exactly (`sketchlearn fm -f` does).
     pub fn compact(&mut self) -> Result<(), LearnError> {
         match self {
             AnyFm::Sftrl(s) => s.compact(),
