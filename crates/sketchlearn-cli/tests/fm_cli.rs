@@ -568,3 +568,52 @@ fn every_algorithm_resumes_bit_exactly_through_model_files() {
         assert!(resumed == straight, "{algo}: the resumed model differs");
     }
 }
+
+/// Extreme steps never produce NaN or ±∞ predictions: every algorithm with `η = 10³⁰⁸` (and
+/// `10³⁰⁰` on the pairwise part, the radius) writes finite test predictions and a report whose
+/// metrics are numbers (before the guard sftrl, sftrl-fast, ftrl, ogd and fm-sgd wrote 80 NaN
+/// or inf predictions here).
+#[test]
+fn extreme_steps_give_finite_predictions() {
+    let file = ratings_file("r_extreme.tsv");
+    let f = file.to_str().unwrap();
+    let preds = common::scratch_dir("fm-cli").join("extreme.txt");
+    for algo in [
+        "sftrl",
+        "sftrl-fast",
+        "sftrl-split",
+        "ftrl",
+        "ogd",
+        "ocg",
+        "fm-sgd",
+    ] {
+        for eta in ["1e308", "1e300"] {
+            let mut args = vec!["fm", "--algo", algo, "--eta", eta, "--json", "--quiet"];
+            match algo {
+                "sftrl-split" => args.extend(["--eta-pairwise", "1e300"]),
+                "ocg" => args.extend(["--radius", "1e300"]),
+                _ => {}
+            }
+            for normalize in [false, true] {
+                let mut args = args.clone();
+                if normalize {
+                    args.push("--normalize");
+                }
+                args.extend(["-p", preds.to_str().unwrap(), f]);
+                let r = json(&run(&args));
+                let text = std::fs::read_to_string(&preds).unwrap();
+                assert_eq!(text.lines().count(), 80, "{algo} {eta}");
+                for line in text.lines() {
+                    let p: f64 = line.parse().unwrap();
+                    assert!(
+                        p.is_finite(),
+                        "{algo} η={eta} normalize={normalize}: {line}"
+                    );
+                }
+                for key in ["progressive_rmse", "test_rmse", "progressive_loss"] {
+                    assert!(r[key].as_f64().is_some(), "{algo} η={eta}: {key} in {r}");
+                }
+            }
+        }
+    }
+}
