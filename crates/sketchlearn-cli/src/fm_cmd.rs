@@ -65,14 +65,16 @@ example).\n\n\
 Scale: the default steps suit rows like one-hot ratings (two ones) or unit rows (--normalize). \
 On much larger rows (side features without --normalize, raw LIBSVM values) constant steps can \
 diverge; the report then says so (`diverged`, and a warning on stderr).\n\n\
-Examples:\n  sketchlearn fm --algo sftrl-split --size 10 --scale 1,5 movielens100k.tsv\n  \
+Examples:\n  sketchlearn fm --scale 1,5 -f ml.model movielens100k.tsv   (sftrl-split, m = 10)\n  \
 sketchlearn fm --algo sftrl-fast --size 10 --eta 0.01 movielens100k.tsv\n  \
 sketchlearn fm --algo sftrl --size 20 --loss logistic --normalize --json spam.shuf.libsvm"
 )]
 pub struct FmArgs {
-    /// Algorithm: sftrl | sftrl-fast | sftrl-split | ftrl | ogd | ocg | fm-sgd.
-    #[arg(long, default_value = "sftrl-fast")]
-    pub algo: FmAlgorithm,
+    /// Algorithm: sftrl | sftrl-fast | sftrl-split | ftrl | ogd | ocg | fm-sgd [default:
+    /// sftrl-split on ratings (the most accurate on MovieLens, docs/results/fm_movielens.md),
+    /// sftrl-fast on LIBSVM].
+    #[arg(long)]
+    pub algo: Option<FmAlgorithm>,
     /// Sketch size m (sftrl, sftrl-fast, sftrl-split).
     #[arg(long)]
     pub size: Option<usize>,
@@ -241,7 +243,8 @@ impl FmArgs {
     }
 
     fn any_algorithm_flag(&self) -> bool {
-        self.size.is_some()
+        self.algo.is_some()
+            || self.size.is_some()
             || self.eta.is_some()
             || self.any_split_flag()
             || self.loss.is_some()
@@ -261,11 +264,21 @@ impl FmArgs {
             || self.decay
     }
 
+    /// The algorithm: `--algo`, else sftrl-split on ratings and sftrl-fast on LIBSVM.
+    pub fn algorithm(&self) -> FmAlgorithm {
+        self.algo.unwrap_or(if self.is_libsvm() {
+            FmAlgorithm::SftrlFast
+        } else {
+            FmAlgorithm::SftrlSplit
+        })
+    }
+
     /// The configuration: the algorithm's defaults overridden by the flags given.
     pub fn config(&self, default_loss: Loss) -> FmConfig {
-        let d = FmConfig::for_loss(self.algo, self.loss.unwrap_or(default_loss));
+        let algorithm = self.algorithm();
+        let d = FmConfig::for_loss(algorithm, self.loss.unwrap_or(default_loss));
         FmConfig {
-            algorithm: self.algo,
+            algorithm,
             size: self.size.unwrap_or(d.size),
             eta: self.eta.unwrap_or(d.eta),
             eta_pairwise: self.eta_pairwise.unwrap_or(d.eta_pairwise),
@@ -537,7 +550,7 @@ fn starting_model(args: &FmArgs, libsvm: bool) -> Result<(Option<FmModel>, FmCon
         let config = model.config;
         return Ok((Some(model), config));
     }
-    if args.any_split_flag() && args.algo != FmAlgorithm::SftrlSplit {
+    if args.any_split_flag() && args.algorithm() != FmAlgorithm::SftrlSplit {
         bail!(
             "--eta-pairwise, --compression, --first-order and --adagrad-beta are options of \
              --algo sftrl-split"

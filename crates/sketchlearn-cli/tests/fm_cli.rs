@@ -617,3 +617,42 @@ fn extreme_steps_give_finite_predictions() {
         }
     }
 }
+
+/// Without `--algo`, ratings get split SFTRL (the most accurate on MovieLens,
+/// docs/results/fm_movielens.md) and LIBSVM files SFTRL Alg. 5; `-i` takes the model's and
+/// refuses `--algo`.
+#[test]
+fn default_algorithm_is_sftrl_split_on_ratings() {
+    let ratings = ratings_file("r_default.tsv");
+    let r = json(&run(&[
+        "fm",
+        "--json",
+        "--quiet",
+        ratings.to_str().unwrap(),
+    ]));
+    assert_eq!(r["algorithm"], "sftrl-split", "{r}");
+    let libsvm = libsvm_file();
+    let r = json(&run(&["fm", "--json", "--quiet", libsvm.to_str().unwrap()]));
+    assert_eq!(r["algorithm"], "sftrl-fast", "{r}");
+    let model = common::scratch_dir("fm-cli").join("default.skl");
+    let m = model.to_str().unwrap();
+    ok(&run(&["fm", "--quiet", "-f", m, ratings.to_str().unwrap()]));
+    let again = [
+        "fm",
+        "--json",
+        "--quiet",
+        "-i",
+        m,
+        ratings.to_str().unwrap(),
+    ];
+    assert_eq!(json(&run(&again))["algorithm"], "sftrl-split");
+    let err = failure(&run(&[
+        "fm",
+        "--algo",
+        "ftrl",
+        "-i",
+        m,
+        ratings.to_str().unwrap(),
+    ]));
+    assert!(err.contains("drop the algorithm flags"), "{err}");
+}
