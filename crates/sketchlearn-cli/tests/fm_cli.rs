@@ -656,3 +656,137 @@ fn default_algorithm_is_sftrl_split_on_ratings() {
     ]));
     assert!(err.contains("drop the algorithm flags"), "{err}");
 }
+
+/// A CSV whose columns are in another order, with a header: `--columns` by header name or by
+/// position reads the same ratings as the file in `user item rating` order; an unknown name is
+/// an error naming the header; `--columns` on LIBSVM input is refused.
+#[test]
+fn columns_by_header_name_or_position() {
+    let mut plain = String::new();
+    let mut csv = String::from("stars,movie,who,when\n");
+    let mut state = 5u64;
+    for k in 0..300u64 {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let (u, i) = ((state >> 33) % 12, (state >> 17) % 9);
+        let r = 1 + (u % 3) + (i % 3);
+        plain.push_str(&format!("u{u}\tm{i}\t{r}\n"));
+        csv.push_str(&format!("{r},m{i},u{u},{k}\n"));
+    }
+    let plain = tmp("cols_plain.tsv", plain.as_bytes());
+    let csv = tmp("cols.csv", csv.as_bytes());
+    let fm = |extra: &[&str], file: &std::path::Path| {
+        let mut args = vec!["fm", "--json", "--quiet"];
+        args.extend_from_slice(extra);
+        args.push(file.to_str().unwrap());
+        run(&args)
+    };
+    let want = json(&fm(&[], &plain));
+    for spec in ["who,movie,stars", "3,2,1"] {
+        let got = json(&fm(&["--columns", spec], &csv));
+        for key in ["progressive_rmse", "test_rmse", "dim", "train_examples"] {
+            assert_eq!(got[key], want[key], "--columns {spec}: {key}");
+        }
+    }
+    let err = failure(&fm(&["--columns", "user,movie,stars"], &csv));
+    assert!(
+        err.contains("no column named \"user\"") && err.contains("stars, movie, who, when"),
+        "{err}"
+    );
+    let err = failure(&fm(&["--columns", "who,who,stars"], &csv));
+    assert!(err.contains("one column twice"), "{err}");
+    let err = failure(&fm(&["--columns", "1,2,3"], &libsvm_file()));
+    assert!(err.contains("--columns applies to ratings"), "{err}");
+}
+
+/// `fm predict` scores new pairs with a saved ratings model: a known pair as the model predicts
+/// it in `fm -i … --train-fraction 0`, an unseen user from the item's terms and the bias, two
+/// unseen ids the bias alone (the same for every such pair), `--clip`, `--columns` by name on
+/// standard input, and clear errors (unseen ids with --unseen-error, a short line, a LIBSVM
+/// model).
+#[test]
+fn fm_predict_scores_new_pairs() {
+    use std::io::Write;
+    let ratings = ratings_file("r_predict.tsv");
+    let model = common::scratch_dir("fm-cli").join("predict.skl");
+    let m = model.to_str().unwrap();
+    ok(&run(&["fm", "--quiet", "-f", m, ratings.to_str().unwrap()]));
+    // The model's own predictions of the first rating lines (train fraction 0: no learning).
+    let first = std::fs::read_to_string(&ratings).unwrap();
+    let head: String = first.lines().take(5).map(|l| format!("{l}\n")).collect();
+    let head_file = tmp("predict_head.tsv", head.as_bytes());
+    let own = common::scratch_dir("fm-cli").join("predict_own.txt");
+    let o = own.to_str().unwrap();
+    let h = head_file.to_str().unwrap();
+    ok(&run(&[
+        "fm",
+        "--quiet",
+        "-i",
+        m,
+        "--train-fraction",
+        "0",
+        "-p",
+        o,
+        h,
+    ]));
+    let want = std::fs::read_to_string(&own).unwrap();
+    let got = ok(&run(&["fm", "predict", "-i", m, h])).stdout.clone();
+    assert_eq!(String::from_utf8(got).unwrap(), want);
+    // Unseen ids, streamed through standard input with a header and --columns by name.
+    let mut child = common::bin()
+        .args(["fm", "predict", "-i", m, "--columns", "who,what", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pairs = "what,who\n100,1\n100,nobody\nnothing,nobody\nzilch,nobody2\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(pairs.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(ok(&out).stdout.clone()).unwrap();
+    let p: Vec<f64> = text.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(p.len(), 4, "{text}");
+    assert!(p.iter().all(|x| x.is_finite()));
+    assert_ne!(p[0], p[1], "an unseen user loses its own terms");
+    assert_ne!(p[1], p[2], "an unseen item loses its own terms");
+    assert_eq!(p[2], p[3], "two unseen ids: the bias alone");
+    let clipped = ok(&run(&["fm", "predict", "-i", m, "--clip", "1.5,1.6", h]))
+        .stdout
+        .clone();
+    for line in String::from_utf8(clipped).unwrap().lines() {
+        let x: f64 = line.parse().unwrap();
+        assert!((1.5..=1.6).contains(&x), "{x}");
+    }
+    let unseen = tmp("predict_unseen.tsv", b"1\t100\nnobody\t100\n");
+    let err = failure(&run(&[
+        "fm",
+        "predict",
+        "-i",
+        m,
+        "--unseen-error",
+        unseen.to_str().unwrap(),
+    ]));
+    assert!(err.contains(":2: user \"nobody\" was not seen"), "{err}");
+    let short = tmp("predict_short.tsv", b"1\t100\n7\n");
+    let err = failure(&run(&["fm", "predict", "-i", m, short.to_str().unwrap()]));
+    assert!(
+        err.contains("predict_short.tsv:2: expected a user"),
+        "{err}"
+    );
+    let libsvm_model = common::scratch_dir("fm-cli").join("predict_libsvm.skl");
+    let lm = libsvm_model.to_str().unwrap();
+    ok(&run(&[
+        "fm",
+        "--quiet",
+        "-f",
+        lm,
+        libsvm_file().to_str().unwrap(),
+    ]));
+    let err = failure(&run(&["fm", "predict", "-i", lm, h]));
+    assert!(err.contains("was not trained on ratings"), "{err}");
+}
