@@ -44,6 +44,17 @@ fn libsvm_file() -> PathBuf {
     tmp("inter.libsvm", text.as_bytes())
 }
 
+/// Every `--algo`.
+const ALGORITHMS: [&str; 7] = [
+    "sftrl",
+    "sftrl-fast",
+    "sftrl-split",
+    "ftrl",
+    "ogd",
+    "ocg",
+    "fm-sgd",
+];
+
 /// Test RMSE of each algorithm at its defaults on [`ratings_file`] (measured with this file's
 /// generator; the tests allow 5 % above it). Predicting the mean rating scores 1.155 (the ratings
 /// are 1 + (u mod 3) + (i mod 3): variance 4/3), so every algorithm is measured below it.
@@ -64,15 +75,7 @@ fn measured_rmse(algo: &str) -> f64 {
 fn every_algorithm_on_ratings_reports_the_required_keys() {
     let file = ratings_file("r_all.tsv");
     let f = file.to_str().unwrap();
-    for algo in [
-        "sftrl",
-        "sftrl-fast",
-        "sftrl-split",
-        "ftrl",
-        "ogd",
-        "ocg",
-        "fm-sgd",
-    ] {
+    for algo in ALGORITHMS {
         let mut args = vec!["fm", "--algo", algo, "--json", "--quiet", "--scale", "1,5"];
         if algo == "ocg" {
             args.extend(["--radius", "10", "--ocg-block", "5"]);
@@ -526,15 +529,7 @@ fn every_algorithm_resumes_bit_exactly_through_model_files() {
     let b = tmp("resume_b.tsv", second.as_bytes());
     let both = tmp("resume_ab.tsv", (first.clone() + &second).as_bytes());
     let path = |name: &str| common::scratch_dir("fm-cli").join(name);
-    for algo in [
-        "sftrl",
-        "sftrl-fast",
-        "sftrl-split",
-        "ftrl",
-        "ogd",
-        "ocg",
-        "fm-sgd",
-    ] {
+    for algo in ALGORITHMS {
         let (m1, m2, m3) = (
             path(&format!("{algo}-1.skl")),
             path(&format!("{algo}-2.skl")),
@@ -578,15 +573,7 @@ fn extreme_steps_give_finite_predictions() {
     let file = ratings_file("r_extreme.tsv");
     let f = file.to_str().unwrap();
     let preds = common::scratch_dir("fm-cli").join("extreme.txt");
-    for algo in [
-        "sftrl",
-        "sftrl-fast",
-        "sftrl-split",
-        "ftrl",
-        "ogd",
-        "ocg",
-        "fm-sgd",
-    ] {
+    for algo in ALGORITHMS {
         for eta in ["1e308", "1e300"] {
             let mut args = vec!["fm", "--algo", algo, "--eta", eta, "--json", "--quiet"];
             match algo {
@@ -646,14 +633,8 @@ fn default_algorithm_is_sftrl_split_on_ratings() {
         ratings.to_str().unwrap(),
     ];
     assert_eq!(json(&run(&again))["algorithm"], "sftrl-split");
-    let err = failure(&run(&[
-        "fm",
-        "--algo",
-        "ftrl",
-        "-i",
-        m,
-        ratings.to_str().unwrap(),
-    ]));
+    let r = ratings.to_str().unwrap();
+    let err = failure(&run(&["fm", "--algo", "ftrl", "-i", m, r]));
     assert!(err.contains("drop the algorithm flags"), "{err}");
 }
 
@@ -763,14 +744,8 @@ fn fm_predict_scores_new_pairs() {
         assert!((1.5..=1.6).contains(&x), "{x}");
     }
     let unseen = tmp("predict_unseen.tsv", b"1\t100\nnobody\t100\n");
-    let err = failure(&run(&[
-        "fm",
-        "predict",
-        "-i",
-        m,
-        "--unseen-error",
-        unseen.to_str().unwrap(),
-    ]));
+    let u = unseen.to_str().unwrap();
+    let err = failure(&run(&["fm", "predict", "-i", m, "--unseen-error", u]));
     assert!(err.contains(":2: user \"nobody\" was not seen"), "{err}");
     let short = tmp("predict_short.tsv", b"1\t100\n7\n");
     let err = failure(&run(&["fm", "predict", "-i", m, short.to_str().unwrap()]));
