@@ -101,21 +101,20 @@ fn drp_table_output_and_saved_model_with_test_command() {
     let (train, test) = low_rank_files(&dir);
     let model = dir.join("drp.model");
     let model_s = model.to_string_lossy().into_owned();
-    let out = run(&[
-        "drp",
-        "--loss",
-        "logistic",
-        "--size",
-        "150",
-        "--iterations",
-        "3",
-        "--exact",
-        "--test",
-        &test,
-        "-f",
-        &model_s,
-        &train,
-    ]);
+    let drp = |extra: &[&str]| {
+        let mut args = vec![
+            "drp",
+            "--loss",
+            "logistic",
+            "--size",
+            "150",
+            "--iterations",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let out = drp(&["--exact", "--test", &test, "-f", &model_s, &train]);
     ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
@@ -129,19 +128,7 @@ fn drp_table_output_and_saved_model_with_test_command() {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
     // The same run as JSON gives the saved iterate's test error...
-    let v = json(&run(&[
-        "drp",
-        "--loss",
-        "logistic",
-        "--size",
-        "150",
-        "--iterations",
-        "3",
-        "--test",
-        &test,
-        "--json",
-        &train,
-    ]));
+    let v = json(&drp(&["--test", &test, "--json", &train]));
     let saved = v["solutions"]
         .as_array()
         .unwrap()

@@ -114,3 +114,18 @@ pub fn dual_ridge(
     data.add_combination(&beta, &mut w);
     w
 }
+
+/// Learns the sparse example `(idx, val, y)` with weight 1; its progressive prediction.
+#[allow(dead_code)] // not every test file that says `mod common;` learns rows
+pub fn learn_sparse<L: sketchlearn::linear::OnlineLearner + ?Sized>(
+    learner: &mut L,
+    idx: &[u32],
+    val: &[f64],
+    y: f64,
+) -> f64 {
+    let x = sketchlearn::Row::Sparse {
+        indices: idx,
+        values: val,
+    };
+    learner.learn(x, y, 1.0).unwrap()
+}
