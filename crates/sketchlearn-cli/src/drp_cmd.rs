@@ -58,7 +58,8 @@ pub struct DrpArgs {
     /// Two classes A,B of a multiclass file: A becomes +1, B becomes −1, other rows are skipped.
     #[arg(long, value_delimiter = ',', num_args = 1, value_name = "A,B")]
     pub classes: Option<Vec<f64>>,
-    /// Save the recovered model (the iterate with the smallest ‖∇f‖) for `sketchlearn test`.
+    /// Save the recovered model for `sketchlearn test`: the final iterate (when Algorithm 2
+    /// stops at a divergence, the iterate before it).
     #[arg(short = 'f', long = "final-model")]
     pub final_model: Option<String>,
     /// Print one JSON object on stdout instead of a table.
@@ -171,6 +172,16 @@ pub fn solution_rows(
     rows
 }
 
+/// The name of a linear model in reports (`test`, `inspect`): a recovered DRP model (fixed
+/// weights) by its own description (`drp logistic lambda=… (Alg.2 iterate t=…)`), any other by
+/// its configuration.
+pub fn model_name(model: &LinearModel) -> String {
+    match &model.learner {
+        AnyLearner::Fixed(f) => f.description().to_string(),
+        _ => model.config.describe(),
+    }
+}
+
 /// The recovered model as a linear model file (fixed weights, no intercept).
 pub fn recovered_model(
     args_desc: String,
@@ -257,13 +268,12 @@ pub fn run(args: &DrpArgs) -> Result<()> {
 
     let mut saved_iteration = None;
     if let Some(path) = &args.final_model {
-        let best = fit.best_index();
-        let t = fit.reports[best].t;
+        let t = fit.reports[fit.final_index()].t;
         let desc = format!(
             "drp {} lambda={} m={} T={} seed={} (Alg.2 iterate t={t})",
             args.loss, args.lambda, args.size, args.iterations, args.seed
         );
-        recovered_model(desc, args.loss, fit.best(), train.len())?
+        recovered_model(desc, args.loss, fit.final_iterate(), train.len())?
             .save(path)
             .with_context(|| format!("saving {path}"))?;
         saved_iteration = Some(t);

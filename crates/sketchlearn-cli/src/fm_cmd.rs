@@ -5,8 +5,8 @@
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sketchlearn::data::ratings::{
-    read_ratings, Malformed, OutOfScale, RatingsEncoder, RatingsFormat, RatingsOptions,
-    RatingsTable, SideFeatures, TableMap, Unseen,
+    read_header, read_ratings, Malformed, OutOfScale, RatingColumns, RatingsEncoder, RatingsFormat,
+    RatingsOptions, RatingsTable, SideFeatures, TableMap, Unseen,
 };
 use sketchlearn::eval::{evaluate_with, EvalError, Metrics, ProgressRow};
 use sketchlearn::fm::{
@@ -49,6 +49,7 @@ pub enum ScalePolicy {
 #[derive(clap::Args, Debug)]
 #[command(
     allow_negative_numbers = true,
+    args_conflicts_with_subcommands = true,
     after_help = "\
 Model: the compact convex FM z = âᵀΘâ with â = [x; 1] (sftrl, sftrl-fast, sftrl-split, ftrl, \
 ogd, ocg) or \
@@ -65,14 +66,16 @@ example).\n\n\
 Scale: the default steps suit rows like one-hot ratings (two ones) or unit rows (--normalize). \
 On much larger rows (side features without --normalize, raw LIBSVM values) constant steps can \
 diverge; the report then says so (`diverged`, and a warning on stderr).\n\n\
-Examples:\n  sketchlearn fm --algo sftrl-split --size 10 --scale 1,5 movielens100k.tsv\n  \
+Examples:\n  sketchlearn fm --scale 1,5 -f ml.model movielens100k.tsv   (sftrl-split, m = 10)\n  \
 sketchlearn fm --algo sftrl-fast --size 10 --eta 0.01 movielens100k.tsv\n  \
 sketchlearn fm --algo sftrl --size 20 --loss logistic --normalize --json spam.shuf.libsvm"
 )]
 pub struct FmArgs {
-    /// Algorithm: sftrl | sftrl-fast | sftrl-split | ftrl | ogd | ocg | fm-sgd.
-    #[arg(long, default_value = "sftrl-fast")]
-    pub algo: FmAlgorithm,
+    /// Algorithm: sftrl | sftrl-fast | sftrl-split | ftrl | ogd | ocg | fm-sgd [default:
+    /// sftrl-split on ratings (the most accurate on MovieLens, docs/results/fm_movielens.md),
+    /// sftrl-fast on LIBSVM].
+    #[arg(long)]
+    pub algo: Option<FmAlgorithm>,
     /// Sketch size m (sftrl, sftrl-fast, sftrl-split).
     #[arg(long)]
     pub size: Option<usize>,
@@ -166,6 +169,16 @@ pub struct FmArgs {
     /// Ratings: declared scale MIN,MAX (e.g. 1,5).
     #[arg(long, value_delimiter = ',', num_args = 1, value_name = "MIN,MAX")]
     pub scale: Option<Vec<f64>>,
+    /// Ratings: the user, item and rating columns, each a header name or a 1-based position
+    /// (e.g. --columns userId,movieId,rating); other columns are ignored [default: the first
+    /// three fields, then an optional timestamp].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        num_args = 1,
+        value_name = "USER,ITEM,RATING"
+    )]
+    pub columns: Option<Vec<String>>,
     /// Ratings outside --scale: error | skip | clamp.
     #[arg(long, value_enum, default_value = "error")]
     pub out_of_scale: ScalePolicy,
@@ -201,7 +214,17 @@ pub struct FmArgs {
     #[arg(long)]
     pub pairwise: bool,
     /// Ratings file or LIBSVM file (`-` = stdin; `.gz` decompressed).
-    pub file: String,
+    pub file: Option<String>,
+    #[command(subcommand)]
+    pub action: Option<FmAction>,
+}
+
+/// `fm`'s subcommand.
+#[derive(clap::Subcommand, Debug)]
+pub enum FmAction {
+    /// Score new (user, item) pairs with a model saved by `fm -f` on ratings: a line in, a line
+    /// out (unseen ids: see --help).
+    Predict(crate::fm_predict::FmPredictArgs),
 }
 
 fn parse_loss(s: &str) -> Result<Loss, String> {
@@ -241,7 +264,8 @@ impl FmArgs {
     }
 
     fn any_algorithm_flag(&self) -> bool {
-        self.size.is_some()
+        self.algo.is_some()
+            || self.size.is_some()
             || self.eta.is_some()
             || self.any_split_flag()
             || self.loss.is_some()
@@ -261,11 +285,21 @@ impl FmArgs {
             || self.decay
     }
 
+    /// The algorithm: `--algo`, else sftrl-split on ratings and sftrl-fast on LIBSVM.
+    pub fn algorithm(&self) -> FmAlgorithm {
+        self.algo.unwrap_or(if self.is_libsvm() {
+            FmAlgorithm::SftrlFast
+        } else {
+            FmAlgorithm::SftrlSplit
+        })
+    }
+
     /// The configuration: the algorithm's defaults overridden by the flags given.
     pub fn config(&self, default_loss: Loss) -> FmConfig {
-        let d = FmConfig::for_loss(self.algo, self.loss.unwrap_or(default_loss));
+        let algorithm = self.algorithm();
+        let d = FmConfig::for_loss(algorithm, self.loss.unwrap_or(default_loss));
         FmConfig {
-            algorithm: self.algo,
+            algorithm,
             size: self.size.unwrap_or(d.size),
             eta: self.eta.unwrap_or(d.eta),
             eta_pairwise: self.eta_pairwise.unwrap_or(d.eta_pairwise),
@@ -301,12 +335,17 @@ impl FmArgs {
         }
     }
 
+    /// The data file (checked present by [`run`]).
+    fn file(&self) -> &str {
+        self.file.as_deref().unwrap_or("-")
+    }
+
     fn is_libsvm(&self) -> bool {
         match self.format {
             FmFormat::Libsvm => true,
             FmFormat::Ratings => false,
             FmFormat::Auto => {
-                let p = self.file.strip_suffix(".gz").unwrap_or(&self.file);
+                let p = self.file().strip_suffix(".gz").unwrap_or(self.file());
                 [".libsvm", ".svm", ".txt", ".svmlight"]
                     .iter()
                     .any(|e| p.ends_with(e))
@@ -537,7 +576,7 @@ fn starting_model(args: &FmArgs, libsvm: bool) -> Result<(Option<FmModel>, FmCon
         let config = model.config;
         return Ok((Some(model), config));
     }
-    if args.any_split_flag() && args.algo != FmAlgorithm::SftrlSplit {
+    if args.any_split_flag() && args.algorithm() != FmAlgorithm::SftrlSplit {
         bail!(
             "--eta-pairwise, --compression, --first-order and --adagrad-beta are options of \
              --algo sftrl-split"
@@ -559,7 +598,7 @@ fn starting_model(args: &FmArgs, libsvm: bool) -> Result<(Option<FmModel>, FmCon
 /// A LIBSVM file in memory (labels ±1 for a classification loss; rows normalised on request).
 fn load_libsvm(args: &FmArgs, loss: Loss, normalize: bool) -> Result<Data> {
     let mut reader = LibsvmReader::open(
-        &args.file,
+        args.file(),
         LibsvmOptions {
             zero_based: args.zero_based,
         },
@@ -586,7 +625,7 @@ fn load_ratings(args: &FmArgs, model: &mut Option<FmModel>) -> Result<(Data, Opt
         Some(v) if v.len() == 2 => Some((v[0], v[1])),
         Some(v) => bail!("--scale needs MIN,MAX, got {} numbers", v.len()),
     };
-    let options = RatingsOptions {
+    let mut options = RatingsOptions {
         format: RatingsFormat::Auto,
         scale,
         out_of_scale: match args.out_of_scale {
@@ -599,8 +638,12 @@ fn load_ratings(args: &FmArgs, model: &mut Option<FmModel>) -> Result<(Data, Opt
         } else {
             Malformed::Error
         },
+        columns: RatingColumns::default(),
     };
-    let table = read_ratings(&args.file, &options)?;
+    if let Some(spec) = &args.columns {
+        options.columns = rating_columns(spec, args.file(), &options)?;
+    }
+    let table = read_ratings(args.file(), &options)?;
     let n_train = table.split_point(args.train_fraction);
     let mut encoder = match model.as_mut().map(|m| m.encoder.take()) {
         Some(Some(enc)) => enc,
@@ -639,6 +682,26 @@ fn load_ratings(args: &FmArgs, model: &mut Option<FmModel>) -> Result<(Data, Opt
     ))
 }
 
+/// `--columns`: the user, item and rating fields of `file`, by header name (the header is read
+/// first) or 1-based position.
+pub fn rating_columns(
+    spec: &[String],
+    file: &str,
+    options: &RatingsOptions,
+) -> Result<RatingColumns> {
+    let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
+    let header = if spec.iter().all(|c| c.parse::<usize>().is_ok()) {
+        None
+    } else {
+        let probe = RatingsOptions {
+            columns: RatingColumns::default(),
+            ..*options
+        };
+        read_header(file, &probe)?
+    };
+    Ok(RatingColumns::resolve(&spec, header.as_deref(), file)?)
+}
+
 /// What the learning pass produced.
 struct Learned {
     metrics: Metrics,
@@ -649,7 +712,7 @@ struct Learned {
 }
 
 /// One online pass over examples `0..n_train` with the library's policies (refused steps,
-/// divergence), then the learner's compaction.
+/// divergence).
 fn learn(
     model: &mut FmModel,
     examples: &Examples<'_>,
@@ -694,7 +757,6 @@ fn learn(
         };
         eprintln!("warning: {w}; {advice}");
     }
-    model.learner.compact()?;
     let seconds = start.elapsed().as_secs_f64();
     if let Some(r) = metrics.final_row() {
         progress.curve.push((r.examples, r.average_loss));
@@ -801,13 +863,19 @@ pub fn run(args: &FmArgs) -> Result<()> {
             args.train_fraction
         );
     }
+    if args.file.is_none() {
+        bail!("fm needs a FILE (ratings or LIBSVM; `-` for standard input); `fm predict` scores new pairs");
+    }
     crate::paths::check_learning_outputs(
-        &[&args.file],
+        &[args.file()],
         args.initial_model.as_deref(),
         args.final_model.as_deref(),
         args.predictions.as_deref(),
     )?;
     let libsvm = args.is_libsvm();
+    if libsvm && args.columns.is_some() {
+        bail!("--columns applies to ratings files (this one is read as LIBSVM; see --format)");
+    }
     let (mut model, config) = starting_model(args, libsvm)?;
 
     let load_start = Instant::now();
@@ -854,7 +922,18 @@ pub fn run(args: &FmArgs) -> Result<()> {
         unseen_items: Cell::new(0),
     };
     let cpu_start = cpu_seconds();
-    let learned = learn(&mut model, &examples, n_train, clip_range, args.quiet)?;
+    let mut learned = learn(&mut model, &examples, n_train, clip_range, args.quiet)?;
+    // Saved before the compaction for fast predictions, which changes the arithmetic of later
+    // steps: a model resumed with -i goes on exactly as an uninterrupted run would.
+    if let Some(path) = &args.final_model {
+        if let Data::Ratings { encoder, .. } = &data {
+            model.encoder = Some(encoder.clone());
+        }
+        model.save(path)?;
+    }
+    let compact_start = Instant::now();
+    model.learner.compact()?;
+    learned.seconds += compact_start.elapsed().as_secs_f64();
     let unseen_before_test = (examples.unseen_users.get(), examples.unseen_items.get());
     let (test_metrics, test_seconds) = test(
         &mut model,
@@ -876,12 +955,6 @@ pub fn run(args: &FmArgs) -> Result<()> {
     } else {
         None
     };
-    if let Some(path) = &args.final_model {
-        if let Data::Ratings { encoder, .. } = &data {
-            model.encoder = Some(encoder.clone());
-        }
-        model.save(path)?;
-    }
     let report = FmReport::new(
         args,
         &model,
@@ -926,7 +999,7 @@ impl FmReport {
         FmReport {
             learner: model.config.describe(),
             algorithm: model.config.algorithm.name().to_string(),
-            file: args.file.clone(),
+            file: args.file().to_string(),
             dim: model.learner.dim(),
             train_examples: train_metrics.examples(),
             test_examples: test_metrics.examples(),

@@ -83,7 +83,7 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
         (&weights[..weights.len().min(dim)], None)
     };
     Inspection {
-        learner: model.config.describe(),
+        learner: crate::drp_cmd::model_name(model),
         loss: model.config.loss.name().to_string(),
         dim,
         intercept,

@@ -3,6 +3,7 @@
 mod csv_input;
 mod drp_cmd;
 mod fm_cmd;
+mod fm_predict;
 mod inspect;
 mod learner_args;
 mod paths;
@@ -39,7 +40,8 @@ enum Command {
     /// projections (naive, Alg. 1, Alg. 2), optionally against the exact solution.
     Drp(Box<drp_cmd::DrpArgs>),
     /// Online factorization machines (SFTRL, FTRL, OGD, OCG, FM-SGD) on ratings or LIBSVM data:
-    /// one online pass over the first part of the file, then a test on the rest.
+    /// one online pass over the first part of the file, then a test on the rest; `fm predict`
+    /// scores new (user, item) pairs with a saved model.
     Fm(Box<fm_cmd::FmArgs>),
 }
 
@@ -70,7 +72,10 @@ fn main() {
         Command::Predict(args) => predict::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Drp(args) => drp_cmd::run(&args),
-        Command::Fm(args) => fm_cmd::run(&args),
+        Command::Fm(args) => match &args.action {
+            Some(fm_cmd::FmAction::Predict(p)) => fm_predict::run(p),
+            None => fm_cmd::run(&args),
+        },
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -329,7 +329,7 @@ pub fn test(args: &TestArgs) -> Result<()> {
     terminal.finish()?;
     let metrics = &outcome.metrics;
     let report = TestReport {
-        learner: model.config.describe(),
+        learner: crate::drp_cmd::model_name(&model),
         examples: outcome.examples,
         error: metrics.error_rate(),
         loss: metrics.mean_loss(),

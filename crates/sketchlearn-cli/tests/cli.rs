@@ -4,49 +4,19 @@ mod common;
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-}
-
-fn repo_file(rel: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel);
-    p.to_string_lossy().into_owned()
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
-}
+use common::{bin, failure, json, ok, repo_file, run};
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sketchlearn-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
+    common::scratch_file("cli", name, bytes)
 }
 
 #[test]
 fn sketch_command_reports_error_and_speed() {
     let heart = repo_file("data/heart.libsvm");
     let out = run(&["sketch", "--method", "rfd-fast", "--size", "5", &heart]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("relative_spectral_error"), "{text}");
     assert!(text.contains("rows                     270"), "{text}");
@@ -57,20 +27,12 @@ fn readme_main_command_trains_saves_and_tests() {
     let heart = repo_file("data/heart.libsvm");
     let model = std::env::temp_dir().join(format!("sl-readme-{}.model", std::process::id()));
     let out = run(&["train", "-f", model.to_str().unwrap(), &heart]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     let table = String::from_utf8_lossy(&out.stderr);
     assert!(table.contains("progressive error"), "{table}");
     assert!(table.contains("average"), "{table}");
     let out = run(&["test", "-i", model.to_str().unwrap(), &heart]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("auc"), "{text}");
     std::fs::remove_file(&model).ok();
@@ -270,8 +232,7 @@ fn dimension_smaller_than_file_is_an_error() {
     let out = run(&[
         "sketch", "--method", "fd", "--size", "3", "--dim", "5", &heart,
     ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(&out);
     assert!(
         err.contains("dimension") && err.contains("heart.libsvm:1"),
         "{err}"
@@ -569,8 +530,7 @@ fn default_learner_is_the_auto_mixture_and_flags_pick_one_learner() {
     );
     // --diag with --algo auto is refused with a message, not a panic.
     let out = run(&["train", "--algo", "auto", "--diag", &heart]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(&out);
     assert!(
         err.contains("diagonal adaptation applies to one learner"),
         "{err}"

@@ -1,50 +1,14 @@
 //! End-to-end tests of `sketchlearn drp`: the report, the saved model with `sketchlearn test`,
 //! `--classes`, and clear errors for invalid input.
 
+mod common;
+
 use sketchlearn::drp::{low_rank, Dataset, LowRankSpec};
 use sketchlearn::Row;
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
-}
-
-/// A scratch folder per test (tests run in parallel), removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Self {
-        let d =
-            std::env::temp_dir().join(format!("sketchlearn-drp-cli-{}-{tag}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
+use common::{failure, json, ok, run, Scratch};
 
 fn write_libsvm(data: &Dataset, path: &PathBuf) {
     let mut f = std::fs::File::create(path).unwrap();
@@ -81,7 +45,7 @@ fn low_rank_files(dir: &Scratch) -> (String, String) {
 
 #[test]
 fn drp_json_reports_every_solution_and_recovery_errors() {
-    let dir = Scratch::new("json");
+    let dir = Scratch::new("drp-cli-json");
     let (train, test) = low_rank_files(&dir);
     for loss in ["ridge", "logistic", "smooth-hinge"] {
         let out = run(&[
@@ -133,30 +97,25 @@ fn drp_json_reports_every_solution_and_recovery_errors() {
 
 #[test]
 fn drp_table_output_and_saved_model_with_test_command() {
-    let dir = Scratch::new("table");
+    let dir = Scratch::new("drp-cli-table");
     let (train, test) = low_rank_files(&dir);
     let model = dir.join("drp.model");
     let model_s = model.to_string_lossy().into_owned();
-    let out = run(&[
-        "drp",
-        "--loss",
-        "logistic",
-        "--size",
-        "150",
-        "--iterations",
-        "3",
-        "--exact",
-        "--test",
-        &test,
-        "-f",
-        &model_s,
-        &train,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let drp = |extra: &[&str]| {
+        let mut args = vec![
+            "drp",
+            "--loss",
+            "logistic",
+            "--size",
+            "150",
+            "--iterations",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let out = drp(&["--exact", "--test", &test, "-f", &model_s, &train]);
+    ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "naive",
@@ -169,19 +128,7 @@ fn drp_table_output_and_saved_model_with_test_command() {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
     // The same run as JSON gives the saved iterate's test error...
-    let v = json(&run(&[
-        "drp",
-        "--loss",
-        "logistic",
-        "--size",
-        "150",
-        "--iterations",
-        "3",
-        "--test",
-        &test,
-        "--json",
-        &train,
-    ]));
+    let v = json(&drp(&["--test", &test, "--json", &train]));
     let saved = v["solutions"]
         .as_array()
         .unwrap()
@@ -199,15 +146,14 @@ fn drp_table_output_and_saved_model_with_test_command() {
     );
     // A DRP model has fixed weights: resuming training is refused with a clear message.
     let out = run(&["train", "-i", &model_s, &train]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(&out);
     assert!(err.contains("fixed weights"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
 fn drp_classes_maps_two_labels_of_a_multiclass_file() {
-    let dir = Scratch::new("classes");
+    let dir = Scratch::new("drp-cli-classes");
     let path = dir.join("multi.svm");
     std::fs::write(
         &path,
@@ -227,8 +173,7 @@ fn drp_classes_maps_two_labels_of_a_multiclass_file() {
     assert_eq!(v["examples"], 4);
     // Without --classes the labels 3, 8 and 5 are refused, naming the line and the fix.
     let out = run(&["drp", "--size", "4", &p]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(&out);
     assert!(
         err.contains("multi.svm:1") && err.contains("--classes"),
         "{err}"
@@ -237,7 +182,7 @@ fn drp_classes_maps_two_labels_of_a_multiclass_file() {
 
 #[test]
 fn drp_invalid_arguments_are_clear_errors() {
-    let dir = Scratch::new("invalid");
+    let dir = Scratch::new("drp-cli-invalid");
     let (train, _) = low_rank_files(&dir);
     for (args, needle) in [
         (vec!["--lambda", "0", "--size", "5"], "lambda"),
@@ -263,4 +208,74 @@ fn drp_invalid_arguments_are_clear_errors() {
     let out = run(&["drp", "--size", "5", "/nonexistent/file.svm"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file.svm"));
+}
+
+/// `-f` saves the final iterate, and `test` and `inspect` name the model as a DRP model. On
+/// data of rank 150 with m = 10, Algorithm 2 diverges: with `--keep-going` the final iterate is
+/// the last (t = 6, not the one with the smallest ‖∇f‖, t = 1), without it the one before the
+/// divergence.
+#[test]
+fn drp_saves_the_final_iterate_and_test_and_inspect_name_it() {
+    let dir = Scratch::new("drp-cli-final");
+    let all = low_rank(&LowRankSpec {
+        n: 200,
+        d: 400,
+        rank: 150,
+        flip: 0.1,
+        seed: 21,
+    })
+    .unwrap();
+    let data = dir.join("rank150.svm");
+    write_libsvm(&all, &data);
+    let data = data.to_string_lossy().into_owned();
+    let model = dir.join("drp.model").to_string_lossy().into_owned();
+    let drp = |extra: &[&str]| {
+        let mut args = vec![
+            "drp",
+            "--loss",
+            "ridge",
+            "--lambda",
+            "0.001",
+            "--size",
+            "10",
+            "--iterations",
+            "6",
+            "--json",
+            "-f",
+            &model,
+        ];
+        args.extend_from_slice(extra);
+        args.push(&data);
+        json(&run(&args))
+    };
+    let kept = drp(&["--keep-going"]);
+    let at = kept["diverged_at"].as_u64().expect("diverges");
+    assert!(at < 6, "{kept}");
+    assert_eq!(kept["saved_iteration"], 6, "{kept}");
+    let weights = |v: &serde_json::Value| v["top_weights"].to_string();
+    let last = json(&run(&["inspect", "--json", &model]));
+    assert!(
+        last["learner"].as_str().unwrap().starts_with("drp ridge")
+            && last["learner"]
+                .as_str()
+                .unwrap()
+                .ends_with("(Alg.2 iterate t=6)"),
+        "{last}"
+    );
+    let t = json(&run(&["test", "--json", "-i", &model, &data]));
+    assert!(
+        t["learner"].as_str().unwrap().starts_with("drp ridge"),
+        "{t}"
+    );
+    let text = ok(&run(&["test", "-i", &model, &data])).stdout.clone();
+    let text = String::from_utf8_lossy(&text);
+    assert!(
+        text.contains("drp ridge") && !text.contains("ogd"),
+        "{text}"
+    );
+    let stopped = drp(&[]);
+    assert_eq!(stopped["diverged_at"], at, "{stopped}");
+    assert_eq!(stopped["saved_iteration"], at - 1, "{stopped}");
+    let before = json(&run(&["inspect", "--json", &model]));
+    assert_ne!(weights(&before), weights(&last));
 }

@@ -2,34 +2,15 @@
 //! the automatic choice for sparse and VW input, `--format`/`--bits`, model files with
 //! `train -f`/`-i` (bit-identical resume) and `test`.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn ok(out: &Output) -> &Output {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&ok(out).stdout).expect("valid JSON on stdout")
-}
+use common::{bin, json, ok, run};
 
 fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sketchlearn-sparse-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch_dir("sparse-cli")
 }
 
 /// A deterministic sparse LIBSVM data set: `n` rows, 6 non-zeros among `d` features.

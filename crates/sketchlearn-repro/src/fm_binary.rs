@@ -15,8 +15,11 @@
 //! runs each family at its command-line defaults on nine LIBSVM files that chose nothing
 //! ([`HELD_OUT`]).
 
-use super::fm_common::{args, fmt_bytes, fmt_opt, run_grid, sftrl_by_m, split_grid, FmRun, Grid};
-use super::{command_line, ReproArgs};
+use super::fm_common::{
+    algo_grid, args, fmt_bytes, fmt_opt, report_start, run_best, run_grid, run_one, s, sftrl_by_m,
+    split_grid, with_base, FmRun, Grid,
+};
+use super::ReproArgs;
 use crate::machine::load_average;
 use crate::plot::{line_panels, Panel, Series};
 use crate::report::write_md_csv;
@@ -51,10 +54,6 @@ const SIZES: [usize; 4] = [5, 10, 20, 40];
 /// Sketch sizes of the Table 7 analogue (the paper's 5..25).
 const TABLE7_SIZES: [usize; 5] = [5, 10, 15, 20, 25];
 
-fn s(x: impl ToString) -> String {
-    x.to_string()
-}
-
 struct DatasetResult {
     name: &'static str,
     all: Vec<FmRun>,
@@ -67,12 +66,7 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
     let file = args_in.data_dir.join(format!("{name}.libsvm"));
     eprintln!("{name} ({})", file.display());
     let key = "progressive_loss";
-    let base = vec![s("--loss"), s("logistic"), s("--normalize")];
-    let with = |extra: Vec<String>| -> Vec<String> {
-        let mut v = base.clone();
-        v.extend(extra);
-        v
-    };
+    let with = with_base(vec![s("--loss"), s("logistic"), s("--normalize")]);
     let mut all = Vec::new();
     let mut chosen = Vec::new();
     let sftrl_etas = [0.03, 0.1, 0.3, 1.0];
@@ -88,23 +82,20 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
         }
     }
     // Split SFTRL at its defaults (η = 1 with AdaGrad β = 5, η_p = 0.3): nothing tuned.
-    let (runs, _) = run_grid(
-        "Split SFTRL, defaults",
+    let defaults = with(args(&[("--algo", s("sftrl-split")), ("--size", s(10))]));
+    let family = "Split SFTRL, defaults";
+    let setting = s("m=10 defaults");
+    chosen.push(run_one(
+        family,
         Some(10),
-        &[(
-            s("m=10 defaults"),
-            with(args(&[("--algo", s("sftrl-split")), ("--size", s(10))])),
-        )],
+        setting,
+        defaults,
         &file,
         key,
-    )?;
-    chosen.push(runs[0].clone());
-    all.extend(runs);
-    let families = baseline_families(&with);
-    for (family, g) in families {
-        let (runs, best) = run_grid(family, None, &g, &file, key)?;
-        chosen.push(runs[best].clone());
-        all.extend(runs);
+        &mut all,
+    )?);
+    for (family, g) in baseline_families(&with) {
+        chosen.push(run_best(family, None, &g, &file, key, &mut all)?);
     }
     let table7 = table7_runs(&file, &with, &eta_m10, &mut all)?;
     Ok(DatasetResult {
@@ -120,23 +111,8 @@ fn run_dataset(name: &'static str, args_in: &ReproArgs) -> Result<DatasetResult>
 /// and FM-SGD.
 fn baseline_families(with: &impl Fn(Vec<String>) -> Vec<String>) -> Vec<(&'static str, Grid)> {
     let split_grid = split_grid(&[0.3, 1.0, 3.0], &[0.1, 0.3, 1.0], with);
-    let grid = |algo: &str, etas: &[f64], extra: &[(&str, String)]| -> Vec<(String, Vec<String>)> {
-        etas.iter()
-            .map(|&e| {
-                let mut pairs = vec![("--algo", s(algo)), ("--eta", s(e))];
-                pairs.extend(extra.iter().cloned());
-                let label = std::iter::once(format!("eta={e}"))
-                    .chain(
-                        extra
-                            .iter()
-                            .map(|(k, v)| format!("{}={v}", k.trim_start_matches("--"))),
-                    )
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                (label, with(args(&pairs)))
-            })
-            .collect()
-    };
+    let grid =
+        |algo: &str, etas: &[f64], extra: &[(&str, String)]| algo_grid(algo, etas, extra, with);
     // Exact projection after every step (O(d³) each): a small grid.
     let mut ogd_proj = Vec::new();
     for (eta, tau) in [(4.0, 10.0), (4.0, 100.0), (16.0, 10.0)] {
@@ -186,22 +162,13 @@ fn table7_runs(
             ("SFTRL (Alg. 5)", "sftrl-fast"),
             ("SFTRL (Alg. 4)", "sftrl"),
         ] {
-            let (runs, _) = run_grid(
-                family,
-                Some(m),
-                &[(
-                    format!("m={m} eta={eta_m10} (Table 7)"),
-                    with(args(&[
-                        ("--algo", s(algo)),
-                        ("--size", s(m)),
-                        ("--eta", eta_m10.to_string()),
-                    ])),
-                )],
-                file,
-                key,
-            )?;
-            pair.push(runs[0].clone());
-            all.extend(runs);
+            let a = with(args(&[
+                ("--algo", s(algo)),
+                ("--size", s(m)),
+                ("--eta", eta_m10.to_string()),
+            ]));
+            let setting = format!("m={m} eta={eta_m10} (Table 7)");
+            pair.push(run_one(family, Some(m), setting, a, file, key, all)?);
         }
         let slow = pair.pop().expect("two runs");
         let fast = pair.pop().expect("two runs");
@@ -332,16 +299,11 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     for name in HELD_OUT {
         held.push((name, run_held_out(name, args)?));
     }
-    let mut md = String::new();
-    let mut csv = String::from(
+    let (mut md, mut csv) = report_start(
+        "SFTRL paper §5.3: online binary classification (AUC, loss vs m)",
         "dataset,family,setting,m,progressive_loss,progressive_error,progressive_auc,test_error,\
-         test_auc,cpu_seconds,wall_seconds,peak_rss_bytes,model_bytes,dim\n",
-    );
-    writeln!(
-        md,
-        "# SFTRL paper §5.3: online binary classification (AUC, loss vs m)\n"
+         test_auc,cpu_seconds,wall_seconds,peak_rss_bytes,model_bytes,dim",
     )?;
-    writeln!(md, "Reproduce: `{}`\n", command_line())?;
     writeln!(
         md,
         "Protocol: compact convex FM `z = âᵀΘâ` (FM-SGD: Rendle's FM, rank 10), logistic loss, \

@@ -111,7 +111,82 @@ pub fn run_grid(
     Ok((runs, best))
 }
 
-/// `--flag value` pairs as owned strings.
+/// Runs one configuration (`setting`, `args`); the run joins `all`.
+pub fn run_one(
+    family: &str,
+    m: Option<usize>,
+    setting: String,
+    args: Vec<String>,
+    file: &Path,
+    key: &str,
+    all: &mut Vec<FmRun>,
+) -> Result<FmRun> {
+    run_best(family, m, &[(setting, args)], file, key, all)
+}
+
+/// Runs a grid (see [`run_grid`]); every run joins `all`; the selected run.
+pub fn run_best(
+    family: &str,
+    m: Option<usize>,
+    grid: &[(String, Vec<String>)],
+    file: &Path,
+    key: &str,
+    all: &mut Vec<FmRun>,
+) -> Result<FmRun> {
+    let (runs, best) = run_grid(family, m, grid, file, key)?;
+    let chosen = runs[best].clone();
+    all.extend(runs);
+    Ok(chosen)
+}
+
+/// `--algo ALGO --eta η` for each η of `etas`, plus the fixed `extra` flags, each completed by
+/// `with`; labelled `eta=η` followed by the extra flags as `name=value`.
+pub fn algo_grid(
+    algo: &str,
+    etas: &[f64],
+    extra: &[(&str, String)],
+    with: &impl Fn(Vec<String>) -> Vec<String>,
+) -> Grid {
+    etas.iter()
+        .map(|&e| {
+            let mut pairs = vec![("--algo", algo.to_string()), ("--eta", e.to_string())];
+            pairs.extend(extra.iter().cloned());
+            let label = std::iter::once(format!("eta={e}"))
+                .chain(
+                    extra
+                        .iter()
+                        .map(|(k, v)| format!("{}={v}", k.trim_start_matches("--"))),
+                )
+                .collect::<Vec<_>>()
+                .join(" ");
+            (label, with(args(&pairs)))
+        })
+        .collect()
+}
+
+/// `x` as a `String` (for flag values).
+pub fn s(x: impl ToString) -> String {
+    x.to_string()
+}
+
+/// `base` followed by a configuration's own flags: the `with` of a data set.
+pub fn with_base(base: Vec<String>) -> impl Fn(Vec<String>) -> Vec<String> {
+    move |extra| {
+        let mut v = base.clone();
+        v.extend(extra);
+        v
+    }
+}
+
+/// A report's start: the markdown title and reproduce line, and the CSV with its header.
+pub fn report_start(title: &str, csv_header: &str) -> Result<(String, String)> {
+    use std::fmt::Write as _;
+    let mut md = String::new();
+    writeln!(md, "# {title}\n")?;
+    writeln!(md, "Reproduce: `{}`\n", crate::command_line())?;
+    Ok((md, format!("{csv_header}\n")))
+}
+
 /// The grid of split SFTRL at sketch size 10 over `etas × pairwise_etas`, each configuration's
 /// arguments completed by `with` (the data set's common flags).
 pub fn split_grid(
@@ -163,26 +238,20 @@ pub fn sftrl_by_m(
                 )
             })
             .collect();
-        let (runs, best) = run_grid("SFTRL (Alg. 5)", Some(m), &grid, file, key)?;
-        let fast = runs[best].clone();
+        let fast = run_best("SFTRL (Alg. 5)", Some(m), &grid, file, key, all)?;
         let eta = eta_of(&fast);
-        all.extend(runs);
-        let per_row = vec![(
-            format!("m={m} eta={eta}"),
-            with(args(&[
-                ("--algo", "sftrl".to_string()),
-                ("--size", m.to_string()),
-                ("--eta", eta),
-            ])),
-        )];
-        let (runs, _) = run_grid("SFTRL (Alg. 4)", Some(m), &per_row, file, key)?;
-        let slow = runs[0].clone();
-        all.extend(runs);
+        let per_row = with(args(&[
+            ("--algo", "sftrl".to_string()),
+            ("--size", m.to_string()),
+            ("--eta", eta.clone()),
+        ]));
+        let setting = format!("m={m} eta={eta}");
+        let slow = run_one("SFTRL (Alg. 4)", Some(m), setting, per_row, file, key, all)?;
         by_m.push((m, fast, slow));
     }
     Ok(by_m)
 }
-
+/// `--flag value` pairs as owned strings.
 pub fn args(pairs: &[(&str, String)]) -> Vec<String> {
     let mut v = Vec::new();
     for (k, val) in pairs {

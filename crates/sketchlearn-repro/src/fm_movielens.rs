@@ -15,9 +15,10 @@
 //! missing).
 
 use super::fm_common::{
-    args, fmt_bytes, fmt_opt, run_fm, run_grid, sftrl_by_m, split_grid, FmRun, Grid,
+    algo_grid, args, fmt_bytes, fmt_opt, report_start, run_best, run_fm, run_one, s, sftrl_by_m,
+    split_grid, with_base, FmRun, Grid,
 };
-use super::{command_line, ReproArgs};
+use super::ReproArgs;
 use crate::machine::load_average;
 use crate::peers::run_river;
 use crate::plot::{line_panels, Panel, Series};
@@ -62,10 +63,6 @@ const DATASETS: [Dataset; 2] = [
     },
 ];
 
-fn s(x: impl ToString) -> String {
-    x.to_string()
-}
-
 /// A family's chosen run.
 struct Chosen {
     run: FmRun,
@@ -92,12 +89,7 @@ struct DatasetResult {
 fn run_dataset(ds: &Dataset, data_dir: &Path) -> Result<DatasetResult> {
     let file = data_dir.join(ds.file);
     eprintln!("{} ({})", ds.label, file.display());
-    let base = vec![s("--scale"), s(ds.scale)];
-    let with = |extra: Vec<String>| -> Vec<String> {
-        let mut v = base.clone();
-        v.extend(extra);
-        v
-    };
+    let with = with_base(vec![s("--scale"), s(ds.scale)]);
     let mut all = Vec::new();
     let mut chosen = Vec::new();
     let key = "progressive_rmse";
@@ -118,13 +110,10 @@ fn run_dataset(ds: &Dataset, data_dir: &Path) -> Result<DatasetResult> {
     // untuned setting a user gets, for every m.
     let mut split_by_m = Vec::new();
     for &m in &SIZES {
-        let grid = vec![(
-            format!("m={m} defaults"),
-            with(args(&[("--algo", s("sftrl-split")), ("--size", s(m))])),
-        )];
-        let (runs, _) = run_grid(SPLIT_DEFAULTS, Some(m), &grid, &file, key)?;
-        split_by_m.push((m, runs[0].clone()));
-        all.extend(runs);
+        let a = with(args(&[("--algo", s("sftrl-split")), ("--size", s(m))]));
+        let setting = format!("m={m} defaults");
+        let run = run_one(SPLIT_DEFAULTS, Some(m), setting, a, &file, key, &mut all)?;
+        split_by_m.push((m, run));
     }
     // Ablation at m = 10: each of split SFTRL's changes undone on its own.
     let mut ablation = Vec::new();
@@ -144,10 +133,9 @@ fn run_dataset(ds: &Dataset, data_dir: &Path) -> Result<DatasetResult> {
     ] {
         let mut pairs = vec![("--algo", s("sftrl-split")), ("--size", s(10))];
         pairs.extend(extra);
-        let grid = vec![(label.to_string(), with(args(&pairs)))];
-        let (runs, _) = run_grid("Split SFTRL ablation", Some(10), &grid, &file, key)?;
-        ablation.push(runs[0].clone());
-        all.extend(runs);
+        let (family, setting) = ("Split SFTRL ablation", label.to_string());
+        let a = with(args(&pairs));
+        ablation.push(run_one(family, Some(10), setting, a, &file, key, &mut all)?);
     }
 
     // The headline SFTRL rows: m = 10 (the paper's size for MovieLens-100K) and the best m.
@@ -175,13 +163,11 @@ fn run_dataset(ds: &Dataset, data_dir: &Path) -> Result<DatasetResult> {
 
     let families = baseline_families(&with);
     for (family, grid) in families {
-        let (runs, best) = run_grid(family, None, &grid, &file, key)?;
         chosen.push(Chosen {
-            run: runs[best].clone(),
+            run: run_best(family, None, &grid, &file, key, &mut all)?,
             clipped_test: None,
             pairwise: None,
         });
-        all.extend(runs);
     }
 
     // Test RMSE with predictions clipped into the rating scale (as River's PredClipper does),
@@ -232,27 +218,11 @@ fn baseline_families(with: &impl Fn(Vec<String>) -> Vec<String>) -> Vec<(&'stati
         ),
         (
             "FTRL (full matrix)",
-            [0.005, 0.01, 0.015, 0.02, 0.03]
-                .iter()
-                .map(|&e| {
-                    (
-                        format!("eta={e}"),
-                        with(args(&[("--algo", s("ftrl")), ("--eta", s(e))])),
-                    )
-                })
-                .collect(),
+            algo_grid("ftrl", &[0.005, 0.01, 0.015, 0.02, 0.03], &[], with),
         ),
         (
             "OGD (η/√t)",
-            [0.25, 0.5, 1.0, 2.0]
-                .iter()
-                .map(|&e| {
-                    (
-                        format!("eta={e}"),
-                        with(args(&[("--algo", s("ogd")), ("--eta", s(e))])),
-                    )
-                })
-                .collect(),
+            algo_grid("ogd", &[0.25, 0.5, 1.0, 2.0], &[], with),
         ),
         (
             "OCG (nuclear ball)",
@@ -274,15 +244,7 @@ fn baseline_families(with: &impl Fn(Vec<String>) -> Vec<String>) -> Vec<(&'stati
                 .collect(),
         ),
         ("FM-SGD (Rendle, k=10)", {
-            let mut g: Vec<(String, Vec<String>)> = [0.02, 0.04]
-                .iter()
-                .map(|&e| {
-                    (
-                        format!("eta={e}"),
-                        with(args(&[("--algo", s("fm-sgd")), ("--eta", s(e))])),
-                    )
-                })
-                .collect();
+            let mut g = algo_grid("fm-sgd", &[0.02, 0.04], &[], with);
             // River's MovieLens tutorial rates (factors, linear, intercept; intercept 3), as
             // written and doubled (River's squared loss has twice our gradient).
             for (label, v, w, w0) in [
@@ -359,20 +321,19 @@ fn side_feature_extras(
             a.extend(side.clone());
             grid.push((format!("m=10 eta={eta} +side features, unit rows"), a));
         }
-        let (runs, best) = run_grid("SFTRL (Alg. 5)", Some(10), &grid, file, key)?;
-        extras.push(runs[best].clone());
-        all.extend(runs);
+        extras.push(run_best("SFTRL (Alg. 5)", Some(10), &grid, file, key, all)?);
         let mut a = with(args(&[("--algo", s("fm-sgd")), ("--intercept", s(3))]));
         a.extend(side);
-        let (runs, _) = run_grid(
+        let setting = s("default rates mu=3 +side features, unit rows");
+        extras.push(run_one(
             "FM-SGD (Rendle, k=10)",
             None,
-            &[(s("default rates mu=3 +side features, unit rows"), a)],
+            setting,
+            a,
             file,
             key,
-        )?;
-        extras.push(runs[0].clone());
-        all.extend(runs);
+            all,
+        )?);
     }
 
     Ok(extras)
@@ -384,16 +345,11 @@ pub fn run(args: &ReproArgs) -> Result<()> {
     for ds in &DATASETS {
         results.push(run_dataset(ds, &args.data_dir)?);
     }
-    let mut md = String::new();
-    let mut csv = String::from(
+    let (mut md, mut csv) = report_start(
+        "SFTRL paper §5.2: online rating prediction on MovieLens (RMSE, time, memory)",
         "dataset,family,setting,m,progressive_rmse,test_rmse,cpu_seconds,wall_seconds,\
-         train_seconds,peak_rss_bytes,model_bytes,dim,unseen_users,unseen_items\n",
-    );
-    writeln!(
-        md,
-        "# SFTRL paper §5.2: online rating prediction on MovieLens (RMSE, time, memory)\n"
+         train_seconds,peak_rss_bytes,model_bytes,dim,unseen_users,unseen_items",
     )?;
-    writeln!(md, "Reproduce: `{}`\n", command_line())?;
     writeln!(
         md,
         "Protocol: one-hot user + item features (ids remapped on the training part; an id unseen \

@@ -67,6 +67,28 @@ fn short_number(v: f64) -> String {
     }
 }
 
+/// Draws every series of panel `$p` on `$chart` as a line with a marker at each point, in the
+/// colour `$color(i)` of its index, keeping the points that pass `$keep`, labelled for the legend
+/// (a macro: the chart's coordinate types differ between linear and log axes).
+macro_rules! series_lines {
+    ($chart:expr, $p:expr, $color:expr, $keep:expr, $err:expr) => {
+        for (i, s) in $p.series.iter().enumerate() {
+            let color = $color(i);
+            let pts: Vec<(f64, f64)> = s.points.iter().copied().filter($keep).collect();
+            $chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(|e| $err(&e))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
+            $chart
+                .draw_series(pts.into_iter().map(|q| Circle::new(q, 3, color.filled())))
+                .map_err(|e| $err(&e))?;
+        }
+    };
+}
+
 /// Draws the panels side by side into a PNG of `width × height` pixels.
 pub fn line_panels(path: &Path, panels: &[Panel], width: u32, height: u32) -> Result<()> {
     let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
@@ -106,25 +128,13 @@ fn draw_panel(
                 .y_label_formatter(&|v| short_number(*v))
                 .draw()
                 .map_err(|e| err(&e))?;
-            for (i, s) in p.series.iter().enumerate() {
-                let color = COLORS[i % COLORS.len()];
-                let pts: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .copied()
-                    .filter(|(x, y)| (!p.log_y || *y > 0.0) && (!p.log_x || *x > 0.0))
-                    .collect();
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                    .map_err(|e| err(&e))?
-                    .label(s.label.as_str())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                    });
-                chart
-                    .draw_series(pts.into_iter().map(|q| Circle::new(q, 3, color.filled())))
-                    .map_err(|e| err(&e))?;
-            }
+            series_lines!(
+                chart,
+                p,
+                |i| COLORS[i % COLORS.len()],
+                |(x, y): &(f64, f64)| (!p.log_y || *y > 0.0) && (!p.log_x || *x > 0.0),
+                err
+            );
             chart
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.8))
@@ -210,25 +220,13 @@ pub fn grid_panels(
                     .label_style(("sans-serif", 15))
                     .draw()
                     .map_err(|e| err(&e))?;
-                for (i, s) in p.series.iter().enumerate() {
-                    let color = Palette99::pick(i).to_rgba();
-                    let pts: Vec<(f64, f64)> = s
-                        .points
-                        .iter()
-                        .copied()
-                        .filter(|(x, y)| x.is_finite() && y.is_finite())
-                        .collect();
-                    chart
-                        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                        .map_err(|e| err(&e))?
-                        .label(s.label.as_str())
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                        });
-                    chart
-                        .draw_series(pts.into_iter().map(|q| Circle::new(q, 3, color.filled())))
-                        .map_err(|e| err(&e))?;
-                }
+                series_lines!(
+                    chart,
+                    p,
+                    |i| Palette99::pick(i).to_rgba(),
+                    |(x, y): &(f64, f64)| x.is_finite() && y.is_finite(),
+                    err
+                );
                 chart
                     .configure_series_labels()
                     .label_font(("sans-serif", 15))

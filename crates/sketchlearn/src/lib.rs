@@ -38,6 +38,7 @@ pub mod model;
 pub mod prelude;
 pub mod run;
 pub mod sketch;
+pub(crate) mod sorted_map;
 pub mod spectral;
 pub mod synthetic;
 

@@ -11,8 +11,6 @@ use sketchlearn::drp::{
 };
 mod common;
 
-use sketchlearn::spectral::gram_rows;
-
 fn dense_rows(data: &Dataset) -> Vec<Vec<f64>> {
     (0..data.len())
         .map(|i| {
@@ -71,15 +69,7 @@ fn ridge_alg1_equals_closed_form_15() {
             .unwrap();
         let fit = drp.fit(&data).unwrap();
         let p = projected_by_entries(&data, drp.projection());
-        let mut k = vec![0.0; n * n];
-        gram_rows(&p, n, m, &mut k);
-        for i in 0..n {
-            k[i * n + i] += lambda;
-        }
-        let mut beta = data.labels().to_vec();
-        common::spd_solve(&k, n, &mut beta);
-        let mut w15 = vec![0.0; d];
-        data.add_combination(&beta, &mut w15);
+        let w15 = common::dual_ridge(&p, m, lambda, &data);
         let err = relative_error(fit.alg1(), &w15);
         assert!(err < 1e-10, "n={n} m={m}: ‖w̃ − w̃(15)‖/‖w̃(15)‖ = {err:e}");
     }
@@ -256,6 +246,12 @@ fn alg2_divergence_is_detected() {
     assert_eq!(stop.iterates.len(), at);
     assert_eq!(stop.iterates[..], cont.iterates[..at]);
     assert!(stop.best_index() < at);
+    // The final iterate: the one before the divergence when the run stopped there, the last
+    // one when it went on.
+    assert_eq!(stop.final_index(), at - 2);
+    assert_eq!(stop.reports[stop.final_index()].t, at - 1);
+    assert_eq!(cont.final_index(), 5);
+    assert_eq!(cont.final_iterate(), cont.last());
 }
 
 /// Theorem 3: the naive solution ŵ = Rz*/√m is off by about √((d − r)/m)·‖w*‖.

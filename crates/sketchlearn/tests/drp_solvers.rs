@@ -12,7 +12,6 @@ use sketchlearn::drp::{
 mod common;
 
 use sketchlearn::linear::{AnyLearner, FixedLinear, LearnerConfig, LinearModel, OnlineLearner};
-use sketchlearn::spectral::gram_rows;
 use sketchlearn::{LibsvmReader, Row};
 
 /// Sparse random data: `n` rows with about `nnz` of `d` features, labels from a sparse separator
@@ -110,15 +109,7 @@ fn exact_ridge_equals_closed_form_14() {
         for i in 0..n {
             data.row(i).write_dense(&mut xt[i * d..(i + 1) * d]);
         }
-        let mut k = vec![0.0; n * n];
-        gram_rows(&xt, n, d, &mut k);
-        for i in 0..n {
-            k[i * n + i] += lambda;
-        }
-        let mut beta = data.labels().to_vec();
-        common::spd_solve(&k, n, &mut beta);
-        let mut w14 = vec![0.0; d];
-        data.add_combination(&beta, &mut w14);
+        let w14 = common::dual_ridge(&xt, d, lambda, &data);
         let err = relative_error(&sol.w, &w14);
         assert!(err < 1e-9, "λ={lambda}: {err:e}");
     }

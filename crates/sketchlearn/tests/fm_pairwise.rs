@@ -2,6 +2,8 @@
 //! express, for every FM learner — the prediction minus its single-feature parts, zero for one
 //! feature, and exactly zero for Rendle's FM whose factors start (and so stay) at zero.
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::fm::{AnyFm, FmAlgorithm, FmConfig};
@@ -32,15 +34,7 @@ fn trained(config: FmConfig, seed: u64) -> AnyFm {
         // A target with a genuine interaction between features 0 and 1.
         let x = |j: u32| idx.iter().position(|&i| i == j).map_or(0.0, |p| val[p]);
         let y = 3.0 + x(2) + 2.0 * x(0) * x(1);
-        fm.learn(
-            Row::Sparse {
-                indices: &idx,
-                values: &val,
-            },
-            y,
-            1.0,
-        )
-        .unwrap();
+        common::learn_sparse(&mut fm, &idx, &val, y);
     }
     fm
 }

@@ -323,15 +323,7 @@ fn per_row_keeps_m_minus_one_rows() {
         let mut fm = Sftrl::new(30, 4, FdVariant::PerRow, 0.01, Loss::Squared, backend).unwrap();
         for _ in 0..300 {
             let (idx, val, y) = example(&mut rng, 30, 2, true, false);
-            fm.learn(
-                Row::Sparse {
-                    indices: &idx,
-                    values: &val,
-                },
-                y,
-                1.0,
-            )
-            .unwrap();
+            common::learn_sparse(&mut fm, &idx, &val, y);
             let (p, n) = fm.sketch_rows();
             assert!(p <= 3 && n <= 3);
         }

@@ -282,37 +282,25 @@ fn signed_sketch_of_dependent_rows_stays_bounded() {
     }
 }
 
-/// Split SFTRL at its logistic defaults on australian.libsvm (`../shared/data`, skipped when
-/// absent): d = 14, 12–13 non-zeros per row, unit rows — where it once predicted 10⁹ (the signed
-/// compression's rounding compounded, see `signed_sketch_of_dependent_rows_stays_bounded`).
+/// Split SFTRL at its logistic defaults on the repository's `data/australian.libsvm`: d = 14,
+/// 12–13 non-zeros per row, unit rows — where it once predicted 10⁹ (the signed compression's
+/// rounding compounded, see `signed_sketch_of_dependent_rows_stays_bounded`).
 /// Every prediction stays within what the gradients allow: with `|q| ≤ 1` and `‖x‖ = 1` the
 /// first-order part is at most `η(2 + 2√k)√t` in magnitude (AdaGrad: `|Σg|/(β + √Σg²) ≤ √t`)
 /// and the pairwise part at most `η_p·Σ_t ‖q_t(x_t x_tᵀ − diag x_t²)‖_F ≤ η_p·k·t`; and the
 /// progressive logistic loss is that of a learner (measured 0.38 at m = 10; 0.69 is a constant).
 #[test]
 fn split_stays_bounded_on_australian() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/australian.libsvm"
-    );
-    if !std::path::Path::new(path).exists() {
-        eprintln!("skipping: {path} not found");
-        return;
-    }
-    let mut examples = Vec::new();
-    for line in std::fs::read_to_string(path).unwrap().lines() {
-        let mut it = line.split_whitespace();
-        let y: f64 = it.next().unwrap().parse().unwrap();
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
-        for t in it {
-            let (j, v) = t.split_once(':').unwrap();
-            idx.push(j.parse::<u32>().unwrap() - 1);
-            val.push(v.parse::<f64>().unwrap());
-        }
-        let norm = val.iter().map(|v| v * v).sum::<f64>().sqrt();
-        val.iter_mut().for_each(|v| *v /= norm);
-        examples.push((if y > 0.0 { 1.0 } else { -1.0 }, idx, val));
-    }
+    let path = common::golden::root().join("data/australian.libsvm");
+    let examples: Vec<(f64, Vec<u32>, Vec<f64>)> = common::golden::read_libsvm(&path, usize::MAX)
+        .into_iter()
+        .map(|(idx, mut val, y)| {
+            let norm = val.iter().map(|v| v * v).sum::<f64>().sqrt();
+            val.iter_mut().for_each(|v| *v /= norm);
+            (if y > 0.0 { 1.0 } else { -1.0 }, idx, val)
+        })
+        .collect();
+    assert_eq!(examples.len(), 690);
     let (d, eta, eta_p) = (14usize, 1.0, 0.3);
     for variant in VARIANTS {
         for m in [8, 10, 12] {

@@ -17,56 +17,28 @@ use sketchlearn::linear::{
     Algorithm, CurvatureKind, LearnerConfig, LinearModel, OnlineLearner, Representation,
 };
 use sketchlearn::loss::Loss;
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
+use sketchlearn::Row;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-type Data = Vec<(Vec<u32>, Vec<f64>, f64)>;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn read_libsvm(path: &Path, limit: usize) -> Data {
-    let mut r = LibsvmReader::open(path.to_str().unwrap(), LibsvmOptions::default()).unwrap();
-    let mut ex = Example::default();
-    let mut out = Vec::new();
-    while out.len() < limit && r.read_into(&mut ex).unwrap() {
-        out.push((ex.indices.clone(), ex.values.clone(), ex.label));
-    }
-    out
-}
+use common::golden::{lcg, read_libsvm, root, Data, Fnv, Planted};
 
 /// A deterministic sparse stream: d = 400, ~12 non-zeros per row, labels from a planted
 /// direction (a fixed LCG, so the stream never depends on a crate's generator).
 fn sparse_stream() -> Data {
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let d = 400u32;
-    (0..1500)
-        .map(|_| {
-            let mut idx: Vec<u32> = (0..12).map(|_| (next() * d as f64) as u32).collect();
-            idx.sort_unstable();
-            idx.dedup();
-            let val: Vec<f64> = idx.iter().map(|_| next() * 2.0 - 0.5).collect();
-            let score: f64 = idx
-                .iter()
-                .zip(&val)
-                .map(|(&j, &v)| if j % 3 == 0 { v } else { -0.3 * v })
-                .sum();
-            let y = if score + 0.2 * (next() - 0.5) > 0.0 {
-                1.0
-            } else {
-                -1.0
-            };
-            (idx, val, y)
-        })
-        .collect()
+    Planted {
+        rows: 1500,
+        draws: 12,
+        scale: 400.0,
+        always: None,
+        value: (2.0, -0.5),
+        signal: |j| j % 3 == 0,
+        off: -0.3,
+        noise: Some(0.2),
+    }
+    .stream(lcg(0x9E37_79B9_7F4A_7C15))
 }
 
 fn dim_of(data: &Data) -> usize {
@@ -74,19 +46,6 @@ fn dim_of(data: &Data) -> usize {
         .flat_map(|(i, _, _)| i.last().map(|&j| j as usize + 1))
         .max()
         .unwrap_or(0)
-}
-
-struct Fnv(u64);
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf29ce484222325)
-    }
-    fn f64(&mut self, x: f64) {
-        for b in x.to_bits().to_le_bytes() {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x100000001b3);
-        }
-    }
 }
 
 /// Two passes of progressive learning; the hash of every prediction and of the final weights.
@@ -112,7 +71,7 @@ fn run<L: OnlineLearner + ?Sized>(learner: &mut L, data: &Data) -> String {
     for w in learner.weights().iter() {
         h.f64(*w);
     }
-    format!("{:016x}", h.0)
+    h.hex()
 }
 
 fn linear_cases() -> Vec<(String, LearnerConfig)> {
@@ -263,7 +222,7 @@ fn compute() -> BTreeMap<String, String> {
 }
 
 fn golden_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/predictions.txt")
+    common::golden::golden_dir().join("predictions.txt")
 }
 
 #[test]
@@ -307,7 +266,7 @@ fn every_learner_is_bit_identical_to_the_golden_record() {
 /// exactly what the model that wrote it predicted.
 #[test]
 fn a_version_4_model_file_loads_and_predicts_the_same() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let dir = common::golden::golden_dir();
     let model_path = dir.join("heart-auto-v4.model");
     let data = read_libsvm(&root().join("data/heart.libsvm"), usize::MAX);
     // The file was written by the code of format version 4 (commit 7f5e5fc); today's code
@@ -321,7 +280,7 @@ fn a_version_4_model_file_loads_and_predicts_the_same() {
             values: v,
         }));
     }
-    let hash = format!("{:016x}", h.0);
+    let hash = h.hex();
     let record = dir.join("heart-auto-v4.predictions");
     assert_eq!(hash, std::fs::read_to_string(record).unwrap().trim());
 }

@@ -15,72 +15,33 @@
 //! adaptation, all on a generated sparse stream (d = 1000); and AdaGrad on `data/heart`.
 
 use sketchlearn::linear::{LinearModel, OnlineLearner};
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
-use std::path::{Path, PathBuf};
+use sketchlearn::Row;
 
-type Data = Vec<(Vec<u32>, Vec<f64>, f64)>;
+mod common;
+
+use common::golden::{golden_dir, read_libsvm, root, xorshift, Data, Fnv, Planted};
 
 /// Examples of the sparse stream learned before the model was saved (heart: 200).
 const LEARNED: usize = 300;
 
-fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
-}
-
 fn heart() -> Data {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm");
-    let mut r = LibsvmReader::open(path.to_str().unwrap(), LibsvmOptions::default()).unwrap();
-    let mut ex = Example::default();
-    let mut out = Vec::new();
-    while r.read_into(&mut ex).unwrap() {
-        out.push((ex.indices.clone(), ex.values.clone(), ex.label));
-    }
-    out
+    read_libsvm(&root().join("data/heart.libsvm"), usize::MAX)
 }
 
 /// A deterministic sparse stream: d = 1000, about 8 non-zeros per row, labels from a planted
 /// direction with noise (xorshift, independent of any crate's generator).
 fn sparse1000() -> Data {
-    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..900)
-        .map(|_| {
-            let mut idx: Vec<u32> = (0..8).map(|_| (next() * 999.0) as u32).collect();
-            idx.push(999);
-            idx.sort_unstable();
-            idx.dedup();
-            let val: Vec<f64> = idx.iter().map(|_| 1.5 * next() - 0.25).collect();
-            let score: f64 = idx
-                .iter()
-                .zip(&val)
-                .map(|(&j, &v)| if j % 4 == 1 { v } else { -0.2 * v })
-                .sum();
-            let y = if score + 0.3 * (next() - 0.5) > 0.0 {
-                1.0
-            } else {
-                -1.0
-            };
-            (idx, val, y)
-        })
-        .collect()
-}
-
-struct Fnv(u64);
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf29ce484222325)
+    Planted {
+        rows: 900,
+        draws: 8,
+        scale: 999.0,
+        always: Some(999),
+        value: (1.5, -0.25),
+        signal: |j| j % 4 == 1,
+        off: -0.2,
+        noise: Some(0.3),
     }
-    fn f64(&mut self, x: f64) {
-        for b in x.to_bits().to_le_bytes() {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x100000001b3);
-        }
-    }
+    .stream(xorshift(0x2545_F491_4F6C_DD1D))
 }
 
 /// The hash described in the module documentation.
@@ -103,7 +64,7 @@ fn fingerprint(mut model: LinearModel, data: &Data, learned: usize) -> String {
     for w in model.learner.weights().iter() {
         h.f64(*w);
     }
-    format!("{:016x}", h.0)
+    h.hex()
 }
 
 fn check(name: &str, data: &Data, learned: usize) {

@@ -278,16 +278,7 @@ fn all_configs() -> Vec<LearnerConfig> {
             ..LearnerConfig::default()
         });
     }
-    for curvature in [
-        CurvatureKind::Identity,
-        CurvatureKind::Full,
-        CurvatureKind::Fd,
-        CurvatureKind::FdFast,
-        CurvatureKind::Rfd,
-        CurvatureKind::RfdFast,
-        CurvatureKind::Rp,
-        CurvatureKind::Oja,
-    ] {
+    for curvature in CurvatureKind::ALL {
         for (diag, clip) in [(false, f64::INFINITY), (true, 1.0)] {
             out.push(LearnerConfig {
                 algorithm: Algorithm::Newton,

@@ -43,16 +43,7 @@ fn configs() -> Vec<LearnerConfig> {
             ..Default::default()
         },
     ];
-    for curvature in [
-        CurvatureKind::Identity,
-        CurvatureKind::Full,
-        CurvatureKind::Fd,
-        CurvatureKind::FdFast,
-        CurvatureKind::Rfd,
-        CurvatureKind::RfdFast,
-        CurvatureKind::Rp,
-        CurvatureKind::Oja,
-    ] {
+    for curvature in CurvatureKind::ALL {
         for diag in [false, true] {
             out.push(LearnerConfig {
                 algorithm: Algorithm::Newton,
@@ -81,6 +72,22 @@ fn configs() -> Vec<LearnerConfig> {
     out
 }
 
+/// The progressive predictions of learning `part` in order.
+fn learn_all<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    part: &[(Vec<u32>, Vec<f64>, f64)],
+) -> Vec<f64> {
+    part.iter()
+        .map(|(idx, val, y)| {
+            let x = Row::Sparse {
+                indices: idx,
+                values: val,
+            };
+            learner.learn(x, *y, 1.0).unwrap()
+        })
+        .collect()
+}
+
 #[test]
 fn save_load_resume_is_bit_identical() {
     let d = 6;
@@ -91,55 +98,12 @@ fn save_load_resume_is_bit_identical() {
         let mut straight = cfg.build(d).unwrap();
         let mut first = LinearModel::new(cfg.clone(), cfg.build(d).unwrap());
         let k = 37; // mid-way through a doubling buffer for m = 3
-        let mut preds_a = Vec::new();
-        let mut preds_b = Vec::new();
-        for (idx, val, y) in &stream {
-            preds_a.push(
-                straight
-                    .learn(
-                        Row::Sparse {
-                            indices: idx,
-                            values: val,
-                        },
-                        *y,
-                        1.0,
-                    )
-                    .unwrap(),
-            );
-        }
-        for (idx, val, y) in &stream[..k] {
-            preds_b.push(
-                first
-                    .learner
-                    .learn(
-                        Row::Sparse {
-                            indices: idx,
-                            values: val,
-                        },
-                        *y,
-                        1.0,
-                    )
-                    .unwrap(),
-            );
-        }
+        let preds_a = learn_all(&mut straight, &stream);
+        let mut preds_b = learn_all(&mut first.learner, &stream[..k]);
         let path = dir.join(format!("m{n}.skl"));
         first.save(&path).unwrap();
         let mut resumed = LinearModel::load(&path).unwrap();
-        for (idx, val, y) in &stream[k..] {
-            preds_b.push(
-                resumed
-                    .learner
-                    .learn(
-                        Row::Sparse {
-                            indices: idx,
-                            values: val,
-                        },
-                        *y,
-                        1.0,
-                    )
-                    .unwrap(),
-            );
-        }
+        preds_b.extend(learn_all(&mut resumed.learner, &stream[k..]));
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(
             bits(&preds_a),

@@ -11,46 +11,24 @@
 use sketchlearn::linear::{LinearModel, OnlineLearner};
 use sketchlearn::model;
 use sketchlearn::Row;
-use std::path::{Path, PathBuf};
 
-type Data = Vec<(Vec<u32>, Vec<f64>, f64)>;
+mod common;
+
+use common::golden::{golden_dir as dir, lcg, Data, Fnv, Planted};
 
 /// A deterministic sparse stream over d = 256 (a fixed LCG), 20 draws per row.
 fn stream(n: usize) -> Data {
-    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let mut idx: Vec<u32> = (0..20).map(|_| (next() * 256.0) as u32).collect();
-            idx.sort_unstable();
-            idx.dedup();
-            let val: Vec<f64> = idx.iter().map(|_| next() * 2.0 - 0.7).collect();
-            let score: f64 = idx
-                .iter()
-                .zip(&val)
-                .map(|(&j, &v)| if j % 5 < 2 { v } else { -0.2 * v })
-                .sum();
-            (idx, val, if score > 0.0 { 1.0 } else { -1.0 })
-        })
-        .collect()
-}
-
-struct Fnv(u64);
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf29ce484222325)
+    Planted {
+        rows: n,
+        draws: 20,
+        scale: 256.0,
+        always: None,
+        value: (2.0, -0.7),
+        signal: |j| j % 5 < 2,
+        off: -0.2,
+        noise: None,
     }
-    fn f64(&mut self, x: f64) {
-        for b in x.to_bits().to_le_bytes() {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x100000001b3);
-        }
-    }
+    .stream(lcg(0x2545_F491_4F6C_DD1D))
 }
 
 fn row(e: &(Vec<u32>, Vec<f64>, f64)) -> Row<'_> {
@@ -73,11 +51,7 @@ fn fingerprint(model: &mut LinearModel, data: &Data) -> String {
     for w in model.learner.weights().iter() {
         h.f64(*w);
     }
-    format!("{:016x}", h.0)
-}
-
-fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+    h.hex()
 }
 
 /// The sparse-time learners, by the names their version-4 curvature had.

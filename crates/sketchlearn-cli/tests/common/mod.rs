@@ -1,9 +1,13 @@
 //! Helpers shared by the CLI's integration tests (each test file that needs them says
 //! `mod common;`).
 
+mod process;
+pub use process::*;
+
 /// 300 LIBSVM rows of ten features between 5 and 10 with a real-valued label near 1: rows far
 /// larger than the default constant steps assume (one-hot ratings, unit rows), so a
 /// constant-step learner diverges on them unless they are scaled.
+#[allow(dead_code)] // the CLI and FM tests use it
 pub fn large_rows_libsvm() -> String {
     let mut text = String::new();
     let mut state = 7u64;

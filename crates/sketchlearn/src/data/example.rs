@@ -43,6 +43,27 @@ impl<'a> Row<'a> {
         }
     }
 
+    /// Calls `f(j, x_j)` for every stored entry in index order: each coordinate of a dense row
+    /// (zeros included), each listed entry of a sparse one.
+    ///
+    /// ```
+    /// use sketchlearn::Row;
+    /// let mut seen = Vec::new();
+    /// Row::Dense(&[0.5, 0.0]).for_each_entry(|j, x| seen.push((j, x)));
+    /// Row::Sparse { indices: &[4], values: &[2.0] }.for_each_entry(|j, x| seen.push((j, x)));
+    /// assert_eq!(seen, [(0, 0.5), (1, 0.0), (4, 2.0)]);
+    /// ```
+    #[inline]
+    pub fn for_each_entry(&self, mut f: impl FnMut(usize, f64)) {
+        match self {
+            Row::Dense(v) => v.iter().enumerate().for_each(|(j, &x)| f(j, x)),
+            Row::Sparse { indices, values } => indices
+                .iter()
+                .zip(values.iter())
+                .for_each(|(&j, &x)| f(j as usize, x)),
+        }
+    }
+
     /// Number of stored entries (d for a dense row, nnz for a sparse one).
     pub fn stored_len(&self) -> usize {
         match self {

@@ -139,6 +139,169 @@ pub struct RatingsOptions {
     pub out_of_scale: OutOfScale,
     /// Malformed rows.
     pub malformed: Malformed,
+    /// Which fields hold the user, item, rating and timestamp (default: the first four, in
+    /// that order).
+    pub columns: RatingColumns,
+}
+
+/// The 0-based fields of a ratings line that hold the user, the item, the rating and (optional)
+/// the timestamp; other fields are ignored. Build it from header names or 1-based positions
+/// with [`RatingColumns::resolve`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingColumns {
+    /// Field of the user id.
+    pub user: usize,
+    /// Field of the item id.
+    pub item: usize,
+    /// Field of the rating.
+    pub rating: usize,
+    /// Field of the timestamp, if any (an empty or missing field is no timestamp).
+    pub timestamp: Option<usize>,
+}
+
+impl Default for RatingColumns {
+    /// `user item rating [timestamp]`.
+    fn default() -> Self {
+        RatingColumns {
+            user: 0,
+            item: 1,
+            rating: 2,
+            timestamp: Some(3),
+        }
+    }
+}
+
+impl RatingColumns {
+    /// The columns named by `spec` — `user,item,rating`, each a header name (exact, as in
+    /// `header`) or a 1-based position — without a timestamp. An unknown name is an error that
+    /// names the header's columns.
+    ///
+    /// ```
+    /// use sketchlearn::data::ratings::RatingColumns;
+    /// let header = ["movie", "stars", "who"].map(String::from);
+    /// let c = RatingColumns::resolve(&["who", "movie", "stars"], Some(&header), "r.csv").unwrap();
+    /// assert_eq!((c.user, c.item, c.rating, c.timestamp), (2, 0, 1, None));
+    /// let c = RatingColumns::resolve(&["3", "1", "2"], None, "r.csv").unwrap();
+    /// assert_eq!((c.user, c.item, c.rating), (2, 0, 1));
+    /// let err = RatingColumns::resolve(&["user", "movie", "stars"], Some(&header), "r.csv");
+    /// assert_eq!(
+    ///     err.unwrap_err().to_string(),
+    ///     "invalid ratings option: r.csv has no column named \"user\" (its header: movie, stars, \
+    ///      who); --columns takes header names or 1-based positions"
+    /// );
+    /// ```
+    pub fn resolve(
+        spec: &[&str],
+        header: Option<&[String]>,
+        source_name: &str,
+    ) -> Result<Self, RatingsError> {
+        if spec.len() != 3 {
+            return Err(RatingsError::InvalidOption(format!(
+                "--columns needs user,item,rating (3 columns), got {}",
+                spec.len()
+            )));
+        }
+        let one = |name: &str| Self::field(name, header, source_name);
+        let c = RatingColumns {
+            user: one(spec[0])?,
+            item: one(spec[1])?,
+            rating: one(spec[2])?,
+            timestamp: None,
+        };
+        if c.user == c.item || c.user == c.rating || c.item == c.rating {
+            return Err(RatingsError::InvalidOption(format!(
+                "--columns names one column twice: {}",
+                spec.join(",")
+            )));
+        }
+        Ok(c)
+    }
+
+    /// The 0-based field of one `--columns` entry: a 1-based position, or a name looked up in
+    /// `header` (an error naming the header's columns when it is not there).
+    pub fn field(
+        name: &str,
+        header: Option<&[String]>,
+        source_name: &str,
+    ) -> Result<usize, RatingsError> {
+        if let Ok(k) = name.parse::<usize>() {
+            return k
+                .checked_sub(1)
+                .ok_or_else(|| RatingsError::InvalidOption("column positions start at 1".into()));
+        }
+        let Some(header) = header else {
+            return Err(RatingsError::InvalidOption(format!(
+                "{source_name} has no header to find a column named {name:?} in; --columns \
+                 takes 1-based positions then"
+            )));
+        };
+        header.iter().position(|h| h == name).ok_or_else(|| {
+            RatingsError::InvalidOption(format!(
+                "{source_name} has no column named {name:?} (its header: {}); --columns takes \
+                 header names or 1-based positions",
+                header.join(", ")
+            ))
+        })
+    }
+
+    /// Fields a line needs: one past the largest of user, item and rating.
+    fn needed(&self) -> usize {
+        self.user.max(self.item).max(self.rating) + 1
+    }
+}
+
+/// The header of a ratings file: the fields of its first non-empty line when that line's
+/// rating field (by `options.columns`) is not a number, as [`parse_ratings`] decides; `None`
+/// when the file has no header. Reads one line (`-` is refused: standard input is read once).
+pub fn read_header(
+    path: &str,
+    options: &RatingsOptions,
+) -> Result<Option<Vec<String>>, RatingsError> {
+    if path == "-" {
+        return Err(RatingsError::InvalidOption(
+            "column names need a file (standard input is read once): give --columns as \
+             1-based positions"
+                .into(),
+        ));
+    }
+    let mut input = open_input(path)?;
+    let mut line = String::new();
+    let mut line_no = 0;
+    loop {
+        line.clear();
+        line_no += 1;
+        let n = input
+            .read_line(&mut line)
+            .map_err(|e| ParseError::io(path, line_no, &e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let text = line
+            .trim_start_matches('\u{feff}')
+            .trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let format = match (
+            options.format,
+            Path::new(path.strip_suffix(".gz").unwrap_or(path))
+                .extension()
+                .and_then(|e| e.to_str()),
+        ) {
+            (RatingsFormat::Auto, Some("csv")) => RatingsFormat::Csv,
+            (RatingsFormat::Auto, Some("dat")) => RatingsFormat::Dat,
+            (RatingsFormat::Auto, _) => sniff(text),
+            (f, _) => f,
+        };
+        let fields: Vec<String> = split_fields(text, format)
+            .into_iter()
+            .map(|(_, f)| f.to_string())
+            .collect();
+        let rating = fields.get(options.columns.rating);
+        return Ok(rating
+            .is_some_and(|r| r.parse::<f64>().is_err())
+            .then_some(fields));
+    }
 }
 
 /// Counts of what [`parse_ratings`] met besides good rows.
@@ -262,7 +425,8 @@ pub fn read_ratings(path: &str, options: &RatingsOptions) -> Result<RatingsTable
     parse_ratings(input, name, &opts)
 }
 
-fn sniff(line: &str) -> RatingsFormat {
+/// The layout of a line: `::`-separated, else comma-separated, else whitespace.
+pub fn sniff(line: &str) -> RatingsFormat {
     if line.contains("::") {
         RatingsFormat::Dat
     } else if line.contains(',') {
@@ -270,6 +434,24 @@ fn sniff(line: &str) -> RatingsFormat {
     } else {
         RatingsFormat::Tsv
     }
+}
+
+/// The fields of a line in `format` (`Auto`: by [`sniff`]), as the ratings reader splits them.
+///
+/// ```
+/// use sketchlearn::data::ratings::{line_fields, RatingsFormat};
+/// assert_eq!(line_fields("1::10::4", RatingsFormat::Auto), ["1", "10", "4"]);
+/// assert_eq!(line_fields("a, b", RatingsFormat::Csv), ["a", "b"]);
+/// ```
+pub fn line_fields(line: &str, format: RatingsFormat) -> Vec<&str> {
+    let format = match format {
+        RatingsFormat::Auto => sniff(line),
+        f => f,
+    };
+    split_fields(line, format)
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect()
 }
 
 /// `(byte offset, field)` pairs of a line.
@@ -370,33 +552,37 @@ pub fn parse_ratings(
         }
         let fields = split_fields(line, format);
         let was_first = std::mem::replace(&mut first, false);
-        if was_first && fields.len() >= 3 && fields[2].1.parse::<f64>().is_err() {
+        let cols = options.columns;
+        if was_first
+            && fields.len() >= cols.needed()
+            && fields[cols.rating].1.parse::<f64>().is_err()
+        {
             table.stats.header = true;
             continue;
         }
         let parsed = (|| -> Result<(f64, Option<i64>), ParseError> {
-            if fields.len() < 3 {
+            if fields.len() < cols.needed() {
                 return Err(err(
                     0,
                     ParseErrorKind::WrongFieldCount {
-                        expected: 3,
+                        expected: cols.needed(),
                         found: fields.len(),
                     },
                 ));
             }
-            for &(off, f) in &fields[..2] {
+            for &(off, f) in [fields[cols.user], fields[cols.item]].iter() {
                 if f.is_empty() {
                     return Err(err(off + 1, ParseErrorKind::EmptyField));
                 }
             }
-            let (off, f) = fields[2];
+            let (off, f) = fields[cols.rating];
             let rating: f64 = f
                 .parse()
                 .map_err(|_| err(off + 1, ParseErrorKind::UnparsableValue(f.to_owned())))?;
             if !rating.is_finite() {
                 return Err(err(off + 1, ParseErrorKind::NonFiniteValue(f.to_owned())));
             }
-            let timestamp = match fields.get(3) {
+            let timestamp = match cols.timestamp.and_then(|t| fields.get(t)) {
                 Some(&(off, f)) if !f.is_empty() => Some(
                     f.parse::<i64>()
                         .map_err(|_| err(off + 1, ParseErrorKind::UnparsableValue(f.to_owned())))?,
@@ -437,8 +623,8 @@ pub fn parse_ratings(
                 }
             }
         }
-        let user = intern(&mut user_map, &mut table.users, fields[0].1);
-        let item = intern(&mut item_map, &mut table.items, fields[1].1);
+        let user = intern(&mut user_map, &mut table.users, fields[cols.user].1);
+        let item = intern(&mut item_map, &mut table.items, fields[cols.item].1);
         table.ratings.push(Rating {
             user,
             item,
@@ -457,6 +643,7 @@ pub struct SideBlock {
     /// Feature names, e.g. `gender=F`, `genre=Comedy`.
     pub names: Vec<String>,
     /// Raw id → local feature indices (sorted).
+    #[serde(serialize_with = "crate::sorted_map::serialize")]
     pub features: HashMap<String, Vec<u32>>,
 }
 
@@ -655,7 +842,9 @@ pub struct TableMap {
 /// module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RatingsEncoder {
+    #[serde(serialize_with = "crate::sorted_map::serialize")]
     users: HashMap<String, u32>,
+    #[serde(serialize_with = "crate::sorted_map::serialize")]
     items: HashMap<String, u32>,
     n_users: usize,
     n_items: usize,
@@ -739,10 +928,56 @@ impl RatingsEncoder {
         ex: &mut Example,
     ) -> EncodeOutcome {
         let r = &table.ratings[k];
-        ex.clear();
-        ex.label = r.rating;
         let u = map.users.get(r.user as usize).copied().flatten();
         let i = map.items.get(r.item as usize).copied().flatten();
+        let (user, item) = (&table.users[r.user as usize], &table.items[r.item as usize]);
+        self.encode_known(u, i, user, item, ex);
+        ex.label = r.rating;
+        EncodeOutcome {
+            unseen_user: u.is_none(),
+            unseen_item: i.is_none(),
+        }
+    }
+
+    /// Encodes one `(user, item)` pair given by raw ids, as [`encode`](Self::encode) encodes a
+    /// rating (label 0): an id the encoder was not fitted on loses its one-hot feature (the
+    /// [`Unseen::Drop`] policy, whatever [`RatingsEncoder::unseen`] says), so a model predicts
+    /// an unseen user or item from the other id, the side features and its bias.
+    ///
+    /// ```
+    /// use sketchlearn::data::ratings::{parse_ratings, RatingsEncoder, RatingsOptions};
+    /// use sketchlearn::Example;
+    /// let table = parse_ratings("1 10 4\n2 11 3\n".as_bytes(), "r", &RatingsOptions::default()).unwrap();
+    /// let enc = RatingsEncoder::fit(&table, 0..2, None);
+    /// let mut ex = Example::default();
+    /// let out = enc.encode_pair("2", "10", &mut ex);
+    /// assert_eq!(ex.indices, vec![1, 2]);
+    /// assert!(!out.unseen_user && !out.unseen_item);
+    /// let out = enc.encode_pair("7", "10", &mut ex);
+    /// assert_eq!(ex.indices, vec![2]);
+    /// assert!(out.unseen_user && !out.unseen_item);
+    /// ```
+    pub fn encode_pair(&self, user: &str, item: &str, ex: &mut Example) -> EncodeOutcome {
+        let u = self.users.get(user).copied();
+        let i = self.items.get(item).copied();
+        self.encode_known(u, i, user, item, ex);
+        EncodeOutcome {
+            unseen_user: u.is_none(),
+            unseen_item: i.is_none(),
+        }
+    }
+
+    /// `ex` = the one-hot features of the known indices `u`, `i` and the side features of the
+    /// raw ids (label 0).
+    fn encode_known(
+        &self,
+        u: Option<u32>,
+        i: Option<u32>,
+        user: &str,
+        item: &str,
+        ex: &mut Example,
+    ) {
+        ex.clear();
         let mut push = |j: usize| {
             ex.indices.push(j as u32);
             ex.values.push(1.0);
@@ -755,17 +990,13 @@ impl RatingsEncoder {
         }
         if let Some(side) = &self.side {
             let base_u = self.n_users + self.n_items;
-            if let Some(f) = side.users.features.get(&table.users[r.user as usize]) {
+            if let Some(f) = side.users.features.get(user) {
                 f.iter().for_each(|&j| push(base_u + j as usize));
             }
             let base_i = base_u + side.users.len();
-            if let Some(f) = side.items.features.get(&table.items[r.item as usize]) {
+            if let Some(f) = side.items.features.get(item) {
                 f.iter().for_each(|&j| push(base_i + j as usize));
             }
-        }
-        EncodeOutcome {
-            unseen_user: u.is_none(),
-            unseen_item: i.is_none(),
         }
     }
 

@@ -119,19 +119,13 @@ impl GaussianProjection {
         let mut out = vec![0.0; m];
         let mut r = vec![0.0; m];
         let scale = 1.0 / (m as f64).sqrt();
-        let mut add = |j: usize, v: f64| {
+        let add = |j: usize, v: f64| {
             if v != 0.0 {
                 self.row(j, &mut r);
                 crate::linalg::axpy(v * scale, &r, &mut out);
             }
         };
-        match x {
-            Row::Dense(v) => v.iter().enumerate().for_each(|(j, &x)| add(j, x)),
-            Row::Sparse { indices, values } => indices
-                .iter()
-                .zip(values)
-                .for_each(|(&j, &x)| add(j as usize, x)),
-        }
+        x.for_each_entry(add);
         out
     }
 

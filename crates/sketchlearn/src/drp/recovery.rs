@@ -215,6 +215,32 @@ impl DrpFit {
         &self.iterates[self.best_index()]
     }
 
+    /// Index (0-based) in `iterates` of the final iterate: the last one, unless Algorithm 2
+    /// stopped at a divergence — then the last iterate before it (the diverged iterate is
+    /// kept in `iterates` for the report, but it is not the run's result). With
+    /// [`OnDivergence::Continue`] the run goes on past a divergence and the last iterate is
+    /// the final one.
+    ///
+    /// ```
+    /// use sketchlearn::drp::{low_rank, DrpLoss, DrpParams, LowRankSpec};
+    /// let data = low_rank(&LowRankSpec { n: 120, d: 60, rank: 3, flip: 0.0, seed: 1 }).unwrap();
+    /// let fit = DrpParams::new(DrpLoss::Ridge, 1.0, 20).iterations(3).build().unwrap().fit(&data).unwrap();
+    /// assert_eq!(fit.final_index(), fit.iterates.len() - 1);
+    /// assert_eq!(fit.final_iterate(), fit.last());
+    /// ```
+    pub fn final_index(&self) -> usize {
+        let last = self.iterates.len() - 1;
+        match self.status {
+            Alg2Status::Diverged { at } if at == self.reports[last].t && last > 0 => last - 1,
+            _ => last,
+        }
+    }
+
+    /// The iterate at [`DrpFit::final_index`]: what the CLI saves as the recovered model.
+    pub fn final_iterate(&self) -> &[f64] {
+        &self.iterates[self.final_index()]
+    }
+
     /// Index (0-based) of [`DrpFit::best`] in `iterates`.
     pub fn best_index(&self) -> usize {
         let mut best = 0;

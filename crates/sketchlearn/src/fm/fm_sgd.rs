@@ -180,7 +180,7 @@ impl FmSgd {
         sums.resize(k, 0.0);
         let mut lin = self.w0;
         let mut sq = 0.0;
-        let mut visit = |i: usize, xi: f64| {
+        let visit = |i: usize, xi: f64| {
             if i >= self.dim || xi == 0.0 {
                 return;
             }
@@ -192,13 +192,7 @@ impl FmSgd {
                 sq += a * a;
             }
         };
-        match x {
-            Row::Dense(vals) => vals.iter().enumerate().for_each(|(i, &xi)| visit(i, xi)),
-            Row::Sparse { indices, values } => indices
-                .iter()
-                .zip(values)
-                .for_each(|(&i, &xi)| visit(i as usize, xi)),
-        }
+        x.for_each_entry(visit);
         let inter: f64 = sums.iter().map(|s| s * s).sum::<f64>() - sq;
         (lin, 0.5 * inter)
     }
@@ -264,7 +258,7 @@ impl OnlineLearner for FmSgd {
             )));
         }
         self.w0 -= eta_0 * g;
-        let mut update = |i: usize, xi: f64| {
+        let update = |i: usize, xi: f64| {
             if xi == 0.0 {
                 return;
             }
@@ -275,13 +269,7 @@ impl OnlineLearner for FmSgd {
                 *vf -= eta * grad;
             }
         };
-        match x {
-            Row::Dense(vals) => vals.iter().enumerate().for_each(|(i, &xi)| update(i, xi)),
-            Row::Sparse { indices, values } => indices
-                .iter()
-                .zip(values)
-                .for_each(|(&i, &xi)| update(i as usize, xi)),
-        }
+        x.for_each_entry(update);
         self.sums = sums;
         Ok(p)
     }

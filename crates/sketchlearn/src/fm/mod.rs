@@ -565,11 +565,13 @@ impl AnyFm {
     /// assert!(fm.pairwise(both).abs() > 0.0);
     /// ```
     pub fn pairwise(&self, x: Row<'_>) -> f64 {
-        dispatch!(self, l => l.pairwise(x))
+        finite_prediction(dispatch!(self, l => l.pairwise(x)))
     }
 
     /// Prepares for fast predictions once learning is over (SFTRL's factored sketch empties its
-    /// sparse buffers); predictions do not change.
+    /// sparse buffers); predictions do not change. Learning may go on afterwards, but not to the
+    /// bit as it would have without the compaction (the sketch's arithmetic changes): save a
+    /// model before compacting it to resume it exactly (`sketchlearn fm -f` does).
     pub fn compact(&mut self) -> Result<(), LearnError> {
         match self {
             AnyFm::Sftrl(s) => s.compact(),
@@ -579,15 +581,40 @@ impl AnyFm {
     }
 }
 
+/// The largest prediction magnitude an FM reports: [`MAX_WEIGHT`](crate::linear::MAX_WEIGHT),
+/// the linear learners' bound on a weight.
+pub const MAX_PREDICTION: f64 = crate::linear::MAX_WEIGHT;
+
+/// Keeps a reported prediction finite. The learners refuse a step that would make their state
+/// non-finite, but a finite state can still be large enough (extreme steps such as `η = 10³⁰⁸`,
+/// or huge feature values) that the quadratic form `âᵀΘâ` overflows: `±∞` is reported as
+/// `±MAX_PREDICTION`, and `NaN` (`∞ − ∞` between the two sides of a signed sketch) as 0, the
+/// prediction of a model that knows nothing. Finite predictions within the bound are unchanged.
+///
+/// ```
+/// use sketchlearn::fm::{finite_prediction, MAX_PREDICTION};
+/// assert_eq!(finite_prediction(3.5), 3.5);
+/// assert_eq!(finite_prediction(f64::INFINITY), MAX_PREDICTION);
+/// assert_eq!(finite_prediction(-1e300), -MAX_PREDICTION);
+/// assert_eq!(finite_prediction(f64::NAN), 0.0);
+/// ```
+pub fn finite_prediction(p: f64) -> f64 {
+    if p.is_nan() {
+        0.0
+    } else {
+        p.clamp(-MAX_PREDICTION, MAX_PREDICTION)
+    }
+}
+
 impl OnlineLearner for AnyFm {
     fn dim(&self) -> usize {
         dispatch!(self, l => l.dim())
     }
     fn predict(&self, x: Row<'_>) -> f64 {
-        dispatch!(self, l => l.predict(x))
+        finite_prediction(dispatch!(self, l => l.predict(x)))
     }
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        dispatch!(self, l => l.learn(x, y, weight))
+        dispatch!(self, l => l.learn(x, y, weight)).map(finite_prediction)
     }
     fn weights(&self) -> Cow<'_, [f64]> {
         dispatch!(self, l => l.weights())

@@ -78,6 +78,7 @@ impl Default for OcgParams {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct SymSparse {
     n: usize,
+    #[serde(serialize_with = "crate::sorted_map::serialize")]
     pos: HashMap<u64, u32>,
     i: Vec<u32>,
     j: Vec<u32>,

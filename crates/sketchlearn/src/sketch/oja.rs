@@ -53,21 +53,10 @@ impl OjaSketch {
         check_pos("alpha", alpha)?;
         check_pos("oja learning-rate constant c", c)?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut v: Vec<f64> = (0..m * dim)
+        let v: Vec<f64> = (0..m * dim)
             .map(|_| StandardNormal.sample(&mut rng))
             .collect();
-        orthonormalize_rows(&mut v, m, dim);
-        Ok(OjaSketch {
-            m,
-            dim,
-            alpha,
-            c,
-            t: 0,
-            lambda: vec![0.0; m],
-            v,
-            h: vec![1.0 / alpha; m],
-            p: vec![0.0; m],
-        })
+        Self::with_directions(dim, m, alpha, c, v)
     }
 
     /// Like [`OjaSketch::new`] but starting from the given directions `v` (row-major `m × d`;

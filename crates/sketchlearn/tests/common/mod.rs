@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests (each test file that needs them says `mod common;`).
 
+pub mod golden;
+
 use proptest::prelude::*;
 
 /// Decimal texts of every shape the readers meet: an optional sign, up to 12 integer digits, an
@@ -88,4 +90,42 @@ pub fn spd_solve(a: &[f64], n: usize, b: &mut [f64]) {
         let s: f64 = (i + 1..n).map(|k| l[k * n + i] * b[k]).sum();
         b[i] = (b[i] - s) / l[i * n + i];
     }
+}
+
+/// The closed-form ridge solution in dual form, `w = Xᵀβ` with `(K + λI) β = y` and `K` the Gram
+/// matrix of the rows of `features` (row-major `n × k`: the data itself, or its projection), the
+/// combination taken over the rows of `data` (DRP paper, equations (14) and (15)).
+#[allow(dead_code)] // used by the DRP tests only
+pub fn dual_ridge(
+    features: &[f64],
+    k: usize,
+    lambda: f64,
+    data: &sketchlearn::drp::Dataset,
+) -> Vec<f64> {
+    let n = data.len();
+    let mut gram = vec![0.0; n * n];
+    sketchlearn::spectral::gram_rows(features, n, k, &mut gram);
+    for i in 0..n {
+        gram[i * n + i] += lambda;
+    }
+    let mut beta = data.labels().to_vec();
+    spd_solve(&gram, n, &mut beta);
+    let mut w = vec![0.0; data.dim()];
+    data.add_combination(&beta, &mut w);
+    w
+}
+
+/// Learns the sparse example `(idx, val, y)` with weight 1; its progressive prediction.
+#[allow(dead_code)] // not every test file that says `mod common;` learns rows
+pub fn learn_sparse<L: sketchlearn::linear::OnlineLearner + ?Sized>(
+    learner: &mut L,
+    idx: &[u32],
+    val: &[f64],
+    y: f64,
+) -> f64 {
+    let x = sketchlearn::Row::Sparse {
+        indices: idx,
+        values: val,
+    };
+    learner.learn(x, y, 1.0).unwrap()
 }

@@ -1,0 +1,165 @@
+//! `sketchlearn fm predict`: a saved FM model (`fm -f`, trained on ratings) scores new
+//! `(user, item)` pairs — a line in, a line out, flushed, so it can sit in a pipe.
+//!
+//! Unseen ids: a user or item the model was not trained on has no one-hot feature, so its
+//! prediction comes from what the model knows — the other id's terms, the side features and the
+//! bias (intercept); for a pair of two unseen ids that is the bias alone, the model's global
+//! prediction. `--unseen-error` makes an unseen id an error instead.
+
+use anyhow::{bail, Context, Result};
+use sketchlearn::data::ratings::{line_fields, RatingColumns, RatingsFormat};
+use sketchlearn::fm::{l2_normalize, FmModel};
+use sketchlearn::linear::OnlineLearner;
+use sketchlearn::Example;
+use std::io::{BufRead, Write};
+
+/// Arguments of `sketchlearn fm predict`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Input: one pair a line, `user item` (more fields are ignored: a ratings file works as it is), \
+separated by tabs/spaces, commas or `::` (decided from the first line). With --columns the \
+user and item are taken by header name (the first line is then the header) or 1-based \
+position. Output: one prediction a line (the model's scale: raw ratings for a ratings model).\n\n\
+Unseen users and items: their one-hot feature is left out, so the prediction comes from the \
+other id, the side features and the bias; a pair of two unseen ids gets the bias alone (the \
+global prediction). --unseen-error refuses them instead.\n\n\
+Example:\n  sketchlearn fm --scale 1,5 -f ml.model u.data\n  \
+printf '196\\t242\\n1\\t99999\\n' | sketchlearn fm predict -i ml.model --clip 1,5 -")]
+pub struct FmPredictArgs {
+    /// The model (written by `fm -f` on a ratings file).
+    #[arg(short = 'i', long = "initial-model")]
+    pub model: String,
+    /// Write the predictions here (default: standard output).
+    #[arg(short = 'p', long = "predictions")]
+    pub predictions: Option<String>,
+    /// The user and item columns, each a header name or a 1-based position [default: 1,2].
+    #[arg(long, value_delimiter = ',', num_args = 1, value_name = "USER,ITEM")]
+    pub columns: Option<Vec<String>>,
+    /// Clip predictions into MIN,MAX (e.g. the rating scale 1,5).
+    #[arg(long, value_delimiter = ',', num_args = 1, value_name = "MIN,MAX")]
+    pub clip: Option<Vec<f64>>,
+    /// An unseen user or item is an error instead of a prediction without its feature.
+    #[arg(long)]
+    pub unseen_error: bool,
+    /// Pairs to score (`-` = standard input; `.gz` decompressed).
+    pub file: String,
+}
+
+/// Where the user and item are on a line; names in `--columns` are resolved against the first
+/// non-empty line (the header), so a header works on standard input too.
+struct PairReader {
+    spec: Vec<String>,
+    /// `(user, item)` fields, once known.
+    fields: Option<(usize, usize)>,
+}
+
+impl PairReader {
+    fn new(args: &FmPredictArgs) -> Result<Self> {
+        let spec = args
+            .columns
+            .clone()
+            .unwrap_or_else(|| vec!["1".into(), "2".into()]);
+        if spec.len() != 2 {
+            bail!("--columns needs user,item (2 columns), got {}", spec.len());
+        }
+        let by_position = spec.iter().all(|c| c.parse::<usize>().is_ok());
+        let fields = if by_position {
+            let f = |c: &str| RatingColumns::field(c, None, "");
+            Some((f(&spec[0])?, f(&spec[1])?))
+        } else {
+            None
+        };
+        Ok(PairReader { spec, fields })
+    }
+
+    /// The user and item of a line; `None` for a blank line or the header.
+    fn pair<'a>(
+        &mut self,
+        line: &'a str,
+        source: &str,
+        line_no: u64,
+    ) -> Result<Option<(&'a str, &'a str)>> {
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            return Ok(None);
+        }
+        let fields = line_fields(line, RatingsFormat::Auto);
+        let Some((user, item)) = self.fields else {
+            let header: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+            let f = |c: &str| RatingColumns::field(c, Some(&header), source);
+            self.fields = Some((f(&self.spec[0])?, f(&self.spec[1])?));
+            return Ok(None);
+        };
+        match (fields.get(user), fields.get(item)) {
+            (Some(u), Some(i)) if !u.is_empty() && !i.is_empty() => Ok(Some((u, i))),
+            _ => bail!(
+                "{source}:{line_no}: expected a user in field {} and an item in field {} \
+                 (--columns), found {} fields",
+                user + 1,
+                item + 1,
+                fields.len()
+            ),
+        }
+    }
+}
+
+pub fn run(args: &FmPredictArgs) -> Result<()> {
+    crate::paths::check_learning_outputs(
+        &[&args.file],
+        Some(&args.model),
+        None,
+        args.predictions.as_deref(),
+    )?;
+    let clip = match args.clip.as_deref() {
+        None => None,
+        Some(&[lo, hi]) if lo <= hi => Some((lo, hi)),
+        Some(v) => bail!("--clip needs MIN,MAX with MIN <= MAX, got {v:?}"),
+    };
+    let model = FmModel::load(&args.model)?;
+    let Some(encoder) = &model.encoder else {
+        bail!(
+            "{} was not trained on ratings: `fm predict` scores (user, item) pairs; score \
+             LIBSVM rows with `fm -i {} --train-fraction 0 -p OUT FILE`",
+            args.model,
+            args.model
+        );
+    };
+    let mut pairs = PairReader::new(args)?;
+    let input = sketchlearn::open_input(&args.file)?;
+    let mut out: Box<dyn Write> = match &args.predictions {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {p}"))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut ex = Example::default();
+    for (k, line) in input.lines().enumerate() {
+        let line_no = k as u64 + 1;
+        let line = line.with_context(|| format!("{}:{line_no}: reading", args.file))?;
+        let Some((user, item)) = pairs.pair(&line, &args.file, line_no)? else {
+            continue;
+        };
+        let seen = encoder.encode_pair(user, item, &mut ex);
+        if args.unseen_error && (seen.unseen_user || seen.unseen_item) {
+            let what = if seen.unseen_user { "user" } else { "item" };
+            let id = if seen.unseen_user { user } else { item };
+            bail!(
+                "{}:{line_no}: {what} {id:?} was not seen in training",
+                args.file
+            );
+        }
+        if model.normalize {
+            l2_normalize(&mut ex);
+        }
+        let mut p = model.learner.predict(ex.row());
+        if let Some((lo, hi)) = clip {
+            p = p.clamp(lo, hi);
+        }
+        writeln!(out, "{p}")?;
+        if args.predictions.is_none() {
+            out.flush()?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
