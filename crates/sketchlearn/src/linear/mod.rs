@@ -9,6 +9,7 @@
 use crate::Row;
 
 mod any;
+mod calibration;
 mod check;
 mod config;
 pub mod curvature;
@@ -19,6 +20,7 @@ mod fixed;
 mod intercept;
 mod legacy;
 mod mixture;
+mod mixture_wire;
 pub mod multiclass;
 mod newton;
 mod representation;
