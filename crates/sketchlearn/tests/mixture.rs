@@ -629,3 +629,74 @@ fn calibration_never_flips_a_wrong_member() {
         assert!(pi[1] > 0.99, "{loss:?}: weights {pi:?}");
     }
 }
+
+/// Issue 27, item 3: the default mixture learning batches (its members on two threads when
+/// the machine has two cores) gives the bits of learning one example at a time — predictions,
+/// final weights and member weights — dense and sparse-time members alike; an invalid example
+/// ends its batch with the same error, the examples before it learned.
+#[test]
+fn batches_on_two_threads_are_bit_identical_to_one_example_at_a_time() {
+    use sketchlearn::linear::{CurvatureKind, Representation};
+    use sketchlearn::Example;
+    let d = 64;
+    let truth: Vec<f64> = (0..d).map(|j| ((j * 7) % 5) as f64 - 2.0).collect();
+    let mut examples: Vec<Example> = stream(700, d, &truth, 0.1, 11)
+        .into_iter()
+        .map(|(x, y)| {
+            // Sparse rows: every third coordinate.
+            let indices: Vec<u32> = (0..d as u32).filter(|j| (j + y as u32) % 3 == 0).collect();
+            let values = indices.iter().map(|&j| x[j as usize]).collect();
+            Example {
+                label: y,
+                weight: 1.0,
+                indices,
+                values,
+            }
+        })
+        .collect();
+    examples[650].label = f64::NAN;
+    for representation in [Representation::Dense, Representation::Sparse] {
+        let cfg = LearnerConfig {
+            curvature: CurvatureKind::RfdFast,
+            size: 4,
+            representation,
+            ..LearnerConfig::default()
+        };
+        let mut one = cfg.build(d).unwrap();
+        let mut batched = cfg.build(d).unwrap();
+        let mut seq = Vec::new();
+        let mut seq_err = None;
+        for ex in &examples {
+            match one.learn(ex.row(), ex.label, ex.weight) {
+                Ok(p) => seq.push(p.to_bits()),
+                Err(e) => {
+                    seq_err = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let (mut bat, mut out) = (Vec::new(), Vec::new());
+        let mut bat_err = None;
+        for chunk in examples.chunks(128) {
+            let result = batched.learn_batch(chunk, &mut out);
+            bat.extend(out.iter().map(|p| p.to_bits()));
+            if let Err(e) = result {
+                bat_err = Some(e.to_string());
+                break;
+            }
+        }
+        assert_eq!(seq.len(), 650, "{representation:?}");
+        assert_eq!(seq, bat, "{representation:?}: predictions differ");
+        assert_eq!(seq_err, bat_err);
+        let bits = |l: &AnyLearner| l.weights().iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&one),
+            bits(&batched),
+            "{representation:?}: weights differ"
+        );
+        let (AnyLearner::Mixture(a), AnyLearner::Mixture(b)) = (&one, &batched) else {
+            panic!("the default is a mixture")
+        };
+        assert_eq!(a.member_weights(), b.member_weights());
+    }
+}

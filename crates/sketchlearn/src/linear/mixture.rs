@@ -359,7 +359,16 @@ impl<L: OnlineLearner> Mixture<L> {
             };
             preds.push(p);
         }
-        let p = self.combine(&preds);
+        let p = self.mix_round(&preds, y, weight, variance);
+        self.scratch = preds;
+        Ok(p)
+    }
+
+    /// One round of the weighting, given the members' predictions `preds` of the example
+    /// `(y, weight)` (made before they learned it): the mixture's prediction, then each
+    /// member's loss under the rule, AdaHedge's gap and the new weights.
+    pub(super) fn mix_round(&mut self, preds: &[f64], y: f64, weight: f64, variance: f64) -> f64 {
+        let p = self.combine(preds);
         let mut losses = std::mem::take(&mut self.losses);
         losses.clear();
         for (k, &pk) in preds.iter().enumerate() {
@@ -406,8 +415,7 @@ impl<L: OnlineLearner> Mixture<L> {
             *lw = if behind > 0.0 { -eta * behind } else { 0.0 };
         }
         self.losses = losses;
-        self.scratch = preds;
-        Ok(p)
+        p
     }
 }
 
