@@ -92,3 +92,42 @@ impl Calibration {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The scale stays finite and `≥ 0` (the probability in `[0, 1]`) whatever the scores.
+        #[test]
+        fn scale_stays_finite_and_nonnegative(
+            steps in proptest::collection::vec((-1e6f64..1e6, any::<bool>(), 0.0f64..10.0), 1..200)
+        ) {
+            let mut c = Calibration::default();
+            for (p, pos, w) in steps {
+                c.learn(p, if pos { 1.0 } else { -1.0 }, w);
+                let [s, h] = c.to_pair();
+                prop_assert!(s.is_finite() && s >= 0.0 && h.is_finite() && h > 0.0);
+                let q = c.probability(p);
+                prop_assert!((0.0..=1.0).contains(&q));
+            }
+        }
+    }
+
+    /// An over-confident scorer (|p| = 20, right 60 % of the time) is scaled down toward the
+    /// probability its signs earn; an uninformative one stays at the prior.
+    #[test]
+    fn over_confidence_is_scaled_down() {
+        let mut c = Calibration::default();
+        for t in 0..20_000 {
+            let y = if t % 5 < 3 { 1.0 } else { -1.0 };
+            c.learn(20.0, y, 1.0);
+        }
+        let q = c.probability(20.0);
+        assert!((q - 0.6).abs() < 0.02, "calibrated probability {q}");
+        let mut flat = Calibration::default();
+        flat.learn(0.0, 1.0, 1.0);
+        assert_eq!(flat, Calibration::default());
+    }
+}
