@@ -36,7 +36,7 @@ pub struct LearnerArgs {
     /// Algorithm: auto | ogd | adagrad | adagrad-grid | newton. Default: auto, an online mixture
     /// of two RFD-SONs (two step sizes), FD-SON with diagonal adaptation and an AdaGrad grid
     /// (each learns every example; the prediction weighs them by their progressive Brier
-    /// scores, AdaHedge) — or newton when --curvature or --diag is given. adagrad-grid: AdaGrad
+    /// scores after calibrating each member's scale, AdaHedge) — or newton when --curvature or --diag is given. adagrad-grid: AdaGrad
     /// at -l and 8× -l (the latter's intercept constant /32), mixed the same way.
     #[arg(long)]
     pub algo: Option<Algorithm>,

@@ -473,7 +473,7 @@ fn default_is_the_auto_mixture_of_its_members() {
     let AnyLearner::Mixture(mix) = &learner else {
         panic!("default is not a mixture: {}", cfg.describe());
     };
-    assert_eq!(mix.rule(), MixRule::AdaHedgeBrier);
+    assert_eq!(mix.rule(), MixRule::AdaHedgeCalibrated);
     assert_eq!(mix.members().len(), 4);
     assert_eq!(learner.dim(), 7);
     // Squared loss (regression) mixes with AdaHedge on variance-normalised squared errors, the
@@ -524,7 +524,7 @@ fn adagrad_grid_mixes_two_adagrads_and_is_the_defaults_third_member() {
     let AnyLearner::Mixture(mix) = &learner else {
         panic!("adagrad-grid is not a mixture: {}", cfg.describe());
     };
-    assert_eq!(mix.rule(), MixRule::AdaHedgeBrier);
+    assert_eq!(mix.rule(), MixRule::AdaHedgeCalibrated);
     assert_eq!(mix.members().len(), 2);
     let [a, b] = cfg.adagrad_grid_members();
     assert_eq!(
@@ -559,4 +559,144 @@ fn adagrad_grid_mixes_two_adagrads_and_is_the_defaults_third_member() {
         panic!("the default's member 3 is not the AdaGrad grid")
     };
     assert_eq!(inner.members().len(), 2);
+}
+
+/// Progressive mistakes of a mixture of fixed experts over `data`, and its final weights.
+fn mixture_mistakes(
+    experts: &[Vec<f64>],
+    rule: MixRule,
+    data: &[(Vec<f64>, f64)],
+) -> (usize, Vec<f64>) {
+    let mut mix = fixed_mixture(experts, rule);
+    let mistakes = data
+        .iter()
+        .filter(|(x, y)| {
+            let p = mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+            (p > 0.0) != (*y > 0.0)
+        })
+        .count();
+    (mistakes, mix.member_weights())
+}
+
+/// Issue 27's failure: a member that knows nothing and says so (scores near 0, Brier ≈ ¼ every
+/// round) against one whose signs are right 70 % of the time but whose probabilities are far
+/// too confident (Brier ≈ 0.3). The raw Brier score follows the first (a coin toss); the
+/// calibrated Brier score of `linear/calibration.rs` grades the second's signs and follows it.
+#[test]
+fn calibrated_brier_follows_the_informative_overconfident_member() {
+    // Labels: the sign of x₀ flipped 30 % of the time; member 0 scores 1e-3·x₁ (independent
+    // of the label), member 1 scores 50·x₀.
+    let data = stream(6000, 2, &[1.0, 0.0], 0.3, 27);
+    let experts = [vec![0.0, 1e-3], vec![50.0, 0.0]];
+    let (raw, raw_pi) = mixture_mistakes(&experts, MixRule::AdaHedgeBrier, &data);
+    let (cal, cal_pi) = mixture_mistakes(&experts, MixRule::AdaHedgeCalibrated, &data);
+    let informed = data
+        .iter()
+        .filter(|(x, y)| (x[0] > 0.0) != (*y > 0.0))
+        .count();
+    assert!(raw_pi[0] > 0.99, "raw Brier weights {raw_pi:?}");
+    assert!(cal_pi[1] > 0.99, "calibrated Brier weights {cal_pi:?}");
+    assert!(
+        raw as f64 > 0.45 * data.len() as f64,
+        "raw Brier: {raw} mistakes"
+    );
+    // AdaHedge's constant regret once the leader is clear, plus the prior's first rounds.
+    assert!(
+        cal <= informed + 150,
+        "calibrated: {cal} mistakes, member 1: {informed}"
+    );
+}
+
+/// The calibrated rule is invariant to the scale of the members' scores once the scales are
+/// fitted: an anti-informative member (signs mostly wrong) is not rescued by flipping them
+/// (`s ≥ 0`), whatever the loss the scores come from.
+#[test]
+fn calibration_never_flips_a_wrong_member() {
+    let data = stream(6000, 2, &[1.0, 0.0], 0.2, 3);
+    let experts = [vec![-5.0, 0.0], vec![0.0, 1e-3]];
+    for loss in [Loss::Logistic, Loss::Hinge, Loss::SmoothHinge] {
+        let mut mix = Mixture::new(
+            experts.iter().cloned().map(fixed).collect(),
+            loss,
+            MixRule::AdaHedgeCalibrated,
+            1.0,
+        )
+        .unwrap();
+        for (x, y) in &data {
+            mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+        }
+        let pi = mix.member_weights();
+        assert!(pi[1] > 0.99, "{loss:?}: weights {pi:?}");
+    }
+}
+
+/// Issue 27, item 3: the default mixture learning batches (its members on two threads when
+/// the machine has two cores) gives the bits of learning one example at a time — predictions,
+/// final weights and member weights — dense and sparse-time members alike; an invalid example
+/// ends its batch with the same error, the examples before it learned.
+#[test]
+fn batches_on_two_threads_are_bit_identical_to_one_example_at_a_time() {
+    use sketchlearn::linear::{CurvatureKind, Representation};
+    use sketchlearn::Example;
+    let d = 64;
+    let truth: Vec<f64> = (0..d).map(|j| ((j * 7) % 5) as f64 - 2.0).collect();
+    let mut examples: Vec<Example> = stream(700, d, &truth, 0.1, 11)
+        .into_iter()
+        .map(|(x, y)| {
+            // Sparse rows: every third coordinate.
+            let indices: Vec<u32> = (0..d as u32).filter(|j| (j + y as u32) % 3 == 0).collect();
+            let values = indices.iter().map(|&j| x[j as usize]).collect();
+            Example {
+                label: y,
+                weight: 1.0,
+                indices,
+                values,
+            }
+        })
+        .collect();
+    examples[650].label = f64::NAN;
+    for representation in [Representation::Dense, Representation::Sparse] {
+        let cfg = LearnerConfig {
+            curvature: CurvatureKind::RfdFast,
+            size: 4,
+            representation,
+            ..LearnerConfig::default()
+        };
+        let mut one = cfg.build(d).unwrap();
+        let mut batched = cfg.build(d).unwrap();
+        let mut seq = Vec::new();
+        let mut seq_err = None;
+        for ex in &examples {
+            match one.learn(ex.row(), ex.label, ex.weight) {
+                Ok(p) => seq.push(p.to_bits()),
+                Err(e) => {
+                    seq_err = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let (mut bat, mut out) = (Vec::new(), Vec::new());
+        let mut bat_err = None;
+        for chunk in examples.chunks(128) {
+            let result = batched.learn_batch(chunk, &mut out);
+            bat.extend(out.iter().map(|p| p.to_bits()));
+            if let Err(e) = result {
+                bat_err = Some(e.to_string());
+                break;
+            }
+        }
+        assert_eq!(seq.len(), 650, "{representation:?}");
+        assert_eq!(seq, bat, "{representation:?}: predictions differ");
+        assert_eq!(seq_err, bat_err);
+        let bits = |l: &AnyLearner| l.weights().iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&one),
+            bits(&batched),
+            "{representation:?}: weights differ"
+        );
+        let (AnyLearner::Mixture(a), AnyLearner::Mixture(b)) = (&one, &batched) else {
+            panic!("the default is a mixture")
+        };
+        assert_eq!(a.member_weights(), b.member_weights());
+    }
 }

@@ -9,7 +9,7 @@ use super::{
     AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, Mixture,
     Newton, Ogd, OnlineLearner, RunningMean, ScaledMixture, TargetStandardization,
 };
-use crate::Row;
+use crate::{Example, Row};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -78,5 +78,11 @@ impl OnlineLearner for AnyLearner {
     #[inline]
     fn prefetch(&self, x: Row<'_>) {
         dispatch!(self, l => l.prefetch(x))
+    }
+    fn learn_batch(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
+        match self {
+            AnyLearner::Mixture(mix) => mix.learn_batch_parallel(batch, out),
+            other => super::learn_each(other, batch, out),
+        }
     }
 }

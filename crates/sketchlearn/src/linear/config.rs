@@ -232,7 +232,7 @@ impl Default for LearnerConfig {
     /// `c = 0.1` (the to-sketch vector is `√0.1·g`); FD-SON with diagonal adaptation, `α = α/4
     /// = 0.25`, `d₀ = 0.1`; the AdaGrad grid with learning rates 0.5 and 4 (intercept constant
     /// 1 and 1/32); RFD-SON with `α₀ = 3`, `c = 0.2`.
-    /// Mixed by [`MixRule::AdaHedgeBrier`] (classification) or [`MixRule::Bayes`] (squared loss).
+    /// Mixed by [`MixRule::AdaHedgeCalibrated`] (classification) or [`MixRule::Bayes`] (squared loss).
     ///
     /// Evidence (`docs/results/auto.md`, `cargo run --release -p sketchlearn-repro -- auto`): the mixture is within one
     /// binomial standard error of the best untuned peer (VW, River) on all 12 shared datasets,
@@ -403,12 +403,12 @@ impl LearnerConfig {
     }
 
     /// How [`Algorithm::Auto`] and [`Algorithm::AdaGradGrid`] mix their members:
-    /// [`MixRule::AdaHedgeBrier`] for classification, [`MixRule::AdaHedgeScaled`] (AdaHedge on
+    /// [`MixRule::AdaHedgeCalibrated`] for classification, [`MixRule::AdaHedgeScaled`] (AdaHedge on
     /// squared errors divided by the running label variance, in a [`ScaledMixture`]) for the
     /// squared loss.
     pub fn mix_rule(&self) -> MixRule {
         if self.loss.is_classification() {
-            MixRule::AdaHedgeBrier
+            MixRule::AdaHedgeCalibrated
         } else {
             MixRule::AdaHedgeScaled
         }

@@ -5,9 +5,13 @@
 //! The prediction averages the members' *probabilities* for the logistic loss,
 //! `P(y = 1) = Σ_k π_k σ(p_k)` (returned as its log-odds), and their margins for the other losses.
 //!
-//! * [`MixRule::AdaHedgeBrier`] (the default of [`Algorithm::Auto`](super::Algorithm::Auto) for
-//!   classification): Hedge on each member's progressive *Brier score* `(1 − q_k(y))²`, with
-//!   `q_k(y)` the member's probability of the observed label, and AdaHedge's parameter-free rate
+//! * [`MixRule::AdaHedgeCalibrated`] (the default of [`Algorithm::Auto`](super::Algorithm::Auto)
+//!   for classification since issue 27): [`MixRule::AdaHedgeBrier`] on each member's probability
+//!   `σ(s_k·p_k)` with a scale `s_k ≥ 0` fitted online, so that an over-confident member with
+//!   the better signs is not out-scored by one that knows nothing and says so (the derivation
+//!   and the measurements are in `linear/calibration.rs`).
+//! * [`MixRule::AdaHedgeBrier`] (the default for classification until issue 27): Hedge on each
+//!   member's progressive *Brier score* `(1 − q_k(y))²`, with `q_k(y)` the member's probability of the observed label, and AdaHedge's parameter-free rate
 //!   `η_t = ln K / Δ_{t−1}`, where `Δ` is the cumulative mixability gap (de Rooij, van Erven,
 //!   Grünwald & Koolen, *Follow the Leader If You Can, Hedge If You Must*, JMLR 2014, §2: Alg. 1
 //!   and its regret bound in terms of `L*`): its regret against the best member is at most
@@ -59,6 +63,8 @@
 //! Issue 7's "combining learners online": the cost per example is the sum of the members' costs,
 //! so it stays linear in `d` (or in `nnz`) when every member's does.
 
+use super::calibration::Calibration;
+use super::mixture_wire::MixtureWire;
 use super::{check_example, AnyLearner, LearnError, OnlineLearner};
 use crate::loss::{sigmoid, softplus, Loss};
 use crate::merge::{MergeResult, MergeShare};
@@ -86,6 +92,11 @@ pub enum MixRule {
     /// documentation for the derivation): the squared-loss rule that does not depend on the
     /// label's scale.
     AdaHedgeScaled,
+    /// AdaHedge (as [`MixRule::AdaHedge`]) on the Brier score `(1 − q_k(y))²` of each member's
+    /// *calibrated* probability `q_k = σ(s_k·p_k)`, `s_k ≥ 0` fitted online to the labels
+    /// ([`Calibration`]): the Brier score of the member's discrimination, whatever the scale of
+    /// its scores (so the same rule for every classification loss).
+    AdaHedgeCalibrated,
 }
 
 impl MixRule {
@@ -93,7 +104,10 @@ impl MixRule {
     fn is_adahedge(self) -> bool {
         matches!(
             self,
-            MixRule::AdaHedge | MixRule::AdaHedgeBrier | MixRule::AdaHedgeScaled
+            MixRule::AdaHedge
+                | MixRule::AdaHedgeBrier
+                | MixRule::AdaHedgeScaled
+                | MixRule::AdaHedgeCalibrated
         )
     }
 }
@@ -137,28 +151,29 @@ fn miss_probability(loss: Loss, p: f64, y: f64) -> f64 {
 /// let pi = mix.member_weights();
 /// assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "MixtureWire<L>")]
 pub struct Mixture<L = AnyLearner> {
-    members: Vec<L>,
+    pub(super) members: Vec<L>,
     /// `−η_t·(L_k − min_j L_j)`: the best member's is 0 (recomputed after every example).
-    log_weight: Vec<f64>,
+    pub(super) log_weight: Vec<f64>,
     /// `L_k`: each member's cumulative (importance-weighted) loss under [`Mixture::rule`].
-    cum_loss: Vec<f64>,
+    pub(super) cum_loss: Vec<f64>,
     /// Σ importance weights seen.
-    seen: f64,
-    loss: Loss,
-    eta: f64,
-    rule: MixRule,
+    pub(super) seen: f64,
+    pub(super) loss: Loss,
+    pub(super) eta: f64,
+    pub(super) rule: MixRule,
     /// Member steps refused (they would have made the member's weights non-finite).
-    refused: u64,
+    pub(super) refused: u64,
     /// AdaHedge's cumulative mixability gap `Δ = Σ_t (h_t − m_t) ≥ 0` (Hedge loss minus mix loss).
-    gap: f64,
-    #[serde(skip)]
-    scratch: Vec<f64>,
-    #[serde(skip)]
-    losses: Vec<f64>,
-    #[serde(skip)]
-    pi: Vec<f64>,
+    pub(super) gap: f64,
+    /// Each member's score calibration ([`MixRule::AdaHedgeCalibrated`]; unused by the other
+    /// rules). Saved inside `cum_loss`'s sequence (`mixture_wire.rs`).
+    pub(super) calibration: Vec<Calibration>,
+    pub(super) scratch: Vec<f64>,
+    pub(super) losses: Vec<f64>,
+    pub(super) pi: Vec<f64>,
 }
 
 impl<L: OnlineLearner> Mixture<L> {
@@ -195,6 +210,7 @@ impl<L: OnlineLearner> Mixture<L> {
             rule,
             refused: 0,
             gap: 0.0,
+            calibration: vec![Calibration::default(); k],
             scratch: Vec::new(),
             losses: Vec::new(),
             pi: Vec::new(),
@@ -344,10 +360,19 @@ impl<L: OnlineLearner> Mixture<L> {
             };
             preds.push(p);
         }
-        let p = self.combine(&preds);
+        let p = self.mix_round(&preds, y, weight, variance);
+        self.scratch = preds;
+        Ok(p)
+    }
+
+    /// One round of the weighting, given the members' predictions `preds` of the example
+    /// `(y, weight)` (made before they learned it): the mixture's prediction, then each
+    /// member's loss under the rule, AdaHedge's gap and the new weights.
+    pub(super) fn mix_round(&mut self, preds: &[f64], y: f64, weight: f64, variance: f64) -> f64 {
+        let p = self.combine(preds);
         let mut losses = std::mem::take(&mut self.losses);
         losses.clear();
-        for &pk in &preds {
+        for (k, &pk) in preds.iter().enumerate() {
             let l = match self.rule {
                 MixRule::Bayes => self.loss.value(pk, y),
                 MixRule::ZeroOne | MixRule::AdaHedge => ((pk > 0.0) != (y > 0.0)) as u8 as f64,
@@ -357,6 +382,12 @@ impl<L: OnlineLearner> Mixture<L> {
                     miss * miss
                 }
                 MixRule::AdaHedgeScaled => (y - pk) * (y - pk) / variance,
+                MixRule::AdaHedgeCalibrated => {
+                    let q = self.calibration[k].probability(pk);
+                    let miss = if y > 0.0 { 1.0 - q } else { q };
+                    self.calibration[k].learn(pk, y, weight);
+                    miss * miss
+                }
             };
             // A non-finite loss (an overflowing squared loss) counts as a very large one.
             losses.push(weight * if l.is_finite() { l.min(1e150) } else { 1e150 });
@@ -370,8 +401,7 @@ impl<L: OnlineLearner> Mixture<L> {
         self.seen += weight;
         self.reweight();
         self.losses = losses;
-        self.scratch = preds;
-        Ok(p)
+        p
     }
 
     /// Recomputes `log π` from the cumulative losses with the rate for the next prediction.
@@ -379,9 +409,10 @@ impl<L: OnlineLearner> Mixture<L> {
         let k = self.cum_loss.len() as f64;
         let eta = match self.rule {
             MixRule::Bayes => self.eta,
-            MixRule::AdaHedge | MixRule::AdaHedgeBrier | MixRule::AdaHedgeScaled => {
-                self.adahedge_eta()
-            }
+            MixRule::AdaHedge
+            | MixRule::AdaHedgeBrier
+            | MixRule::AdaHedgeScaled
+            | MixRule::AdaHedgeCalibrated => self.adahedge_eta(),
             // The rate for the *next* prediction, t + 1 (Cesa-Bianchi & Lugosi, §2.5).
             _ => self.eta * (8.0 * k.ln() / (self.seen + 1.0)).sqrt(),
         };
@@ -432,7 +463,7 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 /// sums over the examples, so they are added (the base's counted once) and `π` is recomputed
 /// from them: the weights are those the mixture would have after seeing both shards' losses.
 /// (The losses are each member's *on its own shard*: the merged members' losses on the other
-/// shard are not known.)
+/// shard are not known.) Each member's score calibration is merged by [`Calibration::merge`].
 impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         use crate::merge::{add_count, add_scalar, add_since, same};
@@ -451,6 +482,14 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
         self.seen = add_scalar(self.seen, other.seen, base.map(|b| b.seen));
         self.gap = add_scalar(self.gap, other.gap, base.map(|b| b.gap)).max(0.0);
         self.refused = add_count(self.refused, other.refused, base.map(|b| b.refused));
+        for (k, (c, o)) in self
+            .calibration
+            .iter_mut()
+            .zip(&other.calibration)
+            .enumerate()
+        {
+            c.merge(o, base.map(|b| &b.calibration[k]));
+        }
         self.reweight();
         Ok(())
     }

@@ -6,9 +6,10 @@
 //! [`OnlineLearner::learn`] returns the prediction made *before* the update, which is what
 //! progressive validation scores.
 
-use crate::Row;
+use crate::{Example, Row};
 
 mod any;
+mod calibration;
 mod check;
 mod config;
 pub mod curvature;
@@ -19,6 +20,8 @@ mod fixed;
 mod intercept;
 mod legacy;
 mod mixture;
+mod mixture_batch;
+mod mixture_wire;
 mod model_merge;
 pub mod multiclass;
 mod newton;
@@ -98,6 +101,28 @@ pub trait OnlineLearner {
     /// that wrappers can issue every load before any of them is waited for. No effect on results.
     #[inline]
     fn prefetch(&self, _x: Row<'_>) {}
+
+    /// [`OnlineLearner::learn`] on each example of `batch` in order, its predictions pushed onto
+    /// `out` (cleared first); stops at the first error, `out` then holding the predictions of
+    /// the examples before it. A learner made of independent parts (the members of an
+    /// [`AnyLearner`] mixture) may learn them on two threads: the same bits as one thread
+    /// (`tests/mixture.rs`).
+    fn learn_batch(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
+        learn_each(self, batch, out)
+    }
+}
+
+/// [`OnlineLearner::learn_batch`] one example after the other (its default).
+pub(crate) fn learn_each<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    batch: &[Example],
+    out: &mut Vec<f64>,
+) -> Result<(), LearnError> {
+    out.clear();
+    for ex in batch {
+        out.push(learner.learn(ex.row(), ex.label, ex.weight)?);
+    }
+    Ok(())
 }
 
 /// Largest weight magnitude a step may produce. A step that would exceed it (or produce NaN/∞)

@@ -1,15 +1,14 @@
 //! One progressive-validation pass with the library's policies: [`progressive_pass`] is
-//! [`eval::progressive_with`] over a learner with the refused-step policy, reporting to an
-//! [`Observer`]; [`train`](super::train) runs it once per pass, and front ends with their own
+//! [`eval::progressive_with`](crate::eval::progressive_with) over a learner with the
+//! refused-step policy, reporting to an [`Observer`], in batches of examples
+//! ([`OnlineLearner::learn_batch`]: the default mixture's members learn on two threads); [`train`](super::train) runs it once per pass, and front ends with their own
 //! example source (e.g. `sketchlearn fm`) call it directly.
 
 use super::{Observer, Tolerant};
-use crate::eval::{progressive_with, EvalError, Metrics};
-use crate::linear::{LearnError, OnlineLearner};
+use crate::eval::{EvalError, Metrics};
+use crate::linear::OnlineLearner;
 use crate::loss::Loss;
-use crate::{Example, Row};
-use std::borrow::Cow;
-use std::cell::RefCell;
+use crate::Example;
 
 /// What one pass did besides the metrics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -20,30 +19,6 @@ pub struct PassOutcome {
     pub refused_steps: u64,
     /// The largest label magnitude seen (for [`divergence_warning`](super::divergence_warning)).
     pub label_max: f64,
-}
-
-/// Forwards each prediction to the observer.
-struct Reporting<'a, 'o, L: ?Sized> {
-    inner: Tolerant<'a, L>,
-    observer: &'a RefCell<&'o mut dyn Observer>,
-}
-
-impl<L: OnlineLearner + ?Sized> OnlineLearner for Reporting<'_, '_, L> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.inner.predict(x)
-    }
-    #[inline]
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        let p = self.inner.learn(x, y, weight)?;
-        self.observer.borrow_mut().prediction(p);
-        Ok(p)
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        self.inner.weights()
-    }
 }
 
 /// Progressive validation of `learner` over the examples `next` yields (see
@@ -85,28 +60,104 @@ where
     L: OnlineLearner + ?Sized,
     E: std::error::Error + 'static,
 {
-    let observer = RefCell::new(observer);
     let mut label_max = 0.0f64;
-    let mut reporting = Reporting {
-        inner: Tolerant::new(learner),
-        observer: &observer,
-    };
-    let examples = progressive_with(
-        &mut reporting,
-        |ex: &mut Example| {
-            let more = next(ex);
-            if let Ok(true) = more {
-                label_max = label_max.max(ex.label.abs());
+    let mut tolerant = Tolerant::new(learner);
+    let mut batch: Vec<Example> = Vec::new();
+    let mut preds = Vec::new();
+    let mut examples = 0u64;
+    loop {
+        let (filled, end) = fill(&mut batch, &mut next);
+        let learned = tolerant.learn_batch(&batch[..filled], &mut preds);
+        for (ex, &p) in batch.iter().zip(&preds) {
+            examples += 1;
+            label_max = label_max.max(ex.label.abs());
+            observer.prediction(p);
+            let features = ex.indices.len();
+            if let Some(row) = metrics.add_with_progress(p, ex.label, ex.weight, loss, features) {
+                observer.progress(&row);
             }
-            more
-        },
-        loss,
-        metrics,
-        |row| observer.borrow_mut().progress(row),
-    )?;
+        }
+        if let Err(source) = learned {
+            let example = examples + 1;
+            return Err(EvalError::Learn { example, source });
+        }
+        match end {
+            BatchEnd::Full => {}
+            BatchEnd::Exhausted => break,
+            BatchEnd::Failed(e) => return Err(EvalError::Source(e)),
+        }
+    }
     Ok(PassOutcome {
         examples,
-        refused_steps: reporting.inner.refused,
+        refused_steps: tolerant.refused,
         label_max,
     })
+}
+
+/// Examples learned per [`OnlineLearner::learn_batch`] call: enough to amortise a thread start
+/// over a batch (a mixture's members learn on two threads), few enough that progress rows and
+/// predictions follow the input closely.
+const BATCH: usize = 256;
+
+/// How a batch ended.
+enum BatchEnd<E> {
+    /// Full: more may follow.
+    Full,
+    /// The source has no more examples.
+    Exhausted,
+    /// The source failed after the examples read (which are learned first, as one example at a
+    /// time would have been).
+    Failed(E),
+}
+
+/// Reads up to [`BATCH`] examples into `batch`'s first slots (reusing their buffers): how many,
+/// and why it stopped.
+fn fill<E>(
+    batch: &mut Vec<Example>,
+    next: &mut impl FnMut(&mut Example) -> Result<bool, E>,
+) -> (usize, BatchEnd<E>) {
+    for filled in 0..BATCH {
+        if filled == batch.len() {
+            batch.push(Example::default());
+        }
+        let ex = &mut batch[filled];
+        ex.clear();
+        match next(ex) {
+            Ok(true) => {}
+            Ok(false) => return (filled, BatchEnd::Exhausted),
+            Err(e) => return (filled, BatchEnd::Failed(e)),
+        }
+    }
+    (BATCH, BatchEnd::Full)
+}
+
+/// The input lines of the most recent examples read, so that an error met while learning a
+/// batch names the line of the example that caused it (the reader is by then up to a batch
+/// further on). Keeps the last `2·BATCH`: the failing example is in the batch being learned.
+pub(crate) struct RecentLines {
+    lines: Vec<u64>,
+    read: u64,
+}
+
+impl RecentLines {
+    pub(crate) fn new() -> Self {
+        RecentLines {
+            lines: vec![0; 2 * BATCH],
+            read: 0,
+        }
+    }
+
+    /// Records the line of the next example read.
+    pub(crate) fn push(&mut self, line: u64) {
+        let slot = (self.read % self.lines.len() as u64) as usize;
+        self.lines[slot] = line;
+        self.read += 1;
+    }
+
+    /// The line of example `example` (1-based, in reading order), if still kept.
+    pub(crate) fn line_of(&self, example: u64) -> Option<u64> {
+        let cap = self.lines.len() as u64;
+        (example >= 1 && example <= self.read && self.read - example < cap)
+            .then(|| self.lines[((example - 1) % cap) as usize])
+    }
 }

@@ -13,7 +13,7 @@ use super::Warning;
 use crate::eval::Metrics;
 use crate::linear::{LearnError, OnlineLearner};
 use crate::loss::Loss;
-use crate::Row;
+use crate::{Example, Row};
 use std::borrow::Cow;
 
 /// Learns `(x, y)` with the refused-step policy: the prediction made before the update, or,
@@ -92,6 +92,28 @@ impl<L: OnlineLearner + ?Sized> OnlineLearner for Tolerant<'_, L> {
     #[inline]
     fn prefetch(&self, x: Row<'_>) {
         self.inner.prefetch(x)
+    }
+    /// The inner learner's batch, with a refused step handled as [`learn_or_refuse`] does: the
+    /// batch resumes after the refused example, scored by the kept state.
+    fn learn_batch(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
+        out.clear();
+        let mut part = Vec::new();
+        let mut start = 0;
+        while start < batch.len() {
+            let result = self.inner.learn_batch(&batch[start..], &mut part);
+            out.extend_from_slice(&part);
+            match result {
+                Ok(()) => break,
+                Err(LearnError::Diverged(_)) => {
+                    let refused = start + part.len();
+                    self.refused += 1;
+                    out.push(self.inner.predict(batch[refused].row()));
+                    start = refused + 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::dimension::profile;
 use super::input::examples;
+use super::pass::RecentLines;
 use super::{
     divergence_warning, progressive_pass, Input, Observer, ReadOptions, RunError, RunStart, Warning,
 };
@@ -155,18 +156,25 @@ pub fn train(
     let (mut total, mut refused, mut label_max) = (0, 0, 0.0f64);
     for _pass in 0..options.passes {
         let mut reader = examples(&mut input, &options.read, bits)?;
+        let mut lines = RecentLines::new();
         let pass = progressive_pass(
             &mut model.learner,
-            |ex| reader.read_into(ex),
+            |ex| {
+                let more = reader.read_into(ex);
+                if let Ok(true) = more {
+                    lines.push(reader.line());
+                }
+                more
+            },
             loss,
             &mut metrics,
             observer,
         )
         .map_err(|e| match e {
             EvalError::Source(e) => RunError::Parse(e),
-            EvalError::Learn { source, .. } => RunError::Learn {
+            EvalError::Learn { source, example } => RunError::Learn {
                 source_name: input.name().to_owned(),
-                line: reader.line(),
+                line: lines.line_of(example).unwrap_or_else(|| reader.line()),
                 error: source,
             },
         })?;

@@ -1,0 +1,122 @@
+//! A [`Mixture`] learning a batch of examples on two threads (issue 27, item 3).
+//!
+//! The members of a mixture never see the mixture's weights: member `k`'s prediction of
+//! example `t` and its state afterwards depend only on the examples `1..t`. So a batch can be
+//! learned member by member — the first half of the members on a second thread, the other half
+//! on the caller's — recording each member's progressive prediction of each example, and the
+//! weighting ([`Mixture::mix_round`]) then runs over the recorded predictions in example order.
+//! Every floating-point operation is the one the one-example-at-a-time path makes, in the same
+//! order for each member and for the weights, so the results are the same bits (tested:
+//! `tests/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
+//!
+//! Errors: an example the mixture would reject ([`check_example`]) ends the batch before it,
+//! as the sequential path does. A member's refused step (or failed sketch) is counted and the
+//! member predicts with its kept state, as in [`Mixture::learn`]. Any other member error ends
+//! the batch at that example, but the other members may by then have learned the examples
+//! after it (no such error is known once the example has passed [`check_example`]).
+
+use super::{check_example, learn_each, LearnError, Mixture, OnlineLearner};
+use crate::Example;
+use std::sync::OnceLock;
+
+/// Fewest examples in a batch for which a second thread is started (a thread start costs
+/// tens of microseconds; a sketched member's example a few).
+const MIN_PARALLEL_BATCH: usize = 16;
+
+/// Whether this machine has a second core for the members (asked once).
+fn two_cores() -> bool {
+    static CORES: OnceLock<bool> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+}
+
+/// What one group of members did over a batch.
+#[derive(Default)]
+struct GroupOutcome {
+    refused: u64,
+    /// The first example (index in the batch) on which a member failed, and its error.
+    error: Option<(usize, LearnError)>,
+}
+
+/// Each member of `members` learns `batch` in order; `preds[j·n + i]` receives member `j`'s
+/// progressive prediction of example `i` (`n = batch.len()`).
+fn learn_group<L: OnlineLearner>(
+    members: &mut [L],
+    batch: &[Example],
+    preds: &mut [f64],
+) -> GroupOutcome {
+    let n = batch.len();
+    let mut out = GroupOutcome::default();
+    for (member, row) in members.iter_mut().zip(preds.chunks_exact_mut(n.max(1))) {
+        for (i, ex) in batch.iter().enumerate() {
+            let x = ex.row();
+            row[i] = match member.learn(x, ex.label, ex.weight) {
+                Ok(p) => p,
+                Err(LearnError::Diverged(_) | LearnError::Sketch(_)) => {
+                    out.refused += 1;
+                    member.predict(x)
+                }
+                Err(e) => {
+                    if out.error.as_ref().is_none_or(|(j, _)| i < *j) {
+                        out.error = Some((i, e));
+                    }
+                    break;
+                }
+            };
+        }
+    }
+    out
+}
+
+impl<L: OnlineLearner + Send> Mixture<L> {
+    /// [`OnlineLearner::learn_batch`] with the members split over two threads when the machine
+    /// has two cores (see the [module](self) docs); the same results as learning the examples
+    /// one at a time.
+    pub fn learn_batch_parallel(
+        &mut self,
+        batch: &[Example],
+        out: &mut Vec<f64>,
+    ) -> Result<(), LearnError> {
+        let k = self.members.len();
+        if k < 2 || batch.len() < MIN_PARALLEL_BATCH || !two_cores() {
+            return learn_each(self, batch, out);
+        }
+        out.clear();
+        let dim = self.dim();
+        let valid = batch
+            .iter()
+            .position(|ex| check_example(&ex.row(), ex.label, ex.weight, dim).is_err())
+            .unwrap_or(batch.len());
+        let (good, n) = (&batch[..valid], valid);
+        let mut preds = vec![0.0; k * n];
+        let half = k / 2;
+        let (first, second) = self.members.split_at_mut(half);
+        let (p1, p2) = preds.split_at_mut(half * n);
+        let (a, b) = std::thread::scope(|s| {
+            let other = s.spawn(|| learn_group(first, good, p1));
+            let mine = learn_group(second, good, p2);
+            (other.join(), mine)
+        });
+        // A panic in a member is a bug: re-raise it on the caller's thread.
+        let a = a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        self.refused += a.refused + b.refused;
+        let failed = match (a.error, b.error) {
+            (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
+            (x, y) => x.or(y),
+        };
+        let stop = failed.as_ref().map_or(n, |(i, _)| *i);
+        let mut column = std::mem::take(&mut self.scratch);
+        for (i, ex) in good[..stop].iter().enumerate() {
+            column.clear();
+            column.extend((0..k).map(|j| preds[j * n + i]));
+            out.push(self.mix_round(&column, ex.label, ex.weight, 1.0));
+        }
+        self.scratch = column;
+        if let Some((_, e)) = failed {
+            return Err(e);
+        }
+        match batch.get(valid) {
+            Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
+            None => Ok(()),
+        }
+    }
+}

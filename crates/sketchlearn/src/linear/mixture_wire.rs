@@ -1,0 +1,160 @@
+//! How a [`Mixture`] is saved: the field layout of model format version 5, with each member's
+//! [`Calibration`] (used by [`MixRule::AdaHedgeCalibrated`] only) appended to the cumulative
+//! losses' sequence — `[L_1 … L_K, s_1, H_1, …, s_K, H_K]` — when, and only when, the rule is
+//! `AdaHedgeCalibrated`. The rule is a variant that no earlier file holds, so the length of the
+//! sequence is never ambiguous, every earlier file loads unchanged, and a mixture saved under
+//! another rule is byte for byte what version 5 wrote.
+
+use super::calibration::Calibration;
+use super::{MixRule, Mixture};
+use crate::loss::Loss;
+use serde::{Deserialize, Serialize, Serializer};
+
+/// The saved fields, in format version 5's order: owned (`Members = Vec<L>`, `Weights =
+/// Vec<f64>`) when loading, borrowed (`&[L]`, `&[f64]`) when saving.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Wire<Members, Weights> {
+    members: Members,
+    log_weight: Weights,
+    cum_loss: Vec<f64>,
+    seen: f64,
+    loss: Loss,
+    eta: f64,
+    rule: MixRule,
+    refused: u64,
+    gap: f64,
+}
+
+/// What a mixture file holds.
+pub(super) type MixtureWire<L> = Wire<Vec<L>, Vec<f64>>;
+
+impl<L: Serialize> Serialize for Mixture<L> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut cum_loss = self.cum_loss.clone();
+        if self.rule == MixRule::AdaHedgeCalibrated {
+            cum_loss.extend(self.calibration.iter().flat_map(|c| c.to_pair()));
+        }
+        Wire {
+            members: self.members.as_slice(),
+            log_weight: self.log_weight.as_slice(),
+            cum_loss,
+            seen: self.seen,
+            loss: self.loss,
+            eta: self.eta,
+            rule: self.rule,
+            refused: self.refused,
+            gap: self.gap,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<L> TryFrom<MixtureWire<L>> for Mixture<L> {
+    type Error = String;
+
+    fn try_from(w: MixtureWire<L>) -> Result<Self, String> {
+        let k = w.members.len();
+        let mut cum_loss = w.cum_loss;
+        let calibration = if w.rule == MixRule::AdaHedgeCalibrated {
+            if cum_loss.len() != 3 * k {
+                return Err(format!(
+                    "mixture of {k} members: {} saved loss and calibration values, expected {}",
+                    cum_loss.len(),
+                    3 * k
+                ));
+            }
+            let pairs = cum_loss.split_off(k);
+            pairs
+                .chunks_exact(2)
+                .map(|p| Calibration::from_pair(p[0], p[1]))
+                .collect::<Option<Vec<_>>>()
+                .ok_or("mixture: a saved member calibration is not finite and positive")?
+        } else {
+            vec![Calibration::default(); k]
+        };
+        if cum_loss.len() != k || w.log_weight.len() != k {
+            return Err(format!(
+                "mixture of {k} members: {} saved losses and {} weights",
+                cum_loss.len(),
+                w.log_weight.len()
+            ));
+        }
+        Ok(Mixture {
+            members: w.members,
+            log_weight: w.log_weight,
+            cum_loss,
+            seen: w.seen,
+            loss: w.loss,
+            eta: w.eta,
+            rule: w.rule,
+            refused: w.refused,
+            gap: w.gap,
+            calibration,
+            scratch: Vec::new(),
+            losses: Vec::new(),
+            pi: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{Algorithm, LearnerConfig, OnlineLearner};
+    use crate::Row;
+
+    /// `Mixture`'s derived layout before issue 27 (format version 5), written out independently.
+    #[derive(Serialize)]
+    struct Version5<'a, L> {
+        members: &'a Vec<L>,
+        log_weight: &'a Vec<f64>,
+        cum_loss: &'a Vec<f64>,
+        seen: f64,
+        loss: Loss,
+        eta: f64,
+        rule: MixRule,
+        refused: u64,
+        gap: f64,
+    }
+
+    fn trained(rule: MixRule) -> Mixture {
+        let ada = LearnerConfig {
+            algorithm: Algorithm::AdaGrad,
+            ..LearnerConfig::default()
+        };
+        let members = vec![ada.build(2).unwrap(), ada.build(2).unwrap()];
+        let mut mix = Mixture::new(members, Loss::Logistic, rule, 1.0).unwrap();
+        for i in 0..40 {
+            let y = if i % 3 == 0 { -1.0 } else { 1.0 };
+            mix.learn(Row::Dense(&[y, 0.5]), y, 1.0).unwrap();
+        }
+        mix
+    }
+
+    #[test]
+    fn other_rules_save_the_version_5_bytes_and_calibration_round_trips() {
+        let old = trained(MixRule::AdaHedgeBrier);
+        let v5 = Version5 {
+            members: &old.members,
+            log_weight: &old.log_weight,
+            cum_loss: &old.cum_loss,
+            seen: old.seen,
+            loss: old.loss,
+            eta: old.eta,
+            rule: old.rule,
+            refused: old.refused,
+            gap: old.gap,
+        };
+        let bytes = postcard::to_allocvec(&old).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&v5).unwrap());
+        let back: Mixture = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back.cum_loss, old.cum_loss);
+
+        let new = trained(MixRule::AdaHedgeCalibrated);
+        assert_ne!(new.calibration[0], Calibration::default());
+        let back: Mixture = postcard::from_bytes(&postcard::to_allocvec(&new).unwrap()).unwrap();
+        assert_eq!(back.calibration, new.calibration);
+        assert_eq!(back.cum_loss, new.cum_loss);
+        assert_eq!(back.member_weights(), new.member_weights());
+    }
+}
