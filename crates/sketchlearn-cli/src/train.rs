@@ -28,7 +28,8 @@ rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-spa
 O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
 input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
 below d/10 (over the whole file when d is read from it, else over its first 1000 examples; \
-LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --representation sparse \
+standard input, a pipe or a FIFO is read once, as a file is: spooled to a temporary file when \
+it must be read again); fd/rfd need d >= 2m. --representation sparse \
 (--sparse) forces it, --representation dense (--dense) prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
 )]
 pub struct TrainArgs {
@@ -71,8 +72,10 @@ pub struct TrainArgs {
     /// VW input: hash features into 2^B weights (VW's -b; default 18, or the model's with -i).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
-    /// Training file (LIBSVM or VW text; `-` = stdin, which then needs --dim for LIBSVM; `.gz`
-    /// decompressed).
+    /// Training file (LIBSVM or VW text; `-` = stdin; `.gz` decompressed). A stream (stdin, a
+    /// pipe, a FIFO, `<(…)`) is read once; when it must be read again (--passes, or no --dim
+    /// for LIBSVM) it is spooled to a temporary file (in $TMPDIR, at most 64 GiB, removed at
+    /// exit).
     pub file: String,
 }
 

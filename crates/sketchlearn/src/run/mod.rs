@@ -36,6 +36,7 @@ mod input;
 mod observer;
 mod pass;
 mod policy;
+mod spool;
 mod train;
 
 pub use error::RunError;
@@ -44,4 +45,5 @@ pub use input::{Input, ReadOptions};
 pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
+pub use spool::DEFAULT_SPOOL_LIMIT;
 pub use train::{train, Start, TrainOptions, TrainOutcome};

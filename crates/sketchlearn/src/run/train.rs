@@ -29,10 +29,10 @@ pub enum Start {
 pub struct TrainOptions {
     /// How to read the input.
     pub read: ReadOptions,
-    /// Passes over the input (at least 1; more than 1 needs an input that can be re-read).
+    /// Passes over the input (at least 1; a stream read once is spooled first, see [`Input`]).
     pub passes: u32,
     /// The dimension of a new learner (default: from the input: `2^bits` for VW, one past the
-    /// largest index of a LIBSVM file; a LIBSVM source read once needs it).
+    /// largest index of LIBSVM input, a stream read once being spooled to find it).
     pub dim: Option<usize>,
 }
 
@@ -119,12 +119,8 @@ pub fn train(
     if options.passes == 0 {
         return Err(RunError::options("--passes must be at least 1"));
     }
-    if options.passes > 1 && !input.rereadable() {
-        return Err(RunError::options(format!(
-            "{}: several passes need an input that can be read again (a file), not one read \
-             once",
-            input.name()
-        )));
+    if options.passes > 1 {
+        input.spool()?;
     }
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
@@ -173,6 +169,12 @@ pub fn train(
         total += pass.examples;
         refused += pass.refused_steps;
         label_max = label_max.max(pass.label_max);
+    }
+    if total == 0 {
+        return Err(RunError::options(format!(
+            "no examples in {}: the input is empty",
+            input.name()
+        )));
     }
     let seconds = start.elapsed().as_secs_f64();
     let warnings: Vec<Warning> = divergence_warning(loss, &metrics, label_max)
