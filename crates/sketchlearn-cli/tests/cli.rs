@@ -514,7 +514,7 @@ fn train_and_test_errors_are_clear() {
             ],
             "-i",
         ),
-        (vec!["train", "-", "--quiet"], "--dim"),
+        (vec!["train", "-", "--quiet"], "no examples in <stdin>"),
     ];
     for (args, needle) in cases {
         let out = bin().args(&args).stdin(Stdio::null()).output().unwrap();
