@@ -47,7 +47,8 @@ pub struct TrainArgs {
     /// Resume from this model (its hyper-parameters are used; learner flags are refused).
     #[arg(short = 'i', long = "initial-model", conflicts_with = "LearnerArgs")]
     pub initial_model: Option<String>,
-    /// Write each progressive prediction (raw score) to this file, one per line.
+    /// Write each progressive prediction (raw score) to this file, one per line (`-` =
+    /// standard output).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
     /// Print a JSON summary on stdout.
@@ -85,7 +86,7 @@ pub struct TestArgs {
     /// The model to evaluate (written by `train -f`).
     #[arg(short = 'i', long = "initial-model")]
     pub initial_model: String,
-    /// Write each prediction (raw score) to this file.
+    /// Write each prediction (raw score) to this file (`-` = standard output).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
     /// Print a JSON summary on stdout.
@@ -150,7 +151,7 @@ struct Terminal<'a> {
     /// Whether to print the learner line and the table (train only).
     table: bool,
     predictions_path: Option<&'a str>,
-    predictions: Option<BufWriter<File>>,
+    predictions: Option<BufWriter<Box<dyn Write>>>,
     error: Option<anyhow::Error>,
     /// What to change when the pass diverged.
     advice: &'a str,
@@ -195,9 +196,15 @@ impl Observer for Terminal<'_> {
             print_header();
         }
         if let Some(p) = self.predictions_path {
-            let file =
-                File::create(p).map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
-            self.predictions = Some(BufWriter::new(file));
+            let out: Box<dyn Write> = if p == "-" {
+                Box::new(std::io::stdout())
+            } else {
+                Box::new(
+                    File::create(p)
+                        .map_err(|e| format!("cannot create predictions file {p}: {e}"))?,
+                )
+            };
+            self.predictions = Some(BufWriter::new(out));
         }
         Ok(())
     }
