@@ -224,7 +224,10 @@ impl Observer for Terminal<'_> {
         }
     }
     fn warning(&mut self, warning: &Warning) {
-        eprintln!("warning: {warning}; {}", self.advice);
+        match warning {
+            Warning::Diverged { .. } => eprintln!("warning: {warning}; {}", self.advice),
+            _ => eprintln!("note: {warning}"),
+        }
     }
 }
 

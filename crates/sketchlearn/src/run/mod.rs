@@ -32,6 +32,7 @@
 mod dimension;
 mod error;
 mod evaluate;
+mod footprint;
 mod input;
 mod observer;
 mod pass;
@@ -41,6 +42,7 @@ mod train;
 
 pub use error::RunError;
 pub use evaluate::{evaluate, EvalOutcome};
+pub use footprint::{estimated_bytes, machine_memory, MAX_DIM};
 pub use input::{Input, ReadOptions};
 pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};

@@ -3,6 +3,7 @@
 //! model with its metrics ([`TrainOutcome`]).
 
 use super::dimension::profile;
+use super::footprint::{cap_size, check_dim, check_fits};
 use super::input::examples;
 use super::{
     divergence_warning, progressive_pass, Input, Observer, ReadOptions, RunError, RunStart, Warning,
@@ -124,6 +125,7 @@ pub fn train(
     }
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
+    let mut notes = Vec::new();
     let (mut model, representation) = match start {
         Start::Resume(model) => {
             model.config.check()?;
@@ -132,8 +134,18 @@ pub fn train(
         Start::New(config) => {
             let valid = config.check()?;
             let input_profile = profile(&mut input, &options.read, options.dim)?;
+            let dim = input_profile.dim;
+            let what_sets_dim = match (options.dim, input_profile.hashed) {
+                (Some(_), _) => "--dim".to_owned(),
+                (None, true) => "2^bits of the hashed input".to_owned(),
+                (None, false) => format!("one past the largest feature index of {}", input.name()),
+            };
+            check_dim(dim, &what_sets_dim)?;
+            let (valid, note) = cap_size(valid, dim)?;
+            notes.extend(note);
             let (valid, choice) = valid.resolve(&input_profile);
-            let learner = valid.build(input_profile.dim)?;
+            check_fits(&valid, dim, &what_sets_dim)?;
+            let learner = valid.build(dim)?;
             (LinearModel::new(valid.into_inner(), learner), choice)
         }
     };
@@ -145,6 +157,9 @@ pub fn train(
             representation,
         })
         .map_err(RunError::Observer)?;
+    for w in &notes {
+        observer.warning(w);
+    }
     let loss = model.config.loss;
     let mut metrics = Metrics::new();
     let start = Instant::now();
@@ -177,12 +192,11 @@ pub fn train(
         )));
     }
     let seconds = start.elapsed().as_secs_f64();
-    let warnings: Vec<Warning> = divergence_warning(loss, &metrics, label_max)
-        .into_iter()
-        .collect();
-    for w in &warnings {
+    let diverged = divergence_warning(loss, &metrics, label_max);
+    if let Some(w) = &diverged {
         observer.warning(w);
     }
+    let warnings: Vec<Warning> = notes.into_iter().chain(diverged).collect();
     model.examples_seen += total;
     Ok(TrainOutcome {
         model,
@@ -190,7 +204,9 @@ pub fn train(
         examples: total,
         passes: options.passes,
         refused_steps: refused,
-        diverged: !warnings.is_empty(),
+        diverged: warnings
+            .iter()
+            .any(|w| matches!(w, Warning::Diverged { .. })),
         seconds,
         representation,
         warnings,
