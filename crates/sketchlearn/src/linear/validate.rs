@@ -44,7 +44,10 @@ pub(crate) fn check_model(model: &LinearModel) -> Result<(), Invalid> {
         )));
     }
     if let Some(j) = weights.iter().position(|w| !weight_ok(*w)) {
-        return Err(Invalid(format!("weight {j} is {}", weights[j])));
+        return Err(Invalid(format!(
+            "weight {j} is {:e} (beyond any a step may produce, {MAX_WEIGHT:e})",
+            weights[j]
+        )));
     }
     // Only a few entries: a sparse row, so that the check costs O(1) whatever d is.
     let indices: Vec<u32> = (0..d.min(8) as u32).collect();
