@@ -50,25 +50,25 @@ fn huge_dimensions_are_clear_errors_before_any_allocation() {
     }
 }
 
+/// `train --json --algo newton --curvature C --size M` on heart.
+fn newton(curvature: &str, size: &str) -> std::process::Output {
+    let heart = repo_file("heart.libsvm");
+    let args = [
+        "train",
+        "--quiet",
+        "--json",
+        "--algo",
+        "newton",
+        "--curvature",
+        curvature,
+    ];
+    run(&[&args[..], &["--size", size, &heart]].concat(), None)
+}
+
 #[test]
 fn a_sketch_larger_than_the_dimension_is_capped_with_a_note() {
-    let heart = repo_file("heart.libsvm");
     for curvature in ["fd", "oja", "rp", "rfd"] {
-        let out = run(
-            &[
-                "train",
-                "--quiet",
-                "--json",
-                "--algo",
-                "newton",
-                "--curvature",
-                curvature,
-                "--size",
-                "100000",
-                &heart,
-            ],
-            None,
-        );
+        let out = newton(curvature, "100000");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{curvature}: {err}");
         assert!(
@@ -77,21 +77,7 @@ fn a_sketch_larger_than_the_dimension_is_capped_with_a_note() {
             ),
             "{err}"
         );
-        let capped = run(
-            &[
-                "train",
-                "--quiet",
-                "--json",
-                "--algo",
-                "newton",
-                "--curvature",
-                curvature,
-                "--size",
-                "13",
-                &heart,
-            ],
-            None,
-        );
+        let capped = newton(curvature, "13");
         let strip = |o: &std::process::Output| {
             let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
             let o = v.as_object_mut().unwrap();
