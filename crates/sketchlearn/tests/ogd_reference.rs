@@ -7,6 +7,9 @@ use sketchlearn::linear::{Ogd, OnlineLearner, StepSchedule};
 use sketchlearn::loss::Loss;
 use sketchlearn::Row;
 
+/// `ℓ'(p, y)`.
+type Derivative = fn(f64, f64) -> f64;
+
 /// A deterministic stream of `n` rows of dimension `d` with ±1 labels.
 fn stream(n: usize, d: usize) -> Vec<(Vec<f64>, f64)> {
     let mut s = 12345u64;
@@ -51,7 +54,7 @@ fn reference(
 #[test]
 fn ogd_inverse_sqrt_matches_the_reference_step_by_step() {
     let data = stream(300, 5);
-    let cases: [(Loss, fn(f64, f64) -> f64); 2] = [
+    let cases: [(Loss, Derivative); 2] = [
         (Loss::Squared, |p, y| p - y),
         (Loss::Logistic, |p, y| -y / (1.0 + (y * p).exp())),
     ];
