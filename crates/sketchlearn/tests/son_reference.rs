@@ -22,8 +22,9 @@ fn solve(a: &[[f64; D]; D], b: &[f64; D]) -> [f64; D] {
         r.swap(k, p);
         for i in k + 1..D {
             let f = m[i][k] / m[k][k];
-            for j in k..D {
-                m[i][j] -= f * m[k][j];
+            let pivot = m[k];
+            for (mij, pkj) in m[i][k..].iter_mut().zip(&pivot[k..]) {
+                *mij -= f * pkj;
             }
             r[i] -= f * r[k];
         }
