@@ -46,7 +46,7 @@ enum Command {
 }
 
 fn main() {
-    signals::restore_default_sigpipe();
+    signals::install();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),

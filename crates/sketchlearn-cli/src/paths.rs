@@ -99,9 +99,10 @@ pub fn check_learning_outputs(
 }
 
 /// An input file with no example line (only blank and `#` lines) is an error that says so,
-/// before any learner is built (standard input is not looked into).
+/// before any learner is built. Only a regular file is looked into: standard input, a pipe, a
+/// FIFO or a process substitution is read once, by the run (which reports an empty stream).
 pub fn check_not_empty(path: &str) -> Result<()> {
-    if path == "-" {
+    if path == "-" || !fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return Ok(());
     }
     let mut input = sketchlearn::data::open_input(path)?;

@@ -12,6 +12,11 @@ use std::time::{Duration, Instant};
 /// Largest dimension for which the relative spectral error is computed without `--exact`.
 const AUTO_EXACT_MAX_DIM: usize = 5000;
 
+/// Most stored entries kept for the relative spectral error without `--exact` (2^25: about
+/// 400 MB with their indices); past it the rows are dropped and the error is not computed, so
+/// the memory of `sketch` does not grow with the stream (issue 26, item 5).
+const AUTO_EXACT_MAX_ENTRIES: usize = 1 << 25;
+
 /// Arguments of `sketchlearn sketch`.
 #[derive(clap::Args, Debug)]
 #[command(
@@ -31,10 +36,12 @@ pub struct SketchArgs {
     /// Seed of the random draws (rp, oja).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Compute the relative spectral error even when the dimension exceeds 5000.
+    /// Compute the relative spectral error even when the dimension exceeds 5000 or the stream
+    /// has more than 2^25 stored entries (all rows are then kept in memory).
     #[arg(long, conflicts_with = "no_exact")]
     pub exact: bool,
-    /// Never compute the relative spectral error (it is computed by default when d ≤ 5000).
+    /// Never compute the relative spectral error (it is computed by default when d ≤ 5000 and
+    /// the stream has at most 2^25 stored entries).
     #[arg(long)]
     pub no_exact: bool,
     /// Print one JSON object instead of a table.
@@ -121,10 +128,18 @@ pub fn run(args: &SketchArgs) -> Result<()> {
                 let mut exact = want_exact.then(|| RowMatrix::new(dim));
                 let mut sketch = cfg.build(dim)?;
                 let mut elapsed = Duration::ZERO;
+                let mut entries = 0usize;
                 let (n, _) = for_each_row(&args.file, args.format, args.zero_based, |row, y| {
                     let t = Instant::now();
                     sketch.insert(row, weight(y))?;
                     elapsed += t.elapsed();
+                    entries += match row {
+                        sketchlearn::Row::Dense(v) => v.len(),
+                        sketchlearn::Row::Sparse { values, .. } => values.len(),
+                    };
+                    if !args.exact && entries > AUTO_EXACT_MAX_ENTRIES {
+                        exact = None;
+                    }
                     if let Some(e) = exact.as_mut() {
                         e.push(row, weight(y));
                     }
@@ -192,7 +207,10 @@ fn print_table(r: &SketchReport) {
     println!("rows_per_second          {:.0}", r.rows_per_second);
     match r.relative_spectral_error {
         Some(e) => println!("relative_spectral_error  {e:.6e}"),
-        None => println!("relative_spectral_error  (not computed: d > 5000; pass --exact)"),
+        None => println!(
+            "relative_spectral_error  (not computed: d > 5000 or more than 2^25 stored entries; \
+             pass --exact)"
+        ),
     }
     if let Some(s) = r.total_shrinkage {
         println!("total_shrinkage          {s:.6e}");

@@ -28,7 +28,8 @@ rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-spa
 O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
 input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
 below d/10 (over the whole file when d is read from it, else over its first 1000 examples; \
-LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --representation sparse \
+standard input, a pipe or a FIFO is read once, as a file is: spooled to a temporary file when \
+it must be read again); fd/rfd need d >= 2m. --representation sparse \
 (--sparse) forces it, --representation dense (--dense) prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
 )]
 pub struct TrainArgs {
@@ -46,7 +47,8 @@ pub struct TrainArgs {
     /// Resume from this model (its hyper-parameters are used; learner flags are refused).
     #[arg(short = 'i', long = "initial-model", conflicts_with = "LearnerArgs")]
     pub initial_model: Option<String>,
-    /// Write each progressive prediction (raw score) to this file, one per line.
+    /// Write each progressive prediction (raw score) to this file, one per line (`-` =
+    /// standard output).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
     /// Print a JSON summary on stdout.
@@ -71,8 +73,10 @@ pub struct TrainArgs {
     /// VW input: hash features into 2^B weights (VW's -b; default 18, or the model's with -i).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
-    /// Training file (LIBSVM or VW text; `-` = stdin, which then needs --dim for LIBSVM; `.gz`
-    /// decompressed).
+    /// Training file (LIBSVM or VW text; `-` = stdin; `.gz` decompressed). A stream (stdin, a
+    /// pipe, a FIFO, `<(…)`) is read once; when it must be read again (--passes, or no --dim
+    /// for LIBSVM) it is spooled to a temporary file (in $TMPDIR, at most 64 GiB, removed at
+    /// exit).
     pub file: String,
 }
 
@@ -82,7 +86,7 @@ pub struct TestArgs {
     /// The model to evaluate (written by `train -f`).
     #[arg(short = 'i', long = "initial-model")]
     pub initial_model: String,
-    /// Write each prediction (raw score) to this file.
+    /// Write each prediction (raw score) to this file (`-` = standard output).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
     /// Print a JSON summary on stdout.
@@ -147,7 +151,7 @@ struct Terminal<'a> {
     /// Whether to print the learner line and the table (train only).
     table: bool,
     predictions_path: Option<&'a str>,
-    predictions: Option<BufWriter<File>>,
+    predictions: Option<BufWriter<Box<dyn Write>>>,
     error: Option<anyhow::Error>,
     /// What to change when the pass diverged.
     advice: &'a str,
@@ -192,9 +196,15 @@ impl Observer for Terminal<'_> {
             print_header();
         }
         if let Some(p) = self.predictions_path {
-            let file =
-                File::create(p).map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
-            self.predictions = Some(BufWriter::new(file));
+            let out: Box<dyn Write> = if p == "-" {
+                Box::new(std::io::stdout())
+            } else {
+                Box::new(
+                    File::create(p)
+                        .map_err(|e| format!("cannot create predictions file {p}: {e}"))?,
+                )
+            };
+            self.predictions = Some(BufWriter::new(out));
         }
         Ok(())
     }
@@ -214,7 +224,10 @@ impl Observer for Terminal<'_> {
         }
     }
     fn warning(&mut self, warning: &Warning) {
-        eprintln!("warning: {warning}; {}", self.advice);
+        match warning {
+            Warning::Diverged { .. } => eprintln!("warning: {warning}; {}", self.advice),
+            _ => eprintln!("note: {warning}"),
+        }
     }
 }
 

@@ -62,7 +62,9 @@ fn json_has_the_documented_keys_for_every_method() {
         let err = v["relative_spectral_error"].as_f64().unwrap();
         assert!(err.is_finite() && err >= 0.0, "{method}: {err}");
         if method.starts_with("fd") || method.starts_with("rfd") {
-            assert!(err < 1.0, "{method}: FD-family error {err} should be < 1");
+            // A regression guard, not a bound: measured 0.617 (fd), 0.442 (fd-fast), 0.302
+            // (rfd), 0.219 (rfd-fast) at m = 4 on heart; was `< 1.0`, which no drift could fail.
+            assert!(err < 0.7, "{method}: FD-family error {err} should be < 0.7");
         }
     }
 }
@@ -475,7 +477,7 @@ fn train_and_test_errors_are_clear() {
             ],
             "-i",
         ),
-        (vec!["train", "-", "--quiet"], "--dim"),
+        (vec!["train", "-", "--quiet"], "no examples in <stdin>"),
     ];
     for (args, needle) in cases {
         let out = bin().args(&args).stdin(Stdio::null()).output().unwrap();
@@ -523,7 +525,8 @@ fn default_learner_is_the_auto_mixture_and_flags_pick_one_learner() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("learner: newton/fd m=10"), "{err}");
     let v = json(&out);
-    assert!(v["progressive_error"].as_f64().unwrap() < 0.5);
+    // Measured 0.226 on heart (a constant prediction errs 0.444); was `< 0.5`.
+    assert!(v["progressive_error"].as_f64().unwrap() < 0.3);
     assert!(
         v.get("mixture").is_none(),
         "one learner has no mixture: {v}"

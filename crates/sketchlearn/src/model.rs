@@ -53,10 +53,12 @@
 //! and `skip_serializing_if` do not round-trip through postcard. Plain structs, enums, `Vec`s,
 //! `Option`s, maps and strings all do.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+mod write;
+pub use write::remove_temporary_files;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -213,29 +215,11 @@ fn io_error(path: &Path, what: &str, err: &std::io::Error) -> ModelError {
 /// assert_eq!(back, vec![1.0, -0.5]);
 /// ```
 pub fn to_bytes<T: Serialize + ?Sized>(kind: &str, value: &T) -> Result<Vec<u8>, ModelError> {
-    if kind.is_empty() || kind.len() > MAX_KIND_LEN {
-        return Err(ModelError::Encode(format!(
-            "the kind tag must be 1 to {MAX_KIND_LEN} bytes long, {:?} has {}",
-            kind,
-            kind.len()
-        )));
-    }
-    let payload = postcard::to_stdvec(value).map_err(|e| ModelError::Encode(e.to_string()))?;
-    // Both conversions are lossless: kind.len() ≤ 64 and usize is at most 64 bits wide.
-    let kind_len = kind.len() as u16;
-    let payload_len = payload.len() as u64;
-
-    let mut out = Vec::with_capacity(PREFIX_LEN + kind.len() + SUFFIX_LEN + payload.len());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&kind_len.to_le_bytes());
-    out.extend_from_slice(kind.as_bytes());
-    out.extend_from_slice(&payload_len.to_le_bytes());
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(&out);
-    hasher.update(&payload);
-    out.extend_from_slice(&hasher.finalize().to_le_bytes());
-    out.extend_from_slice(&payload);
+    let mut out = Vec::new();
+    write::write_image(kind, value, &mut out).map_err(|e| match e {
+        write::WriteError::Encode(e) => e,
+        write::WriteError::Io(e) => ModelError::Encode(e.to_string()),
+    })?;
     Ok(out)
 }
 
@@ -542,16 +526,12 @@ pub fn peek_kind(path: impl AsRef<Path>) -> Result<String, ModelError> {
     Ok(frame.kind.to_owned())
 }
 
-/// Distinguishes the temporary files of concurrent saves within one process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 /// Serialises `value` with the kind tag `kind` and writes it atomically to `path`.
 ///
-/// The value is encoded completely before the file system is touched, so an encoding failure
-/// ([`ModelError::Encode`]) changes nothing on disk. The bytes then go to a temporary file in the same
-/// directory, which is synced and renamed over `path`; on any I/O failure ([`ModelError::Io`]) the
-/// temporary file is removed and an existing file at `path` keeps its old content. The directory must
-/// exist: it is not created.
+/// The value is streamed to a temporary file in the same directory (no second copy in memory),
+/// which is synced and renamed over `path`; on any failure ([`ModelError::Encode`],
+/// [`ModelError::Io`]: a full disk, a file-size limit) the temporary file is removed and an
+/// existing file at `path` keeps its old content. The directory must exist: it is not created.
 ///
 /// ```
 /// use sketchlearn::model;
@@ -570,71 +550,5 @@ pub fn save<T: Serialize + ?Sized>(
     kind: &str,
     value: &T,
 ) -> Result<(), ModelError> {
-    let path = path.as_ref();
-    let bytes = to_bytes(kind, value)?;
-
-    let file_name = path.file_name().ok_or_else(|| ModelError::Io {
-        path: path.display().to_string(),
-        message: "the path does not name a file".to_owned(),
-    })?;
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(file_name);
-    temp_name.push(format!(
-        ".tmp.{}.{}",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let temp_path = dir.join(temp_name);
-
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp_path)
-        .map_err(|e| {
-            io_error(
-                path,
-                &format!("cannot create the temporary file {}", temp_path.display()),
-                &e,
-            )
-        })?;
-
-    let written = file
-        .write_all(&bytes)
-        .map_err(|e| io_error(path, "cannot write the temporary file", &e))
-        .and_then(|()| {
-            file.sync_all()
-                .map_err(|e| io_error(path, "cannot sync the temporary file to disk", &e))
-        });
-    drop(file);
-    let result = written.and_then(|()| {
-        fs::rename(&temp_path, path).map_err(|e| {
-            io_error(
-                path,
-                &format!("cannot rename {} over the target", temp_path.display()),
-                &e,
-            )
-        })
-    });
-    if result.is_err() {
-        // Best effort: the original error is the one worth reporting.
-        let _ = fs::remove_file(&temp_path);
-        return result;
-    }
-    sync_dir(&dir);
-    Ok(())
-}
-
-/// Makes the rename durable where the platform allows it; failures are ignored (the data itself is
-/// already synced and the rename already visible).
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
+    write::save(path.as_ref(), kind, value)
 }

@@ -75,7 +75,7 @@ impl OnlineLearner for Ogd {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        x.dot(&self.w).clamp(-self.clip, self.clip)
+        crate::linear::clip_score(x.dot(&self.w), self.clip)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {

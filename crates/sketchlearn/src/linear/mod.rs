@@ -32,6 +32,7 @@ mod scaled_mixture;
 pub mod sparse;
 mod summary;
 mod target_standardization;
+mod validate;
 
 pub use any::AnyLearner;
 pub use check::{ConfigError, ValidLearnerConfig};
@@ -135,6 +136,19 @@ pub const MAX_WEIGHT: f64 = 1e100;
 #[inline]
 pub(crate) fn weight_ok(w: f64) -> bool {
     w.abs() <= MAX_WEIGHT
+}
+
+/// `s` clamped to `[−clip, clip]` (NaN stays NaN); unlike `f64::clamp`, never panics — a
+/// hostile model file may hold `clip < 0` or NaN, and loading it must not abort.
+#[inline]
+pub(crate) fn clip_score(s: f64, clip: f64) -> f64 {
+    if s > clip {
+        clip
+    } else if s < -clip {
+        -clip
+    } else {
+        s
+    }
 }
 
 /// Checks an example before learning: finite label, weight and values; indices inside `dim`.

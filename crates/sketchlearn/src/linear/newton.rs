@@ -157,7 +157,7 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
 
     fn predict(&self, x: Row<'_>) -> f64 {
         let s = x.dot(&self.w);
-        s.clamp(-self.params.clip, self.params.clip)
+        crate::linear::clip_score(s, self.params.clip)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {

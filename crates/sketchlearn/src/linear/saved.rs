@@ -114,9 +114,11 @@ fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<LinearModel
         4 => model::decode_payload::<LinearModelV4>(payload, source_name)?.into(),
         _ => model::decode_payload(payload, source_name)?,
     };
-    model.config.check().map_err(|e| ModelError::Invalid {
+    let invalid = |reason: String| ModelError::Invalid {
         path: source_name.to_owned(),
-        reason: e.to_string(),
-    })?;
+        reason,
+    };
+    model.config.check().map_err(|e| invalid(e.to_string()))?;
+    super::validate::check_model(&model).map_err(|e| invalid(e.to_string()))?;
     Ok(model)
 }

@@ -1,10 +1,11 @@
 //! The dimension of a new learner and what the representation choice knows of the input
-//! ([`InputProfile`]): hashed input has `d = 2^bits`; a LIBSVM file that can be read twice is
-//! pre-scanned (all of it when `d` is not given, its first [`SPARSITY_SAMPLE`] examples when it
-//! is); a LIBSVM source read once needs `d` and stays dense unless told otherwise.
+//! ([`InputProfile`]): hashed input has `d = 2^bits`; LIBSVM input is pre-scanned — all of it
+//! when `d` is not given, its first [`SPARSITY_SAMPLE`] examples when it is. A stream read once
+//! is spooled for the whole scan ([`Input::spool`]) and sampled in memory for the first
+//! examples ([`Input::sample`], replayed to the run), so a pipe gives the file's profile.
 
 use super::{Input, ReadOptions, RunError};
-use crate::data::{Example, ExampleSource, Format};
+use crate::data::{Example, ExampleReader, ExampleSource, Format};
 use crate::linear::{InputProfile, SPARSITY_SAMPLE};
 
 /// The profile of `input` for a new learner (`dim`: the dimension if given).
@@ -28,15 +29,26 @@ pub(crate) fn profile(
         });
     }
     let (dim, avg_nnz) = match (dim, input.rereadable()) {
-        (Some(d), false) => (d, None),
-        (None, false) => {
-            return Err(RunError::options(format!(
-                "{}: a LIBSVM source read once needs its dimension: give --dim",
-                input.name()
-            )))
+        (Some(d), false) => {
+            let zero_based = options.zero_based;
+            let sampled = input.sample(|text, name| {
+                let reader = ExampleReader::from_reader(text, name, format, zero_based, 18)?;
+                scan_reader(reader, SPARSITY_SAMPLE)
+            })?;
+            (d, sampled.1)
         }
         (Some(d), true) => (d, scan(input, options, SPARSITY_SAMPLE)?.1),
-        (None, true) => scan(input, options, u64::MAX)?,
+        (None, _) => {
+            input.spool()?;
+            let (d, avg_nnz) = scan(input, options, u64::MAX)?;
+            if avg_nnz.is_none() {
+                return Err(RunError::options(format!(
+                    "no examples in {}: the input is empty",
+                    input.name()
+                )));
+            }
+            (d, avg_nnz)
+        }
     };
     Ok(InputProfile {
         dim,
@@ -52,7 +64,11 @@ fn scan(
     options: &ReadOptions,
     limit: u64,
 ) -> Result<(usize, Option<f64>), RunError> {
-    let mut reader = input.open(options, 18)?;
+    scan_reader(input.open(options, 18)?, limit)
+}
+
+/// [`scan`] of an example reader.
+fn scan_reader(mut reader: ExampleReader, limit: u64) -> Result<(usize, Option<f64>), RunError> {
     let (mut ex, mut n, mut nnz) = (Example::default(), 0u64, 0usize);
     while n < limit && reader.read_into(&mut ex)? {
         n += 1;

@@ -29,8 +29,8 @@ pub enum RunError {
     /// A model could not be read or written.
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// The run's options do not fit the input (e.g. several passes over a source that can be
-    /// read only once, hash bits for LIBSVM input).
+    /// The run's options do not fit the input (e.g. hash bits for LIBSVM input, an empty
+    /// input).
     #[error("{0}")]
     Options(String),
     /// The observer refused to start ([`Observer::started`](super::Observer::started)).

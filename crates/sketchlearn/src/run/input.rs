@@ -1,15 +1,20 @@
 //! Where a run reads its examples: an [`Input`] (a file, standard input, bytes in memory or any
 //! reader) read as a [`Format`] with the [`ReadOptions`].
 
+use super::spool::{Sample, Spool, DEFAULT_SPOOL_LIMIT};
 use super::RunError;
 use crate::data::source::{source_name, wrap};
 use crate::data::{ExampleReader, ExampleSource, Format, ParseError, ReadAhead, VwOptions};
 use std::io::{BufRead, Cursor};
 use std::sync::Arc;
 
-/// A source of examples. A file and bytes in memory can be read several times (passes, the
-/// dimension pre-scan); standard input and a reader are read once. Gzip is detected from the
-/// content.
+/// A source of examples. A regular file and bytes in memory can be read several times (passes,
+/// the dimension pre-scan); standard input, a pipe, a FIFO, a process substitution
+/// (`/dev/fd/N`) and a reader are opened and read exactly once. A run that needs to read such a
+/// stream again (several passes, or the dimension of LIBSVM input not given) first copies it to
+/// an anonymous temporary file (a spool, at most [`Input::spool_limit`] bytes, removed however
+/// the process ends), so that it trains with the same options and gives the same bits as the
+/// file. Gzip is detected from the content.
 ///
 /// ```
 /// use sketchlearn::run::Input;
@@ -22,12 +27,21 @@ use std::sync::Arc;
 pub struct Input {
     name: String,
     kind: Kind,
+    spool_limit: u64,
 }
 
 enum Kind {
     Path(String),
     Bytes(Arc<[u8]>),
     Reader(Option<Box<dyn BufRead + Send>>),
+    Spooled(Spool),
+}
+
+/// Whether `path` names something that can be opened and read again from its start: a regular
+/// file (or a path that does not exist: opening it is the error). Standard input, pipes, FIFOs,
+/// character devices and sockets are streams.
+fn is_rereadable_path(path: &str) -> bool {
+    path != "-" && std::fs::metadata(path).map_or(true, |m| m.is_file())
 }
 
 impl Input {
@@ -37,6 +51,7 @@ impl Input {
         Input {
             name: source_name(&path).to_owned(),
             kind: Kind::Path(path),
+            spool_limit: DEFAULT_SPOOL_LIMIT,
         }
     }
 
@@ -46,6 +61,7 @@ impl Input {
         Input {
             name: name.into(),
             kind: Kind::Bytes(data.into()),
+            spool_limit: DEFAULT_SPOOL_LIMIT,
         }
     }
 
@@ -54,7 +70,30 @@ impl Input {
         Input {
             name: name.into(),
             kind: Kind::Reader(Some(reader)),
+            spool_limit: DEFAULT_SPOOL_LIMIT,
         }
+    }
+
+    /// The most bytes of (decompressed) text a one-shot stream may spool to a temporary file
+    /// when a run must read it again (default [`DEFAULT_SPOOL_LIMIT`], 64 GiB); beyond it the
+    /// run stops with an error that says what to change.
+    ///
+    /// ```
+    /// use sketchlearn::linear::LearnerConfig;
+    /// use sketchlearn::run::{self, Input, Silent, Start, TrainOptions};
+    /// let text = "1 1:1\n-1 2:1\n".repeat(10);
+    /// let stream = Input::reader("pipe", Box::new(std::io::Cursor::new(text.clone())));
+    /// let twice = TrainOptions { passes: 2, ..TrainOptions::default() };
+    /// let fitted = run::train(stream, Start::New(LearnerConfig::default()), &twice, &mut Silent)?;
+    /// assert_eq!(fitted.examples, 40); // spooled, then read twice
+    /// let small = Input::reader("pipe", Box::new(std::io::Cursor::new(text))).spool_limit(10);
+    /// let err = run::train(small, Start::New(LearnerConfig::default()), &twice, &mut Silent);
+    /// assert!(err.unwrap_err().to_string().contains("spool limit of 10 bytes"));
+    /// # Ok::<(), sketchlearn::run::RunError>(())
+    /// ```
+    pub fn spool_limit(mut self, bytes: u64) -> Self {
+        self.spool_limit = bytes;
+        self
     }
 
     /// The name errors use (`<stdin>` for standard input).
@@ -65,8 +104,8 @@ impl Input {
     /// Whether the input can be read more than once.
     pub fn rereadable(&self) -> bool {
         match &self.kind {
-            Kind::Path(p) => p != "-",
-            Kind::Bytes(_) => true,
+            Kind::Path(p) => is_rereadable_path(p),
+            Kind::Bytes(_) | Kind::Spooled(_) => true,
             Kind::Reader(_) => false,
         }
     }
@@ -87,7 +126,39 @@ impl Input {
             Kind::Reader(r) => r.take().ok_or_else(|| {
                 RunError::options(format!("{}: this input can be read only once", self.name))
             }),
+            Kind::Spooled(s) => Ok(s.reader()),
         }
+    }
+
+    /// Makes a one-shot stream re-readable by copying it to a spool (a no-op for a file or
+    /// bytes): the stream is opened and read once, here.
+    pub(crate) fn spool(&mut self) -> Result<(), RunError> {
+        if self.rereadable() {
+            return Ok(());
+        }
+        let text = self.open_text()?;
+        self.kind = Kind::Spooled(Spool::copy(text, &self.name, self.spool_limit)?);
+        Ok(())
+    }
+
+    /// Runs `parse` on a reader of the start of a one-shot stream, then puts the stream back
+    /// whole (what `parse` read is replayed first). When `parse` reads more than
+    /// [`SAMPLE_LIMIT`](super::spool::SAMPLE_LIMIT) bytes, the stream is spooled instead and
+    /// `parse` runs again on the spool.
+    pub(crate) fn sample<T>(
+        &mut self,
+        mut parse: impl FnMut(Box<dyn BufRead + Send>, &str) -> Result<T, RunError>,
+    ) -> Result<T, RunError> {
+        let (sample, tap) = Sample::start(self.open_text()?);
+        let result = parse(tap, &self.name);
+        let (whole, overflow) = sample.finish();
+        if overflow {
+            self.kind = Kind::Spooled(Spool::copy(whole, &self.name, self.spool_limit)?);
+            let text = self.open_text()?;
+            return parse(text, &self.name);
+        }
+        self.kind = Kind::Reader(Some(whole));
+        result
     }
 
     /// A fresh example reader (see [`ReadOptions`]; `bits` as resolved).

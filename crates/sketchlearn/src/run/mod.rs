@@ -32,16 +32,20 @@
 mod dimension;
 mod error;
 mod evaluate;
+mod footprint;
 mod input;
 mod observer;
 mod pass;
 mod policy;
+mod spool;
 mod train;
 
 pub use error::RunError;
 pub use evaluate::{evaluate, EvalOutcome};
+pub use footprint::{estimated_bytes, machine_memory, MAX_DIM};
 pub use input::{Input, ReadOptions};
 pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
+pub use spool::DEFAULT_SPOOL_LIMIT;
 pub use train::{train, Start, TrainOptions, TrainOutcome};

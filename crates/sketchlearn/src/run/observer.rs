@@ -28,6 +28,14 @@ pub enum Warning {
         /// The progressive mean loss.
         mean_loss: f64,
     },
+    /// The sketch size was larger than the dimension, and was capped at it (a sketch of `d`
+    /// rows already holds all of a `d`-dimensional curvature).
+    SketchSizeCapped {
+        /// The configured size.
+        size: usize,
+        /// The dimension, the size used.
+        dim: usize,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -37,6 +45,10 @@ impl fmt::Display for Warning {
                 f,
                 "the learning pass diverged (progressive loss {mean_loss:.3e}): the steps are \
                  too large for rows of this scale"
+            ),
+            Warning::SketchSizeCapped { size, dim } => write!(
+                f,
+                "the sketch size {size} is larger than the dimension d = {dim}: capped at {dim}"
             ),
         }
     }

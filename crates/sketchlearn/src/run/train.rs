@@ -3,6 +3,7 @@
 //! model with its metrics ([`TrainOutcome`]).
 
 use super::dimension::profile;
+use super::footprint::{cap_size, check_dim, check_fits};
 use super::input::examples;
 use super::pass::RecentLines;
 use super::{
@@ -30,10 +31,10 @@ pub enum Start {
 pub struct TrainOptions {
     /// How to read the input.
     pub read: ReadOptions,
-    /// Passes over the input (at least 1; more than 1 needs an input that can be re-read).
+    /// Passes over the input (at least 1; a stream read once is spooled first, see [`Input`]).
     pub passes: u32,
     /// The dimension of a new learner (default: from the input: `2^bits` for VW, one past the
-    /// largest index of a LIBSVM file; a LIBSVM source read once needs it).
+    /// largest index of LIBSVM input, a stream read once being spooled to find it).
     pub dim: Option<usize>,
 }
 
@@ -120,15 +121,12 @@ pub fn train(
     if options.passes == 0 {
         return Err(RunError::options("--passes must be at least 1"));
     }
-    if options.passes > 1 && !input.rereadable() {
-        return Err(RunError::options(format!(
-            "{}: several passes need an input that can be read again (a file), not one read \
-             once",
-            input.name()
-        )));
+    if options.passes > 1 {
+        input.spool()?;
     }
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
+    let mut notes = Vec::new();
     let (mut model, representation) = match start {
         Start::Resume(model) => {
             model.config.check()?;
@@ -137,8 +135,18 @@ pub fn train(
         Start::New(config) => {
             let valid = config.check()?;
             let input_profile = profile(&mut input, &options.read, options.dim)?;
+            let dim = input_profile.dim;
+            let what_sets_dim = match (options.dim, input_profile.hashed) {
+                (Some(_), _) => "--dim".to_owned(),
+                (None, true) => "2^bits of the hashed input".to_owned(),
+                (None, false) => format!("one past the largest feature index of {}", input.name()),
+            };
+            check_dim(dim, &what_sets_dim)?;
+            let (valid, note) = cap_size(valid, dim)?;
+            notes.extend(note);
             let (valid, choice) = valid.resolve(&input_profile);
-            let learner = valid.build(input_profile.dim)?;
+            check_fits(&valid, dim, &what_sets_dim)?;
+            let learner = valid.build(dim)?;
             (LinearModel::new(valid.into_inner(), learner), choice)
         }
     };
@@ -150,6 +158,9 @@ pub fn train(
             representation,
         })
         .map_err(RunError::Observer)?;
+    for w in &notes {
+        observer.warning(w);
+    }
     let loss = model.config.loss;
     let mut metrics = Metrics::new();
     let start = Instant::now();
@@ -182,13 +193,18 @@ pub fn train(
         refused += pass.refused_steps;
         label_max = label_max.max(pass.label_max);
     }
+    if total == 0 {
+        return Err(RunError::options(format!(
+            "no examples in {}: the input is empty",
+            input.name()
+        )));
+    }
     let seconds = start.elapsed().as_secs_f64();
-    let warnings: Vec<Warning> = divergence_warning(loss, &metrics, label_max)
-        .into_iter()
-        .collect();
-    for w in &warnings {
+    let diverged = divergence_warning(loss, &metrics, label_max);
+    if let Some(w) = &diverged {
         observer.warning(w);
     }
+    let warnings: Vec<Warning> = notes.into_iter().chain(diverged).collect();
     model.examples_seen += total;
     Ok(TrainOutcome {
         model,
@@ -196,7 +212,9 @@ pub fn train(
         examples: total,
         passes: options.passes,
         refused_steps: refused,
-        diverged: !warnings.is_empty(),
+        diverged: warnings
+            .iter()
+            .any(|w| matches!(w, Warning::Diverged { .. })),
         seconds,
         representation,
         warnings,

@@ -812,6 +812,19 @@ impl Serialize for LazyColumns {
     }
 }
 
+/// Every stored slot's stamp is 0 (never touched), the current epoch or a live one (a loaded
+/// store must not send a column to an epoch it does not have).
+fn stamps_live(slots: &[f64], stride: usize, cur: u32, epochs: &[Epoch]) -> bool {
+    slots.chunks_exact(stride).all(|slot| {
+        let stamp = slot[STAMP];
+        stamp == 0.0
+            || stamp == f64::from(cur)
+            || (stamp.fract() == 0.0
+                && (1.0..=f64::from(u32::MAX)).contains(&stamp)
+                && epochs.iter().any(|e| f64::from(e.id) == stamp))
+    })
+}
+
 impl<'de> Deserialize<'de> for LazyColumns {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
@@ -833,6 +846,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
                 .any(|(a, b)| a.id >= b.id)
             || st.epochs.last().is_some_and(|e| e.id >= st.cur)
             || dim.checked_mul(s).is_none()
+            || !stamps_live(&st.slots, s, st.cur, &st.epochs)
         {
             return Err(D::Error::custom("inconsistent sparse column store"));
         }

@@ -324,9 +324,7 @@ impl<C: SparseCurvature> OnlineLearner for SparseNewton<C> {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        self.curv
-            .score(&self.w, x)
-            .clamp(-self.params.clip, self.params.clip)
+        crate::linear::clip_score(self.curv.score(&self.w, x), self.params.clip)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {

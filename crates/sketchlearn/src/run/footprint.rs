@@ -1,0 +1,196 @@
+//! The resources a new learner will take, checked before it is built (issue 26, item 3): the
+//! dimension against the 32-bit feature index space, the sketch size against the dimension
+//! (capped at `d`, with a [`Warning`](super::Warning)), and the learner's memory against the
+//! machine's — with an error that says what would be needed and which option changes it.
+//!
+//! The memory of a learner is estimated without building it: the state of every learner here is
+//! a sum of arrays of sizes `1, d, m, m·d, m², d²` (weights, per-feature statistics, sketches,
+//! their Gram matrices, a full curvature). Built for small `(d, m)` — `d ∈ {256, 512, 768}`,
+//! `m ∈ {1, 2, 3}`, after one example that touches every feature — and measured by the length
+//! of its model encoding (8 bytes a number, as in memory), each size is a quadratic in `d` for each `m` (three points determine it
+//! exactly); the coefficients are quadratics in `m` in turn, evaluated at the real `m`. Exact
+//! for those shapes, up to the few bytes of length prefixes.
+
+use super::{RunError, Warning};
+use crate::linear::{Algorithm, LearnerConfig, OnlineLearner, ValidLearnerConfig};
+use crate::Row;
+
+/// The largest dimension a learner may have: one past the largest 32-bit feature index
+/// (LIBSVM indices are below `u32::MAX`; VW hashes into at most 2^32 weights).
+pub const MAX_DIM: usize = 1 << 32;
+
+/// Bytes of the model encoding of `config`'s learner in dimension `dim` with sketch size `m`.
+fn probe(config: &ValidLearnerConfig, dim: usize, m: usize) -> Result<f64, RunError> {
+    let small = LearnerConfig {
+        size: m,
+        ..config.config().clone()
+    }
+    .check()?;
+    let mut learner = small.build(dim)?;
+    // One example with every feature set: the sparse-time learners' column stores are lazy
+    // (untouched columns are neither in memory pages nor in the encoding), and this touches
+    // them all, so that the encoding is as large as the allocation.
+    let _ = learner.learn(Row::Dense(&vec![1.0; dim]), 1.0, 1.0);
+    let bytes = crate::model::to_bytes("probe", &learner)?;
+    Ok(bytes.len() as f64)
+}
+
+/// The quadratic through `(x_k, y_k)`, k = 0, 1, 2 with `x = (1, 2, 3)·h`, evaluated at `x`.
+fn quadratic_at(h: f64, y: [f64; 3], x: f64) -> f64 {
+    // Newton's divided differences on equally spaced points.
+    let t = x / h - 1.0;
+    let d1 = y[1] - y[0];
+    let d2 = y[2] - 2.0 * y[1] + y[0];
+    y[0] + t * d1 + t * (t - 1.0) / 2.0 * d2
+}
+
+/// The estimated bytes of `config`'s learner in dimension `dim` (sketch size as configured).
+pub fn estimated_bytes(config: &ValidLearnerConfig, dim: usize) -> Result<f64, RunError> {
+    const H: usize = 256;
+    let m = config.config().size as f64;
+    let mut per_m = [0.0; 3];
+    for (k, slot) in per_m.iter_mut().enumerate() {
+        let mut sizes = [0.0; 3];
+        for (j, s) in sizes.iter_mut().enumerate() {
+            *s = probe(config, (j + 1) * H, k + 1)?;
+        }
+        *slot = quadratic_at(H as f64, sizes, dim as f64);
+    }
+    Ok(quadratic_at(1.0, per_m, m).max(0.0))
+}
+
+/// A sketch larger than the dimension holds nothing more than one of size `d`: a configuration
+/// whose sketch size `m` exceeds `dim` gets `m = dim`, and the warning that says so.
+pub(crate) fn cap_size(
+    config: ValidLearnerConfig,
+    dim: usize,
+) -> Result<(ValidLearnerConfig, Option<Warning>), RunError> {
+    let c = config.config();
+    // The mixtures' members keep their own sizes (sketches of d < m rows are exact).
+    let sketched = c.algorithm == Algorithm::Newton && c.curvature.has_sparse_learner();
+    if !sketched || c.size <= dim.max(1) {
+        return Ok((config, None));
+    }
+    let size = c.size;
+    let capped = LearnerConfig {
+        size: dim.max(1),
+        ..config.into_inner()
+    }
+    .check()?;
+    Ok((
+        capped,
+        Some(Warning::SketchSizeCapped {
+            size,
+            dim: dim.max(1),
+        }),
+    ))
+}
+
+/// The machine's memory in bytes (Linux: `MemTotal` of `/proc/meminfo`; elsewhere unknown).
+pub fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+fn gib(bytes: f64) -> String {
+    format!("{:.1} GiB", bytes / (1u64 << 30) as f64)
+}
+
+/// Checks that `dim` is at most [`MAX_DIM`] (before anything is computed from it);
+/// `what_sets_dim` names the option or input that set it, for the message.
+pub(crate) fn check_dim(dim: usize, what_sets_dim: &str) -> Result<(), RunError> {
+    if dim > MAX_DIM {
+        return Err(RunError::options(format!(
+            "dimension {dim} ({what_sets_dim}) is above the largest supported, 2^32 (feature \
+             indices are 32-bit)"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that a learner of `config` fits in dimension `dim` (see the module documentation);
+/// `what_sets_dim` names the option or input that set it, for the message.
+pub(crate) fn check_fits(
+    config: &ValidLearnerConfig,
+    dim: usize,
+    what_sets_dim: &str,
+) -> Result<(), RunError> {
+    // Small enough to need no estimate: with m ≤ d ≤ 4096, even a full d×d curvature is
+    // 128 MiB.
+    if dim <= 1 << 12 && config.config().size <= dim {
+        return Ok(());
+    }
+    let need = estimated_bytes(config, dim)?;
+    if let Some(have) = machine_memory() {
+        if need > have as f64 {
+            return Err(RunError::options(format!(
+                "a {} learner of dimension d = {dim} ({what_sets_dim}) needs up to {} \
+                 ({:.0} bytes a feature, all features used), more than this machine's {}: use a smaller \
+                 dimension (fewer -b bits, a smaller --dim, indices renumbered) or a smaller \
+                 --size",
+                config.config().describe(),
+                gib(need),
+                need / dim.max(1) as f64,
+                gib(have as f64)
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{Algorithm, CurvatureKind, Representation};
+
+    /// The encoding of the learner built at the real size, every feature touched.
+    fn actual(config: &ValidLearnerConfig, dim: usize) -> f64 {
+        let mut learner = config.build(dim).unwrap();
+        let _ = learner.learn(Row::Dense(&vec![1.0; dim]), 1.0, 1.0);
+        crate::model::to_bytes("probe", &learner).unwrap().len() as f64
+    }
+
+    #[test]
+    fn the_estimate_matches_the_built_learner() {
+        let mut configs = vec![LearnerConfig::default()];
+        for curvature in [CurvatureKind::Fd, CurvatureKind::Oja, CurvatureKind::Full] {
+            configs.push(LearnerConfig {
+                algorithm: Algorithm::Newton,
+                curvature,
+                size: 7,
+                ..LearnerConfig::default()
+            });
+        }
+        configs.push(LearnerConfig {
+            algorithm: Algorithm::Newton,
+            curvature: CurvatureKind::Rfd,
+            representation: Representation::Sparse,
+            size: 5,
+            ..LearnerConfig::default()
+        });
+        for config in configs {
+            let valid = config.check().unwrap();
+            for dim in [300, 1000, 5000] {
+                let (est, act) = (estimated_bytes(&valid, dim).unwrap(), actual(&valid, dim));
+                assert!(
+                    (est - act).abs() <= 0.01 * act,
+                    "{}: d = {dim}: estimated {est}, built {act}",
+                    valid.config().describe()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_dimension_beyond_32_bits_is_refused() {
+        let err = check_dim(usize::MAX, "--dim").unwrap_err();
+        assert!(check_dim(MAX_DIM, "--dim").is_ok());
+        assert!(
+            err.to_string()
+                .contains("above the largest supported, 2^32"),
+            "{err}"
+        );
+    }
+}
