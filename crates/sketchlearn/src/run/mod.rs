@@ -33,6 +33,8 @@ mod dimension;
 mod error;
 mod evaluate;
 mod input;
+mod labels;
+mod multiclass;
 mod observer;
 mod pass;
 mod policy;
@@ -41,7 +43,10 @@ mod train;
 pub use error::RunError;
 pub use evaluate::{evaluate, EvalOutcome};
 pub use input::{Input, ReadOptions};
+pub use multiclass::{
+    evaluate_multiclass_input, train_multiclass, MulticlassOutcome, MulticlassStart,
+};
 pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
-pub use train::{train, Start, TrainOptions, TrainOutcome};
+pub use train::{train, train_classified, Start, TrainOptions, TrainOutcome};

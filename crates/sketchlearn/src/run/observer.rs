@@ -2,6 +2,7 @@
 //! a predictions file, a Python callback), and the [`Warning`]s the library raises.
 
 use crate::eval::ProgressRow;
+use crate::labels::Classes;
 use crate::linear::{LearnerConfig, RepresentationChoice};
 use std::fmt;
 
@@ -15,6 +16,10 @@ pub struct RunStart<'a> {
     pub dim: usize,
     /// How the representation was settled (its `Display` is the note reports print).
     pub representation: RepresentationChoice,
+    /// A classifier's classes in the user's convention (negative, positive), as far as known
+    /// when the run starts (a stream read once: `−1/+1` until a `0` shows the `0/1`
+    /// convention); `None` for regression.
+    pub classes: Option<&'a Classes>,
 }
 
 /// Something a front end should tell its user; the run goes on.

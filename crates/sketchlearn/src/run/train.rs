@@ -4,9 +4,11 @@
 
 use super::dimension::profile;
 use super::input::examples;
+use super::labels::{model_map, new_map};
 use super::{
     divergence_warning, progressive_pass, Input, Observer, ReadOptions, RunError, RunStart, Warning,
 };
+use crate::data::{ClassSpec, ExampleSource, LabelMap, Labeled};
 use crate::eval::{EvalError, Metrics};
 use crate::linear::{
     LearnerConfig, LinearModel, MemberWeight, OnlineLearner, RepresentationChoice,
@@ -85,6 +87,17 @@ impl TrainOutcome {
     }
 }
 
+/// Trains a linear learner on `input` with the classes found in it
+/// ([`train_classified`] with [`ClassSpec::FromInput`]).
+pub fn train(
+    input: Input,
+    start: Start,
+    options: &TrainOptions,
+    observer: &mut dyn Observer,
+) -> Result<TrainOutcome, RunError> {
+    train_classified(input, start, options, &ClassSpec::FromInput, observer)
+}
+
 /// Trains a linear learner on `input`: progressive validation (each example predicted, then
 /// learned) for `options.passes` passes, with the refused-step and divergence policies
 /// ([`learn_or_refuse`](super::learn_or_refuse), [`divergence_warning`]), reporting to
@@ -93,6 +106,13 @@ impl TrainOutcome {
 /// A new learner's configuration is checked first ([`LearnerConfig::check`]); its dimension
 /// comes from the options or the input, and its `Representation::Auto` is resolved for the
 /// input (hashed, or sparse rows → the sparse-time learner), which the returned model records.
+///
+/// Labels (issue 24): a classifier's labels may be in any two-class convention (`−1/+1`,
+/// `0/1`, `2/4`, …); the classes come from `classes` ([`LabelMap::settle`]: a scan of the
+/// input when it can be re-read, a declared list, or `−1/+1`/`0/1` on a stream read once), the
+/// later-sorted one positive, and are stored in the model; a resumed model keeps its own. A
+/// third label is an error at its line, before anything is learned when the input was scanned.
+/// Regression keeps its labels.
 ///
 /// ```
 /// use sketchlearn::linear::{LearnerConfig, OnlineLearner};
@@ -110,10 +130,11 @@ impl TrainOutcome {
 /// assert!(!outcome.diverged);
 /// # Ok::<(), sketchlearn::run::RunError>(())
 /// ```
-pub fn train(
+pub fn train_classified(
     mut input: Input,
     start: Start,
     options: &TrainOptions,
+    classes: &ClassSpec,
     observer: &mut dyn Observer,
 ) -> Result<TrainOutcome, RunError> {
     if options.passes == 0 {
@@ -128,17 +149,25 @@ pub fn train(
     }
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
-    let (mut model, representation) = match start {
+    let (mut model, representation, mut map) = match start {
         Start::Resume(model) => {
             model.config.check()?;
-            (model, RepresentationChoice::Given)
+            let map = model_map(
+                model.classes.as_ref(),
+                model.config.loss,
+                classes,
+                input.name(),
+            )?;
+            (model, RepresentationChoice::Given, map)
         }
         Start::New(config) => {
             let valid = config.check()?;
+            let bits = options.read.bits(format, None)?;
+            let map = new_map(&mut input, &options.read, bits, classes, valid.loss)?;
             let input_profile = profile(&mut input, &options.read, options.dim)?;
             let (valid, choice) = valid.resolve(&input_profile);
             let learner = valid.build(input_profile.dim)?;
-            (LinearModel::new(valid.into_inner(), learner), choice)
+            (LinearModel::new(valid.into_inner(), learner), choice, map)
         }
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
@@ -147,6 +176,7 @@ pub fn train(
             config: &model.config,
             dim: model.learner.dim(),
             representation,
+            classes: map.classes().as_ref(),
         })
         .map_err(RunError::Observer)?;
     let loss = model.config.loss;
@@ -154,7 +184,8 @@ pub fn train(
     let start = Instant::now();
     let (mut total, mut refused, mut label_max) = (0, 0, 0.0f64);
     for _pass in 0..options.passes {
-        let mut reader = examples(&mut input, &options.read, bits)?;
+        let reader = examples(&mut input, &options.read, bits)?;
+        let mut reader = Labeled::new(reader, map, input.name());
         let pass = progressive_pass(
             &mut model.learner,
             |ex| reader.read_into(ex),
@@ -170,6 +201,7 @@ pub fn train(
                 error: source,
             },
         })?;
+        map = reader.into_parts().1;
         total += pass.examples;
         refused += pass.refused_steps;
         label_max = label_max.max(pass.label_max);
@@ -182,6 +214,9 @@ pub fn train(
         observer.warning(w);
     }
     model.examples_seen += total;
+    if let LabelMap::Binary(_) | LabelMap::Implicit(_) = map {
+        model.classes = map.classes();
+    }
     Ok(TrainOutcome {
         model,
         metrics,

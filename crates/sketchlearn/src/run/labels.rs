@@ -1,0 +1,64 @@
+//! The label map of a binary or regression run (issue 24, item 1): a new classifier's classes
+//! come from a scan of the input when it can be read again, from `--classes NEG,POS`, or — on a
+//! stream read once — from the `−1/+1` or `0/1` convention it uses; a resumed or evaluated
+//! model uses the classes it stored (`−1/+1` for files of format 4 and 5). Regression
+//! (`--loss squared`) keeps its labels.
+
+use super::{Input, ReadOptions, RunError};
+use crate::data::{scan_classes, ClassSpec, LabelMap, Task};
+use crate::labels::Classes;
+use crate::loss::Loss;
+
+/// The task of a binary learner with `loss`.
+fn task(loss: Loss) -> Task {
+    if loss.is_classification() {
+        Task::Binary
+    } else {
+        Task::Regression
+    }
+}
+
+/// The label map of a run of a new learner with `loss` over `input`, classes given by `spec`
+/// (the input is scanned first when it can be re-read and the loss classifies).
+pub(crate) fn new_map(
+    input: &mut Input,
+    read: &ReadOptions,
+    bits: u32,
+    spec: &ClassSpec,
+    loss: Loss,
+) -> Result<LabelMap, RunError> {
+    let task = task(loss);
+    let name = input.name().to_owned();
+    let scan = if task == Task::Binary && input.rereadable() {
+        let mut reader = input.open(read, bits)?;
+        Some(scan_classes(&mut reader, &name)?)
+    } else {
+        None
+    };
+    Ok(LabelMap::settle(spec, task, scan.as_ref(), &name)?)
+}
+
+/// The label map of a stored model with `loss` and `classes` (`None`: `−1/+1`); a declared
+/// list (`spec`) must equal the model's.
+pub(crate) fn model_map(
+    classes: Option<&Classes>,
+    loss: Loss,
+    spec: &ClassSpec,
+    source_name: &str,
+) -> Result<LabelMap, RunError> {
+    if task(loss) == Task::Regression {
+        return Ok(LabelMap::settle(spec, Task::Regression, None, source_name)?);
+    }
+    let classes = classes.cloned().unwrap_or_else(Classes::plus_minus_one);
+    match spec {
+        ClassSpec::Declared(c) if *c != classes => Err(RunError::options(format!(
+            "{source_name}: --classes {} disagrees with the model's classes {}",
+            c.to_list(),
+            classes.to_list()
+        ))),
+        ClassSpec::Oaa(_) => Err(RunError::options(
+            "--oaa is for a multiclass model; this model is binary",
+        )),
+        _ => Ok(LabelMap::Binary(classes)),
+    }
+}
