@@ -1,7 +1,7 @@
 //! [`evaluate`]: a held-out evaluation of a model on an input, without updates.
 
 use super::input::examples;
-use super::labels::model_map;
+use super::labels::{for_model, model_map};
 use super::{Input, Observer, ReadOptions, RunError, RunStart};
 use crate::data::{ClassSpec, ExampleSource, Labeled};
 use crate::eval::{evaluate_with, EvalError, Metrics};
@@ -115,7 +115,7 @@ pub fn evaluate(
         |row| reporting.observer.borrow_mut().progress(row),
     )
     .map_err(|e| match e {
-        EvalError::Source(e) => RunError::Parse(e),
+        EvalError::Source(e) => RunError::Parse(for_model(e)),
         EvalError::Learn { source, .. } => RunError::Learn {
             source_name: input.name().to_owned(),
             line: reader.line(),

@@ -5,8 +5,8 @@
 //! (`--loss squared`) keeps its labels.
 
 use super::{Input, ReadOptions, RunError};
-use crate::data::{scan_classes, ClassSpec, LabelMap, Task};
-use crate::labels::Classes;
+use crate::data::{scan_classes, ClassSpec, LabelMap, ParseError, ParseErrorKind, Task};
+use crate::labels::{Classes, LabelError};
 use crate::loss::Loss;
 
 /// The task of a binary learner with `loss`.
@@ -60,5 +60,37 @@ pub(crate) fn model_map(
             "--oaa is for a multiclass model; this model is binary",
         )),
         _ => Ok(LabelMap::Binary(classes)),
+    }
+}
+
+/// A label that is not one of a stored model's classes: the hint says so (instead of the
+/// training-time advice about `--multiclass`).
+pub(crate) fn for_model(mut e: ParseError) -> ParseError {
+    if let ParseErrorKind::Label(LabelError::Unknown { hint, .. }) = &mut e.kind {
+        *hint = "the model was trained on these classes: the data must use the same labels".into();
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{LearnerConfig, LinearModel};
+    use crate::run::{evaluate, ReadOptions, Silent};
+
+    #[test]
+    fn an_unseen_class_at_test_names_the_models_classes() {
+        let config = LearnerConfig::default();
+        let mut model = LinearModel::new(config.clone(), config.build(2).unwrap());
+        model.classes = Some(Classes::parse_list("2,4").unwrap());
+        let input = Input::bytes("t.libsvm", b"4 1:1\n2 2:1\n3 1:1\n".to_vec());
+        let e = evaluate(input, &model, &ReadOptions::default(), &mut Silent)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.libsvm:3:1: label 3 is not one of the classes 2,4")
+                && e.contains("trained on these classes"),
+            "{e}"
+        );
     }
 }

@@ -172,6 +172,9 @@ pub fn evaluate_multiclass_input(
         &mut metrics,
         progress,
     )
-    .map_err(|e| run_error(e, input.name(), source.line()))?;
+    .map_err(|e| match e {
+        EvalError::Source(e) => RunError::Parse(super::labels::for_model(e)),
+        e => run_error(e, input.name(), source.line()),
+    })?;
     Ok((metrics, n))
 }
