@@ -2,15 +2,11 @@
 //! item 1), end to end through the binary: 0/1 and 2/4 learn exactly as -1/+1, the classes are
 //! stored in the model and printed by test/predict/-p, bad labels fail at their line.
 
+mod label_helpers;
+
+use label_helpers::{failure, json, path, run, shared, write};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
 
 fn run_stdin(args: &[&str], input: &str) -> Output {
     use std::io::Write;
@@ -25,58 +21,11 @@ fn run_stdin(args: &[&str], input: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sketchlearn-labels-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn path(name: &str) -> String {
-    dir().join(name).to_string_lossy().into_owned()
-}
-
-fn write(name: &str, text: &str) -> String {
-    let p = path(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
-}
-
-fn failure(out: &Output) -> String {
-    assert!(!out.status.success(), "should fail");
-    assert_eq!(out.status.code(), Some(1));
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 fn heart_text() -> String {
     std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm"),
     )
     .unwrap()
-}
-
-/// A file in the shared data directory, or `None` with a note on stderr (it is not in the
-/// repository, so its absence never fails a test).
-fn shared(name: &str) -> Option<String> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(name);
-    if !p.exists() {
-        eprintln!(
-            "SKIPPED: {} is not here (shared data, not in the repository)",
-            p.display()
-        );
-        return None;
-    }
-    Some(p.to_string_lossy().into_owned())
 }
 
 /// `text` (LIBSVM, labels -1/+1 or as written) with its negative label written `neg` and its

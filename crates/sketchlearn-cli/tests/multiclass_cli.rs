@@ -2,59 +2,10 @@
 //! model files for test/predict/inspect, bit-exact resume, bad input at its line, CSV classes
 //! with missing values (penguins, attrition).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod label_helpers;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sketchlearn-mc-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn path(name: &str) -> String {
-    dir().join(name).to_string_lossy().into_owned()
-}
-
-fn write(name: &str, text: &str) -> String {
-    let p = path(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
-}
-
-fn failure(out: &Output) -> String {
-    assert_eq!(out.status.code(), Some(1), "should fail with status 1");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn shared(name: &str) -> Option<String> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(name);
-    if !p.exists() {
-        eprintln!(
-            "SKIPPED: {} is not here (shared data, not in the repository)",
-            p.display()
-        );
-        return None;
-    }
-    Some(p.to_string_lossy().into_owned())
-}
+use label_helpers::{failure, json, path, run, shared, write};
+use std::path::Path;
 
 /// `n` examples of 3 classes labelled 2, 5, 9 on 4 features (class c shifts feature c).
 fn three_classes(n: usize) -> String {
@@ -208,34 +159,34 @@ fn bad_multiclass_input_fails_at_its_line_and_saves_nothing() {
     let f = write("mc_bad.libsvm", &(three_classes(30) + "7 1:1\n"));
     let model = path("bad.model");
     let vw_labels = write("mc_bad_oaa.libsvm", "1 1:1\n2 2:1\n3 3:1\n7 1:1\n1 2:2\n");
-    let e = failure(&run(&["train", "--oaa", "3", "-f", &model, &vw_labels]));
-    assert!(
-        e.contains(&format!("{vw_labels}:4:1")) && e.contains("label 7"),
-        "{e}"
-    );
-    let e = failure(&run(&[
-        "train",
-        "--multiclass",
-        "--classes",
-        "2,5,9",
-        "-f",
-        &model,
-        &f,
-    ]));
-    assert!(
-        e.contains(&format!("{f}:31:1")) && e.contains("--classes"),
-        "{e}"
-    );
-    let e = failure(&run(&[
-        "train",
-        "--multiclass",
-        "--classes",
-        "2",
-        "-f",
-        &model,
-        &f,
-    ]));
-    assert!(e.contains("--classes"), "{e}");
+    // (flags, file, what the message must contain)
+    let cases: [(&[&str], &str, [String; 2]); 3] = [
+        (
+            &["--oaa", "3"],
+            &vw_labels,
+            [format!("{vw_labels}:4:1"), "label 7".into()],
+        ),
+        (
+            &["--multiclass", "--classes", "2,5,9"],
+            &f,
+            [format!("{f}:31:1"), "--classes".into()],
+        ),
+        (
+            &["--multiclass", "--classes", "2"],
+            &f,
+            ["--classes".into(), "two".into()],
+        ),
+    ];
+    for (flags, file, want) in cases {
+        let mut args = vec!["train", "-f", &model];
+        args.extend_from_slice(flags);
+        args.push(file);
+        let e = failure(&run(&args));
+        assert!(
+            want.iter().all(|w| e.contains(w.as_str())),
+            "{flags:?}: {e}"
+        );
+    }
     assert!(!Path::new(&model).exists());
     let good = write("mc_good.libsvm", &three_classes(30));
     json(&run(&[
