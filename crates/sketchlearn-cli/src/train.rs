@@ -26,7 +26,8 @@ use std::io::{BufWriter, Write};
     allow_negative_numbers = true,
     after_help = "\
 Each example is predicted before it is learned (progressive validation); the progress table on \
-stderr has rows at example counts 1, 2, 4, 8, ...\n\nLabels: a binary classifier takes any two \
+stderr has rows at example counts 1, 2, 4, 8, ... With --passes N the file is read N times; the \
+progressive metrics cover all passes, as in VW.\n\nLabels: a binary classifier takes any two \
 distinct labels (-1/+1, 0/1, 2/4, Yes/No in CSV). As in scikit-learn, the classes are sorted \
 (numbers by value, names alphabetically) and the larger / later one is the positive class; \
 --classes NEG,POS gives them in another order, and is needed on a stream read once (-) whose \
@@ -35,8 +36,7 @@ labels in them. A third label is an error naming its line: use --multiclass (or 
 labels 1..K). --loss squared keeps real labels as they are. -p writes the predicted label and \
 the probability of the positive class (logistic loss; hinge losses: the label only), the value \
 (regression), with --multiclass the label (--probabilities: then one probability per class), \
-or with --raw the margins. With --passes N the file is read N times; the progressive metrics \
-cover all passes, as in VW.\n\nSparse input: for --algo newton or auto with curvature oja, rp, fd/fd-fast or \
+or with --raw the margins.\n\nSparse input: for --algo newton or auto with curvature oja, rp, fd/fd-fast or \
 rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-sparse: \
 O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
 input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \

@@ -97,15 +97,7 @@ pub fn train_multiclass(
     options: &TrainOptions,
     progress: &mut dyn MulticlassProgress,
 ) -> Result<MulticlassOutcome, RunError> {
-    if options.passes == 0 {
-        return Err(RunError::options("--passes must be at least 1"));
-    }
-    if options.passes > 1 && !input.rereadable() {
-        return Err(RunError::options(format!(
-            "{}: several passes need an input that can be read again (a file)",
-            input.name()
-        )));
-    }
+    options.check_passes(&input)?;
     let format = input.format(options.read.format);
     let mut model = match start {
         MulticlassStart::Resume(m) => m,

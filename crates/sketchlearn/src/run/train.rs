@@ -48,6 +48,23 @@ impl Default for TrainOptions {
     }
 }
 
+impl TrainOptions {
+    /// At least one pass; more than one needs an input that can be re-read.
+    pub(crate) fn check_passes(&self, input: &Input) -> Result<(), RunError> {
+        if self.passes == 0 {
+            return Err(RunError::options("--passes must be at least 1"));
+        }
+        if self.passes > 1 && !input.rereadable() {
+            return Err(RunError::options(format!(
+                "{}: several passes need an input that can be read again (a file), not one read \
+                 once",
+                input.name()
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// What a training run returns.
 #[derive(Clone, Debug)]
 pub struct TrainOutcome {
@@ -137,16 +154,7 @@ pub fn train_classified(
     classes: &ClassSpec,
     observer: &mut dyn Observer,
 ) -> Result<TrainOutcome, RunError> {
-    if options.passes == 0 {
-        return Err(RunError::options("--passes must be at least 1"));
-    }
-    if options.passes > 1 && !input.rereadable() {
-        return Err(RunError::options(format!(
-            "{}: several passes need an input that can be read again (a file), not one read \
-             once",
-            input.name()
-        )));
-    }
+    options.check_passes(&input)?;
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
     let (mut model, representation, mut map) = match start {
