@@ -66,6 +66,7 @@ impl MulticlassProgress for Table<'_> {
     fn started(
         &mut self,
         classes: &Classes,
+        learner: &str,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let classes = self.display.clone().unwrap_or_else(|| classes.clone());
         if let Some(p) = self.path {
@@ -74,6 +75,7 @@ impl MulticlassProgress for Table<'_> {
             self.out = Some(BufWriter::new(file));
         }
         if !self.quiet {
+            eprintln!("learner: {learner}");
             eprintln!(
                 "{:<12} {:<12} {:>12} {:>12} {:>12} {:>12}",
                 "error", "since last", "examples", "log loss", "label", "predicted"
@@ -222,7 +224,6 @@ pub fn train(
         Some(outcome.refused_steps),
     );
     if !args.quiet {
-        eprintln!("learner: {}", r.learner);
         print_text(&r, "progressive error");
     }
     if let Some(path) = &args.final_model {

@@ -182,13 +182,15 @@ impl MulticlassMetrics {
 
 /// What a progressive or evaluation pass reports to its caller, example by example.
 pub trait MulticlassProgress {
-    /// A run is about to read examples of these classes (called by
+    /// A run of the learner described by `learner` is about to read examples of these classes
+    /// (called by
     /// [`run::train_multiclass`](crate::run::train_multiclass) and
     /// [`run::evaluate_multiclass_input`](crate::run::evaluate_multiclass_input) after the
     /// classes were settled and checked); an error stops the run before any example is read.
     fn started(
         &mut self,
         _classes: &crate::labels::Classes,
+        _learner: &str,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Ok(())
     }

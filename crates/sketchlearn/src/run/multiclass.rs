@@ -112,7 +112,7 @@ pub fn train_multiclass(
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     progress
-        .started(&model.classes)
+        .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;
     let mut metrics = MulticlassMetrics::new(model.classes.len());
     let t = Instant::now();
@@ -155,7 +155,7 @@ pub fn evaluate_multiclass_input(
     let map = LabelMap::Multiclass(model.classes.clone());
     let mut source = Labeled::new(reader, map, input.name());
     progress
-        .started(&model.classes)
+        .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;
     let mut metrics = MulticlassMetrics::new(model.classes.len());
     let n = evaluate_multiclass(
