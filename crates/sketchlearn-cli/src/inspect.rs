@@ -94,7 +94,7 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
     Inspection {
         learner: model.config.describe(),
         loss: model.config.loss.name().to_string(),
-        classes: model.classes.as_ref().map(class_names),
+        classes: model.classes.as_ref().map(Classes::names),
         input: model.input.as_ref().map(|i| i.format.name().to_string()),
         dim,
         intercept,
@@ -112,17 +112,13 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
     }
 }
 
-fn class_names(c: &Classes) -> Vec<String> {
-    c.labels().iter().map(|l| l.to_string()).collect()
-}
-
 /// What `inspect` shows of a multiclass model: the learner, its classes, dimension and
 /// examples seen (no per-class weights yet).
 fn multiclass_inspection(m: &MulticlassModel) -> Inspection {
     Inspection {
         learner: m.config.describe(),
         loss: m.config.member.loss.name().to_string(),
-        classes: Some(class_names(&m.classes)),
+        classes: Some(m.classes.names()),
         input: m.input.as_ref().map(|i| i.format.name().to_string()),
         dim: m.learner.dim(),
         intercept: None,

@@ -12,6 +12,7 @@ use serde::Serialize;
 use sketchlearn::data::{Format, InputSpec, Schema};
 use sketchlearn::eval::ProgressRow;
 use sketchlearn::labels::Classes;
+use sketchlearn::linear::multiclass::MulticlassModel;
 use sketchlearn::linear::{LinearModel, MemberWeight, OnlineLearner, RepresentationChoice};
 use sketchlearn::loss::Loss;
 use sketchlearn::run::{
@@ -319,38 +320,52 @@ fn input_spec(args: &TrainArgs) -> InputSpec {
     }
 }
 
-pub fn train(args: &TrainArgs) -> Result<()> {
+/// Where a training run starts: a binary/regression learner, or a multiclass one (new or
+/// resumed).
+#[allow(clippy::large_enum_variant)] // one per run
+enum Begin {
+    Binary(Start),
+    Multiclass(Option<MulticlassModel>),
+}
+
+/// The start of a run from the flags and the model to resume (checked against the data).
+fn begin(args: &TrainArgs) -> Result<Begin> {
     let resumed = args
         .initial_model
         .as_deref()
         .map(AnyModel::load)
         .transpose()?;
-    let spec = input_spec(args);
     if let (Some(m), None) = (&resumed, &args.csv_schema) {
         check_input(m, &args.file, args.format, args.zero_based, args.bits)?;
     }
-    let csv_classes = args.csv_schema.as_ref().and_then(|s| s.classes());
-    let start = match resumed {
+    // CSV rows converted to LIBSVM carry -1/+1 or class indices, not the names.
+    let csv_classes = args.csv_schema.as_ref().and_then(|s| s.classes()).is_some();
+    Ok(match resumed {
         Some(AnyModel::Multiclass(mut m)) => {
-            if csv_classes.is_some() {
-                // The converted rows carry class indices.
+            if csv_classes {
                 m.classes = crate::csv_input::index_classes(m.classes.len());
             }
-            return crate::multiclass_cmd::train(args, Some(m), spec);
+            Begin::Multiclass(Some(m))
         }
-        None if args.class.is_multiclass() => {
-            return crate::multiclass_cmd::train(args, None, spec)
-        }
+        None if args.class.is_multiclass() => Begin::Multiclass(None),
         Some(AnyModel::Linear(mut m)) => {
             if args.class.is_multiclass() {
                 bail!("--multiclass/--oaa/--reduction: the model to resume is binary");
             }
-            if csv_classes.is_some() {
-                m.classes = None; // the converted rows carry -1/+1
+            if csv_classes {
+                m.classes = None;
             }
-            Start::Resume(m)
+            Begin::Binary(Start::Resume(m))
         }
-        None => Start::New(args.learner.config(args.seed)?),
+        None => Begin::Binary(Start::New(args.learner.config(args.seed)?)),
+    })
+}
+
+pub fn train(args: &TrainArgs) -> Result<()> {
+    let spec = input_spec(args);
+    let start = match begin(args)? {
+        Begin::Binary(start) => start,
+        Begin::Multiclass(m) => return crate::multiclass_cmd::train(args, m, spec),
     };
     if args.class.probabilities {
         bail!("--probabilities is for multiclass models (binary -p writes the positive class's probability)");
@@ -427,11 +442,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             examples_per_second: outcome.examples_per_second(),
             refused_steps: outcome.refused_steps,
             diverged: outcome.diverged,
-            classes: outcome
-                .model
-                .classes
-                .as_ref()
-                .map(|c| c.labels().iter().map(|l| l.to_string()).collect()),
+            classes: outcome.model.classes.as_ref().map(Classes::names),
             mixture,
         };
         println!("{}", serde_json::to_string(&report)?);
@@ -494,10 +505,7 @@ fn test_linear(
     let named = |l: Loss| (loss == l).then(|| metrics.mean_loss());
     let report = TestReport {
         learner: model.config.describe(),
-        classes: model
-            .classes
-            .as_ref()
-            .map(|c| c.labels().iter().map(|l| l.to_string()).collect()),
+        classes: model.classes.as_ref().map(Classes::names),
         examples: outcome.examples,
         error: metrics.error_rate().filter(|_| classify),
         log_loss: named(Loss::Logistic),
