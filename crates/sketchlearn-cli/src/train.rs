@@ -268,6 +268,16 @@ impl Observer for Terminal<'_> {
             }
         }
     }
+    fn classes(&mut self, classes: &Classes) {
+        if self.display.is_none() {
+            if let PredictionFormat::Binary { probability, .. } = self.format {
+                self.format = PredictionFormat::Binary {
+                    classes: classes.clone(),
+                    probability,
+                };
+            }
+        }
+    }
     fn warning(&mut self, warning: &Warning) {
         eprintln!("warning: {warning}; {}", self.advice);
     }

@@ -182,6 +182,25 @@ fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
     ));
     assert_eq!(zero_one["progressive_error"], want["progressive_error"]);
     assert_eq!(zero_one["classes"], serde_json::json!(["0", "1"]));
+    // -p on the stream prints 0/1 once the stream showed a 0 (heart's second label), exactly
+    // as on the file, whose classes were scanned first.
+    let zo = relabel(&heart_text(), "0", "1");
+    let (ps, pf) = (path("h01s.pred"), path("h01f.pred"));
+    let f01 = write("h01s.libsvm", &zo);
+    json(&run(&["train", "--json", "--quiet", "-p", &pf, &f01]));
+    json(&run_stdin(
+        &["train", "--json", "--quiet", "--dim", "13", "-p", &ps, "-"],
+        &zo,
+    ));
+    let (s, f) = (
+        std::fs::read_to_string(ps).unwrap(),
+        std::fs::read_to_string(pf).unwrap(),
+    );
+    let rest = |t: &str| t.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(rest(&s), rest(&f));
+    assert!(rest(&s)
+        .iter()
+        .all(|l| l.starts_with("0 ") || l.starts_with("1 ")));
 }
 
 #[test]

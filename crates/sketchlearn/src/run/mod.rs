@@ -29,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod convention;
 mod dimension;
 mod error;
 mod evaluate;

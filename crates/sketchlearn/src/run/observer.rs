@@ -64,6 +64,10 @@ pub trait Observer {
     /// The prediction (raw score) scored for the next example, in input order: before its
     /// update when learning (progressive validation), without update when evaluating.
     fn prediction(&mut self, _score: f64) {}
+    /// The classes of a binary run became known after it started: a stream read once showed
+    /// its convention (`0/1` or `−1/+1`) at its first negative label. The predictions from the
+    /// next one on are in these classes.
+    fn classes(&mut self, _classes: &Classes) {}
     /// A warning.
     fn warning(&mut self, _warning: &Warning) {}
 }

@@ -2,6 +2,7 @@
 //! the passes of progressive validation with the library's policies, and return the fitted
 //! model with its metrics ([`TrainOutcome`]).
 
+use super::convention::{Convention, Seen};
 use super::dimension::profile;
 use super::input::examples;
 use super::labels::{model_map, new_map};
@@ -194,12 +195,23 @@ pub fn train_classified(
     for _pass in 0..options.passes {
         let reader = examples(&mut input, &options.read, bits)?;
         let mut reader = Labeled::new(reader, map, input.name());
+        let seen = Seen::default();
+        let mut watched = Convention {
+            inner: &mut *observer,
+            seen: &seen,
+        };
         let pass = progressive_pass(
             &mut model.learner,
-            |ex| reader.read_into(ex),
+            |ex| {
+                let more = reader.read_into(ex);
+                if let LabelMap::Implicit(now) = reader.map() {
+                    seen.note(*now);
+                }
+                more
+            },
             loss,
             &mut metrics,
-            observer,
+            &mut watched,
         )
         .map_err(|e| match e {
             EvalError::Source(e) => RunError::Parse(e),
