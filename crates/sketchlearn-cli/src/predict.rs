@@ -21,7 +21,8 @@ use std::io::{BufRead, BufWriter, Cursor, Write};
 Rows need no label: a LIBSVM row may start with a feature (`3:1 7:0.5`), a VW row with `|`. A \
 row that has a label is scored the same (the label is ignored). Output, one line per row: the \
 predicted label and the probability of the positive class (logistic loss), the label (hinge \
-losses), the value (squared loss), or the margin with --raw.\n\nExample:\n  tail -f rows.libsvm \
+losses), the value (squared loss), or the margin with --raw; a multiclass \
+model prints the label (--probabilities: then one probability per class).\n\nExample:\n  tail -f rows.libsvm \
 | sketchlearn predict -i model.skl -")]
 pub struct PredictArgs {
     /// The model (written by `train -f`).
