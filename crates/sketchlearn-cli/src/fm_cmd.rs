@@ -605,14 +605,26 @@ fn load_libsvm(args: &FmArgs, loss: Loss, normalize: bool) -> Result<Data> {
     )?;
     let mut rows = Vec::new();
     let mut ex = Example::default();
+    let mut scan = sketchlearn::data::ClassScan::new(args.file());
     while reader.read_into(&mut ex)? {
         if loss.is_classification() {
-            ex.label = if ex.label > 0.0 { 1.0 } else { -1.0 };
+            scan.add(ex.label, reader.line())?;
         }
         if normalize {
             l2_normalize(&mut ex);
         }
         rows.push(ex.clone());
+    }
+    if loss.is_classification() {
+        // Two classes in any convention (-1/+1, 0/1, 2/4; the larger positive), as `train`.
+        let classes = scan.binary().map_err(|e| {
+            anyhow::anyhow!(
+                "{e} (sketchlearn fm learns two classes only; train --multiclass learns more)"
+            )
+        })?;
+        for r in &mut rows {
+            r.label = classes.binary_target(&sketchlearn::labels::ClassLabel::Number(r.label))?;
+        }
     }
     Ok(Data::Libsvm(rows))
 }

@@ -1,7 +1,10 @@
 //! `sketchlearn inspect MODEL [--json]`: what a model file holds, readable.
 
+use crate::saved_model::AnyModel;
 use anyhow::Result;
 use serde::Serialize;
+use sketchlearn::labels::Classes;
+use sketchlearn::linear::multiclass::{MulticlassLearner, MulticlassModel};
 use sketchlearn::linear::{
     sketch_summaries, top_weights, AnyLearner, LinearModel, OnlineLearner, SketchSummary,
 };
@@ -27,6 +30,12 @@ pub struct InspectArgs {
 pub struct Inspection {
     pub learner: String,
     pub loss: String,
+    /// A classifier's classes (binary: negative, positive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classes: Option<Vec<String>>,
+    /// The training input's format (libsvm, vw, csv), when the model records it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
     pub dim: usize,
     pub intercept: Option<f64>,
     pub examples_seen: u64,
@@ -85,6 +94,8 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
     Inspection {
         learner: crate::drp_cmd::model_name(model),
         loss: model.config.loss.name().to_string(),
+        classes: model.classes.as_ref().map(Classes::names),
+        input: model.input.as_ref().map(|i| i.format.name().to_string()),
         dim,
         intercept,
         examples_seen: model.examples_seen,
@@ -101,9 +112,28 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
     }
 }
 
+/// What `inspect` shows of a multiclass model: the learner, its classes, dimension and
+/// examples seen (no per-class weights yet).
+fn multiclass_inspection(m: &MulticlassModel) -> Inspection {
+    Inspection {
+        learner: m.config.describe(),
+        loss: m.config.member.loss.name().to_string(),
+        classes: Some(m.classes.names()),
+        input: m.input.as_ref().map(|i| i.format.name().to_string()),
+        dim: m.learner.dim(),
+        intercept: None,
+        examples_seen: m.examples_seen,
+        mixture: None,
+        top_weights: Vec::new(),
+        sketches: Vec::new(),
+    }
+}
+
 pub fn run(args: &InspectArgs) -> Result<()> {
-    let model = LinearModel::load(&args.model)?;
-    let report = inspection(&model, args.top, args.singular_values);
+    let report = match AnyModel::load(&args.model)? {
+        AnyModel::Linear(model) => inspection(&model, args.top, args.singular_values),
+        AnyModel::Multiclass(m) => multiclass_inspection(&m),
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
@@ -119,6 +149,12 @@ fn text(path: &str, r: &Inspection) -> String {
     let _ = writeln!(s, "model          {path}");
     let _ = writeln!(s, "learner        {}", r.learner);
     let _ = writeln!(s, "loss           {}", r.loss);
+    if let Some(c) = &r.classes {
+        let _ = writeln!(s, "classes        {}", c.join(","));
+    }
+    if let Some(i) = &r.input {
+        let _ = writeln!(s, "input          {i}");
+    }
     let _ = writeln!(s, "dimension      {}", r.dim);
     let _ = writeln!(s, "examples seen  {}", r.examples_seen);
     if let Some(b) = r.intercept {
@@ -129,6 +165,9 @@ fn text(path: &str, r: &Inspection) -> String {
         for m in members {
             let _ = writeln!(s, "  {:.3}  {}", m.weight, m.learner);
         }
+    }
+    if r.top_weights.is_empty() {
+        return s;
     }
     let _ = writeln!(
         s,

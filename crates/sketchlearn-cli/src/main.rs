@@ -1,13 +1,17 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
+mod class_args;
 mod csv_input;
 mod drp_cmd;
 mod fm_cmd;
 mod fm_predict;
 mod inspect;
 mod learner_args;
+mod multiclass_cmd;
 mod paths;
 mod predict;
+mod prediction_output;
+mod saved_model;
 mod signals;
 mod sketch_cmd;
 mod train;

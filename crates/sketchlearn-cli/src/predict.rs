@@ -2,60 +2,18 @@
 //! (flushed, so it can sit in a pipe), and the prediction lines `-p` writes.
 
 use crate::paths::check_output;
+use crate::prediction_output::PredictionFormat;
+use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
-use sketchlearn::data::{open_input, Format, LibsvmOptions, LibsvmReader, VwOptions, VwReader};
+use sketchlearn::data::{
+    open_input, CsvExampleReader, Format, LibsvmOptions, LibsvmReader, VwOptions, VwReader,
+};
 use sketchlearn::labels::Classes;
-use sketchlearn::linear::{LinearModel, OnlineLearner};
-use sketchlearn::loss::{sigmoid, Loss};
-use sketchlearn::{Example, ParseError};
+use sketchlearn::linear::multiclass::MulticlassLearner;
+use sketchlearn::linear::OnlineLearner;
+use sketchlearn::{Example, ParseError, Row};
 use std::fs::File;
 use std::io::{BufRead, BufWriter, Cursor, Write};
-
-/// How a margin is printed: the label in the user's convention and the probability of the
-/// positive class (logistic), the label (hinge losses), the value (regression), or the raw
-/// margin.
-#[derive(Clone, Debug)]
-pub enum PredictionFormat {
-    /// The raw margin `wᵀx`.
-    Raw,
-    /// A regression value.
-    Value,
-    /// A binary label; with the probability of the positive class when `probability`.
-    Binary {
-        /// The classes (index 1 is positive).
-        classes: Classes,
-        /// Print `σ(margin)` after the label (logistic loss).
-        probability: bool,
-    },
-}
-
-impl PredictionFormat {
-    /// The format for a model with `loss`, its classes if it stores them (else `-1,1`).
-    pub fn new(loss: Loss, classes: Option<Classes>, raw: bool) -> Self {
-        if raw {
-            PredictionFormat::Raw
-        } else if !loss.is_classification() {
-            PredictionFormat::Value
-        } else {
-            PredictionFormat::Binary {
-                classes: classes.unwrap_or_else(Classes::plus_minus_one),
-                probability: loss == Loss::Logistic,
-            }
-        }
-    }
-
-    /// One output line (without the newline).
-    pub fn line(&self, margin: f64) -> String {
-        match self {
-            PredictionFormat::Raw | PredictionFormat::Value => format!("{margin}"),
-            PredictionFormat::Binary {
-                classes,
-                probability: true,
-            } => format!("{} {:.6}", classes.binary_label(margin), sigmoid(margin)),
-            PredictionFormat::Binary { classes, .. } => classes.binary_label(margin).to_string(),
-        }
-    }
-}
 
 /// Arguments of `sketchlearn predict`.
 #[derive(clap::Args, Debug)]
@@ -63,7 +21,8 @@ impl PredictionFormat {
 Rows need no label: a LIBSVM row may start with a feature (`3:1 7:0.5`), a VW row with `|`. A \
 row that has a label is scored the same (the label is ignored). Output, one line per row: the \
 predicted label and the probability of the positive class (logistic loss), the label (hinge \
-losses), the value (squared loss), or the margin with --raw.\n\nExample:\n  tail -f rows.libsvm \
+losses), the value (squared loss), or the margin with --raw; a multiclass \
+model prints the label (--probabilities: then one probability per class).\n\nExample:\n  tail -f rows.libsvm \
 | sketchlearn predict -i model.skl -")]
 pub struct PredictArgs {
     /// The model (written by `train -f`).
@@ -72,10 +31,15 @@ pub struct PredictArgs {
     /// Write the predictions to this file (default: standard output).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
-    /// Print raw margins wᵀx instead of labels and probabilities.
-    #[arg(long)]
+    /// Print raw margins wᵀx instead of labels and probabilities (multiclass: the
+    /// probabilities only).
+    #[arg(long, conflicts_with = "probabilities")]
     pub raw: bool,
-    /// The class names NEG,POS of a binary model (default: the model's, else -1,1).
+    /// Multiclass: the label, then one probability per class (in the model's class order).
+    #[arg(long)]
+    pub probabilities: bool,
+    /// The class names NEG,POS of a binary model (default: the model's; files of format 4 and
+    /// 5: -1,1).
     #[arg(long)]
     pub classes: Option<String>,
     /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
@@ -140,16 +104,96 @@ impl RowParser {
     }
 }
 
+/// A model's predictions, formatted.
+enum Scorer {
+    Linear(sketchlearn::linear::LinearModel, PredictionFormat),
+    Multiclass(
+        sketchlearn::linear::multiclass::MulticlassModel,
+        PredictionFormat,
+    ),
+}
+
+impl Scorer {
+    fn new(model: AnyModel, args: &PredictArgs) -> Result<Self> {
+        let classes = args
+            .classes
+            .as_deref()
+            .map(Classes::parse_list)
+            .transpose()?;
+        Ok(match model {
+            AnyModel::Linear(m) => {
+                if args.probabilities {
+                    bail!("--probabilities is for multiclass models (a binary model prints the positive class's probability)");
+                }
+                if classes.as_ref().is_some_and(|c| !c.is_binary()) {
+                    bail!("--classes takes two classes NEG,POS for a binary model");
+                }
+                let shape = PredictionFormat::binary(
+                    m.config.loss,
+                    classes.or_else(|| m.classes.clone()),
+                    args.raw,
+                );
+                Scorer::Linear(m, shape)
+            }
+            AnyModel::Multiclass(m) => {
+                if classes.is_some() {
+                    bail!("--classes: a multiclass model names its own classes");
+                }
+                let shape =
+                    PredictionFormat::multiclass(m.classes.clone(), args.raw, args.probabilities);
+                Scorer::Multiclass(m, shape)
+            }
+        })
+    }
+
+    fn dim(&self) -> usize {
+        match self {
+            Scorer::Linear(m, _) => m.learner.dim(),
+            Scorer::Multiclass(m, _) => m.learner.dim(),
+        }
+    }
+
+    fn line(&self, x: Row<'_>) -> String {
+        match self {
+            Scorer::Linear(m, f) => f.line(m.learner.predict(x)),
+            Scorer::Multiclass(m, f) => f.multiclass_line(&m.learner.predict_proba(x)),
+        }
+    }
+}
+
+/// Scores the rows of a CSV file (or standard input) through the model's schema.
+fn run_csv(
+    args: &PredictArgs,
+    scorer: &Scorer,
+    schema: &sketchlearn::data::Schema,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let name = sketchlearn::data::source::source_name(&args.file).to_string();
+    let mut reader = CsvExampleReader::new(open_input(&args.file)?, name.clone(), schema.clone());
+    let (mut ex, mut rows) = (Example::default(), 0u64);
+    while reader.read_into(&mut ex)? {
+        writeln!(out, "{}", scorer.line(ex.row()))?;
+        out.flush()?;
+        rows += 1;
+    }
+    if rows == 0 {
+        bail!("no examples in {name}");
+    }
+    Ok(())
+}
+
 pub fn run(args: &PredictArgs) -> Result<()> {
     if let Some(p) = &args.predictions {
         check_output(p, "predictions file", &[&args.file, &args.initial_model])?;
     }
-    let model = LinearModel::load(&args.initial_model)?;
-    let format = args.format.resolve(&args.file);
-    if format == Format::Csv {
-        bail!("predict reads LIBSVM or VW rows; CSV needs a model that keeps its CSV schema");
+    let model = AnyModel::load(&args.initial_model)?;
+    let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
+    let schema = model.schema().cloned();
+    if format == Format::Csv && schema.is_none() {
+        bail!("predict reads LIBSVM or VW rows; CSV needs a model trained on CSV (it keeps the columns)");
     }
-    let dim = model.learner.dim();
+    let scorer = Scorer::new(model, args)?;
+    let dim = scorer.dim();
     let bits = if format == Format::Vw {
         let b = match args.bits {
             Some(b) => b,
@@ -168,15 +212,6 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     } else {
         18
     };
-    let classes = args
-        .classes
-        .as_deref()
-        .map(Classes::parse_list)
-        .transpose()?;
-    if classes.as_ref().is_some_and(|c| !c.is_binary()) {
-        bail!("--classes takes two classes NEG,POS for a binary model");
-    }
-    let shape = PredictionFormat::new(model.config.loss, classes, args.raw);
     let mut out: Box<dyn Write> = match args.predictions.as_deref() {
         None | Some("-") => Box::new(std::io::stdout().lock()),
         Some(p) => {
@@ -185,6 +220,9 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             })?))
         }
     };
+    if let Some(schema) = &schema {
+        return run_csv(args, &scorer, schema, &mut out);
+    }
     let parser = RowParser {
         format,
         zero_based: args.zero_based,
@@ -212,8 +250,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 u64::from(last) + u64::from(!args.zero_based)
             );
         }
-        let margin = model.learner.predict(ex.row());
-        writeln!(out, "{}", shape.line(margin))?;
+        writeln!(out, "{}", scorer.line(ex.row()))?;
         out.flush()?;
         rows += 1;
     }

@@ -3,12 +3,18 @@
 //! progress table on stderr at doubling example counts, `-f` to save, `-i` to resume, `-p` to
 //! write predictions.
 
+use crate::class_args::ClassArgs;
 use crate::learner_args::LearnerArgs;
-use anyhow::{Context, Result};
+use crate::prediction_output::PredictionFormat;
+use crate::saved_model::{check_input, AnyModel};
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sketchlearn::data::Format;
+use sketchlearn::data::{Format, InputSpec, Schema};
 use sketchlearn::eval::ProgressRow;
+use sketchlearn::labels::Classes;
+use sketchlearn::linear::multiclass::MulticlassModel;
 use sketchlearn::linear::{LinearModel, MemberWeight, OnlineLearner, RepresentationChoice};
+use sketchlearn::loss::Loss;
 use sketchlearn::run::{
     self, Input, Observer, ObserverError, ReadOptions, RunStart, Start, TrainOptions, Warning,
 };
@@ -21,9 +27,17 @@ use std::io::{BufWriter, Write};
     allow_negative_numbers = true,
     after_help = "\
 Each example is predicted before it is learned (progressive validation); the progress table on \
-stderr has rows at example counts 1, 2, 4, 8, ... Labels are ±1 for the classification losses \
-(a score ≤ 0 predicts −1). With --passes N the file is read N times; the progressive metrics \
-cover all passes, as in VW.\n\nSparse input: for --algo newton or auto with curvature oja, rp, fd/fd-fast or \
+stderr has rows at example counts 1, 2, 4, 8, ... With --passes N the file is read N times; the \
+progressive metrics cover all passes, as in VW.\n\nLabels: a binary classifier takes any two \
+distinct labels (-1/+1, 0/1, 2/4, Yes/No in CSV). As in scikit-learn, the classes are sorted \
+(numbers by value, names alphabetically) and the larger / later one is the positive class; \
+--classes NEG,POS gives them in another order, and is needed on a stream read once (-) whose \
+labels are not -1/+1 or 0/1. The classes are stored in the model; test, predict and -p print \
+labels in them. A third label is an error naming its line: use --multiclass (or --oaa K, VW's \
+labels 1..K). --loss squared keeps real labels as they are. -p writes the predicted label and \
+the probability of the positive class (logistic loss; hinge losses: the label only), the value \
+(regression), with --multiclass the label (--probabilities: then one probability per class), \
+or with --raw the margins.\n\nSparse input: for --algo newton or auto with curvature oja, rp, fd/fd-fast or \
 rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-sparse: \
 O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
 input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
@@ -35,6 +49,11 @@ it must be read again); fd/rfd need d >= 2m. --representation sparse \
 pub struct TrainArgs {
     #[command(flatten)]
     pub learner: LearnerArgs,
+    #[command(flatten)]
+    pub class: ClassArgs,
+    /// The CSV schema when the input was converted from CSV (set by `csv_input`).
+    #[arg(skip)]
+    pub csv_schema: Option<Schema>,
     /// Number of passes over the data.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub passes: u32,
@@ -47,8 +66,8 @@ pub struct TrainArgs {
     /// Resume from this model (its hyper-parameters are used; learner flags are refused).
     #[arg(short = 'i', long = "initial-model", conflicts_with = "LearnerArgs")]
     pub initial_model: Option<String>,
-    /// Write each progressive prediction (raw score) to this file, one per line (`-` =
-    /// standard output).
+    /// Write each progressive prediction to this file, one per line (`-` = standard output):
+    /// the label and the positive class's probability (see below).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
     /// Print a JSON summary on stdout.
@@ -86,9 +105,17 @@ pub struct TestArgs {
     /// The model to evaluate (written by `train -f`).
     #[arg(short = 'i', long = "initial-model")]
     pub initial_model: String,
-    /// Write each prediction (raw score) to this file (`-` = standard output).
+    /// Write each prediction to this file (`-` = standard output): the label in the model's
+    /// classes and the positive class's probability (logistic), the label (hinge), the value
+    /// (squared loss).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
+    /// -p writes raw margins wᵀx (multiclass: the probabilities only).
+    #[arg(long, conflicts_with = "probabilities")]
+    pub raw: bool,
+    /// Multiclass -p: the label, then one probability per class.
+    #[arg(long)]
+    pub probabilities: bool,
     /// Print a JSON summary on stdout.
     #[arg(long)]
     pub json: bool,
@@ -125,21 +152,39 @@ pub struct TrainReport {
     /// The learning pass diverged (the library's divergence rule; a warning on stderr says
     /// what to do).
     pub diverged: bool,
+    /// A classifier's classes, negative then positive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classes: Option<Vec<String>>,
     /// For the `auto` mixture: each member and its final weight π (which member the mixture
     /// follows on this data).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixture: Option<Vec<MemberWeight>>,
 }
 
-/// What `test --json` prints.
+/// What `test --json` prints: only the metrics that apply to the loss (classification: error,
+/// log loss for the logistic loss or the loss by its name, AUC; regression: RMSE, MAE, R²).
 #[derive(Serialize, Debug)]
 pub struct TestReport {
     pub learner: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classes: Option<Vec<String>>,
     pub examples: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<f64>,
-    pub loss: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_loss: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hinge_loss: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smooth_hinge_loss: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub auc: Option<f64>,
-    pub rmse: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rmse: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mae: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r2: Option<f64>,
     pub seconds: f64,
 }
 
@@ -148,6 +193,11 @@ pub struct TestReport {
 /// the configuration and the input were checked), warnings on stderr.
 struct Terminal<'a> {
     quiet: bool,
+    /// -p writes margins.
+    raw: bool,
+    /// Classes to print instead of the run's (a CSV file's class names).
+    display: Option<Classes>,
+    format: PredictionFormat,
     /// Whether to print the learner line and the table (train only).
     table: bool,
     predictions_path: Option<&'a str>,
@@ -161,6 +211,9 @@ impl<'a> Terminal<'a> {
     fn new(quiet: bool, table: bool, predictions_path: Option<&'a str>, advice: &'a str) -> Self {
         Terminal {
             quiet,
+            raw: false,
+            display: None,
+            format: PredictionFormat::Raw,
             table,
             predictions_path,
             predictions: None,
@@ -195,6 +248,8 @@ impl Observer for Terminal<'_> {
             );
             print_header();
         }
+        let classes = self.display.clone().or_else(|| start.classes.cloned());
+        self.format = PredictionFormat::binary(start.config.loss, classes, self.raw);
         if let Some(p) = self.predictions_path {
             let out: Box<dyn Write> = if p == "-" {
                 Box::new(std::io::stdout())
@@ -216,10 +271,20 @@ impl Observer for Terminal<'_> {
     #[inline]
     fn prediction(&mut self, score: f64) {
         if let Some(out) = self.predictions.as_mut() {
-            if let Err(e) = writeln!(out, "{score}") {
+            if let Err(e) = writeln!(out, "{}", self.format.line(score)) {
                 self.predictions = None;
                 self.error
                     .get_or_insert(anyhow::Error::new(e).context("writing predictions"));
+            }
+        }
+    }
+    fn classes(&mut self, classes: &Classes) {
+        if self.display.is_none() {
+            if let PredictionFormat::Binary { probability, .. } = self.format {
+                self.format = PredictionFormat::Binary {
+                    classes: classes.clone(),
+                    probability,
+                };
             }
         }
     }
@@ -255,7 +320,7 @@ fn print_row(r: &ProgressRow) {
     );
 }
 
-fn read_options(
+pub(crate) fn read_options(
     format: Format,
     zero_based: bool,
     bits: Option<u32>,
@@ -269,11 +334,65 @@ fn read_options(
     }
 }
 
+/// How `args` reads its input (the model keeps it; CSV: the schema).
+fn input_spec(args: &TrainArgs) -> InputSpec {
+    let format = args.format.resolve(&args.file);
+    match &args.csv_schema {
+        Some(schema) => InputSpec::new(Format::Csv, false, None, Some(schema.clone())),
+        None => InputSpec::new(format, args.zero_based, Some(args.bits.unwrap_or(18)), None),
+    }
+}
+
+/// Where a training run starts: a binary/regression learner, or a multiclass one (new or
+/// resumed).
+#[allow(clippy::large_enum_variant)] // one per run
+enum Begin {
+    Binary(Start),
+    Multiclass(Option<MulticlassModel>),
+}
+
+/// The start of a run from the flags and the model to resume (checked against the data).
+fn begin(args: &TrainArgs) -> Result<Begin> {
+    let resumed = args
+        .initial_model
+        .as_deref()
+        .map(AnyModel::load)
+        .transpose()?;
+    if let (Some(m), None) = (&resumed, &args.csv_schema) {
+        check_input(m, &args.file, args.format, args.zero_based, args.bits)?;
+    }
+    // CSV rows converted to LIBSVM carry -1/+1 or class indices, not the names.
+    let csv_classes = args.csv_schema.as_ref().and_then(|s| s.classes()).is_some();
+    Ok(match resumed {
+        Some(AnyModel::Multiclass(mut m)) => {
+            if csv_classes {
+                m.classes = crate::csv_input::index_classes(m.classes.len());
+            }
+            Begin::Multiclass(Some(m))
+        }
+        None if args.class.is_multiclass() => Begin::Multiclass(None),
+        Some(AnyModel::Linear(mut m)) => {
+            if args.class.is_multiclass() {
+                bail!("--multiclass/--oaa/--reduction: the model to resume is binary");
+            }
+            if csv_classes {
+                m.classes = None;
+            }
+            Begin::Binary(Start::Resume(m))
+        }
+        None => Begin::Binary(Start::New(args.learner.config(args.seed)?)),
+    })
+}
+
 pub fn train(args: &TrainArgs) -> Result<()> {
-    let start = match &args.initial_model {
-        Some(path) => Start::Resume(LinearModel::load(path)?),
-        None => Start::New(args.learner.config(args.seed)?),
+    let spec = input_spec(args);
+    let start = match begin(args)? {
+        Begin::Binary(start) => start,
+        Begin::Multiclass(m) => return crate::multiclass_cmd::train(args, m, spec),
     };
+    if args.class.probabilities {
+        bail!("--probabilities is for multiclass models (binary -p writes the positive class's probability)");
+    }
     let options = TrainOptions {
         read: read_options(args.format, args.zero_based, args.bits, args.no_read_ahead),
         passes: args.passes,
@@ -285,8 +404,20 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         args.predictions.as_deref(),
         "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
     );
-    let outcome = run::train(Input::path(&args.file), start, &options, &mut terminal)?;
+    terminal.raw = args.class.raw;
+    terminal.display = args.csv_schema.as_ref().and_then(|s| s.classes().cloned());
+    let mut outcome = run::train_classified(
+        Input::path(&args.file),
+        start,
+        &options,
+        &args.class.spec()?,
+        &mut terminal,
+    )?;
     terminal.finish()?;
+    if let (Some(c), Some(_)) = (terminal_display(args), &outcome.model.classes) {
+        outcome.model.classes = Some(c);
+    }
+    outcome.model.input.get_or_insert(spec);
     let metrics = &outcome.metrics;
     let mixture = outcome.mixture_weights();
     if !args.quiet {
@@ -297,6 +428,13 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         eprintln!("examples          {}", metrics.examples());
         if let Some(e) = metrics.error_rate() {
             eprintln!("progressive error {e:.6}");
+        }
+        if let Some(c) = &outcome.model.classes {
+            eprintln!(
+                "classes           {} (positive: {})",
+                c.to_list(),
+                c.labels()[1]
+            );
         }
         eprintln!("average loss      {:.6}", metrics.mean_loss());
         eprintln!("seconds           {:.3}", outcome.seconds);
@@ -327,6 +465,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             examples_per_second: outcome.examples_per_second(),
             refused_steps: outcome.refused_steps,
             diverged: outcome.diverged,
+            classes: outcome.model.classes.as_ref().map(Classes::names),
             mixture,
         };
         println!("{}", serde_json::to_string(&report)?);
@@ -334,33 +473,95 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// The class names of a CSV file's labels.
+fn terminal_display(args: &TrainArgs) -> Option<Classes> {
+    args.csv_schema.as_ref().and_then(|s| s.classes().cloned())
+}
+
 pub fn test(args: &TestArgs) -> Result<()> {
-    let model = LinearModel::load(&args.initial_model)?;
-    let options = read_options(args.format, args.zero_based, args.bits, args.no_read_ahead);
+    let model = AnyModel::load(&args.initial_model)?;
+    let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
+    let mut read = read_options(format, args.zero_based, args.bits, args.no_read_ahead);
+    let converted = match (format, model.schema()) {
+        (Format::Csv, Some(schema)) => {
+            Some(crate::csv_input::TempLibsvm::convert(&args.file, schema)?)
+        }
+        (Format::Csv, None) => bail!(
+            "{}: CSV needs a model trained on CSV (it keeps the columns)",
+            args.file
+        ),
+        _ => None,
+    };
+    let file = converted.as_ref().map_or(args.file.as_str(), |c| c.path());
+    if converted.is_some() {
+        read = read_options(Format::Libsvm, true, None, args.no_read_ahead);
+    }
+    match &model {
+        AnyModel::Multiclass(m) => crate::multiclass_cmd::test(args, m, file, read),
+        AnyModel::Linear(m) => test_linear(args, m, file, read, converted.is_some()),
+    }
+}
+
+fn test_linear(
+    args: &TestArgs,
+    model: &LinearModel,
+    file: &str,
+    read: ReadOptions,
+    csv: bool,
+) -> Result<()> {
+    if args.probabilities {
+        bail!("--probabilities is for multiclass models");
+    }
     let mut terminal = Terminal::new(true, false, args.predictions.as_deref(), "");
-    let outcome = run::evaluate(Input::path(&args.file), &model, &options, &mut terminal)?;
+    terminal.raw = args.raw;
+    let mut evaluated = model.clone();
+    if csv && model.classes.is_some() {
+        // CSV class names were converted to -1/+1.
+        terminal.display = model.classes.clone();
+        evaluated.classes = None;
+    }
+    let outcome = run::evaluate(Input::path(file), &evaluated, &read, &mut terminal)?;
     terminal.finish()?;
     let metrics = &outcome.metrics;
+    let loss = model.config.loss;
+    let classify = loss.is_classification();
+    let named = |l: Loss| (loss == l).then(|| metrics.mean_loss());
     let report = TestReport {
-        learner: crate::drp_cmd::model_name(&model),
+        learner: crate::drp_cmd::model_name(model),
+        classes: model.classes.as_ref().map(Classes::names),
         examples: outcome.examples,
-        error: metrics.error_rate(),
-        loss: metrics.mean_loss(),
-        auc: metrics.auc(),
-        rmse: metrics.rmse(),
+        error: metrics.error_rate().filter(|_| classify),
+        log_loss: named(Loss::Logistic),
+        hinge_loss: named(Loss::Hinge),
+        smooth_hinge_loss: named(Loss::SmoothHinge),
+        auc: metrics.auc().filter(|_| classify),
+        rmse: (!classify).then(|| metrics.rmse()),
+        mae: (!classify).then(|| metrics.mae()),
+        r2: metrics.r2().filter(|_| !classify),
         seconds: outcome.seconds,
     };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!("learner   {}", report.learner);
-        println!("examples  {}", report.examples);
-        if let Some(e) = report.error {
-            println!("error     {e:.6}");
+        if let Some(c) = &report.classes {
+            println!("classes   {}", c.join(","));
         }
-        println!("loss      {:.6}", report.loss);
-        if let Some(a) = report.auc {
-            println!("auc       {a:.6}");
+        println!("examples  {}", report.examples);
+        let lines = [
+            ("error", report.error),
+            ("log loss", report.log_loss),
+            ("hinge", report.hinge_loss),
+            ("s-hinge", report.smooth_hinge_loss),
+            ("auc", report.auc),
+            ("rmse", report.rmse),
+            ("mae", report.mae),
+            ("r2", report.r2),
+        ];
+        for (name, v) in lines {
+            if let Some(v) = v {
+                println!("{name:<9} {v:.6}");
+            }
         }
         println!("seconds   {:.3}", report.seconds);
     }

@@ -416,7 +416,7 @@ fn save_test_and_resume_through_the_command_line() {
             &s(preds),
             &heart,
         ]));
-        for key in ["examples", "error", "loss", "auc"] {
+        for key in ["examples", "error", "log_loss", "auc"] {
             assert!(v.get(key).is_some(), "no {key} in {v}");
         }
         assert!(v["auc"].as_f64().unwrap() > 0.8);
@@ -433,7 +433,7 @@ fn save_test_and_resume_through_the_command_line() {
 fn predictions_file_has_one_line_per_example() {
     let heart = repo_file("data/heart.libsvm");
     let p = std::env::temp_dir().join(format!("sl-preds-{}.txt", std::process::id()));
-    train_json(&["--passes", "2", "-p", p.to_str().unwrap(), &heart]);
+    train_json(&["--passes", "2", "--raw", "-p", p.to_str().unwrap(), &heart]);
     let text = std::fs::read_to_string(&p).unwrap();
     assert_eq!(text.lines().count(), 540);
     assert!(text

@@ -234,6 +234,16 @@ impl Classes {
         &self.labels[usize::from(score > 0.0)]
     }
 
+    /// The labels as text, in internal order (what reports print).
+    ///
+    /// ```
+    /// use sketchlearn::labels::Classes;
+    /// assert_eq!(Classes::parse_list("0,1").unwrap().names(), ["0", "1"]);
+    /// ```
+    pub fn names(&self) -> Vec<String> {
+        self.labels.iter().map(|l| l.to_string()).collect()
+    }
+
     /// The labels as `a,b,c` (the form `--classes` takes).
     pub fn to_list(&self) -> String {
         joined(&self.labels)

@@ -76,7 +76,10 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// Version 5: a linear learner's configuration has a curvature of 8 kinds and a separate
 /// representation (dense, sparse or auto) instead of 12 curvature kinds that mixed both
 /// (`LinearModel::load` converts version 4; every other kind's layout is unchanged).
-pub const FORMAT_VERSION: u32 = 5;
+/// Version 6: linear and multiclass models keep the user's classes and a description of their
+/// training input (format, index base, hash bits, CSV schema); `LinearModel::load` and
+/// `MulticlassModel::load` convert version 5 (FM files are unchanged).
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The oldest format version that [`from_bytes_with`]/[`load_with`] hand to their decoder
 /// (older ones are [`ModelError::UnsupportedVersion`]).
@@ -500,7 +503,8 @@ pub fn load_with<T>(
 }
 
 /// Reads the model file at `path`, validates its header and checksum, and returns its kind tag
-/// without decoding the payload.
+/// without decoding the payload (any readable version, [`OLDEST_READABLE_VERSION`] to
+/// [`FORMAT_VERSION`]).
 ///
 /// Useful to dispatch on what a file holds (`"learner"`, `"sketch"`, …) before choosing the type to
 /// [`load`] it as.
@@ -521,7 +525,7 @@ pub fn peek_kind(path: impl AsRef<Path>) -> Result<String, ModelError> {
     let frame = parse_frame(
         &bytes,
         &path.display().to_string(),
-        FORMAT_VERSION..=FORMAT_VERSION,
+        OLDEST_READABLE_VERSION..=FORMAT_VERSION,
     )?;
     Ok(frame.kind.to_owned())
 }

@@ -132,7 +132,7 @@ fn v4_configurations_are_converted() {
     );
 }
 
-/// A version-4 file resaved is a version-5 file that loads to the same model.
+/// A version-4 file resaved is a file of the current version (6) that loads to the same model.
 #[test]
 fn a_v4_model_resaved_is_version_5_and_the_same() {
     let v4 = LinearModel::load(golden_dir().join("sparse-auto-v4.model")).unwrap();
@@ -141,7 +141,7 @@ fn a_v4_model_resaved_is_version_5_and_the_same() {
         &bytes[8..12],
         &sketchlearn::model::FORMAT_VERSION.to_le_bytes()
     );
-    assert_eq!(sketchlearn::model::FORMAT_VERSION, 5);
+    assert_eq!(sketchlearn::model::FORMAT_VERSION, 6);
     let v5 = LinearModel::from_bytes(&bytes, "memory").unwrap();
     assert_eq!(v5.config, v4.config);
     let data = sparse1000();
@@ -174,4 +174,49 @@ fn sparse_fd_diag_v4_model_loads_predicts_and_learns_the_same() {
 #[test]
 fn heart_adagrad_v4_model_loads_predicts_and_learns_the_same() {
     check("heart-adagrad-v4", &heart(), 200);
+}
+
+/// Format version 5 (before models stored their classes and input): written at commit
+/// 7904cfe by the default `auto` learner after the first 200 examples of heart; it loads as a
+/// ±1 model and predicts and learns exactly as then.
+#[test]
+fn heart_auto_v5_model_loads_predicts_and_learns_the_same() {
+    check("heart-auto-v5", &heart(), 200);
+}
+
+/// A version-5 multiclass model (the default one-against-all over classes a,b,c, 200 examples
+/// of heart labelled t mod 3, written at commit 7904cfe) loads, predicts and learns the same.
+#[test]
+fn heart_multiclass_v5_model_loads_predicts_and_learns_the_same() {
+    use sketchlearn::linear::multiclass::{MulticlassLearner, MulticlassModel};
+    let mut m = MulticlassModel::load(golden_dir().join("heart-multiclass-v5.model")).unwrap();
+    assert_eq!(
+        (m.examples_seen, m.classes.to_list().as_str()),
+        (200, "a,b,c")
+    );
+    let data = heart();
+    let mut h = Fnv::new();
+    for (i, v, _) in &data {
+        let p = m.learner.predict_proba(Row::Sparse {
+            indices: i,
+            values: v,
+        });
+        p.iter().for_each(|&x| h.f64(x));
+    }
+    for (t, (i, v, _)) in data.iter().enumerate().skip(200) {
+        let p = m
+            .learn(
+                Row::Sparse {
+                    indices: i,
+                    values: v,
+                },
+                t % 3,
+                1.0,
+            )
+            .unwrap();
+        p.iter().for_each(|&x| h.f64(x));
+    }
+    let want =
+        std::fs::read_to_string(golden_dir().join("heart-multiclass-v5.predictions")).unwrap();
+    assert_eq!(format!("{:016x}", h.0), want.trim(), "predictions changed");
 }

@@ -360,6 +360,18 @@ impl<S> Labeled<S> {
     }
 }
 
+/// A boxed source is a source (what [`Labeled`] wraps in a run: a reader, or one parsing on a
+/// second thread).
+impl<S: ExampleSource + ?Sized> ExampleSource for Box<S> {
+    type Error = S::Error;
+    fn read_into(&mut self, ex: &mut Example) -> Result<bool, S::Error> {
+        (**self).read_into(ex)
+    }
+    fn line(&self) -> u64 {
+        (**self).line()
+    }
+}
+
 impl<S: ExampleSource<Error = ParseError>> ExampleSource for Labeled<S> {
     type Error = ParseError;
 

@@ -75,6 +75,10 @@ pub struct Metrics {
     loss_sum: f64,
     error_weight: f64,
     squared_error_sum: f64,
+    /// Weighted sums of `|p − y|`, `y` and `y²` (MAE and R²).
+    abs_error_sum: f64,
+    label_sum: f64,
+    label_sq_sum: f64,
     /// False once an example was added with a regression loss and a label other than ±1.
     classification: bool,
     /// The AUC's data (`None`: not kept).
@@ -112,6 +116,9 @@ impl Metrics {
             loss_sum: 0.0,
             error_weight: 0.0,
             squared_error_sum: 0.0,
+            abs_error_sum: 0.0,
+            label_sum: 0.0,
+            label_sq_sum: 0.0,
             classification: true,
             auc: Some(StreamingAuc::default()),
             progress: ProgressState::default(),
@@ -173,6 +180,9 @@ impl Metrics {
             self.error_weight += weight;
         }
         self.squared_error_sum += weight * residual * residual;
+        self.abs_error_sum += weight * residual.abs();
+        self.label_sum += weight * label;
+        self.label_sq_sum += weight * label * label;
         if !loss.is_classification() && label != 1.0 && label != -1.0 {
             self.classification = false;
         }
@@ -249,6 +259,35 @@ impl Metrics {
         (self.squared_error_sum / self.weighted).sqrt()
     }
 
+    /// The weighted mean absolute error of the raw predictions; NaN when the total weight is 0.
+    pub fn mae(&self) -> f64 {
+        self.abs_error_sum / self.weighted
+    }
+
+    /// The coefficient of determination `R² = 1 − SSE/SST` of the raw predictions, with
+    /// `SST = Σw(y − ȳ)² = Σwy² − (Σwy)²/Σw` (weighted; scikit-learn's `r2_score`): 1 for a
+    /// perfect fit, 0 for the constant mean, negative when worse. `None` without weight or when
+    /// the labels are constant (SST = 0).
+    ///
+    /// ```
+    /// use sketchlearn::eval::Metrics;
+    /// use sketchlearn::loss::Loss;
+    /// let mut m = Metrics::new();
+    /// for (p, y) in [(1.0, 1.0), (2.0, 3.0), (3.0, 2.0)] {
+    ///     m.add(p, y, 1.0, Loss::Squared);
+    /// }
+    /// assert!((m.r2().unwrap() - 0.0).abs() < 1e-12); // SSE 2 = SST 2
+    /// assert!((m.mae() - 2.0 / 3.0).abs() < 1e-12);
+    /// ```
+    pub fn r2(&self) -> Option<f64> {
+        if self.weighted <= 0.0 {
+            return None;
+        }
+        let sst = self.label_sq_sum - self.label_sum * self.label_sum / self.weighted;
+        (sst > 1e-12 * self.label_sq_sum.max(f64::MIN_POSITIVE))
+            .then(|| 1.0 - self.squared_error_sum / sst)
+    }
+
     /// The weighted AUC (Mann–Whitney statistic, ties ½), computed now (O(n log n) on a copy of
     /// the stored scores while exact, O(bins) after). `None` when AUC data is not kept, or when
     /// the positives or the negatives have no (positive) weight. NaN scores sort after (or,
@@ -273,6 +312,9 @@ impl Metrics {
         self.loss_sum += other.loss_sum;
         self.error_weight += other.error_weight;
         self.squared_error_sum += other.squared_error_sum;
+        self.abs_error_sum += other.abs_error_sum;
+        self.label_sum += other.label_sum;
+        self.label_sq_sum += other.label_sq_sum;
         self.classification &= other.classification;
         match (self.auc.as_mut(), other.auc.as_ref()) {
             (Some(a), Some(b)) => a.merge(b),

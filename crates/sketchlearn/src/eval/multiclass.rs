@@ -182,6 +182,18 @@ impl MulticlassMetrics {
 
 /// What a progressive or evaluation pass reports to its caller, example by example.
 pub trait MulticlassProgress {
+    /// A run of the learner described by `learner` is about to read examples of these classes
+    /// (called by
+    /// [`run::train_multiclass`](crate::run::train_multiclass) and
+    /// [`run::evaluate_multiclass_input`](crate::run::evaluate_multiclass_input) after the
+    /// classes were settled and checked); an error stops the run before any example is read.
+    fn started(
+        &mut self,
+        _classes: &crate::labels::Classes,
+        _learner: &str,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        Ok(())
+    }
     /// A progress row fell due.
     fn row(&mut self, _row: &MulticlassRow) {}
     /// The probabilities scored for `ex` (its label is the class index).

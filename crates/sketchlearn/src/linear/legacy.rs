@@ -1,4 +1,5 @@
-//! Reading linear-model files of format version 4, whose configuration had one 12-variant
+//! Reading linear-model files of format version 5, which had no classes and no input
+//! description (they load as `−1/+1` models: [`LinearModelV5`]), and of format version 4, whose configuration had one 12-variant
 //! curvature enum mixing the sketch and the representation (`oja-sparse`, …) and no
 //! `representation` field. Their payload is decoded with the private types below (the same
 //! postcard layout as then) and converted: `oja-sparse`, `rp-sparse`, `fd-sparse` and
@@ -104,9 +105,25 @@ impl From<ConfigV4> for LearnerConfig {
 impl From<LinearModelV4> for LinearModel {
     fn from(m: LinearModelV4) -> Self {
         LinearModel {
-            config: m.config.into(),
-            learner: m.learner,
             examples_seen: m.examples_seen,
+            ..LinearModel::new(m.config.into(), m.learner)
+        }
+    }
+}
+
+/// `LinearModel` as of format version 5 (field order is the postcard encoding).
+#[derive(Deserialize)]
+pub(super) struct LinearModelV5 {
+    config: LearnerConfig,
+    learner: AnyLearner,
+    examples_seen: u64,
+}
+
+impl From<LinearModelV5> for LinearModel {
+    fn from(m: LinearModelV5) -> Self {
+        LinearModel {
+            examples_seen: m.examples_seen,
+            ..LinearModel::new(m.config, m.learner)
         }
     }
 }

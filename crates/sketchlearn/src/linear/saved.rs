@@ -2,14 +2,17 @@
 //! sketch/curvature state, so training can resume bit for bit) and how many examples it has seen.
 //! The file format (magic number, version, checksum, atomic writes) is [`crate::model`]'s.
 //!
-//! Files of format version 4 (before the configuration had a separate [`Representation`]) are
-//! converted on load (`legacy.rs`); a loaded configuration goes through
+//! Files of format version 4 (before the configuration had a separate [`Representation`]) and 5
+//! (before models kept their classes and input description) are converted on load
+//! (`legacy.rs`: their classes are `None`, i.e. `−1/+1`); a loaded configuration goes through
 //! [`LearnerConfig::check`] like one given on a command line.
 //!
 //! [`Representation`]: super::Representation
 
-use super::legacy::LinearModelV4;
+use super::legacy::{LinearModelV4, LinearModelV5};
 use super::{AnyLearner, LearnerConfig};
+use crate::data::InputSpec;
+use crate::labels::Classes;
 use crate::model::{self, ModelError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -40,6 +43,12 @@ pub struct LinearModel {
     pub learner: AnyLearner,
     /// Examples learned so far (all passes).
     pub examples_seen: u64,
+    /// A classifier's classes in the user's convention (index 0 negative, 1 positive; the
+    /// learner predicts `±1`); `None` for regression and for files of format version 4 and 5,
+    /// whose classes are `−1/+1`.
+    pub classes: Option<Classes>,
+    /// How the training input was read (`None` when unknown, e.g. format 4 and 5 files).
+    pub input: Option<InputSpec>,
 }
 
 impl LinearModel {
@@ -49,6 +58,8 @@ impl LinearModel {
             config,
             learner,
             examples_seen: 0,
+            classes: None,
+            input: None,
         }
     }
 
@@ -86,7 +97,7 @@ impl LinearModel {
         model::to_bytes(LINEAR_MODEL_KIND, self)
     }
 
-    /// Reads a model written by [`LinearModel::save`] (this version or format version 4); a
+    /// Reads a model written by [`LinearModel::save`] (this version or format version 4 or 5); a
     /// corrupted or foreign file, or one whose configuration does not pass
     /// [`LearnerConfig::check`], is an error.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
@@ -112,6 +123,7 @@ pub struct MemberWeight {
 fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<LinearModel, ModelError> {
     let model: LinearModel = match version {
         4 => model::decode_payload::<LinearModelV4>(payload, source_name)?.into(),
+        5 => model::decode_payload::<LinearModelV5>(payload, source_name)?.into(),
         _ => model::decode_payload(payload, source_name)?,
     };
     let invalid = |reason: String| ModelError::Invalid {
@@ -120,5 +132,8 @@ fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<LinearModel
     };
     model.config.check().map_err(|e| invalid(e.to_string()))?;
     super::validate::check_model(&model).map_err(|e| invalid(e.to_string()))?;
+    if model.classes.as_ref().is_some_and(|c| !c.is_binary()) {
+        return Err(invalid("a binary model lists more than two classes".into()));
+    }
     Ok(model)
 }

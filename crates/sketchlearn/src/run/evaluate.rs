@@ -1,7 +1,9 @@
 //! [`evaluate`]: a held-out evaluation of a model on an input, without updates.
 
 use super::input::examples;
+use super::labels::{for_model, model_map};
 use super::{Input, Observer, ReadOptions, RunError, RunStart};
+use crate::data::{ClassSpec, ExampleSource, Labeled};
 use crate::eval::{evaluate_with, EvalError, Metrics};
 use crate::linear::{LinearModel, OnlineLearner, RepresentationChoice};
 use crate::Row;
@@ -51,6 +53,8 @@ impl OnlineLearner for Reporting<'_, '_> {
 /// Evaluates `model` on `input` without updating it ([`evaluate_with`]: features beyond the
 /// model's dimension count as zero); each prediction and progress row goes to `observer`. VW
 /// input is hashed with the model's bits unless `options.bits` says otherwise (and agrees).
+/// A classifier's labels are read in the model's classes (`−1/+1` for files of format 4 and 5):
+/// a label that is not one of them is an error at its line.
 ///
 /// ```
 /// use sketchlearn::linear::LearnerConfig;
@@ -80,12 +84,21 @@ pub fn evaluate(
 ) -> Result<EvalOutcome, RunError> {
     let format = input.format(options.format);
     let bits = options.bits(format, Some(model.learner.dim()))?;
-    let mut reader = examples(&mut input, options, bits)?;
+    let map = model_map(
+        model.classes.as_ref(),
+        model.config.loss,
+        &ClassSpec::FromInput,
+        input.name(),
+    )?;
+    let classes = map.classes();
+    let reader = examples(&mut input, options, bits)?;
+    let mut reader = Labeled::new(reader, map, input.name());
     observer
         .started(&RunStart {
             config: &model.config,
             dim: model.learner.dim(),
             representation: RepresentationChoice::Given,
+            classes: classes.as_ref(),
         })
         .map_err(RunError::Observer)?;
     let mut metrics = Metrics::new();
@@ -102,7 +115,7 @@ pub fn evaluate(
         |row| reporting.observer.borrow_mut().progress(row),
     )
     .map_err(|e| match e {
-        EvalError::Source(e) => RunError::Parse(e),
+        EvalError::Source(e) => RunError::Parse(for_model(e)),
         EvalError::Learn { source, .. } => RunError::Learn {
             source_name: input.name().to_owned(),
             line: reader.line(),

@@ -29,11 +29,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod convention;
 mod dimension;
 mod error;
 mod evaluate;
 mod footprint;
 mod input;
+mod labels;
+mod multiclass;
 mod observer;
 mod pass;
 mod policy;
@@ -44,8 +47,11 @@ pub use error::RunError;
 pub use evaluate::{evaluate, EvalOutcome};
 pub use footprint::{estimated_bytes, machine_memory, MAX_DIM};
 pub use input::{Input, ReadOptions};
+pub use multiclass::{
+    evaluate_multiclass_input, train_multiclass, MulticlassOutcome, MulticlassStart,
+};
 pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
 pub use spool::DEFAULT_SPOOL_LIMIT;
-pub use train::{train, Start, TrainOptions, TrainOutcome};
+pub use train::{train, train_classified, Start, TrainOptions, TrainOutcome};

@@ -2,6 +2,7 @@
 //! a predictions file, a Python callback), and the [`Warning`]s the library raises.
 
 use crate::eval::ProgressRow;
+use crate::labels::Classes;
 use crate::linear::{LearnerConfig, RepresentationChoice};
 use std::fmt;
 
@@ -15,6 +16,10 @@ pub struct RunStart<'a> {
     pub dim: usize,
     /// How the representation was settled (its `Display` is the note reports print).
     pub representation: RepresentationChoice,
+    /// A classifier's classes in the user's convention (negative, positive), as far as known
+    /// when the run starts (a stream read once: `−1/+1` until a `0` shows the `0/1`
+    /// convention); `None` for regression.
+    pub classes: Option<&'a Classes>,
 }
 
 /// Something a front end should tell its user; the run goes on.
@@ -71,6 +76,10 @@ pub trait Observer {
     /// The prediction (raw score) scored for the next example, in input order: before its
     /// update when learning (progressive validation), without update when evaluating.
     fn prediction(&mut self, _score: f64) {}
+    /// The classes of a binary run became known after it started: a stream read once showed
+    /// its convention (`0/1` or `−1/+1`) at its first negative label. The predictions from the
+    /// next one on are in these classes.
+    fn classes(&mut self, _classes: &Classes) {}
     /// A warning.
     fn warning(&mut self, _warning: &Warning) {}
 }

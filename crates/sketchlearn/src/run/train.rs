@@ -2,13 +2,16 @@
 //! the passes of progressive validation with the library's policies, and return the fitted
 //! model with its metrics ([`TrainOutcome`]).
 
+use super::convention::{Convention, Seen};
 use super::dimension::profile;
 use super::footprint::{cap_size, check_dim, check_fits};
 use super::input::examples;
+use super::labels::{model_map, new_map};
 use super::pass::RecentLines;
 use super::{
     divergence_warning, progressive_pass, Input, Observer, ReadOptions, RunError, RunStart, Warning,
 };
+use crate::data::{ClassSpec, ExampleSource, LabelMap, Labeled};
 use crate::eval::{EvalError, Metrics};
 use crate::linear::{
     LearnerConfig, LinearModel, MemberWeight, OnlineLearner, RepresentationChoice,
@@ -45,6 +48,21 @@ impl Default for TrainOptions {
             passes: 1,
             dim: None,
         }
+    }
+}
+
+impl TrainOptions {
+    /// At least one pass; more than one needs an input that can be re-read.
+    /// Checks the number of passes; a run of several passes over a stream read once spools it
+    /// first ([`Input::spool`]: an unlinked temporary file, within the input's spool limit).
+    pub(crate) fn check_passes(&self, input: &mut Input) -> Result<(), RunError> {
+        if self.passes == 0 {
+            return Err(RunError::options("--passes must be at least 1"));
+        }
+        if self.passes > 1 {
+            input.spool()?;
+        }
+        Ok(())
     }
 }
 
@@ -87,6 +105,17 @@ impl TrainOutcome {
     }
 }
 
+/// Trains a linear learner on `input` with the classes found in it
+/// ([`train_classified`] with [`ClassSpec::FromInput`]).
+pub fn train(
+    input: Input,
+    start: Start,
+    options: &TrainOptions,
+    observer: &mut dyn Observer,
+) -> Result<TrainOutcome, RunError> {
+    train_classified(input, start, options, &ClassSpec::FromInput, observer)
+}
+
 /// Trains a linear learner on `input`: progressive validation (each example predicted, then
 /// learned) for `options.passes` passes, with the refused-step and divergence policies
 /// ([`learn_or_refuse`](super::learn_or_refuse), [`divergence_warning`]), reporting to
@@ -95,6 +124,13 @@ impl TrainOutcome {
 /// A new learner's configuration is checked first ([`LearnerConfig::check`]); its dimension
 /// comes from the options or the input, and its `Representation::Auto` is resolved for the
 /// input (hashed, or sparse rows → the sparse-time learner), which the returned model records.
+///
+/// Labels (issue 24): a classifier's labels may be in any two-class convention (`−1/+1`,
+/// `0/1`, `2/4`, …); the classes come from `classes` ([`LabelMap::settle`]: a scan of the
+/// input when it can be re-read, a declared list, or `−1/+1`/`0/1` on a stream read once), the
+/// later-sorted one positive, and are stored in the model; a resumed model keeps its own. A
+/// third label is an error at its line, before anything is learned when the input was scanned.
+/// Regression keeps its labels.
 ///
 /// ```
 /// use sketchlearn::linear::{LearnerConfig, OnlineLearner};
@@ -112,28 +148,32 @@ impl TrainOutcome {
 /// assert!(!outcome.diverged);
 /// # Ok::<(), sketchlearn::run::RunError>(())
 /// ```
-pub fn train(
+pub fn train_classified(
     mut input: Input,
     start: Start,
     options: &TrainOptions,
+    classes: &ClassSpec,
     observer: &mut dyn Observer,
 ) -> Result<TrainOutcome, RunError> {
-    if options.passes == 0 {
-        return Err(RunError::options("--passes must be at least 1"));
-    }
-    if options.passes > 1 {
-        input.spool()?;
-    }
+    options.check_passes(&mut input)?;
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
     let mut notes = Vec::new();
-    let (mut model, representation) = match start {
+    let (mut model, representation, mut map) = match start {
         Start::Resume(model) => {
             model.config.check()?;
-            (model, RepresentationChoice::Given)
+            let map = model_map(
+                model.classes.as_ref(),
+                model.config.loss,
+                classes,
+                input.name(),
+            )?;
+            (model, RepresentationChoice::Given, map)
         }
         Start::New(config) => {
             let valid = config.check()?;
+            let bits = options.read.bits(format, None)?;
+            let map = new_map(&mut input, &options.read, bits, classes, valid.loss)?;
             let input_profile = profile(&mut input, &options.read, options.dim)?;
             let dim = input_profile.dim;
             let what_sets_dim = match (options.dim, input_profile.hashed) {
@@ -147,7 +187,7 @@ pub fn train(
             let (valid, choice) = valid.resolve(&input_profile);
             check_fits(&valid, dim, &what_sets_dim)?;
             let learner = valid.build(dim)?;
-            (LinearModel::new(valid.into_inner(), learner), choice)
+            (LinearModel::new(valid.into_inner(), learner), choice, map)
         }
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
@@ -156,6 +196,7 @@ pub fn train(
             config: &model.config,
             dim: model.learner.dim(),
             representation,
+            classes: map.classes().as_ref(),
         })
         .map_err(RunError::Observer)?;
     for w in &notes {
@@ -166,8 +207,14 @@ pub fn train(
     let start = Instant::now();
     let (mut total, mut refused, mut label_max) = (0, 0, 0.0f64);
     for _pass in 0..options.passes {
-        let mut reader = examples(&mut input, &options.read, bits)?;
+        let reader = examples(&mut input, &options.read, bits)?;
+        let mut reader = Labeled::new(reader, map, input.name());
         let mut lines = RecentLines::new();
+        let seen = Seen::default();
+        let mut watched = Convention {
+            inner: &mut *observer,
+            seen: &seen,
+        };
         let pass = progressive_pass(
             &mut model.learner,
             |ex| {
@@ -175,11 +222,14 @@ pub fn train(
                 if let Ok(true) = more {
                     lines.push(reader.line());
                 }
+                if let LabelMap::Implicit(now) = reader.map() {
+                    seen.note(*now);
+                }
                 more
             },
             loss,
             &mut metrics,
-            observer,
+            &mut watched,
         )
         .map_err(|e| match e {
             EvalError::Source(e) => RunError::Parse(e),
@@ -189,6 +239,7 @@ pub fn train(
                 error: source,
             },
         })?;
+        map = reader.into_parts().1;
         total += pass.examples;
         refused += pass.refused_steps;
         label_max = label_max.max(pass.label_max);
@@ -206,6 +257,9 @@ pub fn train(
     }
     let warnings: Vec<Warning> = notes.into_iter().chain(diverged).collect();
     model.examples_seen += total;
+    if let LabelMap::Binary(_) | LabelMap::Implicit(_) = map {
+        model.classes = map.classes();
+    }
     Ok(TrainOutcome {
         model,
         metrics,

@@ -1,6 +1,7 @@
 //! Multiclass model files and the per-member representation choice.
 
 use super::{AnyMulticlass, MulticlassConfig, MulticlassLearner, Reduction};
+use crate::data::InputSpec;
 use crate::labels::{ClassLabel, Classes};
 use crate::linear::{auto_sparse, InputProfile, LearnError, Representation};
 use crate::model::{self, ModelError};
@@ -70,6 +71,17 @@ pub struct MulticlassModel {
     pub classes: Classes,
     /// Examples learned so far (all passes).
     pub examples_seen: u64,
+    /// How the training input was read (`None` when unknown, e.g. format 5 files).
+    pub input: Option<InputSpec>,
+}
+
+/// `MulticlassModel` as of format version 5 (no input description).
+#[derive(Deserialize)]
+struct MulticlassModelV5 {
+    config: MulticlassConfig,
+    learner: AnyMulticlass,
+    classes: Classes,
+    examples_seen: u64,
 }
 
 impl MulticlassModel {
@@ -89,6 +101,7 @@ impl MulticlassModel {
             config,
             classes,
             examples_seen: 0,
+            input: None,
         })
     }
 
@@ -111,11 +124,32 @@ impl MulticlassModel {
         model::save(path, MULTICLASS_MODEL_KIND, self)
     }
 
-    /// Reads a model written by [`MulticlassModel::save`]; a corrupted or foreign file, or one
-    /// whose learner disagrees with its classes, is an error.
+    /// Reads a model written by [`MulticlassModel::save`] (this format version or 5); a
+    /// corrupted or foreign file, or one whose learner disagrees with its classes, is an error.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
         let path = path.as_ref();
-        let m: MulticlassModel = model::load(path, MULTICLASS_MODEL_KIND)?;
+        let m = model::load_with(
+            path,
+            MULTICLASS_MODEL_KIND,
+            |version, payload, name| match version {
+                5 => {
+                    let v5: MulticlassModelV5 = model::decode_payload(payload, name)?;
+                    Ok(MulticlassModel {
+                        config: v5.config,
+                        learner: v5.learner,
+                        classes: v5.classes,
+                        examples_seen: v5.examples_seen,
+                        input: None,
+                    })
+                }
+                4 => Err(ModelError::UnsupportedVersion {
+                    path: name.to_owned(),
+                    found: 4,
+                    supported: model::FORMAT_VERSION,
+                }),
+                _ => model::decode_payload::<MulticlassModel>(payload, name),
+            },
+        )?;
         if m.learner.classes() != m.classes.len() || m.config.classes != m.classes.len() {
             return Err(ModelError::Decode {
                 path: path.display().to_string(),

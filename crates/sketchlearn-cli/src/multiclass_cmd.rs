@@ -1,0 +1,279 @@
+//! `train --multiclass` / `--oaa K` and `test`/`predict` of a multiclass model (issue 24,
+//! item 2): the library's multiclass run ([`run::train_multiclass`]) with a progress table on
+//! stderr, `-p` lines (the predicted label; with `--probabilities` one probability per class),
+//! and a JSON summary with the confusion matrix.
+
+use crate::prediction_output::PredictionFormat;
+use crate::train::{read_options, TestArgs, TrainArgs};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use sketchlearn::eval::multiclass::{MulticlassMetrics, MulticlassProgress, MulticlassRow};
+use sketchlearn::labels::Classes;
+use sketchlearn::linear::multiclass::MulticlassModel;
+use sketchlearn::run::{self, Input, MulticlassStart, TrainOptions};
+use sketchlearn::Example;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
+/// The progress table and the `-p` file of a multiclass run, set up when the run starts (the
+/// classes settled, the input checked): the file is created only then.
+struct Table<'a> {
+    quiet: bool,
+    path: Option<&'a str>,
+    raw: bool,
+    probabilities: bool,
+    /// Labels to print instead of the run's (a CSV file's class names).
+    display: Option<Classes>,
+    classes: Option<Classes>,
+    format: Option<PredictionFormat>,
+    out: Option<BufWriter<File>>,
+    error: Option<std::io::Error>,
+}
+
+impl<'a> Table<'a> {
+    fn new(
+        quiet: bool,
+        path: Option<&'a str>,
+        raw: bool,
+        probabilities: bool,
+        display: Option<Classes>,
+    ) -> Self {
+        Table {
+            quiet,
+            path,
+            raw,
+            probabilities,
+            display,
+            classes: None,
+            format: None,
+            out: None,
+            error: None,
+        }
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(anyhow::Error::new(e).context("writing predictions"));
+        }
+        if let Some(mut out) = self.out.take() {
+            out.flush().context("writing predictions")?;
+        }
+        Ok(())
+    }
+}
+
+impl MulticlassProgress for Table<'_> {
+    fn started(
+        &mut self,
+        classes: &Classes,
+        learner: &str,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let classes = self.display.clone().unwrap_or_else(|| classes.clone());
+        if let Some(p) = self.path {
+            let file =
+                File::create(p).map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
+            self.out = Some(BufWriter::new(file));
+        }
+        if !self.quiet {
+            eprintln!("learner: {learner}");
+            eprintln!(
+                "{:<12} {:<12} {:>12} {:>12} {:>12} {:>12}",
+                "error", "since last", "examples", "log loss", "label", "predicted"
+            );
+        }
+        self.format = Some(PredictionFormat::multiclass(
+            classes.clone(),
+            self.raw,
+            self.probabilities,
+        ));
+        self.classes = Some(classes);
+        Ok(())
+    }
+    fn row(&mut self, r: &MulticlassRow) {
+        if let (false, Some(c)) = (self.quiet, &self.classes) {
+            let l = c.labels();
+            eprintln!(
+                "{:<12.6} {:<12.6} {:>12} {:>12.6} {:>12} {:>12}",
+                r.error,
+                r.since_last_error,
+                r.examples,
+                r.log_loss,
+                l[r.class].to_string(),
+                l[r.predicted].to_string()
+            );
+        }
+    }
+    fn prediction(&mut self, _ex: &Example, p: &[f64]) {
+        if let (Some(out), Some(f)) = (self.out.as_mut(), &self.format) {
+            if let Err(e) = writeln!(out, "{}", f.multiclass_line(p)) {
+                self.out = None;
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+}
+
+/// What `train --json` and `test --json` print for a multiclass model.
+#[derive(Serialize, Debug)]
+pub struct MulticlassReport {
+    pub learner: String,
+    pub classes: Vec<String>,
+    pub examples: u64,
+    pub dim: usize,
+    /// Progressive (train) or test error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progressive_error: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<f64>,
+    pub error_se: f64,
+    pub multiclass_log_loss: f64,
+    /// `confusion_matrix[true][predicted]`, rows and columns in `classes` order.
+    pub confusion_matrix: Vec<Vec<u64>>,
+    pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_steps: Option<u64>,
+}
+
+fn report(
+    model: &MulticlassModel,
+    metrics: &MulticlassMetrics,
+    seconds: f64,
+    training: Option<u64>,
+) -> MulticlassReport {
+    let s = metrics.summary();
+    let e = metrics.error_rate();
+    MulticlassReport {
+        learner: model.config.describe(),
+        classes: model
+            .classes
+            .labels()
+            .iter()
+            .map(|l| l.to_string())
+            .collect(),
+        examples: s.examples,
+        dim: sketchlearn::linear::multiclass::MulticlassLearner::dim(&model.learner),
+        progressive_error: e.filter(|_| training.is_some()),
+        error: e.filter(|_| training.is_none()),
+        error_se: s.error_se,
+        multiclass_log_loss: s.log_loss,
+        confusion_matrix: s.confusion_matrix,
+        seconds,
+        refused_steps: training,
+    }
+}
+
+fn print_text(r: &MulticlassReport, what: &str) {
+    eprintln!();
+    eprintln!("classes           {}", r.classes.join(","));
+    eprintln!("examples          {}", r.examples);
+    if let Some(e) = r.progressive_error.or(r.error) {
+        eprintln!("{what:<17} {e:.6} (s.e. {:.6})", r.error_se);
+    }
+    eprintln!("log loss          {:.6}", r.multiclass_log_loss);
+    eprintln!("seconds           {:.3}", r.seconds);
+}
+
+/// `train` of a multiclass model: new (`--multiclass`, `--oaa K`, `--reduction`) or resumed.
+pub fn train(
+    args: &TrainArgs,
+    resumed: Option<MulticlassModel>,
+    input: sketchlearn::data::InputSpec,
+) -> Result<()> {
+    let start = match resumed {
+        Some(m) => {
+            if let Some(list) = &args.class.classes {
+                let c = Classes::parse_list(list).map_err(|e| anyhow::anyhow!("--classes: {e}"))?;
+                if c != m.classes {
+                    anyhow::bail!(
+                        "--classes {list} disagrees with the model's classes {}",
+                        m.classes.to_list()
+                    );
+                }
+            }
+            MulticlassStart::Resume(m)
+        }
+        None => {
+            let member = args.learner.config(args.seed)?;
+            MulticlassStart::New(args.class.multiclass_config(member)?, args.class.spec()?)
+        }
+    };
+    let options = TrainOptions {
+        read: read_options(args.format, args.zero_based, args.bits, args.no_read_ahead),
+        passes: args.passes,
+        dim: args.dim,
+    };
+    let display = args.csv_schema.as_ref().and_then(|s| s.classes().cloned());
+    let mut table = Table::new(
+        args.quiet,
+        args.predictions.as_deref(),
+        args.class.raw,
+        args.class.probabilities,
+        display.clone(),
+    );
+    let outcome = run::train_multiclass(Input::path(&args.file), start, &options, &mut table)?;
+    table.finish()?;
+    let mut model = outcome.model;
+    if let Some(c) = display {
+        model.classes = c;
+    }
+    model.input.get_or_insert(input);
+    let r = report(
+        &model,
+        &outcome.metrics,
+        outcome.seconds,
+        Some(outcome.refused_steps),
+    );
+    if !args.quiet {
+        print_text(&r, "progressive error");
+    }
+    if let Some(path) = &args.final_model {
+        model.save(path)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+    }
+    Ok(())
+}
+
+/// `test` of a multiclass model on `file` (read as `read`; a CSV model's rows already
+/// converted, with class indices as labels, when `internal` is set).
+pub fn test(
+    args: &TestArgs,
+    model: &MulticlassModel,
+    file: &str,
+    read: sketchlearn::run::ReadOptions,
+) -> Result<()> {
+    let mut table = Table::new(
+        true,
+        args.predictions.as_deref(),
+        args.raw,
+        args.probabilities,
+        None,
+    );
+    let t = std::time::Instant::now();
+    let mut evaluated = model.clone();
+    if read.format == sketchlearn::data::Format::Libsvm
+        && model.input.as_ref().is_some_and(|i| i.schema.is_some())
+    {
+        // CSV rows converted to LIBSVM carry class indices: read them as such, print names.
+        table.display = Some(model.classes.clone());
+        evaluated.classes = crate::csv_input::index_classes(model.classes.len());
+    }
+    let (metrics, _) =
+        run::evaluate_multiclass_input(Input::path(file), &evaluated, &read, &mut table)?;
+    table.finish()?;
+    let r = report(model, &metrics, t.elapsed().as_secs_f64(), None);
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!("learner   {}", r.learner);
+        println!("classes   {}", r.classes.join(","));
+        println!("examples  {}", r.examples);
+        if let Some(e) = r.error {
+            println!("error     {e:.6}");
+        }
+        println!("log loss  {:.6}", r.multiclass_log_loss);
+        println!("seconds   {:.3}", r.seconds);
+    }
+    Ok(())
+}

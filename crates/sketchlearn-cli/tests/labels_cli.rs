@@ -1,0 +1,319 @@
+//! Labels as users have them (issue 24, item 1) and predictions in their convention (issue 25,
+//! item 1), end to end through the binary: 0/1 and 2/4 learn exactly as -1/+1, the classes are
+//! stored in the model and printed by test/predict/-p, bad labels fail at their line.
+
+mod label_helpers;
+
+use label_helpers::{failure, json, path, run, shared, write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn run_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).ok();
+    child.wait_with_output().unwrap()
+}
+
+fn heart_text() -> String {
+    std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm"),
+    )
+    .unwrap()
+}
+
+/// `text` (LIBSVM, labels -1/+1 or as written) with its negative label written `neg` and its
+/// positive `pos`.
+fn relabel(text: &str, neg: &str, pos: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let (y, rest) = l.split_once(' ').unwrap();
+            let negative = y.starts_with('-') || y == "0";
+            format!("{} {rest}\n", if negative { neg } else { pos })
+        })
+        .collect()
+}
+
+/// Train (progressive) and test JSON of `text` written with the labels `neg`/`pos`.
+fn errors(text: &str, neg: &str, pos: &str, name: &str) -> (f64, f64, serde_json::Value) {
+    let f = write(&format!("{name}.libsvm"), &relabel(text, neg, pos));
+    let model = path(&format!("{name}.model"));
+    let t = json(&run(&["train", "--json", "--quiet", "-f", &model, &f]));
+    let e = json(&run(&["test", "--json", "-i", &model, &f]));
+    (
+        t["progressive_error"].as_f64().unwrap(),
+        e["error"].as_f64().unwrap(),
+        t,
+    )
+}
+
+fn same_errors_in_every_convention(text: &str, name: &str) {
+    let (p, t, base) = errors(text, "-1", "+1", &format!("{name}_pm"));
+    assert_eq!(base["classes"], serde_json::json!(["-1", "1"]));
+    for (neg, pos) in [("0", "1"), ("2", "4")] {
+        let (p2, t2, j) = errors(text, neg, pos, &format!("{name}_{neg}{pos}"));
+        assert_eq!((p2, t2), (p, t), "{name} {neg}/{pos}");
+        assert_eq!(j["classes"], serde_json::json!([neg, pos]));
+        assert_eq!(j["progressive_loss"], base["progressive_loss"]);
+    }
+}
+
+#[test]
+fn heart_zero_one_and_two_four_give_exactly_the_errors_of_plus_minus_one() {
+    same_errors_in_every_convention(&heart_text(), "heart");
+}
+
+#[test]
+fn breast_cancer_zero_one_and_two_four_give_exactly_the_errors_of_plus_minus_one() {
+    if let Some(f) = shared("breast-cancer.libsvm") {
+        same_errors_in_every_convention(&std::fs::read_to_string(f).unwrap(), "bc");
+    }
+}
+
+#[test]
+fn predictions_print_the_users_labels_and_the_positive_probability() {
+    let f = write("h24p.libsvm", &relabel(&heart_text(), "2", "4"));
+    let (m, p, raw) = (path("h24p.model"), path("h24p.pred"), path("h24p.raw"));
+    json(&run(&[
+        "train", "--json", "--quiet", "-f", &m, "-p", &p, &f,
+    ]));
+    json(&run(&[
+        "train", "--json", "--quiet", "--raw", "-p", &raw, &f,
+    ]));
+    let (lines, margins) = (
+        std::fs::read_to_string(&p).unwrap(),
+        std::fs::read_to_string(&raw).unwrap(),
+    );
+    assert_eq!(lines.lines().count(), 270);
+    for (line, margin) in lines.lines().zip(margins.lines()) {
+        let (label, prob) = line.split_once(' ').unwrap();
+        let (prob, margin): (f64, f64) = (prob.parse().unwrap(), margin.parse().unwrap());
+        assert_eq!(
+            label,
+            if margin > 0.0 { "4" } else { "2" },
+            "{line} / {margin}"
+        );
+        assert!((prob - 1.0 / (1.0 + (-margin).exp())).abs() < 1e-6);
+    }
+    // test -p and predict write the same lines for the same rows.
+    let (tp, pp) = (path("h24p.test"), path("h24p.predict"));
+    json(&run(&["test", "--json", "-i", &m, "-p", &tp, &f]));
+    assert!(run(&["predict", "-i", &m, "-p", &pp, &f]).status.success());
+    let (a, b) = (
+        std::fs::read_to_string(tp).unwrap(),
+        std::fs::read_to_string(pp).unwrap(),
+    );
+    assert_eq!(a, b);
+    assert!(a
+        .lines()
+        .all(|l| l.starts_with("2 ") || l.starts_with("4 ")));
+    // --classes 4,2 makes 2 the positive class: the same error, labels the other way round.
+    let j = json(&run(&[
+        "train",
+        "--json",
+        "--quiet",
+        "--classes",
+        "4,2",
+        &f,
+    ]));
+    assert_eq!(j["classes"], serde_json::json!(["4", "2"]));
+    // A hinge model prints the label only.
+    let hm = path("h24h.model");
+    json(&run(&[
+        "train", "--json", "--quiet", "--loss", "hinge", "-f", &hm, &f,
+    ]));
+    let out = run(&["predict", "-i", &hm, &f]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().all(|l| l == "2" || l == "4"), "{text}");
+}
+
+#[test]
+fn a_third_label_names_the_line_and_multiclass_and_saves_nothing() {
+    let mut text = relabel(&heart_text(), "0", "1");
+    text.push_str("2 1:1\n");
+    let f = write("heart_three.libsvm", &text);
+    let model = path("three.model");
+    let e = failure(&run(&[
+        "train",
+        "-f",
+        &model,
+        "-p",
+        &path("three.pred"),
+        &f,
+    ]));
+    assert!(
+        e.contains(&format!("{f}:271:1")) && e.contains("--multiclass"),
+        "{e}"
+    );
+    assert!(!std::path::Path::new(&model).exists());
+    assert!(!std::path::Path::new(&path("three.pred")).exists());
+}
+
+#[test]
+fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
+    let text = relabel(&heart_text(), "2", "4");
+    let e = failure(&run_stdin(&["train", "--dim", "13", "-"], &text));
+    assert!(e.contains("<stdin>:1:1") && e.contains("--classes"), "{e}");
+    let file = write("h24s.libsvm", &text);
+    let want = json(&run(&["train", "--json", "--quiet", &file]));
+    let got = json(&run_stdin(
+        &[
+            "train",
+            "--json",
+            "--quiet",
+            "--dim",
+            "13",
+            "--classes",
+            "2,4",
+            "-",
+        ],
+        &text,
+    ));
+    assert_eq!(got["progressive_error"], want["progressive_error"]);
+    let zero_one = json(&run_stdin(
+        &["train", "--json", "--quiet", "--dim", "13", "-"],
+        &relabel(&heart_text(), "0", "1"),
+    ));
+    assert_eq!(zero_one["progressive_error"], want["progressive_error"]);
+    assert_eq!(zero_one["classes"], serde_json::json!(["0", "1"]));
+    // -p on the stream prints 0/1 once the stream showed a 0 (heart's second label), exactly
+    // as on the file, whose classes were scanned first.
+    let zo = relabel(&heart_text(), "0", "1");
+    let (ps, pf) = (path("h01s.pred"), path("h01f.pred"));
+    let f01 = write("h01s.libsvm", &zo);
+    json(&run(&["train", "--json", "--quiet", "-p", &pf, &f01]));
+    json(&run_stdin(
+        &["train", "--json", "--quiet", "--dim", "13", "-p", &ps, "-"],
+        &zo,
+    ));
+    let (s, f) = (
+        std::fs::read_to_string(ps).unwrap(),
+        std::fs::read_to_string(pf).unwrap(),
+    );
+    let rest = |t: &str| t.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(rest(&s), rest(&f));
+    assert!(rest(&s)
+        .iter()
+        .all(|l| l.starts_with("0 ") || l.starts_with("1 ")));
+}
+
+#[test]
+fn classes_that_disagree_with_the_file_or_the_model_are_errors() {
+    let f = write("h01c.libsvm", &relabel(&heart_text(), "0", "1"));
+    let e = failure(&run(&["train", "--classes", "0,2", &f]));
+    assert!(
+        e.contains(&format!("{f}:1:1")) && e.contains("label 1"),
+        "{e}"
+    );
+    let m = path("h01c.model");
+    json(&run(&["train", "--json", "--quiet", "-f", &m, &f]));
+    // An unseen class at test time, and a label that is not a number.
+    let g = write("h24c.libsvm", &relabel(&heart_text(), "2", "4"));
+    let e = failure(&run(&["test", "-i", &m, &g]));
+    assert!(e.contains(&format!("{g}:1:1")) && e.contains("0,1"), "{e}");
+    let bad = write("word.libsvm", "1 1:1\nyes 2:1\n0 1:2\n");
+    let e = failure(&run(&["train", &bad]));
+    assert!(e.contains(&format!("{bad}:2:")), "{e}");
+}
+
+#[test]
+fn regression_keeps_its_labels_and_reports_regression_metrics() {
+    let f = write("h24r.libsvm", &relabel(&heart_text(), "2", "4"));
+    let (m, p) = (path("h24r.model"), path("h24r.pred"));
+    let t = json(&run(&[
+        "train", "--json", "--quiet", "--loss", "squared", "-f", &m, &f,
+    ]));
+    assert!(t.get("classes").is_none(), "{t}");
+    let j = json(&run(&["test", "--json", "-i", &m, "-p", &p, &f]));
+    for key in ["rmse", "mae", "r2"] {
+        assert!(j[key].as_f64().is_some(), "no {key} in {j}");
+    }
+    for key in ["error", "auc", "log_loss"] {
+        assert!(j.get(key).is_none(), "{key} in {j}");
+    }
+    // Values on the labels' scale (2..4), not classes.
+    let values: Vec<f64> = std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    assert!((2.5..3.5).contains(&mean), "{mean}");
+    // Classification reports no regression metrics.
+    let c = path("h24rc.model");
+    json(&run(&["train", "--json", "--quiet", "-f", &c, &f]));
+    let j = json(&run(&["test", "--json", "-i", &c, &f]));
+    assert!(
+        j.get("rmse").is_none() && j["log_loss"].as_f64().is_some(),
+        "{j}"
+    );
+}
+
+#[test]
+fn a_vw_model_refuses_libsvm_rows_and_a_libsvm_model_vw_text() {
+    let vw = write("lab.vw", &"1 |a x:1 y:0.5\n-1 |a z:1\n".repeat(20));
+    let lib = write("lab.libsvm", &"1 1:1 2:0.5\n-1 3:1\n".repeat(20));
+    let (mv, ml) = (path("lab_vw.model"), path("lab_lib.model"));
+    json(&run(&[
+        "train", "--json", "--quiet", "-b", "10", "-f", &mv, &vw,
+    ]));
+    json(&run(&["train", "--json", "--quiet", "-f", &ml, &lib]));
+    for cmd in ["test", "predict"] {
+        let e = failure(&run(&[cmd, "-i", &mv, &lib]));
+        assert!(
+            e.contains("trained on VW text") && e.contains("--format vw"),
+            "{cmd}: {e}"
+        );
+        let e = failure(&run(&[cmd, "-i", &ml, &vw]));
+        assert!(
+            e.contains("trained on LIBSVM") && e.contains("--format libsvm"),
+            "{cmd}: {e}"
+        );
+        let e = failure(&run(&[cmd, "-i", &ml, "--zero-based", &lib]));
+        assert!(e.contains("drop --zero-based"), "{cmd}: {e}");
+    }
+}
+
+#[test]
+fn a_format_5_model_loads_as_plus_minus_one() {
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../sketchlearn/tests/golden/heart-auto-v5.model");
+    let heart = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm");
+    let (g, h) = (golden.to_str().unwrap(), heart.to_str().unwrap());
+    let j = json(&run(&["test", "--json", "-i", g, h]));
+    assert!(j["error"].as_f64().unwrap() < 0.3, "{j}");
+    let out = run(&["predict", "-i", g, h]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .all(|l| l.starts_with("-1 ") || l.starts_with("1 ")),
+        "{text}"
+    );
+    // 0/1 labels are not the classes of a format-5 model.
+    let f = write("h01v5.libsvm", &relabel(&heart_text(), "0", "1"));
+    let e = failure(&run(&["test", "-i", g, &f]));
+    assert!(e.contains(&format!("{f}:2:1")) && e.contains("-1,1"), "{e}");
+}
+
+#[test]
+fn fm_takes_two_classes_in_any_convention_and_refuses_three() {
+    let f = write("fm24.libsvm", &relabel(&heart_text(), "2", "4"));
+    let g = write("fmpm.libsvm", &heart_text());
+    let a = json(&run(&["fm", "--json", "--quiet", &f]));
+    let b = json(&run(&["fm", "--json", "--quiet", &g]));
+    assert_eq!(a["test_error"], b["test_error"], "{a}\n{b}");
+    let mut three = heart_text();
+    three.push_str("3 1:1\n");
+    let t = write("fm3.libsvm", &three);
+    let e = failure(&run(&["fm", &t]));
+    assert!(
+        e.contains(&format!("{t}:271:1")) && e.contains("two classes"),
+        "{e}"
+    );
+}
