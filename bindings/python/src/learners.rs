@@ -489,6 +489,18 @@ impl LinearLearners {
             .collect()
     }
 
+    /// The first learner's state alone — configuration, weights, sketch, example count — as
+    /// model-file bytes without what a file adds about its data (classes, input format), so a
+    /// model trained here and one trained by the CLI on the same rows compare byte for byte.
+    fn state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let mut m = self.models[0].clone();
+        m.classes = None;
+        m.input = None;
+        model::to_bytes(LINEAR_MODEL_KIND, &m)
+            .map(|b| PyBytes::new(py, &b))
+            .map_err(model_error)
+    }
+
     /// The learners back from [`LinearLearners::to_bytes`].
     #[staticmethod]
     fn from_bytes(states: Vec<Vec<u8>>) -> PyResult<Self> {

@@ -58,6 +58,8 @@ class LinearLearners:
         """``(examples, mean loss, error rate)`` of progressive validation."""
     def to_bytes(self) -> list[bytes]:
         """Each learner as model-file bytes."""
+    def state_bytes(self) -> bytes:
+        """The first learner's state (no classes or input format) as model-file bytes."""
     @staticmethod
     def from_bytes(states: list[bytes]) -> LinearLearners:
         """Inverse of :meth:`to_bytes`."""
