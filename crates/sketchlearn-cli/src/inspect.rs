@@ -3,7 +3,8 @@
 use anyhow::Result;
 use serde::Serialize;
 use sketchlearn::linear::{
-    sketch_summaries, top_weights, AnyLearner, LinearModel, OnlineLearner, SketchSummary,
+    sketch_summaries, top_weights, AnyLearner, LinearModel, OnlineLearner, Regularization,
+    SketchSummary,
 };
 
 /// Arguments of `sketchlearn inspect`.
@@ -34,6 +35,12 @@ pub struct Inspection {
     pub mixture: Option<Vec<Member>>,
     pub top_weights: Vec<Weight>,
     pub sketches: Vec<SketchSummary>,
+    /// The L1/L2 penalty (`--l1`, `--l2`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regularization: Option<Regularization>,
+    /// The CSV columns the model reads (training on CSV).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csv_columns: Option<Vec<String>>,
 }
 
 /// A mixture member and its weight.
@@ -93,11 +100,17 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
             .into_iter()
             .map(|(index, weight)| Weight {
                 index,
-                name: None,
+                name: model.extras.feature_name(index),
                 weight,
             })
             .collect(),
         sketches: sketch_summaries(&model.learner, singular_values),
+        regularization: Some(model.extras.regularization).filter(|r| !r.is_none()),
+        csv_columns: model
+            .extras
+            .csv
+            .as_ref()
+            .map(|s| s.columns().iter().map(|c| c.name.clone()).collect()),
     }
 }
 
@@ -124,6 +137,12 @@ fn text(path: &str, r: &Inspection) -> String {
     if let Some(b) = r.intercept {
         let _ = writeln!(s, "intercept      {b:.6}");
     }
+    if let Some(g) = &r.regularization {
+        let _ = writeln!(s, "penalty        l1 {} l2 {}", g.l1, g.l2);
+    }
+    if let Some(c) = &r.csv_columns {
+        let _ = writeln!(s, "csv columns    {}", c.join(", "));
+    }
     if let Some(members) = &r.mixture {
         let _ = writeln!(s, "\nmixture weights");
         for m in members {
@@ -132,7 +151,8 @@ fn text(path: &str, r: &Inspection) -> String {
     }
     let _ = writeln!(
         s,
-        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, or VW hash bucket)",
+        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, VW hash bucket, or CSV \
+         feature)",
         r.top_weights.len()
     );
     let _ = writeln!(s, "  {:>10}  {:>12}  name", "index", "weight");

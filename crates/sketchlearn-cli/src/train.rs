@@ -3,14 +3,20 @@
 //! progress table on stderr at doubling example counts, `-f` to save, `-i` to resume, `-p` to
 //! write predictions.
 
+use crate::eval_args::EvalArgs;
+use crate::input_args::InputArgs;
 use crate::learner_args::LearnerArgs;
-use anyhow::{Context, Result};
+use crate::quiet::Quiet;
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sketchlearn::data::Format;
-use sketchlearn::eval::ProgressRow;
-use sketchlearn::linear::{LinearModel, MemberWeight, OnlineLearner, RepresentationChoice};
+use sketchlearn::eval::{Metrics, ProgressRow};
+use sketchlearn::linear::{
+    LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
+};
 use sketchlearn::run::{
-    self, Input, Observer, ObserverError, ReadOptions, RunStart, Start, TrainOptions, Warning,
+    self, Input, Observer, ObserverError, PassReport, ReadOptions, RunStart, Start, TrainOptions,
+    TrainOutcome, Warning,
 };
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -19,61 +25,49 @@ use std::io::{BufWriter, Write};
 #[derive(clap::Args, Debug)]
 #[command(
     allow_negative_numbers = true,
-    after_help = "\
-Each example is predicted before it is learned (progressive validation); the progress table on \
-stderr has rows at example counts 1, 2, 4, 8, ... Labels are ±1 for the classification losses \
-(a score ≤ 0 predicts −1). With --passes N the file is read N times; the progressive metrics \
-cover all passes, as in VW.\n\nSparse input: for --algo newton or auto with curvature oja, rp, fd/fd-fast or \
-rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-sparse: \
-O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
-input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
-below d/10 (over the whole file when d is read from it, else over its first 1000 examples; \
-LIBSVM from standard input stays dense); fd/rfd need d >= 2m. --representation sparse \
-(--sparse) forces it, --representation dense (--dense) prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
+    after_help = "Every example is predicted, then learned (progressive validation). Guide: \
+docs/guide.md\nExample: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
 )]
 pub struct TrainArgs {
     #[command(flatten)]
     pub learner: LearnerArgs,
-    /// Number of passes over the data.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub passes: u32,
-    /// Seed of every random draw.
-    #[arg(long, default_value_t = 0)]
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub eval: EvalArgs,
+    /// Seed of every random draw (sketches, shuffle)
+    #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Learner")]
     pub seed: u64,
-    /// Save the final model to this file.
-    #[arg(short = 'f', long = "final-model")]
+    /// Save the final model to this file
+    #[arg(
+        short = 'f',
+        long = "final-model",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
     pub final_model: Option<String>,
-    /// Resume from this model (its hyper-parameters are used; learner flags are refused).
-    #[arg(short = 'i', long = "initial-model", conflicts_with = "LearnerArgs")]
+    /// Resume from this model (learner flags are refused)
+    #[arg(
+        short = 'i',
+        long = "initial-model",
+        value_name = "FILE",
+        conflicts_with = "LearnerArgs",
+        help_heading = "Output"
+    )]
     pub initial_model: Option<String>,
-    /// Write each progressive prediction (raw score) to this file, one per line.
-    #[arg(short = 'p', long = "predictions")]
+    /// Write each progressive prediction (raw score) to this file
+    #[arg(
+        short = 'p',
+        long = "predictions",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
     pub predictions: Option<String>,
-    /// Print a JSON summary on stdout.
-    #[arg(long)]
+    /// Print a JSON summary on stdout
+    #[arg(long, help_heading = "Output")]
     pub json: bool,
-    /// No progress table.
-    #[arg(long)]
-    pub quiet: bool,
-    /// Parse on the learner's thread instead of a second one (same results; for many jobs
-    /// sharing few cores).
-    #[arg(long)]
-    pub no_read_ahead: bool,
-    /// Dimension d (default: one past the largest feature index of the file).
-    #[arg(long)]
-    pub dim: Option<usize>,
-    /// LIBSVM indices start at 0.
-    #[arg(long)]
-    pub zero_based: bool,
-    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
-    #[arg(long, default_value_t = Format::Auto)]
-    pub format: Format,
-    /// VW input: hash features into 2^B weights (VW's -b; default 18, or the model's with -i).
-    #[arg(short = 'b', long)]
-    pub bits: Option<u32>,
-    /// Training file (LIBSVM or VW text; `-` = stdin, which then needs --dim for LIBSVM; `.gz`
-    /// decompressed).
-    pub file: String,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }
 
 /// Arguments of `sketchlearn test`.
@@ -94,14 +88,16 @@ pub struct TestArgs {
     /// Parse on the evaluating thread instead of a second one (same results).
     #[arg(long)]
     pub no_read_ahead: bool,
-    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
+    /// Input format: auto (`.vw` → vw, `.csv` → csv, else libsvm) | libsvm | vw | csv.
     #[arg(long, default_value_t = Format::Auto)]
     pub format: Format,
     /// VW input: hash bits (default: those of the model's dimension).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
-    /// Test file (LIBSVM or VW; `-` = stdin; `.gz` decompressed). Features unseen in training
-    /// count as 0.
+    #[command(flatten)]
+    pub quiet: Quiet,
+    /// Test file (LIBSVM, VW or CSV; `-` = stdin; `.gz` decompressed). Features unseen in
+    /// training count as 0.
     pub file: String,
 }
 
@@ -125,6 +121,34 @@ pub struct TrainReport {
     /// follows on this data).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixture: Option<Vec<MemberWeight>>,
+    /// `--holdout`: the held-out examples of the returned model's pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holdout: Option<HeldOut>,
+    /// `--test FILE`: the returned model on the test file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<HeldOut>,
+    /// The pass whose model is returned (the best one with `--early-stop`).
+    pub best_pass: u32,
+    /// `--early-stop` ended the run before its last pass.
+    pub stopped_early: bool,
+}
+
+/// Metrics of held-out examples (`--holdout`, `--test`).
+#[derive(Serialize, Debug)]
+pub struct HeldOut {
+    pub examples: u64,
+    pub loss: f64,
+    pub error: Option<f64>,
+}
+
+impl HeldOut {
+    fn of(m: &Metrics) -> Self {
+        HeldOut {
+            examples: m.examples(),
+            loss: m.mean_loss(),
+            error: m.error_rate(),
+        }
+    }
 }
 
 /// What `test --json` prints.
@@ -179,6 +203,9 @@ impl<'a> Terminal<'a> {
 
 impl Observer for Terminal<'_> {
     fn started(&mut self, start: &RunStart<'_>) -> Result<(), ObserverError> {
+        if let (Some(schema), false) = (start.schema, self.quiet) {
+            eprintln!("{}", run::describe_schema(schema));
+        }
         if self.table && !self.quiet {
             let note = match start.representation {
                 RepresentationChoice::Given | RepresentationChoice::Dense => String::new(),
@@ -214,7 +241,32 @@ impl Observer for Terminal<'_> {
         }
     }
     fn warning(&mut self, warning: &Warning) {
-        eprintln!("warning: {warning}; {}", self.advice);
+        match warning {
+            Warning::LabelsInRuns { .. } => eprintln!(
+                "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
+                 runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
+            ),
+            _ => eprintln!("warning: {warning}; {}", self.advice),
+        }
+    }
+    fn pass_done(&mut self, r: &PassReport<'_>) {
+        if self.quiet || (r.holdout.is_none() && r.test.is_none()) {
+            return;
+        }
+        let mut line = format!(
+            "pass {:<3} progressive loss {:.6}",
+            r.pass,
+            r.progressive.mean_loss()
+        );
+        for (name, m) in [("holdout", r.holdout), ("test", r.test)] {
+            if let Some(m) = m {
+                line.push_str(&format!("  {name} loss {:.6}", m.mean_loss()));
+                if let Some(e) = m.error_rate() {
+                    line.push_str(&format!(" error {e:.4}"));
+                }
+            }
+        }
+        eprintln!("{line}");
     }
 }
 
@@ -253,72 +305,124 @@ fn read_options(
         zero_based,
         bits,
         read_ahead: !no_read_ahead,
+        ..ReadOptions::default()
     }
 }
 
 pub fn train(args: &TrainArgs) -> Result<()> {
+    args.input.check()?;
+    if args.predictions.is_some() && args.eval.holdout.is_some() {
+        bail!(
+            "-p writes a prediction per example, and --holdout leaves some out of learning: \
+             use one, or `sketchlearn test -p` on a held-out file"
+        );
+    }
     let start = match &args.initial_model {
         Some(path) => Start::Resume(LinearModel::load(path)?),
         None => Start::New(args.learner.config(args.seed)?),
     };
     let options = TrainOptions {
-        read: read_options(args.format, args.zero_based, args.bits, args.no_read_ahead),
-        passes: args.passes,
-        dim: args.dim,
+        read: args.input.read_options(),
+        passes: args.eval.passes,
+        dim: args.input.dim,
+        regularization: match args.initial_model {
+            Some(_) => Regularization::default(),
+            None => args.learner.regularization(),
+        },
+        evaluation: args.eval.evaluation(args.seed),
     };
+    let quiet = args.quiet.quiet;
     let mut terminal = Terminal::new(
-        args.quiet,
+        quiet,
         true,
         args.predictions.as_deref(),
         "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
     );
-    let outcome = run::train(Input::path(&args.file), start, &options, &mut terminal)?;
+    let test = args.eval.test.as_deref().map(Input::path);
+    let outcome = run::train_and_test(
+        Input::path(&args.input.file),
+        test,
+        start,
+        &options,
+        &mut terminal,
+    )?;
     terminal.finish()?;
-    let metrics = &outcome.metrics;
-    let mixture = outcome.mixture_weights();
-    if !args.quiet {
-        if let Some(r) = metrics.final_row() {
-            print_row(&r);
-        }
-        eprintln!();
-        eprintln!("examples          {}", metrics.examples());
-        if let Some(e) = metrics.error_rate() {
-            eprintln!("progressive error {e:.6}");
-        }
-        eprintln!("average loss      {:.6}", metrics.mean_loss());
-        eprintln!("seconds           {:.3}", outcome.seconds);
-        for (k, m) in mixture.iter().flatten().enumerate() {
-            let head = if k == 0 { "mixture weights" } else { "" };
-            eprintln!("{head:17} {:.3}  {}", m.weight, m.learner);
-        }
-        if outcome.refused_steps > 0 {
-            eprintln!(
-                "warning: {} steps refused (they would have made weights non-finite)",
-                outcome.refused_steps
-            );
-        }
+    if !quiet {
+        print_summary(&outcome);
     }
     if let Some(path) = &args.final_model {
         outcome.model.save(path)?;
     }
     if args.json {
-        let report = TrainReport {
-            learner: outcome.model.config.describe(),
-            examples: outcome.examples,
-            passes: outcome.passes,
-            dim: outcome.model.learner.dim(),
-            progressive_error: metrics.error_rate(),
-            progressive_loss: metrics.mean_loss(),
-            progressive_auc: metrics.auc(),
-            seconds: outcome.seconds,
-            examples_per_second: outcome.examples_per_second(),
-            refused_steps: outcome.refused_steps,
-            diverged: outcome.diverged,
-            mixture,
-        };
-        println!("{}", serde_json::to_string(&report)?);
+        println!("{}", serde_json::to_string(&report(&outcome))?);
     }
     Ok(())
+}
+
+/// The summary on stderr after training.
+fn print_summary(outcome: &TrainOutcome) {
+    let metrics = &outcome.metrics;
+    if let Some(r) = metrics.final_row() {
+        print_row(&r);
+    }
+    eprintln!();
+    eprintln!("examples          {}", metrics.examples());
+    if let Some(e) = metrics.error_rate() {
+        eprintln!("progressive error {e:.6}");
+    }
+    eprintln!("average loss      {:.6}", metrics.mean_loss());
+    for (name, m) in [("holdout", &outcome.holdout), ("test", &outcome.test)] {
+        if let Some(m) = m {
+            let error = m
+                .error_rate()
+                .map_or(String::new(), |e| format!(", error {e:.6}"));
+            eprintln!(
+                "{name:<17} loss {:.6}{error} ({} examples)",
+                m.mean_loss(),
+                m.examples()
+            );
+        }
+    }
+    if outcome.stopped_early || outcome.best_pass < outcome.passes {
+        eprintln!(
+            "early stop        the model of pass {} (best held-out loss) of {} passes run",
+            outcome.best_pass, outcome.passes
+        );
+    }
+    eprintln!("seconds           {:.3}", outcome.seconds);
+    for (k, m) in outcome.mixture_weights().iter().flatten().enumerate() {
+        let head = if k == 0 { "mixture weights" } else { "" };
+        eprintln!("{head:17} {:.3}  {}", m.weight, m.learner);
+    }
+    if outcome.refused_steps > 0 {
+        eprintln!(
+            "warning: {} steps refused (they would have made weights non-finite)",
+            outcome.refused_steps
+        );
+    }
+}
+
+/// What `train --json` prints.
+fn report(outcome: &TrainOutcome) -> TrainReport {
+    let metrics = &outcome.metrics;
+    TrainReport {
+        learner: outcome.model.config.describe(),
+        examples: outcome.examples,
+        passes: outcome.passes,
+        dim: outcome.model.learner.dim(),
+        progressive_error: metrics.error_rate(),
+        progressive_loss: metrics.mean_loss(),
+        progressive_auc: metrics.auc(),
+        seconds: outcome.seconds,
+        examples_per_second: outcome.examples_per_second(),
+        refused_steps: outcome.refused_steps,
+        diverged: outcome.diverged,
+        mixture: outcome.mixture_weights(),
+        holdout: outcome.holdout.as_ref().map(HeldOut::of),
+        test: outcome.test.as_ref().map(HeldOut::of),
+        best_pass: outcome.best_pass,
+        stopped_early: outcome.stopped_early,
+    }
 }
 
 pub fn test(args: &TestArgs) -> Result<()> {

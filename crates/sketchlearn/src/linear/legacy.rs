@@ -107,6 +107,7 @@ impl From<LinearModelV4> for LinearModel {
             config: m.config.into(),
             learner: m.learner,
             examples_seen: m.examples_seen,
+            extras: Default::default(),
         }
     }
 }

@@ -8,6 +8,7 @@
 //!
 //! [`Representation`]: super::Representation
 
+use super::extras::{self, ModelExtras};
 use super::legacy::LinearModelV4;
 use super::{AnyLearner, LearnerConfig};
 use crate::model::{self, ModelError};
@@ -40,6 +41,10 @@ pub struct LinearModel {
     pub learner: AnyLearner,
     /// Examples learned so far (all passes).
     pub examples_seen: u64,
+    /// What the model keeps besides its learner (CSV columns, regularisation): an optional
+    /// trailer of the file ([`ModelExtras`]).
+    #[serde(skip)]
+    pub extras: ModelExtras,
 }
 
 impl LinearModel {
@@ -49,6 +54,7 @@ impl LinearModel {
             config,
             learner,
             examples_seen: 0,
+            extras: ModelExtras::default(),
         }
     }
 
@@ -77,13 +83,13 @@ impl LinearModel {
 
     /// Writes the model atomically (temporary file + rename).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
-        model::save(path, LINEAR_MODEL_KIND, self)
+        extras::save(path, LINEAR_MODEL_KIND, self)
     }
 
     /// The model file image [`LinearModel::save`] writes (for models kept in memory or sent
     /// over a network, e.g. between cluster workers).
     pub fn to_bytes(&self) -> Result<Vec<u8>, ModelError> {
-        model::to_bytes(LINEAR_MODEL_KIND, self)
+        extras::to_bytes(LINEAR_MODEL_KIND, self)
     }
 
     /// Reads a model written by [`LinearModel::save`] (this version or format version 4); a
@@ -112,7 +118,7 @@ pub struct MemberWeight {
 fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<LinearModel, ModelError> {
     let model: LinearModel = match version {
         4 => model::decode_payload::<LinearModelV4>(payload, source_name)?.into(),
-        _ => model::decode_payload(payload, source_name)?,
+        _ => extras::decode(payload, source_name)?,
     };
     model.config.check().map_err(|e| ModelError::Invalid {
         path: source_name.to_owned(),

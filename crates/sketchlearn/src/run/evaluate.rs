@@ -78,14 +78,25 @@ pub fn evaluate(
     options: &ReadOptions,
     observer: &mut dyn Observer,
 ) -> Result<EvalOutcome, RunError> {
+    evaluate_in(&mut input, model, options, observer)
+}
+
+/// [`evaluate`] of an input that stays the caller's (a test input read after every pass).
+pub(crate) fn evaluate_in(
+    input: &mut Input,
+    model: &LinearModel,
+    options: &ReadOptions,
+    observer: &mut dyn Observer,
+) -> Result<EvalOutcome, RunError> {
     let format = input.format(options.format);
     let bits = options.bits(format, Some(model.learner.dim()))?;
-    let mut reader = examples(&mut input, options, bits)?;
+    let mut reader = examples(input, options, bits, model.extras.csv.as_ref())?;
     observer
         .started(&RunStart {
             config: &model.config,
             dim: model.learner.dim(),
             representation: RepresentationChoice::Given,
+            schema: None,
         })
         .map_err(RunError::Observer)?;
     let mut metrics = Metrics::new();

@@ -3,7 +3,10 @@
 
 use super::RunError;
 use crate::data::source::{source_name, wrap};
-use crate::data::{ExampleReader, ExampleSource, Format, ParseError, ReadAhead, VwOptions};
+use crate::data::{
+    CsvExampleOptions, ExampleReader, ExampleSource, Format, ParseError, ReadAhead, Schema,
+    VwOptions,
+};
 use std::io::{BufRead, Cursor};
 use std::sync::Arc;
 
@@ -80,7 +83,7 @@ impl Input {
     }
 
     /// A fresh reader of the raw (decompressed) text; a one-shot input only once.
-    fn open_text(&mut self) -> Result<Box<dyn BufRead + Send>, RunError> {
+    pub(crate) fn open_text(&mut self) -> Result<Box<dyn BufRead + Send>, RunError> {
         match &mut self.kind {
             Kind::Path(p) => Ok(crate::data::open_input(p)?),
             Kind::Bytes(b) => Ok(wrap(Cursor::new(Arc::clone(b)), &self.name)?),
@@ -109,9 +112,9 @@ impl Input {
 }
 
 /// How to read an [`Input`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadOptions {
-    /// The format (default: detected from the name; CSV is not supported for learning yet).
+    /// The format (default: detected from the name: `.vw` VW, `.csv` CSV, else LIBSVM).
     pub format: Format,
     /// LIBSVM indices start at 0.
     pub zero_based: bool,
@@ -119,6 +122,9 @@ pub struct ReadOptions {
     pub bits: Option<u32>,
     /// Parse on a second thread while learning ([`ReadAhead`]; same results).
     pub read_ahead: bool,
+    /// CSV: the header, the label column, the ignored columns, when a string column is hashed
+    /// (a new model's schema; a trained model reads CSV with its own, [`super::csv`]).
+    pub csv: CsvExampleOptions,
 }
 
 impl Default for ReadOptions {
@@ -128,6 +134,7 @@ impl Default for ReadOptions {
             zero_based: false,
             bits: None,
             read_ahead: true,
+            csv: CsvExampleOptions::default(),
         }
     }
 }
@@ -171,16 +178,30 @@ impl ReadOptions {
 /// A reader of examples, parsed on a second thread or not.
 pub(crate) type Examples = Box<dyn ExampleSource<Error = ParseError>>;
 
-/// Opens `input` for one pass.
+/// Opens `input` for one pass (CSV rows through `schema`, the model's).
 pub(crate) fn examples(
     input: &mut Input,
     options: &ReadOptions,
     bits: u32,
+    schema: Option<&Schema>,
 ) -> Result<Examples, RunError> {
-    let reader = input.open(options, bits)?;
-    Ok(if options.read_ahead {
+    if input.format(options.format) == Format::Csv {
+        return Ok(boxed(
+            super::csv::reader(input, schema)?,
+            options.read_ahead,
+        ));
+    }
+    Ok(boxed(input.open(options, bits)?, options.read_ahead))
+}
+
+/// `reader`, parsed on a second thread when `read_ahead`.
+fn boxed<S>(reader: S, read_ahead: bool) -> Examples
+where
+    S: ExampleSource<Error = ParseError> + Send + 'static,
+{
+    if read_ahead {
         Box::new(ReadAhead::new(reader))
     } else {
         Box::new(reader)
-    })
+    }
 }

@@ -29,19 +29,29 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod csv;
 mod dimension;
 mod error;
 mod evaluate;
+mod evaluated_pass;
+mod holdout;
 mod input;
+mod label_runs;
 mod observer;
 mod pass;
 mod policy;
+mod settle;
+mod shuffle;
 mod train;
 
+pub use csv::describe_schema;
 pub use error::RunError;
 pub use evaluate::{evaluate, EvalOutcome};
+pub use holdout::Evaluation;
 pub use input::{Input, ReadOptions};
-pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
+pub use label_runs::LabelRuns;
+pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
-pub use train::{train, Start, TrainOptions, TrainOutcome};
+pub use shuffle::ShuffleBuffer;
+pub use train::{train, train_and_test, Start, TrainOptions, TrainOutcome};

@@ -2,14 +2,19 @@
 //! the passes of progressive validation with the library's policies, and return the fitted
 //! model with its metrics ([`TrainOutcome`]).
 
-use super::dimension::profile;
+use super::evaluate::evaluate_in;
+use super::evaluated_pass::evaluated_pass;
+use super::holdout::EarlyStop;
 use super::input::examples;
+use super::settle::settle;
 use super::{
-    divergence_warning, progressive_pass, Input, Observer, ReadOptions, RunError, RunStart, Warning,
+    divergence_warning, Evaluation, Input, LabelRuns, Observer, PassReport, ReadOptions, RunError,
+    RunStart, Silent, Warning,
 };
+use crate::data::Format;
 use crate::eval::{EvalError, Metrics};
 use crate::linear::{
-    LearnerConfig, LinearModel, MemberWeight, OnlineLearner, RepresentationChoice,
+    LearnerConfig, LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
 };
 use std::time::Instant;
 
@@ -25,15 +30,20 @@ pub enum Start {
 }
 
 /// The options of a training run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TrainOptions {
     /// How to read the input.
     pub read: ReadOptions,
     /// Passes over the input (at least 1; more than 1 needs an input that can be re-read).
     pub passes: u32,
     /// The dimension of a new learner (default: from the input: `2^bits` for VW, one past the
-    /// largest index of a LIBSVM file; a LIBSVM source read once needs it).
+    /// largest index of a LIBSVM file, the columns of a CSV file; a LIBSVM source read once
+    /// needs it).
     pub dim: Option<usize>,
+    /// L1/L2 penalty of a new learner (OGD and AdaGrad; none by default).
+    pub regularization: Regularization,
+    /// Hold-out examples, early stop, shuffle buffer (all off by default).
+    pub evaluation: Evaluation,
 }
 
 impl Default for TrainOptions {
@@ -42,6 +52,8 @@ impl Default for TrainOptions {
             read: ReadOptions::default(),
             passes: 1,
             dim: None,
+            regularization: Regularization::default(),
+            evaluation: Evaluation::default(),
         }
     }
 }
@@ -67,6 +79,14 @@ pub struct TrainOutcome {
     pub representation: RepresentationChoice,
     /// The warnings given to the observer.
     pub warnings: Vec<Warning>,
+    /// The hold-out metrics of the returned model's pass (`--holdout`).
+    pub holdout: Option<Metrics>,
+    /// The test input's metrics with the returned model ([`train_and_test`]).
+    pub test: Option<Metrics>,
+    /// The pass whose model is returned (the last, or the best one with the early stop).
+    pub best_pass: u32,
+    /// The early stop ended the run before its last pass.
+    pub stopped_early: bool,
 }
 
 impl TrainOutcome {
@@ -111,56 +131,79 @@ impl TrainOutcome {
 /// # Ok::<(), sketchlearn::run::RunError>(())
 /// ```
 pub fn train(
-    mut input: Input,
+    input: Input,
     start: Start,
     options: &TrainOptions,
     observer: &mut dyn Observer,
 ) -> Result<TrainOutcome, RunError> {
-    if options.passes == 0 {
-        return Err(RunError::options("--passes must be at least 1"));
-    }
-    if options.passes > 1 && !input.rereadable() {
-        return Err(RunError::options(format!(
-            "{}: several passes need an input that can be read again (a file), not one read \
-             once",
-            input.name()
-        )));
-    }
+    train_and_test(input, None, start, options, observer)
+}
+
+/// [`train`], and after every pass an evaluation of the model on `test` (reported to the
+/// observer's [`pass_done`](Observer::pass_done); the early stop watches its loss when given).
+///
+/// ```
+/// use sketchlearn::linear::LearnerConfig;
+/// use sketchlearn::run::{self, Evaluation, Input, Silent, Start, TrainOptions};
+/// let text = "1 1:1 2:0.2\n-1 1:-1 2:0.1\n".repeat(100);
+/// let options = TrainOptions {
+///     passes: 5,
+///     evaluation: Evaluation { holdout: Some(0.1), early_stop: Some(1), ..Evaluation::default() },
+///     ..TrainOptions::default()
+/// };
+/// let fitted = run::train_and_test(
+///     Input::bytes("train.libsvm", text.clone().into_bytes()),
+///     Some(Input::bytes("test.libsvm", text.into_bytes())),
+///     Start::New(LearnerConfig::default()),
+///     &options,
+///     &mut Silent,
+/// )?;
+/// assert_eq!(fitted.test.unwrap().error_rate(), Some(0.0));
+/// assert_eq!(fitted.holdout.unwrap().examples(), 20); // every 10th of 200
+/// assert!(fitted.stopped_early || fitted.passes == 5);
+/// # Ok::<(), sketchlearn::run::RunError>(())
+/// ```
+pub fn train_and_test(
+    mut input: Input,
+    mut test: Option<Input>,
+    start: Start,
+    options: &TrainOptions,
+    observer: &mut dyn Observer,
+) -> Result<TrainOutcome, RunError> {
+    check_options(&input, test.as_ref(), options)?;
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
-    let (mut model, representation) = match start {
-        Start::Resume(model) => {
-            model.config.check()?;
-            (model, RepresentationChoice::Given)
-        }
-        Start::New(config) => {
-            let valid = config.check()?;
-            let input_profile = profile(&mut input, &options.read, options.dim)?;
-            let (valid, choice) = valid.resolve(&input_profile);
-            let learner = valid.build(input_profile.dim)?;
-            (LinearModel::new(valid.into_inner(), learner), choice)
-        }
-    };
+    let (mut model, representation) = settle(&mut input, start, options)?;
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     observer
         .started(&RunStart {
             config: &model.config,
             dim: model.learner.dim(),
             representation,
+            schema: (format == Format::Csv)
+                .then_some(model.extras.csv.as_ref())
+                .flatten(),
         })
         .map_err(RunError::Observer)?;
     let loss = model.config.loss;
     let mut metrics = Metrics::new();
     let start = Instant::now();
     let (mut total, mut refused, mut label_max) = (0, 0, 0.0f64);
-    for _pass in 0..options.passes {
-        let mut reader = examples(&mut input, &options.read, bits)?;
-        let pass = progressive_pass(
+    let mut warnings = Vec::new();
+    let mut runs = LabelRuns::default();
+    let mut stop = options.evaluation.early_stop.map(EarlyStop::new);
+    let (mut passes, mut last) = (0, (None, None));
+    for pass in 1..=options.passes {
+        let mut reader = examples(&mut input, &options.read, bits, model.extras.csv.as_ref())?;
+        let done = evaluated_pass(
             &mut model.learner,
             |ex| reader.read_into(ex),
             loss,
             &mut metrics,
             observer,
+            &options.evaluation,
+            pass,
+            &mut runs,
         )
         .map_err(|e| match e {
             EvalError::Source(e) => RunError::Parse(e),
@@ -170,27 +213,84 @@ pub fn train(
                 error: source,
             },
         })?;
-        total += pass.examples;
-        refused += pass.refused_steps;
-        label_max = label_max.max(pass.label_max);
+        passes = pass;
+        total += done.outcome.examples;
+        model.examples_seen += done.outcome.examples;
+        refused += done.outcome.refused_steps;
+        label_max = label_max.max(done.outcome.label_max);
+        if pass == 1 {
+            if let Some((changes, expected)) = runs.in_runs() {
+                let w = Warning::LabelsInRuns { changes, expected };
+                observer.warning(&w);
+                warnings.push(w);
+            }
+        }
+        let tested = match test.as_mut() {
+            Some(t) => Some(evaluate_in(t, &model, &options.read, &mut Silent)?.metrics),
+            None => None,
+        };
+        observer.pass_done(&PassReport {
+            pass,
+            progressive: &metrics,
+            holdout: done.holdout.as_ref(),
+            test: tested.as_ref(),
+        });
+        let held = tested
+            .as_ref()
+            .or(done.holdout.as_ref())
+            .map(Metrics::mean_loss);
+        last = (done.holdout, tested);
+        if let (Some(stop), Some(held)) = (stop.as_mut(), held) {
+            if stop.after_pass(pass, held, || (model.clone(), last.clone())) {
+                break;
+            }
+        }
     }
     let seconds = start.elapsed().as_secs_f64();
-    let warnings: Vec<Warning> = divergence_warning(loss, &metrics, label_max)
-        .into_iter()
-        .collect();
-    for w in &warnings {
+    let stopped_early = passes < options.passes;
+    let mut best_pass = passes;
+    if let Some((pass, (best, held))) = stop.and_then(EarlyStop::into_best) {
+        (best_pass, model, last) = (pass, best, held);
+    }
+    let diverged = divergence_warning(loss, &metrics, label_max);
+    if let Some(w) = &diverged {
         observer.warning(w);
     }
-    model.examples_seen += total;
+    warnings.extend(diverged.iter().cloned());
     Ok(TrainOutcome {
         model,
         metrics,
         examples: total,
-        passes: options.passes,
+        passes,
         refused_steps: refused,
-        diverged: !warnings.is_empty(),
+        diverged: diverged.is_some(),
         seconds,
         representation,
         warnings,
+        holdout: last.0,
+        test: last.1,
+        best_pass,
+        stopped_early,
     })
+}
+
+/// The checks of a run's options that need no reading.
+fn check_options(
+    input: &Input,
+    test: Option<&Input>,
+    options: &TrainOptions,
+) -> Result<(), RunError> {
+    if options.passes == 0 {
+        return Err(RunError::options("--passes must be at least 1"));
+    }
+    for i in std::iter::once(input).chain(test) {
+        if options.passes > 1 && !i.rereadable() {
+            return Err(RunError::options(format!(
+                "{}: several passes need an input that can be read again (a file), not one \
+                 read once",
+                i.name()
+            )));
+        }
+    }
+    options.evaluation.check(options.passes, test.is_some())
 }
