@@ -10,6 +10,9 @@ use sketchlearn::linear::{
 /// Arguments of `sketchlearn inspect`.
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// How many of the largest weights to list.
     #[arg(long, default_value_t = 10)]
     pub top: usize,

@@ -66,6 +66,9 @@ predicted label and the probability of the positive class (logistic loss), the l
 losses), the value (squared loss), or the margin with --raw.\n\nExample:\n  tail -f rows.libsvm \
 | sketchlearn predict -i model.skl -")]
 pub struct PredictArgs {
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// The model (written by `train -f`).
     #[arg(short = 'i', long = "initial-model")]
     pub initial_model: String,

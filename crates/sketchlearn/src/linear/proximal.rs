@@ -52,7 +52,11 @@ fn prox(u: f64, s: f64, r: Regularization) -> f64 {
     if r.is_none() {
         return u;
     }
-    u.signum() * (u.abs() - s * r.l1).max(0.0) / (1.0 + s * r.l2)
+    let m = (u.abs() - s * r.l1).max(0.0);
+    if m == 0.0 {
+        return 0.0; // +0, not −0
+    }
+    u.signum() * m / (1.0 + s * r.l2)
 }
 
 fn check_eta(eta: f64) -> Result<(), LearnError> {
@@ -118,7 +122,11 @@ impl ProximalAdaGrad {
             let rn = (-n * (s * l2).ln_1p()).exp();
             rn * v.abs() - (l1 / l2) * (1.0 - rn)
         };
-        v.signum() * m.max(0.0)
+        if m > 0.0 {
+            v.signum() * m
+        } else {
+            0.0
+        }
     }
 
     fn update_coord(&mut self, i: usize, g: f64) -> Result<(), LearnError> {
@@ -252,7 +260,12 @@ impl ProximalOgd {
         if v == 0.0 || (d == self.d_now && c == self.c_now) {
             return v;
         }
-        v.signum() * ((v.abs() * d - (self.c_now - c)) / self.d_now).max(0.0)
+        let m = (v.abs() * d - (self.c_now - c)) / self.d_now;
+        if m > 0.0 {
+            v.signum() * m
+        } else {
+            0.0
+        }
     }
 
     /// Advances `D` and `C` by the step `s` of example `t` (rescaling when `D` is large).
