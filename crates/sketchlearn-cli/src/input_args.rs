@@ -1,7 +1,7 @@
 //! The input flags of `sketchlearn train` (format, dimension, hashing, CSV columns), mapped onto
 //! the library's [`ReadOptions`]; the library reads every format, CSV included.
 
-use sketchlearn::data::{ColumnRef, CsvExampleOptions, Format};
+use sketchlearn::data::{ColumnRef, CsvExampleOptions, Format, Interactions};
 use sketchlearn::run::ReadOptions;
 
 /// Where the examples come from and how to read them.
@@ -17,6 +17,9 @@ pub struct InputArgs {
     /// VW: hash into 2^B weights [default: 18, or the model's]
     #[arg(short = 'b', long, value_name = "B")]
     pub bits: Option<u32>,
+    /// VW: cross namespaces a and b into quadratic features (repeatable)
+    #[arg(short = 'q', long = "interactions", value_name = "AB")]
+    pub interactions: Vec<String>,
     /// LIBSVM indices start at 0
     #[arg(long)]
     pub zero_based: bool,
@@ -46,9 +49,13 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// The library's read options.
-    pub fn read_options(&self) -> ReadOptions {
-        ReadOptions {
+    /// The library's read options (an error for a malformed `-q`).
+    pub fn read_options(&self) -> anyhow::Result<ReadOptions> {
+        let mut interactions = Interactions::default();
+        for q in &self.interactions {
+            interactions.push(q).map_err(anyhow::Error::msg)?;
+        }
+        Ok(ReadOptions {
             format: self.format,
             zero_based: self.zero_based,
             bits: self.bits,
@@ -64,7 +71,8 @@ impl InputArgs {
                 max_categories: self.max_categories,
                 hash_bits: self.hash_bits,
             },
-        }
+            interactions,
+        })
     }
 
     /// CSV flags given for another format: an error naming them.

@@ -3,7 +3,9 @@
 
 use crate::paths::check_output;
 use anyhow::{bail, Context, Result};
-use sketchlearn::data::{open_input, Format, LibsvmOptions, LibsvmReader, VwOptions, VwReader};
+use sketchlearn::data::{
+    open_input, Format, Interactions, LibsvmOptions, LibsvmReader, VwOptions, VwReader,
+};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::{LinearModel, OnlineLearner};
 use sketchlearn::loss::{sigmoid, Loss};
@@ -100,6 +102,8 @@ struct RowParser {
     zero_based: bool,
     bits: u32,
     name: String,
+    /// The model's `-q` interactions (VW).
+    interactions: Interactions,
 }
 
 impl RowParser {
@@ -121,6 +125,7 @@ impl RowParser {
         let result = match self.format {
             Format::Vw => {
                 VwReader::new(Cursor::new(text), &self.name, VwOptions { bits: self.bits })
+                    .map(|r| r.with_interactions(self.interactions))
                     .and_then(|mut r| r.read_into(ex))
             }
             _ => LibsvmReader::new(
@@ -193,6 +198,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         zero_based: args.zero_based,
         bits,
         name: sketchlearn::data::source::source_name(&args.file).to_string(),
+        interactions: model.extras.interactions,
     };
     let mut input = open_input(&args.file)?;
     let (mut line, mut number, mut ex) = (String::new(), 0u64, Example::default());

@@ -322,7 +322,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         None => Start::New(args.learner.config(args.seed)?),
     };
     let options = TrainOptions {
-        read: args.input.read_options(),
+        read: args.input.read_options()?,
         passes: args.eval.passes,
         dim: args.input.dim,
         regularization: match args.initial_model {

@@ -199,3 +199,65 @@ fn quiet_means_the_same_in_every_subcommand() {
         assert!(!out.stdout.is_empty(), "{args:?}: results still on stdout");
     }
 }
+
+/// XOR of two namespaces: no linear model of the features separates it; the crossed features
+/// (`-q ab`) do, and `test` and `predict` cross them the same way from the model.
+#[test]
+fn q_crosses_vw_namespaces_in_train_test_and_predict() {
+    let mut text = String::new();
+    for i in 0..400u32 {
+        let (x, y) = (
+            ["p", "q"][(i % 2) as usize],
+            ["r", "s"][((i / 2 + i / 7) % 2) as usize],
+        );
+        let label = if (x == "p") == (y == "r") { 1 } else { -1 };
+        text.push_str(&format!("{label} |a {x} |b {y}\n"));
+    }
+    let dir = std::env::temp_dir().join(format!("sketchlearn-q-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("xor.vw").to_string_lossy().into_owned();
+    std::fs::write(&file, &text).unwrap();
+    let m = model_path("q.model");
+    let linear = json(&run(&[
+        "train", "--quiet", "--json", "--algo", "adagrad", &file,
+    ]));
+    let crossed = json(&run(&[
+        "train", "--quiet", "--json", "--algo", "adagrad", "-q", "ab", "-f", &m, &file,
+    ]));
+    assert!(
+        linear["progressive_error"].as_f64().unwrap() > 0.3,
+        "{linear}"
+    );
+    assert!(
+        crossed["progressive_error"].as_f64().unwrap() < 0.05,
+        "{crossed}"
+    );
+    let t = json(&run(&["test", "--json", "-i", &m, &file]));
+    assert_eq!(t["error"].as_f64(), Some(0.0));
+    let rows = dir.join("rows.vw").to_string_lossy().into_owned();
+    std::fs::write(&rows, "|a p |b r\n|a p |b s\n").unwrap();
+    let out = run(&["predict", "-i", &m, &rows]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let labels: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(labels, ["1", "-1"]);
+
+    fails_with(
+        &run(&["train", "-q", "ab", &data("heart.libsvm")]),
+        "cross VW namespaces",
+    );
+    fails_with(
+        &run(&["train", "-q", "abc", &file]),
+        "two namespace letters",
+    );
+    fails_with(
+        &run(&["train", "-q", "ab", "-i", &m, &file]),
+        "keeps its own interactions",
+    );
+}

@@ -8,6 +8,7 @@ pub mod error;
 pub mod example;
 pub mod format;
 pub mod hashing;
+pub mod interactions;
 pub mod labeled;
 pub mod libsvm;
 pub mod packed;
@@ -23,6 +24,7 @@ pub use csv_schema::{Column, ColumnKind, ColumnRef, CsvExampleOptions, LabelValu
 pub use error::{ParseError, ParseErrorKind};
 pub use example::{Example, Row};
 pub use format::{ExampleReader, Format};
+pub use interactions::Interactions;
 pub use labeled::{scan_classes, ClassScan, ClassSpec, LabelMap, Labeled, Task};
 pub use libsvm::{LibsvmOptions, LibsvmReader};
 pub use packed::{ExampleRef, PackedExamples, PackedExamplesIter};

@@ -12,7 +12,7 @@
 //! The format version stays the same: the trailer is optional, not a new layout.
 
 use super::{LinearModel, Regularization};
-use crate::data::Schema;
+use crate::data::{Interactions, Schema};
 use crate::model::{self, ModelError};
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +34,8 @@ pub struct ModelExtras {
     pub csv: Option<Schema>,
     /// The L1/L2 regularisation the learner applies (none by default).
     pub regularization: Regularization,
+    /// VW namespace pairs crossed into quadratic features (`-q ab`; none by default).
+    pub interactions: Interactions,
 }
 
 impl ModelExtras {

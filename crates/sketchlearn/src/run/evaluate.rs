@@ -90,7 +90,7 @@ pub(crate) fn evaluate_in(
 ) -> Result<EvalOutcome, RunError> {
     let format = input.format(options.format);
     let bits = options.bits(format, Some(model.learner.dim()))?;
-    let mut reader = examples(input, options, bits, model.extras.csv.as_ref())?;
+    let mut reader = examples(input, options, bits, &model.extras)?;
     observer
         .started(&RunStart {
             config: &model.config,

@@ -4,9 +4,10 @@
 use super::RunError;
 use crate::data::source::{source_name, wrap};
 use crate::data::{
-    CsvExampleOptions, ExampleReader, ExampleSource, Format, ParseError, ReadAhead, Schema,
+    CsvExampleOptions, ExampleReader, ExampleSource, Format, Interactions, ParseError, ReadAhead,
     VwOptions,
 };
+use crate::linear::ModelExtras;
 use std::io::{BufRead, Cursor};
 use std::sync::Arc;
 
@@ -101,13 +102,12 @@ impl Input {
     ) -> Result<ExampleReader, RunError> {
         let format = self.format(options.format);
         let text = self.open_text()?;
-        Ok(ExampleReader::from_reader(
-            text,
-            &self.name,
-            format,
-            options.zero_based,
-            bits,
-        )?)
+        let reader =
+            ExampleReader::from_reader(text, &self.name, format, options.zero_based, bits)?;
+        Ok(match reader {
+            ExampleReader::Vw(r) => ExampleReader::Vw(r.with_interactions(options.interactions)),
+            other => other,
+        })
     }
 }
 
@@ -125,6 +125,9 @@ pub struct ReadOptions {
     /// CSV: the header, the label column, the ignored columns, when a string column is hashed
     /// (a new model's schema; a trained model reads CSV with its own, [`super::csv`]).
     pub csv: CsvExampleOptions,
+    /// VW: namespace pairs crossed into quadratic features (`-q ab`) for a new model (a
+    /// trained model crosses its own).
+    pub interactions: Interactions,
 }
 
 impl Default for ReadOptions {
@@ -135,6 +138,7 @@ impl Default for ReadOptions {
             bits: None,
             read_ahead: true,
             csv: CsvExampleOptions::default(),
+            interactions: Interactions::default(),
         }
     }
 }
@@ -178,20 +182,23 @@ impl ReadOptions {
 /// A reader of examples, parsed on a second thread or not.
 pub(crate) type Examples = Box<dyn ExampleSource<Error = ParseError>>;
 
-/// Opens `input` for one pass (CSV rows through `schema`, the model's).
+/// Opens `input` for one pass with what the model keeps of its input (`extras`: CSV rows
+/// through its schema, VW rows with its interactions).
 pub(crate) fn examples(
     input: &mut Input,
     options: &ReadOptions,
     bits: u32,
-    schema: Option<&Schema>,
+    extras: &ModelExtras,
 ) -> Result<Examples, RunError> {
     if input.format(options.format) == Format::Csv {
-        return Ok(boxed(
-            super::csv::reader(input, schema)?,
-            options.read_ahead,
-        ));
+        let reader = super::csv::reader(input, extras.csv.as_ref())?;
+        return Ok(boxed(reader, options.read_ahead));
     }
-    Ok(boxed(input.open(options, bits)?, options.read_ahead))
+    let options = ReadOptions {
+        interactions: extras.interactions,
+        ..options.clone()
+    };
+    Ok(boxed(input.open(&options, bits)?, options.read_ahead))
 }
 
 /// `reader`, parsed on a second thread when `read_ahead`.

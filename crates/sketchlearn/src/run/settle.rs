@@ -18,6 +18,11 @@ pub(crate) fn settle(
     let config = match start {
         Start::Resume(model) => {
             model.config.check()?;
+            if !options.read.interactions.is_empty() {
+                return Err(RunError::options(
+                    "a resumed model keeps its own interactions (no -q with -i)",
+                ));
+            }
             if !options.regularization.is_none() {
                 return Err(RunError::options(
                     "a resumed model keeps its own regularisation (no --l1/--l2 with -i)",
@@ -29,6 +34,13 @@ pub(crate) fn settle(
     };
     let valid = config.check()?;
     options.regularization.check(&valid)?;
+    if !options.read.interactions.is_empty() && format != Format::Vw {
+        return Err(RunError::options(format!(
+            "-q/--interactions cross VW namespaces: {} is {format} input (give VW text, a .vw \
+             file or --format vw)",
+            input.name()
+        )));
+    }
     let (input_profile, schema) = if format == Format::Csv {
         if options.dim.is_some() {
             return Err(RunError::options(
@@ -46,6 +58,7 @@ pub(crate) fn settle(
     model.extras = ModelExtras {
         csv: schema,
         regularization: options.regularization,
+        interactions: options.read.interactions,
     };
     Ok((model, choice))
 }

@@ -194,7 +194,7 @@ pub fn train_and_test(
     let mut stop = options.evaluation.early_stop.map(EarlyStop::new);
     let (mut passes, mut last) = (0, (None, None));
     for pass in 1..=options.passes {
-        let mut reader = examples(&mut input, &options.read, bits, model.extras.csv.as_ref())?;
+        let mut reader = examples(&mut input, &options.read, bits, &model.extras)?;
         let done = evaluated_pass(
             &mut model.learner,
             |ex| reader.read_into(ex),
