@@ -1,44 +1,9 @@
 //! Evaluation people trust (issue 25, item 3), end to end: `--holdout`, `--test FILE` after
 //! each pass, `--early-stop`, `--shuffle-buffer`, and the warning for a file sorted by label.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod everyday;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn data(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data")
-        .join(name);
-    p.to_string_lossy().into_owned()
-}
-
-fn tmp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("sketchlearn-eval-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_string_lossy().into_owned()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn fails_with(out: &Output, text: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains(text), "{err}");
-}
+use everyday::{data, fails_with, json, run, scratch, tmp};
 
 #[test]
 fn holdout_examples_are_scored_apart_and_not_learned() {
@@ -97,8 +62,7 @@ fn test_file_after_each_pass_and_early_stop_keeps_the_best_pass() {
         })
         .collect();
     let flipped = tmp("flipped.libsvm", &flipped);
-    let model = tmp("early.model", "");
-    std::fs::remove_file(&model).ok();
+    let model = scratch("early.model");
     let v = json(&run(&[
         "train",
         "--quiet",

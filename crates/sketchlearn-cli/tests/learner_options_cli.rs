@@ -1,44 +1,9 @@
 //! Learner options a VW user reaches for (issue 25, item 7) and a readable `train --help`
 //! (item 8), end to end.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod everyday;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn data(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data")
-        .join(name);
-    p.to_string_lossy().into_owned()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn fails_with(out: &Output, text: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains(text), "{err}");
-}
-
-fn model_path(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("sketchlearn-learner-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::remove_file(&p).ok();
-    p.to_string_lossy().into_owned()
-}
+use everyday::{data, fails_with, json, run, scratch};
 
 /// Zero weights among the features of an `inspect --json` (all of them: `--top` = d).
 fn zeros(model: &str, dim: usize) -> usize {
@@ -62,8 +27,8 @@ fn zeros(model: &str, dim: usize) -> usize {
 fn l1_makes_weights_exactly_zero_and_is_kept_in_the_model() {
     let file = data("heart.libsvm");
     let dim = 13;
-    let plain = model_path("plain.model");
-    let l1 = model_path("l1.model");
+    let plain = scratch("plain.model");
+    let l1 = scratch("l1.model");
     let p = json(&run(&[
         "train", "--quiet", "--json", "--algo", "adagrad", "-f", &plain, &file,
     ]));
@@ -88,7 +53,7 @@ fn l1_makes_weights_exactly_zero_and_is_kept_in_the_model() {
 fn l2_with_ogd_shrinks_the_weights_and_l1_0_is_no_penalty() {
     let heart = data("heart.libsvm");
     let norm = |extra: &[&str]| {
-        let m = model_path(&format!("ogd{}.model", extra.len()));
+        let m = scratch(&format!("ogd{}.model", extra.len()));
         let mut args = vec!["train", "--quiet", "--algo", "ogd", "-f", &m];
         args.extend_from_slice(extra);
         args.push(&heart);
@@ -176,7 +141,7 @@ fn train_help_is_grouped_short_and_shows_defaults() {
 #[test]
 fn quiet_means_the_same_in_every_subcommand() {
     let heart = data("heart.libsvm");
-    let m = model_path("quiet.model");
+    let m = scratch("quiet.model");
     let out = run(&["train", "--quiet", "-f", &m, &heart]);
     assert!(out.status.success() && out.stderr.is_empty() && out.stdout.is_empty());
     for args in [
@@ -217,7 +182,7 @@ fn q_crosses_vw_namespaces_in_train_test_and_predict() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("xor.vw").to_string_lossy().into_owned();
     std::fs::write(&file, &text).unwrap();
-    let m = model_path("q.model");
+    let m = scratch("q.model");
     let linear = json(&run(&[
         "train", "--quiet", "--json", "--algo", "adagrad", &file,
     ]));

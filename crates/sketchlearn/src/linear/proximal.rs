@@ -148,16 +148,25 @@ impl ProximalAdaGrad {
     }
 }
 
+impl Lazy for ProximalAdaGrad {
+    fn stored(&self) -> &[f64] {
+        &self.w
+    }
+    fn penalty(&self) -> Regularization {
+        self.reg
+    }
+    fn current(&self, i: usize) -> f64 {
+        ProximalAdaGrad::current(self, i)
+    }
+}
+
 impl OnlineLearner for ProximalAdaGrad {
     fn dim(&self) -> usize {
         self.w.len()
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        if self.reg.is_none() {
-            return x.dot(&self.w);
-        }
-        dot_current(x, self.w.len(), |i| self.current(i))
+        self.lazy_predict(x)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
@@ -171,7 +180,29 @@ impl OnlineLearner for ProximalAdaGrad {
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Owned((0..self.w.len()).map(|i| self.current(i)).collect())
+        self.lazy_weights()
+    }
+}
+
+/// Weights kept lazily: the stored values, and each coordinate as it is now (its missed
+/// proximal steps applied).
+trait Lazy {
+    fn stored(&self) -> &[f64];
+    fn penalty(&self) -> Regularization;
+    fn current(&self, i: usize) -> f64;
+
+    /// `wᵀx` with the current weights (without a penalty: the stored ones, as the plain
+    /// learner computes it, bit for bit).
+    fn lazy_predict(&self, x: Row<'_>) -> f64 {
+        if self.penalty().is_none() {
+            return x.dot(self.stored());
+        }
+        dot_current(x, self.stored().len(), |i| self.current(i))
+    }
+
+    /// Every current weight.
+    fn lazy_weights(&self) -> Cow<'_, [f64]> {
+        Cow::Owned((0..self.stored().len()).map(|i| self.current(i)).collect())
     }
 }
 
@@ -283,16 +314,25 @@ impl ProximalOgd {
     }
 }
 
+impl Lazy for ProximalOgd {
+    fn stored(&self) -> &[f64] {
+        &self.w
+    }
+    fn penalty(&self) -> Regularization {
+        self.reg
+    }
+    fn current(&self, i: usize) -> f64 {
+        ProximalOgd::current(self, i)
+    }
+}
+
 impl OnlineLearner for ProximalOgd {
     fn dim(&self) -> usize {
         self.w.len()
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        if self.reg.is_none() {
-            return x.dot(&self.w);
-        }
-        dot_current(x, self.w.len(), |i| self.current(i))
+        self.lazy_predict(x)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
@@ -322,6 +362,6 @@ impl OnlineLearner for ProximalOgd {
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Owned((0..self.w.len()).map(|i| self.current(i)).collect())
+        self.lazy_weights()
     }
 }
