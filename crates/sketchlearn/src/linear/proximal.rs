@@ -69,6 +69,45 @@ fn check_eta(eta: f64) -> Result<(), LearnError> {
     }
 }
 
+/// Weights kept lazily: the stored values, and each coordinate as it is now (its missed
+/// proximal steps applied).
+trait Lazy {
+    fn stored(&self) -> &[f64];
+    fn penalty(&self) -> Regularization;
+    fn current(&self, i: usize) -> f64;
+
+    /// `wᵀx` with the current weights (without a penalty: the stored ones, as the plain
+    /// learner computes it, bit for bit).
+    fn lazy_predict(&self, x: Row<'_>) -> f64 {
+        if self.penalty().is_none() {
+            return x.dot(self.stored());
+        }
+        dot_current(x, self.stored().len(), |i| self.current(i))
+    }
+
+    /// Every current weight.
+    fn lazy_weights(&self) -> Cow<'_, [f64]> {
+        Cow::Owned((0..self.stored().len()).map(|i| self.current(i)).collect())
+    }
+}
+
+/// [`Lazy`] for a learner with fields `w` (stored weights), `reg` and a method `current`.
+macro_rules! lazy {
+    ($t:ty) => {
+        impl Lazy for $t {
+            fn stored(&self) -> &[f64] {
+                &self.w
+            }
+            fn penalty(&self) -> Regularization {
+                self.reg
+            }
+            fn current(&self, i: usize) -> f64 {
+                <$t>::current(self, i)
+            }
+        }
+    };
+}
+
 /// Diagonal AdaGrad with the elastic-net penalty, lazy (see the [module](self) documentation).
 ///
 /// ```
@@ -148,17 +187,7 @@ impl ProximalAdaGrad {
     }
 }
 
-impl Lazy for ProximalAdaGrad {
-    fn stored(&self) -> &[f64] {
-        &self.w
-    }
-    fn penalty(&self) -> Regularization {
-        self.reg
-    }
-    fn current(&self, i: usize) -> f64 {
-        ProximalAdaGrad::current(self, i)
-    }
-}
+lazy!(ProximalAdaGrad);
 
 impl OnlineLearner for ProximalAdaGrad {
     fn dim(&self) -> usize {
@@ -181,28 +210,6 @@ impl OnlineLearner for ProximalAdaGrad {
 
     fn weights(&self) -> Cow<'_, [f64]> {
         self.lazy_weights()
-    }
-}
-
-/// Weights kept lazily: the stored values, and each coordinate as it is now (its missed
-/// proximal steps applied).
-trait Lazy {
-    fn stored(&self) -> &[f64];
-    fn penalty(&self) -> Regularization;
-    fn current(&self, i: usize) -> f64;
-
-    /// `wᵀx` with the current weights (without a penalty: the stored ones, as the plain
-    /// learner computes it, bit for bit).
-    fn lazy_predict(&self, x: Row<'_>) -> f64 {
-        if self.penalty().is_none() {
-            return x.dot(self.stored());
-        }
-        dot_current(x, self.stored().len(), |i| self.current(i))
-    }
-
-    /// Every current weight.
-    fn lazy_weights(&self) -> Cow<'_, [f64]> {
-        Cow::Owned((0..self.stored().len()).map(|i| self.current(i)).collect())
     }
 }
 
@@ -314,17 +321,7 @@ impl ProximalOgd {
     }
 }
 
-impl Lazy for ProximalOgd {
-    fn stored(&self) -> &[f64] {
-        &self.w
-    }
-    fn penalty(&self) -> Regularization {
-        self.reg
-    }
-    fn current(&self, i: usize) -> f64 {
-        ProximalOgd::current(self, i)
-    }
-}
+lazy!(ProximalOgd);
 
 impl OnlineLearner for ProximalOgd {
     fn dim(&self) -> usize {
