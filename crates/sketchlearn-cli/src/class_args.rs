@@ -10,26 +10,23 @@ use sketchlearn::linear::LearnerConfig;
 /// Classes and prediction-output flags.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct ClassArgs {
-    /// Learn K >= 2 classes (any label values: numbers or CSV strings), classes from the file
-    /// or --classes.
-    #[arg(long)]
+    /// K >= 2 classes (numbers or CSV names), from the file or --classes
+    #[arg(long, help_heading = "Learner")]
     pub multiclass: bool,
-    /// Multiclass with the classes 1..K (or 0..K-1), as VW's --oaa K.
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(2..=4096))]
+    /// Multiclass over the classes 1..K (or 0..K-1), as VW's --oaa K
+    #[arg(long, value_name = "K", help_heading = "Learner", value_parser = clap::value_parser!(u64).range(2..=4096))]
     pub oaa: Option<u64>,
-    /// The classes in order: NEG,POS for a binary learner (POS is positive), A,B,C for
-    /// --multiclass (default: from the file, sorted; the later class positive).
-    #[arg(long, value_name = "A,B,...")]
+    /// The classes in order: NEG,POS or A,B,C [default: sorted]
+    #[arg(long, value_name = "A,B,..", help_heading = "Learner")]
     pub classes: Option<String>,
-    /// Multiclass reduction: oaa (one-against-all over the binary learner; default, the
-    /// measured best) | softmax (multinomial logistic with a Kronecker-factored sketched step).
-    #[arg(long, value_name = "oaa|softmax")]
+    /// Multiclass: oaa (one-against-all) | softmax [default: oaa]
+    #[arg(long, value_name = "R", help_heading = "Learner")]
     pub reduction: Option<Reduction>,
-    /// -p writes raw margins wᵀx instead of labels (multiclass: the class probabilities only).
-    #[arg(long, conflicts_with = "probabilities")]
+    /// -p writes margins wᵀx (multiclass: the probabilities only)
+    #[arg(long, conflicts_with = "probabilities", help_heading = "Output")]
     pub raw: bool,
-    /// Multiclass -p: the label, then one probability per class (in the model's class order).
-    #[arg(long)]
+    /// Multiclass -p: the label, then each class's probability
+    #[arg(long, help_heading = "Output")]
     pub probabilities: bool,
 }
 

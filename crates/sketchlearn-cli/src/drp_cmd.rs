@@ -28,6 +28,9 @@ Example:\n  sketchlearn drp --loss logistic --lambda 1 --size 200 --iterations 3
 --test a9a.t.libsvm -f drp.model a9a.libsvm\n  sketchlearn test -i drp.model a9a.t.libsvm"
 )]
 pub struct DrpArgs {
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// Loss: ridge | logistic | smooth-hinge.
     #[arg(long, default_value = "logistic", value_parser = parse_loss)]
     pub loss: DrpLoss,

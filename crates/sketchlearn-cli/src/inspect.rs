@@ -3,15 +3,20 @@
 use crate::saved_model::AnyModel;
 use anyhow::Result;
 use serde::Serialize;
+use sketchlearn::data::Schema;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::{MulticlassLearner, MulticlassModel};
 use sketchlearn::linear::{
-    sketch_summaries, top_weights, AnyLearner, LinearModel, OnlineLearner, SketchSummary,
+    sketch_summaries, top_weights, AnyLearner, LinearModel, OnlineLearner, Regularization,
+    SketchSummary,
 };
 
 /// Arguments of `sketchlearn inspect`.
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// How many of the largest weights to list.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -43,6 +48,12 @@ pub struct Inspection {
     pub mixture: Option<Vec<Member>>,
     pub top_weights: Vec<Weight>,
     pub sketches: Vec<SketchSummary>,
+    /// The L1/L2 penalty (`--l1`, `--l2`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regularization: Option<Regularization>,
+    /// The CSV columns the model reads (training on CSV).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csv_columns: Option<Vec<String>>,
 }
 
 /// A mixture member and its weight.
@@ -104,12 +115,19 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
             .into_iter()
             .map(|(index, weight)| Weight {
                 index,
-                name: None,
+                name: model.schema().and_then(|s| s.feature_name(index)),
                 weight,
             })
             .collect(),
         sketches: sketch_summaries(&model.learner, singular_values),
+        regularization: Some(model.extras.regularization).filter(|r| !r.is_none()),
+        csv_columns: csv_columns(model.schema()),
     }
+}
+
+/// The names of a CSV model's columns.
+fn csv_columns(schema: Option<&Schema>) -> Option<Vec<String>> {
+    schema.map(|s| s.columns().iter().map(|c| c.name.clone()).collect())
 }
 
 /// What `inspect` shows of a multiclass model: the learner, its classes, dimension and
@@ -126,6 +144,8 @@ fn multiclass_inspection(m: &MulticlassModel) -> Inspection {
         mixture: None,
         top_weights: Vec::new(),
         sketches: Vec::new(),
+        regularization: None,
+        csv_columns: csv_columns(m.schema()),
     }
 }
 
@@ -160,6 +180,12 @@ fn text(path: &str, r: &Inspection) -> String {
     if let Some(b) = r.intercept {
         let _ = writeln!(s, "intercept      {b:.6}");
     }
+    if let Some(g) = &r.regularization {
+        let _ = writeln!(s, "penalty        l1 {} l2 {}", g.l1, g.l2);
+    }
+    if let Some(c) = &r.csv_columns {
+        let _ = writeln!(s, "csv columns    {}", c.join(", "));
+    }
     if let Some(members) = &r.mixture {
         let _ = writeln!(s, "\nmixture weights");
         for m in members {
@@ -171,7 +197,8 @@ fn text(path: &str, r: &Inspection) -> String {
     }
     let _ = writeln!(
         s,
-        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, or VW hash bucket)",
+        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, VW hash bucket, or CSV \
+         feature)",
         r.top_weights.len()
     );
     let _ = writeln!(s, "  {:>10}  {:>12}  name", "index", "weight");

@@ -2,7 +2,9 @@
 //! them), mapped onto the library's [`LearnerConfig`]; the library validates the result.
 
 use anyhow::{bail, Result};
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, Representation};
+use sketchlearn::linear::{
+    Algorithm, CurvatureKind, LearnerConfig, Regularization, Representation,
+};
 use sketchlearn::loss::Loss;
 use std::str::FromStr;
 
@@ -30,67 +32,70 @@ impl FromStr for CurvatureArg {
     }
 }
 
-/// Hyper-parameters of a new learner (all optional: unset ones take the library defaults).
-#[derive(clap::Args, Debug, Default)]
+/// Hyper-parameters of a new learner (unset ones take the library defaults, shown in `--help`;
+/// the long explanations are in `docs/guide.md`).
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Learner")]
 pub struct LearnerArgs {
-    /// Algorithm: auto | ogd | adagrad | adagrad-grid | newton. Default: auto, an online mixture
-    /// of two RFD-SONs (two step sizes), FD-SON with diagonal adaptation and an AdaGrad grid
-    /// (each learns every example; the prediction weighs them by their progressive Brier
-    /// scores after calibrating each member's scale, AdaHedge) — or newton when --curvature or --diag is given. adagrad-grid: AdaGrad
-    /// at -l and 8× -l (the latter's intercept constant /32), mixed the same way.
-    #[arg(long)]
+    /// auto|ogd|adagrad|adagrad-grid|newton [default: auto]
+    #[arg(long, value_name = "NAME")]
     pub algo: Option<Algorithm>,
-    /// Curvature of the newton learner (and of auto's sketched members): identity | full | fd |
-    /// fd-fast | rfd | rfd-fast | rp | oja (oja-sparse, rp-sparse, fd-sparse, rfd-sparse: the
-    /// same with --representation sparse).
-    #[arg(long)]
-    pub curvature: Option<CurvatureArg>,
-    /// Sketch size m.
-    #[arg(long)]
-    pub size: Option<usize>,
-    /// Loss: logistic | squared | hinge | smooth-hinge.
-    #[arg(long)]
-    pub loss: Option<Loss>,
-    /// Newton: α of A = αI + SᵀS (1/α acts as the step size).
-    #[arg(long)]
-    pub alpha: Option<f64>,
-    /// RFD-SON: initial α₀ of the RFD sketch.
-    #[arg(long)]
-    pub alpha0: Option<f64>,
-    /// Newton: c = σ + η (the sketch receives √c·g).
-    #[arg(long = "c")]
-    pub c: Option<f64>,
-    /// Projection bound C of {|wᵀx| ≤ C} (default: no projection).
-    #[arg(long)]
-    pub clip: Option<f64>,
-    /// Wrap the learner in diagonal adaptation (SON §5.2).
+    /// OGD / AdaGrad learning rate
+    #[arg(short = 'l', long = "learning-rate", value_name = "ETA", default_value_t = d().learning_rate)]
+    pub learning_rate: f64,
+    /// L1 penalty λ₁‖w‖₁ (ogd, adagrad)
+    #[arg(long, value_name = "λ1", default_value_t = 0.0)]
+    pub l1: f64,
+    /// L2 penalty (λ₂/2)‖w‖² (ogd, adagrad)
+    #[arg(long, value_name = "λ2", default_value_t = 0.0)]
+    pub l2: f64,
+    /// Wrap the learner in diagonal adaptation (SON §5.2)
     #[arg(long)]
     pub diag: bool,
-    /// OGD / AdaGrad learning rate.
-    #[arg(short = 'l', long = "learning-rate")]
-    pub learning_rate: Option<f64>,
-    /// Oja's learning-rate constant c of γ_t = min(c/t, 1).
-    #[arg(long)]
-    pub oja_c: Option<f64>,
-    /// No intercept (by default a constant feature 1 is appended, as VW does).
+    /// No intercept (by default a constant feature, as in VW)
     #[arg(long)]
     pub no_bias: bool,
-    /// The intercept's constant feature value (default 1): below 1, a scale-free learner
-    /// (AdaGrad) moves the bias more slowly than the weights.
-    #[arg(long)]
-    pub bias_value: Option<f64>,
-    /// State of the newton learner (and of auto's sketched members): auto | dense | sparse.
-    /// sparse: the sparse-time learner of the curvature (oja, rp, fd/fd-fast, rfd/rfd-fast),
-    /// O(m² + m·nnz) per example instead of O(md). auto (default): chosen from the input (see
-    /// below).
-    #[arg(long, value_name = "auto|dense|sparse")]
-    pub representation: Option<Representation>,
-    /// Same as --representation sparse.
-    #[arg(long, conflicts_with_all = ["dense", "representation"])]
+    /// The intercept's constant feature value
+    #[arg(long, value_name = "V", default_value_t = d().bias_value)]
+    pub bias_value: f64,
+    /// Projection bound C of |wᵀx| ≤ C [default: none]
+    #[arg(long, value_name = "C")]
+    pub clip: Option<f64>,
+    /// logistic | squared | hinge | smooth-hinge
+    #[arg(long, value_name = "NAME", default_value_t = d().loss, help_heading = "Loss")]
+    pub loss: Loss,
+    /// identity|full|fd|fd-fast|rfd|rfd-fast|rp|oja [default: rfd-fast]
+    #[arg(long, value_name = "NAME", help_heading = "Sketch")]
+    pub curvature: Option<CurvatureArg>,
+    /// Sketch size m
+    #[arg(long, value_name = "M", default_value_t = d().size, help_heading = "Sketch")]
+    pub size: usize,
+    /// Newton: α of A = αI + SᵀS (1/α acts as the step size)
+    #[arg(long, value_name = "A", default_value_t = d().alpha, help_heading = "Sketch")]
+    pub alpha: f64,
+    /// RFD-SON: initial α₀ of the RFD sketch
+    #[arg(long, value_name = "A", default_value_t = d().alpha0, help_heading = "Sketch")]
+    pub alpha0: f64,
+    /// Newton: c = σ + η (the sketch receives √c·g)
+    #[arg(long = "c", value_name = "C", default_value_t = d().c, help_heading = "Sketch")]
+    pub c: f64,
+    /// Oja's learning-rate constant c of γ_t = min(c/t, 1)
+    #[arg(long, value_name = "C", default_value_t = d().oja_c, help_heading = "Sketch")]
+    pub oja_c: f64,
+    /// auto (from the input) | dense | sparse
+    #[arg(long, value_name = "R", default_value_t = d().representation, help_heading = "Sketch")]
+    pub representation: Representation,
+    /// Same as --representation sparse
+    #[arg(long, hide = true, conflicts_with_all = ["dense", "representation"])]
     pub sparse: bool,
-    /// Same as --representation dense.
-    #[arg(long, conflicts_with = "representation")]
+    /// Same as --representation dense
+    #[arg(long, hide = true, conflicts_with = "representation")]
     pub dense: bool,
+}
+
+/// The library's defaults, which the flags' defaults show.
+fn d() -> LearnerConfig {
+    LearnerConfig::default()
 }
 
 impl LearnerArgs {
@@ -98,12 +103,13 @@ impl LearnerArgs {
     pub fn config(&self, seed: u64) -> Result<LearnerConfig> {
         let d = LearnerConfig::default();
         let named_sparse = self.curvature.is_some_and(|c| c.sparse);
-        let representation = match (self.sparse, self.dense, self.representation) {
-            (true, _, _) => Representation::Sparse,
-            (_, true, _) => Representation::Dense,
-            (_, _, Some(r)) => r,
-            _ if named_sparse => Representation::Sparse,
-            _ => d.representation,
+        let representation = match (self.sparse, self.dense) {
+            (true, _) => Representation::Sparse,
+            (_, true) => Representation::Dense,
+            _ if named_sparse && self.representation == Representation::Auto => {
+                Representation::Sparse
+            }
+            _ => self.representation,
         };
         if named_sparse && representation != Representation::Sparse {
             bail!("--curvature {}-sparse names the sparse representation", {
@@ -120,21 +126,29 @@ impl LearnerArgs {
                     d.algorithm
                 }),
             curvature: self.curvature.map_or(d.curvature, |c| c.kind),
-            size: self.size.unwrap_or(d.size),
-            loss: self.loss.unwrap_or(d.loss),
-            alpha: self.alpha.unwrap_or(d.alpha),
-            alpha0: self.alpha0.unwrap_or(d.alpha0),
-            c: self.c.unwrap_or(d.c),
+            size: self.size,
+            loss: self.loss,
+            alpha: self.alpha,
+            alpha0: self.alpha0,
+            c: self.c,
             clip: self.clip.unwrap_or(d.clip),
             diag: self.diag || d.diag,
             diag_d0: d.diag_d0,
-            learning_rate: self.learning_rate.unwrap_or(d.learning_rate),
+            learning_rate: self.learning_rate,
             seed,
-            oja_c: self.oja_c.unwrap_or(d.oja_c),
+            oja_c: self.oja_c,
             bias: d.bias && !self.no_bias,
-            bias_value: self.bias_value.unwrap_or(d.bias_value),
+            bias_value: self.bias_value,
             representation,
         })
+    }
+
+    /// The L1/L2 penalty (checked against the learner by the library).
+    pub fn regularization(&self) -> Regularization {
+        Regularization {
+            l1: self.l1,
+            l2: self.l2,
+        }
     }
 }
 

@@ -1,16 +1,18 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
 mod class_args;
-mod csv_input;
 mod drp_cmd;
+mod eval_args;
 mod fm_cmd;
 mod fm_predict;
+mod input_args;
 mod inspect;
 mod learner_args;
 mod multiclass_cmd;
 mod paths;
 mod predict;
 mod prediction_output;
+mod quiet;
 mod saved_model;
 mod signals;
 mod sketch_cmd;
@@ -31,7 +33,7 @@ enum Command {
     /// Sketch a matrix (rows of a LIBSVM or CSV file) and report time and relative spectral error.
     Sketch(sketch_cmd::SketchArgs),
     /// Train a linear learner online (progressive validation), optionally saving the model.
-    Train(Box<csv_input::TrainCommand>),
+    Train(Box<train::TrainArgs>),
     /// Evaluate a saved model on a file, without updating it.
     Test(train::TestArgs),
     /// Score rows without labels with a saved model: a line in, a line out (labels and
@@ -54,16 +56,18 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sketch(args) => sketch_cmd::run(&args),
-        Command::Train(mut cmd) => {
-            let args = &cmd.train;
+        Command::Train(args) => {
+            let inputs: Vec<&str> = std::iter::once(args.input.file.as_str())
+                .chain(args.eval.test.as_deref())
+                .collect();
             paths::check_learning_outputs(
-                &[&args.file],
+                &inputs,
                 args.initial_model.as_deref(),
                 args.final_model.as_deref(),
                 args.predictions.as_deref(),
             )
-            .and_then(|()| paths::check_not_empty(&args.file))
-            .and_then(|()| csv_input::train(&mut cmd))
+            .and_then(|()| paths::check_not_empty(&args.input.file))
+            .and_then(|()| train::train(&args))
         }
         Command::Test(args) => paths::check_learning_outputs(
             &[&args.file],

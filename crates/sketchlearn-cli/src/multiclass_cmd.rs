@@ -4,7 +4,7 @@
 //! and a JSON summary with the confusion matrix.
 
 use crate::prediction_output::PredictionFormat;
-use crate::train::{read_options, TestArgs, TrainArgs};
+use crate::train::{TestArgs, TrainArgs};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use sketchlearn::eval::multiclass::{MulticlassMetrics, MulticlassProgress, MulticlassRow};
@@ -22,8 +22,6 @@ struct Table<'a> {
     path: Option<&'a str>,
     raw: bool,
     probabilities: bool,
-    /// Labels to print instead of the run's (a CSV file's class names).
-    display: Option<Classes>,
     classes: Option<Classes>,
     format: Option<PredictionFormat>,
     out: Option<BufWriter<File>>,
@@ -31,19 +29,12 @@ struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    fn new(
-        quiet: bool,
-        path: Option<&'a str>,
-        raw: bool,
-        probabilities: bool,
-        display: Option<Classes>,
-    ) -> Self {
+    fn new(quiet: bool, path: Option<&'a str>, raw: bool, probabilities: bool) -> Self {
         Table {
             quiet,
             path,
             raw,
             probabilities,
-            display,
             classes: None,
             format: None,
             out: None,
@@ -68,7 +59,7 @@ impl MulticlassProgress for Table<'_> {
         classes: &Classes,
         learner: &str,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let classes = self.display.clone().unwrap_or_else(|| classes.clone());
+        let classes = classes.clone();
         if let Some(p) = self.path {
             let file =
                 File::create(p).map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
@@ -197,25 +188,34 @@ pub fn train(
             MulticlassStart::New(args.class.multiclass_config(member)?, args.class.spec()?)
         }
     };
+    let eval = &args.eval;
+    if eval.holdout.is_some()
+        || eval.test.is_some()
+        || eval.early_stop.is_some()
+        || eval.shuffle_buffer > 0
+    {
+        anyhow::bail!(
+            "--holdout, --test, --early-stop and --shuffle-buffer apply to a binary or regression \
+             learner; evaluate a multiclass model with `sketchlearn test`"
+        );
+    }
     let options = TrainOptions {
-        read: read_options(args.format, args.zero_based, args.bits, args.no_read_ahead),
-        passes: args.passes,
-        dim: args.dim,
+        read: args.input.read_options()?,
+        passes: args.eval.passes,
+        dim: args.input.dim,
+        ..TrainOptions::default()
     };
-    let display = args.csv_schema.as_ref().and_then(|s| s.classes().cloned());
+    let quiet = args.quiet.quiet;
     let mut table = Table::new(
-        args.quiet,
+        quiet,
         args.predictions.as_deref(),
         args.class.raw,
         args.class.probabilities,
-        display.clone(),
     );
-    let outcome = run::train_multiclass(Input::path(&args.file), start, &options, &mut table)?;
+    let outcome =
+        run::train_multiclass(Input::path(&args.input.file), start, &options, &mut table)?;
     table.finish()?;
     let mut model = outcome.model;
-    if let Some(c) = display {
-        model.classes = c;
-    }
     model.input.get_or_insert(input);
     let r = report(
         &model,
@@ -223,7 +223,7 @@ pub fn train(
         outcome.seconds,
         Some(outcome.refused_steps),
     );
-    if !args.quiet {
+    if !quiet {
         print_text(&r, "progressive error");
     }
     if let Some(path) = &args.final_model {
@@ -235,8 +235,7 @@ pub fn train(
     Ok(())
 }
 
-/// `test` of a multiclass model on `file` (read as `read`; a CSV model's rows already
-/// converted, with class indices as labels, when `internal` is set).
+/// `test` of a multiclass model on `file` (read as `read`; CSV through the model's columns).
 pub fn test(
     args: &TestArgs,
     model: &MulticlassModel,
@@ -248,19 +247,9 @@ pub fn test(
         args.predictions.as_deref(),
         args.raw,
         args.probabilities,
-        None,
     );
     let t = std::time::Instant::now();
-    let mut evaluated = model.clone();
-    if read.format == sketchlearn::data::Format::Libsvm
-        && model.input.as_ref().is_some_and(|i| i.schema.is_some())
-    {
-        // CSV rows converted to LIBSVM carry class indices: read them as such, print names.
-        table.display = Some(model.classes.clone());
-        evaluated.classes = crate::csv_input::index_classes(model.classes.len());
-    }
-    let (metrics, _) =
-        run::evaluate_multiclass_input(Input::path(file), &evaluated, &read, &mut table)?;
+    let (metrics, _) = run::evaluate_multiclass_input(Input::path(file), model, &read, &mut table)?;
     table.finish()?;
     let r = report(model, &metrics, t.elapsed().as_secs_f64(), None);
     if args.json {

@@ -6,7 +6,8 @@ use crate::prediction_output::PredictionFormat;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
 use sketchlearn::data::{
-    open_input, CsvExampleReader, Format, LibsvmOptions, LibsvmReader, VwOptions, VwReader,
+    open_input, CsvExampleReader, Format, Interactions, LibsvmOptions, LibsvmReader, VwOptions,
+    VwReader,
 };
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassLearner;
@@ -25,6 +26,9 @@ losses), the value (squared loss), or the margin with --raw; a multiclass \
 model prints the label (--probabilities: then one probability per class).\n\nExample:\n  tail -f rows.libsvm \
 | sketchlearn predict -i model.skl -")]
 pub struct PredictArgs {
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// The model (written by `train -f`).
     #[arg(short = 'i', long = "initial-model")]
     pub initial_model: String,
@@ -61,6 +65,8 @@ struct RowParser {
     zero_based: bool,
     bits: u32,
     name: String,
+    /// The model's `-q` interactions (VW).
+    interactions: Interactions,
 }
 
 impl RowParser {
@@ -82,6 +88,7 @@ impl RowParser {
         let result = match self.format {
             Format::Vw => {
                 VwReader::new(Cursor::new(text), &self.name, VwOptions { bits: self.bits })
+                    .map(|r| r.with_interactions(self.interactions))
                     .and_then(|mut r| r.read_into(ex))
             }
             _ => LibsvmReader::new(
@@ -192,6 +199,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     if format == Format::Csv && schema.is_none() {
         bail!("predict reads LIBSVM or VW rows; CSV needs a model trained on CSV (it keeps the columns)");
     }
+    let interactions = match &model {
+        AnyModel::Linear(m) => m.extras.interactions,
+        AnyModel::Multiclass(_) => Interactions::default(),
+    };
     let scorer = Scorer::new(model, args)?;
     let dim = scorer.dim();
     let bits = if format == Format::Vw {
@@ -228,6 +239,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         zero_based: args.zero_based,
         bits,
         name: sketchlearn::data::source::source_name(&args.file).to_string(),
+        interactions,
     };
     let mut input = open_input(&args.file)?;
     let (mut line, mut number, mut ex) = (String::new(), 0u64, Example::default());

@@ -27,6 +27,9 @@ updates only (parsing excluded). GFD sketches Σ s_t x_t x_tᵀ with s_t = the r
 Example:\n  sketchlearn sketch --method rfd-fast --size 10 data/heart.libsvm"
 )]
 pub struct SketchArgs {
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// Sketch: fd | fd-fast | rfd | rfd-fast | gfd | gfd-fast | rp | oja.
     #[arg(long, value_parser = parse_method)]
     pub method: SketchMethod,

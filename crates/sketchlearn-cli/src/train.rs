@@ -4,19 +4,25 @@
 //! write predictions.
 
 use crate::class_args::ClassArgs;
+use crate::eval_args::EvalArgs;
+use crate::input_args::InputArgs;
 use crate::learner_args::LearnerArgs;
 use crate::prediction_output::PredictionFormat;
+use crate::quiet::Quiet;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sketchlearn::data::{Format, InputSpec, Schema};
-use sketchlearn::eval::ProgressRow;
+use sketchlearn::data::{Format, InputSpec};
+use sketchlearn::eval::{Metrics, ProgressRow};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassModel;
-use sketchlearn::linear::{LinearModel, MemberWeight, OnlineLearner, RepresentationChoice};
+use sketchlearn::linear::{
+    LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
+};
 use sketchlearn::loss::Loss;
 use sketchlearn::run::{
-    self, Input, Observer, ObserverError, ReadOptions, RunStart, Start, TrainOptions, Warning,
+    self, Input, Observer, ObserverError, PassReport, ReadOptions, RunStart, Start, TrainOptions,
+    TrainOutcome, Warning,
 };
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -25,78 +31,52 @@ use std::io::{BufWriter, Write};
 #[derive(clap::Args, Debug)]
 #[command(
     allow_negative_numbers = true,
-    after_help = "\
-Each example is predicted before it is learned (progressive validation); the progress table on \
-stderr has rows at example counts 1, 2, 4, 8, ... With --passes N the file is read N times; the \
-progressive metrics cover all passes, as in VW.\n\nLabels: a binary classifier takes any two \
-distinct labels (-1/+1, 0/1, 2/4, Yes/No in CSV). As in scikit-learn, the classes are sorted \
-(numbers by value, names alphabetically) and the larger / later one is the positive class; \
---classes NEG,POS gives them in another order, and is needed on a stream read once (-) whose \
-labels are not -1/+1 or 0/1. The classes are stored in the model; test, predict and -p print \
-labels in them. A third label is an error naming its line: use --multiclass (or --oaa K, VW's \
-labels 1..K). --loss squared keeps real labels as they are. -p writes the predicted label and \
-the probability of the positive class (logistic loss; hinge losses: the label only), the value \
-(regression), with --multiclass the label (--probabilities: then one probability per class), \
-or with --raw the margins.\n\nSparse input: for --algo newton or auto with curvature oja, rp, fd/fd-fast or \
-rfd/rfd-fast, the sparse-time learner (oja-sparse, rp-sparse, fd-sparse, rfd-sparse: \
-O(m² + m·nnz) per example, mathematically the same learner) is chosen automatically when the \
-input is VW text (hashed, d = 2^bits) or when the average number of non-zeros per example is \
-below d/10 (over the whole file when d is read from it, else over its first 1000 examples; \
-standard input, a pipe or a FIFO is read once, as a file is: spooled to a temporary file when \
-it must be read again); fd/rfd need d >= 2m. --representation sparse \
-(--sparse) forces it, --representation dense (--dense) prevents it.\n\nExample:\n  sketchlearn train data/heart.libsvm"
+    after_help = "Every example is predicted, then learned (progressive validation). Labels: any \
+two classes\n(sorted, the later positive; --classes NEG,POS), more with --multiclass. Guide: \
+docs/guide.md\nExample: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
 )]
 pub struct TrainArgs {
     #[command(flatten)]
     pub learner: LearnerArgs,
     #[command(flatten)]
     pub class: ClassArgs,
-    /// The CSV schema when the input was converted from CSV (set by `csv_input`).
-    #[arg(skip)]
-    pub csv_schema: Option<Schema>,
-    /// Number of passes over the data.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub passes: u32,
-    /// Seed of every random draw.
-    #[arg(long, default_value_t = 0)]
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub eval: EvalArgs,
+    /// Seed of every random draw (sketches, shuffle)
+    #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Learner")]
     pub seed: u64,
-    /// Save the final model to this file.
-    #[arg(short = 'f', long = "final-model")]
+    /// Save the final model to this file
+    #[arg(
+        short = 'f',
+        long = "final-model",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
     pub final_model: Option<String>,
-    /// Resume from this model (its hyper-parameters are used; learner flags are refused).
-    #[arg(short = 'i', long = "initial-model", conflicts_with = "LearnerArgs")]
+    /// Resume from this model (learner flags are refused)
+    #[arg(
+        short = 'i',
+        long = "initial-model",
+        value_name = "FILE",
+        conflicts_with = "LearnerArgs",
+        help_heading = "Output"
+    )]
     pub initial_model: Option<String>,
-    /// Write each progressive prediction to this file, one per line (`-` = standard output):
-    /// the label and the positive class's probability (see below).
-    #[arg(short = 'p', long = "predictions")]
+    /// Write each progressive prediction to this file (- = stdout)
+    #[arg(
+        short = 'p',
+        long = "predictions",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
     pub predictions: Option<String>,
-    /// Print a JSON summary on stdout.
-    #[arg(long)]
+    /// Print a JSON summary on stdout
+    #[arg(long, help_heading = "Output")]
     pub json: bool,
-    /// No progress table.
-    #[arg(long)]
-    pub quiet: bool,
-    /// Parse on the learner's thread instead of a second one (same results; for many jobs
-    /// sharing few cores).
-    #[arg(long)]
-    pub no_read_ahead: bool,
-    /// Dimension d (default: one past the largest feature index of the file).
-    #[arg(long)]
-    pub dim: Option<usize>,
-    /// LIBSVM indices start at 0.
-    #[arg(long)]
-    pub zero_based: bool,
-    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
-    #[arg(long, default_value_t = Format::Auto)]
-    pub format: Format,
-    /// VW input: hash features into 2^B weights (VW's -b; default 18, or the model's with -i).
-    #[arg(short = 'b', long)]
-    pub bits: Option<u32>,
-    /// Training file (LIBSVM or VW text; `-` = stdin; `.gz` decompressed). A stream (stdin, a
-    /// pipe, a FIFO, `<(…)`) is read once; when it must be read again (--passes, or no --dim
-    /// for LIBSVM) it is spooled to a temporary file (in $TMPDIR, at most 64 GiB, removed at
-    /// exit).
-    pub file: String,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }
 
 /// Arguments of `sketchlearn test`.
@@ -125,14 +105,16 @@ pub struct TestArgs {
     /// Parse on the evaluating thread instead of a second one (same results).
     #[arg(long)]
     pub no_read_ahead: bool,
-    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
+    /// Input format: auto (`.vw` → vw, `.csv` → csv, else libsvm) | libsvm | vw | csv.
     #[arg(long, default_value_t = Format::Auto)]
     pub format: Format,
     /// VW input: hash bits (default: those of the model's dimension).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
-    /// Test file (LIBSVM or VW; `-` = stdin; `.gz` decompressed). Features unseen in training
-    /// count as 0.
+    #[command(flatten)]
+    pub quiet: Quiet,
+    /// Test file (LIBSVM, VW or CSV; `-` = stdin; `.gz` decompressed). Features unseen in
+    /// training count as 0.
     pub file: String,
 }
 
@@ -159,6 +141,34 @@ pub struct TrainReport {
     /// follows on this data).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixture: Option<Vec<MemberWeight>>,
+    /// `--holdout`: the held-out examples of the returned model's pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holdout: Option<HeldOut>,
+    /// `--test FILE`: the returned model on the test file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<HeldOut>,
+    /// The pass whose model is returned (the best one with `--early-stop`).
+    pub best_pass: u32,
+    /// `--early-stop` ended the run before its last pass.
+    pub stopped_early: bool,
+}
+
+/// Metrics of held-out examples (`--holdout`, `--test`).
+#[derive(Serialize, Debug)]
+pub struct HeldOut {
+    pub examples: u64,
+    pub loss: f64,
+    pub error: Option<f64>,
+}
+
+impl HeldOut {
+    fn of(m: &Metrics) -> Self {
+        HeldOut {
+            examples: m.examples(),
+            loss: m.mean_loss(),
+            error: m.error_rate(),
+        }
+    }
 }
 
 /// What `test --json` prints: only the metrics that apply to the loss (classification: error,
@@ -169,6 +179,8 @@ pub struct TestReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub classes: Option<Vec<String>>,
     pub examples: u64,
+    /// The mean of the model's loss (what `train --test` and the early stop report).
+    pub loss: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -195,8 +207,6 @@ struct Terminal<'a> {
     quiet: bool,
     /// -p writes margins.
     raw: bool,
-    /// Classes to print instead of the run's (a CSV file's class names).
-    display: Option<Classes>,
     format: PredictionFormat,
     /// Whether to print the learner line and the table (train only).
     table: bool,
@@ -212,7 +222,6 @@ impl<'a> Terminal<'a> {
         Terminal {
             quiet,
             raw: false,
-            display: None,
             format: PredictionFormat::Raw,
             table,
             predictions_path,
@@ -236,6 +245,9 @@ impl<'a> Terminal<'a> {
 
 impl Observer for Terminal<'_> {
     fn started(&mut self, start: &RunStart<'_>) -> Result<(), ObserverError> {
+        if let (Some(schema), false) = (start.schema, self.quiet) {
+            eprintln!("{}", run::describe_schema(schema));
+        }
         if self.table && !self.quiet {
             let note = match start.representation {
                 RepresentationChoice::Given | RepresentationChoice::Dense => String::new(),
@@ -248,8 +260,7 @@ impl Observer for Terminal<'_> {
             );
             print_header();
         }
-        let classes = self.display.clone().or_else(|| start.classes.cloned());
-        self.format = PredictionFormat::binary(start.config.loss, classes, self.raw);
+        self.format = PredictionFormat::binary(start.config.loss, start.classes.cloned(), self.raw);
         if let Some(p) = self.predictions_path {
             let out: Box<dyn Write> = if p == "-" {
                 Box::new(std::io::stdout())
@@ -279,20 +290,41 @@ impl Observer for Terminal<'_> {
         }
     }
     fn classes(&mut self, classes: &Classes) {
-        if self.display.is_none() {
-            if let PredictionFormat::Binary { probability, .. } = self.format {
-                self.format = PredictionFormat::Binary {
-                    classes: classes.clone(),
-                    probability,
-                };
-            }
+        if let PredictionFormat::Binary { probability, .. } = self.format {
+            self.format = PredictionFormat::Binary {
+                classes: classes.clone(),
+                probability,
+            };
         }
     }
     fn warning(&mut self, warning: &Warning) {
         match warning {
             Warning::Diverged { .. } => eprintln!("warning: {warning}; {}", self.advice),
+            Warning::LabelsInRuns { .. } => eprintln!(
+                "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
+                 runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
+            ),
             _ => eprintln!("note: {warning}"),
         }
+    }
+    fn pass_done(&mut self, r: &PassReport<'_>) {
+        if self.quiet || (r.holdout.is_none() && r.test.is_none()) {
+            return;
+        }
+        let mut line = format!(
+            "pass {:<3} progressive loss {:.6}",
+            r.pass,
+            r.progressive.mean_loss()
+        );
+        for (name, m) in [("holdout", r.holdout), ("test", r.test)] {
+            if let Some(m) = m {
+                line.push_str(&format!("  {name} loss {:.6}", m.mean_loss()));
+                if let Some(e) = m.error_rate() {
+                    line.push_str(&format!(" error {e:.4}"));
+                }
+            }
+        }
+        eprintln!("{line}");
     }
 }
 
@@ -331,16 +363,20 @@ pub(crate) fn read_options(
         zero_based,
         bits,
         read_ahead: !no_read_ahead,
+        ..ReadOptions::default()
     }
 }
 
-/// How `args` reads its input (the model keeps it; CSV: the schema).
-fn input_spec(args: &TrainArgs) -> InputSpec {
-    let format = args.format.resolve(&args.file);
-    match &args.csv_schema {
-        Some(schema) => InputSpec::new(Format::Csv, false, None, Some(schema.clone())),
-        None => InputSpec::new(format, args.zero_based, Some(args.bits.unwrap_or(18)), None),
-    }
+/// How `args` reads its input (the model keeps it; a CSV file's schema is added by the
+/// library when it scans the columns).
+fn input_spec(args: &TrainArgs, format: Format) -> InputSpec {
+    let input = &args.input;
+    InputSpec::new(
+        format,
+        input.zero_based,
+        Some(input.bits.unwrap_or(18)),
+        None,
+    )
 }
 
 /// Where a training run starts: a binary/regression learner, or a multiclass one (new or
@@ -351,42 +387,44 @@ enum Begin {
     Multiclass(Option<MulticlassModel>),
 }
 
-/// The start of a run from the flags and the model to resume (checked against the data).
-fn begin(args: &TrainArgs) -> Result<Begin> {
+/// The start of a run from the flags and the model to resume (checked against the data), and
+/// the format the data is read as (a CSV model reads CSV whatever the name says).
+fn begin(args: &TrainArgs) -> Result<(Begin, Format)> {
+    let input = &args.input;
     let resumed = args
         .initial_model
         .as_deref()
         .map(AnyModel::load)
         .transpose()?;
-    if let (Some(m), None) = (&resumed, &args.csv_schema) {
-        check_input(m, &args.file, args.format, args.zero_based, args.bits)?;
-    }
-    // CSV rows converted to LIBSVM carry -1/+1 or class indices, not the names.
-    let csv_classes = args.csv_schema.as_ref().and_then(|s| s.classes()).is_some();
-    Ok(match resumed {
-        Some(AnyModel::Multiclass(mut m)) => {
-            if csv_classes {
-                m.classes = crate::csv_input::index_classes(m.classes.len());
-            }
-            Begin::Multiclass(Some(m))
-        }
+    let format = match &resumed {
+        Some(m) => check_input(m, &input.file, input.format, input.zero_based, input.bits)?,
+        None => input.format.resolve(&input.file),
+    };
+    let begin = match resumed {
+        Some(AnyModel::Multiclass(m)) => Begin::Multiclass(Some(m)),
         None if args.class.is_multiclass() => Begin::Multiclass(None),
-        Some(AnyModel::Linear(mut m)) => {
+        Some(AnyModel::Linear(m)) => {
             if args.class.is_multiclass() {
                 bail!("--multiclass/--oaa/--reduction: the model to resume is binary");
-            }
-            if csv_classes {
-                m.classes = None;
             }
             Begin::Binary(Start::Resume(m))
         }
         None => Begin::Binary(Start::New(args.learner.config(args.seed)?)),
-    })
+    };
+    Ok((begin, format))
 }
 
 pub fn train(args: &TrainArgs) -> Result<()> {
-    let spec = input_spec(args);
-    let start = match begin(args)? {
+    args.input.check()?;
+    if args.predictions.is_some() && args.eval.holdout.is_some() {
+        bail!(
+            "-p writes a prediction per example, and --holdout leaves some out of learning: \
+             use one, or `sketchlearn test -p` on a held-out file"
+        );
+    }
+    let (begin, format) = begin(args)?;
+    let spec = input_spec(args, format);
+    let start = match begin {
         Begin::Binary(start) => start,
         Begin::Multiclass(m) => return crate::multiclass_cmd::train(args, m, spec),
     };
@@ -394,133 +432,140 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         bail!("--probabilities is for multiclass models (binary -p writes the positive class's probability)");
     }
     let options = TrainOptions {
-        read: read_options(args.format, args.zero_based, args.bits, args.no_read_ahead),
-        passes: args.passes,
-        dim: args.dim,
+        read: ReadOptions {
+            format,
+            ..args.input.read_options()?
+        },
+        passes: args.eval.passes,
+        dim: args.input.dim,
+        regularization: match args.initial_model {
+            Some(_) => Regularization::default(),
+            None => args.learner.regularization(),
+        },
+        evaluation: args.eval.evaluation(args.seed),
     };
+    let quiet = args.quiet.quiet;
     let mut terminal = Terminal::new(
-        args.quiet,
+        quiet,
         true,
         args.predictions.as_deref(),
         "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
     );
     terminal.raw = args.class.raw;
-    terminal.display = args.csv_schema.as_ref().and_then(|s| s.classes().cloned());
-    let mut outcome = run::train_classified(
-        Input::path(&args.file),
+    let test = args.eval.test.as_deref().map(Input::path);
+    let mut outcome = run::train_and_test(
+        Input::path(&args.input.file),
+        test,
         start,
         &options,
         &args.class.spec()?,
         &mut terminal,
     )?;
     terminal.finish()?;
-    if let (Some(c), Some(_)) = (terminal_display(args), &outcome.model.classes) {
-        outcome.model.classes = Some(c);
-    }
     outcome.model.input.get_or_insert(spec);
-    let metrics = &outcome.metrics;
-    let mixture = outcome.mixture_weights();
-    if !args.quiet {
-        if let Some(r) = metrics.final_row() {
-            print_row(&r);
-        }
-        eprintln!();
-        eprintln!("examples          {}", metrics.examples());
-        if let Some(e) = metrics.error_rate() {
-            eprintln!("progressive error {e:.6}");
-        }
-        if let Some(c) = &outcome.model.classes {
-            eprintln!(
-                "classes           {} (positive: {})",
-                c.to_list(),
-                c.labels()[1]
-            );
-        }
-        eprintln!("average loss      {:.6}", metrics.mean_loss());
-        eprintln!("seconds           {:.3}", outcome.seconds);
-        for (k, m) in mixture.iter().flatten().enumerate() {
-            let head = if k == 0 { "mixture weights" } else { "" };
-            eprintln!("{head:17} {:.3}  {}", m.weight, m.learner);
-        }
-        if outcome.refused_steps > 0 {
-            eprintln!(
-                "warning: {} steps refused (they would have made weights non-finite)",
-                outcome.refused_steps
-            );
-        }
+    if !quiet {
+        print_summary(&outcome);
     }
     if let Some(path) = &args.final_model {
         outcome.model.save(path)?;
     }
     if args.json {
-        let report = TrainReport {
-            learner: outcome.model.config.describe(),
-            examples: outcome.examples,
-            passes: outcome.passes,
-            dim: outcome.model.learner.dim(),
-            progressive_error: metrics.error_rate(),
-            progressive_loss: metrics.mean_loss(),
-            progressive_auc: metrics.auc(),
-            seconds: outcome.seconds,
-            examples_per_second: outcome.examples_per_second(),
-            refused_steps: outcome.refused_steps,
-            diverged: outcome.diverged,
-            classes: outcome.model.classes.as_ref().map(Classes::names),
-            mixture,
-        };
-        println!("{}", serde_json::to_string(&report)?);
+        println!("{}", serde_json::to_string(&report(&outcome))?);
     }
     Ok(())
 }
 
-/// The class names of a CSV file's labels.
-fn terminal_display(args: &TrainArgs) -> Option<Classes> {
-    args.csv_schema.as_ref().and_then(|s| s.classes().cloned())
+/// The summary on stderr after training.
+fn print_summary(outcome: &TrainOutcome) {
+    let metrics = &outcome.metrics;
+    if let Some(r) = metrics.final_row() {
+        print_row(&r);
+    }
+    eprintln!();
+    eprintln!("examples          {}", metrics.examples());
+    if let Some(e) = metrics.error_rate() {
+        eprintln!("progressive error {e:.6}");
+    }
+    if let Some(c) = &outcome.model.classes {
+        eprintln!(
+            "classes           {} (positive: {})",
+            c.to_list(),
+            c.labels()[1]
+        );
+    }
+    eprintln!("average loss      {:.6}", metrics.mean_loss());
+    for (name, m) in [("holdout", &outcome.holdout), ("test", &outcome.test)] {
+        if let Some(m) = m {
+            let error = m
+                .error_rate()
+                .map_or(String::new(), |e| format!(", error {e:.6}"));
+            eprintln!(
+                "{name:<17} loss {:.6}{error} ({} examples)",
+                m.mean_loss(),
+                m.examples()
+            );
+        }
+    }
+    if outcome.stopped_early || outcome.best_pass < outcome.passes {
+        eprintln!(
+            "early stop        the model of pass {} (best held-out loss) of {} passes run",
+            outcome.best_pass, outcome.passes
+        );
+    }
+    eprintln!("seconds           {:.3}", outcome.seconds);
+    for (k, m) in outcome.mixture_weights().iter().flatten().enumerate() {
+        let head = if k == 0 { "mixture weights" } else { "" };
+        eprintln!("{head:17} {:.3}  {}", m.weight, m.learner);
+    }
+    if outcome.refused_steps > 0 {
+        eprintln!(
+            "warning: {} steps refused (they would have made weights non-finite)",
+            outcome.refused_steps
+        );
+    }
+}
+
+/// What `train --json` prints.
+fn report(outcome: &TrainOutcome) -> TrainReport {
+    let metrics = &outcome.metrics;
+    TrainReport {
+        learner: outcome.model.config.describe(),
+        examples: outcome.examples,
+        passes: outcome.passes,
+        dim: outcome.model.learner.dim(),
+        progressive_error: metrics.error_rate(),
+        progressive_loss: metrics.mean_loss(),
+        progressive_auc: metrics.auc(),
+        seconds: outcome.seconds,
+        examples_per_second: outcome.examples_per_second(),
+        refused_steps: outcome.refused_steps,
+        diverged: outcome.diverged,
+        classes: outcome.model.classes.as_ref().map(Classes::names),
+        mixture: outcome.mixture_weights(),
+        holdout: outcome.holdout.as_ref().map(HeldOut::of),
+        test: outcome.test.as_ref().map(HeldOut::of),
+        best_pass: outcome.best_pass,
+        stopped_early: outcome.stopped_early,
+    }
 }
 
 pub fn test(args: &TestArgs) -> Result<()> {
     let model = AnyModel::load(&args.initial_model)?;
     let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
-    let mut read = read_options(format, args.zero_based, args.bits, args.no_read_ahead);
-    let converted = match (format, model.schema()) {
-        (Format::Csv, Some(schema)) => {
-            Some(crate::csv_input::TempLibsvm::convert(&args.file, schema)?)
-        }
-        (Format::Csv, None) => bail!(
-            "{}: CSV needs a model trained on CSV (it keeps the columns)",
-            args.file
-        ),
-        _ => None,
-    };
-    let file = converted.as_ref().map_or(args.file.as_str(), |c| c.path());
-    if converted.is_some() {
-        read = read_options(Format::Libsvm, true, None, args.no_read_ahead);
-    }
+    let read = read_options(format, args.zero_based, args.bits, args.no_read_ahead);
     match &model {
-        AnyModel::Multiclass(m) => crate::multiclass_cmd::test(args, m, file, read),
-        AnyModel::Linear(m) => test_linear(args, m, file, read, converted.is_some()),
+        AnyModel::Multiclass(m) => crate::multiclass_cmd::test(args, m, &args.file, read),
+        AnyModel::Linear(m) => test_linear(args, m, read),
     }
 }
 
-fn test_linear(
-    args: &TestArgs,
-    model: &LinearModel,
-    file: &str,
-    read: ReadOptions,
-    csv: bool,
-) -> Result<()> {
+fn test_linear(args: &TestArgs, model: &LinearModel, read: ReadOptions) -> Result<()> {
     if args.probabilities {
         bail!("--probabilities is for multiclass models");
     }
     let mut terminal = Terminal::new(true, false, args.predictions.as_deref(), "");
     terminal.raw = args.raw;
-    let mut evaluated = model.clone();
-    if csv && model.classes.is_some() {
-        // CSV class names were converted to -1/+1.
-        terminal.display = model.classes.clone();
-        evaluated.classes = None;
-    }
-    let outcome = run::evaluate(Input::path(file), &evaluated, &read, &mut terminal)?;
+    let outcome = run::evaluate(Input::path(&args.file), model, &read, &mut terminal)?;
     terminal.finish()?;
     let metrics = &outcome.metrics;
     let loss = model.config.loss;
@@ -530,6 +575,7 @@ fn test_linear(
         learner: crate::drp_cmd::model_name(model),
         classes: model.classes.as_ref().map(Classes::names),
         examples: outcome.examples,
+        loss: metrics.mean_loss(),
         error: metrics.error_rate().filter(|_| classify),
         log_loss: named(Loss::Logistic),
         hinge_loss: named(Loss::Hinge),

@@ -132,3 +132,185 @@ fn csv_errors_name_file_line_and_column() {
         "{err}"
     );
 }
+
+fn ok(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    err
+}
+
+/// The CSV model keeps its columns: `test` reads another CSV through them (in any column
+/// order), and `inspect` names the top weights.
+#[test]
+fn a_csv_model_is_tested_on_csv_and_inspect_names_its_features() {
+    let Some(data) = shared("attrition.csv") else {
+        return;
+    };
+    let model = tmp("attrition.model", "");
+    std::fs::remove_file(&model).ok();
+    ok(&run(&[
+        "train",
+        "--quiet",
+        "--label-column",
+        "Attrition",
+        "-f",
+        &model,
+        &data,
+    ]));
+    let out = run(&["test", "--json", "-i", &model, &data]);
+    ok(&out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["examples"], 1470);
+    assert!(v["error"].as_f64().unwrap() < 0.16, "{v}");
+
+    // The same rows with the columns in another order read into the same features.
+    let text = std::fs::read_to_string(&data).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let mut reordered: Vec<String> =
+        vec![header.iter().rev().cloned().collect::<Vec<_>>().join(",")];
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        reordered.push(f.iter().rev().cloned().collect::<Vec<_>>().join(","));
+    }
+    let other = tmp("attrition_reversed.csv", &(reordered.join("\n") + "\n"));
+    let out2 = run(&["test", "--json", "-i", &model, &other]);
+    ok(&out2);
+    let v2: serde_json::Value = serde_json::from_slice(&out2.stdout).unwrap();
+    assert_eq!(v2["loss"], v["loss"], "same features in any column order");
+
+    let out = run(&["inspect", "--json", &model]);
+    ok(&out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["top_weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().expect("every CSV feature has a name"))
+        .collect();
+    assert_eq!(names.len(), 10);
+    assert!(
+        names.iter().any(|n| n.contains('=')),
+        "one-hot names: {names:?}"
+    );
+    assert_eq!(v["csv_columns"].as_array().unwrap().len(), 31);
+}
+
+/// Penguins: numeric and string columns with missing values (two rows have all four
+/// measurements empty, `sex` is empty in 11 rows) read as absent features; a numeric label.
+#[test]
+fn penguins_with_missing_values_train_and_the_species_need_multiclass() {
+    let Some(data) = shared("penguins.shuf.csv") else {
+        return;
+    };
+    let out = run(&[
+        "train",
+        "--json",
+        "--loss",
+        "squared",
+        "--label-column",
+        "year",
+        "--ignore-columns",
+        "species",
+        &data,
+    ]);
+    let err = ok(&out);
+    assert!(
+        err.contains("csv: 344 rows, d = 9 (4 numeric, 2 one-hot and 0 hashed columns)"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["examples"], 344);
+    // A missing label is an error naming file, line, column and the column's name.
+    let out = run(&["train", "--label-column", "sex", &data]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("missing label in column 'sex'"), "{err}");
+    assert!(err.contains("penguins.shuf.csv:"), "{err}");
+}
+
+#[test]
+fn csv_header_flags_and_bad_values() {
+    // Without a header the columns are numbered; --no-header reads the first line as data.
+    let data = tmp("noheader.csv", "1,0.5,a\n-1,0.1,b\n1,0.7,a\n-1,0.2,b\n");
+    let out = run(&[
+        "train",
+        "--json",
+        "--no-header",
+        "--label-column",
+        "0",
+        &data,
+    ]);
+    ok(&out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["examples"].as_u64(), v["dim"].as_u64()),
+        (Some(4), Some(3))
+    );
+    // --header on a file whose first line looks like data: that line becomes the names
+    // (the label column "0.5" then holds three values: a regression target here, since a
+    // classifier refuses a third class).
+    let out = run(&[
+        "train",
+        "--json",
+        "--header",
+        "--label-column",
+        "1",
+        "--loss",
+        "squared",
+        &data,
+    ]);
+    ok(&out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["examples"], 3);
+    // A row with too many fields: file:line:column.
+    let bad = tmp("badvalue.csv", "y,x\n1,0.5\n-1,0.25,7\n");
+    let out = run(&["train", "--label-column", "y", &bad]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("badvalue.csv:3:9: expected 2 fields, found 3"),
+        "{err}"
+    );
+    // CSV flags with another format are refused.
+    let libsvm = tmp("x.libsvm", "1 1:1\n");
+    let out = run(&["train", "--label-column", "y", &libsvm]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("apply to CSV input"));
+}
+
+#[test]
+fn a_numeric_column_with_text_in_a_test_file_is_an_error_with_line_and_column() {
+    let train = tmp("num_train.csv", "y,x\n1,0.5\n-1,-0.25\n1,0.75\n-1,-1\n");
+    let model = tmp("num.model", "");
+    std::fs::remove_file(&model).ok();
+    ok(&run(&[
+        "train",
+        "--quiet",
+        "--label-column",
+        "y",
+        "-f",
+        &model,
+        &train,
+    ]));
+    let test = tmp("num_test.csv", "y,x\n1,0.5\n-1,abc\n");
+    let out = run(&["test", "-i", &model, &test]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("num_test.csv:3:4:") && err.contains("column 'x' is numeric"),
+        "{err}"
+    );
+    // A LIBSVM model cannot read CSV: no columns to read it with.
+    let libsvm = tmp("plain.libsvm", "1 1:1\n-1 2:1\n");
+    let lmodel = tmp("plain.model", "");
+    std::fs::remove_file(&lmodel).ok();
+    ok(&run(&["train", "--quiet", "-f", &lmodel, &libsvm]));
+    let out = run(&["test", "-i", &lmodel, &train]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("was not trained on CSV"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -112,7 +112,8 @@ fn errors_name_file_line_and_column() {
     );
     assert_eq!(
         scan("a,b\n1,2\n,4\n", "a"),
-        "bad.csv:3:1: missing label in column 'a'"
+        "bad.csv:3:1: missing label in column 'a' (rows to learn from need one: drop this row, \
+         or give another --label-column)"
     );
     assert!(scan("a,b\n1,\"x\n", "a").starts_with("bad.csv:2:3: unterminated"));
     assert!(scan("a,b\n1,inf\n", "a").starts_with("bad.csv:2:3: non-finite"));

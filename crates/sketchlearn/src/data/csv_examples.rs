@@ -172,7 +172,10 @@ impl<R: BufRead> CsvExampleReader<R> {
                 let at = |m: String| self.lines.error(f.column, ParseErrorKind::Column(m));
                 let name = &self.schema.columns()[k].name;
                 let Some(l) = ClassLabel::parse(text).filter(|_| !is_missing(text)) else {
-                    return Err(at(format!("missing label in column '{name}'")));
+                    return Err(at(format!(
+                        "missing label in column '{name}' (rows to learn from need one: drop this \
+                         row, or give another --label-column)"
+                    )));
                 };
                 ex.label = match (&l, self.schema.labels()) {
                     (ClassLabel::Number(x), LabelValues::Numeric) => *x,

@@ -375,7 +375,11 @@ impl Schema {
                 let text = f.text.trim();
                 if Some(k) == label {
                     let Some(l) = ClassLabel::parse(text).filter(|_| !is_missing(text)) else {
-                        let what = format!("missing label in column '{}'", names[k]);
+                        let what = format!(
+                            "missing label in column '{}' (rows to learn from need one: drop \
+                             this row, or give another --label-column)",
+                            names[k]
+                        );
                         return Err(at(f.column, ParseErrorKind::Column(what)));
                     };
                     label_numeric &= matches!(l, ClassLabel::Number(_));

@@ -61,6 +61,15 @@ impl InputSpec {
             Format::Csv => "CSV",
             _ => "LIBSVM",
         };
+        if format == Format::Csv && self.format != Format::Csv {
+            return Err(format!(
+                "{source}: the model was not trained on CSV (it was trained on {}), so it has \
+                 no columns to read this file with: give --format {} (or data in the model's \
+                 format)",
+                name(self.format),
+                self.format.name()
+            ));
+        }
         if format != self.format {
             return Err(format!(
                 "{source}: the model was trained on {} but this input is read as {}: give \
@@ -104,6 +113,11 @@ mod tests {
         let e = libsvm.check(Format::Libsvm, true, None, "f").unwrap_err();
         assert!(e.contains("drop --zero-based"), "{e}");
         assert!(libsvm.check(Format::Vw, false, None, "f").is_err());
+        let e = libsvm.check(Format::Csv, false, None, "f").unwrap_err();
+        assert!(
+            e.contains("not trained on CSV") && e.contains("--format libsvm"),
+            "{e}"
+        );
         let vw = InputSpec::new(Format::Vw, false, Some(12), None);
         assert!(vw.check(Format::Vw, false, None, "f").is_ok());
         let e = vw.check(Format::Vw, false, Some(18), "f").unwrap_err();

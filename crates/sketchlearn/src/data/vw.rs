@@ -18,7 +18,8 @@
 use super::decimal::{parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
-use super::hashing::{feature_index, namespace_hash};
+use super::hashing::{feature_index, hash_string, namespace_hash};
+use super::interactions::{Crossing, Interactions, NamespaceFeature};
 use super::source::{open_input, source_name};
 use std::io::BufRead;
 
@@ -66,6 +67,9 @@ pub struct VwReader<R> {
     pairs: Vec<(u32, f64)>,
     line: u64,
     examples: u64,
+    /// `-q` namespace pairs ([`Interactions`]) and the features they read.
+    interactions: Interactions,
+    crossed: Vec<NamespaceFeature>,
 }
 
 impl VwReader<Box<dyn BufRead + Send>> {
@@ -105,7 +109,15 @@ impl<R: BufRead> VwReader<R> {
             pairs: Vec::new(),
             line: 0,
             examples: 0,
+            interactions: Interactions::default(),
+            crossed: Vec::new(),
         })
+    }
+
+    /// Adds the quadratic features of `interactions` (VW's `-q`) to every example.
+    pub fn with_interactions(mut self, interactions: Interactions) -> Self {
+        self.interactions = interactions;
+        self
     }
 
     /// The number of the last line read (1-based).
@@ -145,7 +157,10 @@ impl<R: BufRead> VwReader<R> {
             }
             ex.clear();
             self.pairs.clear();
-            match parse_line(line, self.options.bits, ex, &mut self.pairs) {
+            self.crossed.clear();
+            let q =
+                (!self.interactions.is_empty()).then_some((&self.interactions, &mut self.crossed));
+            match parse_line(line, self.options.bits, ex, &mut self.pairs, q) {
                 Ok(()) => {
                     self.examples += 1;
                     return Ok(true);
@@ -223,6 +238,7 @@ fn parse_line(
     bits: u32,
     ex: &mut Example,
     pairs: &mut Vec<(u32, f64)>,
+    mut q: Crossing<'_>,
 ) -> Result<(), LineError> {
     let bar = line.iter().position(|&c| c == b'|').unwrap_or(line.len());
     let mut header = tokens(&line[..bar], 0);
@@ -295,9 +311,16 @@ fn parse_line(
             }
             if v != 0.0 {
                 pairs.push((feature_index(name, ns_hash, bits), v));
+                if let Some((_, crossed)) = q.as_mut() {
+                    let letter = ns_name.first().copied().unwrap_or(b' ');
+                    crossed.push((letter, hash_string(name, ns_hash), v));
+                }
             }
         }
         pos = end;
+    }
+    if let Some((interactions, crossed)) = q {
+        interactions.cross(crossed, bits, pairs);
     }
     pairs.sort_unstable_by_key(|p| p.0);
     for &(i, v) in pairs.iter() {

@@ -7,7 +7,8 @@ use super::curvature::AnyCurvature;
 use super::sparse::SparseLearner;
 use super::{
     AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, Mixture,
-    Newton, Ogd, OnlineLearner, RunningMean, ScaledMixture, TargetStandardization,
+    Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RunningMean, ScaledMixture,
+    TargetStandardization,
 };
 use crate::{Example, Row};
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,10 @@ pub enum AnyLearner {
     FeatureScaling(Box<FeatureScaling<AnyLearner>>),
     /// The squared-loss mixture ([`MixRule::AdaHedgeScaled`](super::MixRule::AdaHedgeScaled)).
     ScaledMixture(Box<ScaledMixture>),
+    /// OGD with an L1/L2 penalty (lazy proximal steps).
+    ProximalOgd(ProximalOgd),
+    /// AdaGrad with an L1/L2 penalty (lazy proximal steps).
+    ProximalAdaGrad(ProximalAdaGrad),
 }
 
 macro_rules! dispatch {
@@ -58,6 +63,8 @@ macro_rules! dispatch {
             AnyLearner::TargetStandardization($l) => $e,
             AnyLearner::FeatureScaling($l) => $e,
             AnyLearner::ScaledMixture($l) => $e,
+            AnyLearner::ProximalOgd($l) => $e,
+            AnyLearner::ProximalAdaGrad($l) => $e,
         }
     };
 }

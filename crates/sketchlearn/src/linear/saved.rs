@@ -9,9 +9,10 @@
 //!
 //! [`Representation`]: super::Representation
 
+use super::extras::{self, ModelExtras};
 use super::legacy::{LinearModelV4, LinearModelV5};
 use super::{AnyLearner, LearnerConfig};
-use crate::data::InputSpec;
+use crate::data::{InputSpec, Schema};
 use crate::labels::Classes;
 use crate::model::{self, ModelError};
 use serde::{Deserialize, Serialize};
@@ -49,6 +50,10 @@ pub struct LinearModel {
     pub classes: Option<Classes>,
     /// How the training input was read (`None` when unknown, e.g. format 4 and 5 files).
     pub input: Option<InputSpec>,
+    /// What the model keeps besides its learner (regularisation, interactions): an optional
+    /// trailer of the file ([`ModelExtras`]).
+    #[serde(skip)]
+    pub extras: ModelExtras,
 }
 
 impl LinearModel {
@@ -60,7 +65,14 @@ impl LinearModel {
             examples_seen: 0,
             classes: None,
             input: None,
+            extras: ModelExtras::default(),
         }
+    }
+
+    /// The CSV schema of the training file, when the model was trained on CSV (kept in its
+    /// [`InputSpec`]).
+    pub fn schema(&self) -> Option<&Schema> {
+        self.input.as_ref().and_then(|i| i.schema.as_ref())
     }
 
     /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
@@ -88,13 +100,13 @@ impl LinearModel {
 
     /// Writes the model atomically (temporary file + rename).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
-        model::save(path, LINEAR_MODEL_KIND, self)
+        extras::save(path, LINEAR_MODEL_KIND, self)
     }
 
     /// The model file image [`LinearModel::save`] writes (for models kept in memory or sent
     /// over a network, e.g. between cluster workers).
     pub fn to_bytes(&self) -> Result<Vec<u8>, ModelError> {
-        model::to_bytes(LINEAR_MODEL_KIND, self)
+        extras::to_bytes(LINEAR_MODEL_KIND, self)
     }
 
     /// Reads a model written by [`LinearModel::save`] (this version or format version 4 or 5); a
@@ -124,7 +136,7 @@ fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<LinearModel
     let model: LinearModel = match version {
         4 => model::decode_payload::<LinearModelV4>(payload, source_name)?.into(),
         5 => model::decode_payload::<LinearModelV5>(payload, source_name)?.into(),
-        _ => model::decode_payload(payload, source_name)?,
+        _ => extras::decode(payload, source_name)?,
     };
     let invalid = |reason: String| ModelError::Invalid {
         path: source_name.to_owned(),

@@ -1,7 +1,8 @@
 //! [`evaluate`]: a held-out evaluation of a model on an input, without updates.
 
 use super::input::examples;
-use super::labels::{for_model, model_map};
+use super::labels::for_model;
+use super::settle::stored_map;
 use super::{Input, Observer, ReadOptions, RunError, RunStart};
 use crate::data::{ClassSpec, ExampleSource, Labeled};
 use crate::eval::{evaluate_with, EvalError, Metrics};
@@ -82,16 +83,28 @@ pub fn evaluate(
     options: &ReadOptions,
     observer: &mut dyn Observer,
 ) -> Result<EvalOutcome, RunError> {
+    evaluate_in(&mut input, model, options, observer)
+}
+
+/// [`evaluate`] of an input that stays the caller's (a test input read after every pass).
+pub(crate) fn evaluate_in(
+    input: &mut Input,
+    model: &LinearModel,
+    options: &ReadOptions,
+    observer: &mut dyn Observer,
+) -> Result<EvalOutcome, RunError> {
     let format = input.format(options.format);
     let bits = options.bits(format, Some(model.learner.dim()))?;
-    let map = model_map(
-        model.classes.as_ref(),
-        model.config.loss,
-        &ClassSpec::FromInput,
-        input.name(),
+    let map = stored_map(model, format, &ClassSpec::FromInput, input.name())?;
+    // The user's classes (a CSV file's names), whatever the reader gives.
+    let classes = model.classes.clone().or_else(|| map.classes());
+    let reader = examples(
+        input,
+        options,
+        bits,
+        model.schema(),
+        model.extras.interactions,
     )?;
-    let classes = map.classes();
-    let reader = examples(&mut input, options, bits)?;
     let mut reader = Labeled::new(reader, map, input.name());
     observer
         .started(&RunStart {
@@ -99,6 +112,7 @@ pub fn evaluate(
             dim: model.learner.dim(),
             representation: RepresentationChoice::Given,
             classes: classes.as_ref(),
+            schema: None,
         })
         .map_err(RunError::Observer)?;
     let mut metrics = Metrics::new();

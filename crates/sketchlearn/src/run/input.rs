@@ -4,7 +4,10 @@
 use super::spool::{Sample, Spool, DEFAULT_SPOOL_LIMIT};
 use super::RunError;
 use crate::data::source::{source_name, wrap};
-use crate::data::{ExampleReader, ExampleSource, Format, ParseError, ReadAhead, VwOptions};
+use crate::data::{
+    CsvExampleOptions, ExampleReader, ExampleSource, Format, Interactions, ParseError, ReadAhead,
+    Schema, VwOptions,
+};
 use std::io::{BufRead, Cursor};
 use std::sync::Arc;
 
@@ -119,7 +122,7 @@ impl Input {
     }
 
     /// A fresh reader of the raw (decompressed) text; a one-shot input only once.
-    fn open_text(&mut self) -> Result<Box<dyn BufRead + Send>, RunError> {
+    pub(crate) fn open_text(&mut self) -> Result<Box<dyn BufRead + Send>, RunError> {
         match &mut self.kind {
             Kind::Path(p) => Ok(crate::data::open_input(p)?),
             Kind::Bytes(b) => Ok(wrap(Cursor::new(Arc::clone(b)), &self.name)?),
@@ -169,20 +172,19 @@ impl Input {
     ) -> Result<ExampleReader, RunError> {
         let format = self.format(options.format);
         let text = self.open_text()?;
-        Ok(ExampleReader::from_reader(
-            text,
-            &self.name,
-            format,
-            options.zero_based,
-            bits,
-        )?)
+        let reader =
+            ExampleReader::from_reader(text, &self.name, format, options.zero_based, bits)?;
+        Ok(match reader {
+            ExampleReader::Vw(r) => ExampleReader::Vw(r.with_interactions(options.interactions)),
+            other => other,
+        })
     }
 }
 
 /// How to read an [`Input`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadOptions {
-    /// The format (default: detected from the name; CSV is not supported for learning yet).
+    /// The format (default: detected from the name: `.vw` VW, `.csv` CSV, else LIBSVM).
     pub format: Format,
     /// LIBSVM indices start at 0.
     pub zero_based: bool,
@@ -190,6 +192,12 @@ pub struct ReadOptions {
     pub bits: Option<u32>,
     /// Parse on a second thread while learning ([`ReadAhead`]; same results).
     pub read_ahead: bool,
+    /// CSV: the header, the label column, the ignored columns, when a string column is hashed
+    /// (a new model's schema; a trained model reads CSV with its own, [`super::csv`]).
+    pub csv: CsvExampleOptions,
+    /// VW: namespace pairs crossed into quadratic features (`-q ab`) for a new model (a
+    /// trained model crosses its own).
+    pub interactions: Interactions,
 }
 
 impl Default for ReadOptions {
@@ -199,6 +207,8 @@ impl Default for ReadOptions {
             zero_based: false,
             bits: None,
             read_ahead: true,
+            csv: CsvExampleOptions::default(),
+            interactions: Interactions::default(),
         }
     }
 }
@@ -242,16 +252,35 @@ impl ReadOptions {
 /// A reader of examples, parsed on a second thread or not.
 pub(crate) type Examples = Box<dyn ExampleSource<Error = ParseError>>;
 
-/// Opens `input` for one pass.
+/// Opens `input` for one pass with what the model keeps of its input: CSV rows through its
+/// `schema` ([`InputSpec`](crate::data::InputSpec)), VW rows with its `interactions`
+/// ([`ModelExtras`](crate::linear::ModelExtras)).
 pub(crate) fn examples(
     input: &mut Input,
     options: &ReadOptions,
     bits: u32,
+    schema: Option<&Schema>,
+    interactions: Interactions,
 ) -> Result<Examples, RunError> {
-    let reader = input.open(options, bits)?;
-    Ok(if options.read_ahead {
+    if input.format(options.format) == Format::Csv {
+        let reader = super::csv::reader(input, schema)?;
+        return Ok(boxed(reader, options.read_ahead));
+    }
+    let options = ReadOptions {
+        interactions,
+        ..options.clone()
+    };
+    Ok(boxed(input.open(&options, bits)?, options.read_ahead))
+}
+
+/// `reader`, parsed on a second thread when `read_ahead`.
+fn boxed<S>(reader: S, read_ahead: bool) -> Examples
+where
+    S: ExampleSource<Error = ParseError> + Send + 'static,
+{
+    if read_ahead {
         Box::new(ReadAhead::new(reader))
     } else {
         Box::new(reader)
-    })
+    }
 }

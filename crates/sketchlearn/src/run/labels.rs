@@ -4,8 +4,12 @@
 //! model uses the classes it stored (`−1/+1` for files of format 4 and 5). Regression
 //! (`--loss squared`) keeps its labels.
 
+use super::input::examples;
 use super::{Input, ReadOptions, RunError};
-use crate::data::{scan_classes, ClassSpec, LabelMap, ParseError, ParseErrorKind, Task};
+use crate::data::{
+    scan_classes, ClassScan, ClassSpec, Interactions, LabelMap, ParseError, ParseErrorKind, Schema,
+    Task,
+};
 use crate::labels::{Classes, LabelError};
 use crate::loss::Loss;
 
@@ -18,30 +22,83 @@ fn task(loss: Loss) -> Task {
     }
 }
 
-/// The label map of a run of a new learner with `loss` over `input`, classes given by `spec`
-/// (the input is scanned first when it can be re-read and the loss classifies).
+/// The classes a CSV reader gives a schema's named labels ([`CsvExampleReader`]): `−1,1` for
+/// two names, the indices `0..K` for more; `None` when the labels are numbers (they are read
+/// as they are, and mapped like those of any other format).
+///
+/// [`CsvExampleReader`]: crate::data::CsvExampleReader
+pub(crate) fn csv_read_classes(schema: Option<&Schema>) -> Option<Classes> {
+    let k = schema?.classes()?.len();
+    let list = if k == 2 {
+        "-1,1".to_string()
+    } else {
+        (0..k).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+    };
+    Some(Classes::parse_list(&list).expect("two or more distinct indices"))
+}
+
+/// A CSV label column of names gives the classes itself (sorted): `--classes` and `--oaa`
+/// apply to numeric labels.
+pub(crate) fn check_csv_spec(
+    schema: Option<&Schema>,
+    spec: &ClassSpec,
+    name: &str,
+) -> Result<(), RunError> {
+    if schema.and_then(Schema::classes).is_some() && *spec != ClassSpec::FromInput {
+        return Err(RunError::options(format!(
+            "{name}: the classes of a CSV label column are its names, sorted: --classes and \
+             --oaa apply to numeric labels"
+        )));
+    }
+    Ok(())
+}
+
+/// The label map of a run of a new learner with `loss` over `input` (CSV: read through
+/// `schema`), classes given by `spec` (the input is scanned first when it can be re-read and
+/// the loss classifies). A CSV file's named labels arrive as `−1/+1` ([`csv_read_classes`]).
 pub(crate) fn new_map(
     input: &mut Input,
     read: &ReadOptions,
     bits: u32,
+    schema: Option<&Schema>,
     spec: &ClassSpec,
     loss: Loss,
 ) -> Result<LabelMap, RunError> {
     let task = task(loss);
     let name = input.name().to_owned();
-    let scan = if task == Task::Binary && input.rereadable() {
-        let mut reader = input.open(read, bits)?;
-        let scan = scan_classes(&mut reader, &name)?;
-        if scan.is_empty() {
-            return Err(RunError::options(format!(
-                "no examples in {name}: the input is empty"
-            )));
-        }
-        Some(scan)
-    } else {
-        None
+    check_csv_spec(schema, spec, &name)?;
+    if let (Task::Binary, Some(classes)) = (task, csv_read_classes(schema)) {
+        return Ok(LabelMap::Binary(classes));
+    }
+    let scan = match task {
+        Task::Binary => scan_labels(input, read, bits, schema)?,
+        _ => None,
     };
+    if scan.as_ref().is_some_and(ClassScan::is_empty) {
+        return Err(RunError::options(format!(
+            "no examples in {name}: the input is empty"
+        )));
+    }
     Ok(LabelMap::settle(spec, task, scan.as_ref(), &name)?)
+}
+
+/// The labels of `input` (CSV: read through `schema`), when it can be re-read.
+pub(crate) fn scan_labels(
+    input: &mut Input,
+    read: &ReadOptions,
+    bits: u32,
+    schema: Option<&Schema>,
+) -> Result<Option<ClassScan>, RunError> {
+    if !input.rereadable() {
+        return Ok(None);
+    }
+    let name = input.name().to_owned();
+    let read = ReadOptions {
+        read_ahead: false,
+        ..read.clone()
+    };
+    let mut reader = examples(input, &read, bits, schema, Interactions::default())?;
+    Ok(Some(scan_classes(&mut reader, &name)?))
 }
 
 /// The label map of a stored model with `loss` and `classes` (`None`: `−1/+1`); a declared

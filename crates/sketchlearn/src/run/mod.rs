@@ -30,28 +30,38 @@
 //! ```
 
 mod convention;
+mod csv;
 mod dimension;
 mod error;
 mod evaluate;
+mod evaluated_pass;
 mod footprint;
+mod holdout;
 mod input;
+mod label_runs;
 mod labels;
 mod multiclass;
 mod observer;
 mod pass;
 mod policy;
+mod settle;
+mod shuffle;
 mod spool;
 mod train;
 
+pub use csv::describe_schema;
 pub use error::RunError;
 pub use evaluate::{evaluate, EvalOutcome};
 pub use footprint::{estimated_bytes, machine_memory, MAX_DIM};
+pub use holdout::Evaluation;
 pub use input::{Input, ReadOptions};
+pub use label_runs::LabelRuns;
 pub use multiclass::{
     evaluate_multiclass_input, train_multiclass, MulticlassOutcome, MulticlassStart,
 };
-pub use observer::{Observer, ObserverError, RunStart, Silent, Warning};
+pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
+pub use shuffle::ShuffleBuffer;
 pub use spool::DEFAULT_SPOOL_LIMIT;
-pub use train::{train, train_classified, Start, TrainOptions, TrainOutcome};
+pub use train::{train, train_and_test, train_classified, Start, TrainOptions, TrainOutcome};

@@ -24,13 +24,18 @@
 
 use super::dimension::profile;
 use super::input::examples;
-use super::{Input, ReadOptions, RunError, TrainOptions};
-use crate::data::{scan_classes, ClassSpec, ExampleSource, LabelMap, Labeled, Task};
+use super::labels::{check_csv_spec, csv_read_classes, scan_labels};
+use super::{csv, Input, ReadOptions, RunError, TrainOptions};
+use crate::data::{
+    ClassSpec, ExampleSource, Format, InputSpec, Interactions, LabelMap, Labeled, Schema, Task,
+};
 use crate::eval::multiclass::{
     evaluate_multiclass, progressive_multiclass, MulticlassMetrics, MulticlassProgress,
 };
 use crate::eval::EvalError;
+use crate::labels::Classes;
 use crate::linear::multiclass::{MulticlassConfig, MulticlassLearner, MulticlassModel};
+use crate::linear::InputProfile;
 use std::time::Instant;
 
 /// Where the learner of a multiclass run comes from.
@@ -58,22 +63,50 @@ pub struct MulticlassOutcome {
 }
 
 /// The classes of a new multiclass learner over `input`, from `spec` and a scan of the input
-/// when it can be re-read.
+/// when it can be re-read; a CSV label column of names gives its names.
 fn new_classes(
     input: &mut Input,
     read: &ReadOptions,
     bits: u32,
+    schema: Option<&Schema>,
     spec: &ClassSpec,
-) -> Result<crate::labels::Classes, RunError> {
+) -> Result<Classes, RunError> {
     let name = input.name().to_owned();
-    let scan = if input.rereadable() {
-        let mut reader = input.open(read, bits)?;
-        Some(scan_classes(&mut reader, &name)?)
+    check_csv_spec(schema, spec, &name)?;
+    if let Some(names) = schema.and_then(Schema::classes) {
+        return Ok(names.clone());
+    }
+    let scan = scan_labels(input, read, bits, schema)?;
+    let map = LabelMap::settle(spec, Task::Multiclass, scan.as_ref(), &name)?;
+    Ok(map.classes().expect("a multiclass map has classes"))
+}
+
+/// A new multiclass model for `input` (CSV: of its scanned columns, kept in the model).
+fn new_model(
+    input: &mut Input,
+    config: MulticlassConfig,
+    spec: &ClassSpec,
+    options: &TrainOptions,
+) -> Result<MulticlassModel, RunError> {
+    let format = input.format(options.read.format);
+    let bits = options.read.bits(format, None)?;
+    let schema = if format == Format::Csv {
+        Some(csv::scan_new(input, options, true)?)
     } else {
         None
     };
-    let map = LabelMap::settle(spec, Task::Multiclass, scan.as_ref(), &name)?;
-    Ok(map.classes().expect("a multiclass map has classes"))
+    let classes = new_classes(input, &options.read, bits, schema.as_ref(), spec)?;
+    let p: InputProfile = match &schema {
+        Some(schema) => csv::profile(input, schema)?,
+        None => profile(input, &options.read, options.dim)?,
+    };
+    let config = config.for_input(p.dim, p.hashed, p.avg_nnz);
+    let mut model = MulticlassModel::build(config, classes, p.dim)
+        .map_err(|e| RunError::options(format!("multiclass learner: {e}")))?;
+    if let Some(schema) = schema {
+        model.input = Some(InputSpec::new(Format::Csv, false, None, Some(schema)));
+    }
+    Ok(model)
 }
 
 /// Maps a pass's error to a run error at the source's line.
@@ -98,17 +131,16 @@ pub fn train_multiclass(
     progress: &mut dyn MulticlassProgress,
 ) -> Result<MulticlassOutcome, RunError> {
     options.check_passes(&mut input)?;
+    if !options.read.interactions.is_empty() || !options.regularization.is_none() {
+        return Err(RunError::options(
+            "-q/--interactions and --l1/--l2 apply to a binary or regression learner, not a \
+             multiclass one",
+        ));
+    }
     let format = input.format(options.read.format);
     let mut model = match start {
         MulticlassStart::Resume(m) => m,
-        MulticlassStart::New(config, spec) => {
-            let bits = options.read.bits(format, None)?;
-            let classes = new_classes(&mut input, &options.read, bits, &spec)?;
-            let p = profile(&mut input, &options.read, options.dim)?;
-            let config = config.for_input(p.dim, p.hashed, p.avg_nnz);
-            MulticlassModel::build(config, classes, p.dim)
-                .map_err(|e| RunError::options(format!("multiclass learner: {e}")))?
-        }
+        MulticlassStart::New(config, spec) => new_model(&mut input, config, &spec, options)?,
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     progress
@@ -117,9 +149,18 @@ pub fn train_multiclass(
     let mut metrics = MulticlassMetrics::new(model.classes.len());
     let t = Instant::now();
     let (mut total, mut refused) = (0, 0);
+    let schema = model.schema().filter(|_| format == Format::Csv);
+    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
     for _ in 0..options.passes {
-        let reader = examples(&mut input, &options.read, bits)?;
-        let map = LabelMap::Multiclass(model.classes.clone());
+        let schema = model.schema().filter(|_| format == Format::Csv);
+        let reader = examples(
+            &mut input,
+            &options.read,
+            bits,
+            schema,
+            Interactions::default(),
+        )?;
+        let map = LabelMap::Multiclass(read_classes.clone());
         let mut source = Labeled::new(reader, map, input.name());
         let pass = progressive_multiclass(
             &mut model.learner,
@@ -151,8 +192,10 @@ pub fn evaluate_multiclass_input(
 ) -> Result<(MulticlassMetrics, u64), RunError> {
     let format = input.format(options.format);
     let bits = options.bits(format, Some(model.learner.dim()))?;
-    let reader = examples(&mut input, options, bits)?;
-    let map = LabelMap::Multiclass(model.classes.clone());
+    let schema = model.schema().filter(|_| format == Format::Csv);
+    let reader = examples(&mut input, options, bits, schema, Interactions::default())?;
+    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
+    let map = LabelMap::Multiclass(read_classes);
     let mut source = Labeled::new(reader, map, input.name());
     progress
         .started(&model.classes, &model.config.describe())

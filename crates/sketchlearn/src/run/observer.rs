@@ -1,7 +1,8 @@
 //! How a run reports while it runs: the [`Observer`] a front end implements (a progress table,
 //! a predictions file, a Python callback), and the [`Warning`]s the library raises.
 
-use crate::eval::ProgressRow;
+use crate::data::Schema;
+use crate::eval::{Metrics, ProgressRow};
 use crate::labels::Classes;
 use crate::linear::{LearnerConfig, RepresentationChoice};
 use std::fmt;
@@ -20,6 +21,8 @@ pub struct RunStart<'a> {
     /// when the run starts (a stream read once: `−1/+1` until a `0` shows the `0/1`
     /// convention); `None` for regression.
     pub classes: Option<&'a Classes>,
+    /// The CSV schema the input is read with (a new model's, as scanned), if the input is CSV.
+    pub schema: Option<&'a Schema>,
 }
 
 /// Something a front end should tell its user; the run goes on.
@@ -41,6 +44,14 @@ pub enum Warning {
         /// The dimension, the size used.
         dim: usize,
     },
+    /// The labels come in long runs ([`LabelRuns`](super::LabelRuns)): the input looks sorted
+    /// by label. A front end adds the fix (its shuffle-buffer option, or a shuffled copy).
+    LabelsInRuns {
+        /// Label changes between consecutive examples of the first pass.
+        changes: u64,
+        /// The changes a random order would have on average.
+        expected: f64,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -54,6 +65,12 @@ impl fmt::Display for Warning {
             Warning::SketchSizeCapped { size, dim } => write!(
                 f,
                 "the sketch size {size} is larger than the dimension d = {dim}: capped at {dim}"
+            ),
+            Warning::LabelsInRuns { changes, expected } => write!(
+                f,
+                "the labels come in long runs ({changes} label changes where a random order \
+                 has about {expected:.0}): the input looks sorted by label, so the progressive \
+                 numbers do not estimate the error on new data"
             ),
         }
     }
@@ -82,6 +99,21 @@ pub trait Observer {
     fn classes(&mut self, _classes: &Classes) {}
     /// A warning.
     fn warning(&mut self, _warning: &Warning) {}
+    /// A pass ended (with `--holdout` or a test input: their metrics for this pass).
+    fn pass_done(&mut self, _report: &PassReport<'_>) {}
+}
+
+/// What is known at the end of a training pass.
+#[derive(Clone, Copy, Debug)]
+pub struct PassReport<'a> {
+    /// The pass (1-based).
+    pub pass: u32,
+    /// Progressive metrics of the run so far (all passes).
+    pub progressive: &'a Metrics,
+    /// The held-out examples of this pass (`--holdout`).
+    pub holdout: Option<&'a Metrics>,
+    /// The test input, scored with the weights at the end of this pass.
+    pub test: Option<&'a Metrics>,
 }
 
 /// An observer that ignores everything.

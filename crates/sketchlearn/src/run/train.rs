@@ -3,18 +3,21 @@
 //! model with its metrics ([`TrainOutcome`]).
 
 use super::convention::{Convention, Seen};
-use super::dimension::profile;
-use super::footprint::{cap_size, check_dim, check_fits};
+use super::evaluate::evaluate_in;
+use super::evaluated_pass::evaluated_pass;
+use super::holdout::EarlyStop;
 use super::input::examples;
-use super::labels::{model_map, new_map};
 use super::pass::RecentLines;
+use super::settle::{settle, Settled};
 use super::{
-    divergence_warning, progressive_pass, Input, Observer, ReadOptions, RunError, RunStart, Warning,
+    divergence_warning, Evaluation, Input, LabelRuns, Observer, PassReport, ReadOptions, RunError,
+    RunStart, Silent, Warning,
 };
-use crate::data::{ClassSpec, ExampleSource, LabelMap, Labeled};
+use crate::data::{ClassSpec, ExampleSource, Format, LabelMap, Labeled, Schema};
 use crate::eval::{EvalError, Metrics};
+use crate::labels::Classes;
 use crate::linear::{
-    LearnerConfig, LinearModel, MemberWeight, OnlineLearner, RepresentationChoice,
+    LearnerConfig, LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
 };
 use std::time::Instant;
 
@@ -30,15 +33,20 @@ pub enum Start {
 }
 
 /// The options of a training run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TrainOptions {
     /// How to read the input.
     pub read: ReadOptions,
     /// Passes over the input (at least 1; a stream read once is spooled first, see [`Input`]).
     pub passes: u32,
     /// The dimension of a new learner (default: from the input: `2^bits` for VW, one past the
-    /// largest index of LIBSVM input, a stream read once being spooled to find it).
+    /// largest index of LIBSVM input (a stream read once being spooled to find it), the columns
+    /// of a CSV file).
     pub dim: Option<usize>,
+    /// L1/L2 penalty of a new learner (OGD and AdaGrad; none by default).
+    pub regularization: Regularization,
+    /// Hold-out examples, early stop, shuffle buffer (all off by default).
+    pub evaluation: Evaluation,
 }
 
 impl Default for TrainOptions {
@@ -47,6 +55,8 @@ impl Default for TrainOptions {
             read: ReadOptions::default(),
             passes: 1,
             dim: None,
+            regularization: Regularization::default(),
+            evaluation: Evaluation::default(),
         }
     }
 }
@@ -87,6 +97,14 @@ pub struct TrainOutcome {
     pub representation: RepresentationChoice,
     /// The warnings given to the observer.
     pub warnings: Vec<Warning>,
+    /// The hold-out metrics of the returned model's pass (`--holdout`).
+    pub holdout: Option<Metrics>,
+    /// The test input's metrics with the returned model ([`train_and_test`]).
+    pub test: Option<Metrics>,
+    /// The pass whose model is returned (the last, or the best one with the early stop).
+    pub best_pass: u32,
+    /// The early stop ended the run before its last pass.
+    pub stopped_early: bool,
 }
 
 impl TrainOutcome {
@@ -114,6 +132,17 @@ pub fn train(
     observer: &mut dyn Observer,
 ) -> Result<TrainOutcome, RunError> {
     train_classified(input, start, options, &ClassSpec::FromInput, observer)
+}
+
+/// Trains with the classes given by `classes` ([`train_and_test`] without a test input).
+pub fn train_classified(
+    input: Input,
+    start: Start,
+    options: &TrainOptions,
+    classes: &ClassSpec,
+    observer: &mut dyn Observer,
+) -> Result<TrainOutcome, RunError> {
+    train_and_test(input, None, start, options, classes, observer)
 }
 
 /// Trains a linear learner on `input`: progressive validation (each example predicted, then
@@ -148,55 +177,65 @@ pub fn train(
 /// assert!(!outcome.diverged);
 /// # Ok::<(), sketchlearn::run::RunError>(())
 /// ```
-pub fn train_classified(
+///
+/// With a `test` input, after every pass an evaluation of the model on it (reported to the
+/// observer's [`pass_done`](Observer::pass_done); the early stop watches its loss when given).
+///
+/// ```
+/// use sketchlearn::data::ClassSpec;
+/// use sketchlearn::linear::LearnerConfig;
+/// use sketchlearn::run::{self, Evaluation, Input, Silent, Start, TrainOptions};
+/// let text = "1 1:1 2:0.2\n-1 1:-1 2:0.1\n".repeat(100);
+/// let options = TrainOptions {
+///     passes: 5,
+///     evaluation: Evaluation { holdout: Some(0.1), early_stop: Some(1), ..Evaluation::default() },
+///     ..TrainOptions::default()
+/// };
+/// let fitted = run::train_and_test(
+///     Input::bytes("train.libsvm", text.clone().into_bytes()),
+///     Some(Input::bytes("test.libsvm", text.into_bytes())),
+///     Start::New(LearnerConfig::default()),
+///     &options,
+///     &ClassSpec::FromInput,
+///     &mut Silent,
+/// )?;
+/// assert_eq!(fitted.test.unwrap().error_rate(), Some(0.0));
+/// assert_eq!(fitted.holdout.unwrap().examples(), 20); // every 10th of 200
+/// assert!(fitted.stopped_early || fitted.passes == 5);
+/// # Ok::<(), sketchlearn::run::RunError>(())
+/// ```
+pub fn train_and_test(
     mut input: Input,
+    mut test: Option<Input>,
     start: Start,
     options: &TrainOptions,
     classes: &ClassSpec,
     observer: &mut dyn Observer,
 ) -> Result<TrainOutcome, RunError> {
-    options.check_passes(&mut input)?;
+    check_options(&mut input, test.as_mut(), options)?;
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
-    let mut notes = Vec::new();
-    let (mut model, representation, mut map) = match start {
-        Start::Resume(model) => {
-            model.config.check()?;
-            let map = model_map(
-                model.classes.as_ref(),
-                model.config.loss,
-                classes,
-                input.name(),
-            )?;
-            (model, RepresentationChoice::Given, map)
-        }
-        Start::New(config) => {
-            let valid = config.check()?;
-            let bits = options.read.bits(format, None)?;
-            let map = new_map(&mut input, &options.read, bits, classes, valid.loss)?;
-            let input_profile = profile(&mut input, &options.read, options.dim)?;
-            let dim = input_profile.dim;
-            let what_sets_dim = match (options.dim, input_profile.hashed) {
-                (Some(_), _) => "--dim".to_owned(),
-                (None, true) => "2^bits of the hashed input".to_owned(),
-                (None, false) => format!("one past the largest feature index of {}", input.name()),
-            };
-            check_dim(dim, &what_sets_dim)?;
-            let (valid, note) = cap_size(valid, dim)?;
-            notes.extend(note);
-            let (valid, choice) = valid.resolve(&input_profile);
-            check_fits(&valid, dim, &what_sets_dim)?;
-            let learner = valid.build(dim)?;
-            (LinearModel::new(valid.into_inner(), learner), choice, map)
-        }
-    };
+    let Settled {
+        mut model,
+        representation,
+        notes,
+        mut map,
+    } = settle(&mut input, start, options, classes)?;
+    // A CSV file's class names (its reader gives them as −1/+1).
+    let csv_names = model
+        .schema()
+        .filter(|_| format == Format::Csv)
+        .and_then(Schema::classes)
+        .cloned();
+    let start_classes = csv_names.clone().or_else(|| map.classes());
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     observer
         .started(&RunStart {
             config: &model.config,
             dim: model.learner.dim(),
             representation,
-            classes: map.classes().as_ref(),
+            classes: start_classes.as_ref(),
+            schema: (format == Format::Csv).then_some(model.schema()).flatten(),
         })
         .map_err(RunError::Observer)?;
     for w in &notes {
@@ -206,8 +245,20 @@ pub fn train_classified(
     let mut metrics = Metrics::new();
     let start = Instant::now();
     let (mut total, mut refused, mut label_max) = (0, 0, 0.0f64);
-    for _pass in 0..options.passes {
-        let reader = examples(&mut input, &options.read, bits)?;
+    let mut warnings = notes;
+    let mut runs = LabelRuns::default();
+    let mut stop = options.evaluation.early_stop.map(EarlyStop::new);
+    let (mut passes, mut last) = (0, (None, None));
+    // The learned examples are those read, in order, unless shuffled or held out.
+    let in_order = options.evaluation.holdout.is_none() && options.evaluation.shuffle_buffer == 0;
+    for pass in 1..=options.passes {
+        let reader = examples(
+            &mut input,
+            &options.read,
+            bits,
+            model.schema(),
+            model.extras.interactions,
+        )?;
         let mut reader = Labeled::new(reader, map, input.name());
         let mut lines = RecentLines::new();
         let seen = Seen::default();
@@ -215,7 +266,7 @@ pub fn train_classified(
             inner: &mut *observer,
             seen: &seen,
         };
-        let pass = progressive_pass(
+        let done = evaluated_pass(
             &mut model.learner,
             |ex| {
                 let more = reader.read_into(ex);
@@ -230,19 +281,55 @@ pub fn train_classified(
             loss,
             &mut metrics,
             &mut watched,
+            &options.evaluation,
+            pass,
+            &mut runs,
         )
         .map_err(|e| match e {
             EvalError::Source(e) => RunError::Parse(e),
             EvalError::Learn { source, example } => RunError::Learn {
                 source_name: input.name().to_owned(),
-                line: lines.line_of(example).unwrap_or_else(|| reader.line()),
+                line: lines
+                    .line_of(example)
+                    .filter(|_| in_order)
+                    .unwrap_or_else(|| reader.line()),
                 error: source,
             },
         })?;
         map = reader.into_parts().1;
-        total += pass.examples;
-        refused += pass.refused_steps;
-        label_max = label_max.max(pass.label_max);
+        record_classes(&mut model, &map, &csv_names);
+        passes = pass;
+        total += done.outcome.examples;
+        model.examples_seen += done.outcome.examples;
+        refused += done.outcome.refused_steps;
+        label_max = label_max.max(done.outcome.label_max);
+        if pass == 1 {
+            if let Some((changes, expected)) = runs.in_runs() {
+                let w = Warning::LabelsInRuns { changes, expected };
+                observer.warning(&w);
+                warnings.push(w);
+            }
+        }
+        let tested = match test.as_mut() {
+            Some(t) => Some(evaluate_in(t, &model, &options.read, &mut Silent)?.metrics),
+            None => None,
+        };
+        observer.pass_done(&PassReport {
+            pass,
+            progressive: &metrics,
+            holdout: done.holdout.as_ref(),
+            test: tested.as_ref(),
+        });
+        let held = tested
+            .as_ref()
+            .or(done.holdout.as_ref())
+            .map(Metrics::mean_loss);
+        last = (done.holdout, tested);
+        if let (Some(stop), Some(held)) = (stop.as_mut(), held) {
+            if stop.after_pass(pass, held, || (model.clone(), last.clone())) {
+                break;
+            }
+        }
     }
     if total == 0 {
         return Err(RunError::options(format!(
@@ -251,26 +338,52 @@ pub fn train_classified(
         )));
     }
     let seconds = start.elapsed().as_secs_f64();
+    let stopped_early = passes < options.passes;
+    let mut best_pass = passes;
+    if let Some((pass, (best, held))) = stop.and_then(EarlyStop::into_best) {
+        (best_pass, model, last) = (pass, best, held);
+    }
     let diverged = divergence_warning(loss, &metrics, label_max);
     if let Some(w) = &diverged {
         observer.warning(w);
     }
-    let warnings: Vec<Warning> = notes.into_iter().chain(diverged).collect();
-    model.examples_seen += total;
-    if let LabelMap::Binary(_) | LabelMap::Implicit(_) = map {
-        model.classes = map.classes();
-    }
+    warnings.extend(diverged.iter().cloned());
     Ok(TrainOutcome {
         model,
         metrics,
         examples: total,
-        passes: options.passes,
+        passes,
         refused_steps: refused,
-        diverged: warnings
-            .iter()
-            .any(|w| matches!(w, Warning::Diverged { .. })),
+        diverged: diverged.is_some(),
         seconds,
         representation,
         warnings,
+        holdout: last.0,
+        test: last.1,
+        best_pass,
+        stopped_early,
     })
+}
+
+/// The checks of a run's options; an input or test input read once is spooled when the run
+/// reads it several times ([`TrainOptions::check_passes`]).
+fn check_options(
+    input: &mut Input,
+    test: Option<&mut Input>,
+    options: &TrainOptions,
+) -> Result<(), RunError> {
+    options.check_passes(input)?;
+    let tested = test.is_some();
+    if let Some(test) = test {
+        options.check_passes(test)?;
+    }
+    options.evaluation.check(options.passes, tested)
+}
+
+/// Stores a binary run's classes in the model (a CSV file's names, else the map's), so a test
+/// input after a pass and the saved model read labels in them; regression keeps none.
+fn record_classes(model: &mut LinearModel, map: &LabelMap, csv_names: &Option<Classes>) {
+    if let LabelMap::Binary(_) | LabelMap::Implicit(_) = map {
+        model.classes = csv_names.clone().or_else(|| map.classes());
+    }
 }

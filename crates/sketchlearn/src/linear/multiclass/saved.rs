@@ -85,6 +85,11 @@ struct MulticlassModelV5 {
 }
 
 impl MulticlassModel {
+    /// The CSV schema of the training file, when the model was trained on CSV.
+    pub fn schema(&self) -> Option<&crate::data::Schema> {
+        self.input.as_ref().and_then(|i| i.schema.as_ref())
+    }
+
     /// A model of `config` over `classes` (`config.classes` is set to their number) for input
     /// dimension `dim`, validating the configuration.
     pub fn build(

@@ -1,0 +1,98 @@
+//! The input flags of `sketchlearn train` (format, dimension, hashing, CSV columns), mapped onto
+//! the library's [`ReadOptions`]; the library reads every format, CSV included.
+
+use sketchlearn::data::{ColumnRef, CsvExampleOptions, Format, Interactions};
+use sketchlearn::run::ReadOptions;
+
+/// Where the examples come from and how to read them.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Input")]
+pub struct InputArgs {
+    /// auto (from the name) | libsvm | vw | csv
+    #[arg(long, value_name = "F", default_value_t = Format::Auto)]
+    pub format: Format,
+    /// Dimension d [default: from the file]
+    #[arg(long, value_name = "D")]
+    pub dim: Option<usize>,
+    /// VW: hash into 2^B weights [default: 18, or the model's]
+    #[arg(short = 'b', long, value_name = "B")]
+    pub bits: Option<u32>,
+    /// VW: cross namespaces a and b into quadratic features (repeatable)
+    #[arg(short = 'q', long = "interactions", value_name = "AB")]
+    pub interactions: Vec<String>,
+    /// LIBSVM indices start at 0
+    #[arg(long)]
+    pub zero_based: bool,
+    /// Parse on the learner's thread (same results)
+    #[arg(long)]
+    pub no_read_ahead: bool,
+    /// CSV: label column, by name or 0-based index [default: label]
+    #[arg(long, value_name = "COL")]
+    pub label_column: Option<ColumnRef>,
+    /// CSV: columns that give no feature (names or indices)
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub ignore_columns: Vec<ColumnRef>,
+    /// CSV: the first line is a header [default: detected]
+    #[arg(long, conflicts_with = "no_header")]
+    pub header: bool,
+    /// CSV: the first line is data [default: detected]
+    #[arg(long)]
+    pub no_header: bool,
+    /// CSV: a string column with more distinct values is hashed
+    #[arg(long, value_name = "N", default_value_t = CsvExampleOptions::default().max_categories)]
+    pub max_categories: usize,
+    /// CSV: a hashed column takes 2^B features
+    #[arg(long, value_name = "B", default_value_t = CsvExampleOptions::default().hash_bits)]
+    pub hash_bits: u32,
+    /// LIBSVM, VW or CSV file (- = stdin; .gz decompressed)
+    pub file: String,
+}
+
+impl InputArgs {
+    /// The library's read options (an error for a malformed `-q`).
+    pub fn read_options(&self) -> anyhow::Result<ReadOptions> {
+        let mut interactions = Interactions::default();
+        for q in &self.interactions {
+            interactions.push(q).map_err(anyhow::Error::msg)?;
+        }
+        Ok(ReadOptions {
+            format: self.format,
+            zero_based: self.zero_based,
+            bits: self.bits,
+            read_ahead: !self.no_read_ahead,
+            csv: CsvExampleOptions {
+                has_header: match (self.header, self.no_header) {
+                    (true, _) => Some(true),
+                    (_, true) => Some(false),
+                    _ => None,
+                },
+                label_column: self.label_column.clone(),
+                ignore_columns: self.ignore_columns.clone(),
+                max_categories: self.max_categories,
+                hash_bits: self.hash_bits,
+            },
+            interactions,
+        })
+    }
+
+    /// CSV flags given for another format: an error naming them.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let csv = self.label_column.is_some()
+            || !self.ignore_columns.is_empty()
+            || self.header
+            || self.no_header;
+        if csv && self.format.resolve(&self.file) != Format::Csv {
+            anyhow::bail!(
+                "--label-column, --ignore-columns, --header and --no-header apply to CSV input \
+                 (a .csv file or --format csv)"
+            );
+        }
+        if !(1..=24).contains(&self.hash_bits) {
+            anyhow::bail!(
+                "--hash-bits must be between 1 and 24, got {}",
+                self.hash_bits
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,230 @@
+//! Learner options a VW user reaches for (issue 25, item 7) and a readable `train --help`
+//! (item 8), end to end.
+
+mod everyday;
+
+use everyday::{data, fails_with, json, run, scratch};
+
+/// Zero weights among the features of an `inspect --json` (all of them: `--top` = d).
+fn zeros(model: &str, dim: usize) -> usize {
+    let v = json(&run(&[
+        "inspect",
+        "--json",
+        "--top",
+        &dim.to_string(),
+        model,
+    ]));
+    v["top_weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["weight"].as_f64() == Some(0.0))
+        .count()
+        + dim.saturating_sub(v["top_weights"].as_array().unwrap().len())
+}
+
+#[test]
+fn l1_makes_weights_exactly_zero_and_is_kept_in_the_model() {
+    let file = data("heart.libsvm");
+    let dim = 13;
+    let plain = scratch("plain.model");
+    let l1 = scratch("l1.model");
+    let p = json(&run(&[
+        "train", "--quiet", "--json", "--algo", "adagrad", "-f", &plain, &file,
+    ]));
+    let r = json(&run(&[
+        "train", "--quiet", "--json", "--algo", "adagrad", "--l1", "0.2", "-f", &l1, &file,
+    ]));
+    assert!(zeros(&l1, dim) > zeros(&plain, dim), "L1 zeroes weights");
+    // Still a useful classifier.
+    assert!(r["progressive_error"].as_f64().unwrap() < 0.3, "{r} vs {p}");
+    let i = json(&run(&["inspect", "--json", &l1]));
+    assert_eq!(i["regularization"]["l1"], 0.2);
+    // Resuming keeps the penalty (and refuses new learner flags).
+    json(&run(&[
+        "train", "--quiet", "--json", "-i", &l1, "-f", &l1, &file,
+    ]));
+    let i = json(&run(&["inspect", "--json", &l1]));
+    assert_eq!(i["regularization"]["l1"], 0.2);
+    fails_with(&run(&["train", "-i", &l1, "--l1", "0.1", &file]), "--l1");
+}
+
+#[test]
+fn l2_with_ogd_shrinks_the_weights_and_l1_0_is_no_penalty() {
+    let heart = data("heart.libsvm");
+    let norm = |extra: &[&str]| {
+        let m = scratch(&format!("ogd{}.model", extra.len()));
+        let mut args = vec!["train", "--quiet", "--algo", "ogd", "-f", &m];
+        args.extend_from_slice(extra);
+        args.push(&heart);
+        json(&run(&[&args[..], &["--json"]].concat()));
+        let v = json(&run(&["inspect", "--json", "--top", "13", &m]));
+        let w: Vec<f64> = v["top_weights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["weight"].as_f64().unwrap())
+            .collect();
+        w.iter().map(|x| x * x).sum::<f64>().sqrt()
+    };
+    let plain = norm(&[]);
+    assert!(norm(&["--l2", "1"]) < 0.8 * plain);
+    assert_eq!(norm(&["--l1", "0", "--l2", "0"]), plain);
+}
+
+#[test]
+fn a_learner_that_cannot_honour_the_penalty_is_refused() {
+    let heart = data("heart.libsvm");
+    fails_with(
+        &run(&["train", "--l1", "0.1", &heart]),
+        "--algo ogd or adagrad",
+    );
+    fails_with(
+        &run(&["train", "--l2", "0.1", "--curvature", "fd", &heart]),
+        "newton",
+    );
+    fails_with(
+        &run(&[
+            "train", "--l1", "0.1", "--algo", "adagrad", "--diag", &heart,
+        ]),
+        "--diag",
+    );
+    fails_with(
+        &run(&["train", "--l1", "-1", "--algo", "adagrad", &heart]),
+        "l1 must be finite and >= 0",
+    );
+    fails_with(
+        &run(&[
+            "train", "--l1", "0.1", "--algo", "ogd", "--clip", "2", &heart,
+        ]),
+        "--clip",
+    );
+}
+
+#[test]
+fn train_help_is_grouped_short_and_shows_defaults() {
+    let out = run(&["train", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    let lines = help.lines().count();
+    // 62 before the class flags (--multiclass, --oaa, --classes, --reduction, --raw,
+    // --probabilities) joined train in the merge of labels-cli and everyday.
+    assert!(lines <= 68, "{lines} lines:\n{help}");
+    for heading in [
+        "Learner:",
+        "Loss:",
+        "Sketch:",
+        "Input:",
+        "Output:",
+        "Evaluation:",
+    ] {
+        assert!(
+            help.lines().any(|l| l == heading),
+            "{heading} missing:\n{help}"
+        );
+    }
+    for default in [
+        "[default: auto]",
+        "[default: 0.5]",
+        "[default: logistic]",
+        "[default: rfd-fast]",
+        "[default: 10]",
+        "[default: 0.1]",
+        "[default: 1]",
+        "[default: 0]",
+        "[default: 64]",
+    ] {
+        assert!(help.contains(default), "{default} missing:\n{help}");
+    }
+    // Every option line fits in 100 columns (clap then keeps one line per option).
+    assert!(help.lines().all(|l| l.chars().count() <= 100), "{help}");
+}
+
+#[test]
+fn quiet_means_the_same_in_every_subcommand() {
+    let heart = data("heart.libsvm");
+    let m = scratch("quiet.model");
+    let out = run(&["train", "--quiet", "-f", &m, &heart]);
+    assert!(out.status.success() && out.stderr.is_empty() && out.stdout.is_empty());
+    for args in [
+        vec!["test", "--quiet", "-i", &m, &heart],
+        vec!["predict", "--quiet", "-i", &m, &heart],
+        vec!["inspect", "--quiet", &m],
+        vec!["sketch", "--quiet", "--method", "fd", "--size", "4", &heart],
+    ] {
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "{args:?}: results still on stdout");
+    }
+}
+
+/// XOR of two namespaces: no linear model of the features separates it; the crossed features
+/// (`-q ab`) do, and `test` and `predict` cross them the same way from the model.
+#[test]
+fn q_crosses_vw_namespaces_in_train_test_and_predict() {
+    let mut text = String::new();
+    for i in 0..400u32 {
+        let (x, y) = (
+            ["p", "q"][(i % 2) as usize],
+            ["r", "s"][((i / 2 + i / 7) % 2) as usize],
+        );
+        let label = if (x == "p") == (y == "r") { 1 } else { -1 };
+        text.push_str(&format!("{label} |a {x} |b {y}\n"));
+    }
+    let dir = std::env::temp_dir().join(format!("sketchlearn-q-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("xor.vw").to_string_lossy().into_owned();
+    std::fs::write(&file, &text).unwrap();
+    let m = scratch("q.model");
+    let linear = json(&run(&[
+        "train", "--quiet", "--json", "--algo", "adagrad", &file,
+    ]));
+    let crossed = json(&run(&[
+        "train", "--quiet", "--json", "--algo", "adagrad", "-q", "ab", "-f", &m, &file,
+    ]));
+    assert!(
+        linear["progressive_error"].as_f64().unwrap() > 0.3,
+        "{linear}"
+    );
+    assert!(
+        crossed["progressive_error"].as_f64().unwrap() < 0.05,
+        "{crossed}"
+    );
+    let t = json(&run(&["test", "--json", "-i", &m, &file]));
+    assert_eq!(t["error"].as_f64(), Some(0.0));
+    let rows = dir.join("rows.vw").to_string_lossy().into_owned();
+    std::fs::write(&rows, "|a p |b r\n|a p |b s\n").unwrap();
+    let out = run(&["predict", "-i", &m, &rows]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let labels: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(labels, ["1", "-1"]);
+
+    fails_with(
+        &run(&["train", "-q", "ab", &data("heart.libsvm")]),
+        "cross VW namespaces",
+    );
+    fails_with(
+        &run(&["train", "-q", "abc", &file]),
+        "two namespace letters",
+    );
+    fails_with(
+        &run(&["train", "-q", "ab", "-i", &m, &file]),
+        "keeps its own interactions",
+    );
+}

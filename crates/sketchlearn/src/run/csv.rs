@@ -1,0 +1,125 @@
+//! CSV as a run's input: a new model's [`Schema`] is found by one scan of the input (header,
+//! label column, numeric / one-hot / hashed columns, see [`crate::data::csv_schema`]) and kept
+//! in the model ([`InputSpec::schema`](crate::data::InputSpec)); every pass, and any later
+//! evaluation or resumed training, reads the rows through that schema, so the features mean the
+//! same thing in every file and `inspect` can name them.
+
+use super::{Input, RunError, TrainOptions};
+use crate::data::{CsvExampleOptions, CsvExampleReader, Example, LabelValues, Schema};
+use crate::linear::{InputProfile, SPARSITY_SAMPLE};
+use std::io::BufRead;
+
+/// A CSV reader of `input` through `schema`.
+pub(crate) type CsvRows = CsvExampleReader<Box<dyn BufRead + Send>>;
+
+/// Opens `input`'s rows through `schema` (the model's; `None`: the model was not trained on
+/// CSV, an error naming the fix).
+pub(crate) fn reader(input: &mut Input, schema: Option<&Schema>) -> Result<CsvRows, RunError> {
+    let Some(schema) = schema else {
+        return Err(RunError::options(format!(
+            "{}: the model was not trained on CSV, so it has no columns to read this file with \
+             (give the data in the model's format, or --format libsvm / vw)",
+            input.name()
+        )));
+    };
+    let name = input.name().to_owned();
+    Ok(CsvExampleReader::new(
+        input.open_text()?,
+        name,
+        schema.clone(),
+    ))
+}
+
+/// A new model's schema from `input` (see [`scan`]); its dimension comes from the columns, so
+/// `options.dim` must be unset.
+pub(crate) fn scan_new(
+    input: &mut Input,
+    options: &TrainOptions,
+    multiclass: bool,
+) -> Result<Schema, RunError> {
+    if options.dim.is_some() {
+        return Err(RunError::options(
+            "CSV input: the dimension comes from the columns (no --dim)",
+        ));
+    }
+    scan(input, &options.read.csv, multiclass)
+}
+
+/// Scans `input` for a new model's schema and checks that it has a label column with labels a
+/// binary or regression learner (or, `multiclass`, a multiclass learner) can take.
+pub(crate) fn scan(
+    input: &mut Input,
+    options: &CsvExampleOptions,
+    multiclass: bool,
+) -> Result<Schema, RunError> {
+    if !input.rereadable() {
+        return Err(RunError::options(format!(
+            "{}: CSV input is scanned once for its columns before learning: give a file, not a \
+             stream read once",
+            input.name()
+        )));
+    }
+    let name = input.name().to_owned();
+    let schema = Schema::scan(input.open_text()?, &name, options)?;
+    let columns = || {
+        let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+        names.join(", ")
+    };
+    match schema.labels() {
+        LabelValues::None => Err(RunError::options(format!(
+            "{name}: no label column: give --label-column NAME|INDEX (columns: {})",
+            columns()
+        ))),
+        LabelValues::Classes(c) if !c.is_binary() && !multiclass => {
+            Err(RunError::options(format!(
+                "{name}: {} classes ({}): a linear learner here is binary or regression; \
+             several classes need the multiclass learner (--multiclass)",
+                c.len(),
+                c.to_list()
+            )))
+        }
+        _ => Ok(schema),
+    }
+}
+
+/// What the representation choice knows of a CSV input: the schema's dimension and the average
+/// number of features per row over the first [`SPARSITY_SAMPLE`] rows.
+pub(crate) fn profile(input: &mut Input, schema: &Schema) -> Result<InputProfile, RunError> {
+    let mut rows = reader(input, Some(schema))?;
+    let (mut ex, mut n, mut nnz) = (Example::default(), 0u64, 0usize);
+    while n < SPARSITY_SAMPLE && rows.read_into(&mut ex)? {
+        n += 1;
+        nnz += ex.indices.len();
+    }
+    Ok(InputProfile {
+        dim: schema.dim(),
+        hashed: false,
+        avg_nnz: (n > 0).then(|| nnz as f64 / n as f64),
+    })
+}
+
+/// One line about a schema for reports: rows, dimension, column kinds, classes.
+///
+/// ```
+/// use sketchlearn::data::{CsvExampleOptions, Schema};
+/// let text = "y,city,x\nYes,Oslo,1\nNo,Lima,2\n";
+/// let options = CsvExampleOptions { label_column: Some("y".parse().unwrap()), ..Default::default() };
+/// let schema = Schema::scan(std::io::Cursor::new(text), "a.csv", &options)?;
+/// assert_eq!(
+///     sketchlearn::run::describe_schema(&schema),
+///     "csv: 2 rows, d = 3 (1 numeric, 1 one-hot and 0 hashed columns), classes No,Yes (the second positive)"
+/// );
+/// # Ok::<(), sketchlearn::ParseError>(())
+/// ```
+pub fn describe_schema(schema: &Schema) -> String {
+    let (numeric, onehot, hashed) = schema.kind_counts();
+    let labels = match schema.classes() {
+        Some(c) => format!(", classes {} (the second positive)", c.to_list()),
+        None => String::new(),
+    };
+    format!(
+        "csv: {} rows, d = {} ({numeric} numeric, {onehot} one-hot and {hashed} hashed columns){labels}",
+        schema.rows(),
+        schema.dim()
+    )
+}

@@ -1,0 +1,134 @@
+//! Settling the learner of a training run: a resumed model as it is, or a new one — its
+//! configuration checked, its dimension and representation chosen from the input (LIBSVM / VW
+//! pre-scan, or the CSV schema), checked against the machine (reliable: [`check_dim`],
+//! [`cap_size`], [`check_fits`]), its penalty applied, and what the model keeps of its input
+//! recorded (a CSV schema in its [`InputSpec`], the penalty and interactions in its
+//! [`ModelExtras`]) — and the label map of the run (issue 24, [`super::labels`]).
+
+use super::dimension::profile;
+use super::footprint::{cap_size, check_dim, check_fits};
+use super::labels::{check_csv_spec, csv_read_classes, model_map, new_map};
+use super::{csv, Input, RunError, Start, TrainOptions, Warning};
+use crate::data::{ClassSpec, Format, InputSpec, LabelMap};
+use crate::linear::{LinearModel, ModelExtras, RepresentationChoice};
+
+/// The model a run starts from, how its representation was settled, the notes to give (a
+/// capped sketch size) and the label map of its input.
+pub(crate) struct Settled {
+    pub model: LinearModel,
+    pub representation: RepresentationChoice,
+    pub notes: Vec<Warning>,
+    pub map: LabelMap,
+}
+
+/// The model a run starts from (see the [module](self) documentation).
+pub(crate) fn settle(
+    input: &mut Input,
+    start: Start,
+    options: &TrainOptions,
+    classes: &ClassSpec,
+) -> Result<Settled, RunError> {
+    let format = input.format(options.read.format);
+    let config = match start {
+        Start::Resume(model) => return resume(input, model, options, classes, format),
+        Start::New(config) => config,
+    };
+    let valid = config.check()?;
+    options.regularization.check(&valid)?;
+    if !options.read.interactions.is_empty() && format != Format::Vw {
+        return Err(RunError::options(format!(
+            "-q/--interactions cross VW namespaces: {} is {format} input (give VW text, a .vw \
+             file or --format vw)",
+            input.name()
+        )));
+    }
+    let bits = options.read.bits(format, None)?;
+    let (input_profile, schema, map) = if format == Format::Csv {
+        let schema = csv::scan_new(input, options, false)?;
+        let map = new_map(
+            input,
+            &options.read,
+            bits,
+            Some(&schema),
+            classes,
+            valid.loss,
+        )?;
+        (csv::profile(input, &schema)?, Some(schema), map)
+    } else {
+        let map = new_map(input, &options.read, bits, None, classes, valid.loss)?;
+        (profile(input, &options.read, options.dim)?, None, map)
+    };
+    let dim = input_profile.dim;
+    let what_sets_dim = match (options.dim, input_profile.hashed, &schema) {
+        (Some(_), _, _) => "--dim".to_owned(),
+        (None, true, _) => "2^bits of the hashed input".to_owned(),
+        (None, false, Some(_)) => format!("the columns of {}", input.name()),
+        (None, false, None) => format!("one past the largest feature index of {}", input.name()),
+    };
+    check_dim(dim, &what_sets_dim)?;
+    let (valid, note) = cap_size(valid, dim)?;
+    let (valid, representation) = valid.resolve(&input_profile);
+    check_fits(&valid, dim, &what_sets_dim)?;
+    let learner = options.regularization.build(&valid, dim)?;
+    let mut model = LinearModel::new(valid.into_inner(), learner);
+    if let Some(schema) = schema {
+        model.input = Some(InputSpec::new(Format::Csv, false, None, Some(schema)));
+    }
+    model.extras = ModelExtras {
+        regularization: options.regularization,
+        interactions: options.read.interactions,
+    };
+    Ok(Settled {
+        model,
+        representation,
+        notes: note.into_iter().collect(),
+        map,
+    })
+}
+
+/// A resumed model keeps its configuration, penalty, interactions and classes.
+fn resume(
+    input: &Input,
+    model: LinearModel,
+    options: &TrainOptions,
+    classes: &ClassSpec,
+    format: Format,
+) -> Result<Settled, RunError> {
+    model.config.check()?;
+    if !options.read.interactions.is_empty() {
+        return Err(RunError::options(
+            "a resumed model keeps its own interactions (no -q with -i)",
+        ));
+    }
+    if !options.regularization.is_none() {
+        return Err(RunError::options(
+            "a resumed model keeps its own regularisation (no --l1/--l2 with -i)",
+        ));
+    }
+    let map = stored_map(&model, format, classes, input.name())?;
+    Ok(Settled {
+        model,
+        representation: RepresentationChoice::Given,
+        notes: Vec::new(),
+        map,
+    })
+}
+
+/// The label map of a stored model reading `format` input: its classes, or — for a CSV file
+/// read through its schema of named classes — the `−1/+1` the CSV reader gives them.
+pub(crate) fn stored_map(
+    model: &LinearModel,
+    format: Format,
+    classes: &ClassSpec,
+    name: &str,
+) -> Result<LabelMap, RunError> {
+    let schema = model.schema().filter(|_| format == Format::Csv);
+    check_csv_spec(schema, classes, name)?;
+    let read = csv_read_classes(schema);
+    model_map(
+        read.as_ref().or(model.classes.as_ref()),
+        model.config.loss,
+        classes,
+        name,
+    )
+}
