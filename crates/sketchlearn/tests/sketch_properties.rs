@@ -117,8 +117,15 @@ fn sketch_fd(c: &Case, m: usize, variant: FdVariant, rfd: Option<f64>) -> Freque
     fd
 }
 
-fn variants() -> [FdVariant; 2] {
-    [FdVariant::PerRow, FdVariant::Doubling]
+/// The buffer schedules: the paper's two and two longer buffers (`ℓ = 2m + 1`, `ℓ = 5m`), for
+/// which the same bounds hold (`sketch::frequent_directions` module docs).
+fn variants(m: usize) -> [FdVariant; 4] {
+    [
+        FdVariant::PerRow,
+        FdVariant::Doubling,
+        FdVariant::Buffer(2 * m + 1),
+        FdVariant::Buffer(5 * m),
+    ]
 }
 
 /// Checks the FD guarantees for one sketch of `c`.
@@ -146,7 +153,7 @@ proptest! {
 
     #[test]
     fn fd_is_psd_and_within_bound(c in case_strategy(), m in 1usize..9) {
-        for v in variants() {
+        for v in variants(m) {
             let fd = sketch_fd(&c, m, v, None);
             check_fd_bounds(&c, &fd, m)?;
             prop_assert_eq!(fd.rows_seen(), c.n as u64);
@@ -157,7 +164,7 @@ proptest! {
     fn rfd_has_fd_sketch_and_half_the_error(c in case_strategy(), m in 1usize..9, a0 in prop_oneof![Just(0.0), Just(1e-3), Just(2.5)]) {
         let d = c.d;
         let tol = 1e-9 * (1.0 + frob_sq(&c));
-        for v in variants() {
+        for v in variants(m) {
             let fd = sketch_fd(&c, m, v, None);
             let rfd = sketch_fd(&c, m, v, Some(a0));
             // Same B (bit for bit: the same shrink steps), α = α0 + Σδ/2.
@@ -185,7 +192,7 @@ proptest! {
         // FD keeps m − 1 directions (the m-th row is the free one), so m = rank + 1 is exact.
         let m = r + 1;
         let scale = 1.0 + frob_sq(&c);
-        for v in variants() {
+        for v in variants(m) {
             let fd = sketch_fd(&c, m, v, None);
             let err = spec(&sub(&gram(&c), &fd.matrix().to_dense()), d);
             prop_assert!(err <= 1e-9 * scale, "m = {m} > rank {r} but error {err}");
@@ -195,7 +202,7 @@ proptest! {
     #[test]
     fn merge_keeps_single_stream_bound(c in case_strategy(), m in 1usize..9, split in 0.0f64..1.0) {
         let cut = (split * c.n as f64) as usize;
-        for v in variants() {
+        for v in variants(m) {
             let first = Case { n: cut, d: c.d, a: c.a[..cut * c.d].to_vec() };
             let second = Case { n: c.n - cut, d: c.d, a: c.a[cut * c.d..].to_vec() };
             let mut a = sketch_fd(&first, m, v, None);
@@ -229,7 +236,7 @@ proptest! {
         };
         let (hp, hn) = (part(true), part(false));
         let tol = 1e-9 * (1.0 + frob_sq(&hp) + frob_sq(&hn));
-        for v in variants() {
+        for v in variants(m) {
             let mut gfd = GeneralizedFrequentDirections::new(d, m, v).unwrap();
             for i in 0..c.n {
                 gfd.insert_signed(Row::Dense(&c.a[i * d..(i + 1) * d]), s[i]).unwrap();

@@ -223,34 +223,89 @@ fn fd_and_rfd_sparse_equal_dense() {
                         d as u64 * 3 + m as u64,
                     );
                     let p = params(loss, clip, 0.5);
-                    let (alpha, seed) = (0.7, 2);
-                    let (dense_c, mut sparse) = if rfd {
-                        (
-                            FdCurvature::rfd(d, m, FdVariant::Doubling, alpha).unwrap(),
-                            SparseFd::rfd(d, m, alpha, seed, p).unwrap(),
-                        )
-                    } else {
-                        (
-                            FdCurvature::fd(d, m, FdVariant::Doubling, alpha).unwrap(),
-                            SparseFd::fd(d, m, alpha, seed, p).unwrap(),
-                        )
-                    };
-                    let mut dense = Newton::new(dense_c, p).unwrap();
                     let what = format!("fd d={d} m={m} clip={clip} {loss:?} rfd={rfd}");
-                    worst = worst.max(compare(&mut dense, &mut sparse, &data, 1e-9, &what));
-                    assert_eq!(
-                        dense.curvature().sketch().filled_rows(),
-                        sparse.filled_rows(),
-                        "{what}"
-                    );
-                    assert!(sparse.shrinks() > 0, "{what}: no shrink happened");
-                    let a = (dense.curvature().alpha(), sparse.alpha());
-                    assert!(close(a.0, a.1, 1e-9, 0.0), "{what}: alpha {a:?}");
+                    let pair = fd_pair(d, m, 2 * m, rfd, p);
+                    worst = worst.max(fd_pair_agrees(pair, &data, &what));
                 }
             }
         }
     }
     eprintln!("fd: largest relative difference {worst:.2e}");
+}
+
+/// The dense FD/RFD-SON learner with an `ℓ`-row buffer ([`FdVariant::Buffer`], or the paper's
+/// doubling buffer when `ℓ = 2m`) and the sparse-time one with the same schedule
+/// (`SparseFd::with_buffer`), `α = 0.7`, basis seed 2.
+fn fd_pair(
+    d: usize,
+    m: usize,
+    l: usize,
+    rfd: bool,
+    p: NewtonParams,
+) -> (Newton<FdCurvature>, SparseFd) {
+    let (alpha, seed) = (0.7, 2);
+    let variant = if l == 2 * m {
+        FdVariant::Doubling
+    } else {
+        FdVariant::Buffer(l)
+    };
+    let (dense_c, sparse) = if rfd {
+        (
+            FdCurvature::rfd(d, m, variant, alpha).unwrap(),
+            SparseFd::rfd(d, m, alpha, seed, p).unwrap(),
+        )
+    } else {
+        (
+            FdCurvature::fd(d, m, variant, alpha).unwrap(),
+            SparseFd::fd(d, m, alpha, seed, p).unwrap(),
+        )
+    };
+    let sparse = if l == 2 * m {
+        sparse
+    } else {
+        sparse.with_buffer(l).unwrap()
+    };
+    (Newton::new(dense_c, p).unwrap(), sparse)
+}
+
+/// Runs [`compare`] to 1e-9 on a pair of [`fd_pair`] and checks the buffers' fill, that a shrink
+/// happened and the α in use; returns the largest relative difference.
+fn fd_pair_agrees(pair: (Newton<FdCurvature>, SparseFd), data: &Data, what: &str) -> f64 {
+    let (mut dense, mut sparse) = pair;
+    let worst = compare(&mut dense, &mut sparse, data, 1e-9, what);
+    let sk = dense.curvature().sketch();
+    assert_eq!(sk.filled_rows(), sparse.filled_rows(), "{what}");
+    assert_eq!(sk.capacity(), sparse.buffer_rows(), "{what}");
+    assert_eq!(sk.shrinks(), sparse.shrinks(), "{what}");
+    assert!(sparse.shrinks() > 0, "{what}: no shrink happened");
+    let a = (dense.curvature().alpha(), sparse.alpha());
+    assert!(close(a.0, a.1, 1e-9, 0.0), "{what}: alpha {a:?}");
+    worst
+}
+
+/// The longer buffer (`ℓ ≥ 2m` rows, shrink when full): the sparse-time learner equals the
+/// dense learner with the same schedule to 1e-9, prediction by prediction.
+#[test]
+fn fd_and_rfd_with_a_longer_buffer_equal_dense() {
+    let mut worst = 0.0f64;
+    for (d, m, l) in [(40, 1, 5), (40, 2, 8), (40, 5, 20), (50, 3, 30), (60, 4, 9)] {
+        for clip in [f64::INFINITY, 0.5] {
+            for loss in LOSSES {
+                for rfd in [false, true] {
+                    let data = sparse_data(300, d, 0.2, 1.0 / (0.2 * d as f64).sqrt(), l as u64);
+                    let p = params(loss, clip, 0.5);
+                    let what = format!("fd d={d} m={m} l={l} clip={clip} {loss:?} rfd={rfd}");
+                    worst = worst.max(fd_pair_agrees(fd_pair(d, m, l, rfd, p), &data, &what));
+                }
+            }
+        }
+    }
+    eprintln!("fd, longer buffer: largest relative difference {worst:.2e}");
+    let p = params(Loss::Logistic, f64::INFINITY, 1.0);
+    let fd = SparseFd::fd(40, 5, 1.0, 0, p).unwrap();
+    assert!(fd.clone().with_buffer(9).is_err(), "shorter than 2m");
+    assert!(fd.clone().with_buffer(41).is_err(), "longer than d");
+    assert!(FdCurvature::fd(40, 5, FdVariant::Buffer(9), 1.0).is_err());
 }
 
 /// Data confined to few columns of a larger `d` (a low-dimensional set hashed into `2^b`

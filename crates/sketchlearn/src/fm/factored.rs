@@ -179,10 +179,8 @@ impl FactoredFd {
             ));
         }
         let sparse_target = ((dim as f64).sqrt().ceil() as usize).clamp(8, 256);
-        let capacity = match variant {
-            FdVariant::PerRow => m,
-            FdVariant::Doubling => 2 * m,
-        };
+        variant.check(m)?;
+        let capacity = variant.buffer_rows(m);
         let cstride = capacity + 4 * sparse_target;
         Ok(FactoredFd {
             dim,
@@ -276,12 +274,9 @@ impl FactoredFd {
         self.variant
     }
 
-    /// Rows of the buffer: `m` (per-row) or `2m` (doubling).
+    /// Rows of the buffer: `m` (per-row), `2m` (doubling) or `ℓ` (buffered).
     pub fn capacity(&self) -> usize {
-        match self.variant {
-            FdVariant::PerRow => self.m,
-            FdVariant::Doubling => 2 * self.m,
-        }
+        self.variant.buffer_rows(self.m)
     }
 
     /// Number of (non-zero) rows of `B`.

@@ -20,6 +20,23 @@
 //!   Algorithm 1 (which SVDs after every insert; while a row is free its shrink is by `σ_m = 0`).
 //! * Doubling: a `2m`-row buffer shrunk by the `m`-th of its `2m` eigenvalues when full, keeping at
 //!   most `m − 1` rows: amortised `O(md)` per row.
+//! * Buffered ([`FdVariant::Buffer`]`(ℓ)`, `ℓ ≥ 2m`): the same with an `ℓ`-row buffer, shrunk
+//!   by the `m`-th of its `ℓ` eigenvalues when full — every `ℓ − m + 1` appends at the least.
+//!
+//! **The bound does not depend on the buffer length.** (Ghashami, Liberty, Phillips, Woodruff,
+//! "Frequent Directions: Simple and Deterministic Matrix Sketching", SIAM J. Comput. 2016,
+//! §3, Theorem 3.1 and its proof, there for `ℓ = 2m`.) Let a shrink see the buffer `C`
+//! (eigenvalues `λ_1 ≥ … ≥ λ_ℓ`, any `ℓ ≥ m`) and leave `B' = √(Λ − δ)₊Vᵀ` with `δ = λ_m`.
+//! Then (i) `0 ⪯ CᵀC − B'ᵀB' ⪯ δI` (each eigenvalue drops by `min(λ_i, δ)`), and (ii)
+//! `‖C‖²_F − ‖B'‖²_F = Σ_i min(λ_i, δ) ≥ mδ` (the first `m` drop by exactly `δ`). Appends
+//! change neither side (`CᵀC = BᵀB + aᵀa`). Summing (i) over the shrinks gives
+//! `0 ⪯ AᵀA − BᵀB ⪯ Δ·I` with `Δ = Σ_t δ_t`, and (ii) gives `mΔ ≤ ‖A‖²_F − ‖B‖²_F`. For the
+//! top-`k` right singular vectors `x_1..x_k` of `A` (`k < m`):
+//! `‖B‖²_F ≥ Σ_{i≤k}‖Bx_i‖² ≥ Σ_{i≤k}(‖Ax_i‖² − Δ) = ‖A_k‖²_F − kΔ`, so
+//! `mΔ ≤ ‖A − A_k‖²_F + kΔ`, i.e. **`‖AᵀA − BᵀB‖₂ ≤ Δ ≤ ‖A − A_k‖²_F/(m − k)`** for every
+//! `k < m`, whatever `ℓ ≥ m` is; RFD's `Δ/2` bound (Luo et al. Theorem 3) follows the same way.
+//! `tests/sketch_properties.rs` checks both for `ℓ ∈ {m, 2m, 2m + 1, 5m}`. The buffer only
+//! trades how often the `O(ℓ²d)` shrink runs against its size (and memory `ℓd`).
 
 use super::error::{check_nonneg, check_size};
 use super::{Sketch, SketchError, SketchMatrix};
@@ -34,6 +51,34 @@ pub enum FdVariant {
     PerRow,
     /// `2m`-row buffer, shrink when full (Alg. 2 / Alg. 4): amortised `O(md)` per row.
     Doubling,
+    /// `ℓ`-row buffer (`ℓ ≥ 2m`), shrunk by the `m`-th of its `ℓ` eigenvalues when full to at
+    /// most `m − 1` rows, i.e. every `ℓ − m + 1` appends at the least. `Buffer(2m)` is
+    /// [`Doubling`](Self::Doubling); a longer buffer shrinks (and, in the sparse-time learner,
+    /// changes basis) less often, at `O(ℓ²)` per example for the small solves. The FD bound
+    /// holds unchanged (see the [module](self) docs).
+    Buffer(usize),
+}
+
+impl FdVariant {
+    /// Rows of the buffer for sketch size `m`: `m` (per-row), `2m` (doubling) or `ℓ`.
+    pub fn buffer_rows(self, m: usize) -> usize {
+        match self {
+            FdVariant::PerRow => m,
+            FdVariant::Doubling => 2 * m,
+            FdVariant::Buffer(l) => l,
+        }
+    }
+
+    /// Checks a [`Buffer`](Self::Buffer) length against the sketch size: `ℓ ≥ 2m`.
+    pub fn check(self, m: usize) -> Result<(), SketchError> {
+        match self {
+            FdVariant::Buffer(l) if l < 2 * m => Err(SketchError::InvalidParameter(format!(
+                "an FD buffer of {l} rows is shorter than 2m = {}",
+                2 * m
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Frequent Directions sketch (optionally regularized: RFD).
@@ -112,10 +157,8 @@ impl FrequentDirections {
         alpha0: f64,
     ) -> Result<Self, SketchError> {
         check_size(m)?;
-        let cap = match variant {
-            FdVariant::PerRow => m,
-            FdVariant::Doubling => 2 * m,
-        };
+        variant.check(m)?;
+        let cap = variant.buffer_rows(m);
         Ok(FrequentDirections {
             m,
             dim,
@@ -143,12 +186,9 @@ impl FrequentDirections {
         self.regularized
     }
 
-    /// Number of rows of the buffer (`m` per-row, `2m` doubling).
+    /// Number of rows of the buffer (`m` per-row, `2m` doubling, `ℓ` buffered).
     pub fn capacity(&self) -> usize {
-        match self.variant {
-            FdVariant::PerRow => self.m,
-            FdVariant::Doubling => 2 * self.m,
-        }
+        self.variant.buffer_rows(self.m)
     }
 
     /// Number of non-zero rows currently held.

@@ -169,6 +169,45 @@ impl SparseFd {
         Ok(SparseNewton::from_parts(params, cols, curv))
     }
 
+    /// The same learner with a buffer of `rows ≥ 2m` rows instead of the paper's `2m`
+    /// (dense reference: [`FdVariant::Buffer`](crate::sketch::FdVariant::Buffer)`(rows)`):
+    /// shrunk by its `m`-th eigenvalue to at most `m − 1` rows when full, so the shrink, the
+    /// basis change it makes and the columns' catch-up after it come every `rows − m + 1`
+    /// appends instead of every `m + 1`, at `O(rows²)` per example for the small solves.
+    /// Only before the first example.
+    ///
+    /// ```
+    /// use sketchlearn::linear::sparse::SparseFd;
+    /// use sketchlearn::linear::NewtonParams;
+    /// let fd = SparseFd::rfd(1 << 20, 4, 1.0, 3, NewtonParams::default()).unwrap();
+    /// assert_eq!(fd.with_buffer(32).unwrap().buffer_rows(), 32);
+    /// ```
+    pub fn with_buffer(mut self, rows: usize) -> Result<Self, LearnError> {
+        let m = self.curv.m;
+        crate::sketch::FdVariant::Buffer(rows)
+            .check(m)
+            .map_err(|e| LearnError::InvalidParameter(e.to_string()))?;
+        if self.curv.rows_seen > 0 {
+            return Err(LearnError::InvalidParameter(
+                "the FD buffer length is set before the first example".into(),
+            ));
+        }
+        if self.w.cols.dim() < rows {
+            return Err(LearnError::InvalidParameter(format!(
+                "an FD buffer of {rows} rows needs d >= {rows} (d = {})",
+                self.w.cols.dim()
+            )));
+        }
+        self.curv.gram = vec![0.0; rows * rows];
+        self.curv.chol = vec![0.0; rows * rows];
+        Ok(self)
+    }
+
+    /// Rows of the buffer `ℓ` (`2m` unless set by [`with_buffer`](Self::with_buffer)).
+    pub fn buffer_rows(&self) -> usize {
+        self.curv.cap()
+    }
+
     /// Number of shrinks so far.
     pub fn shrinks(&self) -> u64 {
         self.curv.shrinks
@@ -241,7 +280,21 @@ impl SparseFd {
 }
 
 impl SparseFdCurvature {
-    /// An empty buffer over the basis `F = I` on the first `rank` rows.
+    /// Rows of the buffer `ℓ` (`2m` for the paper's doubling buffer): the stride of the
+    /// stored `ℓ × ℓ` Gram matrix, so a saved model carries its schedule without a field of
+    /// its own (models saved before the buffer was selectable have `ℓ = 2m`).
+    pub(super) fn cap(&self) -> usize {
+        let cap = (self.gram.len() as f64).sqrt() as usize;
+        // Rounding of the square root of a perfect square (a corrupt length is caught by the
+        // checks on the stored state).
+        if (cap + 1) * (cap + 1) <= self.gram.len() {
+            cap + 1
+        } else {
+            cap
+        }
+    }
+
+    /// An empty buffer of `2m` rows over the basis `F = I` on the first `rank` rows.
     fn new(m: usize, rank: usize, alpha: f64, regularized: bool) -> Self {
         let mut f = vec![0.0; m * m];
         for i in 0..rank {
@@ -289,7 +342,7 @@ impl SparseFdCurvature {
 
     /// `h = (αI + BBᵀ)⁻¹ y` for `ℓ` rows.
     fn solve_small(&mut self, l: usize) {
-        let cap = 2 * self.m;
+        let cap = self.cap();
         if self.explicit {
             for i in 0..l {
                 self.h[i] = dot(&self.chol[i * cap..i * cap + l], &self.y[..l]);
@@ -302,7 +355,7 @@ impl SparseFdCurvature {
 
     /// Recomputes the factor of `αI + BBᵀ` (eigen fallback as the dense curvature).
     pub(super) fn refactor(&mut self) -> Result<(), LearnError> {
-        let (l, cap, a) = (self.filled_rows(), 2 * self.m, self.alpha());
+        let (l, cap, a) = (self.filled_rows(), self.cap(), self.alpha());
         self.explicit = shifted_gram_factor(&self.gram, l, cap, a, &mut self.chol)
             .map_err(SketchError::from)?;
         Ok(())
@@ -338,7 +391,7 @@ impl SparseFdCurvature {
         gx: &mut Vec<f64>,
         w: &mut SparseWeights,
     ) -> Result<(), LearnError> {
-        let (m, cap) = (self.m, 2 * self.m);
+        let (m, cap) = (self.m, self.cap());
         let ToSketch { x, s, xx, example } = g;
         self.rows_seen += 1;
         let mut gg = 0.0;
@@ -391,7 +444,7 @@ impl SparseFdCurvature {
     /// Bordered Cholesky: the new last row `l` of the factor of `αI + BBᵀ` (a refactorisation
     /// when the factor is explicit or the new pivot is not positive).
     fn append_factor_row(&mut self, l: usize) -> Result<(), LearnError> {
-        let cap = 2 * self.m;
+        let cap = self.cap();
         let a = self.alpha();
         let mut appended = !self.explicit;
         if appended {
@@ -475,7 +528,7 @@ impl SparseCurvature for SparseFdCurvature {
     }
 
     fn scratch(&mut self) {
-        let (m, cap) = (self.m, 2 * self.m);
+        let (m, cap) = (self.m, self.cap());
         self.y.resize(cap, 0.0);
         self.h.resize(cap, 0.0);
         self.tmp.resize(cap.max(m), 0.0);

@@ -132,7 +132,7 @@ impl SparseFdCurvature {
     /// `M = GVᵀ`, and `G − MV = LQ̂` by Algorithm 13 on `P = [−M, I_r]` with the Gram matrix
     /// `[[I, Mᵀ], [M, GGᵀ]]` of `[V_a; G]`.
     fn residuals(&self) -> Residuals {
-        let (m, cap) = (self.m, 2 * self.m);
+        let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
         let act: Vec<usize> = (0..m).filter(|&i| self.active[i]).collect();
         let ma = act.len();
@@ -187,7 +187,7 @@ impl SparseFdCurvature {
     /// `C = diag(σ², 0) + [Mᵀ; Lᵀ][M, L]` of size `ma + r'`, its eigen-system, and FD's
     /// shrink rule: `δ = λ_m`, keep the leading `λ_i − δ > tol` among the first `m − 1`.
     fn spectrum(&self, res: &Residuals) -> Result<Spectrum, LearnError> {
-        let (m, cap) = (self.m, 2 * self.m);
+        let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
         let (ma, rr) = (res.act.len(), res.qi.len());
         let nc = ma + rr;
@@ -282,7 +282,7 @@ impl SparseFdCurvature {
         n1inv: &[f64],
         n2full: &[f64],
     ) {
-        let (m, cap) = (self.m, 2 * self.m);
+        let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
         let mut amat = vec![0.0; m * r];
         for i in 0..m {
@@ -362,7 +362,7 @@ impl SparseFdCurvature {
     /// The new top rows `σ_i = √(λ_i − δ)`, `i < keep`, with `BBᵀ = diag(σ²)`, `α`'s shrinkage
     /// (RFD) and the factor of `αI + BBᵀ`.
     fn keep_top_rows(&mut self, spec: &Spectrum) -> Result<(), LearnError> {
-        let cap = 2 * self.m;
+        let cap = self.cap();
         let (lam, delta, keep) = (&spec.lam, spec.delta, spec.keep);
         self.sigma.iter_mut().for_each(|v| *v = 0.0);
         for i in 0..keep {
