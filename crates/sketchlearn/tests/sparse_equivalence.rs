@@ -301,6 +301,31 @@ fn fd_and_rfd_with_a_longer_buffer_equal_dense() {
         }
     }
     eprintln!("fd, longer buffer: largest relative difference {worst:.2e}");
+    // Saved mid-stream (the buffer length is the stored Gram matrix's side) and loaded, the
+    // learner continues bit for bit.
+    let data = sparse_data(300, 50, 0.2, 1.0 / 10f64.sqrt(), 77);
+    let p = params(Loss::Logistic, f64::INFINITY, 0.5);
+    let (_, mut whole) = fd_pair(50, 3, 13, true, p);
+    let mut first = whole.clone();
+    let learn = |fd: &mut SparseFd, (idx, val, y): &(Vec<u32>, Vec<f64>, f64)| {
+        let x = Row::Sparse {
+            indices: idx,
+            values: val,
+        };
+        fd.learn(x, *y, 1.0).unwrap()
+    };
+    for e in &data[..131] {
+        learn(&mut first, e);
+    }
+    let mut back: SparseFd = postcard::from_bytes(&postcard::to_allocvec(&first).unwrap()).unwrap();
+    assert_eq!(back.buffer_rows(), 13);
+    assert_eq!(back.filled_rows(), first.filled_rows());
+    for (t, e) in data.iter().enumerate() {
+        let a = learn(&mut whole, e);
+        if t >= 131 {
+            assert_eq!(a.to_bits(), learn(&mut back, e).to_bits(), "example {t}");
+        }
+    }
     let p = params(Loss::Logistic, f64::INFINITY, 1.0);
     let fd = SparseFd::fd(40, 5, 1.0, 0, p).unwrap();
     assert!(fd.clone().with_buffer(9).is_err(), "shorter than 2m");
