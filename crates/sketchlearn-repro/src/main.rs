@@ -9,6 +9,7 @@ mod auto_table;
 mod drp_common;
 mod drp_recovery;
 mod drp_test_error;
+mod fd_buffer;
 mod fm_binary;
 mod fm_common;
 mod fm_movielens;
@@ -101,6 +102,9 @@ pub enum Experiment {
     /// untuned/tuned peers (RESULTS.md and VW AdaGrad/OjaNewton in the same run), each member
     /// alone, the one-knob tuned default, member weights and cost.
     Auto,
+    /// Issue 27: the sparse-time RFD-SON member with the paper's doubling buffer (ℓ = 2m) and
+    /// longer buffers (ℓ = 3m, 4m, 6m): learning-only time, shrinks, progressive error.
+    FdBuffer,
 }
 
 fn main() {
@@ -127,6 +131,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         Experiment::SparseScaling => sparse_scaling::run(args),
         Experiment::SparseAccuracy => sparse_accuracy::run(args),
         Experiment::Auto => auto_table::run(args),
+        Experiment::FdBuffer => fd_buffer::run(args),
     }
 }
 
