@@ -117,7 +117,7 @@ def chunks_vs_sgd(data: Path) -> list[str]:
     classes = np.unique(y)
     rows = []
     for label, make in [
-        ("OnlineClassifier() (one-vs-rest)", lambda: OnlineClassifier()),
+        ("OnlineClassifier() (one-against-all)", lambda: OnlineClassifier()),
         ('SGDClassifier(loss="log_loss")', lambda: SGDClassifier(loss="log_loss")),
     ]:
         model, wrong, seen, t = make(), 0, 0, time.perf_counter()

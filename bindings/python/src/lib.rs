@@ -4,7 +4,8 @@
 //! errors.
 //!
 //! * [`config`]: estimator parameters → `LearnerConfig`, and the one representation choice;
-//! * [`learners`]: `LinearLearners` (binary, regression, one-vs-rest) with model-file state;
+//! * [`learners`]: `LinearLearners` (binary, regression, multiclass) over one core model
+//!   ([`state`]), whose bytes are the CLI's model file; [`labels`]: class labels ↔ Python;
 //! * [`sketch`]: `SketchState` (FD, RFD, GFD, RP, Oja);
 //! * [`rows`]: NumPy and CSR rows; [`features`]: River dicts hashed as VW does;
 //! * [`errors`]: core errors → Python exceptions.
@@ -12,10 +13,12 @@
 mod config;
 mod errors;
 mod features;
+mod labels;
 mod learners;
 mod rows;
 mod shrinkage;
 mod sketch;
+mod state;
 
 use pyo3::prelude::*;
 

@@ -1,7 +1,6 @@
 """One model world: the CLI's model files load in Python and Python's in the CLI, and both
 learn the same bits on the same data, order and seed."""
 
-import shutil
 import subprocess
 
 import numpy as np
@@ -10,18 +9,6 @@ from conftest import ROOT
 
 import sketchlearn
 from sketchlearn import OnlineClassifier
-
-
-@pytest.fixture(scope="session")
-def cli():
-    """The release CLI, built here (skipped only when cargo is absent)."""
-    cargo = shutil.which("cargo")
-    if cargo is None:
-        pytest.skip("cargo is not installed: cannot build the CLI")
-    subprocess.run(
-        [cargo, "build", "--release", "--quiet", "-p", "sketchlearn-cli"], cwd=ROOT, check=True
-    )
-    return ROOT / "target" / "release" / "sketchlearn"
 
 
 def _cli_predictions(cli, model, data, tmp_path):
