@@ -10,7 +10,7 @@ use crate::config::{choose_representation, learner_config, multiclass_config};
 use crate::errors::{learn_error, model_error};
 use crate::features::HashedRow;
 use crate::labels::{class_objects, classes_of};
-use crate::rows::{Rows, RowsInput};
+use crate::rows::{RowScratch, Rows, RowsInput};
 use crate::state::State;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -35,7 +35,7 @@ pub struct LinearLearners {
     metrics: Metrics,
     refused: u64,
     /// Scratch for rows that must be copied or hashed.
-    scratch: Vec<f64>,
+    scratch: RowScratch,
     hashed: HashedRow,
 }
 
@@ -51,7 +51,7 @@ impl LinearLearners {
             state,
             metrics: Metrics::without_auc(),
             refused: 0,
-            scratch: Vec::new(),
+            scratch: RowScratch::default(),
             hashed: HashedRow::default(),
         }
     }
@@ -86,7 +86,7 @@ fn learn_chunk_linear(
     y: &[f64],
     w: Option<&[f64]>,
     (lo, hi): (usize, usize),
-    scratch: &mut Vec<f64>,
+    scratch: &mut RowScratch,
     progress: &mut Vec<ProgressRow>,
 ) -> Result<u64, (LearnError, usize)> {
     let mut refused = 0;
@@ -113,7 +113,7 @@ fn learn_chunk_multi(
     y: &[f64],
     w: Option<&[f64]>,
     (lo, hi): (usize, usize),
-    scratch: &mut Vec<f64>,
+    scratch: &mut RowScratch,
     progress: &mut Vec<ProgressRow>,
 ) -> Result<u64, (LearnError, usize)> {
     let mut refused = 0;

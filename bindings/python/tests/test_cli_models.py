@@ -49,6 +49,10 @@ def test_python_and_cli_learn_the_same_bits(cli, heart, tmp_path, flags, params)
     loaded = sketchlearn.load(cli_model)
     assert loaded.learners_.state_bytes() == est.learners_.state_bytes()
     assert sketchlearn.load(py_model).learners_.state_bytes() == est.learners_.state_bytes()
+    # A dense array learns the same bits: its zeros are skipped as the file never lists them.
+    dense = OnlineClassifier(**params).fit(X.toarray(), y)
+    assert dense.learners_.state_bytes() == est.learners_.state_bytes()
+    assert dense.progressive_score_ == est.progressive_score_
     # CLI model → Python: the same predictions to the bit.
     np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
     np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
