@@ -16,7 +16,7 @@ use sketchlearn::loss::Loss;
 use std::str::FromStr;
 
 /// `params[key]` when present and not `None`.
-fn get<'py, T: FromPyObjectOwned<'py>>(
+pub fn get<'py, T: FromPyObjectOwned<'py>>(
     params: &Bound<'py, PyDict>,
     key: &str,
 ) -> PyResult<Option<T>> {

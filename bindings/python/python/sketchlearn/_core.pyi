@@ -86,6 +86,38 @@ class LinearLearners:
     @property
     def description(self) -> str: ...
 
+def model_kind(path: str | PathLike) -> str:
+    """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
+
+class FmLearner:
+    """One online factorization machine of the core (``sketchlearn fm``)."""
+
+    def __init__(
+        self, params: dict, dim: int, *, normalize: bool = False, regression: bool = False
+    ) -> None: ...
+    def learn(self, x: Rows, y: npt.NDArray[np.float64]) -> None:
+        """Learns every row in order (GIL released)."""
+    def predict(self, x: Rows) -> npt.NDArray[np.float64]:
+        """Predictions (raw scores for a classification loss)."""
+    def progressive(self) -> tuple[int, float, float | None]:
+        """``(examples, mean loss, error rate)`` of progressive validation."""
+    def params(self) -> dict:
+        """Hyper-parameters as estimator parameters."""
+    def save(self, path: str | PathLike) -> None:
+        """Writes the model file of ``sketchlearn fm -f``."""
+    @staticmethod
+    def load(path: str | PathLike) -> FmLearner:
+        """Reads a model file of ``sketchlearn fm -f`` (LIBSVM rows)."""
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(state: bytes) -> FmLearner: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def examples_seen(self) -> int: ...
+    @property
+    def refused_steps(self) -> int: ...
+
 class SketchState:
     """A streaming covariance sketch (fd, fd-fast, rfd, rfd-fast, gfd, gfd-fast, rp, oja)."""
 
