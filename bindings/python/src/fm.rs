@@ -284,10 +284,8 @@ impl FmLearner {
 
     /// Pickle support: rebuilt from the model-file bytes.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let state = slf.borrow().to_bytes(py)?;
-        let ctor = slf.get_type().getattr("from_bytes")?;
-        PyTuple::new(py, [ctor.into_any(), PyTuple::new(py, [state])?.into_any()])
+        let state = slf.borrow().to_bytes(slf.py())?;
+        crate::pickling::reduce_with(slf.as_any(), state)
     }
 
     fn __repr__(&self) -> String {

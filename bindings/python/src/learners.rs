@@ -76,64 +76,60 @@ fn learn_row(
     sketchlearn::run::learn_or_refuse(learner, x, y, w, refused)
 }
 
-/// Learns rows `lo..hi` of `rows` with the binary or regression model, scoring each row's
-/// progressive prediction.
-#[allow(clippy::too_many_arguments)]
-fn learn_chunk_linear(
-    model: &mut LinearModel,
-    metrics: &mut Metrics,
+/// Learns rows `lo..hi` of `rows` in order with `step` — which learns one row (its index and
+/// weight given) and returns what progressive validation scores: `(prediction, label, loss)`,
+/// the prediction made before the update — adding each to `metrics` and its progress rows.
+fn learn_rows(
     rows: &Rows<'_>,
-    y: &[f64],
     w: Option<&[f64]>,
     (lo, hi): (usize, usize),
     scratch: &mut RowScratch,
-    progress: &mut Vec<ProgressRow>,
-) -> Result<u64, (LearnError, usize)> {
-    let mut refused = 0;
-    let loss = model.config.loss;
+    (metrics, progress): (&mut Metrics, &mut Vec<ProgressRow>),
+    mut step: impl FnMut(Row<'_>, usize, f64) -> Result<(f64, f64, Loss), LearnError>,
+) -> Result<(), (LearnError, usize)> {
     for i in lo..hi {
         let x = rows.row(i, scratch);
         let features = x.stored_len();
         let weight = w.map_or(1.0, |w| w[i]);
-        let p = learn_row(&mut model.learner, x, y[i], weight, &mut refused).map_err(|e| (e, i))?;
-        model.examples_seen += 1;
-        progress.extend(metrics.add_with_progress(p, y[i], weight, loss, features));
+        let (p, label, loss) = step(x, i, weight).map_err(|e| (e, i))?;
+        progress.extend(metrics.add_with_progress(p, label, weight, loss, features));
     }
-    Ok(refused)
+    Ok(())
 }
 
-/// Learns rows `lo..hi` with the multiclass model as `sketchlearn train --multiclass` does
-/// (a refused step keeps the state and counts; the prediction before the update is scored).
-/// The progressive score is +1 when the most probable class is the label, −1 otherwise.
-#[allow(clippy::too_many_arguments)]
-fn learn_chunk_multi(
+/// One example of a binary or regression model, with the library's refused-step policy.
+fn linear_step(
+    model: &mut LinearModel,
+    x: Row<'_>,
+    y: f64,
+    weight: f64,
+    refused: &mut u64,
+) -> Result<(f64, f64, Loss), LearnError> {
+    let p = learn_row(&mut model.learner, x, y, weight, refused)?;
+    model.examples_seen += 1;
+    Ok((p, y, model.config.loss))
+}
+
+/// One example of a multiclass model as `sketchlearn train --multiclass` learns it (a refused
+/// step keeps the state and counts; the probabilities before the update are scored). The
+/// progressive score is +1 when the most probable class is the label, −1 otherwise.
+fn multiclass_step(
     model: &mut MulticlassModel,
-    metrics: &mut Metrics,
-    rows: &Rows<'_>,
-    y: &[f64],
-    w: Option<&[f64]>,
-    (lo, hi): (usize, usize),
-    scratch: &mut RowScratch,
-    progress: &mut Vec<ProgressRow>,
-) -> Result<u64, (LearnError, usize)> {
-    let mut refused = 0;
-    for i in lo..hi {
-        let x = rows.row(i, scratch);
-        let features = x.stored_len();
-        let weight = w.map_or(1.0, |w| w[i]);
-        let class = y[i] as usize;
-        let p = match model.learn(x, class, weight) {
-            Ok(p) => p,
-            Err(LearnError::Diverged(_)) => {
-                refused += 1;
-                model.learner.predict_proba(rows.row(i, scratch))
-            }
-            Err(e) => return Err((e, i)),
-        };
-        let ok = if argmax(&p) == class { 1.0 } else { -1.0 };
-        progress.extend(metrics.add_with_progress(ok, 1.0, weight, Loss::Hinge, features));
-    }
-    Ok(refused)
+    x: Row<'_>,
+    class: usize,
+    weight: f64,
+    refused: &mut u64,
+) -> Result<(f64, f64, Loss), LearnError> {
+    let p = match model.learn(x, class, weight) {
+        Ok(p) => p,
+        Err(LearnError::Diverged(_)) => {
+            *refused += 1;
+            model.learner.predict_proba(x)
+        }
+        Err(e) => return Err(e),
+    };
+    let ok = if argmax(&p) == class { 1.0 } else { -1.0 };
+    Ok((ok, 1.0, Loss::Hinge))
 }
 
 /// A progress row as Python sees it: `(average loss, since last, examples, weight, label,
@@ -221,25 +217,19 @@ impl LinearLearners {
         while lo < n {
             let hi = (lo + CHUNK).min(n);
             let (metrics, scratch) = (&mut self.metrics, &mut self.scratch);
-            let progress_rows = &mut out.progress;
+            let tally = (metrics, &mut out.progress);
+            let mut refused = 0;
+            let count = &mut refused;
             let state = &mut self.state;
-            let refused = py
-                .detach(|| match state {
-                    State::Linear(m) => learn_chunk_linear(
-                        m,
-                        metrics,
-                        &rows,
-                        y,
-                        w,
-                        (lo, hi),
-                        scratch,
-                        progress_rows,
-                    ),
-                    State::Multi(m) => {
-                        learn_chunk_multi(m, metrics, &rows, y, w, (lo, hi), scratch, progress_rows)
-                    }
-                })
-                .map_err(|(e, i)| learn_error(e, Some(i)))?;
+            py.detach(|| match state {
+                State::Linear(m) => learn_rows(&rows, w, (lo, hi), scratch, tally, |x, i, wt| {
+                    linear_step(m, x, y[i], wt, count)
+                }),
+                State::Multi(m) => learn_rows(&rows, w, (lo, hi), scratch, tally, |x, i, wt| {
+                    multiclass_step(m, x, y[i] as usize, wt, count)
+                }),
+            })
+            .map_err(|(e, i)| learn_error(e, Some(i)))?;
             out.refused += refused;
             lo = hi;
             py.check_signals()?;
@@ -556,10 +546,8 @@ impl LinearLearners {
 
     /// Pickle support: rebuilt from the model-file bytes.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let state = slf.borrow().to_bytes(py)?;
-        let ctor = slf.get_type().getattr("from_bytes")?;
-        PyTuple::new(py, [ctor.into_any(), PyTuple::new(py, [state])?.into_any()])
+        let state = slf.borrow().to_bytes(slf.py())?;
+        crate::pickling::reduce_with(slf.as_any(), state)
     }
 
     fn __repr__(&self) -> String {

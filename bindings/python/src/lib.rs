@@ -17,6 +17,7 @@ mod features;
 mod fm;
 mod labels;
 mod learners;
+mod pickling;
 mod rows;
 mod shrinkage;
 mod sketch;

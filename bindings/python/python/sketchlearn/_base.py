@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from sketchlearn import _core
 from sketchlearn._progress import print_header, print_rows
-from sketchlearn._validation import as_rows, as_targets, seed_of
+from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
 
 #: Constructor parameters handed to the core, by their names there.
 _CORE_PARAMS = (
@@ -100,15 +100,7 @@ class OnlineLinearModel(BaseEstimator):
         )
 
     def _validate(self, X, y="no_validation", *, reset: bool):
-        kw = dict(
-            accept_sparse=("csr", "csc", "coo"),
-            dtype=(np.float64, np.float32),
-            ensure_all_finite=False,  # the core names the first non-finite row
-            reset=reset,
-        )
-        if isinstance(y, str) and y == "no_validation":
-            return validate_data(self, X, **kw)
-        return validate_data(self, X, y, y_numeric=self._regression, **kw)
+        return validate_input(self, X, y, reset=reset)
 
     # -- learning -------------------------------------------------------------------------
 

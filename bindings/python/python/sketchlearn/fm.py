@@ -15,10 +15,10 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from sketchlearn import _core
-from sketchlearn._validation import as_rows, as_targets, seed_of
+from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
 
 _PARAMS_DOC = """
     Parameters
@@ -79,15 +79,7 @@ class _OnlineFM(BaseEstimator):
         self.random_state = random_state
 
     def _validate(self, X, y="no_validation", *, reset: bool):
-        kw = dict(
-            accept_sparse=("csr", "csc", "coo"),
-            dtype=(np.float64, np.float32),
-            ensure_all_finite=False,  # the core names the first non-finite row
-            reset=reset,
-        )
-        if isinstance(y, str) and y == "no_validation":
-            return validate_data(self, X, **kw)
-        return validate_data(self, X, y, y_numeric=self._regression, **kw)
+        return validate_input(self, X, y, reset=reset)
 
     def _learn(self, X, targets, *, reset: bool, passes: int):
         rows, _ = as_rows(X)
