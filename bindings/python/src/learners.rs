@@ -132,6 +132,26 @@ fn multiclass_step(
     Ok((ok, 1.0, Loss::Hinge))
 }
 
+/// An `(n, k)` array whose row `i` is written by `f(row i, out)`, computed with the GIL
+/// released.
+fn per_row<'py>(
+    py: Python<'py>,
+    rows: &Rows<'_>,
+    k: usize,
+    scratch: &mut RowScratch,
+    f: impl Fn(Row<'_>, &mut [f64]) + Sync,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let n = rows.n_rows();
+    let values = py.detach(|| {
+        let mut values = vec![0.0; n * k];
+        for (i, out) in values.chunks_mut(k).enumerate() {
+            f(rows.row(i, scratch), out);
+        }
+        values
+    });
+    PyArray1::from_vec(py, values).reshape([n, k])
+}
+
 /// A progress row as Python sees it: `(average loss, since last, examples, weight, label,
 /// prediction, features)`.
 type ProgressTuple = (f64, f64, u64, f64, f64, f64, usize);
@@ -258,16 +278,10 @@ impl LinearLearners {
         let input = RowsInput::extract(x)?;
         let rows = input.rows()?;
         self.check_predict_input(&rows)?;
-        let (n, k) = (rows.n_rows(), self.state.n_scores());
         let (state, scratch) = (&self.state, &mut self.scratch);
-        let scores = py.detach(|| {
-            let mut scores = vec![0.0; n * k];
-            for (i, out) in scores.chunks_mut(k).enumerate() {
-                state.scores_into(rows.row(i, scratch), out);
-            }
-            scores
-        });
-        PyArray1::from_vec(py, scores).reshape([n, k])
+        per_row(py, &rows, state.n_scores(), scratch, |x, out| {
+            state.scores_into(x, out)
+        })
     }
 
     /// Class probabilities of a multiclass model, `(n, K)` (the core's: normalised member
@@ -285,16 +299,13 @@ impl LinearLearners {
                 "predict_proba of the core is for multiclass models",
             ));
         };
-        let (n, k) = (rows.n_rows(), model.classes.len());
-        let scratch = &mut self.scratch;
-        let p = py.detach(|| {
-            let mut p = Vec::with_capacity(n * k);
-            for i in 0..n {
-                p.extend(model.learner.predict_proba(rows.row(i, scratch)));
-            }
-            p
-        });
-        PyArray1::from_vec(py, p).reshape([n, k])
+        per_row(
+            py,
+            &rows,
+            model.classes.len(),
+            &mut self.scratch,
+            |x, out| out.copy_from_slice(&model.learner.predict_proba(x)),
+        )
     }
 
     /// Learns one River example: `x` a dict of feature name → value, hashed as VW does into
