@@ -55,10 +55,12 @@ fn fm_config(params: &Bound<'_, PyDict>, default_loss: Loss) -> PyResult<FmConfi
     })
 }
 
-/// `x / ‖x‖` into `out` (as `sketchlearn::fm::l2_normalize` scales a LIBSVM example).
+/// `x / ‖x‖` into `out` (as `sketchlearn::fm::l2_normalize` scales a LIBSVM example; a zero
+/// or non-finite norm leaves the row as it is).
 fn unit_row<'a>(x: Row<'a>, out: &'a mut Vec<f64>) -> Row<'a> {
-    let Row::Sparse { indices, values } = x else {
-        unreachable!("rows.rs gives sparse rows")
+    let values = match x {
+        Row::Sparse { values, .. } => values,
+        Row::Dense(values) => values,
     };
     let n: f64 = values.iter().map(|v| v * v).sum::<f64>().sqrt();
     out.clear();
@@ -67,9 +69,12 @@ fn unit_row<'a>(x: Row<'a>, out: &'a mut Vec<f64>) -> Row<'a> {
     } else {
         out.extend_from_slice(values);
     }
-    Row::Sparse {
-        indices,
-        values: out,
+    match x {
+        Row::Sparse { indices, .. } => Row::Sparse {
+            indices,
+            values: out,
+        },
+        Row::Dense(_) => Row::Dense(out),
     }
 }
 
