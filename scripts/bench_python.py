@@ -4,8 +4,10 @@
    CLI's learning-only rate (`sketchlearn train --json`: examples_per_second) — same learner,
    same data, same order; progressive errors side by side;
 2. sketchlearn.river.Classifier (algo="adagrad" and the default) against River's
-   LogisticRegression in progressive_val_score on heart and a9a (the same dict stream);
-3. partial_fit on 1,000-row chunks of r8 (multiclass) against SGDClassifier(loss="log_loss").
+   LogisticRegression in progressive_val_score on heart and a9a (the same dict stream), and
+   the CLI's learning-only rate of the default learner on the same hashed features;
+3. partial_fit on 1,000-row chunks of r8 (multiclass: the library's one-against-all) against
+   SGDClassifier(loss="log_loss").
 
 Usage: python scripts/bench_python.py [--data-dir ../shared/data] [--out docs/results/python.md]
 Needs the CLI built (`cargo build --release -p sketchlearn-cli`) and river installed.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -82,6 +85,32 @@ def dict_stream(X, y):
         yield {str(j): v for j, v in zip(row.indices, row.data)}, bool(y[i] > 0)
 
 
+def cli_hashed(stream) -> tuple[float, float]:
+    """The CLI's learning-only rate and progressive error of the default learner on the same
+    dicts written as a VW file (`sketchlearn.river` hashes feature names as VW does, so the CLI
+    with `-b 18` learns the same features): what the core costs without Python."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "stream.vw"
+        with path.open("w") as f:
+            for x, y in stream:
+                feats = " ".join(f"{k}:{float(v)!r}" for k, v in x.items())
+                f.write(f"{1 if y else -1} | {feats}\n")
+        out = subprocess.run(
+            [
+                str(ROOT / "target" / "release" / "sketchlearn"),
+                "train",
+                "--quiet",
+                "--json",
+            ]
+            + ["--no-read-ahead", "-b", "18", str(path)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    report = json.loads(out.stdout)
+    return report["examples_per_second"], report["progressive_error"]
+
+
 def river_vs_river(data: Path) -> list[str]:
     rows = []
     for fname in ["heart.libsvm", "a9a.libsvm"]:
@@ -102,6 +131,9 @@ def river_vs_river(data: Path) -> list[str]:
             secs = time.perf_counter() - t
             err = 1 - acc.get()
             results[label] = (n / secs, err)
+        results[
+            "sketchlearn train -b 18 (CLI, same hashed features, learning only)"
+        ] = cli_hashed(stream)
         base_rate = results["River LogisticRegression()"][0]
         for label, (rate, err) in results.items():
             se = np.sqrt(err * (1 - err) / n)
@@ -117,7 +149,7 @@ def chunks_vs_sgd(data: Path) -> list[str]:
     classes = np.unique(y)
     rows = []
     for label, make in [
-        ("OnlineClassifier() (one-vs-rest)", lambda: OnlineClassifier()),
+        ("OnlineClassifier() (one-against-all)", lambda: OnlineClassifier()),
         ('SGDClassifier(loss="log_loss")', lambda: SGDClassifier(loss="log_loss")),
     ]:
         model, wrong, seen, t = make(), 0, 0, time.perf_counter()

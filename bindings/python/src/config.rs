@@ -8,6 +8,7 @@ use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction};
 use sketchlearn::linear::{
     Algorithm, CurvatureKind, InputProfile, LearnerConfig, Representation, ValidLearnerConfig,
 };
@@ -15,7 +16,7 @@ use sketchlearn::loss::Loss;
 use std::str::FromStr;
 
 /// `params[key]` when present and not `None`.
-fn get<'py, T: FromPyObjectOwned<'py>>(
+pub fn get<'py, T: FromPyObjectOwned<'py>>(
     params: &Bound<'py, PyDict>,
     key: &str,
 ) -> PyResult<Option<T>> {
@@ -101,4 +102,34 @@ pub fn choose_representation(
         avg_nnz,
     });
     Ok(resolved)
+}
+
+/// The multiclass configuration `sketchlearn train --multiclass --reduction R` builds: the
+/// member configuration `member` (every one-against-all member's; the softmax learner keeps
+/// the library defaults, as on the command line) with the members' representation chosen by
+/// the library for the input (`input = (dim, hashed, avg_nnz)`, [`MulticlassConfig::for_input`])
+/// unless `sparse` forces it.
+pub fn multiclass_config(
+    mut member: LearnerConfig,
+    reduction: &str,
+    (dim, hashed, avg_nnz): (usize, bool, Option<f64>),
+    sparse: Option<bool>,
+) -> PyResult<MulticlassConfig> {
+    if !member.loss.is_classification() {
+        return Err(PyValueError::new_err(
+            "a multiclass model needs a classification loss, not squared",
+        ));
+    }
+    let reduction: Reduction = reduction.parse().map_err(PyValueError::new_err)?;
+    member.representation = match sparse {
+        Some(true) => Representation::Sparse,
+        Some(false) => Representation::Dense,
+        None => Representation::Auto,
+    };
+    let config = MulticlassConfig {
+        reduction,
+        member,
+        ..MulticlassConfig::default()
+    };
+    Ok(config.for_input(dim, hashed, avg_nnz))
 }

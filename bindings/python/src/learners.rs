@@ -1,43 +1,41 @@
-//! `LinearLearners`: one linear learner (binary classification, regression) or K of them
-//! (one-vs-rest multiclass), each fed whole arrays by Rust with the GIL released.
+//! `LinearLearners`: one core model — a binary classifier or regressor ([`LinearModel`]) or a
+//! multiclass one ([`MulticlassModel`]: the core's one-against-all or softmax learner) — fed
+//! whole arrays by Rust with the GIL released.
 //!
-//! The state is a list of the core's [`LinearModel`]s, so that pickling, `save` and `load` use
-//! the core's model-file bytes: a single model is exactly a file `sketchlearn train -f` writes.
+//! The state ([`State`]) is the core's model, so that pickling, `save` and `load` use the
+//! core's model-file bytes: the file is exactly the one `sketchlearn train -f` writes (with
+//! `--multiclass` for more than two classes), classes included.
 
-use crate::config::{choose_representation, learner_config};
-use crate::errors::{learn_error, merge_error, model_error};
+use crate::config::{choose_representation, learner_config, multiclass_config};
+use crate::errors::{learn_error, model_error};
 use crate::features::HashedRow;
-use crate::rows::{Rows, RowsInput};
+use crate::labels::{class_objects, classes_of};
+use crate::rows::{RowScratch, Rows, RowsInput};
+use crate::state::State;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use sketchlearn::eval::{Metrics, ProgressRow};
-use sketchlearn::linear::{
-    AnyLearner, LearnError, LearnerConfig, LinearModel, OnlineLearner, LINEAR_MODEL_KIND,
-};
+use sketchlearn::linear::multiclass::{argmax, MulticlassLearner, MulticlassModel};
+use sketchlearn::linear::{LearnError, LearnerConfig, LinearModel, OnlineLearner};
 use sketchlearn::loss::Loss;
-use sketchlearn::merge::Merge;
-use sketchlearn::model;
 use sketchlearn::Row;
 
 /// Rows learned between two checks for Ctrl-C (and two GIL releases).
 const CHUNK: usize = 4096;
 
-/// One or K online linear learners over the same features.
-///
-/// * K = 1: labels are used as they are (±1 for the classification losses, reals for squared);
-/// * K > 1 (one-vs-rest): a label is a class index `k` (as a float), learner `k` sees +1 and
-///   every other learner −1.
+/// One online learner over `d` features: binary (labels ±1), regression (real labels), or
+/// multiclass (labels are class ids `0..K` as floats).
 #[pyclass(module = "sketchlearn._core")]
 pub struct LinearLearners {
-    models: Vec<LinearModel>,
+    state: State,
     /// Progressive metrics of this object's lifetime (not saved): binary/regression over the
-    /// raw scores; one-vs-rest over "argmax of the K scores = label".
+    /// raw scores; multiclass over "most probable class = label".
     metrics: Metrics,
     refused: u64,
     /// Scratch for rows that must be copied or hashed.
-    scratch: Vec<f64>,
+    scratch: RowScratch,
     hashed: HashedRow,
 }
 
@@ -48,25 +46,28 @@ struct Outcome {
 }
 
 impl LinearLearners {
-    fn from_models(models: Vec<LinearModel>) -> Self {
+    fn from_state(state: State) -> Self {
         LinearLearners {
-            models,
+            state,
             metrics: Metrics::without_auc(),
             refused: 0,
-            scratch: Vec::new(),
+            scratch: RowScratch::default(),
             hashed: HashedRow::default(),
         }
     }
 
-    fn one_vs_rest(&self) -> bool {
-        self.models.len() > 1
+    fn linear(&self) -> Option<&LinearModel> {
+        match &self.state {
+            State::Linear(m) => Some(m),
+            State::Multi(_) => None,
+        }
     }
 }
 
 /// Learns one example with the library's refused-step policy (as the CLI does); returns the
 /// prediction made before the update.
 fn learn_row(
-    learner: &mut AnyLearner,
+    learner: &mut impl OnlineLearner,
     x: Row<'_>,
     y: f64,
     w: f64,
@@ -75,69 +76,80 @@ fn learn_row(
     sketchlearn::run::learn_or_refuse(learner, x, y, w, refused)
 }
 
-/// Learns rows `lo..hi` of `rows` with every model (model-major: each learner's state stays in
-/// cache across the chunk), then scores the chunk's progressive predictions.
-#[allow(clippy::too_many_arguments)]
-fn learn_chunk(
-    models: &mut [LinearModel],
-    metrics: &mut Metrics,
+/// Learns rows `lo..hi` of `rows` in order with `step` — which learns one row (its index and
+/// weight given) and returns what progressive validation scores: `(prediction, label, loss)`,
+/// the prediction made before the update — adding each to `metrics` and its progress rows.
+fn learn_rows(
     rows: &Rows<'_>,
-    y: &[f64],
     w: Option<&[f64]>,
-    lo: usize,
-    hi: usize,
-    scratch: &mut Vec<f64>,
-    progress: &mut Vec<ProgressRow>,
-) -> Result<u64, (LearnError, usize)> {
-    let k_models = models.len();
-    let ovr = k_models > 1;
-    let mut refused = 0;
-    let mut scores = vec![0.0; (hi - lo) * k_models];
-    for (k, model) in models.iter_mut().enumerate() {
-        for i in lo..hi {
-            let x = rows.row(i, scratch);
-            let target = if ovr {
-                if y[i] == k as f64 {
-                    1.0
-                } else {
-                    -1.0
-                }
-            } else {
-                y[i]
-            };
-            let weight = w.map_or(1.0, |w| w[i]);
-            let p = learn_row(&mut model.learner, x, target, weight, &mut refused)
-                .map_err(|e| (e, i))?;
-            scores[(i - lo) * k_models + k] = p;
-        }
-        model.examples_seen += (hi - lo) as u64;
-    }
-    let loss = models[0].config.loss;
+    (lo, hi): (usize, usize),
+    scratch: &mut RowScratch,
+    (metrics, progress): (&mut Metrics, &mut Vec<ProgressRow>),
+    mut step: impl FnMut(Row<'_>, usize, f64) -> Result<(f64, f64, Loss), LearnError>,
+) -> Result<(), (LearnError, usize)> {
     for i in lo..hi {
+        let x = rows.row(i, scratch);
+        let features = x.stored_len();
         let weight = w.map_or(1.0, |w| w[i]);
-        let features = rows.row(i, scratch).stored_len();
-        let s = &scores[(i - lo) * k_models..(i - lo + 1) * k_models];
-        let row = if ovr {
-            // Multiclass progressive score: +1 when the argmax is right, −1 otherwise.
-            let best = argmax(s);
-            let ok = if best == y[i] as usize { 1.0 } else { -1.0 };
-            metrics.add_with_progress(ok, 1.0, weight, Loss::Hinge, features)
-        } else {
-            metrics.add_with_progress(s[0], y[i], weight, loss, features)
-        };
-        progress.extend(row);
+        let (p, label, loss) = step(x, i, weight).map_err(|e| (e, i))?;
+        progress.extend(metrics.add_with_progress(p, label, weight, loss, features));
     }
-    Ok(refused)
+    Ok(())
 }
 
-fn argmax(s: &[f64]) -> usize {
-    let mut best = 0;
-    for (k, &v) in s.iter().enumerate() {
-        if v > s[best] {
-            best = k;
+/// One example of a binary or regression model, with the library's refused-step policy.
+fn linear_step(
+    model: &mut LinearModel,
+    x: Row<'_>,
+    y: f64,
+    weight: f64,
+    refused: &mut u64,
+) -> Result<(f64, f64, Loss), LearnError> {
+    let p = learn_row(&mut model.learner, x, y, weight, refused)?;
+    model.examples_seen += 1;
+    Ok((p, y, model.config.loss))
+}
+
+/// One example of a multiclass model as `sketchlearn train --multiclass` learns it (a refused
+/// step keeps the state and counts; the probabilities before the update are scored). The
+/// progressive score is +1 when the most probable class is the label, −1 otherwise.
+fn multiclass_step(
+    model: &mut MulticlassModel,
+    x: Row<'_>,
+    class: usize,
+    weight: f64,
+    refused: &mut u64,
+) -> Result<(f64, f64, Loss), LearnError> {
+    let p = match model.learn(x, class, weight) {
+        Ok(p) => p,
+        Err(LearnError::Diverged(_)) => {
+            *refused += 1;
+            model.learner.predict_proba(x)
         }
-    }
-    best
+        Err(e) => return Err(e),
+    };
+    let ok = if argmax(&p) == class { 1.0 } else { -1.0 };
+    Ok((ok, 1.0, Loss::Hinge))
+}
+
+/// An `(n, k)` array whose row `i` is written by `f(row i, out)`, computed with the GIL
+/// released.
+fn per_row<'py>(
+    py: Python<'py>,
+    rows: &Rows<'_>,
+    k: usize,
+    scratch: &mut RowScratch,
+    f: impl Fn(Row<'_>, &mut [f64]) + Sync,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let n = rows.n_rows();
+    let values = py.detach(|| {
+        let mut values = vec![0.0; n * k];
+        for (i, out) in values.chunks_mut(k).enumerate() {
+            f(rows.row(i, scratch), out);
+        }
+        values
+    });
+    PyArray1::from_vec(py, values).reshape([n, k])
 }
 
 /// A progress row as Python sees it: `(average loss, since last, examples, weight, label,
@@ -158,40 +170,45 @@ fn progress_tuple(r: &ProgressRow) -> ProgressTuple {
 
 #[pymethods]
 impl LinearLearners {
-    /// Builds `n_models` learners for `dim` features from estimator parameters (see
-    /// `config::learner_config`); `hashed` (River dictionaries), `avg_nnz` (sparse input's mean
-    /// non-zeros per row) and `sparse` (force) choose the representation
-    /// (`config::choose_representation`).
+    /// Builds a learner for `dim` features from estimator parameters (see
+    /// `config::learner_config`). `classes`: `None` (regression, or binary labels ±1 of unknown
+    /// names), two labels (a binary model recording them: the first is −1, the second +1) or
+    /// `K > 2` labels (a multiclass model of `reduction` "oaa" or "softmax", the CLI's
+    /// `--multiclass --reduction`), sorted as `numpy.unique` sorts them. `hashed` (River
+    /// dictionaries), `avg_nnz` (sparse input's mean non-zeros per row) and `sparse` (force)
+    /// choose the representation (`config::choose_representation`).
     #[new]
-    #[pyo3(signature = (params, dim, n_models, *, hashed=false, avg_nnz=None, sparse=None, regression=false))]
+    #[pyo3(signature = (params, dim, classes=None, *, reduction="oaa", hashed=false, avg_nnz=None, sparse=None, regression=false))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         params: &Bound<'_, PyDict>,
         dim: usize,
-        n_models: usize,
+        classes: Option<Vec<Bound<'_, PyAny>>>,
+        reduction: &str,
         hashed: bool,
         avg_nnz: Option<f64>,
         sparse: Option<bool>,
         regression: bool,
     ) -> PyResult<Self> {
-        if n_models == 0 {
-            return Err(PyValueError::new_err("n_models must be at least 1"));
-        }
         let default_loss = if regression {
             Loss::Squared
         } else {
             Loss::Logistic
         };
         let config = learner_config(params, default_loss)?;
+        let classes = classes.as_deref().map(classes_of).transpose()?;
+        if let Some(classes) = classes.clone().filter(|c| !c.is_binary()) {
+            let input = (dim, hashed, avg_nnz);
+            let mc = multiclass_config(config, reduction, input, sparse)?;
+            let model = MulticlassModel::build(mc, classes, dim)
+                .map_err(|e| PyValueError::new_err(format!("multiclass learner: {e}")))?;
+            return Ok(Self::from_state(State::Multi(model)));
+        }
         let config = choose_representation(config, dim, hashed, avg_nnz, sparse)?;
-        let models = (0..n_models)
-            .map(|_| {
-                config
-                    .build(dim)
-                    .map(|l| LinearModel::new(config.config().clone(), l))
-                    .map_err(|e| learn_error(e.into(), None))
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(Self::from_models(models))
+        let learner = config.build(dim).map_err(|e| learn_error(e.into(), None))?;
+        let mut model = LinearModel::new(config.config().clone(), learner);
+        model.classes = classes;
+        Ok(Self::from_state(State::Linear(model)))
     }
 
     /// Learns every row of `x` in order (progressive validation: each row is scored before it
@@ -210,26 +227,8 @@ impl LinearLearners {
         let rows = input.rows()?;
         let y = y.as_slice()?;
         let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+        self.check_learn_input(&rows, y, w)?;
         let n = rows.n_rows();
-        self.check_shape(&rows)?;
-        if y.len() != n || w.is_some_and(|w| w.len() != n) {
-            return Err(PyValueError::new_err(format!(
-                "X has {n} rows but y has {} (and sample_weight {:?})",
-                y.len(),
-                w.map(|w| w.len())
-            )));
-        }
-        rows.check_finite("X")?;
-        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-            return Err(PyValueError::new_err(format!(
-                "y contains NaN or infinity: row {i}"
-            )));
-        }
-        if let Some(i) = w.and_then(|w| w.iter().position(|v| !v.is_finite() || *v < 0.0)) {
-            return Err(PyValueError::new_err(format!(
-                "sample_weight must be finite and >= 0: row {i}"
-            )));
-        }
         let mut out = Outcome {
             refused: 0,
             progress: Vec::new(),
@@ -237,14 +236,20 @@ impl LinearLearners {
         let mut lo = 0;
         while lo < n {
             let hi = (lo + CHUNK).min(n);
-            let (models, metrics, scratch) =
-                (&mut self.models, &mut self.metrics, &mut self.scratch);
-            let progress_rows = &mut out.progress;
-            let refused = py
-                .detach(|| {
-                    learn_chunk(models, metrics, &rows, y, w, lo, hi, scratch, progress_rows)
-                })
-                .map_err(|(e, i)| learn_error(e, Some(i)))?;
+            let (metrics, scratch) = (&mut self.metrics, &mut self.scratch);
+            let tally = (metrics, &mut out.progress);
+            let mut refused = 0;
+            let count = &mut refused;
+            let state = &mut self.state;
+            py.detach(|| match state {
+                State::Linear(m) => learn_rows(&rows, w, (lo, hi), scratch, tally, |x, i, wt| {
+                    linear_step(m, x, y[i], wt, count)
+                }),
+                State::Multi(m) => learn_rows(&rows, w, (lo, hi), scratch, tally, |x, i, wt| {
+                    multiclass_step(m, x, y[i] as usize, wt, count)
+                }),
+            })
+            .map_err(|(e, i)| learn_error(e, Some(i)))?;
             out.refused += refused;
             lo = hi;
             py.check_signals()?;
@@ -263,7 +268,8 @@ impl LinearLearners {
         self.metrics.final_row().as_ref().map(progress_tuple)
     }
 
-    /// The raw scores `wᵀx` of every row: an `(n, K)` array (GIL released).
+    /// The raw scores of every row: an `(n, 1)` array (`wᵀx`) or `(n, K)` for a multiclass
+    /// model (the members' margins, or the softmax logits), GIL released.
     fn decision_function<'py>(
         &mut self,
         py: Python<'py>,
@@ -271,21 +277,35 @@ impl LinearLearners {
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let input = RowsInput::extract(x)?;
         let rows = input.rows()?;
-        self.check_shape(&rows)?;
-        rows.check_finite("X")?;
-        let n = rows.n_rows();
-        let k_models = self.models.len();
-        let (models, scratch) = (&self.models, &mut self.scratch);
-        let scores = py.detach(|| {
-            let mut scores = vec![0.0; n * k_models];
-            for (k, m) in models.iter().enumerate() {
-                for i in 0..n {
-                    scores[i * k_models + k] = m.learner.predict(rows.row(i, scratch));
-                }
-            }
-            scores
-        });
-        PyArray1::from_vec(py, scores).reshape([n, k_models])
+        self.check_predict_input(&rows)?;
+        let (state, scratch) = (&self.state, &mut self.scratch);
+        per_row(py, &rows, state.n_scores(), scratch, |x, out| {
+            state.scores_into(x, out)
+        })
+    }
+
+    /// Class probabilities of a multiclass model, `(n, K)` (the core's: normalised member
+    /// sigmoids for one-against-all, the softmax for softmax), GIL released.
+    fn predict_proba<'py>(
+        &mut self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let input = RowsInput::extract(x)?;
+        let rows = input.rows()?;
+        self.check_predict_input(&rows)?;
+        let State::Multi(model) = &self.state else {
+            return Err(PyValueError::new_err(
+                "predict_proba of the core is for multiclass models",
+            ));
+        };
+        per_row(
+            py,
+            &rows,
+            model.classes.len(),
+            &mut self.scratch,
+            |x, out| out.copy_from_slice(&model.learner.predict_proba(x)),
+        )
     }
 
     /// Learns one River example: `x` a dict of feature name → value, hashed as VW does into
@@ -295,8 +315,10 @@ impl LinearLearners {
     fn learn_one(&mut self, x: &Bound<'_, PyDict>, y: f64, weight: f64) -> PyResult<f64> {
         let bits = self.hash_bits()?;
         self.hashed.fill(x, bits)?;
+        let State::Linear(model) = &mut self.state else {
+            unreachable!("hash_bits checked the model is linear")
+        };
         let row = self.hashed.row();
-        let model = &mut self.models[0];
         let p = learn_row(&mut model.learner, row, y, weight, &mut self.refused)
             .map_err(|e| learn_error(e, None))?;
         model.examples_seen += 1;
@@ -309,35 +331,43 @@ impl LinearLearners {
     fn predict_one(&mut self, x: &Bound<'_, PyDict>) -> PyResult<f64> {
         let bits = self.hash_bits()?;
         self.hashed.fill(x, bits)?;
-        Ok(self.models[0].learner.predict(self.hashed.row()))
+        let mut s = [0.0];
+        self.state.scores_into(self.hashed.row(), &mut s);
+        Ok(s[0])
     }
 
-    /// The weights of every learner as a `(K, d + intercept)` array (the intercept last).
+    /// The weights as a `(K, d + intercept)` array (the intercept last; K = 1 for a binary or
+    /// regression model).
     fn weights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let rows: Vec<Vec<f64>> = self
-            .models
-            .iter()
-            .map(|m| m.learner.weights().into_owned())
-            .collect();
-        PyArray2::from_vec2(py, &rows).map_err(|e| PyValueError::new_err(e.to_string()))
+        PyArray2::from_vec2(py, &self.state.weight_rows())
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Number of features `d`.
     #[getter]
     fn dim(&self) -> usize {
-        self.models[0].learner.dim()
+        self.state.dim()
     }
 
-    /// Number of learners K.
+    /// Number of score columns: 1 (binary, regression) or K (multiclass).
     #[getter]
-    fn n_models(&self) -> usize {
-        self.models.len()
+    fn n_scores(&self) -> usize {
+        self.state.n_scores()
     }
 
-    /// Examples learned by each learner (all calls, all passes; saved in the model).
+    /// The classes recorded in the model, as Python labels (`None`: regression, or a binary
+    /// model of unnamed ±1 labels).
+    fn classes<'py>(&self, py: Python<'py>) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+        self.state
+            .classes()
+            .map(|c| class_objects(py, c))
+            .transpose()
+    }
+
+    /// Examples learned (all calls, all passes; saved in the model).
     #[getter]
     fn examples_seen(&self) -> u64 {
-        self.models[0].examples_seen
+        self.state.examples_seen()
     }
 
     /// Steps refused because they would have made the weights non-finite (this object only).
@@ -346,12 +376,14 @@ impl LinearLearners {
         self.refused
     }
 
-    /// True when the learners are the sparse-time (O(m² + m·nnz)) ones.
+    /// True when the learners (a multiclass model's members) are the sparse-time
+    /// (O(m² + m·nnz)) ones.
     #[getter]
     fn sparse(&self) -> bool {
-        self.models[0].config.representation == sketchlearn::linear::Representation::Sparse
+        let c = self.learner_config();
+        c.representation == sketchlearn::linear::Representation::Sparse
             && matches!(
-                self.models[0].config.algorithm,
+                c.algorithm,
                 sketchlearn::linear::Algorithm::Newton | sketchlearn::linear::Algorithm::Auto
             )
     }
@@ -359,12 +391,13 @@ impl LinearLearners {
     /// The configuration in the CLI's words, e.g. `newton/rfd-fast m=10 alpha0=1 c=0.1 logistic`.
     #[getter]
     fn description(&self) -> String {
-        self.models[0].config.describe()
+        self.state.describe()
     }
 
-    /// The hyper-parameters as estimator parameters (for `sketchlearn.load`).
+    /// The hyper-parameters as estimator parameters (for `sketchlearn.load`); a multiclass
+    /// model adds `reduction`.
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let c: &LearnerConfig = &self.models[0].config;
+        let c: &LearnerConfig = self.learner_config();
         let d = PyDict::new(py);
         d.set_item("algo", c.algorithm.name())?;
         // The sparse-time learners by their CLI names (`rfd-sparse`, …), as `sketchlearn.load`
@@ -381,11 +414,14 @@ impl LinearLearners {
         d.set_item("oja_c", c.oja_c)?;
         d.set_item("fit_intercept", c.bias)?;
         d.set_item("seed", c.seed)?;
+        if let State::Multi(m) = &self.state {
+            d.set_item("reduction", m.config.reduction.name())?;
+        }
         Ok(d)
     }
 
     /// Progressive (predict-then-learn) metrics of this object's learning calls:
-    /// `(examples, mean loss, error rate or None)`. One-vs-rest: the loss is the multiclass
+    /// `(examples, mean loss, error rate or None)`. Multiclass: the loss is the multiclass
     /// error counted as a hinge on ±1.
     fn progressive(&self) -> (u64, f64, Option<f64>) {
         (
@@ -395,31 +431,19 @@ impl LinearLearners {
         )
     }
 
-    /// Merges `other` into these learners, learner by learner (iterative parameter mixing:
-    /// weights averaged by the examples learned since `base`, sums added, sketches merged by
-    /// FD's merge — `sketchlearn::merge`). `base`: the learners both started from (the last
-    /// broadcast), or `None` when both started empty.
+    /// Merges `other` into this state (iterative parameter mixing: weights averaged by the
+    /// examples learned since `base`, sums added, sketches merged by FD's merge —
+    /// `sketchlearn::merge`; a one-against-all model member by member). `base`: the state both
+    /// started from (the last broadcast), or `None` when both started empty.
     #[pyo3(signature = (other, base=None))]
     fn merge(
         &mut self,
         other: PyRef<'_, LinearLearners>,
         base: Option<PyRef<'_, LinearLearners>>,
     ) -> PyResult<()> {
-        if other.models.len() != self.models.len()
-            || base
-                .as_ref()
-                .is_some_and(|b| b.models.len() != self.models.len())
-        {
-            return Err(PyValueError::new_err(
-                "cannot merge: a different number of learners (classes)",
-            ));
-        }
-        let mut merged = self.models.clone();
-        for (k, m) in merged.iter_mut().enumerate() {
-            let g = base.as_ref().map(|b| &b.models[k]);
-            m.merge(&other.models[k], g).map_err(merge_error)?;
-        }
-        self.models = merged;
+        let mut merged = self.state.clone();
+        merged.merge(&other.state, base.as_ref().map(|b| &b.state))?;
+        self.state = merged;
         Ok(())
     }
 
@@ -436,11 +460,11 @@ impl LinearLearners {
         zero_based: bool,
     ) -> PyResult<(u64, f64, Option<f64>)> {
         use sketchlearn::run::{self, Input, ReadOptions, Silent, Start, TrainOptions};
-        if self.one_vs_rest() {
+        let Some(model) = self.linear() else {
             return Err(PyValueError::new_err(
-                "learning from files needs one learner (binary or regression labels)",
+                "learning from files needs a binary or regression model",
             ));
-        }
+        };
         let format = format
             .parse::<sketchlearn::data::Format>()
             .map_err(PyValueError::new_err)?;
@@ -452,12 +476,12 @@ impl LinearLearners {
             },
             ..TrainOptions::default()
         };
-        let start = Start::Resume(self.models[0].clone());
+        let start = Start::Resume(model.clone());
         let input = Input::path(path.to_string_lossy().into_owned());
         let outcome = py
             .detach(|| run::train(input, start, &options, &mut Silent))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        self.models[0] = outcome.model;
+        self.state = State::Linear(outcome.model);
         self.metrics.merge(&outcome.metrics);
         self.refused += outcome.refused_steps;
         Ok((
@@ -467,82 +491,63 @@ impl LinearLearners {
         ))
     }
 
-    /// The largest total shrinkage `Σδ` among the learners' FD/RFD curvature sketches: FD's
-    /// bound on the spectral error of a (merged) sketch, `‖GᵀG − BᵀB‖₂ ≤ Σδ`, for the
-    /// scaled gradients `G` it summarises (`None` without an FD-family sketch).
+    /// The largest total shrinkage `Σδ` among the FD/RFD curvature sketches (of the model, or
+    /// of a one-against-all model's members): FD's bound on the spectral error of a (merged)
+    /// sketch, `‖GᵀG − BᵀB‖₂ ≤ Σδ`, for the scaled gradients `G` it summarises (`None` without
+    /// an FD-family sketch).
     fn sketch_error_bound(&self) -> Option<f64> {
-        self.models
-            .iter()
-            .filter_map(|m| crate::shrinkage::largest_shrinkage(&m.learner))
-            .reduce(f64::max)
+        use sketchlearn::linear::multiclass::AnyMulticlass;
+        match &self.state {
+            State::Linear(m) => crate::shrinkage::largest_shrinkage(&m.learner),
+            State::Multi(m) => match &m.learner {
+                AnyMulticlass::OneVsAll(o) => o
+                    .members()
+                    .iter()
+                    .filter_map(crate::shrinkage::largest_shrinkage)
+                    .reduce(f64::max),
+                AnyMulticlass::Softmax(_) => None,
+            },
+        }
     }
 
-    /// Every learner as the bytes of a model file (kind `linear-learner`, the CLI's format).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-        self.models
-            .iter()
-            .map(|m| {
-                model::to_bytes(LINEAR_MODEL_KIND, m)
-                    .map(|b| PyBytes::new(py, &b))
-                    .map_err(model_error)
-            })
-            .collect()
+    /// The model as the bytes of a model file (kind `linear-learner` or
+    /// `multiclass-learner`, the CLI's format).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = self.state.to_bytes().map_err(model_error)?;
+        Ok(PyBytes::new(py, &b))
     }
 
-    /// The first learner's state alone — configuration, weights, sketch, example count — as
-    /// model-file bytes without what a file adds about its data (classes, input format), so a
-    /// model trained here and one trained by the CLI on the same rows compare byte for byte.
+    /// The learner state alone — configuration, weights, sketch, example count — as
+    /// model-file bytes without what a file adds about its data (the input format; a binary
+    /// model's classes), so a model trained here and one trained by the CLI on the same rows
+    /// compare byte for byte.
     fn state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let mut m = self.models[0].clone();
-        m.classes = None;
-        m.input = None;
-        model::to_bytes(LINEAR_MODEL_KIND, &m)
-            .map(|b| PyBytes::new(py, &b))
-            .map_err(model_error)
+        let b = self.state.state_bytes().map_err(model_error)?;
+        Ok(PyBytes::new(py, &b))
     }
 
-    /// The learners back from [`LinearLearners::to_bytes`].
+    /// The model back from [`LinearLearners::to_bytes`].
     #[staticmethod]
-    fn from_bytes(states: Vec<Vec<u8>>) -> PyResult<Self> {
-        if states.is_empty() {
-            return Err(PyValueError::new_err("no learner state"));
-        }
-        let models = states
-            .iter()
-            .map(|b| LinearModel::from_bytes(b, "pickle"))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(model_error)?;
-        if models
-            .iter()
-            .any(|m| m.learner.dim() != models[0].learner.dim())
-        {
-            return Err(PyValueError::new_err("learners of different dimensions"));
-        }
-        Ok(Self::from_models(models))
+    fn from_bytes(state: Vec<u8>) -> PyResult<Self> {
+        State::from_bytes(&state, "pickle").map(Self::from_state)
     }
 
-    /// Writes the model file `sketchlearn test -i` reads (binary and regression models only:
-    /// the CLI has no multiclass model yet).
+    /// Writes the model file `sketchlearn test -i` and `predict -i` read.
     fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
-        if self.one_vs_rest() {
-            return Err(PyValueError::new_err(
-                "a one-vs-rest multiclass model has no CLI model file yet; pickle it instead",
-            ));
-        }
-        self.models[0].save(path).map_err(model_error)
+        self.state.save(&path)
     }
 
-    /// Reads a model file written by `sketchlearn train -f` or `save`.
+    /// Reads a model file written by `sketchlearn train -f` (binary, regression or
+    /// `--multiclass`) or `save`.
     #[staticmethod]
     fn load(path: std::path::PathBuf) -> PyResult<Self> {
-        let m = LinearModel::load(path).map_err(model_error)?;
-        Ok(Self::from_models(vec![m]))
+        State::load(&path).map(Self::from_state)
     }
 
-    /// A copy of the learners' state (a plain memory copy, no serialisation; the progressive
-    /// metrics start afresh, as after unpickling).
+    /// A copy of the state (a plain memory copy, no serialisation; the progressive metrics
+    /// start afresh, as after unpickling).
     fn __copy__(&self) -> Self {
-        Self::from_models(self.models.clone())
+        Self::from_state(self.state.clone())
     }
 
     /// Same as [`LinearLearners::__copy__`]: the state holds no Python objects.
@@ -552,26 +557,28 @@ impl LinearLearners {
 
     /// Pickle support: rebuilt from the model-file bytes.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let states = PyList::new(py, slf.borrow().to_bytes(py)?)?;
-        let ctor = slf.get_type().getattr("from_bytes")?;
-        PyTuple::new(
-            py,
-            [ctor.into_any(), PyTuple::new(py, [states])?.into_any()],
-        )
+        let state = slf.borrow().to_bytes(slf.py())?;
+        crate::pickling::reduce_with(slf.as_any(), state)
     }
 
     fn __repr__(&self) -> String {
         format!(
-            "LinearLearners({} x {}, d={})",
-            self.models.len(),
-            self.models[0].config.describe(),
+            "LinearLearners({}, d={})",
+            self.state.describe(),
             self.dim()
         )
     }
 }
 
 impl LinearLearners {
+    /// The binary learner's configuration, or a one-against-all model's members'.
+    fn learner_config(&self) -> &LearnerConfig {
+        match &self.state {
+            State::Linear(m) => &m.config,
+            State::Multi(m) => &m.config.member,
+        }
+    }
+
     fn check_shape(&self, rows: &Rows<'_>) -> PyResult<()> {
         let d = self.dim();
         if rows.n_cols() != d {
@@ -583,13 +590,56 @@ impl LinearLearners {
         Ok(())
     }
 
-    /// River dictionaries need a power-of-two dimension (`2^bits` hashed features).
+    fn check_predict_input(&self, rows: &Rows<'_>) -> PyResult<()> {
+        self.check_shape(rows)?;
+        rows.check_finite("X")
+    }
+
+    /// Shapes, finite values, weights ≥ 0 and (multiclass) class ids in `0..K`.
+    fn check_learn_input(&self, rows: &Rows<'_>, y: &[f64], w: Option<&[f64]>) -> PyResult<()> {
+        let n = rows.n_rows();
+        self.check_shape(rows)?;
+        if y.len() != n || w.is_some_and(|w| w.len() != n) {
+            return Err(PyValueError::new_err(format!(
+                "X has {n} rows but y has {} (and sample_weight {:?})",
+                y.len(),
+                w.map(|w| w.len())
+            )));
+        }
+        rows.check_finite("X")?;
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "y contains NaN or infinity: row {i}"
+            )));
+        }
+        if let State::Multi(m) = &self.state {
+            let k = m.classes.len() as f64;
+            if let Some(i) = y
+                .iter()
+                .position(|&v| v < 0.0 || v >= k || v.fract() != 0.0)
+            {
+                return Err(PyValueError::new_err(format!(
+                    "row {i}: class id {} is not one of 0..{k}",
+                    y[i]
+                )));
+            }
+        }
+        if let Some(i) = w.and_then(|w| w.iter().position(|v| !v.is_finite() || *v < 0.0)) {
+            return Err(PyValueError::new_err(format!(
+                "sample_weight must be finite and >= 0: row {i}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// River dictionaries need a binary or regression model of dimension `2^bits`.
     fn hash_bits(&self) -> PyResult<u32> {
         let d = self.dim();
-        if !d.is_power_of_two() || self.one_vs_rest() {
+        if !d.is_power_of_two() || self.linear().is_none() {
             return Err(PyValueError::new_err(format!(
-                "dictionary examples need one learner of dimension 2^bits, not {} of {d}",
-                self.models.len()
+                "dictionary examples need a binary or regression model of dimension 2^bits, \
+                 not {}",
+                self.state.describe()
             )));
         }
         Ok(d.trailing_zeros())

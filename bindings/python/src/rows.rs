@@ -1,8 +1,10 @@
 //! The rows of a Python input matrix, walked in Rust without copying the matrix: a NumPy array
 //! (float64 or float32, any memory order) or a CSR matrix handed over as its three buffers.
 //!
-//! C-ordered float64 rows go to the learners as borrowed slices; other layouts are copied one
-//! row at a time into a small scratch buffer.
+//! A dense row reaches the core as its non-zero entries (a sparse [`Row`] gathered into a small
+//! scratch buffer), exactly as the CLI hands the core a LIBSVM line: the learners then do the
+//! same arithmetic on an array as on the file — the same bits — and skip the zeros (a9a: 14 of
+//! 123 values per row). CSR rows are borrowed from the matrix.
 
 use numpy::ndarray::ArrayView2;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
@@ -56,7 +58,7 @@ impl<'py> RowsInput<'py> {
 
     /// A view of the rows that can cross into code running without the GIL.
     pub fn rows(&self) -> PyResult<Rows<'_>> {
-        Ok(match self {
+        let rows = match self {
             RowsInput::F64(a) => Rows::F64(a.as_array()),
             RowsInput::F32(a) => Rows::F32(a.as_array()),
             RowsInput::Csr {
@@ -76,7 +78,41 @@ impl<'py> RowsInput<'py> {
                 rows.check_structure()?;
                 rows
             }
-        })
+        };
+        if rows.n_cols() > u32::MAX as usize {
+            return Err(PyValueError::new_err(format!(
+                "{} columns: more than the {} features a row may index",
+                rows.n_cols(),
+                u32::MAX
+            )));
+        }
+        Ok(rows)
+    }
+}
+
+/// Buffers for the non-zero entries of one dense row.
+#[derive(Default)]
+pub struct RowScratch {
+    indices: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl RowScratch {
+    /// The non-zero entries of `values` (in column order) as a sparse row. A dense matrix has
+    /// at most `u32::MAX` columns here: [`RowsInput::rows`] refuses wider ones.
+    fn gather(&mut self, values: impl Iterator<Item = f64>) -> Row<'_> {
+        self.indices.clear();
+        self.values.clear();
+        for (j, v) in values.enumerate() {
+            if v != 0.0 {
+                self.indices.push(j as u32);
+                self.values.push(v);
+            }
+        }
+        Row::Sparse {
+            indices: &self.indices,
+            values: &self.values,
+        }
     }
 }
 
@@ -116,26 +152,12 @@ impl<'a> Rows<'a> {
         }
     }
 
-    /// Row `i`, borrowed from the matrix when it is C-ordered float64 or CSR, otherwise copied
-    /// into `scratch`.
-    pub fn row<'s>(&'s self, i: usize, scratch: &'s mut Vec<f64>) -> Row<'s> {
+    /// Row `i`: its non-zero entries gathered into `scratch` for a dense matrix (any dtype and
+    /// order), borrowed from the matrix for CSR.
+    pub fn row<'s>(&'s self, i: usize, scratch: &'s mut RowScratch) -> Row<'s> {
         match self {
-            Rows::F64(a) => {
-                let r = a.row(i);
-                match r.to_slice() {
-                    Some(s) => Row::Dense(s),
-                    None => {
-                        scratch.clear();
-                        scratch.extend(r.iter().copied());
-                        Row::Dense(scratch)
-                    }
-                }
-            }
-            Rows::F32(a) => {
-                scratch.clear();
-                scratch.extend(a.row(i).iter().map(|&x| f64::from(x)));
-                Row::Dense(scratch)
-            }
+            Rows::F64(a) => scratch.gather(a.row(i).iter().copied()),
+            Rows::F32(a) => scratch.gather(a.row(i).iter().map(|&x| f64::from(x))),
             Rows::Csr {
                 indptr,
                 indices,
@@ -153,7 +175,7 @@ impl<'a> Rows<'a> {
 
     /// The first row holding a NaN or an infinity, with that value.
     pub fn first_non_finite(&self) -> Option<(usize, f64)> {
-        let mut scratch = Vec::new();
+        let mut scratch = RowScratch::default();
         for i in 0..self.n_rows() {
             let bad = match self.row(i, &mut scratch) {
                 Row::Dense(v) => v.iter().copied().find(|x| !x.is_finite()),

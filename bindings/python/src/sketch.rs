@@ -3,7 +3,7 @@
 //! dense linear algebra on the matrices it returns.
 
 use crate::errors::{model_error, sketch_error};
-use crate::rows::RowsInput;
+use crate::rows::{RowScratch, RowsInput};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -84,7 +84,7 @@ impl SketchState {
             return Err(PyValueError::new_err("signs must have one value per row"));
         }
         let mut lo = 0;
-        let mut scratch = Vec::new();
+        let mut scratch = RowScratch::default();
         while lo < n {
             let hi = (lo + CHUNK).min(n);
             let sketch = &mut self.sketch;
@@ -160,7 +160,7 @@ impl SketchState {
         let sketch = &self.sketch;
         py.detach(|| {
             let mut exact = RowMatrix::new(sketch.dim());
-            let mut scratch = Vec::new();
+            let mut scratch = RowScratch::default();
             for i in 0..rows.n_rows() {
                 exact.push(rows.row(i, &mut scratch), signs.map_or(1.0, |s| s[i]));
             }
@@ -209,9 +209,7 @@ impl SketchState {
 
     /// Pickle support.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let state = slf.borrow().to_bytes(py)?;
-        let ctor = slf.get_type().getattr("from_bytes")?;
-        PyTuple::new(py, [ctor.into_any(), PyTuple::new(py, [state])?.into_any()])
+        let state = slf.borrow().to_bytes(slf.py())?;
+        crate::pickling::reduce_with(slf.as_any(), state)
     }
 }

@@ -1,7 +1,6 @@
 """One model world: the CLI's model files load in Python and Python's in the CLI, and both
 learn the same bits on the same data, order and seed."""
 
-import shutil
 import subprocess
 
 import numpy as np
@@ -10,18 +9,6 @@ from conftest import ROOT
 
 import sketchlearn
 from sketchlearn import OnlineClassifier
-
-
-@pytest.fixture(scope="session")
-def cli():
-    """The release CLI, built here (skipped only when cargo is absent)."""
-    cargo = shutil.which("cargo")
-    if cargo is None:
-        pytest.skip("cargo is not installed: cannot build the CLI")
-    subprocess.run(
-        [cargo, "build", "--release", "--quiet", "-p", "sketchlearn-cli"], cwd=ROOT, check=True
-    )
-    return ROOT / "target" / "release" / "sketchlearn"
 
 
 def _cli_predictions(cli, model, data, tmp_path):
@@ -62,6 +49,10 @@ def test_python_and_cli_learn_the_same_bits(cli, heart, tmp_path, flags, params)
     loaded = sketchlearn.load(cli_model)
     assert loaded.learners_.state_bytes() == est.learners_.state_bytes()
     assert sketchlearn.load(py_model).learners_.state_bytes() == est.learners_.state_bytes()
+    # A dense array learns the same bits: its zeros are skipped as the file never lists them.
+    dense = OnlineClassifier(**params).fit(X.toarray(), y)
+    assert dense.learners_.state_bytes() == est.learners_.state_bytes()
+    assert dense.progressive_score_ == est.progressive_score_
     # CLI model → Python: the same predictions to the bit.
     np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
     np.testing.assert_array_equal(loaded.predict(X), est.predict(X))

@@ -94,17 +94,23 @@ def test_unknown_label_in_partial_fit():
         clf.partial_fit(np.ones((2, 3)), [0, 2])
 
 
-def test_multiclass_one_vs_rest():
+@pytest.mark.parametrize("reduction", ["oaa", "softmax"])
+def test_multiclass_through_the_core_learners(reduction):
     X, y = make_classification(600, 8, n_informative=6, n_classes=4, random_state=0)
     labels = np.array(["a", "b", "c", "d"])[y]
-    clf = OnlineClassifier(n_passes=3).fit(X, labels)
-    assert clf.learners_.n_models == 4
+    clf = OnlineClassifier(n_passes=3, reduction=reduction).fit(X, labels)
+    assert clf.learners_.n_scores == 4
+    assert clf.learners_.description.startswith(reduction)
     assert clf.decision_function(X).shape == (600, 4)
     p = clf.predict_proba(X)
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    # The most probable class is the predicted one.
+    np.testing.assert_array_equal(clf.classes_[np.argmax(p, axis=1)], clf.predict(X))
     batch = LogisticRegression().fit(X, labels).score(X, labels)  # 0.597
     assert clf.score(X, labels) > batch - 0.05
     assert clf.coef_.shape == (4, 8)
+    with pytest.raises(ValueError, match="reduction"):
+        OnlineClassifier(reduction="ovr").fit(X, labels)
 
 
 @settings(max_examples=15, deadline=None)

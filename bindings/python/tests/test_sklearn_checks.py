@@ -4,6 +4,8 @@ expected failures whose reasons come from ``sketchlearn.expected_failed_checks``
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sketchlearn import (
+    FMClassifier,
+    FMRegressor,
     FrequentDirections,
     OnlineClassifier,
     OnlineRegressor,
@@ -17,6 +19,8 @@ from sketchlearn import (
         OnlineClassifier(algo="newton", curvature="oja", loss="hinge"),
         OnlineRegressor(),
         FrequentDirections(size=4),
+        FMClassifier(),
+        FMRegressor(),
     ],
     expected_failed_checks=expected_failed_checks,
     xfail_strict=True,

@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from sketchlearn import _core
 from sketchlearn._progress import print_header, print_rows
-from sketchlearn._validation import as_rows, as_targets, seed_of
+from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
 
 #: Constructor parameters handed to the core, by their names there.
 _CORE_PARAMS = (
@@ -56,6 +56,7 @@ class OnlineLinearModel(BaseEstimator):
         sparse: bool | None = None,
         random_state: Any = None,
         verbose: bool = False,
+        reduction: str = "oaa",
     ) -> None:
         self.algo = algo
         self.curvature = curvature
@@ -73,6 +74,7 @@ class OnlineLinearModel(BaseEstimator):
         self.sparse = sparse
         self.random_state = random_state
         self.verbose = verbose
+        self.reduction = reduction
 
     # -- building -------------------------------------------------------------------------
 
@@ -81,27 +83,24 @@ class OnlineLinearModel(BaseEstimator):
         params["seed"] = seed_of(self.random_state)
         return params
 
-    def _new_learners(self, X, n_models: int):
+    def _learner_classes(self) -> list | None:
+        """The classes handed to the core (``None``: regression)."""
+        return None
+
+    def _new_learners(self, X):
         avg_nnz = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else None
         return _core.LinearLearners(
             self._core_params(),
             X.shape[1],
-            n_models,
+            self._learner_classes(),
+            reduction=self.reduction,
             avg_nnz=avg_nnz,
             sparse=self.sparse,
             regression=self._regression,
         )
 
     def _validate(self, X, y="no_validation", *, reset: bool):
-        kw = dict(
-            accept_sparse=("csr", "csc", "coo"),
-            dtype=(np.float64, np.float32),
-            ensure_all_finite=False,  # the core names the first non-finite row
-            reset=reset,
-        )
-        if isinstance(y, str) and y == "no_validation":
-            return validate_data(self, X, **kw)
-        return validate_data(self, X, y, y_numeric=self._regression, **kw)
+        return validate_input(self, X, y, reset=reset)
 
     # -- learning -------------------------------------------------------------------------
 
@@ -119,7 +118,7 @@ class OnlineLinearModel(BaseEstimator):
             if final is not None:
                 print_rows([final])
 
-    def _fit(self, X, targets, n_models: int, sample_weight, *, reset: bool, passes: int):
+    def _fit(self, X, targets, sample_weight, *, reset: bool, passes: int):
         """Learns ``passes`` passes over validated ``X`` with core targets, (re)building the
         learners first when ``reset``."""
         if sample_weight is not None:
@@ -128,7 +127,7 @@ class OnlineLinearModel(BaseEstimator):
             )
         rows, _ = as_rows(X)
         if reset:
-            self.learners_ = self._new_learners(X, n_models)
+            self.learners_ = self._new_learners(X)
             self._printed_header = False
         self._learn(rows, as_targets(targets), sample_weight, passes)
         return self
@@ -142,13 +141,14 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- distributed training: merge and files ------------------------------------------------
 
-    def _init_learners(self, n_features: int, n_models: int) -> None:
+    def _init_learners(self, n_features: int) -> None:
         """Builds empty learners for ``n_features`` features (the dense representation unless
         ``sparse=True``: the sparse-time learners cannot be merged)."""
         self.learners_ = _core.LinearLearners(
             self._core_params(),
             int(n_features),
-            n_models,
+            self._learner_classes(),
+            reduction=self.reduction,
             sparse=bool(self.sparse),
             regression=self._regression,
         )
@@ -183,8 +183,8 @@ class OnlineLinearModel(BaseEstimator):
             if n_features is None:
                 raise ValueError("n_features must be given on the first call to partial_fit_file")
             if not self._regression:
-                self.classes_ = np.array([-1.0, 1.0])
-            self._init_learners(n_features, 1)
+                self.classes_ = np.array([-1, 1])
+            self._init_learners(n_features)
         self.learners_.learn_file(str(path), format, zero_based)
         return self
 
@@ -215,8 +215,10 @@ class OnlineLinearModel(BaseEstimator):
         return {"examples": n, "loss": loss, "error": error}
 
     def save(self, path) -> None:
-        """Writes the model file that ``sketchlearn test -i PATH`` reads and
-        :func:`sketchlearn.load` reads back (binary classifiers and regressors)."""
+        """Writes the model file that ``sketchlearn test -i PATH`` and ``predict -i PATH``
+        read and :func:`sketchlearn.load` reads back (``sketchlearn train -f``'s format: a
+        classifier's file records ``classes_``, so the CLI prints the user's labels; more than
+        two classes make a ``--multiclass`` model)."""
         check_is_fitted(self, "learners_")
         self.learners_.save(str(path))
 

@@ -13,14 +13,15 @@ MODEL_FORMAT_VERSION: int
 __version__: str
 
 class LinearLearners:
-    """One linear learner (binary, regression) or K of them (one-vs-rest)."""
+    """One core model: binary, regression, or multiclass (one-against-all or softmax)."""
 
     def __init__(
         self,
         params: dict,
         dim: int,
-        n_models: int,
+        classes: list | None = None,
         *,
+        reduction: str = "oaa",
         hashed: bool = False,
         avg_nnz: float | None = None,
         sparse: bool | None = None,
@@ -37,7 +38,11 @@ class LinearLearners:
     def final_progress(self) -> ProgressRow | None:
         """The closing progress row."""
     def decision_function(self, x: Rows) -> npt.NDArray[np.float64]:
-        """Raw scores ``(n, K)``."""
+        """Raw scores ``(n, 1)`` or ``(n, K)``."""
+    def predict_proba(self, x: Rows) -> npt.NDArray[np.float64]:
+        """A multiclass model's class probabilities ``(n, K)``."""
+    def classes(self) -> list | None:
+        """The classes the model records (``None``: regression or unnamed ±1)."""
     def learn_one(self, x: dict, y: float, weight: float = 1.0) -> float:
         """Learns one hashed dictionary; returns the score before the update."""
     def predict_one(self, x: dict) -> float:
@@ -56,12 +61,12 @@ class LinearLearners:
         """One pass over a LIBSVM/VW/CSV file with the Rust reader."""
     def progressive(self) -> tuple[int, float, float | None]:
         """``(examples, mean loss, error rate)`` of progressive validation."""
-    def to_bytes(self) -> list[bytes]:
-        """Each learner as model-file bytes."""
+    def to_bytes(self) -> bytes:
+        """The model as model-file bytes."""
     def state_bytes(self) -> bytes:
-        """The first learner's state (no classes or input format) as model-file bytes."""
+        """The learner state (no input format; no binary classes) as model-file bytes."""
     @staticmethod
-    def from_bytes(states: list[bytes]) -> LinearLearners:
+    def from_bytes(state: bytes) -> LinearLearners:
         """Inverse of :meth:`to_bytes`."""
     def save(self, path: str | PathLike) -> None:
         """Writes the CLI's model file."""
@@ -71,7 +76,7 @@ class LinearLearners:
     @property
     def dim(self) -> int: ...
     @property
-    def n_models(self) -> int: ...
+    def n_scores(self) -> int: ...
     @property
     def examples_seen(self) -> int: ...
     @property
@@ -80,6 +85,38 @@ class LinearLearners:
     def sparse(self) -> bool: ...
     @property
     def description(self) -> str: ...
+
+def model_kind(path: str | PathLike) -> str:
+    """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
+
+class FmLearner:
+    """One online factorization machine of the core (``sketchlearn fm``)."""
+
+    def __init__(
+        self, params: dict, dim: int, *, normalize: bool = False, regression: bool = False
+    ) -> None: ...
+    def learn(self, x: Rows, y: npt.NDArray[np.float64]) -> None:
+        """Learns every row in order (GIL released)."""
+    def predict(self, x: Rows) -> npt.NDArray[np.float64]:
+        """Predictions (raw scores for a classification loss)."""
+    def progressive(self) -> tuple[int, float, float | None]:
+        """``(examples, mean loss, error rate)`` of progressive validation."""
+    def params(self) -> dict:
+        """Hyper-parameters as estimator parameters."""
+    def save(self, path: str | PathLike) -> None:
+        """Writes the model file of ``sketchlearn fm -f``."""
+    @staticmethod
+    def load(path: str | PathLike) -> FmLearner:
+        """Reads a model file of ``sketchlearn fm -f`` (LIBSVM rows)."""
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(state: bytes) -> FmLearner: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def examples_seen(self) -> int: ...
+    @property
+    def refused_steps(self) -> int: ...
 
 class SketchState:
     """A streaming covariance sketch (fd, fd-fast, rfd, rfd-fast, gfd, gfd-fast, rp, oja)."""

@@ -11,16 +11,24 @@ from sketchlearn import _core
 
 
 def load(path: str | os.PathLike):
-    """Reads a linear-learner model file into a fitted estimator.
+    """Reads a model file of ``sketchlearn train -f`` (binary, regression or ``--multiclass``)
+    into a fitted estimator.
 
     A model with the squared loss becomes an :class:`~sketchlearn.OnlineRegressor`; any
-    other an :class:`~sketchlearn.OnlineClassifier` with ``classes_ = [-1, 1]`` (the CLI's
-    labels). Its hyper-parameters become the estimator's parameters, its full state (weights
-    and sketch) the fitted learner, so that ``partial_fit`` resumes training bit for bit as
+    other an :class:`~sketchlearn.OnlineClassifier` whose ``classes_`` are the labels the file
+    records (numbers as ints when integral, names as strings; a file of unnamed ±1 labels,
+    format 5 or older, gives ``[-1, 1]``); a ``--multiclass`` model keeps its ``reduction``.
+    A factorization machine (``sketchlearn fm -f`` on LIBSVM rows, or
+    :meth:`FMClassifier.save`) becomes an :class:`~sketchlearn.FMRegressor` or a binary
+    :class:`~sketchlearn.FMClassifier` with ``classes_ = [-1, 1]``.
+    Its hyper-parameters become the estimator's parameters, its full state (weights and
+    sketch) the fitted learner, so that ``partial_fit`` resumes training bit for bit as
     ``sketchlearn train -i`` does.
     """
     from sketchlearn.sklearn import OnlineClassifier, OnlineRegressor
 
+    if _core.model_kind(os.fspath(path)) == "fm-learner":
+        return _load_fm(path)
     learners = _core.LinearLearners.load(os.fspath(path))
     params = learners.params()
     seed = params.pop("seed")
@@ -35,6 +43,30 @@ def load(path: str | os.PathLike):
     est = cls(**params, sparse=sparse, random_state=seed)
     est.learners_ = learners
     est.n_features_in_ = learners.dim
+    if not regression:
+        classes = learners.classes()
+        est.classes_ = np.array([-1, 1] if classes is None else _label_array(classes))
+    return est
+
+
+def _label_array(labels: list) -> np.ndarray:
+    """Labels as NumPy holds them: one dtype when they share a type, else objects."""
+    if len({type(v) for v in labels}) == 1:
+        return np.array(labels)
+    return np.array(labels, dtype=object)
+
+
+def _load_fm(path):
+    """A factorization machine model file as a fitted FM estimator."""
+    from sketchlearn.fm import FMClassifier, FMRegressor
+
+    fm = _core.FmLearner.load(os.fspath(path))
+    params = fm.params()
+    seed = params.pop("seed")
+    regression = params["loss"] == "squared"
+    est = (FMRegressor if regression else FMClassifier)(**params, random_state=seed)
+    est.fm_ = fm
+    est.n_features_in_ = fm.dim
     if not regression:
         est.classes_ = np.array([-1, 1])
     return est

@@ -8,6 +8,7 @@ from typing import Any, Union
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import validate_data
 
 #: What ``sketchlearn._core`` accepts as a matrix: a 2-d float array or a CSR tuple.
 Rows = Union[np.ndarray, tuple]
@@ -41,6 +42,21 @@ def as_rows(X: Any) -> tuple[Rows, bool]:
     if X.ndim != 2:
         raise ValueError(f"expected a 2-d matrix, got {X.ndim} dimension(s)")
     return X, False
+
+
+def validate_input(est, X, y: Any = "no_validation", *, reset: bool):
+    """scikit-learn's ``validate_data`` as the estimators need it: float64/float32 arrays or
+    CSR/CSC/COO matrices, ``y`` numeric for a regressor (``est._regression``), NaN and infinity
+    left to the core, which names the first non-finite row."""
+    kw = dict(
+        accept_sparse=("csr", "csc", "coo"),
+        dtype=(np.float64, np.float32),
+        ensure_all_finite=False,
+        reset=reset,
+    )
+    if isinstance(y, str) and y == "no_validation":
+        return validate_data(est, X, **kw)
+    return validate_data(est, X, y, y_numeric=est._regression, **kw)
 
 
 def as_targets(y: Any) -> np.ndarray:

@@ -113,11 +113,9 @@ def _tree_merge(client, parts: list, base) -> Any:
 
 def _initial(estimator, n_features: int, classes) -> Any:
     est = clone(estimator)
-    if estimator._regression:
-        est._init_learners(n_features, 1)
-    else:
+    if not estimator._regression:
         est._set_classes(classes)
-        est._init_learners(n_features, est._n_models())
+    est._init_learners(n_features)
     return est
 
 

@@ -73,7 +73,7 @@ class _RiverLinear:
             "seed": seed_of(self.seed),
         }
         self._learners = _core.LinearLearners(
-            params, 1 << self.bits, 1, hashed=True, regression=self._regression
+            params, 1 << self.bits, hashed=True, regression=self._regression
         )
         return self._learners
 

@@ -12,8 +12,10 @@ from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
 from sketchlearn._base import OnlineLinearModel
+from sketchlearn._validation import as_rows
 
 _PARAMS_DOC = """
     Parameters
@@ -46,16 +48,24 @@ _PARAMS_DOC = """
         Seed of the random draws (RP, Oja); ``None`` is seed 0, the CLI's default.
     verbose : bool, default=False
         Print the CLI's progress table (progressive loss at 1, 2, 4, … examples) on stderr.
+    reduction : {"oaa", "softmax"}, default="oaa"
+        :class:`OnlineClassifier` with more than two classes (CLI ``--multiclass --reduction``):
+        ``oaa`` is the core's one-against-all over K learners of the parameters above;
+        ``softmax`` the core's softmax regression with a Kronecker-factored sketched Newton step
+        (its own library defaults: RFD m=10). Not used by two classes or by
+        :class:`OnlineRegressor`.
 """
 
 
 class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
     __doc__ = (
-        """Online linear classifier (binary, or multiclass one-vs-rest over K learners).
+        """Online linear classifier (binary, or multiclass through the core's multiclass
+    learners, as ``sketchlearn train --multiclass``).
 
-    Labels may be any values; ``classes_`` is ``np.unique(y)``. Binary problems learn the
-    larger class as +1 (scikit-learn's convention), so a CLI model file's ±1 labels map to
-    ``classes_ = [-1, 1]``.
+    Labels may be numbers or strings; ``classes_`` is ``np.unique(y)``. Binary problems learn
+    the later-sorted class as +1 (scikit-learn's convention, and the CLI's). The model file of
+    :meth:`save` records the classes, so ``sketchlearn test -i``/``predict -i`` print the user's
+    labels; :func:`sketchlearn.load` gives a CLI model's labels as ``classes_``.
     """
         + _PARAMS_DOC
     )
@@ -66,12 +76,14 @@ class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
         if self.loss == "squared":
             raise ValueError("OnlineClassifier needs a classification loss; use OnlineRegressor")
 
-    def _n_models(self) -> int:
-        return 1 if len(self.classes_) == 2 else len(self.classes_)
+    def _learner_classes(self) -> list:
+        return self.classes_.tolist()
 
     def _targets(self, y) -> np.ndarray:
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.minimum(idx, len(self.classes_) - 1)
+        # classes_ are sorted unless a CLI model declared them in another order (--classes).
+        order = np.argsort(self.classes_, kind="stable")
+        pos = np.minimum(np.searchsorted(self.classes_[order], y), len(order) - 1)
+        idx = order[pos]
         unknown = self.classes_[idx] != y
         if np.any(unknown):
             first = int(np.flatnonzero(unknown)[0])
@@ -101,14 +113,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         self._set_classes(y)
-        return self._fit(
-            X,
-            self._targets(y),
-            self._n_models(),
-            sample_weight,
-            reset=True,
-            passes=self.n_passes,
-        )
+        return self._fit(X, self._targets(y), sample_weight, reset=True, passes=self.n_passes)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learns one pass over ``(X, y)``, continuing from the current state.
@@ -128,9 +133,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
             )
         X, y = self._validate(X, y, reset=first)
         check_classification_targets(y)
-        return self._fit(
-            X, self._targets(y), self._n_models(), sample_weight, reset=first, passes=1
-        )
+        return self._fit(X, self._targets(y), sample_weight, reset=first, passes=1)
 
     def decision_function(self, X) -> np.ndarray:
         """Raw scores ``wᵀx``: shape ``(n,)`` for two classes (> 0 predicts ``classes_[1]``),
@@ -150,15 +153,15 @@ class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
 
     @available_if(_has_proba)
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities (logistic loss only): σ(score) for two classes; one-vs-rest
-        σ(score_k) normalised to sum 1 for K > 2."""
-        s = self._scores(X)
-        if s.shape[1] == 1:
-            p = expit(s[:, 0])
-            return np.column_stack([1.0 - p, p])
-        p = expit(s)
-        total = p.sum(axis=1, keepdims=True)
-        return np.divide(p, total, out=np.full_like(p, 1.0 / p.shape[1]), where=total > 0)
+        """Class probabilities (logistic loss only): σ(score) for two classes; for K > 2 the
+        core's (one-against-all: the members' σ(score_k) normalised to sum 1; softmax: the
+        softmax of the scores)."""
+        check_is_fitted(self, "learners_")
+        if self.learners_.n_scores > 1:
+            rows, _ = as_rows(self._validate(X, reset=False))
+            return self.learners_.predict_proba(rows)
+        p = expit(self._scores(X)[:, 0])
+        return np.column_stack([1.0 - p, p])
 
     @available_if(_has_proba)
     def predict_log_proba(self, X) -> np.ndarray:
@@ -180,13 +183,13 @@ class OnlineRegressor(RegressorMixin, OnlineLinearModel):
     def fit(self, X, y, sample_weight=None):
         """Learns ``n_passes`` passes over ``(X, y)`` in row order, from scratch."""
         X, y = self._validate(X, y, reset=True)
-        return self._fit(X, y, 1, sample_weight, reset=True, passes=self.n_passes)
+        return self._fit(X, y, sample_weight, reset=True, passes=self.n_passes)
 
     def partial_fit(self, X, y, sample_weight=None):
         """Learns one pass over ``(X, y)``, continuing from the current state."""
         first = not hasattr(self, "learners_")
         X, y = self._validate(X, y, reset=first)
-        return self._fit(X, y, 1, sample_weight, reset=first, passes=1)
+        return self._fit(X, y, sample_weight, reset=first, passes=1)
 
     def predict(self, X) -> np.ndarray:
         """Predictions ``wᵀx``."""

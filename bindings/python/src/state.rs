@@ -1,0 +1,203 @@
+//! What a `LinearLearners` object holds: one core model, either a binary/regression
+//! [`LinearModel`] or a [`MulticlassModel`] (one-against-all or softmax) — exactly what
+//! `sketchlearn train -f` writes without and with `--multiclass`, so that `save`, `load` and
+//! pickling are the core's model-file bytes.
+
+use crate::errors::{merge_error, model_error};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use sketchlearn::labels::Classes;
+use sketchlearn::linear::multiclass::{
+    AnyMulticlass, MulticlassLearner, MulticlassModel, MULTICLASS_MODEL_KIND,
+};
+use sketchlearn::linear::{LinearModel, OnlineLearner, LINEAR_MODEL_KIND};
+use sketchlearn::merge::Merge;
+use sketchlearn::model::{self, ModelError};
+use sketchlearn::Row;
+use std::path::Path;
+
+/// One core model.
+#[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // one per estimator
+pub enum State {
+    /// Binary classification (labels ±1) or regression.
+    Linear(LinearModel),
+    /// `K > 2` classes (ids `0..K`).
+    Multi(MulticlassModel),
+}
+
+impl State {
+    /// Input dimension `d`.
+    pub fn dim(&self) -> usize {
+        match self {
+            State::Linear(m) => m.learner.dim(),
+            State::Multi(m) => m.learner.dim(),
+        }
+    }
+
+    /// Number of score columns: 1, or `K`.
+    pub fn n_scores(&self) -> usize {
+        match self {
+            State::Linear(_) => 1,
+            State::Multi(m) => m.classes.len(),
+        }
+    }
+
+    /// The classes recorded in the model (`None`: regression, or a binary model of unknown
+    /// labels, which the CLI reads as ±1).
+    pub fn classes(&self) -> Option<&Classes> {
+        match self {
+            State::Linear(m) => m.classes.as_ref(),
+            State::Multi(m) => Some(&m.classes),
+        }
+    }
+
+    /// Examples learned (all calls and passes; saved in the model).
+    pub fn examples_seen(&self) -> u64 {
+        match self {
+            State::Linear(m) => m.examples_seen,
+            State::Multi(m) => m.examples_seen,
+        }
+    }
+
+    /// The configuration in the CLI's words.
+    pub fn describe(&self) -> String {
+        match self {
+            State::Linear(m) => m.config.describe(),
+            State::Multi(m) => m.config.describe(),
+        }
+    }
+
+    /// The raw scores of row `x` into `out` (`n_scores` values).
+    pub fn scores_into(&self, x: Row<'_>, out: &mut [f64]) {
+        match self {
+            State::Linear(m) => out[0] = m.learner.predict(x),
+            State::Multi(m) => out.copy_from_slice(&m.learner.scores(x)),
+        }
+    }
+
+    /// The weights as rows, one per score column (`d` values and the intercept's, if any).
+    pub fn weight_rows(&self) -> Vec<Vec<f64>> {
+        match self {
+            State::Linear(m) => vec![m.learner.weights().into_owned()],
+            State::Multi(m) => match &m.learner {
+                AnyMulticlass::OneVsAll(o) => o
+                    .members()
+                    .iter()
+                    .map(|l| l.weights().into_owned())
+                    .collect(),
+                AnyMulticlass::Softmax(s) => {
+                    let w = s.weights();
+                    let k = m.classes.len();
+                    w.chunks(w.len() / k).map(<[f64]>::to_vec).collect()
+                }
+            },
+        }
+    }
+
+    /// Merges `other` (and `base`, the state both started from) into `self`: iterative
+    /// parameter mixing (`sketchlearn::merge`). Softmax states have no merge.
+    pub fn merge(&mut self, other: &State, base: Option<&State>) -> PyResult<()> {
+        match (self, other) {
+            (State::Linear(a), State::Linear(b)) => {
+                let g = match base {
+                    Some(State::Linear(g)) => Some(g),
+                    None => None,
+                    Some(_) => return Err(different()),
+                };
+                a.merge(b, g).map_err(merge_error)
+            }
+            (State::Multi(a), State::Multi(b)) => {
+                let (AnyMulticlass::OneVsAll(x), AnyMulticlass::OneVsAll(y)) =
+                    (&mut a.learner, &b.learner)
+                else {
+                    return Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                        "softmax multiclass models cannot be merged (use reduction=\"oaa\")",
+                    ));
+                };
+                if a.classes != b.classes {
+                    return Err(different());
+                }
+                let g = match base {
+                    Some(State::Multi(MulticlassModel {
+                        learner: AnyMulticlass::OneVsAll(g),
+                        examples_seen,
+                        ..
+                    })) => Some((g, *examples_seen)),
+                    None => None,
+                    Some(_) => return Err(different()),
+                };
+                x.merge(y, g.map(|g| g.0)).map_err(merge_error)?;
+                a.examples_seen =
+                    (a.examples_seen + b.examples_seen).saturating_sub(g.map_or(0, |g| g.1));
+                Ok(())
+            }
+            _ => Err(different()),
+        }
+    }
+
+    /// The model-file bytes (kind `linear-learner` or `multiclass-learner`).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ModelError> {
+        match self {
+            State::Linear(m) => model::to_bytes(LINEAR_MODEL_KIND, m),
+            State::Multi(m) => model::to_bytes(MULTICLASS_MODEL_KIND, m),
+        }
+    }
+
+    /// The state back from [`State::to_bytes`].
+    pub fn from_bytes(bytes: &[u8], name: &str) -> PyResult<State> {
+        match LinearModel::from_bytes(bytes, name) {
+            Ok(m) => Ok(State::Linear(m)),
+            Err(ModelError::WrongKind { .. }) => {
+                model::from_bytes::<MulticlassModel>(bytes, MULTICLASS_MODEL_KIND, name)
+                    .map(State::Multi)
+                    .map_err(model_error)
+            }
+            Err(e) => Err(model_error(e)),
+        }
+    }
+
+    /// Writes the model file the CLI reads.
+    pub fn save(&self, path: &Path) -> PyResult<()> {
+        match self {
+            State::Linear(m) => m.save(path),
+            State::Multi(m) => m.save(path),
+        }
+        .map_err(model_error)
+    }
+
+    /// Reads a model file of either kind (`sketchlearn train -f`, with or without
+    /// `--multiclass`).
+    pub fn load(path: &Path) -> PyResult<State> {
+        if model::peek_kind(path).map_err(model_error)? == MULTICLASS_MODEL_KIND {
+            return MulticlassModel::load(path)
+                .map(State::Multi)
+                .map_err(model_error);
+        }
+        LinearModel::load(path)
+            .map(State::Linear)
+            .map_err(model_error)
+    }
+
+    /// The state without what a file adds about its data (the input format, and a binary
+    /// model's classes), as model-file bytes: learner state compared byte for byte.
+    pub fn state_bytes(&self) -> Result<Vec<u8>, ModelError> {
+        match self {
+            State::Linear(m) => {
+                let mut m = m.clone();
+                m.classes = None;
+                m.input = None;
+                model::to_bytes(LINEAR_MODEL_KIND, &m)
+            }
+            State::Multi(m) => {
+                let mut m = m.clone();
+                m.input = None;
+                model::to_bytes(MULTICLASS_MODEL_KIND, &m)
+            }
+        }
+    }
+}
+
+fn different() -> PyErr {
+    PyValueError::new_err("cannot merge: different kinds of models or classes")
+}
