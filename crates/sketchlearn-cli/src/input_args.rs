@@ -44,7 +44,7 @@ pub struct InputArgs {
     /// CSV: a hashed column takes 2^B features
     #[arg(long, value_name = "B", default_value_t = CsvExampleOptions::default().hash_bits)]
     pub hash_bits: u32,
-    /// LIBSVM, VW or CSV file (- = stdin; .gz decompressed)
+    /// LIBSVM, VW or CSV file (- = stdin, CSV with --format csv or a CSV flag; .gz decompressed)
     pub file: String,
 }
 
@@ -56,7 +56,10 @@ impl InputArgs {
             interactions.push(q).map_err(anyhow::Error::msg)?;
         }
         Ok(ReadOptions {
-            format: self.format,
+            format: match self.format() {
+                Format::Csv => Format::Csv,
+                _ => self.format,
+            },
             zero_based: self.zero_based,
             bits: self.bits,
             read_ahead: !self.no_read_ahead,
@@ -75,13 +78,26 @@ impl InputArgs {
         })
     }
 
-    /// CSV flags given for another format: an error naming them.
-    pub fn check(&self) -> anyhow::Result<()> {
-        let csv = self.label_column.is_some()
+    /// Whether a CSV-only flag is given.
+    fn csv_flags(&self) -> bool {
+        self.label_column.is_some()
             || !self.ignore_columns.is_empty()
             || self.header
-            || self.no_header;
-        if csv && self.format.resolve(&self.file) != Format::Csv {
+            || self.no_header
+    }
+
+    /// The format to read: `--format`, else CSV for standard input with a CSV flag (a pipe has
+    /// no name to detect it from), else detected from the file's name.
+    pub fn format(&self) -> Format {
+        if self.format == Format::Auto && self.file == "-" && self.csv_flags() {
+            return Format::Csv;
+        }
+        self.format.resolve(&self.file)
+    }
+
+    /// CSV flags given for another format: an error naming them.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.csv_flags() && self.format() != Format::Csv {
             anyhow::bail!(
                 "--label-column, --ignore-columns, --header and --no-header apply to CSV input \
                  (a .csv file or --format csv)"

@@ -398,7 +398,7 @@ fn begin(args: &TrainArgs) -> Result<(Begin, Format)> {
         .transpose()?;
     let format = match &resumed {
         Some(m) => check_input(m, &input.file, input.format, input.zero_based, input.bits)?,
-        None => input.format.resolve(&input.file),
+        None => input.format(),
     };
     let begin = match resumed {
         Some(AnyModel::Multiclass(m)) => Begin::Multiclass(Some(m)),
