@@ -31,9 +31,10 @@ use std::io::{BufWriter, Write};
 #[derive(clap::Args, Debug)]
 #[command(
     allow_negative_numbers = true,
-    after_help = "Every example is predicted, then learned (progressive validation). Labels: any \
-two classes\n(sorted, the later positive; --classes NEG,POS), more with --multiclass. Guide: \
-docs/guide.md\nExample: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
+    disable_help_flag = true,
+    after_help = "Labels: any two classes (sorted, the later positive; --classes NEG,POS), more with \
+--multiclass.\nRare flags, in docs/guide.md (with every explanation): --oja-c C, --no-read-ahead.\n\
+Example: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
 )]
 pub struct TrainArgs {
     #[command(flatten)]
@@ -77,6 +78,9 @@ pub struct TrainArgs {
     pub json: bool,
     #[command(flatten)]
     pub quiet: Quiet,
+    /// Print help (the Output heading holds it: one heading fewer)
+    #[arg(short = 'h', long, action = clap::ArgAction::Help, help_heading = "Output")]
+    help: Option<bool>,
 }
 
 /// Arguments of `sketchlearn test`.
@@ -298,14 +302,7 @@ impl Observer for Terminal<'_> {
         }
     }
     fn warning(&mut self, warning: &Warning) {
-        match warning {
-            Warning::Diverged { .. } => eprintln!("warning: {warning}; {}", self.advice),
-            Warning::LabelsInRuns { .. } => eprintln!(
-                "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
-                 runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
-            ),
-            _ => eprintln!("note: {warning}"),
-        }
+        eprintln!("{}", warning_line(warning, self.advice));
     }
     fn pass_done(&mut self, r: &PassReport<'_>) {
         if self.quiet || (r.holdout.is_none() && r.test.is_none()) {
@@ -325,6 +322,18 @@ impl Observer for Terminal<'_> {
             }
         }
         eprintln!("{line}");
+    }
+}
+
+/// A run's warning as printed, with the flags that fix it (`advice` for a divergence).
+pub(crate) fn warning_line(warning: &Warning, advice: &str) -> String {
+    match warning {
+        Warning::Diverged { .. } => format!("warning: {warning}; {advice}"),
+        Warning::LabelsInRuns { .. } => format!(
+            "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
+             runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
+        ),
+        _ => format!("note: {warning}"),
     }
 }
 

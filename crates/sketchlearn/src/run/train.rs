@@ -4,7 +4,7 @@
 
 use super::convention::{Convention, Seen};
 use super::evaluate::evaluate_in;
-use super::evaluated_pass::evaluated_pass;
+use super::evaluated_pass::{evaluated_pass, BinaryPass};
 use super::holdout::EarlyStop;
 use super::input::examples;
 use super::pass::RecentLines;
@@ -266,7 +266,12 @@ pub fn train_and_test(
             inner: &mut *observer,
             seen: &seen,
         };
+        let mut kind = BinaryPass {
+            loss,
+            observer: &mut watched,
+        };
         let done = evaluated_pass(
+            &mut kind,
             &mut model.learner,
             |ex| {
                 let more = reader.read_into(ex);
@@ -278,9 +283,7 @@ pub fn train_and_test(
                 }
                 more
             },
-            loss,
             &mut metrics,
-            &mut watched,
             &options.evaluation,
             pass,
             &mut runs,
@@ -367,7 +370,7 @@ pub fn train_and_test(
 
 /// The checks of a run's options; an input or test input read once is spooled when the run
 /// reads it several times ([`TrainOptions::check_passes`]).
-fn check_options(
+pub(crate) fn check_options(
     input: &mut Input,
     test: Option<&mut Input>,
     options: &TrainOptions,
