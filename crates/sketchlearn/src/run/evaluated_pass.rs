@@ -5,6 +5,7 @@
 //! one) — the same adapters, in the same order, for both.
 
 use super::holdout::{HoldoutSplit, Shared};
+use super::pass::progressive_pass_in_batches;
 use super::{progressive_pass, Evaluation, LabelRuns, Observer, PassOutcome, ShuffleBuffer};
 use crate::eval::multiclass::{
     class_of, progressive_multiclass, MulticlassMetrics, MulticlassProgress,
@@ -82,13 +83,10 @@ impl PassKind for BinaryPass<'_> {
         next: impl FnMut(&mut Example) -> Result<bool, E>,
         metrics: &mut Metrics,
     ) -> Result<PassOutcome, EvalError<E>> {
-        progressive_pass(
-            &mut Shared(learner),
-            next,
-            self.loss,
-            metrics,
-            self.observer,
-        )
+        // One example at a time: a held-out example is predicted with the weights of every
+        // example before it, as VW's hold-out does (a batch would be learned only after it).
+        let shared = &mut Shared(learner);
+        progressive_pass_in_batches(shared, next, self.loss, metrics, self.observer, 1)
     }
 }
 
