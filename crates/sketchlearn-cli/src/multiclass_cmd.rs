@@ -98,24 +98,12 @@ impl MulticlassProgress for Table<'_> {
         }
     }
     fn pass_done(&mut self, r: &MulticlassPassReport<'_>) {
-        if self.quiet || (r.holdout.is_none() && r.test.is_none()) {
-            return;
-        }
-        let mut line = format!(
-            "pass {:<3} progressive log loss {:.6}",
-            r.pass,
-            r.progressive.log_loss()
-        );
-        for (name, m) in [("holdout", r.holdout), ("test", r.test)] {
-            if let Some(m) = m {
-                let e = m.error_rate().unwrap_or(f64::NAN);
-                line.push_str(&format!(
-                    "  {name} log loss {:.6} error {e:.4}",
-                    m.log_loss()
-                ));
+        if !self.quiet {
+            let numbers = |m: &MulticlassMetrics| (m.log_loss(), m.error_rate());
+            if let Some(line) = crate::train::pass_line(r, "log loss", numbers) {
+                eprintln!("{line}");
             }
         }
-        eprintln!("{line}");
     }
     fn warning(&mut self, warning: &Warning) {
         eprintln!("{}", crate::train::warning_line(warning, ""));

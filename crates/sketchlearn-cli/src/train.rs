@@ -305,24 +305,37 @@ impl Observer for Terminal<'_> {
         eprintln!("{}", warning_line(warning, self.advice));
     }
     fn pass_done(&mut self, r: &PassReport<'_>) {
-        if self.quiet || (r.holdout.is_none() && r.test.is_none()) {
-            return;
-        }
-        let mut line = format!(
-            "pass {:<3} progressive loss {:.6}",
-            r.pass,
-            r.progressive.mean_loss()
-        );
-        for (name, m) in [("holdout", r.holdout), ("test", r.test)] {
-            if let Some(m) = m {
-                line.push_str(&format!("  {name} loss {:.6}", m.mean_loss()));
-                if let Some(e) = m.error_rate() {
-                    line.push_str(&format!(" error {e:.4}"));
-                }
+        if !self.quiet {
+            let numbers = |m: &Metrics| (m.mean_loss(), m.error_rate());
+            if let Some(line) = pass_line(r, "loss", numbers) {
+                eprintln!("{line}");
             }
         }
-        eprintln!("{line}");
     }
+}
+
+/// The line of a pass with hold-out or test numbers (`None` without them): the progressive
+/// loss, then each held-out loss and error, the loss named `loss` (`log loss` for multiclass)
+/// and given with the error by `numbers`.
+pub(crate) fn pass_line<M>(
+    r: &PassReport<'_, M>,
+    loss: &str,
+    numbers: impl Fn(&M) -> (f64, Option<f64>),
+) -> Option<String> {
+    if r.holdout.is_none() && r.test.is_none() {
+        return None;
+    }
+    let progressive = numbers(r.progressive).0;
+    let mut line = format!("pass {:<3} progressive {loss} {progressive:.6}", r.pass);
+    for (name, m) in [("holdout", r.holdout), ("test", r.test)] {
+        if let Some((l, error)) = m.map(&numbers) {
+            line.push_str(&format!("  {name} {loss} {l:.6}"));
+            if let Some(e) = error {
+                line.push_str(&format!(" error {e:.4}"));
+            }
+        }
+    }
+    Some(line)
 }
 
 /// A run's warning as printed, with the flags that fix it (`advice` for a divergence).

@@ -44,6 +44,16 @@ fn error(v: &serde_json::Value, key: &str) -> f64 {
     v[key].as_f64().unwrap_or_else(|| panic!("{key} in {v}"))
 }
 
+/// A multiclass AdaGrad run with a JSON summary.
+const ADAGRAD: [&str; 6] = [
+    "train",
+    "--multiclass",
+    "--algo",
+    "adagrad",
+    "--json",
+    "--quiet",
+];
+
 const SPECIES: [&str; 6] = [
     "train",
     "--multiclass",
@@ -182,14 +192,7 @@ fn xor_vw() -> String {
 #[test]
 fn interactions_cross_namespaces_and_the_model_keeps_them() {
     let data = scratch("xor3.vw", &xor_vw());
-    let base = [
-        "train",
-        "--multiclass",
-        "--algo",
-        "adagrad",
-        "--json",
-        "--quiet",
-    ];
+    let base = ADAGRAD;
     let without = json(&[&base[..], &[data.as_str()]].concat());
     let model = scratch("xor3.model", "");
     let with = json(&[&base[..], &["-q", "ab", "-f", &model, &data]].concat());
@@ -244,14 +247,7 @@ fn noisy_libsvm() -> String {
 #[test]
 fn l1_and_l2_penalise_the_one_against_all_members() {
     let data = scratch("noisy.libsvm", &noisy_libsvm());
-    let base = [
-        "train",
-        "--multiclass",
-        "--algo",
-        "adagrad",
-        "--json",
-        "--quiet",
-    ];
+    let base = ADAGRAD;
     let plain = json(&[&base[..], &[data.as_str()]].concat());
     let light = json(&[&base[..], &["--l1", "0.001", data.as_str()]].concat());
     let heavy = json(&[&base[..], &["--l1", "5", data.as_str()]].concat());

@@ -205,17 +205,7 @@ pub trait MulticlassProgress {
 }
 
 /// The numbers of a training pass just ended ([`MulticlassProgress::pass_done`]).
-#[derive(Clone, Copy, Debug)]
-pub struct MulticlassPassReport<'a> {
-    /// The pass (1-based).
-    pub pass: u32,
-    /// The progressive metrics so far (all passes).
-    pub progressive: &'a MulticlassMetrics,
-    /// The hold-out examples' metrics of this pass (`--holdout`).
-    pub holdout: Option<&'a MulticlassMetrics>,
-    /// The test input's metrics after this pass (`--test`).
-    pub test: Option<&'a MulticlassMetrics>,
-}
+pub type MulticlassPassReport<'a> = crate::run::PassReport<'a, MulticlassMetrics>;
 
 impl MulticlassProgress for () {}
 

@@ -8,7 +8,7 @@ use super::holdout::{HoldoutSplit, Shared};
 use super::pass::progressive_pass_in_batches;
 use super::{progressive_pass, Evaluation, LabelRuns, Observer, PassOutcome, ShuffleBuffer};
 use crate::eval::multiclass::{
-    class_of, progressive_multiclass, MulticlassMetrics, MulticlassProgress,
+    class_of, progressive_multiclass, MulticlassMetrics, MulticlassPass, MulticlassProgress,
 };
 use crate::eval::{EvalError, Metrics};
 use crate::linear::multiclass::MulticlassLearner;
@@ -120,12 +120,7 @@ impl<L: MulticlassLearner + ?Sized> PassKind for MulticlassPassKind<'_, L> {
         next: impl FnMut(&mut Example) -> Result<bool, E>,
         metrics: &mut MulticlassMetrics,
     ) -> Result<PassOutcome, EvalError<E>> {
-        let p = progressive_multiclass(learner, next, metrics, self.progress)?;
-        Ok(PassOutcome {
-            examples: p.examples,
-            refused_steps: p.refused,
-            label_max: 0.0,
-        })
+        progressive_multiclass(learner, next, metrics, self.progress).map(outcome)
     }
     fn shared_pass<E: std::error::Error + 'static>(
         &mut self,
@@ -133,12 +128,16 @@ impl<L: MulticlassLearner + ?Sized> PassKind for MulticlassPassKind<'_, L> {
         next: impl FnMut(&mut Example) -> Result<bool, E>,
         metrics: &mut MulticlassMetrics,
     ) -> Result<PassOutcome, EvalError<E>> {
-        let p = progressive_multiclass(&mut Shared(learner), next, metrics, self.progress)?;
-        Ok(PassOutcome {
-            examples: p.examples,
-            refused_steps: p.refused,
-            label_max: 0.0,
-        })
+        progressive_multiclass(&mut Shared(learner), next, metrics, self.progress).map(outcome)
+    }
+}
+
+/// A multiclass pass's counts as a [`PassOutcome`] (no label magnitude: labels are classes).
+fn outcome(p: MulticlassPass) -> PassOutcome {
+    PassOutcome {
+        examples: p.examples,
+        refused_steps: p.refused,
+        label_max: 0.0,
     }
 }
 

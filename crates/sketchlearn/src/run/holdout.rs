@@ -185,4 +185,25 @@ impl<M> EarlyStop<M> {
     pub fn into_best(self) -> Option<(u32, M)> {
         self.best.map(|(_, pass, m)| (pass, m))
     }
+
+    /// [`EarlyStop::after_pass`] when the run has an early stop and pass `pass` a held-out
+    /// loss; false (go on) otherwise.
+    pub fn watch(
+        stop: Option<&mut Self>,
+        pass: u32,
+        held: Option<f64>,
+        snapshot: impl FnOnce() -> M,
+    ) -> bool {
+        match (stop, held) {
+            (Some(stop), Some(held)) => stop.after_pass(pass, held, snapshot),
+            _ => false,
+        }
+    }
+
+    /// The pass and model a run returns: the best one kept by the early stop, else `last`
+    /// (of pass `passes`).
+    pub fn best_or(stop: Option<Self>, passes: u32, last: M) -> (u32, M) {
+        stop.and_then(EarlyStop::into_best)
+            .unwrap_or((passes, last))
+    }
 }

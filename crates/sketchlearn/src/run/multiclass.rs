@@ -28,7 +28,7 @@ use super::holdout::EarlyStop;
 use super::input::examples;
 use super::labels::{check_csv_spec, csv_read_classes, scan_labels};
 use super::settle::{check_interactions, check_resumed};
-use super::train::check_options;
+use super::train::{check_options, not_empty};
 use super::{csv, Input, LabelRuns, ReadOptions, RunError, TrainOptions, Warning};
 use crate::data::{ClassSpec, ExampleSource, Format, InputSpec, LabelMap, Labeled, Schema, Task};
 use crate::eval::multiclass::{
@@ -281,23 +281,13 @@ pub fn train_multiclass_and_test(
         let held = tested.as_ref().or(done.holdout.as_ref());
         let held = held.map(MulticlassMetrics::log_loss);
         last = (done.holdout, tested);
-        if let (Some(stop), Some(held)) = (stop.as_mut(), held) {
-            if stop.after_pass(pass, held, || (model.clone(), last.clone())) {
-                break;
-            }
+        if EarlyStop::watch(stop.as_mut(), pass, held, || (model.clone(), last.clone())) {
+            break;
         }
     }
-    if total == 0 {
-        return Err(RunError::options(format!(
-            "no examples in {}: the input is empty",
-            input.name()
-        )));
-    }
+    not_empty(total, &input)?;
     let seconds = t.elapsed().as_secs_f64();
-    let mut best_pass = passes;
-    if let Some((pass, (best, held))) = stop.and_then(EarlyStop::into_best) {
-        (best_pass, model, last) = (pass, best, held);
-    }
+    let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
     Ok(MulticlassOutcome {
         model,
         metrics,
