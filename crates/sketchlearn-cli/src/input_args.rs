@@ -8,7 +8,7 @@ use sketchlearn::run::ReadOptions;
 #[derive(clap::Args, Debug)]
 #[command(next_help_heading = "Input")]
 pub struct InputArgs {
-    /// auto (from the name) | libsvm | vw | csv
+    /// auto (name; stdin+CSV flag: csv) | libsvm | vw | csv
     #[arg(long, value_name = "F", default_value_t = Format::Auto)]
     pub format: Format,
     /// Dimension d [default: from the file]
@@ -23,8 +23,8 @@ pub struct InputArgs {
     /// LIBSVM indices start at 0
     #[arg(long)]
     pub zero_based: bool,
-    /// Parse on the learner's thread (same results)
-    #[arg(long)]
+    /// Parse on the learner's thread (same results; a rare flag: in the guide)
+    #[arg(long, hide = true)]
     pub no_read_ahead: bool,
     /// CSV: label column, by name or 0-based index [default: label]
     #[arg(long, value_name = "COL")]
@@ -32,19 +32,19 @@ pub struct InputArgs {
     /// CSV: columns that give no feature (names or indices)
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub ignore_columns: Vec<ColumnRef>,
-    /// CSV: the first line is a header [default: detected]
+    /// CSV: first line is a header (--no-header: data) [default: detected]
     #[arg(long, conflicts_with = "no_header")]
     pub header: bool,
-    /// CSV: the first line is data [default: detected]
-    #[arg(long)]
+    /// CSV: the first line is data (help: under --header)
+    #[arg(long, hide = true)]
     pub no_header: bool,
-    /// CSV: a string column with more distinct values is hashed
-    #[arg(long, value_name = "N", default_value_t = CsvExampleOptions::default().max_categories)]
+    /// CSV: more distinct strings: hashed (2^--hash-bits, 10) [default: 64]
+    #[arg(long, value_name = "N", default_value_t = CsvExampleOptions::default().max_categories, hide_default_value = true)]
     pub max_categories: usize,
-    /// CSV: a hashed column takes 2^B features
-    #[arg(long, value_name = "B", default_value_t = CsvExampleOptions::default().hash_bits)]
+    /// CSV: a hashed column takes 2^B features (help: under --max-categories)
+    #[arg(long, value_name = "B", default_value_t = CsvExampleOptions::default().hash_bits, hide = true)]
     pub hash_bits: u32,
-    /// LIBSVM, VW or CSV file (- = stdin; .gz decompressed)
+    /// LIBSVM, VW or CSV file (- = stdin, CSV spooled; .gz decompressed)
     pub file: String,
 }
 
@@ -56,7 +56,10 @@ impl InputArgs {
             interactions.push(q).map_err(anyhow::Error::msg)?;
         }
         Ok(ReadOptions {
-            format: self.format,
+            format: match self.format() {
+                Format::Csv => Format::Csv,
+                _ => self.format,
+            },
             zero_based: self.zero_based,
             bits: self.bits,
             read_ahead: !self.no_read_ahead,
@@ -75,13 +78,26 @@ impl InputArgs {
         })
     }
 
-    /// CSV flags given for another format: an error naming them.
-    pub fn check(&self) -> anyhow::Result<()> {
-        let csv = self.label_column.is_some()
+    /// Whether a CSV-only flag is given.
+    fn csv_flags(&self) -> bool {
+        self.label_column.is_some()
             || !self.ignore_columns.is_empty()
             || self.header
-            || self.no_header;
-        if csv && self.format.resolve(&self.file) != Format::Csv {
+            || self.no_header
+    }
+
+    /// The format to read: `--format`, else CSV for standard input with a CSV flag (a pipe has
+    /// no name to detect it from), else detected from the file's name.
+    pub fn format(&self) -> Format {
+        if self.format == Format::Auto && self.file == "-" && self.csv_flags() {
+            return Format::Csv;
+        }
+        self.format.resolve(&self.file)
+    }
+
+    /// CSV flags given for another format: an error naming them.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.csv_flags() && self.format() != Format::Csv {
             anyhow::bail!(
                 "--label-column, --ignore-columns, --header and --no-header apply to CSV input \
                  (a .csv file or --format csv)"

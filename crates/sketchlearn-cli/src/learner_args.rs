@@ -43,20 +43,25 @@ pub struct LearnerArgs {
     /// OGD / AdaGrad learning rate
     #[arg(short = 'l', long = "learning-rate", value_name = "ETA", default_value_t = d().learning_rate)]
     pub learning_rate: f64,
-    /// L1 penalty λ₁‖w‖₁ (ogd, adagrad)
-    #[arg(long, value_name = "λ1", default_value_t = 0.0)]
+    /// Penalty λ₁‖w‖₁, and (λ₂/2)‖w‖² with --l2 λ₂ (ogd, adagrad) [default: 0]
+    #[arg(
+        long,
+        value_name = "λ1",
+        default_value_t = 0.0,
+        hide_default_value = true
+    )]
     pub l1: f64,
-    /// L2 penalty (λ₂/2)‖w‖² (ogd, adagrad)
-    #[arg(long, value_name = "λ2", default_value_t = 0.0)]
+    /// L2 penalty (λ₂/2)‖w‖² (ogd, adagrad; help: under --l1)
+    #[arg(long, value_name = "λ2", default_value_t = 0.0, hide = true)]
     pub l2: f64,
     /// Wrap the learner in diagonal adaptation (SON §5.2)
     #[arg(long)]
     pub diag: bool,
-    /// No intercept (by default a constant feature, as in VW)
+    /// No intercept (default: a constant feature, --bias-value 1)
     #[arg(long)]
     pub no_bias: bool,
-    /// The intercept's constant feature value
-    #[arg(long, value_name = "V", default_value_t = d().bias_value)]
+    /// The intercept's constant feature value (help: under --no-bias)
+    #[arg(long, value_name = "V", default_value_t = d().bias_value, hide = true)]
     pub bias_value: f64,
     /// Projection bound C of |wᵀx| ≤ C [default: none]
     #[arg(long, value_name = "C")]
@@ -79,8 +84,8 @@ pub struct LearnerArgs {
     /// Newton: c = σ + η (the sketch receives √c·g)
     #[arg(long = "c", value_name = "C", default_value_t = d().c, help_heading = "Sketch")]
     pub c: f64,
-    /// Oja's learning-rate constant c of γ_t = min(c/t, 1)
-    #[arg(long, value_name = "C", default_value_t = d().oja_c, help_heading = "Sketch")]
+    /// Oja's learning-rate constant c of γ_t = min(c/t, 1) (a rare flag: in the guide)
+    #[arg(long, value_name = "C", default_value_t = d().oja_c, hide = true)]
     pub oja_c: f64,
     /// auto (from the input) | dense | sparse
     #[arg(long, value_name = "R", default_value_t = d().representation, help_heading = "Sketch")]

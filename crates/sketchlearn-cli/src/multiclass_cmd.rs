@@ -7,10 +7,13 @@ use crate::prediction_output::PredictionFormat;
 use crate::train::{TestArgs, TrainArgs};
 use anyhow::{Context, Result};
 use serde::Serialize;
-use sketchlearn::eval::multiclass::{MulticlassMetrics, MulticlassProgress, MulticlassRow};
+use sketchlearn::eval::multiclass::{
+    MulticlassMetrics, MulticlassPassReport, MulticlassProgress, MulticlassRow,
+};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassModel;
-use sketchlearn::run::{self, Input, MulticlassStart, TrainOptions};
+use sketchlearn::linear::Regularization;
+use sketchlearn::run::{self, Input, MulticlassStart, TrainOptions, Warning};
 use sketchlearn::Example;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -94,6 +97,17 @@ impl MulticlassProgress for Table<'_> {
             );
         }
     }
+    fn pass_done(&mut self, r: &MulticlassPassReport<'_>) {
+        if !self.quiet {
+            let numbers = |m: &MulticlassMetrics| (m.log_loss(), m.error_rate());
+            if let Some(line) = crate::train::pass_line(r, "log loss", numbers) {
+                eprintln!("{line}");
+            }
+        }
+    }
+    fn warning(&mut self, warning: &Warning) {
+        eprintln!("{}", crate::train::warning_line(warning, ""));
+    }
     fn prediction(&mut self, _ex: &Example, p: &[f64]) {
         if let (Some(out), Some(f)) = (self.out.as_mut(), &self.format) {
             if let Err(e) = writeln!(out, "{}", f.multiclass_line(p)) {
@@ -123,6 +137,36 @@ pub struct MulticlassReport {
     pub seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused_steps: Option<u64>,
+    /// The hold-out examples of the returned model's pass (`--holdout`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holdout: Option<HeldOut>,
+    /// The `--test` input scored with the returned model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<HeldOut>,
+    /// The pass whose model is returned (training only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_pass: Option<u32>,
+    /// The early stop ended the run before its last pass (training only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<bool>,
+}
+
+/// A held-out evaluation in the JSON summary: examples, error and multiclass log loss.
+#[derive(Serialize, Debug)]
+pub struct HeldOut {
+    pub examples: u64,
+    pub error: Option<f64>,
+    pub multiclass_log_loss: f64,
+}
+
+impl HeldOut {
+    fn of(m: &MulticlassMetrics) -> Self {
+        HeldOut {
+            examples: m.examples(),
+            error: m.error_rate(),
+            multiclass_log_loss: m.log_loss(),
+        }
+    }
 }
 
 fn report(
@@ -150,6 +194,10 @@ fn report(
         confusion_matrix: s.confusion_matrix,
         seconds,
         refused_steps: training,
+        holdout: None,
+        test: None,
+        best_pass: None,
+        stopped_early: None,
     }
 }
 
@@ -161,6 +209,16 @@ fn print_text(r: &MulticlassReport, what: &str) {
         eprintln!("{what:<17} {e:.6} (s.e. {:.6})", r.error_se);
     }
     eprintln!("log loss          {:.6}", r.multiclass_log_loss);
+    for (name, m) in [("holdout", &r.holdout), ("test", &r.test)] {
+        if let Some(m) = m {
+            eprintln!(
+                "{name:<17} log loss {:.6}, error {:.6} ({} examples)",
+                m.multiclass_log_loss,
+                m.error.unwrap_or(f64::NAN),
+                m.examples
+            );
+        }
+    }
     eprintln!("seconds           {:.3}", r.seconds);
 }
 
@@ -188,22 +246,15 @@ pub fn train(
             MulticlassStart::New(args.class.multiclass_config(member)?, args.class.spec()?)
         }
     };
-    let eval = &args.eval;
-    if eval.holdout.is_some()
-        || eval.test.is_some()
-        || eval.early_stop.is_some()
-        || eval.shuffle_buffer > 0
-    {
-        anyhow::bail!(
-            "--holdout, --test, --early-stop and --shuffle-buffer apply to a binary or regression \
-             learner; evaluate a multiclass model with `sketchlearn test`"
-        );
-    }
     let options = TrainOptions {
         read: args.input.read_options()?,
         passes: args.eval.passes,
         dim: args.input.dim,
-        ..TrainOptions::default()
+        regularization: match start {
+            MulticlassStart::Resume(_) => Regularization::default(),
+            MulticlassStart::New(..) => args.learner.regularization(),
+        },
+        evaluation: args.eval.evaluation(args.seed),
     };
     let quiet = args.quiet.quiet;
     let mut table = Table::new(
@@ -212,19 +263,30 @@ pub fn train(
         args.class.raw,
         args.class.probabilities,
     );
-    let outcome =
-        run::train_multiclass(Input::path(&args.input.file), start, &options, &mut table)?;
+    let test = args.eval.test.as_deref().map(Input::path);
+    let data = Input::path(&args.input.file);
+    let outcome = run::train_multiclass_and_test(data, test, start, &options, &mut table)?;
     table.finish()?;
     let mut model = outcome.model;
     model.input.get_or_insert(input);
-    let r = report(
+    let mut r = report(
         &model,
         &outcome.metrics,
         outcome.seconds,
         Some(outcome.refused_steps),
     );
+    r.holdout = outcome.holdout.as_ref().map(HeldOut::of);
+    r.test = outcome.test.as_ref().map(HeldOut::of);
+    r.best_pass = Some(outcome.best_pass);
+    r.stopped_early = Some(outcome.stopped_early);
     if !quiet {
         print_text(&r, "progressive error");
+        if outcome.best_pass < outcome.passes {
+            eprintln!(
+                "early stop        the model of pass {} (best held-out loss) of {} passes run",
+                outcome.best_pass, outcome.passes
+            );
+        }
     }
     if let Some(path) = &args.final_model {
         model.save(path)?;

@@ -201,7 +201,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     }
     let interactions = match &model {
         AnyModel::Linear(m) => m.extras.interactions,
-        AnyModel::Multiclass(_) => Interactions::default(),
+        AnyModel::Multiclass(m) => m.extras.interactions,
     };
     let scorer = Scorer::new(model, args)?;
     let dim = scorer.dim();

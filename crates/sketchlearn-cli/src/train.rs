@@ -31,9 +31,10 @@ use std::io::{BufWriter, Write};
 #[derive(clap::Args, Debug)]
 #[command(
     allow_negative_numbers = true,
-    after_help = "Every example is predicted, then learned (progressive validation). Labels: any \
-two classes\n(sorted, the later positive; --classes NEG,POS), more with --multiclass. Guide: \
-docs/guide.md\nExample: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
+    disable_help_flag = true,
+    after_help = "Labels: any two classes (sorted, the later positive; --classes NEG,POS), more with \
+--multiclass.\nRare flags, in docs/guide.md (with every explanation): --oja-c C, --no-read-ahead.\n\
+Example: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
 )]
 pub struct TrainArgs {
     #[command(flatten)]
@@ -77,6 +78,9 @@ pub struct TrainArgs {
     pub json: bool,
     #[command(flatten)]
     pub quiet: Quiet,
+    /// Print help (the Output heading holds it: one heading fewer)
+    #[arg(short = 'h', long, action = clap::ArgAction::Help, help_heading = "Output")]
+    help: Option<bool>,
 }
 
 /// Arguments of `sketchlearn test`.
@@ -298,33 +302,51 @@ impl Observer for Terminal<'_> {
         }
     }
     fn warning(&mut self, warning: &Warning) {
-        match warning {
-            Warning::Diverged { .. } => eprintln!("warning: {warning}; {}", self.advice),
-            Warning::LabelsInRuns { .. } => eprintln!(
-                "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
-                 runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
-            ),
-            _ => eprintln!("note: {warning}"),
-        }
+        eprintln!("{}", warning_line(warning, self.advice));
     }
     fn pass_done(&mut self, r: &PassReport<'_>) {
-        if self.quiet || (r.holdout.is_none() && r.test.is_none()) {
-            return;
-        }
-        let mut line = format!(
-            "pass {:<3} progressive loss {:.6}",
-            r.pass,
-            r.progressive.mean_loss()
-        );
-        for (name, m) in [("holdout", r.holdout), ("test", r.test)] {
-            if let Some(m) = m {
-                line.push_str(&format!("  {name} loss {:.6}", m.mean_loss()));
-                if let Some(e) = m.error_rate() {
-                    line.push_str(&format!(" error {e:.4}"));
-                }
+        if !self.quiet {
+            let numbers = |m: &Metrics| (m.mean_loss(), m.error_rate());
+            if let Some(line) = pass_line(r, "loss", numbers) {
+                eprintln!("{line}");
             }
         }
-        eprintln!("{line}");
+    }
+}
+
+/// The line of a pass with hold-out or test numbers (`None` without them): the progressive
+/// loss, then each held-out loss and error, the loss named `loss` (`log loss` for multiclass)
+/// and given with the error by `numbers`.
+pub(crate) fn pass_line<M>(
+    r: &PassReport<'_, M>,
+    loss: &str,
+    numbers: impl Fn(&M) -> (f64, Option<f64>),
+) -> Option<String> {
+    if r.holdout.is_none() && r.test.is_none() {
+        return None;
+    }
+    let progressive = numbers(r.progressive).0;
+    let mut line = format!("pass {:<3} progressive {loss} {progressive:.6}", r.pass);
+    for (name, m) in [("holdout", r.holdout), ("test", r.test)] {
+        if let Some((l, error)) = m.map(&numbers) {
+            line.push_str(&format!("  {name} {loss} {l:.6}"));
+            if let Some(e) = error {
+                line.push_str(&format!(" error {e:.4}"));
+            }
+        }
+    }
+    Some(line)
+}
+
+/// A run's warning as printed, with the flags that fix it (`advice` for a divergence).
+pub(crate) fn warning_line(warning: &Warning, advice: &str) -> String {
+    match warning {
+        Warning::Diverged { .. } => format!("warning: {warning}; {advice}"),
+        Warning::LabelsInRuns { .. } => format!(
+            "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
+             runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
+        ),
+        _ => format!("note: {warning}"),
     }
 }
 
@@ -398,7 +420,7 @@ fn begin(args: &TrainArgs) -> Result<(Begin, Format)> {
         .transpose()?;
     let format = match &resumed {
         Some(m) => check_input(m, &input.file, input.format, input.zero_based, input.bits)?,
-        None => input.format.resolve(&input.file),
+        None => input.format(),
     };
     let begin = match resumed {
         Some(AnyModel::Multiclass(m)) => Begin::Multiclass(Some(m)),

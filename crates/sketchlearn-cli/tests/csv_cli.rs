@@ -10,19 +10,131 @@ fn run(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+/// A file of `../shared/data`: `None` (the test returns early) when absent on this machine;
+/// under `CI=true` a missing file fails the test instead of skipping it.
 fn shared(name: &str) -> Option<String> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/data")
         .join(name);
-    p.exists().then(|| p.to_string_lossy().into_owned())
+    if !p.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} is missing (CI=true: the test may not skip)",
+            p.display()
+        );
+        return None;
+    }
+    Some(p.to_string_lossy().into_owned())
 }
 
-fn tmp(name: &str, text: &str) -> String {
+/// `sketchlearn ARGS` with `stdin` piped in.
+fn run_piped(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || input.write_all(&data));
+    let out = child.wait_with_output().expect("binary ends");
+    writer.join().unwrap().ok(); // a refused run may close its stdin early
+    out
+}
+
+/// The JSON of a run that succeeded, without its timing fields.
+fn json_without_timing(out: &Output) -> serde_json::Value {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for k in ["seconds", "examples_per_second"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    v
+}
+
+#[test]
+fn attrition_from_a_pipe_trains_as_the_file_does() {
+    let Some(data) = shared("attrition.csv") else {
+        return;
+    };
+    let text = std::fs::read(&data).unwrap();
+    let (from_file, from_pipe) = (scratch_path("file.model"), scratch_path("pipe.model"));
+    let file = run(&[
+        "train",
+        "--json",
+        "-f",
+        &from_file,
+        "--label-column",
+        "Attrition",
+        &data,
+    ]);
+    let pipe = run_piped(
+        &[
+            "train",
+            "--json",
+            "-f",
+            &from_pipe,
+            "--label-column",
+            "Attrition",
+            "-",
+        ],
+        &text,
+    );
+    let (f, p) = (json_without_timing(&file), json_without_timing(&pipe));
+    assert_eq!(f, p);
+    assert_eq!(p["examples"], 1470);
+    assert!(p["progressive_error"].as_f64().unwrap() < 0.16, "{p}");
+    // The same model, byte for byte, and it tests a piped CSV through its columns.
+    assert_eq!(
+        std::fs::read(&from_file).unwrap(),
+        std::fs::read(&from_pipe).unwrap()
+    );
+    let tested = run_piped(&["test", "--json", "-i", &from_pipe, "-"], &text);
+    let t = json_without_timing(&tested);
+    assert_eq!(t["examples"], 1470);
+}
+
+#[test]
+fn a_piped_csv_with_three_classes_trains_a_multiclass_model_as_the_file_does() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/penguins.csv");
+    let data = data.to_string_lossy().into_owned();
+    let text = std::fs::read(&data).unwrap();
+    let args = [
+        "train",
+        "--json",
+        "--multiclass",
+        "--label-column",
+        "species",
+    ];
+    let file = run(&[&args[..], &[data.as_str()]].concat());
+    let pipe = run_piped(&[&args[..], &["-"]].concat(), &text);
+    let (f, p) = (json_without_timing(&file), json_without_timing(&pipe));
+    assert_eq!(f, p);
+    assert_eq!(p["examples"], 344);
+    assert!(p["progressive_error"].as_f64().unwrap() < 0.15, "{p}");
+    // Without a CSV flag or --format csv, standard input is LIBSVM: a clear parse error.
+    let out = run_piped(&["train", "-"], &text);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("<stdin>:1"), "{err}");
+}
+
+fn scratch_path(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("sketchlearn-csv-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
+    std::fs::remove_file(&p).ok();
     p.to_string_lossy().into_owned()
+}
+
+fn tmp(name: &str, text: &str) -> String {
+    let p = scratch_path(name);
+    std::fs::write(&p, text).unwrap();
+    p
 }
 
 #[test]

@@ -41,7 +41,10 @@ fn libsvm_file() -> PathBuf {
         let y = if (a - 0.5) * (b - 0.5) > 0.0 { 1 } else { -1 };
         text.push_str(&format!("{y} 1:{a} 2:{b} 3:{}\n", a * b));
     }
-    tmp("inter.libsvm", text.as_bytes())
+    // A file per test thread: tests run in parallel, and a file rewritten while another test
+    // reads it would be read empty.
+    let name = format!("inter-{:?}.libsvm", std::thread::current().id());
+    tmp(&name.replace(['(', ')'], ""), text.as_bytes())
 }
 
 /// Every `--algo`.

@@ -198,7 +198,14 @@ pub trait MulticlassProgress {
     fn row(&mut self, _row: &MulticlassRow) {}
     /// The probabilities scored for `ex` (its label is the class index).
     fn prediction(&mut self, _ex: &Example, _p: &[f64]) {}
+    /// A training pass ended (with its hold-out and test metrics when the run has them).
+    fn pass_done(&mut self, _report: &MulticlassPassReport<'_>) {}
+    /// Something to tell the user (the run goes on).
+    fn warning(&mut self, _warning: &crate::run::Warning) {}
 }
+
+/// The numbers of a training pass just ended ([`MulticlassProgress::pass_done`]).
+pub type MulticlassPassReport<'a> = crate::run::PassReport<'a, MulticlassMetrics>;
 
 impl MulticlassProgress for () {}
 
@@ -289,7 +296,7 @@ where
 }
 
 /// The class index an example's label holds.
-fn class_of(ex: &Example, k: usize) -> Result<usize, LearnError> {
+pub(crate) fn class_of(ex: &Example, k: usize) -> Result<usize, LearnError> {
     let y = ex.label;
     if y >= 0.0 && y.fract() == 0.0 && y < k as f64 {
         Ok(y as usize)

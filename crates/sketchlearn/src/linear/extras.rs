@@ -44,37 +44,55 @@ impl ModelExtras {
     }
 }
 
+/// A model file value that carries [`ModelExtras`] as an optional trailer (a linear model, a
+/// multiclass model): the value itself serializes without them (`#[serde(skip)]`).
+pub(crate) trait WithExtras: Serialize + serde::de::DeserializeOwned {
+    /// The extras kept in the trailer.
+    fn extras(&self) -> &ModelExtras;
+    /// The extras, to fill in from the trailer.
+    fn extras_mut(&mut self) -> &mut ModelExtras;
+}
+
+impl WithExtras for LinearModel {
+    fn extras(&self) -> &ModelExtras {
+        &self.extras
+    }
+    fn extras_mut(&mut self) -> &mut ModelExtras {
+        &mut self.extras
+    }
+}
+
 /// The payload of `m`: the model, then its extras when there are any.
-pub(super) fn to_bytes(kind: &str, m: &LinearModel) -> Result<Vec<u8>, ModelError> {
-    if m.extras.is_empty() {
+pub(crate) fn to_bytes<M: WithExtras>(kind: &str, m: &M) -> Result<Vec<u8>, ModelError> {
+    if m.extras().is_empty() {
         model::to_bytes(kind, m)
     } else {
-        model::to_bytes(kind, &(m, &m.extras))
+        model::to_bytes(kind, &(m, m.extras()))
     }
 }
 
 /// Decodes a payload of the current layout: the model, then (if bytes remain) its extras.
-pub(super) fn decode(payload: &[u8], source_name: &str) -> Result<LinearModel, ModelError> {
+pub(crate) fn decode<M: WithExtras>(payload: &[u8], source_name: &str) -> Result<M, ModelError> {
     let (mut m, rest) =
-        postcard::take_from_bytes::<LinearModel>(payload).map_err(|e| ModelError::Decode {
+        postcard::take_from_bytes::<M>(payload).map_err(|e| ModelError::Decode {
             path: source_name.to_owned(),
             message: e.to_string(),
         })?;
     if !rest.is_empty() {
-        m.extras = model::decode_payload(rest, source_name)?;
+        *m.extras_mut() = model::decode_payload(rest, source_name)?;
     }
     Ok(m)
 }
 
 /// Writes `m` atomically ([`model::save`]), with its extras when there are any.
-pub(super) fn save(
+pub(crate) fn save<M: WithExtras>(
     path: impl AsRef<std::path::Path>,
     kind: &str,
-    m: &LinearModel,
+    m: &M,
 ) -> Result<(), ModelError> {
-    if m.extras.is_empty() {
+    if m.extras().is_empty() {
         model::save(path, kind, m)
     } else {
-        model::save(path, kind, &(m, &m.extras))
+        model::save(path, kind, &(m, m.extras()))
     }
 }

@@ -58,11 +58,14 @@ impl Regularization {
             Algorithm::Ogd | Algorithm::AdaGrad if !config.diag => Ok(()),
             a => Err(ConfigError::Conflict(format!(
                 "--l1/--l2 are applied by the first-order learners (--algo ogd or adagrad, \
-                 without --diag); {a}{} does not take a penalty",
-                if config.diag { " with --diag" } else { "" }
+                 without --diag); {a}{} does not take a penalty: {}",
+                if config.diag { " with --diag" } else { "" },
+                why_not(a)
             ))),
         }
     }
+
+    // (`why_not` below says why the others refuse.)
 
     /// Builds `config`'s learner for dimension `dim` with the penalty: OGD or AdaGrad's
     /// proximal learner with the same step sizes (inside the intercept, when configured); the
@@ -86,5 +89,40 @@ impl Regularization {
         } else {
             core
         })
+    }
+}
+
+/// Why `algorithm` takes no penalty. The proximal step of `λ₁‖w‖₁` is closed-form (a
+/// soft-threshold per weight) only under a diagonal metric: `argmin_w ½‖w − v‖²_A + s·λ₁‖w‖₁`
+/// with `A` diagonal splits into one-dimensional problems, while the Newton learners' metric
+/// `A_t = αI + SᵀS` (a sketch) couples the weights, so the step is a Lasso problem of its own,
+/// solved only iteratively. The mixtures hold Newton members, and a penalty given to only some
+/// members would change what the mixture compares.
+///
+/// ```
+/// use sketchlearn::linear::{Algorithm, LearnerConfig, Regularization};
+/// let newton = LearnerConfig { algorithm: Algorithm::Newton, ..LearnerConfig::default() };
+/// let err = Regularization { l1: 1e-3, l2: 0.0 }.check(&newton).unwrap_err().to_string();
+/// assert!(err.contains("no closed form"), "{err}");
+/// ```
+fn why_not(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Newton => {
+            "its step uses the sketched metric αI + SᵀS, which couples the weights, so the \
+             proximal step of an L1 penalty has no closed form (it is a Lasso problem of its own)"
+        }
+        Algorithm::Ogd | Algorithm::AdaGrad => {
+            "--diag feeds the learner D_t^(-1/2)x with D_t changing every step, so a penalty on \
+             its weights would be a changing penalty on the model's weights"
+        }
+        Algorithm::AdaGradGrid => {
+            "it is a mixture of AdaGrad learners of several step sizes, whose weights a \
+             penalty would not leave comparable (give --algo adagrad -l ETA with the penalty)"
+        }
+        Algorithm::RunningMean => "it predicts the mean label and has no weights",
+        _ => {
+            "the mixture holds sketched Newton members, whose metric αI + SᵀS couples the \
+             weights, so the proximal step of an L1 penalty has no closed form for them"
+        }
     }
 }

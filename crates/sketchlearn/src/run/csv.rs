@@ -3,6 +3,12 @@
 //! in the model ([`InputSpec::schema`](crate::data::InputSpec)); every pass, and any later
 //! evaluation or resumed training, reads the rows through that schema, so the features mean the
 //! same thing in every file and `inspect` can name them.
+//!
+//! A stream read once (standard input, a pipe) is first copied to a spool ([`Input`]'s spool: an
+//! unlinked temporary file within the input's spool limit) and scanned there: a schema inferred
+//! from the first rows could not know the string values that come later (they would have to be
+//! hashed, and the one-hot columns would depend on where the stream was cut), so a pipe gives
+//! the same schema, model and progressive error as the file.
 
 use super::{Input, RunError, TrainOptions};
 use crate::data::{CsvExampleOptions, CsvExampleReader, Example, LabelValues, Schema};
@@ -52,13 +58,9 @@ pub(crate) fn scan(
     options: &CsvExampleOptions,
     multiclass: bool,
 ) -> Result<Schema, RunError> {
-    if !input.rereadable() {
-        return Err(RunError::options(format!(
-            "{}: CSV input is scanned once for its columns before learning: give a file, not a \
-             stream read once",
-            input.name()
-        )));
-    }
+    // The schema needs every string column's values (and the rows, for the one-hot/hashed
+    // choice) before the first example is learned: a stream read once is spooled first.
+    input.spool()?;
     let name = input.name().to_owned();
     let schema = Schema::scan(input.open_text()?, &name, options)?;
     let columns = || {

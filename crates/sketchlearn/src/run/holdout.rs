@@ -5,9 +5,8 @@
 //! sorted-labels check [`super::label_runs`].
 
 use super::RunError;
-use crate::eval::Metrics;
+use crate::linear::multiclass::MulticlassLearner;
 use crate::linear::{LearnError, OnlineLearner};
-use crate::loss::Loss;
 use crate::{Example, Row};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -71,7 +70,8 @@ impl Evaluation {
 }
 
 /// A learner shared between the pass (which learns) and the hold-out split (which predicts the
-/// held-out examples in between): the two never borrow it at the same time.
+/// held-out examples in between): the two never borrow it at the same time. A binary learner
+/// or a multiclass one.
 pub(crate) struct Shared<'c, 'l, L: ?Sized>(pub &'c RefCell<&'l mut L>);
 
 impl<L: OnlineLearner + ?Sized> OnlineLearner for Shared<'_, '_, L> {
@@ -94,17 +94,46 @@ impl<L: OnlineLearner + ?Sized> OnlineLearner for Shared<'_, '_, L> {
     }
 }
 
+impl<L: MulticlassLearner + ?Sized> MulticlassLearner for Shared<'_, '_, L> {
+    fn classes(&self) -> usize {
+        self.0.borrow().classes()
+    }
+    fn dim(&self) -> usize {
+        MulticlassLearner::dim(&**self.0.borrow())
+    }
+    fn scores(&self, x: Row<'_>) -> Vec<f64> {
+        self.0.borrow().scores(x)
+    }
+    fn predict_proba(&self, x: Row<'_>) -> Vec<f64> {
+        self.0.borrow().predict_proba(x)
+    }
+    fn predict_class(&self, x: Row<'_>) -> usize {
+        self.0.borrow().predict_class(x)
+    }
+    fn learn(&mut self, x: Row<'_>, class: usize, weight: f64) -> Result<Vec<f64>, LearnError> {
+        MulticlassLearner::learn(&mut **self.0.borrow_mut(), x, class, weight)
+    }
+    fn refused(&self) -> u64 {
+        self.0.borrow().refused()
+    }
+    fn examples_seen(&self) -> u64 {
+        self.0.borrow().examples_seen()
+    }
+}
+
 /// Splits a stream: every `period`-th example is predicted with `learner` (no update) and
-/// scored into `metrics`; the others are passed on to be learned.
-pub(crate) struct HoldoutSplit<'c, 'l, L: ?Sized> {
+/// scored into `metrics` by `hold_out` (the learner kind's scoring, with `score`: the loss of a
+/// binary learner); the others are passed on to be learned.
+pub(crate) struct HoldoutSplit<'c, 'l, L: ?Sized, S, M> {
     pub learner: &'c RefCell<&'l mut L>,
     pub period: u64,
-    pub loss: Loss,
-    pub metrics: Metrics,
+    pub score: S,
+    pub hold_out: fn(S, &L, &Example, &mut M),
+    pub metrics: M,
     pub seen: u64,
 }
 
-impl<L: OnlineLearner + ?Sized> HoldoutSplit<'_, '_, L> {
+impl<L: ?Sized, S: Copy, M> HoldoutSplit<'_, '_, L, S, M> {
     /// The next example to learn, scoring the held-out ones met on the way.
     pub fn next<E>(
         &mut self,
@@ -119,8 +148,7 @@ impl<L: OnlineLearner + ?Sized> HoldoutSplit<'_, '_, L> {
             if self.seen % self.period != 0 {
                 return Ok(true);
             }
-            let p = self.learner.borrow().predict(ex.row());
-            self.metrics.add(p, ex.label, ex.weight, self.loss);
+            (self.hold_out)(self.score, &self.learner.borrow(), ex, &mut self.metrics);
         }
     }
 }
@@ -156,5 +184,26 @@ impl<M> EarlyStop<M> {
     /// The best pass and its model.
     pub fn into_best(self) -> Option<(u32, M)> {
         self.best.map(|(_, pass, m)| (pass, m))
+    }
+
+    /// [`EarlyStop::after_pass`] when the run has an early stop and pass `pass` a held-out
+    /// loss; false (go on) otherwise.
+    pub fn watch(
+        stop: Option<&mut Self>,
+        pass: u32,
+        held: Option<f64>,
+        snapshot: impl FnOnce() -> M,
+    ) -> bool {
+        match (stop, held) {
+            (Some(stop), Some(held)) => stop.after_pass(pass, held, snapshot),
+            _ => false,
+        }
+    }
+
+    /// The pass and model a run returns: the best one kept by the early stop, else `last`
+    /// (of pass `passes`).
+    pub fn best_or(stop: Option<Self>, passes: u32, last: M) -> (u32, M) {
+        stop.and_then(EarlyStop::into_best)
+            .unwrap_or((passes, last))
     }
 }

@@ -57,7 +57,8 @@ pub use holdout::Evaluation;
 pub use input::{Input, ReadOptions};
 pub use label_runs::LabelRuns;
 pub use multiclass::{
-    evaluate_multiclass_input, train_multiclass, MulticlassOutcome, MulticlassStart,
+    evaluate_multiclass_input, train_multiclass, train_multiclass_and_test, MulticlassOutcome,
+    MulticlassStart,
 };
 pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};

@@ -23,19 +23,24 @@
 //! ```
 
 use super::dimension::profile;
+use super::evaluated_pass::{evaluated_pass, MulticlassPassKind};
+use super::holdout::EarlyStop;
 use super::input::examples;
 use super::labels::{check_csv_spec, csv_read_classes, scan_labels};
-use super::{csv, Input, ReadOptions, RunError, TrainOptions};
-use crate::data::{
-    ClassSpec, ExampleSource, Format, InputSpec, Interactions, LabelMap, Labeled, Schema, Task,
-};
+use super::settle::{check_interactions, check_resumed};
+use super::train::{check_options, not_empty};
+use super::{csv, Input, LabelRuns, ReadOptions, RunError, TrainOptions, Warning};
+use crate::data::{ClassSpec, ExampleSource, Format, InputSpec, LabelMap, Labeled, Schema, Task};
 use crate::eval::multiclass::{
-    evaluate_multiclass, progressive_multiclass, MulticlassMetrics, MulticlassProgress,
+    evaluate_multiclass, MulticlassMetrics, MulticlassPassReport, MulticlassProgress,
 };
 use crate::eval::EvalError;
 use crate::labels::Classes;
-use crate::linear::multiclass::{MulticlassConfig, MulticlassLearner, MulticlassModel};
-use crate::linear::InputProfile;
+use crate::linear::multiclass::{
+    AnyMulticlass, MulticlassConfig, MulticlassLearner, MulticlassModel, OneVsAll, Reduction,
+};
+use crate::linear::{InputProfile, LearnError, ModelExtras, Regularization};
+use std::marker::PhantomData;
 use std::time::Instant;
 
 /// Where the learner of a multiclass run comes from.
@@ -60,6 +65,16 @@ pub struct MulticlassOutcome {
     pub refused_steps: u64,
     /// Wall-clock seconds of the passes.
     pub seconds: f64,
+    /// Passes made.
+    pub passes: u32,
+    /// The hold-out metrics of the returned model's pass (`--holdout`).
+    pub holdout: Option<MulticlassMetrics>,
+    /// The test input's metrics with the returned model ([`train_multiclass_and_test`]).
+    pub test: Option<MulticlassMetrics>,
+    /// The pass whose model is returned (the last, or the best one with the early stop).
+    pub best_pass: u32,
+    /// The early stop ended the run before its last pass.
+    pub stopped_early: bool,
 }
 
 /// The classes of a new multiclass learner over `input`, from `spec` and a scan of the input
@@ -89,6 +104,8 @@ fn new_model(
     options: &TrainOptions,
 ) -> Result<MulticlassModel, RunError> {
     let format = input.format(options.read.format);
+    check_interactions(options, format, input.name())?;
+    check_penalty(&config, options.regularization)?;
     let bits = options.read.bits(format, None)?;
     let schema = if format == Format::Csv {
         Some(csv::scan_new(input, options, true)?)
@@ -101,12 +118,46 @@ fn new_model(
         None => profile(input, &options.read, options.dim)?,
     };
     let config = config.for_input(p.dim, p.hashed, p.avg_nnz);
-    let mut model = MulticlassModel::build(config, classes, p.dim)
-        .map_err(|e| RunError::options(format!("multiclass learner: {e}")))?;
+    let invalid = |e: LearnError| RunError::options(format!("multiclass learner: {e}"));
+    let mut model = MulticlassModel::build(config, classes, p.dim).map_err(invalid)?;
+    let penalty = options.regularization;
+    if !penalty.is_none() {
+        // One-against-all members with the penalty (`check_penalty`: the only reduction that
+        // takes one); their hyper-parameters are the plain members'.
+        let member = &model.config.member;
+        let members = (0..model.classes.len())
+            .map(|_| penalty.build(member, p.dim))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ova = OneVsAll::new(members, member.loss).map_err(invalid)?;
+        model.learner = AnyMulticlass::OneVsAll(ova);
+    }
     if let Some(schema) = schema {
         model.input = Some(InputSpec::new(Format::Csv, false, None, Some(schema)));
     }
+    model.extras = ModelExtras {
+        regularization: penalty,
+        interactions: options.read.interactions,
+    };
     Ok(model)
+}
+
+/// `--l1/--l2` of a new multiclass learner: applied by one-against-all members that are
+/// first-order learners ([`Regularization::check`]); the softmax learner's step is a Newton
+/// step under a non-diagonal metric, where the proximal step of an L1 penalty has no closed
+/// form, so it takes none.
+fn check_penalty(config: &MulticlassConfig, penalty: Regularization) -> Result<(), RunError> {
+    if penalty.is_none() {
+        return Ok(());
+    }
+    if config.reduction != Reduction::OneVsAll {
+        return Err(RunError::options(
+            "--l1/--l2 are applied by one-against-all members that are first-order learners \
+             (--reduction oaa --algo adagrad or ogd): the softmax step is a Newton step under a \
+             non-diagonal metric, where the proximal step of a penalty has no closed form",
+        ));
+    }
+    penalty.check(&config.member)?;
+    Ok(())
 }
 
 /// Maps a pass's error to a run error at the source's line.
@@ -121,64 +172,133 @@ fn run_error(e: EvalError<crate::data::ParseError>, name: &str, line: u64) -> Ru
     }
 }
 
-/// Trains a multiclass learner on `input` ([module](self) documentation); a resumed model
-/// learns on from where it stopped, bit for bit as one longer run. `--classes` with a resumed
-/// model must list the model's classes.
+/// Trains a multiclass learner on `input` ([`train_multiclass_and_test`] without a test
+/// input).
 pub fn train_multiclass(
-    mut input: Input,
+    input: Input,
     start: MulticlassStart,
     options: &TrainOptions,
     progress: &mut dyn MulticlassProgress,
 ) -> Result<MulticlassOutcome, RunError> {
-    options.check_passes(&mut input)?;
-    if !options.read.interactions.is_empty() || !options.regularization.is_none() {
-        return Err(RunError::options(
-            "-q/--interactions and --l1/--l2 apply to a binary or regression learner, not a \
-             multiclass one",
-        ));
-    }
+    train_multiclass_and_test(input, None, start, options, progress)
+}
+
+/// Trains a multiclass learner on `input` ([module](self) documentation) with the evaluation
+/// of a binary run ([`TrainOptions::evaluation`], [`train_and_test`](super::train_and_test)):
+/// shuffle buffer, hold-out examples, the `test` input scored after each pass, the early stop
+/// on the held-out multiclass log loss, the sorted-labels warning. A resumed model learns on
+/// from where it stopped, bit for bit as one longer run. `--classes` with a resumed model must
+/// list the model's classes.
+///
+/// ```
+/// use sketchlearn::data::ClassSpec;
+/// use sketchlearn::linear::multiclass::MulticlassConfig;
+/// use sketchlearn::run::{self, Evaluation, Input, MulticlassStart, TrainOptions};
+/// let text = "1 1:1\n2 2:1\n3 3:1\n".repeat(100);
+/// let options = TrainOptions {
+///     passes: 4,
+///     evaluation: Evaluation { holdout: Some(0.1), early_stop: Some(1), ..Evaluation::default() },
+///     ..TrainOptions::default()
+/// };
+/// let fitted = run::train_multiclass_and_test(
+///     Input::bytes("train.libsvm", text.clone().into_bytes()),
+///     Some(Input::bytes("test.libsvm", text.into_bytes())),
+///     MulticlassStart::New(MulticlassConfig::default(), ClassSpec::FromInput),
+///     &options,
+///     &mut (),
+/// )?;
+/// assert_eq!(fitted.test.unwrap().error_rate(), Some(0.0));
+/// assert_eq!(fitted.holdout.unwrap().examples(), 30); // every 10th of 300
+/// # Ok::<(), sketchlearn::run::RunError>(())
+/// ```
+pub fn train_multiclass_and_test(
+    mut input: Input,
+    mut test: Option<Input>,
+    start: MulticlassStart,
+    options: &TrainOptions,
+    progress: &mut dyn MulticlassProgress,
+) -> Result<MulticlassOutcome, RunError> {
+    check_options(&mut input, test.as_mut(), options)?;
     let format = input.format(options.read.format);
     let mut model = match start {
-        MulticlassStart::Resume(m) => m,
+        MulticlassStart::Resume(m) => {
+            check_resumed(options)?;
+            m
+        }
         MulticlassStart::New(config, spec) => new_model(&mut input, config, &spec, options)?,
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     progress
         .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;
-    let mut metrics = MulticlassMetrics::new(model.classes.len());
+    let k = model.classes.len();
+    let mut metrics = MulticlassMetrics::new(k);
     let t = Instant::now();
-    let (mut total, mut refused) = (0, 0);
+    let (mut total, mut refused, mut passes) = (0, 0, 0);
     let schema = model.schema().filter(|_| format == Format::Csv);
     let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
-    for _ in 0..options.passes {
+    let mut runs = LabelRuns::default();
+    let mut stop = options.evaluation.early_stop.map(EarlyStop::new);
+    let mut last = (None, None);
+    for pass in 1..=options.passes {
         let schema = model.schema().filter(|_| format == Format::Csv);
-        let reader = examples(
-            &mut input,
-            &options.read,
-            bits,
-            schema,
-            Interactions::default(),
-        )?;
+        let interactions = model.extras.interactions;
+        let reader = examples(&mut input, &options.read, bits, schema, interactions)?;
         let map = LabelMap::Multiclass(read_classes.clone());
         let mut source = Labeled::new(reader, map, input.name());
-        let pass = progressive_multiclass(
+        let mut kind = MulticlassPassKind {
+            classes: k,
+            progress: &mut *progress,
+            learner: PhantomData,
+        };
+        let done = evaluated_pass(
+            &mut kind,
             &mut model.learner,
             |ex| source.read_into(ex),
             &mut metrics,
-            progress,
+            &options.evaluation,
+            pass,
+            &mut runs,
         )
         .map_err(|e| run_error(e, input.name(), source.line()))?;
-        total += pass.examples;
-        refused += pass.refused;
+        passes = pass;
+        total += done.outcome.examples;
+        model.examples_seen += done.outcome.examples;
+        refused += done.outcome.refused_steps;
+        if let (1, Some((changes, expected))) = (pass, runs.in_runs()) {
+            progress.warning(&Warning::LabelsInRuns { changes, expected });
+        }
+        let tested = match test.as_mut() {
+            Some(t) => Some(evaluate_in(t, &model, &options.read, &mut ())?.0),
+            None => None,
+        };
+        progress.pass_done(&MulticlassPassReport {
+            pass,
+            progressive: &metrics,
+            holdout: done.holdout.as_ref(),
+            test: tested.as_ref(),
+        });
+        let held = tested.as_ref().or(done.holdout.as_ref());
+        let held = held.map(MulticlassMetrics::log_loss);
+        last = (done.holdout, tested);
+        if EarlyStop::watch(stop.as_mut(), pass, held, || (model.clone(), last.clone())) {
+            break;
+        }
     }
-    model.examples_seen += total;
+    not_empty(total, &input)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
     Ok(MulticlassOutcome {
         model,
         metrics,
         examples: total,
         refused_steps: refused,
-        seconds: t.elapsed().as_secs_f64(),
+        seconds,
+        passes,
+        holdout: last.0,
+        test: last.1,
+        best_pass,
+        stopped_early: passes < options.passes,
     })
 }
 
@@ -190,16 +310,28 @@ pub fn evaluate_multiclass_input(
     options: &ReadOptions,
     progress: &mut dyn MulticlassProgress,
 ) -> Result<(MulticlassMetrics, u64), RunError> {
-    let format = input.format(options.format);
-    let bits = options.bits(format, Some(model.learner.dim()))?;
-    let schema = model.schema().filter(|_| format == Format::Csv);
-    let reader = examples(&mut input, options, bits, schema, Interactions::default())?;
-    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
-    let map = LabelMap::Multiclass(read_classes);
-    let mut source = Labeled::new(reader, map, input.name());
     progress
         .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;
+    evaluate_in(&mut input, model, options, progress)
+}
+
+/// [`evaluate_multiclass_input`] of an input that may be read again (a test input after each
+/// pass), without the `started` call.
+fn evaluate_in(
+    input: &mut Input,
+    model: &MulticlassModel,
+    options: &ReadOptions,
+    progress: &mut dyn MulticlassProgress,
+) -> Result<(MulticlassMetrics, u64), RunError> {
+    let format = input.format(options.format);
+    let bits = options.bits(format, Some(model.learner.dim()))?;
+    let schema = model.schema().filter(|_| format == Format::Csv);
+    let interactions = model.extras.interactions;
+    let reader = examples(input, options, bits, schema, interactions)?;
+    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
+    let map = LabelMap::Multiclass(read_classes);
+    let mut source = Labeled::new(reader, map, input.name());
     let mut metrics = MulticlassMetrics::new(model.classes.len());
     let n = evaluate_multiclass(
         &model.learner,

@@ -103,17 +103,18 @@ pub trait Observer {
     fn pass_done(&mut self, _report: &PassReport<'_>) {}
 }
 
-/// What is known at the end of a training pass.
+/// What is known at the end of a training pass: of a binary or regression run ([`Metrics`]),
+/// or of a multiclass one ([`MulticlassPassReport`](crate::eval::multiclass::MulticlassPassReport)).
 #[derive(Clone, Copy, Debug)]
-pub struct PassReport<'a> {
+pub struct PassReport<'a, M = Metrics> {
     /// The pass (1-based).
     pub pass: u32,
     /// Progressive metrics of the run so far (all passes).
-    pub progressive: &'a Metrics,
+    pub progressive: &'a M,
     /// The held-out examples of this pass (`--holdout`).
-    pub holdout: Option<&'a Metrics>,
+    pub holdout: Option<&'a M>,
     /// The test input, scored with the weights at the end of this pass.
-    pub test: Option<&'a Metrics>,
+    pub test: Option<&'a M>,
 }
 
 /// An observer that ignores everything.

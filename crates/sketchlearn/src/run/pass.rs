@@ -51,10 +51,29 @@ pub struct PassOutcome {
 /// ```
 pub fn progressive_pass<L, E>(
     learner: &mut L,
+    next: impl FnMut(&mut Example) -> Result<bool, E>,
+    loss: Loss,
+    metrics: &mut Metrics,
+    observer: &mut dyn Observer,
+) -> Result<PassOutcome, EvalError<E>>
+where
+    L: OnlineLearner + ?Sized,
+    E: std::error::Error + 'static,
+{
+    progressive_pass_in_batches(learner, next, loss, metrics, observer, BATCH)
+}
+
+/// [`progressive_pass`] reading `batch` examples before each
+/// [`OnlineLearner::learn_batch`]: 1 when `next` must see the weights of every example learned
+/// before it (the hold-out split predicts its examples in `next`; with larger batches they would
+/// be predicted with weights up to a batch old).
+pub(crate) fn progressive_pass_in_batches<L, E>(
+    learner: &mut L,
     mut next: impl FnMut(&mut Example) -> Result<bool, E>,
     loss: Loss,
     metrics: &mut Metrics,
     observer: &mut dyn Observer,
+    batch_size: usize,
 ) -> Result<PassOutcome, EvalError<E>>
 where
     L: OnlineLearner + ?Sized,
@@ -66,7 +85,7 @@ where
     let mut preds = Vec::new();
     let mut examples = 0u64;
     loop {
-        let (filled, end) = fill(&mut batch, &mut next);
+        let (filled, end) = fill(&mut batch, &mut next, batch_size);
         let learned = tolerant.learn_batch(&batch[..filled], &mut preds);
         for (ex, &p) in batch.iter().zip(&preds) {
             examples += 1;
@@ -110,13 +129,14 @@ enum BatchEnd<E> {
     Failed(E),
 }
 
-/// Reads up to [`BATCH`] examples into `batch`'s first slots (reusing their buffers): how many,
+/// Reads up to `size` examples into `batch`'s first slots (reusing their buffers): how many,
 /// and why it stopped.
 fn fill<E>(
     batch: &mut Vec<Example>,
     next: &mut impl FnMut(&mut Example) -> Result<bool, E>,
+    size: usize,
 ) -> (usize, BatchEnd<E>) {
-    for filled in 0..BATCH {
+    for filled in 0..size.max(1) {
         if filled == batch.len() {
             batch.push(Example::default());
         }
@@ -128,7 +148,7 @@ fn fill<E>(
             Err(e) => return (filled, BatchEnd::Failed(e)),
         }
     }
-    (BATCH, BatchEnd::Full)
+    (size.max(1), BatchEnd::Full)
 }
 
 /// The input lines of the most recent examples read, so that an error met while learning a

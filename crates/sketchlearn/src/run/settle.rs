@@ -35,13 +35,7 @@ pub(crate) fn settle(
     };
     let valid = config.check()?;
     options.regularization.check(&valid)?;
-    if !options.read.interactions.is_empty() && format != Format::Vw {
-        return Err(RunError::options(format!(
-            "-q/--interactions cross VW namespaces: {} is {format} input (give VW text, a .vw \
-             file or --format vw)",
-            input.name()
-        )));
-    }
+    check_interactions(options, format, input.name())?;
     let bits = options.read.bits(format, None)?;
     let (input_profile, schema, map) = if format == Format::Csv {
         let schema = csv::scan_new(input, options, false)?;
@@ -86,15 +80,24 @@ pub(crate) fn settle(
     })
 }
 
-/// A resumed model keeps its configuration, penalty, interactions and classes.
-fn resume(
-    input: &Input,
-    model: LinearModel,
+/// `-q` crosses VW namespaces: an error for `format` input named `name` that is not VW.
+pub(crate) fn check_interactions(
     options: &TrainOptions,
-    classes: &ClassSpec,
     format: Format,
-) -> Result<Settled, RunError> {
-    model.config.check()?;
+    name: &str,
+) -> Result<(), RunError> {
+    if !options.read.interactions.is_empty() && format != Format::Vw {
+        return Err(RunError::options(format!(
+            "-q/--interactions cross VW namespaces: {name} is {format} input (give VW text, a \
+             .vw file or --format vw)"
+        )));
+    }
+    Ok(())
+}
+
+/// A resumed model (binary or multiclass) keeps its interactions and penalty: an error when
+/// the options give others.
+pub(crate) fn check_resumed(options: &TrainOptions) -> Result<(), RunError> {
     if !options.read.interactions.is_empty() {
         return Err(RunError::options(
             "a resumed model keeps its own interactions (no -q with -i)",
@@ -105,6 +108,19 @@ fn resume(
             "a resumed model keeps its own regularisation (no --l1/--l2 with -i)",
         ));
     }
+    Ok(())
+}
+
+/// A resumed model keeps its configuration, penalty, interactions and classes.
+fn resume(
+    input: &Input,
+    model: LinearModel,
+    options: &TrainOptions,
+    classes: &ClassSpec,
+    format: Format,
+) -> Result<Settled, RunError> {
+    model.config.check()?;
+    check_resumed(options)?;
     let map = stored_map(&model, format, classes, input.name())?;
     Ok(Settled {
         model,

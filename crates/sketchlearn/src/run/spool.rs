@@ -72,8 +72,9 @@ impl Spool {
                 0,
                 ParseErrorKind::Io(format!(
                     "the stream is longer than the spool limit of {limit} bytes (a stream read \
-                     several times, or without --dim, is copied to {} first): give --dim and \
-                     one pass, or a file",
+                     several times, LIBSVM without --dim, or CSV, whose columns are scanned \
+                     first, is copied to {} first): give a file, or LIBSVM/VW with --dim and \
+                     one pass",
                     std::env::temp_dir().display()
                 )),
             ));

@@ -4,7 +4,7 @@
 
 use super::convention::{Convention, Seen};
 use super::evaluate::evaluate_in;
-use super::evaluated_pass::evaluated_pass;
+use super::evaluated_pass::{evaluated_pass, BinaryPass};
 use super::holdout::EarlyStop;
 use super::input::examples;
 use super::pass::RecentLines;
@@ -266,7 +266,12 @@ pub fn train_and_test(
             inner: &mut *observer,
             seen: &seen,
         };
+        let mut kind = BinaryPass {
+            loss,
+            observer: &mut watched,
+        };
         let done = evaluated_pass(
+            &mut kind,
             &mut model.learner,
             |ex| {
                 let more = reader.read_into(ex);
@@ -278,9 +283,7 @@ pub fn train_and_test(
                 }
                 more
             },
-            loss,
             &mut metrics,
-            &mut watched,
             &options.evaluation,
             pass,
             &mut runs,
@@ -325,24 +328,14 @@ pub fn train_and_test(
             .or(done.holdout.as_ref())
             .map(Metrics::mean_loss);
         last = (done.holdout, tested);
-        if let (Some(stop), Some(held)) = (stop.as_mut(), held) {
-            if stop.after_pass(pass, held, || (model.clone(), last.clone())) {
-                break;
-            }
+        if EarlyStop::watch(stop.as_mut(), pass, held, || (model.clone(), last.clone())) {
+            break;
         }
     }
-    if total == 0 {
-        return Err(RunError::options(format!(
-            "no examples in {}: the input is empty",
-            input.name()
-        )));
-    }
+    not_empty(total, &input)?;
     let seconds = start.elapsed().as_secs_f64();
     let stopped_early = passes < options.passes;
-    let mut best_pass = passes;
-    if let Some((pass, (best, held))) = stop.and_then(EarlyStop::into_best) {
-        (best_pass, model, last) = (pass, best, held);
-    }
+    let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
     let diverged = divergence_warning(loss, &metrics, label_max);
     if let Some(w) = &diverged {
         observer.warning(w);
@@ -365,9 +358,20 @@ pub fn train_and_test(
     })
 }
 
+/// A run that read no example is an error ("no examples").
+pub(crate) fn not_empty(examples: u64, input: &Input) -> Result<(), RunError> {
+    if examples == 0 {
+        return Err(RunError::options(format!(
+            "no examples in {}: the input is empty",
+            input.name()
+        )));
+    }
+    Ok(())
+}
+
 /// The checks of a run's options; an input or test input read once is spooled when the run
 /// reads it several times ([`TrainOptions::check_passes`]).
-fn check_options(
+pub(crate) fn check_options(
     input: &mut Input,
     test: Option<&mut Input>,
     options: &TrainOptions,

@@ -3,7 +3,8 @@
 use super::{AnyMulticlass, MulticlassConfig, MulticlassLearner, Reduction};
 use crate::data::InputSpec;
 use crate::labels::{ClassLabel, Classes};
-use crate::linear::{auto_sparse, InputProfile, LearnError, Representation};
+use crate::linear::extras::{self, WithExtras};
+use crate::linear::{auto_sparse, InputProfile, LearnError, ModelExtras, Representation};
 use crate::model::{self, ModelError};
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,19 @@ pub struct MulticlassModel {
     pub examples_seen: u64,
     /// How the training input was read (`None` when unknown, e.g. format 5 files).
     pub input: Option<InputSpec>,
+    /// The one-against-all members' L1/L2 penalty and the VW interactions (`-q`): an optional
+    /// trailer of the file, as for a linear model ([`ModelExtras`]).
+    #[serde(skip)]
+    pub extras: ModelExtras,
+}
+
+impl WithExtras for MulticlassModel {
+    fn extras(&self) -> &ModelExtras {
+        &self.extras
+    }
+    fn extras_mut(&mut self) -> &mut ModelExtras {
+        &mut self.extras
+    }
 }
 
 /// `MulticlassModel` as of format version 5 (no input description).
@@ -107,6 +121,7 @@ impl MulticlassModel {
             classes,
             examples_seen: 0,
             input: None,
+            extras: ModelExtras::default(),
         })
     }
 
@@ -126,7 +141,7 @@ impl MulticlassModel {
 
     /// Writes the model atomically (temporary file + rename).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
-        model::save(path, MULTICLASS_MODEL_KIND, self)
+        extras::save(path, MULTICLASS_MODEL_KIND, self)
     }
 
     /// Reads a model written by [`MulticlassModel::save`] (this format version or 5); a
@@ -145,6 +160,7 @@ impl MulticlassModel {
                         classes: v5.classes,
                         examples_seen: v5.examples_seen,
                         input: None,
+                        extras: ModelExtras::default(),
                     })
                 }
                 4 => Err(ModelError::UnsupportedVersion {
@@ -152,7 +168,7 @@ impl MulticlassModel {
                     found: 4,
                     supported: model::FORMAT_VERSION,
                 }),
-                _ => model::decode_payload::<MulticlassModel>(payload, name),
+                _ => extras::decode::<MulticlassModel>(payload, name),
             },
         )?;
         if m.learner.classes() != m.classes.len() || m.config.classes != m.classes.len() {
