@@ -1,6 +1,7 @@
 //! End-to-end tests of the `sketchlearn` binary, including the README's main command.
 
 mod common;
+use common::{assert_mentions, quiet_json, test_json};
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -235,10 +236,7 @@ fn dimension_smaller_than_file_is_an_error() {
         "sketch", "--method", "fd", "--size", "3", "--dim", "5", &heart,
     ]);
     let err = failure(&out);
-    assert!(
-        err.contains("dimension") && err.contains("heart.libsvm:1"),
-        "{err}"
-    );
+    assert_mentions(&err, &["dimension", "heart.libsvm:1"]);
 }
 
 /// `train` parses on a second thread in batches of 256 examples: errors far into the file still
@@ -321,7 +319,7 @@ fn read_ahead_changes_nothing_but_the_thread() {
     assert_eq!(a["examples"], b["examples"]);
     assert_eq!(std::fs::read(&ma).unwrap(), std::fs::read(&mb).unwrap());
     assert_eq!(std::fs::read(&pa).unwrap(), std::fs::read(&pb).unwrap());
-    let ta = json(&run(&["test", "--json", "-i", &s(&ma), &heart]));
+    let ta = test_json(&s(&ma), &heart);
     let tb = json(&run(&[
         "test",
         "--json",
@@ -403,9 +401,12 @@ fn save_test_and_resume_through_the_command_line() {
     let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
 
     // d must match: the halves may not reach feature 13, so give it explicitly.
-    train_json(&["--dim", "13", "-f", &s(&m_half), &s(&first)]);
-    train_json(&["-i", &s(&m_half), "-f", &s(&m_resumed), &s(&second)]);
-    train_json(&["--dim", "13", "-f", &s(&m_full), &heart]);
+    quiet_json("train", &["--dim", "13", "-f", &s(&m_half), &s(&first)]);
+    quiet_json(
+        "train",
+        &["-i", &s(&m_half), "-f", &s(&m_resumed), &s(&second)],
+    );
+    quiet_json("train", &["--dim", "13", "-f", &s(&m_full), &heart]);
     for (model, preds) in [(&m_resumed, &p_resumed), (&m_full, &p_full)] {
         let v = json(&run(&[
             "test",
@@ -433,7 +434,10 @@ fn save_test_and_resume_through_the_command_line() {
 fn predictions_file_has_one_line_per_example() {
     let heart = repo_file("data/heart.libsvm");
     let p = std::env::temp_dir().join(format!("sl-preds-{}.txt", std::process::id()));
-    train_json(&["--passes", "2", "--raw", "-p", p.to_str().unwrap(), &heart]);
+    quiet_json(
+        "train",
+        &["--passes", "2", "--raw", "-p", p.to_str().unwrap(), &heart],
+    );
     let text = std::fs::read_to_string(&p).unwrap();
     assert_eq!(text.lines().count(), 540);
     assert!(text
@@ -542,13 +546,7 @@ fn default_learner_is_the_auto_mixture_and_flags_pick_one_learner() {
     let model = std::env::temp_dir().join(format!("sl-auto-{}.model", std::process::id()));
     let out = run(&["train", "--quiet", "-f", model.to_str().unwrap(), &heart]);
     assert!(out.status.success());
-    let t = json(&run(&[
-        "test",
-        "--json",
-        "-i",
-        model.to_str().unwrap(),
-        &heart,
-    ]));
+    let t = test_json(model.to_str().unwrap(), &heart);
     assert!(t["error"].as_f64().unwrap() < 0.3, "{t}");
     let _ = std::fs::remove_file(model);
 }

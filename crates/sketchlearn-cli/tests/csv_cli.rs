@@ -1,48 +1,24 @@
 //! CSV with a header and a named label column through `train` (issue 25, item 2).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
+use common::{
+    assert_mentions, repo_file, run, run_with_stdin, scratch_dir, test_json, train_quiet,
+};
+use std::process::Output;
 
 /// A file of `../shared/data`: `None` (the test returns early) when absent on this machine;
 /// under `CI=true` a missing file fails the test instead of skipping it.
 fn shared(name: &str) -> Option<String> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(name);
-    if !p.exists() {
+    let p = repo_file(&format!("../shared/data/{name}"));
+    if !std::path::Path::new(&p).exists() {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
-            "{} is missing (CI=true: the test may not skip)",
-            p.display()
+            "{p} is missing (CI=true: the test may not skip)"
         );
         return None;
     }
-    Some(p.to_string_lossy().into_owned())
-}
-
-/// `sketchlearn ARGS` with `stdin` piped in.
-fn run_piped(args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || input.write_all(&data));
-    let out = child.wait_with_output().expect("binary ends");
-    writer.join().unwrap().ok(); // a refused run may close its stdin early
-    out
+    Some(p)
 }
 
 /// The JSON of a run that succeeded, without its timing fields.
@@ -72,7 +48,7 @@ fn attrition_from_a_pipe_trains_as_the_file_does() {
         "Attrition",
         &data,
     ]);
-    let pipe = run_piped(
+    let pipe = run_with_stdin(
         &[
             "train",
             "--json",
@@ -93,15 +69,14 @@ fn attrition_from_a_pipe_trains_as_the_file_does() {
         std::fs::read(&from_file).unwrap(),
         std::fs::read(&from_pipe).unwrap()
     );
-    let tested = run_piped(&["test", "--json", "-i", &from_pipe, "-"], &text);
+    let tested = run_with_stdin(&["test", "--json", "-i", &from_pipe, "-"], &text);
     let t = json_without_timing(&tested);
     assert_eq!(t["examples"], 1470);
 }
 
 #[test]
 fn a_piped_csv_with_three_classes_trains_a_multiclass_model_as_the_file_does() {
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/penguins.csv");
-    let data = data.to_string_lossy().into_owned();
+    let data = repo_file("data/penguins.csv");
     let text = std::fs::read(&data).unwrap();
     let args = [
         "train",
@@ -111,22 +86,20 @@ fn a_piped_csv_with_three_classes_trains_a_multiclass_model_as_the_file_does() {
         "species",
     ];
     let file = run(&[&args[..], &[data.as_str()]].concat());
-    let pipe = run_piped(&[&args[..], &["-"]].concat(), &text);
+    let pipe = run_with_stdin(&[&args[..], &["-"]].concat(), &text);
     let (f, p) = (json_without_timing(&file), json_without_timing(&pipe));
     assert_eq!(f, p);
     assert_eq!(p["examples"], 344);
     assert!(p["progressive_error"].as_f64().unwrap() < 0.15, "{p}");
     // Without a CSV flag or --format csv, standard input is LIBSVM: a clear parse error.
-    let out = run_piped(&["train", "-"], &text);
+    let out = run_with_stdin(&["train", "-"], &text);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("<stdin>:1"), "{err}");
 }
 
 fn scratch_path(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("sketchlearn-csv-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+    let p = scratch_dir("csv-cli").join(name);
     std::fs::remove_file(&p).ok();
     p.to_string_lossy().into_owned()
 }
@@ -135,6 +108,24 @@ fn tmp(name: &str, text: &str) -> String {
     let p = scratch_path(name);
     std::fs::write(&p, text).unwrap();
     p
+}
+
+/// `train --json --loss squared --label-column LABEL --ignore-columns IGNORED DATA`, which must
+/// succeed: its stderr and its JSON.
+fn csv_regression(data: &str, label: &str, ignored: &str) -> (String, serde_json::Value) {
+    let out = run(&[
+        "train",
+        "--json",
+        "--loss",
+        "squared",
+        "--label-column",
+        label,
+        "--ignore-columns",
+        ignored,
+        data,
+    ]);
+    let err = ok(&out);
+    (err, serde_json::from_slice(&out.stdout).unwrap())
 }
 
 #[test]
@@ -161,9 +152,9 @@ fn penguins_parse_and_three_classes_are_named() {
     let out = run(&["train", "--label-column", "species", &data]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(
-        err.contains("3 classes (Adelie,Chinstrap,Gentoo)") && err.contains("--multiclass"),
-        "{err}"
+    assert_mentions(
+        &err,
+        &["3 classes (Adelie,Chinstrap,Gentoo)", "--multiclass"],
     );
     // A regression target with missing values: a clear error at the first one.
     let out = run(&[
@@ -197,24 +188,11 @@ fn regression_on_a_csv_with_string_columns_and_missing_values() {
         text.push_str(&format!("{k},{city},{x},{y}\n"));
     }
     let data = tmp("reg.csv", &text);
-    let out = run(&[
-        "train",
-        "--json",
-        "--loss",
-        "squared",
-        "--label-column",
-        "y",
-        "--ignore-columns",
-        "id",
-        &data,
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (err, v) = csv_regression(&data, "y", "id");
     assert!(
         err.contains("csv: 200 rows, d = 4 (1 numeric, 1 one-hot and 0 hashed columns)"),
         "{err}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["examples"], 200);
     assert_eq!(v["dim"], 4);
 }
@@ -260,18 +238,8 @@ fn a_csv_model_is_tested_on_csv_and_inspect_names_its_features() {
     };
     let model = tmp("attrition.model", "");
     std::fs::remove_file(&model).ok();
-    ok(&run(&[
-        "train",
-        "--quiet",
-        "--label-column",
-        "Attrition",
-        "-f",
-        &model,
-        &data,
-    ]));
-    let out = run(&["test", "--json", "-i", &model, &data]);
-    ok(&out);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    train_quiet(&model, &["--label-column", "Attrition"], &data);
+    let v = test_json(&model, &data);
     assert_eq!(v["examples"], 1470);
     assert!(v["error"].as_f64().unwrap() < 0.16, "{v}");
 
@@ -315,23 +283,11 @@ fn penguins_with_missing_values_train_and_the_species_need_multiclass() {
     let Some(data) = shared("penguins.shuf.csv") else {
         return;
     };
-    let out = run(&[
-        "train",
-        "--json",
-        "--loss",
-        "squared",
-        "--label-column",
-        "year",
-        "--ignore-columns",
-        "species",
-        &data,
-    ]);
-    let err = ok(&out);
+    let (err, v) = csv_regression(&data, "year", "species");
     assert!(
         err.contains("csv: 344 rows, d = 9 (4 numeric, 2 one-hot and 0 hashed columns)"),
         "{err}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["examples"], 344);
     // A missing label is an error naming file, line, column and the column's name.
     let out = run(&["train", "--label-column", "sex", &data]);
@@ -396,23 +352,12 @@ fn a_numeric_column_with_text_in_a_test_file_is_an_error_with_line_and_column() 
     let train = tmp("num_train.csv", "y,x\n1,0.5\n-1,-0.25\n1,0.75\n-1,-1\n");
     let model = tmp("num.model", "");
     std::fs::remove_file(&model).ok();
-    ok(&run(&[
-        "train",
-        "--quiet",
-        "--label-column",
-        "y",
-        "-f",
-        &model,
-        &train,
-    ]));
+    train_quiet(&model, &["--label-column", "y"], &train);
     let test = tmp("num_test.csv", "y,x\n1,0.5\n-1,abc\n");
     let out = run(&["test", "-i", &model, &test]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("num_test.csv:3:4:") && err.contains("column 'x' is numeric"),
-        "{err}"
-    );
+    assert_mentions(&err, &["num_test.csv:3:4:", "column 'x' is numeric"]);
     // A LIBSVM model cannot read CSV: no columns to read it with.
     let libsvm = tmp("plain.libsvm", "1 1:1\n-1 2:1\n");
     let lmodel = tmp("plain.model", "");

@@ -2,13 +2,14 @@
 //! `--classes`, and clear errors for invalid input.
 
 mod common;
+use common::test_json;
 
 use sketchlearn::drp::{low_rank, Dataset, LowRankSpec};
 use sketchlearn::Row;
 use std::io::Write;
 use std::path::PathBuf;
 
-use common::{failure, json, ok, run, Scratch};
+use common::{assert_mentions, failure, json, ok, run, Scratch};
 
 fn write_libsvm(data: &Dataset, path: &PathBuf) {
     let mut f = std::fs::File::create(path).unwrap();
@@ -174,10 +175,7 @@ fn drp_classes_maps_two_labels_of_a_multiclass_file() {
     // Without --classes the labels 3, 8 and 5 are refused, naming the line and the fix.
     let out = run(&["drp", "--size", "4", &p]);
     let err = failure(&out);
-    assert!(
-        err.contains("multi.svm:1") && err.contains("--classes"),
-        "{err}"
-    );
+    assert_mentions(&err, &["multi.svm:1", "--classes"]);
 }
 
 #[test]
@@ -262,7 +260,7 @@ fn drp_saves_the_final_iterate_and_test_and_inspect_name_it() {
                 .ends_with("(Alg.2 iterate t=6)"),
         "{last}"
     );
-    let t = json(&run(&["test", "--json", "-i", &model, &data]));
+    let t = test_json(&model, &data);
     assert!(
         t["learner"].as_str().unwrap().starts_with("drp ridge"),
         "{t}"

@@ -1,6 +1,8 @@
 //! Evaluation people trust (issue 25, item 3), end to end: `--holdout`, `--test FILE` after
 //! each pass, `--early-stop`, `--shuffle-buffer`, and the warning for a file sorted by label.
 
+mod common;
+use common::{assert_mentions, quiet_json, test_json};
 mod everyday;
 
 use everyday::{data, fails_with, json, run, scratch, tmp};
@@ -8,15 +10,8 @@ use everyday::{data, fails_with, json, run, scratch, tmp};
 #[test]
 fn holdout_examples_are_scored_apart_and_not_learned() {
     let heart = data("heart.libsvm");
-    let all = json(&run(&["train", "--quiet", "--json", &heart]));
-    let v = json(&run(&[
-        "train",
-        "--quiet",
-        "--json",
-        "--holdout",
-        "0.1",
-        &heart,
-    ]));
+    let all = quiet_json("train", &[&heart]);
+    let v = quiet_json("train", &["--holdout", "0.1", &heart]);
     // 270 rows: every 10th (27) held out, 243 learned.
     assert_eq!(all["examples"], 270);
     assert_eq!(v["examples"], 243);
@@ -26,10 +21,7 @@ fn holdout_examples_are_scored_apart_and_not_learned() {
     // Reported beside the progressive numbers on stderr.
     let out = run(&["train", "--holdout", "0.1", &heart]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("pass 1") && err.contains("holdout loss"),
-        "{err}"
-    );
+    assert_mentions(&err, &["pass 1", "holdout loss"]);
     assert!(err.contains("holdout           loss"), "{err}");
 }
 
@@ -63,28 +55,28 @@ fn test_file_after_each_pass_and_early_stop_keeps_the_best_pass() {
         .collect();
     let flipped = tmp("flipped.libsvm", &flipped);
     let model = scratch("early.model");
-    let v = json(&run(&[
+    let v = quiet_json(
         "train",
-        "--quiet",
-        "--json",
-        "--algo",
-        "adagrad",
-        "--passes",
-        "10",
-        "--test",
-        &flipped,
-        "--early-stop",
-        "2",
-        "-f",
-        &model,
-        &heart,
-    ]));
+        &[
+            "--algo",
+            "adagrad",
+            "--passes",
+            "10",
+            "--test",
+            &flipped,
+            "--early-stop",
+            "2",
+            "-f",
+            &model,
+            &heart,
+        ],
+    );
     let best = v["best_pass"].as_u64().unwrap();
     assert!(v["stopped_early"].as_bool().unwrap(), "{v}");
     assert_eq!(v["passes"].as_u64(), Some(best + 2), "{v}");
     // The saved model is the best pass's: testing it gives the reported test loss, and it has
     // seen the examples of the passes up to the best.
-    let t = json(&run(&["test", "--json", "-i", &model, &flipped]));
+    let t = test_json(&model, &flipped);
     assert_eq!(t["loss"], v["test"]["loss"]);
     let i = json(&run(&["inspect", "--json", &model]));
     assert_eq!(i["examples_seen"].as_u64(), Some(best * 270));
@@ -140,28 +132,17 @@ fn a_sorted_file_is_warned_about_and_the_shuffle_buffer_fixes_it() {
     assert!(err.contains("--shuffle-buffer"), "{err}");
     let plain = json(&out);
 
-    let a = run(&[
-        "train",
-        "--json",
-        "--shuffle-buffer",
-        "300",
-        "--seed",
-        "3",
-        &sorted,
-    ]);
+    let shuffled = |extra: &[&str]| {
+        let mut args = vec!["train", "--json", "--shuffle-buffer", "300", "--seed", "3"];
+        args.extend_from_slice(extra);
+        args.push(&sorted);
+        run(&args)
+    };
+    let a = shuffled(&[]);
     let err = String::from_utf8_lossy(&a.stderr);
     assert!(!err.contains("long runs"), "{err}");
     let a = json(&a);
-    let b = json(&run(&[
-        "train",
-        "--quiet",
-        "--json",
-        "--shuffle-buffer",
-        "300",
-        "--seed",
-        "3",
-        &sorted,
-    ]));
+    let b = json(&shuffled(&["--quiet"]));
     assert_eq!(
         a["progressive_loss"], b["progressive_loss"],
         "seeded: deterministic"

@@ -1,44 +1,20 @@
 //! `sketchlearn inspect` end to end (issue 25, item 4): text and JSON.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn heart() -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm");
-    p.to_string_lossy().into_owned()
-}
+use common::{repo_file, run, scratch_dir, stdout_text, train_quiet};
 
 fn model(name: &str, flags: &[&str]) -> String {
-    let dir = std::env::temp_dir().join(format!("sketchlearn-inspect-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name).to_string_lossy().into_owned();
-    let data = heart();
-    let mut args = vec!["train", "--quiet", "-f", &path];
-    args.extend_from_slice(flags);
-    args.push(&data);
-    let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let path = scratch_dir("inspect")
+        .join(name)
+        .to_string_lossy()
+        .into_owned();
+    train_quiet(&path, flags, &repo_file("data/heart.libsvm"));
     path
 }
 
-fn stdout(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+fn stdout(out: std::process::Output) -> String {
+    stdout_text(&out)
 }
 
 #[test]
@@ -88,7 +64,7 @@ fn json_has_sorted_weights_sketches_and_mixture() {
 
 #[test]
 fn a_file_that_is_not_a_model_is_an_error() {
-    let out = run(&["inspect", &heart()]);
+    let out = run(&["inspect", &repo_file("data/heart.libsvm")]);
     assert!(!out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
 }

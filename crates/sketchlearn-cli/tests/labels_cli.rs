@@ -2,23 +2,16 @@
 //! item 1), end to end through the binary: 0/1 and 2/4 learn exactly as -1/+1, the classes are
 //! stored in the model and printed by test/predict/-p, bad labels fail at their line.
 
+mod common;
+use common::{assert_mentions, quiet_json, test_json};
 mod label_helpers;
 
 use label_helpers::{failure, json, path, run, shared, write};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn run_stdin(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).ok();
-    child.wait_with_output().unwrap()
+    common::run_with_stdin(args, input.as_bytes())
 }
 
 fn heart_text() -> String {
@@ -44,8 +37,8 @@ fn relabel(text: &str, neg: &str, pos: &str) -> String {
 fn errors(text: &str, neg: &str, pos: &str, name: &str) -> (f64, f64, serde_json::Value) {
     let f = write(&format!("{name}.libsvm"), &relabel(text, neg, pos));
     let model = path(&format!("{name}.model"));
-    let t = json(&run(&["train", "--json", "--quiet", "-f", &model, &f]));
-    let e = json(&run(&["test", "--json", "-i", &model, &f]));
+    let t = quiet_json("train", &["-f", &model, &f]);
+    let e = test_json(&model, &f);
     (
         t["progressive_error"].as_f64().unwrap(),
         e["error"].as_f64().unwrap(),
@@ -80,12 +73,8 @@ fn breast_cancer_zero_one_and_two_four_give_exactly_the_errors_of_plus_minus_one
 fn predictions_print_the_users_labels_and_the_positive_probability() {
     let f = write("h24p.libsvm", &relabel(&heart_text(), "2", "4"));
     let (m, p, raw) = (path("h24p.model"), path("h24p.pred"), path("h24p.raw"));
-    json(&run(&[
-        "train", "--json", "--quiet", "-f", &m, "-p", &p, &f,
-    ]));
-    json(&run(&[
-        "train", "--json", "--quiet", "--raw", "-p", &raw, &f,
-    ]));
+    quiet_json("train", &["-f", &m, "-p", &p, &f]);
+    quiet_json("train", &["--raw", "-p", &raw, &f]);
     let (lines, margins) = (
         std::fs::read_to_string(&p).unwrap(),
         std::fs::read_to_string(&raw).unwrap(),
@@ -125,9 +114,7 @@ fn predictions_print_the_users_labels_and_the_positive_probability() {
     assert_eq!(j["classes"], serde_json::json!(["4", "2"]));
     // A hinge model prints the label only.
     let hm = path("h24h.model");
-    json(&run(&[
-        "train", "--json", "--quiet", "--loss", "hinge", "-f", &hm, &f,
-    ]));
+    quiet_json("train", &["--loss", "hinge", "-f", &hm, &f]);
     let out = run(&["predict", "-i", &hm, &f]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.lines().all(|l| l == "2" || l == "4"), "{text}");
@@ -147,10 +134,7 @@ fn a_third_label_names_the_line_and_multiclass_and_saves_nothing() {
         &path("three.pred"),
         &f,
     ]));
-    assert!(
-        e.contains(&format!("{f}:271:1")) && e.contains("--multiclass"),
-        "{e}"
-    );
+    assert_mentions(&e, &[format!("{f}:271:1").as_str(), "--multiclass"]);
     assert!(!std::path::Path::new(&model).exists());
     assert!(!std::path::Path::new(&path("three.pred")).exists());
 }
@@ -159,9 +143,9 @@ fn a_third_label_names_the_line_and_multiclass_and_saves_nothing() {
 fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
     let text = relabel(&heart_text(), "2", "4");
     let e = failure(&run_stdin(&["train", "--dim", "13", "-"], &text));
-    assert!(e.contains("<stdin>:1:1") && e.contains("--classes"), "{e}");
+    assert_mentions(&e, &["<stdin>:1:1", "--classes"]);
     let file = write("h24s.libsvm", &text);
-    let want = json(&run(&["train", "--json", "--quiet", &file]));
+    let want = quiet_json("train", &[&file]);
     let got = json(&run_stdin(
         &[
             "train",
@@ -187,7 +171,7 @@ fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
     let zo = relabel(&heart_text(), "0", "1");
     let (ps, pf) = (path("h01s.pred"), path("h01f.pred"));
     let f01 = write("h01s.libsvm", &zo);
-    json(&run(&["train", "--json", "--quiet", "-p", &pf, &f01]));
+    quiet_json("train", &["-p", &pf, &f01]);
     json(&run_stdin(
         &["train", "--json", "--quiet", "--dim", "13", "-p", &ps, "-"],
         &zo,
@@ -207,16 +191,13 @@ fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
 fn classes_that_disagree_with_the_file_or_the_model_are_errors() {
     let f = write("h01c.libsvm", &relabel(&heart_text(), "0", "1"));
     let e = failure(&run(&["train", "--classes", "0,2", &f]));
-    assert!(
-        e.contains(&format!("{f}:1:1")) && e.contains("label 1"),
-        "{e}"
-    );
+    assert_mentions(&e, &[format!("{f}:1:1").as_str(), "label 1"]);
     let m = path("h01c.model");
-    json(&run(&["train", "--json", "--quiet", "-f", &m, &f]));
+    quiet_json("train", &["-f", &m, &f]);
     // An unseen class at test time, and a label that is not a number.
     let g = write("h24c.libsvm", &relabel(&heart_text(), "2", "4"));
     let e = failure(&run(&["test", "-i", &m, &g]));
-    assert!(e.contains(&format!("{g}:1:1")) && e.contains("0,1"), "{e}");
+    assert_mentions(&e, &[format!("{g}:1:1").as_str(), "0,1"]);
     let bad = write("word.libsvm", "1 1:1\nyes 2:1\n0 1:2\n");
     let e = failure(&run(&["train", &bad]));
     assert!(e.contains(&format!("{bad}:2:")), "{e}");
@@ -226,9 +207,7 @@ fn classes_that_disagree_with_the_file_or_the_model_are_errors() {
 fn regression_keeps_its_labels_and_reports_regression_metrics() {
     let f = write("h24r.libsvm", &relabel(&heart_text(), "2", "4"));
     let (m, p) = (path("h24r.model"), path("h24r.pred"));
-    let t = json(&run(&[
-        "train", "--json", "--quiet", "--loss", "squared", "-f", &m, &f,
-    ]));
+    let t = quiet_json("train", &["--loss", "squared", "-f", &m, &f]);
     assert!(t.get("classes").is_none(), "{t}");
     let j = json(&run(&["test", "--json", "-i", &m, "-p", &p, &f]));
     for key in ["rmse", "mae", "r2"] {
@@ -247,8 +226,8 @@ fn regression_keeps_its_labels_and_reports_regression_metrics() {
     assert!((2.5..3.5).contains(&mean), "{mean}");
     // Classification reports no regression metrics.
     let c = path("h24rc.model");
-    json(&run(&["train", "--json", "--quiet", "-f", &c, &f]));
-    let j = json(&run(&["test", "--json", "-i", &c, &f]));
+    quiet_json("train", &["-f", &c, &f]);
+    let j = test_json(&c, &f);
     assert!(
         j.get("rmse").is_none() && j["log_loss"].as_f64().is_some(),
         "{j}"
@@ -260,10 +239,8 @@ fn a_vw_model_refuses_libsvm_rows_and_a_libsvm_model_vw_text() {
     let vw = write("lab.vw", &"1 |a x:1 y:0.5\n-1 |a z:1\n".repeat(20));
     let lib = write("lab.libsvm", &"1 1:1 2:0.5\n-1 3:1\n".repeat(20));
     let (mv, ml) = (path("lab_vw.model"), path("lab_lib.model"));
-    json(&run(&[
-        "train", "--json", "--quiet", "-b", "10", "-f", &mv, &vw,
-    ]));
-    json(&run(&["train", "--json", "--quiet", "-f", &ml, &lib]));
+    quiet_json("train", &["-b", "10", "-f", &mv, &vw]);
+    quiet_json("train", &["-f", &ml, &lib]);
     for cmd in ["test", "predict"] {
         let e = failure(&run(&[cmd, "-i", &mv, &lib]));
         assert!(
@@ -286,7 +263,7 @@ fn a_format_5_model_loads_as_plus_minus_one() {
         .join("../sketchlearn/tests/golden/heart-auto-v5.model");
     let heart = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/heart.libsvm");
     let (g, h) = (golden.to_str().unwrap(), heart.to_str().unwrap());
-    let j = json(&run(&["test", "--json", "-i", g, h]));
+    let j = test_json(g, h);
     assert!(j["error"].as_f64().unwrap() < 0.3, "{j}");
     let out = run(&["predict", "-i", g, h]);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -298,22 +275,19 @@ fn a_format_5_model_loads_as_plus_minus_one() {
     // 0/1 labels are not the classes of a format-5 model.
     let f = write("h01v5.libsvm", &relabel(&heart_text(), "0", "1"));
     let e = failure(&run(&["test", "-i", g, &f]));
-    assert!(e.contains(&format!("{f}:2:1")) && e.contains("-1,1"), "{e}");
+    assert_mentions(&e, &[format!("{f}:2:1").as_str(), "-1,1"]);
 }
 
 #[test]
 fn fm_takes_two_classes_in_any_convention_and_refuses_three() {
     let f = write("fm24.libsvm", &relabel(&heart_text(), "2", "4"));
     let g = write("fmpm.libsvm", &heart_text());
-    let a = json(&run(&["fm", "--json", "--quiet", &f]));
-    let b = json(&run(&["fm", "--json", "--quiet", &g]));
+    let a = quiet_json("fm", &[&f]);
+    let b = quiet_json("fm", &[&g]);
     assert_eq!(a["test_error"], b["test_error"], "{a}\n{b}");
     let mut three = heart_text();
     three.push_str("3 1:1\n");
     let t = write("fm3.libsvm", &three);
     let e = failure(&run(&["fm", &t]));
-    assert!(
-        e.contains(&format!("{t}:271:1")) && e.contains("two classes"),
-        "{e}"
-    );
+    assert_mentions(&e, &[format!("{t}:271:1").as_str(), "two classes"]);
 }

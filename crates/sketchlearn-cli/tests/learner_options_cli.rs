@@ -1,6 +1,8 @@
 //! Learner options a VW user reaches for (issue 25, item 7) and a readable `train --help`
 //! (item 8), end to end.
 
+mod common;
+use common::{quiet_json, test_json};
 mod everyday;
 
 use everyday::{data, fails_with, json, run, scratch};
@@ -29,21 +31,18 @@ fn l1_makes_weights_exactly_zero_and_is_kept_in_the_model() {
     let dim = 13;
     let plain = scratch("plain.model");
     let l1 = scratch("l1.model");
-    let p = json(&run(&[
-        "train", "--quiet", "--json", "--algo", "adagrad", "-f", &plain, &file,
-    ]));
-    let r = json(&run(&[
-        "train", "--quiet", "--json", "--algo", "adagrad", "--l1", "0.2", "-f", &l1, &file,
-    ]));
+    let p = quiet_json("train", &["--algo", "adagrad", "-f", &plain, &file]);
+    let r = quiet_json(
+        "train",
+        &["--algo", "adagrad", "--l1", "0.2", "-f", &l1, &file],
+    );
     assert!(zeros(&l1, dim) > zeros(&plain, dim), "L1 zeroes weights");
     // Still a useful classifier.
     assert!(r["progressive_error"].as_f64().unwrap() < 0.3, "{r} vs {p}");
     let i = json(&run(&["inspect", "--json", &l1]));
     assert_eq!(i["regularization"]["l1"], 0.2);
     // Resuming keeps the penalty (and refuses new learner flags).
-    json(&run(&[
-        "train", "--quiet", "--json", "-i", &l1, "-f", &l1, &file,
-    ]));
+    quiet_json("train", &["-i", &l1, "-f", &l1, &file]);
     let i = json(&run(&["inspect", "--json", &l1]));
     assert_eq!(i["regularization"]["l1"], 0.2);
     fails_with(&run(&["train", "-i", &l1, "--l1", "0.1", &file]), "--l1");
@@ -202,12 +201,8 @@ fn q_crosses_vw_namespaces_in_train_test_and_predict() {
     let file = dir.join("xor.vw").to_string_lossy().into_owned();
     std::fs::write(&file, &text).unwrap();
     let m = scratch("q.model");
-    let linear = json(&run(&[
-        "train", "--quiet", "--json", "--algo", "adagrad", &file,
-    ]));
-    let crossed = json(&run(&[
-        "train", "--quiet", "--json", "--algo", "adagrad", "-q", "ab", "-f", &m, &file,
-    ]));
+    let linear = quiet_json("train", &["--algo", "adagrad", &file]);
+    let crossed = quiet_json("train", &["--algo", "adagrad", "-q", "ab", "-f", &m, &file]);
     assert!(
         linear["progressive_error"].as_f64().unwrap() > 0.3,
         "{linear}"
@@ -216,7 +211,7 @@ fn q_crosses_vw_namespaces_in_train_test_and_predict() {
         crossed["progressive_error"].as_f64().unwrap() < 0.05,
         "{crossed}"
     );
-    let t = json(&run(&["test", "--json", "-i", &m, &file]));
+    let t = test_json(&m, &file);
     assert_eq!(t["error"].as_f64(), Some(0.0));
     let rows = dir.join("rows.vw").to_string_lossy().into_owned();
     std::fs::write(&rows, "|a p |b r\n|a p |b s\n").unwrap();

@@ -2,6 +2,8 @@
 //! model files for test/predict/inspect, bit-exact resume, bad input at its line, CSV classes
 //! with missing values (penguins, attrition).
 
+mod common;
+use common::{assert_mentions, quiet_json, test_json};
 mod label_helpers;
 
 use label_helpers::{failure, json, path, run, shared, write};
@@ -34,17 +36,17 @@ fn multiclass_trains_tests_predicts_in_user_labels_and_resumes_bit_exact() {
     let f = write("mc.libsvm", &all);
     let first = write("mc_a.libsvm", &(lines[..250].join("\n") + "\n"));
     let second = write("mc_b.libsvm", &(lines[250..].join("\n") + "\n"));
-    let s = json(&run(&[
+    let s = quiet_json(
         "train",
-        "--multiclass",
-        "--json",
-        "--quiet",
-        "-f",
-        &path("whole.model"),
-        "-p",
-        &path("whole.pred"),
-        &f,
-    ]));
+        &[
+            "--multiclass",
+            "-f",
+            &path("whole.model"),
+            "-p",
+            &path("whole.pred"),
+            &f,
+        ],
+    );
     assert_eq!(s["classes"], serde_json::json!(["2", "5", "9"]));
     assert!(s["progressive_error"].as_f64().unwrap() < 0.15, "{s}");
     assert!(s["multiclass_log_loss"].as_f64().unwrap() > 0.0);
@@ -63,25 +65,11 @@ fn multiclass_trains_tests_predicts_in_user_labels_and_resumes_bit_exact() {
         "{preds}"
     );
     // -i then more training equals one longer run, byte for byte.
-    json(&run(&[
+    quiet_json("train", &["--multiclass", "-f", &path("a.model"), &first]);
+    quiet_json(
         "train",
-        "--multiclass",
-        "--json",
-        "--quiet",
-        "-f",
-        &path("a.model"),
-        &first,
-    ]));
-    json(&run(&[
-        "train",
-        "--json",
-        "--quiet",
-        "-i",
-        &path("a.model"),
-        "-f",
-        &path("b.model"),
-        &second,
-    ]));
+        &["-i", &path("a.model"), "-f", &path("b.model"), &second],
+    );
     assert_eq!(
         std::fs::read(path("whole.model")).unwrap(),
         std::fs::read(path("b.model")).unwrap()
@@ -129,28 +117,12 @@ fn oaa_k_and_softmax_and_declared_classes() {
         .strip_prefix("2 ")
         .map_or(text.clone(), |t| format!("1 {t}"));
     let f = write("oaa.libsvm", &text);
-    let a = json(&run(&["train", "--oaa", "3", "--json", "--quiet", &f]));
+    let a = quiet_json("train", &["--oaa", "3", &f]);
     assert_eq!(a["classes"], serde_json::json!(["1", "2", "3"]));
-    let b = json(&run(&[
-        "train",
-        "--multiclass",
-        "--reduction",
-        "softmax",
-        "--json",
-        "--quiet",
-        &f,
-    ]));
+    let b = quiet_json("train", &["--multiclass", "--reduction", "softmax", &f]);
     assert!(b["learner"].as_str().unwrap().starts_with("softmax"), "{b}");
     assert!(b["progressive_error"].as_f64().unwrap() < 0.2, "{b}");
-    let c = json(&run(&[
-        "train",
-        "--multiclass",
-        "--classes",
-        "3,1,2",
-        "--json",
-        "--quiet",
-        &f,
-    ]));
+    let c = quiet_json("train", &["--multiclass", "--classes", "3,1,2", &f]);
     assert_eq!(c["classes"], serde_json::json!(["3", "1", "2"]));
 }
 
@@ -189,15 +161,7 @@ fn bad_multiclass_input_fails_at_its_line_and_saves_nothing() {
     }
     assert!(!Path::new(&model).exists());
     let good = write("mc_good.libsvm", &three_classes(30));
-    json(&run(&[
-        "train",
-        "--multiclass",
-        "--json",
-        "--quiet",
-        "-f",
-        &model,
-        &good,
-    ]));
+    quiet_json("train", &["--multiclass", "-f", &model, &good]);
     let pred = path("unseen.pred");
     let e = failure(&run(&["test", "-i", &model, "-p", &pred, &f]));
     assert!(e.contains(&format!("{f}:31:1")), "{e}");
@@ -216,17 +180,17 @@ fn penguins_train_test_and_predict_species_with_missing_values() {
         return;
     };
     let model = path("penguins.model");
-    let t = json(&run(&[
+    let t = quiet_json(
         "train",
-        "--multiclass",
-        "--json",
-        "--quiet",
-        "--label-column",
-        "species",
-        "-f",
-        &model,
-        &data,
-    ]));
+        &[
+            "--multiclass",
+            "--label-column",
+            "species",
+            "-f",
+            &model,
+            &data,
+        ],
+    );
     assert_eq!(
         t["classes"],
         serde_json::json!(["Adelie", "Chinstrap", "Gentoo"])
@@ -234,7 +198,7 @@ fn penguins_train_test_and_predict_species_with_missing_values() {
     assert_eq!(t["examples"], 344);
     // Better than the majority class (Adelie, 152/344 → error 0.56).
     assert!(t["progressive_error"].as_f64().unwrap() < 0.2, "{t}");
-    let e = json(&run(&["test", "--json", "-i", &model, &data]));
+    let e = test_json(&model, &data);
     assert!(e["error"].as_f64().unwrap() < 0.1, "{e}");
     // Rows to score without the species column, one with missing values (NA, empty).
     let rows = write(
@@ -260,10 +224,7 @@ fn penguins_train_test_and_predict_species_with_missing_values() {
          Emperor,Biscoe,47.5,14.9,220,5300,male,2008\n",
     );
     let err = failure(&run(&["test", "-i", &model, &bad]));
-    assert!(
-        err.contains(&format!("{bad}:2:1")) && err.contains("Emperor"),
-        "{err}"
-    );
+    assert_mentions(&err, &[format!("{bad}:2:1").as_str(), "Emperor"]);
 }
 
 #[test]
@@ -272,24 +233,16 @@ fn attrition_trains_tests_and_predicts_yes_no() {
         return;
     };
     let (model, p) = (path("attrition.model"), path("attrition.pred"));
-    let t = json(&run(&[
+    let t = quiet_json(
         "train",
-        "--json",
-        "--quiet",
-        "--label-column",
-        "Attrition",
-        "-f",
-        &model,
-        "-p",
-        &p,
-        &data,
-    ]));
+        &["--label-column", "Attrition", "-f", &model, "-p", &p, &data],
+    );
     assert_eq!(t["classes"], serde_json::json!(["No", "Yes"]));
     let preds = std::fs::read_to_string(&p).unwrap();
     assert!(preds
         .lines()
         .all(|l| l.starts_with("No ") || l.starts_with("Yes ")));
-    let e = json(&run(&["test", "--json", "-i", &model, &data]));
+    let e = test_json(&model, &data);
     assert!(e["error"].as_f64().unwrap() < 0.16, "{e}");
     assert!(e["auc"].as_f64().unwrap() > 0.75, "{e}");
     let out = run(&["predict", "-i", &model, &data]);
@@ -299,6 +252,6 @@ fn attrition_trains_tests_and_predicts_yes_no() {
         .lines()
         .all(|l| l.starts_with("No ") || l.starts_with("Yes ")));
     // Resuming on the same columns learns on.
-    let t2 = json(&run(&["train", "--json", "--quiet", "-i", &model, &data]));
+    let t2 = quiet_json("train", &["-i", &model, &data]);
     assert_eq!(t2["classes"], serde_json::json!(["No", "Yes"]));
 }

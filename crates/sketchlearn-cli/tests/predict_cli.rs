@@ -2,22 +2,15 @@
 //! probabilities in the user's convention, raw margins, streaming through a pipe, and the
 //! bad-input cases (nothing overwritten).
 
+mod common;
+
+use common::{bin, run, scratch_dir, stdout_text, train_quiet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sketchlearn"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
+use std::process::{Child, Stdio};
 
 fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sketchlearn-predict-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    scratch_dir("predict")
 }
 
 fn path(name: &str) -> String {
@@ -35,29 +28,22 @@ fn train_data() -> String {
     s
 }
 
+/// `predict -i MODEL -` running, its stdin and stdout piped.
+fn predict_from_stdin(model: &str) -> Child {
+    bin()
+        .args(["predict", "-i", model, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn trained(name: &str, extra: &[&str]) -> String {
     let data = path(&format!("{name}.libsvm"));
     std::fs::write(&data, train_data()).unwrap();
     let model = path(&format!("{name}.skl"));
-    let mut args = vec!["train", "--quiet", "-f", &model];
-    args.extend_from_slice(extra);
-    args.push(&data);
-    let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    train_quiet(&model, extra, &data);
     model
-}
-
-fn ok_stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 #[test]
@@ -65,7 +51,7 @@ fn scores_rows_without_labels_as_label_and_probability() {
     let model = trained("logistic", &[]);
     let rows = path("rows.txt");
     std::fs::write(&rows, "1:0.9 2:0.1\n2:0.9\n\n-1 1:0.9 2:0.1\n").unwrap();
-    let text = ok_stdout(&run(&["predict", "-i", &model, &rows]));
+    let text = stdout_text(&run(&["predict", "-i", &model, &rows]));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     let (label, p) = lines[0].split_once(' ').unwrap();
@@ -76,7 +62,7 @@ fn scores_rows_without_labels_as_label_and_probability() {
     assert!(p.parse::<f64>().unwrap() < 0.5);
     assert_eq!(lines[2], lines[0], "a labelled row is scored the same");
 
-    let named = ok_stdout(&run(&[
+    let named = stdout_text(&run(&[
         "predict",
         "-i",
         &model,
@@ -86,7 +72,7 @@ fn scores_rows_without_labels_as_label_and_probability() {
     ]));
     assert!(named.starts_with("Yes "), "{named}");
 
-    let raw = ok_stdout(&run(&["predict", "-i", &model, "--raw", &rows]));
+    let raw = stdout_text(&run(&["predict", "-i", &model, "--raw", &rows]));
     let m: f64 = raw.lines().next().unwrap().parse().unwrap();
     assert!(m > 0.0);
 
@@ -100,13 +86,8 @@ fn scores_rows_without_labels_as_label_and_probability() {
 #[test]
 fn regression_writes_the_value() {
     let model = trained("squared", &["--loss", "squared"]);
-    let text = ok_stdout(&{
-        let mut child = bin()
-            .args(["predict", "-i", &model, "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+    let text = stdout_text(&{
+        let mut child = predict_from_stdin(&model);
         child.stdin.take().unwrap().write_all(b"1:0.5\n").unwrap();
         child.wait_with_output().unwrap()
     });
@@ -117,12 +98,7 @@ fn regression_writes_the_value() {
 #[test]
 fn streams_a_line_in_a_line_out() {
     let model = trained("stream", &[]);
-    let mut child = bin()
-        .args(["predict", "-i", &model, "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = predict_from_stdin(&model);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     for row in ["1:0.9 2:0.1", "1:0.1 2:0.9", "2:0.3"] {

@@ -3,11 +3,11 @@
 //! `train -f`/`-i` (bit-identical resume) and `test`.
 
 mod common;
+use common::{quiet_json, test_json};
 
 use std::path::PathBuf;
-use std::process::Stdio;
 
-use common::{bin, json, ok, run};
+use common::{json, ok, run, run_with_stdin};
 
 fn dir() -> PathBuf {
     common::scratch_dir("sparse-cli")
@@ -54,24 +54,8 @@ fn write(name: &str, text: &str) -> String {
 #[test]
 fn sparse_flag_picks_the_sparse_learner_and_matches_dense_rp() {
     let f = write("rp.libsvm", &sparse_libsvm(400, 50, 1));
-    let s = json(&run(&[
-        "train",
-        "--json",
-        "--quiet",
-        "--curvature",
-        "rp",
-        "--sparse",
-        &f,
-    ]));
-    let d = json(&run(&[
-        "train",
-        "--json",
-        "--quiet",
-        "--curvature",
-        "rp",
-        "--dense",
-        &f,
-    ]));
+    let s = quiet_json("train", &["--curvature", "rp", "--sparse", &f]);
+    let d = quiet_json("train", &["--curvature", "rp", "--dense", &f]);
     assert!(s["learner"].as_str().unwrap().contains("rp-sparse"), "{s}");
     assert!(
         d["learner"].as_str().unwrap().starts_with("newton/rp "),
@@ -96,26 +80,17 @@ fn automatic_choice_for_sparse_and_dense_input() {
     let table = String::from_utf8_lossy(&out.stderr);
     assert!(table.contains("chosen for sparse input"), "{table}");
     // --dense keeps the dense learner.
-    let j = json(&run(&["train", "--json", "--quiet", "--dense", &sparse]));
+    let j = quiet_json("train", &["--dense", &sparse]);
     assert!(j["learner"].as_str().unwrap().contains("rfd-fast"), "{j}");
     // Dense input (6 non-zeros of d = 12) stays dense.
     let dense = write("auto-dense.libsvm", &sparse_libsvm(300, 12, 3));
-    let j = json(&run(&[
-        "train",
-        "--json",
-        "--quiet",
-        "--curvature",
-        "oja",
-        &dense,
-    ]));
+    let j = quiet_json("train", &["--curvature", "oja", &dense]);
     assert!(
         j["learner"].as_str().unwrap().starts_with("newton/oja "),
         "{j}"
     );
     // AdaGrad is never switched.
-    let j = json(&run(&[
-        "train", "--json", "--quiet", "--algo", "adagrad", &sparse,
-    ]));
+    let j = quiet_json("train", &["--algo", "adagrad", &sparse]);
     assert!(j["learner"].as_str().unwrap().starts_with("adagrad"), "{j}");
 }
 
@@ -141,13 +116,7 @@ fn vw_input_is_hashed_and_sparse_by_default() {
         model.to_str().unwrap(),
         &vw,
     ]));
-    let t = json(&run(&[
-        "test",
-        "--json",
-        "-i",
-        model.to_str().unwrap(),
-        &vw,
-    ]));
+    let t = test_json(model.to_str().unwrap(), &vw);
     assert_eq!(t["examples"], 90);
     // A mismatching --bits is refused; --bits on LIBSVM is refused.
     let bad = run(&["test", "-i", model.to_str().unwrap(), "-b", "13", &vw]);
@@ -159,27 +128,12 @@ fn vw_input_is_hashed_and_sparse_by_default() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--bits applies to VW input"));
     // --format vw on a file without the extension, and from standard input.
     let plain = write("small.txt", &text.repeat(30));
-    let j = json(&run(&[
-        "train", "--json", "--quiet", "--format", "vw", &plain,
-    ]));
+    let j = quiet_json("train", &["--format", "vw", &plain]);
     assert_eq!(j["dim"], 1 << 18);
-    let mut child = bin()
-        .args([
-            "train", "--json", "--quiet", "--format", "vw", "-b", "10", "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args = [
+        "train", "--json", "--quiet", "--format", "vw", "-b", "10", "-",
+    ];
+    let out = run_with_stdin(&args, text.as_bytes());
     assert_eq!(json(&out)["examples"], 3);
 }
 
@@ -200,8 +154,8 @@ fn default_learner_is_the_same_on_vw_and_libsvm_input() {
         })
         .collect();
     let vw = write("heart.vw", &vw);
-    let a = json(&run(&["train", "--json", "--quiet", heart]));
-    let b = json(&run(&["train", "--json", "--quiet", &vw]));
+    let a = quiet_json("train", &[heart]);
+    let b = quiet_json("train", &[&vw]);
     assert!(b["learner"].as_str().unwrap().contains("sparse"), "{b}");
     assert_eq!(a["progressive_error"], b["progressive_error"], "{a}\n{b}");
     let (wa, wb) = (
@@ -278,13 +232,7 @@ fn resume_through_model_files_is_bit_identical() {
             let split_p =
                 std::fs::read_to_string(&pb).unwrap() + &std::fs::read_to_string(&pc).unwrap();
             assert_eq!(whole_p, split_p, "{curvature} {extra:?}");
-            let t = json(&run(&[
-                "test",
-                "--json",
-                "-i",
-                model.to_str().unwrap(),
-                &whole,
-            ]));
+            let t = test_json(model.to_str().unwrap(), &whole);
             assert_eq!(t["examples"], 600);
             assert!(t["error"].as_f64().unwrap().is_finite());
         }

@@ -8,7 +8,7 @@ use super::drp_common::{
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use crate::stats::median;
 use anyhow::Result;
 use sketchlearn::drp::{
@@ -138,11 +138,10 @@ fn loss_section(
         "### {loss}: r̄ {rbar}; exact solver {:.2} s ({} Newton / {} CG iterations)\n",
         exact.seconds, exact.iterations, exact.cg_iterations
     )?;
-    writeln!(
+    table_header(
         md,
-        "| m | naive | Alg. 1 | T = 2 | T = 3 | T = 4 | T = 5 | div | s |"
+        "| m | naive | Alg. 1 | T = 2 | T = 3 | T = 4 | T = 5 | div | s |",
     )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|")?;
     let mut series: Vec<Series> = std::iter::once("naive".to_string())
         .chain(std::iter::once("Alg. 1".to_string()))
         .chain((2..=T).map(|t| format!("Alg. 2, T={t}")))
@@ -278,11 +277,7 @@ fn summary_table(
         md,
         "Smallest m of the grid where the median error is below a threshold (— = none):\n"
     )?;
-    writeln!(
-        md,
-        "| data set | loss | naive < 1 | Alg. 1 < 0.5 | Alg. 1 < 0.1 | Alg. 2 (T=5) < 1e-2 | Alg. 2 (T=5) < 1e-6 | no divergence flagged from |"
-    )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|")?;
+    table_header(md, "| data set | loss | naive < 1 | Alg. 1 < 0.5 | Alg. 1 < 0.1 | Alg. 2 (T=5) < 1e-2 | Alg. 2 (T=5) < 1e-6 | no divergence flagged from |")?;
     for data in datasets {
         for &loss in losses {
             let rows: Vec<_> = summary
@@ -326,11 +321,10 @@ fn lambda_sweep(datasets: &[DrpData], md: &mut String, csv: &mut String) -> Resu
          sets, so here λ grows at a fixed m (seed 1, T = 5). The test error of the exact \
          solution shows what the larger λ costs.\n"
     )?;
-    writeln!(
+    table_header(
         md,
-        "| data set | loss | m | λ | r̄ | exact test error | naive | Alg. 1 | Alg. 2 T=5 | div |"
+        "| data set | loss | m | λ | r̄ | exact test error | naive | Alg. 1 | Alg. 2 T=5 | div |",
     )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|")?;
     for data in datasets.iter().filter(|d| d.known_rank.is_none()) {
         let m = match data.name {
             "r8" => 800,

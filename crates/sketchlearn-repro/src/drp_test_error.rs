@@ -8,7 +8,7 @@ use super::drp_common::{
 };
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use anyhow::Result;
 use sketchlearn::drp::{relative_error, Alg2Status, DrpLoss, DrpParams, ExactSolver, Problem};
 use std::fmt::Write as _;
@@ -40,45 +40,53 @@ struct Ctx {
     loss: DrpLoss,
 }
 
-/// One table row (markdown) and one CSV line.
-#[allow(clippy::too_many_arguments)]
-fn emit(
-    csv: &mut String,
-    md: &mut String,
-    c: &Ctx,
-    solution: &str,
-    m: Option<usize>,
-    t: usize,
-    err: f64,
-    rec: Option<f64>,
-    secs: f64,
-    note: &str,
-) -> Result<()> {
-    writeln!(
-        csv,
-        "{},{},{},{},{},{LAMBDA},{solution},{},{t},{err:.6},{},{secs:.4},{note}",
-        c.name,
-        c.n,
-        c.nt,
-        c.d,
-        c.loss,
-        m.map_or(String::new(), |m| m.to_string()),
-        rec.map_or(String::new(), |r| format!("{r:.6e}"))
-    )?;
-    writeln!(
-        md,
-        "| {} | {solution}{} | {} | {} | {} | {secs:.3} |",
-        c.loss,
-        if note.is_empty() {
-            String::new()
-        } else {
-            format!(" ({note})")
-        },
-        m.map_or("—".to_string(), |m| m.to_string()),
-        pct(err),
-        rec.map_or("—".to_string(), |r| format!("{r:.2e}")),
-    )?;
-    Ok(())
+/// The CSV of a run and the data set's context: [`Rows::row`] writes a solution's line there
+/// and in the markdown table `md`.
+struct Rows<'a> {
+    csv: &'a mut String,
+    ctx: &'a Ctx,
+}
+
+impl Rows<'_> {
+    /// One table row (markdown) and one CSV line.
+    #[allow(clippy::too_many_arguments)]
+    fn row(
+        &mut self,
+        md: &mut String,
+        solution: &str,
+        m: Option<usize>,
+        t: usize,
+        err: f64,
+        rec: Option<f64>,
+        secs: f64,
+        note: &str,
+    ) -> Result<()> {
+        writeln!(
+            self.csv,
+            "{},{},{},{},{},{LAMBDA},{solution},{},{t},{err:.6},{},{secs:.4},{note}",
+            self.ctx.name,
+            self.ctx.n,
+            self.ctx.nt,
+            self.ctx.d,
+            self.ctx.loss,
+            m.map_or(String::new(), |m| m.to_string()),
+            rec.map_or(String::new(), |r| format!("{r:.6e}"))
+        )?;
+        writeln!(
+            md,
+            "| {} | {solution}{} | {} | {} | {} | {secs:.3} |",
+            self.ctx.loss,
+            if note.is_empty() {
+                String::new()
+            } else {
+                format!(" ({note})")
+            },
+            m.map_or("—".to_string(), |m| m.to_string()),
+            pct(err),
+            rec.map_or("—".to_string(), |r| format!("{r:.2e}")),
+        )?;
+        Ok(())
+    }
 }
 
 pub fn run(args: &ReproArgs) -> Result<()> {
@@ -170,11 +178,10 @@ fn dataset_section(
         data.name
     )?;
     writeln!(md, "{}.\n", data.note)?;
-    writeln!(
+    table_header(
         md,
-        "| loss | solution | m | test error | ‖w − w*‖/‖w*‖ | seconds |"
+        "| loss | solution | m | test error | ‖w − w*‖/‖w*‖ | seconds |",
     )?;
-    writeln!(md, "|---|---|---|---|---|---|")?;
     let train_file = tmp.join(format!("{}.train.svm", data.name));
     if liblinear.is_some() {
         write_libsvm(&data.train, &train_file)?;
@@ -217,16 +224,8 @@ fn loss_section(
     let problem = Problem::new(loss, LAMBDA)?;
     let exact = ExactSolver::default().solve(&problem, &data.train)?;
     let exact_err = data.test.error_rate(&exact.w);
-    let mut row =
-        |md: &mut String,
-         solution: &str,
-         m: Option<usize>,
-         t: usize,
-         err: f64,
-         rec: Option<f64>,
-         secs: f64,
-         note: &str| { emit(csv, md, ctx, solution, m, t, err, rec, secs, note) };
-    row(
+    let mut rows = Rows { csv, ctx };
+    rows.row(
         md,
         "exact",
         None,
@@ -256,7 +255,7 @@ fn loss_section(
             } else {
                 format!("-s {} -c {}, squared hinge", run.solver, run.c)
             };
-            row(
+            rows.row(
                 md,
                 "LIBLINEAR",
                 None,
@@ -295,15 +294,7 @@ fn projection_sweep(
     ll: Option<&LiblinearRun>,
 ) -> Result<Vec<Series>> {
     let loss = ctx.loss;
-    let mut row =
-        |md: &mut String,
-         solution: &str,
-         m: Option<usize>,
-         t: usize,
-         err: f64,
-         rec: Option<f64>,
-         secs: f64,
-         note: &str| { emit(csv, md, ctx, solution, m, t, err, rec, secs, note) };
+    let mut rows = Rows { csv, ctx };
     let mut series = vec![
         Series {
             label: "naive".into(),
@@ -347,7 +338,7 @@ fn projection_sweep(
             "  {loss:12} m = {m:5}: naive {e_naive:.4} alg1 {e_alg1:.4} best(t={}) {e_best:.4} exact {exact_err:.4} {status}",
             fit.reports[best].t
         );
-        row(
+        rows.row(
             md,
             "naive",
             Some(m),
@@ -357,7 +348,7 @@ fn projection_sweep(
             naive_secs,
             "",
         )?;
-        row(
+        rows.row(
             md,
             "Alg. 1",
             Some(m),
@@ -376,7 +367,7 @@ fn projection_sweep(
                 format!(", {status}")
             }
         );
-        row(
+        rows.row(
             md,
             &format!("Alg. 2 T={T}"),
             Some(m),

@@ -22,7 +22,7 @@ use super::fm_common::{
 use super::ReproArgs;
 use crate::machine::load_average;
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -371,11 +371,7 @@ fn dataset_tables(md: &mut String, csv: &mut String, r: &DatasetResult) -> Resul
         fmt_opt(first.num("train_examples"), 0),
         fmt_opt(first.num("test_examples"), 0)
     )?;
-    writeln!(
-        md,
-        "| method | setting | progressive loss | progressive error | progressive AUC | test error | test AUC | CPU s | model |"
-    )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|")?;
+    table_header(md, "| method | setting | progressive loss | progressive error | progressive AUC | test error | test AUC | CPU s | model |")?;
     let row = |md: &mut String, run: &FmRun, label: &str| -> std::fmt::Result {
         writeln!(
             md,
@@ -452,11 +448,7 @@ fn dataset_tables(md: &mut String, csv: &mut String, r: &DatasetResult) -> Resul
         "Table 7 analogue ({}): average training loss of SFTRL against m (η chosen for m = 10)\n",
         r.name
     )?;
-    writeln!(
-        md,
-        "| m | Alg. 5 avg. training loss | Alg. 5 CPU s | Alg. 4 avg. training loss | Alg. 4 CPU s | test AUC (Alg. 5 / Alg. 4) |"
-    )?;
-    writeln!(md, "|---|---|---|---|---|---|")?;
+    table_header(md, "| m | Alg. 5 avg. training loss | Alg. 5 CPU s | Alg. 4 avg. training loss | Alg. 4 CPU s | test AUC (Alg. 5 / Alg. 4) |")?;
     for (m, fast, slow) in &r.table7 {
         writeln!(
             md,

@@ -22,7 +22,7 @@ use super::ReproArgs;
 use crate::machine::load_average;
 use crate::peers::run_river;
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use anyhow::Result;
 use serde_json::Value;
 use sketchlearn::fm::{FirstOrderStep, FmAlgorithm, FmConfig};
@@ -452,11 +452,7 @@ fn chosen_tables(
         )?;
     }
     writeln!(md, "### Chosen configuration of each method\n")?;
-    writeln!(
-        md,
-        "| method | setting | progressive RMSE | test RMSE | test RMSE clipped | pairwise part RMS (test) | test RMSE without it | CPU s | wall s | model | peak RSS |"
-    )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|")?;
+    table_header(md, "| method | setting | progressive RMSE | test RMSE | test RMSE clipped | pairwise part RMS (test) | test RMSE without it | CPU s | wall s | model | peak RSS |")?;
     for c in &r.chosen {
         let run = &c.run;
         writeln!(
@@ -525,11 +521,7 @@ fn chosen_tables(
     writeln!(md)?;
 
     writeln!(md, "### SFTRL against the sketch size m\n")?;
-    writeln!(
-        md,
-        "| m | Alg. 5 setting | Alg. 5 progressive | Alg. 5 test | Alg. 5 CPU s | Alg. 5 wall s | Alg. 4 progressive | Alg. 4 test | Alg. 4 CPU s | Alg. 4 wall s | model (Alg. 5 / Alg. 4) |"
-    )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|")?;
+    table_header(md, "| m | Alg. 5 setting | Alg. 5 progressive | Alg. 5 test | Alg. 5 CPU s | Alg. 5 wall s | Alg. 4 progressive | Alg. 4 test | Alg. 4 CPU s | Alg. 4 wall s | model (Alg. 5 / Alg. 4) |")?;
     for (m, fast, slow) in &r.by_m {
         writeln!(
             md,
@@ -568,11 +560,10 @@ fn split_tables(md: &mut String, r: &DatasetResult) -> Result<()> {
          compressed jointly by truncation (see `SftrlSplit`).\n",
         defaults.eta, defaults.eta_pairwise
     )?;
-    writeln!(
+    table_header(
         md,
-        "| m | progressive RMSE | test RMSE | CPU s | wall s | model | peak RSS |"
+        "| m | progressive RMSE | test RMSE | CPU s | wall s | model | peak RSS |",
     )?;
-    writeln!(md, "|---|---|---|---|---|---|---|")?;
     for (m, run) in &r.split_by_m {
         writeln!(
             md,
@@ -589,8 +580,7 @@ fn split_tables(md: &mut String, r: &DatasetResult) -> Result<()> {
         md,
         "\nAblation (m = 10, defaults otherwise; each row undoes one change):\n"
     )?;
-    writeln!(md, "| variant | progressive RMSE | test RMSE | CPU s |")?;
-    writeln!(md, "|---|---|---|---|")?;
+    table_header(md, "| variant | progressive RMSE | test RMSE | CPU s |")?;
     if let Some((_, d)) = r.split_by_m.iter().find(|x| x.0 == 10) {
         writeln!(
             md,

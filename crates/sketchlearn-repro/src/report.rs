@@ -2,6 +2,7 @@
 //! folder, and a line on stderr saying where.
 
 use anyhow::Result;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// Writes `NAME.md` and `NAME.csv` under `out` and prints `wrote …/NAME.md` on stderr, followed
@@ -21,4 +22,39 @@ pub fn write_md_csv(
         None => eprintln!("wrote {}", md_path.display()),
     }
     Ok(())
+}
+
+/// The report's heading `# TITLE` and the line that reproduces it; `peers` names what needs the
+/// peers' virtual environment (`"VW needs"`, `"peers need"`).
+pub fn title_and_command(md: &mut String, title: &str, peers: &str) -> std::fmt::Result {
+    writeln!(md, "# {title}\n")?;
+    writeln!(
+        md,
+        "Reproduce: `{}` (from the repository root; {peers} `.venv-peers`, see \
+         `scripts/peers/README.md`).\n",
+        crate::command_line()
+    )
+}
+
+/// A markdown table's header row `header` (`| a | b |`) and the rule under it (`|---|---|`,
+/// one `---` per column).
+pub fn table_header(md: &mut String, header: &str) -> std::fmt::Result {
+    let columns = header.matches(" | ").count() + 1;
+    writeln!(md, "{header}")?;
+    writeln!(md, "|{}", "---|".repeat(columns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table_header;
+
+    #[test]
+    fn a_table_header_has_one_rule_cell_per_column() {
+        let mut md = String::new();
+        table_header(&mut md, "| m | FD (Alg.1) | seconds (FD, RFD) |").unwrap();
+        assert_eq!(
+            md,
+            "| m | FD (Alg.1) | seconds (FD, RFD) |\n|---|---|---|\n"
+        );
+    }
 }

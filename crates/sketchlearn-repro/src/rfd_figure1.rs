@@ -5,7 +5,7 @@
 
 use super::{command_line, ReproArgs};
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use anyhow::{Context, Result};
 use sketchlearn::data::{load_rows, Format};
 use sketchlearn::sketch::{relative_spectral_error, LanczosOptions, SketchConfig, SketchMethod};
@@ -52,11 +52,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let (n, d) = (rows.rows(), sketchlearn::sketch::SymOperator::dim(&rows));
         eprintln!("{name}: n = {n}, d = {d}");
         writeln!(md, "## {name} (n = {n}, d = {d})\n")?;
-        writeln!(
-            md,
-            "| m | FD (Alg.1) | RFD (Alg.3) | RFD/FD | FD-fast (Alg.2) | RFD-fast (Alg.4) | RFD/FD fast | seconds (FD, RFD, FD-fast, RFD-fast) |"
-        )?;
-        writeln!(md, "|---|---|---|---|---|---|---|---|")?;
+        table_header(&mut md, "| m | FD (Alg.1) | RFD (Alg.3) | RFD/FD | FD-fast (Alg.2) | RFD-fast (Alg.4) | RFD/FD fast | seconds (FD, RFD, FD-fast, RFD-fast) |")?;
         let mut series: Vec<Series> = METHODS
             .iter()
             .map(|m| Series {

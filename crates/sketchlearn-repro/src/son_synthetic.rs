@@ -16,7 +16,7 @@ use crate::learn::learn_pass;
 use crate::machine::utc_date;
 use crate::parallel::{par_map, MAX_THREADS};
 use crate::plot::{grid_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use crate::rng::SplitMix64;
 use anyhow::Result;
 use plotters::prelude::SeriesLabelPosition;
@@ -544,11 +544,10 @@ fn setup(md: &mut String, sw: &Sweep) -> Result<()> {
         if dflt.bias { "on" } else { "off" }
     )?;
 
-    writeln!(
+    table_header(
         md,
-        "| labels | κ | sample covariance condition number | positives |"
+        "| labels | κ | sample covariance condition number | positives |",
     )?;
-    writeln!(md, "|---|---|---|---|")?;
     for (labels, kappa, _, cond, pos) in &sw.sets {
         writeln!(
             md,

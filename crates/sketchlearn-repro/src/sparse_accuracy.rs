@@ -17,14 +17,16 @@
 use super::sparse_common::{libsvm_as_vw, load_libsvm, load_vw, time_learner};
 use super::{command_line, ReproArgs};
 use crate::machine::{load_average, utc_now};
-use crate::peers::find_python;
+use crate::peers::{find_python, Peers};
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use anyhow::Result;
+use serde_json::Value;
 use sketchlearn::data::PackedExamples;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, Representation};
 use sketchlearn::Example;
 use std::fmt::Write as _;
+use std::path::Path;
 
 const M: usize = 10;
 const SETS: [&str; 2] = ["r8_earn_vs_rest", "a9a"];
@@ -140,12 +142,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
                     let e = time_learner(&with(&s.config, s.param, v), dim, data)?.error;
                     curve.push((v, e));
                 }
-                let (bv, be) = curve
-                    .iter()
-                    .copied()
-                    .filter(|c| c.1.is_finite())
-                    .min_by(|a, b| a.1.total_cmp(&b.1))
-                    .unwrap_or((f64::NAN, f64::NAN));
+                let (bv, be) = lowest(&curve);
                 let pname = match s.param {
                     Param::Alpha => "α",
                     Param::Alpha0 => "α₀",
@@ -164,20 +161,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             }
         }
         if let Some(peers) = find_python() {
-            let out = peers.run_script(
-                "scripts/peers/run_vw.py",
-                &[
-                    "--mode".into(),
-                    "adagrad,oja".into(),
-                    "--setting".into(),
-                    "both".into(),
-                    "--bits".into(),
-                    "18".into(),
-                    "--sketch-size".into(),
-                    M.to_string(),
-                    vw.display().to_string(),
-                ],
-            )?;
+            let out = vw_grid(&peers, "adagrad,oja", &[], &vw)?;
             for (mode, name) in [("adagrad", "VW AdaGrad"), ("oja", "VW OjaNewton")] {
                 let best = |setting: &str| {
                     out.iter()
@@ -270,12 +254,7 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
         for v in grid(p) {
             curve.push((v, time_learner(&with(&cfg, p, v), 1 << 18, &data)?.error));
         }
-        let (bv, be) = curve
-            .iter()
-            .copied()
-            .filter(|c| c.1.is_finite())
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .unwrap_or((f64::NAN, f64::NAN));
+        let (bv, be) = lowest(&curve);
         rows.push(Row {
             data: set.into(),
             input: "hashed (VW, b=18)".into(),
@@ -296,22 +275,7 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
         });
     }
     if let Some(peers) = find_python() {
-        let out = peers.run_script(
-            "scripts/peers/run_vw.py",
-            &[
-                "--mode".into(),
-                "oja".into(),
-                "--setting".into(),
-                "both".into(),
-                "--normalize".into(),
-                "false".into(),
-                "--bits".into(),
-                "18".into(),
-                "--sketch-size".into(),
-                M.to_string(),
-                vw.display().to_string(),
-            ],
-        )?;
+        let out = vw_grid(&peers, "oja", &["--normalize", "false"], &vw)?;
         let runs: Vec<&serde_json::Value> = out.iter().filter(|r| r["type"] == "run").collect();
         let nan = runs.iter().filter(|r| r["status"] != "ok").count();
         let get = |setting: &str| {
@@ -332,6 +296,34 @@ fn ill_conditioned_rows(rows: &mut Vec<Row>) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// The `(value, error)` of `curve` with the lowest finite error (NaNs when there is none).
+fn lowest(curve: &[(f64, f64)]) -> (f64, f64) {
+    curve
+        .iter()
+        .copied()
+        .filter(|c| c.1.is_finite())
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((f64::NAN, f64::NAN))
+}
+
+/// `run_vw.py --mode MODES --setting both EXTRA… --bits 18 --sketch-size M VW`: VW's untuned
+/// run and tuned grid on the hashed file `vw`, as JSON lines.
+fn vw_grid(peers: &Peers, modes: &str, extra: &[&str], vw: &Path) -> Result<Vec<Value>> {
+    let mut args: Vec<String> = ["--mode", modes, "--setting", "both"]
+        .iter()
+        .chain(extra)
+        .map(|a| a.to_string())
+        .collect();
+    args.extend([
+        "--bits".into(),
+        "18".into(),
+        "--sketch-size".into(),
+        M.to_string(),
+        vw.display().to_string(),
+    ]);
+    peers.run_script("scripts/peers/run_vw.py", &args)
 }
 
 fn write_report(args: &ReproArgs, rows: &[Row]) -> Result<()> {
@@ -356,11 +348,10 @@ fn write_report(args: &ReproArgs, rows: &[Row]) -> Result<()> {
         load_average(),
         command_line()
     )?;
-    writeln!(
-        md,
-        "| data | input | learner | untuned | tuned | best setting |"
+    table_header(
+        &mut md,
+        "| data | input | learner | untuned | tuned | best setting |",
     )?;
-    writeln!(md, "|---|---|---|---|---|---|")?;
     for r in rows {
         let se = if r.n > 0 {
             format!(" ±{:.4}", (r.tuned * (1.0 - r.tuned) / r.n as f64).sqrt())

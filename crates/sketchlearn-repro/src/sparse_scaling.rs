@@ -13,7 +13,7 @@ use super::sparse_common::{sig3, synthetic, time_learner};
 use super::{command_line, ReproArgs};
 use crate::machine::{load_average, thread_cpu, utc_now};
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use crate::stats::median_finite;
 use anyhow::Result;
 use sketchlearn::data::PackedExamples;
@@ -343,11 +343,10 @@ fn cost_table(md: &mut String, points: &[Point]) -> Result<()> {
 /// The least-squares fit `µs ≈ a + b·m² + c·m·nnz` per learner.
 fn fit_table(md: &mut String, points: &[Point]) -> Result<()> {
     writeln!(md, "## Fit `µs ≈ a + b·m² + c·m·nnz` (d = 2^18)\n")?;
-    writeln!(
+    table_header(
         md,
-        "| learner | a | b (per m²) | c (per m·nnz) | R² | worst relative residual |"
+        "| learner | a | b (per m²) | c (per m·nnz) | R² | worst relative residual |",
     )?;
-    writeln!(md, "|---|---|---|---|---|---|")?;
     for (name, _) in kinds() {
         let pts: Vec<&Point> = points
             .iter()

@@ -34,7 +34,7 @@ use crate::machine::{load_average, thread_cpu, utc_now};
 use crate::paths::cache_dir;
 use crate::peers::find_python;
 use crate::plot::{line_panels, Panel, Series};
-use crate::report::write_md_csv;
+use crate::report::{table_header, write_md_csv};
 use crate::rng::SplitMix64;
 use crate::stats::median_finite;
 use anyhow::Result;
@@ -61,11 +61,10 @@ fn summary(md: &mut String, lines: &[Line]) -> Result<()> {
          equal to or better than VW OjaNewton's, and the best such ratio within each sketch family \
          (\"error worse\": no learner of the family reaches VW's error there):\n"
     )?;
-    writeln!(
+    table_header(
         md,
-        "| stream | b | fastest at ≤ VW's error | × VW OjaNewton | Oja-SON | RP-SON | FD/RFD-SON |"
+        "| stream | b | fastest at ≤ VW's error | × VW OjaNewton | Oja-SON | RP-SON | FD/RFD-SON |",
     )?;
-    writeln!(md, "|---|---|---|---|---|---|---|")?;
     // One VW OjaNewton line per (stream, b).
     for v in lines.iter().filter(|l| l.name == "VW OjaNewton") {
         if !v.rate_cpu.is_finite() {
@@ -508,11 +507,7 @@ fn write_report(args: &ReproArgs, lines: &[Line], have_vw: bool) -> Result<()> {
 
 /// The results table: one row per (data, bits, learner), also as CSV.
 fn results_table(md: &mut String, csv: &mut String, lines: &[Line]) -> Result<()> {
-    writeln!(
-        md,
-        "| data | b | learner | ex/s (CPU) | ex/s (wall) | × VW Oja (CPU) | start-up s | peak MB | progressive error | note |"
-    )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|")?;
+    table_header(md, "| data | b | learner | ex/s (CPU) | ex/s (wall) | × VW Oja (CPU) | start-up s | peak MB | progressive error | note |")?;
     for l in lines {
         let vw_oja = lines
             .iter()

@@ -19,11 +19,11 @@
 //! All hyper-parameters at their defaults (untuned) on both sides.
 
 use super::son_table3::fmt_opt;
-use super::{command_line, ReproArgs};
+use super::ReproArgs;
 use crate::machine::{load_average, proc_cpu, utc_now};
 use crate::paths::{cache_dir, repo_root};
 use crate::peers::{find_peers, find_python, Peers};
-use crate::report::write_md_csv;
+use crate::report::{title_and_command, write_md_csv};
 use crate::rng::SplitMix64;
 use crate::stats::{binomial_se, median_finite};
 use anyhow::{bail, Context, Result};
@@ -290,6 +290,21 @@ struct Row3 {
 }
 
 impl Row3 {
+    /// A row not yet timed: learner `name`, what is timed (`kind`), the note.
+    fn unmeasured(name: &str, kind: &'static str, son: bool, note: String) -> Self {
+        Row3 {
+            name: name.to_string(),
+            kind,
+            son,
+            seconds: Vec::new(),
+            cpu: Vec::new(),
+            inner: Vec::new(),
+            error: None,
+            refused: 0,
+            note,
+        }
+    }
+
     fn median_seconds(&self) -> f64 {
         median_finite(&self.seconds)
     }
@@ -411,34 +426,24 @@ fn dataset_files() -> Result<(Data, PathBuf, PathBuf, f64)> {
 fn report_rows(ls: &[Learner], peers_ok: bool) -> (Vec<Row3>, usize, usize) {
     let mut rows: Vec<Row3> = Vec::new();
     for l in ls {
-        rows.push(Row3 {
-            name: l.name.to_string(),
-            kind: "in-process (learning loop)",
-            son: l.son,
-            seconds: Vec::new(),
-            cpu: Vec::new(),
-            inner: Vec::new(),
-            error: None,
-            refused: 0,
-            note: l.config.describe(),
-        });
+        rows.push(Row3::unmeasured(
+            l.name,
+            "in-process (learning loop)",
+            l.son,
+            l.config.describe(),
+        ));
     }
     let cli_start = rows.len();
     for l in ls.iter().filter(|l| !l.cli.is_empty()) {
-        rows.push(Row3 {
-            name: l.name.to_string(),
-            kind: "end-to-end CLI (parse + learn)",
-            son: l.son,
-            seconds: Vec::new(),
-            cpu: Vec::new(),
-            inner: Vec::new(),
-            error: None,
-            refused: 0,
-            note: format!(
+        rows.push(Row3::unmeasured(
+            l.name,
+            "end-to-end CLI (parse + learn)",
+            l.son,
+            format!(
                 "sketchlearn train --quiet --json --dim {D} {}",
                 l.cli.join(" ")
             ),
-        });
+        ));
     }
     let vw_start = rows.len();
     let vw_modes = [
@@ -451,17 +456,12 @@ fn report_rows(ls: &[Learner], peers_ok: bool) -> (Vec<Row3>, usize, usize) {
     ];
     if peers_ok {
         for (name, _, vw_args) in vw_modes {
-            rows.push(Row3 {
-                name: name.to_string(),
-                kind: "VW Workspace (start-up + parse + learn)",
-                son: false,
-                seconds: Vec::new(),
-                cpu: Vec::new(),
-                inner: Vec::new(),
-                error: None,
-                refused: 0,
-                note: format!("{vw_args} --binary --loss_function logistic -b 18"),
-            });
+            rows.push(Row3::unmeasured(
+                name,
+                "VW Workspace (start-up + parse + learn)",
+                false,
+                format!("{vw_args} --binary --loss_function logistic -b 18"),
+            ));
         }
     }
     (rows, cli_start, vw_start)
@@ -630,28 +630,12 @@ fn sketch_alone(
 
 /// Title, how to reproduce, the run's conditions and the setup.
 fn setup(md: &mut String, m: &Measured) -> Result<()> {
-    let Measured {
-        peers,
-        positives,
-        root,
-        libsvm,
-        vw_file,
-        date,
-        load_before,
-        load_mid,
-        gen_seconds,
-        t0,
-        ..
-    } = m;
-    writeln!(
+    let (date, load_before, load_mid) = (&m.date, &m.load_before, &m.load_mid);
+    let gen_seconds = m.gen_seconds;
+    title_and_command(
         md,
-        "# Throughput on dense data (d = {D}, n = {N}): sketchlearn vs Vowpal Wabbit\n"
-    )?;
-    writeln!(
-        md,
-        "Reproduce: `{}` (from the repository root; VW needs `.venv-peers`, see \
-         `scripts/peers/README.md`).\n",
-        command_line()
+        &format!("Throughput on dense data (d = {D}, n = {N}): sketchlearn vs Vowpal Wabbit"),
+        "VW needs",
     )?;
     writeln!(
         md,
@@ -663,7 +647,7 @@ fn setup(md: &mut String, m: &Measured) -> Result<()> {
          reported next to them.\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load_average(),
-        t0.elapsed().as_secs_f64()
+        m.t0.elapsed().as_secs_f64()
     )?;
     writeln!(md, "**Target (the issue):** SON m = 10 at least {TARGET_RATIO}× VW OjaNewton's examples/second at equal or better progressive error.\n")?;
     writeln!(md, "## Setup\n")?;
@@ -675,11 +659,11 @@ fn setup(md: &mut String, m: &Measured) -> Result<()> {
          Values rounded to three decimals, written once as LIBSVM (`{}`) and VW text (`{}`), \
          {:.1} GB and {:.1} GB, not committed.",
         1.0 + SCALES[0] * SCALES[0],
-        positives,
-        libsvm.strip_prefix(root).unwrap_or(libsvm).display(),
-        vw_file.strip_prefix(root).unwrap_or(vw_file).display(),
-        std::fs::metadata(libsvm).map_or(0.0, |m| m.len() as f64 / 1e9),
-        std::fs::metadata(vw_file).map_or(0.0, |m| m.len() as f64 / 1e9),
+        m.positives,
+        m.libsvm.strip_prefix(&m.root).unwrap_or(&m.libsvm).display(),
+        m.vw_file.strip_prefix(&m.root).unwrap_or(&m.vw_file).display(),
+        std::fs::metadata(&m.libsvm).map_or(0.0, |m| m.len() as f64 / 1e9),
+        std::fs::metadata(&m.vw_file).map_or(0.0, |m| m.len() as f64 / 1e9),
     )?;
     writeln!(
         md,
@@ -703,7 +687,7 @@ fn setup(md: &mut String, m: &Measured) -> Result<()> {
          the same span. The like-for-like comparison with VW is the end-to-end one; in-process \
          is the learning cost alone.\n"
     )?;
-    if let Err(why) = &peers {
+    if let Err(why) = &m.peers {
         writeln!(md, "**VW was not run**: {why}.\n")?;
     }
     writeln!(

@@ -50,14 +50,7 @@ pub fn gram_rows(b: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
         1.0,
         Par::Seq,
     );
-    // Symmetrise exactly (GEMM may differ in the last bit between the two triangles).
-    for i in 0..rows {
-        for j in 0..i {
-            let v = 0.5 * (out[i * rows + j] + out[j * rows + i]);
-            out[i * rows + j] = v;
-            out[j * rows + i] = v;
-        }
-    }
+    symmetrize(out, rows);
 }
 
 /// `out (k × cols) = Uᵀ B` restricted to the first `k` columns of `U`: the rotation that turns
@@ -359,6 +352,18 @@ pub fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
+/// Makes the row-major `n × n` matrix `a` exactly symmetric: each off-diagonal pair becomes its
+/// mean (GEMM may differ in the last bit between the two triangles).
+fn symmetrize(a: &mut [f64], n: usize) {
+    for i in 0..n {
+        for j in 0..i {
+            let v = 0.5 * (a[i * n + j] + a[j * n + i]);
+            a[i * n + j] = v;
+            a[j * n + i] = v;
+        }
+    }
+}
+
 /// `out (cols × cols) = Aᵀ A` for a row-major `A` of shape `rows × cols` (the Gram matrix of the
 /// columns). `out` is row-major and exactly symmetric.
 pub fn gram_cols(a: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
@@ -371,13 +376,7 @@ pub fn gram_cols(a: &[f64], rows: usize, cols: usize, out: &mut [f64]) {
         1.0,
         Par::Seq,
     );
-    for i in 0..cols {
-        for j in 0..i {
-            let v = 0.5 * (out[i * cols + j] + out[j * cols + i]);
-            out[i * cols + j] = v;
-            out[j * cols + i] = v;
-        }
-    }
+    symmetrize(out, cols);
 }
 
 /// Factors `K = αI + G` for the leading `l × l` block of a Gram matrix `G` stored row-major with
@@ -506,13 +505,7 @@ pub fn add_weighted_gram_cols(a: &[f64], rows: usize, cols: usize, w: &[f64], ou
         );
         start += len;
     }
-    for i in 0..cols {
-        for j in 0..i {
-            let v = 0.5 * (out[i * cols + j] + out[j * cols + i]);
-            out[i * cols + j] = v;
-            out[j * cols + i] = v;
-        }
-    }
+    symmetrize(out, cols);
 }
 
 /// Dominant eigenpair (the eigenvalue of largest magnitude) of a symmetric operator by power
@@ -564,11 +557,13 @@ pub fn power_iteration(
 mod tests {
     // The examples that were doc tests when this module was public.
     #[test]
-    fn example_gram_rows() {
+    fn example_gram_rows_and_cols() {
         let b = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
         let mut g = [0.0; 4];
         crate::linalg::gram_rows(&b, 2, 2, &mut g);
-        assert_eq!(g, [5.0, 6.0, 6.0, 9.0]);
+        assert_eq!(g, [5.0, 6.0, 6.0, 9.0]); // B Bᵀ
+        crate::linalg::gram_cols(&b, 2, 2, &mut g);
+        assert_eq!(g, [1.0, 2.0, 2.0, 13.0]); // Bᵀ B
     }
 
     #[test]
@@ -620,14 +615,6 @@ mod tests {
         cholesky_solve_in_place(&a, 2, 2, &mut b);
         assert!((4.0 * b[0] + 2.0 * b[1] - 2.0).abs() < 1e-14);
         assert!((2.0 * b[0] + 3.0 * b[1] - 1.0).abs() < 1e-14);
-    }
-
-    #[test]
-    fn example_gram_cols() {
-        let a = [1.0, 2.0, 0.0, 3.0]; // 2 × 2
-        let mut g = [0.0; 4];
-        crate::linalg::gram_cols(&a, 2, 2, &mut g);
-        assert_eq!(g, [1.0, 2.0, 2.0, 13.0]);
     }
 
     #[test]

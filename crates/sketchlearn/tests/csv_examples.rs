@@ -20,6 +20,15 @@ fn labelled(name: &str) -> CsvExampleOptions {
     }
 }
 
+/// The shared data file `file` (when it is there) and its schema scanned with the label column
+/// `label`, under the display name `name`.
+fn scan_shared(file: &str, name: &str, label: &str) -> Option<(PathBuf, Schema)> {
+    let path = shared(file)?;
+    let input = sketchlearn::open_input(path.to_str().unwrap()).unwrap();
+    let schema = Schema::scan(input, name, &labelled(label)).unwrap();
+    Some((path, schema))
+}
+
 fn read_all(path: &Path, schema: Schema) -> (Vec<Example>, Vec<String>) {
     let mut r = CsvExampleReader::open(path.to_str().unwrap(), schema).unwrap();
     let (mut out, mut labels) = (Vec::new(), Vec::new());
@@ -33,11 +42,9 @@ fn read_all(path: &Path, schema: Schema) -> (Vec<Example>, Vec<String>) {
 
 #[test]
 fn penguins_three_species_with_missing_values() {
-    let Some(path) = shared("penguins.shuf.csv") else {
+    let Some((path, schema)) = scan_shared("penguins.shuf.csv", "penguins", "species") else {
         return;
     };
-    let input = sketchlearn::open_input(path.to_str().unwrap()).unwrap();
-    let schema = Schema::scan(input, "penguins", &labelled("species")).unwrap();
     assert_eq!(schema.rows(), 344);
     assert_eq!(
         schema.classes().unwrap().to_list(),
@@ -58,11 +65,9 @@ fn penguins_three_species_with_missing_values() {
 
 #[test]
 fn attrition_yes_no_is_binary() {
-    let Some(path) = shared("attrition.csv") else {
+    let Some((path, schema)) = scan_shared("attrition.csv", "attrition", "Attrition") else {
         return;
     };
-    let input = sketchlearn::open_input(path.to_str().unwrap()).unwrap();
-    let schema = Schema::scan(input, "attrition", &labelled("Attrition")).unwrap();
     assert_eq!(schema.rows(), 1470);
     assert_eq!(schema.classes().unwrap().to_list(), "No,Yes");
     let (numeric, onehot, hashed) = schema.kind_counts();

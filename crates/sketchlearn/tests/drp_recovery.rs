@@ -51,6 +51,11 @@ fn exact(loss: DrpLoss, lambda: f64, data: &Dataset) -> Vec<f64> {
 }
 
 /// Eq. (15): for ridge, Algorithm 1 gives w̃ = X(λI + XᵀRRᵀX/m)⁻¹y (the paper writes S for R).
+/// The relative error of each iterate against `w_star`.
+fn errors_of(iterates: &[Vec<f64>], w_star: &[f64]) -> Vec<f64> {
+    iterates.iter().map(|w| relative_error(w, w_star)).collect()
+}
+
 #[test]
 fn ridge_alg1_equals_closed_form_15() {
     for (n, d, m, lambda, seed) in [(30, 80, 10, 0.5, 1u64), (25, 60, 40, 2.0, 2)] {
@@ -184,11 +189,7 @@ fn alg2_converges_on_low_rank_data() {
             .unwrap()
             .fit(&data)
             .unwrap();
-        let errors: Vec<f64> = fit
-            .iterates
-            .iter()
-            .map(|w| relative_error(w, &w_star))
-            .collect();
+        let errors = errors_of(&fit.iterates, &w_star);
         assert_eq!(fit.status, Alg2Status::Completed, "{loss}: {errors:?}");
         let naive = relative_error(&fit.naive, &w_star);
         assert!(errors[0] < 0.2 && naive > 1.0, "{loss}: {naive} {errors:?}");
@@ -225,11 +226,7 @@ fn alg2_divergence_is_detected() {
         .unwrap()
         .fit(&data)
         .unwrap();
-    let errors: Vec<f64> = cont
-        .iterates
-        .iter()
-        .map(|w| relative_error(w, &w_star))
-        .collect();
+    let errors = errors_of(&cont.iterates, &w_star);
     assert_eq!(cont.iterates.len(), 6);
     assert!(errors[5] > errors[0], "errors grow: {errors:?}");
     let Alg2Status::Diverged { at } = cont.status else {

@@ -398,6 +398,19 @@ fn progressive_learns_each_example_once_in_order_and_scores_learns_prediction() 
 }
 
 /// Hinge loss with label 1 and prediction `1 − k` is `k`: example `k` (1-based) has loss `k`.
+/// [`progressive`] with the hinge loss over `examples` (none fails to read), each progress row
+/// appended to `rows`: the number of examples learned, or the error.
+fn hinge_pass(
+    learner: &mut Recorder,
+    examples: Vec<Example>,
+    metrics: &mut Metrics,
+    rows: &mut Vec<ProgressRow>,
+) -> Result<u64, EvalError<Infallible>> {
+    progressive(learner, ok_all(examples), Loss::Hinge, metrics, |row| {
+        rows.push(*row)
+    })
+}
+
 fn losses_one_to(n: usize) -> (Recorder, Vec<Example>) {
     let script = (1..=n).map(|k| 1.0 - k as f64).collect();
     let examples = (0..n)
@@ -411,14 +424,7 @@ fn progress_rows_at_powers_of_two_with_since_last_averages() {
     let (mut learner, examples) = losses_one_to(10);
     let mut metrics = Metrics::new();
     let mut rows: Vec<ProgressRow> = Vec::new();
-    let n = progressive(
-        &mut learner,
-        ok_all(examples),
-        Loss::Hinge,
-        &mut metrics,
-        |row| rows.push(*row),
-    )
-    .unwrap();
+    let n = hinge_pass(&mut learner, examples, &mut metrics, &mut rows).unwrap();
     assert_eq!(n, 10);
     let counts: Vec<u64> = rows.iter().map(|r| r.examples).collect();
     assert_eq!(counts, [1, 2, 4, 8]);
@@ -441,14 +447,7 @@ fn progress_rows_at_powers_of_two_with_since_last_averages() {
     // A stream of a power-of-two length has no extra final row.
     let (mut learner, examples) = losses_one_to(8);
     let mut metrics = Metrics::new();
-    progressive(
-        &mut learner,
-        ok_all(examples),
-        Loss::Hinge,
-        &mut metrics,
-        |_| {},
-    )
-    .unwrap();
+    hinge_pass(&mut learner, examples, &mut metrics, &mut Vec::new()).unwrap();
     assert_eq!(metrics.final_row(), None);
 }
 
@@ -461,14 +460,7 @@ fn progress_rows_are_weighted() {
     }
     let mut metrics = Metrics::new();
     let mut rows = Vec::new();
-    progressive(
-        &mut learner,
-        ok_all(examples),
-        Loss::Hinge,
-        &mut metrics,
-        |row| rows.push(*row),
-    )
-    .unwrap();
+    hinge_pass(&mut learner, examples, &mut metrics, &mut rows).unwrap();
     assert_eq!(rows.len(), 3);
     assert_eq!(rows[1].weighted_examples, 4.0);
     assert_eq!(rows[1].average_loss, 7.0 / 4.0);
@@ -484,23 +476,9 @@ fn progress_rows_follow_the_cumulative_count_across_calls() {
     let mut metrics = Metrics::new();
     let mut rows = Vec::new();
     let (first, second) = examples.split_at(3);
-    let n1 = progressive(
-        &mut learner,
-        ok_all(first.to_vec()),
-        Loss::Hinge,
-        &mut metrics,
-        |row| rows.push(*row),
-    )
-    .unwrap();
+    let n1 = hinge_pass(&mut learner, first.to_vec(), &mut metrics, &mut rows).unwrap();
     assert_eq!(metrics.final_row().unwrap().examples, 3);
-    let n2 = progressive(
-        &mut learner,
-        ok_all(second.to_vec()),
-        Loss::Hinge,
-        &mut metrics,
-        |row| rows.push(*row),
-    )
-    .unwrap();
+    let n2 = hinge_pass(&mut learner, second.to_vec(), &mut metrics, &mut rows).unwrap();
     assert_eq!((n1, n2), (3, 5));
     let counts: Vec<u64> = rows.iter().map(|r| r.examples).collect();
     assert_eq!(counts, [1, 2, 4, 8]);
@@ -542,14 +520,7 @@ fn learn_error_reports_the_one_based_example_index() {
     let (mut learner, examples) = losses_one_to(6);
     learner.fail_on = Some(3);
     let mut metrics = Metrics::new();
-    let err = progressive(
-        &mut learner,
-        ok_all(examples),
-        Loss::Hinge,
-        &mut metrics,
-        |_| {},
-    )
-    .unwrap_err();
+    let err = hinge_pass(&mut learner, examples, &mut metrics, &mut Vec::new()).unwrap_err();
     match &err {
         EvalError::Learn { example, source } => {
             assert_eq!(*example, 3);
@@ -566,14 +537,7 @@ fn learn_error_reports_the_one_based_example_index() {
     // The index counts within the call, not cumulatively in the metrics.
     let (mut learner, examples) = losses_one_to(4);
     learner.fail_on = Some(2);
-    let err = progressive(
-        &mut learner,
-        ok_all(examples),
-        Loss::Hinge,
-        &mut metrics,
-        |_| {},
-    )
-    .unwrap_err();
+    let err = hinge_pass(&mut learner, examples, &mut metrics, &mut Vec::new()).unwrap_err();
     assert!(
         matches!(err, EvalError::Learn { example: 2, .. }),
         "{err:?}"

@@ -4,6 +4,7 @@
 //! GFD, and model files.
 
 mod common;
+use common::{learn_sparse, random_example as example};
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -18,28 +19,6 @@ use sketchlearn::Row;
 
 const VARIANTS: [FdVariant; 2] = [FdVariant::PerRow, FdVariant::Doubling];
 const BACKENDS: [SftrlBackend; 2] = [SftrlBackend::Factored, SftrlBackend::Reference];
-
-/// A random sparse example: `nnz` distinct sorted indices below `d`, values in [−1, 1] (or 1 for
-/// one-hot), label in [1, 5] or ±1.
-fn example(
-    rng: &mut Xoshiro256PlusPlus,
-    d: usize,
-    nnz: usize,
-    one_hot: bool,
-    binary: bool,
-) -> (Vec<u32>, Vec<f64>, f64) {
-    let (idx, val) = common::random_sparse_row(rng, d, nnz, one_hot);
-    let y = if binary {
-        if rng.random_bool(0.5) {
-            1.0
-        } else {
-            -1.0
-        }
-    } else {
-        rng.random_range(1..=5) as f64
-    };
-    (idx, val, y)
-}
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
@@ -61,12 +40,8 @@ fn sftrl_with_large_sketch_equals_full_ftrl() {
                     let mut max_diff: f64 = 0.0;
                     for t in 0..400 {
                         let (idx, val, y) = example(&mut rng, d, 1 + t % 3, false, binary);
-                        let x = Row::Sparse {
-                            indices: &idx,
-                            values: &val,
-                        };
-                        let a = sftrl.learn(x, y, 1.0).unwrap();
-                        let b = ftrl.learn(x, y, 1.0).unwrap();
+                        let a = learn_sparse(&mut sftrl, &idx, &val, y);
+                        let b = learn_sparse(&mut ftrl, &idx, &val, y);
                         assert!(
                             close(a, b, 1e-8),
                             "{loss:?} d={d} {variant:?} {backend:?} t={t}: sftrl {a} vs ftrl {b}"
@@ -96,12 +71,8 @@ fn factored_backend_matches_reference_gfd() {
             let mut slow = Sftrl::new(d, m, variant, eta, loss, SftrlBackend::Reference).unwrap();
             for t in 0..1500 {
                 let (idx, val, y) = example(&mut rng, d, 2, one_hot, false);
-                let x = Row::Sparse {
-                    indices: &idx,
-                    values: &val,
-                };
-                let a = fast.learn(x, y, 1.0).unwrap();
-                let b = slow.learn(x, y, 1.0).unwrap();
+                let a = learn_sparse(&mut fast, &idx, &val, y);
+                let b = learn_sparse(&mut slow, &idx, &val, y);
                 assert!(
                     close(a, b, 1e-7),
                     "{variant:?} d={d} m={m} t={t}: factored {a} vs reference {b}"

@@ -4,6 +4,7 @@
 //! for unequal steps and AdaGrad, and what the pairwise part buys on low-rank rating data.
 
 mod common;
+use common::learn_sparse;
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -362,22 +363,9 @@ fn split_with_large_sketch_and_equal_steps_equals_full_ftrl() {
             let mut ftrl =
                 DenseConvexFm::new(d, ConvexKind::Ftrl, eta, loss, None, 1 << 20).unwrap();
             for t in 0..400 {
-                let (idx, val) = sparse(&mut rng, d, 1 + t % 4, false);
-                let y = if binary {
-                    if rng.random_bool(0.5) {
-                        1.0
-                    } else {
-                        -1.0
-                    }
-                } else {
-                    rng.random_range(1..=5) as f64
-                };
-                let x = Row::Sparse {
-                    indices: &idx,
-                    values: &val,
-                };
-                let a = split.learn(x, y, 1.0).unwrap();
-                let b = ftrl.learn(x, y, 1.0).unwrap();
+                let (idx, val, y) = common::random_example(&mut rng, d, 1 + t % 4, false, binary);
+                let a = learn_sparse(&mut split, &idx, &val, y);
+                let b = learn_sparse(&mut ftrl, &idx, &val, y);
                 assert!(
                     close(a, b, 1e-8),
                     "{loss:?} d={d} t={t}: split {a} vs ftrl {b}"

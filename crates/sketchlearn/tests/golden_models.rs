@@ -85,30 +85,21 @@ fn sparse_oja_v4_model_loads_predicts_and_learns_the_same() {
 /// The version-4 curvatures become a curvature and a representation.
 #[test]
 fn v4_configurations_are_converted() {
-    use sketchlearn::linear::{Algorithm, CurvatureKind, Representation};
+    use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, Representation};
     let config = |name: &str| {
         LinearModel::load(golden_dir().join(format!("{name}.model")))
             .unwrap()
             .config
     };
     let oja = config("sparse-oja-v4");
-    assert_eq!(
-        (oja.algorithm, oja.curvature, oja.representation),
-        (
-            Algorithm::Newton,
-            CurvatureKind::Oja,
-            Representation::Sparse
-        )
-    );
+    let sparse = |algorithm, curvature| (algorithm, curvature, Representation::Sparse);
+    let kinds = |c: &LearnerConfig| (c.algorithm, c.curvature, c.representation);
+    assert_eq!(kinds(&oja), sparse(Algorithm::Newton, CurvatureKind::Oja));
     assert_eq!(oja.seed, 7);
     let auto = config("sparse-auto-v4");
     assert_eq!(
-        (auto.algorithm, auto.curvature, auto.representation),
-        (
-            Algorithm::Auto,
-            CurvatureKind::RfdFast,
-            Representation::Sparse
-        )
+        kinds(&auto),
+        sparse(Algorithm::Auto, CurvatureKind::RfdFast)
     );
     assert!(
         auto.describe().starts_with("auto[newton/rfd-sparse m=10"),

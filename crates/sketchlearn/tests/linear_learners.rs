@@ -99,30 +99,16 @@ fn sketched_newton_with_m_above_d_is_full_on() {
     ] {
         for variant in [FdVariant::PerRow, FdVariant::Doubling] {
             let alpha = 0.7;
-            // FD-SON with m = d + 1 > rank: the sketch never loses anything.
-            let mut fd = Newton::new(
+            for curvature in [
+                // FD-SON with m = d + 1 > rank: the sketch never loses anything.
                 FdCurvature::fd(d, d + 1, variant, alpha).unwrap(),
-                params(loss, clip),
-            )
-            .unwrap();
-            assert_same_predictions(
-                &mut full_on(d, alpha, params(loss, clip)),
-                &mut fd,
-                &data,
-                1e-9,
-            );
-            // RFD-SON with m > d: α never grows past α0.
-            let mut rfd = Newton::new(
+                // RFD-SON with m > d: α never grows past α0.
                 FdCurvature::rfd(d, d + 2, variant, alpha).unwrap(),
-                params(loss, clip),
-            )
-            .unwrap();
-            assert_same_predictions(
-                &mut full_on(d, alpha, params(loss, clip)),
-                &mut rfd,
-                &data,
-                1e-9,
-            );
+            ] {
+                let mut sketched = Newton::new(curvature, params(loss, clip)).unwrap();
+                let mut full = full_on(d, alpha, params(loss, clip));
+                assert_same_predictions(&mut full, &mut sketched, &data, 1e-9);
+            }
         }
     }
 }

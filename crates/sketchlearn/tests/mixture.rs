@@ -129,6 +129,16 @@ fn adahedge_regret_within_bound(
     Ok(())
 }
 
+/// A random truth in [−2, 2]^d and `k` random experts in [−spread, spread]^d, seeded by `seed`.
+fn random_experts(seed: u64, d: usize, k: usize, spread: f64) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+    let experts = (0..k)
+        .map(|_| (0..d).map(|_| rng.random_range(-spread..spread)).collect())
+        .collect();
+    (truth, experts)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -145,11 +155,7 @@ proptest! {
         flip in 0.0f64..0.4,
     ) {
         let d = 4;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
-        let experts: Vec<Vec<f64>> = (0..k)
-            .map(|_| (0..d).map(|_| rng.random_range(-3.0..3.0)).collect())
-            .collect();
+        let (truth, experts) = random_experts(seed, d, k, 3.0);
         let data = stream(n, d, &truth, flip, seed ^ 1);
         let mut mix = fixed_mixture(&experts, MixRule::Absolute);
         let abs = |p: f64, y: f64| if y > 0.0 { 1.0 - sigmoid(p) } else { sigmoid(p) };
@@ -189,11 +195,7 @@ proptest! {
     #[test]
     fn bayes_log_loss_regret_bound(seed in any::<u64>(), k in 2usize..6, n in 1usize..300) {
         let d = 3;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let truth: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
-        let experts: Vec<Vec<f64>> = (0..k)
-            .map(|_| (0..d).map(|_| rng.random_range(-4.0..4.0)).collect())
-            .collect();
+        let (truth, experts) = random_experts(seed, d, k, 4.0);
         let data = stream(n, d, &truth, 0.1, seed ^ 2);
         let mut mix = fixed_mixture(&experts, MixRule::Bayes);
         let mut ours = 0.0;
@@ -500,16 +502,26 @@ fn default_is_the_auto_mixture_of_its_members() {
         .iter()
         .map(|c| c.build(7).unwrap())
         .collect();
-    for (x, y) in &data {
-        mix_l.learn(Row::Dense(x), *y, 1.0).unwrap();
-        for a in &mut alone {
+    members_learn_as_alone(&mut mix_l, &mut alone, &data);
+}
+
+/// Learns `data` with the mixture `mix` and with each of `alone`; asserts that every member of
+/// the mixture ends with the weights of its lone twin (the mixture adds no coupling).
+fn members_learn_as_alone(
+    mix: &mut AnyLearner,
+    alone: &mut [AnyLearner],
+    data: &[(Vec<f64>, f64)],
+) {
+    for (x, y) in data {
+        mix.learn(Row::Dense(x), *y, 1.0).unwrap();
+        for a in alone.iter_mut() {
             a.learn(Row::Dense(x), *y, 1.0).unwrap();
         }
     }
-    let AnyLearner::Mixture(mix) = &mix_l else {
-        panic!()
+    let AnyLearner::Mixture(mix) = mix else {
+        panic!("not a mixture")
     };
-    for (m, a) in mix.members().iter().zip(&alone) {
+    for (m, a) in mix.members().iter().zip(alone.iter()) {
         assert_eq!(m.weights().as_ref(), a.weights().as_ref());
     }
 }
@@ -537,18 +549,7 @@ fn adagrad_grid_mixes_two_adagrads_and_is_the_defaults_third_member() {
     let data = stream(400, 7, &[1.0, 0.0, -1.0, 2.0, 0.3, 0.0, -0.5], 0.1, 9);
     let mut grid = learner;
     let mut alone = [a.build(7).unwrap(), b.build(7).unwrap()];
-    for (x, y) in &data {
-        grid.learn(Row::Dense(x), *y, 1.0).unwrap();
-        for l in &mut alone {
-            l.learn(Row::Dense(x), *y, 1.0).unwrap();
-        }
-    }
-    let AnyLearner::Mixture(mix) = &grid else {
-        panic!()
-    };
-    for (m, l) in mix.members().iter().zip(&alone) {
-        assert_eq!(m.weights().as_ref(), l.weights().as_ref());
-    }
+    members_learn_as_alone(&mut grid, &mut alone, &data);
     assert_ne!(alone[0].weights(), alone[1].weights());
     // The default's third member is this grid (a mixture inside the mixture).
     let default = LearnerConfig::default().build(7).unwrap();

@@ -296,12 +296,19 @@ fn kind_tag_limits_are_enforced_when_encoding() {
 // Damage
 // ---------------------------------------------------------------------------------------------
 
+/// [`small`] saved as `name` in a fresh scratch folder for `test`: the folder, the path and the
+/// bytes written.
+fn saved_small(test: &str, name: &str) -> (TempDir, PathBuf, Vec<u8>) {
+    let dir = TempDir::new(test);
+    let path = dir.path(name);
+    model::save(&path, KIND, &small()).unwrap();
+    let bytes = fs::read(&path).unwrap();
+    (dir, path, bytes)
+}
+
 #[test]
 fn flipping_any_single_byte_is_detected_with_the_right_error() {
-    let dir = TempDir::new("flip");
-    let path = dir.path("small.skl");
-    model::save(&path, KIND, &small()).unwrap();
-    let original = fs::read(&path).unwrap();
+    let (dir, _, original) = saved_small("flip", "small.skl");
     let l = layout(KIND.len());
     assert!(original.len() > l.payload, "the payload must not be empty");
 
@@ -609,10 +616,7 @@ fn saving_into_a_missing_directory_fails_and_creates_nothing() {
 
 #[test]
 fn failed_serialisation_leaves_the_old_file_intact() {
-    let dir = TempDir::new("serfail");
-    let path = dir.path("m.skl");
-    model::save(&path, KIND, &small()).unwrap();
-    let before = fs::read(&path).unwrap();
+    let (dir, path, before) = saved_small("serfail", "m.skl");
 
     let err = model::save(&path, KIND, &Unserialisable).unwrap_err();
     // postcard drops custom error messages ("Serde Serialization Error"), so only the variant is

@@ -3,9 +3,12 @@
 //! inputs, learning on a Gaussian mixture against one-against-all AdaGrad, sparse = dense,
 //! model-file round trips that resume bit-exact, and progressive error on `dna.libsvm`.
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use sketchlearn::eval::multiclass::MulticlassMetrics;
 use sketchlearn::linear::curvature::FdCurvature;
 use sketchlearn::linear::multiclass::{
     AnyMulticlass, MulticlassConfig, MulticlassLearner, Reduction, SoftmaxParams, SoftmaxSon,
@@ -18,43 +21,12 @@ use std::path::{Path, PathBuf};
 /// `(x, class, weight)` with a dense `x`.
 type Stream = Vec<(Vec<f64>, usize, f64)>;
 
-/// Inverse of a small dense symmetric positive definite matrix by Gauss–Jordan elimination.
-fn invert(a: &[f64], n: usize) -> Vec<f64> {
-    let mut m = a.to_vec();
-    let mut inv = vec![0.0; n * n];
-    for i in 0..n {
-        inv[i * n + i] = 1.0;
-    }
-    for col in 0..n {
-        let piv = (col..n)
-            .max_by(|&i, &j| m[i * n + col].abs().total_cmp(&m[j * n + col].abs()))
-            .unwrap();
-        for j in 0..n {
-            m.swap(col * n + j, piv * n + j);
-            inv.swap(col * n + j, piv * n + j);
-        }
-        let d = m[col * n + col];
-        for j in 0..n {
-            m[col * n + j] /= d;
-            inv[col * n + j] /= d;
-        }
-        for i in 0..n {
-            if i != col {
-                let f = m[i * n + col];
-                for j in 0..n {
-                    m[i * n + j] -= f * m[col * n + j];
-                    inv[i * n + j] -= f * inv[col * n + j];
-                }
-            }
-        }
-    }
-    inv
-}
-
-fn mat_vec(a: &[f64], n: usize, v: &[f64]) -> Vec<f64> {
-    (0..n)
-        .map(|i| (0..n).map(|j| a[i * n + j] * v[j]).sum())
-        .collect()
+/// `A⁻¹ b` for a small dense symmetric positive definite `n × n` `A` (Cholesky, written in the
+/// tests independently of the library).
+fn spd_solution(a: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    let mut x = b.to_vec();
+    common::spd_solve(a, n, &mut x);
+    x
 }
 
 fn softmax(z: &[f64]) -> Vec<f64> {
@@ -120,8 +92,8 @@ impl Reference {
         let r: Vec<f64> = (0..k)
             .map(|i| omega * (p[i] - (i == class) as u8 as f64))
             .collect();
-        let u = mat_vec(&invert(&gamma, k), k, &r);
-        let v = mat_vec(&invert(&self.phi, de), de, xt);
+        let u = spd_solution(&gamma, k, &r);
+        let v = spd_solution(&self.phi, de, xt);
         for (row, ui) in self.w.chunks_exact_mut(de).zip(&u) {
             for (w, vj) in row.iter_mut().zip(&v) {
                 *w -= ui * vj;
@@ -464,15 +436,14 @@ fn dna_progressive_error() {
         ("softmax SON", default_softmax(k, d)),
     ];
     for (name, mut l) in learners {
-        let mut mistakes = 0;
+        let mut metrics = MulticlassMetrics::new(k);
         for (ex, class) in &data {
             let p = l
                 .learn(ex.row(), *class, ex.weight)
                 .unwrap_or_else(|_| l.predict_proba(ex.row()));
-            let guess = (0..k).fold(0, |b, j| if p[j] > p[b] { j } else { b });
-            mistakes += (guess != *class) as usize;
+            metrics.add(&p, *class, ex.weight);
         }
-        let err = mistakes as f64 / data.len() as f64;
+        let err = metrics.error_rate().unwrap();
         eprintln!("dna.libsvm one pass, progressive error {name}: {err:.4}");
         assert!(err < 0.2, "{name}: {err}");
     }

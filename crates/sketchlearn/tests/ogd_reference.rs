@@ -3,6 +3,8 @@
 //! baseline), with the squared loss `ℓ'(p, y) = p − y` and the logistic loss
 //! `ℓ'(p, y) = −y/(1 + e^{yp})` written out here, not taken from the library.
 
+mod common;
+
 use sketchlearn::linear::{Ogd, OnlineLearner, StepSchedule};
 use sketchlearn::loss::Loss;
 use sketchlearn::Row;
@@ -12,13 +14,8 @@ type Derivative = fn(f64, f64) -> f64;
 
 /// A deterministic stream of `n` rows of dimension `d` with ±1 labels.
 fn stream(n: usize, d: usize) -> Vec<(Vec<f64>, f64)> {
-    let mut s = 12345u64;
-    let mut next = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    };
+    let mut lcg = common::Lcg(12345);
+    let mut next = || lcg.symmetric();
     (0..n)
         .map(|_| {
             let x: Vec<f64> = (0..d).map(|_| next()).collect();

@@ -4,6 +4,8 @@
 //! the covariance `Q diag(σ²) Qᵀ` has its top-2 eigenvectors `Q e₁`, `Q e₂` (Oja 1982; SON §3.3
 //! uses Oja's rule with step `c/t`, Luo et al. 2016).
 
+mod common;
+
 use sketchlearn::sketch::{OjaSketch, Sketch};
 use sketchlearn::Row;
 
@@ -25,13 +27,8 @@ fn oja_finds_the_top_two_eigenvectors_of_a_known_covariance() {
     let sigma = [4.0, 2.5, 0.5, 0.5, 0.5, 0.5];
     let q: Vec<[f64; D]> = (0..D).map(q_column).collect();
     let mut oja = OjaSketch::new(D, 2, 1.0, 1.0, 7).unwrap();
-    let mut s = 99u64;
-    let mut uniform = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut lcg = common::Lcg(99);
+    let mut uniform = || lcg.uniform();
     for _ in 0..20_000 {
         // z uniform on [−√3, √3]: unit variance.
         let z: Vec<f64> = (0..D)

@@ -98,26 +98,18 @@ fn out_of_scale_policies() {
         err.to_string(),
         "test:2: rating 6 is outside the declared scale [1, 5]"
     );
-    let skip = parse(
-        text,
-        RatingsOptions {
+    let with = |out_of_scale| {
+        let options = RatingsOptions {
             scale,
-            out_of_scale: OutOfScale::Skip,
+            out_of_scale,
             ..Default::default()
-        },
-    )
-    .unwrap();
+        };
+        parse(text, options).unwrap()
+    };
+    let skip = with(OutOfScale::Skip);
     assert_eq!(skip.len(), 2);
     assert_eq!(skip.stats.out_of_scale, 2);
-    let clamp = parse(
-        text,
-        RatingsOptions {
-            scale,
-            out_of_scale: OutOfScale::Clamp,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let clamp = with(OutOfScale::Clamp);
     let r: Vec<f64> = clamp.ratings.iter().map(|r| r.rating).collect();
     assert_eq!(r, vec![5.0, 5.0, 1.0, 1.0]);
     assert_eq!(clamp.rating_range(), Some((1.0, 5.0)));

@@ -99,6 +99,18 @@ fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
         .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
 }
 
+/// Learns `data` with the lazy proximal learner; its weights equal `eager`'s to 1e-9.
+fn lazy_equals_eager(
+    lazy: &mut dyn OnlineLearner,
+    data: &[Sparse],
+    eager: &[f64],
+) -> Result<(), TestCaseError> {
+    learn_all(lazy, data);
+    let w = lazy.weights();
+    prop_assert!(close(&w, eager, 1e-9), "{:?} vs {:?}", w, eager);
+    Ok(())
+}
+
 fn penalty() -> impl Strategy<Value = Regularization> {
     (0.0f64..0.3, 0.0f64..0.3).prop_map(|(l1, l2)| Regularization { l1, l2 })
 }
@@ -134,9 +146,7 @@ proptest! {
         data in examples(12, 80), eta in 0.05f64..2.0, r in penalty(),
     ) {
         let mut lazy = ProximalAdaGrad::new(12, Loss::Logistic, eta, r).unwrap();
-        learn_all(&mut lazy, &data);
-        let eager = eager_adagrad(&data, 12, eta, r, Loss::Logistic);
-        prop_assert!(close(&lazy.weights(), &eager, 1e-9), "{:?} vs {:?}", lazy.weights(), eager);
+        lazy_equals_eager(&mut lazy, &data, &eager_adagrad(&data, 12, eta, r, Loss::Logistic))?;
     }
 
     #[test]
@@ -144,9 +154,7 @@ proptest! {
         data in examples(12, 80), eta in 0.05f64..2.0, r in penalty(),
     ) {
         let mut lazy = ProximalOgd::new(12, Loss::Squared, eta, r).unwrap();
-        learn_all(&mut lazy, &data);
-        let eager = eager_ogd(&data, 12, eta, r, Loss::Squared);
-        prop_assert!(close(&lazy.weights(), &eager, 1e-9), "{:?} vs {:?}", lazy.weights(), eager);
+        lazy_equals_eager(&mut lazy, &data, &eager_ogd(&data, 12, eta, r, Loss::Squared))?;
     }
 }
 

@@ -5,6 +5,8 @@
 //! `w ← w − A⁻¹g`. Here `A` is kept whole and every solve is a Gaussian elimination — nothing is
 //! taken from the library but the configuration.
 
+mod common;
+
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner, Representation};
 use sketchlearn::loss::Loss;
 use sketchlearn::Row;
@@ -77,13 +79,8 @@ fn son(data: &[([f64; D], f64)], alpha: f64, c: f64, clip: f64) -> Vec<f64> {
 }
 
 fn stream(n: usize) -> Vec<([f64; D], f64)> {
-    let mut s = 4242u64;
-    let mut next = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    };
+    let mut lcg = common::Lcg(4242);
+    let mut next = || lcg.symmetric();
     (0..n)
         .map(|_| {
             let x = [next() * 3.0, next(), next() * 0.5, next() * 2.0, next()];

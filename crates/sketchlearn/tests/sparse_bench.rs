@@ -1,6 +1,8 @@
 //! Quick throughput check of the sparse learners (ignored; run with
 //! `cargo test --release -p sketchlearn --test sparse_bench -- --ignored --nocapture`).
 
+mod common;
+
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner, Representation};
 use std::time::Instant;
 
@@ -11,13 +13,8 @@ fn cpu() -> f64 {
 }
 
 fn data(n: usize, d: usize, nnz: usize) -> Vec<(Vec<u32>, Vec<f64>, f64)> {
-    let mut s: u64 = 12345;
-    let mut next = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        s >> 11
-    };
+    let mut lcg = common::Lcg(12345);
+    let mut next = || lcg.next_u64() >> 11;
     (0..n)
         .map(|_| {
             let mut idx: Vec<u32> = (0..nnz).map(|_| (next() % d as u64) as u32).collect();

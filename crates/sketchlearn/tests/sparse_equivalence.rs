@@ -149,101 +149,123 @@ fn compare(
     worst
 }
 
+/// 300 rows of [`sparse_data`] at density 0.2 with unit expected squared norm, seeded by the
+/// grid cell `(d, m)` (`seed_step` per unit of `d`).
+fn grid_data(d: usize, m: usize, seed_step: u64) -> Data {
+    let scale = 1.0 / (0.2 * d as f64).sqrt();
+    sparse_data(300, d, 0.2, scale, d as u64 * seed_step + m as u64)
+}
+
+/// Both learners learn every example of `data`.
+fn learn_both(dense: &mut impl OnlineLearner, sparse: &mut impl OnlineLearner, data: &Data) {
+    for (idx, val, y) in data {
+        let x = Row::Sparse {
+            indices: idx,
+            values: val,
+        };
+        dense.learn(x, *y, 1.0).unwrap();
+        sparse.learn(x, *y, 1.0).unwrap();
+    }
+}
+
 fn params(loss: Loss, clip: f64, c: f64) -> NewtonParams {
     NewtonParams { loss, c, clip }
 }
 
 const LOSSES: [Loss; 3] = [Loss::Logistic, Loss::Squared, Loss::Hinge];
 
-#[test]
-fn rp_sparse_equals_dense() {
+/// Runs `check(d, m, data, p, cell)` on every cell of a grid — each `(d, m)` of `sizes`, clip
+/// none and 0.5, every loss — with [`grid_data`] seeded by `seed_step`; `cell` names the cell in
+/// messages. `check` returns the largest relative difference it saw; the largest over the grid
+/// is printed under `name`.
+fn equivalence_grid(
+    name: &str,
+    sizes: &[(usize, usize)],
+    seed_step: u64,
+    mut check: impl FnMut(usize, usize, &Data, NewtonParams, &str) -> f64,
+) {
     let mut worst = 0.0f64;
-    for (d, m) in [(40, 0), (40, 1), (40, 5), (30, 10), (4, 6)] {
+    for &(d, m) in sizes {
         for clip in [f64::INFINITY, 0.5] {
             for loss in LOSSES {
-                let data = sparse_data(
-                    300,
-                    d,
-                    0.2,
-                    1.0 / (0.2 * d as f64).sqrt(),
-                    d as u64 * 31 + m as u64,
-                );
-                let p = params(loss, clip, 0.5);
-                let (alpha, seed) = (0.7, 11);
-                let mut dense =
-                    Newton::new(RpCurvature::new(d, m, alpha, seed).unwrap(), p).unwrap();
-                let mut sparse = SparseRp::new(d, m, alpha, seed, p).unwrap();
-                let what = format!("rp d={d} m={m} clip={clip} {loss:?}");
-                worst = worst.max(compare(&mut dense, &mut sparse, &data, 1e-9, &what));
+                let data = grid_data(d, m, seed_step);
+                let cell = format!("{name} d={d} m={m} clip={clip} {loss:?}");
+                worst = worst.max(check(d, m, &data, params(loss, clip, 0.5), &cell));
             }
         }
     }
-    eprintln!("rp: largest relative difference {worst:.2e}");
+    eprintln!("{name}: largest relative difference {worst:.2e}");
+}
+
+/// The largest of `check(v)` over the variants `vs` (0 when there are none).
+fn worst_over<V: Copy>(vs: &[V], mut check: impl FnMut(V) -> f64) -> f64 {
+    vs.iter().map(|&v| check(v)).fold(0.0f64, f64::max)
+}
+
+#[test]
+fn rp_sparse_equals_dense() {
+    let sizes = [(40, 0), (40, 1), (40, 5), (30, 10), (4, 6)];
+    equivalence_grid("rp", &sizes, 31, |d, m, data, p, cell| {
+        let (alpha, seed) = (0.7, 11);
+        let mut dense = Newton::new(RpCurvature::new(d, m, alpha, seed).unwrap(), p).unwrap();
+        let mut sparse = SparseRp::new(d, m, alpha, seed, p).unwrap();
+        compare(&mut dense, &mut sparse, data, 1e-9, cell)
+    });
 }
 
 #[test]
 fn oja_sparse_equals_dense() {
-    let mut worst = 0.0f64;
-    for (d, m) in [(40, 0), (40, 1), (40, 5), (30, 10), (4, 6), (50, 3)] {
-        for clip in [f64::INFINITY, 0.5] {
-            for loss in LOSSES {
-                for oja_c in [1.0, 2.0] {
-                    let data = sparse_data(
-                        300,
-                        d,
-                        0.2,
-                        1.0 / (0.2 * d as f64).sqrt(),
-                        d as u64 * 7 + m as u64,
-                    );
-                    let p = params(loss, clip, 0.5);
-                    let (alpha, seed) = (0.7, 5);
-                    let mut dense = Newton::new(dense_oja(d, m, alpha, oja_c, seed), p).unwrap();
-                    let mut sparse = SparseOja::new(d, m, alpha, oja_c, seed, p).unwrap();
-                    let what = format!("oja d={d} m={m} clip={clip} {loss:?} c={oja_c}");
-                    worst = worst.max(compare(&mut dense, &mut sparse, &data, 1e-9, &what));
-                }
-            }
-        }
-    }
-    eprintln!("oja: largest relative difference {worst:.2e}");
+    let sizes = [(40, 0), (40, 1), (40, 5), (30, 10), (4, 6), (50, 3)];
+    equivalence_grid("oja", &sizes, 7, |d, m, data, p, cell| {
+        let (alpha, seed) = (0.7, 5);
+        worst_over(&[1.0, 2.0], |oja_c| {
+            let mut dense = Newton::new(dense_oja(d, m, alpha, oja_c, seed), p).unwrap();
+            let mut sparse = SparseOja::new(d, m, alpha, oja_c, seed, p).unwrap();
+            compare(
+                &mut dense,
+                &mut sparse,
+                data,
+                1e-9,
+                &format!("{cell} c={oja_c}"),
+            )
+        })
+    });
 }
 
 #[test]
 fn fd_and_rfd_sparse_equal_dense() {
-    let mut worst = 0.0f64;
-    for (d, m) in [(40, 1), (40, 2), (40, 5), (30, 8), (10, 5), (50, 3)] {
-        for clip in [f64::INFINITY, 0.5] {
-            for loss in LOSSES {
-                for rfd in [false, true] {
-                    let data = sparse_data(
-                        300,
-                        d,
-                        0.2,
-                        1.0 / (0.2 * d as f64).sqrt(),
-                        d as u64 * 3 + m as u64,
-                    );
-                    let p = params(loss, clip, 0.5);
-                    let what = format!("fd d={d} m={m} clip={clip} {loss:?} rfd={rfd}");
-                    let pair = fd_pair(d, m, 2 * m, rfd, p);
-                    worst = worst.max(fd_pair_agrees(pair, &data, &what));
-                }
-            }
-        }
-    }
-    eprintln!("fd: largest relative difference {worst:.2e}");
+    let sizes = [(40, 1), (40, 2), (40, 5), (30, 8), (10, 5), (50, 3)];
+    equivalence_grid("fd", &sizes, 3, |d, m, data, p, cell| {
+        worst_over(&[false, true], |rfd| {
+            let what = format!("{cell} rfd={rfd}");
+            fd_pair_agrees(fd_pair(rfd, d, m, 0.7, 2, p), data, &what)
+        })
+    });
+}
+
+/// The dense FD (or RFD) Newton learner and its sparse-time twin at the same settings, with the
+/// paper's doubling buffer (`ℓ = 2m`).
+fn fd_pair(
+    rfd: bool,
+    d: usize,
+    m: usize,
+    alpha: f64,
+    seed: u64,
+    p: NewtonParams,
+) -> (Newton<FdCurvature>, SparseFd) {
+    fd_pair_buffered(rfd, (d, m, 2 * m), alpha, seed, p)
 }
 
 /// The dense FD/RFD-SON learner with an `ℓ`-row buffer ([`FdVariant::Buffer`], or the paper's
 /// doubling buffer when `ℓ = 2m`) and the sparse-time one with the same schedule
-/// (`SparseFd::with_buffer`), `α = 0.7`, basis seed 2.
-fn fd_pair(
-    d: usize,
-    m: usize,
-    l: usize,
+/// (`SparseFd::with_buffer`), with step scale `alpha` and basis seed `seed`.
+fn fd_pair_buffered(
     rfd: bool,
+    (d, m, l): (usize, usize, usize),
+    alpha: f64,
+    seed: u64,
     p: NewtonParams,
 ) -> (Newton<FdCurvature>, SparseFd) {
-    let (alpha, seed) = (0.7, 2);
     let variant = if l == 2 * m {
         FdVariant::Doubling
     } else {
@@ -295,7 +317,11 @@ fn fd_and_rfd_with_a_longer_buffer_equal_dense() {
                     let data = sparse_data(300, d, 0.2, 1.0 / (0.2 * d as f64).sqrt(), l as u64);
                     let p = params(loss, clip, 0.5);
                     let what = format!("fd d={d} m={m} l={l} clip={clip} {loss:?} rfd={rfd}");
-                    worst = worst.max(fd_pair_agrees(fd_pair(d, m, l, rfd, p), &data, &what));
+                    worst = worst.max(fd_pair_agrees(
+                        fd_pair_buffered(rfd, (d, m, l), 0.7, 2, p),
+                        &data,
+                        &what,
+                    ));
                 }
             }
         }
@@ -305,7 +331,7 @@ fn fd_and_rfd_with_a_longer_buffer_equal_dense() {
     // learner continues bit for bit.
     let data = sparse_data(300, 50, 0.2, 1.0 / 10f64.sqrt(), 77);
     let p = params(Loss::Logistic, f64::INFINITY, 0.5);
-    let (_, mut whole) = fd_pair(50, 3, 13, true, p);
+    let (_, mut whole) = fd_pair_buffered(true, (50, 3, 13), 0.7, 2, p);
     let mut first = whole.clone();
     let learn = |fd: &mut SparseFd, (idx, val, y): &(Vec<u32>, Vec<f64>, f64)| {
         let x = Row::Sparse {
@@ -364,18 +390,7 @@ fn fd_on_data_touching_few_columns_stays_equal_to_dense() {
         .collect();
     for rfd in [false, true] {
         let p = params(Loss::Logistic, f64::INFINITY, 0.1);
-        let (dense_c, mut sparse) = if rfd {
-            (
-                FdCurvature::rfd(d, m, FdVariant::Doubling, 1.0).unwrap(),
-                SparseFd::rfd(d, m, 1.0, 0, p).unwrap(),
-            )
-        } else {
-            (
-                FdCurvature::fd(d, m, FdVariant::Doubling, 0.25).unwrap(),
-                SparseFd::fd(d, m, 0.25, 0, p).unwrap(),
-            )
-        };
-        let mut dense = Newton::new(dense_c, p).unwrap();
+        let (mut dense, mut sparse) = fd_pair(rfd, d, m, if rfd { 1.0 } else { 0.25 }, 0, p);
         let what = format!("few columns rfd={rfd}");
         // Weights (including the 53 never-touched coordinates, which stay ≈ 0) to 1e-4 of the
         // largest; every prediction to 1e-6.
@@ -398,18 +413,7 @@ fn fd_repeated_rows_and_small_d() {
         .collect();
     for rfd in [false, true] {
         let p = params(Loss::Squared, f64::INFINITY, 0.5);
-        let (dense_c, mut sparse) = if rfd {
-            (
-                FdCurvature::rfd(40, 5, FdVariant::Doubling, 0.7).unwrap(),
-                SparseFd::rfd(40, 5, 0.7, 1, p).unwrap(),
-            )
-        } else {
-            (
-                FdCurvature::fd(40, 5, FdVariant::Doubling, 0.7).unwrap(),
-                SparseFd::fd(40, 5, 0.7, 1, p).unwrap(),
-            )
-        };
-        let mut dense = Newton::new(dense_c, p).unwrap();
+        let (mut dense, mut sparse) = fd_pair(rfd, 40, 5, 0.7, 1, p);
         compare(&mut dense, &mut sparse, &data, 1e-7, "fd repeated rows");
     }
     let p = params(Loss::Logistic, f64::INFINITY, 1.0);
@@ -426,14 +430,7 @@ fn fd_covariance_matches_dense() {
     let mut dense =
         Newton::new(FdCurvature::rfd(d, m, FdVariant::Doubling, 1.0).unwrap(), p).unwrap();
     let mut sparse = SparseFd::rfd(d, m, 1.0, 9, p).unwrap();
-    for (idx, val, y) in &data {
-        let x = Row::Sparse {
-            indices: idx,
-            values: val,
-        };
-        dense.learn(x, *y, 1.0).unwrap();
-        sparse.learn(x, *y, 1.0).unwrap();
-    }
+    learn_both(&mut dense, &mut sparse, &data);
     let sk = dense.curvature().sketch();
     let (rows, l) = (sk.rows(), sk.filled_rows());
     let cov = sparse.covariance();
@@ -457,14 +454,7 @@ fn oja_directions_and_eigenvalues_match() {
     let p = params(Loss::Logistic, f64::INFINITY, 1.0);
     let mut dense = Newton::new(dense_oja(d, m, 1.0, 1.0, 3), p).unwrap();
     let mut sparse = SparseOja::new(d, m, 1.0, 1.0, 3, p).unwrap();
-    for (idx, val, y) in &data {
-        let x = Row::Sparse {
-            indices: idx,
-            values: val,
-        };
-        dense.learn(x, *y, 1.0).unwrap();
-        sparse.learn(x, *y, 1.0).unwrap();
-    }
+    learn_both(&mut dense, &mut sparse, &data);
     let dv = dense.curvature().sketch().eigenvectors().to_vec();
     let sv = sparse.directions();
     for (a, b) in dv.iter().zip(&sv) {

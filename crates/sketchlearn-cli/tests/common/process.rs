@@ -2,7 +2,7 @@
 #![allow(dead_code)] // each test file uses a part
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The `sketchlearn` binary under test.
 pub fn bin() -> Command {
@@ -12,6 +12,26 @@ pub fn bin() -> Command {
 /// Runs the binary with `args` and waits for it.
 pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("binary runs")
+}
+
+/// Runs the binary with `args` and `input` on its standard input; waits for it. (A failed write
+/// is ignored: the binary may exit before it reads all of `input`.)
+pub fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    // Written on a thread, so that a child filling its stdout pipe cannot deadlock the test.
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).ok());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
 }
 
 /// `out`, after asserting that the command succeeded (its stderr in the message otherwise).
@@ -27,6 +47,39 @@ pub fn ok(out: &Output) -> &Output {
 /// The JSON a successful command printed on stdout.
 pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&ok(out).stdout).expect("valid JSON on stdout")
+}
+
+/// The standard output of a command that succeeded, as text.
+pub fn stdout_text(out: &Output) -> String {
+    String::from_utf8(ok(out).stdout.clone()).expect("UTF-8 on stdout")
+}
+
+/// The JSON of `COMMAND --json --quiet ARGS…`, which must succeed.
+pub fn quiet_json(command: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec![command, "--json", "--quiet"];
+    all.extend_from_slice(args);
+    json(&run(&all))
+}
+
+/// The JSON of `test --json -i MODEL DATA`, which must succeed.
+pub fn test_json(model: &str, data: &str) -> serde_json::Value {
+    json(&run(&["test", "--json", "-i", model, data]))
+}
+
+/// Trains `data` into the model file `model` (`train --quiet -f MODEL FLAGS… DATA`), asserting
+/// that it succeeded.
+pub fn train_quiet(model: &str, flags: &[&str], data: &str) {
+    let mut args = vec!["train", "--quiet", "-f", model];
+    args.extend_from_slice(flags);
+    args.push(data);
+    ok(&run(&args));
+}
+
+/// Asserts that `text` (a command's output) mentions every one of `needles`.
+pub fn assert_mentions(text: &str, needles: &[&str]) {
+    for n in needles {
+        assert!(text.contains(n), "{n:?} not in: {text}");
+    }
 }
 
 /// The standard error of a command that must fail (asserts that it did).

@@ -3,9 +3,9 @@
 
 use super::reference::{paper_table3, VW_VARIANTS};
 use super::{Cell, Measured, Param, FULL_MAX_DIM, M};
-use crate::command_line;
 use crate::machine::load_average;
 use crate::plot::{CatPanel, CatSeries};
+use crate::report::title_and_command;
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -33,6 +33,39 @@ pub(super) fn verdict(e: f64, peer: Option<f64>, se: Option<f64>) -> i8 {
         (Some(p), Some(s)) if e < p - s => 1,
         (Some(p), Some(s)) if e > p + s => -1,
         _ => 0,
+    }
+}
+
+/// Wins and losses by more than one SE (set names with the difference) and ties of one error
+/// rate against another, set by set.
+#[derive(Default)]
+struct Tally {
+    win: Vec<String>,
+    lose: Vec<String>,
+    tie: usize,
+}
+
+impl Tally {
+    /// Set `name`: error `e` against `other`, within the set's standard error `se`.
+    fn add(&mut self, name: &str, e: f64, other: f64, se: Option<f64>) {
+        let entry = || format!("{name} ({:+.4})", e - other);
+        match verdict(e, Some(other), se) {
+            1 => self.win.push(entry()),
+            -1 => self.lose.push(entry()),
+            _ => self.tie += 1,
+        }
+    }
+
+    /// `N ▲ [names], N ▼ [names], N within 1 SE.` (`arrows`) or `better on N [names], worse on
+    /// N [names], N within 1 SE.`
+    fn summary(&self, arrows: bool) -> String {
+        let (w, l) = (self.win.join(", "), self.lose.join(", "));
+        let (nw, nl, tie) = (self.win.len(), self.lose.len(), self.tie);
+        if arrows {
+            format!("{nw} ▲ [{w}], {nl} ▼ [{l}], {tie} within 1 SE.")
+        } else {
+            format!("better on {nw} [{w}], worse on {nl} [{l}], {tie} within 1 SE.")
+        }
     }
 }
 
@@ -71,15 +104,10 @@ fn setup(md: &mut String, m: &Measured) -> Result<()> {
         vw_seconds,
         ..
     } = m;
-    writeln!(
+    title_and_command(
         md,
-        "# SON paper Table 3 (§5.2): one-pass progressive error, sketchlearn vs peers\n"
-    )?;
-    writeln!(
-        md,
-        "Reproduce: `{}` (from the repository root; peers need `.venv-peers`, see \
-         `scripts/peers/README.md`).\n",
-        command_line()
+        "SON paper Table 3 (§5.2): one-pass progressive error, sketchlearn vs peers",
+        "peers need",
     )?;
     writeln!(
         md,
@@ -311,7 +339,7 @@ fn findings_vs_peers(md: &mut String, m: &Measured) -> Result<()> {
             if tuned { "tuned" } else { "untuned" }
         )?;
         for (j, col) in m.columns.iter().enumerate() {
-            let (mut win, mut lose, mut tie) = (Vec::new(), Vec::new(), 0);
+            let mut tally = Tally::default();
             for (i, r) in m.results.iter().enumerate() {
                 let peer = if tuned {
                     &m.refs[i].tuned
@@ -319,24 +347,10 @@ fn findings_vs_peers(md: &mut String, m: &Measured) -> Result<()> {
                     &m.refs[i].untuned
                 };
                 if let (Some(e), Some(p)) = (err_of(&r.cells[j], tuned), peer) {
-                    let diff = e - p.0;
-                    match verdict(e, Some(p.0), m.refs[i].se) {
-                        1 => win.push(format!("{} ({diff:+.4})", r.name)),
-                        -1 => lose.push(format!("{} ({diff:+.4})", r.name)),
-                        _ => tie += 1,
-                    }
+                    tally.add(r.name, e, p.0, m.refs[i].se);
                 }
             }
-            writeln!(
-                md,
-                "* {}: {} ▲ [{}], {} ▼ [{}], {} within 1 SE.",
-                col.label(),
-                win.len(),
-                win.join(", "),
-                lose.len(),
-                lose.join(", "),
-                tie
-            )?;
+            writeln!(md, "* {}: {}", col.label(), tally.summary(true))?;
         }
         writeln!(md)?;
     }
@@ -347,31 +361,21 @@ fn findings_vs_peers(md: &mut String, m: &Measured) -> Result<()> {
 fn finding_default(md: &mut String, m: &Measured) -> Result<()> {
     // The library default.
     {
-        let (mut win, mut lose, mut tie) = (Vec::new(), Vec::new(), 0);
+        let mut tally = Tally::default();
         for (i, r) in m.results.iter().enumerate() {
             let e = match m.default_col {
                 Some(j) => err_of(&r.cells[j], false),
                 None => m.default_extra.get(r.name).and_then(|o| o.error),
             };
             if let (Some(e), Some(p)) = (e, &m.refs[i].untuned) {
-                let diff = e - p.0;
-                match verdict(e, Some(p.0), m.refs[i].se) {
-                    1 => win.push(format!("{} ({diff:+.4})", r.name)),
-                    -1 => lose.push(format!("{} ({diff:+.4})", r.name)),
-                    _ => tie += 1,
-                }
+                tally.add(r.name, e, p.0, m.refs[i].se);
             }
         }
         writeln!(
             md,
-            "**`LearnerConfig::default()` (`{}`) vs the best untuned peer**: {} ▲ [{}], {} ▼ [{}], \
-             {} within 1 SE.\n",
+            "**`LearnerConfig::default()` (`{}`) vs the best untuned peer**: {}\n",
             m.default_cfg.describe(),
-            win.len(),
-            win.join(", "),
-            lose.len(),
-            lose.join(", "),
-            tie
+            tally.summary(true)
         )?;
     }
     Ok(())
@@ -440,26 +444,18 @@ fn findings_second_order(md: &mut String, m: &Measured) -> Result<()> {
         let (Some(ja), Some(jb)) = (col_of(a), col_of(b)) else {
             continue;
         };
-        let (mut win, mut lose, mut tie) = (Vec::new(), Vec::new(), 0);
+        let mut tally = Tally::default();
         for (i, r) in m.results.iter().enumerate() {
             if let (Some(ea), Some(eb)) = (err_of(&r.cells[ja], true), err_of(&r.cells[jb], true)) {
-                match verdict(ea, Some(eb), m.refs[i].se) {
-                    1 => win.push(format!("{} ({:+.4})", r.name, ea - eb)),
-                    -1 => lose.push(format!("{} ({:+.4})", r.name, ea - eb)),
-                    _ => tie += 1,
-                }
+                tally.add(r.name, ea, eb, m.refs[i].se);
             }
         }
         writeln!(
             md,
-            "* {} vs {}: better on {} [{}], worse on {} [{}], {} within 1 SE.",
+            "* {} vs {}: {}",
             m.columns[ja].label(),
             m.columns[jb].label(),
-            win.len(),
-            win.join(", "),
-            lose.len(),
-            lose.join(", "),
-            tie
+            tally.summary(false)
         )?;
     }
     writeln!(md)?;
@@ -797,4 +793,26 @@ pub(super) fn plot_panels(m: &Measured) -> Vec<CatPanel> {
         });
     }
     panels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tally;
+
+    #[test]
+    fn a_tally_counts_wins_losses_and_ties_beyond_one_se() {
+        let mut t = Tally::default();
+        t.add("a", 0.10, 0.20, Some(0.01));
+        t.add("b", 0.30, 0.20, Some(0.01));
+        t.add("c", 0.20, 0.205, Some(0.01));
+        t.add("d", 0.20, 0.10, None);
+        assert_eq!(
+            t.summary(true),
+            "1 ▲ [a (-0.1000)], 1 ▼ [b (+0.1000)], 2 within 1 SE."
+        );
+        assert_eq!(
+            t.summary(false),
+            "better on 1 [a (-0.1000)], worse on 1 [b (+0.1000)], 2 within 1 SE."
+        );
+    }
 }

@@ -193,15 +193,12 @@ impl OnlineLearner for DenseConvexFm {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
-        super::augment(x, self.dim, &mut idx, &mut val);
+        let (idx, val) = super::augmented(x, self.dim);
         self.quad(&idx, &val)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        crate::linear::check_example(&x, y, weight, self.dim)?;
-        let (mut idx, mut val) = (std::mem::take(&mut self.idx), std::mem::take(&mut self.val));
-        super::augment(x, self.dim, &mut idx, &mut val);
+        let (idx, val) = super::step_row(x, y, weight, self.dim, &mut self.idx, &mut self.val)?;
         let z = self.quad(&idx, &val);
         let q = weight * self.loss.derivative(z, y);
         let step = match self.kind {
@@ -209,11 +206,7 @@ impl OnlineLearner for DenseConvexFm {
             ConvexKind::Ogd(StepSchedule::InverseSqrt) => self.eta / ((self.t + 1) as f64).sqrt(),
         };
         let vmax = val.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let result = if !z.is_finite() || !q.is_finite() || q.abs() * vmax * vmax > 1e150 {
-            Err(LearnError::Diverged(format!(
-                "prediction {z}, gradient scale {q}"
-            )))
-        } else {
+        let result = super::check_step(z, q, q.abs() * vmax * vmax).and_then(|()| {
             let n = self.dim + 1;
             for (&a, &va) in idx.iter().zip(&val) {
                 let base = a as usize * n;
@@ -230,7 +223,7 @@ impl OnlineLearner for DenseConvexFm {
                 Some(b) if self.t % b.every == 0 => self.project(b.radius).map(|()| z),
                 _ => Ok(z),
             }
-        };
+        });
         self.idx = idx;
         self.val = val;
         result

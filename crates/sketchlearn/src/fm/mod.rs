@@ -84,6 +84,25 @@ pub(crate) fn check_positive(name: &str, x: f64) -> Result<(), LearnError> {
     Ok(())
 }
 
+/// The largest measure of a step's rank-one term `q·ââᵀ` (the learner's own: a largest entry,
+/// a squared row norm) at which a step is still taken — far from f64 overflow, since its
+/// square enters Gram matrices and quadratic forms.
+pub(crate) const MAX_STEP_SIZE: f64 = 1e150;
+
+/// The refused-step rule every FM learner applies before it changes its state: the step is
+/// refused ([`LearnError::Diverged`]) when the prediction `z` or the gradient scale `q` is not
+/// finite, or when `size`, the learner's measure of its rank-one term, passes
+/// [`MAX_STEP_SIZE`].
+pub(crate) fn check_step(z: f64, q: f64, size: f64) -> Result<(), LearnError> {
+    if !z.is_finite() || !q.is_finite() || size > MAX_STEP_SIZE {
+        Err(LearnError::Diverged(format!(
+            "prediction {z}, gradient scale {q}"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
 /// Writes `â = [x; 1]` as sparse indices/values: the non-zeros of `x` below `dim`, then
 /// `(dim, 1)`.
 pub(crate) fn augment(x: Row<'_>, dim: usize, idx: &mut Vec<u32>, val: &mut Vec<f64>) {
@@ -111,6 +130,38 @@ pub(crate) fn augment(x: Row<'_>, dim: usize, idx: &mut Vec<u32>, val: &mut Vec<
     val.push(1.0);
 }
 
+/// The augmented row `â` of `x` (see [`augment`]) in new buffers, for a prediction.
+pub(crate) fn augmented(x: Row<'_>, dim: usize) -> (Vec<u32>, Vec<f64>) {
+    let (mut idx, mut val) = (Vec::new(), Vec::new());
+    augment(x, dim, &mut idx, &mut val);
+    (idx, val)
+}
+
+/// The non-zeros of `x` below `dim`: `â` without its constant coordinate.
+pub(crate) fn in_range(x: Row<'_>, dim: usize) -> (Vec<u32>, Vec<f64>) {
+    let (mut idx, mut val) = augmented(x, dim);
+    idx.pop();
+    val.pop();
+    (idx, val)
+}
+
+/// The start of a learning step: checks the example ([`crate::linear::check_example`]) and
+/// writes its augmented row `â` into the learner's scratch buffers, taken from `idx` and `val`
+/// (the step puts them back when it ends, so that steps do not allocate).
+pub(crate) fn step_row(
+    x: Row<'_>,
+    y: f64,
+    weight: f64,
+    dim: usize,
+    idx: &mut Vec<u32>,
+    val: &mut Vec<f64>,
+) -> Result<(Vec<u32>, Vec<f64>), LearnError> {
+    crate::linear::check_example(&x, y, weight, dim)?;
+    let (mut idx, mut val) = (std::mem::take(idx), std::mem::take(val));
+    augment(x, dim, &mut idx, &mut val);
+    Ok((idx, val))
+}
+
 /// The pairwise part `Σ_{j≠k} Θ_jk x_j x_k` of a compact model `z = âᵀΘâ` from its quadratic form
 /// `quad(idx, val) = vᵀΘv` on sparse `v`: `quad(x) − Σ_j x_j²·quad(e_j)` over the non-zeros of `x`
 /// below `dim` (the constant coordinate of `â` left out). `O(nnz)` quadratic forms.
@@ -119,10 +170,7 @@ pub(crate) fn pairwise_from_quad(
     dim: usize,
     quad: impl Fn(&[u32], &[f64]) -> f64,
 ) -> f64 {
-    let (mut idx, mut val) = (Vec::new(), Vec::new());
-    augment(x, dim, &mut idx, &mut val);
-    idx.pop();
-    val.pop();
+    let (idx, val) = in_range(x, dim);
     let diagonal: f64 = idx
         .iter()
         .zip(&val)

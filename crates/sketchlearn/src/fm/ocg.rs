@@ -372,23 +372,16 @@ impl OnlineLearner for Ocg {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
-        super::augment(x, self.dim, &mut idx, &mut val);
+        let (idx, val) = super::augmented(x, self.dim);
         self.quad(&idx, &val)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        crate::linear::check_example(&x, y, weight, self.dim)?;
-        let (mut idx, mut val) = (std::mem::take(&mut self.idx), std::mem::take(&mut self.val));
-        super::augment(x, self.dim, &mut idx, &mut val);
+        let (idx, val) = super::step_row(x, y, weight, self.dim, &mut self.idx, &mut self.val)?;
         let z = self.quad(&idx, &val);
         let q = weight * self.loss.derivative(z, y);
         let vmax = val.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let result = if !z.is_finite() || !q.is_finite() || q.abs() * vmax * vmax > 1e150 {
-            Err(LearnError::Diverged(format!(
-                "prediction {z}, gradient scale {q}"
-            )))
-        } else {
+        let result = super::check_step(z, q, q.abs() * vmax * vmax).map(|()| {
             if q != 0.0 {
                 for (p, (&a, &va)) in idx.iter().zip(&val).enumerate() {
                     for (&b, &vb) in idx[p..].iter().zip(&val[p..]) {
@@ -402,8 +395,8 @@ impl OnlineLearner for Ocg {
                 self.pending = 0;
                 self.step();
             }
-            Ok(z)
-        };
+            z
+        });
         self.idx = idx;
         self.val = val;
         result

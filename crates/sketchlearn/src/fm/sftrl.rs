@@ -29,11 +29,6 @@ use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
-/// Largest squared norm of a row `√|q|·â` SFTRL inserts; a larger one is refused with
-/// [`LearnError::Diverged`] (the model is left unchanged), so that the sketches' Gram matrices
-/// cannot overflow.
-const MAX_ROW_SQ: f64 = 1e150;
-
 /// Which GFD implementation an [`Sftrl`] learner uses (both give the same predictions to
 /// rounding).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -254,24 +249,18 @@ impl OnlineLearner for Sftrl {
 
     /// `z = μ − η·âᵀ(B₊ᵀB₊ − B₋ᵀB₋)â` (`μ = 0` unless [`Sftrl::with_intercept`]; features at or beyond `dim()` are ignored).
     fn predict(&self, x: Row<'_>) -> f64 {
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
-        super::augment(x, self.dim, &mut idx, &mut val);
+        let (idx, val) = super::augmented(x, self.dim);
         self.intercept - self.eta * self.quad(&idx, &val)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        crate::linear::check_example(&x, y, weight, self.dim)?;
-        let (mut idx, mut val) = (std::mem::take(&mut self.idx), std::mem::take(&mut self.val));
-        super::augment(x, self.dim, &mut idx, &mut val);
+        let (idx, val) = super::step_row(x, y, weight, self.dim, &mut self.idx, &mut self.val)?;
         let z = self.intercept - self.eta * self.quad(&idx, &val);
         let q = weight * self.loss.derivative(z, y);
-        // The row √|q|·â must stay far from overflow (its squared norm enters Gram matrices).
+        // The row √|q|·â must stay far from overflow (its squared norm enters Gram matrices):
+        // a larger one is refused by `check_step`, the model left unchanged.
         let row_sq = q.abs() * val.iter().map(|v| v * v).sum::<f64>();
-        let result = if !z.is_finite() || !q.is_finite() || row_sq > MAX_ROW_SQ {
-            Err(LearnError::Diverged(format!(
-                "prediction {z}, gradient scale {q}"
-            )))
-        } else {
+        let result = super::check_step(z, q, row_sq).and_then(|()| {
             // Alg. 4/5 lines 7–17 (item 13): the sign of q_t picks the side.
             let r = match &mut self.gfd {
                 Gfd::Factored(g) => g.insert_signed(&idx, &val, q),
@@ -284,7 +273,7 @@ impl OnlineLearner for Sftrl {
                 ),
             };
             r.map(|()| z).map_err(LearnError::from)
-        };
+        });
         self.idx = idx;
         self.val = val;
         if result.is_ok() {

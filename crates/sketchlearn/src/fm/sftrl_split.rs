@@ -74,10 +74,6 @@ pub enum FirstOrderStep {
     },
 }
 
-/// Largest `|q|·‖x‖⁴` accepted (the scale of the sketched rows' Gram entries); a larger one is
-/// refused with [`LearnError::Diverged`] and the model is left unchanged.
-const MAX_ROW_SQ: f64 = 1e150;
-
 /// SFTRL with an exact first-order part and a jointly compressed signed sketch of the pairwise
 /// part (see the module documentation).
 ///
@@ -312,10 +308,7 @@ impl SftrlSplit {
     /// The pairwise part `Σ_{j≠k} Θ_jk x_j x_k` of the prediction (features at or beyond `dim()`
     /// ignored).
     pub fn pairwise(&self, x: Row<'_>) -> f64 {
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
-        super::augment(x, self.dim, &mut idx, &mut val);
-        idx.pop();
-        val.pop();
+        let (idx, val) = super::in_range(x, self.dim);
         -self.eta_pair * self.pair.pairwise_form(&idx, &val)
     }
 
@@ -421,34 +414,25 @@ impl OnlineLearner for SftrlSplit {
     /// `z = Θ_00 + 2Σ Θ_0j x_j + Σ Θ_jj x_j² + Σ_{j≠k} (Θ_pair)_jk x_j x_k` (features at or beyond
     /// `dim()` are ignored).
     fn predict(&self, x: Row<'_>) -> f64 {
-        let (mut idx, mut val, mut cols) = (Vec::new(), Vec::new(), Vec::new());
-        super::augment(x, self.dim, &mut idx, &mut val);
-        idx.pop();
-        val.pop();
+        let (idx, val) = super::in_range(x, self.dim);
+        let mut cols = Vec::new();
         self.pair.columns(&idx, &mut cols);
         self.score(&idx, &val, &cols)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        crate::linear::check_example(&x, y, weight, self.dim)?;
-        let (mut idx, mut val) = (
-            std::mem::take(&mut self.ws.idx),
-            std::mem::take(&mut self.ws.val),
-        );
-        super::augment(x, self.dim, &mut idx, &mut val);
+        let ws = &mut self.ws;
+        let (mut idx, mut val) = super::step_row(x, y, weight, self.dim, &mut ws.idx, &mut ws.val)?;
         idx.pop();
         val.pop();
         let mut cols = std::mem::take(&mut self.ws.cols);
         self.pair.columns(&idx, &mut cols);
         let z = self.score(&idx, &val, &cols);
         let q = weight * self.loss.derivative(z, y);
+        // `|q|·‖x‖⁴` is the scale of the sketched rows' Gram entries (`check_step` refuses a
+        // step past it, the model left unchanged).
         let norm_sq: f64 = val.iter().map(|v| v * v).sum();
-        let result = if !z.is_finite() || !q.is_finite() || q.abs() * norm_sq * norm_sq > MAX_ROW_SQ
-        {
-            Err(LearnError::Diverged(format!(
-                "prediction {z}, gradient scale {q}"
-            )))
-        } else {
+        let result = super::check_step(z, q, q.abs() * norm_sq * norm_sq).and_then(|()| {
             self.insert_pairwise(&idx, &val, q, &cols).map(|()| {
                 self.sum_q += q;
                 for (&j, &v) in idx.iter().zip(&val) {
@@ -465,7 +449,7 @@ impl OnlineLearner for SftrlSplit {
                 self.examples += 1;
                 z
             })
-        };
+        });
         self.ws.idx = idx;
         self.ws.val = val;
         self.ws.cols = cols;

@@ -91,7 +91,9 @@ trait Lazy {
     }
 }
 
-/// [`Lazy`] for a learner with fields `w` (stored weights), `reg` and a method `current`.
+/// [`Lazy`] and [`OnlineLearner`] for a learner with fields `w` (stored weights) and `reg`, and
+/// methods `current(i)` (coordinate `i` now) and `step(x, y, weight, p)` (the update after the
+/// prediction `p`): the example check, the lazy prediction and weights are the same for both.
 macro_rules! lazy {
     ($t:ty) => {
         impl Lazy for $t {
@@ -103,6 +105,26 @@ macro_rules! lazy {
             }
             fn current(&self, i: usize) -> f64 {
                 <$t>::current(self, i)
+            }
+        }
+
+        impl OnlineLearner for $t {
+            fn dim(&self) -> usize {
+                self.w.len()
+            }
+
+            fn predict(&self, x: Row<'_>) -> f64 {
+                self.lazy_predict(x)
+            }
+
+            fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+                check_example(&x, y, weight, self.w.len())?;
+                let p = self.predict(x);
+                self.step(x, y, weight, p).map(|()| p)
+            }
+
+            fn weights(&self) -> Cow<'_, [f64]> {
+                self.lazy_weights()
             }
         }
     };
@@ -168,6 +190,15 @@ impl ProximalAdaGrad {
         }
     }
 
+    /// The update after the prediction `p` of example `(x, y, weight)`.
+    fn step(&mut self, x: Row<'_>, y: f64, weight: f64, p: f64) -> Result<(), LearnError> {
+        let dl = weight * self.loss.derivative(p, y);
+        // Coordinates updated here are current after example t + 1 (`last = t + 1`).
+        let result = for_each_entry(x, |i, xi| self.update_coord(i, dl * xi));
+        self.t += 1;
+        result
+    }
+
     fn update_coord(&mut self, i: usize, g: f64) -> Result<(), LearnError> {
         let w = self.current(i);
         let g2 = self.g2[i] + g * g;
@@ -188,30 +219,6 @@ impl ProximalAdaGrad {
 }
 
 lazy!(ProximalAdaGrad);
-
-impl OnlineLearner for ProximalAdaGrad {
-    fn dim(&self) -> usize {
-        self.w.len()
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.lazy_predict(x)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        check_example(&x, y, weight, self.w.len())?;
-        let p = self.predict(x);
-        let dl = weight * self.loss.derivative(p, y);
-        // Coordinates updated here are current after example t + 1 (`last = t + 1`).
-        let result = for_each_entry(x, |i, xi| self.update_coord(i, dl * xi));
-        self.t += 1;
-        result.map(|()| p)
-    }
-
-    fn weights(&self) -> Cow<'_, [f64]> {
-        self.lazy_weights()
-    }
-}
 
 /// `Σ w_i x_i` with `w_i = current(i)` over the stored entries of `x` inside `dim`.
 #[inline]
@@ -306,35 +313,8 @@ impl ProximalOgd {
         }
     }
 
-    /// Advances `D` and `C` by the step `s` of example `t` (rescaling when `D` is large).
-    fn advance(&mut self, s: f64) {
-        self.c_now += s * self.reg.l1 * self.d_now;
-        self.d_now *= 1.0 + s * self.reg.l2;
-        if self.d_now > RESCALE_AT {
-            let f = self.d_now;
-            for a in &mut self.at {
-                *a = (a.0 / f, a.1 / f);
-            }
-            self.d_now /= f;
-            self.c_now /= f;
-        }
-    }
-}
-
-lazy!(ProximalOgd);
-
-impl OnlineLearner for ProximalOgd {
-    fn dim(&self) -> usize {
-        self.w.len()
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        self.lazy_predict(x)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        check_example(&x, y, weight, self.w.len())?;
-        let p = self.predict(x);
+    /// The update after the prediction `p` of example `(x, y, weight)`.
+    fn step(&mut self, x: Row<'_>, y: f64, weight: f64, p: f64) -> Result<(), LearnError> {
         self.t += 1;
         let s = self.eta / (self.t as f64).sqrt();
         let step = -s * weight * self.loss.derivative(p, y);
@@ -355,10 +335,22 @@ impl OnlineLearner for ProximalOgd {
             self.w[i] = w;
             self.at[i] = (self.d_now, self.c_now);
         }
-        Ok(p)
+        Ok(())
     }
 
-    fn weights(&self) -> Cow<'_, [f64]> {
-        self.lazy_weights()
+    /// Advances `D` and `C` by the step `s` of example `t` (rescaling when `D` is large).
+    fn advance(&mut self, s: f64) {
+        self.c_now += s * self.reg.l1 * self.d_now;
+        self.d_now *= 1.0 + s * self.reg.l2;
+        if self.d_now > RESCALE_AT {
+            let f = self.d_now;
+            for a in &mut self.at {
+                *a = (a.0 / f, a.1 / f);
+            }
+            self.d_now /= f;
+            self.c_now /= f;
+        }
     }
 }
+
+lazy!(ProximalOgd);

@@ -82,9 +82,18 @@ fn float(v: f64) -> Result<(), Invalid> {
     }
 }
 
+/// Methods of [`Serializer`] that accept their value without looking at it.
 macro_rules! accept {
-    ($($name:ident($t:ty)),*) => {
-        $(fn $name(self, _v: $t) -> Result<(), Invalid> { Ok(()) })*
+    ($($name:ident($($t:ty),*)),* $(,)?) => {
+        $(fn $name(self, $(_: $t),*) -> Result<(), Invalid> { Ok(()) })*
+    };
+}
+
+/// Methods of [`Serializer`] that open a compound value: its parts are checked one by one (by
+/// the `compound!` impls below).
+macro_rules! open {
+    ($($name:ident($($t:ty),*)),* $(,)?) => {
+        $(fn $name(self, $(_: $t),*) -> Result<Self, Invalid> { Ok(self) })*
     };
 }
 
@@ -112,7 +121,19 @@ impl Serializer for NanCheck {
         serialize_char(char),
         serialize_str(&str),
         serialize_bytes(&[u8]),
-        serialize_unit_struct(&'static str)
+        serialize_unit_struct(&'static str),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_variant(&'static str, u32, &'static str),
+    );
+    open!(
+        serialize_seq(Option<usize>),
+        serialize_tuple(usize),
+        serialize_tuple_struct(&'static str, usize),
+        serialize_tuple_variant(&'static str, u32, &'static str, usize),
+        serialize_map(Option<usize>),
+        serialize_struct(&'static str, usize),
+        serialize_struct_variant(&'static str, u32, &'static str, usize),
     );
     fn serialize_f32(self, v: f32) -> Result<(), Invalid> {
         float(f64::from(v))
@@ -120,22 +141,8 @@ impl Serializer for NanCheck {
     fn serialize_f64(self, v: f64) -> Result<(), Invalid> {
         float(v)
     }
-    fn serialize_none(self) -> Result<(), Invalid> {
-        Ok(())
-    }
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), Invalid> {
         v.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<(), Invalid> {
-        Ok(())
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-    ) -> Result<(), Invalid> {
-        Ok(())
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
@@ -152,39 +159,6 @@ impl Serializer for NanCheck {
         v: &T,
     ) -> Result<(), Invalid> {
         v.serialize(self)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self, Invalid> {
-        Ok(self)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self, Invalid> {
-        Ok(self)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, Invalid> {
-        Ok(self)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self, Invalid> {
-        Ok(self)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self, Invalid> {
-        Ok(self)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Invalid> {
-        Ok(self)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self, Invalid> {
-        Ok(self)
     }
 }
 

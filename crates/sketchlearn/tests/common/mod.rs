@@ -4,6 +4,33 @@ pub mod golden;
 
 use proptest::prelude::*;
 
+/// Knuth's MMIX linear congruential generator: a deterministic stream for tests whose data must
+/// not depend on the algorithms of the `rand` crates.
+#[allow(dead_code)] // not every test file that says `mod common;` draws from it
+pub struct Lcg(pub u64);
+
+#[allow(dead_code)]
+impl Lcg {
+    /// The next state.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0
+    }
+
+    /// Uniform in [0, 1) from the state's top 53 bits.
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [−1, 1).
+    pub fn symmetric(&mut self) -> f64 {
+        self.uniform() * 2.0 - 1.0
+    }
+}
+
 /// Decimal texts of every shape the readers meet: an optional sign, up to 12 integer digits, an
 /// optional fraction of up to 24 digits, an optional exponent in `exp` — around the limits of
 /// the exact fast path (19 digits, 2^53, 22 fraction digits) and beyond (handed to the standard
@@ -58,6 +85,30 @@ pub fn random_sparse_row(
         })
         .collect();
     (idx, val)
+}
+
+/// A random sparse example: a [`random_sparse_row`] and a label, uniform in 1..=5 or (`binary`)
+/// ±1 with equal odds.
+#[allow(dead_code)] // used by the FM tests only
+pub fn random_example(
+    rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+    d: usize,
+    nnz: usize,
+    one_hot: bool,
+    binary: bool,
+) -> (Vec<u32>, Vec<f64>, f64) {
+    use rand::Rng;
+    let (idx, val) = random_sparse_row(rng, d, nnz, one_hot);
+    let y = if binary {
+        if rng.random_bool(0.5) {
+            1.0
+        } else {
+            -1.0
+        }
+    } else {
+        rng.random_range(1..=5) as f64
+    };
+    (idx, val, y)
 }
 
 /// Solves `A x = b` in place for a symmetric positive definite row-major `n × n` `A` by a plain
