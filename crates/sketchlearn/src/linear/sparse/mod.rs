@@ -68,6 +68,7 @@ pub mod newton;
 pub mod oja;
 mod row_index;
 pub mod rp;
+pub(crate) mod validate;
 
 pub use columns::{initial_directions, Init};
 pub use fd::{SparseFd, SparseFdCurvature};
