@@ -31,13 +31,23 @@ impl ser::Error for Invalid {
 /// Checks a decoded model: every number finite, a finite prediction for the zero row and the
 /// row of ones (a model whose weights are finite but whose state cannot score is no model).
 pub(crate) fn check_model(model: &LinearModel) -> Result<(), Invalid> {
-    model.learner.serialize(NanCheck)?;
-    check_sparse(&model.learner).map_err(Invalid)?;
-    let d = model.learner.dim();
+    check_learner(&model.learner)
+}
+
+/// Checks any state for NaN (see the module documentation).
+pub(crate) fn check_no_nan<T: Serialize + ?Sized>(state: &T) -> Result<(), Invalid> {
+    state.serialize(NanCheck)
+}
+
+/// [`check_model`]'s checks of one learner (also a multiclass model's members).
+pub(crate) fn check_learner(learner: &AnyLearner) -> Result<(), Invalid> {
+    learner.serialize(NanCheck)?;
+    check_sparse(learner).map_err(Invalid)?;
+    let d = learner.dim();
     if d > crate::run::MAX_DIM {
         return Err(Invalid(format!("dimension {d} is above 2^32")));
     }
-    let weights = model.learner.weights();
+    let weights = learner.weights();
     if weights.len() < d {
         return Err(Invalid(format!(
             "{} weights for dimension {d}",
@@ -63,7 +73,7 @@ pub(crate) fn check_model(model: &LinearModel) -> Result<(), Invalid> {
             values: &values,
         },
     ] {
-        let p = model.learner.predict(row);
+        let p = learner.predict(row);
         if !p.is_finite() || p.abs() > MAX_WEIGHT * 8.0 {
             return Err(Invalid(format!("the model predicts {p}")));
         }
