@@ -268,3 +268,19 @@ proptest! {
         }
     }
 }
+
+/// A case the proptest found: an infinity written into a softmax model's payload loaded and
+/// predicted NaN until the softmax weights were checked on load.
+#[test]
+fn an_infinity_in_a_softmax_model_does_not_load() {
+    let (kind, image) = &other_seeds()[1];
+    let kind_len = u16::from_le_bytes([image[12], image[13]]) as usize;
+    let mut p = image[14 + kind_len + 12..].to_vec();
+    apply(&mut p, &Edit::Float(8966156068285733898, f64::INFINITY));
+    let path = std::env::temp_dir().join(format!("hostile-inf-{}.model", std::process::id()));
+    let outcome = load_other(&frame_kind(kind.as_bytes(), &p), &path);
+    let _ = std::fs::remove_file(&path);
+    if let Err(message) = outcome {
+        assert!(!message.starts_with("loaded, but"), "{message}");
+    }
+}

@@ -275,7 +275,8 @@ fn check_params(params: &SoftmaxParams) -> Result<usize, LearnError> {
 }
 
 impl<C: Curvature> SoftmaxSon<C> {
-    /// Checks a loaded learner's state (issue 26): valid parameters, `W` of `K × d̃`, the
+    /// Checks a loaded learner's state (issue 26): valid parameters, `W` of `K × d̃` with
+    /// finite entries within [`MAX_WEIGHT`](crate::linear::MAX_WEIGHT), the
     /// diagonal adaptation's `d̃` entries, `d̃ = d + [intercept]`, `K ≥ 2`.
     pub(crate) fn check_loaded(&self) -> Result<(), String> {
         let extra = check_params(&self.params).map_err(|e| e.to_string())?;
@@ -293,6 +294,13 @@ impl<C: Curvature> SoftmaxSon<C> {
             return Err(format!(
                 "{} diagonal statistics for dimension {de}",
                 self.g2.len()
+            ));
+        }
+        if let Some(j) = self.w.iter().position(|w| !crate::linear::weight_ok(*w)) {
+            return Err(format!(
+                "weight {j} is {:e} (beyond any a step may produce, {:e})",
+                self.w[j],
+                crate::linear::MAX_WEIGHT
             ));
         }
         self.gamma.check_loaded(self.k).map_err(|e| e.to_string())
