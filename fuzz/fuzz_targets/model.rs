@@ -7,7 +7,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, LinearModel, OnlineLearner};
+use sketchlearn::linear::{
+    Algorithm, CurvatureKind, LearnerConfig, LinearModel, OnlineLearner, Representation,
+};
 use sketchlearn::model::{FORMAT_VERSION, MAGIC};
 use sketchlearn::Row;
 use std::sync::OnceLock;
@@ -17,17 +19,22 @@ const KIND: &[u8] = b"linear-learner";
 fn seeds() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     SEEDS.get_or_init(|| {
-        let newton = |curvature| LearnerConfig {
+        let newton = |curvature, representation| LearnerConfig {
             algorithm: Algorithm::Newton,
             curvature,
+            representation,
             size: 3,
             ..LearnerConfig::default()
         };
         [
             LearnerConfig::default(),
-            newton(CurvatureKind::Fd),
-            newton(CurvatureKind::Oja),
-            newton(CurvatureKind::Full),
+            newton(CurvatureKind::Fd, Representation::Dense),
+            newton(CurvatureKind::Oja, Representation::Dense),
+            newton(CurvatureKind::Full, Representation::Dense),
+            // Sparse-time learners (raw FD rows, the lazy column store): validated on load.
+            newton(CurvatureKind::Rfd, Representation::Sparse),
+            newton(CurvatureKind::Oja, Representation::Sparse),
+            newton(CurvatureKind::Rp, Representation::Sparse),
         ]
         .into_iter()
         .map(|config| {

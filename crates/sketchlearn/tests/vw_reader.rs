@@ -55,13 +55,34 @@ fn namespace_scale_collisions_tags_and_blank_lines() {
 
 #[test]
 fn malformed_lines_name_line_and_column() {
-    let cases: [(&str, ParseErrorKind, usize); 7] = [
+    let cases: [(&str, ParseErrorKind, usize); 11] = [
         ("| a b", ParseErrorKind::MissingLabel, 1),
         ("x | a", ParseErrorKind::UnparsableLabel("x".into()), 1),
         ("nan | a", ParseErrorKind::NonFiniteValue("nan".into()), 1),
         ("1 | a:zz", ParseErrorKind::UnparsableValue("zz".into()), 7),
         ("1 | a:inf", ParseErrorKind::NonFiniteValue("inf".into()), 7),
         ("1 -2 | a", ParseErrorKind::NegativeWeight("-2".into()), 3),
+        // An importance weight of inf/nan was read as a tag (weight 1) before.
+        (
+            "1 inf |a x",
+            ParseErrorKind::NonFiniteValue("inf".into()),
+            3,
+        ),
+        (
+            "1  nan |a x",
+            ParseErrorKind::NonFiniteValue("nan".into()),
+            4,
+        ),
+        (
+            "-1 1e999 'tag |a x",
+            ParseErrorKind::NonFiniteValue("1e999".into()),
+            4,
+        ),
+        (
+            "1 -inf |a x",
+            ParseErrorKind::NonFiniteValue("-inf".into()),
+            3,
+        ),
         ("1 | :3", ParseErrorKind::EmptyFeatureName(":3".into()), 5),
     ];
     for (line, kind, col) in cases {
@@ -74,6 +95,10 @@ fn malformed_lines_name_line_and_column() {
         assert_eq!(err.column, col, "{line}");
         assert!(got[2].is_ok(), "reading goes on after an error");
     }
+    // Weight 0 (VW: predict, do not learn) and a quoted tag spelled like a number are fine.
+    let ok = read_all("1 0 |a x\n1 'nan |a x\n1 -0 |a x\n", 18);
+    let weights: Vec<f64> = ok.iter().map(|e| e.as_ref().unwrap().weight).collect();
+    assert_eq!(weights, [0.0, 1.0, 0.0]);
     assert!(VwReader::new(Cursor::new(""), "x", VwOptions { bits: 0 }).is_err());
     assert!(VwReader::new(Cursor::new(""), "x", VwOptions { bits: 33 }).is_err());
 }

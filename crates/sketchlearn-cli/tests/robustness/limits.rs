@@ -50,6 +50,32 @@ fn huge_dimensions_are_clear_errors_before_any_allocation() {
     }
 }
 
+/// `-b 27` (2^27 hashed features): the default learner's memory grows with the features the
+/// input uses (lazily touched stores), so a small input trains — with a note giving the memory
+/// per feature and for all of them when that is more than the machine has — unless one of its
+/// arrays alone (the column store, ~13 GiB) is more than the machine has: then a clear error.
+/// AdaGrad likewise. (Before, `-b 27` was refused: 46.3 GiB "all features used".)
+#[test]
+fn hashing_into_2_27_trains_when_the_used_features_fit() {
+    let dir = Scratch::new("bits27");
+    let vw = dir.path("t.vw");
+    std::fs::write(&vw, "1 |f a:1 b:2\n-1 |f b:1 c:1\n1 |f a:1\n").unwrap();
+    for algo in ["auto", "adagrad"] {
+        let out = run(&["train", "--algo", algo, "-b", "27", &vw], None);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        if out.status.success() {
+            let note = err.lines().find(|l| l.contains("memory grows"));
+            assert!(
+                note.is_none_or(|n| n.contains("bytes with each distinct feature")),
+                "{err}"
+            );
+        } else {
+            let err = assert_clear_error(&out, "in one array");
+            assert!(err.contains("fewer -b bits"), "{err}");
+        }
+    }
+}
+
 /// `train --json --algo newton --curvature C --size M` on heart.
 fn newton(curvature: &str, size: &str) -> std::process::Output {
     let heart = repo_file("heart.libsvm");

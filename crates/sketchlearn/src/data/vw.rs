@@ -1,8 +1,9 @@
 //! Streaming reader of Vowpal Wabbit's text format with VW-compatible feature hashing.
 //!
 //! A line is `label [importance] [tag] |ns[:scale] feature[:value] ... |ns2 ...`:
-//! * the header (before the first `|`) holds the label, an optional importance weight (a number
-//!   ≥ 0; 1 when absent) and an optional tag (ignored);
+//! * the header (before the first `|`) holds the label, an optional importance weight (a finite
+//!   number ≥ 0; 1 when absent; `inf`/`nan` are errors) and an optional tag (ignored; a tag
+//!   that reads as a number needs VW's leading `'`);
 //! * each `|` opens a namespace; a name directly after `|` names it (`|user`), a space after `|`
 //!   is the default namespace; `|ns:2` scales every value in it by 2;
 //! * a feature is `name` (value 1) or `name:value`; names are hashed with
@@ -233,6 +234,27 @@ fn tokens(s: &[u8], base: usize) -> impl Iterator<Item = (usize, &[u8])> {
     })
 }
 
+/// The importance weight in the header token `tok` (at column `col`), or `None` when the token
+/// is a tag. VW's input format: "a non-negative real number indicating the relative importance
+/// of this example over the others" — so `0` is accepted (the example is predicted, not
+/// learned from), a negative number is an error, and so is `inf`, `nan` or an overflow such as
+/// `1e999` (VW's `strtof` would read them as a weight, and one infinite weight makes every
+/// weight of the model NaN). A tag spelled like a number takes VW's leading `'` (`'nan`).
+fn importance(tok: &[u8], col: usize) -> Result<Option<f64>, LineError> {
+    match parse_finite(tok) {
+        Ok(w) if w < 0.0 => Err((col, ParseErrorKind::NegativeWeight(lossy(tok)))),
+        Ok(w) => Ok(Some(w)),
+        Err(FloatError::NonFinite) => Err((col, ParseErrorKind::NonFiniteValue(lossy(tok)))),
+        // Looks like a mistyped number rather than a tag.
+        Err(FloatError::Unparsable)
+            if tok.iter().any(|c| c.is_ascii_digit()) && tok.contains(&b'.') =>
+        {
+            Err((col, ParseErrorKind::UnparsableValue(lossy(tok))))
+        }
+        Err(FloatError::Unparsable) => Ok(None),
+    }
+}
+
 fn parse_line(
     line: &[u8],
     bits: u32,
@@ -250,15 +272,7 @@ fn parse_line(
     if let Some((col, tok)) = header.next() {
         // A second header token is the importance weight when it is a number, else a tag.
         if !tok.starts_with(b"'") {
-            if let Ok(w) = parse_number(tok, col, ParseErrorKind::UnparsableValue) {
-                if w < 0.0 {
-                    return Err((col, ParseErrorKind::NegativeWeight(lossy(tok))));
-                }
-                ex.weight = w;
-            } else if tok.iter().any(|c| c.is_ascii_digit()) && tok.contains(&b'.') {
-                // Looks like a mistyped number rather than a tag.
-                return Err((col, ParseErrorKind::UnparsableValue(lossy(tok))));
-            }
+            ex.weight = importance(tok, col)?.unwrap_or(1.0);
         }
     }
     // Namespaces.

@@ -35,7 +35,7 @@ mod scaled_mixture;
 pub mod sparse;
 mod summary;
 mod target_standardization;
-mod validate;
+pub(crate) mod validate;
 
 pub use any::AnyLearner;
 pub use check::{ConfigError, ValidLearnerConfig};

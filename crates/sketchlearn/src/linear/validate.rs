@@ -5,7 +5,7 @@
 //! are legitimate in places: `clip = ∞` means no clipping) — the weights must be finite, and the
 //! model must answer a prediction with a finite number.
 
-use super::{weight_ok, LinearModel, OnlineLearner, MAX_WEIGHT};
+use super::{weight_ok, AnyLearner, LinearModel, OnlineLearner, MAX_WEIGHT};
 use crate::Row;
 use serde::ser::{self, Serialize, Serializer};
 use std::fmt;
@@ -31,12 +31,23 @@ impl ser::Error for Invalid {
 /// Checks a decoded model: every number finite, a finite prediction for the zero row and the
 /// row of ones (a model whose weights are finite but whose state cannot score is no model).
 pub(crate) fn check_model(model: &LinearModel) -> Result<(), Invalid> {
-    model.learner.serialize(NanCheck)?;
-    let d = model.learner.dim();
+    check_learner(&model.learner)
+}
+
+/// Checks any state for NaN (see the module documentation).
+pub(crate) fn check_no_nan<T: Serialize + ?Sized>(state: &T) -> Result<(), Invalid> {
+    state.serialize(NanCheck)
+}
+
+/// [`check_model`]'s checks of one learner (also a multiclass model's members).
+pub(crate) fn check_learner(learner: &AnyLearner) -> Result<(), Invalid> {
+    learner.serialize(NanCheck)?;
+    check_sparse(learner).map_err(Invalid)?;
+    let d = learner.dim();
     if d > crate::run::MAX_DIM {
         return Err(Invalid(format!("dimension {d} is above 2^32")));
     }
-    let weights = model.learner.weights();
+    let weights = learner.weights();
     if weights.len() < d {
         return Err(Invalid(format!(
             "{} weights for dimension {d}",
@@ -62,12 +73,33 @@ pub(crate) fn check_model(model: &LinearModel) -> Result<(), Invalid> {
             values: &values,
         },
     ] {
-        let p = model.learner.predict(row);
+        let p = learner.predict(row);
         if !p.is_finite() || p.abs() > MAX_WEIGHT * 8.0 {
             return Err(Invalid(format!("the model predicts {p}")));
         }
     }
     Ok(())
+}
+
+/// Checks the state of every sparse-time learner in `learner` (members of mixtures, learners
+/// inside wrappers) before anything indexes with it (`sparse/validate.rs`).
+fn check_sparse(learner: &AnyLearner) -> Result<(), String> {
+    match learner {
+        AnyLearner::Sparse(l) => super::sparse::validate::check(l),
+        AnyLearner::Diagonal(l) => check_sparse(l.inner()),
+        AnyLearner::Intercept(l) => check_sparse(l.inner()),
+        AnyLearner::TargetStandardization(l) => check_sparse(l.inner()),
+        AnyLearner::FeatureScaling(l) => check_sparse(l.inner()),
+        AnyLearner::Mixture(l) => l.members().iter().try_for_each(check_sparse),
+        AnyLearner::ScaledMixture(l) => l.mixture().members().iter().try_for_each(check_sparse),
+        AnyLearner::Ogd(_)
+        | AnyLearner::AdaGrad(_)
+        | AnyLearner::Newton(_)
+        | AnyLearner::Fixed(_)
+        | AnyLearner::RunningMean(_)
+        | AnyLearner::ProximalOgd(_)
+        | AnyLearner::ProximalAdaGrad(_) => Ok(()),
+    }
 }
 
 /// A serializer that checks no float is NaN and stores nothing.

@@ -10,9 +10,15 @@
 //! of its model encoding (8 bytes a number, as in memory), each size is a quadratic in `d` for each `m` (three points determine it
 //! exactly); the coefficients are quadratics in `m` in turn, evaluated at the real `m`. Exact
 //! for those shapes, up to the few bytes of length prefixes.
+//!
+//! That figure is the memory with every feature used. What a run takes up front is less for
+//! the learners whose `d`-sized arrays are zero-initialised and written only at the features
+//! of the examples (first-order, sparse-time Newton, their mixtures: [`check_fits`]): their
+//! memory grows with the distinct features of the input (e.g. `-b 27` on heart: 7.5 MiB peak
+//! RSS; `docs/results/robustness.md`).
 
 use super::{RunError, Warning};
-use crate::linear::{Algorithm, LearnerConfig, OnlineLearner, ValidLearnerConfig};
+use crate::linear::{Algorithm, LearnerConfig, OnlineLearner, Representation, ValidLearnerConfig};
 use crate::Row;
 
 /// The largest dimension a learner may have: one past the largest 32-bit feature index
@@ -110,34 +116,85 @@ pub(crate) fn check_dim(dim: usize, what_sets_dim: &str) -> Result<(), RunError>
     Ok(())
 }
 
+/// Whether every `d`-sized array of `config`'s learner is zero-initialised (`calloc`: no page
+/// is in memory until written) and written only at the features the examples use — OGD,
+/// AdaGrad and the sparse-time Newton learners (`O(nnz)` steps; their lazy column store), and
+/// mixtures of them — so that the memory in use grows with the distinct features of the input,
+/// not with `d`. The dense Newton learners write all of `w` and the `m × d` sketch at every
+/// step: their memory is taken up front.
+fn grows_with_features(c: &LearnerConfig) -> bool {
+    if let Some(members) = c.mixture_members() {
+        return members.iter().all(grows_with_features);
+    }
+    match c.algorithm {
+        Algorithm::Ogd | Algorithm::AdaGrad | Algorithm::RunningMean => true,
+        Algorithm::Newton => {
+            c.representation == Representation::Sparse && c.curvature.has_sparse_learner()
+        }
+        Algorithm::Auto | Algorithm::AdaGradGrid => false,
+    }
+}
+
+/// The largest single allocation of `config`'s learner, bounded by the largest of its mixture
+/// members (each member's arrays are allocated separately; the kernel must be able to map each).
+fn largest_block(config: &ValidLearnerConfig, dim: usize) -> Result<f64, RunError> {
+    let Some(members) = config.config().mixture_members() else {
+        return estimated_bytes(config, dim);
+    };
+    let mut largest: f64 = 0.0;
+    for member in members {
+        let member = member.check()?;
+        largest = largest.max(largest_block(&member, dim)?);
+    }
+    Ok(largest)
+}
+
 /// Checks that a learner of `config` fits in dimension `dim` (see the module documentation);
-/// `what_sets_dim` names the option or input that set it, for the message.
+/// `what_sets_dim` names the option or input that set it, for the message. A learner whose
+/// memory is taken up front must fit in the machine's memory; one whose memory grows with the
+/// features used ([`grows_with_features`]) only needs each of its arrays to be mappable (each
+/// is smaller than the machine's memory), and gets a warning when all `d` features used would
+/// not fit — so `-b 27` runs on input that uses a few million features.
 pub(crate) fn check_fits(
     config: &ValidLearnerConfig,
     dim: usize,
     what_sets_dim: &str,
-) -> Result<(), RunError> {
+) -> Result<Option<Warning>, RunError> {
     // Small enough to need no estimate: with m ≤ d ≤ 4096, even a full d×d curvature is
     // 128 MiB.
     if dim <= 1 << 12 && config.config().size <= dim {
-        return Ok(());
+        return Ok(None);
     }
-    let need = estimated_bytes(config, dim)?;
-    if let Some(have) = machine_memory() {
-        if need > have as f64 {
-            return Err(RunError::options(format!(
-                "a {} learner of dimension d = {dim} ({what_sets_dim}) needs up to {} \
-                 ({:.0} bytes a feature, all features used), more than this machine's {}: use a smaller \
-                 dimension (fewer -b bits, a smaller --dim, indices renumbered) or a smaller \
-                 --size",
-                config.config().describe(),
-                gib(need),
-                need / dim.max(1) as f64,
-                gib(have as f64)
-            )));
-        }
+    let Some(have) = machine_memory() else {
+        return Ok(None);
+    };
+    let all = estimated_bytes(config, dim)?;
+    if all <= have as f64 {
+        return Ok(None);
     }
-    Ok(())
+    let lazy = grows_with_features(config.config());
+    let need = if lazy {
+        largest_block(config, dim)?
+    } else {
+        all
+    };
+    if need > have as f64 || !lazy {
+        let what = if lazy { "in one array" } else { "up front" };
+        return Err(RunError::options(format!(
+            "a {} learner of dimension d = {dim} ({what_sets_dim}) needs {} {what} ({:.0} bytes \
+             a feature), more than this machine's {}: use a smaller dimension (fewer -b bits, a \
+             smaller --dim, indices renumbered) or a smaller --size",
+            config.config().describe(),
+            gib(need),
+            all / dim.max(1) as f64,
+            gib(have as f64)
+        )));
+    }
+    Ok(Some(Warning::MemoryGrowsWithFeatures {
+        bytes_per_feature: all / dim.max(1) as f64,
+        all_features: all,
+        machine: have,
+    }))
 }
 
 #[cfg(test)]
@@ -180,6 +237,53 @@ mod tests {
                     valid.config().describe()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn lazy_learners_are_refused_only_when_one_array_cannot_be_mapped() {
+        let sparse_auto = LearnerConfig {
+            representation: Representation::Sparse,
+            ..LearnerConfig::default()
+        };
+        let dense_newton = LearnerConfig {
+            algorithm: Algorithm::Newton,
+            curvature: CurvatureKind::Fd,
+            size: 40,
+            representation: Representation::Dense,
+            ..LearnerConfig::default()
+        };
+        let adagrad = LearnerConfig {
+            algorithm: Algorithm::AdaGrad,
+            ..LearnerConfig::default()
+        };
+        assert!(grows_with_features(&sparse_auto));
+        assert!(grows_with_features(&adagrad));
+        assert!(!grows_with_features(&dense_newton));
+        let Some(have) = machine_memory() else {
+            return;
+        };
+        let (auto, dense) = (sparse_auto.check().unwrap(), dense_newton.check().unwrap());
+        // 2^31 features: one column store alone is ~190 GiB.
+        let err = check_fits(&auto, 1 << 31, "-b").unwrap_err().to_string();
+        assert!(
+            err.contains("in one array") && err.contains("fewer -b bits"),
+            "{err}"
+        );
+        // 2^27 features: 46 GiB if all are used, 13 GiB the largest array.
+        let (all, largest) = (
+            estimated_bytes(&auto, 1 << 27).unwrap(),
+            largest_block(&auto, 1 << 27).unwrap(),
+        );
+        assert!(largest < all / 3.0, "{largest} of {all}");
+        if largest < have as f64 && all > have as f64 {
+            let warning = check_fits(&auto, 1 << 27, "-b").unwrap().unwrap();
+            assert!(
+                warning.to_string().contains("grows by 370 bytes"),
+                "{warning}"
+            );
+            let err = check_fits(&dense, 1 << 27, "-b").unwrap_err().to_string();
+            assert!(err.contains("up front"), "{err}");
         }
     }
 

@@ -44,6 +44,17 @@ pub enum Warning {
         /// The dimension, the size used.
         dim: usize,
     },
+    /// The learner's memory grows with the distinct features the input uses, and all `d` of
+    /// them would need more than the machine has (`run/footprint.rs`): the run goes on, and
+    /// fails for lack of memory only if the input uses that many.
+    MemoryGrowsWithFeatures {
+        /// Bytes per feature used.
+        bytes_per_feature: f64,
+        /// Bytes if every feature is used.
+        all_features: f64,
+        /// The machine's memory, bytes.
+        machine: u64,
+    },
     /// The labels come in long runs ([`LabelRuns`](super::LabelRuns)): the input looks sorted
     /// by label. A front end adds the fix (its shuffle-buffer option, or a shuffled copy).
     LabelsInRuns {
@@ -53,6 +64,8 @@ pub enum Warning {
         expected: f64,
     },
 }
+
+const GIB: f64 = (1u64 << 30) as f64;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -65,6 +78,18 @@ impl fmt::Display for Warning {
             Warning::SketchSizeCapped { size, dim } => write!(
                 f,
                 "the sketch size {size} is larger than the dimension d = {dim}: capped at {dim}"
+            ),
+            Warning::MemoryGrowsWithFeatures {
+                bytes_per_feature,
+                all_features,
+                machine,
+            } => write!(
+                f,
+                "the learner's memory grows by {bytes_per_feature:.0} bytes with each distinct \
+                 feature the input uses: {:.1} GiB if all are used, more than this machine's \
+                 {:.1} GiB (fewer -b bits or a smaller --dim bound it)",
+                all_features / GIB,
+                *machine as f64 / GIB
             ),
             Warning::LabelsInRuns { changes, expected } => write!(
                 f,

@@ -180,3 +180,13 @@ pub fn learn_sparse<L: sketchlearn::linear::OnlineLearner + ?Sized>(
     };
     learner.learn(x, y, 1.0).unwrap()
 }
+
+/// Asserts `|got − want| ≤ tol·max(1, |want|)` (absolute near zero, relative beyond), naming
+/// `what` — the check of the hand-computed reference tests.
+#[allow(dead_code)] // not every test file that says `mod common;` compares to a reference
+pub fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
+    assert!(
+        (got - want).abs() <= tol * want.abs().max(1.0),
+        "{what}: got {got}, hand-computed {want} (tolerance {tol:e})"
+    );
+}

@@ -55,6 +55,24 @@ impl ClassFactor {
         })
     }
 
+    /// Checks a loaded factor against `k` classes: valid `K` and `λ` (as [`ClassFactor::new`]),
+    /// a `K × K` sum, a finite weight `≥ 0`.
+    pub(crate) fn check_loaded(&self, k: usize) -> Result<(), LearnError> {
+        Self::new(self.k, self.ridge)?;
+        if self.k != k
+            || self.sum.len() != k * k
+            || !(self.weight >= 0.0 && self.weight.is_finite())
+        {
+            return Err(LearnError::InvalidParameter(format!(
+                "class factor of {} classes ({} entries, weight {}) for {k} classes",
+                self.k,
+                self.sum.len(),
+                self.weight
+            )));
+        }
+        Ok(())
+    }
+
     /// The number of classes `K`.
     pub fn classes(&self) -> usize {
         self.k

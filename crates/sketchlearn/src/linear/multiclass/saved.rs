@@ -181,6 +181,35 @@ impl MulticlassModel {
                 ),
             });
         }
+        check_loaded(&m).map_err(|reason| ModelError::Invalid {
+            path: path.display().to_string(),
+            reason,
+        })?;
         Ok(m)
     }
+}
+
+/// Checks a decoded multiclass model's state (issue 26): no NaN anywhere, every one-vs-all
+/// member as a binary model is checked (`linear/validate.rs`), a softmax learner's sizes and
+/// parameters, and finite scores for the zero row — a file with a valid checksum but numbers no
+/// training produces is an error, not a panic or a NaN later.
+fn check_loaded(m: &MulticlassModel) -> Result<(), String> {
+    crate::linear::validate::check_no_nan(&m.learner).map_err(|e| e.to_string())?;
+    match &m.learner {
+        AnyMulticlass::OneVsAll(o) => {
+            for (k, member) in o.members().iter().enumerate() {
+                crate::linear::validate::check_learner(member)
+                    .map_err(|e| format!("class {k}: {e}"))?;
+            }
+        }
+        AnyMulticlass::Softmax(s) => s.check_loaded()?,
+    }
+    let scores = m.learner.scores(Row::Sparse {
+        indices: &[],
+        values: &[],
+    });
+    if scores.iter().any(|s| !s.is_finite()) {
+        return Err(format!("the model scores {scores:?}"));
+    }
+    Ok(())
 }

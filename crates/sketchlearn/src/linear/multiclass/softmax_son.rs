@@ -239,40 +239,81 @@ pub struct SoftmaxSon<C = AnyCurvature> {
     solved: Vec<f64>,
 }
 
+/// Checks SON's softmax hyper-parameters (`c`, `λ` finite and `> 0`; `C > 0`, ∞ allowed; the
+/// intercept constant and `d₀` finite and `> 0`); returns the number of extra coordinates (1
+/// with an intercept).
+fn check_params(params: &SoftmaxParams) -> Result<usize, LearnError> {
+    if !(params.c.is_finite() && params.c > 0.0) {
+        return Err(LearnError::InvalidParameter(format!(
+            "c must be finite and > 0, got {}",
+            params.c
+        )));
+    }
+    if params.clip.is_nan() || params.clip <= 0.0 {
+        return Err(LearnError::InvalidParameter(format!(
+            "projection bound C must be > 0 (inf = none), got {}",
+            params.clip
+        )));
+    }
+    let extra = match params.bias {
+        Some(b) if !(b.is_finite() && b > 0.0) => {
+            return Err(LearnError::InvalidParameter(format!(
+                "the intercept's constant feature must be finite and > 0, got {b}"
+            )))
+        }
+        Some(_) => 1,
+        None => 0,
+    };
+    if let Some(d0) = params.diag {
+        if !(d0.is_finite() && d0 > 0.0) {
+            return Err(LearnError::InvalidParameter(format!(
+                "diagonal initialisation d0 must be finite and > 0, got {d0}"
+            )));
+        }
+    }
+    Ok(extra)
+}
+
+impl<C: Curvature> SoftmaxSon<C> {
+    /// Checks a loaded learner's state (issue 26): valid parameters, `W` of `K × d̃` with
+    /// finite entries within [`MAX_WEIGHT`](crate::linear::MAX_WEIGHT), the
+    /// diagonal adaptation's `d̃` entries, `d̃ = d + [intercept]`, `K ≥ 2`.
+    pub(crate) fn check_loaded(&self) -> Result<(), String> {
+        let extra = check_params(&self.params).map_err(|e| e.to_string())?;
+        let de = self.curvature.dim();
+        if self.k < 2 || self.dim + extra != de || self.w.len() != self.k * de {
+            return Err(format!(
+                "softmax state of {} classes, dimension {} and {} weights does not match its \
+                 curvature of dimension {de}",
+                self.k,
+                self.dim,
+                self.w.len()
+            ));
+        }
+        if self.g2.len() != if self.params.diag.is_some() { de } else { 0 } {
+            return Err(format!(
+                "{} diagonal statistics for dimension {de}",
+                self.g2.len()
+            ));
+        }
+        if let Some(j) = self.w.iter().position(|w| !crate::linear::weight_ok(*w)) {
+            return Err(format!(
+                "weight {j} is {:e} (beyond any a step may produce, {:e})",
+                self.w[j],
+                crate::linear::MAX_WEIGHT
+            ));
+        }
+        self.gamma.check_loaded(self.k).map_err(|e| e.to_string())
+    }
+}
+
 impl<C: Curvature> SoftmaxSon<C> {
     /// `K ≥ 2` classes, `W = 0`; the curvature's dimension is `d + 1` with an intercept, `d`
     /// without. `c`, `λ` finite and `> 0`; `C > 0` (∞ allowed); the intercept constant finite
     /// and `> 0`.
     pub fn new(classes: usize, curvature: C, params: SoftmaxParams) -> Result<Self, LearnError> {
         let gamma = ClassFactor::new(classes, params.ridge)?;
-        if !(params.c.is_finite() && params.c > 0.0) {
-            return Err(LearnError::InvalidParameter(format!(
-                "c must be finite and > 0, got {}",
-                params.c
-            )));
-        }
-        if params.clip.is_nan() || params.clip <= 0.0 {
-            return Err(LearnError::InvalidParameter(format!(
-                "projection bound C must be > 0 (inf = none), got {}",
-                params.clip
-            )));
-        }
-        let extra = match params.bias {
-            Some(b) if !(b.is_finite() && b > 0.0) => {
-                return Err(LearnError::InvalidParameter(format!(
-                    "the intercept's constant feature must be finite and > 0, got {b}"
-                )))
-            }
-            Some(_) => 1,
-            None => 0,
-        };
-        if let Some(d0) = params.diag {
-            if !(d0.is_finite() && d0 > 0.0) {
-                return Err(LearnError::InvalidParameter(format!(
-                    "diagonal initialisation d0 must be finite and > 0, got {d0}"
-                )));
-            }
-        }
+        let extra = check_params(&params)?;
         let de = curvature.dim();
         if de < extra {
             return Err(LearnError::InvalidParameter(

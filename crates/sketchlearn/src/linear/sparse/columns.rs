@@ -825,6 +825,46 @@ fn stamps_live(slots: &[f64], stride: usize, cur: u32, epochs: &[Epoch]) -> bool
     })
 }
 
+/// Every epoch (and the current one) counts exactly the stored columns stamped with it, and
+/// lists each of them among its members; every member is a column (`< dim`). A model file that
+/// does not would drop an epoch while columns still point to it, or flush a column that does
+/// not exist — a panic in a later refresh.
+fn counts_match(st: &Stored, dim: usize, stride: usize) -> bool {
+    let stamped = |id: u32| {
+        st.touched
+            .iter()
+            .zip(st.slots.chunks_exact(stride))
+            .filter(move |(_, slot)| slot[STAMP] == f64::from(id))
+            .map(|(&j, _)| j)
+    };
+    let lists = st
+        .epochs
+        .iter()
+        .map(|e| (e.id, e.count, &e.members))
+        .chain(std::iter::once((st.cur, st.cur_count, &st.cur_members)));
+    let mut total = 0u64;
+    for (id, count, members) in lists {
+        if members.iter().any(|&j| j as usize >= dim) {
+            return false;
+        }
+        let mut sorted = members.clone();
+        sorted.sort_unstable();
+        let mut n = 0u64;
+        for j in stamped(id) {
+            if sorted.binary_search(&j).is_err() {
+                return false;
+            }
+            n += 1;
+        }
+        if n != count {
+            return false;
+        }
+        total += n;
+    }
+    let live = st.slots.chunks_exact(stride).filter(|s| s[STAMP] != 0.0);
+    total == live.count() as u64 && st.cur < u32::MAX && st.closed < st.cur
+}
+
 impl<'de> Deserialize<'de> for LazyColumns {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
@@ -847,6 +887,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
             || st.epochs.last().is_some_and(|e| e.id >= st.cur)
             || dim.checked_mul(s).is_none()
             || !stamps_live(&st.slots, s, st.cur, &st.epochs)
+            || !counts_match(&st, dim, s)
         {
             return Err(D::Error::custom("inconsistent sparse column store"));
         }

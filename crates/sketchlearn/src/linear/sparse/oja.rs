@@ -78,18 +78,18 @@ pub type SparseOja = SparseNewton<SparseOjaCurvature>;
 /// Oja's curvature `A⁻¹x = (x − Vᵀdiag(κ)Vx)/α` with `V = F·Z` (see the [module](self) docs).
 #[derive(Clone, Debug)]
 pub struct SparseOjaCurvature {
-    alpha: f64,
-    oja_c: f64,
-    m: usize,
+    pub(super) alpha: f64,
+    pub(super) oja_c: f64,
+    pub(super) m: usize,
     /// `V = F·Z`, lower triangular, row-major `m × m`.
-    f: Vec<f64>,
+    pub(super) f: Vec<f64>,
     /// `tr(ZZᵀ)`.
-    trk: f64,
+    pub(super) trk: f64,
     /// Rows of `V` that are non-zero.
-    active: Vec<bool>,
-    lambda: Vec<f64>,
+    pub(super) active: Vec<bool>,
+    pub(super) lambda: Vec<f64>,
     /// Sketch updates (the dense sketch's `t`).
-    t: u64,
+    pub(super) t: u64,
     y: Vec<f64>,
     v: Vec<f64>,
     run: Vec<f64>,

@@ -56,12 +56,12 @@ pub type SparseRp = SparseNewton<SparseRpCurvature>;
 /// [module](self) docs).
 #[derive(Clone, Debug)]
 pub struct SparseRpCurvature {
-    alpha: f64,
-    m: usize,
+    pub(super) alpha: f64,
+    pub(super) m: usize,
     /// `H = (αI + SSᵀ)⁻¹`, row-major `m × m`.
-    h: Vec<f64>,
+    pub(super) h: Vec<f64>,
     /// `SSᵀ`.
-    gram: Vec<f64>,
+    pub(super) gram: Vec<f64>,
     rng: Xoshiro256PlusPlus,
     rows_seen: u64,
     hz: Vec<f64>,

@@ -1,0 +1,224 @@
+//! Checks of a loaded sparse-time learner's state (issue 26, item 4): a model file with a valid
+//! checksum can hold a state no training produces — an index beyond `d` in a raw FD row, a
+//! matrix of the wrong size, more buffered rows than the sketch holds — which would index out
+//! of range at the first prediction or step. Each check here names what is wrong; the column
+//! store checks its own consistency when it is read (`columns.rs`).
+//!
+//! The invariants, for sketch size `m` and dimension `d` (SON paper §4 and Appendices G–H, in
+//! the representation of the [module](super) docs):
+//! * all: `b ∈ ℝ^m`, the column store has `m` directions, SON's `c`, `C` and `α` are valid
+//!   ([`check_params`]);
+//! * RP (Alg. 7): `H` and `SSᵀ` are `m × m`;
+//! * Oja (Alg. 4, 5): `F` is `m × m`, `active` and `λ` have `m` entries, `c_Oja > 0`;
+//! * FD/RFD (Alg. 8–12): `m ≥ 1`, `d ≥ 2m`, `F` is `m × m`, `σ` and `active` have `m`
+//!   entries, `k ≤ m`, the buffer of `ℓ` rows (`2m ≤ ℓ ≤ d`: `2m`, or longer through
+//!   `SparseFd::with_buffer`) holds `k + r < ℓ` rows (a full one is shrunk at once), `c` has `r`
+//!   entries, the Gram matrix and its factor are `ℓ × ℓ`, and every raw row has as many
+//!   values as indices, indices `< d`, finite values and `u = Zĝ ∈ ℝ^m` finite; `Σδ ≥ 0` finite.
+
+use super::newton::check_params;
+use super::{SparseFd, SparseLearner, SparseNewton, SparseOja, SparseRp};
+
+/// Checks `learner`'s state; the error says what is inconsistent.
+pub(crate) fn check(learner: &SparseLearner) -> Result<(), String> {
+    match learner {
+        SparseLearner::Rp(l) => check_rp(l).map_err(|e| format!("sparse RP-SON: {e}")),
+        SparseLearner::Oja(l) => check_oja(l).map_err(|e| format!("sparse Oja-SON: {e}")),
+        SparseLearner::Fd(l) => check_fd(l).map_err(|e| format!("sparse FD-SON: {e}")),
+    }
+}
+
+/// `what` has `want` entries.
+fn len(what: &str, got: usize, want: usize) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{what} has {got} entries, expected {want}"))
+    }
+}
+
+/// What every sparse learner shares: parameters, `b ∈ ℝ^m`, `m` directions in the store.
+fn check_common<C>(l: &SparseNewton<C>, m: usize, alpha: f64) -> Result<(), String> {
+    check_params(&l.params, alpha).map_err(|e| e.to_string())?;
+    len("b", l.w.b.len(), m)?;
+    let store = l.w.cols.stride() - 2;
+    if store != m {
+        return Err(format!(
+            "the column store has {store} directions, the sketch {m}"
+        ));
+    }
+    Ok(())
+}
+
+fn check_rp(l: &SparseRp) -> Result<(), String> {
+    let c = &l.curv;
+    check_common(l, c.m, c.alpha)?;
+    len("H", c.h.len(), c.m * c.m)?;
+    len("the Gram matrix", c.gram.len(), c.m * c.m)
+}
+
+fn check_oja(l: &SparseOja) -> Result<(), String> {
+    let c = &l.curv;
+    check_common(l, c.m, c.alpha)?;
+    if !(c.oja_c.is_finite() && c.oja_c > 0.0) {
+        return Err(format!("Oja's constant c is {}", c.oja_c));
+    }
+    len("F", c.f.len(), c.m * c.m)?;
+    len("active", c.active.len(), c.m)?;
+    len("lambda", c.lambda.len(), c.m)?;
+    finite("tr(ZZᵀ)", c.trk)
+}
+
+fn check_fd(l: &SparseFd) -> Result<(), String> {
+    let c = &l.curv;
+    let (m, d) = (c.m, l.w.cols.dim());
+    check_common(l, m, c.alpha)?;
+    if m == 0 || d < 2 * m {
+        return Err(format!(
+            "sketch size {m} for dimension {d} (needs 1 ≤ m, 2m ≤ d)"
+        ));
+    }
+    len("F", c.f.len(), m * m)?;
+    len("sigma", c.sigma.len(), m)?;
+    len("active", c.active.len(), m)?;
+    // The buffer length ℓ (2m, or longer: `SparseFd::with_buffer`) is the side of the Gram matrix.
+    let cap = c.cap();
+    if cap * cap != c.gram.len() || cap < 2 * m || cap > d {
+        return Err(format!(
+            "a Gram matrix of {} entries for sketch size {m} (needs ℓ² entries, 2m ≤ ℓ ≤ d)",
+            c.gram.len()
+        ));
+    }
+    len("its factor", c.chol.len(), cap * cap)?;
+    len("c", c.c.len(), c.g.len())?;
+    if c.k > m || c.k + c.g.len() >= cap {
+        return Err(format!(
+            "{} + {} buffered rows for sketch size {m} (at most {} in all)",
+            c.k,
+            c.g.len(),
+            cap - 1
+        ));
+    }
+    if !(c.shrink_total.is_finite() && c.shrink_total >= 0.0) {
+        return Err(format!("the total shrinkage is {}", c.shrink_total));
+    }
+    finite("tr(ZZᵀ)", c.trk)?;
+    for (q, row) in c.g.iter().enumerate() {
+        check_row(&row.indices, &row.values, &row.u, m, d)
+            .map_err(|e| format!("buffered row {q}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// A raw FD row `ĝ` (sparse) and `u = Zĝ`.
+fn check_row(indices: &[u32], values: &[f64], u: &[f64], m: usize, d: usize) -> Result<(), String> {
+    len("values", values.len(), indices.len())?;
+    len("u", u.len(), m)?;
+    if let Some(j) = indices.iter().find(|&&j| j as usize >= d) {
+        return Err(format!("index {j} is not below the dimension {d}"));
+    }
+    values
+        .iter()
+        .chain(u)
+        .try_for_each(|&v| finite("a value", v))
+}
+
+fn finite(what: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{what} is {v}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{NewtonParams, OnlineLearner};
+    use crate::Row;
+
+    fn trained_fd() -> SparseFd {
+        trained(SparseFd::rfd(16, 3, 1.0, 1, NewtonParams::default()).unwrap())
+    }
+
+    fn trained(mut fd: SparseFd) -> SparseFd {
+        for i in 0..4u32 {
+            let x = [i, 5 + i % 3, 15];
+            fd.learn(
+                Row::Sparse {
+                    indices: &x,
+                    values: &[1.0, 0.5, -1.0],
+                },
+                1.0,
+                1.0,
+            )
+            .unwrap();
+        }
+        fd
+    }
+
+    #[test]
+    fn trained_learners_pass() {
+        let fd = trained_fd();
+        assert!(!fd.curv.g.is_empty(), "the test needs buffered rows");
+        check(&SparseLearner::Fd(fd)).unwrap();
+        let oja = SparseOja::new(16, 3, 1.0, 1.0, 0, NewtonParams::default()).unwrap();
+        check(&SparseLearner::Oja(oja)).unwrap();
+        let rp = SparseRp::new(16, 3, 1.0, 0, NewtonParams::default()).unwrap();
+        check(&SparseLearner::Rp(rp)).unwrap();
+        // A longer buffer (ℓ = 13 > 2m) is a valid state, with more buffered rows than 2m.
+        let long = SparseFd::rfd(16, 3, 1.0, 1, NewtonParams::default()).unwrap();
+        let mut long = trained(long.with_buffer(13).unwrap());
+        long = trained(long);
+        assert!(
+            long.curv.k + long.curv.g.len() >= 6,
+            "the test needs > 2m rows"
+        );
+        check(&SparseLearner::Fd(long.clone())).unwrap();
+        long.curv.chol.pop();
+        assert!(
+            check(&SparseLearner::Fd(long)).is_err(),
+            "a factor of the wrong size"
+        );
+    }
+
+    #[test]
+    fn each_broken_invariant_is_named() {
+        type Break = fn(&mut SparseFd);
+        let cases: [(&str, Break); 6] = [
+            ("index 99", |l| l.curv.g[0].indices[0] = 99),
+            ("values has", |l| {
+                l.curv.g[0].values.pop().map(drop).unwrap()
+            }),
+            ("buffered rows", |l| l.curv.k = 7),
+            ("F has", |l| l.curv.f.push(0.0)),
+            ("b has", |l| l.w.b.clear()),
+            ("a value is inf", |l| l.curv.g[0].u[0] = f64::INFINITY),
+        ];
+        for (want, breaks) in cases {
+            let mut fd = trained_fd();
+            breaks(&mut fd);
+            let err = check(&SparseLearner::Fd(fd)).unwrap_err();
+            assert!(err.contains(want), "{err} (expected {want})");
+        }
+    }
+
+    /// Through the load path: the model file of a learner with a hostile row index is refused
+    /// with a message naming it (before, the first prediction indexed out of range).
+    #[test]
+    fn a_model_file_with_a_bad_index_is_refused() {
+        use crate::linear::{AnyLearner, LearnerConfig, LinearModel};
+        let mut fd = trained_fd();
+        fd.curv.g[0].indices[0] = 99;
+        let model = LinearModel::new(
+            LearnerConfig::default(),
+            AnyLearner::Sparse(SparseLearner::Fd(fd)),
+        );
+        let err = LinearModel::from_bytes(&model.to_bytes().unwrap(), "m.model").unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("invalid model") && msg.contains("index 99"),
+            "{msg}"
+        );
+    }
+}
