@@ -22,20 +22,15 @@
 //! # Ok::<(), sketchlearn::run::RunError>(())
 //! ```
 
-use super::dimension::profile;
 use super::input::examples;
-use super::labels::{check_csv_spec, csv_read_classes, scan_labels};
+use super::labels::{csv_read_classes, new_classes};
 use super::{csv, Input, ReadOptions, RunError, TrainOptions};
-use crate::data::{
-    ClassSpec, ExampleSource, Format, InputSpec, Interactions, LabelMap, Labeled, Schema, Task,
-};
+use crate::data::{ClassSpec, ExampleSource, Format, InputSpec, Interactions, LabelMap, Labeled};
 use crate::eval::multiclass::{
     evaluate_multiclass, progressive_multiclass, MulticlassMetrics, MulticlassProgress,
 };
 use crate::eval::EvalError;
-use crate::labels::Classes;
 use crate::linear::multiclass::{MulticlassConfig, MulticlassLearner, MulticlassModel};
-use crate::linear::InputProfile;
 use std::time::Instant;
 
 /// Where the learner of a multiclass run comes from.
@@ -62,25 +57,6 @@ pub struct MulticlassOutcome {
     pub seconds: f64,
 }
 
-/// The classes of a new multiclass learner over `input`, from `spec` and a scan of the input
-/// when it can be re-read; a CSV label column of names gives its names.
-fn new_classes(
-    input: &mut Input,
-    read: &ReadOptions,
-    bits: u32,
-    schema: Option<&Schema>,
-    spec: &ClassSpec,
-) -> Result<Classes, RunError> {
-    let name = input.name().to_owned();
-    check_csv_spec(schema, spec, &name)?;
-    if let Some(names) = schema.and_then(Schema::classes) {
-        return Ok(names.clone());
-    }
-    let scan = scan_labels(input, read, bits, schema)?;
-    let map = LabelMap::settle(spec, Task::Multiclass, scan.as_ref(), &name)?;
-    Ok(map.classes().expect("a multiclass map has classes"))
-}
-
 /// A new multiclass model for `input` (CSV: of its scanned columns, kept in the model).
 fn new_model(
     input: &mut Input,
@@ -95,11 +71,14 @@ fn new_model(
     } else {
         None
     };
-    let classes = new_classes(input, &options.read, bits, schema.as_ref(), spec)?;
-    let p: InputProfile = match &schema {
-        Some(schema) => csv::profile(input, schema)?,
-        None => profile(input, &options.read, options.dim)?,
-    };
+    let (classes, p) = new_classes(
+        input,
+        &options.read,
+        bits,
+        schema.as_ref(),
+        spec,
+        options.dim,
+    )?;
     let config = config.for_input(p.dim, p.hashed, p.avg_nnz);
     let mut model = MulticlassModel::build(config, classes, p.dim)
         .map_err(|e| RunError::options(format!("multiclass learner: {e}")))?;
