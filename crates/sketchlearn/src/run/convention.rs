@@ -114,39 +114,38 @@ mod tests {
         }
     }
 
-    /// Labels 1, 1, 0, 1: the two predictions before the first `0` wait for it, so every
-    /// prediction reaches the front end after the `0,1` convention.
-    #[test]
-    fn predictions_wait_for_the_first_negative_label() {
+    /// What reaches the front end when the labels `ys` are read and predicted in turn (the
+    /// prediction `i` for the `i`-th), and how many predictions were held at the end.
+    fn play(ys: &[f64]) -> (Vec<String>, usize) {
         let mut printed = Printed::default();
         let seen = Seen::default();
         let mut conv = ImplicitBinary::default();
-        {
+        let held = {
             let mut watched = Convention::new(&mut printed, &seen);
-            for (i, y) in [1.0, 1.0, 0.0, 1.0].into_iter().enumerate() {
+            for (i, &y) in ys.iter().enumerate() {
                 conv.target(y).unwrap();
                 seen.note(conv);
                 watched.prediction(i as f64);
             }
-        }
-        assert_eq!(printed.0, ["0,1", "p0", "p1", "p2", "p3"]);
+            watched.held.len()
+        };
+        (printed.0, held)
+    }
+
+    /// Labels 1, 1, 0, 1: the two predictions before the first `0` wait for it, so every
+    /// prediction reaches the front end after the `0,1` convention.
+    #[test]
+    fn predictions_wait_for_the_first_negative_label() {
+        let (printed, held) = play(&[1.0, 1.0, 0.0, 1.0]);
+        assert_eq!(printed, ["0,1", "p0", "p1", "p2", "p3"]);
+        assert_eq!(held, 0);
     }
 
     /// Only positive labels: held to the end of the pass, then `−1/+1`.
     #[test]
     fn an_open_convention_ends_as_plus_minus_one() {
-        let mut printed = Printed::default();
-        let seen = Seen::default();
-        let mut conv = ImplicitBinary::default();
-        {
-            let mut watched = Convention::new(&mut printed, &seen);
-            for i in 0..3 {
-                conv.target(1.0).unwrap();
-                seen.note(conv);
-                watched.prediction(f64::from(i));
-            }
-            assert_eq!(watched.held.len(), 3);
-        }
-        assert_eq!(printed.0, ["-1,1", "p0", "p1", "p2"]);
+        let (printed, held) = play(&[1.0, 1.0, 1.0]);
+        assert_eq!(held, 3);
+        assert_eq!(printed, ["-1,1", "p0", "p1", "p2"]);
     }
 }
