@@ -16,7 +16,7 @@ pub struct ClassArgs {
     /// Multiclass over the classes 1..K (or 0..K-1), as VW's --oaa K
     #[arg(long, value_name = "K", help_heading = "Learner", value_parser = clap::value_parser!(u64).range(2..=4096))]
     pub oaa: Option<u64>,
-    /// The classes in order: NEG,POS or A,B,C [default: sorted]
+    /// Classes in order: NEG,POS or A,B,C [default: sorted; stream: ±1, 0/1]
     #[arg(long, value_name = "A,B,..", help_heading = "Learner")]
     pub classes: Option<String>,
     /// Multiclass: oaa (one-against-all) | softmax [default: oaa]

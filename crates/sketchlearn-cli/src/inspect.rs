@@ -54,6 +54,17 @@ pub struct Inspection {
     /// The CSV columns the model reads (training on CSV).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub csv_columns: Option<Vec<String>>,
+    /// A multiclass model's largest weights, class by class.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_weights: Option<Vec<ClassWeights>>,
+}
+
+/// One class's intercept and largest weights (a multiclass model).
+#[derive(Serialize, Debug)]
+pub struct ClassWeights {
+    pub class: String,
+    pub intercept: Option<f64>,
+    pub top_weights: Vec<Weight>,
 }
 
 /// A mixture member and its weight.
@@ -97,11 +108,7 @@ fn members(model: &LinearModel) -> Option<Vec<Member>> {
 pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> Inspection {
     let dim = model.learner.dim();
     let weights = model.learner.weights();
-    let (features, intercept) = if weights.len() == dim + 1 {
-        (&weights[..dim], Some(weights[dim]))
-    } else {
-        (&weights[..weights.len().min(dim)], None)
-    };
+    let (intercept, top_weights) = largest(&weights, dim, top, model.schema());
     Inspection {
         learner: crate::drp_cmd::model_name(model),
         loss: model.config.loss.name().to_string(),
@@ -111,18 +118,36 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
         intercept,
         examples_seen: model.examples_seen,
         mixture: members(model),
-        top_weights: top_weights(features, top)
-            .into_iter()
-            .map(|(index, weight)| Weight {
-                index,
-                name: model.schema().and_then(|s| s.feature_name(index)),
-                weight,
-            })
-            .collect(),
+        top_weights,
         sketches: sketch_summaries(&model.learner, singular_values),
         regularization: Some(model.extras.regularization).filter(|r| !r.is_none()),
         csv_columns: csv_columns(model.schema()),
+        class_weights: None,
     }
+}
+
+/// The intercept (the weight after the `dim` features, if any) and the `top` largest feature
+/// weights by magnitude, named through a CSV `schema`.
+fn largest(
+    weights: &[f64],
+    dim: usize,
+    top: usize,
+    schema: Option<&Schema>,
+) -> (Option<f64>, Vec<Weight>) {
+    let (features, intercept) = if weights.len() == dim + 1 {
+        (&weights[..dim], Some(weights[dim]))
+    } else {
+        (&weights[..weights.len().min(dim)], None)
+    };
+    let top = top_weights(features, top)
+        .into_iter()
+        .map(|(index, weight)| Weight {
+            index,
+            name: schema.and_then(|s| s.feature_name(index)),
+            weight,
+        })
+        .collect();
+    (intercept, top)
 }
 
 /// The names of a CSV model's columns.
@@ -131,14 +156,29 @@ fn csv_columns(schema: Option<&Schema>) -> Option<Vec<String>> {
 }
 
 /// What `inspect` shows of a multiclass model: the learner, its classes, dimension and
-/// examples seen (no per-class weights yet).
-fn multiclass_inspection(m: &MulticlassModel) -> Inspection {
+/// examples seen, and each class's intercept and `top` largest weights.
+fn multiclass_inspection(m: &MulticlassModel, top: usize) -> Inspection {
+    let dim = m.learner.dim();
+    let class_weights = m
+        .classes
+        .names()
+        .into_iter()
+        .zip(m.learner.class_weights())
+        .map(|(class, w)| {
+            let (intercept, top_weights) = largest(&w, dim, top, m.schema());
+            ClassWeights {
+                class,
+                intercept,
+                top_weights,
+            }
+        })
+        .collect();
     Inspection {
         learner: m.config.describe(),
         loss: m.config.member.loss.name().to_string(),
         classes: Some(m.classes.names()),
         input: m.input.as_ref().map(|i| i.format.name().to_string()),
-        dim: m.learner.dim(),
+        dim,
         intercept: None,
         examples_seen: m.examples_seen,
         mixture: None,
@@ -146,13 +186,14 @@ fn multiclass_inspection(m: &MulticlassModel) -> Inspection {
         sketches: Vec::new(),
         regularization: None,
         csv_columns: csv_columns(m.schema()),
+        class_weights: Some(class_weights),
     }
 }
 
 pub fn run(args: &InspectArgs) -> Result<()> {
     let report = match AnyModel::load(&args.model)? {
         AnyModel::Linear(model) => inspection(&model, args.top, args.singular_values),
-        AnyModel::Multiclass(m) => multiclass_inspection(&m),
+        AnyModel::Multiclass(m) => multiclass_inspection(&m, args.top),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -192,20 +233,17 @@ fn text(path: &str, r: &Inspection) -> String {
             let _ = writeln!(s, "  {:.3}  {}", m.weight, m.learner);
         }
     }
+    for c in r.class_weights.iter().flatten() {
+        let _ = write!(s, "\nclass {}", c.class);
+        if let Some(b) = c.intercept {
+            let _ = write!(s, " (intercept {b:.6})");
+        }
+        weight_table(&mut s, &c.top_weights);
+    }
     if r.top_weights.is_empty() {
         return s;
     }
-    let _ = writeln!(
-        s,
-        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, VW hash bucket, or CSV \
-         feature)",
-        r.top_weights.len()
-    );
-    let _ = writeln!(s, "  {:>10}  {:>12}  name", "index", "weight");
-    for w in &r.top_weights {
-        let name = w.name.as_deref().unwrap_or("-");
-        let _ = writeln!(s, "  {:>10}  {:>12.6}  {name}", w.index, w.weight);
-    }
+    weight_table(&mut s, &r.top_weights);
     if !r.sketches.is_empty() {
         let _ = writeln!(s, "\nsketches (top singular values)");
         for k in &r.sketches {
@@ -229,4 +267,20 @@ fn text(path: &str, r: &Inspection) -> String {
         }
     }
     s
+}
+
+/// A table of weights under a `top N weights` line.
+fn weight_table(s: &mut String, weights: &[Weight]) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        s,
+        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, VW hash bucket, or CSV \
+         feature)",
+        weights.len()
+    );
+    let _ = writeln!(s, "  {:>10}  {:>12}  name", "index", "weight");
+    for w in weights {
+        let name = w.name.as_deref().unwrap_or("-");
+        let _ = writeln!(s, "  {:>10}  {:>12.6}  {name}", w.index, w.weight);
+    }
 }

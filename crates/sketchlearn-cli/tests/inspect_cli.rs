@@ -68,3 +68,76 @@ fn a_file_that_is_not_a_model_is_an_error() {
     assert!(!out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
 }
+
+/// A multiclass model trained on CSV: each class's largest weights, named by the schema, in
+/// text and JSON (issue 24).
+#[test]
+fn a_multiclass_model_shows_each_classes_weights_by_name() {
+    let dir = std::env::temp_dir().join(format!("sketchlearn-inspect-mc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("colors.csv").to_string_lossy().into_owned();
+    let mut text = String::from("kind,color,size\n");
+    for i in 0..90 {
+        let (kind, color) = [("a", "red"), ("b", "green"), ("c", "blue")][i % 3];
+        text.push_str(&format!("{kind},{color},{}\n", (i % 7) as f64 / 7.0));
+    }
+    std::fs::write(&csv, text).unwrap();
+    for reduction in ["oaa", "softmax"] {
+        let path = dir
+            .join(format!("{reduction}.model"))
+            .to_string_lossy()
+            .into_owned();
+        stdout(run(&[
+            "train",
+            "--quiet",
+            "--multiclass",
+            "--reduction",
+            reduction,
+            "--label-column",
+            "kind",
+            "-f",
+            &path,
+            &csv,
+        ]));
+        let shown = stdout(run(&["inspect", "--top", "4", &path]));
+        for class in ["a", "b", "c"] {
+            let want = format!("class {class}");
+            let at = shown
+                .find(&want)
+                .unwrap_or_else(|| panic!("{want}:\n{shown}"));
+            let table: Vec<&str> = shown[at..].lines().take(7).collect();
+            assert!(
+                table[3..].iter().any(|l| l.ends_with("color=red")),
+                "{table:?}"
+            );
+        }
+        let json: serde_json::Value =
+            serde_json::from_str(&stdout(run(&["inspect", "--json", "--top", "4", &path])))
+                .unwrap();
+        let classes = json["class_weights"].as_array().unwrap();
+        assert_eq!(classes.len(), 3);
+        // Each class's own colour has its largest colour weight, and a positive one.
+        for (k, own) in ["color=red", "color=green", "color=blue"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(classes[k]["class"], ["a", "b", "c"][k]);
+            let weights = classes[k]["top_weights"].as_array().unwrap();
+            let best = weights
+                .iter()
+                .filter(|w| w["name"].as_str().unwrap().starts_with("color="))
+                .max_by(|x, y| {
+                    x["weight"]
+                        .as_f64()
+                        .partial_cmp(&y["weight"].as_f64())
+                        .unwrap()
+                })
+                .unwrap();
+            assert_eq!(best["name"], *own, "{reduction}: {weights:?}");
+            assert!(
+                best["weight"].as_f64().unwrap() > 0.0,
+                "{reduction}: {weights:?}"
+            );
+        }
+    }
+}

@@ -187,6 +187,42 @@ fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
         .all(|l| l.starts_with("0 ") || l.starts_with("1 ")));
 }
 
+/// A 0/1 stream read once whose first 300 labels are all 1 (longer than a batch, so the
+/// convention is still open when the first predictions are made): `-p` prints the user's 0/1
+/// from the first line, with and without `--dim`, exactly as on the file.
+#[test]
+fn a_zero_one_stream_prints_zero_one_from_its_first_line() {
+    let zo = relabel(&heart_text(), "0", "1");
+    let positives: String = zo
+        .lines()
+        .filter(|l| l.starts_with("1 "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = format!("{}\n{zo}", [positives.as_str(); 3].join("\n"));
+    assert!(text.lines().take_while(|l| l.starts_with("1 ")).count() > 300);
+    let file = write("h01runs.libsvm", &text);
+    let pf = path("h01runs_f.pred");
+    json(&run(&["train", "--json", "--quiet", "-p", &pf, &file]));
+    let want = std::fs::read_to_string(pf).unwrap();
+    for (name, dim) in [("h01runs_s.pred", None), ("h01runs_d.pred", Some("13"))] {
+        let ps = path(name);
+        let mut args = vec!["train", "--json", "--quiet", "-p", &ps];
+        if let Some(d) = dim {
+            args.extend(["--dim", d]);
+        }
+        args.push("-");
+        json(&run_stdin(&args, &text));
+        let got = std::fs::read_to_string(&ps).unwrap();
+        assert_eq!(got.lines().count(), text.lines().count(), "{name}");
+        assert!(
+            got.lines()
+                .all(|l| l.starts_with("0 ") || l.starts_with("1 ")),
+            "{name}"
+        );
+        assert_eq!(got, want, "{name}");
+    }
+}
+
 #[test]
 fn classes_that_disagree_with_the_file_or_the_model_are_errors() {
     let f = write("h01c.libsvm", &relabel(&heart_text(), "0", "1"));

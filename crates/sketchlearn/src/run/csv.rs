@@ -11,8 +11,7 @@
 //! the same schema, model and progressive error as the file.
 
 use super::{Input, RunError, TrainOptions};
-use crate::data::{CsvExampleOptions, CsvExampleReader, Example, LabelValues, Schema};
-use crate::linear::{InputProfile, SPARSITY_SAMPLE};
+use crate::data::{CsvExampleOptions, CsvExampleReader, LabelValues, Schema};
 use std::io::BufRead;
 
 /// A CSV reader of `input` through `schema`.
@@ -82,22 +81,6 @@ pub(crate) fn scan(
         }
         _ => Ok(schema),
     }
-}
-
-/// What the representation choice knows of a CSV input: the schema's dimension and the average
-/// number of features per row over the first [`SPARSITY_SAMPLE`] rows.
-pub(crate) fn profile(input: &mut Input, schema: &Schema) -> Result<InputProfile, RunError> {
-    let mut rows = reader(input, Some(schema))?;
-    let (mut ex, mut n, mut nnz) = (Example::default(), 0u64, 0usize);
-    while n < SPARSITY_SAMPLE && rows.read_into(&mut ex)? {
-        n += 1;
-        nnz += ex.indices.len();
-    }
-    Ok(InputProfile {
-        dim: schema.dim(),
-        hashed: false,
-        avg_nnz: (n > 0).then(|| nnz as f64 / n as f64),
-    })
 }
 
 /// One line about a schema for reports: rows, dimension, column kinds, classes.

@@ -31,6 +31,8 @@ pub struct Input {
     name: String,
     kind: Kind,
     spool_limit: u64,
+    /// How many readers were opened on it (see [`Input::opens`]).
+    opens: u32,
 }
 
 enum Kind {
@@ -55,6 +57,7 @@ impl Input {
             name: source_name(&path).to_owned(),
             kind: Kind::Path(path),
             spool_limit: DEFAULT_SPOOL_LIMIT,
+            opens: 0,
         }
     }
 
@@ -65,6 +68,7 @@ impl Input {
             name: name.into(),
             kind: Kind::Bytes(data.into()),
             spool_limit: DEFAULT_SPOOL_LIMIT,
+            opens: 0,
         }
     }
 
@@ -74,6 +78,7 @@ impl Input {
             name: name.into(),
             kind: Kind::Reader(Some(reader)),
             spool_limit: DEFAULT_SPOOL_LIMIT,
+            opens: 0,
         }
     }
 
@@ -104,6 +109,12 @@ impl Input {
         &self.name
     }
 
+    /// How many times the input was opened for reading so far (a spool's copy counts as one:
+    /// it reads the stream); a test of how often a run reads its input.
+    pub fn opens(&self) -> u32 {
+        self.opens
+    }
+
     /// Whether the input can be read more than once.
     pub fn rereadable(&self) -> bool {
         match &self.kind {
@@ -123,6 +134,7 @@ impl Input {
 
     /// A fresh reader of the raw (decompressed) text; a one-shot input only once.
     pub(crate) fn open_text(&mut self) -> Result<Box<dyn BufRead + Send>, RunError> {
+        self.opens += 1;
         match &mut self.kind {
             Kind::Path(p) => Ok(crate::data::open_input(p)?),
             Kind::Bytes(b) => Ok(wrap(Cursor::new(Arc::clone(b)), &self.name)?),

@@ -4,13 +4,11 @@
 //! model uses the classes it stored (`−1/+1` for files of format 4 and 5). Regression
 //! (`--loss squared`) keeps its labels.
 
-use super::input::examples;
+use super::prescan::prescan;
 use super::{Input, ReadOptions, RunError};
-use crate::data::{
-    scan_classes, ClassScan, ClassSpec, Interactions, LabelMap, ParseError, ParseErrorKind, Schema,
-    Task,
-};
+use crate::data::{ClassScan, ClassSpec, LabelMap, ParseError, ParseErrorKind, Schema, Task};
 use crate::labels::{Classes, LabelError};
+use crate::linear::InputProfile;
 use crate::loss::Loss;
 
 /// The task of a binary learner with `loss`.
@@ -54,8 +52,9 @@ pub(crate) fn check_csv_spec(
 }
 
 /// The label map of a run of a new learner with `loss` over `input` (CSV: read through
-/// `schema`), classes given by `spec` (the input is scanned first when it can be re-read and
-/// the loss classifies). A CSV file's named labels arrive as `−1/+1` ([`csv_read_classes`]).
+/// `schema`), classes given by `spec`, and the input's profile (`dim` if given): one walk of
+/// the input collects both ([`prescan`]; the labels when the loss classifies and the input can
+/// be re-read). A CSV file's named labels arrive as `−1/+1` ([`csv_read_classes`]).
 pub(crate) fn new_map(
     input: &mut Input,
     read: &ReadOptions,
@@ -63,42 +62,56 @@ pub(crate) fn new_map(
     schema: Option<&Schema>,
     spec: &ClassSpec,
     loss: Loss,
-) -> Result<LabelMap, RunError> {
+    dim: Option<usize>,
+) -> Result<(LabelMap, InputProfile), RunError> {
     let task = task(loss);
     let name = input.name().to_owned();
     check_csv_spec(schema, spec, &name)?;
-    if let (Task::Binary, Some(classes)) = (task, csv_read_classes(schema)) {
-        return Ok(LabelMap::Binary(classes));
+    let named = csv_read_classes(schema).filter(|_| task == Task::Binary);
+    let scan = task == Task::Binary && named.is_none();
+    let found = prescan(input, read, bits, schema, dim, scan)?;
+    if let Some(classes) = named {
+        return Ok((LabelMap::Binary(classes), found.profile));
     }
-    let scan = match task {
-        Task::Binary => scan_labels(input, read, bits, schema)?,
-        _ => None,
-    };
-    if scan.as_ref().is_some_and(ClassScan::is_empty) {
-        return Err(RunError::options(format!(
-            "no examples in {name}: the input is empty"
-        )));
-    }
-    Ok(LabelMap::settle(spec, task, scan.as_ref(), &name)?)
+    let map = settle_scanned(spec, task, found.scan.as_ref(), &name)?;
+    Ok((map, found.profile))
 }
 
-/// The labels of `input` (CSV: read through `schema`), when it can be re-read.
-pub(crate) fn scan_labels(
+/// The classes of a new multiclass learner over `input` and the input's profile (one walk, as
+/// [`new_map`]); a CSV label column of names gives its names.
+pub(crate) fn new_classes(
     input: &mut Input,
     read: &ReadOptions,
     bits: u32,
     schema: Option<&Schema>,
-) -> Result<Option<ClassScan>, RunError> {
-    if !input.rereadable() {
-        return Ok(None);
-    }
+    spec: &ClassSpec,
+    dim: Option<usize>,
+) -> Result<(Classes, InputProfile), RunError> {
     let name = input.name().to_owned();
-    let read = ReadOptions {
-        read_ahead: false,
-        ..read.clone()
-    };
-    let mut reader = examples(input, &read, bits, schema, Interactions::default())?;
-    Ok(Some(scan_classes(&mut reader, &name)?))
+    check_csv_spec(schema, spec, &name)?;
+    let named = schema.and_then(Schema::classes);
+    let found = prescan(input, read, bits, schema, dim, named.is_none())?;
+    if let Some(names) = named {
+        return Ok((names.clone(), found.profile));
+    }
+    let map = settle_scanned(spec, Task::Multiclass, found.scan.as_ref(), &name)?;
+    let classes = map.classes().expect("a multiclass map has classes");
+    Ok((classes, found.profile))
+}
+
+/// [`LabelMap::settle`] on a scan; an empty scan is an empty input.
+fn settle_scanned(
+    spec: &ClassSpec,
+    task: Task,
+    scan: Option<&ClassScan>,
+    name: &str,
+) -> Result<LabelMap, RunError> {
+    if scan.is_some_and(ClassScan::is_empty) {
+        return Err(RunError::options(format!(
+            "no examples in {name}: the input is empty"
+        )));
+    }
+    Ok(LabelMap::settle(spec, task, scan, name)?)
 }
 
 /// The label map of a stored model with `loss` and `classes` (`None`: `−1/+1`); a declared

@@ -31,7 +31,6 @@
 
 mod convention;
 mod csv;
-mod dimension;
 mod error;
 mod evaluate;
 mod evaluated_pass;
@@ -44,6 +43,7 @@ mod multiclass;
 mod observer;
 mod pass;
 mod policy;
+mod prescan;
 mod settle;
 mod shuffle;
 mod spool;

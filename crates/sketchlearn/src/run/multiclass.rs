@@ -22,24 +22,22 @@
 //! # Ok::<(), sketchlearn::run::RunError>(())
 //! ```
 
-use super::dimension::profile;
 use super::evaluated_pass::{evaluated_pass, MulticlassPassKind};
 use super::holdout::EarlyStop;
 use super::input::examples;
-use super::labels::{check_csv_spec, csv_read_classes, scan_labels};
+use super::labels::{csv_read_classes, new_classes};
 use super::settle::{check_interactions, check_resumed};
 use super::train::{check_options, not_empty};
 use super::{csv, Input, LabelRuns, ReadOptions, RunError, TrainOptions, Warning};
-use crate::data::{ClassSpec, ExampleSource, Format, InputSpec, LabelMap, Labeled, Schema, Task};
+use crate::data::{ClassSpec, ExampleSource, Format, InputSpec, LabelMap, Labeled};
 use crate::eval::multiclass::{
     evaluate_multiclass, MulticlassMetrics, MulticlassPassReport, MulticlassProgress,
 };
 use crate::eval::EvalError;
-use crate::labels::Classes;
 use crate::linear::multiclass::{
     AnyMulticlass, MulticlassConfig, MulticlassLearner, MulticlassModel, OneVsAll, Reduction,
 };
-use crate::linear::{InputProfile, LearnError, ModelExtras, Regularization};
+use crate::linear::{LearnError, ModelExtras, Regularization};
 use std::marker::PhantomData;
 use std::time::Instant;
 
@@ -77,25 +75,6 @@ pub struct MulticlassOutcome {
     pub stopped_early: bool,
 }
 
-/// The classes of a new multiclass learner over `input`, from `spec` and a scan of the input
-/// when it can be re-read; a CSV label column of names gives its names.
-fn new_classes(
-    input: &mut Input,
-    read: &ReadOptions,
-    bits: u32,
-    schema: Option<&Schema>,
-    spec: &ClassSpec,
-) -> Result<Classes, RunError> {
-    let name = input.name().to_owned();
-    check_csv_spec(schema, spec, &name)?;
-    if let Some(names) = schema.and_then(Schema::classes) {
-        return Ok(names.clone());
-    }
-    let scan = scan_labels(input, read, bits, schema)?;
-    let map = LabelMap::settle(spec, Task::Multiclass, scan.as_ref(), &name)?;
-    Ok(map.classes().expect("a multiclass map has classes"))
-}
-
 /// A new multiclass model for `input` (CSV: of its scanned columns, kept in the model).
 fn new_model(
     input: &mut Input,
@@ -112,11 +91,14 @@ fn new_model(
     } else {
         None
     };
-    let classes = new_classes(input, &options.read, bits, schema.as_ref(), spec)?;
-    let p: InputProfile = match &schema {
-        Some(schema) => csv::profile(input, schema)?,
-        None => profile(input, &options.read, options.dim)?,
-    };
+    let (classes, p) = new_classes(
+        input,
+        &options.read,
+        bits,
+        schema.as_ref(),
+        spec,
+        options.dim,
+    )?;
     let config = config.for_input(p.dim, p.hashed, p.avg_nnz);
     let invalid = |e: LearnError| RunError::options(format!("multiclass learner: {e}"));
     let mut model = MulticlassModel::build(config, classes, p.dim).map_err(invalid)?;

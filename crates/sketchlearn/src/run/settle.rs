@@ -5,7 +5,6 @@
 //! recorded (a CSV schema in its [`InputSpec`], the penalty and interactions in its
 //! [`ModelExtras`]) — and the label map of the run (issue 24, [`super::labels`]).
 
-use super::dimension::profile;
 use super::footprint::{cap_size, check_dim, check_fits};
 use super::labels::{check_csv_spec, csv_read_classes, model_map, new_map};
 use super::{csv, Input, RunError, Start, TrainOptions, Warning};
@@ -37,21 +36,19 @@ pub(crate) fn settle(
     options.regularization.check(&valid)?;
     check_interactions(options, format, input.name())?;
     let bits = options.read.bits(format, None)?;
-    let (input_profile, schema, map) = if format == Format::Csv {
-        let schema = csv::scan_new(input, options, false)?;
-        let map = new_map(
-            input,
-            &options.read,
-            bits,
-            Some(&schema),
-            classes,
-            valid.loss,
-        )?;
-        (csv::profile(input, &schema)?, Some(schema), map)
-    } else {
-        let map = new_map(input, &options.read, bits, None, classes, valid.loss)?;
-        (profile(input, &options.read, options.dim)?, None, map)
+    let schema = match format {
+        Format::Csv => Some(csv::scan_new(input, options, false)?),
+        _ => None,
     };
+    let (map, input_profile) = new_map(
+        input,
+        &options.read,
+        bits,
+        schema.as_ref(),
+        classes,
+        valid.loss,
+        options.dim,
+    )?;
     let dim = input_profile.dim;
     let what_sets_dim = match (options.dim, input_profile.hashed, &schema) {
         (Some(_), _, _) => "--dim".to_owned(),
@@ -147,4 +144,28 @@ pub(crate) fn stored_map(
         classes,
         name,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{LearnerConfig, OnlineLearner};
+
+    /// A new classifier on a file: its classes and its dimension come from one read, the pass
+    /// is the second.
+    #[test]
+    fn a_new_classifier_reads_its_file_once_before_learning() {
+        let mut input = Input::bytes("t.libsvm", b"0 1:1 3:2\n1 2:1\n0 4:1\n".to_vec());
+        let start = Start::New(LearnerConfig::default());
+        let settled = settle(
+            &mut input,
+            start,
+            &TrainOptions::default(),
+            &ClassSpec::FromInput,
+        )
+        .unwrap();
+        assert_eq!(input.opens(), 1);
+        assert_eq!(settled.map.classes().unwrap().to_list(), "0,1");
+        assert_eq!(settled.model.learner.dim(), 4);
+    }
 }

@@ -262,10 +262,7 @@ pub fn train_and_test(
         let mut reader = Labeled::new(reader, map, input.name());
         let mut lines = RecentLines::new();
         let seen = Seen::default();
-        let mut watched = Convention {
-            inner: &mut *observer,
-            seen: &seen,
-        };
+        let mut watched = Convention::new(&mut *observer, &seen);
         let mut kind = BinaryPass {
             loss,
             observer: &mut watched,
@@ -299,6 +296,7 @@ pub fn train_and_test(
                 error: source,
             },
         })?;
+        drop(watched); // hands on the predictions held back for the convention
         map = reader.into_parts().1;
         record_classes(&mut model, &map, &csv_names);
         passes = pass;

@@ -253,6 +253,27 @@ macro_rules! dispatch {
     };
 }
 
+impl AnyMulticlass {
+    /// Each class's weight vector, class `k` at `k`: `d` feature weights, then the intercept's
+    /// when the learner has one (one-against-all: member `k`'s weights; softmax: row `k` of
+    /// `W`). `O(K·d)`, for inspection.
+    pub fn class_weights(&self) -> Vec<Vec<f64>> {
+        match self {
+            AnyMulticlass::OneVsAll(l) => l
+                .members()
+                .iter()
+                .map(|m| crate::linear::OnlineLearner::weights(m).into_owned())
+                .collect(),
+            AnyMulticlass::Softmax(l) => {
+                let w = l.weights();
+                w.chunks_exact(w.len() / l.classes())
+                    .map(<[f64]>::to_vec)
+                    .collect()
+            }
+        }
+    }
+}
+
 impl MulticlassLearner for AnyMulticlass {
     fn classes(&self) -> usize {
         dispatch!(self, l => l.classes())
