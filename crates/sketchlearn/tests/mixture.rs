@@ -498,7 +498,7 @@ fn default_is_the_auto_mixture_of_its_members() {
     let mut alone: Vec<_> = LearnerConfig::default()
         .auto_members()
         .iter()
-        .map(|c| c.build(7).unwrap())
+        .map(|c| c.check().unwrap().build_unscaled(7).unwrap())
         .collect();
     for (x, y) in &data {
         mix_l.learn(Row::Dense(x), *y, 1.0).unwrap();
