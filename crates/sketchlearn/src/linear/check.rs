@@ -182,21 +182,20 @@ impl ValidLearnerConfig {
     /// first ([`ValidLearnerConfig::resolve`]) to let the library choose. The only error left
     /// after [`LearnerConfig::check`] is [`ConfigError::SketchTooLarge`] (sparse FD, `d < 2m`).
     ///
-    /// A single Newton learner ([`Algorithm::Newton`]) learns features divided by their running
-    /// RMS ([`FeatureScaling`]), then rows divided by their running RMS norm ([`RowScaling`]):
-    /// its `α` (and RFD's `α₀`) count in units of the mean squared row norm, and its
-    /// predictions are invariant to rescaling any feature, so that one default works on data
-    /// of any scale (`tests/single_learner_scaling.rs`). The mixture's members, tuned on the
-    /// shared sets in absolute units, are built without it ([`Self::build_unscaled`]).
+    /// A single Newton learner ([`Algorithm::Newton`]) learns rows divided by their running
+    /// RMS norm ([`RowScaling`]): its `α` (and RFD's `α₀`) count in units of the mean squared
+    /// row norm, and its predictions are invariant to multiplying every feature by one
+    /// constant, so that one default works on rows of any global scale
+    /// (`tests/single_learner_scaling.rs`). Dense and sparse-time learners get the same
+    /// wrapper (their predictions stay equal), whose state is two numbers. The mixture's
+    /// members, tuned on the shared sets in absolute units, are built without it
+    /// ([`Self::build_unscaled`]).
     pub fn build(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
         let built = build(&self.0, dim)?;
-        Ok(if self.0.algorithm == Algorithm::Newton {
-            AnyLearner::FeatureScaling(Box::new(FeatureScaling::new(AnyLearner::RowScaling(
-                Box::new(RowScaling::new(built)),
-            ))))
-        } else {
-            built
-        })
+        if self.0.algorithm != Algorithm::Newton {
+            return Ok(built);
+        }
+        Ok(AnyLearner::RowScaling(Box::new(RowScaling::new(built))))
     }
 
     /// Builds the learner as the papers state it, without the [`RowScaling`] of a single Newton
