@@ -150,7 +150,7 @@ fn mix_pass(
 ) -> Result<Pass> {
     let built = members
         .iter()
-        .map(|m| m.build(dim))
+        .map(|m| m.check().and_then(|v| v.build_unscaled(dim)))
         .collect::<Result<Vec<_>, _>>()?;
     let loss = members[0].loss;
     run_pass(

@@ -73,7 +73,7 @@ pub struct Pass {
 /// counted and the pass goes on; any other learner error is returned.
 pub fn learn_pass(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> Result<Pass> {
     let start = Instant::now();
-    let mut learner = cfg.build(dim)?;
+    let mut learner = cfg.check()?.build_unscaled(dim)?;
     let p = progressive(&mut learner, cfg, data);
     if let Some((example, source)) = p.failure {
         anyhow::bail!("{}: example {example}: {source}", cfg.describe())

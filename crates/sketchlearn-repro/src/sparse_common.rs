@@ -294,7 +294,7 @@ pub struct Run {
 /// Oja-SON + diag ~15 % slower (see `sketchlearn::data::packed`).
 pub fn time_learner(config: &LearnerConfig, dim: usize, data: &PackedExamples) -> Result<Run> {
     let t0 = Instant::now();
-    let mut learner = config.build(dim)?;
+    let mut learner = config.check()?.build_unscaled(dim)?;
     let startup = t0.elapsed().as_secs_f64();
     let mut metrics = Metrics::without_auc();
     let mut refused = 0u64;

@@ -74,7 +74,7 @@ fn measure(cfg: &LearnerConfig, dim: usize, data: &PackedExamples) -> Result<(f6
 /// [`MIN_CPU`] seconds.
 fn warm_us(cfg: &LearnerConfig, dim: usize, data: &PackedExamples) -> Result<f64> {
     use sketchlearn::linear::OnlineLearner;
-    let mut learner = cfg.build(dim)?;
+    let mut learner = cfg.check()?.build_unscaled(dim)?;
     let pass = |l: &mut sketchlearn::linear::AnyLearner| {
         for e in data {
             let _ = l.learn(e.row, e.label, e.weight);

@@ -500,7 +500,7 @@ fn default_is_the_auto_mixture_of_its_members() {
     let mut alone: Vec<_> = LearnerConfig::default()
         .auto_members()
         .iter()
-        .map(|c| c.build(7).unwrap())
+        .map(|c| c.check().unwrap().build_unscaled(7).unwrap())
         .collect();
     members_learn_as_alone(&mut mix_l, &mut alone, &data);
 }

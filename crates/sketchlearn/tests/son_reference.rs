@@ -118,7 +118,8 @@ fn newton_full_and_an_exact_sketch_follow_son_algorithm_1() {
                 diag: false,
                 ..LearnerConfig::default()
             };
-            let mut learner = config.build(D).unwrap();
+            // The paper's algorithm: without the row scaling of a single learner's default.
+            let mut learner = config.check().unwrap().build_unscaled(D).unwrap();
             for (t, ((x, y), w)) in data.iter().zip(&want).enumerate() {
                 let p = learner.learn(Row::Dense(x), *y, 1.0).unwrap();
                 assert!(

@@ -270,7 +270,8 @@ fn weight_guard_refuses_a_step_beyond_max_weight() {
             loss: Loss::Squared,
             ..config(kind, false, false, f64::INFINITY)
         };
-        let mut l = cfg.build(d).unwrap();
+        // The sparse learner's own guard: without the row scaling of a single learner.
+        let mut l = cfg.check().unwrap().build_unscaled(d).unwrap();
         // Ordinary examples first, so that the sketch and b are not trivial.
         for t in 0..20u32 {
             let x = Row::Sparse {

@@ -241,7 +241,7 @@ impl RunOutcome {
 /// One progressive pass of `cfg` over in-memory examples.
 pub(super) fn run_learner(cfg: &LearnerConfig, dim: usize, data: &[Example]) -> RunOutcome {
     let start = Instant::now();
-    let mut learner = match cfg.build(dim) {
+    let mut learner = match cfg.check().and_then(|v| v.build_unscaled(dim)) {
         Ok(l) => l,
         Err(e) => {
             return RunOutcome {

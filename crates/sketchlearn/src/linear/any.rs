@@ -7,8 +7,8 @@ use super::curvature::AnyCurvature;
 use super::sparse::SparseLearner;
 use super::{
     AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, Mixture,
-    Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RunningMean, ScaledMixture,
-    TargetStandardization,
+    Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RowScaling, RunningMean,
+    ScaledMixture, TargetStandardization,
 };
 use crate::{Example, Row};
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,8 @@ pub enum AnyLearner {
     ProximalOgd(ProximalOgd),
     /// AdaGrad with an L1/L2 penalty (lazy proximal steps).
     ProximalAdaGrad(ProximalAdaGrad),
+    /// A learner of rows divided by their running RMS norm (every single Newton learner).
+    RowScaling(Box<RowScaling<AnyLearner>>),
 }
 
 macro_rules! dispatch {
@@ -65,6 +67,7 @@ macro_rules! dispatch {
             AnyLearner::ScaledMixture($l) => $e,
             AnyLearner::ProximalOgd($l) => $e,
             AnyLearner::ProximalAdaGrad($l) => $e,
+            AnyLearner::RowScaling($l) => $e,
         }
     };
 }

@@ -11,7 +11,7 @@ use super::sparse::{SparseFd, SparseLearner, SparseOja, SparseRp};
 use super::{
     AdaGrad, Algorithm, AnyLearner, CurvatureKind, DiagonalAdaptation, FeatureScaling, Intercept,
     LearnError, LearnerConfig, MixRule, Mixture, Newton, NewtonParams, Ogd, Representation,
-    RunningMean, ScaledMixture, StepSchedule, TargetStandardization,
+    RowScaling, RunningMean, ScaledMixture, StepSchedule, TargetStandardization,
 };
 use crate::sketch::FdVariant;
 use std::ops::Deref;
@@ -181,7 +181,27 @@ impl ValidLearnerConfig {
     /// [`Representation::Auto`] builds the dense learner here: resolve it against the input
     /// first ([`ValidLearnerConfig::resolve`]) to let the library choose. The only error left
     /// after [`LearnerConfig::check`] is [`ConfigError::SketchTooLarge`] (sparse FD, `d < 2m`).
+    ///
+    /// A single Newton learner ([`Algorithm::Newton`]) learns rows divided by their running
+    /// RMS norm ([`RowScaling`]): its `α` (and RFD's `α₀`) count in units of the mean squared
+    /// row norm, and its predictions are invariant to multiplying every feature by one
+    /// constant, so that one default works on rows of any global scale
+    /// (`tests/single_learner_scaling.rs`). Dense and sparse-time learners get the same
+    /// wrapper (their predictions stay equal), whose state is two numbers. The mixture's
+    /// members, tuned on the shared sets in absolute units, are built without it
+    /// ([`Self::build_unscaled`]).
     pub fn build(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
+        let built = build(&self.0, dim)?;
+        if self.0.algorithm != Algorithm::Newton {
+            return Ok(built);
+        }
+        Ok(AnyLearner::RowScaling(Box::new(RowScaling::new(built))))
+    }
+
+    /// Builds the learner as the papers state it, without the [`RowScaling`] of a single Newton
+    /// learner (`α`, `α₀` in absolute units): what the mixture builds for its members, and what
+    /// the paper reproductions (`sketchlearn-repro`) tune over the papers' grids.
+    pub fn build_unscaled(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
         build(&self.0, dim)
     }
 }

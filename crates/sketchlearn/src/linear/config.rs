@@ -6,13 +6,19 @@
 use super::MixRule;
 #[cfg(doc)]
 use super::{
-    AnyLearner, ConfigError, FeatureScaling, Intercept, Mixture, RunningMean, ScaledMixture,
-    TargetStandardization, ValidLearnerConfig,
+    AnyLearner, ConfigError, FeatureScaling, Intercept, Mixture, RowScaling, RunningMean,
+    ScaledMixture, TargetStandardization, ValidLearnerConfig,
 };
 use crate::loss::Loss;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+
+/// The mixture's members learn raw rows, where `α₀` counts in absolute units, while a single
+/// Newton learner learns rows divided by their running RMS norm ([`RowScaling`]), where `α₀`
+/// counts in mean rows: the members take `MEMBER_ALPHA0_SCALE · α₀`, which with the default
+/// `α₀ = 0.2` is the `α₀ = 1` chosen for them by `scripts/defaults_sweep.py`.
+pub const MEMBER_ALPHA0_SCALE: f64 = 5.0;
 
 /// The learning algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -197,9 +203,12 @@ pub struct LearnerConfig {
     pub size: usize,
     /// The loss.
     pub loss: Loss,
-    /// Newton: `α` of `A = αI + SᵀS` (`1/α` acts as the step size).
+    /// Newton: `α` of `A = αI + SᵀS` (`1/α` acts as the step size). A single Newton learner
+    /// counts it in units of the mean squared row norm ([`RowScaling`]); the mixture's members
+    /// in absolute units.
     pub alpha: f64,
-    /// RFD-SON: the initial `α₀` of the RFD sketch.
+    /// RFD-SON: the initial `α₀` of the RFD sketch (units as `alpha`; the mixture's members
+    /// take [`MEMBER_ALPHA0_SCALE`]` · α₀`).
     pub alpha0: f64,
     /// Newton: `c = σ + η` (to-sketch vector `√c·g`).
     pub c: f64,
@@ -228,7 +237,8 @@ pub struct LearnerConfig {
 
 impl Default for LearnerConfig {
     /// [`Algorithm::Auto`] (the mixture of [`LearnerConfig::auto_members`]) with `m = 10`,
-    /// logistic loss, intercept; its members' parameters: RFD-SON with doubling space, `α₀ = 1`,
+    /// logistic loss, intercept; its members' parameters: RFD-SON with doubling space, `α₀ = 1`
+    /// ([`MEMBER_ALPHA0_SCALE`] times the default `α₀ = 0.2` of a single, row-scaled learner),
     /// `c = 0.1` (the to-sketch vector is `√0.1·g`); FD-SON with diagonal adaptation, `α = α/4
     /// = 0.25`, `d₀ = 0.1`; the AdaGrad grid with learning rates 0.5 and 4 (intercept constant
     /// 1 and 1/32); RFD-SON with `α₀ = 3`, `c = 0.2`.
@@ -237,8 +247,11 @@ impl Default for LearnerConfig {
     /// Evidence (`docs/results/auto.md`, `cargo run --release -p sketchlearn-repro -- auto`): the mixture is within one
     /// binomial standard error of the best untuned peer (VW, River) on all 12 shared datasets,
     /// and its "why this rule" table compares the other rules and the mixture without member 4.
-    /// The single-learner defaults (`c = 0.1, α₀ = 1` for RFD-SON) were chosen by
-    /// `scripts/defaults_sweep.py` (`docs/results/defaults.md`): 9 of 11 sets alone.
+    /// The members' RFD-SON parameters (`c = 0.1, α₀ = 1`) were chosen by
+    /// `scripts/defaults_sweep.py` (`docs/results/defaults.md`): 9 of 11 sets alone. A single
+    /// Newton learner learns row-scaled data ([`RowScaling`]), where `α = 1, α₀ = 0.2` keep
+    /// every curvature within VW OjaNewton's error + 0.05 on the dense d = 1000, κ = 100 stream
+    /// (`scripts/bench_single_learners.py`; with `α₀ = 1`, RFD-SON missed by 0.0005).
     fn default() -> Self {
         LearnerConfig {
             algorithm: Algorithm::Auto,
@@ -246,7 +259,7 @@ impl Default for LearnerConfig {
             size: 10,
             loss: Loss::Logistic,
             alpha: 1.0,
-            alpha0: 1.0,
+            alpha0: 0.2,
             c: 0.1,
             clip: f64::INFINITY,
             diag: false,
@@ -301,11 +314,7 @@ impl LearnerConfig {
             return self.regression_members();
         }
         use CurvatureKind::*;
-        let newton = LearnerConfig {
-            algorithm: Algorithm::Newton,
-            diag: false,
-            ..self.clone()
-        };
+        let newton = self.member_newton();
         let diag = LearnerConfig {
             curvature: match self.curvature {
                 Rfd => Fd,
@@ -323,7 +332,7 @@ impl LearnerConfig {
             ..newton.clone()
         };
         let cautious = LearnerConfig {
-            alpha0: 3.0 * self.alpha0,
+            alpha0: 3.0 * newton.alpha0,
             alpha: 3.0 * self.alpha,
             c: 2.0 * self.c,
             ..newton.clone()
@@ -355,17 +364,13 @@ impl LearnerConfig {
     /// assert_eq!(m.len(), 4);
     /// ```
     pub fn regression_members(&self) -> Vec<LearnerConfig> {
-        let newton = LearnerConfig {
-            algorithm: Algorithm::Newton,
-            diag: false,
-            ..self.clone()
-        };
+        let newton = self.member_newton();
         let mean = LearnerConfig {
             algorithm: Algorithm::RunningMean,
             ..newton.clone()
         };
         let cautious = LearnerConfig {
-            alpha0: 3.0 * self.alpha0,
+            alpha0: 3.0 * newton.alpha0,
             alpha: 3.0 * self.alpha,
             c: 2.0 * self.c,
             ..newton.clone()
@@ -376,6 +381,17 @@ impl LearnerConfig {
             ..newton.clone()
         };
         vec![mean, newton, cautious, adagrad]
+    }
+
+    /// The Newton member of a mixture: `self` as a Newton learner without diagonal adaptation,
+    /// `α₀` in the members' absolute units ([`MEMBER_ALPHA0_SCALE`]).
+    fn member_newton(&self) -> LearnerConfig {
+        LearnerConfig {
+            algorithm: Algorithm::Newton,
+            diag: false,
+            alpha0: MEMBER_ALPHA0_SCALE * self.alpha0,
+            ..self.clone()
+        }
     }
 
     /// The two members of [`Algorithm::AdaGradGrid`] (whatever `self.algorithm` is): AdaGrad

@@ -113,7 +113,7 @@ impl<L: OnlineLearner> FeatureScaling<L> {
     }
 }
 
-fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
+pub(super) fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
     match x {
         Row::Dense(_) => Row::Dense(values),
         Row::Sparse { indices, .. } => Row::Sparse { indices, values },

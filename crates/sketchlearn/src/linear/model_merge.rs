@@ -44,6 +44,7 @@ impl MergeShare for AnyLearner {
             (FeatureScaling(a), FeatureScaling(b)) => {
                 a.merge_share(b, base_of!(base, FeatureScaling), share)
             }
+            (RowScaling(a), RowScaling(b)) => a.merge_share(b, base_of!(base, RowScaling), share),
             (ScaledMixture(a), ScaledMixture(b)) => {
                 a.merge_share(b, base_of!(base, ScaledMixture), share)
             }
