@@ -346,6 +346,10 @@ pub(crate) fn warning_line(warning: &Warning, advice: &str) -> String {
             "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
              runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
         ),
+        Warning::NoBetterThanConstant { .. } => format!(
+            "warning: {warning}; try the default learner (no --algo), without --diag, or another \
+             --alpha / --learning-rate"
+        ),
         _ => format!("note: {warning}"),
     }
 }

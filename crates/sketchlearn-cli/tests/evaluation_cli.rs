@@ -180,3 +180,43 @@ fn a_held_out_example_is_predicted_with_the_weights_of_every_example_before_it()
     let loss = v["holdout"]["loss"].as_f64().unwrap();
     assert!((loss - 0.366665).abs() < 1e-6, "{v}");
 }
+
+/// Issue 28 ("where a choice of flags cannot work, the tool says so"): labels that do not
+/// depend on the features leave every learner at the constant's error, and `train` says so with
+/// the flags to change; a learner that learns (heart) gets no such warning.
+#[test]
+fn a_learner_no_better_than_the_constant_is_told_so() {
+    // 400 rows, 5 features, labels from an LCG independent of the features.
+    let mut state = 12345u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as f64 / (1u64 << 31) as f64
+    };
+    let mut text = String::new();
+    for _ in 0..400 {
+        let y = if next() < 0.4 { 1 } else { -1 };
+        text.push_str(&y.to_string());
+        for j in 1..=5 {
+            text.push_str(&format!(" {j}:{:.4}", next()));
+        }
+        text.push('\n');
+    }
+    let noise = tmp("noise.libsvm", &text);
+    let out = run(&["train", "--algo", "adagrad", &noise]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_mentions(
+        &err,
+        &[
+            "not better by one standard error",
+            "more frequent class",
+            "no --algo",
+            "--diag",
+        ],
+    );
+    let heart = run(&["train", &data("heart.libsvm")]);
+    let err = String::from_utf8_lossy(&heart.stderr);
+    assert!(!err.contains("more frequent class"), "{err}");
+}

@@ -254,6 +254,24 @@ impl Metrics {
         (self.classification && self.weighted > 0.0).then(|| self.error_weight / self.weighted)
     }
 
+    /// The error rate of the best constant prediction (always the more frequent class): the
+    /// smaller of the weighted shares of positive and negative labels; `None` as for
+    /// [`error_rate`](Metrics::error_rate).
+    ///
+    /// ```
+    /// use sketchlearn::eval::Metrics;
+    /// use sketchlearn::loss::Loss;
+    /// let mut m = Metrics::new();
+    /// m.add(-0.3, 1.0, 1.0, Loss::Logistic);
+    /// m.add(0.1, -1.0, 3.0, Loss::Logistic);
+    /// assert_eq!(m.constant_error_rate(), Some(0.25));
+    /// ```
+    pub fn constant_error_rate(&self) -> Option<f64> {
+        // Weight of the positive labels: (Σw + Σw·y) / 2 for y ∈ {−1, 1}.
+        let positive = ((self.weighted + self.label_sum) / 2.0 / self.weighted).clamp(0.0, 1.0);
+        self.error_rate().map(|_| positive.min(1.0 - positive))
+    }
+
     /// The weighted root mean squared error of the raw predictions; NaN when the total weight is 0.
     pub fn rmse(&self) -> f64 {
         (self.squared_error_sum / self.weighted).sqrt()

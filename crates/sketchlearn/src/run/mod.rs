@@ -62,7 +62,10 @@ pub use multiclass::{
 };
 pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
-pub use policy::{diverged, divergence_warning, learn_or_refuse, Tolerant};
+pub use policy::{
+    constant_warning, diverged, divergence_warning, learn_or_refuse, Tolerant,
+    CONSTANT_MIN_EXAMPLES,
+};
 pub use shuffle::ShuffleBuffer;
 pub use spool::DEFAULT_SPOOL_LIMIT;
 pub use train::{train, train_and_test, train_classified, Start, TrainOptions, TrainOutcome};

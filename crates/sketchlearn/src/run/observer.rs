@@ -55,6 +55,15 @@ pub enum Warning {
         /// The machine's memory, bytes.
         machine: u64,
     },
+    /// A classifier's progressive error is not better than always predicting the more frequent
+    /// class by one standard error: it has not learned ([`constant_warning`](super::constant_warning)). A front end adds
+    /// what to change (its own flags).
+    NoBetterThanConstant {
+        /// The progressive error rate.
+        error: f64,
+        /// The error rate of always predicting the more frequent class.
+        constant: f64,
+    },
     /// The labels come in long runs ([`LabelRuns`](super::LabelRuns)): the input looks sorted
     /// by label. A front end adds the fix (its shuffle-buffer option, or a shuffled copy).
     LabelsInRuns {
@@ -90,6 +99,11 @@ impl fmt::Display for Warning {
                  {:.1} GiB (fewer -b bits or a smaller --dim bound it)",
                 all_features / GIB,
                 *machine as f64 / GIB
+            ),
+            Warning::NoBetterThanConstant { error, constant } => write!(
+                f,
+                "the progressive error {error:.4} is not better by one standard error than always \
+                 predicting the more frequent class ({constant:.4}): the learner has not learned"
             ),
             Warning::LabelsInRuns { changes, expected } => write!(
                 f,

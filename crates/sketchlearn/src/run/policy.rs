@@ -148,6 +148,43 @@ pub fn divergence_warning(loss: Loss, metrics: &Metrics, label_max: f64) -> Opti
     diverged(loss, mean_loss, rmse, label_max).then_some(Warning::Diverged { mean_loss })
 }
 
+/// The minimum number of examples before a classifier no better than a constant is reported
+/// ([`constant_warning`]): fewer are too few to call it a failure to learn.
+pub const CONSTANT_MIN_EXAMPLES: u64 = 100;
+
+/// A classifier whose progressive error over at least [`CONSTANT_MIN_EXAMPLES`] examples is not
+/// better than always predicting the more frequent class by one standard error
+/// (`√(c(1 − c)/n)` for the constant's error `c` over `n` examples) has not learned (issue 28: a single
+/// learner that "stays on one class" — a step far too small for the rows' scale, or a diagonal
+/// that keeps shrinking the steps on raw features): the warning to give, if so. Classes must
+/// both occur (the constant's error is then above 0).
+///
+/// ```
+/// use sketchlearn::eval::Metrics;
+/// use sketchlearn::loss::Loss;
+/// use sketchlearn::run::constant_warning;
+/// let mut m = Metrics::new();
+/// for t in 0..200 {
+///     m.add(-1.0, if t % 3 == 0 { 1.0 } else { -1.0 }, 1.0, Loss::Logistic);
+/// }
+/// assert!(constant_warning(Loss::Logistic, &m).is_some());
+/// assert!(constant_warning(Loss::Squared, &m).is_none());
+/// for _ in 0..100 {
+///     m.add(1.0, 1.0, 1.0, Loss::Logistic); // now clearly better than the constant
+/// }
+/// assert!(constant_warning(Loss::Logistic, &m).is_none());
+/// ```
+pub fn constant_warning(loss: Loss, metrics: &Metrics) -> Option<Warning> {
+    let (error, constant) = (metrics.error_rate()?, metrics.constant_error_rate()?);
+    let examples = metrics.examples();
+    let se = (constant * (1.0 - constant) / examples as f64).sqrt();
+    (loss.is_classification()
+        && examples >= CONSTANT_MIN_EXAMPLES
+        && constant > 0.0
+        && error > constant - se)
+        .then_some(Warning::NoBetterThanConstant { error, constant })
+}
+
 #[cfg(test)]
 mod tests {
     use super::diverged;

@@ -10,8 +10,8 @@ use super::input::examples;
 use super::pass::RecentLines;
 use super::settle::{settle, Settled};
 use super::{
-    divergence_warning, Evaluation, Input, LabelRuns, Observer, PassReport, ReadOptions, RunError,
-    RunStart, Silent, Warning,
+    constant_warning, divergence_warning, Evaluation, Input, LabelRuns, Observer, PassReport,
+    ReadOptions, RunError, RunStart, Silent, Warning,
 };
 use crate::data::{ClassSpec, ExampleSource, Format, LabelMap, Labeled, Schema};
 use crate::eval::{EvalError, Metrics};
@@ -339,6 +339,11 @@ pub fn train_and_test(
         observer.warning(w);
     }
     warnings.extend(diverged.iter().cloned());
+    let constant = constant_warning(loss, &metrics).filter(|_| diverged.is_none());
+    if let Some(w) = &constant {
+        observer.warning(w);
+    }
+    warnings.extend(constant);
     Ok(TrainOutcome {
         model,
         metrics,
