@@ -4,6 +4,7 @@
 //! `t`; `D` is updated afterwards (DESIGN.md §4 item 10). Per example `O(nnz)` on top of the
 //! wrapped learner.
 
+use super::rescaling::with_values;
 use super::{LearnError, OnlineLearner};
 use crate::loss::Loss;
 use crate::merge::{MergeResult, MergeShare};
@@ -73,13 +74,6 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
                 scale_in_place(out, values, self.d0);
             }
         }
-    }
-}
-
-fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
-    match x {
-        Row::Dense(_) => Row::Dense(values),
-        Row::Sparse { indices, .. } => Row::Sparse { indices, values },
     }
 }
 
