@@ -2,6 +2,7 @@
 //! [`AnyMulticlass`] it builds (for the CLI, model files and bindings).
 
 use super::{MulticlassLearner, OneVsAll, SoftmaxParams, SoftmaxSon};
+use crate::dispatch::enum_dispatch;
 use crate::linear::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
 };
@@ -244,14 +245,7 @@ pub enum AnyMulticlass {
     Softmax(SoftmaxSon),
 }
 
-macro_rules! dispatch {
-    ($self:expr, $l:ident => $e:expr) => {
-        match $self {
-            AnyMulticlass::OneVsAll($l) => $e,
-            AnyMulticlass::Softmax($l) => $e,
-        }
-    };
-}
+enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax });
 
 impl AnyMulticlass {
     /// Each class's weight vector, class `k` at `k`: `d` feature weights, then the intercept's
