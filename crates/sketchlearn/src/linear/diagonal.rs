@@ -110,20 +110,13 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
         let p = result?;
         let dl = weight * self.loss.derivative(p, y);
         if dl != 0.0 {
-            let mut add = |i: usize, xi: f64| {
+            x.for_each_entry(|i, xi| {
                 let g = dl * xi;
                 let next = self.g2[i] + g * g;
                 if next.is_finite() {
                     self.g2[i] = next;
                 }
-            };
-            match x {
-                Row::Dense(v) => v.iter().enumerate().for_each(|(i, &xi)| add(i, xi)),
-                Row::Sparse { indices, values } => indices
-                    .iter()
-                    .zip(values)
-                    .for_each(|(&i, &xi)| add(i as usize, xi)),
-            }
+            });
         }
         Ok(p)
     }

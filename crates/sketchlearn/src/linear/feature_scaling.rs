@@ -95,7 +95,7 @@ impl<L: OnlineLearner> FeatureScaling<L> {
     }
 
     fn observe(&mut self, x: Row<'_>) {
-        let mut add = |i: usize, xi: f64| {
+        x.for_each_entry(|i, xi| {
             if xi != 0.0 && xi.is_finite() && i < self.sum_sq.len() {
                 let next = self.sum_sq[i] + xi * xi;
                 if next.is_finite() {
@@ -103,14 +103,7 @@ impl<L: OnlineLearner> FeatureScaling<L> {
                     self.count[i] += 1.0;
                 }
             }
-        };
-        match x {
-            Row::Dense(v) => v.iter().enumerate().for_each(|(i, &xi)| add(i, xi)),
-            Row::Sparse { indices, values } => indices
-                .iter()
-                .zip(values)
-                .for_each(|(&i, &xi)| add(i as usize, xi)),
-        }
+        });
     }
 
     /// The weights on the original features: the wrapped learner's divided by `s_i`.
