@@ -325,18 +325,8 @@ impl LearnerConfig {
             diag: true,
             ..newton.clone()
         };
-        // AdaGrad is O(nnz) in any representation: it has no sparse-time twin.
-        let adagrad = LearnerConfig {
-            algorithm: Algorithm::AdaGradGrid,
-            representation: Representation::Dense,
-            ..newton.clone()
-        };
-        let cautious = LearnerConfig {
-            alpha0: 3.0 * newton.alpha0,
-            alpha: 3.0 * self.alpha,
-            c: 2.0 * self.c,
-            ..newton.clone()
-        };
+        let adagrad = member_adagrad(&newton);
+        let cautious = self.member_cautious(&newton);
         vec![newton, diag, adagrad, cautious]
     }
 
@@ -369,17 +359,8 @@ impl LearnerConfig {
             algorithm: Algorithm::RunningMean,
             ..newton.clone()
         };
-        let cautious = LearnerConfig {
-            alpha0: 3.0 * newton.alpha0,
-            alpha: 3.0 * self.alpha,
-            c: 2.0 * self.c,
-            ..newton.clone()
-        };
-        let adagrad = LearnerConfig {
-            algorithm: Algorithm::AdaGradGrid,
-            representation: Representation::Dense,
-            ..newton.clone()
-        };
+        let cautious = self.member_cautious(&newton);
+        let adagrad = member_adagrad(&newton);
         vec![mean, newton, cautious, adagrad]
     }
 
@@ -391,6 +372,17 @@ impl LearnerConfig {
             diag: false,
             alpha0: MEMBER_ALPHA0_SCALE * self.alpha0,
             ..self.clone()
+        }
+    }
+
+    /// The cautious Newton member: `newton` (see [`member_newton`](Self::member_newton)) with
+    /// three times the regularisation (`α₀`, `α`) and twice `c`.
+    fn member_cautious(&self, newton: &LearnerConfig) -> LearnerConfig {
+        LearnerConfig {
+            alpha0: 3.0 * newton.alpha0,
+            alpha: 3.0 * self.alpha,
+            c: 2.0 * self.c,
+            ..newton.clone()
         }
     }
 
@@ -503,5 +495,15 @@ impl LearnerConfig {
             s.push_str(&format!(" bias={}", self.bias_value));
         }
         s
+    }
+}
+
+/// The AdaGrad-grid member of a mixture, with `newton`'s other settings. AdaGrad is `O(nnz)` in
+/// any representation: it has no sparse-time twin, so it is always dense.
+fn member_adagrad(newton: &LearnerConfig) -> LearnerConfig {
+    LearnerConfig {
+        algorithm: Algorithm::AdaGradGrid,
+        representation: Representation::Dense,
+        ..newton.clone()
     }
 }
