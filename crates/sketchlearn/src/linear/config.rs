@@ -483,18 +483,29 @@ impl LearnerConfig {
             a => format!("{a} lr={}", self.learning_rate),
         };
         s.push_str(&format!(" {}", self.loss));
-        if self.clip.is_finite() {
-            s.push_str(&format!(" clip={}", self.clip));
-        }
-        if self.diag {
-            s.push_str(" diag");
-        }
-        if !self.bias {
-            s.push_str(" no-bias");
-        } else if self.bias_value != 1.0 {
-            s.push_str(&format!(" bias={}", self.bias_value));
-        }
+        describe_options(
+            &mut s,
+            self.clip,
+            self.diag,
+            self.bias.then_some(self.bias_value),
+        );
         s
+    }
+}
+
+/// The options a learner's description ends with: ` clip=C` when `C` is finite, ` diag`, then
+/// ` no-bias` without an intercept (`bias` is `None`) or ` bias=B` when its constant `B` is not 1.
+pub(crate) fn describe_options(s: &mut String, clip: f64, diag: bool, bias: Option<f64>) {
+    if clip.is_finite() {
+        s.push_str(&format!(" clip={clip}"));
+    }
+    if diag {
+        s.push_str(" diag");
+    }
+    match bias {
+        None => s.push_str(" no-bias"),
+        Some(b) if b != 1.0 => s.push_str(&format!(" bias={b}")),
+        Some(_) => {}
     }
 }
 

@@ -220,15 +220,9 @@ impl MulticlassConfig {
                     "softmax {} {step} c={} ridge={} K={}",
                     self.curvature, self.c, self.ridge, self.classes
                 );
-                if self.clip.is_finite() {
-                    s.push_str(&format!(" clip={}", self.clip));
-                }
-                if self.diag {
-                    s.push_str(" diag");
-                }
-                if !self.bias {
-                    s.push_str(" no-bias");
-                }
+                // Only whether there is an intercept is shown, not its constant.
+                let bias = self.bias.then_some(1.0);
+                crate::linear::config::describe_options(&mut s, self.clip, self.diag, bias);
                 s
             }
         }
