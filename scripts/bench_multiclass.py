@@ -21,12 +21,9 @@ vowpalwabbit==9.11.9 river==0.26.1 scikit-learn):
 """
 import json, math, os, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "..", "shared", "data")
-if not os.path.isdir(DATA):
-    DATA = "/work/shared/data"
-CLI = os.path.join(ROOT, "target", "release", "sketchlearn")
-EXAMPLE = os.path.join(ROOT, "target", "release", "examples", "multiclass_run")
+from bench_common import DATA, EXE as CLI, release
+
+EXAMPLE = release("examples", "multiclass_run")
 FILES = ["dna.libsvm", "r8_multiclass.libsvm", "mnist_test10k.libsvm"]
 # ../shared/peers/RESULTS.md (2026-11-24): River OvR(LogReg), River Softmax.
 RIVER_RESULTS = {

@@ -9,11 +9,8 @@ python3 scripts/bench_regression.py [--markdown]
 """
 import json, math, os, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "..", "shared", "data")
-if not os.path.isdir(DATA):
-    DATA = "/work/shared/data"
-EXE = os.path.join(ROOT, "target", "release", "sketchlearn")
+from bench_common import DATA, EXE
+
 # file -> (VW default, River LR, River scaled LR): ../shared/peers/RESULTS.md, progressive RMSE;
 # None = diverges.
 PEERS = {

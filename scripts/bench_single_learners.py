@@ -26,12 +26,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "..", "shared", "data")
-if not os.path.isdir(DATA):
-    DATA = "/work/shared/data"
-EXE = os.path.join(ROOT, "target", "release", "sketchlearn")
-GEN = os.path.join(ROOT, "target", "release", "examples", "dense_stream")
+from bench_common import DATA, EXE, ROOT, release
+
+GEN = release("examples", "dense_stream")
 VW_PY = os.path.join(ROOT, ".venv-peers", "bin", "python")
 N, D, KAPPA, SEED = 20_000, 1000, 100, 1
 SHARED = ["heart", "ionosphere", "splice", "magic04.shuf"]

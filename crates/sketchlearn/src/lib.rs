@@ -25,6 +25,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod data;
+mod dispatch;
 pub mod drp;
 pub mod eval;
 pub mod fm;

@@ -681,6 +681,32 @@ pub struct SideFeatures {
     pub items: SideBlock,
 }
 
+/// The records of a MovieLens `|`-separated side file: each non-blank line split at `|`, with
+/// its line number (from 1). A line with fewer than `min_fields` fields or an empty id (field
+/// 0) is a [`ParseErrorKind::WrongFieldCount`] naming the line (`expected` fields).
+fn psv_records(
+    path: &str,
+    min_fields: usize,
+    expected: usize,
+) -> Result<Vec<(u64, Vec<String>)>, RatingsError> {
+    let mut out = Vec::new();
+    for (k, line) in read_lines_latin1(path)?.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<String> = line.split('|').map(str::to_owned).collect();
+        if f.len() < min_fields || f[0].trim().is_empty() {
+            let kind = ParseErrorKind::WrongFieldCount {
+                expected,
+                found: f.len(),
+            };
+            return Err(ParseError::new(path, k as u64 + 1, 0, kind).into());
+        }
+        out.push((k as u64 + 1, f));
+    }
+    Ok(out)
+}
+
 fn read_lines_latin1(path: &str) -> Result<Vec<String>, RatingsError> {
     let mut input = open_input(path)?;
     let mut out = Vec::new();
@@ -753,22 +779,8 @@ impl SideFeatures {
         let mut side = SideFeatures::default();
         if let Some(path) = users {
             let mut index = HashMap::new();
-            for (k, line) in read_lines_latin1(path)?.iter().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let f: Vec<&str> = line.split('|').collect();
-                let bad = |column: usize, kind| ParseError::new(path, k as u64 + 1, column, kind);
-                if f.len() < 4 || f[0].trim().is_empty() {
-                    return Err(bad(
-                        0,
-                        ParseErrorKind::WrongFieldCount {
-                            expected: 5,
-                            found: f.len(),
-                        },
-                    )
-                    .into());
-                }
+            for (line, f) in psv_records(path, 4, 5)? {
+                let bad = |column: usize, kind| ParseError::new(path, line, column, kind);
                 let id = f[0].trim();
                 let age: u32 = f[1]
                     .trim()
@@ -784,22 +796,7 @@ impl SideFeatures {
         }
         if let Some(path) = items {
             let mut index = HashMap::new();
-            for (k, line) in read_lines_latin1(path)?.iter().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let f: Vec<&str> = line.split('|').collect();
-                let bad = |column: usize, kind| ParseError::new(path, k as u64 + 1, column, kind);
-                if f.len() < 5 + GENRES.len() || f[0].trim().is_empty() {
-                    return Err(bad(
-                        0,
-                        ParseErrorKind::WrongFieldCount {
-                            expected: 5 + GENRES.len(),
-                            found: f.len(),
-                        },
-                    )
-                    .into());
-                }
+            for (_, f) in psv_records(path, 5 + GENRES.len(), 5 + GENRES.len())? {
                 let id = f[0].trim();
                 if let Some(year) = f[2]
                     .rsplit('-')

@@ -51,6 +51,7 @@ pub use sftrl::{Sftrl, SftrlBackend};
 pub use sftrl_split::{FirstOrderStep, SftrlSplit};
 
 use crate::data::ratings::RatingsEncoder;
+use crate::dispatch::enum_dispatch;
 use crate::linear::{LearnError, OnlineLearner, StepSchedule};
 use crate::loss::Loss;
 use crate::model::{self, ModelError};
@@ -575,17 +576,7 @@ pub enum AnyFm {
     FmSgd(FmSgd),
 }
 
-macro_rules! dispatch {
-    ($self:expr, $l:ident => $e:expr) => {
-        match $self {
-            AnyFm::Sftrl($l) => $e,
-            AnyFm::SftrlSplit($l) => $e,
-            AnyFm::Dense($l) => $e,
-            AnyFm::Ocg($l) => $e,
-            AnyFm::FmSgd($l) => $e,
-        }
-    };
-}
+enum_dispatch!($ dispatch, AnyFm { Sftrl, SftrlSplit, Dense, Ocg, FmSgd });
 
 impl AnyFm {
     /// Bytes held by the model state (what grows with `d` and `m`).

@@ -10,6 +10,7 @@ use super::{
     Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RowScaling, RunningMean,
     ScaledMixture, TargetStandardization,
 };
+use crate::dispatch::{enum_dispatch, forward_online_learner};
 use crate::{Example, Row};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -50,49 +51,16 @@ pub enum AnyLearner {
     RowScaling(Box<RowScaling<AnyLearner>>),
 }
 
-macro_rules! dispatch {
-    ($self:expr, $l:ident => $e:expr) => {
-        match $self {
-            AnyLearner::Ogd($l) => $e,
-            AnyLearner::AdaGrad($l) => $e,
-            AnyLearner::Newton($l) => $e,
-            AnyLearner::Diagonal($l) => $e,
-            AnyLearner::Intercept($l) => $e,
-            AnyLearner::Fixed($l) => $e,
-            AnyLearner::Sparse($l) => $e,
-            AnyLearner::Mixture($l) => $e,
-            AnyLearner::RunningMean($l) => $e,
-            AnyLearner::TargetStandardization($l) => $e,
-            AnyLearner::FeatureScaling($l) => $e,
-            AnyLearner::ScaledMixture($l) => $e,
-            AnyLearner::ProximalOgd($l) => $e,
-            AnyLearner::ProximalAdaGrad($l) => $e,
-            AnyLearner::RowScaling($l) => $e,
-        }
-    };
-}
+enum_dispatch!($ dispatch, AnyLearner {
+    Ogd, AdaGrad, Newton, Diagonal, Intercept, Fixed, Sparse, Mixture, RunningMean,
+    TargetStandardization, FeatureScaling, ScaledMixture, ProximalOgd, ProximalAdaGrad, RowScaling,
+});
 
-impl OnlineLearner for AnyLearner {
-    fn dim(&self) -> usize {
-        dispatch!(self, l => l.dim())
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        dispatch!(self, l => l.predict(x))
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        dispatch!(self, l => l.learn(x, y, weight))
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        dispatch!(self, l => l.weights())
-    }
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        dispatch!(self, l => l.prefetch(x))
-    }
+forward_online_learner!(AnyLearner, dispatch {
     fn learn_batch(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
         match self {
             AnyLearner::Mixture(mix) => mix.learn_batch_parallel(batch, out),
             other => super::learn_each(other, batch, out),
         }
     }
-}
+});

@@ -325,18 +325,8 @@ impl LearnerConfig {
             diag: true,
             ..newton.clone()
         };
-        // AdaGrad is O(nnz) in any representation: it has no sparse-time twin.
-        let adagrad = LearnerConfig {
-            algorithm: Algorithm::AdaGradGrid,
-            representation: Representation::Dense,
-            ..newton.clone()
-        };
-        let cautious = LearnerConfig {
-            alpha0: 3.0 * newton.alpha0,
-            alpha: 3.0 * self.alpha,
-            c: 2.0 * self.c,
-            ..newton.clone()
-        };
+        let adagrad = member_adagrad(&newton);
+        let cautious = self.member_cautious(&newton);
         vec![newton, diag, adagrad, cautious]
     }
 
@@ -369,17 +359,8 @@ impl LearnerConfig {
             algorithm: Algorithm::RunningMean,
             ..newton.clone()
         };
-        let cautious = LearnerConfig {
-            alpha0: 3.0 * newton.alpha0,
-            alpha: 3.0 * self.alpha,
-            c: 2.0 * self.c,
-            ..newton.clone()
-        };
-        let adagrad = LearnerConfig {
-            algorithm: Algorithm::AdaGradGrid,
-            representation: Representation::Dense,
-            ..newton.clone()
-        };
+        let cautious = self.member_cautious(&newton);
+        let adagrad = member_adagrad(&newton);
         vec![mean, newton, cautious, adagrad]
     }
 
@@ -391,6 +372,17 @@ impl LearnerConfig {
             diag: false,
             alpha0: MEMBER_ALPHA0_SCALE * self.alpha0,
             ..self.clone()
+        }
+    }
+
+    /// The cautious Newton member: `newton` (see [`member_newton`](Self::member_newton)) with
+    /// three times the regularisation (`α₀`, `α`) and twice `c`.
+    fn member_cautious(&self, newton: &LearnerConfig) -> LearnerConfig {
+        LearnerConfig {
+            alpha0: 3.0 * newton.alpha0,
+            alpha: 3.0 * self.alpha,
+            c: 2.0 * self.c,
+            ..newton.clone()
         }
     }
 
@@ -491,17 +483,38 @@ impl LearnerConfig {
             a => format!("{a} lr={}", self.learning_rate),
         };
         s.push_str(&format!(" {}", self.loss));
-        if self.clip.is_finite() {
-            s.push_str(&format!(" clip={}", self.clip));
-        }
-        if self.diag {
-            s.push_str(" diag");
-        }
-        if !self.bias {
-            s.push_str(" no-bias");
-        } else if self.bias_value != 1.0 {
-            s.push_str(&format!(" bias={}", self.bias_value));
-        }
+        describe_options(
+            &mut s,
+            self.clip,
+            self.diag,
+            self.bias.then_some(self.bias_value),
+        );
         s
+    }
+}
+
+/// The options a learner's description ends with: ` clip=C` when `C` is finite, ` diag`, then
+/// ` no-bias` without an intercept (`bias` is `None`) or ` bias=B` when its constant `B` is not 1.
+pub(crate) fn describe_options(s: &mut String, clip: f64, diag: bool, bias: Option<f64>) {
+    if clip.is_finite() {
+        s.push_str(&format!(" clip={clip}"));
+    }
+    if diag {
+        s.push_str(" diag");
+    }
+    match bias {
+        None => s.push_str(" no-bias"),
+        Some(b) if b != 1.0 => s.push_str(&format!(" bias={b}")),
+        Some(_) => {}
+    }
+}
+
+/// The AdaGrad-grid member of a mixture, with `newton`'s other settings. AdaGrad is `O(nnz)` in
+/// any representation: it has no sparse-time twin, so it is always dense.
+fn member_adagrad(newton: &LearnerConfig) -> LearnerConfig {
+    LearnerConfig {
+        algorithm: Algorithm::AdaGradGrid,
+        representation: Representation::Dense,
+        ..newton.clone()
     }
 }

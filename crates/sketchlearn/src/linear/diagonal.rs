@@ -4,6 +4,7 @@
 //! `t`; `D` is updated afterwards (DESIGN.md §4 item 10). Per example `O(nnz)` on top of the
 //! wrapped learner.
 
+use super::rescaling::with_values;
 use super::{LearnError, OnlineLearner};
 use crate::loss::Loss;
 use crate::merge::{MergeResult, MergeShare};
@@ -76,13 +77,6 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
     }
 }
 
-fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
-    match x {
-        Row::Dense(_) => Row::Dense(values),
-        Row::Sparse { indices, .. } => Row::Sparse { indices, values },
-    }
-}
-
 impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
     fn dim(&self) -> usize {
         self.inner.dim()
@@ -116,20 +110,13 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
         let p = result?;
         let dl = weight * self.loss.derivative(p, y);
         if dl != 0.0 {
-            let mut add = |i: usize, xi: f64| {
+            x.for_each_entry(|i, xi| {
                 let g = dl * xi;
                 let next = self.g2[i] + g * g;
                 if next.is_finite() {
                     self.g2[i] = next;
                 }
-            };
-            match x {
-                Row::Dense(v) => v.iter().enumerate().for_each(|(i, &xi)| add(i, xi)),
-                Row::Sparse { indices, values } => indices
-                    .iter()
-                    .zip(values)
-                    .for_each(|(&i, &xi)| add(i as usize, xi)),
-            }
+            });
         }
         Ok(p)
     }

@@ -16,6 +16,7 @@
 //! make every row dense) — the intercept and the curvature of the Newton members take care of
 //! offsets.
 
+use super::rescaling::{rescaling_learner, with_values};
 use super::{check_example, LearnError, OnlineLearner};
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
@@ -94,7 +95,7 @@ impl<L: OnlineLearner> FeatureScaling<L> {
     }
 
     fn observe(&mut self, x: Row<'_>) {
-        let mut add = |i: usize, xi: f64| {
+        x.for_each_entry(|i, xi| {
             if xi != 0.0 && xi.is_finite() && i < self.sum_sq.len() {
                 let next = self.sum_sq[i] + xi * xi;
                 if next.is_finite() {
@@ -102,65 +103,20 @@ impl<L: OnlineLearner> FeatureScaling<L> {
                     self.count[i] += 1.0;
                 }
             }
-        };
-        match x {
-            Row::Dense(v) => v.iter().enumerate().for_each(|(i, &xi)| add(i, xi)),
-            Row::Sparse { indices, values } => indices
-                .iter()
-                .zip(values)
-                .for_each(|(&i, &xi)| add(i as usize, xi)),
-        }
-    }
-}
-
-pub(super) fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
-    match x {
-        Row::Dense(_) => Row::Dense(values),
-        Row::Sparse { indices, .. } => Row::Sparse { indices, values },
-    }
-}
-
-impl<L: OnlineLearner> OnlineLearner for FeatureScaling<L> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        let mut v = Vec::new();
-        self.scaled_values(x, &mut v);
-        self.inner.predict(with_values(x, &v))
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        // Validated first, so that an invalid example changes nothing; a step the wrapped
-        // learner refuses (it keeps its state) still leaves the example's values in the scale.
-        check_example(&x, y, weight, self.dim())?;
-        // The current example's values join the scale first (no label involved).
-        self.observe(x);
-        let mut v = std::mem::take(&mut self.scaled);
-        self.scaled_values(x, &mut v);
-        let result = self.inner.learn(with_values(x, &v), y, weight);
-        self.scaled = v;
-        result
-    }
-
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        self.inner.prefetch(x);
+        });
     }
 
     /// The weights on the original features: the wrapped learner's divided by `s_i`.
-    fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Owned(
-            self.inner
-                .weights()
-                .iter()
-                .enumerate()
-                .map(|(i, w)| w * self.inverse_scale(i))
-                .collect(),
-        )
+    fn original_weights(&self, inner: &[f64]) -> Vec<f64> {
+        inner
+            .iter()
+            .enumerate()
+            .map(|(i, w)| w * self.inverse_scale(i))
+            .collect()
     }
 }
+
+rescaling_learner!(FeatureScaling);
 
 /// The wrapped learners merged; the per-feature sums of squares and counts added.
 impl<L: MergeShare> MergeShare for FeatureScaling<L> {

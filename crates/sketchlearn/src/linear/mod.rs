@@ -29,6 +29,7 @@ mod newton;
 mod proximal;
 mod regularization;
 mod representation;
+mod rescaling;
 mod row_scaling;
 mod running_mean;
 mod saved;

@@ -69,21 +69,29 @@ pub struct Newton<C> {
     delta: Vec<f64>,
 }
 
+impl NewtonParams {
+    /// `c > 0` finite and `C > 0` (∞ allowed), for the dense and the sparse-time learners.
+    pub(crate) fn check(&self) -> Result<(), LearnError> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(LearnError::InvalidParameter(format!(
+                "c (sigma + eta) must be finite and > 0, got {}",
+                self.c
+            )));
+        }
+        if self.clip.is_nan() || self.clip <= 0.0 {
+            return Err(LearnError::InvalidParameter(format!(
+                "projection bound C must be > 0 (inf = none), got {}",
+                self.clip
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl<C: Curvature> Newton<C> {
     /// A learner starting from `w = 0`. `c > 0` finite, `C > 0` (∞ allowed).
     pub fn new(curvature: C, params: NewtonParams) -> Result<Self, LearnError> {
-        if !(params.c.is_finite() && params.c > 0.0) {
-            return Err(LearnError::InvalidParameter(format!(
-                "c (sigma + eta) must be finite and > 0, got {}",
-                params.c
-            )));
-        }
-        if params.clip.is_nan() || params.clip <= 0.0 {
-            return Err(LearnError::InvalidParameter(format!(
-                "projection bound C must be > 0 (inf = none), got {}",
-                params.clip
-            )));
-        }
+        params.check()?;
         Ok(Newton {
             w: vec![0.0; curvature.dim()],
             curvature,

@@ -19,7 +19,7 @@
 //! [`FeatureScaling`](super::FeatureScaling)): on a stationary stream `r_t` settles after a few
 //! rows. The intercept is added inside (its constant stays 1).
 
-use super::feature_scaling::with_values;
+use super::rescaling::{rescaling_learner, with_values};
 use super::{check_example, LearnError, OnlineLearner};
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
@@ -97,49 +97,21 @@ impl<L: OnlineLearner> RowScaling<L> {
             self.rows += 1.0;
         }
     }
-}
-
-impl<L: OnlineLearner> OnlineLearner for RowScaling<L> {
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        let mut v = Vec::new();
-        self.scaled_values(x, &mut v);
-        self.inner.predict(with_values(x, &v))
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        check_example(&x, y, weight, self.dim())?;
-        self.observe(x);
-        let mut v = std::mem::take(&mut self.scaled);
-        self.scaled_values(x, &mut v);
-        let result = self.inner.learn(with_values(x, &v), y, weight);
-        self.scaled = v;
-        result
-    }
-
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        self.inner.prefetch(x);
-    }
 
     /// The weights on the original features: the wrapped learner's divided by `r_t` (the
     /// intercept, added inside, is the wrapped learner's last weight and is not divided).
-    fn weights(&self) -> Cow<'_, [f64]> {
+    fn original_weights(&self, inner: &[f64]) -> Vec<f64> {
         let s = self.inverse_scale();
-        let inner = self.inner.weights();
         let d = self.dim();
-        Cow::Owned(
-            inner
-                .iter()
-                .enumerate()
-                .map(|(i, w)| if i < d { w * s } else { *w })
-                .collect(),
-        )
+        inner
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i < d { w * s } else { *w })
+            .collect()
     }
 }
+
+rescaling_learner!(RowScaling);
 
 /// The wrapped learners merged; the sums of squared norms and the row counts added.
 impl<L: MergeShare> MergeShare for RowScaling<L> {

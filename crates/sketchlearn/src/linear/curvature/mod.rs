@@ -11,6 +11,7 @@ pub use full::FullCurvature;
 pub use identity::IdentityCurvature;
 pub use sketched::{FdCurvature, OjaCurvature, RpCurvature};
 
+use crate::dispatch::enum_dispatch;
 use crate::sketch::SketchError;
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -59,17 +60,7 @@ pub enum AnyCurvature {
     Oja(OjaCurvature),
 }
 
-macro_rules! dispatch {
-    ($self:expr, $c:ident => $e:expr) => {
-        match $self {
-            AnyCurvature::Identity($c) => $e,
-            AnyCurvature::Full($c) => $e,
-            AnyCurvature::Fd($c) => $e,
-            AnyCurvature::Rp($c) => $e,
-            AnyCurvature::Oja($c) => $e,
-        }
-    };
-}
+enum_dispatch!($ dispatch, AnyCurvature { Identity, Full, Fd, Rp, Oja });
 
 impl Curvature for AnyCurvature {
     fn dim(&self) -> usize {

@@ -2,6 +2,7 @@
 //! [`AnyMulticlass`] it builds (for the CLI, model files and bindings).
 
 use super::{MulticlassLearner, OneVsAll, SoftmaxParams, SoftmaxSon};
+use crate::dispatch::enum_dispatch;
 use crate::linear::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
 };
@@ -219,15 +220,9 @@ impl MulticlassConfig {
                     "softmax {} {step} c={} ridge={} K={}",
                     self.curvature, self.c, self.ridge, self.classes
                 );
-                if self.clip.is_finite() {
-                    s.push_str(&format!(" clip={}", self.clip));
-                }
-                if self.diag {
-                    s.push_str(" diag");
-                }
-                if !self.bias {
-                    s.push_str(" no-bias");
-                }
+                // Only whether there is an intercept is shown, not its constant.
+                let bias = self.bias.then_some(1.0);
+                crate::linear::config::describe_options(&mut s, self.clip, self.diag, bias);
                 s
             }
         }
@@ -244,14 +239,7 @@ pub enum AnyMulticlass {
     Softmax(SoftmaxSon),
 }
 
-macro_rules! dispatch {
-    ($self:expr, $l:ident => $e:expr) => {
-        match $self {
-            AnyMulticlass::OneVsAll($l) => $e,
-            AnyMulticlass::Softmax($l) => $e,
-        }
-    };
-}
+enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax });
 
 impl AnyMulticlass {
     /// Each class's weight vector, class `k` at `k`: `d` feature weights, then the intercept's

@@ -77,6 +77,7 @@ pub use oja::{SparseOja, SparseOjaCurvature};
 pub use rp::{SparseRp, SparseRpCurvature};
 
 use super::{LearnError, OnlineLearner};
+use crate::dispatch::{enum_dispatch, forward_online_learner};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -277,42 +278,13 @@ pub enum SparseLearner {
     Fd(SparseFd),
 }
 
-macro_rules! dispatch {
-    ($self:expr, $l:ident => $e:expr) => {
-        match $self {
-            SparseLearner::Rp($l) => $e,
-            SparseLearner::Oja($l) => $e,
-            SparseLearner::Fd($l) => $e,
-        }
-    };
-}
+enum_dispatch!($ dispatch, SparseLearner { Rp, Oja, Fd });
 
 impl SparseLearner {
     /// How many lazy rebases (changes of basis / transfers of `Zᵀb` into `w̄`) so far.
     pub fn rebases(&self) -> u64 {
-        match self {
-            SparseLearner::Rp(l) => l.rebases(),
-            SparseLearner::Oja(l) => l.rebases(),
-            SparseLearner::Fd(l) => l.rebases(),
-        }
+        dispatch!(self, l => l.rebases())
     }
 }
 
-impl OnlineLearner for SparseLearner {
-    fn dim(&self) -> usize {
-        dispatch!(self, l => l.dim())
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        dispatch!(self, l => l.predict(x))
-    }
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        dispatch!(self, l => l.learn(x, y, weight))
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        dispatch!(self, l => l.weights())
-    }
-    #[inline]
-    fn prefetch(&self, x: Row<'_>) {
-        dispatch!(self, l => l.prefetch(x))
-    }
-}
+forward_online_learner!(SparseLearner, dispatch {});

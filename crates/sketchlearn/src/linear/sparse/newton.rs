@@ -436,18 +436,7 @@ pub(crate) fn cancels(wx: f64, bz: f64, pscale: &mut f64) -> bool {
 
 /// Checks SON's hyper-parameters as [`Newton::new`](crate::linear::Newton::new) does, plus `α`.
 pub(crate) fn check_params(params: &NewtonParams, alpha: f64) -> Result<(), LearnError> {
-    if !(params.c.is_finite() && params.c > 0.0) {
-        return Err(LearnError::InvalidParameter(format!(
-            "c (sigma + eta) must be finite and > 0, got {}",
-            params.c
-        )));
-    }
-    if params.clip.is_nan() || params.clip <= 0.0 {
-        return Err(LearnError::InvalidParameter(format!(
-            "projection bound C must be > 0 (inf = none), got {}",
-            params.clip
-        )));
-    }
+    params.check()?;
     if !(alpha.is_finite() && alpha > 0.0) {
         return Err(LearnError::InvalidParameter(format!(
             "alpha must be finite and > 0, got {alpha}"
