@@ -3,23 +3,9 @@
 mod common;
 
 use common::{
-    assert_mentions, repo_file, run, run_with_stdin, scratch_dir, test_json, train_quiet,
+    assert_mentions, repo_file, run, run_with_stdin, scratch_dir, shared, test_json, train_quiet,
 };
 use std::process::Output;
-
-/// A file of `../shared/data`: `None` (the test returns early) when absent on this machine;
-/// under `CI=true` a missing file fails the test instead of skipping it.
-fn shared(name: &str) -> Option<String> {
-    let p = repo_file(&format!("../shared/data/{name}"));
-    if !std::path::Path::new(&p).exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{p} is missing (CI=true: the test may not skip)"
-        );
-        return None;
-    }
-    Some(p)
-}
 
 /// The JSON of a run that succeeded, without its timing fields.
 fn json_without_timing(out: &Output) -> serde_json::Value {

@@ -96,6 +96,22 @@ pub fn repo_file(rel: &str) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// A file of `../shared/data` (beside the repository): `None` when it is absent on this machine
+/// (the test returns early, saying so on stderr); under `CI=true`, where `../shared` must be
+/// there, a missing file fails the test instead of skipping it.
+pub fn shared(name: &str) -> Option<String> {
+    let p = repo_file(&format!("../shared/data/{name}"));
+    if std::path::Path::new(&p).exists() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{p} is missing (CI=true: the test may not skip)"
+    );
+    eprintln!("SKIPPED: {p} is not here (shared data, not in the repository)");
+    None
+}
+
 /// The scratch folder `sketchlearn-<tag>-<pid>` in the system's temporary folder (created).
 pub fn scratch_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sketchlearn-{tag}-{}", std::process::id()));
