@@ -128,6 +128,18 @@ fn train(input: Input, options: &TrainOptions, observer: &mut dyn Observer) -> T
     .unwrap()
 }
 
+/// The message of a run that must fail.
+fn train_error(input: Input, options: &TrainOptions) -> String {
+    run::train(
+        input,
+        Start::New(LearnerConfig::default()),
+        options,
+        &mut Silent,
+    )
+    .unwrap_err()
+    .to_string()
+}
+
 fn model_bytes(outcome: &TrainOutcome) -> Vec<u8> {
     outcome.model.to_bytes().unwrap()
 }
@@ -277,14 +289,7 @@ fn a_damaged_cache_is_rebuilt_and_a_foreign_file_is_left_alone() {
     // Someone else's file at the cache path: an error, the file unchanged.
     let mine = b"my notes, not a cache\n".repeat(3);
     std::fs::write(&cache, &mine).unwrap();
-    let err = run::train(
-        Input::path(path).cache(&cache),
-        Start::New(LearnerConfig::default()),
-        &options(1),
-        &mut Silent,
-    )
-    .unwrap_err()
-    .to_string();
+    let err = train_error(Input::path(path).cache(&cache), &options(1));
     assert!(err.contains("is not a sketchlearn cache"), "{err}");
     assert!(err.contains("t.cache"), "{err}");
     assert_eq!(std::fs::read(&cache).unwrap(), mine);
@@ -298,14 +303,10 @@ fn a_parse_error_leaves_no_cache_and_names_the_text() {
     text.push_str("1 3:oops\n");
     std::fs::write(&data, &text).unwrap();
     let cache = dir.path("t.cache");
-    let err = run::train(
+    let err = train_error(
         Input::path(data.to_str().unwrap()).cache(&cache),
-        Start::New(LearnerConfig::default()),
         &options(1),
-        &mut Silent,
-    )
-    .unwrap_err()
-    .to_string();
+    );
     let lines = text.lines().count();
     assert!(err.contains(&format!("t.libsvm:{lines}:5")), "{err}");
     assert_eq!(dir.files(), ["t.libsvm"], "no cache, no temporary file");
@@ -327,14 +328,7 @@ fn errors_after_parsing_name_the_text_line_from_the_cache() {
             dim: Some(50),
             ..options(1)
         };
-        run::train(
-            input,
-            Start::New(LearnerConfig::default()),
-            &options,
-            &mut Silent,
-        )
-        .unwrap_err()
-        .to_string()
+        train_error(input, &options)
     };
     let want = fail(Input::path(path));
     assert!(
@@ -410,20 +404,17 @@ fn evaluation_reads_through_the_cache_too() {
 fn csv_input_refuses_a_cache() {
     let dir = Scratch::new("csv");
     let cache = dir.path("c.cache");
-    let err = run::train(
-        Input::bytes("t.csv", b"label,x\n1,2\n0,3\n".to_vec()).cache(&cache),
-        Start::New(LearnerConfig::default()),
-        &TrainOptions {
-            read: ReadOptions {
-                format: Format::Csv,
-                ..ReadOptions::default()
-            },
-            ..options(1)
+    let csv = TrainOptions {
+        read: ReadOptions {
+            format: Format::Csv,
+            ..ReadOptions::default()
         },
-        &mut Silent,
-    )
-    .unwrap_err()
-    .to_string();
+        ..options(1)
+    };
+    let err = train_error(
+        Input::bytes("t.csv", b"label,x\n1,2\n0,3\n".to_vec()).cache(&cache),
+        &csv,
+    );
     assert!(err.contains("--cache applies to LIBSVM and VW"), "{err}");
     assert!(!Path::new(&cache).exists());
 }
