@@ -46,7 +46,7 @@ struct Outcome {
 }
 
 impl LinearLearners {
-    fn from_state(state: State) -> Self {
+    pub(crate) fn from_state(state: State) -> Self {
         LinearLearners {
             state,
             metrics: Metrics::without_auc(),
