@@ -22,7 +22,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from sketchlearn import _core
-from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
+from sketchlearn._validation import (
+    as_rows,
+    as_targets,
+    binary_classes,
+    seed_of,
+    validate_input,
+)
 
 
 class DRPClassifier(ClassifierMixin, BaseEstimator):
@@ -114,17 +120,7 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
         order) or SciPy sparse matrix. Returns ``self``."""
         X, y = validate_input(self, X, y, reset=True)
         check_classification_targets(y)
-        classes = np.unique(y)
-        if len(classes) < 2:
-            raise ValueError(
-                f"DRPClassifier needs samples of at least 2 classes in the data, but the data "
-                f"contains only one class: {classes!r}"
-            )
-        if len(classes) > 2:
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is "
-                f"multiclass ({len(classes)} classes)."
-            )
+        classes = binary_classes(y, "DRPClassifier")
         params = {
             "size": self.size,
             "loss": self.loss,
