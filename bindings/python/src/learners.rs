@@ -388,6 +388,17 @@ impl LinearLearners {
             )
     }
 
+    /// Where the weights of a fixed-weights model come from (`drp logistic lambda=1 m=500 T=3
+    /// seed=0 (Alg.2 iterate t=3)`, written by `sketchlearn drp -f` or `DRPClassifier.save`);
+    /// `None` for a model that learns.
+    #[getter]
+    fn fixed_description(&self) -> Option<String> {
+        match self.linear().map(|m| &m.learner) {
+            Some(sketchlearn::linear::AnyLearner::Fixed(f)) => Some(f.description().to_string()),
+            _ => None,
+        }
+    }
+
     /// The configuration in the CLI's words, e.g. `newton/rfd-fast m=10 alpha0=1 c=0.1 logistic`.
     #[getter]
     fn description(&self) -> String {

@@ -15,6 +15,7 @@ from conftest import ROOT
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
+import sketchlearn
 import sketchlearn.drp
 from sketchlearn import DRPClassifier, _core
 
@@ -80,6 +81,16 @@ def test_drp_equals_cli_drp(cli, heart, tmp_path, flags, params):
     np.testing.assert_array_equal(
         np.array([float(v) for v in preds.split()]), est.decision_function(X)
     )
+    # sketchlearn.load reads either file back as the estimator that wrote it.
+    for path in (cli_model, py_model):
+        loaded = sketchlearn.load(path)
+        assert isinstance(loaded, DRPClassifier) and loaded.classes_.tolist() == [-1, 1]
+        assert loaded.get_params() == {
+            **DRPClassifier(**params).get_params(),
+            "random_state": params.get("random_state", 0),
+        }
+        assert loaded.n_iter_ == est.n_iter_
+        np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
 
 
 @contextlib.contextmanager
@@ -160,6 +171,9 @@ def test_drp_pickles_and_saves_classes(heart, tmp_path):
     path = tmp_path / "drp.model"
     clf.save(path)
     assert _core.LinearLearners.load(str(path)).classes() == ["absent", "present"]
+    loaded = sketchlearn.load(path)
+    assert loaded.classes_.tolist() == ["absent", "present"]
+    np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
 
 
 def test_drp_docstring_and_readme_examples_run(monkeypatch):
