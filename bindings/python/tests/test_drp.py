@@ -150,12 +150,14 @@ def test_drp_bad_input_and_parameters(heart):
     Xd[7, 2] = np.nan
     with pytest.raises(ValueError, match="row 7"):
         DRPClassifier().fit(Xd, y)
-    with pytest.raises(ValueError, match="m"):
+    with pytest.raises(ValueError, match="projection size m"):
         DRPClassifier(size=0).fit(X, y)
-    with pytest.raises(ValueError, match="lambda|λ"):
+    with pytest.raises(ValueError, match="lambda must be finite and > 0"):
         DRPClassifier(alpha=0.0).fit(X, y)
-    with pytest.raises(ValueError, match="loss"):
+    with pytest.raises(ValueError, match="unknown loss 'hinge'"):
         DRPClassifier(loss="hinge").fit(X, y)
+    with pytest.raises(ValueError, match="iterations T must be at least 1"):
+        DRPClassifier(iterations=0).fit(X, y)
     with pytest.raises(ValueError, match="Only binary classification"):
         DRPClassifier().fit(X[:3], [0, 1, 2])
     assert not hasattr(DRPClassifier(loss="ridge"), "predict_proba")

@@ -96,6 +96,8 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _regression = False  # for validate_input: labels are classes
+
     def __init__(
         self,
         *,
@@ -112,8 +114,6 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
         self.iterations = iterations
         self.keep_going = keep_going
         self.random_state = random_state
-
-    _regression = False
 
     def fit(self, X, y):
         """Solves the problem on ``(X, y)`` (two classes). ``X``: array (float32/float64, any
