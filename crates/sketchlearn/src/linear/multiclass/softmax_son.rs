@@ -134,7 +134,7 @@ impl Default for SoftmaxParams {
 
 /// Buffers for the row with the intercept's constant appended.
 #[derive(Clone, Debug, Default)]
-struct Extended {
+pub(crate) struct Extended {
     indices: Vec<u32>,
     values: Vec<f64>,
     dense: Vec<f64>,
@@ -165,7 +165,7 @@ fn scale_row<'a>(xt: Row<'a>, d0: f64, g2: &[f64], out: &'a mut Vec<f64>) -> Row
 
 impl Extended {
     /// `x̃ = [x; b]` (features at or beyond `d` dropped), or `x` itself without intercept.
-    fn row<'a>(&'a mut self, x: Row<'a>, d: usize, bias: Option<f64>) -> Row<'a> {
+    pub(crate) fn row<'a>(&'a mut self, x: Row<'a>, d: usize, bias: Option<f64>) -> Row<'a> {
         let Some(b) = bias else { return x };
         match x {
             Row::Dense(v) => {
@@ -242,7 +242,7 @@ pub struct SoftmaxSon<C = AnyCurvature> {
 /// Checks SON's softmax hyper-parameters (`c`, `λ` finite and `> 0`; `C > 0`, ∞ allowed; the
 /// intercept constant and `d₀` finite and `> 0`); returns the number of extra coordinates (1
 /// with an intercept).
-fn check_params(params: &SoftmaxParams) -> Result<usize, LearnError> {
+pub(crate) fn check_params(params: &SoftmaxParams) -> Result<usize, LearnError> {
     if !(params.c.is_finite() && params.c > 0.0) {
         return Err(LearnError::InvalidParameter(format!(
             "c must be finite and > 0, got {}",
