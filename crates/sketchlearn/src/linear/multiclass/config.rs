@@ -168,9 +168,8 @@ impl MulticlassConfig {
                     diag: self.diag.then_some(self.diag_d0),
                 };
                 if self.member.representation == Representation::Sparse {
-                    return self
-                        .sparse_softmax(dim, params)
-                        .map(AnyMulticlass::SparseSoftmax);
+                    let learner = self.sparse_softmax(dim, params)?;
+                    return Ok(AnyMulticlass::SparseSoftmax(Box::new(learner)));
                 }
                 Ok(AnyMulticlass::Softmax(SoftmaxSon::new(
                     self.classes,
@@ -278,8 +277,9 @@ pub enum AnyMulticlass {
     OneVsAll(OneVsAll),
     /// Softmax regression with the sketched Kronecker-factored Newton step.
     Softmax(SoftmaxSon),
-    /// The same in sparse time (doubling FD/RFD sketch).
-    SparseSoftmax(SparseSoftmax),
+    /// The same in sparse time (doubling FD/RFD sketch; boxed: its column store and buffer
+    /// are larger than the other variants).
+    SparseSoftmax(Box<SparseSoftmax>),
 }
 
 enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax, SparseSoftmax });
