@@ -69,8 +69,8 @@ use super::newton::{cancels, SparseCurvature, SparseWeights, ToSketch};
 use super::row_index::sparse_dot;
 use crate::linalg::dot;
 use crate::linear::multiclass::{
-    argmax, check_multiclass, check_softmax_params, normalize_log, ClassFactor, Extended,
-    MulticlassLearner, SoftmaxParams,
+    check_multiclass, check_softmax_params, class_coefficients, normalize_log, ClassFactor,
+    Extended, MulticlassLearner, SoftmaxParams,
 };
 use crate::linear::{weight_ok, LearnError};
 use crate::Row;
@@ -383,17 +383,13 @@ impl SparseSoftmax {
         if weight == 0.0 {
             return Ok(p);
         }
-        self.gamma.add(&p, weight);
-        let mut u: Vec<f64> = p
-            .iter()
-            .enumerate()
-            .map(|(j, &pj)| weight * (pj - (j == class) as u8 as f64))
-            .collect();
-        if let Err(e) = self.gamma.solve(&mut u) {
-            self.refused += 1;
-            return Err(e);
-        }
-        u.iter_mut().for_each(|a| *a = -*a);
+        let u = match class_coefficients(&mut self.gamma, &p, class, weight) {
+            Ok(u) => u,
+            Err(e) => {
+                self.refused += 1;
+                return Err(e);
+            }
+        };
         let g = ToSketch {
             x: xt,
             s: (self.params.c * weight).sqrt(),
@@ -493,10 +489,6 @@ impl MulticlassLearner for SparseSoftmax {
 
     fn predict_proba(&self, x: Row<'_>) -> Vec<f64> {
         normalize_log(&self.scores(x))
-    }
-
-    fn predict_class(&self, x: Row<'_>) -> usize {
-        argmax(&self.scores(x))
     }
 
     fn learn(&mut self, x: Row<'_>, class: usize, weight: f64) -> Result<Vec<f64>, LearnError> {
