@@ -459,6 +459,17 @@ impl SparseSoftmax {
         if !self.pscale.is_finite() {
             return Err(format!("the score scale is {}", self.pscale));
         }
+        // Every weight of W as the dense learner checks its own (`O(d̃·(m² + K·m))`, as a binary
+        // sparse learner's check): a column, transform or transfer the file made non-finite or
+        // huge shows here.
+        let w = self.weights();
+        if let Some(j) = w.iter().position(|v| !weight_ok(*v)) {
+            return Err(format!(
+                "weight {j} is {:e} (beyond any a step may produce, {:e})",
+                w[j],
+                crate::linear::MAX_WEIGHT
+            ));
+        }
         self.gamma.check_loaded(self.k).map_err(|e| e.to_string())
     }
 
