@@ -106,9 +106,10 @@ pub fn choose_representation(
 
 /// The multiclass configuration `sketchlearn train --multiclass --reduction R` builds: the
 /// member configuration `member` (every one-against-all member's; the softmax learner keeps
-/// the library defaults, as on the command line) with the members' representation chosen by
-/// the library for the input (`input = (dim, hashed, avg_nnz)`, [`MulticlassConfig::for_input`])
-/// unless `sparse` forces it.
+/// the library defaults, as on the command line) with the representation of the members (and
+/// of the softmax learner: sparse time over fd-fast/rfd-fast) chosen by the library for the
+/// input (`input = (dim, hashed, avg_nnz)`, [`MulticlassConfig::for_input`]) unless `sparse`
+/// forces it.
 pub fn multiclass_config(
     mut member: LearnerConfig,
     reduction: &str,

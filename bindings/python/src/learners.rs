@@ -516,7 +516,7 @@ impl LinearLearners {
                     .iter()
                     .filter_map(crate::shrinkage::largest_shrinkage)
                     .reduce(f64::max),
-                AnyMulticlass::Softmax(_) => None,
+                AnyMulticlass::Softmax(_) | AnyMulticlass::SparseSoftmax(_) => None,
             },
         }
     }

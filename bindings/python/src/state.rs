@@ -80,18 +80,7 @@ impl State {
     pub fn weight_rows(&self) -> Vec<Vec<f64>> {
         match self {
             State::Linear(m) => vec![m.learner.weights().into_owned()],
-            State::Multi(m) => match &m.learner {
-                AnyMulticlass::OneVsAll(o) => o
-                    .members()
-                    .iter()
-                    .map(|l| l.weights().into_owned())
-                    .collect(),
-                AnyMulticlass::Softmax(s) => {
-                    let w = s.weights();
-                    let k = m.classes.len();
-                    w.chunks(w.len() / k).map(<[f64]>::to_vec).collect()
-                }
-            },
+            State::Multi(m) => m.learner.class_weights(),
         }
     }
 

@@ -255,3 +255,79 @@ fn attrition_trains_tests_and_predicts_yes_no() {
     let t2 = quiet_json("train", &["-i", &model, &data]);
     assert_eq!(t2["classes"], serde_json::json!(["No", "Yes"]));
 }
+
+/// `n` sparse examples of 4 classes over 2000 features, up to 6 non-zeros each: three of the
+/// 10 features of class `c` (`4j + c + 1`, `j < 10`) and three anywhere.
+fn sparse_four_classes(n: usize) -> String {
+    let mut s = String::new();
+    let mut state = 11u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 11
+    };
+    for t in 0..n {
+        let c = t % 4;
+        let mut idx: Vec<u64> = (0..6)
+            .map(|i| {
+                if i < 3 {
+                    4 * (next() % 10) + c as u64 + 1
+                } else {
+                    4 * (next() % 500) + 1 + next() % 4
+                }
+            })
+            .collect();
+        idx.sort_unstable();
+        idx.dedup();
+        s.push_str(&(c + 1).to_string());
+        for j in idx {
+            s.push_str(&format!(" {j}:0.4"));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// On sparse input the softmax reduction runs in sparse time (`SparseSoftmax`), learns the
+/// same as the dense-time learner (`--representation dense`), and its model resumes bit for bit
+/// and is inspected like the dense one.
+#[test]
+fn softmax_on_sparse_input_is_sparse_time_and_learns_as_the_dense_one() {
+    let all = sparse_four_classes(800);
+    let lines: Vec<&str> = all.lines().collect();
+    let f = write("sm_sparse.libsvm", &all);
+    let first = write("sm_sparse_a.libsvm", &(lines[..300].join("\n") + "\n"));
+    let second = write("sm_sparse_b.libsvm", &(lines[300..].join("\n") + "\n"));
+    let softmax = ["--multiclass", "--reduction", "softmax"];
+    let whole = path("sm_whole.model");
+    let sparse = quiet_json("train", &[&softmax[..], &["-f", &whole, &f]].concat());
+    let learner = sparse["learner"].as_str().unwrap();
+    assert!(learner.starts_with("softmax sparse-time"), "{learner}");
+    let dense = quiet_json(
+        "train",
+        &[&softmax[..], &["--representation", "dense", &f]].concat(),
+    );
+    assert!(!dense["learner"].as_str().unwrap().contains("sparse-time"));
+    let (es, ed) = (
+        sparse["progressive_error"].as_f64().unwrap(),
+        dense["progressive_error"].as_f64().unwrap(),
+    );
+    assert_eq!(es, ed, "the same learner in two representations");
+    assert!(es < 0.3, "{sparse}");
+    let half = path("sm_half.model");
+    quiet_json("train", &[&softmax[..], &["-f", &half, &first]].concat());
+    let resumed = path("sm_resumed.model");
+    quiet_json("train", &["-i", &half, "-f", &resumed, &second]);
+    let bytes = |p: &str| std::fs::read(p).unwrap();
+    assert_eq!(
+        bytes(&whole),
+        bytes(&resumed),
+        "-i then more training = one run"
+    );
+    let t = test_json(&whole, &f);
+    assert!(t["error"].as_f64().unwrap() < 0.3, "{t}");
+    let out = run(&["inspect", "--json", &whole]);
+    let i = json(&out);
+    assert_eq!(i["class_weights"].as_array().unwrap().len(), 4, "{i}");
+}

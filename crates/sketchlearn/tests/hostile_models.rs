@@ -195,7 +195,7 @@ proptest! {
     }
 }
 
-/// Trained multiclass model images (one-vs-all, softmax), with their kind. (FM model files are
+/// Trained multiclass model images (one-vs-all, softmax dense- and sparse-time), with their kind. (FM model files are
 /// not validated on load yet: a hostile FM file can still index out of range — issue 26.)
 fn other_seeds() -> &'static [(&'static str, Vec<u8>)] {
     static SEEDS: std::sync::OnceLock<Vec<(&'static str, Vec<u8>)>> = std::sync::OnceLock::new();
@@ -212,11 +212,21 @@ fn other_seeds() -> &'static [(&'static str, Vec<u8>)] {
             })
             .collect();
         let mut out = Vec::new();
-        for reduction in [Reduction::OneVsAll, Reduction::Softmax] {
-            let config = MulticlassConfig {
-                reduction,
-                ..MulticlassConfig::default()
-            };
+        let sparse = |mut c: MulticlassConfig| {
+            // The sparse-time softmax learner (d + 1 = 7 ≥ 2m).
+            c.member.representation = sketchlearn::linear::Representation::Sparse;
+            MulticlassConfig { size: 3, ..c }
+        };
+        let plain = |reduction| MulticlassConfig {
+            reduction,
+            ..MulticlassConfig::default()
+        };
+        let configs = [
+            plain(Reduction::OneVsAll),
+            plain(Reduction::Softmax),
+            sparse(plain(Reduction::Softmax)),
+        ];
+        for config in configs {
             let classes = sketchlearn::labels::Classes::parse_list("a,b,c").unwrap();
             let mut model = MulticlassModel::build(config, classes, dim).unwrap();
             for (t, x) in rows.iter().enumerate() {

@@ -6,7 +6,8 @@ use crate::dispatch::enum_dispatch;
 use crate::linear::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
 };
-use crate::linear::{CurvatureKind, LearnError, LearnerConfig};
+use crate::linear::sparse::SparseSoftmax;
+use crate::linear::{CurvatureKind, LearnError, LearnerConfig, Representation};
 use crate::sketch::FdVariant;
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -76,7 +77,8 @@ pub struct MulticlassConfig {
     /// The number of classes `K ≥ 2`.
     pub classes: usize,
     /// One-against-all: the configuration of every member (default [`LearnerConfig::default`],
-    /// the `auto` mixture).
+    /// the `auto` mixture). Its `representation` is also the softmax learner's:
+    /// [`Representation::Sparse`] builds the sparse-time [`SparseSoftmax`] (fd-fast, rfd-fast).
     pub member: LearnerConfig,
     /// Softmax: the feature-side curvature (identity, full, fd, fd-fast, rfd, rfd-fast, rp, oja;
     /// not the sparse kinds).
@@ -165,12 +167,45 @@ impl MulticlassConfig {
                     bias: self.bias.then_some(self.bias_value),
                     diag: self.diag.then_some(self.diag_d0),
                 };
+                if self.member.representation == Representation::Sparse {
+                    let learner = self.sparse_softmax(dim, params)?;
+                    return Ok(AnyMulticlass::SparseSoftmax(Box::new(learner)));
+                }
                 Ok(AnyMulticlass::Softmax(SoftmaxSon::new(
                     self.classes,
                     self.softmax_curvature(de)?,
                     params,
                 )?))
             }
+        }
+    }
+
+    /// Whether the softmax learner has a sparse-time form for these parameters (a doubling
+    /// FD/RFD sketch, no diagonal adaptation).
+    pub(crate) fn softmax_has_sparse(&self) -> bool {
+        matches!(
+            self.curvature,
+            CurvatureKind::FdFast | CurvatureKind::RfdFast
+        ) && !self.diag
+    }
+
+    /// The sparse-time softmax learner ([`SparseSoftmax`]) for input dimension `dim`.
+    fn sparse_softmax(
+        &self,
+        dim: usize,
+        params: SoftmaxParams,
+    ) -> Result<SparseSoftmax, LearnError> {
+        let (k, m, seed) = (self.classes, self.size, self.seed);
+        match self.curvature {
+            _ if self.diag => Err(LearnError::InvalidParameter(
+                "the sparse-time softmax learner has no diagonal adaptation (--diag): use                  --representation dense"
+                    .into(),
+            )),
+            CurvatureKind::FdFast => SparseSoftmax::fd(k, dim, m, self.alpha, seed, params),
+            CurvatureKind::RfdFast => SparseSoftmax::rfd(k, dim, m, self.alpha0, seed, params),
+            other => Err(LearnError::InvalidParameter(format!(
+                "the sparse-time softmax learner takes the curvature fd-fast or rfd-fast, not                  {other}: use --representation dense"
+            ))),
         }
     }
 
@@ -216,8 +251,13 @@ impl MulticlassConfig {
                     }
                     _ => format!("m={} alpha={}", self.size, self.alpha),
                 };
+                let sparse = if self.member.representation == Representation::Sparse {
+                    " sparse-time"
+                } else {
+                    ""
+                };
                 let mut s = format!(
-                    "softmax {} {step} c={} ridge={} K={}",
+                    "softmax{sparse} {} {step} c={} ridge={} K={}",
                     self.curvature, self.c, self.ridge, self.classes
                 );
                 // Only whether there is an intercept is shown, not its constant.
@@ -237,9 +277,12 @@ pub enum AnyMulticlass {
     OneVsAll(OneVsAll),
     /// Softmax regression with the sketched Kronecker-factored Newton step.
     Softmax(SoftmaxSon),
+    /// The same in sparse time (doubling FD/RFD sketch; boxed: its column store and buffer
+    /// are larger than the other variants).
+    SparseSoftmax(Box<SparseSoftmax>),
 }
 
-enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax });
+enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax, SparseSoftmax });
 
 impl AnyMulticlass {
     /// Each class's weight vector, class `k` at `k`: `d` feature weights, then the intercept's
@@ -253,6 +296,12 @@ impl AnyMulticlass {
                 .map(|m| crate::linear::OnlineLearner::weights(m).into_owned())
                 .collect(),
             AnyMulticlass::Softmax(l) => {
+                let w = l.weights();
+                w.chunks_exact(w.len() / l.classes())
+                    .map(<[f64]>::to_vec)
+                    .collect()
+            }
+            AnyMulticlass::SparseSoftmax(l) => {
                 let w = l.weights();
                 w.chunks_exact(w.len() / l.classes())
                     .map(<[f64]>::to_vec)

@@ -4,7 +4,9 @@ use super::{AnyMulticlass, MulticlassConfig, MulticlassLearner, Reduction};
 use crate::data::InputSpec;
 use crate::labels::{ClassLabel, Classes};
 use crate::linear::extras::{self, WithExtras};
-use crate::linear::{auto_sparse, InputProfile, LearnError, ModelExtras, Representation};
+use crate::linear::{
+    auto_sparse, Algorithm, InputProfile, LearnError, LearnerConfig, ModelExtras, Representation,
+};
 use crate::model::{self, ModelError};
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -18,7 +20,10 @@ impl MulticlassConfig {
     /// average non-zeros per example when known): one-against-all members whose curvature has a
     /// sparse-time variant get it when [`auto_sparse`] says so for that member — the same rule
     /// as for a binary learner, so `K` members on R8's 23,585 features cost `O(K·(m² + m·nnz))`
-    /// per example instead of `O(K·m·d)`. Softmax is unchanged (it has no sparse-time variant).
+    /// per example instead of `O(K·m·d)`. The softmax learner over a doubling FD/RFD sketch
+    /// becomes the sparse-time [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax) by the
+    /// same rule (applied to a Newton learner of its curvature, size and intercept), recorded in
+    /// `member.representation`.
     ///
     /// ```
     /// use sketchlearn::linear::multiclass::MulticlassConfig;
@@ -28,6 +33,10 @@ impl MulticlassConfig {
     /// assert_eq!(sparse, Representation::Sparse);
     /// let dense = c.for_input(180, false, Some(45.0)).member.representation;
     /// assert_eq!(dense, Representation::Auto);
+    /// use sketchlearn::linear::multiclass::Reduction;
+    /// let softmax = MulticlassConfig { reduction: Reduction::Softmax, ..c };
+    /// let sparse = softmax.for_input(20_000, false, Some(50.0)).member.representation;
+    /// assert_eq!(sparse, Representation::Sparse);
     /// ```
     pub fn for_input(&self, dim: usize, hashed: bool, avg_nnz: Option<f64>) -> MulticlassConfig {
         let mut c = self.clone();
@@ -36,7 +45,21 @@ impl MulticlassConfig {
             hashed,
             avg_nnz,
         };
-        if c.reduction == Reduction::OneVsAll && auto_sparse(&c.member, &input) {
+        let sparse = match c.reduction {
+            Reduction::OneVsAll => auto_sparse(&c.member, &input),
+            Reduction::Softmax => {
+                let newton = LearnerConfig {
+                    algorithm: Algorithm::Newton,
+                    curvature: c.curvature,
+                    size: c.size,
+                    bias: c.bias,
+                    representation: c.member.representation,
+                    ..LearnerConfig::default()
+                };
+                c.softmax_has_sparse() && auto_sparse(&newton, &input)
+            }
+        };
+        if sparse {
             c.member.representation = Representation::Sparse;
         }
         c
@@ -203,6 +226,9 @@ fn check_loaded(m: &MulticlassModel) -> Result<(), String> {
             }
         }
         AnyMulticlass::Softmax(s) => s.check_loaded()?,
+        AnyMulticlass::SparseSoftmax(s) => s
+            .check_loaded()
+            .map_err(|e| format!("sparse softmax: {e}"))?,
     }
     let scores = m.learner.scores(Row::Sparse {
         indices: &[],

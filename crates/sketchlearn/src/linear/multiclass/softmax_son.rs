@@ -91,9 +91,10 @@
 //! an insert, as binary FD-SON) and `O(K³)` (Cholesky of `Γ`); `Φ⁻¹x̃` is a dense `d̃`-vector
 //! (`Bᵀ(…)`: `O(ℓ·d̃)`); the rank-one step writes `K·d̃` weights (`O(K·d̃)`, twice: guard, then
 //! apply); FD's doubling shrink is `O(m·d̃)` amortised. In all `O((m + K)·d̃ + m³ + K³)`: the
-//! sparse input is accepted but the step is dense-time. A sparse-time variant would keep
-//! `W = W̄ + E·B` (`K × ℓ` coefficients on the sketch rows, folded into `W̄` at each shrink),
-//! like SON App. G's `w = w̄ + Zᵀb`; not done.
+//! sparse input is accepted but the step is dense-time here. The sparse-time form over a
+//! doubling FD/RFD sketch is [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax): each row
+//! of `W` kept as `w̄_k + Zᵀb_k + Gᵀc_k` over the shared lazily stored sketch (SON App. G's
+//! `w = w̄ + Zᵀb` with `K` heads), `O(m² + ℓ² + (m + K)·nnz + K³)` per example.
 
 use super::{argmax, check_multiclass, normalize_log, ClassFactor, MulticlassLearner};
 use crate::linear::curvature::{AnyCurvature, Curvature};
@@ -134,7 +135,7 @@ impl Default for SoftmaxParams {
 
 /// Buffers for the row with the intercept's constant appended.
 #[derive(Clone, Debug, Default)]
-struct Extended {
+pub(crate) struct Extended {
     indices: Vec<u32>,
     values: Vec<f64>,
     dense: Vec<f64>,
@@ -165,7 +166,7 @@ fn scale_row<'a>(xt: Row<'a>, d0: f64, g2: &[f64], out: &'a mut Vec<f64>) -> Row
 
 impl Extended {
     /// `x̃ = [x; b]` (features at or beyond `d` dropped), or `x` itself without intercept.
-    fn row<'a>(&'a mut self, x: Row<'a>, d: usize, bias: Option<f64>) -> Row<'a> {
+    pub(crate) fn row<'a>(&'a mut self, x: Row<'a>, d: usize, bias: Option<f64>) -> Row<'a> {
         let Some(b) = bias else { return x };
         match x {
             Row::Dense(v) => {
@@ -239,10 +240,29 @@ pub struct SoftmaxSon<C = AnyCurvature> {
     solved: Vec<f64>,
 }
 
+/// The class side of a round (module doc, steps 3–4): `Γ` takes `ω Σ_p`, and the step's class
+/// coefficients `u = −Γ⁻¹ω(p − e_y)` (`W ← W + u (Φ⁻¹x̃)ᵀ`).
+pub(crate) fn class_coefficients(
+    gamma: &mut ClassFactor,
+    p: &[f64],
+    class: usize,
+    weight: f64,
+) -> Result<Vec<f64>, LearnError> {
+    gamma.add(p, weight);
+    let mut u: Vec<f64> = p
+        .iter()
+        .enumerate()
+        .map(|(j, &pj)| weight * (pj - (j == class) as u8 as f64))
+        .collect();
+    gamma.solve(&mut u)?;
+    u.iter_mut().for_each(|a| *a = -*a);
+    Ok(u)
+}
+
 /// Checks SON's softmax hyper-parameters (`c`, `λ` finite and `> 0`; `C > 0`, ∞ allowed; the
 /// intercept constant and `d₀` finite and `> 0`); returns the number of extra coordinates (1
 /// with an intercept).
-fn check_params(params: &SoftmaxParams) -> Result<usize, LearnError> {
+pub(crate) fn check_params(params: &SoftmaxParams) -> Result<usize, LearnError> {
     if !(params.c.is_finite() && params.c > 0.0) {
         return Err(LearnError::InvalidParameter(format!(
             "c must be finite and > 0, got {}",
@@ -447,17 +467,13 @@ impl<C: Curvature> SoftmaxSon<C> {
         if weight == 0.0 {
             return Ok(p);
         }
-        self.gamma.add(&p, weight);
-        let mut u: Vec<f64> = p
-            .iter()
-            .enumerate()
-            .map(|(j, &pj)| weight * (pj - (j == class) as u8 as f64))
-            .collect();
-        if let Err(e) = self.gamma.solve(&mut u) {
-            self.refused += 1;
-            return Err(e);
-        }
-        u.iter_mut().for_each(|a| *a = -*a);
+        let u = match class_coefficients(&mut self.gamma, &p, class, weight) {
+            Ok(u) => u,
+            Err(e) => {
+                self.refused += 1;
+                return Err(e);
+            }
+        };
         let mut v = std::mem::take(&mut self.solved);
         v.clear();
         v.resize(self.curvature.dim(), 0.0);

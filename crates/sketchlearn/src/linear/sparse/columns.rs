@@ -7,6 +7,12 @@
 //! `vec![0.0; n]` (a zeroed allocation: the pages cost nothing until touched), and nothing ever
 //! loops over all `d` features while learning.
 //!
+//! **Several weight vectors ("heads").** The sparse-time softmax learner keeps `K` weight vectors
+//! `w_h = w̄_h + Zᵀb_h` over one shared `Z` ([`LazyColumns::with_heads`]): the slot is then
+//! `[w̄_{0j}, stamp_j, Z_{0j}, …, Z_{m−1,j}, w̄_{1j}, …, w̄_{K−1,j}]` (`m + 1 + K` numbers; the
+//! binary learners' layout is the case `K = 1`), a rebase transfers `w̄_h += Zᵀb_h` for every
+//! head, and an epoch's transfer `a` holds the `K` vectors `a_h` one after the other.
+//!
 //! **Lazy initialisation.** A column that was never touched has stamp 0 and holds zeros in
 //! memory; its true value is the initial column `Z₀[:, j]`, generated on demand from a formula
 //! ([`Init`]). For Oja and FD the initial `Z₀` has exactly orthonormal rows with a known Gram
@@ -56,6 +62,17 @@ const FEW: usize = 1024;
 pub(crate) const W: usize = 0;
 pub(crate) const STAMP: usize = 1;
 pub(crate) const Z: usize = 2;
+
+/// Offset of head `h`'s `w̄` in a slot with `m` sketch coordinates (head 0 at [`W`], the others
+/// after `Z`).
+#[inline(always)]
+pub(crate) fn head(m: usize, h: usize) -> usize {
+    if h == 0 {
+        W
+    } else {
+        Z + m + h - 1
+    }
+}
 
 /// The value of a never-touched column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,7 +144,8 @@ struct Epoch {
     /// (vectorised over the rows); model files store `T` row-major (module `transposed`).
     #[serde(rename = "t", with = "transposed")]
     tt: Option<Vec<f64>>,
-    /// Transfer `w̄_j += z_jᵀa` with `z_j` in this epoch's coordinates.
+    /// Transfer `w̄_{hj} += z_jᵀa_h` with `z_j` in this epoch's coordinates, the heads' `a_h`
+    /// one after the other (`K·m` numbers).
     a: Vec<f64>,
     /// Columns still stamped with this id.
     count: u64,
@@ -137,22 +155,32 @@ struct Epoch {
 
 impl Epoch {
     /// Brings a stored slot `[w̄, stamp, z…]` of this epoch up to date (for an epoch of a closed
-    /// group: to the group's closing time).
+    /// group: to the group's closing time); `m` sketch coordinates.
     #[inline]
-    fn apply(&self, slot: &mut [f64], tmp: &mut [f64]) {
-        let z = &mut slot[Z..];
+    fn apply(&self, slot: &mut [f64], tmp: &mut [f64], m: usize) {
+        let z = &slot[Z..Z + m];
         slot[W] += z.iter().zip(&self.a).map(|(x, y)| x * y).sum::<f64>();
+        for (h, a) in self.a.chunks_exact(m.max(1)).enumerate().skip(1) {
+            let v = slot[Z..Z + m]
+                .iter()
+                .zip(a)
+                .map(|(x, y)| x * y)
+                .sum::<f64>();
+            slot[head(m, h)] += v;
+        }
         if let Some(tt) = &self.tt {
-            apply(tt, self.a.len(), &mut slot[Z..], tmp);
+            apply(tt, m, &mut slot[Z..Z + m], tmp);
         }
     }
 
     /// [`Epoch::apply`] to a slot holding only `z_r = v` (a never-touched column): `w̄ += v·a_r`,
     /// `z = v·T[:, r]` in `O(m)` (the same values: the other terms are zeros).
     #[inline]
-    fn apply_initial(&self, r: usize, v: f64, slot: &mut [f64]) {
-        let m = self.a.len();
+    fn apply_initial(&self, r: usize, v: f64, slot: &mut [f64], m: usize) {
         slot[W] += v * self.a[r];
+        for h in 1..self.a.len() / m {
+            slot[head(m, h)] += v * self.a[h * m + r];
+        }
         if let Some(tt) = &self.tt {
             for (zi, ti) in slot[Z..Z + m].iter_mut().zip(&tt[r * m..(r + 1) * m]) {
                 *zi = v * ti;
@@ -162,15 +190,20 @@ impl Epoch {
         }
     }
 
-    /// A rebase `(M, b)` seen from this epoch, with `mt = Mᵀ` (row-major): `a += Tᵀb`, then
-    /// `T ← M·T`, i.e. `Tᵀ ← Tᵀ·Mᵀ` (`scratch`: `m²`).
-    fn compose(&mut self, mt: Option<&[f64]>, b: &[f64], scratch: &mut Vec<f64>) {
-        let m = self.a.len();
+    /// A rebase `(M, b)` seen from this epoch, with `mt = Mᵀ` (row-major): `a_h += Tᵀb_h` for
+    /// every head, then `T ← M·T`, i.e. `Tᵀ ← Tᵀ·Mᵀ` (`scratch`: `m²`).
+    fn compose(&mut self, mt: Option<&[f64]>, b: &[f64], scratch: &mut Vec<f64>, m: usize) {
         match &self.tt {
             None => self.a.iter_mut().zip(b).for_each(|(a, bi)| *a += bi),
             Some(tt) => {
-                for (a, row) in self.a.iter_mut().zip(tt.chunks_exact(m)) {
-                    *a += row.iter().zip(b).map(|(t, bi)| t * bi).sum::<f64>();
+                let heads = self
+                    .a
+                    .chunks_exact_mut(m.max(1))
+                    .zip(b.chunks_exact(m.max(1)));
+                for (ah, bh) in heads {
+                    for (a, row) in ah.iter_mut().zip(tt.chunks_exact(m)) {
+                        *a += row.iter().zip(bh).map(|(t, bi)| t * bi).sum::<f64>();
+                    }
                 }
             }
         }
@@ -233,6 +266,8 @@ impl std::ops::DerefMut for Aligned {
 pub(crate) struct LazyColumns {
     dim: usize,
     m: usize,
+    /// Weight vectors `K` over the shared `Z` (1 for the binary learners).
+    heads: usize,
     data: Aligned,
     init: Init,
     /// Current epoch id (≥ 1). Never-touched columns have stamp 0.
@@ -262,16 +297,23 @@ pub(crate) struct LazyColumns {
 impl LazyColumns {
     /// `dim` columns of `m` sketch coordinates, never-touched ones worth `init`.
     pub(crate) fn new(dim: usize, m: usize, init: Init) -> Self {
+        Self::with_heads(dim, m, 1, init)
+    }
+
+    /// [`LazyColumns::new`] with `heads ≥ 1` weight vectors over the shared `Z` (see the module
+    /// documentation).
+    pub(crate) fn with_heads(dim: usize, m: usize, heads: usize, init: Init) -> Self {
         LazyColumns {
             dim,
             m,
-            data: Aligned::zeroed(dim * (m + 2)),
+            heads,
+            data: Aligned::zeroed(dim * (m + 1 + heads)),
             init,
             cur: 1,
             pristine: Epoch {
                 id: 0,
                 tt: None,
-                a: vec![0.0; m],
+                a: vec![0.0; m * heads],
                 count: 0,
                 members: Vec::new(),
             },
@@ -289,7 +331,17 @@ impl LazyColumns {
 
     #[inline]
     pub(crate) fn stride(&self) -> usize {
-        self.m + 2
+        self.m + 1 + self.heads
+    }
+
+    /// The number of weight vectors `K` (1 for the binary learners).
+    pub(crate) fn heads(&self) -> usize {
+        self.heads
+    }
+
+    /// The number of sketch coordinates `m`.
+    pub(crate) fn size(&self) -> usize {
+        self.m
     }
 
     pub(crate) fn dim(&self) -> usize {
@@ -366,7 +418,7 @@ impl LazyColumns {
                 if self.m > 0 {
                     let (r, v) = initial_value(self.dim, self.m, seed, j);
                     self.pristine
-                        .apply_initial(r, v, &mut self.data[base..base + s]);
+                        .apply_initial(r, v, &mut self.data[base..base + s], self.m);
                 }
             }
             if let Some(list) = &mut self.touched {
@@ -384,6 +436,7 @@ impl LazyColumns {
                 self.closed,
                 &mut self.data[base..base + s],
                 &mut self.tmp,
+                self.m,
             );
             self.epochs[k].count -= 1;
             if self.epochs[k].count == 0 {
@@ -444,24 +497,37 @@ impl LazyColumns {
         let stored = &self.data[base..base + s];
         let stamp = stored[STAMP] as u32;
         if stamp == self.cur {
-            z.copy_from_slice(&stored[Z..]);
+            z.copy_from_slice(&stored[Z..Z + self.m]);
             return stored[W];
         }
-        let mut slot = stored.to_vec();
-        let mut tmp = vec![0.0; self.m];
-        if stamp == 0 {
-            self.write_initial(j, &mut slot);
-            self.pristine.apply(&mut slot, &mut tmp);
-        } else {
-            let e = &self.epochs[self.epoch_index(stamp)];
-            bring_up(e, &self.groups, self.closed, &mut slot, &mut tmp);
-        }
-        z.copy_from_slice(&slot[Z..]);
+        let slot = self.peek_slot(j);
+        z.copy_from_slice(&slot[Z..Z + self.m]);
         slot[W]
     }
 
-    /// Rebase: `w̄ ← w̄ + Zᵀb` (with `Z` before the change) and `Z ← M·Z` (`mat` row-major
-    /// `m × m`; `None` = identity), both lazily. The caller sets `b ← 0`.
+    /// The current slot of column `j` (a copy), without updating the store.
+    pub(crate) fn peek_slot(&self, j: usize) -> Vec<f64> {
+        let s = self.stride();
+        let base = j * s;
+        let mut slot = self.data[base..base + s].to_vec();
+        let stamp = slot[STAMP] as u32;
+        if stamp == self.cur {
+            return slot;
+        }
+        let mut tmp = vec![0.0; self.m];
+        if stamp == 0 {
+            self.write_initial(j, &mut slot);
+            self.pristine.apply(&mut slot, &mut tmp, self.m);
+        } else {
+            let e = &self.epochs[self.epoch_index(stamp)];
+            bring_up(e, &self.groups, self.closed, &mut slot, &mut tmp, self.m);
+        }
+        slot
+    }
+
+    /// Rebase: `w̄_h ← w̄_h + Zᵀb_h` (with `Z` before the change; `b` holds the heads' `b_h` one
+    /// after the other) and `Z ← M·Z` (`mat` row-major `m × m`; `None` = identity), both lazily.
+    /// The caller sets `b ← 0`.
     pub(crate) fn rebase(&mut self, mat: Option<&[f64]>, b: &[f64]) {
         // Transfer and compose: the open group's epochs, every closed group, the pristine.
         let mut scratch = Vec::new();
@@ -473,7 +539,7 @@ impl LazyColumns {
             .chain(self.groups.iter_mut())
             .chain(std::iter::once(&mut self.pristine))
         {
-            e.compose(mt, b, &mut scratch);
+            e.compose(mt, b, &mut scratch, self.m);
         }
         let members = std::mem::take(&mut self.cur_members);
         if self.cur_count > 0 {
@@ -496,7 +562,7 @@ impl LazyColumns {
             self.groups.push(Epoch {
                 id: self.closed,
                 tt: None,
-                a: vec![0.0; self.m],
+                a: vec![0.0; self.m * self.heads],
                 count: open as u64,
                 members: Vec::new(),
             });
@@ -518,6 +584,7 @@ impl LazyColumns {
                         self.closed,
                         &mut data[base..base + s],
                         &mut tmp,
+                        self.m,
                     );
                     data[base + STAMP] = self.cur as f64;
                     self.cur_count += 1;
@@ -632,10 +699,10 @@ fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
 /// Brings a stored slot of the live epoch `e` up to date: the epoch's own transform, then (for
 /// an epoch of a closed group) the group's.
 #[inline]
-fn bring_up(e: &Epoch, groups: &[Epoch], closed: u32, slot: &mut [f64], tmp: &mut [f64]) {
-    e.apply(slot, tmp);
+fn bring_up(e: &Epoch, groups: &[Epoch], closed: u32, slot: &mut [f64], tmp: &mut [f64], m: usize) {
+    e.apply(slot, tmp, m);
     if e.id <= closed {
-        groups[group_index(groups, e.id)].apply(slot, tmp);
+        groups[group_index(groups, e.id)].apply(slot, tmp, m);
     }
 }
 
@@ -870,10 +937,14 @@ impl<'de> Deserialize<'de> for LazyColumns {
         use serde::de::Error;
         let st = Stored::deserialize(deserializer)?;
         let (dim, m) = (st.dim as usize, st.m as usize);
-        let s = m + 2;
+        // The number of heads is the length of the transfers (no field of its own, so that the
+        // binary learners' files are unchanged).
+        let heads = st.pristine.a.len().checked_div(m).unwrap_or(1);
+        let s = m + 1 + heads;
         let bad_epoch =
-            |e: &Epoch| e.a.len() != m || e.tt.as_ref().is_some_and(|t| t.len() != m * m);
-        if st.slots.len() != st.touched.len() * s
+            |e: &Epoch| e.a.len() != m * heads || e.tt.as_ref().is_some_and(|t| t.len() != m * m);
+        if heads == 0
+            || st.slots.len() != st.touched.len() * s
             || st.touched.iter().any(|&j| j as usize >= dim)
             || bad_epoch(&st.pristine)
             || st.epochs.iter().any(bad_epoch)
@@ -899,6 +970,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
         Ok(LazyColumns {
             dim,
             m,
+            heads,
             data,
             init: st.init,
             cur: st.cur,
@@ -1153,8 +1225,8 @@ mod tests {
                 full[Z + r] = 0.75;
                 let mut fast = vec![0.0; m + 2];
                 e.a = (0..m).map(|_| next()).collect();
-                e.apply(&mut full, &mut tmp);
-                e.apply_initial(r, 0.75, &mut fast);
+                e.apply(&mut full, &mut tmp, m);
+                e.apply_initial(r, 0.75, &mut fast, m);
                 assert_eq!(full[W], fast[W]);
                 assert_eq!(&full[Z..], &fast[Z..]);
             }

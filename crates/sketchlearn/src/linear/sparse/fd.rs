@@ -44,7 +44,7 @@
 //! Cost per example `O(m² + m·nnz)` amortised (the shrink, `O(m³ + m·Σnnz(G))`, happens at most
 //! every `m + 1` appends).
 
-use super::columns::{Init, LazyColumns, W};
+use super::columns::{head, Init, LazyColumns};
 use super::for_each_nz;
 use super::newton::{
     check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
@@ -87,7 +87,13 @@ pub type SparseFd = SparseNewton<SparseFdCurvature>;
 
 /// The FD/RFD curvature `A = αI + BᵀB` over the doubling buffer `B = [diag(σ)·V_{:k}; G]`,
 /// `V = F·Z`, with the weights' extra part `Gᵀc` (see the [module](self) docs).
-#[derive(Clone, Debug)]
+///
+/// With `K` weight vectors over the same sketch (the sparse-time softmax learner, `K` heads in
+/// the column store) `c` holds `K` numbers per raw row (`c[q·K + h]` for head `h`) and every
+/// change of the columns keeps each `w_h = w̄_h + Zᵀb_h + Gᵀc_h`; the binary learners are the
+/// case `K = 1`. (The binary learners' model files list these fields themselves, see
+/// `stored_layout!`; the serde derive is the softmax learner's.)
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SparseFdCurvature {
     /// FD-SON's α, or RFD-SON's α₀.
     pub(super) alpha: f64,
@@ -110,11 +116,16 @@ pub struct SparseFdCurvature {
     pub(super) shrinks: u64,
     pub(super) rows_seen: u64,
     /// `Gx` of the current example.
+    #[serde(skip)]
     pub(super) gx: Vec<f64>,
+    #[serde(skip)]
     y: Vec<f64>,
-    h: Vec<f64>,
+    #[serde(skip)]
+    pub(super) h: Vec<f64>,
+    #[serde(skip)]
     pub(super) tmp: Vec<f64>,
     /// `G` by column, for `Gx` (rebuilt from `g` when behind it, e.g. after loading a model).
+    #[serde(skip)]
     pub(super) index: RowIndex,
 }
 
@@ -295,7 +306,7 @@ impl SparseFdCurvature {
     }
 
     /// An empty buffer of `2m` rows over the basis `F = I` on the first `rank` rows.
-    fn new(m: usize, rank: usize, alpha: f64, regularized: bool) -> Self {
+    pub(super) fn new(m: usize, rank: usize, alpha: f64, regularized: bool) -> Self {
         let mut f = vec![0.0; m * m];
         for i in 0..rank {
             f[i * m + i] = 1.0;
@@ -329,6 +340,22 @@ impl SparseFdCurvature {
     /// Rows of the buffer (`k + r`).
     pub(super) fn filled_rows(&self) -> usize {
         self.k + self.g.len()
+    }
+
+    /// `h = H·Bx` (in `self.h`) and `v = Fᵀ(σ∘h_top)` (in `self.tmp`), so that
+    /// `A⁻¹x = (x − Zᵀv − Gᵀh_G)/α`.
+    pub(super) fn direction(&mut self, z: &[f64]) {
+        let (m, k) = (self.m, self.k);
+        let l = k + self.gx.len();
+        self.project(z);
+        self.solve_small(l);
+        self.tmp[..m].iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..k {
+            let si = self.sigma[i] * self.h[i];
+            for c in 0..m {
+                self.tmp[c] += self.f[i * m + c] * si;
+            }
+        }
     }
 
     /// `y = Bx = [σ∘(Fz)_{:k}; Gx]` into `self.y[..ℓ]`.
@@ -433,7 +460,8 @@ impl SparseFdCurvature {
             self.index.push(&indices, &values);
         }
         self.g.push(RawRow { indices, values, u });
-        self.c.push(0.0);
+        let heads = w.b.len() / m;
+        self.c.extend(std::iter::repeat_n(0.0, heads));
         gx.push(s * xx);
         if l + 1 == cap {
             return self.shrink(w, z, gx);
@@ -491,10 +519,13 @@ impl SparseFdCurvature {
             }
             row.u.copy_from_slice(&self.tmp[..m]);
         }
+        let heads = w.b.len() / m;
         for (q, row) in self.g.iter().enumerate() {
-            if self.c[q] != 0.0 {
-                for (&j, &v) in row.indices.iter().zip(&row.values) {
-                    w.cols.slot(j as usize)[W] += self.c[q] * v;
+            for (h, &cq) in self.c[q * heads..(q + 1) * heads].iter().enumerate() {
+                if cq != 0.0 {
+                    for (&j, &v) in row.indices.iter().zip(&row.values) {
+                        w.cols.slot(j as usize)[head(m, h)] += cq * v;
+                    }
                 }
             }
         }
@@ -555,17 +586,8 @@ impl SparseCurvature for SparseFdCurvature {
     /// i.e. `v = Fᵀ(σ∘h_top)` and `c`'s part `h_G`. Also checks `c − (coef/α)·h_G`.
     fn step_direction(&mut self, coef: f64, z: &[f64], b: &[f64], _m: usize) -> bool {
         let (m, k) = (self.m, self.k);
-        let l = k + self.gx.len();
-        self.project(z);
-        self.solve_small(l);
+        self.direction(z);
         let f = coef / self.alpha();
-        self.tmp[..m].iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..k {
-            let si = self.sigma[i] * self.h[i];
-            for c in 0..m {
-                self.tmp[c] += self.f[i * m + c] * si;
-            }
-        }
         (0..m).all(|i| weight_ok(b[i] - f * self.tmp[i]))
             && (0..self.gx.len()).all(|r| weight_ok(self.c[r] - f * self.h[k + r]))
     }

@@ -44,7 +44,7 @@
 //! or cut to `2m`.
 
 use super::axpy::axpy;
-use super::columns::{W, Z};
+use super::columns::{head, Z};
 use super::fd::SparseFdCurvature;
 use super::gram_schmidt::{decompose, GRAM_DEPENDENT};
 use super::newton::SparseWeights;
@@ -299,16 +299,24 @@ impl SparseFdCurvature {
                 self.trk += aa * self.gram[(k + q) * cap + k + q2];
             }
         }
-        // w̄ += Gᵀ(c − Aᵀb), Z += AG on G's columns; z += A·gx.
-        let coef: Vec<f64> = (0..r)
-            .map(|q| self.c[q] - (0..m).map(|i| amat[i * r + q] * w.b[i]).sum::<f64>())
+        // w̄_h += Gᵀ(c_h − Aᵀb_h) for every head, Z += AG on G's columns; z += A·gx.
+        let heads = w.b.len() / m;
+        let coef: Vec<f64> = (0..r * heads)
+            .map(|qh| {
+                let (q, h) = (qh / heads, qh % heads);
+                let bh = &w.b[h * m..(h + 1) * m];
+                self.c[qh] - (0..m).map(|i| amat[i * r + q] * bh[i]).sum::<f64>()
+            })
             .collect();
         let at = transpose(&amat, m, r);
         for (q, row) in self.g.iter().enumerate() {
             let aq = &at[q * m..(q + 1) * m];
+            let cq = &coef[q * heads..(q + 1) * heads];
             for (&j, &v) in row.indices.iter().zip(&row.values) {
                 let slot = w.cols.current(j as usize);
-                slot[W] += coef[q] * v;
+                for (h, c) in cq.iter().enumerate() {
+                    slot[head(m, h)] += c * v;
+                }
                 axpy(&mut slot[Z..Z + m], aq, v);
             }
         }
@@ -336,11 +344,15 @@ impl SparseFdCurvature {
         let r = self.g.len();
         w.rebase(Some(n1));
         let n2t = transpose(n2full, m, r);
+        let heads = w.b.len() / m;
         for (q, row) in self.g.iter().enumerate() {
             let nq = &n2t[q * m..(q + 1) * m];
+            let cq = &self.c[q * heads..(q + 1) * heads];
             for (&j, &v) in row.indices.iter().zip(&row.values) {
                 let slot = w.cols.current(j as usize);
-                slot[W] += self.c[q] * v;
+                for (h, c) in cq.iter().enumerate() {
+                    slot[head(m, h)] += c * v;
+                }
                 axpy(&mut slot[Z..Z + m], nq, v);
             }
         }

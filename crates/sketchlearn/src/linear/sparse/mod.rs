@@ -68,6 +68,7 @@ pub mod newton;
 pub mod oja;
 mod row_index;
 pub mod rp;
+pub mod softmax;
 pub(crate) mod validate;
 
 pub use columns::{initial_directions, Init};
@@ -75,6 +76,7 @@ pub use fd::{SparseFd, SparseFdCurvature};
 pub use newton::{SparseCurvature, SparseNewton, SparseWeights, ToSketch};
 pub use oja::{SparseOja, SparseOjaCurvature};
 pub use rp::{SparseRp, SparseRpCurvature};
+pub use softmax::SparseSoftmax;
 
 use super::{LearnError, OnlineLearner};
 use crate::dispatch::{enum_dispatch, forward_online_learner};

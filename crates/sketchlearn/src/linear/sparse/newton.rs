@@ -41,8 +41,8 @@ use crate::Row;
 use std::borrow::Cow;
 
 /// The weights `w = w̄ + Zᵀb` of a sparse learner: the lazily stored columns `(w̄_j, Z[:, j])`
-/// (`columns.rs`) and `b ∈ ℝ^m`.
-#[derive(Clone, Debug)]
+/// (`columns.rs`) and `b ∈ ℝ^m` (with `K` heads: the `K` vectors `b_h` one after the other).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SparseWeights {
     pub(crate) cols: LazyColumns,
     pub(crate) b: Vec<f64>,

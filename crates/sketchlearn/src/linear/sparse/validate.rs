@@ -15,9 +15,13 @@
 //!   `SparseFd::with_buffer`) holds `k + r < ℓ` rows (a full one is shrunk at once), `c` has `r`
 //!   entries, the Gram matrix and its factor are `ℓ × ℓ`, and every raw row has as many
 //!   values as indices, indices `< d`, finite values and `u = Zĝ ∈ ℝ^m` finite; `Σδ ≥ 0` finite.
+//! * the sparse-time softmax learner (`K` classes over the FD buffer, [`SparseSoftmax`]): the
+//!   FD invariants with `c ∈ ℝ^{r·K}`, `K` heads in the column store, `b ∈ ℝ^{K·m}`, finite
+//!   `b` and `c`, `α` finite and `> 0`.
 
+use super::fd::SparseFdCurvature;
 use super::newton::check_params;
-use super::{SparseFd, SparseLearner, SparseNewton, SparseOja, SparseRp};
+use super::{SparseFd, SparseLearner, SparseNewton, SparseOja, SparseRp, SparseSoftmax};
 
 /// Checks `learner`'s state; the error says what is inconsistent.
 pub(crate) fn check(learner: &SparseLearner) -> Result<(), String> {
@@ -41,7 +45,22 @@ fn len(what: &str, got: usize, want: usize) -> Result<(), String> {
 fn check_common<C>(l: &SparseNewton<C>, m: usize, alpha: f64) -> Result<(), String> {
     check_params(&l.params, alpha).map_err(|e| e.to_string())?;
     len("b", l.w.b.len(), m)?;
-    let store = l.w.cols.stride() - 2;
+    store_directions(&l.w.cols, m, 1)
+}
+
+/// The column store holds `m` directions and `heads` weight vectors.
+fn store_directions(
+    cols: &super::columns::LazyColumns,
+    m: usize,
+    heads: usize,
+) -> Result<(), String> {
+    if cols.heads() != heads {
+        return Err(format!(
+            "the column store has {} weight vectors, expected {heads}",
+            cols.heads()
+        ));
+    }
+    let store = cols.size();
     if store != m {
         return Err(format!(
             "the column store has {store} directions, the sketch {m}"
@@ -71,8 +90,28 @@ fn check_oja(l: &SparseOja) -> Result<(), String> {
 
 fn check_fd(l: &SparseFd) -> Result<(), String> {
     let c = &l.curv;
-    let (m, d) = (c.m, l.w.cols.dim());
-    check_common(l, m, c.alpha)?;
+    check_common(l, c.m, c.alpha)?;
+    check_fd_buffer(c, l.w.cols.dim(), 1)
+}
+
+/// The sparse-time softmax learner: `K` heads over one FD buffer.
+pub(crate) fn check_softmax(l: &SparseSoftmax) -> Result<(), String> {
+    let (c, k) = (&l.curv, l.heads());
+    if !(c.alpha.is_finite() && c.alpha > 0.0) {
+        return Err(format!("alpha is {}", c.alpha));
+    }
+    len("b", l.w.b.len(), k * c.m)?;
+    store_directions(&l.w.cols, c.m, k)?;
+    check_fd_buffer(c, l.w.cols.dim(), k)?;
+    l.w.b
+        .iter()
+        .chain(&c.c)
+        .try_for_each(|&v| finite("a coefficient", v))
+}
+
+/// The FD buffer's invariants (module docs) over dimension `d`, `heads` weight vectors.
+fn check_fd_buffer(c: &SparseFdCurvature, d: usize, heads: usize) -> Result<(), String> {
+    let m = c.m;
     if m == 0 || d < 2 * m {
         return Err(format!(
             "sketch size {m} for dimension {d} (needs 1 ≤ m, 2m ≤ d)"
@@ -90,7 +129,7 @@ fn check_fd(l: &SparseFd) -> Result<(), String> {
         ));
     }
     len("its factor", c.chol.len(), cap * cap)?;
-    len("c", c.c.len(), c.g.len())?;
+    len("c", c.c.len(), c.g.len() * heads)?;
     if c.k > m || c.k + c.g.len() >= cap {
         return Err(format!(
             "{} + {} buffered rows for sketch size {m} (at most {} in all)",
@@ -199,6 +238,42 @@ mod tests {
             let mut fd = trained_fd();
             breaks(&mut fd);
             let err = check(&SparseLearner::Fd(fd)).unwrap_err();
+            assert!(err.contains(want), "{err} (expected {want})");
+        }
+    }
+
+    fn trained_softmax() -> SparseSoftmax {
+        use crate::linear::multiclass::{MulticlassLearner, SoftmaxParams};
+        let mut s = SparseSoftmax::rfd(3, 16, 3, 1.0, 1, SoftmaxParams::default()).unwrap();
+        for i in 0..4u32 {
+            let x = [i, 5 + i % 3, 15];
+            let row = Row::Sparse {
+                indices: &x,
+                values: &[1.0, 0.5, -1.0],
+            };
+            s.learn(row, i as usize % 3, 1.0).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn each_broken_softmax_invariant_is_named() {
+        let s = trained_softmax();
+        assert!(!s.curv.g.is_empty(), "the test needs buffered rows");
+        s.check_loaded().unwrap();
+        type Break = fn(&mut SparseSoftmax);
+        let cases: [(&str, Break); 6] = [
+            ("index 99", |l| l.curv.g[0].indices[0] = 99),
+            ("c has", |l| l.curv.c.truncate(1)),
+            ("b has", |l| l.w.b.pop().map(drop).unwrap()),
+            ("a coefficient is NaN", |l| l.w.b[0] = f64::NAN),
+            ("buffered rows", |l| l.curv.k = 7),
+            ("alpha is", |l| l.curv.alpha = -1.0),
+        ];
+        for (want, breaks) in cases {
+            let mut s = trained_softmax();
+            breaks(&mut s);
+            let err = s.check_loaded().unwrap_err();
             assert!(err.contains(want), "{err} (expected {want})");
         }
     }
