@@ -226,8 +226,8 @@ pub struct FmArgs {
 /// `fm`'s subcommand.
 #[derive(clap::Subcommand, Debug)]
 pub enum FmAction {
-    /// Score new (user, item) pairs with a model saved by `fm -f` on ratings: a line in, a line
-    /// out (unseen ids: see --help).
+    /// Score new (user, item) pairs with a model saved by `fm -f` on ratings (LIBSVM rows with
+    /// one saved on LIBSVM): a line in, a line out (unseen ids: see --help).
     Predict(crate::fm_predict::FmPredictArgs),
 }
 

@@ -21,7 +21,10 @@ Input: one pair a line, `user item` (more fields are ignored: a ratings file wor
 separated by tabs/spaces, commas or `::` (`.csv`/`.dat` by the extension, otherwise decided \
 from the first line). With --columns the user and item (then a model's side columns) are taken \
 by header name (the first line is then the header) or 1-based position; a model trained with \
-side columns reads its own --columns list by default. Output: one prediction a line (the model's scale: raw ratings for a ratings model).\n\n\
+side columns reads its own --columns list by default. Output: one prediction a line (the \
+model's scale: raw ratings for a ratings model).\n\n\
+A model trained on LIBSVM rows scores LIBSVM rows (a label in front is ignored), its raw \
+prediction as `fm -p` writes it (--zero-based as in training).\n\n\
 Unseen users and items: their one-hot feature is left out, so the prediction comes from the \
 other id, the side features and the bias; a pair of two unseen ids gets the bias alone (the \
 global prediction). --unseen-error refuses them instead.\n\n\
@@ -50,8 +53,70 @@ pub struct FmPredictArgs {
     /// An unseen user or item is an error instead of a prediction without its feature.
     #[arg(long)]
     pub unseen_error: bool,
-    /// Pairs to score (`-` = standard input; `.gz` decompressed).
+    /// LIBSVM rows (a model trained on LIBSVM): indices start at 0.
+    #[arg(long)]
+    pub zero_based: bool,
+    /// Pairs to score, or LIBSVM rows for a model trained on LIBSVM (`-` = standard input;
+    /// `.gz` decompressed).
     pub file: String,
+}
+
+/// Scores LIBSVM rows (with or without their label) with a model trained on LIBSVM rows: its
+/// raw prediction, as `fm -p` writes it, a line per row, flushed.
+fn score_libsvm(args: &FmPredictArgs, model: &FmModel, clip: Option<(f64, f64)>) -> Result<()> {
+    if args.columns.is_some() || args.unseen_error {
+        bail!("--columns and --unseen-error are for models trained on ratings; {} was trained on LIBSVM rows", args.model);
+    }
+    let parser = crate::predict::RowParser {
+        format: sketchlearn::data::Format::Libsvm,
+        zero_based: args.zero_based,
+        bits: 0,
+        name: sketchlearn::data::source::source_name(&args.file).to_string(),
+        interactions: Default::default(),
+    };
+    let dim = model.learner.dim();
+    let mut out = output(args)?;
+    let mut ex = Example::default();
+    let input = sketchlearn::open_input(&args.file)?;
+    for (k, line) in input.lines().enumerate() {
+        let number = k as u64 + 1;
+        let line = line.with_context(|| format!("{}:{number}: reading", parser.name))?;
+        if line.trim().is_empty() || !parser.parse(&line, number, &mut ex)? {
+            continue;
+        }
+        if let Some(&j) = ex.indices.iter().find(|&&j| j as usize >= dim) {
+            bail!(
+                "{}:{number}: feature index {} is beyond the model's dimension {dim}{}",
+                parser.name,
+                j as usize + usize::from(!args.zero_based),
+                if args.zero_based {
+                    ""
+                } else {
+                    " (1-based; --zero-based if the model was trained so)"
+                }
+            );
+        }
+        if model.normalize {
+            l2_normalize(&mut ex);
+        }
+        let p = model.learner.predict(ex.row());
+        writeln!(out, "{}", clip.map_or(p, |(lo, hi)| p.clamp(lo, hi)))?;
+        if args.predictions.is_none() {
+            out.flush()?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Where the predictions go: `-p`, else standard output.
+fn output(args: &FmPredictArgs) -> Result<Box<dyn Write>> {
+    Ok(match &args.predictions {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {p}"))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    })
 }
 
 /// Where the user, the item and the side columns are on a line; names are resolved against the
@@ -159,13 +224,13 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
     };
     let model = FmModel::load(&args.model)?;
     let Some(encoder) = &model.encoder else {
-        bail!(
-            "{} was not trained on ratings: `fm predict` scores (user, item) pairs; score \
-             LIBSVM rows with `fm -i {} --train-fraction 0 -p OUT FILE`",
-            args.model,
-            args.model
-        );
+        return score_libsvm(args, &model, clip);
     };
+    if args.zero_based {
+        bail!(
+            "--zero-based is for models trained on LIBSVM rows; this one scores (user, item) pairs"
+        );
+    }
     let mut pairs = PairReader::new(args, encoder.side_columns())?;
     let source = if args.file == "-" {
         "<stdin>"
@@ -173,12 +238,7 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
         &args.file
     };
     let input = sketchlearn::open_input(&args.file)?;
-    let mut out: Box<dyn Write> = match &args.predictions {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {p}"))?,
-        )),
-        None => Box::new(std::io::stdout().lock()),
-    };
+    let mut out = output(args)?;
     let mut ex = Example::default();
     for (k, line) in input.lines().enumerate() {
         let line_no = k as u64 + 1;

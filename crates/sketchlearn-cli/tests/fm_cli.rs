@@ -713,6 +713,51 @@ fn fm_predict_scores_new_pairs() {
         lm,
         libsvm_file().to_str().unwrap(),
     ]));
-    let err = failure(&run(&["fm", "predict", "-i", lm, h]));
-    assert!(err.contains("was not trained on ratings"), "{err}");
+    // A LIBSVM model scores LIBSVM rows, with or without their label, as `fm -i` predicts them
+    // (to rounding: `fm -i` compacts the model first), and refuses the ratings-only flags.
+    let rows = libsvm_file();
+    let text = std::fs::read_to_string(&rows).unwrap();
+    let own = common::scratch_dir("fm-cli").join("predict_libsvm_own.txt");
+    let o = own.to_str().unwrap();
+    let r = rows.to_str().unwrap();
+    ok(&run(&[
+        "fm",
+        "--quiet",
+        "-i",
+        lm,
+        "--train-fraction",
+        "0",
+        "-p",
+        o,
+        r,
+    ]));
+    let want: Vec<f64> = std::fs::read_to_string(&own)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let unlabeled: String = text
+        .lines()
+        .map(|l| format!("{}\n", l.split_once(' ').unwrap().1))
+        .collect();
+    for input in [text.as_str(), unlabeled.as_str()] {
+        let out = common::run_with_stdin(&["fm", "predict", "-i", lm, "-"], input.as_bytes());
+        let got: Vec<f64> = String::from_utf8(ok(&out).stdout.clone())
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        assert_eq!(got.len(), want.len());
+        for (a, b) in got.iter().zip(&want) {
+            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
+        }
+    }
+    let err = failure(&run(&["fm", "predict", "-i", lm, "--columns", "1,2", r]));
+    assert!(err.contains("trained on LIBSVM rows"), "{err}");
+    let wide = tmp("predict_wide.libsvm", b"1 1:0.5 9:1\n");
+    let err = failure(&run(&["fm", "predict", "-i", lm, wide.to_str().unwrap()]));
+    assert!(
+        err.contains("predict_wide.libsvm:1: feature index 9 is beyond"),
+        "{err}"
+    );
 }
