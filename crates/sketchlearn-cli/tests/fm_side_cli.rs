@@ -5,26 +5,15 @@
 //! empty) and `city` (noise) can; generator in `tests/data/README.md`).
 
 mod common;
-use common::{assert_mentions, failure, json, ok, run, run_with_stdin, Scratch};
+use common::{
+    assert_mentions, assert_same_predictions, failure, fm_own_predictions, json, ok,
+    parse_predictions, run, run_with_stdin, Scratch,
+};
 
 const SIDE: &str = "user,item,rating,age,genres,city";
 
 fn data() -> String {
     common::repo_file("crates/sketchlearn-cli/tests/data/ratings_side.csv")
-}
-
-/// Two prediction files agree line by line to rounding (`fm -i` compacts the model before it
-/// predicts, `fm predict` does not: the same model, sums in another order).
-fn assert_same_predictions(got: &str, want: &str, what: &str) {
-    let parse = |t: &str| -> Vec<f64> { t.lines().map(|l| l.parse().unwrap()).collect() };
-    let (g, w) = (parse(got), parse(want));
-    assert_eq!(g.len(), w.len(), "{what}");
-    for (k, (a, b)) in g.iter().zip(&w).enumerate() {
-        assert!(
-            (a - b).abs() <= 1e-12 * b.abs().max(1.0),
-            "{what}: line {k}: {a} vs {b}"
-        );
-    }
 }
 
 fn fm_json(extra: &[&str]) -> serde_json::Value {
@@ -68,26 +57,15 @@ fn the_model_file_keeps_the_side_columns() {
     let m = s.join("side.skl");
     let m = m.to_str().unwrap();
     ok(&run(&["fm", "--quiet", "--columns", SIDE, "-f", m, &d]));
-    let own = s.join("own.txt");
-    let o = own.to_str().unwrap();
-    let scored = run(&[
-        "fm",
-        "--quiet",
-        "-i",
-        m,
-        "--train-fraction",
-        "0",
-        "-p",
-        o,
-        &d,
-    ]);
-    // Nothing learned: no divergence warning (there was one: a NaN mean over 0 examples).
-    let err = String::from_utf8_lossy(&ok(&scored).stderr).into_owned();
-    assert!(!err.contains("diverged"), "{err}");
-    let want = std::fs::read_to_string(&own).unwrap();
-    assert_eq!(want.lines().count(), 600);
-    let got = String::from_utf8(ok(&run(&["fm", "predict", "-i", m, &d])).stdout.clone());
-    assert_same_predictions(&got.unwrap(), &want, "fm predict with the stored columns");
+    // `fm -i` without --columns reads the stored list (and warns of no divergence: nothing
+    // is learned; it did, a NaN mean over 0 examples).
+    let want = fm_own_predictions(m, &d, &s.join("own.txt"));
+    assert_eq!(want.len(), 600);
+    let stdout = |out: &std::process::Output| {
+        parse_predictions(&String::from_utf8(ok(out).stdout.clone()).unwrap())
+    };
+    let got = stdout(&run(&["fm", "predict", "-i", m, &d]));
+    assert_same_predictions(&got, &want, "fm predict with the stored columns");
     // The columns in another order, the rating left out, on standard input.
     let text = std::fs::read_to_string(&d).unwrap();
     let mut shuffled = String::from("city,genres,age,item,user\n");
@@ -96,18 +74,14 @@ fn the_model_file_keeps_the_side_columns() {
         shuffled.push_str(&format!("{},{},{},{},{}\n", f[5], f[4], f[3], f[1], f[0]));
     }
     let out = run_with_stdin(&["fm", "predict", "-i", m, "-"], shuffled.as_bytes());
-    let got = String::from_utf8(ok(&out).stdout.clone()).unwrap();
-    assert_same_predictions(&got, &want, "columns in another order");
+    assert_same_predictions(&stdout(&out), &want, "columns in another order");
     // Missing side values: a prediction from the ids and the other columns, finite.
     let pairs = "user,item,age,genres,city\nu0,m2,NA,,Lyon\nu0,m2,38,Action,Lyon\n";
-    let out = run_with_stdin(&["fm", "predict", "-i", m, "-"], pairs.as_bytes());
-    let text = String::from_utf8(ok(&out).stdout.clone()).unwrap();
-    let p: Vec<f64> = text.lines().map(|l| l.parse().unwrap()).collect();
-    assert_same_predictions(
-        &text[text.find('\n').unwrap() + 1..],
-        want.lines().next().unwrap(),
-        "u0",
-    );
+    let p = stdout(&run_with_stdin(
+        &["fm", "predict", "-i", m, "-"],
+        pairs.as_bytes(),
+    ));
+    assert_same_predictions(&p[1..], &want[..1], "u0");
     assert!(p[0].is_finite() && p[0] != p[1], "{p:?}");
 }
 
