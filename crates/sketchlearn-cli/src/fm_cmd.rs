@@ -5,9 +5,10 @@
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sketchlearn::data::ratings::{
-    read_header, read_ratings, Malformed, OutOfScale, RatingColumns, RatingsEncoder, RatingsFormat,
-    RatingsOptions, RatingsTable, SideFeatures, TableMap, Unseen,
+    read_header, read_ratings_with_side, Malformed, OutOfScale, RatingColumns, RatingsEncoder,
+    RatingsFormat, RatingsOptions, RatingsTable, SideFeatures, TableMap, Unseen,
 };
+use sketchlearn::data::side_columns::SideTable;
 use sketchlearn::eval::{evaluate_with, EvalError, Metrics, ProgressRow};
 use sketchlearn::fm::{
     l2_normalize, AnyFm, Compression, FirstOrderStep, FmAlgorithm, FmConfig, FmModel, SftrlBackend,
@@ -82,7 +83,8 @@ pub struct FmArgs {
     /// Step size η (default: per algorithm and loss, see FmConfig::for_loss).
     #[arg(long)]
     pub eta: Option<f64>,
-    /// sftrl-split: step η_p of the pairwise part (--eta is the first-order part's).
+    /// sftrl-split: step η_p of the pairwise part (--eta is the first-order part's) [default:
+    /// 0.5; 0.01 with side columns in --columns].
     #[arg(long)]
     pub eta_pairwise: Option<f64>,
     /// sftrl-split: compression of the pairwise sketch: truncate (keep the m − 1 largest
@@ -169,14 +171,16 @@ pub struct FmArgs {
     /// Ratings: declared scale MIN,MAX (e.g. 1,5).
     #[arg(long, value_delimiter = ',', num_args = 1, value_name = "MIN,MAX")]
     pub scale: Option<Vec<f64>>,
-    /// Ratings: the user, item and rating columns, each a header name or a 1-based position
-    /// (e.g. --columns userId,movieId,rating); other columns are ignored [default: the first
-    /// three fields, then an optional timestamp].
+    /// Ratings: the user, item and rating columns, then any side-feature columns, each a
+    /// header name or a 1-based position (e.g. --columns userId,movieId,rating or
+    /// user,item,rating,age,genres); other columns are ignored. Side columns: numbers
+    /// standardised, other values one-hot (`a|b`: two values), missing values absent
+    /// [default: the first three fields, then an optional timestamp; with -i the model's].
     #[arg(
         long,
         value_delimiter = ',',
         num_args = 1,
-        value_name = "USER,ITEM,RATING"
+        value_name = "USER,ITEM,RATING[,SIDE..]"
     )]
     pub columns: Option<Vec<String>>,
     /// Ratings outside --scale: error | skip | clamp.
@@ -222,8 +226,8 @@ pub struct FmArgs {
 /// `fm`'s subcommand.
 #[derive(clap::Subcommand, Debug)]
 pub enum FmAction {
-    /// Score new (user, item) pairs with a model saved by `fm -f` on ratings: a line in, a line
-    /// out (unseen ids: see --help).
+    /// Score new (user, item) pairs with a model saved by `fm -f` on ratings (LIBSVM rows with
+    /// one saved on LIBSVM): a line in, a line out (unseen ids: see --help).
     Predict(crate::fm_predict::FmPredictArgs),
 }
 
@@ -302,7 +306,11 @@ impl FmArgs {
             algorithm,
             size: self.size.unwrap_or(d.size),
             eta: self.eta.unwrap_or(d.eta),
-            eta_pairwise: self.eta_pairwise.unwrap_or(d.eta_pairwise),
+            eta_pairwise: self.eta_pairwise.unwrap_or(if self.has_side_columns() {
+                SIDE_COLUMNS_ETA_PAIRWISE
+            } else {
+                d.eta_pairwise
+            }),
             compression: self.compression.unwrap_or(d.compression),
             first_order: match (self.first_order.as_deref(), d.first_order) {
                 (Some("constant"), _) => FirstOrderStep::Constant,
@@ -335,6 +343,11 @@ impl FmArgs {
         }
     }
 
+    /// Whether `--columns` names side-feature columns (more than user, item and rating).
+    fn has_side_columns(&self) -> bool {
+        self.columns.as_ref().is_some_and(|c| c.len() > 3)
+    }
+
     /// The data file (checked present by [`run`]).
     fn file(&self) -> &str {
         self.file.as_deref().unwrap_or("-")
@@ -353,6 +366,16 @@ impl FmArgs {
         }
     }
 }
+
+/// sftrl-split's default pairwise step η_p with side-feature columns (`--columns` with more
+/// than three entries) instead of 0.5. The pairwise part's step moves a prediction by about
+/// η_p·g·q with q = ‖xxᵀ − diag(x²)‖²_F = (Σx²)² − Σx⁴, the pairs of features a row holds: q = 2
+/// for a user-item pair, so η_p = 0.5 fits each residual exactly; every side feature adds pairs
+/// (q ≈ 7 on MovieLens-100K with five side columns) and 0.5 diverges. Measured (`fm --quiet
+/// --columns … --eta-pairwise E`): on MovieLens-100K with age, gender, occupation, genres, year
+/// E = 0.5 diverges, 0.1 → test RMSE 1.0196, 0.05 → 0.9706, 0.02 → 0.9511, 0.01 → 0.9480,
+/// 0.005 → 0.9480; on tests/data/ratings_side.csv 0.5 → 17.97, 0.1 → 0.371, 0.02 → 0.350.
+pub const SIDE_COLUMNS_ETA_PAIRWISE: f64 = 0.01;
 
 /// What `fm --json` prints.
 #[derive(Serialize, Debug)]
@@ -652,10 +675,16 @@ fn load_ratings(args: &FmArgs, model: &mut Option<FmModel>) -> Result<(Data, Opt
         },
         columns: RatingColumns::default(),
     };
-    if let Some(spec) = &args.columns {
-        options.columns = rating_columns(spec, args.file(), &options)?;
-    }
-    let table = read_ratings(args.file(), &options)?;
+    let spec = column_spec(args, model.as_ref())?;
+    let side = match &spec {
+        Some(spec) => {
+            let (columns, side) = rating_columns(spec, args.file(), &options)?;
+            options.columns = columns;
+            side
+        }
+        None => SideTable::default(),
+    };
+    let table = read_ratings_with_side(args.file(), &options, side)?;
     let n_train = table.split_point(args.train_fraction);
     let mut encoder = match model.as_mut().map(|m| m.encoder.take()) {
         Some(Some(enc)) => enc,
@@ -694,15 +723,38 @@ fn load_ratings(args: &FmArgs, model: &mut Option<FmModel>) -> Result<(Data, Opt
     ))
 }
 
-/// `--columns`: the user, item and rating fields of `file`, by header name (the header is read
-/// first) or 1-based position.
+/// The `--columns` list to read the ratings with: the flag's, else the one a model given with
+/// `-i` was trained with when it has side columns (so the same columns give the same features).
+/// A flag's side columns must be the model's.
+fn column_spec(args: &FmArgs, model: Option<&FmModel>) -> Result<Option<Vec<String>>> {
+    let stored = model
+        .and_then(|m| m.encoder.as_ref())
+        .and_then(RatingsEncoder::side_columns);
+    let Some(spec) = &args.columns else {
+        return Ok(stored.map(|c| c.spec.clone()));
+    };
+    let given = spec.get(3..).unwrap_or_default();
+    let trained: Vec<&str> = stored.map_or(Vec::new(), |c| c.names().collect());
+    if model.is_some() && given != trained.as_slice() {
+        bail!(
+            "--columns names the side columns [{}], the model given with -i was trained with \
+             [{}]; give the model's (or leave --columns out to use its list)",
+            given.join(","),
+            trained.join(",")
+        );
+    }
+    Ok(Some(spec.clone()))
+}
+
+/// `--columns`: the user, item and rating fields of `file` and its side columns (an empty
+/// table that the reader fills), by header name (the header is read first) or 1-based position.
 pub fn rating_columns(
     spec: &[String],
     file: &str,
     options: &RatingsOptions,
-) -> Result<RatingColumns> {
-    let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
-    let header = if spec.iter().all(|c| c.parse::<usize>().is_ok()) {
+) -> Result<(RatingColumns, SideTable)> {
+    let names: Vec<&str> = spec.iter().map(String::as_str).collect();
+    let header = if names.iter().all(|c| c.parse::<usize>().is_ok()) {
         None
     } else {
         let probe = RatingsOptions {
@@ -711,7 +763,26 @@ pub fn rating_columns(
         };
         read_header(file, &probe)?
     };
-    Ok(RatingColumns::resolve(&spec, header.as_deref(), file)?)
+    if names.len() < 3 {
+        bail!(
+            "--columns needs user,item,rating (then any side columns), got {} column(s)",
+            names.len()
+        );
+    }
+    let columns = RatingColumns::resolve(&names[..3], header.as_deref(), file)?;
+    let mut taken = vec![columns.user, columns.item, columns.rating];
+    let mut side = Vec::new();
+    for name in &names[3..] {
+        let field = RatingColumns::field(name, header.as_deref(), file)?;
+        if taken.contains(&field) {
+            bail!("--columns names one column twice: {}", names.join(","));
+        }
+        taken.push(field);
+        side.push((name.to_string(), field));
+    }
+    let mut table = SideTable::new(side);
+    table.spec = spec.to_vec();
+    Ok((columns, table))
 }
 
 /// What the learning pass produced.

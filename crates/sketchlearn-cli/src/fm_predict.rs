@@ -7,7 +7,8 @@
 //! prediction. `--unseen-error` makes an unseen id an error instead.
 
 use anyhow::{bail, Context, Result};
-use sketchlearn::data::ratings::{line_fields, RatingColumns, RatingsFormat};
+use sketchlearn::data::ratings::{line_fields, sniff, RatingColumns, RatingsError, RatingsFormat};
+use sketchlearn::data::side_columns::SideColumns;
 use sketchlearn::fm::{l2_normalize, FmModel};
 use sketchlearn::linear::OnlineLearner;
 use sketchlearn::Example;
@@ -17,9 +18,13 @@ use std::io::{BufRead, Write};
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Input: one pair a line, `user item` (more fields are ignored: a ratings file works as it is), \
-separated by tabs/spaces, commas or `::` (decided from the first line). With --columns the \
-user and item are taken by header name (the first line is then the header) or 1-based \
-position. Output: one prediction a line (the model's scale: raw ratings for a ratings model).\n\n\
+separated by tabs/spaces, commas or `::` (`.csv`/`.dat` by the extension, otherwise decided \
+from the first line). With --columns the user and item (then a model's side columns) are taken \
+by header name (the first line is then the header) or 1-based position; a model trained with \
+side columns reads its own --columns list by default. Output: one prediction a line (the \
+model's scale: raw ratings for a ratings model).\n\n\
+A model trained on LIBSVM rows scores LIBSVM rows (a label in front is ignored), its raw \
+prediction as `fm -p` writes it (--zero-based as in training).\n\n\
 Unseen users and items: their one-hot feature is left out, so the prediction comes from the \
 other id, the side features and the bias; a pair of two unseen ids gets the bias alone (the \
 global prediction). --unseen-error refuses them instead.\n\n\
@@ -32,8 +37,15 @@ pub struct FmPredictArgs {
     /// Write the predictions here (default: standard output).
     #[arg(short = 'p', long = "predictions")]
     pub predictions: Option<String>,
-    /// The user and item columns, each a header name or a 1-based position [default: 1,2].
-    #[arg(long, value_delimiter = ',', num_args = 1, value_name = "USER,ITEM")]
+    /// The user and item columns, then the model's side columns, each a header name or a
+    /// 1-based position [default: 1,2; for a model with side columns its --columns list
+    /// without the rating].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        num_args = 1,
+        value_name = "USER,ITEM[,SIDE..]"
+    )]
     pub columns: Option<Vec<String>>,
     /// Clip predictions into MIN,MAX (e.g. the rating scale 1,5).
     #[arg(long, value_delimiter = ',', num_args = 1, value_name = "MIN,MAX")]
@@ -41,62 +53,157 @@ pub struct FmPredictArgs {
     /// An unseen user or item is an error instead of a prediction without its feature.
     #[arg(long)]
     pub unseen_error: bool,
-    /// Pairs to score (`-` = standard input; `.gz` decompressed).
+    /// LIBSVM rows (a model trained on LIBSVM): indices start at 0.
+    #[arg(long)]
+    pub zero_based: bool,
+    /// Pairs to score, or LIBSVM rows for a model trained on LIBSVM (`-` = standard input;
+    /// `.gz` decompressed).
     pub file: String,
 }
 
-/// Where the user and item are on a line; names in `--columns` are resolved against the first
-/// non-empty line (the header), so a header works on standard input too.
+/// Scores LIBSVM rows (with or without their label) with a model trained on LIBSVM rows: its
+/// raw prediction, as `fm -p` writes it, a line per row, flushed.
+fn score_libsvm(args: &FmPredictArgs, model: &FmModel, clip: Option<(f64, f64)>) -> Result<()> {
+    if args.columns.is_some() || args.unseen_error {
+        bail!("--columns and --unseen-error are for models trained on ratings; {} was trained on LIBSVM rows", args.model);
+    }
+    let parser = crate::predict::RowParser {
+        format: sketchlearn::data::Format::Libsvm,
+        zero_based: args.zero_based,
+        bits: 0,
+        name: sketchlearn::data::source::source_name(&args.file).to_string(),
+        interactions: Default::default(),
+    };
+    let dim = model.learner.dim();
+    let mut out = output(args)?;
+    let mut ex = Example::default();
+    let input = sketchlearn::open_input(&args.file)?;
+    for (k, line) in input.lines().enumerate() {
+        let number = k as u64 + 1;
+        let line = line.with_context(|| format!("{}:{number}: reading", parser.name))?;
+        if line.trim().is_empty() || !parser.parse(&line, number, &mut ex)? {
+            continue;
+        }
+        if let Some(&j) = ex.indices.iter().find(|&&j| j as usize >= dim) {
+            bail!(
+                "{}:{number}: feature index {} is beyond the model's dimension {dim}{}",
+                parser.name,
+                j as usize + usize::from(!args.zero_based),
+                if args.zero_based {
+                    ""
+                } else {
+                    " (1-based; --zero-based if the model was trained so)"
+                }
+            );
+        }
+        if model.normalize {
+            l2_normalize(&mut ex);
+        }
+        let p = model.learner.predict(ex.row());
+        writeln!(out, "{}", clip.map_or(p, |(lo, hi)| p.clamp(lo, hi)))?;
+        if args.predictions.is_none() {
+            out.flush()?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Where the predictions go: `-p`, else standard output.
+fn output(args: &FmPredictArgs) -> Result<Box<dyn Write>> {
+    Ok(match &args.predictions {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {p}"))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    })
+}
+
+/// Where the user, the item and the side columns are on a line; names are resolved against the
+/// first non-empty line (the header), so a header works on standard input too. The field
+/// separator is decided once, as the ratings reader decides it: `.csv`/`.dat` by the extension,
+/// otherwise from the first non-empty line.
 struct PairReader {
     spec: Vec<String>,
-    /// `(user, item)` fields, once known.
-    fields: Option<(usize, usize)>,
+    /// 0-based fields (user, item, side columns…), once known.
+    fields: Option<Vec<usize>>,
+    format: RatingsFormat,
 }
 
 impl PairReader {
-    fn new(args: &FmPredictArgs) -> Result<Self> {
-        let spec = args
-            .columns
-            .clone()
-            .unwrap_or_else(|| vec!["1".into(), "2".into()]);
-        if spec.len() != 2 {
-            bail!("--columns needs user,item (2 columns), got {}", spec.len());
+    /// The columns: `--columns` (user, item, then the model's side columns), else the model's
+    /// `--columns` list without its rating when it has side columns, else `1,2`.
+    fn new(args: &FmPredictArgs, side: Option<&SideColumns>) -> Result<Self> {
+        let n_side = side.map_or(0, |c| c.columns.len());
+        let spec = match (&args.columns, side) {
+            (Some(spec), _) => spec.clone(),
+            (None, Some(c)) => [&c.spec[..2], &c.spec[3..]].concat(),
+            (None, None) => vec!["1".into(), "2".into()],
+        };
+        if spec.len() != 2 + n_side {
+            let names: Vec<&str> = side.map_or(Vec::new(), |c| c.names().collect());
+            bail!(
+                "--columns needs user,item{} ({} columns: the model's side columns after the \
+                 user and item), got {}",
+                names.iter().map(|n| format!(",{n}")).collect::<String>(),
+                2 + n_side,
+                spec.len()
+            );
         }
         let by_position = spec.iter().all(|c| c.parse::<usize>().is_ok());
         let fields = if by_position {
-            let f = |c: &str| RatingColumns::field(c, None, "");
-            Some((f(&spec[0])?, f(&spec[1])?))
+            let f = |c: &String| RatingColumns::field(c, None, "");
+            Some(spec.iter().map(f).collect::<Result<Vec<_>, _>>()?)
         } else {
             None
         };
-        Ok(PairReader { spec, fields })
+        let path = args.file.strip_suffix(".gz").unwrap_or(&args.file);
+        let format = match std::path::Path::new(path).extension() {
+            Some(e) if e == "csv" => RatingsFormat::Csv,
+            Some(e) if e == "dat" => RatingsFormat::Dat,
+            _ => RatingsFormat::Auto,
+        };
+        Ok(PairReader {
+            spec,
+            fields,
+            format,
+        })
     }
 
-    /// The user and item of a line; `None` for a blank line or the header.
+    /// The user, item and side texts of a line (a missing side field is `""`); `None` for a
+    /// blank line or the header.
     fn pair<'a>(
         &mut self,
         line: &'a str,
         source: &str,
         line_no: u64,
-    ) -> Result<Option<(&'a str, &'a str)>> {
+    ) -> Result<Option<Vec<&'a str>>> {
         let line = line.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             return Ok(None);
         }
-        let fields = line_fields(line, RatingsFormat::Auto);
-        let Some((user, item)) = self.fields else {
+        if self.format == RatingsFormat::Auto {
+            self.format = sniff(line);
+        }
+        let fields = line_fields(line, self.format);
+        let Some(at) = &self.fields else {
             let header: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
-            let f = |c: &str| RatingColumns::field(c, Some(&header), source);
-            self.fields = Some((f(&self.spec[0])?, f(&self.spec[1])?));
+            let f = |c: &String| RatingColumns::field(c, Some(&header), source);
+            self.fields = Some(self.spec.iter().map(f).collect::<Result<Vec<_>, _>>()?);
             return Ok(None);
         };
-        match (fields.get(user), fields.get(item)) {
-            (Some(u), Some(i)) if !u.is_empty() && !i.is_empty() => Ok(Some((u, i))),
+        match (fields.get(at[0]), fields.get(at[1])) {
+            (Some(u), Some(i)) if !u.is_empty() && !i.is_empty() => {
+                let side = at[2..]
+                    .iter()
+                    .map(|&f| fields.get(f).copied().unwrap_or(""));
+                Ok(Some([*u, *i].into_iter().chain(side).collect()))
+            }
             _ => bail!(
                 "{source}:{line_no}: expected a user in field {} and an item in field {} \
                  (--columns), found {} fields",
-                user + 1,
-                item + 1,
+                at[0] + 1,
+                at[1] + 1,
                 fields.len()
             ),
         }
@@ -117,36 +224,41 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
     };
     let model = FmModel::load(&args.model)?;
     let Some(encoder) = &model.encoder else {
+        return score_libsvm(args, &model, clip);
+    };
+    if args.zero_based {
         bail!(
-            "{} was not trained on ratings: `fm predict` scores (user, item) pairs; score \
-             LIBSVM rows with `fm -i {} --train-fraction 0 -p OUT FILE`",
-            args.model,
-            args.model
+            "--zero-based is for models trained on LIBSVM rows; this one scores (user, item) pairs"
         );
+    }
+    let mut pairs = PairReader::new(args, encoder.side_columns())?;
+    let source = if args.file == "-" {
+        "<stdin>"
+    } else {
+        &args.file
     };
-    let mut pairs = PairReader::new(args)?;
     let input = sketchlearn::open_input(&args.file)?;
-    let mut out: Box<dyn Write> = match &args.predictions {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {p}"))?,
-        )),
-        None => Box::new(std::io::stdout().lock()),
-    };
+    let mut out = output(args)?;
     let mut ex = Example::default();
     for (k, line) in input.lines().enumerate() {
         let line_no = k as u64 + 1;
-        let line = line.with_context(|| format!("{}:{line_no}: reading", args.file))?;
-        let Some((user, item)) = pairs.pair(&line, &args.file, line_no)? else {
+        let line = line.with_context(|| format!("{source}:{line_no}: reading"))?;
+        let Some(texts) = pairs.pair(&line, source, line_no)? else {
             continue;
         };
-        let seen = encoder.encode_pair(user, item, &mut ex);
+        let (user, item) = (texts[0], texts[1]);
+        let seen = encoder
+            .encode_pair_with_side(user, item, &texts[2..], &mut ex)
+            .map_err(|e| RatingsError::SideValue {
+                source_name: source.to_owned(),
+                line: line_no,
+                column: e.column,
+                text: e.text,
+            })?;
         if args.unseen_error && (seen.unseen_user || seen.unseen_item) {
             let what = if seen.unseen_user { "user" } else { "item" };
             let id = if seen.unseen_user { user } else { item };
-            bail!(
-                "{}:{line_no}: {what} {id:?} was not seen in training",
-                args.file
-            );
+            bail!("{source}:{line_no}: {what} {id:?} was not seen in training");
         }
         if model.normalize {
             l2_normalize(&mut ex);

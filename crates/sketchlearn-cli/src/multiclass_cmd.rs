@@ -83,6 +83,11 @@ impl MulticlassProgress for Table<'_> {
         self.classes = Some(classes);
         Ok(())
     }
+    fn schema(&mut self, schema: &sketchlearn::data::Schema) {
+        if !self.quiet {
+            eprintln!("{}", sketchlearn::run::describe_schema(schema, true));
+        }
+    }
     fn row(&mut self, r: &MulticlassRow) {
         if let (false, Some(c)) = (self.quiet, &self.classes) {
             let l = c.labels();

@@ -60,17 +60,17 @@ pub struct PredictArgs {
 }
 
 /// Parses one row that may lack its label (a label `0` is put in front when it does).
-struct RowParser {
-    format: Format,
-    zero_based: bool,
-    bits: u32,
-    name: String,
+pub(crate) struct RowParser {
+    pub format: Format,
+    pub zero_based: bool,
+    pub bits: u32,
+    pub name: String,
     /// The model's `-q` interactions (VW).
-    interactions: Interactions,
+    pub interactions: Interactions,
 }
 
 impl RowParser {
-    fn parse(&self, line: &str, number: u64, ex: &mut Example) -> Result<bool, ParseError> {
+    pub fn parse(&self, line: &str, number: u64, ex: &mut Example) -> Result<bool, ParseError> {
         let t = line.trim_start();
         let unlabeled = match self.format {
             Format::Vw => t.starts_with('|'),

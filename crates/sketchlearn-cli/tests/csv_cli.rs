@@ -84,6 +84,30 @@ fn a_piped_csv_with_three_classes_trains_a_multiclass_model_as_the_file_does() {
     assert!(err.contains("<stdin>:1"), "{err}");
 }
 
+/// A multiclass run on CSV prints the schema line a binary run prints (the one
+/// `run::describe_schema`), naming the classes without a positive one; `--quiet` leaves it out.
+#[test]
+fn a_multiclass_csv_run_prints_the_schema_line() {
+    let data = repo_file("data/penguins.csv");
+    let line = "csv: 344 rows, d = 10 (5 numeric, 2 one-hot and 0 hashed columns), classes \
+                Adelie,Chinstrap,Gentoo";
+    let args = ["train", "--multiclass", "--label-column", "species", &data];
+    let err = ok(&run(&args));
+    assert_eq!(err.lines().next(), Some(line), "{err}");
+    let err = ok(&run(&[&args[..], &["--quiet"]].concat()));
+    assert!(!err.contains("csv:"), "{err}");
+    // The binary line still says which class is positive.
+    let text: String = (0..40)
+        .map(|k| format!("{},{k}\n", ["no", "yes"][k % 2]))
+        .collect();
+    let binary = tmp("schema_binary.csv", &format!("y,x\n{text}"));
+    let err = ok(&run(&["train", "--label-column", "y", &binary]));
+    assert!(
+        err.contains("classes no,yes (the second positive)"),
+        "{err}"
+    );
+}
+
 fn scratch_path(name: &str) -> String {
     let p = scratch_dir("csv-cli").join(name);
     std::fs::remove_file(&p).ok();

@@ -657,23 +657,12 @@ fn fm_predict_scores_new_pairs() {
     let first = std::fs::read_to_string(&ratings).unwrap();
     let head: String = first.lines().take(5).map(|l| format!("{l}\n")).collect();
     let head_file = tmp("predict_head.tsv", head.as_bytes());
-    let own = common::scratch_dir("fm-cli").join("predict_own.txt");
-    let o = own.to_str().unwrap();
     let h = head_file.to_str().unwrap();
-    ok(&run(&[
-        "fm",
-        "--quiet",
-        "-i",
-        m,
-        "--train-fraction",
-        "0",
-        "-p",
-        o,
-        h,
-    ]));
-    let want = std::fs::read_to_string(&own).unwrap();
+    let want =
+        common::fm_own_predictions(m, h, &common::scratch_dir("fm-cli").join("predict_own.txt"));
     let got = ok(&run(&["fm", "predict", "-i", m, h])).stdout.clone();
-    assert_eq!(String::from_utf8(got).unwrap(), want);
+    let got = common::parse_predictions(&String::from_utf8(got).unwrap());
+    assert_eq!(got, want);
     // Unseen ids, streamed through standard input with a header and --columns by name.
     let pairs = "what,who\n100,1\n100,nobody\nnothing,nobody\nzilch,nobody2\n";
     let out = common::run_with_stdin(
@@ -713,6 +702,28 @@ fn fm_predict_scores_new_pairs() {
         lm,
         libsvm_file().to_str().unwrap(),
     ]));
-    let err = failure(&run(&["fm", "predict", "-i", lm, h]));
-    assert!(err.contains("was not trained on ratings"), "{err}");
+    // A LIBSVM model scores LIBSVM rows, with or without their label, as `fm -i` predicts them
+    // (to rounding: `fm -i` compacts the model first), and refuses the ratings-only flags.
+    let rows = libsvm_file();
+    let text = std::fs::read_to_string(&rows).unwrap();
+    let r = rows.to_str().unwrap();
+    let own = common::scratch_dir("fm-cli").join("predict_libsvm_own.txt");
+    let want = common::fm_own_predictions(lm, r, &own);
+    let unlabeled: String = text
+        .lines()
+        .map(|l| format!("{}\n", l.split_once(' ').unwrap().1))
+        .collect();
+    for input in [text.as_str(), unlabeled.as_str()] {
+        let out = common::run_with_stdin(&["fm", "predict", "-i", lm, "-"], input.as_bytes());
+        let got = common::parse_predictions(&String::from_utf8(ok(&out).stdout.clone()).unwrap());
+        common::assert_same_predictions(&got, &want, "LIBSVM rows");
+    }
+    let err = failure(&run(&["fm", "predict", "-i", lm, "--columns", "1,2", r]));
+    assert!(err.contains("trained on LIBSVM rows"), "{err}");
+    let wide = tmp("predict_wide.libsvm", b"1 1:0.5 9:1\n");
+    let err = failure(&run(&["fm", "predict", "-i", lm, wide.to_str().unwrap()]));
+    assert!(
+        err.contains("predict_wide.libsvm:1: feature index 9 is beyond"),
+        "{err}"
+    );
 }

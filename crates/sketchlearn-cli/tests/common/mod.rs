@@ -1,7 +1,10 @@
 //! Helpers shared by the CLI's integration tests (each test file that needs them says
 //! `mod common;`).
 
+mod fm;
 mod process;
+#[allow(unused_imports)] // the FM tests use them
+pub use fm::*;
 pub use process::*;
 
 /// 300 LIBSVM rows of ten features between 5 and 10 with a real-valued label near 1: rows far

@@ -16,6 +16,7 @@ pub mod packed;
 pub mod ratings;
 pub mod read_ahead;
 pub mod rows;
+pub mod side_columns;
 pub mod source;
 pub mod vw;
 

@@ -74,6 +74,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
+use super::side_columns::{SideColumns, SideTable, SideValueError};
 use super::source::open_input;
 
 /// Field layout of a ratings file.
@@ -347,6 +348,9 @@ pub struct RatingsTable {
     pub items: Vec<String>,
     /// What was skipped, clamped or counted.
     pub stats: ReadStats,
+    /// The texts of the side-feature columns, one row per rating (none unless asked for:
+    /// [`parse_ratings_with_side`]).
+    pub side: SideTable,
 }
 
 impl RatingsTable {
@@ -399,6 +403,22 @@ pub enum RatingsError {
     /// An invalid option (e.g. a scale with `min > max`).
     #[error("invalid ratings option: {0}")]
     InvalidOption(String),
+    /// A text that is not a number in a side column that is numeric in the training part
+    /// ([`SideColumns`]).
+    #[error(
+        "{source_name}:{line}: side column {column:?} is numeric in the training part, found \
+         {text:?} (missing values are written as empty, NA or NaN)"
+    )]
+    SideValue {
+        /// The file.
+        source_name: String,
+        /// 1-based line.
+        line: u64,
+        /// The column's name.
+        column: String,
+        /// The text found.
+        text: String,
+    },
     /// An id unseen in training with [`Unseen::Error`].
     #[error("{what} id {id:?} was not seen in training")]
     UnseenId {
@@ -411,6 +431,16 @@ pub enum RatingsError {
 
 /// Reads a ratings file (`-` = standard input, `.gz` decompressed) with [`parse_ratings`].
 pub fn read_ratings(path: &str, options: &RatingsOptions) -> Result<RatingsTable, RatingsError> {
+    read_ratings_with_side(path, options, SideTable::default())
+}
+
+/// [`read_ratings`] keeping the texts of the side columns of `side` (made with
+/// [`SideTable::new`]) for every rating ([`parse_ratings_with_side`]).
+pub fn read_ratings_with_side(
+    path: &str,
+    options: &RatingsOptions,
+    side: SideTable,
+) -> Result<RatingsTable, RatingsError> {
     let input = open_input(path)?;
     let name = if path == "-" { "<stdin>" } else { path };
     let mut opts = *options;
@@ -422,7 +452,7 @@ pub fn read_ratings(path: &str, options: &RatingsOptions) -> Result<RatingsTable
             _ => RatingsFormat::Auto,
         };
     }
-    parse_ratings(input, name, &opts)
+    parse_ratings_with_side(input, name, &opts, side)
 }
 
 /// The layout of a line: `::`-separated, else comma-separated, else whitespace.
@@ -497,9 +527,31 @@ fn intern(map: &mut HashMap<String, u32>, names: &mut Vec<String>, id: &str) -> 
 /// assert_eq!((t.stats.malformed, t.stats.out_of_scale), (1, 1));
 /// ```
 pub fn parse_ratings(
+    reader: impl BufRead,
+    source_name: &str,
+    options: &RatingsOptions,
+) -> Result<RatingsTable, RatingsError> {
+    parse_ratings_with_side(reader, source_name, options, SideTable::default())
+}
+
+/// [`parse_ratings`] that also keeps, for every rating, the texts of the fields of `side`'s
+/// columns (a field the line does not have is `""`, a missing value) in
+/// [`RatingsTable::side`]. A side column at the timestamp's field is a side column only.
+///
+/// ```
+/// use sketchlearn::data::ratings::{parse_ratings_with_side, RatingsOptions};
+/// use sketchlearn::data::side_columns::SideTable;
+/// let text = "1,10,4,33,Drama\n2,10,3,NA\n";
+/// let side = SideTable::new(vec![("age".into(), 3), ("genre".into(), 4)]);
+/// let t = parse_ratings_with_side(text.as_bytes(), "r.csv", &RatingsOptions::default(), side).unwrap();
+/// assert_eq!((t.side.text(0, 0), t.side.text(0, 1)), ("33", "Drama"));
+/// assert_eq!((t.side.text(1, 0), t.side.text(1, 1)), ("NA", ""));
+/// ```
+pub fn parse_ratings_with_side(
     mut reader: impl BufRead,
     source_name: &str,
     options: &RatingsOptions,
+    side: SideTable,
 ) -> Result<RatingsTable, RatingsError> {
     if let Some((lo, hi)) = options.scale {
         if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
@@ -510,6 +562,7 @@ pub fn parse_ratings(
     }
     let mut table = RatingsTable {
         source_name: source_name.to_owned(),
+        side,
         ..Default::default()
     };
     let (mut user_map, mut item_map) = (HashMap::new(), HashMap::new());
@@ -552,7 +605,13 @@ pub fn parse_ratings(
         }
         let fields = split_fields(line, format);
         let was_first = std::mem::replace(&mut first, false);
-        let cols = options.columns;
+        let mut cols = options.columns;
+        if cols
+            .timestamp
+            .is_some_and(|t| table.side.fields.contains(&t))
+        {
+            cols.timestamp = None; // a side column, not a timestamp
+        }
         if was_first
             && fields.len() >= cols.needed()
             && fields[cols.rating].1.parse::<f64>().is_err()
@@ -632,6 +691,12 @@ pub fn parse_ratings(
             timestamp,
             line: line_no,
         });
+        if table.side.columns() > 0 {
+            let texts: Vec<&str> = (table.side.fields.iter())
+                .map(|&f| fields.get(f).map_or("", |&(_, t)| t))
+                .collect();
+            table.side.push_row(&texts);
+        }
     }
     Ok(table)
 }
@@ -825,6 +890,10 @@ pub struct EncodeOutcome {
     pub unseen_user: bool,
     /// The item was not seen in training.
     pub unseen_item: bool,
+    /// A side column (index in [`SideColumns::columns`]) whose text is not a number although
+    /// the column is numeric: its feature is absent ([`RatingsEncoder::encode_checked`] makes
+    /// it an error).
+    pub bad_side_column: Option<usize>,
 }
 
 /// Per-table lookup built by [`RatingsEncoder::map_table`]: table user/item index → feature
@@ -833,7 +902,14 @@ pub struct EncodeOutcome {
 pub struct TableMap {
     users: Vec<Option<u32>>,
     items: Vec<Option<u32>>,
+    /// Side columns: per column, per distinct text of the table, its features (indices from
+    /// the side columns' base), or `None` for a text that is not a number in a numeric column.
+    side: Vec<Vec<SideCell>>,
 }
+
+/// The features of one side text (indices from the side columns' base), or `None` for a text
+/// that is not a number in a numeric column.
+type SideCell = Option<Vec<(u32, f64)>>;
 
 /// One-hot user + item encoder with dense id remapping fitted on the training part (see the
 /// module documentation).
@@ -848,14 +924,22 @@ pub struct RatingsEncoder {
     side: Option<SideFeatures>,
     /// Unseen-id policy.
     pub unseen: Unseen,
+    /// Side-feature columns of the ratings file (features after all others). Not part of the
+    /// serialized encoder: [`FmModel`](crate::fm::FmModel) files keep them in an optional
+    /// trailer, so files without side columns keep their layout.
+    #[serde(skip)]
+    side_columns: Option<SideColumns>,
 }
 
 impl RatingsEncoder {
     /// Fits the id maps on the ratings `range` of `table` (in order of first appearance, users
-    /// then items) with optional side features.
+    /// then items) with optional side features, and the side columns' schema when the table
+    /// has side columns ([`SideColumns::fit`], with the table's [`SideTable::spec`]).
     pub fn fit(table: &RatingsTable, range: Range<usize>, side: Option<SideFeatures>) -> Self {
         let mut enc = RatingsEncoder {
             side,
+            side_columns: (table.side.columns() > 0)
+                .then(|| SideColumns::fit(&table.side, range.clone(), table.side.spec.clone())),
             ..Default::default()
         };
         for r in &table.ratings[range] {
@@ -888,14 +972,29 @@ impl RatingsEncoder {
         self.side.as_ref()
     }
 
-    /// The feature dimension: users + items + side features.
-    pub fn dim(&self) -> usize {
+    /// The side-feature columns, if any.
+    pub fn side_columns(&self) -> Option<&SideColumns> {
+        self.side_columns.as_ref()
+    }
+
+    /// Sets the side-feature columns (a model file's trailer).
+    pub fn set_side_columns(&mut self, columns: Option<SideColumns>) {
+        self.side_columns = columns;
+    }
+
+    /// Index of the first side-column feature: after the ids and the MovieLens side features.
+    fn side_columns_base(&self) -> usize {
         self.n_users
             + self.n_items
             + self
                 .side
                 .as_ref()
                 .map_or(0, |s| s.users.len() + s.items.len())
+    }
+
+    /// The feature dimension: users + items + side features + side columns.
+    pub fn dim(&self) -> usize {
+        self.side_columns_base() + self.side_columns.as_ref().map_or(0, SideColumns::dim)
     }
 
     /// Looks up every raw id of `table` once.
@@ -911,7 +1010,26 @@ impl RatingsEncoder {
                 .iter()
                 .map(|i| self.items.get(i).copied())
                 .collect(),
+            side: self.map_side_texts(&table.side),
         }
+    }
+
+    /// Every distinct side text of `side`, encoded once by the fitted side columns.
+    fn map_side_texts(&self, side: &SideTable) -> Vec<Vec<SideCell>> {
+        let Some(columns) = &self.side_columns else {
+            return Vec::new();
+        };
+        (0..side.columns().min(columns.columns.len()))
+            .map(|c| {
+                side.texts[c]
+                    .iter()
+                    .map(|t| {
+                        let mut out = Vec::new();
+                        columns.encode_column(c, t, &mut out).ok().map(|()| out)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Encodes rating `k` of `table` into `ex` (label = rating, weight 1), dropping the
@@ -930,9 +1048,21 @@ impl RatingsEncoder {
         let (user, item) = (&table.users[r.user as usize], &table.items[r.item as usize]);
         self.encode_known(u, i, user, item, ex);
         ex.label = r.rating;
+        let base = self.side_columns_base();
+        let mut bad_side_column = None;
+        for (c, texts) in map.side.iter().enumerate() {
+            match &texts[table.side.cells[k * table.side.columns() + c] as usize] {
+                Some(f) => f.iter().for_each(|&(j, x)| {
+                    ex.indices.push((base + j as usize) as u32);
+                    ex.values.push(x);
+                }),
+                None => bad_side_column = bad_side_column.or(Some(c)),
+            }
+        }
         EncodeOutcome {
             unseen_user: u.is_none(),
             unseen_item: i.is_none(),
+            bad_side_column,
         }
     }
 
@@ -961,7 +1091,30 @@ impl RatingsEncoder {
         EncodeOutcome {
             unseen_user: u.is_none(),
             unseen_item: i.is_none(),
+            bad_side_column: None,
         }
+    }
+
+    /// [`encode_pair`](Self::encode_pair) with the texts of the side columns (one per column of
+    /// [`side_columns`](Self::side_columns), in order). Err: a text that is not a number in a
+    /// numeric column.
+    pub fn encode_pair_with_side(
+        &self,
+        user: &str,
+        item: &str,
+        side_texts: &[&str],
+        ex: &mut Example,
+    ) -> Result<EncodeOutcome, SideValueError> {
+        let out = self.encode_pair(user, item, ex);
+        if let Some(columns) = &self.side_columns {
+            let mut f = Vec::new();
+            columns.encode_texts(side_texts, self.side_columns_base(), &mut f)?;
+            for (j, x) in f {
+                ex.indices.push(j);
+                ex.values.push(x);
+            }
+        }
+        Ok(out)
     }
 
     /// `ex` = the one-hot features of the known indices `u`, `i` and the side features of the
@@ -1007,8 +1160,18 @@ impl RatingsEncoder {
         ex: &mut Example,
     ) -> Result<EncodeOutcome, RatingsError> {
         let out = self.encode(table, map, k, ex);
+        let r = &table.ratings[k];
+        if let (Some(c), Some(columns)) = (out.bad_side_column, &self.side_columns) {
+            let column = columns.columns[c].name.clone();
+            let text = table.side.text(k, c).trim().to_owned();
+            return Err(RatingsError::SideValue {
+                source_name: table.source_name.clone(),
+                line: r.line,
+                column,
+                text,
+            });
+        }
         if self.unseen == Unseen::Error {
-            let r = &table.ratings[k];
             if out.unseen_user {
                 return Err(RatingsError::UnseenId {
                     what: "user",

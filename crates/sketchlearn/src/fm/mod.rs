@@ -42,6 +42,7 @@ mod fm_sgd;
 mod ocg;
 mod sftrl;
 mod sftrl_split;
+mod side_trailer;
 
 pub use convex::{project_l1_ball, project_nuclear_ball, ConvexKind, DenseConvexFm, NuclearBall};
 pub use factored::{Compression, FactoredFd, FactoredGfd};
@@ -704,16 +705,19 @@ impl FmModel {
         }
     }
 
-    /// Writes the model atomically (kind [`FM_MODEL_KIND`]).
+    /// Writes the model atomically (kind [`FM_MODEL_KIND`]); the ratings encoder's side
+    /// columns, when there are any, follow the model in the payload as an optional trailer
+    /// ([`side_trailer`]), so files without them keep their layout.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ModelError> {
-        model::save(path, FM_MODEL_KIND, self)
+        match self.encoder.as_ref().and_then(RatingsEncoder::side_columns) {
+            None => model::save(path, FM_MODEL_KIND, self),
+            Some(columns) => model::save(path, FM_MODEL_KIND, &(self, columns)),
+        }
     }
 
     /// Reads a model written by [`FmModel::save`].
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
         // The FM layout is the same in format versions 4 and 5.
-        model::load_with(path, FM_MODEL_KIND, |_, payload, name| {
-            model::decode_payload(payload, name)
-        })
+        model::load_with(path, FM_MODEL_KIND, side_trailer::decode)
     }
 }

@@ -83,7 +83,8 @@ pub(crate) fn scan(
     }
 }
 
-/// One line about a schema for reports: rows, dimension, column kinds, classes.
+/// One line about a schema for reports: rows, dimension, column kinds, classes (which one is
+/// positive unless `multiclass`).
 ///
 /// ```
 /// use sketchlearn::data::{CsvExampleOptions, Schema};
@@ -91,14 +92,16 @@ pub(crate) fn scan(
 /// let options = CsvExampleOptions { label_column: Some("y".parse().unwrap()), ..Default::default() };
 /// let schema = Schema::scan(std::io::Cursor::new(text), "a.csv", &options)?;
 /// assert_eq!(
-///     sketchlearn::run::describe_schema(&schema),
+///     sketchlearn::run::describe_schema(&schema, false),
 ///     "csv: 2 rows, d = 3 (1 numeric, 1 one-hot and 0 hashed columns), classes No,Yes (the second positive)"
 /// );
+/// assert!(sketchlearn::run::describe_schema(&schema, true).ends_with("classes No,Yes"));
 /// # Ok::<(), sketchlearn::ParseError>(())
 /// ```
-pub fn describe_schema(schema: &Schema) -> String {
+pub fn describe_schema(schema: &Schema, multiclass: bool) -> String {
     let (numeric, onehot, hashed) = schema.kind_counts();
     let labels = match schema.classes() {
+        Some(c) if multiclass => format!(", classes {}", c.to_list()),
         Some(c) => format!(", classes {} (the second positive)", c.to_list()),
         None => String::new(),
     };

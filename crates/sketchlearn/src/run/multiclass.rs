@@ -210,6 +210,9 @@ pub fn train_multiclass_and_test(
         MulticlassStart::New(config, spec) => new_model(&mut input, config, &spec, options)?,
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
+    if let Some(schema) = model.schema().filter(|_| format == Format::Csv) {
+        progress.schema(schema);
+    }
     progress
         .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;

@@ -143,6 +143,9 @@ pub fn diverged(loss: Loss, mean_loss: f64, rmse: Option<f64>, label_max: f64) -
 /// [`diverged`] for a pass's progressive `metrics` (labels at most `label_max` in magnitude):
 /// the warning to give, if it did.
 pub fn divergence_warning(loss: Loss, metrics: &Metrics, label_max: f64) -> Option<Warning> {
+    if metrics.examples() == 0 {
+        return None; // nothing learned, nothing diverged (e.g. `fm -i M --train-fraction 0`)
+    }
     let mean_loss = metrics.mean_loss();
     let rmse = (!loss.is_classification()).then(|| metrics.rmse());
     diverged(loss, mean_loss, rmse, label_max).then_some(Warning::Diverged { mean_loss })
