@@ -2,12 +2,23 @@
 //! running RMS norm, `linear/row_scaling.rs`) is invariant to multiplying every feature by
 //! `10^k`: the same progressive predictions up to rounding (issue 28, item 3). And on the SON paper's
 //! ill-conditioned data with rows of squared norm ≈ 1500 (`α = 1` in absolute units overshoots
-//! a thousand-fold) every curvature learns.
+//! a thousand-fold) every curvature learns. The same for the sketched AdaGrads (Ada-FD,
+//! Sketchy), which learn row-scaled data too.
 
 use proptest::prelude::*;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner};
 use sketchlearn::synthetic::ill_conditioned;
 use sketchlearn::{Example, Row};
+
+/// Ada-FD and Sketchy at their defaults (sketch size 4), with or without diagonal adaptation.
+fn sketched_adagrad(algorithm: Algorithm, diag: bool) -> LearnerConfig {
+    LearnerConfig {
+        algorithm,
+        size: 4,
+        diag,
+        ..LearnerConfig::default()
+    }
+}
 
 fn newton(curvature: CurvatureKind, diag: bool) -> LearnerConfig {
     LearnerConfig {
@@ -58,6 +69,20 @@ proptest! {
         }
         prop_assert_eq!(error(&data, &a), error(&data, &b));
     }
+
+    #[test]
+    fn global_rescaling_leaves_the_sketched_adagrads_predictions(
+        algorithm in prop::sample::select(vec![Algorithm::AdaFd, Algorithm::Sketchy]),
+        diag in any::<bool>(),
+        exponent in -4i32..=4,
+    ) {
+        let data = ill_conditioned(300, 8, 100.0, 11);
+        let config = sketched_adagrad(algorithm, diag);
+        let (a, b) = (pass(&config, &data, &[1.0; 8]), pass(&config, &data, &[10f64.powi(exponent); 8]));
+        for (t, (p, q)) in a.iter().zip(&b).enumerate() {
+            prop_assert!((p - q).abs() <= 1e-6 * (1.0 + p.abs()), "example {t}: {p} vs {q}");
+        }
+    }
 }
 
 /// d = 200, κ = 100: ‖x‖² ≈ 200 + 10·50. Before the row scaling, FD-SON and Oja-SON at `α = 1`
@@ -76,6 +101,22 @@ fn every_curvature_learns_on_large_dense_rows() {
         assert!(
             positive > tail.len() / 10 && positive < tail.len() * 9 / 10,
             "{curvature}: predicts one class"
+        );
+    }
+}
+
+#[test]
+fn the_sketched_adagrads_learn_on_large_dense_rows() {
+    let data = ill_conditioned(3000, 200, 100.0, 5);
+    for algorithm in [Algorithm::AdaFd, Algorithm::Sketchy] {
+        let scores = pass(&sketched_adagrad(algorithm, false), &data, &[1.0; 200]);
+        let err = error(&data, &scores);
+        assert!(err < 0.3, "{algorithm}: progressive error {err}");
+        let tail = &scores[scores.len() / 2..];
+        let positive = tail.iter().filter(|&&p| p > 0.0).count();
+        assert!(
+            positive > tail.len() / 10 && positive < tail.len() * 9 / 10,
+            "{algorithm}: predicts one class"
         );
     }
 }

@@ -39,6 +39,32 @@ pub enum Algorithm {
     /// The running mean of the labels ([`RunningMean`]): the regression baseline, and a member
     /// of [`Algorithm::Auto`] for the squared loss.
     RunningMean,
+    /// Ada-FD ([`AdaFd`](super::AdaFd), Wan, Wei & Zhang, IJCAI 2018): full-matrix AdaGrad
+    /// `(δI + (BᵀB)^{1/2})⁻¹` on an FD sketch of `size` rows; `δ` is [`LearnerConfig::alpha`],
+    /// the step [`LearnerConfig::learning_rate`]. Learns row-scaled data ([`RowScaling`]).
+    AdaFd,
+    /// Sketchy AdaGrad ([`Sketchy`](super::Sketchy), Feinberg et al., NeurIPS 2023):
+    /// `(δI + ρ_{1:t}I + BᵀB)^{-1/2}` with the FD sketch's escaped mass `ρ_{1:t}`; `δ` is
+    /// [`LearnerConfig::alpha0`], the step [`LearnerConfig::learning_rate`]. Learns row-scaled
+    /// data ([`RowScaling`]).
+    Sketchy,
+}
+
+impl Algorithm {
+    /// Whether a single learner of this algorithm learns rows divided by their running RMS
+    /// norm ([`RowScaling`], [`ValidLearnerConfig::build`]): Newton and the sketched AdaGrads,
+    /// whose `α`/`δ` are otherwise in the units of `‖x‖²` (or `‖x‖`).
+    pub fn row_scaled(self) -> bool {
+        matches!(
+            self,
+            Algorithm::Newton | Algorithm::AdaFd | Algorithm::Sketchy
+        )
+    }
+
+    /// Whether it is a full-matrix AdaGrad on an FD sketch of the gradients (Ada-FD, Sketchy).
+    pub fn is_sketched_adagrad(self) -> bool {
+        matches!(self, Algorithm::AdaFd | Algorithm::Sketchy)
+    }
 }
 
 /// The curvature model of the Newton learner (SON Alg. 1): which approximation of the Hessian
@@ -151,7 +177,7 @@ macro_rules! named_enum {
     };
 }
 
-named_enum!(Algorithm, Algorithm::Ogd => "ogd", Algorithm::AdaGrad => "adagrad", Algorithm::Newton => "newton", Algorithm::Auto => "auto", Algorithm::AdaGradGrid => "adagrad-grid", Algorithm::RunningMean => "running-mean");
+named_enum!(Algorithm, Algorithm::Ogd => "ogd", Algorithm::AdaGrad => "adagrad", Algorithm::Newton => "newton", Algorithm::Auto => "auto", Algorithm::AdaGradGrid => "adagrad-grid", Algorithm::RunningMean => "running-mean", Algorithm::AdaFd => "ada-fd", Algorithm::Sketchy => "sketchy");
 named_enum!(
     CurvatureKind,
     CurvatureKind::Identity => "identity",
@@ -480,6 +506,14 @@ impl LearnerConfig {
                 }
             }
             Algorithm::RunningMean => "running-mean".to_string(),
+            Algorithm::AdaFd => format!(
+                "ada-fd m={} delta={} lr={}",
+                self.size, self.alpha, self.learning_rate
+            ),
+            Algorithm::Sketchy => format!(
+                "sketchy m={} delta={} lr={}",
+                self.size, self.alpha0, self.learning_rate
+            ),
             a => format!("{a} lr={}", self.learning_rate),
         };
         s.push_str(&format!(" {}", self.loss));
