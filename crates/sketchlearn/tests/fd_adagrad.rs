@@ -255,3 +255,35 @@ fn bad_parameters_are_refused() {
     assert_eq!("ada-fd".parse::<Algorithm>(), Ok(Algorithm::AdaFd));
     assert_eq!("sketchy".parse::<Algorithm>(), Ok(Algorithm::Sketchy));
 }
+
+/// A configured learner steps `ADA_FD_STEP_SCALE · η` / `SKETCHY_STEP_SCALE · η` (`-l η` in
+/// diagonal AdaGrad's units), with `δ` from `alpha` / `alpha0`.
+#[test]
+fn a_configured_learner_takes_the_scaled_step() {
+    use sketchlearn::linear::{ADA_FD_STEP_SCALE, SKETCHY_STEP_SCALE};
+    let data = stream(60, 4, 9);
+    for algorithm in [Algorithm::AdaFd, Algorithm::Sketchy] {
+        let config = LearnerConfig {
+            algorithm,
+            size: 3,
+            bias: false,
+            ..LearnerConfig::default()
+        };
+        let mut built = config.check().unwrap().build_unscaled(4).unwrap();
+        let eta = config.learning_rate;
+        let mut direct: Box<dyn OnlineLearner> = match algorithm {
+            Algorithm::AdaFd => Box::new(
+                AdaFd::new(4, 3, Loss::Logistic, ADA_FD_STEP_SCALE * eta, config.alpha).unwrap(),
+            ),
+            _ => Box::new(
+                Sketchy::new(4, 3, Loss::Logistic, SKETCHY_STEP_SCALE * eta, config.alpha0)
+                    .unwrap(),
+            ),
+        };
+        for (x, y) in &data {
+            let p = built.learn(Row::Dense(x), *y, 1.0).unwrap();
+            let q = direct.learn(Row::Dense(x), *y, 1.0).unwrap();
+            assert_eq!(p, q, "{algorithm}");
+        }
+    }
+}

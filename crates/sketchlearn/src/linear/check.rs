@@ -4,6 +4,7 @@
 //! asked; the one check that needs the dimension (a sparse-time FD sketch needs `d ≥ 2m`) is
 //! made by [`ValidLearnerConfig::build`].
 
+use super::config::{ADA_FD_STEP_SCALE, SKETCHY_STEP_SCALE};
 use super::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
 };
@@ -247,14 +248,14 @@ fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> 
             dim,
             config.size,
             config.loss,
-            config.learning_rate,
+            ADA_FD_STEP_SCALE * config.learning_rate,
             config.alpha,
         )?),
         Algorithm::Sketchy => AnyLearner::Sketchy(Sketchy::new(
             dim,
             config.size,
             config.loss,
-            config.learning_rate,
+            SKETCHY_STEP_SCALE * config.learning_rate,
             config.alpha0,
         )?),
         Algorithm::Auto | Algorithm::AdaGradGrid | Algorithm::RunningMean => {

@@ -46,7 +46,10 @@ pub(crate) mod validate;
 pub use ada_fd::{AdaFd, AdaFdRule};
 pub use any::AnyLearner;
 pub use check::{ConfigError, ValidLearnerConfig};
-pub use config::{Algorithm, CurvatureKind, LearnerConfig, Representation, MEMBER_ALPHA0_SCALE};
+pub use config::{
+    Algorithm, CurvatureKind, LearnerConfig, Representation, ADA_FD_STEP_SCALE,
+    MEMBER_ALPHA0_SCALE, SKETCHY_STEP_SCALE,
+};
 pub use diagonal::DiagonalAdaptation;
 pub use extras::ModelExtras;
 pub use fd_adagrad::{FdAdaGrad, FdPreconditioner};
