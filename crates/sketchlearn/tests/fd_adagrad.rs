@@ -276,8 +276,14 @@ fn a_configured_learner_takes_the_scaled_step() {
                 AdaFd::new(4, 3, Loss::Logistic, ADA_FD_STEP_SCALE * eta, config.alpha).unwrap(),
             ),
             _ => Box::new(
-                Sketchy::new(4, 3, Loss::Logistic, SKETCHY_STEP_SCALE * eta, config.alpha0)
-                    .unwrap(),
+                Sketchy::new(
+                    4,
+                    3,
+                    Loss::Logistic,
+                    SKETCHY_STEP_SCALE * eta,
+                    config.alpha0,
+                )
+                .unwrap(),
             ),
         };
         for (x, y) in &data {
