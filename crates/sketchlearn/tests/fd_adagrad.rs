@@ -72,6 +72,15 @@ struct DenseAdaGrad {
 }
 
 impl DenseAdaGrad {
+    fn new(d: usize, eta: f64, f: fn(f64) -> f64) -> Self {
+        DenseAdaGrad {
+            w: vec![0.0; d],
+            g: vec![0.0; d * d],
+            eta,
+            f,
+        }
+    }
+
     fn learn(&mut self, x: &[f64], y: f64) -> f64 {
         let d = x.len();
         let p: f64 = x.iter().zip(&self.w).map(|(a, b)| a * b).sum();
@@ -127,12 +136,7 @@ fn matches_dense<L: OnlineLearner>(mut sketched: L, mut dense: DenseAdaGrad, d: 
 #[test]
 fn ada_fd_with_a_sketch_larger_than_d_is_full_matrix_adagrad_delta_plus_root() {
     let (d, eta, delta) = (5, 0.7, 0.3);
-    let dense = DenseAdaGrad {
-        w: vec![0.0; d],
-        g: vec![0.0; d * d],
-        eta,
-        f: |l| 1.0 / (0.3 + l.sqrt()),
-    };
+    let dense = DenseAdaGrad::new(d, eta, |l| 1.0 / (0.3 + l.sqrt()));
     matches_dense(
         AdaFd::new(d, d + 1, Loss::Logistic, eta, delta).unwrap(),
         dense,
@@ -143,12 +147,7 @@ fn ada_fd_with_a_sketch_larger_than_d_is_full_matrix_adagrad_delta_plus_root() {
 #[test]
 fn sketchy_with_a_sketch_larger_than_d_is_full_matrix_adagrad_inverse_root() {
     let (d, eta, delta) = (5, 0.7, 0.2);
-    let dense = DenseAdaGrad {
-        w: vec![0.0; d],
-        g: vec![0.0; d * d],
-        eta,
-        f: |l| 1.0 / (0.2 + l).sqrt(),
-    };
+    let dense = DenseAdaGrad::new(d, eta, |l| 1.0 / (0.2 + l).sqrt());
     matches_dense(
         Sketchy::new(d, d + 1, Loss::Logistic, eta, delta).unwrap(),
         dense,
@@ -225,16 +224,7 @@ fn both_learn_from_sparse_rows_as_from_dense_ones() {
                 full[i as usize] = v;
             }
             let p = dense.learn(Row::Dense(&full), y, 1.0).unwrap();
-            let q = sparse
-                .learn(
-                    Row::Sparse {
-                        indices: &idx,
-                        values: &val,
-                    },
-                    y,
-                    1.0,
-                )
-                .unwrap();
+            let q = common::learn_sparse(&mut sparse, &idx, &val, y);
             assert!((p - q).abs() < 1e-12, "{algorithm}: {p} vs {q}");
         }
     }

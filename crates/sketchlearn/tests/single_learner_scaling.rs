@@ -20,6 +20,18 @@ fn sketched_adagrad(algorithm: Algorithm, diag: bool) -> LearnerConfig {
     }
 }
 
+/// Every curvature's Newton learner, then Ada-FD and Sketchy, with their names.
+fn learners(diag: bool) -> Vec<(String, LearnerConfig)> {
+    let mut v: Vec<(String, LearnerConfig)> = CurvatureKind::ALL
+        .into_iter()
+        .map(|c| (c.to_string(), newton(c, diag)))
+        .collect();
+    for a in [Algorithm::AdaFd, Algorithm::Sketchy] {
+        v.push((a.to_string(), sketched_adagrad(a, diag)));
+    }
+    v
+}
+
 fn newton(curvature: CurvatureKind, diag: bool) -> LearnerConfig {
     LearnerConfig {
         algorithm: Algorithm::Newton,
@@ -55,12 +67,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, rng_seed: proptest::test_runner::RngSeed::Fixed(28), ..ProptestConfig::default() })]
     #[test]
     fn global_rescaling_leaves_the_predictions(
-        curvature in prop::sample::select(CurvatureKind::ALL.to_vec()),
+        learner in 0..learners(false).len(),
         diag in any::<bool>(),
         exponent in -4i32..=4,
     ) {
         let data = ill_conditioned(300, 8, 100.0, 11);
-        let config = newton(curvature, diag);
+        let (_, config) = learners(diag).swap_remove(learner);
         let ones = vec![1.0; 8];
         let scale = vec![10f64.powi(exponent); 8];
         let (a, b) = (pass(&config, &data, &ones), pass(&config, &data, &scale));
@@ -68,20 +80,6 @@ proptest! {
             prop_assert!((p - q).abs() <= 1e-6 * (1.0 + p.abs()), "example {t}: {p} vs {q}");
         }
         prop_assert_eq!(error(&data, &a), error(&data, &b));
-    }
-
-    #[test]
-    fn global_rescaling_leaves_the_sketched_adagrads_predictions(
-        algorithm in prop::sample::select(vec![Algorithm::AdaFd, Algorithm::Sketchy]),
-        diag in any::<bool>(),
-        exponent in -4i32..=4,
-    ) {
-        let data = ill_conditioned(300, 8, 100.0, 11);
-        let config = sketched_adagrad(algorithm, diag);
-        let (a, b) = (pass(&config, &data, &[1.0; 8]), pass(&config, &data, &[10f64.powi(exponent); 8]));
-        for (t, (p, q)) in a.iter().zip(&b).enumerate() {
-            prop_assert!((p - q).abs() <= 1e-6 * (1.0 + p.abs()), "example {t}: {p} vs {q}");
-        }
     }
 }
 
@@ -91,32 +89,15 @@ proptest! {
 #[test]
 fn every_curvature_learns_on_large_dense_rows() {
     let data = ill_conditioned(3000, 200, 100.0, 5);
-    for curvature in CurvatureKind::ALL {
-        let config = newton(curvature, false);
+    for (name, config) in learners(false) {
         let scores = pass(&config, &data, &[1.0; 200]);
         let err = error(&data, &scores);
-        assert!(err < 0.3, "{curvature}: progressive error {err}");
+        assert!(err < 0.3, "{name}: progressive error {err}");
         let tail = &scores[scores.len() / 2..];
         let positive = tail.iter().filter(|&&p| p > 0.0).count();
         assert!(
             positive > tail.len() / 10 && positive < tail.len() * 9 / 10,
-            "{curvature}: predicts one class"
-        );
-    }
-}
-
-#[test]
-fn the_sketched_adagrads_learn_on_large_dense_rows() {
-    let data = ill_conditioned(3000, 200, 100.0, 5);
-    for algorithm in [Algorithm::AdaFd, Algorithm::Sketchy] {
-        let scores = pass(&sketched_adagrad(algorithm, false), &data, &[1.0; 200]);
-        let err = error(&data, &scores);
-        assert!(err < 0.3, "{algorithm}: progressive error {err}");
-        let tail = &scores[scores.len() / 2..];
-        let positive = tail.iter().filter(|&&p| p > 0.0).count();
-        assert!(
-            positive > tail.len() / 10 && positive < tail.len() * 9 / 10,
-            "{algorithm}: predicts one class"
+            "{name}: predicts one class"
         );
     }
 }
