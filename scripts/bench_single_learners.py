@@ -35,7 +35,7 @@ SHARED = ["heart", "ionosphere", "splice", "magic04.shuf"]
 LEARNERS = [["--algo", "ogd"], ["--algo", "adagrad"], ["--algo", "adagrad-grid"]] + [
     ["--algo", "newton", "--curvature", c]
     for c in ["identity", "full", "fd", "fd-fast", "rfd", "rfd-fast", "rp", "oja"]
-] + [[]]
+] + [["--algo", "ada-fd"], ["--algo", "sketchy"]] + [[]]
 
 
 def se(p, n):

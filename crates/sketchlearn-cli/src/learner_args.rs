@@ -37,10 +37,10 @@ impl FromStr for CurvatureArg {
 #[derive(clap::Args, Debug)]
 #[command(next_help_heading = "Learner")]
 pub struct LearnerArgs {
-    /// auto|ogd|adagrad|adagrad-grid|newton [default: auto]
+    /// auto|ogd|adagrad|adagrad-grid|newton|ada-fd|sketchy [default: auto]
     #[arg(long, value_name = "NAME")]
     pub algo: Option<Algorithm>,
-    /// OGD / AdaGrad learning rate
+    /// OGD / AdaGrad / ada-fd / sketchy learning rate
     #[arg(short = 'l', long = "learning-rate", value_name = "ETA", default_value_t = d().learning_rate)]
     pub learning_rate: f64,
     /// Penalty λ₁‖w‖₁, and (λ₂/2)‖w‖² with --l2 λ₂ (ogd, adagrad) [default: 0]
@@ -75,10 +75,10 @@ pub struct LearnerArgs {
     /// Sketch size m
     #[arg(long, value_name = "M", default_value_t = d().size, help_heading = "Sketch")]
     pub size: usize,
-    /// Newton: α of A = αI + SᵀS (1/α acts as the step size)
+    /// Newton: α of A = αI + SᵀS (1/α: step size); ada-fd: δ
     #[arg(long, value_name = "A", default_value_t = d().alpha, help_heading = "Sketch")]
     pub alpha: f64,
-    /// RFD-SON: initial α₀ of the RFD sketch
+    /// RFD-SON: initial α₀ of the RFD sketch; sketchy: initial δ
     #[arg(long, value_name = "A", default_value_t = d().alpha0, help_heading = "Sketch")]
     pub alpha0: f64,
     /// Newton: c = σ + η (the sketch receives √c·g)

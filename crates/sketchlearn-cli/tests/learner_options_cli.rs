@@ -240,3 +240,23 @@ fn q_crosses_vw_namespaces_in_train_test_and_predict() {
         "keeps its own interactions",
     );
 }
+
+/// `--algo ada-fd` and `--algo sketchy` (issue 28, item 4) train, save, and test from the
+/// model file; an L1 penalty is refused with the reason.
+#[test]
+fn the_sketched_adagrads_train_save_and_test() {
+    let file = data("heart.libsvm");
+    for (algo, name) in [("ada-fd", "ada-fd m=10"), ("sketchy", "sketchy m=10")] {
+        let model = scratch(&format!("{algo}.model"));
+        let r = quiet_json("train", &["--algo", algo, "-f", &model, &file]);
+        assert!(r["learner"].as_str().unwrap().starts_with(name), "{r}");
+        let e = r["progressive_error"].as_f64().unwrap();
+        assert!(e < 0.3, "{algo}: progressive error {e}");
+        let t = test_json(&model, &file);
+        assert!(t["error"].as_f64().unwrap() < e, "{algo}: {t}");
+        fails_with(
+            &run(&["train", "--algo", algo, "--l1", "0.1", &file]),
+            "full-matrix preconditioner",
+        );
+    }
+}

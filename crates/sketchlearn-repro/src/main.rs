@@ -24,6 +24,7 @@ mod report;
 mod rfd_figure1;
 mod rfd_table2;
 mod rng;
+mod sketched_adagrad;
 mod son_synthetic;
 mod son_table3;
 mod sparse_accuracy;
@@ -105,6 +106,10 @@ pub enum Experiment {
     /// Issue 27: the sparse-time RFD-SON member with the paper's doubling buffer (ℓ = 2m) and
     /// longer buffers (ℓ = 3m, 4m, 6m): learning-only time, shrinks, progressive error.
     FdBuffer,
+    /// Issue 28, item 4: Ada-FD and Sketchy AdaGrad (`--algo ada-fd|sketchy`) untuned and tuned
+    /// against the best tuned peer on the six payoff sets, and the default mixture with either
+    /// added as a member (payoff count, and the 12-set guard against the best untuned peer).
+    SketchedAdagrad,
 }
 
 fn main() {
@@ -132,6 +137,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         Experiment::SparseAccuracy => sparse_accuracy::run(args),
         Experiment::Auto => auto_table::run(args),
         Experiment::FdBuffer => fd_buffer::run(args),
+        Experiment::SketchedAdagrad => sketched_adagrad::run(args),
     }
 }
 

@@ -86,6 +86,16 @@ fn build_seeds() -> Vec<Vec<u8>> {
             algorithm: Algorithm::Ogd,
             ..LearnerConfig::default()
         },
+        LearnerConfig {
+            algorithm: Algorithm::AdaFd,
+            size: 3,
+            ..LearnerConfig::default()
+        },
+        LearnerConfig {
+            algorithm: Algorithm::Sketchy,
+            size: 3,
+            ..LearnerConfig::default()
+        },
     ];
     configs
         .into_iter()

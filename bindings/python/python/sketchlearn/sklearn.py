@@ -20,10 +20,12 @@ from sketchlearn._validation import as_rows
 _PARAMS_DOC = """
     Parameters
     ----------
-    algo : {"auto", "ogd", "adagrad", "adagrad-grid", "newton"}, default="auto"
-        Learning algorithm (CLI ``--algo``). ``auto`` mixes two RFD-SONs, FD-SON with diagonal
-        adaptation and an AdaGrad grid online; ``newton`` is one (sketched) Online Newton
-        learner over ``curvature``.
+    algo : {"auto", "ogd", "adagrad", "adagrad-grid", "newton", "ada-fd", "sketchy"}
+        Learning algorithm (CLI ``--algo``; default ``"auto"``). ``auto`` mixes two RFD-SONs,
+        FD-SON with diagonal adaptation and an AdaGrad grid online; ``newton`` is one
+        (sketched) Online Newton learner over ``curvature``; ``ada-fd`` and ``sketchy`` are
+        full-matrix AdaGrad on a Frequent Directions sketch of the gradients (Ada-FD: δ is
+        ``alpha``; Sketchy: δ is ``alpha0``).
     curvature : {"identity", "full", "fd", "fd-fast", "rfd", "rfd-fast", "rp", "oja"}, default=None
         Curvature of the Newton learner (and of ``auto``'s sketched members); ``None`` is
         ``rfd-fast``.

@@ -6,9 +6,9 @@
 use super::curvature::AnyCurvature;
 use super::sparse::SparseLearner;
 use super::{
-    AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, Mixture,
-    Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RowScaling, RunningMean,
-    ScaledMixture, TargetStandardization,
+    AdaFd, AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError,
+    Mixture, Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RowScaling, RunningMean,
+    ScaledMixture, Sketchy, TargetStandardization,
 };
 use crate::dispatch::{enum_dispatch, forward_online_learner};
 use crate::{Example, Row};
@@ -49,11 +49,16 @@ pub enum AnyLearner {
     ProximalAdaGrad(ProximalAdaGrad),
     /// A learner of rows divided by their running RMS norm (every single Newton learner).
     RowScaling(Box<RowScaling<AnyLearner>>),
+    /// Ada-FD: full-matrix AdaGrad on an FD sketch of the gradients.
+    AdaFd(AdaFd),
+    /// Sketchy AdaGrad: the same with the sketch's escaped mass added back.
+    Sketchy(Sketchy),
 }
 
 enum_dispatch!($ dispatch, AnyLearner {
     Ogd, AdaGrad, Newton, Diagonal, Intercept, Fixed, Sparse, Mixture, RunningMean,
     TargetStandardization, FeatureScaling, ScaledMixture, ProximalOgd, ProximalAdaGrad, RowScaling,
+    AdaFd, Sketchy,
 });
 
 forward_online_learner!(AnyLearner, dispatch {

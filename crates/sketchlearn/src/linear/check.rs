@@ -4,14 +4,16 @@
 //! asked; the one check that needs the dimension (a sparse-time FD sketch needs `d ≥ 2m`) is
 //! made by [`ValidLearnerConfig::build`].
 
+use super::config::{ADA_FD_STEP_SCALE, SKETCHY_STEP_SCALE};
 use super::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
 };
 use super::sparse::{SparseFd, SparseLearner, SparseOja, SparseRp};
 use super::{
-    AdaGrad, Algorithm, AnyLearner, CurvatureKind, DiagonalAdaptation, FeatureScaling, Intercept,
-    LearnError, LearnerConfig, MixRule, Mixture, Newton, NewtonParams, Ogd, Representation,
-    RowScaling, RunningMean, ScaledMixture, StepSchedule, TargetStandardization,
+    AdaFd, AdaGrad, Algorithm, AnyLearner, CurvatureKind, DiagonalAdaptation, FeatureScaling,
+    Intercept, LearnError, LearnerConfig, MixRule, Mixture, Newton, NewtonParams, Ogd,
+    Representation, RowScaling, RunningMean, ScaledMixture, Sketchy, StepSchedule,
+    TargetStandardization,
 };
 use crate::sketch::FdVariant;
 use std::ops::Deref;
@@ -137,6 +139,12 @@ impl LearnerConfig {
                     .into(),
             ));
         }
+        if self.algorithm.is_sketched_adagrad() && self.size == 0 {
+            return Err(ConfigError::Conflict(format!(
+                "sketch size must be at least 1 for {}",
+                self.algorithm
+            )));
+        }
         if newton && self.curvature.is_fd() && self.size == 0 {
             return Err(ConfigError::Conflict(
                 "sketch size must be at least 1 for fd/rfd curvature (rp and oja allow 0)".into(),
@@ -192,7 +200,7 @@ impl ValidLearnerConfig {
     /// ([`Self::build_unscaled`]).
     pub fn build(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
         let built = build(&self.0, dim)?;
-        if self.0.algorithm != Algorithm::Newton {
+        if !self.0.algorithm.row_scaled() {
             return Ok(built);
         }
         Ok(AnyLearner::RowScaling(Box::new(RowScaling::new(built))))
@@ -236,6 +244,20 @@ fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> 
         Algorithm::AdaGrad => {
             AnyLearner::AdaGrad(AdaGrad::new(dim, config.loss, config.learning_rate)?)
         }
+        Algorithm::AdaFd => AnyLearner::AdaFd(AdaFd::new(
+            dim,
+            config.size,
+            config.loss,
+            ADA_FD_STEP_SCALE * config.learning_rate,
+            config.alpha,
+        )?),
+        Algorithm::Sketchy => AnyLearner::Sketchy(Sketchy::new(
+            dim,
+            config.size,
+            config.loss,
+            SKETCHY_STEP_SCALE * config.learning_rate,
+            config.alpha0,
+        )?),
         Algorithm::Auto | Algorithm::AdaGradGrid | Algorithm::RunningMean => {
             unreachable!("mixtures and the running mean are handled above")
         }

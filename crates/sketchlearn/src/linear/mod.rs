@@ -1,6 +1,7 @@
 //! Online linear learners: first-order baselines (OGD, AdaGrad), the Sketched Online Newton
 //! learner generic over a [`curvature::Curvature`] model (SON paper Alg. 1), and diagonal
-//! adaptation (SON §5.2).
+//! adaptation (SON §5.2); full-matrix AdaGrad on an FD sketch of the gradients ([`AdaFd`],
+//! [`Sketchy`]).
 //!
 //! Every learner implements [`OnlineLearner`] (River's `learn_one`/`predict_one` contract):
 //! [`OnlineLearner::learn`] returns the prediction made *before* the update, which is what
@@ -8,6 +9,7 @@
 
 use crate::{Example, Row};
 
+mod ada_fd;
 mod any;
 mod calibration;
 mod check;
@@ -15,6 +17,7 @@ mod config;
 pub mod curvature;
 mod diagonal;
 mod extras;
+mod fd_adagrad;
 mod feature_scaling;
 mod first_order;
 mod fixed;
@@ -34,16 +37,22 @@ mod row_scaling;
 mod running_mean;
 mod saved;
 mod scaled_mixture;
+mod sketchy;
 pub mod sparse;
 mod summary;
 mod target_standardization;
 pub(crate) mod validate;
 
+pub use ada_fd::{AdaFd, AdaFdRule};
 pub use any::AnyLearner;
 pub use check::{ConfigError, ValidLearnerConfig};
-pub use config::{Algorithm, CurvatureKind, LearnerConfig, Representation, MEMBER_ALPHA0_SCALE};
+pub use config::{
+    Algorithm, CurvatureKind, LearnerConfig, Representation, ADA_FD_STEP_SCALE,
+    MEMBER_ALPHA0_SCALE, SKETCHY_STEP_SCALE,
+};
 pub use diagonal::DiagonalAdaptation;
 pub use extras::ModelExtras;
+pub use fd_adagrad::{FdAdaGrad, FdPreconditioner};
 pub use feature_scaling::FeatureScaling;
 pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
@@ -61,6 +70,7 @@ pub use row_scaling::RowScaling;
 pub use running_mean::RunningMean;
 pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};
 pub use scaled_mixture::{LabelScale, ScaledMixture};
+pub use sketchy::{Sketchy, SketchyRule};
 pub use summary::{sketch_summaries, top_weights, SketchSummary};
 pub use target_standardization::TargetStandardization;
 

@@ -57,6 +57,11 @@ impl MergeShare for AnyLearner {
                  the learner with the dense representation to merge it"
                     .into(),
             )),
+            (AdaFd(_), AdaFd(_)) | (Sketchy(_), Sketchy(_)) => Err(MergeError::Unsupported(
+                "Ada-FD and Sketchy learners do not merge yet (their gradient sketches would \
+                 need the FD merge over a common base)"
+                    .into(),
+            )),
             _ => Err(MergeError::Incompatible("different learners".into())),
         }
     }

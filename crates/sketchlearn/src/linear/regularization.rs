@@ -120,6 +120,10 @@ fn why_not(algorithm: Algorithm) -> &'static str {
              penalty would not leave comparable (give --algo adagrad -l ETA with the penalty)"
         }
         Algorithm::RunningMean => "it predicts the mean label and has no weights",
+        Algorithm::AdaFd | Algorithm::Sketchy => {
+            "its step uses a full-matrix preconditioner (an FD sketch of the gradients), which \
+             couples the weights, so the proximal step of an L1 penalty has no closed form"
+        }
         _ => {
             "the mixture holds sketched Newton members, whose metric αI + SᵀS couples the \
              weights, so the proximal step of an L1 penalty has no closed form for them"

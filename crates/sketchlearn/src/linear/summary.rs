@@ -121,6 +121,19 @@ fn walk(learner: &AnyLearner, path: String, k: usize, out: &mut Vec<SketchSummar
                 .collect();
             push("fd-sparse", s.alpha(), values);
         }
+        AnyLearner::AdaFd(l) => push("ada-fd", l.delta(), gradient_spectrum(l.sketch())),
+        AnyLearner::Sketchy(l) => push(
+            "sketchy",
+            l.delta() + l.sketch().total_shrinkage(),
+            gradient_spectrum(l.sketch()),
+        ),
         _ => {}
     }
+}
+
+/// The singular values of an FD sketch of the gradients (Ada-FD, Sketchy).
+fn gradient_spectrum(sketch: &crate::sketch::FrequentDirections) -> Vec<f64> {
+    use crate::sketch::Sketch;
+    let m = sketch.matrix();
+    crate::linalg::singular_values(&m.b, m.rows, m.dim).unwrap_or_default()
 }

@@ -82,7 +82,8 @@ pub(crate) fn check_learner(learner: &AnyLearner) -> Result<(), Invalid> {
 }
 
 /// Checks the state of every sparse-time learner in `learner` (members of mixtures, learners
-/// inside wrappers) before anything indexes with it (`sparse/validate.rs`).
+/// inside wrappers) before anything indexes with it (`sparse/validate.rs`), and the sizes of
+/// the gradient sketches of Ada-FD and Sketchy.
 fn check_sparse(learner: &AnyLearner) -> Result<(), String> {
     match learner {
         AnyLearner::Sparse(l) => super::sparse::validate::check(l),
@@ -92,6 +93,8 @@ fn check_sparse(learner: &AnyLearner) -> Result<(), String> {
         AnyLearner::FeatureScaling(l) => check_sparse(l.inner()),
         AnyLearner::RowScaling(l) => check_sparse(l.inner()),
         AnyLearner::Mixture(l) => l.members().iter().try_for_each(check_sparse),
+        AnyLearner::AdaFd(l) => l.check_state(),
+        AnyLearner::Sketchy(l) => l.check_state(),
         AnyLearner::ScaledMixture(l) => l.mixture().members().iter().try_for_each(check_sparse),
         AnyLearner::Ogd(_)
         | AnyLearner::AdaGrad(_)

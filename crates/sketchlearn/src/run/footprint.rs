@@ -131,7 +131,8 @@ fn grows_with_features(c: &LearnerConfig) -> bool {
         Algorithm::Newton => {
             c.representation == Representation::Sparse && c.curvature.has_sparse_learner()
         }
-        Algorithm::Auto | Algorithm::AdaGradGrid => false,
+        // The sketch's m × d rows are written densely at every shrink.
+        Algorithm::Auto | Algorithm::AdaGradGrid | Algorithm::AdaFd | Algorithm::Sketchy => false,
     }
 }
 

@@ -225,6 +225,35 @@ impl FrequentDirections {
         self.alpha0
     }
 
+    /// Checks a loaded sketch's sizes against the `dim` its owner expects: the buffer holds
+    /// `capacity × dim` numbers, fewer than `capacity` rows are filled (a full buffer is shrunk
+    /// at once), `m ≥ 1` and the buffer variant fits `m`. A model file that passes its checksum
+    /// can hold any numbers; these are the ones every other method indexes with (and the
+    /// shrinkage, `≥ 0`).
+    pub(crate) fn check_state(&self, dim: usize) -> Result<(), String> {
+        if self.m == 0 || self.variant.check(self.m).is_err() {
+            return Err(format!(
+                "FD sketch: size m = {} with {:?}",
+                self.m, self.variant
+            ));
+        }
+        if !(self.shrink_total.is_finite() && self.shrink_total >= 0.0) {
+            return Err(format!("FD sketch: total shrinkage {}", self.shrink_total));
+        }
+        let cap = self.capacity();
+        let want = cap.checked_mul(self.dim);
+        if self.dim != dim || want != Some(self.buf.len()) || self.filled >= cap {
+            return Err(format!(
+                "FD sketch: {} numbers for {cap} rows of dimension {} ({} filled), expected \
+                 dimension {dim}",
+                self.buf.len(),
+                self.dim,
+                self.filled
+            ));
+        }
+        Ok(())
+    }
+
     /// Inserts `scale · row` (used by GFD for `√|s_t| g_t`). A row that is zero after scaling
     /// adds nothing to `AᵀA` and takes no buffer row (FD would insert it and shrink by σ_m = 0).
     pub fn insert_scaled(&mut self, row: Row<'_>, scale: f64) -> Result<(), SketchError> {
