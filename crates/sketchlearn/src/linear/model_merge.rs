@@ -52,11 +52,7 @@ impl MergeShare for AnyLearner {
                 use super::OnlineLearner;
                 same("fixed weights", a.weights(), b.weights())
             }
-            (Sparse(_), Sparse(_)) => Err(MergeError::Unsupported(
-                "the sparse-time learners keep w = w̄ + Zᵀb in a lazily rebased basis; build \
-                 the learner with the dense representation to merge it"
-                    .into(),
-            )),
+            (Sparse(a), Sparse(b)) => a.merge_share(b, base_of!(base, Sparse), share),
             _ => Err(MergeError::Incompatible("different learners".into())),
         }
     }
