@@ -8,13 +8,14 @@
 
 mod common;
 
+use common::fd_bound;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::linear::sparse::{SparseFd, SparseLearner, SparseOja, SparseRp};
 use sketchlearn::linear::{NewtonParams, OnlineLearner};
 use sketchlearn::merge::{share_of, MergeError, MergeShare};
-use sketchlearn::spectral::{singular_values, sym_eigenvalues};
+use sketchlearn::spectral::sym_eigenvalues;
 use sketchlearn::Row;
 
 /// A sparse example: sorted distinct indices below `d`, values in [−1, 1], a ±1 label.
@@ -76,14 +77,6 @@ fn sketch_error(a: &[f64], d: usize, l: &SparseFd) -> f64 {
     }
     let v = sym_eigenvalues(&diff, d).unwrap();
     v[0].abs().max(v[d - 1].abs())
-}
-
-/// `min_k ‖A − A_k‖²_F/(m − k)`.
-fn fd_bound(a: &[f64], d: usize, m: usize) -> f64 {
-    let s = singular_values(a, a.len() / d, d).unwrap();
-    (0..m)
-        .map(|k| s.iter().skip(k).map(|x| x * x).sum::<f64>() / (m - k) as f64)
-        .fold(f64::INFINITY, f64::min)
 }
 
 fn merge(a: &mut SparseFd, b: &SparseFd, base: Option<&SparseFd>) {
