@@ -25,6 +25,15 @@ Columns:
     learning; no interpreter start-up);
   * ratio: ours / VW, whole process;
   * progressive error of each; sketchlearn AdaGrad (`--algo adagrad`) as a first-order reference.
+  * from the binary cache: the same runs reading a cache built beforehand (not timed): ours
+    `sketchlearn cache -c F FILE`, then `train -c F FILE`; VW `--cache_file F` (a first VW run
+    writes it);
+The dense table (issue 27: SON m=10 against VW OjaNewton m=10): the SON paper's §5.1 stream
+(`cargo run --release -p sketchlearn --example dense_stream -- 20000 1000 100 1 …`, d = 1000,
+κ = 100), ours `--algo newton --curvature oja --size 10` (Oja-SON, the algorithm of VW's
+`--OjaNewton`), from text with and without the parser's second thread (`--no-read-ahead`), and
+from the cache; VW `--OjaNewton --sketch_size 10` from text and from its cache. `--skip-sparse`
+runs the dense table alone.
 Timings on a shared machine are noisy: both tools run interleaved in the same run, and the
 load average is printed with the table.
 """
@@ -120,8 +129,8 @@ def run_ours(path, extra):
     return {"wall": wall, "pass": j["seconds"], "n": j["examples"], "error": j["progressive_error"]}
 
 
-def run_vw(path):
-    args = f"-d {path} -b 18 --binary --loss_function logistic --quiet"
+def run_vw(path, extra=""):
+    args = f"-d {path} -b 18 --binary --loss_function logistic --quiet {extra}"
     t0 = time.perf_counter()
     r = subprocess.run(
         [sys.executable, "-c", VW_CODE, args], check=True, capture_output=True, text=True
@@ -129,6 +138,25 @@ def run_vw(path):
     wall = time.perf_counter() - t0
     j = json.loads(r.stdout)
     return {"wall": wall, "pass": j["seconds"], "n": j["examples"], "error": j["error"]}
+
+
+def build_caches(src, vw, vw_extra="", tag=""):
+    """Our cache and VW's of the same stream, written before timing: (our flags, VW's flags)."""
+    ours = WORK / (src.name + ".slcache")
+    theirs = WORK / (vw.name + f".vwcache{tag}")
+    for old in (ours, theirs):
+        if old.exists():
+            old.unlink()
+    t0 = time.perf_counter()
+    subprocess.run([str(BIN), "cache", "-c", str(ours), str(src)], check=True, capture_output=True)
+    wall = time.perf_counter() - t0
+    BUILDS.append((src.name, src.stat().st_size, ours.stat().st_size, wall))
+    run_vw(vw, f"{vw_extra} --cache_file {theirs}")
+    return ["-c", str(ours)], f"{vw_extra} --cache_file {theirs}"
+
+
+# (file, text bytes, cache bytes, seconds of `sketchlearn cache`: parse + encode + write)
+BUILDS = []
 
 
 def best(runs):
@@ -140,41 +168,101 @@ def best(runs):
     }
 
 
+def sparse_rows(inputs, reps):
+    """The sparse table's rows (default and AdaGrad against VW's default)."""
+    lines = [
+        "| stream | n | sketchlearn default: whole process ex/s | pass ex/s | from cache: whole "
+        "process ex/s | pass ex/s | VW default: whole process ex/s | in-process ex/s | VW from "
+        "cache: whole process ex/s | ratio (whole process): text / cache | error: ours / VW | "
+        "sketchlearn AdaGrad: whole process ex/s, error |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+    ]
+    for label, src, vw in inputs:
+        ours_c, vw_c = build_caches(src, vw)
+        runs = {"ours": [], "ours_c": [], "adagrad": [], "vw": [], "vw_c": []}
+        for _ in range(reps):
+            runs["ours"].append(run_ours(src, []))
+            runs["vw"].append(run_vw(vw))
+            runs["ours_c"].append(run_ours(src, ours_c))
+            runs["vw_c"].append(run_vw(vw, vw_c))
+            runs["adagrad"].append(run_ours(src, ["--algo", "adagrad"]))
+        r = {k: best(v) for k, v in runs.items()}
+        o, oc, v, vc, g = r["ours"], r["ours_c"], r["vw"], r["vw_c"], r["adagrad"]
+        assert o["error"] == oc["error"], (label, o, oc)
+        n, nv = o["n"], v["n"]
+        lines.append(
+            f"| {label} | {n} | {n / o['wall']:,.0f} | {n / o['pass']:,.0f} | "
+            f"{n / oc['wall']:,.0f} | {n / oc['pass']:,.0f} | "
+            f"{nv / v['wall']:,.0f} | {nv / v['pass']:,.0f} | {nv / vc['wall']:,.0f} | "
+            f"{(n / o['wall']) / (nv / v['wall']):.2f}× / "
+            f"{(n / oc['wall']) / (nv / vc['wall']):.2f}× | "
+            f"{o['error']:.4f} / {v['error']:.4f} | {n / g['wall']:,.0f}, {g['error']:.4f} |"
+        )
+        print(f"{label}: done", file=sys.stderr)
+    return lines
+
+
+def dense_rows(reps):
+    """The dense table: Oja-SON m=10 against VW OjaNewton m=10 (see the module docs)."""
+    src, vw = WORK / "dense_d1000_k100_20k.libsvm", WORK / "dense_d1000_k100_20k.vw"
+    if not src.exists() or not vw.exists():
+        gen = REPO / "target" / "release" / "examples" / "dense_stream"
+        if not gen.exists():
+            sys.exit(f"{gen} not found: cargo build --release -p sketchlearn --example dense_stream")
+        subprocess.run([str(gen), "20000", "1000", "100", "1", str(src), str(vw)], check=True)
+    son = ["--algo", "newton", "--curvature", "oja", "--size", "10"]
+    oja = "--OjaNewton --sketch_size 10"
+    ours_c, vw_c = build_caches(src, vw, oja, "-oja")
+    runs = {"text": [], "one": [], "cache": [], "vw": [], "vw_c": []}
+    for _ in range(reps):
+        runs["text"].append(run_ours(src, son))
+        runs["vw"].append(run_vw(vw, oja))
+        runs["one"].append(run_ours(src, son + ["--no-read-ahead"]))
+        runs["cache"].append(run_ours(src, son + ours_c))
+        runs["vw_c"].append(run_vw(vw, vw_c))
+    r = {k: best(v) for k, v in runs.items()}
+    v, vc = r["vw"], r["vw_c"]
+    rate = lambda x: x["n"] / x["wall"]  # noqa: E731
+    lines = [
+        "| run (dense d=1000, κ=100, 20k rows) | whole process ex/s | pass ex/s | error | "
+        "ratio to VW OjaNewton, same input kind |",
+        "|---|---:|---:|---|---:|",
+    ]
+    for name, x, peer in [
+        ("sketchlearn Oja-SON m=10, text (parser on a second thread)", r["text"], v),
+        ("sketchlearn Oja-SON m=10, text, one thread (`--no-read-ahead`)", r["one"], v),
+        ("sketchlearn Oja-SON m=10, from its cache (`-c`)", r["cache"], vc),
+        ("VW `--OjaNewton --sketch_size 10`, text", v, None),
+        ("VW `--OjaNewton --sketch_size 10`, from its `--cache_file`", vc, None),
+    ]:
+        ratio = f"{rate(x) / rate(peer):.2f}×" if peer else ""
+        lines.append(
+            f"| {name} | {rate(x):,.0f} | {x['n'] / x['pass']:,.0f} | {x['error']:.4f} | {ratio} |"
+        )
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=3, help="runs per tool and file (best is kept)")
-    ap.add_argument("--out", type=Path, help="also write the table (markdown) to this file")
+    ap.add_argument("--out", type=Path, help="also write the tables (markdown) to this file")
+    ap.add_argument("--skip-sparse", action="store_true", help="the dense table only")
     a = ap.parse_args()
     if not BIN.exists():
         sys.exit(f"{BIN} not found: run `cargo build --release -p sketchlearn-cli` first")
-    inputs = ensure_inputs()
+    WORK.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
-    rows = []
-    for label, src, vw in inputs:
-        runs = {"ours": [], "adagrad": [], "vw": []}
-        for _ in range(a.reps):
-            runs["ours"].append(run_ours(src, []))
-            runs["vw"].append(run_vw(vw))
-            runs["adagrad"].append(run_ours(src, ["--algo", "adagrad"]))
-        r = {k: best(v) for k, v in runs.items()}
-        rows.append((label, r))
-        print(f"{label}: done", file=sys.stderr)
-    load_after = os.getloadavg()
-    lines = [
-        "| stream | n | sketchlearn default: whole process ex/s | pass ex/s | VW default: "
-        "whole process ex/s | in-process ex/s | ratio (whole process) | error: ours / VW | "
-        "sketchlearn AdaGrad: whole process ex/s, error |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---|",
+    lines = [] if a.skip_sparse else sparse_rows(ensure_inputs(), a.reps) + [""]
+    lines += dense_rows(a.reps)
+    lines += [
+        "",
+        "| file | text MB | cache MB | `sketchlearn cache` (parse + encode + write, one thread) "
+        "MB of text/s |",
+        "|---|---:|---:|---:|",
     ]
-    for label, r in rows:
-        o, v, g = r["ours"], r["vw"], r["adagrad"]
-        n = o["n"]
-        lines.append(
-            f"| {label} | {n} | {n / o['wall']:,.0f} | {n / o['pass']:,.0f} | "
-            f"{v['n'] / v['wall']:,.0f} | {v['n'] / v['pass']:,.0f} | "
-            f"{(n / o['wall']) / (v['n'] / v['wall']):.2f}× | "
-            f"{o['error']:.4f} / {v['error']:.4f} | {n / g['wall']:,.0f}, {g['error']:.4f} |"
-        )
+    for name, text, cache, wall in BUILDS:
+        lines.append(f"| {name} | {text / 1e6:.1f} | {cache / 1e6:.1f} | {text / 1e6 / wall:.0f} |")
+    load_after = os.getloadavg()
     load = " ".join(f"{x:.2f}" for x in load_before) + " before, " + " ".join(
         f"{x:.2f}" for x in load_after
     ) + " after"

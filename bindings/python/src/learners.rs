@@ -46,7 +46,7 @@ struct Outcome {
 }
 
 impl LinearLearners {
-    fn from_state(state: State) -> Self {
+    pub(crate) fn from_state(state: State) -> Self {
         LinearLearners {
             state,
             metrics: Metrics::without_auc(),
@@ -386,6 +386,17 @@ impl LinearLearners {
                 c.algorithm,
                 sketchlearn::linear::Algorithm::Newton | sketchlearn::linear::Algorithm::Auto
             )
+    }
+
+    /// Where the weights of a fixed-weights model come from (`drp logistic lambda=1 m=500 T=3
+    /// seed=0 (Alg.2 iterate t=3)`, written by `sketchlearn drp -f` or `DRPClassifier.save`);
+    /// `None` for a model that learns.
+    #[getter]
+    fn fixed_description(&self) -> Option<String> {
+        match self.linear().map(|m| &m.learner) {
+            Some(sketchlearn::linear::AnyLearner::Fixed(f)) => Some(f.description().to_string()),
+            _ => None,
+        }
     }
 
     /// The configuration in the CLI's words, e.g. `newton/rfd-fast m=10 alpha0=1 c=0.1 logistic`.

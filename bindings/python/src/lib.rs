@@ -6,12 +6,14 @@
 //! * [`config`]: estimator parameters → `LearnerConfig`, and the one representation choice;
 //! * [`learners`]: `LinearLearners` (binary, regression, multiclass) over one core model
 //!   ([`state`]), whose bytes are the CLI's model file; [`labels`]: class labels ↔ Python;
+//! * [`drp`]: `drp_fit` (dual random projection, batch) into a `LinearLearners`;
 //! * [`fm`]: `FmLearner` (the core's factorization machines, `sketchlearn fm`'s model file);
 //! * [`sketch`]: `SketchState` (FD, RFD, GFD, RP, Oja);
 //! * [`rows`]: NumPy and CSR rows; [`features`]: River dicts hashed as VW does;
 //! * [`errors`]: core errors → Python exceptions.
 
 mod config;
+mod drp;
 mod errors;
 mod features;
 mod fm;
@@ -85,6 +87,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fm::FmLearner>()?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(scan_file, m)?)?;
+    m.add_function(wrap_pyfunction!(drp::drp_fit, m)?)?;
     m.add("MODEL_FORMAT_VERSION", sketchlearn::model::FORMAT_VERSION)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

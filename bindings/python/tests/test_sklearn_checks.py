@@ -4,6 +4,7 @@ expected failures whose reasons come from ``sketchlearn.expected_failed_checks``
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sketchlearn import (
+    DRPClassifier,
     FMClassifier,
     FMRegressor,
     FrequentDirections,
@@ -21,6 +22,8 @@ from sketchlearn import (
         FrequentDirections(size=4),
         FMClassifier(),
         FMRegressor(),
+        DRPClassifier(),
+        DRPClassifier(loss="smooth-hinge", iterations=3),
     ],
     expected_failed_checks=expected_failed_checks,
     xfail_strict=True,

@@ -5,10 +5,10 @@
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sketchlearn::drp::{
-    relative_error, Alg2Status, Dataset, DrpFit, DrpLoss, DrpParams, ExactSolution, ExactSolver,
-    OnDivergence, Problem,
+    recovered_model, relative_error, Alg2Status, Dataset, DrpFit, DrpLoss, DrpParams,
+    ExactSolution, ExactSolver, OnDivergence, Problem,
 };
-use sketchlearn::linear::{Algorithm, AnyLearner, FixedLinear, LearnerConfig, LinearModel};
+use sketchlearn::linear::{AnyLearner, LinearModel};
 use std::time::Instant;
 
 /// Arguments of `sketchlearn drp`.
@@ -185,31 +185,12 @@ pub fn model_name(model: &LinearModel) -> String {
     }
 }
 
-/// The recovered model as a linear model file (fixed weights, no intercept).
-pub fn recovered_model(
-    args_desc: String,
-    loss: DrpLoss,
-    w: &[f64],
-    n: usize,
-) -> Result<LinearModel> {
-    let config = LearnerConfig {
-        algorithm: Algorithm::Ogd,
-        loss: loss.to_loss(),
-        bias: false,
-        ..LearnerConfig::default()
-    };
-    let learner = AnyLearner::Fixed(FixedLinear::new(w.to_vec(), args_desc)?);
-    let mut model = LinearModel::new(config, learner);
-    model.examples_seen = n as u64;
-    Ok(model)
-}
-
 pub fn status_text(status: Alg2Status) -> (String, Option<usize>) {
-    match status {
-        Alg2Status::Completed => ("completed".into(), None),
-        Alg2Status::Converged { at } => (format!("converged at t={at}"), None),
-        Alg2Status::Diverged { at } => (format!("diverged at t={at}"), Some(at)),
-    }
+    let diverged_at = match status {
+        Alg2Status::Diverged { at } => Some(at),
+        _ => None,
+    };
+    (status.to_string(), diverged_at)
 }
 
 pub fn run(args: &DrpArgs) -> Result<()> {
@@ -272,11 +253,7 @@ pub fn run(args: &DrpArgs) -> Result<()> {
     let mut saved_iteration = None;
     if let Some(path) = &args.final_model {
         let t = fit.reports[fit.final_index()].t;
-        let desc = format!(
-            "drp {} lambda={} m={} T={} seed={} (Alg.2 iterate t={t})",
-            args.loss, args.lambda, args.size, args.iterations, args.seed
-        );
-        recovered_model(desc, args.loss, fit.final_iterate(), train.len())?
+        recovered_model(drp.params(), &fit, train.len())?
             .save(path)
             .with_context(|| format!("saving {path}"))?;
         saved_iteration = Some(t);

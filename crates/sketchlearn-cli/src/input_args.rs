@@ -2,7 +2,8 @@
 //! the library's [`ReadOptions`]; the library reads every format, CSV included.
 
 use sketchlearn::data::{ColumnRef, CsvExampleOptions, Format, Interactions};
-use sketchlearn::run::ReadOptions;
+use sketchlearn::run::{Input, ReadOptions};
+use std::path::PathBuf;
 
 /// Where the examples come from and how to read them.
 #[derive(clap::Args, Debug)]
@@ -20,8 +21,8 @@ pub struct InputArgs {
     /// VW: cross namespaces a and b into quadratic features (repeatable)
     #[arg(short = 'q', long = "interactions", value_name = "AB")]
     pub interactions: Vec<String>,
-    /// LIBSVM indices start at 0
-    #[arg(long)]
+    /// LIBSVM indices start at 0 (help: under FILE)
+    #[arg(long, hide = true)]
     pub zero_based: bool,
     /// Parse on the learner's thread (same results; a rare flag: in the guide)
     #[arg(long, hide = true)]
@@ -44,7 +45,10 @@ pub struct InputArgs {
     /// CSV: a hashed column takes 2^B features (help: under --max-categories)
     #[arg(long, value_name = "B", default_value_t = CsvExampleOptions::default().hash_bits, hide = true)]
     pub hash_bits: u32,
-    /// LIBSVM, VW or CSV file (- = stdin, CSV spooled; .gz decompressed)
+    /// Parse once into this binary cache; later passes/runs read it (VW -c)
+    #[arg(short = 'c', long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+    /// LIBSVM (--zero-based: from 0), VW or CSV file (- = stdin; .gz read)
     pub file: String,
 }
 
@@ -76,6 +80,11 @@ impl InputArgs {
             },
             interactions,
         })
+    }
+
+    /// The input file, through its `--cache` when given.
+    pub fn input(&self) -> Input {
+        with_cache(Input::path(&self.file), self.cache.as_ref())
     }
 
     /// Whether a CSV-only flag is given.
@@ -110,5 +119,13 @@ impl InputArgs {
             );
         }
         Ok(())
+    }
+}
+
+/// `input` read through the binary cache at `cache`, if given.
+pub fn with_cache(input: Input, cache: Option<&PathBuf>) -> Input {
+    match cache {
+        Some(path) => input.cache(path),
+        None => input,
     }
 }

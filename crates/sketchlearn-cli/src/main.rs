@@ -1,5 +1,6 @@
 //! `sketchlearn`: the command line of the sketchlearn library.
 
+mod cache_cmd;
 mod class_args;
 mod drp_cmd;
 mod eval_args;
@@ -34,6 +35,9 @@ enum Command {
     Sketch(sketch_cmd::SketchArgs),
     /// Train a linear learner online (progressive validation), optionally saving the model.
     Train(Box<train::TrainArgs>),
+    /// Parse a LIBSVM or VW file once into a binary cache (-c FILE) that later `train -c` and
+    /// `test -c` runs read instead of the text.
+    Cache(cache_cmd::CacheArgs),
     /// Evaluate a saved model on a file, without updating it.
     Test(train::TestArgs),
     /// Score rows without labels with a saved model: a line in, a line out (labels and
@@ -67,8 +71,10 @@ fn main() {
                 args.predictions.as_deref(),
             )
             .and_then(|()| paths::check_not_empty(&args.input.file))
+            .and_then(|()| paths::check_cache(args.input.cache.as_deref(), &inputs))
             .and_then(|()| train::train(&args))
         }
+        Command::Cache(args) => cache_cmd::run(&args),
         Command::Test(args) => paths::check_learning_outputs(
             &[&args.file],
             Some(&args.initial_model),
@@ -76,6 +82,7 @@ fn main() {
             args.predictions.as_deref(),
         )
         .and_then(|()| paths::check_not_empty(&args.file))
+        .and_then(|()| paths::check_cache(args.cache.as_deref(), &[&args.file]))
         .and_then(|()| train::test(&args)),
         Command::Predict(args) => predict::run(&args),
         Command::Inspect(args) => inspect::run(&args),

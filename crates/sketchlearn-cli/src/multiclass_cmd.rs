@@ -264,7 +264,7 @@ pub fn train(
         args.class.probabilities,
     );
     let test = args.eval.test.as_deref().map(Input::path);
-    let data = Input::path(&args.input.file);
+    let data = args.input.input();
     let outcome = run::train_multiclass_and_test(data, test, start, &options, &mut table)?;
     table.finish()?;
     let mut model = outcome.model;
@@ -301,7 +301,6 @@ pub fn train(
 pub fn test(
     args: &TestArgs,
     model: &MulticlassModel,
-    file: &str,
     read: sketchlearn::run::ReadOptions,
 ) -> Result<()> {
     let mut table = Table::new(
@@ -311,7 +310,7 @@ pub fn test(
         args.probabilities,
     );
     let t = std::time::Instant::now();
-    let (metrics, _) = run::evaluate_multiclass_input(Input::path(file), model, &read, &mut table)?;
+    let (metrics, _) = run::evaluate_multiclass_input(args.input(), model, &read, &mut table)?;
     table.finish()?;
     let r = report(model, &metrics, t.elapsed().as_secs_f64(), None);
     if args.json {

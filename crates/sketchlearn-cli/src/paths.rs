@@ -54,6 +54,15 @@ pub fn check_output(path: &str, what: &str, inputs: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// A `--cache` path, if given, checked as an output (a file we may write beside its inputs;
+/// that it holds a cache and nothing else is the library's check).
+pub fn check_cache(cache: Option<&Path>, inputs: &[&str]) -> Result<()> {
+    match cache.and_then(Path::to_str) {
+        Some(path) => check_output(path, "cache file", inputs),
+        None => Ok(()),
+    }
+}
+
 /// True when both paths exist and are the same file (device and inode on Unix).
 fn same_file(a: &Path, b: &Path) -> bool {
     match (fs::metadata(a), fs::metadata(b)) {

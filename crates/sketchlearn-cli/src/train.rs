@@ -115,11 +115,21 @@ pub struct TestArgs {
     /// VW input: hash bits (default: those of the model's dimension).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
+    /// Read the examples through this binary cache (written on the first run; see `train -c`).
+    #[arg(short = 'c', long, value_name = "FILE")]
+    pub cache: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub quiet: Quiet,
     /// Test file (LIBSVM, VW or CSV; `-` = stdin; `.gz` decompressed). Features unseen in
     /// training count as 0.
     pub file: String,
+}
+
+impl TestArgs {
+    /// The test file, through its `--cache` when given.
+    pub fn input(&self) -> Input {
+        crate::input_args::with_cache(Input::path(&self.file), self.cache.as_ref())
+    }
 }
 
 /// What `train --json` prints.
@@ -480,7 +490,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     terminal.raw = args.class.raw;
     let test = args.eval.test.as_deref().map(Input::path);
     let mut outcome = run::train_and_test(
-        Input::path(&args.input.file),
+        args.input.input(),
         test,
         start,
         &options,
@@ -580,7 +590,7 @@ pub fn test(args: &TestArgs) -> Result<()> {
     let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
     let read = read_options(format, args.zero_based, args.bits, args.no_read_ahead);
     match &model {
-        AnyModel::Multiclass(m) => crate::multiclass_cmd::test(args, m, &args.file, read),
+        AnyModel::Multiclass(m) => crate::multiclass_cmd::test(args, m, read),
         AnyModel::Linear(m) => test_linear(args, m, read),
     }
 }
@@ -591,7 +601,7 @@ fn test_linear(args: &TestArgs, model: &LinearModel, read: ReadOptions) -> Resul
     }
     let mut terminal = Terminal::new(true, false, args.predictions.as_deref(), "");
     terminal.raw = args.raw;
-    let outcome = run::evaluate(Input::path(&args.file), model, &read, &mut terminal)?;
+    let outcome = run::evaluate(args.input(), model, &read, &mut terminal)?;
     terminal.finish()?;
     let metrics = &outcome.metrics;
     let loss = model.config.loss;

@@ -268,23 +268,21 @@ fn held_out_section(md: &mut String, held: &[(&str, Vec<FmRun>)]) -> std::fmt::R
 
 /// One line of the CSV (columns as in its header).
 fn csv_row(csv: &mut String, dataset: &str, run: &FmRun) -> std::fmt::Result {
-    writeln!(
+    run.csv_line(
         csv,
-        "{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},{},{},{}",
         dataset,
-        run.family,
-        run.setting,
-        run.m.map_or(String::new(), |m| m.to_string()),
-        fmt_opt(run.num("progressive_loss"), 6),
-        fmt_opt(run.num("progressive_error"), 6),
-        fmt_opt(run.num("progressive_auc"), 6),
-        fmt_opt(run.num("test_error"), 6),
-        fmt_opt(run.num("test_auc"), 6),
-        fmt_opt(run.num("cpu_seconds"), 4),
-        fmt_opt(run.num("seconds"), 4),
-        fmt_opt(run.num("peak_rss_bytes"), 0),
-        fmt_opt(run.num("model_bytes"), 0),
-        fmt_opt(run.num("dim"), 0),
+        &[
+            ("progressive_loss", 6),
+            ("progressive_error", 6),
+            ("progressive_auc", 6),
+            ("test_error", 6),
+            ("test_auc", 6),
+            ("cpu_seconds", 4),
+            ("seconds", 4),
+            ("peak_rss_bytes", 0),
+            ("model_bytes", 0),
+            ("dim", 0),
+        ],
     )
 }
 
@@ -373,17 +371,19 @@ fn dataset_tables(md: &mut String, csv: &mut String, r: &DatasetResult) -> Resul
     )?;
     table_header(md, "| method | setting | progressive loss | progressive error | progressive AUC | test error | test AUC | CPU s | model |")?;
     let row = |md: &mut String, run: &FmRun, label: &str| -> std::fmt::Result {
+        let measured = [
+            ("progressive_loss", 4),
+            ("progressive_error", 4),
+            ("progressive_auc", 4),
+            ("test_error", 4),
+            ("test_auc", 4),
+            ("cpu_seconds", 3),
+        ];
         writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            label,
+            "| {label} | {} | {} | {} |",
             run.setting,
-            fmt_opt(run.num("progressive_loss"), 4),
-            fmt_opt(run.num("progressive_error"), 4),
-            fmt_opt(run.num("progressive_auc"), 4),
-            fmt_opt(run.num("test_error"), 4),
-            fmt_opt(run.num("test_auc"), 4),
-            fmt_opt(run.num("cpu_seconds"), 3),
+            run.cells(&measured, " | "),
             fmt_bytes(run.num("model_bytes")),
         )
     };

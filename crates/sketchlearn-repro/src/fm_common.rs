@@ -31,6 +31,35 @@ impl FmRun {
         self.report.get(key).and_then(Value::as_f64)
     }
 
+    /// The report's `fields` — `(key, decimals)` — formatted by [`fmt_opt`] and joined by
+    /// `sep`: the measured cells of a CSV line (`","`) or of a markdown row (`" | "`).
+    pub fn cells(&self, fields: &[(&str, usize)], sep: &str) -> String {
+        fields
+            .iter()
+            .map(|&(key, digits)| fmt_opt(self.num(key), digits))
+            .collect::<Vec<_>>()
+            .join(sep)
+    }
+
+    /// One CSV line: `label`, the run's family, setting and m, then its `fields` (as
+    /// [`FmRun::cells`]).
+    pub fn csv_line(
+        &self,
+        csv: &mut String,
+        label: &str,
+        fields: &[(&str, usize)],
+    ) -> std::fmt::Result {
+        use std::fmt::Write as _;
+        writeln!(
+            csv,
+            "{label},\"{}\",\"{}\",{},{}",
+            self.family,
+            self.setting,
+            self.m.map_or(String::new(), |m| m.to_string()),
+            self.cells(fields, ",")
+        )
+    }
+
     /// The progressive learning curve `(examples, mean loss)`.
     pub fn curve(&self) -> Vec<(f64, f64)> {
         self.report
@@ -277,5 +306,31 @@ pub fn fmt_bytes(b: Option<f64>) -> String {
         Some(b) if b >= 1e6 => format!("{:.1} MB", b / 1e6),
         Some(b) => format!("{:.0} kB", b / 1e3),
         None => "-".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cells and the CSV line keep the report's formatting: `fmt_opt`'s decimals, `-` for
+    /// a missing or null field, an empty m.
+    #[test]
+    fn cells_and_csv_line_format_as_the_tables_did() {
+        let run = FmRun {
+            family: "SFTRL (Alg. 5)".into(),
+            setting: "m=10 eta=0.015".into(),
+            m: None,
+            args: Vec::new(),
+            report: serde_json::json!({"test_rmse": 0.94715649, "seconds": 2.0, "dim": null}),
+        };
+        let fields = [("test_rmse", 4), ("seconds", 3), ("dim", 0), ("missing", 2)];
+        assert_eq!(run.cells(&fields, " | "), "0.9472 | 2.000 | - | -");
+        let mut csv = String::new();
+        run.csv_line(&mut csv, "ml", &fields[..2]).unwrap();
+        assert_eq!(
+            csv,
+            "ml,\"SFTRL (Alg. 5)\",\"m=10 eta=0.015\",,0.9472,2.000\n"
+        );
     }
 }

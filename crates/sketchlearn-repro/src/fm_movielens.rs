@@ -30,6 +30,11 @@ use sketchlearn::loss::Loss;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// The error cells of a run's markdown rows: progressive and test RMSE (4 decimals).
+const RMSE: [(&str, usize); 2] = [("progressive_rmse", 4), ("test_rmse", 4)];
+/// The time cells of a run's markdown rows: CPU and wall seconds (3 decimals).
+const TIMES: [(&str, usize); 2] = [("cpu_seconds", 3), ("seconds", 3)];
+
 /// Sketch sizes of the SFTRL rows (the list).
 const SIZES: [usize; 5] = [5, 10, 20, 40, 50];
 /// The paper's SFTRL RMSE on MovieLens-100K (Table 2) and the time target.
@@ -410,23 +415,21 @@ pub fn run(args: &ReproArgs) -> Result<()> {
 /// Every run of one dataset as a CSV row.
 fn runs_csv(csv: &mut String, r: &DatasetResult) -> Result<()> {
     for run in &r.all {
-        writeln!(
+        run.csv_line(
             csv,
-            "{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},{},{},{}",
             r.label,
-            run.family,
-            run.setting,
-            run.m.map_or(String::new(), |m| m.to_string()),
-            fmt_opt(run.num("progressive_rmse"), 6),
-            fmt_opt(run.num("test_rmse"), 6),
-            fmt_opt(run.num("cpu_seconds"), 4),
-            fmt_opt(run.num("seconds"), 4),
-            fmt_opt(run.num("train_seconds"), 4),
-            fmt_opt(run.num("peak_rss_bytes"), 0),
-            fmt_opt(run.num("model_bytes"), 0),
-            fmt_opt(run.num("dim"), 0),
-            fmt_opt(run.num("unseen_users"), 0),
-            fmt_opt(run.num("unseen_items"), 0),
+            &[
+                ("progressive_rmse", 6),
+                ("test_rmse", 6),
+                ("cpu_seconds", 4),
+                ("seconds", 4),
+                ("train_seconds", 4),
+                ("peak_rss_bytes", 0),
+                ("model_bytes", 0),
+                ("dim", 0),
+                ("unseen_users", 0),
+                ("unseen_items", 0),
+            ],
         )?;
     }
     Ok(())
@@ -457,16 +460,14 @@ fn chosen_tables(
         let run = &c.run;
         writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             run.family,
             run.setting,
-            fmt_opt(run.num("progressive_rmse"), 4),
-            fmt_opt(run.num("test_rmse"), 4),
+            run.cells(&RMSE, " | "),
             fmt_opt(c.clipped_test, 4),
             fmt_opt(c.pairwise.map(|p| p.0), 4),
             fmt_opt(c.pairwise.map(|p| p.1), 4),
-            fmt_opt(run.num("cpu_seconds"), 3),
-            fmt_opt(run.num("seconds"), 3),
+            run.cells(&TIMES, " | "),
             fmt_bytes(run.num("model_bytes")),
             fmt_bytes(run.num("peak_rss_bytes")),
         )?;
@@ -507,13 +508,11 @@ fn chosen_tables(
     for e in &r.extras {
         writeln!(
             md,
-            "| {} | {} | {} | {} | - | - | - | {} | {} | {} | {} |",
+            "| {} | {} | {} | - | - | - | {} | {} | {} |",
             e.family,
             e.setting,
-            fmt_opt(e.num("progressive_rmse"), 4),
-            fmt_opt(e.num("test_rmse"), 4),
-            fmt_opt(e.num("cpu_seconds"), 3),
-            fmt_opt(e.num("seconds"), 3),
+            e.cells(&RMSE, " | "),
+            e.cells(&TIMES, " | "),
             fmt_bytes(e.num("model_bytes")),
             fmt_bytes(e.num("peak_rss_bytes")),
         )?;
@@ -525,16 +524,12 @@ fn chosen_tables(
     for (m, fast, slow) in &r.by_m {
         writeln!(
             md,
-            "| {m} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            "| {m} | {} | {} | {} | {} | {} | {} / {} |",
             fast.setting,
-            fmt_opt(fast.num("progressive_rmse"), 4),
-            fmt_opt(fast.num("test_rmse"), 4),
-            fmt_opt(fast.num("cpu_seconds"), 3),
-            fmt_opt(fast.num("seconds"), 3),
-            fmt_opt(slow.num("progressive_rmse"), 4),
-            fmt_opt(slow.num("test_rmse"), 4),
-            fmt_opt(slow.num("cpu_seconds"), 3),
-            fmt_opt(slow.num("seconds"), 3),
+            fast.cells(&RMSE, " | "),
+            fast.cells(&TIMES, " | "),
+            slow.cells(&RMSE, " | "),
+            slow.cells(&TIMES, " | "),
             fmt_bytes(fast.num("model_bytes")),
             fmt_bytes(slow.num("model_bytes")),
         )?;
@@ -567,11 +562,9 @@ fn split_tables(md: &mut String, r: &DatasetResult) -> Result<()> {
     for (m, run) in &r.split_by_m {
         writeln!(
             md,
-            "| {m} | {} | {} | {} | {} | {} | {} |",
-            fmt_opt(run.num("progressive_rmse"), 4),
-            fmt_opt(run.num("test_rmse"), 4),
-            fmt_opt(run.num("cpu_seconds"), 3),
-            fmt_opt(run.num("seconds"), 3),
+            "| {m} | {} | {} | {} | {} |",
+            run.cells(&RMSE, " | "),
+            run.cells(&TIMES, " | "),
             fmt_bytes(run.num("model_bytes")),
             fmt_bytes(run.num("peak_rss_bytes")),
         )?;
@@ -584,19 +577,17 @@ fn split_tables(md: &mut String, r: &DatasetResult) -> Result<()> {
     if let Some((_, d)) = r.split_by_m.iter().find(|x| x.0 == 10) {
         writeln!(
             md,
-            "| split SFTRL, defaults | {} | {} | {} |",
-            fmt_opt(d.num("progressive_rmse"), 4),
-            fmt_opt(d.num("test_rmse"), 4),
+            "| split SFTRL, defaults | {} | {} |",
+            d.cells(&RMSE, " | "),
             fmt_opt(d.num("cpu_seconds"), 3),
         )?;
     }
     for a in &r.ablation {
         writeln!(
             md,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} |",
             a.setting,
-            fmt_opt(a.num("progressive_rmse"), 4),
-            fmt_opt(a.num("test_rmse"), 4),
+            a.cells(&RMSE, " | "),
             fmt_opt(a.num("cpu_seconds"), 3),
         )?;
     }

@@ -59,6 +59,7 @@ use std::path::Path;
 
 mod write;
 pub use write::remove_temporary_files;
+pub(crate) use write::{sync_dir, temporary_beside, Registered};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -31,6 +31,15 @@ _CORE_PARAMS = (
 )
 
 
+def core_params(est, random_state: Any) -> dict:
+    """The parameters of ``est`` named in ``_CORE_PARAMS`` that it has (the River estimators
+    have no ``oja_c``), as ``sketchlearn._core.LinearLearners`` takes them, with the seed of
+    ``random_state``."""
+    params = {name: getattr(est, name) for name in _CORE_PARAMS if hasattr(est, name)}
+    params["seed"] = seed_of(random_state)
+    return params
+
+
 class OnlineLinearModel(BaseEstimator):
     """Base class of :class:`~sketchlearn.OnlineClassifier` and
     :class:`~sketchlearn.OnlineRegressor` (not for direct use)."""
@@ -79,9 +88,7 @@ class OnlineLinearModel(BaseEstimator):
     # -- building -------------------------------------------------------------------------
 
     def _core_params(self) -> dict:
-        params = {name: getattr(self, name) for name in _CORE_PARAMS}
-        params["seed"] = seed_of(self.random_state)
-        return params
+        return core_params(self, self.random_state)
 
     def _learner_classes(self) -> list | None:
         """The classes handed to the core (``None``: regression)."""

@@ -85,6 +85,8 @@ class LinearLearners:
     def sparse(self) -> bool: ...
     @property
     def description(self) -> str: ...
+    @property
+    def fixed_description(self) -> str | None: ...
 
 def scan_file(
     path: str | PathLike, format: str = "auto", zero_based: bool = False
@@ -93,6 +95,13 @@ def scan_file(
 
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
+
+def drp_fit(
+    x: Rows, y: npt.NDArray[np.float64], params: dict, classes: list
+) -> tuple[LinearLearners, dict]:
+    """Dual random projection on ``(x, y)`` (labels ±1): the recovered model of
+    ``sketchlearn drp -f`` and a report (``status``, ``iteration``, ``objective``,
+    ``relative_grad_norm``, ``naive_objective``, ``low_dim_unconverged``)."""
 
 class FmLearner:
     """One online factorization machine of the core (``sketchlearn fm``)."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 
@@ -30,6 +31,8 @@ def load(path: str | os.PathLike):
     if _core.model_kind(os.fspath(path)) == "fm-learner":
         return _load_fm(path)
     learners = _core.LinearLearners.load(os.fspath(path))
+    if learners.fixed_description is not None:
+        return _load_drp(learners)
     params = learners.params()
     seed = params.pop("seed")
     curvature = params["curvature"]
@@ -69,4 +72,36 @@ def _load_fm(path):
     est.n_features_in_ = fm.dim
     if not regression:
         est.classes_ = np.array([-1, 1])
+    return est
+
+
+#: The description ``drp::recovered_model`` gives a recovered model (core, one format).
+_DRP_DESCRIPTION = re.compile(
+    r"^drp (?P<loss>\S+) lambda=(?P<alpha>\S+) m=(?P<size>\d+) T=(?P<iterations>\d+) "
+    r"seed=(?P<seed>\d+) \(Alg\.2 iterate t=(?P<t>\d+)\)$"
+)
+
+
+def _load_drp(learners):
+    """A fixed-weights model file of dual random projection as a fitted DRPClassifier."""
+    from sketchlearn.drp import DRPClassifier
+
+    match = _DRP_DESCRIPTION.match(learners.fixed_description)
+    if match is None:
+        raise ValueError(
+            f"a model of fixed weights that is not a dual random projection: "
+            f"{learners.fixed_description!r}"
+        )
+    est = DRPClassifier(
+        size=int(match["size"]),
+        loss=match["loss"],
+        alpha=float(match["alpha"]),
+        iterations=int(match["iterations"]),
+        random_state=int(match["seed"]),
+    )
+    est.learners_ = learners
+    est.n_features_in_ = learners.dim
+    classes = learners.classes()
+    est.classes_ = np.array([-1, 1] if classes is None else _label_array(classes))
+    est.n_iter_ = int(match["t"])
     return est

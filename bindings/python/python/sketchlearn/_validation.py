@@ -78,3 +78,20 @@ def seed_of(random_state: Any) -> int:
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(np.iinfo(np.int32).max))
     raise ValueError(f"random_state must be None, an int or a RandomState, got {random_state!r}")
+
+
+def binary_classes(y: Any, name: str) -> np.ndarray:
+    """``np.unique(y)`` for an estimator ``name`` of two classes: one class or more than two
+    is a ``ValueError`` in scikit-learn's words."""
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(
+            f"{name} needs samples of at least 2 classes in the data, but the data contains "
+            f"only one class: {classes!r}"
+        )
+    if len(classes) > 2:
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is multiclass "
+            f"({len(classes)} classes); use OnlineClassifier for more classes."
+        )
+    return classes

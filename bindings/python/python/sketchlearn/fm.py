@@ -18,7 +18,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from sketchlearn import _core
-from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
+from sketchlearn._validation import (
+    as_rows,
+    as_targets,
+    binary_classes,
+    seed_of,
+    validate_input,
+)
 
 _PARAMS_DOC = """
     Parameters
@@ -156,18 +162,7 @@ class FMClassifier(ClassifierMixin, _OnlineFM):
     )
 
     def _set_classes(self, classes) -> None:
-        classes = np.unique(classes)
-        if len(classes) < 2:
-            raise ValueError(
-                f"FMClassifier needs samples of at least 2 classes in the data, but the data "
-                f"contains only one class: {classes!r}"
-            )
-        if len(classes) > 2:
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is "
-                f"multiclass ({len(classes)} classes); use OnlineClassifier for more classes."
-            )
-        self.classes_ = classes
+        self.classes_ = binary_classes(classes, "FMClassifier")
 
     def _targets(self, y) -> np.ndarray:
         known = np.isin(y, self.classes_)

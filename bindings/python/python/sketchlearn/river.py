@@ -16,7 +16,7 @@ import os
 from river import base
 
 from sketchlearn import _core
-from sketchlearn._validation import seed_of
+from sketchlearn._base import core_params
 
 
 class _RiverLinear:
@@ -58,20 +58,7 @@ class _RiverLinear:
     def _build(self):
         if not 1 <= self.bits <= 30:
             raise ValueError(f"bits must be between 1 and 30, got {self.bits}")
-        params = {
-            "algo": self.algo,
-            "curvature": self.curvature,
-            "size": self.size,
-            "loss": self.loss,
-            "diag": self.diag,
-            "learning_rate": self.learning_rate,
-            "alpha": self.alpha,
-            "alpha0": self.alpha0,
-            "c": self.c,
-            "clip": self.clip,
-            "fit_intercept": self.fit_intercept,
-            "seed": seed_of(self.seed),
-        }
+        params = core_params(self, self.seed)
         self._learners = _core.LinearLearners(
             params, 1 << self.bits, hashed=True, regression=self._regression
         )

@@ -15,6 +15,7 @@
 //! | dual recovery `w̃ = −(1/λ)X D(y) α̂` | Alg. 1, (12) | [`DrpFit::alg1`] |
 //! | iterative recovery | Alg. 2, Theorem 5 | [`DrpFit::iterates`], [`Alg2Status`] |
 //! | exact optimum `w*` | Prop. 2.1 | [`ExactSolver`] (trust-region Newton–CG, as LIBLINEAR) |
+//! | the recovered `w̃` as a model file | — | [`recovered_model`] |
 //!
 //! ```
 //! use sketchlearn::drp::{low_rank, relative_error, DrpLoss, DrpParams, ExactSolver, LowRankSpec, Problem};
@@ -34,6 +35,7 @@ mod exact;
 mod low_dim;
 mod problem;
 mod projection;
+mod recovered;
 mod recovery;
 mod synthetic;
 mod tron;
@@ -43,6 +45,7 @@ pub use exact::{ExactSolution, ExactSolver};
 pub use low_dim::Projected;
 pub use problem::{DrpLoss, Problem};
 pub use projection::GaussianProjection;
+pub use recovered::recovered_model;
 pub use recovery::{
     relative_error, Alg2Status, Drp, DrpFit, DrpParams, IterationReport, OnDivergence,
 };

@@ -150,6 +150,23 @@ pub enum Alg2Status {
     },
 }
 
+/// `completed`, `converged at t=2`, `diverged at t=3` (the CLI's report and the Python
+/// estimator's `status_`).
+///
+/// ```
+/// use sketchlearn::drp::Alg2Status;
+/// assert_eq!(Alg2Status::Diverged { at: 3 }.to_string(), "diverged at t=3");
+/// ```
+impl std::fmt::Display for Alg2Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Alg2Status::Completed => f.write_str("completed"),
+            Alg2Status::Converged { at } => write!(f, "converged at t={at}"),
+            Alg2Status::Diverged { at } => write!(f, "diverged at t={at}"),
+        }
+    }
+}
+
 /// Diagnostics of one recovered vector.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IterationReport {

@@ -200,9 +200,9 @@ fn process_alive(_pid: u32) -> bool {
 }
 
 /// A registered temporary file, unregistered (and removed unless kept) when dropped.
-struct Registered {
-    path: PathBuf,
-    keep: bool,
+pub(crate) struct Registered {
+    pub(crate) path: PathBuf,
+    pub(crate) keep: bool,
 }
 
 impl Registered {
@@ -227,6 +227,20 @@ impl Drop for Registered {
     }
 }
 
+/// A registered temporary file name beside `path` (its directory, so that a rename replaces
+/// `path` at once) and that directory; the stale temporary files of dead processes are removed
+/// first. `None` when `path` names no file.
+pub(crate) fn temporary_beside(path: &Path) -> Option<(PathBuf, Registered)> {
+    let file_name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    remove_stale(&dir, file_name);
+    let temp = Registered::new(dir.join(temp_name(file_name)));
+    Some((dir, temp))
+}
+
 /// [`super::save`]: the image is streamed into a registered temporary file in the target's
 /// directory, synced, and renamed over `path`.
 pub(super) fn save<T: Serialize + ?Sized>(
@@ -234,16 +248,10 @@ pub(super) fn save<T: Serialize + ?Sized>(
     kind: &str,
     value: &T,
 ) -> Result<(), ModelError> {
-    let file_name = path.file_name().ok_or_else(|| ModelError::Io {
+    let (dir, mut temp) = temporary_beside(path).ok_or_else(|| ModelError::Io {
         path: path.display().to_string(),
         message: "the path does not name a file".to_owned(),
     })?;
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    remove_stale(&dir, file_name);
-    let mut temp = Registered::new(dir.join(temp_name(file_name)));
     let file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -280,7 +288,7 @@ pub(super) fn save<T: Serialize + ?Sized>(
 
 /// Makes the rename durable where the platform allows it; failures are ignored (the data itself
 /// is already synced and the rename already visible).
-fn sync_dir(dir: &Path) {
+pub(crate) fn sync_dir(dir: &Path) {
     #[cfg(unix)]
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();

@@ -106,6 +106,7 @@ pub(crate) fn evaluate_in(
         model.extras.interactions,
     )?;
     let mut reader = Labeled::new(reader, map, input.name());
+    let notes = input.cache_warnings();
     observer
         .started(&RunStart {
             config: &model.config,
@@ -115,6 +116,9 @@ pub(crate) fn evaluate_in(
             schema: None,
         })
         .map_err(RunError::Observer)?;
+    for w in &notes {
+        observer.warning(w);
+    }
     let mut metrics = Metrics::new();
     let start = Instant::now();
     let reporting = Reporting {

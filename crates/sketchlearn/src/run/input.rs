@@ -1,8 +1,9 @@
 //! Where a run reads its examples: an [`Input`] (a file, standard input, bytes in memory or any
 //! reader) read as a [`Format`] with the [`ReadOptions`].
 
+use super::cache::{Cache, CacheKey, Opened, Stamp};
 use super::spool::{Sample, Spool, DEFAULT_SPOOL_LIMIT};
-use super::RunError;
+use super::{RunError, Warning};
 use crate::data::source::{source_name, wrap};
 use crate::data::{
     CsvExampleOptions, ExampleReader, ExampleSource, Format, Interactions, ParseError, ReadAhead,
@@ -33,6 +34,8 @@ pub struct Input {
     spool_limit: u64,
     /// How many readers were opened on it (see [`Input::opens`]).
     opens: u32,
+    /// The binary cache of its examples ([`Input::cache`]).
+    cache: Option<Cache>,
 }
 
 enum Kind {
@@ -58,6 +61,7 @@ impl Input {
             kind: Kind::Path(path),
             spool_limit: DEFAULT_SPOOL_LIMIT,
             opens: 0,
+            cache: None,
         }
     }
 
@@ -69,6 +73,7 @@ impl Input {
             kind: Kind::Bytes(data.into()),
             spool_limit: DEFAULT_SPOOL_LIMIT,
             opens: 0,
+            cache: None,
         }
     }
 
@@ -79,6 +84,7 @@ impl Input {
             kind: Kind::Reader(Some(reader)),
             spool_limit: DEFAULT_SPOOL_LIMIT,
             opens: 0,
+            cache: None,
         }
     }
 
@@ -102,6 +108,66 @@ impl Input {
     pub fn spool_limit(mut self, bytes: u64) -> Self {
         self.spool_limit = bytes;
         self
+    }
+
+    /// Reads the examples through a binary cache at `path` (VW's `--cache_file`): the first
+    /// read parses the text and writes the cache, later passes and later runs with the same
+    /// input and read options read the cache instead. A cache that no longer fits (the input or
+    /// the options changed, or it is damaged) is rebuilt with a [`Warning::CacheRebuilt`]; a
+    /// path holding anything but a cache is never overwritten (an error). LIBSVM and VW input
+    /// only. See `run/cache.rs` for what the cache holds.
+    ///
+    /// ```
+    /// use sketchlearn::linear::LearnerConfig;
+    /// use sketchlearn::run::{self, Input, Silent, Start, TrainOptions};
+    /// let dir = std::env::temp_dir().join(format!("sketchlearn-cache-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let text = "1 1:0.5 3:1\n-1 2:1\n".repeat(50).into_bytes();
+    /// let cached = || Input::bytes("toy.libsvm", text.clone()).cache(dir.join("toy.cache"));
+    /// let options = TrainOptions { passes: 2, ..TrainOptions::default() };
+    /// let new = || Start::New(LearnerConfig::default());
+    /// let first = run::train(cached(), new(), &options, &mut Silent)?; // parses, writes the cache
+    /// let again = run::train(cached(), new(), &options, &mut Silent)?; // reads the cache only
+    /// let plain = run::train(Input::bytes("toy.libsvm", text.clone()), new(), &options, &mut Silent)?;
+    /// assert_eq!(first.model.to_bytes()?, plain.model.to_bytes()?);
+    /// assert_eq!(again.model.to_bytes()?, plain.model.to_bytes()?);
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cache(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.cache = Some(Cache::new(path.into()));
+        self
+    }
+
+    /// Whether the examples are read through a cache.
+    pub(crate) fn has_cache(&self) -> bool {
+        self.cache.is_some()
+    }
+
+    /// The notes of the cache since the last call (a stale or damaged cache rebuilt).
+    pub(crate) fn cache_warnings(&mut self) -> Vec<Warning> {
+        let Some(cache) = self.cache.as_mut() else {
+            return Vec::new();
+        };
+        let path = cache.path().display().to_string();
+        cache
+            .take_notes()
+            .into_iter()
+            .map(|reason| Warning::CacheRebuilt {
+                path: path.clone(),
+                reason,
+            })
+            .collect()
+    }
+
+    /// The stamp a cache of this input records.
+    fn stamp(&self) -> Result<Stamp, RunError> {
+        Ok(match &self.kind {
+            Kind::Path(p) if is_rereadable_path(p) => Stamp::file(std::path::Path::new(p))
+                .map_err(|e| crate::data::ParseError::io(&self.name, 0, &e))?,
+            Kind::Bytes(b) => Stamp::bytes(b),
+            _ => Stamp::Stream,
+        })
     }
 
     /// The name errors use (`<stdin>` for standard input).
@@ -176,13 +242,36 @@ impl Input {
         result
     }
 
-    /// A fresh example reader (see [`ReadOptions`]; `bits` as resolved).
-    pub(crate) fn open(
+    /// A fresh example reader (see [`ReadOptions`]; `bits` as resolved), through the cache
+    /// when there is one.
+    pub(crate) fn open(&mut self, options: &ReadOptions, bits: u32) -> Result<Opened, RunError> {
+        let format = self.format(options.format);
+        let Some(mut cache) = self.cache.take() else {
+            return Ok(Opened::Text(self.parser(options, format, bits)?));
+        };
+        let interactions = match format {
+            Format::Vw => options.interactions,
+            _ => Interactions::default(),
+        };
+        let key = self.stamp().map(|source| CacheKey {
+            format,
+            zero_based: options.zero_based,
+            bits: if format == Format::Vw { bits } else { 0 },
+            interactions,
+            source,
+        });
+        let opened = key.and_then(|key| cache.open(key, || self.parser(options, format, bits)));
+        self.cache = Some(cache);
+        opened
+    }
+
+    /// The text's parser.
+    fn parser(
         &mut self,
         options: &ReadOptions,
+        format: Format,
         bits: u32,
     ) -> Result<ExampleReader, RunError> {
-        let format = self.format(options.format);
         let text = self.open_text()?;
         let reader =
             ExampleReader::from_reader(text, &self.name, format, options.zero_based, bits)?;
@@ -275,6 +364,12 @@ pub(crate) fn examples(
     interactions: Interactions,
 ) -> Result<Examples, RunError> {
     if input.format(options.format) == Format::Csv {
+        if input.cache.is_some() {
+            return Err(RunError::options(
+                "--cache applies to LIBSVM and VW input (CSV rows are read through their \
+                 schema each time)",
+            ));
+        }
         let reader = super::csv::reader(input, schema)?;
         return Ok(boxed(reader, options.read_ahead));
     }

@@ -29,6 +29,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod cache;
+mod cache_file;
 mod convention;
 mod csv;
 mod error;
@@ -49,6 +51,7 @@ mod shuffle;
 mod spool;
 mod train;
 
+pub use cache::{write_cache, CacheOutcome};
 pub use csv::describe_schema;
 pub use error::RunError;
 pub use evaluate::{evaluate, EvalOutcome};

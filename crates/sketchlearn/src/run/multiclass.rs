@@ -226,6 +226,9 @@ pub fn train_multiclass_and_test(
         let schema = model.schema().filter(|_| format == Format::Csv);
         let interactions = model.extras.interactions;
         let reader = examples(&mut input, &options.read, bits, schema, interactions)?;
+        for w in input.cache_warnings() {
+            progress.warning(&w);
+        }
         let map = LabelMap::Multiclass(read_classes.clone());
         let mut source = Labeled::new(reader, map, input.name());
         let mut kind = MulticlassPassKind {
@@ -311,6 +314,9 @@ fn evaluate_in(
     let schema = model.schema().filter(|_| format == Format::Csv);
     let interactions = model.extras.interactions;
     let reader = examples(input, options, bits, schema, interactions)?;
+    for w in input.cache_warnings() {
+        progress.warning(&w);
+    }
     let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
     let map = LabelMap::Multiclass(read_classes);
     let mut source = Labeled::new(reader, map, input.name());

@@ -72,6 +72,14 @@ pub enum Warning {
         /// The changes a random order would have on average.
         expected: f64,
     },
+    /// The input's binary cache ([`Input::cache`](super::Input::cache)) did not fit the run
+    /// and is written anew.
+    CacheRebuilt {
+        /// The cache's path.
+        path: String,
+        /// Why (the input changed, other read options, damage, a stream).
+        reason: String,
+    },
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -111,6 +119,9 @@ impl fmt::Display for Warning {
                  has about {expected:.0}): the input looks sorted by label, so the progressive \
                  numbers do not estimate the error on new data"
             ),
+            Warning::CacheRebuilt { path, reason } => {
+                write!(f, "the cache {path} is written anew: {reason}")
+            }
         }
     }
 }

@@ -106,13 +106,13 @@ pub(crate) fn prescan(
         (Format::Vw, _) => {
             let mut walk = Walk::new(scan, 0);
             if walk.scan.is_some() {
-                walk.read(&mut *examples(
-                    input,
-                    &read,
-                    bits,
-                    None,
-                    Interactions::default(),
-                )?)?;
+                // The labels need no crosses, but a cache written here serves the pass only
+                // with the pass's (the run's `-q`).
+                let crosses = match input.has_cache() {
+                    true => read.interactions,
+                    false => Interactions::default(),
+                };
+                walk.read(&mut *examples(input, &read, bits, None, crosses)?)?;
             }
             (1usize << bits, true, walk)
         }

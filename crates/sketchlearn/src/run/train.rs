@@ -221,6 +221,8 @@ pub fn train_and_test(
         notes,
         mut map,
     } = settle(&mut input, start, options, classes)?;
+    let mut notes = notes;
+    notes.extend(input.cache_warnings());
     // A CSV file's class names (its reader gives them as −1/+1).
     let csv_names = model
         .schema()
@@ -259,6 +261,10 @@ pub fn train_and_test(
             model.schema(),
             model.extras.interactions,
         )?;
+        for w in input.cache_warnings() {
+            observer.warning(&w);
+            warnings.push(w);
+        }
         let mut reader = Labeled::new(reader, map, input.name());
         let mut lines = RecentLines::new();
         let seen = Seen::default();

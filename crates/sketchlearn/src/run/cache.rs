@@ -1,0 +1,319 @@
+//! A binary cache of parsed examples (issue 27, VW's `-c`/`--cache_file`): the first read of an
+//! input writes what its parser gives — labels as written, weights, feature indices and values
+//! after VW's hashing and `-q` crosses, the line of each example — to a cache file
+//! ([`cache_file`](super::cache_file) has the layout); later passes and later runs read the
+//! cache instead of parsing the text.
+//!
+//! **What is cached and what is not.** Everything that decides the examples' bits is the
+//! cache's *key*, stored in its header: the format, `--zero-based`, the hash bits, the VW
+//! interactions, and a stamp of the input (a file: its size, modification time and the CRC-32 of
+//! its first and last 64 KiB; bytes in memory: their length and CRC). What a run does with the
+//! examples afterwards — the label map (classes), shuffling, hold-out, the learner — is not in
+//! the cache, so one cache serves every learner and every label convention.
+//!
+//! **Stale or damaged caches are rebuilt, with a note** ([`Warning::CacheRebuilt`]): a key that
+//! differs from the run's (the input or the read options changed), a cache of another layout
+//! version, or one whose checksum fails (checked once per run, before its first use). A stream
+//! read once (standard input, a pipe) cannot be compared with a cache without reading it, so its
+//! cache is always written anew; within the run, passes after the first read it. A path that
+//! holds anything other than a cache is never overwritten: the run stops with an error.
+//!
+//! [`Warning::CacheRebuilt`]: super::Warning::CacheRebuilt
+
+use super::cache_file::{
+    cache_error, not_ours_message, read_header, verify, CacheReader, CacheWriter, Header, VERSION,
+};
+use super::{Input, ReadOptions, RunError, Warning};
+use crate::data::{Example, ExampleReader, ExampleSource, Format, Interactions, ParseError};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Bytes hashed at each end of a file for its stamp.
+const STAMP_BLOCK: u64 = 64 << 10;
+
+/// Where the examples in a cache came from (see the [module](self) docs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Stamp {
+    /// A regular file.
+    File {
+        len: u64,
+        modified_secs: u64,
+        modified_nanos: u32,
+        head_crc: u32,
+        tail_crc: u32,
+    },
+    /// Bytes in memory.
+    Bytes { len: u64, crc: u32 },
+    /// A stream read once: never equal to a cache from an earlier run.
+    Stream,
+}
+
+impl Stamp {
+    /// The stamp of the regular file at `path`.
+    pub(crate) fn file(path: &Path) -> io::Result<Stamp> {
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        let len = meta.len();
+        let since = meta
+            .modified()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let mut block = |from: u64| -> io::Result<u32> {
+            file.seek(SeekFrom::Start(from))?;
+            let mut bytes = Vec::new();
+            (&mut file).take(STAMP_BLOCK).read_to_end(&mut bytes)?;
+            Ok(crc32fast::hash(&bytes))
+        };
+        Ok(Stamp::File {
+            len,
+            modified_secs: since.as_secs(),
+            modified_nanos: since.subsec_nanos(),
+            head_crc: block(0)?,
+            tail_crc: block(len.saturating_sub(STAMP_BLOCK))?,
+        })
+    }
+
+    /// The stamp of bytes in memory.
+    pub(crate) fn bytes(bytes: &[u8]) -> Stamp {
+        Stamp::Bytes {
+            len: bytes.len() as u64,
+            crc: crc32fast::hash(bytes),
+        }
+    }
+}
+
+/// Everything that decides the cached examples' bits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CacheKey {
+    pub format: Format,
+    pub zero_based: bool,
+    pub bits: u32,
+    pub interactions: Interactions,
+    pub source: Stamp,
+}
+
+impl CacheKey {
+    fn bytes(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).expect("a key serialises")
+    }
+
+    /// The bound of the indices: `2^bits` for hashed (VW) input, else any `u32`.
+    fn index_limit(&self) -> u64 {
+        match self.format {
+            Format::Vw => 1u64 << self.bits,
+            _ => 1u64 << 32,
+        }
+    }
+
+    /// Why a cache written with `old` does not serve a run with `self`.
+    fn difference(&self, old: &CacheKey) -> &'static str {
+        if self.source != old.source {
+            "the input changed since it was written (size, time or content)"
+        } else {
+            "it was written with other read options (format, --zero-based, -b or -q)"
+        }
+    }
+}
+
+/// An input's cache: its path, and what this run knows of it.
+pub(crate) struct Cache {
+    path: PathBuf,
+    /// The key of a cache known good in this run (written, or verified).
+    ready: Arc<Mutex<Option<CacheKey>>>,
+    /// Notes made, and how many were taken.
+    notes: Vec<String>,
+    taken: usize,
+}
+
+/// What [`Cache::open`] gives: the text's parser, the parser writing a new cache, or the
+/// cache's reader.
+pub(crate) enum Opened {
+    /// No cache asked for.
+    Text(ExampleReader),
+    /// A new cache is written while the text is parsed.
+    Writing(Box<CacheWriter<ExampleReader>>),
+    /// The examples come from the cache.
+    Cached(Box<CacheReader>),
+}
+
+impl Opened {
+    /// One past the largest index read so far (LIBSVM's dimension).
+    pub(crate) fn max_index_plus_one(&self) -> usize {
+        match self {
+            Opened::Text(r) => r.max_index_plus_one(),
+            Opened::Writing(w) => w.source().max_index_plus_one(),
+            Opened::Cached(c) => c.max_index_plus_one(),
+        }
+    }
+}
+
+impl ExampleSource for Opened {
+    type Error = ParseError;
+    fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        match self {
+            Opened::Text(r) => r.read_into(ex),
+            Opened::Writing(w) => w.read_into(ex),
+            Opened::Cached(c) => c.read_into(ex),
+        }
+    }
+    fn line(&self) -> u64 {
+        match self {
+            Opened::Text(r) => r.line(),
+            Opened::Writing(w) => w.line(),
+            Opened::Cached(c) => c.line(),
+        }
+    }
+}
+
+impl Cache {
+    pub(crate) fn new(path: PathBuf) -> Self {
+        Cache {
+            path,
+            ready: Arc::new(Mutex::new(None)),
+            notes: Vec::new(),
+            taken: 0,
+        }
+    }
+
+    /// The cache's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The notes not taken yet (a cache rebuilt, and why).
+    pub(crate) fn take_notes(&mut self) -> Vec<String> {
+        let new = self.notes[self.taken..].to_vec();
+        self.taken = self.notes.len();
+        new
+    }
+
+    fn note(&mut self, reason: String) {
+        if !self.notes.contains(&reason) {
+            self.notes.push(reason);
+        }
+    }
+
+    /// The examples of an input with `key`: from the cache when it holds them, else from
+    /// `text()` while a new cache is written.
+    pub(crate) fn open(
+        &mut self,
+        key: CacheKey,
+        text: impl FnOnce() -> Result<ExampleReader, RunError>,
+    ) -> Result<Opened, RunError> {
+        let io = |e: io::Error| cache_error(&self.path, format!("cannot read it: {e}"));
+        let known = self.ready.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if known.as_ref() == Some(&key) {
+            return self.reader(&key);
+        }
+        match read_header(&self.path).map_err(io)? {
+            Header::Missing => {}
+            Header::NotOurs => return Err(cache_error(&self.path, not_ours_message()).into()),
+            Header::Ours { version, key: old } => {
+                if let Some(reason) = self.stale(version, &old, &key)? {
+                    self.note(reason.to_owned());
+                } else {
+                    *self.ready.lock().unwrap_or_else(|p| p.into_inner()) = Some(key.clone());
+                    return self.reader(&key);
+                }
+            }
+        }
+        let ready = Arc::clone(&self.ready);
+        let written = key.clone();
+        let done = Box::new(move || {
+            *ready.lock().unwrap_or_else(|p| p.into_inner()) = Some(written);
+        });
+        let writer = CacheWriter::create(&self.path, &key.bytes(), text()?, done)?;
+        Ok(Opened::Writing(Box::new(writer)))
+    }
+
+    /// Why the cache on disk (of `version`, key bytes `old`) cannot serve `key`; `None` when it
+    /// can (its checksum verified).
+    fn stale(
+        &self,
+        version: u32,
+        old: &[u8],
+        key: &CacheKey,
+    ) -> Result<Option<&'static str>, RunError> {
+        if key.source == Stamp::Stream {
+            return Ok(Some(
+                "the input is a stream, which cannot be compared with a cache without reading it",
+            ));
+        }
+        if version != VERSION {
+            return Ok(Some("it was written by another version of sketchlearn"));
+        }
+        let Ok(old) = postcard::from_bytes::<CacheKey>(old) else {
+            return Ok(Some("its header is damaged"));
+        };
+        if old != *key {
+            return Ok(Some(key.difference(&old)));
+        }
+        let checked = verify(&self.path)
+            .map_err(|e| cache_error(&self.path, format!("cannot read it: {e}")))?;
+        Ok(checked
+            .err()
+            .map(|_| "it is damaged (its checksum does not match)"))
+    }
+
+    fn reader(&self, key: &CacheKey) -> Result<Opened, RunError> {
+        let header_len = 16 + key.bytes().len() as u64;
+        let reader = CacheReader::open(&self.path, header_len, key.index_limit())?;
+        Ok(Opened::Cached(Box::new(reader)))
+    }
+}
+
+/// What [`write_cache`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CacheOutcome {
+    /// Examples in the cache.
+    pub examples: u64,
+    /// The cache was already up to date (nothing parsed or written).
+    pub fresh: bool,
+    /// Why an existing cache was written anew ([`Warning::CacheRebuilt`]).
+    pub warnings: Vec<Warning>,
+}
+
+/// Reads `input` once through its cache ([`Input::cache`]) with `options`, so that later runs
+/// with the same input and options read the cache (`sketchlearn cache`); an up-to-date cache is
+/// only checked. VW's hash bits are `options.bits` (default 18): a run with another `-b` (or a
+/// model's dimension) rebuilds it.
+///
+/// ```
+/// use sketchlearn::run::{self, Input, ReadOptions};
+/// let path = std::env::temp_dir().join(format!("sketchlearn-write-cache-{}", std::process::id()));
+/// let input = || Input::bytes("t.libsvm", b"1 1:1\n-1 2:1\n".to_vec()).cache(&path);
+/// let first = run::write_cache(input(), &ReadOptions::default())?;
+/// assert_eq!((first.examples, first.fresh), (2, false));
+/// let again = run::write_cache(input(), &ReadOptions::default())?;
+/// assert_eq!((again.examples, again.fresh), (2, true));
+/// std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), sketchlearn::run::RunError>(())
+/// ```
+pub fn write_cache(mut input: Input, options: &ReadOptions) -> Result<CacheOutcome, RunError> {
+    if !input.has_cache() {
+        return Err(RunError::options("no cache path given (--cache FILE)"));
+    }
+    let format = input.format(options.format);
+    if format == Format::Csv {
+        return Err(RunError::options(
+            "--cache applies to LIBSVM and VW input (CSV rows are read through their schema \
+             each time)",
+        ));
+    }
+    let bits = options.bits(format, None)?;
+    let mut opened = input.open(options, bits)?;
+    let fresh = matches!(opened, Opened::Cached(_));
+    let mut ex = Example::default();
+    let mut examples = 0;
+    while opened.read_into(&mut ex)? {
+        examples += 1;
+    }
+    Ok(CacheOutcome {
+        examples,
+        fresh,
+        warnings: input.cache_warnings(),
+    })
+}
