@@ -10,9 +10,11 @@ Data sets:
   labels from a sparse logistic model, written as LIBSVM into 16 files, plus a held-out file;
 * a9a (train → a9a.t) and r8_earn_vs_rest (first 5485 rows → last 2189 rows) from
   /work/shared/data (or --data), each split into 8 LIBSVM files.
-Each is learned (a) as one stream in this process (``partial_fit_file`` over the files in order,
-the single-stream default) and (b) with ``sketchlearn.dask.fit`` on a LocalCluster of 1 and N
-worker processes (one thread each). Reported: examples/second, progressive error (single stream)
+Each is learned (a) as one stream in this process (in memory with ``fit``, and with
+``partial_fit_file`` over the files in order in the representation ``fit`` chose: the
+single-stream default) and (b) with ``sketchlearn.dask.fit`` on a LocalCluster of 1 and N
+worker processes (one thread each; the representation chosen from a scan of the files, so
+sparse-time for sparse data). Reported: examples/second, progressive error (single stream)
 and held-out error ± its standard error.
 The sketch: a dense matrix with a decaying spectrum in row blocks; ``sketchlearn.dask.sketch``
 (FD, size 2k) against ``svd_compressed`` (rank k): seconds, and the spectral error of the top-k
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import tempfile
 import time
@@ -99,8 +102,11 @@ def held_out(est, path: str, d: int):
     return err, float(np.sqrt(err * (1 - err) / len(y)))
 
 
-def single_stream(make, paths, d):
-    est = make()
+def single_stream(make, paths, d, sparse):
+    """The files learned in order by one estimator in this process (representation
+    ``sparse``: the one the library chose for the in-memory run, which the Dask run's file
+    scan chooses too)."""
+    est = make().set_params(sparse=sparse)
     t0 = time.perf_counter()
     for p in paths:
         est.partial_fit_file(p, n_features=d)
@@ -132,7 +138,7 @@ def _prog(est):
 def run_learning(name, make, paths, test, d, workers):
     rows = []
     # The library default as a single user runs it: the whole training set in memory, the
-    # representation chosen by `auto` (sparse-time for sparse input: not mergeable).
+    # representation chosen by `auto` (sparse-time for sparse input).
     parts = [load_svmlight_file(p, n_features=d) for p in paths]
     X = sp.vstack([x for x, _ in parts]).tocsr()
     y = np.concatenate([t for _, t in parts])
@@ -146,10 +152,11 @@ def run_learning(name, make, paths, test, d, workers):
     rows.append(
         (name, f"single stream, in memory ({kind})", len(y) / secs, _prog(est), err, se)
     )
-    est, secs = single_stream(make, paths, d)
+    sparse = bool(est.learners_.sparse)
+    est, secs = single_stream(make, paths, d, sparse)
     n = est.learners_.examples_seen
     err, se = held_out(est, test, d)
-    rows.append((name, "single stream, files (dense)", n / secs, _prog(est), err, se))
+    rows.append((name, f"single stream, files ({kind})", n / secs, _prog(est), err, se))
     for k in sorted({1, workers}):
         with local_client(k) as client:
             fit(make(), paths[:1], n_features=d, client=client)  # warm the workers up
@@ -157,7 +164,10 @@ def run_learning(name, make, paths, test, d, workers):
             model = fit(make(), paths, n_features=d, client=client)
             secs = time.perf_counter() - t0
         err, se = held_out(model, test, d)
-        rows.append((name, f"dask, {k} worker(s)", n / secs, None, err, se))
+        kind = "sparse-time" if model.learners_.sparse else "dense"
+        rows.append((name, f"dask, {k} worker(s) ({kind})", n / secs, None, err, se))
+    for row in rows:  # as they come (a long run can be stopped with what it measured)
+        print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
     return rows
 
 
@@ -200,6 +210,7 @@ def main() -> None:
     data = Path(args.data)
     tmp = Path(tempfile.mkdtemp(prefix="bench_dask_"))
     rows = []
+    load_before = os.getloadavg()
     try:
         a9a = split_file(data / "a9a.libsvm", tmp, "a9a", 8)
         rows += run_learning(
@@ -223,8 +234,8 @@ def main() -> None:
                 flush=True,
             )
             rows += run_learning(
-                f"generated {args.rows} x 2^{BITS} (adagrad-grid)",
-                lambda: OnlineClassifier(algo="adagrad-grid"),
+                f"generated {args.rows} x 2^{BITS} (auto)",
+                OnlineClassifier,
                 gen,
                 gen_test,
                 d,
@@ -233,6 +244,9 @@ def main() -> None:
         sketch_rows, (n, d, k) = run_sketch(args.workers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print(
+        f"load average (1, 5, 15 min) at the start {load_before}, at the end {os.getloadavg()}"
+    )
     print(
         "| data | learner run | examples/s | progressive error | held-out error ± s.e. |"
     )

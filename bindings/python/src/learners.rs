@@ -459,9 +459,12 @@ impl LinearLearners {
     }
 
     /// Learns one file (LIBSVM, VW or CSV; `.gz` read through) with the Rust reader and the
-    /// library's training run (`sketchlearn::run::train`, the CLI's), continuing from the
-    /// current state, with the GIL released: no Python per row. Binary and regression only.
-    /// Returns `(examples, mean progressive loss, error rate or None)` of this file.
+    /// library's training run (`sketchlearn::run::train`, or `train_multiclass` for a
+    /// multiclass model, as the CLI's `train -i`), continuing from the current state, with the
+    /// GIL released: no Python per row. A multiclass model's file labels must be among its
+    /// classes (an error at the line otherwise); its examples are not added to
+    /// [`progressive`](Self::progressive) (multiclass metrics are the run's own). Returns
+    /// `(examples, mean progressive loss, error rate or None)` of this file.
     #[pyo3(signature = (path, format="auto", zero_based=false))]
     fn learn_file(
         &mut self,
@@ -470,36 +473,49 @@ impl LinearLearners {
         format: &str,
         zero_based: bool,
     ) -> PyResult<(u64, f64, Option<f64>)> {
-        use sketchlearn::run::{self, Input, ReadOptions, Silent, Start, TrainOptions};
-        let Some(model) = self.linear() else {
-            return Err(PyValueError::new_err(
-                "learning from files needs a binary or regression model",
-            ));
-        };
+        use sketchlearn::run::{self, Input, MulticlassStart, ReadOptions, Silent, Start};
         let format = format
             .parse::<sketchlearn::data::Format>()
             .map_err(PyValueError::new_err)?;
-        let options = TrainOptions {
+        let options = run::TrainOptions {
             read: ReadOptions {
                 format,
                 zero_based,
                 ..ReadOptions::default()
             },
-            ..TrainOptions::default()
+            ..run::TrainOptions::default()
         };
-        let start = Start::Resume(model.clone());
         let input = Input::path(path.to_string_lossy().into_owned());
-        let outcome = py
-            .detach(|| run::train(input, start, &options, &mut Silent))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        self.state = State::Linear(outcome.model);
-        self.metrics.merge(&outcome.metrics);
-        self.refused += outcome.refused_steps;
-        Ok((
-            outcome.examples,
-            outcome.metrics.mean_loss(),
-            outcome.metrics.error_rate(),
-        ))
+        let failed = |e: run::RunError| PyValueError::new_err(e.to_string());
+        match &self.state {
+            State::Linear(model) => {
+                let start = Start::Resume(model.clone());
+                let outcome = py
+                    .detach(|| run::train(input, start, &options, &mut Silent))
+                    .map_err(failed)?;
+                self.state = State::Linear(outcome.model);
+                self.metrics.merge(&outcome.metrics);
+                self.refused += outcome.refused_steps;
+                Ok((
+                    outcome.examples,
+                    outcome.metrics.mean_loss(),
+                    outcome.metrics.error_rate(),
+                ))
+            }
+            State::Multi(model) => {
+                let start = MulticlassStart::Resume(model.clone());
+                let outcome = py
+                    .detach(|| run::train_multiclass(input, start, &options, &mut ()))
+                    .map_err(failed)?;
+                self.state = State::Multi(outcome.model);
+                self.refused += outcome.refused_steps;
+                Ok((
+                    outcome.examples,
+                    outcome.metrics.log_loss(),
+                    outcome.metrics.error_rate(),
+                ))
+            }
+        }
     }
 
     /// The largest total shrinkage `Σδ` among the FD/RFD curvature sketches (of the model, or

@@ -25,6 +25,7 @@ mod shrinkage;
 mod sketch;
 mod state;
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// The kind tag of the model file at `path` (`linear-learner`, `multiclass-learner`,
@@ -34,6 +35,50 @@ fn model_kind(path: std::path::PathBuf) -> PyResult<String> {
     sketchlearn::model::peek_kind(path).map_err(errors::model_error)
 }
 
+/// One pass over a LIBSVM or VW file (`.gz` read through) by the Rust reader, no Python per
+/// row: `(labels, rows, stored features, hashed)` with the distinct labels in increasing order
+/// and `hashed` for VW text (`2^bits` hashed weights). The
+/// classes of a model learned from several files are found across all of them before
+/// learning, and the stored features per row choose the representation as the CLI's
+/// pre-scan does (`sketchlearn.dask`). CSV is refused (its labels are a column chosen by
+/// name). More distinct labels than the library's limit is an error at the line of the one
+/// too many.
+#[pyfunction]
+#[pyo3(signature = (path, format="auto", zero_based=false))]
+fn scan_file(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    format: &str,
+    zero_based: bool,
+) -> PyResult<(Vec<f64>, u64, u64, bool)> {
+    use sketchlearn::data::{ClassScan, Example, ExampleReader, ExampleSource, Format};
+    use sketchlearn::labels::ClassLabel;
+    let format = format.parse::<Format>().map_err(PyValueError::new_err)?;
+    let path = path.to_string_lossy().into_owned();
+    let (scan, rows, nnz, hashed) = py
+        .detach(|| {
+            let mut reader = ExampleReader::open(&path, format, zero_based, 18)?;
+            let hashed = matches!(reader, ExampleReader::Vw(_));
+            let (mut scan, mut ex) = (ClassScan::new(path.as_str()), Example::default());
+            let (mut rows, mut nnz) = (0u64, 0u64);
+            while reader.read_into(&mut ex)? {
+                scan.add(ex.label, reader.line())?;
+                rows += 1;
+                nnz += ex.indices.len() as u64;
+            }
+            Ok::<_, sketchlearn::data::ParseError>((scan, rows, nnz, hashed))
+        })
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let labels = scan
+        .labels()
+        .filter_map(|(label, _)| match label {
+            ClassLabel::Number(v) => Some(*v),
+            ClassLabel::Text(_) => None,
+        })
+        .collect();
+    Ok((labels, rows, nnz, hashed))
+}
+
 /// The compiled core of the `sketchlearn` Python package.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -41,6 +86,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sketch::SketchState>()?;
     m.add_class::<fm::FmLearner>()?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_file, m)?)?;
     m.add_function(wrap_pyfunction!(drp::drp_fit, m)?)?;
     m.add("MODEL_FORMAT_VERSION", sketchlearn::model::FORMAT_VERSION)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

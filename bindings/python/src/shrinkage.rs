@@ -2,15 +2,18 @@
 //! verbose rounds: walks the learner tree through its public accessors.
 
 use sketchlearn::linear::curvature::AnyCurvature;
+use sketchlearn::linear::sparse::SparseLearner;
 use sketchlearn::linear::AnyLearner;
 
-/// The largest `Σδ` (total shrinkage) of the FD/RFD curvature sketches in `learner`.
+/// The largest `Σδ` (total shrinkage) of the FD/RFD curvature sketches in `learner` (dense or
+/// sparse-time).
 pub fn largest_shrinkage(learner: &AnyLearner) -> Option<f64> {
     match learner {
         AnyLearner::Newton(n) => match n.curvature() {
             AnyCurvature::Fd(c) => Some(c.sketch().total_shrinkage()),
             _ => None,
         },
+        AnyLearner::Sparse(SparseLearner::Fd(l)) => Some(l.total_shrinkage()),
         AnyLearner::Diagonal(l) => largest_shrinkage(l.inner()),
         AnyLearner::Intercept(l) => largest_shrinkage(l.inner()),
         AnyLearner::TargetStandardization(l) => largest_shrinkage(l.inner()),

@@ -109,16 +109,102 @@ def test_a_killed_worker_changes_nothing(client):
     X, y = classification(n=1600, seed=3)
     Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
     MARKER.unlink(missing_ok=True)
+    # Two blocks per round whatever the number of live workers (the killed one may still be
+    # restarting when the clean fit starts), so both fits make the same rounds.
     try:
-        killed = fit(KillOnce(), Xd, yd)
+        killed = fit(KillOnce(), Xd, yd, n_workers=2)
         assert MARKER.exists(), "no worker was killed"
     finally:
         MARKER.unlink(missing_ok=True)
-    client.wait_for_workers(2, timeout=60)
-    clean = fit(OnlineClassifier(), Xd, yd)
+    clean = fit(OnlineClassifier(), Xd, yd, n_workers=2)
     assert killed.learners_.examples_seen == clean.learners_.examples_seen == len(y)
     np.testing.assert_array_equal(killed.coef_, clean.coef_)
     np.testing.assert_array_equal(killed.intercept_, clean.intercept_)
+
+
+def multiclass_files(tmp_path, n=900, d=6, seed=4):
+    """Three well-separated classes (labels 1, 2, 3) in three LIBSVM files; the first file
+    has no example of class 3, so the classes must be found across the files."""
+    rng = np.random.default_rng(seed)
+    centers = 3.0 * rng.normal(size=(3, d))
+    y = rng.integers(1, 4, size=n)
+    X = centers[y - 1] + rng.normal(size=(n, d))
+    order = np.concatenate([np.flatnonzero(y != 3)[:300], np.flatnonzero(y == 3)])
+    rest = np.setdiff1d(np.arange(n), order)
+    order = np.concatenate([order, rest])
+    X, y = X[order], y[order]
+    paths = []
+    for i, lo in enumerate(range(0, n, 300)):
+        p = tmp_path / f"mc{i}.libsvm"
+        dump_svmlight_file(X[lo : lo + 300], y[lo : lo + 300], str(p), zero_based=False)
+        paths.append(str(p))
+    assert 3 not in y[:300]
+    return paths, X, y
+
+
+def test_multiclass_files_find_classes_across_files_and_match_arrays(client, tmp_path):
+    paths, X, y = multiclass_files(tmp_path)
+    d = X.shape[1]
+    from_files = fit(OnlineClassifier(), paths, n_features=d, n_workers=2)
+    np.testing.assert_array_equal(from_files.classes_, [1, 2, 3])
+    assert from_files.learners_.examples_seen == len(y)
+    assert np.mean(from_files.predict(X) == y) > 0.95
+    # The same blocks as arrays: the same one-against-all model, member by member.
+    from_arrays = fit(
+        OnlineClassifier(), da.from_array(X, chunks=300), da.from_array(y, chunks=300), n_workers=2
+    )
+    np.testing.assert_array_equal(from_arrays.classes_, [1, 2, 3])
+    np.testing.assert_allclose(from_files.coef_, from_arrays.coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_multiclass_files_with_softmax_refuse_to_merge_clearly(client, tmp_path):
+    paths, _, _ = multiclass_files(tmp_path, n=600)
+    with pytest.raises(NotImplementedError, match="softmax"):
+        fit(OnlineClassifier(reduction="softmax"), paths, n_features=6, n_workers=2)
+
+
+def sparse_files(tmp_path, n=2400, d=1 << 14, nnz=12, seed=6, parts=4):
+    """A sparse linear stream (``d`` features, ``nnz`` per row) in ``parts`` LIBSVM files."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    cols = rng.integers(0, d, size=(n, nnz))
+    vals = rng.normal(size=(n, nnz))
+    import scipy.sparse as sps
+
+    X = sps.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
+    X.sum_duplicates()
+    y = np.where(X @ w > 0, 1, -1)
+    paths = []
+    per = n // parts
+    for i in range(parts):
+        p = tmp_path / f"sparse{i}.libsvm"
+        dump_svmlight_file(
+            X[i * per : (i + 1) * per], y[i * per : (i + 1) * per], str(p), zero_based=False
+        )
+        paths.append(str(p))
+    return paths, X, y
+
+
+def test_sparse_files_train_the_sparse_time_learners_and_merge_them(client, tmp_path):
+    paths, X, y = sparse_files(tmp_path)
+    d = X.shape[1]
+    model = fit(OnlineClassifier(), paths, n_features=d, n_workers=2)
+    assert model.learners_.sparse, "sparse input should choose the sparse-time learners"
+    assert model.learners_.examples_seen == len(y)
+    assert model.learners_.sketch_error_bound() is not None
+    # Against one learner on the whole stream (the same files in order): the merged model
+    # learned as well (each example is seen once either way; mixing halves the steps of a
+    # round, so allow a margin).
+    single = OnlineClassifier(sparse=True)
+    single.partial_fit_file(paths[0], n_features=d)
+    for p in paths[1:]:
+        single.partial_fit_file(p)
+    merged_err = np.mean(model.predict(X) != y)
+    single_err = np.mean(single.predict(X) != y)
+    majority = min(np.mean(y == 1), np.mean(y == -1))
+    print(f"merged {merged_err:.4f} single {single_err:.4f} majority {majority:.4f}")
+    assert merged_err < majority - 0.1, (merged_err, majority)
+    assert merged_err <= single_err + 0.05, (merged_err, single_err)
 
 
 def test_distributed_sketch_within_fd_bound(client):

@@ -33,8 +33,10 @@
 //! `base = None` means both grew from the empty state. Merging with a state that learned
 //! nothing since the base is the identity; merging states of different configurations is a
 //! [`MergeError::Incompatible`]; states that cannot honestly be merged (Oja's sketch, random
-//! projections drawn from the same seed, the sparse-time learners) give
-//! [`MergeError::Unsupported`] with the reason.
+//! projections drawn from the same seed, dense or sparse-time) give
+//! [`MergeError::Unsupported`] with the reason. The sparse-time FD/RFD learners, whose state
+//! lives in lazily rebased bases, are merged through their materialised weights and sketch
+//! rows on the touched columns (`linear/sparse/merge.rs`).
 //!
 //! ```
 //! use sketchlearn::linear::{LearnerConfig, LinearModel, OnlineLearner};

@@ -4,6 +4,9 @@
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
+mod common;
+
+use common::fd_bound;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -11,7 +14,7 @@ use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, LinearModel, 
 use sketchlearn::loss::Loss;
 use sketchlearn::merge::{Merge, MergeError};
 use sketchlearn::sketch::{FdVariant, FrequentDirections, OjaSketch, Sketch};
-use sketchlearn::spectral::{singular_values, sym_eigenvalues};
+use sketchlearn::spectral::sym_eigenvalues;
 use sketchlearn::Row;
 
 /// `n × d` rows of a decaying spectrum (column `j` scaled by `2^{−j/2}`), row-major.
@@ -41,14 +44,6 @@ fn sketch_error(a: &[f64], d: usize, fd: &FrequentDirections) -> f64 {
     let diff: Vec<f64> = exact.iter().zip(&b).map(|(x, y)| x - y).collect();
     let v = sym_eigenvalues(&diff, d).unwrap();
     v[0].abs().max(v[d - 1].abs())
-}
-
-/// `min_k ‖A − A_k‖²_F/(m − k)`: FD's bound for sketch size `m`.
-fn fd_bound(a: &[f64], d: usize, m: usize) -> f64 {
-    let s = singular_values(a, a.len() / d, d).unwrap();
-    (0..m)
-        .map(|k| s.iter().skip(k).map(|x| x * x).sum::<f64>() / (m - k) as f64)
-        .fold(f64::INFINITY, f64::min)
 }
 
 fn insert_all(fd: &mut FrequentDirections, a: &[f64], d: usize) {

@@ -148,15 +148,18 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- distributed training: merge and files ------------------------------------------------
 
-    def _init_learners(self, n_features: int) -> None:
-        """Builds empty learners for ``n_features`` features (the dense representation unless
-        ``sparse=True``: the sparse-time learners cannot be merged)."""
+    def _init_learners(self, n_features: int, *, hashed=False, avg_nnz=None) -> None:
+        """Builds empty learners for ``n_features`` features: the representation ``sparse``
+        says, or (``None``) the library's choice for input that is ``hashed`` (VW) or has
+        ``avg_nnz`` stored features per row (unknown: dense)."""
         self.learners_ = _core.LinearLearners(
             self._core_params(),
             int(n_features),
             self._learner_classes(),
             reduction=self.reduction,
-            sparse=bool(self.sparse),
+            hashed=bool(hashed),
+            avg_nnz=avg_nnz,
+            sparse=self.sparse,
             regression=self._regression,
         )
         self.n_features_in_ = int(n_features)
@@ -170,7 +173,7 @@ class OnlineLinearModel(BaseEstimator):
         broadcast model), or ``None`` when both started empty. Returns ``self``.
 
         Raises ``ValueError`` for different configurations and ``NotImplementedError`` for
-        states with no sound merge (sparse-time learners, RP and Oja curvatures)."""
+        states with no sound merge (RP and Oja curvatures, softmax models)."""
         check_is_fitted(self, "learners_")
         check_is_fitted(other, "learners_")
         mine, theirs = getattr(self, "classes_", None), getattr(other, "classes_", None)
@@ -184,8 +187,9 @@ class OnlineLinearModel(BaseEstimator):
     def partial_fit_file(self, path, *, n_features=None, format="auto", zero_based=False):
         """Learns one pass over a LIBSVM, VW or CSV file (``.gz`` read through), streamed by the
         Rust reader with no Python per row. The first call needs ``n_features`` (VW: ``2**bits``)
-        unless the estimator is fitted. Classifiers read ±1 labels (``classes_ = [-1, 1]``).
-        Returns ``self``."""
+        unless the estimator is fitted. A new classifier reads ±1 labels (``classes_ = [-1,
+        1]``); a fitted one its own classes' labels (more than two: one-against-all or softmax,
+        as ``sketchlearn train -i``). Returns ``self``."""
         if not hasattr(self, "learners_"):
             if n_features is None:
                 raise ValueError("n_features must be given on the first call to partial_fit_file")

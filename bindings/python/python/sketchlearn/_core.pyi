@@ -88,6 +88,11 @@ class LinearLearners:
     @property
     def fixed_description(self) -> str | None: ...
 
+def scan_file(
+    path: str | PathLike, format: str = "auto", zero_based: bool = False
+) -> tuple[list[float], int, int, bool]:
+    """One pass over a LIBSVM/VW file: (distinct labels, rows, stored features, hashed)."""
+
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
 

@@ -43,6 +43,27 @@ def _client(client):
     return get_client()
 
 
+# Every task and block of one call gets a key of its own (``pure=False``): with Dask's default
+# content-derived keys, two fits on the same data share keys, and a key released by the
+# previous fit (its futures dropped) while the next one re-creates it can be forgotten under
+# the new future (``FutureCancelledError: already forgotten``; dask/distributed#4612, #3703).
+# Nothing is scattered either: scattered data has no lineage, so a worker killed while holding
+# the only copy (the other one still restarting) cancelled every task depending on it (``lost
+# dependencies``). Both seen with back-to-back fits and killed workers at load 13; with
+# unique keys and every input a task, a lost result is always recomputed.
+
+
+def _submit(client, fn, *args):
+    return client.submit(fn, *args, pure=False)
+
+
+def _compute_blocks(client, blocks: list) -> list:
+    """Futures of the delayed ``blocks`` under keys of this call alone."""
+    from dask import delayed
+
+    return client.compute([delayed(np.asarray, pure=False)(b) for b in blocks])
+
+
 # -- blocks -------------------------------------------------------------------------------------
 
 
@@ -101,7 +122,7 @@ def _merge(a, b, base):
 def _tree_merge(client, parts: list, base) -> Any:
     """Pairwise tree reduction of ``parts`` (futures) with merge over ``base``."""
     while len(parts) > 1:
-        nxt = [client.submit(_merge, a, b, base) for a, b in zip(parts[::2], parts[1::2])]
+        nxt = [_submit(client, _merge, a, b, base) for a, b in zip(parts[::2], parts[1::2])]
         if len(parts) % 2:
             nxt.append(parts[-1])
         parts = nxt
@@ -111,12 +132,48 @@ def _tree_merge(client, parts: list, base) -> Any:
 # -- fit ----------------------------------------------------------------------------------------
 
 
-def _initial(estimator, n_features: int, classes) -> Any:
+def _initial(estimator, n_features: int, classes, profile=(False, None)) -> Any:
+    """An unfitted clone with empty learners; ``profile = (hashed, avg_nnz)`` of file input
+    lets the library choose the sparse-time learners as ``sketchlearn train`` does (they
+    merge: FD/RFD curvatures)."""
     est = clone(estimator)
     if not estimator._regression:
         est._set_classes(classes)
-    est._init_learners(n_features)
+    hashed, avg_nnz = profile
+    est._init_learners(n_features, hashed=hashed, avg_nnz=avg_nnz)
     return est
+
+
+def _scan_file(path: str, fmt: str, zero_based: bool):
+    from sketchlearn import _core
+
+    return _core.scan_file(path, fmt, zero_based)
+
+
+def _is_csv(path: str, fmt: str) -> bool:
+    if fmt != "auto":
+        return fmt == "csv"
+    name = path[:-3] if path.endswith(".gz") else path
+    return name.endswith(".csv")
+
+
+def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool):
+    """Classes (``None`` unless ``labels``) and ``(hashed, avg_nnz)`` of LIBSVM/VW files, read
+    on the workers by the Rust reader: every file when the labels are wanted (the classes are
+    found across all files before anything is learned), else the first. CSV files are not
+    scanned (their labels are a named column): ``None, (False, None)``."""
+    if any(_is_csv(p, fmt) for p in paths):
+        return None, (False, None)
+    todo = paths if labels else paths[:1]
+    scans = client.gather([_submit(client, _scan_file, p, fmt, zero_based) for p in todo])
+    rows, nnz = sum(s[1] for s in scans), sum(s[2] for s in scans)
+    profile = (scans[0][3], nnz / rows if rows else None)
+    if not labels:
+        return None, profile
+    found = np.unique(np.concatenate([np.asarray(s[0], dtype=float) for s in scans]))
+    if found.size and np.all(found == np.round(found)):
+        found = found.astype(int)
+    return found, profile
 
 
 def _held_out_loss(est, holdout) -> float:
@@ -155,8 +212,10 @@ def fit(
     n_features : int, default=None
         Features of file input (LIBSVM: one past the largest index; VW: ``2**bits``).
     classes : sequence, default=None
-        A classifier's classes (default: ``np.unique(y)`` computed first; ``[-1, 1]`` for
-        files).
+        A classifier's classes (default: ``np.unique(y)`` computed first; for LIBSVM/VW files
+        the labels of all files, scanned on the workers by the Rust reader before learning;
+        ``[-1, 1]`` for CSV files). More than two classes learn a one-against-all model
+        (``reduction="oaa"``; softmax models do not merge).
     format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`.
     n_workers : int, default=None
         Blocks learned per round (default: the cluster's workers).
@@ -179,27 +238,33 @@ def fit(
         if n_features is None:
             raise ValueError("file input needs n_features (VW: 2**bits)")
         blocks, labels = list(X), None
-        classes = [-1.0, 1.0] if classes is None else classes
+        scan_labels = classes is None and not estimator._regression
+        found, profile = _scan_files(client, blocks, format, zero_based, scan_labels)
+        if scan_labels:
+            classes = [-1, 1] if found is None else found
     else:
         blocks, labels = _row_blocks(X, y)
         if labels is None:
             raise ValueError("y is required for array and dataframe input")
-        blocks, labels = client.compute(blocks), client.compute(labels)
+        blocks, labels = _compute_blocks(client, blocks), _compute_blocks(client, labels)
         n_features = X.shape[1] if n_features is None else n_features
         if isinstance(y, str):
             n_features -= 1
         if classes is None and not estimator._regression:
-            uniques = client.gather([client.submit(np.unique, lab) for lab in labels])
+            uniques = client.gather([_submit(client, np.unique, lab) for lab in labels])
             classes = np.unique(np.concatenate(uniques))
+        profile = (False, None)
     width = n_workers or max(len(client.scheduler_info()["workers"]), 1)
-    model = client.scatter(_initial(estimator, n_features, classes), broadcast=True)
+    # A task, not scattered data (see `_submit`): recomputed if every copy is lost.
+    model = _submit(client, _initial, estimator, n_features, classes, profile)
     seen = 0
     for r, start in enumerate(range(0, len(blocks), width)):
         t0 = time.perf_counter()
         round_blocks = blocks[start : start + width]
         round_labels = labels[start : start + width] if labels is not None else None
         parts = [
-            client.submit(
+            _submit(
+                client,
                 _learn_block,
                 model,
                 b,
@@ -256,10 +321,10 @@ def sketch(
         raise ValueError(f"method must be an FD or RFD sketch to merge, got {method!r}")
     client = _client(client)
     blocks, _ = _row_blocks(X, None)
-    blocks = client.compute(blocks)
-    parts = [client.submit(_sketch_block, b, size, method, alpha0) for b in blocks]
+    blocks = _compute_blocks(client, blocks)
+    parts = [_submit(client, _sketch_block, b, size, method, alpha0) for b in blocks]
     while len(parts) > 1:
-        nxt = [client.submit(_merge_sketches, a, b) for a, b in zip(parts[::2], parts[1::2])]
+        nxt = [_submit(client, _merge_sketches, a, b) for a, b in zip(parts[::2], parts[1::2])]
         if len(parts) % 2:
             nxt.append(parts[-1])
         parts = nxt

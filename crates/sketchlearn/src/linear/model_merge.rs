@@ -52,11 +52,7 @@ impl MergeShare for AnyLearner {
                 use super::OnlineLearner;
                 same("fixed weights", a.weights(), b.weights())
             }
-            (Sparse(_), Sparse(_)) => Err(MergeError::Unsupported(
-                "the sparse-time learners keep w = w̄ + Zᵀb in a lazily rebased basis; build \
-                 the learner with the dense representation to merge it"
-                    .into(),
-            )),
+            (Sparse(a), Sparse(b)) => a.merge_share(b, base_of!(base, Sparse), share),
             (AdaFd(_), AdaFd(_)) | (Sketchy(_), Sketchy(_)) => Err(MergeError::Unsupported(
                 "Ada-FD and Sketchy learners do not merge yet (their gradient sketches would \
                  need the FD merge over a common base)"

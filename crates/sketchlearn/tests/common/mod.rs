@@ -190,3 +190,13 @@ pub fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
         "{what}: got {got}, hand-computed {want} (tolerance {tol:e})"
     );
 }
+
+/// `min_k ‖A − A_k‖²_F/(m − k)` for the row-major `n × d` matrix `a`: Frequent Directions'
+/// error bound for sketch size `m` (Ghashami et al. 2016, Thm 3.1).
+#[allow(dead_code)] // used by the merge tests only
+pub fn fd_bound(a: &[f64], d: usize, m: usize) -> f64 {
+    let s = sketchlearn::spectral::singular_values(a, a.len() / d, d).unwrap();
+    (0..m)
+        .map(|k| s.iter().skip(k).map(|x| x * x).sum::<f64>() / (m - k) as f64)
+        .fold(f64::INFINITY, f64::min)
+}

@@ -651,6 +651,16 @@ impl LazyColumns {
         self.epochs.len()
     }
 
+    /// The columns ever brought up to date (stamp ≠ 0), increasing: one scan of the stamps,
+    /// `O(d)` reads (for a merge, [`super::merge`]).
+    pub(crate) fn touched_columns(&self) -> Vec<u32> {
+        let s = self.stride();
+        (0..self.dim)
+            .filter(|&j| self.data[j * s + STAMP] != 0.0)
+            .map(|j| j as u32)
+            .collect()
+    }
+
     /// Every column's current `(w̄_j, Z[:, j])`, for inspection (`O(m²d)`).
     pub(crate) fn for_each_column(&self, mut f: impl FnMut(usize, f64, &[f64])) {
         let mut z = vec![0.0; self.m];

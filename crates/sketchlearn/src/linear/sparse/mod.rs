@@ -64,6 +64,7 @@ pub mod fd;
 mod fd_shrink;
 mod gather;
 pub(crate) mod gram_schmidt;
+mod merge;
 pub mod newton;
 pub mod oja;
 mod row_index;
