@@ -225,6 +225,45 @@ impl FrequentDirections {
         self.alpha0
     }
 
+    /// Checks a loaded sketch against the dimension, size and buffer its owner expects: a buffer
+    /// of `capacity × dim` finite numbers, fewer than `capacity` rows held (a full buffer is
+    /// shrunk at once), `Σδ ≥ 0` and `α₀ ≥ 0` finite. The error says what is inconsistent.
+    pub(crate) fn check_state(
+        &self,
+        dim: usize,
+        m: usize,
+        variant: FdVariant,
+    ) -> Result<(), String> {
+        if (self.dim, self.m, self.variant) != (dim, m, variant) {
+            return Err(format!(
+                "an FD sketch of dimension {}, size {} ({:?}), expected {dim}, {m} ({variant:?})",
+                self.dim, self.m, self.variant
+            ));
+        }
+        let cap = self.capacity();
+        if Some(self.buf.len()) != cap.checked_mul(dim) {
+            return Err(format!(
+                "an FD buffer of {} numbers for {cap} rows of dimension {dim}",
+                self.buf.len()
+            ));
+        }
+        if self.filled >= cap {
+            return Err(format!("{} FD rows held in a buffer of {cap}", self.filled));
+        }
+        if let Some(x) = self.buf.iter().find(|x| !x.is_finite()) {
+            return Err(format!("an FD row holds {x}"));
+        }
+        for (what, x) in [
+            ("total shrinkage", self.shrink_total),
+            ("alpha0", self.alpha0),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(format!("the FD {what} is {x}"));
+            }
+        }
+        Ok(())
+    }
+
     /// Inserts `scale · row` (used by GFD for `√|s_t| g_t`). A row that is zero after scaling
     /// adds nothing to `AᵀA` and takes no buffer row (FD would insert it and shrink by σ_m = 0).
     pub fn insert_scaled(&mut self, row: Row<'_>, scale: f64) -> Result<(), SketchError> {
