@@ -279,7 +279,7 @@ mod tests {
         if largest < have as f64 && all > have as f64 {
             let warning = check_fits(&auto, 1 << 27, "-b").unwrap().unwrap();
             assert!(
-                warning.to_string().contains("grows by 370 bytes"),
+                warning.to_string().contains("grows by 375 bytes"),
                 "{warning}"
             );
             let err = check_fits(&dense, 1 << 27, "-b").unwrap_err().to_string();
