@@ -57,7 +57,9 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+pub(crate) mod sparse_vec;
 mod write;
+pub use sparse_vec::SPARSE_SINCE;
 pub use write::remove_temporary_files;
 pub(crate) use write::{sync_dir, temporary_beside, Registered};
 
@@ -80,7 +82,12 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// Version 6: linear and multiclass models keep the user's classes and a description of their
 /// training input (format, index base, hash bits, CSV schema); `LinearModel::load` and
 /// `MulticlassModel::load` convert version 5 (FM files are unchanged).
-pub const FORMAT_VERSION: u32 = 6;
+/// Version 7: the per-feature arrays of the first-order learners and wrappers (OGD, AdaGrad,
+/// proximal, diagonal adaptation, feature scaling) are stored as their non-zero entries
+/// ([`sparse_vec`]), so that a file grows with the features seen, not with the hashed
+/// dimension; version 6 and older are read through the same types (the decoder is told the
+/// payload's version).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// The oldest format version that [`from_bytes_with`]/[`load_with`] hand to their decoder
 /// (older ones are [`ModelError::UnsupportedVersion`]).
@@ -443,6 +450,7 @@ pub fn from_bytes_with<T>(
 ) -> Result<T, ModelError> {
     let frame = parse_frame(bytes, source_name, OLDEST_READABLE_VERSION..=FORMAT_VERSION)?;
     check_kind(&frame, expected_kind, source_name)?;
+    let _scope = sparse_vec::VersionScope::new(frame.version);
     decode(frame.version, frame.payload, source_name)
 }
 

@@ -123,7 +123,7 @@ fn v4_configurations_are_converted() {
     );
 }
 
-/// A version-4 file resaved is a file of the current version (6) that loads to the same model.
+/// A version-4 file resaved is a file of the current version (7) that loads to the same model.
 #[test]
 fn a_v4_model_resaved_is_version_5_and_the_same() {
     let v4 = LinearModel::load(golden_dir().join("sparse-auto-v4.model")).unwrap();
@@ -132,7 +132,7 @@ fn a_v4_model_resaved_is_version_5_and_the_same() {
         &bytes[8..12],
         &sketchlearn::model::FORMAT_VERSION.to_le_bytes()
     );
-    assert_eq!(sketchlearn::model::FORMAT_VERSION, 6);
+    assert_eq!(sketchlearn::model::FORMAT_VERSION, 7);
     let v5 = LinearModel::from_bytes(&bytes, "memory").unwrap();
     assert_eq!(v5.config, v4.config);
     let data = sparse1000();
@@ -210,4 +210,59 @@ fn heart_multiclass_v5_model_loads_predicts_and_learns_the_same() {
     let want =
         std::fs::read_to_string(golden_dir().join("heart-multiclass-v5.predictions")).unwrap();
     assert_eq!(format!("{:016x}", h.0), want.trim(), "predictions changed");
+}
+
+/// The configurations of the version-6 golden files: the default `auto` mixture and AdaGrad
+/// (whose per-feature arrays version 7 stores as their non-zero entries).
+fn v6_cases() -> [(&'static str, sketchlearn::linear::LearnerConfig); 2] {
+    use sketchlearn::linear::{Algorithm, LearnerConfig};
+    [
+        ("heart-auto-v6", LearnerConfig::default()),
+        (
+            "heart-adagrad-v6",
+            LearnerConfig {
+                algorithm: Algorithm::AdaGrad,
+                ..LearnerConfig::default()
+            },
+        ),
+    ]
+}
+
+/// Writes the version-6 golden files (run once, with the code of format version 6, at commit
+/// c7023d0: `cargo test -p sketchlearn --test golden_models -- --ignored write_v6_models`).
+#[test]
+#[ignore]
+fn write_v6_models() {
+    let data = heart();
+    for (name, config) in v6_cases() {
+        let mut model = LinearModel::new(config.clone(), config.build(13).unwrap());
+        for (i, v, y) in &data[..200] {
+            let x = Row::Sparse {
+                indices: i,
+                values: v,
+            };
+            model.learner.learn(x, *y, 1.0).unwrap();
+        }
+        model.examples_seen = 200;
+        model
+            .save(golden_dir().join(format!("{name}.model")))
+            .unwrap();
+        let hash = fingerprint(model, &data, 200);
+        std::fs::write(
+            golden_dir().join(format!("{name}.predictions")),
+            hash + "\n",
+        )
+        .unwrap();
+    }
+}
+
+/// Format version 6 (before per-feature arrays were stored sparsely): files written at commit
+/// c7023d0 by `write_v6_models` load, predict and learn exactly as then.
+#[test]
+fn v6_models_load_predict_and_learn_the_same() {
+    for (name, _) in v6_cases() {
+        let bytes = std::fs::read(golden_dir().join(format!("{name}.model"))).unwrap();
+        assert_eq!(&bytes[8..12], &6u32.to_le_bytes(), "{name}");
+        check(name, &heart(), 200);
+    }
 }

@@ -54,23 +54,23 @@ pub struct NuclearBall {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DenseConvexFm {
-    dim: usize,
-    kind: ConvexKind,
-    eta: f64,
-    loss: Loss,
-    ball: Option<NuclearBall>,
+    pub(super) dim: usize,
+    pub(super) kind: ConvexKind,
+    pub(super) eta: f64,
+    pub(super) loss: Loss,
+    pub(super) ball: Option<NuclearBall>,
     /// `Θ`, row-major `(d+1) × (d+1)`, symmetric.
-    theta: Vec<f64>,
+    pub(super) theta: Vec<f64>,
     /// FTRL with a constraint: `Σ ∇f_s` (the projection is applied to `−η` times it).
-    grad_sum: Option<Vec<f64>>,
+    pub(super) grad_sum: Option<Vec<f64>>,
     /// `μ` of the centre `Θ₁ = μ·e eᵀ`.
-    intercept: f64,
-    t: u64,
-    projections: u64,
+    pub(super) intercept: f64,
+    pub(super) t: u64,
+    pub(super) projections: u64,
     #[serde(skip)]
-    idx: Vec<u32>,
+    pub(super) idx: Vec<u32>,
     #[serde(skip)]
-    val: Vec<f64>,
+    pub(super) val: Vec<f64>,
 }
 
 impl DenseConvexFm {
@@ -84,15 +84,7 @@ impl DenseConvexFm {
         ball: Option<NuclearBall>,
         max_entries: usize,
     ) -> Result<Self, LearnError> {
-        super::check_positive("eta", eta)?;
-        if let Some(b) = ball {
-            super::check_positive("nuclear-norm radius", b.radius)?;
-            if b.every == 0 {
-                return Err(LearnError::InvalidParameter(
-                    "projection interval must be at least 1".into(),
-                ));
-            }
-        }
+        Self::check_params(eta, ball)?;
         let n = dim + 1;
         let entries = n
             .checked_mul(n)
@@ -120,6 +112,21 @@ impl DenseConvexFm {
             idx: Vec::new(),
             val: Vec::new(),
         })
+    }
+
+    /// The checks of [`DenseConvexFm::new`] that do not depend on the dimension: `η > 0`, a
+    /// ball of radius `τ > 0` projected every `≥ 1` steps.
+    pub(crate) fn check_params(eta: f64, ball: Option<NuclearBall>) -> Result<(), LearnError> {
+        super::check_positive("eta", eta)?;
+        if let Some(b) = ball {
+            super::check_positive("nuclear-norm radius", b.radius)?;
+            if b.every == 0 {
+                return Err(LearnError::InvalidParameter(
+                    "projection interval must be at least 1".into(),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Starts from `Θ₁ = μ·e eᵀ` (`e` the constant coordinate) instead of 0; FTRL is then centred

@@ -47,7 +47,7 @@ use crate::sketch::{FdVariant, SketchError};
 use serde::{Deserialize, Serialize};
 
 /// End of a list of the inverted index.
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 
 /// Recompute the Gram matrix from the dense rows every this many materialisations.
 const GRAM_REFRESH: u64 = 32;
@@ -93,47 +93,47 @@ pub enum Compression {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FactoredFd {
-    dim: usize,
-    m: usize,
-    variant: FdVariant,
+    pub(super) dim: usize,
+    pub(super) m: usize,
+    pub(super) variant: FdVariant,
     /// `L`: materialise after a shrink once this many sparse rows are held.
-    sparse_target: usize,
+    pub(super) sparse_target: usize,
     /// Dense rows of `Q`, coordinate-major: `dense[j * r_d + k]` is row `k`, coordinate `j`.
-    r_d: usize,
-    dense: Vec<f64>,
+    pub(super) r_d: usize,
+    pub(super) dense: Vec<f64>,
     /// Sparse rows of `Q` (CSR): row `s` is `sp_idx/sp_val[sp_start[s]..sp_start[s + 1]]`.
-    sp_start: Vec<usize>,
-    sp_idx: Vec<u32>,
-    sp_val: Vec<f64>,
+    pub(super) sp_start: Vec<usize>,
+    pub(super) sp_idx: Vec<u32>,
+    pub(super) sp_val: Vec<f64>,
     /// Inverted index of the sparse rows: `sp_head[j]` is the last entry at coordinate `j`
     /// (`NONE` if none), `sp_next[e]` the previous entry at the same coordinate, `sp_row[e]` the
     /// sparse row of entry `e`. `S·v` then costs the number of entries at `v`'s coordinates.
-    sp_head: Vec<u32>,
-    sp_next: Vec<u32>,
-    sp_row: Vec<u32>,
+    pub(super) sp_head: Vec<u32>,
+    pub(super) sp_next: Vec<u32>,
+    pub(super) sp_row: Vec<u32>,
     /// Number of rows of `B`.
-    rows: usize,
+    pub(super) rows: usize,
     /// `C`, row-major `rows × (r_d + r_s)` with row stride `cstride`.
-    cstride: usize,
-    coef: Vec<f64>,
+    pub(super) cstride: usize,
+    pub(super) coef: Vec<f64>,
     /// `C` is exactly the `rows × rows` identity (then `B·v = Q·v`).
-    c_identity: bool,
+    pub(super) c_identity: bool,
     /// `BBᵀ`, row-major `rows × rows` with row stride `capacity`.
-    gram: Vec<f64>,
+    pub(super) gram: Vec<f64>,
     /// Whether rows carry signs (a symmetric indefinite sketch `Bᵀ diag(s) B`).
-    signed: bool,
+    pub(super) signed: bool,
     /// Sign `s_k = ±1` of each row (all `+1` unless signed).
-    signs: Vec<f64>,
-    compression: Compression,
-    shrink_total: f64,
-    shrinks: u64,
-    rows_seen: u64,
-    materializations: u64,
+    pub(super) signs: Vec<f64>,
+    pub(super) compression: Compression,
+    pub(super) shrink_total: f64,
+    pub(super) shrinks: u64,
+    pub(super) rows_seen: u64,
+    pub(super) materializations: u64,
     /// Signed mode: `ln` of the product of the amplifications of the compressions since the Gram
     /// matrix was last computed from the rows.
-    log_amplification: f64,
+    pub(super) log_amplification: f64,
     /// The next materialisation recomputes the Gram matrix from the dense rows.
-    refresh_gram: bool,
+    pub(super) refresh_gram: bool,
     #[serde(skip)]
     ws: Workspace,
 }
@@ -956,8 +956,8 @@ impl FactoredFd {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FactoredGfd {
-    positive: FactoredFd,
-    negative: FactoredFd,
+    pub(super) positive: FactoredFd,
+    pub(super) negative: FactoredFd,
 }
 
 impl FactoredGfd {

@@ -80,14 +80,14 @@ impl Default for FmSgdParams {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FmSgd {
-    dim: usize,
-    loss: Loss,
-    params: FmSgdParams,
-    w0: f64,
-    w: Vec<f64>,
+    pub(super) dim: usize,
+    pub(super) loss: Loss,
+    pub(super) params: FmSgdParams,
+    pub(super) w0: f64,
+    pub(super) w: Vec<f64>,
     /// Factors, row-major `dim × rank`.
-    v: Vec<f64>,
-    t: u64,
+    pub(super) v: Vec<f64>,
+    pub(super) t: u64,
     #[serde(skip)]
     sums: Vec<f64>,
 }
@@ -95,35 +95,7 @@ pub struct FmSgd {
 impl FmSgd {
     /// A rank-`k` FM over `dim` features.
     pub fn new(dim: usize, loss: Loss, params: FmSgdParams) -> Result<Self, LearnError> {
-        super::check_positive("eta", params.eta)?;
-        if let Some(e) = params.eta_linear {
-            super::check_positive("linear learning rate", e)?;
-        }
-        if let Some(e) = params.eta_intercept {
-            super::check_positive("intercept learning rate", e)?;
-        }
-        if params.rank == 0 {
-            return Err(LearnError::InvalidParameter(
-                "FM rank k must be at least 1".into(),
-            ));
-        }
-        for (name, x) in [
-            ("reg_w", params.reg_w),
-            ("reg_v", params.reg_v),
-            ("init_std", params.init_std),
-        ] {
-            if !(x.is_finite() && x >= 0.0) {
-                return Err(LearnError::InvalidParameter(format!(
-                    "{name} must be finite and >= 0, got {x}"
-                )));
-            }
-        }
-        if !params.intercept.is_finite() {
-            return Err(LearnError::InvalidParameter(format!(
-                "intercept must be finite, got {}",
-                params.intercept
-            )));
-        }
+        Self::check_params(&params)?;
         let len = dim.checked_mul(params.rank).ok_or_else(|| {
             LearnError::InvalidParameter(format!("dim {dim} × rank {} overflows", params.rank))
         })?;
@@ -141,6 +113,36 @@ impl FmSgd {
             t: 0,
             sums: Vec::new(),
         })
+    }
+
+    /// The checks of [`FmSgd::new`] that do not depend on the dimension.
+    pub(crate) fn check_params(params: &FmSgdParams) -> Result<(), LearnError> {
+        super::check_positive("eta", params.eta)?;
+        if let Some(e) = params.eta_linear {
+            super::check_positive("linear learning rate", e)?;
+        }
+        if let Some(e) = params.eta_intercept {
+            super::check_positive("intercept learning rate", e)?;
+        }
+        super::check_size("FM rank k", params.rank)?;
+        for (name, x) in [
+            ("reg_w", params.reg_w),
+            ("reg_v", params.reg_v),
+            ("init_std", params.init_std),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(LearnError::InvalidParameter(format!(
+                    "{name} must be finite and >= 0, got {x}"
+                )));
+            }
+        }
+        if !params.intercept.is_finite() {
+            return Err(LearnError::InvalidParameter(format!(
+                "intercept must be finite, got {}",
+                params.intercept
+            )));
+        }
+        Ok(())
     }
 
     /// The intercept `w₀`.

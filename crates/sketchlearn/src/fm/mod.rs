@@ -43,6 +43,7 @@ mod ocg;
 mod sftrl;
 mod sftrl_split;
 mod side_trailer;
+mod validate;
 
 pub use convex::{project_l1_ball, project_nuclear_ball, ConvexKind, DenseConvexFm, NuclearBall};
 pub use factored::{Compression, FactoredFd, FactoredGfd};
@@ -81,6 +82,26 @@ pub(crate) fn check_positive(name: &str, x: f64) -> Result<(), LearnError> {
     if !(x.is_finite() && x > 0.0) {
         return Err(LearnError::InvalidParameter(format!(
             "{name} must be finite and > 0, got {x}"
+        )));
+    }
+    Ok(())
+}
+
+/// The largest sketch size `m` (SFTRL) and rank `k` (FM-SGD): the factored sketch holds
+/// `O(m²)` coefficients and Gram entries per side and FM-SGD `k·d` factors, so that a larger
+/// value (from a flag or a crafted model file) is refused before anything is allocated.
+pub const MAX_FM_SIZE: usize = 4096;
+
+/// `what` (a sketch size or a rank) is in `1..=`[`MAX_FM_SIZE`].
+pub(crate) fn check_size(what: &str, n: usize) -> Result<(), LearnError> {
+    if n == 0 {
+        return Err(LearnError::InvalidParameter(format!(
+            "{what} must be at least 1"
+        )));
+    }
+    if n > MAX_FM_SIZE {
+        return Err(LearnError::InvalidParameter(format!(
+            "{what} must be at most {MAX_FM_SIZE}, got {n}"
         )));
     }
     Ok(())
@@ -399,8 +420,18 @@ impl FmConfig {
         }
     }
 
-    /// Validates the hyper-parameters and builds the learner for `dim` features.
-    pub fn build(&self, dim: usize) -> Result<AnyFm, LearnError> {
+    /// Checks every hyper-parameter without building anything (the command line's check before
+    /// it reads data, and the check of a loaded model's configuration): what
+    /// [`FmConfig::build`] refuses for any dimension.
+    ///
+    /// ```
+    /// use sketchlearn::fm::{FmAlgorithm, FmConfig, MAX_FM_SIZE};
+    /// let config = FmConfig::new(FmAlgorithm::Sftrl);
+    /// assert!(config.check().is_ok());
+    /// assert!(FmConfig { size: MAX_FM_SIZE + 1, ..config }.check().is_err());
+    /// assert!(FmConfig { eta: f64::NAN, ..config }.check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<(), LearnError> {
         check_positive("eta", self.eta)?;
         if self.radius.is_nan() || self.radius <= 0.0 {
             return Err(LearnError::InvalidParameter(format!(
@@ -408,22 +439,93 @@ impl FmConfig {
                 self.radius
             )));
         }
-        let ball = self.radius.is_finite().then_some(NuclearBall {
+        check_intercept(self.intercept)?;
+        match self.algorithm {
+            FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast => {
+                Sftrl::check_params(self.size, self.sftrl_variant(), self.eta)
+            }
+            FmAlgorithm::SftrlSplit => SftrlSplit::check_params(
+                self.size,
+                FdVariant::Doubling,
+                self.eta,
+                self.eta_pairwise,
+                self.first_order,
+            ),
+            FmAlgorithm::Ftrl | FmAlgorithm::Ogd => {
+                DenseConvexFm::check_params(self.eta, self.ball())
+            }
+            FmAlgorithm::Ocg => {
+                if !self.radius.is_finite() {
+                    return Err(LearnError::InvalidParameter(
+                        "OCG needs a finite nuclear-norm radius".into(),
+                    ));
+                }
+                Ocg::check_params(&self.ocg_params())
+            }
+            FmAlgorithm::FmSgd => FmSgd::check_params(&self.fm_sgd_params()),
+        }
+    }
+
+    /// The FD buffer of SFTRL: per row (`sftrl`) or doubling (`sftrl-fast`).
+    fn sftrl_variant(&self) -> FdVariant {
+        if self.algorithm == FmAlgorithm::Sftrl {
+            FdVariant::PerRow
+        } else {
+            FdVariant::Doubling
+        }
+    }
+
+    /// FTRL/OGD's constraint: none for an infinite radius.
+    fn ball(&self) -> Option<NuclearBall> {
+        self.radius.is_finite().then_some(NuclearBall {
             radius: self.radius,
             every: self.project_every,
-        });
+        })
+    }
+
+    fn ocg_params(&self) -> OcgParams {
+        OcgParams {
+            eta: self.eta,
+            radius: self.radius,
+            gamma: self.ocg_gamma,
+            block: self.ocg_block,
+            power_iters: self.power_iters,
+            seed: self.seed,
+            intercept: self.intercept,
+        }
+    }
+
+    fn fm_sgd_params(&self) -> FmSgdParams {
+        FmSgdParams {
+            rank: self.rank,
+            eta: self.eta,
+            eta_linear: self.eta_linear,
+            eta_intercept: self.eta_intercept,
+            schedule: self.schedule,
+            reg_w: self.reg_w,
+            reg_v: self.reg_v,
+            init_std: self.init_std,
+            intercept: self.intercept,
+            seed: self.seed,
+        }
+    }
+
+    /// Validates the hyper-parameters ([`FmConfig::check`]) and builds the learner for `dim`
+    /// features.
+    pub fn build(&self, dim: usize) -> Result<AnyFm, LearnError> {
+        self.check()?;
         Ok(match self.algorithm {
-            FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast => {
-                let variant = if self.algorithm == FmAlgorithm::Sftrl {
-                    FdVariant::PerRow
-                } else {
-                    FdVariant::Doubling
-                };
-                AnyFm::Sftrl(
-                    Sftrl::new(dim, self.size, variant, self.eta, self.loss, self.backend)?
-                        .with_intercept(self.intercept)?,
-                )
-            }
+            FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast => AnyFm::Sftrl(
+                Sftrl::new(
+                    dim,
+                    self.size,
+                    self.sftrl_variant(),
+                    self.eta,
+                    self.loss,
+                    self.backend,
+                )?
+                .with_intercept(self.intercept)?,
+            ),
             FmAlgorithm::SftrlSplit => AnyFm::SftrlSplit(
                 SftrlSplit::new(
                     dim,
@@ -437,64 +539,26 @@ impl FmConfig {
                 .with_first_order_step(self.first_order)?
                 .with_intercept(self.intercept)?,
             ),
-            FmAlgorithm::Ftrl => AnyFm::Dense(
-                DenseConvexFm::new(
-                    dim,
-                    ConvexKind::Ftrl,
-                    self.eta,
-                    self.loss,
-                    ball,
-                    self.max_dense_entries,
-                )?
-                .with_intercept(self.intercept)?,
-            ),
-            FmAlgorithm::Ogd => AnyFm::Dense(
-                DenseConvexFm::new(
-                    dim,
-                    ConvexKind::Ogd(StepSchedule::InverseSqrt),
-                    self.eta,
-                    self.loss,
-                    ball,
-                    self.max_dense_entries,
-                )?
-                .with_intercept(self.intercept)?,
-            ),
-            FmAlgorithm::Ocg => {
-                if !self.radius.is_finite() {
-                    return Err(LearnError::InvalidParameter(
-                        "OCG needs a finite nuclear-norm radius".into(),
-                    ));
-                }
-                AnyFm::Ocg(Ocg::new(
-                    dim,
-                    self.loss,
-                    OcgParams {
-                        eta: self.eta,
-                        radius: self.radius,
-                        gamma: self.ocg_gamma,
-                        block: self.ocg_block,
-                        power_iters: self.power_iters,
-                        seed: self.seed,
-                        intercept: self.intercept,
-                    },
-                )?)
+            FmAlgorithm::Ftrl | FmAlgorithm::Ogd => {
+                let kind = if self.algorithm == FmAlgorithm::Ftrl {
+                    ConvexKind::Ftrl
+                } else {
+                    ConvexKind::Ogd(StepSchedule::InverseSqrt)
+                };
+                AnyFm::Dense(
+                    DenseConvexFm::new(
+                        dim,
+                        kind,
+                        self.eta,
+                        self.loss,
+                        self.ball(),
+                        self.max_dense_entries,
+                    )?
+                    .with_intercept(self.intercept)?,
+                )
             }
-            FmAlgorithm::FmSgd => AnyFm::FmSgd(FmSgd::new(
-                dim,
-                self.loss,
-                FmSgdParams {
-                    rank: self.rank,
-                    eta: self.eta,
-                    eta_linear: self.eta_linear,
-                    eta_intercept: self.eta_intercept,
-                    schedule: self.schedule,
-                    reg_w: self.reg_w,
-                    reg_v: self.reg_v,
-                    init_std: self.init_std,
-                    intercept: self.intercept,
-                    seed: self.seed,
-                },
-            )?),
+            FmAlgorithm::Ocg => AnyFm::Ocg(Ocg::new(dim, self.loss, self.ocg_params())?),
+            FmAlgorithm::FmSgd => AnyFm::FmSgd(FmSgd::new(dim, self.loss, self.fm_sgd_params())?),
         })
     }
 
@@ -715,9 +779,34 @@ impl FmModel {
         }
     }
 
-    /// Reads a model written by [`FmModel::save`].
+    /// Reads a model written by [`FmModel::save`]; a corrupted or foreign file, or one whose
+    /// state is not one training produces (a configuration that fails [`FmConfig::check`], sizes
+    /// that disagree, an index out of range, a number that is not finite: `fm/validate.rs`), is
+    /// an error.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
-        // The FM layout is the same in format versions 4 and 5.
-        model::load_with(path, FM_MODEL_KIND, side_trailer::decode)
+        model::load_with(path, FM_MODEL_KIND, decode)
     }
+
+    /// [`FmModel::load`] from a model file image (`source_name` names it in errors).
+    ///
+    /// ```
+    /// use sketchlearn::fm::{FmAlgorithm, FmConfig, FmModel, FM_MODEL_KIND};
+    /// let config = FmConfig::new(FmAlgorithm::FmSgd);
+    /// let image = sketchlearn::model::to_bytes(FM_MODEL_KIND, &FmModel::new(config, config.build(3).unwrap())).unwrap();
+    /// assert!(FmModel::from_bytes(&image, "memory").is_ok());
+    /// ```
+    pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Self, ModelError> {
+        model::from_bytes_with(bytes, FM_MODEL_KIND, source_name, decode)
+    }
+}
+
+/// Decodes an FM payload (the layout is the same in format versions 4 to 7; the side columns'
+/// trailer, [`side_trailer::decode`]) and checks it.
+fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<FmModel, ModelError> {
+    let model = side_trailer::decode(version, payload, source_name)?;
+    validate::check(&model).map_err(|reason| ModelError::Invalid {
+        path: source_name.to_owned(),
+        reason,
+    })?;
+    Ok(model)
 }

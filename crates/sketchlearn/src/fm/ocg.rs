@@ -36,6 +36,11 @@ use std::collections::HashMap;
 /// enough.
 const POWER_TOL: f64 = 1e-3;
 
+/// The most power iterations per linear minimisation: each costs a product with `∇F`, and
+/// the iteration does not converge when the two extreme eigenvalues have the same magnitude, so
+/// a larger bound (from a flag or a crafted model file) would only stall a step.
+pub const MAX_POWER_ITERS: usize = 10_000;
+
 /// Fold atoms into a dense matrix only when it has at most this many entries.
 const DENSE_LIMIT: usize = 1 << 22;
 
@@ -50,7 +55,7 @@ pub struct OcgParams {
     pub gamma: f64,
     /// Examples per linear minimisation (`≥ 1`; 1 = the paper's OCG).
     pub block: u64,
-    /// Maximum power iterations per linear minimisation (`≥ 1`).
+    /// Maximum power iterations per linear minimisation (`1..=`[`MAX_POWER_ITERS`]).
     pub power_iters: usize,
     /// Seed of the initial power-iteration vector.
     pub seed: u64,
@@ -76,13 +81,13 @@ impl Default for OcgParams {
 
 /// Symmetric sparse accumulator of `Σ q â âᵀ`: entries `(i ≤ j)` without duplicates.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct SymSparse {
-    n: usize,
+pub(super) struct SymSparse {
+    pub(super) n: usize,
     #[serde(serialize_with = "crate::sorted_map::serialize")]
-    pos: HashMap<u64, u32>,
-    i: Vec<u32>,
-    j: Vec<u32>,
-    v: Vec<f64>,
+    pub(super) pos: HashMap<u64, u32>,
+    pub(super) i: Vec<u32>,
+    pub(super) j: Vec<u32>,
+    pub(super) v: Vec<f64>,
 }
 
 impl SymSparse {
@@ -131,43 +136,30 @@ impl SymSparse {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ocg {
-    dim: usize,
-    loss: Loss,
-    params: OcgParams,
-    scale: f64,
-    dense: Option<Vec<f64>>,
+    pub(super) dim: usize,
+    pub(super) loss: Loss,
+    pub(super) params: OcgParams,
+    pub(super) scale: f64,
+    pub(super) dense: Option<Vec<f64>>,
     /// Σ|c| of the atoms folded into `dense` (for the nuclear-norm bound).
-    dense_weight: f64,
-    atom_u: Vec<f64>,
-    atom_c: Vec<f64>,
-    grad: SymSparse,
-    v: Vec<f64>,
-    steps: u64,
-    pending: u64,
-    examples: u64,
+    pub(super) dense_weight: f64,
+    pub(super) atom_u: Vec<f64>,
+    pub(super) atom_c: Vec<f64>,
+    pub(super) grad: SymSparse,
+    pub(super) v: Vec<f64>,
+    pub(super) steps: u64,
+    pub(super) pending: u64,
+    pub(super) examples: u64,
     #[serde(skip)]
-    idx: Vec<u32>,
+    pub(super) idx: Vec<u32>,
     #[serde(skip)]
-    val: Vec<f64>,
+    pub(super) val: Vec<f64>,
 }
 
 impl Ocg {
     /// OCG over `dim` features (matrices of size `dim + 1`).
     pub fn new(dim: usize, loss: Loss, params: OcgParams) -> Result<Self, LearnError> {
-        super::check_positive("eta", params.eta)?;
-        super::check_positive("nuclear-norm radius", params.radius)?;
-        super::check_positive("OCG step constant", params.gamma)?;
-        if params.block == 0 || params.power_iters == 0 {
-            return Err(LearnError::InvalidParameter(
-                "OCG block size and power iterations must be at least 1".into(),
-            ));
-        }
-        if !(params.intercept.is_finite() && params.intercept.abs() <= params.radius) {
-            return Err(LearnError::InvalidParameter(format!(
-                "OCG intercept must be finite with |intercept| <= radius, got {}",
-                params.intercept
-            )));
-        }
+        Self::check_params(&params)?;
         let n = dim + 1;
         if n > u32::MAX as usize {
             return Err(LearnError::InvalidParameter(format!(
@@ -203,6 +195,31 @@ impl Ocg {
             idx: Vec::new(),
             val: Vec::new(),
         })
+    }
+
+    /// The checks of [`Ocg::new`] that do not depend on the dimension.
+    pub(crate) fn check_params(params: &OcgParams) -> Result<(), LearnError> {
+        super::check_positive("eta", params.eta)?;
+        super::check_positive("nuclear-norm radius", params.radius)?;
+        super::check_positive("OCG step constant", params.gamma)?;
+        if params.block == 0 || params.power_iters == 0 {
+            return Err(LearnError::InvalidParameter(
+                "OCG block size and power iterations must be at least 1".into(),
+            ));
+        }
+        if params.power_iters > MAX_POWER_ITERS {
+            return Err(LearnError::InvalidParameter(format!(
+                "OCG power iterations must be at most {MAX_POWER_ITERS}, got {}",
+                params.power_iters
+            )));
+        }
+        if !(params.intercept.is_finite() && params.intercept.abs() <= params.radius) {
+            return Err(LearnError::InvalidParameter(format!(
+                "OCG intercept must be finite with |intercept| <= radius, got {}",
+                params.intercept
+            )));
+        }
+        Ok(())
     }
 
     /// The pairwise part `Σ_{j≠k} Θ_jk x_j x_k` of the prediction (see

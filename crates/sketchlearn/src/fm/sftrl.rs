@@ -43,7 +43,7 @@ pub enum SftrlBackend {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[allow(clippy::large_enum_variant)]
-enum Gfd {
+pub(super) enum Gfd {
     Factored(FactoredGfd),
     Reference(GeneralizedFrequentDirections),
 }
@@ -72,20 +72,20 @@ enum Gfd {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sftrl {
-    dim: usize,
-    m: usize,
-    eta: f64,
-    loss: Loss,
-    variant: FdVariant,
-    backend: SftrlBackend,
-    gfd: Gfd,
+    pub(super) dim: usize,
+    pub(super) m: usize,
+    pub(super) eta: f64,
+    pub(super) loss: Loss,
+    pub(super) variant: FdVariant,
+    pub(super) backend: SftrlBackend,
+    pub(super) gfd: Gfd,
     /// `μ` of the FTRL centre `Θ₁ = μ·e e ᵀ` (`e` the constant coordinate): `z = μ − η·(…)`.
-    intercept: f64,
-    examples: u64,
+    pub(super) intercept: f64,
+    pub(super) examples: u64,
     #[serde(skip)]
-    idx: Vec<u32>,
+    pub(super) idx: Vec<u32>,
     #[serde(skip)]
-    val: Vec<f64>,
+    pub(super) val: Vec<f64>,
 }
 
 impl Sftrl {
@@ -99,12 +99,7 @@ impl Sftrl {
         loss: Loss,
         backend: SftrlBackend,
     ) -> Result<Self, LearnError> {
-        super::check_positive("eta", eta)?;
-        if m == 0 {
-            return Err(LearnError::InvalidParameter(
-                "sketch size m must be at least 1".into(),
-            ));
-        }
+        Self::check_params(m, variant, eta)?;
         let n = dim
             .checked_add(1)
             .filter(|&n| n <= u32::MAX as usize)
@@ -128,6 +123,15 @@ impl Sftrl {
             idx: Vec::new(),
             val: Vec::new(),
         })
+    }
+
+    /// The checks of [`Sftrl::new`] that do not depend on the dimension: `η > 0`, `m` in
+    /// `1..=`[`MAX_FM_SIZE`](super::MAX_FM_SIZE), a buffer the variant allows.
+    pub(crate) fn check_params(m: usize, variant: FdVariant, eta: f64) -> Result<(), LearnError> {
+        super::check_positive("eta", eta)?;
+        super::check_size("sketch size m", m)?;
+        variant.check(m)?;
+        Ok(())
     }
 
     /// FTRL centred at `Θ₁ = μ·e eᵀ` instead of 0 (`e` the constant coordinate of `â`), i.e.

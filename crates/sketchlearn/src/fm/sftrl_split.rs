@@ -98,25 +98,25 @@ pub enum FirstOrderStep {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SftrlSplit {
-    dim: usize,
-    m: usize,
-    eta: f64,
-    eta_pair: f64,
-    loss: Loss,
-    intercept: f64,
-    step: FirstOrderStep,
+    pub(super) dim: usize,
+    pub(super) m: usize,
+    pub(super) eta: f64,
+    pub(super) eta_pair: f64,
+    pub(super) loss: Loss,
+    pub(super) intercept: f64,
+    pub(super) step: FirstOrderStep,
     /// `Σ q_t` and (AdaGrad) `Σ q_t²`.
-    sum_q: f64,
-    sq_q: f64,
+    pub(super) sum_q: f64,
+    pub(super) sq_q: f64,
     /// `Σ q_t x_tj` and (AdaGrad) `Σ (q_t x_tj)²`.
-    linear: Vec<f64>,
-    linear_sq: Vec<f64>,
+    pub(super) linear: Vec<f64>,
+    pub(super) linear_sq: Vec<f64>,
     /// `Σ q_t x_tj²` and (AdaGrad) `Σ (q_t x_tj²)²`.
-    diagonal: Vec<f64>,
-    diagonal_sq: Vec<f64>,
+    pub(super) diagonal: Vec<f64>,
+    pub(super) diagonal_sq: Vec<f64>,
     /// Signed sketch `Bᵀdiag(s)B` of `Σ q_t (x_t x_tᵀ − diag(x_t²))`.
-    pair: FactoredFd,
-    examples: u64,
+    pub(super) pair: FactoredFd,
+    pub(super) examples: u64,
     #[serde(skip)]
     ws: Scratch,
 }
@@ -154,13 +154,7 @@ impl SftrlSplit {
         eta_pair: f64,
         loss: Loss,
     ) -> Result<Self, LearnError> {
-        super::check_positive("eta", eta)?;
-        super::check_positive("pairwise eta", eta_pair)?;
-        if m == 0 {
-            return Err(LearnError::InvalidParameter(
-                "sketch size m must be at least 1".into(),
-            ));
-        }
+        Self::check_params(m, variant, eta, eta_pair, FirstOrderStep::Constant)?;
         if dim > u32::MAX as usize {
             return Err(LearnError::InvalidParameter(format!(
                 "dimension {dim} is too large"
@@ -195,8 +189,8 @@ impl SftrlSplit {
 
     /// The first-order part's step (only before learning).
     pub fn with_first_order_step(mut self, step: FirstOrderStep) -> Result<Self, LearnError> {
-        if let FirstOrderStep::AdaGrad { beta } = step {
-            super::check_positive("AdaGrad beta", beta)?;
+        check_step(step)?;
+        if let FirstOrderStep::AdaGrad { .. } = step {
             self.linear_sq = vec![0.0; self.dim];
             self.diagonal_sq = vec![0.0; self.dim];
         } else {
@@ -205,6 +199,23 @@ impl SftrlSplit {
         }
         self.step = step;
         Ok(self)
+    }
+
+    /// The checks of [`SftrlSplit::new`] and [`SftrlSplit::with_first_order_step`] that do not
+    /// depend on the dimension: `η, η_p > 0`, `m` in `1..=`[`MAX_FM_SIZE`](super::MAX_FM_SIZE),
+    /// a buffer the variant allows, AdaGrad's `β > 0`.
+    pub(crate) fn check_params(
+        m: usize,
+        variant: FdVariant,
+        eta: f64,
+        eta_pair: f64,
+        step: FirstOrderStep,
+    ) -> Result<(), LearnError> {
+        super::check_positive("eta", eta)?;
+        super::check_positive("pairwise eta", eta_pair)?;
+        super::check_size("sketch size m", m)?;
+        variant.check(m)?;
+        check_step(step)
     }
 
     /// The first-order part's step.
@@ -459,5 +470,13 @@ impl OnlineLearner for SftrlSplit {
     /// The linear part `w = 2Θ[0..d, d]` (`O(d)`).
     fn weights(&self) -> Cow<'_, [f64]> {
         Cow::Owned((0..self.dim).map(|j| 2.0 * self.first_order(j).0).collect())
+    }
+}
+
+/// AdaGrad's `β` must be finite and positive.
+fn check_step(step: FirstOrderStep) -> Result<(), LearnError> {
+    match step {
+        FirstOrderStep::AdaGrad { beta } => super::check_positive("AdaGrad beta", beta),
+        FirstOrderStep::Constant => Ok(()),
     }
 }

@@ -29,6 +29,7 @@ pub struct DiagonalAdaptation<L> {
     loss: Loss,
     d0: f64,
     /// `D_ii − d₀` (the accumulated squared gradients).
+    #[serde(with = "crate::model::sparse_vec")]
     g2: Vec<f64>,
     #[serde(skip)]
     scaled: Vec<f64>,

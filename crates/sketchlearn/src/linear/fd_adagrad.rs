@@ -133,7 +133,11 @@ impl<P: FdPreconditioner> FdAdaGrad<P> {
 
     /// Checks the sizes of a loaded state (the sketch's buffer against the weights).
     pub(crate) fn check_state(&self) -> Result<(), String> {
-        self.sketch.check_state(self.w.len())
+        let m = self.sketch.sketch_size();
+        if m == 0 {
+            return Err("an FD sketch of size 0".into());
+        }
+        self.sketch.check_state(self.w.len(), m, FdVariant::PerRow)
     }
 
     /// `H⁻¹ g` for `g = s·x` into `work.step` (see the module docs for the formula).
@@ -252,6 +256,6 @@ mod tests {
         assert!(l.check_state().is_ok());
         l.sketch = FrequentDirections::fd(5, 2, FdVariant::PerRow).unwrap();
         let err = l.check_state().unwrap_err();
-        assert!(err.contains("expected dimension 4"), "{err}");
+        assert!(err.contains("expected 4"), "{err}");
     }
 }

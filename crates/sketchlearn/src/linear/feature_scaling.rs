@@ -45,8 +45,10 @@ use std::borrow::Cow;
 pub struct FeatureScaling<L> {
     inner: L,
     /// `Σ x_i²` over the non-zero values seen.
+    #[serde(with = "crate::model::sparse_vec")]
     sum_sq: Vec<f64>,
     /// `n_i`: how many non-zero values of feature `i` were seen.
+    #[serde(with = "crate::model::sparse_vec")]
     count: Vec<f64>,
     #[serde(skip)]
     scaled: Vec<f64>,

@@ -31,6 +31,7 @@ pub enum StepSchedule {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ogd {
+    #[serde(with = "crate::model::sparse_vec")]
     w: Vec<f64>,
     loss: Loss,
     eta: f64,
@@ -136,7 +137,9 @@ impl OnlineLearner for Ogd {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdaGrad {
+    #[serde(with = "crate::model::sparse_vec")]
     w: Vec<f64>,
+    #[serde(with = "crate::model::sparse_vec")]
     g2: Vec<f64>,
     loss: Loss,
     eta: f64,

@@ -143,9 +143,12 @@ macro_rules! lazy {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProximalAdaGrad {
+    #[serde(with = "crate::model::sparse_vec")]
     w: Vec<f64>,
+    #[serde(with = "crate::model::sparse_vec")]
     g2: Vec<f64>,
     /// The example count at each coordinate's last update.
+    #[serde(with = "crate::model::sparse_vec")]
     last: Vec<u64>,
     t: u64,
     loss: Loss,
@@ -268,6 +271,7 @@ fn for_each_entry(
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProximalOgd {
+    #[serde(with = "crate::model::sparse_vec")]
     w: Vec<f64>,
     /// `(D, C)` at each coordinate's last update.
     at: Vec<(f64, f64)>,

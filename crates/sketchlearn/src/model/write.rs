@@ -75,8 +75,14 @@ impl<W: Write> Write for Tee<'_, W> {
             }
         }
     }
+    /// postcard flushes at the end of the value: a write the buffer held until then fails
+    /// here (a model smaller than the buffer), and is kept as the write's error too.
     fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+        self.inner.flush().map_err(|e| {
+            let copy = io::Error::new(e.kind(), e.to_string());
+            self.failed.get_or_insert(e);
+            copy
+        })
     }
 }
 

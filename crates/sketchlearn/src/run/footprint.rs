@@ -7,7 +7,8 @@
 //! a sum of arrays of sizes `1, d, m, m·d, m², d²` (weights, per-feature statistics, sketches,
 //! their Gram matrices, a full curvature). Built for small `(d, m)` — `d ∈ {256, 512, 768}`,
 //! `m ∈ {1, 2, 3}`, after one example that touches every feature — and measured by the length
-//! of its model encoding (8 bytes a number, as in memory), each size is a quadratic in `d` for each `m` (three points determine it
+//! of its model encoding (8 bytes a number, as in memory; 9 in the per-feature arrays that
+//! format version 7 stores sparsely, an overestimate by at most 1/8), each size is a quadratic in `d` for each `m` (three points determine it
 //! exactly); the coefficients are quadratics in `m` in turn, evaluated at the real `m`. Exact
 //! for those shapes, up to the few bytes of length prefixes.
 //!
@@ -18,21 +19,28 @@
 //! RSS; `docs/results/robustness.md`).
 
 use super::{RunError, Warning};
-use crate::linear::{Algorithm, LearnerConfig, OnlineLearner, Representation, ValidLearnerConfig};
+use crate::linear::{
+    Algorithm, LearnerConfig, OnlineLearner, Regularization, Representation, ValidLearnerConfig,
+};
 use crate::Row;
 
 /// The largest dimension a learner may have: one past the largest 32-bit feature index
 /// (LIBSVM indices are below `u32::MAX`; VW hashes into at most 2^32 weights).
 pub const MAX_DIM: usize = 1 << 32;
 
-/// Bytes of the model encoding of `config`'s learner in dimension `dim` with sketch size `m`.
-fn probe(config: &ValidLearnerConfig, dim: usize, m: usize) -> Result<f64, RunError> {
+/// Bytes of the model encoding of `config`'s learner with the penalty `reg` (the proximal
+/// learners of `--l1/--l2` hold their own arrays) in dimension `dim` with sketch size `m`.
+fn probe(
+    config: &ValidLearnerConfig,
+    reg: &Regularization,
+    dim: usize,
+    m: usize,
+) -> Result<f64, RunError> {
     let small = LearnerConfig {
         size: m,
         ..config.config().clone()
-    }
-    .check()?;
-    let mut learner = small.build(dim)?;
+    };
+    let mut learner = reg.build(&small, dim)?;
     // One example with every feature set: the sparse-time learners' column stores are lazy
     // (untouched columns are neither in memory pages nor in the encoding), and this touches
     // them all, so that the encoding is as large as the allocation.
@@ -52,13 +60,22 @@ fn quadratic_at(h: f64, y: [f64; 3], x: f64) -> f64 {
 
 /// The estimated bytes of `config`'s learner in dimension `dim` (sketch size as configured).
 pub fn estimated_bytes(config: &ValidLearnerConfig, dim: usize) -> Result<f64, RunError> {
+    estimate(config, &Regularization::default(), dim)
+}
+
+/// [`estimated_bytes`] of the learner with the penalty `reg`.
+fn estimate(
+    config: &ValidLearnerConfig,
+    reg: &Regularization,
+    dim: usize,
+) -> Result<f64, RunError> {
     const H: usize = 256;
     let m = config.config().size as f64;
     let mut per_m = [0.0; 3];
     for (k, slot) in per_m.iter_mut().enumerate() {
         let mut sizes = [0.0; 3];
         for (j, s) in sizes.iter_mut().enumerate() {
-            *s = probe(config, (j + 1) * H, k + 1)?;
+            *s = probe(config, reg, (j + 1) * H, k + 1)?;
         }
         *slot = quadratic_at(H as f64, sizes, dim as f64);
     }
@@ -121,10 +138,15 @@ pub(crate) fn check_dim(dim: usize, what_sets_dim: &str) -> Result<(), RunError>
 /// AdaGrad and the sparse-time Newton learners (`O(nnz)` steps; their lazy column store), and
 /// mixtures of them — so that the memory in use grows with the distinct features of the input,
 /// not with `d`. The dense Newton learners write all of `w` and the `m × d` sketch at every
-/// step: their memory is taken up front.
-fn grows_with_features(c: &LearnerConfig) -> bool {
+/// step: their memory is taken up front, and so is the proximal OGD's of `--l1/--l2`, which
+/// starts every coordinate's running products `(D, C)` at `(1, 0)` (a `16·d`-byte array
+/// written when it is built; proximal AdaGrad's arrays start at zero and are lazy).
+fn grows_with_features(c: &LearnerConfig, reg: &Regularization) -> bool {
     if let Some(members) = c.mixture_members() {
-        return members.iter().all(grows_with_features);
+        return members.iter().all(|m| grows_with_features(m, reg));
+    }
+    if !reg.is_none() && c.algorithm == Algorithm::Ogd {
+        return false;
     }
     match c.algorithm {
         Algorithm::Ogd | Algorithm::AdaGrad | Algorithm::RunningMean => true,
@@ -158,6 +180,7 @@ fn largest_block(config: &ValidLearnerConfig, dim: usize) -> Result<f64, RunErro
 /// not fit — so `-b 27` runs on input that uses a few million features.
 pub(crate) fn check_fits(
     config: &ValidLearnerConfig,
+    reg: &Regularization,
     dim: usize,
     what_sets_dim: &str,
 ) -> Result<Option<Warning>, RunError> {
@@ -169,11 +192,11 @@ pub(crate) fn check_fits(
     let Some(have) = machine_memory() else {
         return Ok(None);
     };
-    let all = estimated_bytes(config, dim)?;
+    let all = estimate(config, reg, dim)?;
     if all <= have as f64 {
         return Ok(None);
     }
-    let lazy = grows_with_features(config.config());
+    let lazy = grows_with_features(config.config(), reg);
     let need = if lazy {
         largest_block(config, dim)?
     } else {
@@ -258,15 +281,18 @@ mod tests {
             algorithm: Algorithm::AdaGrad,
             ..LearnerConfig::default()
         };
-        assert!(grows_with_features(&sparse_auto));
-        assert!(grows_with_features(&adagrad));
-        assert!(!grows_with_features(&dense_newton));
+        let none = Regularization::default();
+        assert!(grows_with_features(&sparse_auto, &none));
+        assert!(grows_with_features(&adagrad, &none));
+        assert!(!grows_with_features(&dense_newton, &none));
         let Some(have) = machine_memory() else {
             return;
         };
         let (auto, dense) = (sparse_auto.check().unwrap(), dense_newton.check().unwrap());
         // 2^31 features: one column store alone is ~190 GiB.
-        let err = check_fits(&auto, 1 << 31, "-b").unwrap_err().to_string();
+        let err = check_fits(&auto, &none, 1 << 31, "-b")
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("in one array") && err.contains("fewer -b bits"),
             "{err}"
@@ -278,13 +304,58 @@ mod tests {
         );
         assert!(largest < all / 3.0, "{largest} of {all}");
         if largest < have as f64 && all > have as f64 {
-            let warning = check_fits(&auto, 1 << 27, "-b").unwrap().unwrap();
+            let warning = check_fits(&auto, &none, 1 << 27, "-b").unwrap().unwrap();
             assert!(
-                warning.to_string().contains("grows by 370 bytes"),
+                warning.to_string().contains("grows by 375 bytes"),
                 "{warning}"
             );
-            let err = check_fits(&dense, 1 << 27, "-b").unwrap_err().to_string();
+            let err = check_fits(&dense, &none, 1 << 27, "-b")
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("up front"), "{err}");
+        }
+    }
+
+    /// `--l1/--l2` (issue 26): proximal OGD writes its `(D, C)` array of 16 bytes a feature when
+    /// it is built, so the estimate counts it and the learner is not treated as growing with
+    /// the features; proximal AdaGrad's arrays start at zero and stay lazy.
+    #[test]
+    fn the_proximal_learners_arrays_are_counted() {
+        let ogd = LearnerConfig {
+            algorithm: Algorithm::Ogd,
+            bias: false,
+            ..LearnerConfig::default()
+        };
+        let adagrad = LearnerConfig {
+            algorithm: Algorithm::AdaGrad,
+            ..ogd.clone()
+        };
+        let (none, l1) = (
+            Regularization::default(),
+            Regularization { l1: 1e-3, l2: 0.0 },
+        );
+        let d = 1 << 20;
+        let valid = ogd.clone().check().unwrap();
+        let (plain, penalised) = (
+            estimate(&valid, &none, d).unwrap() / d as f64,
+            estimate(&valid, &l1, d).unwrap() / d as f64,
+        );
+        // w alone (9 bytes a feature as stored), then w and (D, C): 9 + 16.
+        assert!((8.5..9.5).contains(&plain), "{plain}");
+        assert!((24.5..25.5).contains(&penalised), "{penalised}");
+        assert!(grows_with_features(&ogd, &none));
+        assert!(!grows_with_features(&ogd, &l1));
+        assert!(grows_with_features(&adagrad, &l1));
+        // A dimension whose (D, C) array alone exceeds the machine's memory is refused up front
+        // (before, only w was counted, as a lazy array: a note, then the allocation).
+        if let Some(have) = machine_memory() {
+            // 25 bytes a feature all told exceed the memory, 9 (w alone) do not.
+            let dim = ((have as f64 / 18.0) as usize).min(MAX_DIM);
+            if 25 * dim > have as usize && 9 * dim < have as usize {
+                let err = check_fits(&valid, &l1, dim, "-b").unwrap_err().to_string();
+                assert!(err.contains("up front"), "{err}");
+                assert!(check_fits(&valid, &none, dim, "-b").is_ok());
+            }
         }
     }
 

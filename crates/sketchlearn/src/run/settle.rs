@@ -59,7 +59,7 @@ pub(crate) fn settle(
     check_dim(dim, &what_sets_dim)?;
     let (valid, note) = cap_size(valid, dim)?;
     let (valid, representation) = valid.resolve(&input_profile);
-    let memory = check_fits(&valid, dim, &what_sets_dim)?;
+    let memory = check_fits(&valid, &options.regularization, dim, &what_sets_dim)?;
     let learner = options.regularization.build(&valid, dim)?;
     let mut model = LinearModel::new(valid.into_inner(), learner);
     if let Some(schema) = schema {

@@ -225,31 +225,41 @@ impl FrequentDirections {
         self.alpha0
     }
 
-    /// Checks a loaded sketch's sizes against the `dim` its owner expects: the buffer holds
-    /// `capacity × dim` numbers, fewer than `capacity` rows are filled (a full buffer is shrunk
-    /// at once), `m ≥ 1` and the buffer variant fits `m`. A model file that passes its checksum
-    /// can hold any numbers; these are the ones every other method indexes with (and the
-    /// shrinkage, `≥ 0`).
-    pub(crate) fn check_state(&self, dim: usize) -> Result<(), String> {
-        if self.m == 0 || self.variant.check(self.m).is_err() {
+    /// Checks a loaded sketch against the dimension, size and buffer its owner expects: a buffer
+    /// of `capacity × dim` finite numbers, fewer than `capacity` rows held (a full buffer is
+    /// shrunk at once), `Σδ ≥ 0` and `α₀ ≥ 0` finite. The error says what is inconsistent.
+    pub(crate) fn check_state(
+        &self,
+        dim: usize,
+        m: usize,
+        variant: FdVariant,
+    ) -> Result<(), String> {
+        if (self.dim, self.m, self.variant) != (dim, m, variant) {
             return Err(format!(
-                "FD sketch: size m = {} with {:?}",
-                self.m, self.variant
+                "an FD sketch of dimension {}, size {} ({:?}), expected {dim}, {m} ({variant:?})",
+                self.dim, self.m, self.variant
             ));
-        }
-        if !(self.shrink_total.is_finite() && self.shrink_total >= 0.0) {
-            return Err(format!("FD sketch: total shrinkage {}", self.shrink_total));
         }
         let cap = self.capacity();
-        let want = cap.checked_mul(self.dim);
-        if self.dim != dim || want != Some(self.buf.len()) || self.filled >= cap {
+        if Some(self.buf.len()) != cap.checked_mul(dim) {
             return Err(format!(
-                "FD sketch: {} numbers for {cap} rows of dimension {} ({} filled), expected \
-                 dimension {dim}",
-                self.buf.len(),
-                self.dim,
-                self.filled
+                "an FD buffer of {} numbers for {cap} rows of dimension {dim}",
+                self.buf.len()
             ));
+        }
+        if self.filled >= cap {
+            return Err(format!("{} FD rows held in a buffer of {cap}", self.filled));
+        }
+        if let Some(x) = self.buf.iter().find(|x| !x.is_finite()) {
+            return Err(format!("an FD row holds {x}"));
+        }
+        for (what, x) in [
+            ("total shrinkage", self.shrink_total),
+            ("alpha0", self.alpha0),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(format!("the FD {what} is {x}"));
+            }
         }
         Ok(())
     }

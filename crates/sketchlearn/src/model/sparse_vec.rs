@@ -1,0 +1,185 @@
+//! Per-feature arrays stored as their non-zero entries (format version 7; issue 26).
+//!
+//! A learner over hashed features (`-b 27`: `d = 2²⁷`) holds arrays of `d` numbers of which only
+//! the entries of the features it has seen are non-zero (they are allocated zeroed and written
+//! lazily, so they cost memory only where touched). Written as plain sequences they made the
+//! model file `8·d` bytes per array whatever the data (5.4 GB for heart at `-b 27`). With
+//! `#[serde(with = "crate::model::sparse_vec")]` such an array is written as
+//!
+//! ```text
+//! len: varint,  nnz: varint,  nnz × (gap: varint, value)
+//! ```
+//!
+//! where `gap` is the distance from the previous stored index plus one (the first: its index),
+//! so the file grows with the number of distinct features, not with `d`. An entry is stored
+//! when its bit pattern is not all zeros (`−0.0` is kept: loading is bit-exact). Writing needs
+//! no copy of the array: the non-zeros are counted in one pass and streamed in a second.
+//! Reading a payload of format version 6 or older (as [`super::from_bytes_with`] tells this
+//! thread, see [`VersionScope`]) reads the plain sequence those versions wrote.
+//!
+//! The array is rebuilt zeroed (`vec![0; len]`: pages untouched until written) with `len` at most
+//! [`MAX_DIM`](crate::run::MAX_DIM); an index at or beyond `len` is a decoding error.
+
+use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeSeq, SerializeTuple, Serializer};
+use std::cell::Cell;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// The first format version whose per-feature arrays are sparse.
+pub const SPARSE_SINCE: u32 = 7;
+
+thread_local! {
+    /// The format version of the payload this thread is decoding (the current one otherwise).
+    static DECODING: Cell<u32> = const { Cell::new(super::FORMAT_VERSION) };
+}
+
+/// While alive, payloads decoded on this thread are read as format `version`.
+pub(crate) struct VersionScope(u32);
+
+impl VersionScope {
+    pub(crate) fn new(version: u32) -> Self {
+        VersionScope(DECODING.with(|v| v.replace(version)))
+    }
+}
+
+impl Drop for VersionScope {
+    fn drop(&mut self) {
+        DECODING.with(|v| v.set(self.0));
+    }
+}
+
+/// An element of a sparse array: zero is the all-zero bit pattern.
+pub trait Element: Copy + Serialize + for<'de> Deserialize<'de> {
+    /// The zero of the array.
+    const ZERO: Self;
+    /// Whether the element is stored (its bits are not all zero).
+    fn stored(&self) -> bool;
+}
+
+impl Element for f64 {
+    const ZERO: f64 = 0.0;
+    fn stored(&self) -> bool {
+        self.to_bits() != 0
+    }
+}
+
+impl Element for u64 {
+    const ZERO: u64 = 0;
+    fn stored(&self) -> bool {
+        *self != 0
+    }
+}
+
+/// The non-zero entries `(gap, value)` of an array, streamed.
+struct Entries<'a, T>(&'a [T], usize);
+
+impl<T: Element> Serialize for Entries<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.1))?;
+        let mut next = 0u64;
+        for (j, x) in self.0.iter().enumerate().filter(|(_, x)| x.stored()) {
+            seq.serialize_element(&(j as u64 - next, *x))?;
+            next = j as u64 + 1;
+        }
+        seq.end()
+    }
+}
+
+/// Writes `v` as its length, its number of non-zeros and the non-zeros.
+pub fn serialize<T: Element, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+    let nnz = v.iter().filter(|x| x.stored()).count();
+    let mut t = s.serialize_tuple(2)?;
+    t.serialize_element(&(v.len() as u64))?;
+    t.serialize_element(&Entries(v, nnz))?;
+    t.end()
+}
+
+/// Reads what [`serialize`] wrote (or, for a payload of format version 6 or older, a plain
+/// sequence).
+pub fn deserialize<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    if DECODING.with(Cell::get) < SPARSE_SINCE {
+        return Vec::<T>::deserialize(d);
+    }
+    d.deserialize_tuple(2, SparseVisitor(PhantomData))
+}
+
+struct SparseVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Element> Visitor<'de> for SparseVisitor<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sparse array (length, non-zero entries)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let missing = || de::Error::custom("a sparse array ends early");
+        let len: u64 = seq.next_element()?.ok_or_else(missing)?;
+        if len > crate::run::MAX_DIM as u64 {
+            return Err(de::Error::custom(format!(
+                "a sparse array of length {len} (at most 2^32)"
+            )));
+        }
+        let entries: Vec<(u64, T)> = seq.next_element()?.ok_or_else(missing)?;
+        let mut v = vec![T::ZERO; len as usize];
+        let mut next = 0u64;
+        for (gap, x) in entries {
+            let j = next
+                .checked_add(gap)
+                .filter(|&j| j < len)
+                .ok_or_else(|| de::Error::custom("a sparse array's index is beyond its length"))?;
+            v[j as usize] = x;
+            next = j + 1;
+        }
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Holder {
+        #[serde(with = "super")]
+        w: Vec<f64>,
+        #[serde(with = "super")]
+        n: Vec<u64>,
+    }
+
+    #[test]
+    fn round_trips_bit_for_bit_and_is_sized_to_the_non_zeros() {
+        let mut w = vec![0.0; 1 << 20];
+        w[3] = -0.0;
+        w[17] = 2.5;
+        w[(1 << 20) - 1] = f64::MIN_POSITIVE;
+        let mut n = vec![0u64; 10];
+        n[0] = 7;
+        let h = Holder { w, n };
+        let bytes = postcard::to_allocvec(&h).unwrap();
+        assert!(bytes.len() < 64, "{} bytes", bytes.len());
+        let back: Holder = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(back.w[3].to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn an_older_payload_is_a_plain_sequence() {
+        let plain = postcard::to_allocvec(&(vec![1.0f64, 0.0, 3.0], vec![0u64, 5])).unwrap();
+        let _scope = VersionScope::new(6);
+        let back: Holder = postcard::from_bytes(&plain).unwrap();
+        assert_eq!((back.w, back.n), (vec![1.0, 0.0, 3.0], vec![0, 5]));
+    }
+
+    #[test]
+    fn hostile_lengths_and_indices_are_errors() {
+        // length 2^40; then an index beyond the length (gap 5 in an array of 3).
+        let huge = postcard::to_allocvec(&(1u64 << 40, Vec::<(u64, f64)>::new())).unwrap();
+        let beyond = postcard::to_allocvec(&(3u64, vec![(5u64, 1.0f64)])).unwrap();
+        for bytes in [huge, beyond] {
+            let r: Result<Holder, _> = postcard::from_bytes(&bytes);
+            assert!(r.is_err());
+        }
+    }
+}
