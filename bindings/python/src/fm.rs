@@ -271,10 +271,12 @@ impl FmLearner {
         Ok(PyBytes::new(py, &b))
     }
 
-    /// The model back from [`FmLearner::to_bytes`].
+    /// The model back from [`FmLearner::to_bytes`], checked as [`FmModel::load`] checks a file
+    /// (`fm/validate.rs`): bytes whose checksum matches but whose state no training produces
+    /// (sizes that disagree, an index out of range, a number that is not finite) are refused.
     #[staticmethod]
     fn from_bytes(state: Vec<u8>) -> PyResult<Self> {
-        model::from_bytes(&state, FM_MODEL_KIND, "pickle")
+        FmModel::from_bytes(&state, "pickle")
             .map(Self::from_model)
             .map_err(model_error)
     }

@@ -3,7 +3,9 @@ files as ``sketchlearn fm`` on the same rows."""
 
 import json
 import pickle
+import struct
 import subprocess
+import zlib
 
 import numpy as np
 import pytest
@@ -70,6 +72,41 @@ def test_fm_classifier_labels_and_probabilities(heart):
         FMClassifier().fit(X[:3], [0, 1, 2])
     back = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+
+
+def _reseal(image, payload_start, payload):
+    """A model file image with `payload` in place of its own and a matching CRC-32 (the
+    checksum covers the header, then the payload: `crates/sketchlearn/src/model.rs`)."""
+    header = image[: payload_start - 4]
+    crc = zlib.crc32(payload, zlib.crc32(header))
+    return header + struct.pack("<I", crc) + payload
+
+
+def test_fm_unpickling_validates_the_state(heart):
+    """Bytes whose checksum matches but whose state no training produces (here a NaN written
+    over each 8-byte window of the payload in turn) are refused with a ValueError naming the
+    problem (`fm/validate.rs`), never loaded or a crash; untouched bytes round-trip."""
+    X, y = heart
+    est = FMClassifier().fit(X, y)
+    image = est.fm_.to_bytes()
+    back = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+    (kind_len,) = struct.unpack_from("<H", image, 12)
+    payload_start = 26 + kind_len
+    payload = image[payload_start:]
+    nan = struct.pack("<d", float("nan"))
+    invalid = 0
+    for at in range(len(payload) - 7):
+        damaged = _reseal(image, payload_start, payload[:at] + nan + payload[at + 8 :])
+        try:
+            back.fm_ = sketchlearn._core.FmLearner.from_bytes(damaged)
+        except ValueError as e:
+            invalid += "invalid model" in str(e)
+            continue
+        assert np.isfinite(back.decision_function(X[:10])).all()
+    assert invalid > 0
+    with pytest.raises(ValueError, match="pickle"):
+        sketchlearn._core.FmLearner.from_bytes(image[:-1])
 
 
 def test_fm_regressor_learns_pairwise_interactions():

@@ -11,6 +11,8 @@
 //! within 30 examples when its input is perturbed by 1e-15 — so there the test asserts that the
 //! sparse learner stays within 100 times the dense learner's own sensitivity (and finite).
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -33,18 +35,7 @@ fn sparse_data(n: usize, d: usize, density: f64, scale: f64, seed: u64) -> Data 
     let theta: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
     (0..n)
         .map(|_| {
-            let (mut idx, mut val) = (Vec::new(), Vec::new());
-            for j in 0..d {
-                if rng.random::<f64>() < density {
-                    idx.push(j as u32);
-                    let z: f64 = StandardNormal.sample(&mut rng);
-                    val.push(scale * z);
-                }
-            }
-            if idx.is_empty() {
-                idx.push(rng.random_range(0..d as u32));
-                val.push(scale);
-            }
+            let (idx, val) = common::gaussian_sparse_row(&mut rng, d, density, scale, scale);
             let s: f64 = idx
                 .iter()
                 .zip(&val)

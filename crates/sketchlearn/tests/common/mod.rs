@@ -87,6 +87,35 @@ pub fn random_sparse_row(
     (idx, val)
 }
 
+/// A random sparse row with about `density·d` non-zeros: each feature `j < d` in turn is kept with
+/// probability `density` and given a standard Gaussian value times `scale`; a row that kept none
+/// gets one uniform index with the value `fill`. Draws from `rng` in that order, so a test's data
+/// are a function of its seed.
+#[allow(dead_code)] // used by the sparse learners' equivalence tests only
+pub fn gaussian_sparse_row(
+    rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+    d: usize,
+    density: f64,
+    scale: f64,
+    fill: f64,
+) -> (Vec<u32>, Vec<f64>) {
+    use rand::Rng;
+    use rand_distr::{Distribution, StandardNormal};
+    let (mut idx, mut val) = (Vec::new(), Vec::new());
+    for j in 0..d {
+        if rng.random::<f64>() < density {
+            idx.push(j as u32);
+            let z: f64 = StandardNormal.sample(&mut *rng);
+            val.push(scale * z);
+        }
+    }
+    if idx.is_empty() {
+        idx.push(rng.random_range(0..d as u32));
+        val.push(fill);
+    }
+    (idx, val)
+}
+
 /// A random sparse example: a [`random_sparse_row`] and a label, uniform in 1..=5 or (`binary`)
 /// ±1 with equal odds.
 #[allow(dead_code)] // used by the FM tests only
