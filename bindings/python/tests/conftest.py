@@ -2,6 +2,8 @@
 
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -35,3 +37,30 @@ def cli():
         [cargo, "build", "--release", "--quiet", "-p", "sketchlearn-cli"], cwd=ROOT, check=True
     )
     return ROOT / "target" / "release" / "sketchlearn"
+
+
+def python_steps_during(fit, min_seconds=0.3):
+    """Calls ``fit()`` until at least ``min_seconds`` have passed while a pure-Python thread
+    counts; returns (calls, seconds, counter steps taken meanwhile). With the GIL held inside
+    ``fit`` the counter could step only in the switch intervals (one per 5 ms) of the calls'
+    Python parts, so a count in the thousands shows that the Rust part released the GIL.
+    Repeating the call (rather than asking one call to be long) keeps the observation
+    independent of how fast the machine is."""
+    ticks, done = [0], threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks[0] += 1
+            time.sleep(0)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    time.sleep(0.05)
+    before, start, calls = ticks[0], time.perf_counter(), 0
+    while calls == 0 or time.perf_counter() - start < min_seconds:
+        fit()
+        calls += 1
+    seconds, during = time.perf_counter() - start, ticks[0] - before
+    done.set()
+    counter.join()
+    return calls, seconds, during

@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import python_steps_during
 
 from sketchlearn import OnlineClassifier
 
@@ -22,28 +23,10 @@ def test_gil_released_during_fit():
     the whole fit it could not take a single step until fit returned."""
     X, y = _data()
     clf = OnlineClassifier(algo="newton", curvature="fd", n_passes=2)
-    ticks = [0]
-    done = threading.Event()
-
-    def count():
-        while not done.is_set():
-            ticks[0] += 1
-            time.sleep(0)
-
-    t = threading.Thread(target=count)
-    t.start()
-    time.sleep(0.05)
-    before = ticks[0]
-    start = time.perf_counter()
-    clf.fit(X, y)
-    fit_seconds = time.perf_counter() - start
-    during = ticks[0] - before
-    done.set()
-    t.join()
-    assert fit_seconds > 0.1, "the fit should be long enough to observe"
+    calls, seconds, during = python_steps_during(lambda: clf.fit(X, y))
     # A fit holding the GIL would let the counter step only in the few switch intervals of
-    # its Python part (one step per 5 ms), never during the seconds spent inside Rust.
-    assert during > 1000, (during, fit_seconds)
+    # its Python part (one step per 5 ms), never during the time spent inside Rust.
+    assert during > 1000, (calls, seconds, during)
 
 
 def test_two_threads_fit_two_models_like_one():
