@@ -25,7 +25,9 @@ pub use class_factor::ClassFactor;
 pub use config::{AnyMulticlass, MulticlassConfig, Reduction};
 pub use one_vs_all::OneVsAll;
 pub use saved::{MulticlassModel, MULTICLASS_MODEL_KIND};
-pub(crate) use softmax_son::{check_params as check_softmax_params, class_coefficients, Extended};
+pub(crate) use softmax_son::{
+    check_params as check_softmax_params, class_coefficients, clip_coefficients, Extended,
+};
 pub use softmax_son::{SoftmaxParams, SoftmaxSon};
 
 /// An online learner of `K` classes, one example at a time (River's `learn_one` /

@@ -444,7 +444,7 @@ impl<C: Curvature> SoftmaxSon<C> {
         v.clear();
         v.resize(self.curvature.dim(), 0.0);
         self.curvature.add_solve(xt, 1.0, &mut v);
-        let a: Vec<f64> = z.iter().map(|&s| (s.clamp(-clip, clip) - s) / q).collect();
+        let a = clip_coefficients(z, clip, q);
         let r = self.guarded_rank_one(&a, &v, "projection");
         self.solved = v;
         r?;
@@ -551,6 +551,16 @@ impl<C: Curvature> MulticlassLearner for SoftmaxSon<C> {
     fn examples_seen(&self) -> u64 {
         self.t
     }
+}
+
+/// The projection's rank-one coefficients `a_k = (clip(s_k) − s_k) / q`: the step along the
+/// row's solved direction (`q = xᵀΦ⁻¹x`) that brings every score `s_k` back into `[−clip, clip]`
+/// (module doc, the score projection); shared by the dense and the sparse-time softmax.
+pub(crate) fn clip_coefficients(scores: &[f64], clip: f64, q: f64) -> Vec<f64> {
+    scores
+        .iter()
+        .map(|&s| (s.clamp(-clip, clip) - s) / q)
+        .collect()
 }
 
 #[cfg(test)]

@@ -69,8 +69,8 @@ use super::newton::{cancels, SparseCurvature, SparseWeights, ToSketch};
 use super::row_index::sparse_dot;
 use crate::linalg::dot;
 use crate::linear::multiclass::{
-    check_multiclass, check_softmax_params, class_coefficients, normalize_log, ClassFactor,
-    Extended, MulticlassLearner, SoftmaxParams,
+    check_multiclass, check_softmax_params, class_coefficients, clip_coefficients, normalize_log,
+    ClassFactor, Extended, MulticlassLearner, SoftmaxParams,
 };
 use crate::linear::{weight_ok, LearnError};
 use crate::Row;
@@ -353,7 +353,7 @@ impl SparseSoftmax {
         if !(q.is_finite() && q > floor) {
             return Ok(());
         }
-        let a: Vec<f64> = s.iter().map(|&v| (v.clamp(-clip, clip) - v) / q).collect();
+        let a = clip_coefficients(s, clip, q);
         self.step(xt, &a, z, "projection")?;
         s.iter_mut().for_each(|v| *v = v.clamp(-clip, clip));
         Ok(())
