@@ -18,6 +18,7 @@ mod learn;
 mod machine;
 mod parallel;
 mod paths;
+mod payoff_members;
 mod peers;
 mod plot;
 mod report;
@@ -110,6 +111,10 @@ pub enum Experiment {
     /// against the best tuned peer on the six payoff sets, and the default mixture with either
     /// added as a member (payoff count, and the 12-set guard against the best untuned peer).
     SketchedAdagrad,
+    /// Issue 28, item 4: the oracle bound on the payoff sets the default misses (the best single
+    /// learner over a wide grid, tuned on the stream) and candidate member grids (one more
+    /// member, or m = 20): payoff count and the 12-set guard.
+    PayoffMembers,
 }
 
 fn main() {
@@ -138,6 +143,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         Experiment::Auto => auto_table::run(args),
         Experiment::FdBuffer => fd_buffer::run(args),
         Experiment::SketchedAdagrad => sketched_adagrad::run(args),
+        Experiment::PayoffMembers => payoff_members::run(args),
     }
 }
 

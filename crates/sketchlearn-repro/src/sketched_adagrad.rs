@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 /// The curvature-sensitive sets of the payoff (`docs/results/defaults.md`).
-const PAYOFF: [&str; 6] = [
+pub(crate) const PAYOFF: [&str; 6] = [
     "splice",
     "heart",
     "ionosphere",
@@ -78,7 +78,7 @@ fn single(algorithm: Algorithm, eta: f64, delta: Option<f64>) -> LearnerConfig {
 }
 
 /// Progressive 0/1 error of one pass (refused steps counted as the CLI does, not fatal).
-fn error(mut learner: AnyLearner, data: &[Example]) -> Result<f64> {
+pub(crate) fn error(mut learner: AnyLearner, data: &[Example]) -> Result<f64> {
     let (mut wrong, mut refused) = (0usize, 0u64);
     for e in data {
         let p = learn_or_refuse(&mut learner, e.row(), e.label, e.weight, &mut refused)?;
@@ -199,12 +199,12 @@ pub fn run(args: &ReproArgs) -> Result<()> {
 }
 
 /// `e ± SE(e)`.
-fn pm(e: f64, n: usize) -> String {
+pub(crate) fn pm(e: f64, n: usize) -> String {
     format!("{e:.4} ± {:.4}", binomial_se(e, n))
 }
 
 /// `(e − bar)/SE(bar)`.
-fn z(e: f64, bar: f64, n: usize) -> f64 {
+pub(crate) fn z(e: f64, bar: f64, n: usize) -> f64 {
     (e - bar) / binomial_se(bar, n).max(1e-12)
 }
 
