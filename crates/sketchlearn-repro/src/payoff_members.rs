@@ -57,7 +57,7 @@ type Grid = (
 );
 
 /// The candidate member grids, the default first.
-const GRIDS: [Grid; 7] = [
+const GRIDS: [Grid; 8] = [
     ("default", |m, _| m),
     ("+ RFD-SON α₀/3", |m, _| extra(m, |n| n.alpha0 /= 3.0)),
     ("+ RFD-SON 9α₀, 4c", |m, _| {
@@ -74,14 +74,13 @@ const GRIDS: [Grid; 7] = [
     ("+ Oja-SON", |m, _| {
         extra(m, |n| n.curvature = CurvatureKind::Oja)
     }),
-    ("+ FULL-ON α=1/4 (d ≤ 300)", |m, d| {
-        if d > FULL_MAX_DIM {
-            return m;
-        }
-        extra(m, |n| {
-            n.curvature = CurvatureKind::Full;
-            n.alpha = 0.25;
-        })
+    ("+ FULL-ON α=1/4 (d ≤ 300)", |m, d| with_full(m, d)),
+    ("+ FULL-ON + RFD-SON 9α₀, 4c", |m, d| {
+        let m = extra(m, |n| {
+            n.alpha0 *= 9.0;
+            n.c *= 4.0;
+        });
+        with_full(m, d)
     }),
     ("m = 20", |m, _| {
         m.into_iter()
@@ -89,6 +88,17 @@ const GRIDS: [Grid; 7] = [
             .collect()
     }),
 ];
+
+/// The members with FULL-ON (member 1's `c`, `α = 1/4`, dense) added when `d ≤ FULL_MAX_DIM`.
+fn with_full(members: Vec<LearnerConfig>, d: usize) -> Vec<LearnerConfig> {
+    if d > FULL_MAX_DIM {
+        return members;
+    }
+    extra(members, |n| {
+        n.curvature = CurvatureKind::Full;
+        n.alpha = 0.25;
+    })
+}
 
 /// The members with one more: member 1 (RFD-SON) changed by `f`.
 fn extra(members: Vec<LearnerConfig>, f: impl Fn(&mut LearnerConfig)) -> Vec<LearnerConfig> {
@@ -222,6 +232,8 @@ struct Set {
     n: usize,
     /// The candidate grids' errors, in [`GRIDS`] order.
     grids: Vec<f64>,
+    /// Their wall-clock µs per example (one pass, learning and predicting).
+    micros: Vec<f64>,
     /// The oracle bound (missed sets only).
     oracle: Option<(f64, String)>,
 }
@@ -242,10 +254,13 @@ fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
         base.representation = Representation::Sparse;
     }
     let t = Instant::now();
-    let grids = GRIDS
-        .iter()
-        .map(|(_, f)| error(mixture(&base, &f(base.auto_members(), d), d)?, &data))
-        .collect::<Result<Vec<_>>>()?;
+    let (mut grids, mut micros) = (Vec::new(), Vec::new());
+    for (_, f) in GRIDS {
+        let learner = mixture(&base, &f(base.auto_members(), d), d)?;
+        let start = Instant::now();
+        grids.push(error(learner, &data)?);
+        micros.push(start.elapsed().as_secs_f64() * 1e6 / n as f64);
+    }
     let oracle = if MISSED.contains(&name) {
         Some(oracle(d, sparse, &data)?)
     } else {
@@ -259,6 +274,7 @@ fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
         name,
         n,
         grids,
+        micros,
         oracle,
     })
 }
@@ -283,8 +299,9 @@ pub fn run(args: &ReproArgs) -> Result<()> {
 }
 
 fn csv(sets: &[Set]) -> String {
-    let names: Vec<&str> = GRIDS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<String> = GRIDS.iter().map(|(n, _)| format!("\"{n}\"")).collect();
     let mut out = format!("dataset,n,{},oracle,oracle_learner\n", names.join(","));
+    // (µs per example are in the .md only.)
     for s in sets {
         let cells: Vec<String> = s.grids.iter().map(|e| e.to_string()).collect();
         let (o, who) = s.oracle.clone().unwrap_or((f64::NAN, String::new()));
@@ -436,7 +453,23 @@ fn grid_tables(
             cells.join(" | ")
         )?;
     }
-    writeln!(md, "| **within** | | {} |", counts(&within, of))
+    writeln!(md, "| **within** | | {} |", counts(&within, of))?;
+    cost_table(md, sets, &names)
+}
+
+/// Wall-clock µs per example of each grid (shared machine: compare within a row).
+fn cost_table(md: &mut String, sets: &[Set], names: &[&str]) -> std::fmt::Result {
+    writeln!(
+        md,
+        "\n## Cost: wall-clock µs per example (one pass; shared, loaded machine — compare \
+         within a row)\n"
+    )?;
+    table_header(md, &format!("| dataset | {} |", names.join(" | ")))?;
+    for s in sets {
+        let cells: Vec<String> = s.micros.iter().map(|u| format!("{u:.1}")).collect();
+        writeln!(md, "| {} | {} |", s.name, cells.join(" | "))?;
+    }
+    Ok(())
 }
 
 fn counts(v: &[usize], of: usize) -> String {
