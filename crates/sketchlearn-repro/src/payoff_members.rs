@@ -21,16 +21,15 @@
 //!
 //! [`ValidLearnerConfig::build_unscaled`]: sketchlearn::linear::ValidLearnerConfig::build_unscaled
 
-use super::sketched_adagrad::{error, pm, z, PAYOFF};
-use super::son_table3::{load, parse_results, Quoted, DATASETS};
+use super::sketched_adagrad::{error, load_set, pm, z, PAYOFF};
+use super::son_table3::{parse_results, Quoted, DATASETS};
 use super::ReproArgs;
 use crate::machine::utc_now;
 use crate::report::{table_header, write_md_csv};
 use crate::stats::binomial_se;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use sketchlearn::linear::{
-    auto_sparse, Algorithm, AnyLearner, CurvatureKind, InputProfile, LearnerConfig, Mixture,
-    Representation,
+    Algorithm, AnyLearner, CurvatureKind, LearnerConfig, Mixture, Representation,
 };
 use sketchlearn::Example;
 use std::collections::HashMap;
@@ -239,20 +238,9 @@ struct Set {
 }
 
 fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
-    let path = args.data_dir.join(format!("{name}.libsvm"));
-    let (data, d) = load(&path).with_context(|| format!("loading {}", path.display()))?;
+    let (data, d, base) = load_set(args, name)?;
     let n = data.len();
-    let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
-    let mut base = LearnerConfig::default();
-    let profile = InputProfile {
-        dim: d,
-        hashed: false,
-        avg_nnz: Some(nnz),
-    };
-    let sparse = auto_sparse(&base, &profile);
-    if sparse {
-        base.representation = Representation::Sparse;
-    }
+    let sparse = base.representation == Representation::Sparse;
     let t = Instant::now();
     let (mut grids, mut micros) = (Vec::new(), Vec::new());
     for (_, f) in GRIDS {

@@ -136,11 +136,15 @@ struct Set {
     mixtures: Vec<f64>,
 }
 
-fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
+/// A shared set's examples, its dimension, and the default configuration with the
+/// representation `train` picks for it (sparse-time members when the rows are sparse).
+pub(crate) fn load_set(
+    args: &ReproArgs,
+    name: &str,
+) -> Result<(Vec<Example>, usize, LearnerConfig)> {
     let path = args.data_dir.join(format!("{name}.libsvm"));
     let (data, d) = load(&path).with_context(|| format!("loading {}", path.display()))?;
-    let n = data.len();
-    let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
+    let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / data.len() as f64;
     let mut base = LearnerConfig::default();
     let profile = InputProfile {
         dim: d,
@@ -150,6 +154,12 @@ fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
     if auto_sparse(&base, &profile) {
         base.representation = Representation::Sparse;
     }
+    Ok((data, d, base))
+}
+
+fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
+    let (data, d, base) = load_set(args, name)?;
+    let n = data.len();
     let t = Instant::now();
     let mut untuned = [0.0; 2];
     for (slot, (a, _, _)) in untuned.iter_mut().zip(LEARNERS) {
