@@ -4,45 +4,15 @@
 //! input or options, or is damaged, is rebuilt with a note; a file that is not a cache is never
 //! overwritten.
 
+mod common;
+
+use common::scratch::Scratch;
 use sketchlearn::data::{Format, Interactions};
 use sketchlearn::linear::LearnerConfig;
 use sketchlearn::run::{
     self, Input, Observer, ReadOptions, Silent, Start, TrainOptions, TrainOutcome, Warning,
 };
-use std::path::{Path, PathBuf};
-
-/// A scratch directory removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "sketchlearn-cache-test-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-    /// Files in the directory (temporary files left behind would show here).
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::path::Path;
 
 /// Records the warnings of a run.
 #[derive(Default)]
@@ -173,7 +143,7 @@ fn same_model_bits_with_and_without_the_cache() {
     }
     // No temporary file is left behind.
     assert_eq!(
-        dir.files(),
+        dir.entries(),
         ["train-1.cache", "train-2.cache", "train.libsvm"]
     );
 }
@@ -309,7 +279,7 @@ fn a_parse_error_leaves_no_cache_and_names_the_text() {
     );
     let lines = text.lines().count();
     assert!(err.contains(&format!("t.libsvm:{lines}:5")), "{err}");
-    assert_eq!(dir.files(), ["t.libsvm"], "no cache, no temporary file");
+    assert_eq!(dir.entries(), ["t.libsvm"], "no cache, no temporary file");
 }
 
 /// A third label is found by the run (not the parser): from the cache it names the same line

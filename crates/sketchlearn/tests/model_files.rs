@@ -1,6 +1,9 @@
 //! Model files: round trips, damage detection (every byte flipped, every truncation, lying length
 //! fields), foreign files, wrong kinds and atomic writes.
 
+mod common;
+
+use common::scratch::Scratch;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -175,42 +178,6 @@ fn frame(kind: &str, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A fresh, empty directory unique to this process and test, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "sketchlearn-model-files-{}-{}",
-            std::process::id(),
-            test
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// The names of all entries in the directory, sorted.
-    fn entries(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 fn kind_of(err: &ModelError) -> &'static str {
     match err {
         ModelError::Io { .. } => "Io",
@@ -240,7 +207,7 @@ fn round_trip_in_memory_is_bit_identical() {
 
 #[test]
 fn round_trip_through_a_file_is_bit_identical() {
-    let dir = TempDir::new("round-trip");
+    let dir = Scratch::new("round-trip");
     let path = dir.path("learner.skl");
     let learner = sample_learner();
     model::save(&path, KIND, &learner).unwrap();
@@ -298,8 +265,8 @@ fn kind_tag_limits_are_enforced_when_encoding() {
 
 /// [`small`] saved as `name` in a fresh scratch folder for `test`: the folder, the path and the
 /// bytes written.
-fn saved_small(test: &str, name: &str) -> (TempDir, PathBuf, Vec<u8>) {
-    let dir = TempDir::new(test);
+fn saved_small(test: &str, name: &str) -> (Scratch, PathBuf, Vec<u8>) {
+    let dir = Scratch::new(test);
     let path = dir.path(name);
     model::save(&path, KIND, &small()).unwrap();
     let bytes = fs::read(&path).unwrap();
@@ -492,7 +459,7 @@ fn invalid_utf8_kind_with_valid_checksum_is_corrupted() {
 
 #[test]
 fn foreign_files_are_not_models() {
-    let dir = TempDir::new("foreign");
+    let dir = Scratch::new("foreign");
     let cases: [(&str, &[u8]); 5] = [
         ("train.svm", b"+1 3:0.5 17:1.25\n-1 2:1\n"),
         ("empty.skl", b""),
@@ -517,7 +484,7 @@ fn foreign_files_are_not_models() {
 
 #[test]
 fn missing_file_is_an_io_error_naming_the_path() {
-    let dir = TempDir::new("missing");
+    let dir = Scratch::new("missing");
     let path = dir.path("no-such-model.skl");
     for err in [
         model::load::<Small>(&path, KIND).unwrap_err(),
@@ -536,7 +503,7 @@ fn missing_file_is_an_io_error_naming_the_path() {
 
 #[test]
 fn wrong_kind_names_both_kinds() {
-    let dir = TempDir::new("kind");
+    let dir = Scratch::new("kind");
     let path = dir.path("sketch.skl");
     model::save(&path, "sketch", &small()).unwrap();
     let err = model::load::<Small>(&path, "learner").unwrap_err();
@@ -586,7 +553,7 @@ impl Serialize for FailsHalfway {
 
 #[test]
 fn saving_over_an_existing_file_replaces_it_and_leaves_no_temp_files() {
-    let dir = TempDir::new("replace");
+    let dir = Scratch::new("replace");
     let path = dir.path("m.skl");
     fs::write(&path, b"old content that is not a model").unwrap();
     model::save(&path, KIND, &small()).unwrap();
@@ -601,7 +568,7 @@ fn saving_over_an_existing_file_replaces_it_and_leaves_no_temp_files() {
 
 #[test]
 fn saving_into_a_missing_directory_fails_and_creates_nothing() {
-    let dir = TempDir::new("nodir");
+    let dir = Scratch::new("nodir");
     let missing = dir.path("not-there");
     let path = missing.join("m.skl");
     let err = model::save(&path, KIND, &small()).unwrap_err();
@@ -639,7 +606,7 @@ fn failed_serialisation_leaves_the_old_file_intact() {
 #[test]
 fn failed_rename_removes_the_temp_file_and_keeps_the_target() {
     // The target is a non-empty directory: the temporary file is written, the rename fails.
-    let dir = TempDir::new("renamefail");
+    let dir = Scratch::new("renamefail");
     let target = dir.path("occupied");
     fs::create_dir(&target).unwrap();
     fs::write(target.join("keep.txt"), b"keep").unwrap();
@@ -665,7 +632,7 @@ fn relative_paths_without_a_directory_are_saved_in_the_current_directory() {
 
 #[test]
 fn concurrent_saves_leave_one_complete_model_and_no_temp_files() {
-    let dir = TempDir::new("concurrent");
+    let dir = Scratch::new("concurrent");
     let path = dir.path("m.skl");
     std::thread::scope(|s| {
         for t in 0..4u64 {

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests (each test file that needs them says `mod common;`).
 
 pub mod golden;
+pub mod scratch;
 
 use proptest::prelude::*;
 

@@ -46,6 +46,12 @@
 //! so at most `MAX_EPOCHS` (1024) are kept: beyond that, the epoch owning the fewest columns is
 //! flushed (its columns, listed when they were stamped, are brought up to date). The work is
 //! proportional to the columns touched, never to `d`.
+//!
+//! **Model files** store the touched columns only, found from the epochs' member lists (so a
+//! save also costs the columns touched, not `d`: a scan of `2²⁷` empty slots took about a
+//! minute), in the order in which they were first touched while there are few of them: that
+//! order is the order of the sums of [`LazyColumns::exact_gram`], so a loaded store learns on
+//! bit for bit as the one that was saved.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -651,14 +657,47 @@ impl LazyColumns {
         self.epochs.len()
     }
 
-    /// The columns ever brought up to date (stamp ≠ 0), increasing: one scan of the stamps,
-    /// `O(d)` reads (for a merge, [`super::merge`]).
+    /// The columns ever brought up to date (stamp ≠ 0), increasing, read from the epochs'
+    /// member lists ([`LazyColumns::stamped_columns`]): `O(T log T)` for the `T` members, never
+    /// `O(d)` (for a merge, [`super::merge`]).
     pub(crate) fn touched_columns(&self) -> Vec<u32> {
+        let mut cols = self.stamped_columns();
+        cols.sort_unstable();
+        cols.dedup();
+        cols
+    }
+
+    /// Every column stamped with a live epoch or the current one, each once (in no particular
+    /// order). A column is stamped only by [`LazyColumns::refresh`] or a flush, and both list it
+    /// among the members of the epoch it is stamped with; a member re-stamped since is skipped,
+    /// so this costs the members of the live epochs (at most one entry per column and epoch,
+    /// which is work already done), not `d`.
+    fn stamped_columns(&self) -> Vec<u32> {
         let s = self.stride();
-        (0..self.dim)
-            .filter(|&j| self.data[j * s + STAMP] != 0.0)
-            .map(|j| j as u32)
-            .collect()
+        let lists = self
+            .epochs
+            .iter()
+            .map(|e| (e.id, &e.members))
+            .chain(std::iter::once((self.cur, &self.cur_members)));
+        let mut cols = Vec::with_capacity(self.cur_count as usize);
+        for (id, members) in lists {
+            let own = |&&j: &&u32| self.data[j as usize * s + STAMP] == f64::from(id);
+            cols.extend(members.iter().filter(own));
+        }
+        cols
+    }
+
+    /// The columns a model file stores, in the order it stores them: while at most [`FEW`]
+    /// columns were touched, the list [`LazyColumns::exact_gram`] sums over, in the order they
+    /// were first touched, so that a loaded store sums in the same order and learning goes on
+    /// bit for bit as if it had not stopped; beyond, increasing ([`touched_columns`]).
+    ///
+    /// [`touched_columns`]: LazyColumns::touched_columns
+    fn stored_columns(&self) -> Vec<u32> {
+        match &self.touched {
+            Some(list) => list.clone(),
+            None => self.touched_columns(),
+        }
     }
 
     /// Every column's current `(w̄_j, Z[:, j])`, for inspection (`O(m²d)`).
@@ -841,7 +880,8 @@ fn consistent_groups(epochs: &[Epoch], groups: &[Epoch], closed: u32) -> bool {
         && groups.last().is_none_or(|g| g.id <= closed)
 }
 
-/// What a model file stores: only the touched columns.
+/// What a model file stores: only the touched columns, in the order of
+/// [`LazyColumns::stored_columns`] (files written before kept them increasing; either loads).
 #[derive(Serialize, Deserialize)]
 struct Stored {
     dim: u64,
@@ -862,13 +902,10 @@ struct Stored {
 impl Serialize for LazyColumns {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let s = self.stride();
-        let mut touched = Vec::new();
-        let mut slots = Vec::new();
-        for (j, slot) in self.data.chunks_exact(s).enumerate() {
-            if slot.iter().any(|&x| x != 0.0) {
-                touched.push(j as u32);
-                slots.extend_from_slice(slot);
-            }
+        let touched = self.stored_columns();
+        let mut slots = Vec::with_capacity(touched.len() * s);
+        for &j in &touched {
+            slots.extend_from_slice(&self.data[j as usize * s..(j as usize + 1) * s]);
         }
         Stored {
             dim: self.dim as u64,
@@ -889,17 +926,24 @@ impl Serialize for LazyColumns {
     }
 }
 
-/// Every stored slot's stamp is 0 (never touched), the current epoch or a live one (a loaded
-/// store must not send a column to an epoch it does not have).
+/// Every stored slot's stamp is the current epoch or a live one (a loaded store must not send a
+/// column to an epoch it does not have, and only touched columns are stored: a slot stamped 0
+/// would be one that [`LazyColumns::stored_columns`] does not know of).
 fn stamps_live(slots: &[f64], stride: usize, cur: u32, epochs: &[Epoch]) -> bool {
     slots.chunks_exact(stride).all(|slot| {
         let stamp = slot[STAMP];
-        stamp == 0.0
-            || stamp == f64::from(cur)
+        stamp == f64::from(cur)
             || (stamp.fract() == 0.0
                 && (1.0..=f64::from(u32::MAX)).contains(&stamp)
                 && epochs.iter().any(|e| f64::from(e.id) == stamp))
     })
+}
+
+/// No column is stored twice (the stored order is the order of first touch, not increasing).
+fn distinct(cols: &[u32]) -> bool {
+    let mut sorted = cols.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0] != w[1])
 }
 
 /// Every epoch (and the current one) counts exactly the stored columns stamped with it, and
@@ -956,6 +1000,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
         if heads == 0
             || st.slots.len() != st.touched.len() * s
             || st.touched.iter().any(|&j| j as usize >= dim)
+            || !distinct(&st.touched)
             || bad_epoch(&st.pristine)
             || st.epochs.iter().any(bad_epoch)
             || st.groups.iter().any(bad_epoch)
@@ -1000,3 +1045,6 @@ impl<'de> Deserialize<'de> for LazyColumns {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod file_tests;
