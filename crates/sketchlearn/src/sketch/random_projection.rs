@@ -100,14 +100,7 @@ impl RandomProjection {
         crate::linalg::gram_rows(&self.s, m, d, &mut g);
         let mut eig = crate::linalg::SymEigen::new(m);
         eig.compute(&g)?;
-        let (lam, u) = (eig.values(), eig.vectors());
-        for i in 0..m {
-            for j in 0..m {
-                self.h[i * m + j] = (0..m)
-                    .map(|k| u[i * m + k] * u[j * m + k] / (self.alpha + lam[k].max(0.0)))
-                    .sum();
-            }
-        }
+        eig.clamped_inverse(self.alpha, &mut self.h);
         Ok(())
     }
 

@@ -114,14 +114,7 @@ impl SparseRpCurvature {
         let m = self.m;
         let mut eig = SymEigen::new(m);
         eig.compute(&self.gram).map_err(SketchError::from)?;
-        let (lam, u) = (eig.values(), eig.vectors());
-        for i in 0..m {
-            for j in 0..m {
-                self.h[i * m + j] = (0..m)
-                    .map(|k| u[i * m + k] * u[j * m + k] / (self.alpha + lam[k].max(0.0)))
-                    .sum();
-            }
-        }
+        eig.clamped_inverse(self.alpha, &mut self.h);
         Ok(())
     }
 }
