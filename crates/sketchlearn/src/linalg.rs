@@ -240,6 +240,15 @@ impl SymEigen {
     }
 }
 
+/// The row-major `n × n` matrix `c·I` (the inverse `I/α` a curvature starts from).
+pub fn scaled_identity(n: usize, c: f64) -> Vec<f64> {
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        a[i * n + i] = c;
+    }
+    a
+}
+
 /// Eigenvalues (descending) of a symmetric row-major `n × n` matrix.
 pub fn sym_eigenvalues(a: &[f64], n: usize) -> Result<Vec<f64>, LinalgError> {
     let mut eig = SymEigen::with_vectors(n, false);

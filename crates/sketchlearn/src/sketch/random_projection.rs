@@ -65,10 +65,7 @@ impl RandomProjection {
     /// regularizer `α > 0` for `H`, and the seed of its Gaussian draws.
     pub fn new(dim: usize, m: usize, alpha: f64, seed: u64) -> Result<Self, SketchError> {
         check_pos("alpha", alpha)?;
-        let mut h = vec![0.0; m * m];
-        for i in 0..m {
-            h[i * m + i] = 1.0 / alpha;
-        }
+        let h = crate::linalg::scaled_identity(m, 1.0 / alpha);
         Ok(RandomProjection {
             m,
             dim,

@@ -91,10 +91,7 @@ impl SparseRp {
 impl SparseRpCurvature {
     /// `S = 0` (`H = I/α`), the Gaussian draws seeded with `seed`.
     fn new(m: usize, alpha: f64, seed: u64) -> Self {
-        let mut h = vec![0.0; m * m];
-        for i in 0..m {
-            h[i * m + i] = 1.0 / alpha;
-        }
+        let h = crate::linalg::scaled_identity(m, 1.0 / alpha);
         SparseRpCurvature {
             alpha,
             m,
