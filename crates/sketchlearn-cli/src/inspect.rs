@@ -3,7 +3,9 @@
 use crate::saved_model::AnyModel;
 use anyhow::Result;
 use serde::Serialize;
+use sketchlearn::data::ratings::RatingsEncoder;
 use sketchlearn::data::Schema;
+use sketchlearn::fm::{FmModel, FM_MODEL_KIND};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::{MulticlassLearner, MulticlassModel};
 use sketchlearn::linear::{
@@ -26,7 +28,7 @@ pub struct InspectArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-    /// The model file (written by `train -f`).
+    /// The model file (written by `train -f`, `multiclass -f` or `fm -f`).
     pub model: String,
 }
 
@@ -54,6 +56,9 @@ pub struct Inspection {
     /// The CSV columns the model reads (training on CSV).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub csv_columns: Option<Vec<String>>,
+    /// An FM model's side-feature columns (`fm --columns user,item,rating,SIDE..`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side_columns: Option<Vec<String>>,
     /// A multiclass model's largest weights, class by class.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class_weights: Option<Vec<ClassWeights>>,
@@ -108,7 +113,7 @@ fn members(model: &LinearModel) -> Option<Vec<Member>> {
 pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> Inspection {
     let dim = model.learner.dim();
     let weights = model.learner.weights();
-    let (intercept, top_weights) = largest(&weights, dim, top, model.schema());
+    let (intercept, top_weights) = largest(&weights, dim, top, schema_names(model.schema()));
     Inspection {
         learner: crate::drp_cmd::model_name(model),
         loss: model.config.loss.name().to_string(),
@@ -122,17 +127,23 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
         sketches: sketch_summaries(&model.learner, singular_values),
         regularization: Some(model.extras.regularization).filter(|r| !r.is_none()),
         csv_columns: csv_columns(model.schema()),
+        side_columns: None,
         class_weights: None,
     }
 }
 
+/// A feature's name through a CSV `schema`, if there is one.
+fn schema_names(schema: Option<&Schema>) -> impl Fn(usize) -> Option<String> + '_ {
+    move |j| schema.and_then(|s| s.feature_name(j))
+}
+
 /// The intercept (the weight after the `dim` features, if any) and the `top` largest feature
-/// weights by magnitude, named through a CSV `schema`.
+/// weights by magnitude, with their `name`s where known.
 fn largest(
     weights: &[f64],
     dim: usize,
     top: usize,
-    schema: Option<&Schema>,
+    name: impl Fn(usize) -> Option<String>,
 ) -> (Option<f64>, Vec<Weight>) {
     let (features, intercept) = if weights.len() == dim + 1 {
         (&weights[..dim], Some(weights[dim]))
@@ -143,7 +154,7 @@ fn largest(
         .into_iter()
         .map(|(index, weight)| Weight {
             index,
-            name: schema.and_then(|s| s.feature_name(index)),
+            name: name(index),
             weight,
         })
         .collect();
@@ -165,7 +176,7 @@ fn multiclass_inspection(m: &MulticlassModel, top: usize) -> Inspection {
         .into_iter()
         .zip(m.learner.class_weights())
         .map(|(class, w)| {
-            let (intercept, top_weights) = largest(&w, dim, top, m.schema());
+            let (intercept, top_weights) = largest(&w, dim, top, schema_names(m.schema()));
             ClassWeights {
                 class,
                 intercept,
@@ -186,14 +197,53 @@ fn multiclass_inspection(m: &MulticlassModel, top: usize) -> Inspection {
         sketches: Vec::new(),
         regularization: None,
         csv_columns: csv_columns(m.schema()),
+        side_columns: None,
         class_weights: Some(class_weights),
     }
 }
 
+/// What `inspect` shows of a factorization machine: the learner, loss, dimension, examples
+/// seen and the `top` largest first-order weights, named by the ratings encoder (users, items,
+/// side features and side columns), and the side columns it reads.
+fn fm_inspection(m: &FmModel, top: usize) -> Inspection {
+    let dim = m.learner.dim();
+    let names = m.encoder.as_ref().map(RatingsEncoder::feature_names);
+    let name = |j: usize| names.as_ref().and_then(|n| n.get(j).cloned());
+    let (intercept, top_weights) = largest(&m.learner.weights(), dim, top, name);
+    let side = m.encoder.as_ref().and_then(RatingsEncoder::side_columns);
+    Inspection {
+        learner: m.config.describe(),
+        loss: m.config.loss.name().to_string(),
+        classes: None,
+        input: Some(
+            if m.encoder.is_some() {
+                "ratings"
+            } else {
+                "libsvm"
+            }
+            .to_string(),
+        ),
+        dim,
+        intercept,
+        examples_seen: m.examples_seen,
+        mixture: None,
+        top_weights,
+        sketches: Vec::new(),
+        regularization: None,
+        csv_columns: None,
+        side_columns: side.map(|c| c.names().map(str::to_owned).collect()),
+        class_weights: None,
+    }
+}
+
 pub fn run(args: &InspectArgs) -> Result<()> {
-    let report = match AnyModel::load(&args.model)? {
-        AnyModel::Linear(model) => inspection(&model, args.top, args.singular_values),
-        AnyModel::Multiclass(m) => multiclass_inspection(&m, args.top),
+    let report = if sketchlearn::model::peek_kind(&args.model)? == FM_MODEL_KIND {
+        fm_inspection(&FmModel::load(&args.model)?, args.top)
+    } else {
+        match AnyModel::load(&args.model)? {
+            AnyModel::Linear(model) => inspection(&model, args.top, args.singular_values),
+            AnyModel::Multiclass(m) => multiclass_inspection(&m, args.top),
+        }
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -226,6 +276,9 @@ fn text(path: &str, r: &Inspection) -> String {
     }
     if let Some(c) = &r.csv_columns {
         let _ = writeln!(s, "csv columns    {}", c.join(", "));
+    }
+    if let Some(c) = &r.side_columns {
+        let _ = writeln!(s, "side columns   {}", c.join(", "));
     }
     if let Some(members) = &r.mixture {
         let _ = writeln!(s, "\nmixture weights");
@@ -274,8 +327,8 @@ fn weight_table(s: &mut String, weights: &[Weight]) {
     use std::fmt::Write;
     let _ = writeln!(
         s,
-        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, VW hash bucket, or CSV \
-         feature)",
+        "\ntop {} weights by magnitude (index: 0-based; LIBSVM index - 1, VW hash bucket, CSV or \
+         FM feature)",
         weights.len()
     );
     let _ = writeln!(s, "  {:>10}  {:>12}  name", "index", "weight");

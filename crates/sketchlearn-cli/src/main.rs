@@ -15,6 +15,7 @@ mod predict;
 mod prediction_output;
 mod quiet;
 mod saved_model;
+mod score_args;
 mod signals;
 mod sketch_cmd;
 mod train;
@@ -77,9 +78,9 @@ fn main() {
         Command::Cache(args) => cache_cmd::run(&args),
         Command::Test(args) => paths::check_learning_outputs(
             &[&args.file],
-            Some(&args.initial_model),
+            Some(&args.score.initial_model),
             None,
-            args.predictions.as_deref(),
+            args.score.predictions.as_deref(),
         )
         .and_then(|()| paths::check_not_empty(&args.file))
         .and_then(|()| paths::check_cache(args.cache.as_deref(), &[&args.file]))

@@ -310,9 +310,9 @@ pub fn test(
 ) -> Result<()> {
     let mut table = Table::new(
         true,
-        args.predictions.as_deref(),
-        args.raw,
-        args.probabilities,
+        args.score.predictions.as_deref(),
+        args.score.raw,
+        args.score.probabilities,
     );
     let t = std::time::Instant::now();
     let (metrics, _) = run::evaluate_multiclass_input(args.input(), model, &read, &mut table)?;

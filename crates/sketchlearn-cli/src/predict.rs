@@ -29,19 +29,8 @@ pub struct PredictArgs {
     /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
     #[command(flatten)]
     pub quiet: crate::quiet::Quiet,
-    /// The model (written by `train -f`).
-    #[arg(short = 'i', long = "initial-model")]
-    pub initial_model: String,
-    /// Write the predictions to this file (default: standard output).
-    #[arg(short = 'p', long = "predictions")]
-    pub predictions: Option<String>,
-    /// Print raw margins wᵀx instead of labels and probabilities (multiclass: the
-    /// probabilities only).
-    #[arg(long, conflicts_with = "probabilities")]
-    pub raw: bool,
-    /// Multiclass: the label, then one probability per class (in the model's class order).
-    #[arg(long)]
-    pub probabilities: bool,
+    #[command(flatten)]
+    pub score: crate::score_args::ScoreArgs,
     /// The class names NEG,POS of a binary model (default: the model's; files of format 4 and
     /// 5: -1,1).
     #[arg(long)]
@@ -129,7 +118,7 @@ impl Scorer {
             .transpose()?;
         Ok(match model {
             AnyModel::Linear(m) => {
-                if args.probabilities {
+                if args.score.probabilities {
                     bail!("--probabilities is for multiclass models (a binary model prints the positive class's probability)");
                 }
                 if classes.as_ref().is_some_and(|c| !c.is_binary()) {
@@ -138,7 +127,7 @@ impl Scorer {
                 let shape = PredictionFormat::binary(
                     m.config.loss,
                     classes.or_else(|| m.classes.clone()),
-                    args.raw,
+                    args.score.raw,
                 );
                 Scorer::Linear(m, shape)
             }
@@ -146,8 +135,11 @@ impl Scorer {
                 if classes.is_some() {
                     bail!("--classes: a multiclass model names its own classes");
                 }
-                let shape =
-                    PredictionFormat::multiclass(m.classes.clone(), args.raw, args.probabilities);
+                let shape = PredictionFormat::multiclass(
+                    m.classes.clone(),
+                    args.score.raw,
+                    args.score.probabilities,
+                );
                 Scorer::Multiclass(m, shape)
             }
         })
@@ -190,10 +182,14 @@ fn run_csv(
 }
 
 pub fn run(args: &PredictArgs) -> Result<()> {
-    if let Some(p) = &args.predictions {
-        check_output(p, "predictions file", &[&args.file, &args.initial_model])?;
+    if let Some(p) = &args.score.predictions {
+        check_output(
+            p,
+            "predictions file",
+            &[&args.file, &args.score.initial_model],
+        )?;
     }
-    let model = AnyModel::load(&args.initial_model)?;
+    let model = AnyModel::load(&args.score.initial_model)?;
     let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
     let schema = model.schema().cloned();
     if format == Format::Csv && schema.is_none() {
@@ -223,7 +219,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     } else {
         18
     };
-    let mut out: Box<dyn Write> = match args.predictions.as_deref() {
+    let mut out: Box<dyn Write> = match args.score.predictions.as_deref() {
         None | Some("-") => Box::new(std::io::stdout().lock()),
         Some(p) => {
             Box::new(BufWriter::new(File::create(p).with_context(|| {

@@ -86,20 +86,8 @@ pub struct TrainArgs {
 /// Arguments of `sketchlearn test`.
 #[derive(clap::Args, Debug)]
 pub struct TestArgs {
-    /// The model to evaluate (written by `train -f`).
-    #[arg(short = 'i', long = "initial-model")]
-    pub initial_model: String,
-    /// Write each prediction to this file (`-` = standard output): the label in the model's
-    /// classes and the positive class's probability (logistic), the label (hinge), the value
-    /// (squared loss).
-    #[arg(short = 'p', long = "predictions")]
-    pub predictions: Option<String>,
-    /// -p writes raw margins wᵀx (multiclass: the probabilities only).
-    #[arg(long, conflicts_with = "probabilities")]
-    pub raw: bool,
-    /// Multiclass -p: the label, then one probability per class.
-    #[arg(long)]
-    pub probabilities: bool,
+    #[command(flatten)]
+    pub score: crate::score_args::ScoreArgs,
     /// Print a JSON summary on stdout.
     #[arg(long)]
     pub json: bool,
@@ -586,7 +574,7 @@ fn report(outcome: &TrainOutcome) -> TrainReport {
 }
 
 pub fn test(args: &TestArgs) -> Result<()> {
-    let model = AnyModel::load(&args.initial_model)?;
+    let model = AnyModel::load(&args.score.initial_model)?;
     let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
     let read = read_options(format, args.zero_based, args.bits, args.no_read_ahead);
     match &model {
@@ -596,11 +584,11 @@ pub fn test(args: &TestArgs) -> Result<()> {
 }
 
 fn test_linear(args: &TestArgs, model: &LinearModel, read: ReadOptions) -> Result<()> {
-    if args.probabilities {
+    if args.score.probabilities {
         bail!("--probabilities is for multiclass models");
     }
-    let mut terminal = Terminal::new(true, false, args.predictions.as_deref(), "");
-    terminal.raw = args.raw;
+    let mut terminal = Terminal::new(true, false, args.score.predictions.as_deref(), "");
+    terminal.raw = args.score.raw;
     let outcome = run::evaluate(args.input(), model, &read, &mut terminal)?;
     terminal.finish()?;
     let metrics = &outcome.metrics;

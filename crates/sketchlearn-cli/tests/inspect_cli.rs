@@ -141,3 +141,42 @@ fn a_multiclass_model_shows_each_classes_weights_by_name() {
         }
     }
 }
+
+/// An FM model trained with side columns (`fm --columns user,item,rating,age,genres,city` on the
+/// committed `ratings_side.csv`): `inspect` lists its side columns and names every weight —
+/// `user=<id>`, `item=<id>`, `age` (numeric), `genres=<value>` and `city=<value>` (one-hot).
+#[test]
+fn fm_model_names_ids_and_side_columns() {
+    let m = scratch_dir("inspect")
+        .join("fm_side.skl")
+        .to_string_lossy()
+        .into_owned();
+    let data = repo_file("crates/sketchlearn-cli/tests/data/ratings_side.csv");
+    let spec = "user,item,rating,age,genres,city";
+    common::ok(&run(&["fm", "--quiet", "--columns", spec, "-f", &m, &data]));
+    let text = stdout(run(&["inspect", "--top", "4", &m]));
+    assert!(text.contains("learner        sftrl-split"), "{text}");
+    assert!(text.contains("input          ratings"), "{text}");
+    assert!(text.contains("side columns   age, genres, city"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(run(&["inspect", "--json", "--top", "1000", &m]))).unwrap();
+    let dim = v["dim"].as_u64().unwrap() as usize;
+    let weights = v["top_weights"].as_array().unwrap();
+    assert_eq!(weights.len(), dim);
+    let name = |w: &serde_json::Value| w["name"].as_str().unwrap().to_owned();
+    let mut names: Vec<(u64, String)> = weights
+        .iter()
+        .map(|w| (w["index"].as_u64().unwrap(), name(w)))
+        .collect();
+    names.sort();
+    // Users, then items, then the side columns' 7 features (the last indices).
+    assert_eq!(names[0].1, "user=u0");
+    assert!(names.iter().any(|(_, n)| n == "item=m2"));
+    let side: Vec<&str> = names[dim - 7..].iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(side[0], "age");
+    assert_eq!(side.iter().filter(|n| n.starts_with("genres=")).count(), 3);
+    assert_eq!(side.iter().filter(|n| n.starts_with("city=")).count(), 3);
+    assert!(names[..dim - 7]
+        .iter()
+        .all(|(_, n)| n.starts_with("user=") || n.starts_with("item=")));
+}

@@ -84,13 +84,7 @@ pub fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Vec<Example
             let x: Vec<f64> = (0..d)
                 .map(|j| (0..d).map(|i| z[i] * v[i * d + j]).sum())
                 .collect();
-            let s: f64 = x.iter().zip(&theta).map(|(a, b)| a * b).sum();
-            Example {
-                label: if s > 0.0 { 1.0 } else { -1.0 },
-                weight: 1.0,
-                indices: (0..d as u32).collect(),
-                values: x,
-            }
+            sketchlearn::synthetic::sign_labelled(x, &theta)
         })
         .collect()
 }

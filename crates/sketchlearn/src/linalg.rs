@@ -223,6 +223,30 @@ impl SymEigen {
     pub fn vectors(&self) -> &[f64] {
         &self.vectors
     }
+
+    /// `out = (αI + A)⁻¹` for the last computed `A = UΛUᵀ` (`n × n`, row-major) with the
+    /// eigenvalues clamped at 0: `out_ij = Σ_k u_ik u_jk / (α + max(λ_k, 0))` — the regularised
+    /// inverse of random-projection sketches (SON paper, Alg. 3's `H`). Needs the vectors.
+    pub fn clamped_inverse(&self, alpha: f64, out: &mut [f64]) {
+        let m = self.n;
+        let (lam, u) = (&self.values, &self.vectors);
+        for i in 0..m {
+            for j in 0..m {
+                out[i * m + j] = (0..m)
+                    .map(|k| u[i * m + k] * u[j * m + k] / (alpha + lam[k].max(0.0)))
+                    .sum();
+            }
+        }
+    }
+}
+
+/// The row-major `n × n` matrix `c·I` (the inverse `I/α` a curvature starts from).
+pub fn scaled_identity(n: usize, c: f64) -> Vec<f64> {
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        a[i * n + i] = c;
+    }
+    a
 }
 
 /// Eigenvalues (descending) of a symmetric row-major `n × n` matrix.

@@ -71,15 +71,27 @@ pub fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Vec<Example
                     *xj += zi * vij;
                 }
             }
-            let s: f64 = x.iter().zip(&theta).map(|(a, b)| a * b).sum();
-            Example {
-                label: if s > 0.0 { 1.0 } else { -1.0 },
-                weight: 1.0,
-                indices: (0..d as u32).collect(),
-                values: x,
-            }
+            sign_labelled(x, &theta)
         })
         .collect()
+}
+
+/// The dense example `x` (indices `0..x.len()`, weight 1) with the label `sign(θᵀx)` (+1 for a
+/// positive product, else −1): the labels of [`ill_conditioned`] and the experiments' own
+/// synthetic streams.
+///
+/// ```
+/// let ex = sketchlearn::synthetic::sign_labelled(vec![1.0, -3.0], &[1.0, 1.0]);
+/// assert_eq!((ex.label, ex.indices.clone(), ex.weight), (-1.0, vec![0, 1], 1.0));
+/// ```
+pub fn sign_labelled(x: Vec<f64>, theta: &[f64]) -> Example {
+    let s: f64 = x.iter().zip(theta).map(|(a, b)| a * b).sum();
+    Example {
+        label: if s > 0.0 { 1.0 } else { -1.0 },
+        weight: 1.0,
+        indices: (0..x.len() as u32).collect(),
+        values: x,
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use std::io::BufRead;
 use super::decimal::{parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::libsvm::token_text;
+use super::lines::{bom_len, LineInput};
 use super::source::{open_input, source_name};
 
 /// Options of [`CsvReader`].
@@ -97,20 +98,12 @@ impl<R: BufRead> CsvReader<R> {
             return Ok(false);
         }
         loop {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => return Ok(false),
-                Ok(_) => {}
-                Err(e) => {
-                    self.io_failed = true;
-                    return Err(ParseError::io(&self.source_name, self.line + 1, &e));
-                }
+            let more = self.next_line();
+            self.io_failed = more.is_err(); // false before: checked on entry
+            if !more? {
+                return Ok(false);
             }
-            self.line += 1;
-            let mut offset = 0;
-            if self.line == 1 && self.buf.starts_with(UTF8_BOM) {
-                offset = UTF8_BOM.len();
-            }
+            let offset = bom_len(self.line, &self.buf);
             match self.parse_current(offset, row) {
                 Ok(true) => {
                     self.rows += 1;
@@ -257,6 +250,17 @@ impl<R: BufRead> CsvReader<R> {
     }
 }
 
+impl<R: BufRead> LineInput for CsvReader<R> {
+    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
+        (
+            &mut self.reader,
+            &mut self.buf,
+            &self.source_name,
+            &mut self.line,
+        )
+    }
+}
+
 impl<R: BufRead> Iterator for CsvReader<R> {
     type Item = Result<Vec<f64>, ParseError>;
 
@@ -271,8 +275,6 @@ impl<R: BufRead> Iterator for CsvReader<R> {
         }
     }
 }
-
-pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// An error inside a line: 0-based byte position and kind.
 pub(crate) type LineError = (usize, ParseErrorKind);

@@ -29,9 +29,10 @@
 //! # Ok::<(), sketchlearn::ParseError>(())
 //! ```
 
-use super::csv::{for_each_field, is_blank, UTF8_BOM};
+use super::csv::{for_each_field, is_blank};
 use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
+use super::lines::{bom_len, LineInput};
 use crate::labels::{ClassLabel, Classes, MAX_CLASSES};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -195,6 +196,17 @@ pub(crate) struct CsvLines<R> {
     pub line: u64,
 }
 
+impl<R: BufRead> LineInput for CsvLines<R> {
+    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
+        (
+            &mut self.reader,
+            &mut self.buf,
+            &self.source_name,
+            &mut self.line,
+        )
+    }
+}
+
 impl<R: BufRead> CsvLines<R> {
     pub fn new(reader: R, source_name: impl Into<String>) -> Self {
         CsvLines {
@@ -213,18 +225,10 @@ impl<R: BufRead> CsvLines<R> {
     /// The next line with content, split into `fields`; `Ok(false)` at the end.
     pub fn next_fields(&mut self, fields: &mut Vec<Field>) -> Result<bool, ParseError> {
         loop {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => return Ok(false),
-                Ok(_) => {}
-                Err(e) => return Err(ParseError::io(&self.source_name, self.line + 1, &e)),
+            if !self.next_line()? {
+                return Ok(false);
             }
-            self.line += 1;
-            let offset = if self.line == 1 && self.buf.starts_with(UTF8_BOM) {
-                UTF8_BOM.len()
-            } else {
-                0
-            };
+            let offset = bom_len(self.line, &self.buf);
             let line = &self.buf[offset..];
             match line.iter().position(|&b| !is_blank(b)) {
                 None => continue,

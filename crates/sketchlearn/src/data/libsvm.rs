@@ -25,6 +25,7 @@ use std::io::BufRead;
 use super::decimal::{fast_decimal, parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
+use super::lines::{bom_len, LineInput};
 use super::source::{open_input, source_name};
 
 /// Options of [`LibsvmReader`].
@@ -118,22 +119,13 @@ impl<R: BufRead> LibsvmReader<R> {
             return Ok(false);
         }
         loop {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => return Ok(false),
-                Ok(_) => {}
-                Err(e) => {
-                    self.io_failed = true;
-                    return Err(ParseError::io(&self.source_name, self.line + 1, &e));
-                }
+            let more = self.next_line();
+            self.io_failed = more.is_err(); // false before: checked on entry
+            if !more? {
+                return Ok(false);
             }
-            self.line += 1;
-            let mut line: &[u8] = &self.buf;
-            let mut offset = 0;
-            if self.line == 1 && line.starts_with(UTF8_BOM) {
-                line = &line[UTF8_BOM.len()..];
-                offset = UTF8_BOM.len();
-            }
+            let offset = bom_len(self.line, &self.buf);
+            let line: &[u8] = &self.buf[offset..];
             match parse_line(line, self.options.zero_based, ex, &mut self.scratch) {
                 Ok(true) => {
                     self.examples += 1;
@@ -188,6 +180,17 @@ impl<R: BufRead> LibsvmReader<R> {
     }
 }
 
+impl<R: BufRead> LineInput for LibsvmReader<R> {
+    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
+        (
+            &mut self.reader,
+            &mut self.buf,
+            &self.source_name,
+            &mut self.line,
+        )
+    }
+}
+
 impl<R: BufRead> Iterator for LibsvmReader<R> {
     type Item = Result<Example, ParseError>;
 
@@ -207,8 +210,6 @@ impl<R: BufRead> Iterator for LibsvmReader<R> {
         }
     }
 }
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Longest token quoted in an error message (in bytes); longer ones are cut and marked with `...`.
 const MAX_TOKEN_IN_MESSAGE: usize = 64;

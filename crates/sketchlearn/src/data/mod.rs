@@ -12,6 +12,7 @@ pub mod input_spec;
 pub mod interactions;
 pub mod labeled;
 pub mod libsvm;
+mod lines;
 pub mod packed;
 pub mod ratings;
 pub mod read_ahead;

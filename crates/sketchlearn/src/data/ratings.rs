@@ -77,6 +77,8 @@ use super::example::Example;
 use super::side_columns::{SideColumns, SideTable, SideValueError};
 use super::source::open_input;
 
+mod feature_names;
+
 /// Field layout of a ratings file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RatingsFormat {

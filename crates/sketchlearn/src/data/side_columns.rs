@@ -247,6 +247,33 @@ impl SideColumns {
         self.columns.iter().map(|c| c.name.as_str())
     }
 
+    /// The name of each side-column feature, in feature order: a numeric column's name, and
+    /// `name=value` for each value of a categorical column (`genre=Drama`).
+    ///
+    /// ```
+    /// use sketchlearn::data::side_columns::{SideColumns, SideTable};
+    /// let mut table = SideTable::new(vec![("age".into(), 3), ("genre".into(), 4)]);
+    /// table.push_row(&["20", "Drama"]);
+    /// table.push_row(&["40", "Action|Drama"]);
+    /// let schema = SideColumns::fit(&table, 0..2, Vec::new());
+    /// assert_eq!(schema.feature_names(), ["age", "genre=Drama", "genre=Action"]);
+    /// ```
+    pub fn feature_names(&self) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.dim());
+        for col in &self.columns {
+            match &col.kind {
+                SideKind::Numeric { .. } => out.push(col.name.clone()),
+                SideKind::Categorical { values } => {
+                    let mut by_index: Vec<(&u32, &String)> =
+                        values.iter().map(|(v, k)| (k, v)).collect();
+                    by_index.sort_unstable();
+                    out.extend(by_index.iter().map(|(_, v)| format!("{}={v}", col.name)));
+                }
+            }
+        }
+        out
+    }
+
     /// Appends the features of one row's side texts (one per column, in order) to `out` as
     /// `(index, value)` with indices from `base` up, ascending. Err: the column and text of a
     /// number expected in a numeric column.

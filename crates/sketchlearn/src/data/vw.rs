@@ -21,6 +21,7 @@ use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
 use super::hashing::{feature_index, hash_string, namespace_hash};
 use super::interactions::{Crossing, Interactions, NamespaceFeature};
+use super::lines::LineInput;
 use super::source::{open_input, source_name};
 use std::io::BufRead;
 
@@ -145,13 +146,9 @@ impl<R: BufRead> VwReader<R> {
     /// call goes on with the following line.
     pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
         loop {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => return Ok(false),
-                Ok(_) => {}
-                Err(e) => return Err(ParseError::io(&self.source_name, self.line + 1, &e)),
+            if !self.next_line()? {
+                return Ok(false);
             }
-            self.line += 1;
             let line = trim_newline(&self.buf);
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -176,6 +173,17 @@ impl<R: BufRead> VwReader<R> {
                 }
             }
         }
+    }
+}
+
+impl<R: BufRead> LineInput for VwReader<R> {
+    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
+        (
+            &mut self.reader,
+            &mut self.buf,
+            &self.source_name,
+            &mut self.line,
+        )
     }
 }
 

@@ -65,10 +65,7 @@ impl RandomProjection {
     /// regularizer `α > 0` for `H`, and the seed of its Gaussian draws.
     pub fn new(dim: usize, m: usize, alpha: f64, seed: u64) -> Result<Self, SketchError> {
         check_pos("alpha", alpha)?;
-        let mut h = vec![0.0; m * m];
-        for i in 0..m {
-            h[i * m + i] = 1.0 / alpha;
-        }
+        let h = crate::linalg::scaled_identity(m, 1.0 / alpha);
         Ok(RandomProjection {
             m,
             dim,
@@ -100,14 +97,7 @@ impl RandomProjection {
         crate::linalg::gram_rows(&self.s, m, d, &mut g);
         let mut eig = crate::linalg::SymEigen::new(m);
         eig.compute(&g)?;
-        let (lam, u) = (eig.values(), eig.vectors());
-        for i in 0..m {
-            for j in 0..m {
-                self.h[i * m + j] = (0..m)
-                    .map(|k| u[i * m + k] * u[j * m + k] / (self.alpha + lam[k].max(0.0)))
-                    .sum();
-            }
-        }
+        eig.clamped_inverse(self.alpha, &mut self.h);
         Ok(())
     }
 

@@ -26,10 +26,7 @@ impl FullCurvature {
                 "alpha must be finite and > 0, got {alpha}"
             )));
         }
-        let mut inv = vec![0.0; dim * dim];
-        for i in 0..dim {
-            inv[i * dim + i] = 1.0 / alpha;
-        }
+        let inv = crate::linalg::scaled_identity(dim, 1.0 / alpha);
         Ok(FullCurvature {
             dim,
             alpha,

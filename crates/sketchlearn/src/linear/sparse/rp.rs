@@ -91,10 +91,7 @@ impl SparseRp {
 impl SparseRpCurvature {
     /// `S = 0` (`H = I/α`), the Gaussian draws seeded with `seed`.
     fn new(m: usize, alpha: f64, seed: u64) -> Self {
-        let mut h = vec![0.0; m * m];
-        for i in 0..m {
-            h[i * m + i] = 1.0 / alpha;
-        }
+        let h = crate::linalg::scaled_identity(m, 1.0 / alpha);
         SparseRpCurvature {
             alpha,
             m,
@@ -114,14 +111,7 @@ impl SparseRpCurvature {
         let m = self.m;
         let mut eig = SymEigen::new(m);
         eig.compute(&self.gram).map_err(SketchError::from)?;
-        let (lam, u) = (eig.values(), eig.vectors());
-        for i in 0..m {
-            for j in 0..m {
-                self.h[i * m + j] = (0..m)
-                    .map(|k| u[i * m + k] * u[j * m + k] / (self.alpha + lam[k].max(0.0)))
-                    .sum();
-            }
-        }
+        eig.clamped_inverse(self.alpha, &mut self.h);
         Ok(())
     }
 }
