@@ -412,6 +412,27 @@ impl LazyColumns {
         let s = self.stride();
         let base = j * s;
         let stamp = self.data[base + STAMP] as u32;
+        if stamp != 0 {
+            let k = self.epoch_index(stamp);
+            bring_up(
+                &self.epochs[k],
+                &self.groups,
+                self.closed,
+                &mut self.data[base..base + s],
+                &mut self.tmp,
+                self.m,
+            );
+        }
+        self.settle(j);
+    }
+
+    /// The rest of column `j`'s catch-up once its stored numbers are brought up to date (a
+    /// never-touched column's value, `O(m)`, is written here): its old epoch's count (dropped
+    /// at zero), its stamp, the current epoch's count and members.
+    fn settle(&mut self, j: usize) {
+        let s = self.stride();
+        let base = j * s;
+        let stamp = self.data[base + STAMP] as u32;
         if stamp == 0 {
             // The current value of a never-touched column, in O(m).
             if let Init::Structured { seed } = self.init {
@@ -430,14 +451,6 @@ impl LazyColumns {
             }
         } else {
             let k = self.epoch_index(stamp);
-            bring_up(
-                &self.epochs[k],
-                &self.groups,
-                self.closed,
-                &mut self.data[base..base + s],
-                &mut self.tmp,
-                self.m,
-            );
             self.epochs[k].count -= 1;
             if self.epochs[k].count == 0 {
                 self.drop_epoch(k);
@@ -1015,6 +1028,8 @@ impl<'de> Deserialize<'de> for LazyColumns {
         })
     }
 }
+
+mod batch;
 
 #[cfg(test)]
 mod tests;
