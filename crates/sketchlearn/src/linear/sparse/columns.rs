@@ -33,7 +33,8 @@
 //! whose one non-zero picks a column of `T`), the first time it is touched again. The transforms
 //! are held transposed, so that this catch-up is one `axpy` per column of `T_e`, vectorised over
 //! the `m` coordinates. Every epoch counts the columns still stamped with it and is dropped when
-//! the count reaches zero.
+//! the count reaches zero. The gather brings an example's stale columns up to date four at a time
+//! (`columns/batch.rs`: the same values, with the additions of four columns overlapping).
 //!
 //! **Groups of epochs.** Keeping every live epoch's transform current would cost `O(E·m³)` per
 //! rebase for `E` live epochs — the dominant cost when rebases are frequent (FD changes its basis
