@@ -45,6 +45,7 @@
 //! every `m + 1` appends).
 
 use super::columns::{head, Init, LazyColumns};
+use super::fd_shrink::ShrinkWork;
 use super::for_each_nz;
 use super::newton::{
     check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
@@ -61,7 +62,7 @@ const REBASE_RHO2: f64 = 1e2;
 
 /// One raw row of the buffer: `ĝ` (sparse) and `u = Zĝ` at the time it was appended (kept
 /// current through rebases).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(super) struct RawRow {
     pub(super) indices: Vec<u32>,
     pub(super) values: Vec<f64>,
@@ -127,6 +128,9 @@ pub struct SparseFdCurvature {
     /// `G` by column, for `Gx` (rebuilt from `g` when behind it, e.g. after loading a model).
     #[serde(skip)]
     pub(super) index: RowIndex,
+    /// The shrink's scratch matrices and the spare raw rows (boxed: they are many vectors).
+    #[serde(skip)]
+    pub(super) work: Option<Box<ShrinkWork>>,
 }
 
 impl SparseFd {
@@ -334,6 +338,7 @@ impl SparseFdCurvature {
             h: Vec::new(),
             tmp: Vec::new(),
             index: RowIndex::default(),
+            work: None,
         }
     }
 
@@ -422,7 +427,18 @@ impl SparseFdCurvature {
         let ToSketch { x, s, xx, example } = g;
         self.rows_seen += 1;
         let mut gg = 0.0;
-        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        let RawRow {
+            mut indices,
+            mut values,
+            mut u,
+        } = self
+            .work
+            .as_mut()
+            .and_then(|w| w.spare.pop())
+            .unwrap_or_default();
+        indices.clear();
+        values.clear();
+        u.clear();
         for_each_nz(x, |j, v| {
             let g = s * v;
             gg += g * g;
@@ -432,10 +448,12 @@ impl SparseFdCurvature {
             }
         });
         if gg == 0.0 {
+            let work = self.work.get_or_insert_default();
+            work.spare.push(RawRow { indices, values, u });
             return Ok(()); // the dense sketch skips a zero row
         }
         let (k, r, l) = (self.k, self.g.len(), self.filled_rows());
-        let u: Vec<f64> = z.iter().map(|v| s * v).collect();
+        u.extend(z.iter().map(|v| s * v));
         // New Gram row: [σ∘(F u)_{:k}, s·Gx, ‖ĝ‖²].
         for i in 0..k {
             let v = self.sigma[i] * dot(&self.f[i * m..(i + 1) * m], &u);

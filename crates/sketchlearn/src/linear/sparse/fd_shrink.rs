@@ -45,8 +45,8 @@
 
 use super::axpy::axpy;
 use super::columns::{head, Z};
-use super::fd::SparseFdCurvature;
-use super::gram_schmidt::{decompose, GRAM_DEPENDENT};
+use super::fd::{RawRow, SparseFdCurvature};
+use super::gram_schmidt::{decompose_with, GramSchmidtWork, GRAM_DEPENDENT};
 use super::newton::SparseWeights;
 use crate::linalg::{dot, SymEigen};
 use crate::linear::LearnError;
@@ -91,6 +91,54 @@ struct Spectrum {
     keep: usize,
 }
 
+/// The shrink's scratch matrices, kept between shrinks so that a shrink allocates nothing once
+/// the sizes have been seen (every entry is written before it is read: not part of the state,
+/// not saved, and a clone starts empty).
+#[derive(Debug, Default)]
+pub(super) struct ShrinkWork {
+    act: Vec<usize>,
+    mm: Vec<f64>,
+    kr: Vec<f64>,
+    p: Vec<f64>,
+    lmat: Vec<f64>,
+    qi: Vec<usize>,
+    gs: GramSchmidtWork,
+    col: Vec<f64>,
+    cmat: Vec<f64>,
+    /// One eigen-workspace per size of `C` met so far (at most `m + 2m` sizes).
+    eigs: Vec<SymEigen>,
+    lam: Vec<f64>,
+    uvec: Vec<f64>,
+    dense: Vec<f64>,
+    n1a: Vec<f64>,
+    n1: Vec<f64>,
+    n2full: Vec<f64>,
+    /// `A`, `Aᵀ` (fast path) or `N₂ᵀ` (direct path).
+    amat: Vec<f64>,
+    at: Vec<f64>,
+    coef: Vec<f64>,
+    /// `N₁⁻¹` and the Gauss–Jordan scratch of [`invert`].
+    inv: Vec<f64>,
+    gj: Vec<f64>,
+    /// Raw rows of past epochs, emptied, whose allocations the next appends reuse.
+    pub(super) spare: Vec<RawRow>,
+}
+
+impl Clone for ShrinkWork {
+    fn clone(&self) -> Self {
+        ShrinkWork::default()
+    }
+}
+
+/// `buf` emptied and refilled with `len` zeros (its allocation kept), taken out of the
+/// workspace.
+fn zeroed<T: Clone + Default>(buf: &mut Vec<T>, len: usize) -> Vec<T> {
+    let mut v = std::mem::take(buf);
+    v.clear();
+    v.resize(len, T::default());
+    v
+}
+
 impl SparseFdCurvature {
     /// The end of an epoch: shrink the `2m` rows to at most `m − 1` (see the module docs).
     pub(super) fn shrink(
@@ -100,15 +148,21 @@ impl SparseFdCurvature {
         gx: &mut Vec<f64>,
     ) -> Result<(), LearnError> {
         let m = self.m;
-        let res = self.residuals();
-        let spec = self.spectrum(&res)?;
-        let (n1, n2full, mnew) = self.new_directions(&res, &spec);
+        let mut work = self.work.take().unwrap_or_default();
+        let res = self.residuals(&mut work);
+        let spec = self.spectrum(&res, &mut work)?;
+        let (n1, n2full, mnew) = self.new_directions(&res, &spec, &mut work);
         // Fast path: A = N1⁻¹N2, F ← N1, Z += AG; else take the basis directly.
-        let inv = if mnew == m { invert(&n1, m) } else { None };
-        match inv {
-            Some(n1inv) => self.fast_path(w, z, gx, n1, &n1inv, &n2full),
-            None => self.direct_path(w, z, gx, &n1, &n2full, mnew),
+        let well_conditioned = mnew == m && invert(&n1, m, &mut work.gj, &mut work.inv);
+        if well_conditioned {
+            let n1inv = std::mem::take(&mut work.inv);
+            let old_f = self.fast_path(w, z, gx, n1, &n1inv, &n2full, &mut work);
+            (work.n1, work.inv) = (old_f, n1inv);
+        } else {
+            self.direct_path(w, z, gx, &n1, &n2full, mnew, &mut work);
+            work.n1 = n1;
         }
+        work.n2full = n2full;
         // On data touching few columns (a low-dimensional set, hashed or not) the residuals of
         // the raw rows against V are tiny whenever V nearly spans the data, their directions
         // lose digits in the Gram-matrix Gram–Schmidt, and the loss of orthonormality compounds
@@ -120,24 +174,29 @@ impl SparseFdCurvature {
                 self.reorthonormalize(&kk);
             }
         }
-        self.g.clear();
+        work.spare.append(&mut self.g);
         self.index.clear();
         self.c.clear();
         gx.clear();
         self.keep_top_rows(&spec)?;
+        (work.act, work.mm, work.p, work.lmat, work.qi) =
+            (res.act, res.mm, res.p, res.lmat, res.qi);
+        (work.lam, work.uvec) = (spec.lam, spec.uvec);
+        self.work = Some(work);
         self.maybe_rebase(w, z, false);
         Ok(())
     }
 
     /// `M = GVᵀ`, and `G − MV = LQ̂` by Algorithm 13 on `P = [−M, I_r]` with the Gram matrix
     /// `[[I, Mᵀ], [M, GGᵀ]]` of `[V_a; G]`.
-    fn residuals(&self) -> Residuals {
+    fn residuals(&self, work: &mut ShrinkWork) -> Residuals {
         let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
-        let act: Vec<usize> = (0..m).filter(|&i| self.active[i]).collect();
+        let mut act = zeroed(&mut work.act, 0);
+        act.extend((0..m).filter(|&i| self.active[i]));
         let ma = act.len();
         // M = G Vᵀ restricted to the active rows of V: M[q][a] = (F u_q)_{act[a]}.
-        let mut mm = vec![0.0; r * ma];
+        let mut mm = zeroed(&mut work.mm, r * ma);
         for q in 0..r {
             for (a, &i) in act.iter().enumerate() {
                 mm[q * ma + a] = dot(&self.f[i * m..(i + 1) * m], &self.g[q].u);
@@ -145,7 +204,7 @@ impl SparseFdCurvature {
         }
         // Algorithm 13 on P = [−M, I_r] with the Gram matrix [[I, Mᵀ], [M, GGᵀ]] of [V_a; G].
         let n = ma + r;
-        let mut kr = vec![0.0; n * n];
+        let mut kr = zeroed(&mut work.kr, n * n);
         for a in 0..ma {
             kr[a * n + a] = 1.0;
         }
@@ -158,16 +217,26 @@ impl SparseFdCurvature {
                 kr[(ma + q) * n + ma + q2] = self.gram[(k + q) * cap + k + q2];
             }
         }
-        let mut p = vec![0.0; r * n];
+        let mut p = zeroed(&mut work.p, r * n);
         for q in 0..r {
             for a in 0..ma {
                 p[q * n + a] = -mm[q * ma + a];
             }
             p[q * n + ma + q] = 1.0;
         }
-        let mut lmat = vec![0.0; r * r];
-        let ind = decompose(&mut p, r, n, &kr, Some(&mut lmat), GRAM_DEPENDENT);
-        let qi: Vec<usize> = (0..r).filter(|&q| ind[q]).collect();
+        let mut lmat = zeroed(&mut work.lmat, r * r);
+        let ind = decompose_with(
+            &mut p,
+            r,
+            n,
+            &kr,
+            Some(&mut lmat),
+            GRAM_DEPENDENT,
+            &mut work.gs,
+        );
+        let mut qi = zeroed(&mut work.qi, 0);
+        qi.extend((0..r).filter(|&q| ind[q]));
+        work.kr = kr;
         // A raw row (nearly) in the span of V and the rows before it: its residual direction is
         // known to few digits (see the re-orthonormalisation).
         let near_dependent = (0..r).any(|q| {
@@ -186,19 +255,19 @@ impl SparseFdCurvature {
 
     /// `C = diag(σ², 0) + [Mᵀ; Lᵀ][M, L]` of size `ma + r'`, its eigen-system, and FD's
     /// shrink rule: `δ = λ_m`, keep the leading `λ_i − δ > tol` among the first `m − 1`.
-    fn spectrum(&self, res: &Residuals) -> Result<Spectrum, LearnError> {
+    fn spectrum(&self, res: &Residuals, work: &mut ShrinkWork) -> Result<Spectrum, LearnError> {
         let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
         let (ma, rr) = (res.act.len(), res.qi.len());
         let nc = ma + rr;
-        let mut col = vec![0.0; r * nc]; // [M, L_ind] (r × nc)
+        let mut col = zeroed(&mut work.col, r * nc); // [M, L_ind] (r × nc)
         for q in 0..r {
             col[q * nc..q * nc + ma].copy_from_slice(&res.mm[q * ma..(q + 1) * ma]);
             for (t, &qq) in res.qi.iter().enumerate() {
                 col[q * nc + ma + t] = res.lmat[q * r + qq];
             }
         }
-        let mut cmat = vec![0.0; nc * nc];
+        let mut cmat = zeroed(&mut work.cmat, nc * nc);
         for a in 0..nc {
             for b in 0..=a {
                 let v: f64 = (0..r).map(|q| col[q * nc + a] * col[q * nc + b]).sum();
@@ -211,14 +280,26 @@ impl SparseFdCurvature {
                 cmat[a * nc + a] += self.sigma[i] * self.sigma[i];
             }
         }
-        let mut eig = SymEigen::new(nc);
+        let at = match work.eigs.iter().position(|e| e.size() == nc) {
+            Some(at) => at,
+            None => {
+                work.eigs.push(SymEigen::new(nc));
+                work.eigs.len() - 1
+            }
+        };
+        let eig = &mut work.eigs[at];
         eig.compute(&cmat).map_err(SketchError::from)?;
-        let (lam, uvec) = (eig.values().to_vec(), eig.vectors().to_vec());
+        let mut lam = zeroed(&mut work.lam, 0);
+        lam.extend_from_slice(eig.values());
+        let mut uvec = zeroed(&mut work.uvec, 0);
+        uvec.extend_from_slice(eig.vectors());
         // The dense buffer's BBᵀ has 2m eigenvalues: C's, whose non-zero ones they are, padded
         // with zeros (or cut: C's beyond 2m are zero up to rounding).
-        let mut dense = lam.clone();
+        let mut dense = zeroed(&mut work.dense, 0);
+        dense.extend_from_slice(&lam);
         dense.resize(cap, 0.0);
         let (delta, keep) = shrink_rule(&dense, m);
+        (work.col, work.cmat, work.dense) = (col, cmat, dense);
         Ok(Spectrum {
             lam,
             uvec,
@@ -230,15 +311,21 @@ impl SparseFdCurvature {
 
     /// The new directions `V' = N₁Z + N₂G` with `N₁ = (U₁ᵀ + U₂ᵀQ₁)F` (`m × m`) and
     /// `N₂ = U₂ᵀQ₂` (`m × r`, zero rows beyond `mnew = min(m, nc)`); returns `(N₁, N₂, mnew)`.
-    fn new_directions(&self, res: &Residuals, spec: &Spectrum) -> (Vec<f64>, Vec<f64>, usize) {
+    fn new_directions(
+        &self,
+        res: &Residuals,
+        spec: &Spectrum,
+        work: &mut ShrinkWork,
+    ) -> (Vec<f64>, Vec<f64>, usize) {
         let m = self.m;
         let r = self.g.len();
         let (ma, n, nc) = (res.act.len(), res.n, spec.nc);
         let (p, qi, uvec) = (&res.p, &res.qi, &spec.uvec);
         let mnew = m.min(nc);
         // N1 = (U1ᵀ + U2ᵀQ1) F_a (mnew × m), N2 = U2ᵀ Q2 (mnew × r); Q1 = p[qi][..ma], Q2 = p[qi][ma..].
-        let mut n1a = vec![0.0; mnew * ma]; // (U1ᵀ + U2ᵀQ1)
-        let mut n2 = vec![0.0; mnew * r];
+        let mut n1a = zeroed(&mut work.n1a, mnew * ma); // (U1ᵀ + U2ᵀQ1)
+                                                        // N2 in the first mnew rows of the m × r N2full (zero rows beyond).
+        let mut n2 = zeroed(&mut work.n2full, m * r);
         for i in 0..mnew {
             for a in 0..ma {
                 let mut v = uvec[a * nc + i];
@@ -255,7 +342,7 @@ impl SparseFdCurvature {
                     .sum();
             }
         }
-        let mut n1 = vec![0.0; m * m];
+        let mut n1 = zeroed(&mut work.n1, m * m);
         for i in 0..mnew {
             for c in 0..m {
                 n1[i * m + c] = res
@@ -266,13 +353,13 @@ impl SparseFdCurvature {
                     .sum();
             }
         }
-        let mut n2full = vec![0.0; m * r];
-        n2full[..mnew * r].copy_from_slice(&n2);
-        (n1, n2full, mnew)
+        work.n1a = n1a;
+        (n1, n2, mnew)
     }
 
     /// `N₁` well conditioned: `A = N₁⁻¹N₂`, `F ← N₁`, `Z += AG` and `w̄ += Gᵀ(c − Aᵀb)` on
-    /// `G`'s columns (keeps `w`), `z += A·Gx`.
+    /// `G`'s columns (keeps `w`), `z += A·Gx`. Returns the old `F`.
+    #[allow(clippy::too_many_arguments)]
     fn fast_path(
         &mut self,
         w: &mut SparseWeights,
@@ -281,10 +368,11 @@ impl SparseFdCurvature {
         n1: Vec<f64>,
         n1inv: &[f64],
         n2full: &[f64],
-    ) {
+        work: &mut ShrinkWork,
+    ) -> Vec<f64> {
         let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
-        let mut amat = vec![0.0; m * r];
+        let mut amat = zeroed(&mut work.amat, m * r);
         for i in 0..m {
             for q in 0..r {
                 amat[i * r + q] = (0..m).map(|c| n1inv[i * m + c] * n2full[c * r + q]).sum();
@@ -301,14 +389,14 @@ impl SparseFdCurvature {
         }
         // w̄_h += Gᵀ(c_h − Aᵀb_h) for every head, Z += AG on G's columns; z += A·gx.
         let heads = w.b.len() / m;
-        let coef: Vec<f64> = (0..r * heads)
-            .map(|qh| {
-                let (q, h) = (qh / heads, qh % heads);
-                let bh = &w.b[h * m..(h + 1) * m];
-                self.c[qh] - (0..m).map(|i| amat[i * r + q] * bh[i]).sum::<f64>()
-            })
-            .collect();
-        let at = transpose(&amat, m, r);
+        let mut coef = zeroed(&mut work.coef, 0);
+        coef.extend((0..r * heads).map(|qh| {
+            let (q, h) = (qh / heads, qh % heads);
+            let bh = &w.b[h * m..(h + 1) * m];
+            self.c[qh] - (0..m).map(|i| amat[i * r + q] * bh[i]).sum::<f64>()
+        }));
+        let mut at = zeroed(&mut work.at, 0);
+        transpose_into(&amat, m, r, &mut at);
         for (q, row) in self.g.iter().enumerate() {
             let aq = &at[q * m..(q + 1) * m];
             let cq = &coef[q * heads..(q + 1) * heads];
@@ -323,14 +411,16 @@ impl SparseFdCurvature {
         for i in 0..m {
             z[i] += (0..r).map(|q| amat[i * r + q] * gx[q]).sum::<f64>();
         }
-        self.f = n1;
         for i in 0..m {
             self.active[i] = true;
         }
+        (work.amat, work.at, work.coef) = (amat, at, coef);
+        std::mem::replace(&mut self.f, n1)
     }
 
     /// `N₁` singular or badly conditioned: `Z ← N₁Z` with the transfer `w̄ += Zᵀb` (lazy), then
     /// `Z += N₂G`, `w̄ += Gᵀc` on `G`'s columns, `F ← I` on the `mnew` new rows.
+    #[allow(clippy::too_many_arguments)]
     fn direct_path(
         &mut self,
         w: &mut SparseWeights,
@@ -339,11 +429,13 @@ impl SparseFdCurvature {
         n1: &[f64],
         n2full: &[f64],
         mnew: usize,
+        work: &mut ShrinkWork,
     ) {
         let m = self.m;
         let r = self.g.len();
         w.rebase(Some(n1));
-        let n2t = transpose(n2full, m, r);
+        let mut n2t = zeroed(&mut work.at, 0);
+        transpose_into(n2full, m, r, &mut n2t);
         let heads = w.b.len() / m;
         for (q, row) in self.g.iter().enumerate() {
             let nq = &n2t[q * m..(q + 1) * m];
@@ -361,6 +453,7 @@ impl SparseFdCurvature {
                 + (0..r).map(|q| n2full[i * r + q] * gx[q]).sum::<f64>();
         }
         z.copy_from_slice(&self.tmp[..m]);
+        work.at = n2t;
         self.f.iter_mut().for_each(|v| *v = 0.0);
         for i in 0..m {
             self.active[i] = i < mnew;
@@ -434,30 +527,36 @@ impl SparseFdCurvature {
     }
 }
 
-/// The transpose (row-major `cols × rows`) of a row-major `rows × cols` matrix.
-fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
-    let mut t = vec![0.0; rows * cols];
+/// `t` ← the transpose (row-major `cols × rows`) of a row-major `rows × cols` matrix.
+fn transpose_into(a: &[f64], rows: usize, cols: usize, t: &mut Vec<f64>) {
+    t.clear();
+    t.resize(rows * cols, 0.0);
     for i in 0..rows {
         for j in 0..cols {
             t[j * rows + i] = a[i * cols + j];
         }
     }
-    t
 }
 
-/// The inverse of a row-major `m × m` matrix by Gauss–Jordan with partial pivoting, or `None`
-/// when it is singular or its condition number (Frobenius norms) exceeds [`MAX_COND`].
-fn invert(a: &[f64], m: usize) -> Option<Vec<f64>> {
-    let mut w = a.to_vec();
-    let mut inv = vec![0.0; m * m];
+/// The inverse of a row-major `m × m` matrix by Gauss–Jordan with partial pivoting into `inv`
+/// (`w`: scratch), or `false` when it is singular or its condition number (Frobenius norms)
+/// exceeds [`MAX_COND`].
+fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>) -> bool {
+    w.clear();
+    w.extend_from_slice(a);
+    inv.clear();
+    inv.resize(m * m, 0.0);
     for i in 0..m {
         inv[i * m + i] = 1.0;
     }
     for c in 0..m {
-        let piv = (c..m).max_by(|&x, &y| w[x * m + c].abs().total_cmp(&w[y * m + c].abs()))?;
+        let Some(piv) = (c..m).max_by(|&x, &y| w[x * m + c].abs().total_cmp(&w[y * m + c].abs()))
+        else {
+            return false;
+        };
         let pv = w[piv * m + c];
         if pv == 0.0 || !pv.is_finite() {
-            return None;
+            return false;
         }
         if piv != c {
             for j in 0..m {
@@ -483,9 +582,5 @@ fn invert(a: &[f64], m: usize) -> Option<Vec<f64>> {
     }
     let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
     let ni: f64 = inv.iter().map(|x| x * x).sum::<f64>().sqrt();
-    if (na * ni).is_finite() && na * ni <= MAX_COND {
-        Some(inv)
-    } else {
-        None
-    }
+    (na * ni).is_finite() && na * ni <= MAX_COND
 }

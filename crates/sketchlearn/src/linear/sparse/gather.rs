@@ -86,6 +86,7 @@ fn fixed<const M: usize>(
     values: &[f64],
     z: &mut [f64],
 ) -> Gathered {
+    cols.refresh_stale::<M>(indices);
     let mut acc = [0.0f64; M];
     let (mut wx, mut xx, mut wmax, mut xmax) = (0.0, 0.0, 0.0f64, 0.0f64);
     for (&j, &v) in indices.iter().zip(values) {

@@ -24,28 +24,61 @@ pub(crate) const DEPENDENT: f64 = 1e-10;
 /// the module docs).
 pub(crate) const GRAM_DEPENDENT: f64 = 1e-6;
 
-/// Workspace-free Algorithm 13. `p` (row-major `rows × n`) is replaced by `Q`; when `l` is given
-/// (row-major `rows × rows`) it receives `L` (lower triangular, `L_ii = 0` for dependent rows).
-/// Returns which rows are non-zero (independent).
+/// The scratch of [`decompose_with`] (kept by the caller between calls; every entry is written
+/// before it is read).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GramSchmidtWork {
+    /// `K q_j` of the finished rows.
+    kq: Vec<f64>,
+    kr: Vec<f64>,
+    independent: Vec<bool>,
+}
+
+/// Algorithm 13 with a fresh workspace (see [`decompose_with`]).
+#[cfg(test)]
 pub(crate) fn decompose(
+    p: &mut [f64],
+    rows: usize,
+    n: usize,
+    k: &[f64],
+    l: Option<&mut [f64]>,
+    gram_tol: f64,
+) -> Vec<bool> {
+    let mut work = GramSchmidtWork::default();
+    decompose_with(p, rows, n, k, l, gram_tol, &mut work).to_vec()
+}
+
+/// Algorithm 13. `p` (row-major `rows × n`) is replaced by `Q`; when `l` is given
+/// (row-major `rows × rows`) it receives `L` (lower triangular, `L_ii = 0` for dependent rows).
+/// Returns which rows are non-zero (independent); `work` is scratch.
+pub(crate) fn decompose_with<'w>(
     p: &mut [f64],
     rows: usize,
     n: usize,
     k: &[f64],
     mut l: Option<&mut [f64]>,
     gram_tol: f64,
-) -> Vec<bool> {
-    let mut kq = vec![0.0; rows * n]; // K q_j of the finished rows
-    let mut kr = vec![0.0; n];
-    let mut independent = vec![false; rows];
+    work: &'w mut GramSchmidtWork,
+) -> &'w [bool] {
+    let GramSchmidtWork {
+        kq,
+        kr,
+        independent,
+    } = work;
+    kq.clear();
+    kq.resize(rows * n, 0.0);
+    kr.clear();
+    kr.resize(n, 0.0);
+    independent.clear();
+    independent.resize(rows, false);
     if let Some(l) = l.as_deref_mut() {
         l[..rows * rows].iter_mut().for_each(|x| *x = 0.0);
     }
     for i in 0..rows {
         let (done, rest) = p.split_at_mut(i * n);
         let row = &mut rest[..n];
-        sym_mul(k, row, n, &mut kr);
-        let norm0 = dot(row, &kr).max(0.0).sqrt();
+        sym_mul(k, row, n, kr);
+        let norm0 = dot(row, kr).max(0.0).sqrt();
         let scale = if gram_tol > 0.0 {
             let mut s2 = 0.0;
             for a in 0..n {
@@ -79,13 +112,13 @@ pub(crate) fn decompose(
                 }
             }
         }
-        sym_mul(k, row, n, &mut kr);
-        let norm = dot(row, &kr).max(0.0).sqrt();
+        sym_mul(k, row, n, kr);
+        let norm = dot(row, kr).max(0.0).sqrt();
         if norm > DEPENDENT * norm0 && norm > gram_tol * scale && norm > 0.0 && norm.is_finite() {
             row.iter_mut().for_each(|x| *x /= norm);
             kq[i * n..(i + 1) * n]
                 .iter_mut()
-                .zip(&kr)
+                .zip(kr.iter())
                 .for_each(|(o, v)| *o = v / norm);
             independent[i] = true;
             if let Some(l) = l.as_deref_mut() {
