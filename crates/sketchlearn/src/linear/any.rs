@@ -8,7 +8,7 @@ use super::sparse::SparseLearner;
 use super::{
     AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError, Mixture,
     Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RowScaling, RunningMean,
-    ScaledMixture, TargetStandardization,
+    ScaledMixture, TargetStandardization, UnitScaling,
 };
 use crate::dispatch::{enum_dispatch, forward_online_learner};
 use crate::{Example, Row};
@@ -49,11 +49,15 @@ pub enum AnyLearner {
     ProximalAdaGrad(ProximalAdaGrad),
     /// A learner of rows divided by their running RMS norm (every single Newton learner).
     RowScaling(Box<RowScaling<AnyLearner>>),
+    /// A learner of features brought down to unit scale (every member of the default
+    /// classification mixture).
+    UnitScaling(Box<UnitScaling<AnyLearner>>),
 }
 
 enum_dispatch!($ dispatch, AnyLearner {
     Ogd, AdaGrad, Newton, Diagonal, Intercept, Fixed, Sparse, Mixture, RunningMean,
     TargetStandardization, FeatureScaling, ScaledMixture, ProximalOgd, ProximalAdaGrad, RowScaling,
+    UnitScaling,
 });
 
 forward_online_learner!(AnyLearner, dispatch {

@@ -11,7 +11,7 @@ use super::sparse::{SparseFd, SparseLearner, SparseOja, SparseRp};
 use super::{
     AdaGrad, Algorithm, AnyLearner, CurvatureKind, DiagonalAdaptation, FeatureScaling, Intercept,
     LearnError, LearnerConfig, MixRule, Mixture, Newton, NewtonParams, Ogd, Representation,
-    RowScaling, RunningMean, ScaledMixture, StepSchedule, TargetStandardization,
+    RowScaling, RunningMean, ScaledMixture, StepSchedule, TargetStandardization, UnitScaling,
 };
 use crate::sketch::FdVariant;
 use std::ops::Deref;
@@ -265,8 +265,10 @@ fn mixture_of(
     dim: usize,
 ) -> Result<AnyLearner, ConfigError> {
     // Auto's regression members learn standardised labels on RMS-scaled features
-    // (`regression_members`); the running mean needs neither.
-    let normalize = config.algorithm == Algorithm::Auto && !config.loss.is_classification();
+    // (`regression_members`); the running mean needs neither. Its classification members learn
+    // features brought down to unit scale ([`UnitScaling`], `auto_members`).
+    let auto = config.algorithm == Algorithm::Auto;
+    let normalize = auto && !config.loss.is_classification();
     let members = members
         .iter()
         .map(|c| {
@@ -275,6 +277,8 @@ fn mixture_of(
                 AnyLearner::TargetStandardization(Box::new(TargetStandardization::new(
                     AnyLearner::FeatureScaling(Box::new(FeatureScaling::new(built))),
                 )))
+            } else if auto && config.loss.is_classification() {
+                AnyLearner::UnitScaling(Box::new(UnitScaling::new(built)))
             } else {
                 built
             })

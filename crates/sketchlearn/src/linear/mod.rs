@@ -37,6 +37,7 @@ mod scaled_mixture;
 pub mod sparse;
 mod summary;
 mod target_standardization;
+mod unit_scaling;
 pub(crate) mod validate;
 
 pub use any::AnyLearner;
@@ -63,6 +64,7 @@ pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};
 pub use scaled_mixture::{LabelScale, ScaledMixture};
 pub use summary::{sketch_summaries, top_weights, SketchSummary};
 pub use target_standardization::TargetStandardization;
+pub use unit_scaling::UnitScaling;
 
 /// What can go wrong while learning.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
