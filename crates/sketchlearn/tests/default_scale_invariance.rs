@@ -98,7 +98,7 @@ fn unit_scale_features_are_learned_bit_for_bit_as_without_the_wrapper() {
 #[test]
 fn the_progressive_error_is_within_one_standard_error_under_per_feature_powers_of_ten() {
     let data = heart();
-    let base = error(&data, &default_scores(&data, &vec![1.0; D]));
+    let base = error(&data, &default_scores(&data, &[1.0; D]));
     let se = (base * (1.0 - base) / data.len() as f64).sqrt();
     for seed in 0..6 {
         let scale = powers_of_ten(seed, 0, 4);
