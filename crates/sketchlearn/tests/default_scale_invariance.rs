@@ -14,6 +14,9 @@
 //!   stay small and the members barely move its weight): with `k_i ∈ −4..4`, seed 0, the error
 //!   is 0.2852.
 
+mod common;
+
+use common::progressive_error;
 use proptest::prelude::*;
 use sketchlearn::linear::{AnyLearner, LearnerConfig, Mixture, OnlineLearner};
 use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
@@ -54,15 +57,6 @@ fn default_scores(data: &[Example], scale: &[f64]) -> Vec<f64> {
     scores(LearnerConfig::default().build(D).unwrap(), data, scale)
 }
 
-fn error(data: &[Example], scores: &[f64]) -> f64 {
-    let wrong = data
-        .iter()
-        .zip(scores)
-        .filter(|(ex, &p)| (p > 0.0) != (ex.label > 0.0))
-        .count();
-    wrong as f64 / data.len() as f64
-}
-
 /// Per-feature powers of ten `10^k`, `k` uniform in `lo..=hi`, from a fixed 64-bit LCG.
 fn powers_of_ten(seed: u64, lo: i32, hi: i32) -> Vec<f64> {
     let mut s = seed;
@@ -77,32 +71,36 @@ fn powers_of_ten(seed: u64, lo: i32, hi: i32) -> Vec<f64> {
         .collect()
 }
 
-#[test]
-fn unit_scale_features_are_learned_bit_for_bit_as_without_the_wrapper() {
-    let data = heart();
-    assert!(data.iter().all(|e| e.values.iter().all(|v| v.abs() <= 1.0)));
+/// The default's members without the unit-scaling wrapper, mixed as the default mixes them.
+fn unwrapped_default() -> AnyLearner {
     let config = LearnerConfig::default();
     let members = config
         .auto_members()
         .iter()
         .map(|m| m.check().unwrap().build_unscaled(D).unwrap())
         .collect();
-    let plain =
-        AnyLearner::Mixture(Mixture::new(members, config.loss, config.mix_rule(), 1.0).unwrap());
+    AnyLearner::Mixture(Mixture::new(members, config.loss, config.mix_rule(), 1.0).unwrap())
+}
+
+#[test]
+fn unit_scale_features_are_learned_bit_for_bit_as_without_the_wrapper() {
+    let data = heart();
+    assert!(data.iter().all(|e| e.values.iter().all(|v| v.abs() <= 1.0)));
+    let plain = unwrapped_default();
     let ones = vec![1.0; D];
     let (a, b) = (default_scores(&data, &ones), scores(plain, &data, &ones));
     assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
-    assert_eq!(error(&data, &a), 0.2); // README's number
+    assert_eq!(progressive_error(&data, &a), 0.2); // README's number
 }
 
 #[test]
 fn the_progressive_error_is_within_one_standard_error_under_per_feature_powers_of_ten() {
     let data = heart();
-    let base = error(&data, &default_scores(&data, &[1.0; D]));
+    let base = progressive_error(&data, &default_scores(&data, &[1.0; D]));
     let se = (base * (1.0 - base) / data.len() as f64).sqrt();
     for seed in 0..6 {
         let scale = powers_of_ten(seed, 0, 4);
-        let e = error(&data, &default_scores(&data, &scale));
+        let e = progressive_error(&data, &default_scores(&data, &scale));
         assert!(
             (e - base).abs() <= se,
             "seed {seed}: error {e} vs {base} (s.e. {se}) with scales {scale:?}"
@@ -110,15 +108,8 @@ fn the_progressive_error_is_within_one_standard_error_under_per_feature_powers_o
     }
     // Without the wrapper the same rescaling costs far more than one standard error (the
     // property is not vacuous): every feature multiplied by 10^k, k in 1..4.
-    let config = LearnerConfig::default();
-    let members = config
-        .auto_members()
-        .iter()
-        .map(|m| m.check().unwrap().build_unscaled(D).unwrap())
-        .collect();
-    let plain =
-        AnyLearner::Mixture(Mixture::new(members, config.loss, config.mix_rule(), 1.0).unwrap());
-    let e = error(&data, &scores(plain, &data, &powers_of_ten(1, 1, 4)));
+    let plain = unwrapped_default();
+    let e = progressive_error(&data, &scores(plain, &data, &powers_of_ten(1, 1, 4)));
     assert!(e > base + se, "unwrapped: {e} vs {base}");
 }
 

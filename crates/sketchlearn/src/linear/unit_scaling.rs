@@ -42,7 +42,7 @@
 //! dimension, so a hashed model (`d = 2^b`) grows with the data, not with `d`; a model file holds
 //! them sorted by index (the same bytes whatever the map's history).
 
-use super::rescaling::{rescaling_learner, with_values};
+use super::rescaling::{per_feature_weights, rescaling_learner, with_values};
 use super::{check_example, LearnError, OnlineLearner};
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
@@ -208,11 +208,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
     /// The weights on the original features: the wrapped learner's divided by `s_i` (an
     /// intercept added inside sits at index `d`, never seen, and is not divided).
     fn original_weights(&self, inner: &[f64]) -> Vec<f64> {
-        inner
-            .iter()
-            .enumerate()
-            .map(|(i, w)| w * self.inverse_scale(i))
-            .collect()
+        per_feature_weights(inner, |i| self.inverse_scale(i))
     }
 }
 
