@@ -76,7 +76,10 @@ fn a_piped_csv_with_three_classes_trains_a_multiclass_model_as_the_file_does() {
     let (f, p) = (json_without_timing(&file), json_without_timing(&pipe));
     assert_eq!(f, p);
     assert_eq!(p["examples"], 344);
-    assert!(p["progressive_error"].as_f64().unwrap() < 0.15, "{p}");
+    // Learned (constant: 0.56). 0.0698 before the default divided features above unit scale by
+    // their RMS (UnitScaling), 0.1657 since: penguins' raw columns (flipper 200 ± 14 mm, year
+    // 2008) keep little relative variation after the division (docs/results/raw_scales.md).
+    assert!(p["progressive_error"].as_f64().unwrap() < 0.2, "{p}");
     // Without a CSV flag or --format csv, standard input is LIBSVM: a clear parse error.
     let out = run_with_stdin(&["train", "-"], &text);
     assert!(!out.status.success());

@@ -70,7 +70,10 @@ fn holdout_scores_every_kth_example_apart() {
     assert_eq!(v["holdout"]["examples"], 34, "{v}");
     assert_eq!(v["examples"], 310, "{v}");
     let held = &v["holdout"];
-    assert!(held["error"].as_f64().unwrap() < 0.15, "{v}");
+    // 7 of 34 wrong since the default divides features above unit scale by their RMS
+    // (UnitScaling; penguins' raw columns keep little relative variation, see
+    // docs/results/raw_scales.md); 2 of 34 before. The constant: 0.56.
+    assert!(held["error"].as_f64().unwrap() < 0.25, "{v}");
     assert!(held["multiclass_log_loss"].as_f64().unwrap() > 0.0, "{v}");
     let err = refused(&[&SPECIES[..], &["--holdout", "0.9", &penguins()]].concat());
     assert!(err.contains("--holdout is the fraction"), "{err}");
