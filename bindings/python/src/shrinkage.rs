@@ -18,6 +18,7 @@ pub fn largest_shrinkage(learner: &AnyLearner) -> Option<f64> {
         AnyLearner::Intercept(l) => largest_shrinkage(l.inner()),
         AnyLearner::TargetStandardization(l) => largest_shrinkage(l.inner()),
         AnyLearner::FeatureScaling(l) => largest_shrinkage(l.inner()),
+        AnyLearner::UnitScaling(l) => largest_shrinkage(l.inner()),
         AnyLearner::RowScaling(l) => largest_shrinkage(l.inner()),
         AnyLearner::Mixture(m) => members(m.members()),
         AnyLearner::ScaledMixture(m) => members(m.mixture().members()),

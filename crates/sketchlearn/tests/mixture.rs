@@ -551,12 +551,16 @@ fn adagrad_grid_mixes_two_adagrads_and_is_the_defaults_third_member() {
     let mut alone = [a.build(7).unwrap(), b.build(7).unwrap()];
     members_learn_as_alone(&mut grid, &mut alone, &data);
     assert_ne!(alone[0].weights(), alone[1].weights());
-    // The default's third member is this grid (a mixture inside the mixture).
+    // The default's third member is this grid (a mixture inside the mixture), learning
+    // features brought down to unit scale like every member of the default.
     let default = LearnerConfig::default().build(7).unwrap();
     let AnyLearner::Mixture(outer) = &default else {
         panic!()
     };
-    let AnyLearner::Mixture(inner) = &outer.members()[2] else {
+    let AnyLearner::UnitScaling(member) = &outer.members()[2] else {
+        panic!("the default's member 3 does not learn unit-scaled features")
+    };
+    let AnyLearner::Mixture(inner) = member.inner() else {
         panic!("the default's member 3 is not the AdaGrad grid")
     };
     assert_eq!(inner.members().len(), 2);

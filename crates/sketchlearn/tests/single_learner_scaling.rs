@@ -5,6 +5,9 @@
 //! a thousand-fold) every curvature learns. The same for the sketched AdaGrads (Ada-FD,
 //! Sketchy), which learn row-scaled data too.
 
+mod common;
+
+use common::progressive_error;
 use proptest::prelude::*;
 use sketchlearn::linear::{Algorithm, CurvatureKind, LearnerConfig, OnlineLearner};
 use sketchlearn::synthetic::ill_conditioned;
@@ -54,15 +57,6 @@ fn pass(config: &LearnerConfig, data: &[Example], scale: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-fn error(data: &[Example], scores: &[f64]) -> f64 {
-    let wrong = data
-        .iter()
-        .zip(scores)
-        .filter(|(ex, &p)| (p > 0.0) != (ex.label > 0.0))
-        .count();
-    wrong as f64 / data.len() as f64
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, rng_seed: proptest::test_runner::RngSeed::Fixed(28), ..ProptestConfig::default() })]
     #[test]
@@ -79,7 +73,7 @@ proptest! {
         for (t, (p, q)) in a.iter().zip(&b).enumerate() {
             prop_assert!((p - q).abs() <= 1e-6 * (1.0 + p.abs()), "example {t}: {p} vs {q}");
         }
-        prop_assert_eq!(error(&data, &a), error(&data, &b));
+        prop_assert_eq!(progressive_error(&data, &a), progressive_error(&data, &b));
     }
 }
 
@@ -91,7 +85,7 @@ fn every_curvature_learns_on_large_dense_rows() {
     let data = ill_conditioned(3000, 200, 100.0, 5);
     for (name, config) in learners(false) {
         let scores = pass(&config, &data, &[1.0; 200]);
-        let err = error(&data, &scores);
+        let err = progressive_error(&data, &scores);
         assert!(err < 0.3, "{name}: progressive error {err}");
         let tail = &scores[scores.len() / 2..];
         let positive = tail.iter().filter(|&&p| p > 0.0).count();

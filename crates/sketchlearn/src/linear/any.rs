@@ -8,7 +8,7 @@ use super::sparse::SparseLearner;
 use super::{
     AdaFd, AdaGrad, DiagonalAdaptation, FeatureScaling, FixedLinear, Intercept, LearnError,
     Mixture, Newton, Ogd, OnlineLearner, ProximalAdaGrad, ProximalOgd, RowScaling, RunningMean,
-    ScaledMixture, Sketchy, TargetStandardization,
+    ScaledMixture, Sketchy, TargetStandardization, UnitScaling,
 };
 use crate::dispatch::{enum_dispatch, forward_online_learner};
 use crate::{Example, Row};
@@ -53,12 +53,15 @@ pub enum AnyLearner {
     AdaFd(AdaFd),
     /// Sketchy AdaGrad: the same with the sketch's escaped mass added back.
     Sketchy(Sketchy),
+    /// A learner of features brought down to unit scale (every member of the default
+    /// classification mixture).
+    UnitScaling(Box<UnitScaling<AnyLearner>>),
 }
 
 enum_dispatch!($ dispatch, AnyLearner {
     Ogd, AdaGrad, Newton, Diagonal, Intercept, Fixed, Sparse, Mixture, RunningMean,
     TargetStandardization, FeatureScaling, ScaledMixture, ProximalOgd, ProximalAdaGrad, RowScaling,
-    AdaFd, Sketchy,
+    AdaFd, Sketchy, UnitScaling,
 });
 
 forward_online_learner!(AnyLearner, dispatch {

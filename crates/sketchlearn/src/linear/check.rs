@@ -13,7 +13,7 @@ use super::{
     AdaFd, AdaGrad, Algorithm, AnyLearner, CurvatureKind, DiagonalAdaptation, FeatureScaling,
     Intercept, LearnError, LearnerConfig, MixRule, Mixture, Newton, NewtonParams, Ogd,
     Representation, RowScaling, RunningMean, ScaledMixture, Sketchy, StepSchedule,
-    TargetStandardization,
+    TargetStandardization, UnitScaling,
 };
 use crate::sketch::FdVariant;
 use std::ops::Deref;
@@ -287,8 +287,10 @@ fn mixture_of(
     dim: usize,
 ) -> Result<AnyLearner, ConfigError> {
     // Auto's regression members learn standardised labels on RMS-scaled features
-    // (`regression_members`); the running mean needs neither.
-    let normalize = config.algorithm == Algorithm::Auto && !config.loss.is_classification();
+    // (`regression_members`); the running mean needs neither. Its classification members learn
+    // features brought down to unit scale ([`UnitScaling`], `auto_members`).
+    let auto = config.algorithm == Algorithm::Auto;
+    let normalize = auto && !config.loss.is_classification();
     let members = members
         .iter()
         .map(|c| {
@@ -297,6 +299,8 @@ fn mixture_of(
                 AnyLearner::TargetStandardization(Box::new(TargetStandardization::new(
                     AnyLearner::FeatureScaling(Box::new(FeatureScaling::new(built))),
                 )))
+            } else if auto && config.loss.is_classification() {
+                AnyLearner::UnitScaling(Box::new(UnitScaling::new(built)))
             } else {
                 built
             })

@@ -16,7 +16,7 @@
 //! make every row dense) — the intercept and the curvature of the Newton members take care of
 //! offsets.
 
-use super::rescaling::{rescaling_learner, with_values};
+use super::rescaling::{per_feature_weights, rescaling_learner, with_values};
 use super::{check_example, LearnError, OnlineLearner};
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
@@ -110,11 +110,7 @@ impl<L: OnlineLearner> FeatureScaling<L> {
 
     /// The weights on the original features: the wrapped learner's divided by `s_i`.
     fn original_weights(&self, inner: &[f64]) -> Vec<f64> {
-        inner
-            .iter()
-            .enumerate()
-            .map(|(i, w)| w * self.inverse_scale(i))
-            .collect()
+        per_feature_weights(inner, |i| self.inverse_scale(i))
     }
 }
 

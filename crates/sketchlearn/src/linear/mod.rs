@@ -41,6 +41,7 @@ mod sketchy;
 pub mod sparse;
 mod summary;
 mod target_standardization;
+mod unit_scaling;
 pub(crate) mod validate;
 
 pub use ada_fd::{AdaFd, AdaFdRule};
@@ -73,6 +74,7 @@ pub use scaled_mixture::{LabelScale, ScaledMixture};
 pub use sketchy::{Sketchy, SketchyRule};
 pub use summary::{sketch_summaries, top_weights, SketchSummary};
 pub use target_standardization::TargetStandardization;
+pub use unit_scaling::UnitScaling;
 
 /// What can go wrong while learning.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

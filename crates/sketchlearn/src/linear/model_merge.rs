@@ -45,6 +45,9 @@ impl MergeShare for AnyLearner {
                 a.merge_share(b, base_of!(base, FeatureScaling), share)
             }
             (RowScaling(a), RowScaling(b)) => a.merge_share(b, base_of!(base, RowScaling), share),
+            (UnitScaling(a), UnitScaling(b)) => {
+                a.merge_share(b, base_of!(base, UnitScaling), share)
+            }
             (ScaledMixture(a), ScaledMixture(b)) => {
                 a.merge_share(b, base_of!(base, ScaledMixture), share)
             }

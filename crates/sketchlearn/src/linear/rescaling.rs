@@ -14,6 +14,17 @@ pub(super) fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
     }
 }
 
+/// The weights on the original features of a per-feature rescaling: the wrapped learner's
+/// weight `i` times `inverse_scale(i)` (the scale the wrapped learner's feature `i` was divided
+/// by).
+pub(super) fn per_feature_weights(inner: &[f64], inverse_scale: impl Fn(usize) -> f64) -> Vec<f64> {
+    inner
+        .iter()
+        .enumerate()
+        .map(|(i, w)| w * inverse_scale(i))
+        .collect()
+}
+
 /// Implements `OnlineLearner` for a rescaling wrapper `$t<L>` with fields `inner: L` and
 /// `scaled: Vec<f64>` (a reused buffer) and inherent methods `observe(x)` (the example joins the
 /// scale), `scaled_values(x, out)` (the rescaled values of `x`) and

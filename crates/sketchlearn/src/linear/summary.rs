@@ -84,6 +84,7 @@ fn walk(learner: &AnyLearner, path: String, k: usize, out: &mut Vec<SketchSummar
         AnyLearner::Intercept(l) => walk(l.inner(), path, k, out),
         AnyLearner::FeatureScaling(l) => walk(l.inner(), path, k, out),
         AnyLearner::RowScaling(l) => walk(l.inner(), path, k, out),
+        AnyLearner::UnitScaling(l) => walk(l.inner(), path, k, out),
         AnyLearner::TargetStandardization(l) => walk(l.inner(), path, k, out),
         AnyLearner::Diagonal(l) => walk(l.inner(), join(&path, "diagonal"), k, out),
         AnyLearner::Mixture(mix) => {

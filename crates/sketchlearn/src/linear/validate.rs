@@ -92,6 +92,10 @@ fn check_sparse(learner: &AnyLearner) -> Result<(), String> {
         AnyLearner::TargetStandardization(l) => check_sparse(l.inner()),
         AnyLearner::FeatureScaling(l) => check_sparse(l.inner()),
         AnyLearner::RowScaling(l) => check_sparse(l.inner()),
+        AnyLearner::UnitScaling(l) => {
+            l.check_state()?;
+            check_sparse(l.inner())
+        }
         AnyLearner::Mixture(l) => l.members().iter().try_for_each(check_sparse),
         AnyLearner::AdaFd(l) => l.check_state(),
         AnyLearner::Sketchy(l) => l.check_state(),

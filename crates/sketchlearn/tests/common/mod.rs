@@ -5,6 +5,17 @@ pub mod scratch;
 
 use proptest::prelude::*;
 
+/// The progressive 0/1 error of `scores` (a score ≤ 0 predicts −1) on `data`'s labels.
+#[allow(dead_code)]
+pub fn progressive_error(data: &[sketchlearn::Example], scores: &[f64]) -> f64 {
+    let wrong = data
+        .iter()
+        .zip(scores)
+        .filter(|(ex, &p)| (p > 0.0) != (ex.label > 0.0))
+        .count();
+    wrong as f64 / data.len() as f64
+}
+
 /// Knuth's MMIX linear congruential generator: a deterministic stream for tests whose data must
 /// not depend on the algorithms of the `rand` crates.
 #[allow(dead_code)] // not every test file that says `mod common;` draws from it

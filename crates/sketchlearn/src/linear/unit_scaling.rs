@@ -1,0 +1,522 @@
+//! Features brought to unit scale, and centred when they are measurements: every member of the
+//! default classification mixture ([`LearnerConfig::auto_members`](super::LearnerConfig::auto_members))
+//! is wrapped in it. No label is used (the example joins the statistics before the step, so
+//! progressive validation stays honest).
+//!
+//! **Statistics.** Per feature `i`, over the examples where it was non-zero so far (the current
+//! one included): the count `n_i`, mean `μ_i` and standard deviation `σ_i` (Welford's update; two
+//! shards' moments combine by Chan, Golub & LeVeque's pairwise formula), and the RMS
+//! `r_i = √(σ_i² + μ_i²)`; and the number of examples `t`.
+//!
+//! **The map.** The wrapped learner sees, for a non-zero `x_i` (a zero stays 0, so sparse rows
+//! stay sparse and a dense row gives what its sparse form gives):
+//!
+//! | feature `i` | value seen |
+//! |---|---|
+//! | at unit scale, `r_i ≤ 1` | `x_i` (unchanged) |
+//! | a *measurement* above unit scale: `r_i > 1`, `n_i ≥ t/2`, `σ_i ≥ 0.01·r_i` | `(x_i − μ_i)/σ_i` |
+//! | any other feature above unit scale | `x_i / r_i` |
+//!
+//! A measurement is a column present in at least half of the rows whose values vary: an age, a
+//! length in mm, a count. An absent value of it (a missing entry, or a 0 a LIBSVM file leaves
+//! out) is seen as 0, which is the running mean: mean imputation. Indicators (non-zero values all
+//! equal: `σ_i = 0`), rare features (words, hashed crosses: `n_i < t/2`) and near-constants (a year
+//! column, `σ_i/r_i ≈ 4·10⁻⁴`) are only divided by their RMS: centring them would make the
+//! absent value `−μ_i/σ_i` (every sparse row dense), or equate a present word of average count
+//! with its absence, or blow a year's ±1 up to ±1000 at the first change.
+//!
+//! **Why.** The members' `α`, `α₀` and `η` count in the units of the features
+//! ([`MEMBER_ALPHA0_SCALE`](super::MEMBER_ALPHA0_SCALE)) and were chosen on features at unit
+//! scale (`[−1, 1]`, 0/1 dummies, tf-idf). On files as distributed a feature in the hundreds
+//! (cholesterol in mg/dl beside a 0/1 sex column) fills SON's curvature
+//! `A = αI + Σ c·g gᵀ` (Luo et al. 2016, Alg. 1) alone, and the unit-scale features keep a step
+//! tuned for rows a thousand times smaller; AdaGrad's step `η` is scale-free per coordinate, so
+//! a weight that must be `10⁻³` moves by `η` (Duchi et al. 2011). Dividing by `r_i` alone fixes
+//! the scale but not the *offset*: penguins' flipper length, 200 ± 14 mm, becomes 1 ± 0.07,
+//! nearly the intercept's constant, and the regularisation `αI` (a prior on the weights of
+//! unit-scale features) swallows the ±0.07 that separates the species (the default's
+//! one-against-all error went 0.0698 → 0.1657 with `x/r` alone; with the centring 0.0233).
+//!
+//! **Predictions and weights on the original features.** Let `C` be the centred features and
+//! `v` the wrapped learner's weights, `b` its intercept (every member has one). The score is
+//!
+//! ```text
+//! Σ_i v_i z_i + b = Σ_i w_i x_i + (b − Σ_{i∈C, x_i≠0} w_i μ_i),   w_i = v_i / s_i,
+//! ```
+//!
+//! with `s_i = σ_i` on `C`, `r_i` above unit scale elsewhere, 1 at unit scale. So the weights on
+//! the original features are `w_i = v_i/s_i` ([`OnlineLearner::weights`] reports them), and the
+//! centring moves into the intercept: `b − Σ_{i∈C} w_i μ_i` when every centred feature is present,
+//! with the term of an absent one left out (its mean imputed). The intercept is what absorbs the
+//! offsets, which is why the learner can be handed zero-mean features without losing anything.
+//!
+//! **Invariance.** Multiply feature `i` by `c > 0`: `μ_i, σ_i, r_i ↦ c·μ_i, c·σ_i, c·r_i`, the
+//! tests `n_i ≥ t/2` and `σ_i ≥ 0.01·r_i` are unchanged (ratios), so as long as the feature is
+//! above unit scale before and after (`r_i > 1`, `c·r_i > 1`) the learner sees
+//! `(c·x_i − c·μ_i)/(c·σ_i) = (x_i − μ_i)/σ_i`, or `c·x_i/(c·r_i) = x_i/r_i`: the same stream,
+//! the same predictions up to rounding (`tests/default_scale_invariance.rs`). Features at or
+//! below unit scale are left as they are, which is the limit of the invariance: a feature divided
+//! by `10⁴` is not scaled back up. This is on purpose: the scale of a unit-scale feature carries
+//! information the defaults use. Standardising every measurement whatever its scale undoes
+//! scaling down too (heart with per-feature `10^k`, `k ∈ −4..4`: 0.1926 instead of 0.2704) but
+//! changes the 12 shared sets (splice 0.2150 → 0.2230, ionosphere 0.1538 → 0.1652, breast-cancer
+//! 0.0322 → 0.0351, heart 0.2000 → 0.1852; each within one s.e.), and dividing every feature by
+//! its RMS (Vowpal Wabbit's `--normalized`, Ross, Mineiro & Langford, *Normalized Online
+//! Learning*, UAI 2013, with the RMS instead of the maximum: [`FeatureScaling`](super::FeatureScaling))
+//! cost splice 0.2150 → 0.2340, spam.shuf 0.0798 → 0.0863 and r8 0.0184 → 0.0233 (more than one
+//! s.e. each; `docs/results/raw_scales.md`). With `r_i ≤ 1` untouched every feature of those
+//! sets keeps its values (their non-zero values are at most 1 in absolute value), so the default
+//! learns them bit for bit as before.
+//!
+//! Like [`FeatureScaling`](super::FeatureScaling) (and unlike NAG) the weights are not corrected
+//! when `μ_i` or `s_i` change: the wrapped learner may be a sketch, and on a stationary stream the
+//! moments settle after a few examples. A feature can change rows of the table (a measurement
+//! whose presence falls below half, say); the wrapped learner then sees a new scale for it.
+//!
+//! **Cost.** Only the touched coordinates are read and written: two hash-map look-ups per non-zero
+//! and per example. The moments are kept for the features seen, not for every index of the
+//! dimension, so a hashed model (`d = 2^b`) grows with the data, not with `d`; a model file holds
+//! them sorted by index (the same bytes whatever the map's history).
+
+use super::rescaling::{per_feature_weights, rescaling_learner, with_values};
+use super::{check_example, LearnError, OnlineLearner};
+use crate::merge::{MergeResult, MergeShare};
+use crate::Row;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hash of a feature index (Fibonacci hashing, as rustc's FxHash): no random
+/// state, so runs are reproducible, and a few cycles per look-up.
+#[derive(Clone, Copy, Debug, Default)]
+struct IndexHasher(u64);
+
+impl Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Per feature seen non-zero: its running moments (Welford: count, mean, sum of squared
+/// deviations from the mean).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Welford {
+    n: f64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Welford {
+    fn push(&mut self, x: f64) {
+        self.n += 1.0;
+        let delta = x - self.mean;
+        self.mean += delta / self.n;
+        self.m2 += delta * (x - self.mean);
+    }
+
+    /// The running variance `M₂/n` (population).
+    fn variance(&self) -> f64 {
+        (self.m2 / self.n).max(0.0)
+    }
+
+    /// `r² = Σx²/n = σ² + μ²`.
+    fn mean_square(&self) -> f64 {
+        self.variance() + self.mean * self.mean
+    }
+
+    /// Chan et al.'s pairwise combination: the moments of the union of two disjoint samples.
+    fn combine(&self, o: &Welford) -> Welford {
+        let n = self.n + o.n;
+        if n == 0.0 {
+            return Welford::default();
+        }
+        let delta = o.mean - self.mean;
+        Welford {
+            n,
+            mean: self.mean + delta * o.n / n,
+            m2: self.m2 + o.m2 + delta * delta * self.n * o.n / n,
+        }
+    }
+
+    /// The moments of the values in `self` but not in its sub-sample `base` (the inverse of
+    /// [`combine`](Self::combine)).
+    fn since(&self, base: &Welford) -> Welford {
+        let n = self.n - base.n;
+        if n <= 0.0 {
+            return Welford::default();
+        }
+        let mean = (self.n * self.mean - base.n * base.mean) / n;
+        let delta = mean - base.mean;
+        let m2 = self.m2 - base.m2 - delta * delta * base.n * n / self.n;
+        Welford {
+            n,
+            mean,
+            m2: m2.max(0.0),
+        }
+    }
+
+    fn is_valid(&self) -> bool {
+        self.n.is_finite()
+            && self.n >= 1.0
+            && self.mean.is_finite()
+            && self.m2.is_finite()
+            && self.m2 >= 0.0
+            && self.mean_square().is_finite()
+    }
+}
+
+type Moments = HashMap<usize, Welford, BuildHasherDefault<IndexHasher>>;
+
+/// The moments in a file: `(index, moments)` sorted by index.
+mod sorted {
+    use super::{Moments, Welford};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(m: &Moments, s: S) -> Result<S::Ok, S::Error> {
+        let mut v: Vec<(usize, Welford)> = m.iter().map(|(&i, &x)| (i, x)).collect();
+        v.sort_unstable_by_key(|&(i, _)| i);
+        v.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Moments, D::Error> {
+        let v = Vec::<(usize, Welford)>::deserialize(d)?;
+        Ok(v.into_iter().collect())
+    }
+}
+
+/// How one feature's non-zero value is mapped: `z = (x − shift)·inverse`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FeatureMap {
+    /// Subtracted first: the running mean for a centred feature, else 0.
+    pub shift: f64,
+    /// Then multiplied by: `1/s_i`.
+    pub inverse: f64,
+}
+
+impl FeatureMap {
+    const IDENTITY: FeatureMap = FeatureMap {
+        shift: 0.0,
+        inverse: 1.0,
+    };
+}
+
+/// A feature above unit scale is centred when present in at least this fraction of the
+/// examples (a measurement with the odd missing value, not a sparse indicator or word).
+const MEASUREMENT_PRESENCE: f64 = 0.5;
+
+/// … and when its non-zero values vary by at least this fraction of their RMS (not an indicator,
+/// whose `σ = 0`, nor a near-constant such as a year, `σ/r ≈ 4·10⁻⁴`).
+const MEASUREMENT_VARIATION: f64 = 0.01;
+
+/// Unit scale: a feature whose RMS is at most this is left as it is. (A little above 1, so that
+/// a feature of ±1 values, whose RMS rounds to `1 + ε` in Welford's moments, counts as unit
+/// scale.)
+const UNIT_SCALE: f64 = 1.0 + 1e-9;
+
+/// Wraps a learner so that features above unit scale are brought to unit scale: measurements
+/// standardised, other features divided by their running RMS (see the module documentation).
+///
+/// ```
+/// use sketchlearn::linear::{AdaGrad, Intercept, OnlineLearner, UnitScaling};
+/// use sketchlearn::loss::Loss;
+/// use sketchlearn::Row;
+/// let run = |c: f64| {
+///     let mut m = UnitScaling::new(Intercept::new(AdaGrad::new(3, Loss::Logistic, 0.5).unwrap()));
+///     let mut out = 0.0;
+///     for t in 0..50 {
+///         let x = [c * (1 + t % 5) as f64, (t % 3) as f64 / 2.0];
+///         let y = if x[0] > 3.0 * c { 1.0 } else { -1.0 };
+///         out = m.learn(Row::Dense(&x), y, 1.0).unwrap();
+///     }
+///     out
+/// };
+/// // Feature 0 above unit scale (and centred: present in every row, varying): its scale does
+/// // not matter.
+/// assert!((run(10.0) - run(1e6)).abs() < 1e-9);
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct UnitScaling<L> {
+    inner: L,
+    /// Examples seen (`t`).
+    examples: f64,
+    /// Per feature seen non-zero: its moments.
+    #[serde(with = "sorted")]
+    moments: Moments,
+    #[serde(skip)]
+    scaled: Vec<f64>,
+}
+
+impl<L: OnlineLearner> UnitScaling<L> {
+    /// Wraps `inner` (same dimension).
+    pub fn new(inner: L) -> Self {
+        UnitScaling {
+            inner,
+            examples: 0.0,
+            moments: Moments::default(),
+            scaled: Vec::new(),
+        }
+    }
+
+    /// The wrapped learner (which sees scaled features).
+    pub fn inner(&self) -> &L {
+        &self.inner
+    }
+
+    /// How feature `i`'s non-zero values are mapped now (the identity for a feature never seen
+    /// non-zero).
+    pub fn feature_map(&self, i: usize) -> FeatureMap {
+        let Some(m) = self.moments.get(&i) else {
+            return FeatureMap::IDENTITY;
+        };
+        let r2 = m.mean_square();
+        if r2 <= UNIT_SCALE * UNIT_SCALE {
+            return FeatureMap::IDENTITY;
+        }
+        let (r, sd) = (r2.sqrt(), m.variance().sqrt());
+        if m.n >= MEASUREMENT_PRESENCE * self.examples
+            && sd > 0.0
+            && sd >= MEASUREMENT_VARIATION * r
+        {
+            FeatureMap {
+                shift: m.mean,
+                inverse: sd.recip(),
+            }
+        } else {
+            FeatureMap {
+                shift: 0.0,
+                inverse: r.recip(),
+            }
+        }
+    }
+
+    /// `1/s_i`, the factor feature `i`'s weight is mapped back by (1 for a feature never seen
+    /// non-zero).
+    pub fn inverse_scale(&self, i: usize) -> f64 {
+        self.feature_map(i).inverse
+    }
+
+    /// How many features have been seen non-zero (the entries kept).
+    pub fn features_seen(&self) -> usize {
+        self.moments.len()
+    }
+
+    /// Checks a loaded state: every index below the dimension, finite moments, every count
+    /// between 1 and the number of examples.
+    pub fn check_state(&self) -> Result<(), String> {
+        let d = self.inner.dim();
+        if !(self.examples.is_finite() && self.examples >= 0.0) {
+            return Err(format!(
+                "unit scaling: the example count {} is not a finite count",
+                self.examples
+            ));
+        }
+        for (&i, m) in &self.moments {
+            if i >= d {
+                return Err(format!(
+                    "unit scaling: feature index {i} is not below the dimension {d}"
+                ));
+            }
+            if !(m.is_valid() && m.n <= self.examples) {
+                return Err(format!(
+                    "unit scaling: feature {i} has moments (n {}, mean {}, M2 {}): expected \
+                     finite numbers, M2 ≥ 0 and 1 ≤ n ≤ {} examples",
+                    m.n, m.mean, m.m2, self.examples
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
+        out.clear();
+        let scale = |i: usize, xi: f64| {
+            if xi == 0.0 {
+                xi
+            } else {
+                let f = self.feature_map(i);
+                (xi - f.shift) * f.inverse
+            }
+        };
+        match x {
+            Row::Dense(v) => out.extend(v.iter().enumerate().map(|(i, &xi)| scale(i, xi))),
+            Row::Sparse { indices, values } => out.extend(
+                indices
+                    .iter()
+                    .zip(values)
+                    .map(|(&i, &xi)| scale(i as usize, xi)),
+            ),
+        }
+    }
+
+    fn observe(&mut self, x: Row<'_>) {
+        let d = self.inner.dim();
+        self.examples += 1.0;
+        x.for_each_entry(|i, xi| {
+            if xi != 0.0 && xi.is_finite() && i < d {
+                let m = self.moments.entry(i).or_default();
+                let mut next = *m;
+                next.push(xi);
+                if next.is_valid() {
+                    *m = next;
+                } else if m.n == 0.0 {
+                    self.moments.remove(&i);
+                }
+            }
+        });
+    }
+
+    /// The weights on the original features: the wrapped learner's times `1/s_i` (an
+    /// intercept added inside sits at index `d`, never seen, and is not divided).
+    fn original_weights(&self, inner: &[f64]) -> Vec<f64> {
+        per_feature_weights(inner, |i| self.inverse_scale(i))
+    }
+}
+
+rescaling_learner!(UnitScaling);
+
+/// The wrapped learners merged; the example counts and the per-feature moments learned since
+/// the base added (Chan et al.'s pairwise combination).
+impl<L: MergeShare> MergeShare for UnitScaling<L> {
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
+        self.inner
+            .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
+        self.examples += other.examples - base.map_or(0.0, |b| b.examples);
+        for (&i, m) in &other.moments {
+            let b = base
+                .and_then(|b| b.moments.get(&i).copied())
+                .unwrap_or_default();
+            let new = m.since(&b);
+            if new.n > 0.0 {
+                let e = self.moments.entry(i).or_default();
+                *e = e.combine(&new);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::AdaGrad;
+    use crate::loss::Loss;
+
+    fn trained(rows: &[[f64; 3]]) -> UnitScaling<AdaGrad> {
+        let mut l = UnitScaling::new(AdaGrad::new(3, Loss::Logistic, 0.5).unwrap());
+        for (t, x) in rows.iter().enumerate() {
+            let y = if t % 2 == 0 { 1.0 } else { -1.0 };
+            l.learn(Row::Dense(x), y, 1.0).unwrap();
+        }
+        l
+    }
+
+    #[test]
+    fn only_features_above_unit_scale_are_mapped() {
+        let l = trained(&[[300.0, 0.5, 0.0], [400.0, -0.25, 0.0]]);
+        assert_eq!(l.features_seen(), 2); // feature 2 never non-zero
+                                          // Feature 0: present in every row, σ = 50 against r = √125000: standardised.
+        let f = l.feature_map(0);
+        assert!((f.shift - 350.0).abs() < 1e-12 && (f.inverse - 0.02).abs() < 1e-15);
+        assert_eq!(l.feature_map(1), FeatureMap::IDENTITY);
+        assert_eq!(l.feature_map(2), FeatureMap::IDENTITY);
+    }
+
+    #[test]
+    fn indicators_rare_features_and_near_constants_are_only_divided_by_their_rms() {
+        // Feature 0: always 2 (an indicator, σ = 0); feature 1: in 1 row of 4 (rare);
+        // feature 2: a year, 2008 ± 1 (σ/r ≈ 4·10⁻⁴); feature 3: a measurement.
+        let rows = [
+            [2.0, 5.0, 2007.0, 150.0],
+            [2.0, 0.0, 2008.0, 210.0],
+            [2.0, 0.0, 2009.0, 180.0],
+            [2.0, 0.0, 2008.0, 0.0], // a missing measurement: still present in 3 of 4
+        ];
+        let mut l = UnitScaling::new(AdaGrad::new(4, Loss::Logistic, 0.5).unwrap());
+        for x in &rows {
+            l.learn(Row::Dense(x), 1.0, 1.0).unwrap();
+        }
+        assert_eq!(l.feature_map(0).shift, 0.0);
+        assert_eq!(l.feature_map(0).inverse, 0.5);
+        assert_eq!(l.feature_map(1).shift, 0.0);
+        assert!((l.feature_map(1).inverse - 0.2).abs() < 1e-15);
+        assert_eq!(l.feature_map(2).shift, 0.0);
+        let f = l.feature_map(3);
+        assert!((f.shift - 180.0).abs() < 1e-9);
+        assert!((f.inverse - (600f64).sqrt().recip()).abs() < 1e-12);
+        // A zero stays zero: the absent measurement is its running mean.
+        let mut v = Vec::new();
+        l.scaled_values(Row::Dense(&[0.0, 0.0, 0.0, 0.0]), &mut v);
+        assert_eq!(v, [0.0; 4]);
+    }
+
+    #[test]
+    fn welford_moments_combine_and_split_as_the_pooled_sample() {
+        let (xs, ys) = ([3.0, -1.0, 7.5, 2.0], [10.0, 11.0, 0.5]);
+        let (mut a, mut b, mut all) = (Welford::default(), Welford::default(), Welford::default());
+        xs.iter().for_each(|&x| a.push(x));
+        ys.iter().for_each(|&y| b.push(y));
+        xs.iter().chain(&ys).for_each(|&x| all.push(x));
+        let c = a.combine(&b);
+        let back = c.since(&a);
+        for (p, q) in [(c.n, all.n), (c.mean, all.mean), (c.m2, all.m2)] {
+            assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} vs {q}");
+        }
+        for (p, q) in [(back.n, b.n), (back.mean, b.mean), (back.m2, b.m2)] {
+            assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} vs {q}");
+        }
+    }
+
+    #[test]
+    fn a_file_holds_the_moments_sorted_and_a_reload_saves_the_same_bytes() {
+        let rows: Vec<[f64; 3]> = (0..40)
+            .map(|t| [(t % 7) as f64 * 3.0, 2.0 - (t % 3) as f64, (t % 5) as f64])
+            .collect();
+        let l = trained(&rows);
+        let bytes = postcard::to_allocvec(&l).unwrap();
+        let back: UnitScaling<AdaGrad> = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+        assert!(back.check_state().is_ok());
+        for i in 0..3 {
+            assert_eq!(back.inverse_scale(i), l.inverse_scale(i));
+        }
+    }
+
+    #[test]
+    fn a_loaded_state_with_an_index_outside_the_dimension_or_bad_moments_is_refused() {
+        let mut l = trained(&[[3.0, 1.0, 1.0]]);
+        let one = l.moments[&0];
+        l.moments.insert(7, one);
+        assert!(l.check_state().unwrap_err().contains("index 7"));
+        l.moments.remove(&7);
+        l.moments.insert(1, Welford { m2: -1.0, ..one });
+        assert!(l.check_state().unwrap_err().contains("feature 1"));
+        l.moments.insert(1, Welford { n: 2.0, ..one }); // seen more often than the examples
+        assert!(l.check_state().unwrap_err().contains("feature 1"));
+    }
+
+    #[test]
+    fn merging_adds_the_moments_learned_since_the_base() {
+        let base = trained(&[[2.0, 0.0, 0.0]]);
+        let (mut a, mut b) = (base.clone(), base.clone());
+        a.learn(Row::Dense(&[4.0, 0.0, 0.0]), 1.0, 1.0).unwrap();
+        b.learn(Row::Dense(&[6.0, 3.0, 0.0]), -1.0, 1.0).unwrap();
+        a.merge_share(&b, Some(&base), 0.5).unwrap();
+        assert_eq!(a.examples, 3.0);
+        let m = a.moments[&0];
+        assert_eq!((m.n, m.mean), (3.0, 4.0));
+        assert!((m.m2 - 8.0).abs() < 1e-12);
+        assert_eq!(a.moments[&1].n, 1.0);
+        assert_eq!(a.moments[&1].mean, 3.0);
+    }
+}
