@@ -4,6 +4,7 @@
 //! [`LinearLearners`], so scoring, `save`, `load` and pickling are the linear models' own.
 
 use crate::config::get;
+use crate::interrupt::Interrupt;
 use crate::labels::classes_of;
 use crate::learners::LinearLearners;
 use crate::rows::{RowScratch, Rows, RowsInput};
@@ -12,6 +13,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use sketchlearn::cancel::Cancel;
 use sketchlearn::drp::{recovered_model, Dataset, DrpError, DrpLoss, DrpParams, OnDivergence};
 
 fn drp_error(e: DrpError) -> PyErr {
@@ -56,7 +58,8 @@ fn dataset(rows: &Rows<'_>, y: &[f64]) -> Result<Dataset, String> {
 /// returns the recovered model (recording `classes`) and a report: `status` (`completed`,
 /// `converged at t=..`, `diverged at t=..`), `iteration` (the `t` kept), `objective`
 /// `f(w̃)` and `relative_grad_norm` `‖∇f(w̃)‖/‖∇f(0)‖` of the kept iterate, and the naive
-/// solution's `naive_objective`.
+/// solution's `naive_objective`. Ctrl-C is checked every 0.1 s during the fit
+/// ([`Interrupt`]): `KeyboardInterrupt` is raised and nothing is returned.
 #[pyfunction]
 pub fn drp_fit<'py>(
     py: Python<'py>,
@@ -78,13 +81,16 @@ pub fn drp_fit<'py>(
         )));
     }
     rows.check_finite("X")?;
-    let (data, fit) = py
-        .detach(|| {
-            let data = dataset(&rows, y)?;
-            let fit = drp.fit(&data).map_err(|e| e.to_string())?;
-            Ok((data, fit))
-        })
-        .map_err(PyValueError::new_err::<String>)?;
+    let interrupt = Interrupt::new();
+    let poll = || interrupt.poll();
+    let result = py.detach(|| {
+        let data = dataset(&rows, y)?;
+        let fit = drp
+            .fit_cancellable(&data, Cancel::new(&poll))
+            .map_err(|e| e.to_string())?;
+        Ok((data, fit))
+    });
+    let (data, fit) = result.map_err(|e| interrupt.raise_or(PyValueError::new_err::<String>(e)))?;
     let mut model = recovered_model(drp.params(), &fit, data.len()).map_err(drp_error)?;
     model.classes = Some(classes);
 

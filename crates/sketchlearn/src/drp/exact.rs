@@ -6,6 +6,7 @@ use super::data::Dataset;
 use super::problem::{MarginObjective, Problem};
 use super::tron::{tron, TronOptions};
 use super::DrpError;
+use crate::cancel::Cancel;
 use crate::linalg::dot;
 use std::time::Instant;
 
@@ -114,7 +115,8 @@ impl ExactSolver {
                 max_iterations: self.max_iterations,
                 max_cg_total: usize::MAX,
             },
-        );
+            Cancel::never(),
+        )?;
         if w.iter().any(|v| !v.is_finite()) {
             return Err(DrpError::NonFinite(
                 "the exact solution is not finite".into(),
