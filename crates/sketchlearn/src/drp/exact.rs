@@ -97,6 +97,7 @@ impl ExactSolver {
         if data.is_empty() {
             return Err(DrpError::Empty);
         }
+        problem.check_data(data)?;
         let start = Instant::now();
         let mut w = vec![0.0; data.dim()];
         let mut obj = MarginObjective::new(
@@ -104,7 +105,7 @@ impl ExactSolver {
             problem.loss(),
             problem.lambda(),
             data.labels(),
-            None,
+            data.base_offsets(),
             None,
         );
         let report = tron(

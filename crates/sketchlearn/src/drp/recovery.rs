@@ -400,6 +400,7 @@ impl Drp {
         if data.is_empty() {
             return Err(DrpError::Empty);
         }
+        self.problem.check_data(data)?;
         let start = Instant::now();
         let (n, d, m) = (data.len(), data.dim(), self.params.size);
         let (loss, lambda) = (self.params.loss, self.params.lambda);
@@ -429,18 +430,23 @@ impl Drp {
         let mut offset = vec![0.0; n];
         let mut shift = vec![0.0; m];
         let mut z_first = Vec::new();
+        // A regression set's offsets c_i = 1 − t_i (Dataset::regression) join those of (13).
+        let base = data.base_offsets();
         let mut status = Alg2Status::Completed;
         let mut margins = vec![0.0; n];
         for t in 1..=self.params.iterations {
             cancel.check()?;
             let ti = Instant::now();
             let (off, sh) = if t == 1 {
-                (None, None)
+                (base, None)
             } else {
                 let w_prev = iterates.last().expect("t > 1");
                 data.margins(w_prev, &mut offset);
                 for i in 0..n {
                     offset[i] *= y[i];
+                }
+                if let Some(c) = base {
+                    offset.iter_mut().zip(c).for_each(|(o, c)| *o += c);
                 }
                 // s = Rᵀw̃/√m = −(1/λ) Σ α̂_i y_i x̂_i.
                 let c: Vec<f64> = (0..n).map(|i| -alpha_prev[i] * y[i] / lambda).collect();
