@@ -4,6 +4,7 @@
 //! [`LinearLearners`], so scoring, `save`, `load` and pickling are the linear models' own.
 
 use crate::config::get;
+use crate::interrupt::Interrupt;
 use crate::labels::classes_of;
 use crate::learners::LinearLearners;
 use crate::rows::{RowScratch, Rows, RowsInput};
@@ -12,6 +13,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use sketchlearn::cancel::Cancel;
 use sketchlearn::drp::{recovered_model, Dataset, DrpError, DrpLoss, DrpParams, OnDivergence};
 
 fn drp_error(e: DrpError) -> PyErr {
@@ -40,33 +42,45 @@ fn drp_params(params: &Bound<'_, PyDict>) -> PyResult<DrpParams> {
     })
 }
 
-/// The rows with labels `y` (±1) as the core's training set of dimension `rows.n_cols()`
-/// (a dense row enters as its non-zeros, as a LIBSVM line does).
-fn dataset(rows: &Rows<'_>, y: &[f64]) -> Result<Dataset, String> {
-    let mut data = Dataset::new(rows.n_cols());
+/// The rows with labels `y` (±1, or real targets when `regression`) as the core's training
+/// set of dimension `rows.n_cols()` (a dense row enters as its non-zeros, as a LIBSVM line does).
+fn dataset(rows: &Rows<'_>, y: &[f64], regression: bool) -> Result<Dataset, String> {
+    let mut data = if regression {
+        Dataset::regression(rows.n_cols())
+    } else {
+        Dataset::new(rows.n_cols())
+    };
     let mut scratch = RowScratch::default();
     for (i, &label) in y.iter().enumerate() {
-        data.push(rows.row(i, &mut scratch), label)
-            .map_err(|e| format!("row {i}: {e}"))?;
+        let row = rows.row(i, &mut scratch);
+        let pushed = if regression {
+            data.push_target(row, label)
+        } else {
+            data.push(row, label)
+        };
+        pushed.map_err(|e| format!("row {i}: {e}"))?;
     }
     Ok(data)
 }
 
-/// Solves problem (1) of the DRP paper on `(x, y)` (labels ±1: `y` = +1 for `classes[1]`) and
-/// returns the recovered model (recording `classes`) and a report: `status` (`completed`,
+/// Solves problem (1) of the DRP paper on `(x, y)` (labels ±1: `y` = +1 for `classes[1]`; with
+/// `classes=None`, ridge regression on real targets `y`, loss `ridge`) and returns the recovered
+/// model (recording `classes`) and a report: `status` (`completed`,
 /// `converged at t=..`, `diverged at t=..`), `iteration` (the `t` kept), `objective`
 /// `f(w̃)` and `relative_grad_norm` `‖∇f(w̃)‖/‖∇f(0)‖` of the kept iterate, and the naive
-/// solution's `naive_objective`.
+/// solution's `naive_objective`. Ctrl-C is checked every 0.1 s during the fit
+/// ([`Interrupt`]): `KeyboardInterrupt` is raised and nothing is returned.
 #[pyfunction]
 pub fn drp_fit<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     y: PyReadonlyArray1<'py, f64>,
     params: &Bound<'py, PyDict>,
-    classes: Vec<Bound<'py, PyAny>>,
+    classes: Option<Vec<Bound<'py, PyAny>>>,
 ) -> PyResult<(LinearLearners, Bound<'py, PyDict>)> {
     let drp = drp_params(params)?.build().map_err(drp_error)?;
-    let classes = classes_of(&classes)?;
+    let classes = classes.as_deref().map(classes_of).transpose()?;
+    let regression = classes.is_none();
     let input = RowsInput::extract(x)?;
     let rows = input.rows()?;
     let y = y.as_slice()?;
@@ -78,15 +92,18 @@ pub fn drp_fit<'py>(
         )));
     }
     rows.check_finite("X")?;
-    let (data, fit) = py
-        .detach(|| {
-            let data = dataset(&rows, y)?;
-            let fit = drp.fit(&data).map_err(|e| e.to_string())?;
-            Ok((data, fit))
-        })
-        .map_err(PyValueError::new_err::<String>)?;
+    let interrupt = Interrupt::new();
+    let poll = || interrupt.poll();
+    let result = py.detach(|| {
+        let data = dataset(&rows, y, regression)?;
+        let fit = drp
+            .fit_cancellable(&data, Cancel::new(&poll))
+            .map_err(|e| e.to_string())?;
+        Ok((data, fit))
+    });
+    let (data, fit) = result.map_err(|e| interrupt.raise_or(PyValueError::new_err::<String>(e)))?;
     let mut model = recovered_model(drp.params(), &fit, data.len()).map_err(drp_error)?;
-    model.classes = Some(classes);
+    model.classes = classes;
 
     let kept = &fit.reports[fit.final_index()];
     let g0 = fit.grad_norm0.max(f64::MIN_POSITIVE);

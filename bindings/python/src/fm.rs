@@ -5,6 +5,7 @@
 
 use crate::config::get;
 use crate::errors::{learn_error, model_error};
+use crate::interrupt::Interrupt;
 use crate::rows::{RowScratch, Rows, RowsInput};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -16,9 +17,6 @@ use sketchlearn::linear::OnlineLearner;
 use sketchlearn::loss::Loss;
 use sketchlearn::model;
 use sketchlearn::Row;
-
-/// Rows learned between two checks for Ctrl-C.
-const CHUNK: usize = 4096;
 
 /// An online factorization machine over `d` features (labels ±1 for a classification loss,
 /// reals for the squared loss).
@@ -126,7 +124,7 @@ impl FmLearner {
     }
 
     /// Learns every row in order (progressive validation), GIL released, Ctrl-C checked every
-    /// 4096 rows; a step refused by the divergence guard keeps the state and is counted.
+    /// 0.1 s (on `KeyboardInterrupt` the rows before it are learned, whole); a step refused by the divergence guard keeps the state and is counted.
     fn learn(
         &mut self,
         py: Python<'_>,
@@ -142,34 +140,33 @@ impl FmLearner {
                 "y must be finite, one value per row of X",
             ));
         }
-        let mut lo = 0;
-        while lo < y.len() {
-            let hi = (lo + CHUNK).min(y.len());
-            let FmLearner {
-                model,
-                metrics,
-                refused,
-                scratch,
-                unit,
-            } = self;
-            py.detach(|| {
-                for (i, &yi) in y.iter().enumerate().take(hi).skip(lo) {
-                    let mut x = rows.row(i, scratch);
-                    if model.normalize {
-                        x = unit_row(x, unit);
-                    }
-                    let p =
-                        sketchlearn::run::learn_or_refuse(&mut model.learner, x, yi, 1.0, refused)
-                            .map_err(|e| (e, i))?;
-                    model.examples_seen += 1;
-                    metrics.add(p, yi, 1.0, model.config.loss);
+        let interrupt = Interrupt::new();
+        let stop = &interrupt;
+        let FmLearner {
+            model,
+            metrics,
+            refused,
+            scratch,
+            unit,
+        } = self;
+        let result = py.detach(|| {
+            for (i, &yi) in y.iter().enumerate() {
+                if stop.due(i) {
+                    break;
                 }
-                Ok(())
-            })
-            .map_err(|(e, i)| learn_error(e, Some(i)))?;
-            lo = hi;
-            py.check_signals()?;
-        }
+                let mut x = rows.row(i, scratch);
+                if model.normalize {
+                    x = unit_row(x, unit);
+                }
+                let p = sketchlearn::run::learn_or_refuse(&mut model.learner, x, yi, 1.0, refused)
+                    .map_err(|e| (e, i))?;
+                model.examples_seen += 1;
+                metrics.add(p, yi, 1.0, model.config.loss);
+            }
+            Ok(())
+        });
+        interrupt.check()?;
+        result.map_err(|(e, i)| learn_error(e, Some(i)))?;
         Ok(())
     }
 

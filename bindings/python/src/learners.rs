@@ -9,6 +9,7 @@
 use crate::config::{choose_representation, learner_config, multiclass_config};
 use crate::errors::{learn_error, model_error};
 use crate::features::HashedRow;
+use crate::interrupt::Interrupt;
 use crate::labels::{class_objects, classes_of};
 use crate::rows::{RowScratch, Rows, RowsInput};
 use crate::state::State;
@@ -21,9 +22,6 @@ use sketchlearn::linear::multiclass::{argmax, MulticlassLearner, MulticlassModel
 use sketchlearn::linear::{LearnError, LearnerConfig, LinearModel, OnlineLearner};
 use sketchlearn::loss::Loss;
 use sketchlearn::Row;
-
-/// Rows learned between two checks for Ctrl-C (and two GIL releases).
-const CHUNK: usize = 4096;
 
 /// One online learner over `d` features: binary (labels ±1), regression (real labels), or
 /// multiclass (labels are class ids `0..K` as floats).
@@ -79,15 +77,19 @@ fn learn_row(
 /// Learns rows `lo..hi` of `rows` in order with `step` — which learns one row (its index and
 /// weight given) and returns what progressive validation scores: `(prediction, label, loss)`,
 /// the prediction made before the update — adding each to `metrics` and its progress rows.
+/// Stops before a row when `interrupt` is [due](Interrupt::due) (Ctrl-C).
 fn learn_rows(
     rows: &Rows<'_>,
     w: Option<&[f64]>,
-    (lo, hi): (usize, usize),
+    interrupt: &Interrupt,
     scratch: &mut RowScratch,
     (metrics, progress): (&mut Metrics, &mut Vec<ProgressRow>),
     mut step: impl FnMut(Row<'_>, usize, f64) -> Result<(f64, f64, Loss), LearnError>,
 ) -> Result<(), (LearnError, usize)> {
-    for i in lo..hi {
+    for i in 0..rows.n_rows() {
+        if interrupt.due(i) {
+            break;
+        }
         let x = rows.row(i, scratch);
         let features = x.stored_len();
         let weight = w.map_or(1.0, |w| w[i]);
@@ -212,7 +214,8 @@ impl LinearLearners {
     }
 
     /// Learns every row of `x` in order (progressive validation: each row is scored before it
-    /// is learned) with the GIL released, checking for Ctrl-C every 4096 rows. Returns the
+    /// is learned) with the GIL released, checking for Ctrl-C every 0.1 s ([`Interrupt`]: on
+    /// `KeyboardInterrupt` the model has learned the rows before it, whole). Returns the
     /// progress rows (VW's doubling counts) reached during the call when `progress` is true.
     #[pyo3(signature = (x, y, sample_weight=None, progress=false))]
     fn learn(
@@ -228,33 +231,27 @@ impl LinearLearners {
         let y = y.as_slice()?;
         let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
         self.check_learn_input(&rows, y, w)?;
-        let n = rows.n_rows();
         let mut out = Outcome {
             refused: 0,
             progress: Vec::new(),
         };
-        let mut lo = 0;
-        while lo < n {
-            let hi = (lo + CHUNK).min(n);
-            let (metrics, scratch) = (&mut self.metrics, &mut self.scratch);
-            let tally = (metrics, &mut out.progress);
-            let mut refused = 0;
-            let count = &mut refused;
-            let state = &mut self.state;
-            py.detach(|| match state {
-                State::Linear(m) => learn_rows(&rows, w, (lo, hi), scratch, tally, |x, i, wt| {
-                    linear_step(m, x, y[i], wt, count)
-                }),
-                State::Multi(m) => learn_rows(&rows, w, (lo, hi), scratch, tally, |x, i, wt| {
-                    multiclass_step(m, x, y[i] as usize, wt, count)
-                }),
-            })
-            .map_err(|(e, i)| learn_error(e, Some(i)))?;
-            out.refused += refused;
-            lo = hi;
-            py.check_signals()?;
-        }
+        let interrupt = Interrupt::new();
+        let (metrics, scratch) = (&mut self.metrics, &mut self.scratch);
+        let tally = (metrics, &mut out.progress);
+        let count = &mut out.refused;
+        let state = &mut self.state;
+        let stop = &interrupt;
+        let result = py.detach(|| match state {
+            State::Linear(m) => learn_rows(&rows, w, stop, scratch, tally, |x, i, wt| {
+                linear_step(m, x, y[i], wt, count)
+            }),
+            State::Multi(m) => learn_rows(&rows, w, stop, scratch, tally, |x, i, wt| {
+                multiclass_step(m, x, y[i] as usize, wt, count)
+            }),
+        });
         self.refused += out.refused;
+        interrupt.check()?;
+        result.map_err(|(e, i)| learn_error(e, Some(i)))?;
         Ok(if progress {
             out.progress.iter().map(progress_tuple).collect()
         } else {

@@ -10,13 +10,14 @@
 //! * [`fm`]: `FmLearner` (the core's factorization machines, `sketchlearn fm`'s model file);
 //! * [`sketch`]: `SketchState` (FD, RFD, GFD, RP, Oja);
 //! * [`rows`]: NumPy and CSR rows; [`features`]: River dicts hashed as VW does;
-//! * [`errors`]: core errors → Python exceptions.
+//! * [`errors`]: core errors → Python exceptions; [`interrupt`]: Ctrl-C during long Rust work.
 
 mod config;
 mod drp;
 mod errors;
 mod features;
 mod fm;
+mod interrupt;
 mod labels;
 mod learners;
 mod pickling;

@@ -3,6 +3,7 @@
 //! dense linear algebra on the matrices it returns.
 
 use crate::errors::{model_error, sketch_error};
+use crate::interrupt::Interrupt;
 use crate::rows::{RowScratch, RowsInput};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -16,9 +17,6 @@ use sketchlearn::sketch::{
 
 /// The kind tag of pickled sketches.
 const SKETCH_KIND: &str = "python-sketch";
-
-/// Rows inserted between two checks for Ctrl-C.
-const CHUNK: usize = 4096;
 
 /// A streaming sketch of `AᵀA` and the configuration that built it.
 #[pyclass(module = "sketchlearn._core")]
@@ -83,23 +81,23 @@ impl SketchState {
         if signs.is_some_and(|s| s.len() != n) {
             return Err(PyValueError::new_err("signs must have one value per row"));
         }
-        let mut lo = 0;
         let mut scratch = RowScratch::default();
-        while lo < n {
-            let hi = (lo + CHUNK).min(n);
-            let sketch = &mut self.sketch;
-            let scratch = &mut scratch;
-            py.detach(|| {
-                for i in lo..hi {
-                    let s = signs.map_or(1.0, |s| s[i]);
-                    sketch.insert(rows.row(i, scratch), s).map_err(|e| (e, i))?;
+        let interrupt = Interrupt::new();
+        let (stop, sketch) = (&interrupt, &mut self.sketch);
+        let result = py.detach(|| {
+            for i in 0..n {
+                if stop.due(i) {
+                    break;
                 }
-                Ok(())
-            })
-            .map_err(|(e, i)| PyValueError::new_err(format!("row {i}: {e}")))?;
-            lo = hi;
-            py.check_signals()?;
-        }
+                let s = signs.map_or(1.0, |s| s[i]);
+                sketch
+                    .insert(rows.row(i, &mut scratch), s)
+                    .map_err(|e| (e, i))?;
+            }
+            Ok(())
+        });
+        interrupt.check()?;
+        result.map_err(|(e, i)| PyValueError::new_err(format!("row {i}: {e}")))?;
         Ok(())
     }
 

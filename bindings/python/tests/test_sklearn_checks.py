@@ -5,6 +5,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sketchlearn import (
     DRPClassifier,
+    DRPRegressor,
     FMClassifier,
     FMRegressor,
     FrequentDirections,
@@ -24,6 +25,8 @@ from sketchlearn import (
         FMRegressor(),
         DRPClassifier(),
         DRPClassifier(loss="smooth-hinge", iterations=3),
+        DRPRegressor(),
+        DRPRegressor(size=50, iterations=3),
     ],
     expected_failed_checks=expected_failed_checks,
     xfail_strict=True,

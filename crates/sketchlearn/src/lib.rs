@@ -24,6 +24,7 @@
 // Numeric kernels index several arrays in lockstep; iterator chains would hide the maths.
 #![allow(clippy::needless_range_loop)]
 
+pub mod cancel;
 pub mod data;
 mod dispatch;
 pub mod drp;

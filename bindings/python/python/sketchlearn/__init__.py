@@ -10,7 +10,7 @@ and :func:`load`, which reads model files written by ``sketchlearn train -f`` or
 
 from sketchlearn._core import MODEL_FORMAT_VERSION, __version__
 from sketchlearn._model_files import load
-from sketchlearn.drp import DRPClassifier
+from sketchlearn.drp import DRPClassifier, DRPRegressor
 from sketchlearn.fm import FMClassifier, FMRegressor
 from sketchlearn.sketch import FrequentDirections
 from sketchlearn.sklearn import OnlineClassifier, OnlineRegressor, expected_failed_checks
@@ -18,6 +18,7 @@ from sketchlearn.sklearn import OnlineClassifier, OnlineRegressor, expected_fail
 __all__ = [
     "MODEL_FORMAT_VERSION",
     "DRPClassifier",
+    "DRPRegressor",
     "FMClassifier",
     "FMRegressor",
     "FrequentDirections",

@@ -97,9 +97,10 @@ def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
 
 def drp_fit(
-    x: Rows, y: npt.NDArray[np.float64], params: dict, classes: list
+    x: Rows, y: npt.NDArray[np.float64], params: dict, classes: list | None
 ) -> tuple[LinearLearners, dict]:
-    """Dual random projection on ``(x, y)`` (labels ±1): the recovered model of
+    """Dual random projection on ``(x, y)`` (labels ±1; ``classes=None``: ridge regression on
+    real targets): the recovered model of
     ``sketchlearn drp -f`` and a report (``status``, ``iteration``, ``objective``,
     ``relative_grad_norm``, ``naive_objective``, ``low_dim_unconverged``)."""
 

@@ -83,8 +83,9 @@ _DRP_DESCRIPTION = re.compile(
 
 
 def _load_drp(learners):
-    """A fixed-weights model file of dual random projection as a fitted DRPClassifier."""
-    from sketchlearn.drp import DRPClassifier
+    """A fixed-weights model file of dual random projection as a fitted DRPClassifier, or a
+    DRPRegressor for the ridge loss without recorded classes."""
+    from sketchlearn.drp import DRPClassifier, DRPRegressor
 
     match = _DRP_DESCRIPTION.match(learners.fixed_description)
     if match is None:
@@ -92,16 +93,19 @@ def _load_drp(learners):
             f"a model of fixed weights that is not a dual random projection: "
             f"{learners.fixed_description!r}"
         )
-    est = DRPClassifier(
-        size=int(match["size"]),
-        loss=match["loss"],
-        alpha=float(match["alpha"]),
-        iterations=int(match["iterations"]),
-        random_state=int(match["seed"]),
-    )
+    params = {
+        "size": int(match["size"]),
+        "alpha": float(match["alpha"]),
+        "iterations": int(match["iterations"]),
+        "random_state": int(match["seed"]),
+    }
+    classes = learners.classes()
+    regression = classes is None and match["loss"] == "ridge"
+    est = DRPRegressor(**params) if regression else DRPClassifier(loss=match["loss"], **params)
     est.learners_ = learners
     est.n_features_in_ = learners.dim
-    classes = learners.classes()
-    est.classes_ = np.array([-1, 1] if classes is None else _label_array(classes))
     est.n_iter_ = int(match["t"])
+    if regression:
+        return est
+    est.classes_ = np.array([-1, 1] if classes is None else _label_array(classes))
     return est

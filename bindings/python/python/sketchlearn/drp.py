@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -29,6 +29,26 @@ from sketchlearn._validation import (
     seed_of,
     validate_input,
 )
+
+
+def _solve(est, X, targets, loss: str, classes: list | None) -> None:
+    """Runs the core's DRP with ``est``'s parameters on validated ``X`` and float targets
+    (±1 with ``classes``, real without) and records the fitted attributes."""
+    params = {
+        "size": est.size,
+        "loss": loss,
+        "lambda": est.alpha,
+        "iterations": est.iterations,
+        "keep_going": est.keep_going,
+        "seed": seed_of(est.random_state),
+    }
+    rows, _ = as_rows(X)
+    est.learners_, report = _core.drp_fit(rows, as_targets(targets), params, classes)
+    est.n_iter_ = report["iteration"]
+    est.status_ = report["status"]
+    est.objective_ = report["objective"]
+    est.relative_grad_norm_ = report["relative_grad_norm"]
+    est._warn(report)
 
 
 class DRPClassifier(ClassifierMixin, BaseEstimator):
@@ -121,23 +141,9 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_input(self, X, y, reset=True)
         check_classification_targets(y)
         classes = binary_classes(y, "DRPClassifier")
-        params = {
-            "size": self.size,
-            "loss": self.loss,
-            "lambda": self.alpha,
-            "iterations": self.iterations,
-            "keep_going": self.keep_going,
-            "seed": seed_of(self.random_state),
-        }
-        targets = as_targets(np.where(y == classes[1], 1.0, -1.0))
-        rows, _ = as_rows(X)
-        self.learners_, report = _core.drp_fit(rows, targets, params, classes.tolist())
+        targets = np.where(y == classes[1], 1.0, -1.0)
+        _solve(self, X, targets, self.loss, classes.tolist())
         self.classes_ = classes
-        self.n_iter_ = report["iteration"]
-        self.status_ = report["status"]
-        self.objective_ = report["objective"]
-        self.relative_grad_norm_ = report["relative_grad_norm"]
-        self._warn(report)
         return self
 
     def _warn(self, report: dict) -> None:
@@ -147,13 +153,13 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
                 f"effective rank of the data at alpha={self.alpha} (increase size or alpha); "
                 f"the iterate t={report['iteration']} before it is kept",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         for t in report["low_dim_unconverged"]:
             warnings.warn(
                 f"the low-dimensional solve of iteration {t} stopped before its tolerance",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
     def decision_function(self, X) -> np.ndarray:
@@ -198,4 +204,69 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.classifier_tags.multi_class = False
+        return tags
+
+
+class DRPRegressor(RegressorMixin, BaseEstimator):
+    """Ridge regression by dual random projection (Zhang et al., COLT 2013, Algorithms 1 and
+    2): ``min_w λ/2‖w‖² + Σ_i ½(y_i − x_iᵀw)²`` with ``λ = alpha`` (scikit-learn's
+    ``Ridge(alpha, fit_intercept=False)``), solved from ``size`` Gaussian random projections;
+    the recovery ``w̃ = (1/λ) Σ_i (y_i − x̂_iᵀz) x_i`` uses the projected problem's residuals
+    (its dual variables), see the core's ``drp::Dataset::regression``.
+
+    Parameters and attributes are :class:`DRPClassifier`'s without ``loss`` (always squared)
+    and ``classes_``. ``save`` writes the file of ``sketchlearn drp -f``; ``sketchlearn.load``
+    gives it back as a ``DRPRegressor``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import Ridge
+    >>> from sketchlearn import DRPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((500, 8)) @ rng.standard_normal((8, 2000)) / 40  # rank 8
+    >>> y = X @ rng.standard_normal(2000) + 0.1 * rng.standard_normal(500)
+    >>> reg = DRPRegressor(size=100, iterations=10).fit(X, y)
+    >>> exact = Ridge(alpha=1.0, fit_intercept=False).fit(X, y)
+    >>> bool(np.linalg.norm(reg.coef_ - exact.coef_) < 0.01 * np.linalg.norm(exact.coef_))
+    True
+    """
+
+    _regression = True  # for validate_input: real targets
+
+    def __init__(
+        self,
+        *,
+        size: int = 100,
+        alpha: float = 1.0,
+        iterations: int = 1,
+        keep_going: bool = False,
+        random_state: Any = None,
+    ) -> None:
+        self.size = size
+        self.alpha = alpha
+        self.iterations = iterations
+        self.keep_going = keep_going
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Solves ridge regression on ``(X, y)`` (real targets). Returns ``self``."""
+        X, y = validate_input(self, X, y, reset=True)
+        _solve(self, X, y, "ridge", None)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Predictions ``w̃ᵀx``."""
+        check_is_fitted(self, "learners_")
+        rows, _ = as_rows(validate_input(self, X, reset=False))
+        return self.learners_.decision_function(rows)[:, 0]
+
+    _warn = DRPClassifier._warn
+    coef_ = DRPClassifier.coef_
+    intercept_ = DRPClassifier.intercept_
+    save = DRPClassifier.save
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
         return tags

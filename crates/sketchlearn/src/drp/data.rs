@@ -28,6 +28,8 @@ pub struct Dataset {
     indices: Vec<u32>,
     values: Vec<f64>,
     labels: Vec<f64>,
+    /// Regression: `1 − t_i` for the real targets `t_i` (the labels are then all `+1`).
+    base_offsets: Option<Vec<f64>>,
 }
 
 impl Dataset {
@@ -40,14 +42,75 @@ impl Dataset {
         }
     }
 
+    /// An empty regression set of dimension `dim`: examples with real targets, pushed with
+    /// [`Dataset::push_target`], for the ridge (squared) loss.
+    ///
+    /// Ridge regression `min_w λ/2‖w‖² + Σ_i ½(t_i − x_iᵀw)²` is problem (1) with the ridge
+    /// loss `ℓ(z) = ½(1 − z)²` evaluated at `z_i = x_iᵀw + (1 − t_i)`: every label `y_i` is
+    /// `+1` and the margin carries a fixed offset `c_i = 1 − t_i` ([`Dataset::base_offsets`]),
+    /// the same offset form (13) that Algorithm 2 uses. The dual variables are
+    /// `α_i = ℓ'(z_i) = x_iᵀw − t_i` (the residuals), and Proposition 2.1's recovery
+    /// `w = −(1/λ) X D(y) α` becomes `w = (1/λ) Σ_i (t_i − x_iᵀw) x_i` — the normal equation
+    /// `(λI + XXᵀ) w = X t` of ridge regression, so the paper's Algorithms 1 and 2 and
+    /// Theorems 2–5 (which only need `ℓ` smooth and convex) apply unchanged; only the offsets
+    /// `o_i` of (13) gain `c_i`. On ±1 targets this is the same problem as the ridge loss on
+    /// labels `y_i = t_i`, since `½(1 − y·p)² = ½(y − p)²`.
+    ///
+    /// ```
+    /// use sketchlearn::drp::Dataset;
+    /// use sketchlearn::Row;
+    /// let mut data = Dataset::regression(2);
+    /// data.push_target(Row::Dense(&[1.0, 2.0]), 3.5).unwrap();
+    /// assert_eq!((data.labels(), data.base_offsets()), (&[1.0][..], Some(&[-2.5][..])));
+    /// assert_eq!(data.targets(), vec![3.5]);
+    /// assert!(data.push(Row::Dense(&[1.0, 0.0]), 1.0).is_err()); // real targets only
+    /// assert!(data.push_target(Row::Dense(&[1.0, 0.0]), f64::NAN).is_err());
+    /// ```
+    pub fn regression(dim: usize) -> Self {
+        Dataset {
+            base_offsets: Some(Vec::new()),
+            ..Dataset::new(dim)
+        }
+    }
+
+    /// Appends an example with the real target `t` to a [`Dataset::regression`] set.
+    pub fn push_target(&mut self, row: Row<'_>, target: f64) -> Result<(), DrpError> {
+        let index = self.len();
+        if self.base_offsets.is_none() {
+            return Err(DrpError::InvalidParameter(format!(
+                "example {index}: a classification set takes labels ±1 (use Dataset::regression for real targets)"
+            )));
+        }
+        if !target.is_finite() {
+            return Err(DrpError::NonFinite(format!(
+                "example {index}: target {target}"
+            )));
+        }
+        self.push_row(row, 1.0)?;
+        if let Some(c) = self.base_offsets.as_mut() {
+            c.push(1.0 - target);
+        }
+        Ok(())
+    }
+
     /// Appends an example. The label must be exactly `+1` or `−1` and the values finite; a
     /// sparse row's indices must be strictly increasing (as [`Row`] promises). Explicit zeros of
     /// dense rows are not stored.
     pub fn push(&mut self, row: Row<'_>, label: f64) -> Result<(), DrpError> {
         let index = self.len();
+        if self.base_offsets.is_some() {
+            return Err(DrpError::InvalidParameter(format!(
+                "example {index}: a regression set takes real targets (use push_target)"
+            )));
+        }
         if label != 1.0 && label != -1.0 {
             return Err(DrpError::Label { index, label });
         }
+        self.push_row(row, label)
+    }
+
+    fn push_row(&mut self, row: Row<'_>, label: f64) -> Result<(), DrpError> {
+        let index = self.len();
         let start = self.indices.len();
         match row {
             Row::Dense(v) => {
@@ -165,9 +228,27 @@ impl Dataset {
         self.values.len()
     }
 
-    /// The labels `y`.
+    /// The labels `y` (all `+1` in a regression set).
     pub fn labels(&self) -> &[f64] {
         &self.labels
+    }
+
+    /// `c_i = 1 − t_i` of a regression set (see [`Dataset::regression`]); `None` for ±1 labels.
+    pub fn base_offsets(&self) -> Option<&[f64]> {
+        self.base_offsets.as_deref()
+    }
+
+    /// The regression targets `t_i = 1 − c_i`, or the labels of a classification set.
+    pub fn targets(&self) -> Vec<f64> {
+        match &self.base_offsets {
+            Some(c) => c.iter().map(|c| 1.0 - c).collect(),
+            None => self.labels.clone(),
+        }
+    }
+
+    /// Whether this is a regression set ([`Dataset::regression`]).
+    pub fn is_regression(&self) -> bool {
+        self.base_offsets.is_some()
     }
 
     /// Example `i` as a sparse row.
@@ -182,14 +263,19 @@ impl Dataset {
     /// The first `k` examples and the rest, as two sets of the same dimension.
     pub fn split_at(&self, k: usize) -> (Dataset, Dataset) {
         let k = k.min(self.len());
-        let mut a = Dataset::new(self.dim);
-        let mut b = Dataset::new(self.dim);
+        let empty = || Dataset {
+            base_offsets: self.base_offsets.as_ref().map(|_| Vec::new()),
+            ..Dataset::new(self.dim)
+        };
+        let (mut a, mut b) = (empty(), empty());
         for i in 0..self.len() {
-            let target = if i < k { &mut a } else { &mut b };
+            let part = if i < k { &mut a } else { &mut b };
             // Rows and labels were validated on the way in.
-            target
-                .push(self.row(i), self.labels[i])
+            part.push_row(self.row(i), self.labels[i])
                 .expect("validated row");
+            if let (Some(to), Some(from)) = (part.base_offsets.as_mut(), &self.base_offsets) {
+                to.push(from[i]);
+            }
         }
         (a, b)
     }

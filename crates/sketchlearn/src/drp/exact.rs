@@ -6,6 +6,7 @@ use super::data::Dataset;
 use super::problem::{MarginObjective, Problem};
 use super::tron::{tron, TronOptions};
 use super::DrpError;
+use crate::cancel::Cancel;
 use crate::linalg::dot;
 use std::time::Instant;
 
@@ -96,6 +97,7 @@ impl ExactSolver {
         if data.is_empty() {
             return Err(DrpError::Empty);
         }
+        problem.check_data(data)?;
         let start = Instant::now();
         let mut w = vec![0.0; data.dim()];
         let mut obj = MarginObjective::new(
@@ -103,7 +105,7 @@ impl ExactSolver {
             problem.loss(),
             problem.lambda(),
             data.labels(),
-            None,
+            data.base_offsets(),
             None,
         );
         let report = tron(
@@ -114,7 +116,8 @@ impl ExactSolver {
                 max_iterations: self.max_iterations,
                 max_cg_total: usize::MAX,
             },
-        );
+            Cancel::never(),
+        )?;
         if w.iter().any(|v| !v.is_finite()) {
             return Err(DrpError::NonFinite(
                 "the exact solution is not finite".into(),

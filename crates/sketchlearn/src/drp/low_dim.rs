@@ -12,6 +12,7 @@
 use super::problem::{Design, DrpLoss, MarginObjective, SmoothObjective};
 use super::tron::{tron, TronOptions};
 use super::DrpError;
+use crate::cancel::Cancel;
 use crate::linalg::{add_weighted_gram_cols, dot, gram_cols, gram_rows, SpdFactor};
 
 /// The projected training matrix `X̂ᵀ = XᵀR/√m`: `n` rows `x̂_i ∈ ℝ^m`, dense, row-major.
@@ -105,6 +106,7 @@ pub(crate) struct LowDimSolver<'a> {
     lambda: f64,
     options: TronOptions,
     ridge: Option<RidgeFactor>,
+    cancel: Cancel<'a>,
 }
 
 impl<'a> LowDimSolver<'a> {
@@ -114,6 +116,7 @@ impl<'a> LowDimSolver<'a> {
         loss: DrpLoss,
         lambda: f64,
         options: TronOptions,
+        cancel: Cancel<'a>,
     ) -> Self {
         LowDimSolver {
             p,
@@ -122,6 +125,7 @@ impl<'a> LowDimSolver<'a> {
             lambda,
             options,
             ridge: None,
+            cancel,
         }
     }
 
@@ -158,11 +162,16 @@ impl<'a> LowDimSolver<'a> {
             max_cg_total: m.max(10),
             ..self.options
         };
-        let report = tron(&mut obj, &mut z, budget);
+        let report = tron(&mut obj, &mut z, budget, self.cancel)?;
         let g0 = report.grad_norm0;
         let (iterations, grad_norm, converged) = if report.budget_exhausted && !report.converged {
-            let (it, gn, conv) =
-                dense_newton(&mut obj, self.p, self.lambda, &mut z, self.options, g0)?;
+            let (it, gn, conv) = dense_newton(
+                &mut obj,
+                (self.p, self.lambda),
+                &mut z,
+                (self.options, self.cancel),
+                g0,
+            )?;
             (report.iterations + it, gn, conv)
         } else {
             (report.iterations, report.grad_norm, report.converged)
@@ -233,13 +242,12 @@ impl<'a> LowDimSolver<'a> {
 /// Damped Newton with the dense Hessian `λI + X̂ᵀ diag(ℓ'') X̂` (Cholesky) and Armijo
 /// backtracking, from `z`; stops at `‖∇F‖ ≤ tolerance·g0`. When the predicted decrease is below
 /// the rounding noise of `F`, a step is accepted iff it decreases `‖∇F‖`. Returns (iterations,
-/// final `‖∇F‖`, converged).
+/// final `‖∇F‖`, converged); `cancel` is polled before each Newton step.
 fn dense_newton(
     obj: &mut MarginObjective<'_, Projected>,
-    p: &Projected,
-    lambda: f64,
+    (p, lambda): (&Projected, f64),
     z: &mut [f64],
-    options: TronOptions,
+    (options, cancel): (TronOptions, Cancel<'_>),
     g0: f64,
 ) -> Result<(usize, f64, bool), DrpError> {
     let (n, m) = (p.rows(), p.cols());
@@ -256,6 +264,7 @@ fn dense_newton(
         if gn <= options.tolerance * g0 {
             return Ok((iterations, gn, true));
         }
+        cancel.check()?;
         iterations += 1;
         h.iter_mut().for_each(|v| *v = 0.0);
         for k in 0..m {

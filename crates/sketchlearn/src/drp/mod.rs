@@ -96,4 +96,8 @@ pub enum DrpError {
     /// The input could not be read.
     #[error(transparent)]
     Parse(#[from] ParseError),
+    /// The caller's [`Cancel`](crate::cancel::Cancel) hook stopped the fit (see
+    /// [`Drp::fit_cancellable`]); nothing was returned.
+    #[error(transparent)]
+    Cancelled(#[from] crate::cancel::Cancelled),
 }

@@ -143,7 +143,8 @@ impl FromStr for DrpLoss {
     }
 }
 
-/// Problem (1): `f(w) = λ/2‖w‖² + Σ_i ℓ(y_i x_iᵀw)` with `λ > 0` (validated).
+/// Problem (1): `f(w) = λ/2‖w‖² + Σ_i ℓ(y_i x_iᵀw)` with `λ > 0` (validated); on a regression
+/// set, `Σ_i ℓ(x_iᵀw + c_i)` = ridge regression (see [`Dataset::regression`]).
 ///
 /// ```
 /// use sketchlearn::drp::{Dataset, DrpLoss, Problem};
@@ -186,8 +187,12 @@ impl Problem {
     pub fn objective(&self, data: &Dataset, w: &[f64]) -> f64 {
         let reg = 0.5 * self.lambda * w.iter().map(|x| x * x).sum::<f64>();
         let y = data.labels();
+        let c = data.base_offsets();
         reg + (0..data.len())
-            .map(|i| self.loss.value(y[i] * data.row(i).dot(w)))
+            .map(|i| {
+                self.loss
+                    .value(y[i] * data.row(i).dot(w) + c.map_or(0.0, |c| c[i]))
+            })
             .sum::<f64>()
     }
 
@@ -206,12 +211,28 @@ impl Problem {
         g
     }
 
-    /// The dual variables `α_i = ℓ'(y_i x_iᵀw)` (Proposition 2.1, right-hand identity of (4)).
+    /// The dual variables `α_i = ℓ'(y_i x_iᵀw)` (Proposition 2.1, right-hand identity of (4));
+    /// `ℓ'(x_iᵀw + c_i)` with the offsets `c_i` of a regression set ([`Dataset::regression`]).
     pub fn dual(&self, data: &Dataset, w: &[f64]) -> Vec<f64> {
         let y = data.labels();
+        let c = data.base_offsets();
         (0..data.len())
-            .map(|i| self.loss.derivative(y[i] * data.row(i).dot(w)))
+            .map(|i| {
+                self.loss
+                    .derivative(y[i] * data.row(i).dot(w) + c.map_or(0.0, |c| c[i]))
+            })
             .collect()
+    }
+
+    /// `Ok` unless `data` is a regression set and the loss is not the squared (ridge) one.
+    pub fn check_data(&self, data: &Dataset) -> Result<(), DrpError> {
+        if data.is_regression() && self.loss != DrpLoss::Ridge {
+            return Err(DrpError::InvalidParameter(format!(
+                "real-valued targets need the squared (ridge) loss, not {}",
+                self.loss
+            )));
+        }
+        Ok(())
     }
 
     /// The primal vector of a dual one, `w = −(1/λ) X D(y) α` (eq. (4), (11), (12)), of length

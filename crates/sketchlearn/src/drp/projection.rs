@@ -15,6 +15,7 @@
 use super::data::Dataset;
 use super::low_dim::Projected;
 use super::DrpError;
+use crate::cancel::{Cancel, Cancelled};
 use crate::Row;
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -133,12 +134,25 @@ impl GaussianProjection {
     /// feature by feature so that each row of `R` is generated once: `O(d·m)` normal draws plus
     /// `O(nnz·m)` flops, `O(n·m)` memory.
     pub fn project(&self, data: &Dataset) -> Projected {
+        self.project_cancellable(data, Cancel::never())
+            .expect("never cancelled")
+    }
+
+    /// [`GaussianProjection::project`], polling `cancel` every 256 features.
+    pub fn project_cancellable(
+        &self,
+        data: &Dataset,
+        cancel: Cancel<'_>,
+    ) -> Result<Projected, Cancelled> {
         let (n, m) = (data.len(), self.m);
         let mut p = vec![0.0; n * m];
         let cols = data.columns();
         let scale = 1.0 / (m as f64).sqrt();
         let mut r = vec![0.0; m];
         for j in 0..data.dim() {
+            if j % 256 == 255 {
+                cancel.check()?;
+            }
             let (a, b) = (cols.ptr[j], cols.ptr[j + 1]);
             if a == b {
                 continue;
@@ -149,7 +163,7 @@ impl GaussianProjection {
                 crate::linalg::axpy(cols.vals[k] * scale, &r, &mut p[i * m..(i + 1) * m]);
             }
         }
-        Projected::new(n, m, p)
+        Ok(Projected::new(n, m, p))
     }
 
     /// `R z/√m` of length `d`: the naive solution (10) for `z = z*`.

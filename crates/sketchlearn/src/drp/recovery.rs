@@ -7,6 +7,7 @@ use super::problem::{Design, DrpLoss, Problem};
 use super::projection::GaussianProjection;
 use super::tron::TronOptions;
 use super::DrpError;
+use crate::cancel::Cancel;
 use crate::linalg::dot;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -376,16 +377,37 @@ impl Drp {
     /// logistic, `m = 800`); diverging runs multiply both by 10–10⁴ per iteration (see
     /// [`Alg2Status::Diverged`]).
     pub fn fit(&self, data: &Dataset) -> Result<DrpFit, DrpError> {
+        self.fit_cancellable(data, Cancel::never())
+    }
+
+    /// [`Drp::fit`], polling `cancel` every 256 features of the projection, before every
+    /// Newton iteration of the low-dimensional solves and before every iteration of Algorithm 2;
+    /// once it asks to stop, the fit returns [`DrpError::Cancelled`] and its partial results are
+    /// dropped (so a caller's model is either the whole fit's or untouched). The bits of a fit
+    /// that is not cancelled do not depend on the hook.
+    ///
+    /// ```
+    /// use sketchlearn::cancel::Cancel;
+    /// use sketchlearn::drp::{low_rank, DrpError, DrpLoss, DrpParams, LowRankSpec};
+    /// let data = low_rank(&LowRankSpec { n: 50, d: 40, rank: 2, flip: 0.0, seed: 1 }).unwrap();
+    /// let drp = DrpParams::new(DrpLoss::Logistic, 1.0, 10).iterations(3).build().unwrap();
+    /// let stop = || true;
+    /// assert!(matches!(drp.fit_cancellable(&data, Cancel::new(&stop)), Err(DrpError::Cancelled(_))));
+    /// let go = || false;
+    /// assert_eq!(drp.fit_cancellable(&data, Cancel::new(&go)).unwrap().iterates, drp.fit(&data).unwrap().iterates);
+    /// ```
+    pub fn fit_cancellable(&self, data: &Dataset, cancel: Cancel<'_>) -> Result<DrpFit, DrpError> {
         if data.is_empty() {
             return Err(DrpError::Empty);
         }
+        self.problem.check_data(data)?;
         let start = Instant::now();
         let (n, d, m) = (data.len(), data.dim(), self.params.size);
         let (loss, lambda) = (self.params.loss, self.params.lambda);
         let y = data.labels();
 
         let t0 = Instant::now();
-        let projected = self.projection.project(data);
+        let projected = self.projection.project_cancellable(data, cancel)?;
         let projection_seconds = t0.elapsed().as_secs_f64();
 
         let mut solver = LowDimSolver::new(
@@ -398,6 +420,7 @@ impl Drp {
                 max_iterations: self.params.low_dim_max_iterations,
                 max_cg_total: usize::MAX,
             },
+            cancel,
         );
         let grad_norm0 = norm(&self.problem.gradient(data, &vec![0.0; d]));
 
@@ -407,17 +430,23 @@ impl Drp {
         let mut offset = vec![0.0; n];
         let mut shift = vec![0.0; m];
         let mut z_first = Vec::new();
+        // A regression set's offsets c_i = 1 − t_i (Dataset::regression) join those of (13).
+        let base = data.base_offsets();
         let mut status = Alg2Status::Completed;
         let mut margins = vec![0.0; n];
         for t in 1..=self.params.iterations {
+            cancel.check()?;
             let ti = Instant::now();
             let (off, sh) = if t == 1 {
-                (None, None)
+                (base, None)
             } else {
                 let w_prev = iterates.last().expect("t > 1");
                 data.margins(w_prev, &mut offset);
                 for i in 0..n {
                     offset[i] *= y[i];
+                }
+                if let Some(c) = base {
+                    offset.iter_mut().zip(c).for_each(|(o, c)| *o += c);
                 }
                 // s = Rᵀw̃/√m = −(1/λ) Σ α̂_i y_i x̂_i.
                 let c: Vec<f64> = (0..n).map(|i| -alpha_prev[i] * y[i] / lambda).collect();

@@ -10,6 +10,7 @@
 //! it decreases `‖∇f‖` (the function-value ratio test is meaningless there).
 
 use super::problem::SmoothObjective;
+use crate::cancel::{Cancel, Cancelled};
 use crate::linalg::{axpy, dot};
 
 /// Options of the trust-region Newton solver.
@@ -47,12 +48,14 @@ fn norm(v: &[f64]) -> f64 {
     dot(v, v).sqrt()
 }
 
-/// Minimises `obj` from the starting point `w` (overwritten with the solution).
+/// Minimises `obj` from the starting point `w` (overwritten with the solution), polling
+/// `cancel` before each Newton iteration (`w` then holds the last accepted iterate).
 pub(crate) fn tron<O: SmoothObjective>(
     obj: &mut O,
     w: &mut [f64],
     opts: TronOptions,
-) -> TronReport {
+    cancel: Cancel<'_>,
+) -> Result<TronReport, Cancelled> {
     let n = obj.dim();
     let mut g = vec![0.0; n];
     let mut s = vec![0.0; n];
@@ -77,11 +80,12 @@ pub(crate) fn tron<O: SmoothObjective>(
         budget_exhausted: false,
     };
     if report.converged || !f.is_finite() {
-        return report;
+        return Ok(report);
     }
     let max_cg = n.max(20);
     let mut first = true;
     while report.iterations < opts.max_iterations {
+        cancel.check()?;
         let remaining = opts.max_cg_total.saturating_sub(report.cg_iterations);
         if remaining == 0 {
             report.budget_exhausted = true;
@@ -172,7 +176,7 @@ pub(crate) fn tron<O: SmoothObjective>(
     }
     report.objective = f;
     report.grad_norm = gnorm;
-    report
+    Ok(report)
 }
 
 /// Steihaug CG on `min gᵀs + ½sᵀHs` within `‖s‖ ≤ Δ`; returns (iterations, hit boundary).
