@@ -25,7 +25,7 @@
 use super::evaluated_pass::{evaluated_pass, MulticlassPassKind};
 use super::holdout::EarlyStop;
 use super::input::examples;
-use super::labels::{csv_read_classes, new_classes};
+use super::labels::new_classes;
 use super::settle::{check_interactions, check_resumed};
 use super::train::{check_options, not_empty};
 use super::{csv, Input, LabelRuns, ReadOptions, RunError, TrainOptions, Warning};
@@ -87,7 +87,7 @@ fn new_model(
     check_penalty(&config, options.regularization)?;
     let bits = options.read.bits(format, None)?;
     let schema = if format == Format::Csv {
-        Some(csv::scan_new(input, options, true)?)
+        Some(csv::scan_new(input, options)?)
     } else {
         None
     };
@@ -211,7 +211,7 @@ pub fn train_multiclass_and_test(
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     if let Some(schema) = model.schema().filter(|_| format == Format::Csv) {
-        progress.schema(schema);
+        progress.schema(schema, &model.classes);
     }
     progress
         .started(&model.classes, &model.config.describe())
@@ -220,8 +220,6 @@ pub fn train_multiclass_and_test(
     let mut metrics = MulticlassMetrics::new(k);
     let t = Instant::now();
     let (mut total, mut refused, mut passes) = (0, 0, 0);
-    let schema = model.schema().filter(|_| format == Format::Csv);
-    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
     let mut runs = LabelRuns::default();
     let mut stop = options.evaluation.early_stop.map(EarlyStop::new);
     let mut last = (None, None);
@@ -232,7 +230,7 @@ pub fn train_multiclass_and_test(
         for w in input.cache_warnings() {
             progress.warning(&w);
         }
-        let map = LabelMap::Multiclass(read_classes.clone());
+        let map = LabelMap::Multiclass(model.classes.clone());
         let mut source = Labeled::new(reader, map, input.name());
         let mut kind = MulticlassPassKind {
             classes: k,
@@ -320,8 +318,7 @@ fn evaluate_in(
     for w in input.cache_warnings() {
         progress.warning(&w);
     }
-    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
-    let map = LabelMap::Multiclass(read_classes);
+    let map = LabelMap::Multiclass(model.classes.clone());
     let mut source = Labeled::new(reader, map, input.name());
     let mut metrics = MulticlassMetrics::new(model.classes.len());
     let n = evaluate_multiclass(
