@@ -5,7 +5,7 @@
 //! recorded (a CSV schema in its [`InputSpec`], the penalty and interactions in its
 //! [`ModelExtras`]) — and the label map of the run (issue 24, [`super::labels`]).
 
-use super::footprint::{cap_size, check_dim, check_fits};
+use super::footprint::{cap_size, check_dim, check_fits, what_sets_dim};
 use super::labels::{model_map, new_map};
 use super::{csv, Input, RunError, Start, TrainOptions, Warning};
 use crate::data::{ClassSpec, Format, InputSpec, LabelMap};
@@ -50,12 +50,12 @@ pub(crate) fn settle(
         options.dim,
     )?;
     let dim = input_profile.dim;
-    let what_sets_dim = match (options.dim, input_profile.hashed, &schema) {
-        (Some(_), _, _) => "--dim".to_owned(),
-        (None, true, _) => "2^bits of the hashed input".to_owned(),
-        (None, false, Some(_)) => format!("the columns of {}", input.name()),
-        (None, false, None) => format!("one past the largest feature index of {}", input.name()),
-    };
+    let what_sets_dim = what_sets_dim(
+        options.dim,
+        input_profile.hashed,
+        schema.is_some(),
+        input.name(),
+    );
     check_dim(dim, &what_sets_dim)?;
     let (valid, note) = cap_size(valid, dim)?;
     let (valid, representation) = valid.resolve(&input_profile);
