@@ -83,9 +83,10 @@ impl MulticlassProgress for Table<'_> {
         self.classes = Some(classes);
         Ok(())
     }
-    fn schema(&mut self, schema: &sketchlearn::data::Schema) {
+    fn schema(&mut self, schema: &sketchlearn::data::Schema, classes: &Classes) {
         if !self.quiet {
-            eprintln!("{}", sketchlearn::run::describe_schema(schema, true));
+            let line = sketchlearn::run::describe_schema(schema, Some(classes), true);
+            eprintln!("{line}");
         }
     }
     fn row(&mut self, r: &MulticlassRow) {

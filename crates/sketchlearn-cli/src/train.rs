@@ -248,7 +248,7 @@ impl<'a> Terminal<'a> {
 impl Observer for Terminal<'_> {
     fn started(&mut self, start: &RunStart<'_>) -> Result<(), ObserverError> {
         if let (Some(schema), false) = (start.schema, self.quiet) {
-            eprintln!("{}", run::describe_schema(schema, false));
+            eprintln!("{}", run::describe_schema(schema, start.classes, false));
         }
         if self.table && !self.quiet {
             let note = match start.representation {

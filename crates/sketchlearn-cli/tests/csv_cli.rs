@@ -162,9 +162,13 @@ fn penguins_parse_and_three_classes_are_named() {
     let out = run(&["train", "--label-column", "species", &data]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
+    // The third species at its first line (the one label map of every format: issue 24).
     assert_mentions(
         &err,
-        &["3 classes (Adelie,Chinstrap,Gentoo)", "--multiclass"],
+        &[
+            "penguins.shuf.csv:7:1: label Gentoo is not one of the classes Adelie,Chinstrap",
+            "--multiclass",
+        ],
     );
     // A regression target with missing values: a clear error at the first one.
     let out = run(&[

@@ -123,6 +123,9 @@ pub enum LabelError {
     /// A class listed twice in an explicit list.
     #[error("class {0} is listed twice")]
     Duplicate(String),
+    /// A name where a regression learns numbers.
+    #[error("label {0} is not a number: --loss squared learns numeric labels (class names need a classifier: the default loss, or --multiclass)")]
+    NotANumber(String),
 }
 
 /// The classes of a classifier, in their internal order (index `k` is class `k`; for a binary
@@ -288,13 +291,7 @@ impl ImplicitBinary {
         } else if y == -1.0 {
             -1
         } else {
-            return Err(LabelError::Unknown {
-                label: ClassLabel::Number(y).to_string(),
-                classes: "-1,1 or 0,1".into(),
-                hint: "on a stream that is read once, labels other than -1/+1 and 0/1 need \
-                       --classes NEG,POS (or --multiclass with --classes for more classes)"
-                    .into(),
-            });
+            return Err(Self::undeclared(&ClassLabel::Number(y)));
         };
         match self.negative {
             Some(n) if n != neg => Err(LabelError::Unknown {
@@ -306,6 +303,33 @@ impl ImplicitBinary {
                 self.negative = Some(neg);
                 Ok(-1.0)
             }
+        }
+    }
+
+    /// The binary target of a label as written: a name is never `−1/+1` or `0/1`.
+    ///
+    /// ```
+    /// use sketchlearn::labels::{ClassLabel, ImplicitBinary};
+    /// let mut conv = ImplicitBinary::default();
+    /// assert_eq!(conv.target_of(&ClassLabel::Number(1.0)).unwrap(), 1.0);
+    /// let e = conv.target_of(&ClassLabel::Text("Yes".into())).unwrap_err().to_string();
+    /// assert!(e.starts_with("label Yes is not one of the classes -1,1 or 0,1") && e.contains("--classes"), "{e}");
+    /// ```
+    pub fn target_of(&mut self, label: &ClassLabel) -> Result<f64, LabelError> {
+        match label {
+            ClassLabel::Number(y) => self.target(*y),
+            ClassLabel::Text(_) => Err(Self::undeclared(label)),
+        }
+    }
+
+    /// A label outside both conventions.
+    fn undeclared(label: &ClassLabel) -> LabelError {
+        LabelError::Unknown {
+            label: label.to_string(),
+            classes: "-1,1 or 0,1".into(),
+            hint: "on a stream that is read once, labels other than -1/+1 and 0/1 need \
+                   --classes NEG,POS (or --multiclass with --classes for more classes)"
+                .into(),
         }
     }
 

@@ -1,7 +1,10 @@
 //! CSV with a header and a named label column on the shared data sets (penguins, attrition)
 //! and on small inline cases (errors with file:line:column).
 
-use sketchlearn::data::{ColumnKind, ColumnRef, CsvExampleOptions, CsvExampleReader, Schema};
+use sketchlearn::data::{
+    scan_classes, ColumnKind, ColumnRef, CsvExampleOptions, CsvExampleReader, ExampleSource,
+    LabelMap, Labeled, Schema,
+};
 use sketchlearn::Example;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -29,13 +32,22 @@ fn scan_shared(file: &str, name: &str, label: &str) -> Option<(PathBuf, Schema)>
     Some((path, schema))
 }
 
-fn read_all(path: &Path, schema: Schema) -> (Vec<Example>, Vec<String>) {
-    let mut r = CsvExampleReader::open(path.to_str().unwrap(), schema).unwrap();
+/// The rows of `path` through `schema`, their labels mapped by the one label map of a run
+/// (`multiclass`: class indices, else `±1`) over the classes scanned from the labels as
+/// written, and those labels as text.
+fn read_all(path: &Path, schema: Schema, multiclass: bool) -> (Vec<Example>, Vec<String>) {
+    let open = || CsvExampleReader::open(path.to_str().unwrap(), schema.clone()).unwrap();
+    let scan = scan_classes(&mut open(), "f.csv").unwrap();
+    let map = match multiclass {
+        true => LabelMap::Multiclass(scan.classes().unwrap()),
+        false => LabelMap::Binary(scan.binary().unwrap()),
+    };
+    let mut r = Labeled::new(open(), map, "f.csv");
     let (mut out, mut labels) = (Vec::new(), Vec::new());
     let mut ex = Example::default();
     while r.read_into(&mut ex).unwrap() {
         out.push(ex.clone());
-        labels.push(r.last_label().unwrap().to_string());
+        labels.push(r.label_field().unwrap().label.to_string());
     }
     (out, labels)
 }
@@ -55,12 +67,12 @@ fn penguins_three_species_with_missing_values() {
     assert_eq!(schema.dim(), 10);
     let names: Vec<String> = (0..10).map(|i| schema.feature_name(i).unwrap()).collect();
     assert!(names.contains(&"island=Dream".to_string()), "{names:?}");
-    let (rows, labels) = read_all(&path, schema);
+    let (rows, labels) = read_all(&path, schema, true);
     assert_eq!(rows.len(), 344);
     // Rows with missing values have fewer features.
     assert!(rows.iter().any(|e| e.indices.len() < 7));
-    assert!(rows.iter().all(|e| e.label >= 0.0 && e.label <= 2.0));
-    assert_eq!(labels[0], "Chinstrap");
+    assert!(rows.iter().all(|e| [0.0, 1.0, 2.0].contains(&e.label)));
+    assert_eq!((rows[0].label, labels[0].as_str()), (1.0, "Chinstrap"));
 }
 
 #[test]
@@ -72,7 +84,7 @@ fn attrition_yes_no_is_binary() {
     assert_eq!(schema.classes().unwrap().to_list(), "No,Yes");
     let (numeric, onehot, hashed) = schema.kind_counts();
     assert_eq!(numeric + onehot + hashed, 30);
-    let (rows, labels) = read_all(&path, schema);
+    let (rows, labels) = read_all(&path, schema, false);
     assert_eq!(rows.len(), 1470);
     assert_eq!((rows[0].label, labels[0].as_str()), (1.0, "Yes"));
     assert_eq!((rows[1].label, labels[1].as_str()), (-1.0, "No"));

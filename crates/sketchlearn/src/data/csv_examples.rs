@@ -1,7 +1,8 @@
 //! [`CsvExampleReader`]: the rows of a CSV file as [`Example`]s, through a [`Schema`].
 
-use super::csv_schema::{is_missing, CsvLines, Field, LabelValues, Schema};
+use super::csv_schema::{is_missing, CsvLines, Field, Schema};
 use super::error::{ParseError, ParseErrorKind};
+use super::labeled::LabelField;
 use super::read_ahead::ExampleSource;
 use super::source::{open_input, source_name};
 use super::Example;
@@ -12,10 +13,11 @@ use std::io::BufRead;
 ///
 /// The file may be the scanned one, or another with the same columns — with a header, in any
 /// order and without the label column (rows to score); without a header, with all the
-/// schema's columns or all but the label. The label of each row is kept as written
-/// ([`last_label`](Self::last_label)); [`Example::label`] is the number for numeric labels and,
-/// for named classes, the binary target `±1` (two classes, the later-sorted positive) or the
-/// class index `0..K`. Rows without a label column get label 0.
+/// schema's columns or all but the label. The label of each row is kept as written, with its
+/// column ([`last_label`](Self::last_label), [`ExampleSource::label_field`]): the reader maps
+/// no label — a run's one label map does ([`LabelMap`](super::LabelMap) in
+/// [`Labeled`](super::Labeled)), as for every format. [`Example::label`] is the label when it
+/// is a number, NaN when it is a name; rows without a label column get label 0.
 ///
 /// ```
 /// use sketchlearn::data::{ColumnRef, CsvExampleOptions, CsvExampleReader, ExampleSource, Schema};
@@ -27,10 +29,12 @@ use std::io::BufRead;
 /// let mut reader = CsvExampleReader::new(Cursor::new(text), "a.csv", schema.clone());
 /// let mut ex = Example::default();
 /// assert!(reader.read_into(&mut ex)?);
-/// assert_eq!((ex.label, ex.indices.clone(), ex.values.clone()), (1.0, vec![0, 2], vec![41.0, 1.0]));
+/// assert_eq!((ex.indices.clone(), ex.values.clone()), (vec![0, 2], vec![41.0, 1.0]));
 /// assert_eq!(reader.last_label().unwrap().to_string(), "Yes");
+/// assert!(ex.label.is_nan()); // a name: the label map reads it from `last_label`
 /// assert!(reader.read_into(&mut ex)?);
-/// assert_eq!((ex.label, ex.indices.clone()), (-1.0, vec![1])); // Age missing, Dept=R&D
+/// assert_eq!(ex.indices, [1]); // Age missing, Dept=R&D
+/// assert_eq!(reader.label_field().unwrap().column, 1);
 ///
 /// // Rows to score: no label column, other column order.
 /// let mut unlabeled = CsvExampleReader::new(Cursor::new("Dept,Age\nSales,30\n"), "new.csv", schema);
@@ -45,7 +49,7 @@ pub struct CsvExampleReader<R> {
     fields: Vec<Field>,
     /// File column → schema column (`None` until the first line is read).
     map: Option<Vec<usize>>,
-    label: Option<ClassLabel>,
+    label: Option<LabelField>,
 }
 
 impl CsvExampleReader<Box<dyn BufRead + Send>> {
@@ -78,7 +82,7 @@ impl<R: BufRead> CsvExampleReader<R> {
 
     /// The label of the last row read, as written (`None` when the file has no label column).
     pub fn last_label(&self) -> Option<&ClassLabel> {
-        self.label.as_ref()
+        self.label.as_ref().map(|f| &f.label)
     }
 
     /// The source's name in error messages.
@@ -177,27 +181,14 @@ impl<R: BufRead> CsvExampleReader<R> {
                          row, or give another --label-column)"
                     )));
                 };
-                ex.label = match (&l, self.schema.labels()) {
-                    (ClassLabel::Number(x), LabelValues::Numeric) => *x,
-                    (_, LabelValues::Classes(c)) => {
-                        let k = c.index_of(&l).map_err(|e| at(e.to_string()))?;
-                        if c.is_binary() {
-                            if k == 1 {
-                                1.0
-                            } else {
-                                -1.0
-                            }
-                        } else {
-                            k as f64
-                        }
-                    }
-                    _ => {
-                        return Err(at(format!(
-                            "label {l:?} in column '{name}' is not a number like the others"
-                        )))
-                    }
+                ex.label = match l {
+                    ClassLabel::Number(x) => x,
+                    ClassLabel::Text(_) => f64::NAN,
                 };
-                self.label = Some(l);
+                self.label = Some(LabelField {
+                    label: l,
+                    column: f.column,
+                });
                 continue;
             }
             match self.schema.feature(k, text) {
@@ -227,5 +218,8 @@ impl<R: BufRead> ExampleSource for CsvExampleReader<R> {
     }
     fn line(&self) -> u64 {
         self.lines.line
+    }
+    fn label_field(&self) -> Option<&LabelField> {
+        self.label.as_ref()
     }
 }

@@ -1,4 +1,12 @@
-//! Labels as the user wrote them, mapped to what a learner takes (issue 24, item 1).
+//! Labels as the user wrote them, mapped to what a learner takes (issue 24, items 1 and 5).
+//!
+//! **One label map for every format.** A reader gives each example's label as written: a
+//! number in [`Example::label`] (LIBSVM, VW), or — a CSV label column — the field itself, a
+//! name or a number, with its column ([`LabelField`], [`ExampleSource::label_field`]);
+//! [`with_written_label`] is where the two become one [`ClassLabel`]. The classes are scanned
+//! from those labels ([`ClassScan`]), and one [`LabelMap`] over the user's labels maps them to
+//! the learner's targets in [`Labeled`], for training, `test` and a resumed model alike; the
+//! same [`Classes`] are stored in the model and print the predictions.
 //!
 //! * [`ClassScan`] / [`scan_classes`]: a cheap pass over a re-readable input that collects its
 //!   distinct labels (each with the first line it appears on, at most
@@ -39,11 +47,48 @@ use super::{Example, ExampleSource, ParseError, ParseErrorKind};
 use crate::labels::{ClassLabel, Classes, ImplicitBinary, LabelError, MAX_CLASSES};
 use std::collections::BTreeMap;
 
-/// The distinct labels of an input, each with the 1-based line it first appears on.
+/// A label as a CSV reader found it: the label column's field (a name, or a number) and its
+/// 1-based column on the line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelField {
+    /// The label as written.
+    pub label: ClassLabel,
+    /// Its column (1-based character position of the field).
+    pub column: usize,
+}
+
+/// Calls `f` with the label of the example `ex` just read from `source`, as written, and its
+/// column: the source's [`LabelField`] when it has one, else the number [`Example::label`] at
+/// column 1 (where LIBSVM and VW write it).
+///
+/// ```
+/// use sketchlearn::data::{with_written_label, LibsvmOptions, LibsvmReader};
+/// use sketchlearn::Example;
+/// let mut r = LibsvmReader::new(std::io::Cursor::new("4 1:1\n"), "f", LibsvmOptions::default());
+/// let mut ex = Example::default();
+/// r.read_into(&mut ex)?;
+/// assert_eq!(with_written_label(&r, &ex, |l, column| (l.to_string(), column)), ("4".into(), 1));
+/// # Ok::<(), sketchlearn::ParseError>(())
+/// ```
+pub fn with_written_label<S, R>(
+    source: &S,
+    ex: &Example,
+    f: impl FnOnce(&ClassLabel, usize) -> R,
+) -> R
+where
+    S: ExampleSource + ?Sized,
+{
+    match source.label_field() {
+        Some(field) => f(&field.label, field.column),
+        None => f(&ClassLabel::Number(ex.label), 1),
+    }
+}
+
+/// The distinct labels of an input, each with the 1-based line and column it first appears at.
 #[derive(Clone, Debug)]
 pub struct ClassScan {
     source_name: String,
-    first_line: BTreeMap<ClassLabel, u64>,
+    first_seen: BTreeMap<ClassLabel, (u64, usize)>,
 }
 
 impl ClassScan {
@@ -51,54 +96,75 @@ impl ClassScan {
     pub fn new(source_name: impl Into<String>) -> Self {
         ClassScan {
             source_name: source_name.into(),
-            first_line: BTreeMap::new(),
+            first_seen: BTreeMap::new(),
         }
     }
 
-    /// Records `label`, read on `line`. More than [`MAX_CLASSES`] distinct labels is an error at
-    /// the line of the one too many (a regression target or an ID column, most likely).
+    /// Records the number `label`, read on `line` (at column 1, as LIBSVM and VW write it).
     pub fn add(&mut self, label: f64, line: u64) -> Result<(), ParseError> {
-        let l = ClassLabel::Number(label);
-        if !self.first_line.contains_key(&l) {
-            if self.first_line.len() == MAX_CLASSES {
-                return Err(self.error(line, LabelError::TooMany(MAX_CLASSES + 1)));
+        self.add_label(&ClassLabel::Number(label), line, 1)
+    }
+
+    /// Records `label` as written, read on `line` at `column`. More than [`MAX_CLASSES`]
+    /// distinct labels is an error at the one too many (a regression target or an ID column,
+    /// most likely).
+    pub fn add_label(
+        &mut self,
+        label: &ClassLabel,
+        line: u64,
+        column: usize,
+    ) -> Result<(), ParseError> {
+        if !self.first_seen.contains_key(label) {
+            if self.first_seen.len() == MAX_CLASSES {
+                let e = LabelError::TooMany(MAX_CLASSES + 1);
+                return Err(self.error_at(line, column, e));
             }
-            self.first_line.insert(l, line);
+            self.first_seen.insert(label.clone(), (line, column));
         }
         Ok(())
     }
 
+    /// Records the label of the example `ex` just read from `source` ([`with_written_label`]).
+    pub fn add_read<S>(&mut self, source: &S, ex: &Example) -> Result<(), ParseError>
+    where
+        S: ExampleSource + ?Sized,
+    {
+        let line = source.line();
+        with_written_label(source, ex, |l, column| self.add_label(l, line, column))
+    }
+
     /// The number of distinct labels so far.
     pub fn len(&self) -> usize {
-        self.first_line.len()
+        self.first_seen.len()
     }
 
     /// True before the first label.
     pub fn is_empty(&self) -> bool {
-        self.first_line.is_empty()
+        self.first_seen.is_empty()
     }
 
     /// The distinct labels, sorted, each with its first line.
     pub fn labels(&self) -> impl Iterator<Item = (&ClassLabel, u64)> {
-        self.first_line.iter().map(|(l, &n)| (l, n))
+        self.first_seen.iter().map(|(l, &(n, _))| (l, n))
     }
 
     /// All the labels as classes, sorted (for a multiclass learner). Fewer than two is an error.
     pub fn classes(&self) -> Result<Classes, ParseError> {
-        Classes::from_observed(self.first_line.keys().cloned()).map_err(|e| self.error(0, e))
+        Classes::from_observed(self.first_seen.keys().cloned()).map_err(|e| self.error(0, e))
     }
 
     /// The two classes of a binary learner (sorted: the later is positive). A third distinct
     /// label is an error at the line where it first appears, naming `--multiclass`.
     pub fn binary(&self) -> Result<Classes, ParseError> {
-        if self.first_line.len() > 2 {
-            let mut by_line: Vec<(&ClassLabel, u64)> = self.labels().collect();
-            by_line.sort_by_key(|&(_, n)| n);
-            let (third, line) = by_line[2];
+        if self.first_seen.len() > 2 {
+            let mut by_line: Vec<(&ClassLabel, (u64, usize))> =
+                self.first_seen.iter().map(|(l, &at)| (l, at)).collect();
+            by_line.sort_by_key(|&(_, at)| at);
+            let (third, (line, column)) = by_line[2];
             let two = Classes::from_observed([by_line[0].0.clone(), by_line[1].0.clone()])
                 .map_err(|e| self.error(0, e))?;
             let e = two.index_of(third).expect_err("a third distinct label");
-            return Err(self.error(line, e));
+            return Err(self.error_at(line, column, e));
         }
         self.classes()
     }
@@ -106,10 +172,11 @@ impl ClassScan {
     /// Checks the labels against a declared list (`--classes`): every label read must be one
     /// of them (else an error at its first line); the declared order is kept.
     pub fn declared(&self, declared: &Classes) -> Result<Classes, ParseError> {
-        for (label, line) in self.labels() {
+        for (label, &(line, column)) in &self.first_seen {
             declared.index_of(label).map_err(|_| {
-                self.error(
+                self.error_at(
                     line,
+                    column,
                     LabelError::Unknown {
                         label: label.to_string(),
                         classes: declared.to_list(),
@@ -138,7 +205,7 @@ impl ClassScan {
     pub fn oaa(&self, k: usize) -> Result<Classes, ParseError> {
         let range = |lo: usize| (lo..lo + k).map(|c| ClassLabel::Number(c as f64));
         let fits = |lo: usize| {
-            self.first_line.keys().all(|l| match l {
+            self.first_seen.keys().all(|l| match l {
                 ClassLabel::Number(x) => {
                     x.fract() == 0.0 && *x >= lo as f64 && *x < (lo + k) as f64
                 }
@@ -148,17 +215,18 @@ impl ClassScan {
         if k > MAX_CLASSES {
             return Err(self.error(0, LabelError::TooMany(k)));
         }
-        let lo = if self.first_line.contains_key(&ClassLabel::Number(0.0)) && fits(0) {
+        let lo = if self.first_seen.contains_key(&ClassLabel::Number(0.0)) && fits(0) {
             0
         } else {
             1
         };
         let classes = Classes::from_observed(range(lo)).map_err(|e| self.error(0, e))?;
         if !fits(lo) {
-            let (label, line) = self
-                .labels()
+            let (label, &(line, column)) = self
+                .first_seen
+                .iter()
                 .filter(|(l, _)| classes.index_of(l).is_err())
-                .min_by_key(|&(_, n)| n)
+                .min_by_key(|&(_, at)| at)
                 .expect("a label outside the range");
             let mut e = classes.index_of(label).expect_err("outside");
             if let LabelError::Unknown { hint, .. } = &mut e {
@@ -168,16 +236,21 @@ impl ClassScan {
                     k - 1
                 );
             }
-            return Err(self.error(line, e));
+            return Err(self.error_at(line, column, e));
         }
         Ok(classes)
     }
 
+    /// An error about the whole input (no line).
     fn error(&self, line: u64, e: LabelError) -> ParseError {
+        self.error_at(line, usize::from(line > 0), e)
+    }
+
+    fn error_at(&self, line: u64, column: usize, e: LabelError) -> ParseError {
         ParseError::new(
             self.source_name.clone(),
             line,
-            usize::from(line > 0),
+            column,
             ParseErrorKind::Label(e),
         )
     }
@@ -192,7 +265,7 @@ where
     let mut scan = ClassScan::new(source_name);
     let mut ex = Example::default();
     while source.read_into(&mut ex)? {
-        scan.add(ex.label, source.line())?;
+        scan.add_read(source, &ex)?;
     }
     Ok(scan)
 }
@@ -211,22 +284,29 @@ pub enum LabelMap {
 }
 
 impl LabelMap {
-    /// The target of the label `y`.
+    /// The target of the label as written: the number itself (regression), `−1/+1` (binary)
+    /// or the class index `0..K` (multiclass). The one place a user's label becomes a
+    /// learner's target.
     ///
     /// ```
     /// use sketchlearn::data::LabelMap;
-    /// use sketchlearn::labels::Classes;
+    /// use sketchlearn::labels::{ClassLabel, Classes};
+    /// let num = ClassLabel::Number;
     /// let mut m = LabelMap::Multiclass(Classes::parse_list("3,1,2").unwrap());
-    /// assert_eq!(m.target(1.0).unwrap(), 1.0); // "1" is the second class listed
-    /// assert!(m.target(7.0).is_err());
-    /// assert_eq!(LabelMap::Real.target(2.5).unwrap(), 2.5);
+    /// assert_eq!(m.target(&num(1.0)).unwrap(), 1.0); // "1" is the second class listed
+    /// assert!(m.target(&num(7.0)).is_err());
+    /// let mut yes_no = LabelMap::Binary(Classes::parse_list("No,Yes").unwrap());
+    /// assert_eq!(yes_no.target(&ClassLabel::Text("Yes".into())).unwrap(), 1.0);
+    /// assert_eq!(LabelMap::Real.target(&num(2.5)).unwrap(), 2.5);
+    /// assert!(LabelMap::Real.target(&ClassLabel::Text("Yes".into())).is_err());
     /// ```
-    pub fn target(&mut self, y: f64) -> Result<f64, LabelError> {
-        match self {
-            LabelMap::Real => Ok(y),
-            LabelMap::Binary(c) => c.binary_target(&ClassLabel::Number(y)),
-            LabelMap::Implicit(i) => i.target(y),
-            LabelMap::Multiclass(c) => Ok(c.index_of(&ClassLabel::Number(y))? as f64),
+    pub fn target(&mut self, label: &ClassLabel) -> Result<f64, LabelError> {
+        match (self, label) {
+            (LabelMap::Real, ClassLabel::Number(y)) => Ok(*y),
+            (LabelMap::Real, ClassLabel::Text(s)) => Err(LabelError::NotANumber(s.clone())),
+            (LabelMap::Binary(c), l) => c.binary_target(l),
+            (LabelMap::Implicit(i), l) => i.target_of(l),
+            (LabelMap::Multiclass(c), l) => Ok(c.index_of(l)? as f64),
         }
     }
 
@@ -370,6 +450,9 @@ impl<S: ExampleSource + ?Sized> ExampleSource for Box<S> {
     fn line(&self) -> u64 {
         (**self).line()
     }
+    fn label_field(&self) -> Option<&LabelField> {
+        (**self).label_field()
+    }
 }
 
 impl<S: ExampleSource<Error = ParseError>> ExampleSource for Labeled<S> {
@@ -379,11 +462,15 @@ impl<S: ExampleSource<Error = ParseError>> ExampleSource for Labeled<S> {
         if !self.inner.read_into(ex)? {
             return Ok(false);
         }
-        ex.label = self.map.target(ex.label).map_err(|e| {
+        let map = &mut self.map;
+        let target = with_written_label(&self.inner, ex, |label, column| {
+            map.target(label).map_err(|e| (e, column))
+        });
+        ex.label = target.map_err(|(e, column)| {
             ParseError::new(
                 self.source_name.clone(),
                 self.inner.line(),
-                1,
+                column,
                 ParseErrorKind::Label(e),
             )
         })?;
@@ -392,6 +479,10 @@ impl<S: ExampleSource<Error = ParseError>> ExampleSource for Labeled<S> {
 
     fn line(&self) -> u64 {
         self.inner.line()
+    }
+
+    fn label_field(&self) -> Option<&LabelField> {
+        self.inner.label_field()
     }
 }
 

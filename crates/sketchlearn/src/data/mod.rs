@@ -29,7 +29,9 @@ pub use example::{Example, Row};
 pub use format::{ExampleReader, Format};
 pub use input_spec::InputSpec;
 pub use interactions::Interactions;
-pub use labeled::{scan_classes, ClassScan, ClassSpec, LabelMap, Labeled, Task};
+pub use labeled::{
+    scan_classes, with_written_label, ClassScan, ClassSpec, LabelField, LabelMap, Labeled, Task,
+};
 pub use libsvm::{LibsvmOptions, LibsvmReader};
 pub use packed::{ExampleRef, PackedExamples, PackedExamplesIter};
 pub use ratings::{read_ratings, RatingsEncoder, RatingsError, RatingsOptions, RatingsTable};

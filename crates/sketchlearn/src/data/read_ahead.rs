@@ -31,6 +31,7 @@
 //! assert_eq!(err.to_string(), r#"t.libsvm:3:5: cannot parse value "x""#);
 //! ```
 
+use super::labeled::LabelField;
 use super::{Example, LibsvmReader, ParseError, VwReader};
 use std::io::BufRead;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -49,6 +50,12 @@ pub trait ExampleSource {
     fn read_into(&mut self, ex: &mut Example) -> Result<bool, Self::Error>;
     /// The 1-based line of the last example read (0 before the first).
     fn line(&self) -> u64;
+    /// The label of the last example read as its source wrote it, when that is more than the
+    /// number in [`Example::label`]: a CSV label column's field ([`LabelField`]: a name, or a
+    /// number, and its column). `None` (the default): the label is `Example::label`.
+    fn label_field(&self) -> Option<&LabelField> {
+        None
+    }
 }
 
 impl<R: BufRead> ExampleSource for LibsvmReader<R> {
@@ -71,10 +78,12 @@ impl<R: BufRead> ExampleSource for VwReader<R> {
     }
 }
 
-/// One hand-over: examples `0..len` with their lines, then possibly the end of the stream.
+/// One hand-over: examples `0..len` with their lines (and written labels, from a source that
+/// has them), then possibly the end of the stream.
 struct Batch<E> {
     examples: Vec<Example>,
     lines: Vec<u64>,
+    labels: Vec<Option<LabelField>>,
     len: usize,
     /// `Some(Ok(()))` at the end of the input, `Some(Err(e))` after a parse error.
     end: Option<Result<(), E>>,
@@ -88,6 +97,7 @@ pub struct ReadAhead<E> {
     cur: Option<Batch<E>>,
     pos: usize,
     line: u64,
+    label: Option<LabelField>,
 }
 
 impl<E: Send + 'static> ReadAhead<E> {
@@ -110,6 +120,7 @@ impl<E: Send + 'static> ReadAhead<E> {
                         Batch {
                             examples: (0..BATCH).map(|_| Example::default()).collect(),
                             lines: vec![0; BATCH],
+                            labels: vec![None; BATCH],
                             len: 0,
                             end: None,
                         }
@@ -127,6 +138,7 @@ impl<E: Send + 'static> ReadAhead<E> {
                     match source.read_into(&mut batch.examples[k]) {
                         Ok(true) => {
                             batch.lines[k] = source.line();
+                            batch.labels[k] = source.label_field().cloned();
                             batch.len += 1;
                         }
                         Ok(false) => {
@@ -152,6 +164,7 @@ impl<E: Send + 'static> ReadAhead<E> {
             cur: None,
             pos: 0,
             line: 0,
+            label: None,
         }
     }
 
@@ -162,6 +175,7 @@ impl<E: Send + 'static> ReadAhead<E> {
             if let Some(b) = self.cur.as_mut() {
                 if self.pos < b.len {
                     std::mem::swap(ex, &mut b.examples[self.pos]);
+                    std::mem::swap(&mut self.label, &mut b.labels[self.pos]);
                     self.line = b.lines[self.pos];
                     self.pos += 1;
                     return Ok(true);
@@ -213,6 +227,9 @@ impl<E: Send + 'static> ExampleSource for ReadAhead<E> {
     }
     fn line(&self) -> u64 {
         ReadAhead::line(self)
+    }
+    fn label_field(&self) -> Option<&LabelField> {
+        self.label.as_ref()
     }
 }
 

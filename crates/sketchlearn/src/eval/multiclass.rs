@@ -194,10 +194,10 @@ pub trait MulticlassProgress {
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Ok(())
     }
-    /// A training run reads a CSV input with this schema (called by
+    /// A training run reads a CSV input with this schema into these classes (called by
     /// [`run::train_multiclass`](crate::run::train_multiclass) just before
     /// [`started`](Self::started), as a binary run's [`RunStart::schema`](crate::run::RunStart)).
-    fn schema(&mut self, _schema: &crate::data::Schema) {}
+    fn schema(&mut self, _schema: &crate::data::Schema, _classes: &crate::labels::Classes) {}
     /// A progress row fell due.
     fn row(&mut self, _row: &MulticlassRow) {}
     /// The probabilities scored for `ex` (its label is the class index).

@@ -12,6 +12,7 @@
 
 use super::{Input, RunError, TrainOptions};
 use crate::data::{CsvExampleOptions, CsvExampleReader, LabelValues, Schema};
+use crate::labels::Classes;
 use std::io::BufRead;
 
 /// A CSV reader of `input` through `schema`.
@@ -37,26 +38,18 @@ pub(crate) fn reader(input: &mut Input, schema: Option<&Schema>) -> Result<CsvRo
 
 /// A new model's schema from `input` (see [`scan`]); its dimension comes from the columns, so
 /// `options.dim` must be unset.
-pub(crate) fn scan_new(
-    input: &mut Input,
-    options: &TrainOptions,
-    multiclass: bool,
-) -> Result<Schema, RunError> {
+pub(crate) fn scan_new(input: &mut Input, options: &TrainOptions) -> Result<Schema, RunError> {
     if options.dim.is_some() {
         return Err(RunError::options(
             "CSV input: the dimension comes from the columns (no --dim)",
         ));
     }
-    scan(input, &options.read.csv, multiclass)
+    scan(input, &options.read.csv)
 }
 
-/// Scans `input` for a new model's schema and checks that it has a label column with labels a
-/// binary or regression learner (or, `multiclass`, a multiclass learner) can take.
-pub(crate) fn scan(
-    input: &mut Input,
-    options: &CsvExampleOptions,
-    multiclass: bool,
-) -> Result<Schema, RunError> {
+/// Scans `input` for a new model's schema and checks that it has a label column (its labels
+/// are the run's to map, as any format's: [`super::labels`]).
+pub(crate) fn scan(input: &mut Input, options: &CsvExampleOptions) -> Result<Schema, RunError> {
     // The schema needs every string column's values (and the rows, for the one-hot/hashed
     // choice) before the first example is learned: a stream read once is spooled first.
     input.spool()?;
@@ -71,36 +64,31 @@ pub(crate) fn scan(
             "{name}: no label column: give --label-column NAME|INDEX (columns: {})",
             columns()
         ))),
-        LabelValues::Classes(c) if !c.is_binary() && !multiclass => {
-            Err(RunError::options(format!(
-                "{name}: {} classes ({}): a linear learner here is binary or regression; \
-             several classes need the multiclass learner (--multiclass)",
-                c.len(),
-                c.to_list()
-            )))
-        }
         _ => Ok(schema),
     }
 }
 
-/// One line about a schema for reports: rows, dimension, column kinds, classes (which one is
-/// positive unless `multiclass`).
+/// One line about a schema for reports: rows, dimension, column kinds, and the run's classes
+/// when they are a CSV column's names (which one is positive unless `multiclass`).
 ///
 /// ```
 /// use sketchlearn::data::{CsvExampleOptions, Schema};
+/// use sketchlearn::labels::Classes;
 /// let text = "y,city,x\nYes,Oslo,1\nNo,Lima,2\n";
 /// let options = CsvExampleOptions { label_column: Some("y".parse().unwrap()), ..Default::default() };
 /// let schema = Schema::scan(std::io::Cursor::new(text), "a.csv", &options)?;
+/// let classes = Classes::parse_list("No,Yes").unwrap();
 /// assert_eq!(
-///     sketchlearn::run::describe_schema(&schema, false),
+///     sketchlearn::run::describe_schema(&schema, Some(&classes), false),
 ///     "csv: 2 rows, d = 3 (1 numeric, 1 one-hot and 0 hashed columns), classes No,Yes (the second positive)"
 /// );
-/// assert!(sketchlearn::run::describe_schema(&schema, true).ends_with("classes No,Yes"));
+/// assert!(sketchlearn::run::describe_schema(&schema, Some(&classes), true).ends_with("classes No,Yes"));
 /// # Ok::<(), sketchlearn::ParseError>(())
 /// ```
-pub fn describe_schema(schema: &Schema, multiclass: bool) -> String {
+pub fn describe_schema(schema: &Schema, classes: Option<&Classes>, multiclass: bool) -> String {
     let (numeric, onehot, hashed) = schema.kind_counts();
-    let labels = match schema.classes() {
+    let named = classes.filter(|_| schema.classes().is_some());
+    let labels = match named {
         Some(c) if multiclass => format!(", classes {}", c.to_list()),
         Some(c) => format!(", classes {} (the second positive)", c.to_list()),
         None => String::new(),

@@ -95,9 +95,8 @@ pub(crate) fn evaluate_in(
 ) -> Result<EvalOutcome, RunError> {
     let format = input.format(options.format);
     let bits = options.bits(format, Some(model.learner.dim()))?;
-    let map = stored_map(model, format, &ClassSpec::FromInput, input.name())?;
-    // The user's classes (a CSV file's names), whatever the reader gives.
-    let classes = model.classes.clone().or_else(|| map.classes());
+    let map = stored_map(model, &ClassSpec::FromInput, input.name())?;
+    let classes = map.classes();
     let reader = examples(
         input,
         options,

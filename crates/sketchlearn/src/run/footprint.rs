@@ -17,8 +17,16 @@
 //! of the examples (first-order, sparse-time Newton, their mixtures: [`check_fits`]): their
 //! memory grows with the distinct features of the input (e.g. `-b 27` on heart: 7.5 MiB peak
 //! RSS; `docs/results/robustness.md`).
+//!
+//! A multiclass learner is checked the same way ([`check_fits_multiclass`]): one-against-all
+//! holds `K` independent members, so its memory is `K` times a member's (each member's arrays
+//! allocated separately: the largest block is a member's), and it grows with the features when
+//! the members' does; the softmax learner is probed as a whole (its `K × d` weights and one
+//! shared sketch are quadratic in `(d, m)` for a fixed `K`), up front when dense, growing with
+//! the features in its sparse-time form (a lazy column store of `K` heads per feature).
 
 use super::{RunError, Warning};
+use crate::linear::multiclass::{MulticlassConfig, MulticlassLearner, Reduction};
 use crate::linear::{
     Algorithm, LearnerConfig, OnlineLearner, Regularization, Representation, ValidLearnerConfig,
 };
@@ -69,17 +77,69 @@ fn estimate(
     reg: &Regularization,
     dim: usize,
 ) -> Result<f64, RunError> {
+    let m = config.config().size;
+    extrapolate(|d, m| probe(config, reg, d, m), dim, m)
+}
+
+/// The size at `(dim, m)` of a state whose size `probe(d, m)` is a quadratic in `d` for each
+/// `m` and its coefficients quadratics in `m` (see the module documentation): probed at
+/// `d ∈ {256, 512, 768}`, `m ∈ {1, 2, 3}`.
+fn extrapolate(
+    mut probe: impl FnMut(usize, usize) -> Result<f64, RunError>,
+    dim: usize,
+    m: usize,
+) -> Result<f64, RunError> {
     const H: usize = 256;
-    let m = config.config().size as f64;
     let mut per_m = [0.0; 3];
     for (k, slot) in per_m.iter_mut().enumerate() {
         let mut sizes = [0.0; 3];
         for (j, s) in sizes.iter_mut().enumerate() {
-            *s = probe(config, reg, (j + 1) * H, k + 1)?;
+            *s = probe((j + 1) * H, k + 1)?;
         }
         *slot = quadratic_at(H as f64, sizes, dim as f64);
     }
-    Ok(quadratic_at(1.0, per_m, m).max(0.0))
+    Ok(quadratic_at(1.0, per_m, m as f64).max(0.0))
+}
+
+/// Bytes of the model encoding of the softmax learner of `config` in dimension `dim` with
+/// sketch size `m`, after one example with every feature set (as [`probe`]).
+fn probe_softmax(config: &MulticlassConfig, dim: usize, m: usize) -> Result<f64, RunError> {
+    let small = MulticlassConfig {
+        size: m,
+        ..config.clone()
+    };
+    let invalid = |e: crate::linear::LearnError| RunError::options(format!("multiclass: {e}"));
+    let mut learner = small.build(dim).map_err(invalid)?;
+    let _ = learner.learn(Row::Dense(&vec![1.0; dim]), 0, 1.0);
+    Ok(crate::model::to_bytes("probe", &learner)?.len() as f64)
+}
+
+/// The estimated bytes of the multiclass learner of `config` (its `K` classes, penalty `reg`
+/// on one-against-all members) in dimension `dim`, whether it grows with the features used,
+/// and its largest single allocation (see the module documentation).
+fn estimate_multiclass(
+    config: &MulticlassConfig,
+    reg: &Regularization,
+    dim: usize,
+) -> Result<(f64, bool, f64), RunError> {
+    match config.reduction {
+        Reduction::OneVsAll => {
+            let member = config.member.clone().check()?;
+            let one = estimate(&member, reg, dim)?;
+            let lazy = grows_with_features(member.config(), reg);
+            let largest = if lazy {
+                largest_block(&member, dim)?
+            } else {
+                one
+            };
+            Ok((config.classes as f64 * one, lazy, largest))
+        }
+        Reduction::Softmax => {
+            let all = extrapolate(|d, m| probe_softmax(config, d, m), dim, config.size)?;
+            let lazy = config.member.representation == Representation::Sparse;
+            Ok((all, lazy, all))
+        }
+    }
 }
 
 /// A sketch larger than the dimension holds nothing more than one of size `d`: a configuration
@@ -119,6 +179,17 @@ pub fn machine_memory() -> Option<u64> {
 
 fn gib(bytes: f64) -> String {
     format!("{:.1} GiB", bytes / (1u64 << 30) as f64)
+}
+
+/// What set the dimension of a new learner over the input `name`, for messages: `--dim` when
+/// given, else the hash bits, a CSV file's columns, or LIBSVM's largest index.
+pub(crate) fn what_sets_dim(given: Option<usize>, hashed: bool, csv: bool, name: &str) -> String {
+    match (given, hashed, csv) {
+        (Some(_), _, _) => "--dim".to_owned(),
+        (None, true, _) => "2^bits of the hashed input".to_owned(),
+        (None, false, true) => format!("the columns of {name}"),
+        (None, false, false) => format!("one past the largest feature index of {name}"),
+    }
 }
 
 /// Checks that `dim` is at most [`MAX_DIM`] (before anything is computed from it);
@@ -193,22 +264,74 @@ pub(crate) fn check_fits(
         return Ok(None);
     };
     let all = estimate(config, reg, dim)?;
+    let lazy = grows_with_features(config.config(), reg);
+    let describe = config.config().describe();
+    judge(
+        &describe,
+        all,
+        lazy,
+        || largest_block(config, dim),
+        dim,
+        what_sets_dim,
+        have,
+    )
+}
+
+/// [`check_fits`] for a multiclass learner of `config` (its classes set) with the penalty
+/// `reg` on one-against-all members: refused when its memory is taken up front and does not
+/// fit, or when one of its arrays cannot be mapped; a warning with the growth per distinct
+/// feature when all `d` features used would not fit.
+pub(crate) fn check_fits_multiclass(
+    config: &MulticlassConfig,
+    reg: &Regularization,
+    dim: usize,
+    what_sets_dim: &str,
+) -> Result<Option<Warning>, RunError> {
+    let size = match config.reduction {
+        Reduction::OneVsAll => config.member.size,
+        Reduction::Softmax => config.size,
+    };
+    if dim <= 1 << 12 && size <= dim && config.classes <= 64 {
+        return Ok(None);
+    }
+    let Some(have) = machine_memory() else {
+        return Ok(None);
+    };
+    let (all, lazy, largest) = estimate_multiclass(config, reg, dim)?;
+    let describe = config.describe();
+    judge(
+        &describe,
+        all,
+        lazy,
+        || Ok(largest),
+        dim,
+        what_sets_dim,
+        have,
+    )
+}
+
+/// The verdict on a learner (`describe`) of `all` bytes with every feature used in dimension
+/// `dim`, `lazy` when its memory grows with the features, on a machine of `have` bytes; the
+/// largest single array is computed only when needed.
+fn judge(
+    describe: &str,
+    all: f64,
+    lazy: bool,
+    largest: impl FnOnce() -> Result<f64, RunError>,
+    dim: usize,
+    what_sets_dim: &str,
+    have: u64,
+) -> Result<Option<Warning>, RunError> {
     if all <= have as f64 {
         return Ok(None);
     }
-    let lazy = grows_with_features(config.config(), reg);
-    let need = if lazy {
-        largest_block(config, dim)?
-    } else {
-        all
-    };
+    let need = if lazy { largest()? } else { all };
     if need > have as f64 || !lazy {
         let what = if lazy { "in one array" } else { "up front" };
         return Err(RunError::options(format!(
-            "a {} learner of dimension d = {dim} ({what_sets_dim}) needs {} {what} ({:.0} bytes \
-             a feature), more than this machine's {}: use a smaller dimension (fewer -b bits, a \
-             smaller --dim, indices renumbered) or a smaller --size",
-            config.config().describe(),
+            "a {describe} learner of dimension d = {dim} ({what_sets_dim}) needs {} {what} \
+             ({:.0} bytes a feature), more than this machine's {}: use a smaller dimension \
+             (fewer -b bits, a smaller --dim, indices renumbered) or a smaller --size",
             gib(need),
             all / dim.max(1) as f64,
             gib(have as f64)
@@ -358,6 +481,109 @@ mod tests {
                 assert!(err.contains("up front"), "{err}");
                 assert!(check_fits(&valid, &none, dim, "-b").is_ok());
             }
+        }
+    }
+
+    /// The encoding of the multiclass learner built at the real size, every feature touched.
+    fn actual_multiclass(config: &MulticlassConfig, dim: usize) -> f64 {
+        let mut learner = config.build(dim).unwrap();
+        let _ = learner.learn(Row::Dense(&vec![1.0; dim]), 0, 1.0);
+        crate::model::to_bytes("probe", &learner).unwrap().len() as f64
+    }
+
+    fn multiclass(reduction: Reduction, member: LearnerConfig, k: usize) -> MulticlassConfig {
+        MulticlassConfig {
+            reduction,
+            classes: k,
+            member,
+            ..MulticlassConfig::default()
+        }
+    }
+
+    /// One-against-all (K members: AdaGrad, a sparse-time Newton learner) and the softmax
+    /// learner (dense, sparse-time): the estimate is the encoding of the built learner.
+    #[test]
+    fn the_multiclass_estimate_matches_the_built_learner() {
+        let adagrad = LearnerConfig {
+            algorithm: Algorithm::AdaGrad,
+            ..LearnerConfig::default()
+        };
+        let sparse_rfd = LearnerConfig {
+            algorithm: Algorithm::Newton,
+            curvature: CurvatureKind::Rfd,
+            representation: Representation::Sparse,
+            size: 5,
+            ..LearnerConfig::default()
+        };
+        let sparse = LearnerConfig {
+            representation: Representation::Sparse,
+            ..LearnerConfig::default()
+        };
+        let none = Regularization::default();
+        for config in [
+            multiclass(Reduction::OneVsAll, adagrad, 4),
+            multiclass(Reduction::OneVsAll, sparse_rfd, 3),
+            multiclass(Reduction::Softmax, LearnerConfig::default(), 5),
+            multiclass(Reduction::Softmax, sparse, 5),
+        ] {
+            for dim in [300, 1000, 5000] {
+                let (est, _, _) = estimate_multiclass(&config, &none, dim).unwrap();
+                let act = actual_multiclass(&config, dim);
+                assert!(
+                    (est - act).abs() <= 0.01 * act,
+                    "{}: d = {dim}: estimated {est}, built {act}",
+                    config.describe()
+                );
+            }
+        }
+    }
+
+    /// K one-against-all members take K times a member's memory: ten sparse `auto` members
+    /// over 2^27 features are noted (they grow with the features; each array fits) where one
+    /// is not, over 2^31 refused (one array cannot be mapped); the dense softmax learner's
+    /// memory is taken up front, so it is refused when it does not fit.
+    #[test]
+    fn multiclass_learners_are_refused_or_noted_like_binary_ones() {
+        let sparse = LearnerConfig {
+            representation: Representation::Sparse,
+            ..LearnerConfig::default()
+        };
+        let none = Regularization::default();
+        let ova = multiclass(Reduction::OneVsAll, sparse.clone(), 10);
+        let (all, lazy, largest) = estimate_multiclass(&ova, &none, 1 << 27).unwrap();
+        let one = estimated_bytes(&sparse.clone().check().unwrap(), 1 << 27).unwrap();
+        assert!((all / one - 10.0).abs() < 1e-9 && lazy, "{all} vs {one}");
+        assert!(largest < one, "{largest} vs {one}");
+        let softmax = multiclass(Reduction::Softmax, LearnerConfig::default(), 10);
+        let (dense_all, dense_lazy, _) = estimate_multiclass(&softmax, &none, 1 << 27).unwrap();
+        // W (10 × d) and a 10-row sketch: at least 20 numbers a feature, taken up front.
+        assert!(!dense_lazy && dense_all > 20.0 * 8.0 * (1u64 << 27) as f64);
+        let Some(have) = machine_memory() else {
+            return;
+        };
+        let err = check_fits_multiclass(&ova, &none, 1 << 31, "-b")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("in one array") && err.contains("K=10"),
+            "{err}"
+        );
+        if all > have as f64 && largest < have as f64 {
+            let note = check_fits_multiclass(&ova, &none, 1 << 27, "-b")
+                .unwrap()
+                .expect("a note: all features would not fit");
+            let per_feature = all / (1u64 << 27) as f64;
+            assert!(
+                note.to_string()
+                    .contains(&format!("grows by {per_feature:.0} bytes")),
+                "{note}"
+            );
+        }
+        if dense_all > have as f64 {
+            let err = check_fits_multiclass(&softmax, &none, 1 << 27, "-b")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("up front") && err.contains("softmax"), "{err}");
         }
     }
 

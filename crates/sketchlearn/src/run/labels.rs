@@ -1,8 +1,9 @@
-//! The label map of a binary or regression run (issue 24, item 1): a new classifier's classes
-//! come from a scan of the input when it can be read again, from `--classes NEG,POS`, or — on a
-//! stream read once — from the `−1/+1` or `0/1` convention it uses; a resumed or evaluated
-//! model uses the classes it stored (`−1/+1` for files of format 4 and 5). Regression
-//! (`--loss squared`) keeps its labels.
+//! The label map of a run (issue 24, items 1 and 5): a new classifier's classes come from a
+//! scan of the input's labels as written (numbers, or a CSV column's names) when it can be read
+//! again, from `--classes` / `--oaa`, or — a binary learner on a stream read once — from the
+//! `−1/+1` or `0/1` convention it uses; a resumed or evaluated model uses the classes it stored
+//! (`−1/+1` for files of format 4 and 5). Regression (`--loss squared`) keeps its labels. The
+//! same map serves every format ([`crate::data::labeled`]).
 
 use super::prescan::prescan;
 use super::{Input, ReadOptions, RunError};
@@ -20,41 +21,10 @@ fn task(loss: Loss) -> Task {
     }
 }
 
-/// The classes a CSV reader gives a schema's named labels ([`CsvExampleReader`]): `−1,1` for
-/// two names, the indices `0..K` for more; `None` when the labels are numbers (they are read
-/// as they are, and mapped like those of any other format).
-///
-/// [`CsvExampleReader`]: crate::data::CsvExampleReader
-pub(crate) fn csv_read_classes(schema: Option<&Schema>) -> Option<Classes> {
-    let k = schema?.classes()?.len();
-    let list = if k == 2 {
-        "-1,1".to_string()
-    } else {
-        (0..k).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
-    };
-    Some(Classes::parse_list(&list).expect("two or more distinct indices"))
-}
-
-/// A CSV label column of names gives the classes itself (sorted): `--classes` and `--oaa`
-/// apply to numeric labels.
-pub(crate) fn check_csv_spec(
-    schema: Option<&Schema>,
-    spec: &ClassSpec,
-    name: &str,
-) -> Result<(), RunError> {
-    if schema.and_then(Schema::classes).is_some() && *spec != ClassSpec::FromInput {
-        return Err(RunError::options(format!(
-            "{name}: the classes of a CSV label column are its names, sorted: --classes and \
-             --oaa apply to numeric labels"
-        )));
-    }
-    Ok(())
-}
-
 /// The label map of a run of a new learner with `loss` over `input` (CSV: read through
 /// `schema`), classes given by `spec`, and the input's profile (`dim` if given): one walk of
-/// the input collects both ([`prescan`]; the labels when the loss classifies and the input can
-/// be re-read). A CSV file's named labels arrive as `−1/+1` ([`csv_read_classes`]).
+/// the input collects both ([`prescan`]; the labels as written — numbers, or a CSV column's
+/// names — when the loss classifies and the input can be re-read).
 pub(crate) fn new_map(
     input: &mut Input,
     read: &ReadOptions,
@@ -66,19 +36,13 @@ pub(crate) fn new_map(
 ) -> Result<(LabelMap, InputProfile), RunError> {
     let task = task(loss);
     let name = input.name().to_owned();
-    check_csv_spec(schema, spec, &name)?;
-    let named = csv_read_classes(schema).filter(|_| task == Task::Binary);
-    let scan = task == Task::Binary && named.is_none();
-    let found = prescan(input, read, bits, schema, dim, scan)?;
-    if let Some(classes) = named {
-        return Ok((LabelMap::Binary(classes), found.profile));
-    }
+    let found = prescan(input, read, bits, schema, dim, task == Task::Binary)?;
     let map = settle_scanned(spec, task, found.scan.as_ref(), &name)?;
     Ok((map, found.profile))
 }
 
 /// The classes of a new multiclass learner over `input` and the input's profile (one walk, as
-/// [`new_map`]); a CSV label column of names gives its names.
+/// [`new_map`]).
 pub(crate) fn new_classes(
     input: &mut Input,
     read: &ReadOptions,
@@ -88,12 +52,7 @@ pub(crate) fn new_classes(
     dim: Option<usize>,
 ) -> Result<(Classes, InputProfile), RunError> {
     let name = input.name().to_owned();
-    check_csv_spec(schema, spec, &name)?;
-    let named = schema.and_then(Schema::classes);
-    let found = prescan(input, read, bits, schema, dim, named.is_none())?;
-    if let Some(names) = named {
-        return Ok((names.clone(), found.profile));
-    }
+    let found = prescan(input, read, bits, schema, dim, true)?;
     let map = settle_scanned(spec, Task::Multiclass, found.scan.as_ref(), &name)?;
     let classes = map.classes().expect("a multiclass map has classes");
     Ok((classes, found.profile))

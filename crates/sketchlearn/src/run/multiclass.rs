@@ -23,9 +23,10 @@
 //! ```
 
 use super::evaluated_pass::{evaluated_pass, MulticlassPassKind};
+use super::footprint::{check_dim, check_fits_multiclass, what_sets_dim};
 use super::holdout::EarlyStop;
 use super::input::examples;
-use super::labels::{csv_read_classes, new_classes};
+use super::labels::new_classes;
 use super::settle::{check_interactions, check_resumed};
 use super::train::{check_options, not_empty};
 use super::{csv, Input, LabelRuns, ReadOptions, RunError, TrainOptions, Warning};
@@ -75,19 +76,21 @@ pub struct MulticlassOutcome {
     pub stopped_early: bool,
 }
 
-/// A new multiclass model for `input` (CSV: of its scanned columns, kept in the model).
+/// A new multiclass model for `input` (CSV: of its scanned columns, kept in the model), its
+/// dimension and memory checked ([`check_fits_multiclass`]: the note when its memory grows
+/// with the features used).
 fn new_model(
     input: &mut Input,
     config: MulticlassConfig,
     spec: &ClassSpec,
     options: &TrainOptions,
-) -> Result<MulticlassModel, RunError> {
+) -> Result<(MulticlassModel, Option<Warning>), RunError> {
     let format = input.format(options.read.format);
     check_interactions(options, format, input.name())?;
     check_penalty(&config, options.regularization)?;
     let bits = options.read.bits(format, None)?;
     let schema = if format == Format::Csv {
-        Some(csv::scan_new(input, options, true)?)
+        Some(csv::scan_new(input, options)?)
     } else {
         None
     };
@@ -99,7 +102,13 @@ fn new_model(
         spec,
         options.dim,
     )?;
-    let config = config.for_input(p.dim, p.hashed, p.avg_nnz);
+    let what = what_sets_dim(options.dim, p.hashed, schema.is_some(), input.name());
+    check_dim(p.dim, &what)?;
+    let config = MulticlassConfig {
+        classes: classes.len(),
+        ..config.for_input(p.dim, p.hashed, p.avg_nnz)
+    };
+    let memory = check_fits_multiclass(&config, &options.regularization, p.dim, &what)?;
     let invalid = |e: LearnError| RunError::options(format!("multiclass learner: {e}"));
     let mut model = MulticlassModel::build(config, classes, p.dim).map_err(invalid)?;
     let penalty = options.regularization;
@@ -120,7 +129,7 @@ fn new_model(
         regularization: penalty,
         interactions: options.read.interactions,
     };
-    Ok(model)
+    Ok((model, memory))
 }
 
 /// `--l1/--l2` of a new multiclass learner: applied by one-against-all members that are
@@ -202,26 +211,27 @@ pub fn train_multiclass_and_test(
 ) -> Result<MulticlassOutcome, RunError> {
     check_options(&mut input, test.as_mut(), options)?;
     let format = input.format(options.read.format);
-    let mut model = match start {
+    let (mut model, memory) = match start {
         MulticlassStart::Resume(m) => {
             check_resumed(options)?;
-            m
+            (m, None)
         }
         MulticlassStart::New(config, spec) => new_model(&mut input, config, &spec, options)?,
     };
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     if let Some(schema) = model.schema().filter(|_| format == Format::Csv) {
-        progress.schema(schema);
+        progress.schema(schema, &model.classes);
     }
     progress
         .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;
+    if let Some(w) = &memory {
+        progress.warning(w);
+    }
     let k = model.classes.len();
     let mut metrics = MulticlassMetrics::new(k);
     let t = Instant::now();
     let (mut total, mut refused, mut passes) = (0, 0, 0);
-    let schema = model.schema().filter(|_| format == Format::Csv);
-    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
     let mut runs = LabelRuns::default();
     let mut stop = options.evaluation.early_stop.map(EarlyStop::new);
     let mut last = (None, None);
@@ -232,7 +242,7 @@ pub fn train_multiclass_and_test(
         for w in input.cache_warnings() {
             progress.warning(&w);
         }
-        let map = LabelMap::Multiclass(read_classes.clone());
+        let map = LabelMap::Multiclass(model.classes.clone());
         let mut source = Labeled::new(reader, map, input.name());
         let mut kind = MulticlassPassKind {
             classes: k,
@@ -320,8 +330,7 @@ fn evaluate_in(
     for w in input.cache_warnings() {
         progress.warning(&w);
     }
-    let read_classes = csv_read_classes(schema).unwrap_or_else(|| model.classes.clone());
-    let map = LabelMap::Multiclass(read_classes);
+    let map = LabelMap::Multiclass(model.classes.clone());
     let mut source = Labeled::new(reader, map, input.name());
     let mut metrics = MulticlassMetrics::new(model.classes.len());
     let n = evaluate_multiclass(

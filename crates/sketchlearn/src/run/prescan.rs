@@ -51,7 +51,7 @@ impl Walk {
         let mut ex = Example::default();
         while (self.scan.is_some() || self.n < self.limit) && source.read_into(&mut ex)? {
             if let Some(scan) = &mut self.scan {
-                scan.add(ex.label, source.line())?;
+                scan.add_read(source, &ex)?;
             }
             if self.n < self.limit {
                 self.n += 1;

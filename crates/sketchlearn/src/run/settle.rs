@@ -5,8 +5,8 @@
 //! recorded (a CSV schema in its [`InputSpec`], the penalty and interactions in its
 //! [`ModelExtras`]) — and the label map of the run (issue 24, [`super::labels`]).
 
-use super::footprint::{cap_size, check_dim, check_fits};
-use super::labels::{check_csv_spec, csv_read_classes, model_map, new_map};
+use super::footprint::{cap_size, check_dim, check_fits, what_sets_dim};
+use super::labels::{model_map, new_map};
 use super::{csv, Input, RunError, Start, TrainOptions, Warning};
 use crate::data::{ClassSpec, Format, InputSpec, LabelMap};
 use crate::linear::{LinearModel, ModelExtras, RepresentationChoice};
@@ -29,7 +29,7 @@ pub(crate) fn settle(
 ) -> Result<Settled, RunError> {
     let format = input.format(options.read.format);
     let config = match start {
-        Start::Resume(model) => return resume(input, model, options, classes, format),
+        Start::Resume(model) => return resume(input, model, options, classes),
         Start::New(config) => config,
     };
     let valid = config.check()?;
@@ -37,7 +37,7 @@ pub(crate) fn settle(
     check_interactions(options, format, input.name())?;
     let bits = options.read.bits(format, None)?;
     let schema = match format {
-        Format::Csv => Some(csv::scan_new(input, options, false)?),
+        Format::Csv => Some(csv::scan_new(input, options)?),
         _ => None,
     };
     let (map, input_profile) = new_map(
@@ -50,12 +50,12 @@ pub(crate) fn settle(
         options.dim,
     )?;
     let dim = input_profile.dim;
-    let what_sets_dim = match (options.dim, input_profile.hashed, &schema) {
-        (Some(_), _, _) => "--dim".to_owned(),
-        (None, true, _) => "2^bits of the hashed input".to_owned(),
-        (None, false, Some(_)) => format!("the columns of {}", input.name()),
-        (None, false, None) => format!("one past the largest feature index of {}", input.name()),
-    };
+    let what_sets_dim = what_sets_dim(
+        options.dim,
+        input_profile.hashed,
+        schema.is_some(),
+        input.name(),
+    );
     check_dim(dim, &what_sets_dim)?;
     let (valid, note) = cap_size(valid, dim)?;
     let (valid, representation) = valid.resolve(&input_profile);
@@ -114,11 +114,10 @@ fn resume(
     model: LinearModel,
     options: &TrainOptions,
     classes: &ClassSpec,
-    format: Format,
 ) -> Result<Settled, RunError> {
     model.config.check()?;
     check_resumed(options)?;
-    let map = stored_map(&model, format, classes, input.name())?;
+    let map = stored_map(&model, classes, input.name())?;
     Ok(Settled {
         model,
         representation: RepresentationChoice::Given,
@@ -127,23 +126,14 @@ fn resume(
     })
 }
 
-/// The label map of a stored model reading `format` input: its classes, or — for a CSV file
-/// read through its schema of named classes — the `−1/+1` the CSV reader gives them.
+/// The label map of a stored model: its classes (numbers, or a CSV column's names), in
+/// every format.
 pub(crate) fn stored_map(
     model: &LinearModel,
-    format: Format,
     classes: &ClassSpec,
     name: &str,
 ) -> Result<LabelMap, RunError> {
-    let schema = model.schema().filter(|_| format == Format::Csv);
-    check_csv_spec(schema, classes, name)?;
-    let read = csv_read_classes(schema);
-    model_map(
-        read.as_ref().or(model.classes.as_ref()),
-        model.config.loss,
-        classes,
-        name,
-    )
+    model_map(model.classes.as_ref(), model.config.loss, classes, name)
 }
 
 #[cfg(test)]

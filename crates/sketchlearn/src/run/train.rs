@@ -13,9 +13,8 @@ use super::{
     constant_warning, divergence_warning, Evaluation, Input, LabelRuns, Observer, PassReport,
     ReadOptions, RunError, RunStart, Silent, Warning,
 };
-use crate::data::{ClassSpec, ExampleSource, Format, LabelMap, Labeled, Schema};
+use crate::data::{ClassSpec, ExampleSource, Format, LabelMap, Labeled};
 use crate::eval::{EvalError, Metrics};
-use crate::labels::Classes;
 use crate::linear::{
     LearnerConfig, LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
 };
@@ -223,13 +222,7 @@ pub fn train_and_test(
     } = settle(&mut input, start, options, classes)?;
     let mut notes = notes;
     notes.extend(input.cache_warnings());
-    // A CSV file's class names (its reader gives them as −1/+1).
-    let csv_names = model
-        .schema()
-        .filter(|_| format == Format::Csv)
-        .and_then(Schema::classes)
-        .cloned();
-    let start_classes = csv_names.clone().or_else(|| map.classes());
+    let start_classes = map.classes();
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     observer
         .started(&RunStart {
@@ -304,7 +297,7 @@ pub fn train_and_test(
         })?;
         drop(watched); // hands on the predictions held back for the convention
         map = reader.into_parts().1;
-        record_classes(&mut model, &map, &csv_names);
+        record_classes(&mut model, &map);
         passes = pass;
         total += done.outcome.examples;
         model.examples_seen += done.outcome.examples;
@@ -393,10 +386,11 @@ pub(crate) fn check_options(
     options.evaluation.check(options.passes, tested)
 }
 
-/// Stores a binary run's classes in the model (a CSV file's names, else the map's), so a test
-/// input after a pass and the saved model read labels in them; regression keeps none.
-fn record_classes(model: &mut LinearModel, map: &LabelMap, csv_names: &Option<Classes>) {
+/// Stores a binary run's classes in the model (those of its label map: numbers, or a CSV
+/// column's names), so a test input after a pass and the saved model read labels in them;
+/// regression keeps none.
+fn record_classes(model: &mut LinearModel, map: &LabelMap) {
     if let LabelMap::Binary(_) | LabelMap::Implicit(_) = map {
-        model.classes = csv_names.clone().or_else(|| map.classes());
+        model.classes = map.classes();
     }
 }
