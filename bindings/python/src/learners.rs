@@ -449,8 +449,12 @@ impl LinearLearners {
         other: PyRef<'_, LinearLearners>,
         base: Option<PyRef<'_, LinearLearners>>,
     ) -> PyResult<()> {
-        let mut merged = self.state.clone();
-        merged.merge(&other.state, base.as_ref().map(|b| &b.state))?;
+        let (mine, theirs) = (&self.state, &other.state);
+        let base = base.as_ref().map(|b| &b.state);
+        let merged = other.py().detach(|| {
+            let mut merged = mine.clone();
+            merged.merge(theirs, base).map(|()| merged)
+        })?;
         self.state = merged;
         Ok(())
     }
@@ -536,8 +540,11 @@ impl LinearLearners {
 
     /// The model as the bytes of a model file (kind `linear-learner` or
     /// `multiclass-learner`, the CLI's format).
+    /// The GIL is released while encoding (a large sparse model takes a while; Dask's worker
+    /// keeps answering meanwhile).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let b = self.state.to_bytes().map_err(model_error)?;
+        let state = &self.state;
+        let b = py.detach(|| state.to_bytes()).map_err(model_error)?;
         Ok(PyBytes::new(py, &b))
     }
 
@@ -550,10 +557,12 @@ impl LinearLearners {
         Ok(PyBytes::new(py, &b))
     }
 
-    /// The model back from [`LinearLearners::to_bytes`].
+    /// The model back from [`LinearLearners::to_bytes`]: read in place from the `bytes`
+    /// object (no copy into a list of Python integers) and decoded with the GIL released.
     #[staticmethod]
-    fn from_bytes(state: Vec<u8>) -> PyResult<Self> {
-        State::from_bytes(&state, "pickle").map(Self::from_state)
+    fn from_bytes(py: Python<'_>, state: &[u8]) -> PyResult<Self> {
+        py.detach(|| State::from_bytes(state, "pickle"))
+            .map(Self::from_state)
     }
 
     /// Writes the model file `sketchlearn test -i` and `predict -i` read.

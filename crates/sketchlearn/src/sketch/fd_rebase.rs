@@ -53,17 +53,54 @@ pub(crate) fn combine_signed(
         stacked.extend_from_slice(&p.rows[..p.count * dim]);
         signs.extend(std::iter::repeat_n(p.sign, p.count));
     }
+    let mut gram = vec![0.0; r * r];
+    if r > 0 {
+        gram_rows(&stacked, r, dim, &mut gram);
+    }
+    let c = signed_coefficients(&gram, &signs, m, capacity)?;
+    let mut rows = vec![0.0; c.keep * dim];
+    if c.keep > 0 {
+        matmul_into(&c.coef, &stacked, c.keep, r, dim, &mut rows);
+    }
+    if rows.iter().any(|x| !x.is_finite()) {
+        return Err(SketchError::NonFinite("merged FD rows".into()));
+    }
+    Ok(Combined {
+        rows,
+        filled: c.keep,
+        delta: c.delta,
+    })
+}
+
+/// The merged rows as combinations of the stacked rows `R`: row `j` is `coef[j]·R`.
+pub(crate) struct Coefficients {
+    /// Row-major `keep × r`.
+    pub coef: Vec<f64>,
+    pub keep: usize,
+    /// The shrink `δ` applied (0 when exact).
+    pub delta: f64,
+}
+
+/// The coefficients `C` of the merged rows `C·R` from the Gram matrix `RRᵀ` (`r × r`,
+/// row-major) of the stacked rows and their signs alone (see module docs): what
+/// [`combine_signed`] computes for explicit rows, and what a caller that cannot hold `R` (the
+/// sparse-time merge, streaming `R` over columns) applies column by column. `O(r³)`.
+pub(crate) fn signed_coefficients(
+    gram: &[f64],
+    signs: &[f64],
+    m: usize,
+    capacity: usize,
+) -> Result<Coefficients, SketchError> {
+    let r = signs.len();
     if r == 0 {
-        return Ok(Combined {
-            rows: Vec::new(),
-            filled: 0,
+        return Ok(Coefficients {
+            coef: Vec::new(),
+            keep: 0,
             delta: 0.0,
         });
     }
-    let mut gram = vec![0.0; r * r];
-    gram_rows(&stacked, r, dim, &mut gram);
     let mut eig = SymEigen::new(r);
-    eig.compute(&gram)?;
+    eig.compute(gram)?;
     let (sigma, u) = (eig.values(), eig.vectors());
     let tol = sigma[0].max(0.0) * r as f64 * 8.0 * f64::EPSILON;
     let q = sigma.iter().take_while(|&&s| s > tol).count();
@@ -97,16 +134,10 @@ pub(crate) fn combine_signed(
             coef[j * r + k] = scale * c;
         }
     }
-    let mut rows = vec![0.0; keep * dim];
-    matmul_into(&coef, &stacked, keep, r, dim, &mut rows);
-    if rows.iter().any(|x| !x.is_finite()) {
+    if coef.iter().any(|x| !x.is_finite()) {
         return Err(SketchError::NonFinite("merged FD rows".into()));
     }
-    Ok(Combined {
-        rows,
-        filled: keep,
-        delta,
-    })
+    Ok(Coefficients { coef, keep, delta })
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ mod spectral_error;
 
 pub use config::{AnySketch, SketchConfig, SketchMethod};
 pub use error::SketchError;
-pub(crate) use fd_rebase::{combine_signed, SignedRows};
+pub(crate) use fd_rebase::signed_coefficients;
 pub(crate) use frequent_directions::{rows_kept, shrink_rule};
 pub use frequent_directions::{FdVariant, FrequentDirections};
 pub use generalized::GeneralizedFrequentDirections;

@@ -958,16 +958,20 @@ impl Serialize for LazyColumns {
     }
 }
 
+/// Whether a stored stamp is an exact epoch id (a whole number in `1..=u32::MAX`).
+fn whole_id(stamp: f64) -> Option<u32> {
+    (stamp.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&stamp)).then_some(stamp as u32)
+}
+
 /// Every stored slot's stamp is the current epoch or a live one (a loaded store must not send a
 /// column to an epoch it does not have, and only touched columns are stored: a slot stamped 0
-/// would be one that [`LazyColumns::stored_columns`] does not know of).
+/// would be one that [`LazyColumns::stored_columns`] does not know of). The epochs' ids
+/// increase (checked before), so each stamp is one binary search: `O(|T| log E)`.
 fn stamps_live(slots: &[f64], stride: usize, cur: u32, epochs: &[Epoch]) -> bool {
     slots.chunks_exact(stride).all(|slot| {
         let stamp = slot[STAMP];
         stamp == f64::from(cur)
-            || (stamp.fract() == 0.0
-                && (1.0..=f64::from(u32::MAX)).contains(&stamp)
-                && epochs.iter().any(|e| f64::from(e.id) == stamp))
+            || whole_id(stamp).is_some_and(|id| epochs.binary_search_by_key(&id, |e| e.id).is_ok())
     })
 }
 
@@ -981,41 +985,45 @@ fn distinct(cols: &[u32]) -> bool {
 /// Every epoch (and the current one) counts exactly the stored columns stamped with it, and
 /// lists each of them among its members; every member is a column (`< dim`). A model file that
 /// does not would drop an epoch while columns still point to it, or flush a column that does
-/// not exist — a panic in a later refresh.
+/// not exist — a panic in a later refresh. One pass over the stored columns (each stamp found
+/// by binary search among the increasing ids, the current epoch last): `O(|T| log E)` plus the
+/// sorting of the member lists, so a large store with many live epochs loads in linear time.
 fn counts_match(st: &Stored, dim: usize, stride: usize) -> bool {
-    let stamped = |id: u32| {
-        st.touched
-            .iter()
-            .zip(st.slots.chunks_exact(stride))
-            .filter(move |(_, slot)| slot[STAMP] == f64::from(id))
-            .map(|(&j, _)| j)
-    };
-    let lists = st
+    let mut lists: Vec<(u32, u64, Vec<u32>)> = st
         .epochs
         .iter()
-        .map(|e| (e.id, e.count, &e.members))
-        .chain(std::iter::once((st.cur, st.cur_count, &st.cur_members)));
-    let mut total = 0u64;
-    for (id, count, members) in lists {
+        .map(|e| (e.id, e.count, e.members.clone()))
+        .chain(std::iter::once((
+            st.cur,
+            st.cur_count,
+            st.cur_members.clone(),
+        )))
+        .collect();
+    if lists.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return false; // ids not increasing (the current epoch is the newest)
+    }
+    for (_, _, members) in &mut lists {
         if members.iter().any(|&j| j as usize >= dim) {
             return false;
         }
-        let mut sorted = members.clone();
-        sorted.sort_unstable();
-        let mut n = 0u64;
-        for j in stamped(id) {
-            if sorted.binary_search(&j).is_err() {
-                return false;
-            }
-            n += 1;
+        members.sort_unstable();
+    }
+    let mut seen = vec![0u64; lists.len()];
+    for (&j, slot) in st.touched.iter().zip(st.slots.chunks_exact(stride)) {
+        if slot[STAMP] == 0.0 {
+            continue;
         }
-        if n != count {
+        let Some(k) =
+            whole_id(slot[STAMP]).and_then(|id| lists.binary_search_by_key(&id, |l| l.0).ok())
+        else {
+            return false; // stamped with no listed epoch
+        };
+        if lists[k].2.binary_search(&j).is_err() {
             return false;
         }
-        total += n;
+        seen[k] += 1;
     }
-    let live = st.slots.chunks_exact(stride).filter(|s| s[STAMP] != 0.0);
-    total == live.count() as u64 && st.cur < u32::MAX && st.closed < st.cur
+    lists.iter().zip(&seen).all(|(l, &n)| l.1 == n) && st.cur < u32::MAX && st.closed < st.cur
 }
 
 impl<'de> Deserialize<'de> for LazyColumns {

@@ -33,8 +33,23 @@
 //!    the basis has nothing off `T`). `w̄ = w` on `T`, `b = 0`, no raw rows: the state of a
 //!    learner that has just shrunk, from which learning continues as usual.
 //!
-//! Cost `O(m²·|T| + m³)`, memory `O(m·|T|)` for the stacked rows — proportional to the columns
-//! touched, never to `d` beyond one scan of the column stamps. Merging with a learner that
+//! # Streamed over the columns
+//!
+//! The stacked rows `R` (`r ≤ 3·(m + buffer)` rows over `|T|` columns) are never stored: only
+//! their Gram matrix `RRᵀ` and the merge's coefficients are, since the combination needs no
+//! more (`sketch::fd_rebase`: the merged rows are `C·R` with `C` a function of `RRᵀ` and the
+//! signs). Two passes over `T` compute column `R[:, j]` from the lazy stores (`O(m²)` per side):
+//! the first accumulates `RRᵀ`, the second writes `C·R[:, j]` and the mixed `w_j` straight
+//! into the new store. The merged rows are orthogonal by construction; a last pass over the
+//! new store re-orthonormalises them against rounding (modified Gram–Schmidt in the metric of
+//! their `k × k` Gram matrix, after each row is normalised by its own norm, which keeps it
+//! accurate: that Gram matrix is the identity up to rounding; rows whose remainder falls
+//! below `10⁻⁸` of their norm are dropped as dependent). The raw rows `G` are sparse and enter
+//! `R` through their entries only.
+//!
+//! Cost `O((m² + r²)·|T| + r³)`; memory: the result's store (`m + 2` numbers per column of
+//! `T`), the sorted list `T` and `O(r² + Σnnz(G))` — never a copy of `R`, and nothing
+//! proportional to `d` beyond one scan of the column stamps. Merging with a learner that
 //! learned nothing since the base returns the other state unchanged (the identity).
 //!
 //! # Refused
@@ -49,7 +64,7 @@ use super::newton::{SparseCurvature, SparseWeights};
 use super::{SparseFd, SparseLearner};
 use crate::linalg::{dot, shifted_gram_factor};
 use crate::merge::{add_count, add_scalar, mix, same, MergeError, MergeResult, MergeShare};
-use crate::sketch::{combine_signed, SignedRows, SketchError};
+use crate::sketch::{signed_coefficients, SketchError};
 
 impl MergeShare for SparseLearner {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
@@ -129,16 +144,11 @@ impl MergeShare for SparseFd {
             return Ok(());
         }
         let cols = touched_union(self, other, base);
-        let t = cols.len();
-        let mut w = weights_on(self, &cols);
-        mix(&mut w, &weights_on(other, &cols), share);
-        let (ra, rb) = (sketch_rows(self, &cols), sketch_rows(other, &cols));
-        let rg = base.map(|g| sketch_rows(g, &cols));
-        let mut parts = vec![signed(&ra, 1.0), signed(&rb, 1.0)];
-        parts.extend(rg.as_ref().map(|r| signed(r, -1.0)));
         let m = self.curv.m;
-        let merged = combine_signed(&parts, t, m, m)?;
-        let (sigma, v) = orthonormal_rows(&merged.rows, merged.filled, t);
+        let stack = Stack::new(self, other, base);
+        let merged = signed_coefficients(&stack.gram(&cols), &stack.signs, m, m)?;
+        let mut store = stack.write(&cols, &merged.coef, merged.keep, share)?;
+        let sigma = orthonormalise(&mut store, &cols, merged.keep);
         let g = base.map(|g| &g.curv);
         let (a, b) = (&self.curv, &other.curv);
         let counts = Counts {
@@ -151,7 +161,7 @@ impl MergeShare for SparseFd {
         self.examples = add_count(self.examples, other.examples, base.map(|g| g.examples));
         self.pscale = share * self.pscale + (1.0 - share) * other.pscale;
         self.z.clear();
-        self.w = explicit_weights(self.w.cols.dim(), m, &cols, &w, &v);
+        self.w = SparseWeights::new(store, m);
         self.curv.reset_to(&sigma, counts)?;
         Ok(())
     }
@@ -214,96 +224,231 @@ fn touched_union(a: &SparseFd, b: &SparseFd, base: Option<&SparseFd>) -> Vec<u32
     cols
 }
 
-/// Position of column `j` in the sorted `cols`.
-fn position(cols: &[u32], j: u32) -> usize {
-    cols.binary_search(&j)
-        .unwrap_or_else(|_| unreachable!("column {j} is in the touched union"))
+/// One entry of a raw row `G_q` of the stack: `R[row, col] = value`, and the entry's term
+/// `c_q·value` of that side's weights `Gᵀc` (0 for the base, whose weights are not needed).
+struct RawEntry {
+    col: u32,
+    row: usize,
+    side: usize,
+    weight: f64,
+    value: f64,
 }
 
-/// `w = w̄ + Zᵀb + Gᵀc` on the columns `cols`, every lazy correction applied.
-fn weights_on(l: &SparseFd, cols: &[u32]) -> Vec<f64> {
-    let mut z = vec![0.0; l.curv.m];
-    let mut w: Vec<f64> = cols
-        .iter()
-        .map(|&j| l.w.cols.peek(j as usize, &mut z) + dot(&z, &l.w.b))
-        .collect();
-    for (row, c) in l.curv.g.iter().zip(&l.curv.c) {
-        for (&j, &v) in row.indices.iter().zip(&row.values) {
-            w[position(cols, j)] += c * v;
+/// The stacked rows `R` of the merge (see the module docs), never stored: first the active
+/// sketch rows `diag(σ)·F·Z_{:k}` of each side (dense on `T`, computed column by column from
+/// the lazy stores), then the raw rows `G` of each side (through their entries), with the
+/// sign each enters with (`+1` the two learners, `−1` the base).
+struct Stack<'a> {
+    /// Each side and the position of its first sketch row in `R`.
+    sides: Vec<(&'a SparseFd, usize)>,
+    /// Number of sketch rows (the dense part of `R`).
+    dense: usize,
+    signs: Vec<f64>,
+    /// The raw rows' entries, by increasing column.
+    raw: Vec<RawEntry>,
+}
+
+impl<'a> Stack<'a> {
+    fn new(a: &'a SparseFd, b: &'a SparseFd, base: Option<&'a SparseFd>) -> Self {
+        let parts: Vec<(&SparseFd, f64)> = [(a, 1.0), (b, 1.0)]
+            .into_iter()
+            .chain(base.map(|g| (g, -1.0)))
+            .collect();
+        let mut sides = Vec::with_capacity(parts.len());
+        let mut signs = Vec::new();
+        for &(l, sign) in &parts {
+            sides.push((l, signs.len()));
+            signs.extend(std::iter::repeat_n(sign, l.curv.k));
+        }
+        let dense = signs.len();
+        let mut raw = Vec::new();
+        for (side, &(l, sign)) in parts.iter().enumerate() {
+            for (row, c) in l.curv.g.iter().zip(&l.curv.c) {
+                let q = signs.len();
+                signs.push(sign);
+                for (&col, &value) in row.indices.iter().zip(&row.values) {
+                    let weight = if side < 2 { c * value } else { 0.0 };
+                    raw.push(RawEntry {
+                        col,
+                        row: q,
+                        side,
+                        weight,
+                        value,
+                    });
+                }
+            }
+        }
+        raw.sort_by_key(|e| e.col);
+        Stack {
+            sides,
+            dense,
+            signs,
+            raw,
         }
     }
-    w
-}
 
-/// The sketch's rows `B = [diag(σ)·F·Z_{:k}; G]` on the columns `cols` (row-major, `ℓ × |T|`)
-/// and their number `ℓ`.
-fn sketch_rows(l: &SparseFd, cols: &[u32]) -> (Vec<f64>, usize) {
-    let c = &l.curv;
-    let (m, k, t) = (c.m, c.k, cols.len());
-    let rows = k + c.g.len();
-    let mut out = vec![0.0; rows * t];
-    let mut z = vec![0.0; m];
-    for (p, &j) in cols.iter().enumerate() {
-        l.w.cols.peek(j as usize, &mut z);
-        for i in 0..k {
-            out[i * t + p] = c.sigma[i] * dot(&c.f[i * m..(i + 1) * m], &z);
+    /// The dense part of `R[:, j]` into `x` (`z`: scratch of `m`), and `w̄_j + Z[:, j]ᵀb` of the
+    /// two learners (their weights but for the raw rows' `Gᵀc`).
+    fn column(&self, j: u32, x: &mut [f64], z: &mut [f64]) -> [f64; 2] {
+        let mut w = [0.0; 2];
+        for (s, &(l, off)) in self.sides.iter().enumerate() {
+            let wbar = l.w.cols.peek(j as usize, z);
+            let c = &l.curv;
+            let m = c.m;
+            for i in 0..c.k {
+                x[off + i] = c.sigma[i] * dot(&c.f[i * m..(i + 1) * m], z);
+            }
+            if s < 2 {
+                w[s] = wbar + dot(z, &l.w.b);
+            }
+        }
+        w
+    }
+
+    /// Walks `cols` (increasing) with the dense part of each column of `R`, its weights and
+    /// its raw entries.
+    fn for_each_column(&self, cols: &[u32], mut f: impl FnMut(u32, &[f64], [f64; 2], &[RawEntry])) {
+        let m = self.sides[0].0.curv.m;
+        let (mut x, mut z) = (vec![0.0; self.dense], vec![0.0; m]);
+        let mut at = 0;
+        for &j in cols {
+            let w = self.column(j, &mut x, &mut z);
+            let end = at + self.raw[at..].partition_point(|e| e.col == j);
+            f(j, &x, w, &self.raw[at..end]);
+            at = end;
         }
     }
-    for (r, row) in c.g.iter().enumerate() {
-        for (&j, &v) in row.indices.iter().zip(&row.values) {
-            out[(k + r) * t + position(cols, j)] = v;
+
+    /// `RRᵀ` (`r × r`, row-major), accumulated column by column.
+    fn gram(&self, cols: &[u32]) -> Vec<f64> {
+        let r = self.signs.len();
+        let mut g = vec![0.0; r * r];
+        self.for_each_column(cols, |_, x, _, entries| {
+            for (a, &xa) in x.iter().enumerate() {
+                let row = &mut g[a * r..a * r + a + 1];
+                row.iter_mut().zip(x).for_each(|(s, &xb)| *s += xa * xb);
+            }
+            // Raw rows come after the dense ones: their cross terms are in the lower triangle.
+            for e in entries {
+                let row = &mut g[e.row * r..(e.row + 1) * r];
+                row.iter_mut()
+                    .zip(x)
+                    .for_each(|(s, &xb)| *s += e.value * xb);
+                for f in entries.iter().filter(|f| f.row <= e.row) {
+                    row[f.row] += e.value * f.value;
+                }
+            }
+        });
+        for a in 0..r {
+            for b in 0..a {
+                g[b * r + a] = g[a * r + b];
+            }
+        }
+        g
+    }
+
+    /// A fresh store (never-touched columns zero, [`Init::Zero`]: the merged basis has nothing
+    /// off `T`) holding on each column of `cols` the mixed weight `w_j` and the `keep` merged
+    /// rows `C·R[:, j]` (`coef`: row-major `keep × r`) as its first sketch coordinates.
+    fn write(
+        &self,
+        cols: &[u32],
+        coef: &[f64],
+        keep: usize,
+        share: f64,
+    ) -> Result<LazyColumns, MergeError> {
+        let (r, nd) = (self.signs.len(), self.dense);
+        let first = self.sides[0].0;
+        let (dim, m) = (first.w.cols.dim(), first.curv.m);
+        let mut store = LazyColumns::new(dim, m, Init::Zero);
+        let mut u = vec![0.0; keep];
+        let mut finite = true;
+        self.for_each_column(cols, |j, x, mut w, entries| {
+            for (i, ui) in u.iter_mut().enumerate() {
+                *ui = dot(&coef[i * r..i * r + nd], x);
+            }
+            for e in entries {
+                for (i, ui) in u.iter_mut().enumerate() {
+                    *ui += coef[i * r + e.row] * e.value;
+                }
+                if e.side < 2 {
+                    w[e.side] += e.weight;
+                }
+            }
+            let (wa, wb) = w.split_at_mut(1);
+            mix(wa, wb, share);
+            finite &= w[0].is_finite() && u.iter().all(|v| v.is_finite());
+            let slot = store.current(j as usize);
+            slot[W] = w[0];
+            slot[Z..Z + keep].copy_from_slice(&u);
+        });
+        if !finite {
+            return Err(SketchError::NonFinite("merged sparse FD rows or weights".into()).into());
+        }
+        Ok(store)
+    }
+}
+
+/// Replaces the `k` rows held in the first sketch coordinates of `cols` in `store` (mutually
+/// orthogonal up to rounding) by orthonormal directions and returns their norms `σ_i` — rows
+/// of norm zero, and rows dependent on the rows before them up to rounding, dropped (see the
+/// module docs). Three passes over `cols`, `O(k²·|T| + k⁴)`.
+fn orthonormalise(store: &mut LazyColumns, cols: &[u32], k: usize) -> Vec<f64> {
+    let mut h = vec![0.0; k * k];
+    for &j in cols {
+        let z = &store.current(j as usize)[Z..Z + k];
+        for a in 0..k {
+            for b in 0..k {
+                h[a * k + b] += z[a] * z[b];
+            }
         }
     }
-    (out, rows)
-}
-
-fn signed(rows: &(Vec<f64>, usize), sign: f64) -> SignedRows<'_> {
-    SignedRows {
-        rows: &rows.0,
-        count: rows.1,
-        sign,
+    let (sigma, p) = gram_schmidt_map(&h, k);
+    let kept = sigma.len();
+    let mut old = vec![0.0; k];
+    for &j in cols {
+        let z = &mut store.current(j as usize)[Z..Z + k];
+        old.copy_from_slice(z);
+        for (i, zi) in z.iter_mut().enumerate() {
+            *zi = if i < kept {
+                dot(&p[i * k..(i + 1) * k], &old)
+            } else {
+                0.0
+            };
+        }
     }
+    sigma
 }
 
-/// The norms `σ_i` of the `n` merged rows (orthogonal by construction) and their directions,
-/// re-orthonormalised by modified Gram–Schmidt against rounding (rows of norm zero dropped).
-fn orthonormal_rows(rows: &[f64], n: usize, t: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut sigma = Vec::with_capacity(n);
-    let mut v: Vec<f64> = Vec::with_capacity(n * t);
-    for row in rows.chunks_exact(t.max(1)).take(n) {
-        let norm = dot(row, row).sqrt();
-        if norm == 0.0 || t == 0 {
+/// Modified Gram–Schmidt of `k` vectors given by their Gram matrix `h` (`k × k`): the norms
+/// `σ_i` of the vectors kept and the map `P` (row-major, one row of `k` per kept vector) whose
+/// rows combine the vectors into orthonormal ones. Each vector is normalised first (its norm
+/// `√h_ii`) so that the remainders are measured relative to 1; vectors of norm zero or with a
+/// remainder at most `10⁻⁸` are dropped.
+fn gram_schmidt_map(h: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
+    let inner = |x: &[f64], y: &[f64]| -> f64 {
+        (0..k).map(|a| x[a] * dot(&h[a * k..(a + 1) * k], y)).sum()
+    };
+    let mut sigma = Vec::with_capacity(k);
+    let mut p: Vec<f64> = Vec::with_capacity(k * k);
+    for i in 0..k {
+        let norm = h[i * k + i].max(0.0).sqrt();
+        if norm == 0.0 {
             continue;
         }
-        let mut u = row.to_vec();
-        for prev in v.chunks_exact(t) {
-            let p = dot(prev, &u);
-            u.iter_mut().zip(prev).for_each(|(x, q)| *x -= p * q);
+        let mut u = vec![0.0; k];
+        u[i] = 1.0 / norm;
+        for prev in p.chunks_exact(k) {
+            let proj = inner(prev, &u);
+            u.iter_mut().zip(prev).for_each(|(x, q)| *x -= proj * q);
         }
-        let un = dot(&u, &u).sqrt();
-        if un <= 1e-8 * norm {
+        let un = inner(&u, &u).max(0.0).sqrt();
+        if un <= 1e-8 {
             continue; // dependent on the rows before it (rounding only)
         }
         u.iter_mut().for_each(|x| *x /= un);
         sigma.push(norm);
-        v.extend_from_slice(&u);
+        p.extend_from_slice(&u);
     }
-    (sigma, v)
-}
-
-/// The weights `w̄ = w` (on `cols`), `b = 0`, over a fresh store whose columns `cols` hold the
-/// directions `v` (row-major `k × |T|`) as their first `k` sketch coordinates and whose other
-/// columns are zero.
-fn explicit_weights(dim: usize, m: usize, cols: &[u32], w: &[f64], v: &[f64]) -> SparseWeights {
-    let t = cols.len();
-    let k = v.len().checked_div(t).unwrap_or(0);
-    let mut store = LazyColumns::new(dim, m, Init::Zero);
-    for (p, &j) in cols.iter().enumerate() {
-        let slot = store.current(j as usize);
-        slot[W] = w[p];
-        for i in 0..k {
-            slot[Z + i] = v[i * t + p];
-        }
-    }
-    SparseWeights::new(store, m)
+    (sigma, p)
 }
