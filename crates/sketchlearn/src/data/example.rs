@@ -26,6 +26,31 @@ pub enum Row<'a> {
     },
 }
 
+/// `Some(n)` when the strictly increasing `indices` are exactly `0..n` with `n ≤ len` (a dense
+/// row written in sparse form): since they are strictly increasing from 0, the last one is
+/// `n − 1` exactly when there is no gap, so O(1) decides it.
+fn leading_block(indices: &[u32], len: usize) -> Option<usize> {
+    let n = indices.len();
+    let is_block = n > 0 && indices[0] == 0 && indices[n - 1] as usize == n - 1;
+    (is_block && n <= len).then_some(n)
+}
+
+/// `w · x` with the four accumulators of the sparse gather loop of [`Row::dot`] (chunks of four,
+/// lane `k` summing entries `4c + k`, then the tail in order), so that a sparse row indexed
+/// `0..n` gets exactly the bits of the gather loop.
+fn dot4(w: &[f64], x: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let mut chunks = w.chunks_exact(4).zip(x.chunks_exact(4));
+    for (wc, xc) in &mut chunks {
+        for k in 0..4 {
+            acc[k] += wc[k] * xc[k];
+        }
+    }
+    let tail = x.len() / 4 * 4;
+    let rest: f64 = w[tail..].iter().zip(&x[tail..]).map(|(a, b)| a * b).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
+}
+
 impl<'a> Row<'a> {
     /// Squared Euclidean norm.
     pub fn squared_norm(&self) -> f64 {
@@ -77,6 +102,11 @@ impl<'a> Row<'a> {
         match self {
             Row::Dense(v) => v.iter().zip(w).map(|(a, b)| a * b).sum(),
             Row::Sparse { indices, values } => {
+                if let Some(n) = leading_block(indices, w.len()) {
+                    // Indices 0..n (dense data written sparsely): the same sums as below, with
+                    // contiguous loads instead of gathers (bit-identical).
+                    return dot4(&w[..n], values);
+                }
                 if indices.last().is_none_or(|&i| (i as usize) < w.len()) {
                     // Every index is in range (indices are increasing): four independent
                     // accumulators break the floating-point add chain.
@@ -114,6 +144,13 @@ impl<'a> Row<'a> {
                 }
             }
             Row::Sparse { indices, values } => {
+                if let Some(n) = leading_block(indices, out.len()) {
+                    // Indices 0..n: a contiguous (vectorised) loop, the same products and sums.
+                    for (o, x) in out[..n].iter_mut().zip(values.iter()) {
+                        *o += scale * x;
+                    }
+                    return;
+                }
                 for (&i, &x) in indices.iter().zip(values.iter()) {
                     if let Some(o) = out.get_mut(i as usize) {
                         *o += scale * x;
