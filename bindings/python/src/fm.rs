@@ -271,9 +271,11 @@ impl FmLearner {
     /// The model back from [`FmLearner::to_bytes`], checked as [`FmModel::load`] checks a file
     /// (`fm/validate.rs`): bytes whose checksum matches but whose state no training produces
     /// (sizes that disagree, an index out of range, a number that is not finite) are refused.
+    /// Read in place from the `bytes` object (no copy into a list of Python integers) and
+    /// decoded with the GIL released.
     #[staticmethod]
-    fn from_bytes(state: Vec<u8>) -> PyResult<Self> {
-        FmModel::from_bytes(&state, "pickle")
+    fn from_bytes(py: Python<'_>, state: &[u8]) -> PyResult<Self> {
+        py.detach(|| FmModel::from_bytes(state, "pickle"))
             .map(Self::from_model)
             .map_err(model_error)
     }

@@ -197,11 +197,13 @@ impl SketchState {
         Ok(PyBytes::new(py, &b))
     }
 
-    /// The sketch back from [`SketchState::to_bytes`].
+    /// The sketch back from [`SketchState::to_bytes`], read in place from the `bytes` object
+    /// (no copy into a list of Python integers) and decoded with the GIL released.
     #[staticmethod]
-    fn from_bytes(state: Vec<u8>) -> PyResult<Self> {
-        let (config, sketch): (SketchConfig, AnySketch) =
-            model::from_bytes(&state, SKETCH_KIND, "pickle").map_err(model_error)?;
+    fn from_bytes(py: Python<'_>, state: &[u8]) -> PyResult<Self> {
+        let (config, sketch): (SketchConfig, AnySketch) = py
+            .detach(|| model::from_bytes(state, SKETCH_KIND, "pickle"))
+            .map_err(model_error)?;
         Ok(SketchState { config, sketch })
     }
 
