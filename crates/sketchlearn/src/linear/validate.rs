@@ -391,6 +391,11 @@ mod tests {
             if let Some(w) = column_weights(core, &mut Vec::new()) {
                 let core_full = largest(core.weights().iter().copied());
                 assert_eq!(largest(w.iter().map(|(_, w)| *w)), core_full, "{config:?}");
+                // Stronger: every weight's magnitude is one of the bounding columns'.
+                let seen: Vec<u64> = w.iter().map(|(_, w)| w.abs().to_bits()).collect();
+                for (j, wj) in core.weights().iter().enumerate() {
+                    assert!(seen.contains(&wj.abs().to_bits()), "{config:?}: column {j}");
+                }
             } else {
                 assert!(matches!(core, AnyLearner::Mixture(_)), "{config:?}");
             }
