@@ -62,6 +62,18 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
         1.0 / (self.d0 + self.g2[i]).sqrt()
     }
 
+    /// The scale `1/√D_ii` of feature `i`, `None` beyond the stored entries.
+    pub(crate) fn scale_at(&self, i: usize) -> Option<f64> {
+        (i < self.g2.len()).then(|| self.scale(i))
+    }
+
+    /// The features whose `D_ii` is not `d₀` (every other feature's scale is `1/√d₀`).
+    pub(crate) fn adapted_columns(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.g2.len())
+            .filter(|&i| self.g2[i] != 0.0)
+            .map(|i| i as u32)
+    }
+
     /// Writes the scaled values of `x` into `out` (same indices).
     fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
         out.clear();

@@ -306,6 +306,18 @@ impl<L: OnlineLearner> UnitScaling<L> {
         self.feature_map(i).inverse
     }
 
+    /// The largest `|1/s_i|` over all features (1 for those never seen non-zero), from the
+    /// entries kept: `O(features seen)`.
+    pub(crate) fn largest_inverse_scale(&self) -> f64 {
+        self.moments
+            .keys()
+            .map(|&i| self.inverse_scale(i).abs())
+            .fold(
+                1.0,
+                |a, s| if s.is_nan() { f64::INFINITY } else { a.max(s) },
+            )
+    }
+
     /// How many features have been seen non-zero (the entries kept).
     pub fn features_seen(&self) -> usize {
         self.moments.len()

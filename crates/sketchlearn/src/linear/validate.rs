@@ -47,18 +47,10 @@ pub(crate) fn check_learner(learner: &AnyLearner) -> Result<(), Invalid> {
     if d > crate::run::MAX_DIM {
         return Err(Invalid(format!("dimension {d} is above 2^32")));
     }
-    let weights = learner.weights();
-    if weights.len() < d {
-        return Err(Invalid(format!(
-            "{} weights for dimension {d}",
-            weights.len()
-        )));
-    }
-    if let Some(j) = weights.iter().position(|w| !weight_ok(*w)) {
-        return Err(Invalid(format!(
-            "weight {j} is {:e} (beyond any a step may produce, {MAX_WEIGHT:e})",
-            weights[j]
-        )));
+    // The bound is exact or above every weight, so a model it passes passes the full check;
+    // only a model it cannot pass pays for the full check (which names the weight).
+    if !weight_bound(learner).is_some_and(|b| b <= MAX_WEIGHT) {
+        check_all_weights(learner, d)?;
     }
     // Only a few entries: a sparse row, so that the check costs O(1) whatever d is.
     let indices: Vec<u32> = (0..d.min(8) as u32).collect();
@@ -79,6 +71,107 @@ pub(crate) fn check_learner(learner: &AnyLearner) -> Result<(), Invalid> {
         }
     }
     Ok(())
+}
+
+/// Every one of the `d` weights is acceptable (`O(d)` memory, and `O(m²d)` time for a
+/// sparse-time learner: the reason [`weight_bound`] comes first).
+fn check_all_weights(learner: &AnyLearner, d: usize) -> Result<(), Invalid> {
+    let weights = learner.weights();
+    if weights.len() < d {
+        return Err(Invalid(format!(
+            "{} weights for dimension {d}",
+            weights.len()
+        )));
+    }
+    if let Some(j) = weights.iter().position(|w| !weight_ok(*w)) {
+        return Err(Invalid(format!(
+            "weight {j} is {:e} (beyond any a step may produce, {MAX_WEIGHT:e})",
+            weights[j]
+        )));
+    }
+    Ok(())
+}
+
+/// An upper bound of `max_j |w_j|` over the weights [`OnlineLearner::weights`] returns, at a
+/// cost proportional to the stored state (issue 26: a `-b 27` model loaded in minutes when its
+/// `2^27` weights were built; `+∞` for a NaN). A learner that is neither a mixture nor over a
+/// sparse-time core stores its weights (or is small): its own [`OnlineLearner::weights`] then.
+/// A mixture's weights are `Σ π_k w_k`, so `Σ |π_k| · max|w_k|` bounds them; a learner over a
+/// sparse-time core gives its exact maximum from [`column_weights`].
+fn weight_bound(learner: &AnyLearner) -> Option<f64> {
+    let mixture = |m: &super::Mixture| -> Option<f64> {
+        let pi = m.member_weights();
+        let mut bound = 0.0;
+        for (member, p) in m.members().iter().zip(pi) {
+            bound += p.abs() * weight_bound(member)?;
+        }
+        Some(if bound.is_nan() { f64::INFINITY } else { bound })
+    };
+    match learner {
+        AnyLearner::Mixture(m) => mixture(m),
+        AnyLearner::ScaledMixture(m) => mixture(m.mixture()),
+        _ => match column_weights(learner, &mut Vec::new()) {
+            Some(w) => Some(largest(w.iter().map(|(_, w)| *w))),
+            // The intercept multiplies one weight by its value.
+            None => match learner {
+                AnyLearner::Intercept(l) => {
+                    Some(weight_bound(l.inner())? * l.value().abs().max(1.0))
+                }
+                // The rescaling wrappers multiply each weight by a factor (the intercept's by 1).
+                AnyLearner::RowScaling(l) => {
+                    Some(weight_bound(l.inner())? * l.inverse_scale().abs().max(1.0))
+                }
+                AnyLearner::UnitScaling(l) => {
+                    Some(weight_bound(l.inner())? * l.largest_inverse_scale())
+                }
+                // Learners that store their `d` weights (borrowed, no copy) and the rest.
+                _ => Some(largest(learner.weights().iter().copied())),
+            },
+        },
+    }
+}
+
+/// `max |w|`, `+∞` if a weight is NaN.
+fn largest(w: impl Iterator<Item = f64>) -> f64 {
+    w.fold(0.0, |a, w| {
+        if w.is_nan() {
+            f64::INFINITY
+        } else {
+            a.max(w.abs())
+        }
+    })
+}
+
+/// The weights of a sparse-time core under intercept and diagonal wrappers at the columns whose
+/// magnitudes include every weight's (`extra`: the wrappers' columns with state of their own;
+/// [`super::sparse::validate::bounding_weights`] adds the core's and says why the rest are
+/// covered — a diagonal wrapper scales every column it has not adapted by the same `1/√d₀`);
+/// `None` for other learners.
+fn column_weights(learner: &AnyLearner, extra: &mut Vec<u32>) -> Option<Vec<(u32, f64)>> {
+    match learner {
+        AnyLearner::Sparse(l) => Some(super::sparse::validate::bounding_weights(l, extra)),
+        AnyLearner::Intercept(l) => {
+            let mut w = column_weights(l.inner(), extra)?;
+            let last = l.inner().dim().checked_sub(1)? as u32;
+            if l.value() != 1.0 {
+                // The bounding columns always include the last one.
+                let (j, b) = w.last_mut()?;
+                if *j != last {
+                    return None;
+                }
+                *b *= l.value();
+            }
+            Some(w)
+        }
+        AnyLearner::Diagonal(l) => {
+            extra.extend(l.adapted_columns());
+            let w = column_weights(l.inner(), extra)?;
+            w.into_iter()
+                .map(|(j, wj)| Some((j, wj * l.scale_at(j as usize)?)))
+                .collect()
+        }
+        _ => None,
+    }
 }
 
 /// Checks the state of every sparse-time learner in `learner` (members of mixtures, learners
@@ -242,6 +335,72 @@ impl ser::SerializeMap for NanCheck {
 mod tests {
     use super::*;
     use crate::linear::LearnerConfig;
+
+    /// The bound from the stored columns is exactly the largest weight of a sparse-time learner
+    /// (every curvature, with and without an intercept and diagonal adaptation), and bounds the
+    /// default mixture's, after steps that touch a few of `d` columns.
+    #[test]
+    fn weight_bound_is_the_largest_weight() {
+        use crate::linear::{Algorithm, CurvatureKind, Representation};
+        let d = 97;
+        let rows: Vec<(Vec<u32>, Vec<f64>)> = (0..40u32)
+            .map(|t| {
+                let idx = vec![t % 7, 11 + (t * 5) % 13, 60 + t % 3];
+                let val = vec![1.0, 0.5 - (t % 4) as f64 * 0.4, 2.0];
+                (idx, val)
+            })
+            .collect();
+        let mut configs = vec![LearnerConfig::default()];
+        for curvature in [
+            CurvatureKind::Fd,
+            CurvatureKind::FdFast,
+            CurvatureKind::Rfd,
+            CurvatureKind::RfdFast,
+            CurvatureKind::Oja,
+            CurvatureKind::Rp,
+        ] {
+            for (diag, intercept) in [(false, false), (true, true), (false, true)] {
+                configs.push(LearnerConfig {
+                    algorithm: Algorithm::Newton,
+                    representation: Representation::Sparse,
+                    curvature,
+                    size: 4,
+                    diag,
+                    bias: intercept,
+                    bias_value: 0.5,
+                    ..LearnerConfig::default()
+                });
+            }
+        }
+        for config in configs {
+            let mut learner = config.build(d).unwrap();
+            for (t, (indices, values)) in rows.iter().enumerate() {
+                let y = if t % 3 == 0 { -1.0 } else { 1.0 };
+                let x = Row::Sparse { indices, values };
+                learner.learn(x, y, 1.0).unwrap();
+            }
+            let full = largest(learner.weights().iter().copied());
+            let bound = weight_bound(&learner).unwrap();
+            assert!(bound >= full, "{config:?}: {bound} < {full}");
+            assert!(full > 0.0, "{config:?}");
+            // Under the row scaling of a single learner, the sparse-time core's bound is exact.
+            let core = match &learner {
+                AnyLearner::RowScaling(l) => l.inner(),
+                other => other,
+            };
+            if let Some(w) = column_weights(core, &mut Vec::new()) {
+                let core_full = largest(core.weights().iter().copied());
+                assert_eq!(largest(w.iter().map(|(_, w)| *w)), core_full, "{config:?}");
+                // Stronger: every weight's magnitude is one of the bounding columns'.
+                let seen: Vec<u64> = w.iter().map(|(_, w)| w.abs().to_bits()).collect();
+                for (j, wj) in core.weights().iter().enumerate() {
+                    assert!(seen.contains(&wj.abs().to_bits()), "{config:?}: column {j}");
+                }
+            } else {
+                assert!(matches!(core, AnyLearner::Mixture(_)), "{config:?}");
+            }
+        }
+    }
 
     #[test]
     fn trained_models_pass_and_a_nan_is_found() {

@@ -725,11 +725,38 @@ impl LazyColumns {
     /// bit for bit as if it had not stopped; beyond, increasing ([`touched_columns`]).
     ///
     /// [`touched_columns`]: LazyColumns::touched_columns
-    fn stored_columns(&self) -> Vec<u32> {
+    pub(crate) fn stored_columns(&self) -> Vec<u32> {
         match &self.touched {
             Some(list) => list.clone(),
             None => self.touched_columns(),
         }
+    }
+
+    /// For each row `r < min(m, d)`, one column `j ≡ r (mod m)` not in `stored` (increasing),
+    /// if there is one: together with the stored columns, the columns whose weights bound every
+    /// weight of the store (the load check of `linear/validate.rs` looks at these only).
+    ///
+    /// Why: a column not stored (stamp 0) is, when read, its initial slot brought through the
+    /// pristine epoch ([`LazyColumns::peek_into`]); the initial slot is zero (`Init::Zero`) or
+    /// holds only `z_r = ±1/√n_r` with `r = j mod m` ([`initial_value`]: the row and `n_r`
+    /// depend on `r` only, the sign on a hash of `j`), and an epoch's transform is linear in
+    /// the slot (`w̄ += aᵀz`, `z ← Tz`, [`Epoch::apply`]). So the weight `w̄_j + z_jᵀb` of such
+    /// a column is `±v_r` (`0` for `Init::Zero`), `v_r` a function of the stored finite state
+    /// and `r` alone: the same magnitude for every unstored column of row `r`. Checking one of
+    /// them per row checks them all (`weight_ok` depends on `|w|` only). `O(|stored| + m)`.
+    pub(crate) fn unstored_representatives(&self, stored: &[u32]) -> Vec<u32> {
+        let m = self.m.max(1);
+        let mut out = Vec::new();
+        for r in 0..m.min(self.dim) {
+            let mut j = r;
+            while j < self.dim && stored.binary_search(&(j as u32)).is_ok() {
+                j += m;
+            }
+            if j < self.dim {
+                out.push(j as u32);
+            }
+        }
+        out
     }
 
     /// Every column's current `(w̄_j, Z[:, j])`, for inspection (`O(m²d)`).

@@ -668,6 +668,20 @@ impl SparseCurvature for SparseFdCurvature {
             }
         }
     }
+
+    fn add_weights_at(&self, cols: &[u32], w: &mut [f64]) {
+        for (row, c) in self.g.iter().zip(&self.c) {
+            for (j, &v) in row.indices.iter().zip(&row.values) {
+                if let Ok(k) = cols.binary_search(j) {
+                    w[k] += c * v;
+                }
+            }
+        }
+    }
+
+    fn own_columns(&self, out: &mut Vec<u32>) {
+        out.extend(self.g.iter().flat_map(|row| row.indices.iter().copied()));
+    }
 }
 
 /// `y = A x` for a row-major `rows × cols` `A`.

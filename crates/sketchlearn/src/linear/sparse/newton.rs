@@ -171,6 +171,17 @@ pub trait SparseCurvature: sealed::Sealed {
     /// Adds the model's own part of `w` (FD: `Gᵀc`) to the dense `w̄ + Zᵀb`.
     #[inline]
     fn add_weights(&self, _w: &mut [f64]) {}
+
+    /// [`add_weights`](Self::add_weights) on the increasing columns `cols` only (`w[k]` is the
+    /// weight of column `cols[k]`); the columns it touches are among
+    /// [`own_columns`](Self::own_columns).
+    #[inline]
+    fn add_weights_at(&self, _cols: &[u32], _w: &mut [f64]) {}
+
+    /// The columns whose weight [`add_weights`](Self::add_weights) changes (FD: the raw rows'
+    /// indices), pushed onto `out`.
+    #[inline]
+    fn own_columns(&self, _out: &mut Vec<u32>) {}
 }
 
 /// A sparse-time SON learner over the curvature model `C` (see the [module](self) docs); the

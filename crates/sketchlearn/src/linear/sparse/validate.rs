@@ -20,7 +20,7 @@
 //!   `b` and `c`, `α` finite and `> 0`.
 
 use super::fd::SparseFdCurvature;
-use super::newton::check_params;
+use super::newton::{check_params, SparseCurvature};
 use super::{SparseFd, SparseLearner, SparseNewton, SparseOja, SparseRp, SparseSoftmax};
 
 /// Checks `learner`'s state; the error says what is inconsistent.
@@ -30,6 +30,44 @@ pub(crate) fn check(learner: &SparseLearner) -> Result<(), String> {
         SparseLearner::Oja(l) => check_oja(l).map_err(|e| format!("sparse Oja-SON: {e}")),
         SparseLearner::Fd(l) => check_fd(l).map_err(|e| format!("sparse FD-SON: {e}")),
     }
+}
+
+/// The weights of `learner` at the columns that bound all its weights: the stored columns, the
+/// curvature's own ([`SparseCurvature::own_columns`]), `extra` (a wrapper's columns of its own
+/// state), the last (an intercept's) and one unstored column per row
+/// ([`LazyColumns::unstored_representatives`](super::columns::LazyColumns::unstored_representatives),
+/// which says why these bound the rest). `(column, weight)` pairs, increasing; the cost is
+/// `O(m²)` per listed column, not `O(m²d)` as [`OnlineLearner::weights`](crate::linear::OnlineLearner::weights).
+pub(crate) fn bounding_weights(learner: &SparseLearner, extra: &[u32]) -> Vec<(u32, f64)> {
+    match learner {
+        SparseLearner::Rp(l) => newton_bounding_weights(l, extra),
+        SparseLearner::Oja(l) => newton_bounding_weights(l, extra),
+        SparseLearner::Fd(l) => newton_bounding_weights(l, extra),
+    }
+}
+
+fn newton_bounding_weights<C: SparseCurvature>(
+    l: &SparseNewton<C>,
+    extra: &[u32],
+) -> Vec<(u32, f64)> {
+    let store = &l.w.cols;
+    let d = store.dim();
+    let mut cols = store.stored_columns();
+    l.curv.own_columns(&mut cols);
+    cols.extend(extra.iter().copied().filter(|&j| (j as usize) < d));
+    cols.extend(d.checked_sub(1).map(|j| j as u32));
+    cols.sort_unstable();
+    cols.dedup();
+    let spare = store.unstored_representatives(&cols);
+    cols.extend(spare);
+    cols.sort_unstable();
+    let mut z = vec![0.0; store.size()];
+    let mut w: Vec<f64> = cols
+        .iter()
+        .map(|&j| store.peek(j as usize, &mut z) + crate::linalg::dot(&z, &l.w.b))
+        .collect();
+    l.curv.add_weights_at(&cols, &mut w);
+    cols.into_iter().zip(w).collect()
 }
 
 /// `what` has `want` entries.
