@@ -21,11 +21,10 @@
 //!
 //! [`ValidLearnerConfig::build_unscaled`]: sketchlearn::linear::ValidLearnerConfig::build_unscaled
 
-use super::sketched_adagrad::{error, load_set, pm, z, PAYOFF};
-use super::son_table3::{parse_results, Quoted, DATASETS};
+use super::sketched_adagrad::{error, load_set, pm, run_sets, z, PAYOFF};
+use super::son_table3::{Quoted, DATASETS};
 use super::ReproArgs;
-use crate::machine::utc_now;
-use crate::report::{table_header, write_md_csv};
+use crate::report::table_header;
 use crate::stats::binomial_se;
 use anyhow::Result;
 use sketchlearn::linear::{
@@ -268,21 +267,12 @@ fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
 }
 
 pub fn run(args: &ReproArgs) -> Result<()> {
-    let t0 = Instant::now();
-    let date = utc_now();
-    let mut sets = Vec::new();
-    for name in DATASETS.iter().map(|(n, _)| *n).chain(["r8_earn_vs_rest"]) {
-        sets.push(measure(args, name)?);
-    }
-    let quoted = parse_results(&args.data_dir.join("../peers/RESULTS.md"));
-    let md = report(&sets, &quoted, &date)?;
-    let csv = csv(&sets);
-    write_md_csv(
-        &args.out,
+    run_sets(
+        args,
         "payoff_members",
-        &md,
-        &csv,
-        Some(t0.elapsed().as_secs_f64()),
+        DATASETS.iter().map(|(n, _)| *n).chain(["r8_earn_vs_rest"]),
+        measure,
+        |sets, quoted, date| Ok((report(sets, quoted, date)?, csv(sets))),
     )
 }
 

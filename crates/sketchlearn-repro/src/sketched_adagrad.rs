@@ -191,21 +191,33 @@ fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
 }
 
 pub fn run(args: &ReproArgs) -> Result<()> {
+    run_sets(
+        args,
+        "sketched_adagrad",
+        DATASETS.iter().map(|(n, _)| *n),
+        measure,
+        report,
+    )
+}
+
+/// One run of a payoff-style experiment: `measure` each named set, compare with the peers'
+/// quoted errors (`../peers/RESULTS.md`) in `report` (markdown, CSV), and write both as
+/// `<stem>.md`/`<stem>.csv` with the run's duration.
+pub(crate) fn run_sets<S>(
+    args: &ReproArgs,
+    stem: &str,
+    names: impl Iterator<Item = &'static str>,
+    measure: impl Fn(&ReproArgs, &'static str) -> Result<S>,
+    report: impl Fn(&[S], &HashMap<String, Quoted>, &str) -> Result<(String, String)>,
+) -> Result<()> {
     let t0 = Instant::now();
     let date = utc_now();
-    let mut sets = Vec::new();
-    for (name, _) in DATASETS {
-        sets.push(measure(args, name)?);
-    }
+    let sets = names
+        .map(|name| measure(args, name))
+        .collect::<Result<Vec<_>>>()?;
     let quoted = parse_results(&args.data_dir.join("../peers/RESULTS.md"));
     let (md, csv) = report(&sets, &quoted, &date)?;
-    write_md_csv(
-        &args.out,
-        "sketched_adagrad",
-        &md,
-        &csv,
-        Some(t0.elapsed().as_secs_f64()),
-    )
+    write_md_csv(&args.out, stem, &md, &csv, Some(t0.elapsed().as_secs_f64()))
 }
 
 /// `e ± SE(e)`.
