@@ -96,7 +96,7 @@ def main():
             b_raw, _ = error(args.before, raw)
             b_twin, _ = error(args.before, twin)
             row += f" {b_raw:.4f} / {b_twin:.4f} |"
-        ok = lambda z: "yes" if z <= 1 else "**no**"  # noqa: E731
+        ok = lambda z: "yes" if z <= 1 else "**no**"
         row += (
             f" **{e_raw:.4f}** | {e_twin:.4f} | {peer:.4f} ({who}, s.e. {se(peer, n):.4f}) |"
             f" {z_peer:+.2f} | {z_twin:+.2f} | {ok(z_peer)} / {ok(z_twin)} |"
