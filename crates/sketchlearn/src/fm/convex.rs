@@ -14,7 +14,7 @@
 //! the ℓ₁ ball of radius `τ` ([`project_l1_ball`]); it is done every `every`-th step
 //! ([`NuclearBall::every`], 1 = exact projected algorithm), so that moderate `d` stays tractable.
 
-use super::quadratic_step::{self, quadratic_fm_fields, QuadraticFm};
+use super::quadratic_step::{self, quadratic_fm_fields, quadratic_fm_online, QuadraticFm};
 use crate::linalg::{matmul_into, SymEigen};
 use crate::linear::{LearnError, OnlineLearner, StepSchedule};
 use crate::loss::Loss;
@@ -229,17 +229,7 @@ impl QuadraticFm for DenseConvexFm {
 }
 
 impl OnlineLearner for DenseConvexFm {
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        quadratic_step::predict(self, x)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        quadratic_step::learn(self, x, y, weight)
-    }
+    quadratic_fm_online!();
 
     /// The linear part `w = 2Θ[0..d, d]`.
     fn weights(&self) -> Cow<'_, [f64]> {

@@ -21,7 +21,7 @@
 //! their gradients (the paper's per-example OCG is `b = 1`); `t` then counts blocks. This is what
 //! makes OCG tractable on MovieLens (each step costs `O(iterations·(nnz(Σ∇f) + atoms·d))`).
 
-use super::quadratic_step::{self, quadratic_fm_fields, QuadraticFm};
+use super::quadratic_step::{self, quadratic_fm_fields, quadratic_fm_online, QuadraticFm};
 use crate::linalg::{dot, matmul_into, power_iteration};
 use crate::linear::{LearnError, OnlineLearner};
 use crate::loss::Loss;
@@ -411,17 +411,7 @@ impl QuadraticFm for Ocg {
 }
 
 impl OnlineLearner for Ocg {
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn predict(&self, x: Row<'_>) -> f64 {
-        quadratic_step::predict(self, x)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        quadratic_step::learn(self, x, y, weight)
-    }
+    quadratic_fm_online!();
 
     /// The linear part `w = 2Θ[0..d, d]`.
     fn weights(&self) -> Cow<'_, [f64]> {

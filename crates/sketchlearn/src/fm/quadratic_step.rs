@@ -45,6 +45,25 @@ macro_rules! quadratic_fm_fields {
 }
 pub(super) use quadratic_fm_fields;
 
+/// `dim`, `predict` and `learn` of [`OnlineLearner`](crate::linear::OnlineLearner) for a
+/// [`QuadraticFm`] with a field `dim` (the learner writes its own `weights`).
+macro_rules! quadratic_fm_online {
+    () => {
+        fn dim(&self) -> usize {
+            self.dim
+        }
+
+        fn predict(&self, x: Row<'_>) -> f64 {
+            quadratic_step::predict(self, x)
+        }
+
+        fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
+            quadratic_step::learn(self, x, y, weight)
+        }
+    };
+}
+pub(super) use quadratic_fm_online;
+
 /// `âᵀΘâ` for the row `x` (features at or beyond `d` dropped).
 pub(super) fn predict(l: &impl QuadraticFm, x: Row<'_>) -> f64 {
     let (idx, val) = super::augmented(x, l.features());
