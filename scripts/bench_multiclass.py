@@ -19,9 +19,16 @@ vowpalwabbit==9.11.9 river==0.26.1 scikit-learn):
     cargo build --release -p sketchlearn-cli --example multiclass_run -p sketchlearn
     .venv-peers/bin/python scripts/bench_multiclass.py [--markdown] [--river-budget S]
 """
-import json, math, os, subprocess, sys, tempfile, time
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
 
-from bench_common import DATA, EXE as CLI, release
+from bench_common import DATA, release
+from bench_common import EXE as CLI
 
 EXAMPLE = release("examples", "multiclass_run")
 FILES = ["dna.libsvm", "r8_multiclass.libsvm", "mnist_test10k.libsvm"]
@@ -51,7 +58,7 @@ def read_libsvm(path):
 def cli_has_multiclass():
     if not os.path.exists(CLI):
         return False
-    h = subprocess.run([CLI, "train", "--help"], capture_output=True, text=True).stdout
+    h = subprocess.run([CLI, "train", "--help"], check=False, capture_output=True, text=True).stdout
     return "--multiclass" in h
 
 
@@ -63,11 +70,11 @@ def ours(path):
         wall = time.perf_counter() - t
         s = json.loads(out)
         n = s.get("examples") or s["metrics"]["examples"]
-        return dict(error=s["progressive_error"], n=n, eps=n / wall, how="CLI")
+        return {"error": s["progressive_error"], "n": n, "eps": n / wall, "how": "CLI"}
     out = subprocess.run([EXAMPLE, path], check=True, capture_output=True, text=True).stdout
     s = json.loads(out)
-    return dict(error=s["progressive_error"], n=s["examples"], eps=s["examples_per_second"],
-                how="library example multiclass_run", learner=s["learner"])
+    return {"error": s["progressive_error"], "n": s["examples"], "eps": s["examples_per_second"],
+            "how": "library example multiclass_run", "learner": s["learner"]}
 
 
 def vw(rows, classes, logistic):
@@ -86,7 +93,7 @@ def vw(rows, classes, logistic):
     err = ws.get_sum_loss() / ws.get_weighted_examples()
     ws.finish()
     os.unlink(name)
-    return dict(error=err, n=len(rows), eps=len(rows) / secs, how="measured")
+    return {"error": err, "n": len(rows), "eps": len(rows) / secs, "how": "measured"}
 
 
 def river(rows, kind, budget, fallback):
@@ -100,10 +107,10 @@ def river(rows, kind, budget, fallback):
             wrong += 1
         model.learn_one(x, y)
         if time.perf_counter() - t > budget:
-            return dict(error=fallback, n=len(rows), eps=n / (time.perf_counter() - t),
-                        how=f"RESULTS.md (over the {budget:.0f} s budget after {n} examples)")
+            return {"error": fallback, "n": len(rows), "eps": n / (time.perf_counter() - t),
+                    "how": f"RESULTS.md (over the {budget:.0f} s budget after {n} examples)"}
     secs = time.perf_counter() - t
-    return dict(error=wrong / len(rows), n=len(rows), eps=len(rows) / secs, how="measured")
+    return {"error": wrong / len(rows), "n": len(rows), "eps": len(rows) / secs, "how": "measured"}
 
 
 def se(r):

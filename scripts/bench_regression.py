@@ -7,7 +7,12 @@ variance of the labels), next to the running mean (computed here) and the untune
 ../shared/peers/RESULTS.md. Usage: cargo build --release -p sketchlearn-cli &&
 python3 scripts/bench_regression.py [--markdown]
 """
-import json, math, os, subprocess, sys, tempfile
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
 
 from bench_common import DATA, EXE
 

@@ -15,9 +15,14 @@ Usage (peers in a venv, see bench_multiclass.py):
     cargo build --release -p sketchlearn-cli
     .venv-peers/bin/python scripts/bench_softmax.py [--markdown]
 """
-import json, os, subprocess, sys, time
+import json
+import os
+import subprocess
+import sys
+import time
 
-from bench_common import DATA, EXE as CLI
+from bench_common import DATA
+from bench_common import EXE as CLI
 from bench_multiclass import FILES, read_libsvm, se, vw
 
 MODES = [("dense (before)", ["--representation", "dense"]),
@@ -33,7 +38,7 @@ def softmax(path, extra):
     wall = time.perf_counter() - t
     s = json.loads(out)
     n = s.get("examples") or s["metrics"]["examples"]
-    return dict(error=s["progressive_error"], n=n, eps=n / wall)
+    return {"error": s["progressive_error"], "n": n, "eps": n / wall}
 
 
 def main():

@@ -171,10 +171,12 @@ def best(runs):
 def sparse_rows(inputs, reps):
     """The sparse table's rows (default and AdaGrad against VW's default)."""
     lines = [
-        "| stream | n | sketchlearn default: whole process ex/s | pass ex/s | from cache: whole "
-        "process ex/s | pass ex/s | VW default: whole process ex/s | in-process ex/s | VW from "
-        "cache: whole process ex/s | ratio (whole process): text / cache | error: ours / VW | "
-        "sketchlearn AdaGrad: whole process ex/s, error |",
+        (
+            "| stream | n | sketchlearn default: whole process ex/s | pass ex/s | from cache: whole "
+            "process ex/s | pass ex/s | VW default: whole process ex/s | in-process ex/s | VW from "
+            "cache: whole process ex/s | ratio (whole process): text / cache | error: ours / VW | "
+            "sketchlearn AdaGrad: whole process ex/s, error |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
     ]
     for label, src, vw in inputs:
@@ -222,10 +224,12 @@ def dense_rows(reps):
         runs["vw_c"].append(run_vw(vw, vw_c))
     r = {k: best(v) for k, v in runs.items()}
     v, vc = r["vw"], r["vw_c"]
-    rate = lambda x: x["n"] / x["wall"]  # noqa: E731
+    rate = lambda x: x["n"] / x["wall"]
     lines = [
-        "| run (dense d=1000, κ=100, 20k rows) | whole process ex/s | pass ex/s | error | "
-        "ratio to VW OjaNewton, same input kind |",
+        (
+            "| run (dense d=1000, κ=100, 20k rows) | whole process ex/s | pass ex/s | error | "
+            "ratio to VW OjaNewton, same input kind |"
+        ),
         "|---|---:|---:|---|---:|",
     ]
     for name, x, peer in [
@@ -256,8 +260,10 @@ def main():
     lines += dense_rows(a.reps)
     lines += [
         "",
-        "| file | text MB | cache MB | `sketchlearn cache` (parse + encode + write, one thread) "
-        "MB of text/s |",
+        (
+            "| file | text MB | cache MB | `sketchlearn cache` (parse + encode + write, one thread) "
+            "MB of text/s |"
+        ),
         "|---|---:|---:|---:|",
     ]
     for name, text, cache, wall in BUILDS:

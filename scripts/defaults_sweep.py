@@ -94,7 +94,7 @@ def main():
         for name, errs, z, within, mz, xz in shown:
             f.write(f"| {name} | " + " | ".join(f"{e:.4f}" for e in errs) + f" | {within}/11 | {mz:.2f} | {xz:.2f} |\n")
         best = rows[0]
-        best_ada = [r for r in rows if r[0].startswith("adagrad")][0]
+        best_ada = next(r for r in rows if r[0].startswith("adagrad"))
         f.write(f"\nBest setting overall: **{best[0]}** ({best[3]}/11 datasets within one standard error of the best "
                 f"untuned peer, mean z {best[4]:.2f}). Best AdaGrad: **{best_ada[0]}** ({best_ada[3]}/11, mean z "
                 f"{best_ada[4]:.2f}).\n\n")

@@ -30,7 +30,15 @@ def records(path):
 
 def main():
     data = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data")
-    out = open(sys.argv[2], "w", newline="\n") if len(sys.argv) > 2 else sys.stdout
+    if len(sys.argv) > 2:
+        with open(sys.argv[2], "w", newline="\n") as out:
+            write_csv(data, out)
+    else:
+        write_csv(data, sys.stdout)
+
+
+def write_csv(data, out):
+    """The joined ratings of the MovieLens files under `data`, as CSV into `out`."""
     users = records(data / "movielens100k_users.psv")
     items = records(data / "movielens100k_items.psv")
     out.write("user,item,rating,timestamp,age,gender,occupation,genres,year\n")

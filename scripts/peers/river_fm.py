@@ -149,7 +149,7 @@ def main():
     import river
 
     rows = read_ratings(args.file)
-    n_train = int(math.floor(len(rows) * args.train_fraction))
+    n_train = math.floor(len(rows) * args.train_fraction)
     results = []
     for setting in args.settings.split(","):
         r = run(rows, n_train, setting)

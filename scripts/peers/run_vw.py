@@ -33,6 +33,7 @@ Examples:
 """
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -60,7 +61,7 @@ def convert(src: Path, cache_dir: Path):
     if src.suffix == ".vw":
         return src, True, 0.0
     cache_dir.mkdir(parents=True, exist_ok=True)
-    dst = cache_dir / (src.name[: -len(".libsvm")] if src.name.endswith(".libsvm") else src.name)
+    dst = cache_dir / (src.name.removesuffix(".libsvm"))
     dst = dst.with_name(dst.name + ".vw")
     # The cache is valid for exactly this source (resolved path, size, mtime): a sidecar records it.
     st = src.stat()
@@ -97,7 +98,7 @@ def grid_for(mode, setting, values):
 
 
 def vw_args(mode, param_value, opts, vw_file):
-    param, value = param_value
+    _param, value = param_value
     common = f"--binary --loss_function logistic -b {opts.bits} --quiet"
     if mode == "adagrad":
         algo = f"--adaptive --normalized --invariant -l {value!r}"
@@ -131,30 +132,29 @@ def run_once(args_str, bits):
             msg = f"{nonfinite} of {1 << bits} weights are non-finite after the pass"
         elif not math.isfinite(err):
             msg = "non-finite progressive loss"
-        return dict(examples=n, progressive_error=finite_or_none(err),
-                    average_loss=finite_or_none(err), seconds=seconds, cpu_seconds=cpu_seconds,
-                    nonfinite_weights=nonfinite, status=status, message=msg)
-    except Exception as e:  # VW raises on bad arguments, I/O errors, ...
-        return dict(examples=None, progressive_error=None, average_loss=None, seconds=None,
-                    cpu_seconds=None, nonfinite_weights=None, status="error",
-                    message=f"{type(e).__name__}: {e}")
+        return {"examples": n, "progressive_error": finite_or_none(err),
+                "average_loss": finite_or_none(err), "seconds": seconds, "cpu_seconds": cpu_seconds,
+                "nonfinite_weights": nonfinite, "status": status, "message": msg}
+    except Exception as e:  # noqa: BLE001 (VW raises anything on bad arguments, I/O errors, ...)
+        return {"examples": None, "progressive_error": None, "average_loss": None, "seconds": None,
+                "cpu_seconds": None, "nonfinite_weights": None, "status": "error",
+                "message": f"{type(e).__name__}: {e}"}
     finally:
         if ws is not None:
-            try:
+            with contextlib.suppress(Exception):  # the pass's result is already taken
                 ws.finish()
-            except Exception:
-                pass
 
 
 def run_isolated(args_str, bits):
     """One VW pass in a child process (survives a crash of VW's C++ code)."""
-    code = ("import json,sys; sys.path.insert(0, %r); import run_vw; "
-            "print(json.dumps(run_vw.run_once(%r, %d)))") % (str(Path(__file__).parent), args_str, bits)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    here = str(Path(__file__).parent)
+    code = (f"import json,sys; sys.path.insert(0, {here!r}); import run_vw; "
+            f"print(json.dumps(run_vw.run_once({args_str!r}, {int(bits)})))")
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     if proc.returncode != 0 or not proc.stdout.strip():
-        return dict(examples=None, progressive_error=None, average_loss=None, seconds=None,
-                    cpu_seconds=None, nonfinite_weights=None, status="error",
-                    message=f"VW process exited with {proc.returncode}: {proc.stderr.strip()[-300:]}")
+        return {"examples": None, "progressive_error": None, "average_loss": None, "seconds": None,
+                "cpu_seconds": None, "nonfinite_weights": None, "status": "error",
+                "message": f"VW process exited with {proc.returncode}: {proc.stderr.strip()[-300:]}"}
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -185,12 +185,12 @@ def main():
         src = Path(f)
         try:
             vw_file, cached, secs = convert(src, Path(opts.cache_dir))
-        except Exception as e:
-            emit(dict(type="convert", file=str(src), vw_file=None, cached=False, seconds=None,
-                      status="error", message=f"{type(e).__name__}: {e}"))
+        except Exception as e:  # noqa: BLE001 (reported as this file's row; the others go on)
+            emit({"type": "convert", "file": str(src), "vw_file": None, "cached": False, "seconds": None,
+                  "status": "error", "message": f"{type(e).__name__}: {e}"})
             continue
-        emit(dict(type="convert", file=str(src), vw_file=str(vw_file), cached=cached,
-                  seconds=secs, status="ok", message=None))
+        emit({"type": "convert", "file": str(src), "vw_file": str(vw_file), "cached": cached,
+              "seconds": secs, "status": "ok", "message": None})
         for mode in modes:
             normalize = opts.normalize if mode == "oja" else None
             for setting in settings:

@@ -22,7 +22,6 @@ Output: one JSON object per line:
 
 import argparse
 import json
-import math
 import subprocess
 import sys
 import tempfile
@@ -54,9 +53,9 @@ MODES = {
 
 
 def run_child(python, args):
-    proc = subprocess.run([python, "-c", CHILD, args], capture_output=True, text=True)
+    proc = subprocess.run([python, "-c", CHILD, args], check=False, capture_output=True, text=True)
     if proc.returncode != 0 or not proc.stdout.strip():
-        return dict(status="error", message=proc.stderr.strip()[-300:])
+        return {"status": "error", "message": proc.stderr.strip()[-300:]}
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["status"] = "ok" if out["progressive_error"] is not None or out["examples"] == 0 else "nan"
     out["message"] = None

@@ -58,6 +58,7 @@ use std::io::Read;
 use std::path::Path;
 
 pub(crate) mod sparse_vec;
+pub(crate) mod touched;
 mod write;
 pub use sparse_vec::SPARSE_SINCE;
 pub use write::remove_temporary_files;

@@ -14,6 +14,7 @@
 //! the ℓ₁ ball of radius `τ` ([`project_l1_ball`]); it is done every `every`-th step
 //! ([`NuclearBall::every`], 1 = exact projected algorithm), so that moderate `d` stays tractable.
 
+use super::quadratic_step::{self, quadratic_fm_fields, quadratic_fm_online, QuadraticFm};
 use crate::linalg::{matmul_into, SymEigen};
 use crate::linear::{LearnError, OnlineLearner, StepSchedule};
 use crate::loss::Loss;
@@ -194,47 +195,41 @@ impl DenseConvexFm {
     }
 }
 
-impl OnlineLearner for DenseConvexFm {
-    fn dim(&self) -> usize {
-        self.dim
+impl QuadraticFm for DenseConvexFm {
+    quadratic_fm_fields!();
+
+    fn score(&self, idx: &[u32], val: &[f64]) -> f64 {
+        self.quad(idx, val)
     }
 
-    fn predict(&self, x: Row<'_>) -> f64 {
-        let (idx, val) = super::augmented(x, self.dim);
-        self.quad(&idx, &val)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        let (idx, val) = super::step_row(x, y, weight, self.dim, &mut self.idx, &mut self.val)?;
-        let z = self.quad(&idx, &val);
-        let q = weight * self.loss.derivative(z, y);
+    /// `Θ ← Θ − η_t·q·ââᵀ` (FTRL also adds the gradient to its sum), then the projection onto
+    /// the nuclear-norm ball every `every` steps.
+    fn apply(&mut self, idx: &[u32], val: &[f64], z: f64, q: f64) -> Result<f64, LearnError> {
         let step = match self.kind {
             ConvexKind::Ftrl | ConvexKind::Ogd(StepSchedule::Constant) => self.eta,
             ConvexKind::Ogd(StepSchedule::InverseSqrt) => self.eta / ((self.t + 1) as f64).sqrt(),
         };
-        let vmax = val.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let result = super::check_step(z, q, q.abs() * vmax * vmax).and_then(|()| {
-            let n = self.dim + 1;
-            for (&a, &va) in idx.iter().zip(&val) {
-                let base = a as usize * n;
-                for (&b, &vb) in idx.iter().zip(&val) {
-                    let g = q * va * vb;
-                    self.theta[base + b as usize] -= step * g;
-                    if let Some(s) = &mut self.grad_sum {
-                        s[base + b as usize] += g;
-                    }
+        let n = self.dim + 1;
+        for (&a, &va) in idx.iter().zip(val) {
+            let base = a as usize * n;
+            for (&b, &vb) in idx.iter().zip(val) {
+                let g = q * va * vb;
+                self.theta[base + b as usize] -= step * g;
+                if let Some(s) = &mut self.grad_sum {
+                    s[base + b as usize] += g;
                 }
             }
-            self.t += 1;
-            match self.ball {
-                Some(b) if self.t % b.every == 0 => self.project(b.radius).map(|()| z),
-                _ => Ok(z),
-            }
-        });
-        self.idx = idx;
-        self.val = val;
-        result
+        }
+        self.t += 1;
+        match self.ball {
+            Some(b) if self.t % b.every == 0 => self.project(b.radius).map(|()| z),
+            _ => Ok(z),
+        }
     }
+}
+
+impl OnlineLearner for DenseConvexFm {
+    quadratic_fm_online!();
 
     /// The linear part `w = 2Θ[0..d, d]`.
     fn weights(&self) -> Cow<'_, [f64]> {

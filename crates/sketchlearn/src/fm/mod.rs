@@ -40,6 +40,7 @@ mod convex;
 mod factored;
 mod fm_sgd;
 mod ocg;
+mod quadratic_step;
 mod sftrl;
 mod sftrl_split;
 mod side_trailer;

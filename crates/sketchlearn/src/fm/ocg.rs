@@ -21,6 +21,7 @@
 //! their gradients (the paper's per-example OCG is `b = 1`); `t` then counts blocks. This is what
 //! makes OCG tractable on MovieLens (each step costs `O(iterations·(nnz(Σ∇f) + atoms·d))`).
 
+use super::quadratic_step::{self, quadratic_fm_fields, quadratic_fm_online, QuadraticFm};
 use crate::linalg::{dot, matmul_into, power_iteration};
 use crate::linear::{LearnError, OnlineLearner};
 use crate::loss::Loss;
@@ -383,41 +384,34 @@ impl Ocg {
     }
 }
 
-impl OnlineLearner for Ocg {
-    fn dim(&self) -> usize {
-        self.dim
+impl QuadraticFm for Ocg {
+    quadratic_fm_fields!();
+
+    fn score(&self, idx: &[u32], val: &[f64]) -> f64 {
+        self.quad(idx, val)
     }
 
-    fn predict(&self, x: Row<'_>) -> f64 {
-        let (idx, val) = super::augmented(x, self.dim);
-        self.quad(&idx, &val)
-    }
-
-    fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        let (idx, val) = super::step_row(x, y, weight, self.dim, &mut self.idx, &mut self.val)?;
-        let z = self.quad(&idx, &val);
-        let q = weight * self.loss.derivative(z, y);
-        let vmax = val.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let result = super::check_step(z, q, q.abs() * vmax * vmax).map(|()| {
-            if q != 0.0 {
-                for (p, (&a, &va)) in idx.iter().zip(&val).enumerate() {
-                    for (&b, &vb) in idx[p..].iter().zip(&val[p..]) {
-                        self.grad.add(a, b, q * va * vb);
-                    }
+    /// Adds `q·ââᵀ` (upper triangle) to the block's gradient; a full block takes a step.
+    fn apply(&mut self, idx: &[u32], val: &[f64], z: f64, q: f64) -> Result<f64, LearnError> {
+        if q != 0.0 {
+            for (p, (&a, &va)) in idx.iter().zip(val).enumerate() {
+                for (&b, &vb) in idx[p..].iter().zip(&val[p..]) {
+                    self.grad.add(a, b, q * va * vb);
                 }
             }
-            self.examples += 1;
-            self.pending += 1;
-            if self.pending >= self.params.block {
-                self.pending = 0;
-                self.step();
-            }
-            z
-        });
-        self.idx = idx;
-        self.val = val;
-        result
+        }
+        self.examples += 1;
+        self.pending += 1;
+        if self.pending >= self.params.block {
+            self.pending = 0;
+            self.step();
+        }
+        Ok(z)
     }
+}
+
+impl OnlineLearner for Ocg {
+    quadratic_fm_online!();
 
     /// The linear part `w = 2Θ[0..d, d]`.
     fn weights(&self) -> Cow<'_, [f64]> {

@@ -4,10 +4,11 @@
 //! `t`; `D` is updated afterwards (DESIGN.md §4 item 10). Per example `O(nnz)` on top of the
 //! wrapped learner.
 
-use super::rescaling::with_values;
+use super::rescaling::{largest_inverse_scale, with_values};
 use super::{LearnError, OnlineLearner};
 use crate::loss::Loss;
 use crate::merge::{MergeResult, MergeShare};
+use crate::model::touched::Touched;
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -28,9 +29,9 @@ pub struct DiagonalAdaptation<L> {
     inner: L,
     loss: Loss,
     d0: f64,
-    /// `D_ii − d₀` (the accumulated squared gradients).
-    #[serde(with = "crate::model::sparse_vec")]
-    g2: Vec<f64>,
+    /// `D_ii − d₀` (the accumulated squared gradients; saved and checked in proportion to the
+    /// features touched).
+    g2: Touched<1>,
     #[serde(skip)]
     scaled: Vec<f64>,
 }
@@ -48,7 +49,7 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
             inner,
             loss,
             d0,
-            g2: vec![0.0; d],
+            g2: Touched::new(d),
             scaled: Vec::new(),
         })
     }
@@ -59,7 +60,7 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
     }
 
     fn scale(&self, i: usize) -> f64 {
-        1.0 / (self.d0 + self.g2[i]).sqrt()
+        1.0 / (self.d0 + self.g2.array(0)[i]).sqrt()
     }
 
     /// The scale `1/√D_ii` of feature `i`, `None` beyond the stored entries.
@@ -69,9 +70,20 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
 
     /// The features whose `D_ii` is not `d₀` (every other feature's scale is `1/√d₀`).
     pub(crate) fn adapted_columns(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.g2.len())
-            .filter(|&i| self.g2[i] != 0.0)
+        let g2 = self.g2.array(0);
+        self.g2
+            .features()
+            .into_iter()
+            .filter(move |&i| g2[i] != 0.0)
             .map(|i| i as u32)
+    }
+
+    /// The largest scale `1/√D_ii` (`+∞` if one is NaN), from the adapted features and the
+    /// others' `1/√d₀`, or 1 if larger: a factor that bounds the weights' growth under this
+    /// wrapper, in `O(features adapted)`.
+    pub(crate) fn largest_scale(&self) -> f64 {
+        let adapted = self.adapted_columns().map(|j| self.scale(j as usize));
+        largest_inverse_scale(std::iter::once(self.d0.sqrt().recip()).chain(adapted))
     }
 
     /// Writes the scaled values of `x` into `out` (same indices).
@@ -83,7 +95,8 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
                 // Gather `D_ii − d₀` first, then scale in a separate loop over contiguous
                 // values, which LLVM vectorises (four square roots and divisions per
                 // instruction with AVX2, see `scale_in_place`).
-                out.extend(indices.iter().map(|&i| self.g2[i as usize]));
+                let g2 = self.g2.array(0);
+                out.extend(indices.iter().map(|&i| g2[i as usize]));
                 scale_in_place(out, values, self.d0);
             }
         }
@@ -125,9 +138,9 @@ impl<L: OnlineLearner> OnlineLearner for DiagonalAdaptation<L> {
         if dl != 0.0 {
             x.for_each_entry(|i, xi| {
                 let g = dl * xi;
-                let next = self.g2[i] + g * g;
+                let next = self.g2.array(0)[i] + g * g;
                 if next.is_finite() {
-                    self.g2[i] = next;
+                    self.g2.set(i, [next]);
                 }
             });
         }
@@ -160,7 +173,7 @@ impl<L> DiagonalAdaptation<L> {
         if let Row::Sparse { indices, .. } = x {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             for &j in indices {
-                if let Some(g) = self.g2.get(j as usize) {
+                if let Some(g) = self.g2.array(0).get(j as usize) {
                     // SAFETY: prefetching is a hint; the address is that of an element.
                     unsafe { _mm_prefetch::<_MM_HINT_T0>(g as *const f64 as *const i8) };
                 }
@@ -222,7 +235,9 @@ impl<L: MergeShare> MergeShare for DiagonalAdaptation<L> {
         crate::merge::same("d0", self.d0.to_bits(), other.d0.to_bits())?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
-        crate::merge::add_since(&mut self.g2, &other.g2, base.map(|b| &b.g2[..]));
+        self.g2.update_all(|[g2]| {
+            crate::merge::add_since(g2, other.g2.array(0), base.map(|b| b.g2.array(0)));
+        });
         Ok(())
     }
 }
@@ -230,8 +245,24 @@ impl<L: MergeShare> MergeShare for DiagonalAdaptation<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::linear::first_order::tests::learn_a_few;
+    use crate::linear::AdaGrad;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Saving and the load check's scale bound read only the adapted features (issue 26).
+    #[test]
+    fn only_the_adapted_features_are_read() {
+        let inner = AdaGrad::new(4096, Loss::Logistic, 0.5).unwrap();
+        let mut diag = DiagonalAdaptation::new(inner, Loss::Logistic, 0.1).unwrap();
+        learn_a_few(&mut diag);
+        let (bytes, bound) = (postcard::to_allocvec(&diag).unwrap(), diag.largest_scale());
+        assert_eq!(bound, 0.1f64.sqrt().recip());
+        assert_eq!(diag.adapted_columns().count(), 9);
+        diag.g2.poison_untouched();
+        assert_eq!(postcard::to_allocvec(&diag).unwrap(), bytes);
+        assert_eq!(diag.largest_scale(), bound);
+    }
 
     #[test]
     fn dispatched_scaling_equals_the_plain_loop_to_the_bit() {

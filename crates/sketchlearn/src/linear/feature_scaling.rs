@@ -16,9 +16,12 @@
 //! make every row dense) — the intercept and the curvature of the Newton members take care of
 //! offsets.
 
-use super::rescaling::{per_feature_weights, rescaling_learner, with_values};
+use super::rescaling::{
+    largest_inverse_scale, per_feature_weights, rescaling_learner, with_values,
+};
 use super::{check_example, LearnError, OnlineLearner};
 use crate::merge::{MergeResult, MergeShare};
+use crate::model::touched::Touched;
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -44,12 +47,9 @@ use std::borrow::Cow;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FeatureScaling<L> {
     inner: L,
-    /// `Σ x_i²` over the non-zero values seen.
-    #[serde(with = "crate::model::sparse_vec")]
-    sum_sq: Vec<f64>,
-    /// `n_i`: how many non-zero values of feature `i` were seen.
-    #[serde(with = "crate::model::sparse_vec")]
-    count: Vec<f64>,
+    /// Per feature: `Σ x_i²` over the non-zero values seen, and `n_i`, how many were seen
+    /// (written as two sparse arrays; saved and checked in proportion to the features seen).
+    moments: Touched<2>,
     #[serde(skip)]
     scaled: Vec<f64>,
 }
@@ -60,8 +60,7 @@ impl<L: OnlineLearner> FeatureScaling<L> {
         let d = inner.dim();
         FeatureScaling {
             inner,
-            sum_sq: vec![0.0; d],
-            count: vec![0.0; d],
+            moments: Touched::new(d),
             scaled: Vec::new(),
         }
     }
@@ -73,10 +72,20 @@ impl<L: OnlineLearner> FeatureScaling<L> {
 
     /// `1/s_i` (1 for a feature never seen non-zero).
     pub fn inverse_scale(&self, i: usize) -> f64 {
-        match (self.sum_sq.get(i), self.count.get(i)) {
-            (Some(&s), Some(&n)) if s > 0.0 && s.is_finite() => (n / s).sqrt(),
+        if i >= self.moments.len() {
+            return 1.0;
+        }
+        match self.moments.at(i) {
+            [s, n] if s > 0.0 && s.is_finite() => (n / s).sqrt(),
             _ => 1.0,
         }
+    }
+
+    /// The largest `|1/s_i|` over all features (1 for those never seen non-zero), from the
+    /// features seen: `O(features seen)`.
+    pub(crate) fn largest_inverse_scale(&self) -> f64 {
+        let seen = self.moments.features().into_iter();
+        largest_inverse_scale(seen.map(|i| self.inverse_scale(i)))
     }
 
     fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
@@ -98,11 +107,11 @@ impl<L: OnlineLearner> FeatureScaling<L> {
 
     fn observe(&mut self, x: Row<'_>) {
         x.for_each_entry(|i, xi| {
-            if xi != 0.0 && xi.is_finite() && i < self.sum_sq.len() {
-                let next = self.sum_sq[i] + xi * xi;
+            if xi != 0.0 && xi.is_finite() && i < self.moments.len() {
+                let [sum_sq, count] = self.moments.at(i);
+                let next = sum_sq + xi * xi;
                 if next.is_finite() {
-                    self.sum_sq[i] = next;
-                    self.count[i] += 1.0;
+                    self.moments.set(i, [next, count + 1.0]);
                 }
             }
         });
@@ -119,11 +128,35 @@ rescaling_learner!(FeatureScaling);
 /// The wrapped learners merged; the per-feature sums of squares and counts added.
 impl<L: MergeShare> MergeShare for FeatureScaling<L> {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        crate::merge::same("dimension", self.count.len(), other.count.len())?;
+        crate::merge::same("dimension", self.moments.len(), other.moments.len())?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
-        crate::merge::add_since(&mut self.sum_sq, &other.sum_sq, base.map(|b| &b.sum_sq[..]));
-        crate::merge::add_since(&mut self.count, &other.count, base.map(|b| &b.count[..]));
+        self.moments.update_all(|[sum_sq, count]| {
+            let (theirs, base) = (&other.moments, base.map(|b| &b.moments));
+            crate::merge::add_since(sum_sq, theirs.array(0), base.map(|b| b.array(0)));
+            crate::merge::add_since(count, theirs.array(1), base.map(|b| b.array(1)));
+        });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::first_order::tests::learn_a_few;
+    use crate::linear::AdaGrad;
+    use crate::loss::Loss;
+
+    /// Saving and the load check's scale bound read only the features seen (issue 26).
+    #[test]
+    fn only_the_features_seen_are_read() {
+        let mut l = FeatureScaling::new(AdaGrad::new(4096, Loss::Logistic, 0.5).unwrap());
+        learn_a_few(&mut l);
+        let bytes = postcard::to_allocvec(&l).unwrap();
+        let bound = l.largest_inverse_scale();
+        assert_eq!(bound, 4.0); // feature 4000, always 0.25
+        l.moments.poison_untouched();
+        assert_eq!(postcard::to_allocvec(&l).unwrap(), bytes);
+        assert_eq!(l.largest_inverse_scale(), bound);
     }
 }

@@ -4,6 +4,7 @@
 use super::{check_example, weight_ok, LearnError, OnlineLearner};
 use crate::loss::Loss;
 use crate::merge::{MergeResult, MergeShare};
+use crate::model::touched::Touched;
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -137,10 +138,9 @@ impl OnlineLearner for Ogd {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdaGrad {
-    #[serde(with = "crate::model::sparse_vec")]
-    w: Vec<f64>,
-    #[serde(with = "crate::model::sparse_vec")]
-    g2: Vec<f64>,
+    /// Per feature: the weight `w_i` and `G_i` (written as two sparse arrays; saved and checked
+    /// in proportion to the features touched).
+    coords: Touched<2>,
     loss: Loss,
     eta: f64,
 }
@@ -154,8 +154,7 @@ impl AdaGrad {
             )));
         }
         Ok(AdaGrad {
-            w: vec![0.0; dim],
-            g2: vec![0.0; dim],
+            coords: Touched::new(dim),
             loss,
             eta,
         })
@@ -165,33 +164,45 @@ impl AdaGrad {
         if g == 0.0 {
             return Ok(());
         }
-        let g2 = self.g2[i] + g * g;
+        let [w, g2] = self.coords.at(i);
+        let g2 = g2 + g * g;
         if g2 == 0.0 {
             // g² underflowed (|g| < 1e-162, e.g. a saturated logistic derivative): no step.
             return Ok(());
         }
-        let w = self.w[i] - self.eta * g / g2.sqrt();
+        let w = w - self.eta * g / g2.sqrt();
         if !(g2.is_finite() && weight_ok(w)) {
             return Err(LearnError::Diverged(format!("AdaGrad coordinate {i}")));
         }
-        self.g2[i] = g2;
-        self.w[i] = w;
+        self.coords.set(i, [w, g2]);
         Ok(())
+    }
+
+    /// `max_i |w_i|` (`+∞` if a weight is NaN) from the touched features: `O(touched)`.
+    pub(crate) fn largest_weight(&self) -> f64 {
+        let w = self.coords.array(0);
+        self.coords.features().into_iter().fold(0.0, |a, i| {
+            if w[i].is_nan() {
+                f64::INFINITY
+            } else {
+                a.max(w[i].abs())
+            }
+        })
     }
 }
 
 impl OnlineLearner for AdaGrad {
     fn dim(&self) -> usize {
-        self.w.len()
+        self.coords.len()
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        x.dot(&self.w)
+        x.dot(self.coords.array(0))
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-        check_example(&x, y, weight, self.w.len())?;
-        let p = x.dot(&self.w);
+        check_example(&x, y, weight, self.coords.len())?;
+        let p = x.dot(self.coords.array(0));
         let dl = weight * self.loss.derivative(p, y);
         if dl != 0.0 {
             match x {
@@ -211,7 +222,7 @@ impl OnlineLearner for AdaGrad {
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Borrowed(&self.w)
+        Cow::Borrowed(self.coords.array(0))
     }
 }
 
@@ -229,9 +240,44 @@ impl MergeShare for Ogd {
 /// counted once), so the step sizes are those of one stream over all the shards' examples.
 impl MergeShare for AdaGrad {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        crate::merge::same("dimension", self.w.len(), other.w.len())?;
-        crate::merge::mix(&mut self.w, &other.w, share);
-        crate::merge::add_since(&mut self.g2, &other.g2, base.map(|b| &b.g2[..]));
+        crate::merge::same("dimension", self.coords.len(), other.coords.len())?;
+        self.coords.update_all(|[w, g2]| {
+            crate::merge::mix(w, other.coords.array(0), share);
+            crate::merge::add_since(g2, other.coords.array(1), base.map(|b| b.coords.array(1)));
+        });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Learns 20 sparse rows over features 0–4, 100–102 and 4000 of `d = 4096`.
+    pub(crate) fn learn_a_few(learner: &mut impl OnlineLearner) {
+        for t in 0..20u32 {
+            let indices = [t % 5, 100 + t % 3, 4000];
+            let x = Row::Sparse {
+                indices: &indices,
+                values: &[1.0 + t as f64, -0.5, 0.25],
+            };
+            let y = if t % 2 == 0 { 1.0 } else { -1.0 };
+            learner.learn(x, y, 1.0).unwrap();
+        }
+    }
+
+    /// Saving and the load check's weight bound read only the touched features (issue 26): a
+    /// NaN in every untouched entry changes neither.
+    #[test]
+    fn adagrad_reads_only_the_touched_features() {
+        let mut ada = AdaGrad::new(4096, Loss::Logistic, 0.5).unwrap();
+        learn_a_few(&mut ada);
+        let (bytes, bound) = (postcard::to_allocvec(&ada).unwrap(), ada.largest_weight());
+        let full = ada.weights().iter().fold(0.0f64, |a, w| a.max(w.abs()));
+        assert_eq!(bound, full);
+        assert!(bound > 0.0);
+        ada.coords.poison_untouched();
+        assert_eq!(postcard::to_allocvec(&ada).unwrap(), bytes);
+        assert_eq!(ada.largest_weight(), bound);
     }
 }

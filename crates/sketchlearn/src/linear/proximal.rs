@@ -59,6 +59,17 @@ fn prox(u: f64, s: f64, r: Regularization) -> f64 {
     u.signum() * m / (1.0 + s * r.l2)
 }
 
+/// The magnitude `m` with the sign of `v`, or `+0` when `m ≤ 0` (the missed proximal steps
+/// shrank the coordinate past zero).
+#[inline]
+fn with_sign_of(v: f64, m: f64) -> f64 {
+    if m > 0.0 {
+        v.signum() * m
+    } else {
+        0.0
+    }
+}
+
 fn check_eta(eta: f64) -> Result<(), LearnError> {
     if eta.is_finite() && eta > 0.0 {
         Ok(())
@@ -186,11 +197,7 @@ impl ProximalAdaGrad {
             let rn = (-n * (s * l2).ln_1p()).exp();
             rn * v.abs() - (l1 / l2) * (1.0 - rn)
         };
-        if m > 0.0 {
-            v.signum() * m
-        } else {
-            0.0
-        }
+        with_sign_of(v, m)
     }
 
     /// The update after the prediction `p` of example `(x, y, weight)`.
@@ -310,11 +317,7 @@ impl ProximalOgd {
             return v;
         }
         let m = (v.abs() * d - (self.c_now - c)) / self.d_now;
-        if m > 0.0 {
-            v.signum() * m
-        } else {
-            0.0
-        }
+        with_sign_of(v, m)
     }
 
     /// The update after the prediction `p` of example `(x, y, weight)`.

@@ -25,6 +25,15 @@ pub(super) fn per_feature_weights(inner: &[f64], inverse_scale: impl Fn(usize) -
         .collect()
 }
 
+/// The largest of `|1/s_i|` over the features seen and 1 (every other feature's factor), `+∞`
+/// if one is NaN: the factor a per-feature rescaling multiplies a weight bound by.
+pub(super) fn largest_inverse_scale(seen: impl Iterator<Item = f64>) -> f64 {
+    seen.map(f64::abs).fold(
+        1.0,
+        |a, s| if s.is_nan() { f64::INFINITY } else { a.max(s) },
+    )
+}
+
 /// Implements `OnlineLearner` for a rescaling wrapper `$t<L>` with fields `inner: L` and
 /// `scaled: Vec<f64>` (a reused buffer) and inherent methods `observe(x)` (the example joins the
 /// scale), `scaled_values(x, out)` (the rescaled values of `x`) and

@@ -78,7 +78,9 @@
 //! dimension, so a hashed model (`d = 2^b`) grows with the data, not with `d`; a model file holds
 //! them sorted by index (the same bytes whatever the map's history).
 
-use super::rescaling::{per_feature_weights, rescaling_learner, with_values};
+use super::rescaling::{
+    largest_inverse_scale, per_feature_weights, rescaling_learner, with_values,
+};
 use super::{check_example, LearnError, OnlineLearner};
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
@@ -309,13 +311,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
     /// The largest `|1/s_i|` over all features (1 for those never seen non-zero), from the
     /// entries kept: `O(features seen)`.
     pub(crate) fn largest_inverse_scale(&self) -> f64 {
-        self.moments
-            .keys()
-            .map(|&i| self.inverse_scale(i).abs())
-            .fold(
-                1.0,
-                |a, s| if s.is_nan() { f64::INFINITY } else { a.max(s) },
-            )
+        largest_inverse_scale(self.moments.keys().map(|&i| self.inverse_scale(i)))
     }
 
     /// How many features have been seen non-zero (the entries kept).

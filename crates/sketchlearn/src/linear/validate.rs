@@ -124,6 +124,17 @@ fn weight_bound(learner: &AnyLearner) -> Option<f64> {
                 AnyLearner::UnitScaling(l) => {
                     Some(weight_bound(l.inner())? * l.largest_inverse_scale())
                 }
+                AnyLearner::FeatureScaling(l) => {
+                    Some(weight_bound(l.inner())? * l.largest_inverse_scale())
+                }
+                AnyLearner::Diagonal(l) => Some(weight_bound(l.inner())? * l.largest_scale()),
+                // Label units: the wrapped learner's weights times `σ`.
+                AnyLearner::TargetStandardization(l) => {
+                    Some(weight_bound(l.inner())? * l.location_scale().1.abs())
+                }
+                // From the features touched, not the `d` entries.
+                AnyLearner::AdaGrad(l) => Some(l.largest_weight()),
+                AnyLearner::RunningMean(_) => Some(0.0),
                 // Learners that store their `d` weights (borrowed, no copy) and the rest.
                 _ => Some(largest(learner.weights().iter().copied())),
             },

@@ -79,7 +79,7 @@ impl Element for u64 {
 /// The positions of the stored (not all-zero) entries of `v`, increasing. A block of [`BLOCK`]
 /// entries is skipped after one branch-free OR of its bits (vectorised), so the pass over a
 /// mostly-zero array runs at memory speed.
-fn stored_positions<T: Element>(v: &[T]) -> Vec<usize> {
+pub(crate) fn stored_positions<T: Element>(v: &[T]) -> Vec<usize> {
     let mut out = Vec::new();
     for (b, block) in v.chunks(BLOCK).enumerate() {
         if block.iter().fold(0, |acc, x| acc | x.bits()) != 0 {
@@ -108,10 +108,20 @@ impl<T: Element> Serialize for Entries<'_, T> {
 
 /// Writes `v` as its length, its number of non-zeros and the non-zeros.
 pub fn serialize<T: Element, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
-    let at = stored_positions(v);
+    serialize_at(v, &stored_positions(v), s)
+}
+
+/// [`serialize`] when the caller knows the positions of the non-zeros (`at`, increasing, every
+/// entry of `v` whose bits are not all zero and no other): the same bytes without looking at
+/// the rest of `v` ([`super::touched`]).
+pub(crate) fn serialize_at<T: Element, S: Serializer>(
+    v: &[T],
+    at: &[usize],
+    s: S,
+) -> Result<S::Ok, S::Error> {
     let mut t = s.serialize_tuple(2)?;
     t.serialize_element(&(v.len() as u64))?;
-    t.serialize_element(&Entries(v, &at))?;
+    t.serialize_element(&Entries(v, at))?;
     t.end()
 }
 
@@ -122,18 +132,32 @@ pub fn deserialize<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<Vec<T>
         return Vec::<T>::deserialize(d);
     }
     d.deserialize_tuple(2, SparseVisitor(PhantomData))
+        .map(|(v, _)| v)
+}
+
+/// [`deserialize`] with the positions of the entries read (increasing; for a payload of format
+/// version 6 or older, a plain sequence, the positions of its non-zeros).
+pub(crate) fn deserialize_listed<'de, T: Element, D: Deserializer<'de>>(
+    d: D,
+) -> Result<(Vec<T>, Vec<usize>), D::Error> {
+    if DECODING.with(Cell::get) < SPARSE_SINCE {
+        let v = Vec::<T>::deserialize(d)?;
+        let at = stored_positions(&v);
+        return Ok((v, at));
+    }
+    d.deserialize_tuple(2, SparseVisitor(PhantomData))
 }
 
 struct SparseVisitor<T>(PhantomData<T>);
 
 impl<'de, T: Element> Visitor<'de> for SparseVisitor<T> {
-    type Value = Vec<T>;
+    type Value = (Vec<T>, Vec<usize>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a sparse array (length, non-zero entries)")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let missing = || de::Error::custom("a sparse array ends early");
         let len: u64 = seq.next_element()?.ok_or_else(missing)?;
         if len > crate::run::MAX_DIM as u64 {
@@ -143,6 +167,7 @@ impl<'de, T: Element> Visitor<'de> for SparseVisitor<T> {
         }
         let entries: Vec<(u64, T)> = seq.next_element()?.ok_or_else(missing)?;
         let mut v = vec![T::ZERO; len as usize];
+        let mut at = Vec::with_capacity(entries.len());
         let mut next = 0u64;
         for (gap, x) in entries {
             let j = next
@@ -150,9 +175,10 @@ impl<'de, T: Element> Visitor<'de> for SparseVisitor<T> {
                 .filter(|&j| j < len)
                 .ok_or_else(|| de::Error::custom("a sparse array's index is beyond its length"))?;
             v[j as usize] = x;
+            at.push(j as usize);
             next = j + 1;
         }
-        Ok(v)
+        Ok((v, at))
     }
 }
 

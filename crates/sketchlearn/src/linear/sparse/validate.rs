@@ -19,6 +19,7 @@
 //!   FD invariants with `c ∈ ℝ^{r·K}`, `K` heads in the column store, `b ∈ ℝ^{K·m}`, finite
 //!   `b` and `c`, `α` finite and `> 0`.
 
+use super::columns::LazyColumns;
 use super::fd::SparseFdCurvature;
 use super::newton::{check_params, SparseCurvature};
 use super::{SparseFd, SparseLearner, SparseNewton, SparseOja, SparseRp, SparseSoftmax};
@@ -129,7 +130,7 @@ fn check_oja(l: &SparseOja) -> Result<(), String> {
 fn check_fd(l: &SparseFd) -> Result<(), String> {
     let c = &l.curv;
     check_common(l, c.m, c.alpha)?;
-    check_fd_buffer(c, l.w.cols.dim(), 1)
+    check_fd_buffer(c, &l.w.cols, 1)
 }
 
 /// The sparse-time softmax learner: `K` heads over one FD buffer.
@@ -140,16 +141,17 @@ pub(crate) fn check_softmax(l: &SparseSoftmax) -> Result<(), String> {
     }
     len("b", l.w.b.len(), k * c.m)?;
     store_directions(&l.w.cols, c.m, k)?;
-    check_fd_buffer(c, l.w.cols.dim(), k)?;
+    check_fd_buffer(c, &l.w.cols, k)?;
     l.w.b
         .iter()
         .chain(&c.c)
         .try_for_each(|&v| finite("a coefficient", v))
 }
 
-/// The FD buffer's invariants (module docs) over dimension `d`, `heads` weight vectors.
-fn check_fd_buffer(c: &SparseFdCurvature, d: usize, heads: usize) -> Result<(), String> {
-    let m = c.m;
+/// The FD buffer's invariants (module docs) over the column store `cols` of dimension `d`,
+/// `heads` weight vectors.
+fn check_fd_buffer(c: &SparseFdCurvature, cols: &LazyColumns, heads: usize) -> Result<(), String> {
+    let (m, d) = (c.m, cols.dim());
     if m == 0 || d < 2 * m {
         return Err(format!(
             "sketch size {m} for dimension {d} (needs 1 ≤ m, 2m ≤ d)"
@@ -180,11 +182,30 @@ fn check_fd_buffer(c: &SparseFdCurvature, d: usize, heads: usize) -> Result<(), 
         return Err(format!("the total shrinkage is {}", c.shrink_total));
     }
     finite("tr(ZZᵀ)", c.trk)?;
+    let mut stored = cols.stored_columns();
+    stored.sort_unstable();
     for (q, row) in c.g.iter().enumerate() {
         check_row(&row.indices, &row.values, &row.u, m, d)
+            .and_then(|()| check_row_columns(&row.indices, &row.values, &stored))
             .map_err(|e| format!("buffered row {q}: {e}"))?;
     }
     Ok(())
+}
+
+/// A raw FD row's non-zeros are at columns the store holds (`stored`, increasing). Training
+/// buffers `ĝ = s·x` only where `s·x_j ≠ 0`, and gathering `x` for the score brought each such
+/// column up to date first, so it is stored; a file buffering a non-zero on a column never
+/// touched was not written by training (the sketch would hold a direction the weights never
+/// saw). An explicit zero value adds nothing to the sketch, so it is accepted wherever it is.
+fn check_row_columns(indices: &[u32], values: &[f64], stored: &[u32]) -> Result<(), String> {
+    let untouched = |(&j, &v): (&u32, &f64)| v != 0.0 && stored.binary_search(&j).is_err();
+    match indices.iter().zip(values).find(|&e| untouched(e)) {
+        Some((j, v)) => Err(format!(
+            "column {j} holds {v} but the column store never touched that column (training \
+             buffers only columns it has learned)"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A raw FD row `ĝ` (sparse) and `u = Zĝ`.
@@ -262,8 +283,10 @@ mod tests {
     #[test]
     fn each_broken_invariant_is_named() {
         type Break = fn(&mut SparseFd);
-        let cases: [(&str, Break); 6] = [
+        let cases: [(&str, Break); 7] = [
             ("index 99", |l| l.curv.g[0].indices[0] = 99),
+            // Column 4 is never touched by `trained` (its rows hold 0–3, 5–7 and 15).
+            ("column 4 holds", |l| l.curv.g[0].indices[0] = 4),
             ("values has", |l| {
                 l.curv.g[0].values.pop().map(drop).unwrap()
             }),
@@ -278,6 +301,35 @@ mod tests {
             let err = check(&SparseLearner::Fd(fd)).unwrap_err();
             assert!(err.contains(want), "{err} (expected {want})");
         }
+    }
+
+    /// Explicit zeros in the examples, at a column nothing else touches: training does not
+    /// buffer the zero, and the state passes; a buffered row holding an explicit zero on a
+    /// column never touched (12) adds nothing to the sketch and passes too; a non-zero there
+    /// is refused.
+    #[test]
+    fn explicit_zeros_on_untouched_columns_pass() {
+        let mut fd = SparseFd::rfd(16, 3, 1.0, 1, NewtonParams::default()).unwrap();
+        for i in 0..4u32 {
+            let x = [i, 4, 5 + i % 3, 15];
+            let row = Row::Sparse {
+                indices: &x,
+                values: &[1.0, 0.0, 0.5, -1.0],
+            };
+            fd.learn(row, 1.0, 1.0).unwrap();
+        }
+        assert!(!fd.curv.g.is_empty(), "the test needs buffered rows");
+        let buffered = fd.curv.g.iter().flat_map(|r| &r.indices);
+        assert!(buffered.clone().all(|&j| j != 4));
+        check(&SparseLearner::Fd(fd.clone())).unwrap();
+        assert!(!fd.w.cols.stored_columns().contains(&12));
+        let row = &mut fd.curv.g[0];
+        row.indices.push(12);
+        row.values.push(0.0);
+        check(&SparseLearner::Fd(fd.clone())).unwrap();
+        fd.curv.g[0].values.last_mut().map(|v| *v = 0.25).unwrap();
+        let err = check(&SparseLearner::Fd(fd)).unwrap_err();
+        assert!(err.contains("column 12 holds 0.25"), "{err}");
     }
 
     fn trained_softmax() -> SparseSoftmax {
@@ -300,8 +352,9 @@ mod tests {
         assert!(!s.curv.g.is_empty(), "the test needs buffered rows");
         s.check_loaded().unwrap();
         type Break = fn(&mut SparseSoftmax);
-        let cases: [(&str, Break); 6] = [
+        let cases: [(&str, Break); 7] = [
             ("index 99", |l| l.curv.g[0].indices[0] = 99),
+            ("column 4 holds", |l| l.curv.g[0].indices[0] = 4),
             ("c has", |l| l.curv.c.truncate(1)),
             ("b has", |l| l.w.b.pop().map(drop).unwrap()),
             ("a coefficient is NaN", |l| l.w.b[0] = f64::NAN),

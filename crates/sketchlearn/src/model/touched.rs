@@ -1,0 +1,245 @@
+//! Per-feature arrays that know which features they hold (issue 26: saving a `-b 27` model read
+//! all `d` entries of every first-order array, ≈ 1 s of CPU for a few hundred features seen).
+//!
+//! [`Touched`] keeps `N` arrays of `d` numbers (allocated zeroed, so untouched pages cost no
+//! memory) together with the list of the features whose entries were ever set non-zero. Every
+//! entry whose bits are not all zero is at a listed feature, so the file — the
+//! [`super::sparse_vec`] encoding of each array, one after the other, the same bytes as `N`
+//! fields `#[serde(with = "sparse_vec")]` in a row — is written from the list (sorted) without
+//! reading the other `d − k` entries, and so is every walk of the state (the load check's NaN
+//! search). A feature is listed when [`Touched::set`] gives it a non-zero entry while all its
+//! entries were zero; the arrays' entries here only grow away from zero (squared-gradient sums,
+//! counts) or move with one that does (a weight), so a feature is listed once. A whole-array
+//! change ([`Touched::update_all`], a merge, `O(d)` anyway) lists the non-zeros again.
+
+use super::sparse_vec;
+use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeTuple, Serializer};
+use std::fmt;
+
+/// `N` per-feature arrays of the same length and the features they hold (see the module
+/// documentation).
+#[derive(Clone, Debug)]
+pub struct Touched<const N: usize> {
+    arrays: [Vec<f64>; N],
+    /// Each feature with an entry whose bits are not all zero (in first-touch order; possibly
+    /// also features whose entries went back to zero).
+    listed: Vec<usize>,
+}
+
+impl<const N: usize> Touched<N> {
+    /// `N` arrays of `d` zeros.
+    pub fn new(d: usize) -> Self {
+        Touched {
+            arrays: std::array::from_fn(|_| vec![0.0; d]),
+            listed: Vec::new(),
+        }
+    }
+
+    /// The length of each array.
+    pub fn len(&self) -> usize {
+        self.arrays[0].len()
+    }
+
+    /// Array `k`.
+    #[inline]
+    pub fn array(&self, k: usize) -> &[f64] {
+        &self.arrays[k]
+    }
+
+    /// The entries of feature `i` in the `N` arrays.
+    #[inline]
+    pub fn at(&self, i: usize) -> [f64; N] {
+        std::array::from_fn(|k| self.arrays[k][i])
+    }
+
+    /// Sets the entries of feature `i` (listing it if it had none).
+    #[inline]
+    pub fn set(&mut self, i: usize, values: [f64; N]) {
+        let zero = |v: &[f64; N]| v.iter().all(|x| x.to_bits() == 0);
+        if zero(&self.at(i)) && !zero(&values) {
+            self.listed.push(i);
+        }
+        for (a, v) in self.arrays.iter_mut().zip(values) {
+            a[i] = v;
+        }
+    }
+
+    /// Changes the arrays as a whole (`f` may write any entry; the non-zeros are then listed
+    /// again, an `O(d)` pass like the change itself).
+    pub fn update_all(&mut self, f: impl FnOnce(&mut [Vec<f64>; N])) {
+        f(&mut self.arrays);
+        let mut listed: Vec<usize> = self
+            .arrays
+            .iter()
+            .flat_map(|a| sparse_vec::stored_positions(a))
+            .collect();
+        listed.sort_unstable();
+        listed.dedup();
+        self.listed = listed;
+    }
+
+    /// The features with a non-zero entry in some array, increasing, each once (`O(k log k)`
+    /// for `k` listed features: what a save and the load checks read).
+    pub fn features(&self) -> Vec<usize> {
+        let mut at = self.listed.clone();
+        at.sort_unstable();
+        at.dedup();
+        at.retain(|&i| self.at(i).iter().any(|x| x.to_bits() != 0));
+        at
+    }
+}
+
+#[cfg(test)]
+impl<const N: usize> Touched<N> {
+    /// Writes NaN into every entry of the features not listed (what no learner may read when
+    /// it saves or is checked).
+    pub(crate) fn poison_untouched(&mut self) {
+        let listed: std::collections::HashSet<usize> = self.listed.iter().copied().collect();
+        for a in &mut self.arrays {
+            for (i, x) in a.iter_mut().enumerate() {
+                if !listed.contains(&i) {
+                    *x = f64::NAN;
+                }
+            }
+        }
+    }
+}
+
+/// The arrays, one after the other, each in the [`sparse_vec`] encoding.
+impl<const N: usize> Serialize for Touched<N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let features = self.features();
+        let mut t = s.serialize_tuple(N)?;
+        for a in &self.arrays {
+            let at: Vec<usize> = features
+                .iter()
+                .copied()
+                .filter(|&i| a[i].to_bits() != 0)
+                .collect();
+            t.serialize_element(&Listed(a, &at))?;
+        }
+        t.end()
+    }
+}
+
+/// One array written from the positions of its non-zeros.
+struct Listed<'a>(&'a [f64], &'a [usize]);
+
+impl Serialize for Listed<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        sparse_vec::serialize_at(self.0, self.1, s)
+    }
+}
+
+/// One array read with the positions of its entries.
+struct Read(Vec<f64>, Vec<usize>);
+
+impl<'de> Deserialize<'de> for Read {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (v, at) = sparse_vec::deserialize_listed(d)?;
+        Ok(Read(v, at))
+    }
+}
+
+impl<'de, const N: usize> Deserialize<'de> for Touched<N> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_tuple(N, TouchedVisitor::<N>)
+    }
+}
+
+struct TouchedVisitor<const N: usize>;
+
+impl<'de, const N: usize> Visitor<'de> for TouchedVisitor<N> {
+    type Value = Touched<N>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{N} per-feature arrays")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Touched<N>, A::Error> {
+        let mut arrays: [Vec<f64>; N] = std::array::from_fn(|_| Vec::new());
+        let mut listed = Vec::new();
+        for k in 0..N {
+            let Read(v, at) = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::custom("per-feature arrays end early"))?;
+            if k > 0 && v.len() != arrays[0].len() {
+                return Err(de::Error::custom(format!(
+                    "per-feature arrays of lengths {} and {}",
+                    arrays[0].len(),
+                    v.len()
+                )));
+            }
+            arrays[k] = v;
+            listed.extend(at);
+        }
+        listed.sort_unstable();
+        listed.dedup();
+        Ok(Touched { arrays, listed })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fields a learner held before: the same bytes must come out.
+    #[derive(serde::Serialize)]
+    struct TwoFields {
+        #[serde(with = "crate::model::sparse_vec")]
+        a: Vec<f64>,
+        #[serde(with = "crate::model::sparse_vec")]
+        b: Vec<f64>,
+    }
+
+    fn filled() -> Touched<2> {
+        let mut t = Touched::<2>::new(1000);
+        for (i, v) in [(7, 1.5), (3, -0.0), (999, 2.0), (7, 3.0), (64, 0.0)] {
+            t.set(i, [v, 1.0]);
+        }
+        t.set(500, [0.0, 0.0]); // never non-zero: not listed
+        t
+    }
+
+    #[test]
+    fn the_bytes_are_those_of_the_plain_fields_and_untouched_entries_are_not_read() {
+        let t = filled();
+        let [a, b] = t.arrays.clone();
+        let plain = postcard::to_allocvec(&TwoFields { a, b }).unwrap();
+        assert_eq!(postcard::to_allocvec(&t).unwrap(), plain);
+        assert_eq!(t.features(), [3, 7, 64, 999]);
+        // A NaN in an untouched slot is never looked at (no scan of the d entries).
+        let mut poisoned = t.clone();
+        poisoned.arrays[0][500] = f64::NAN;
+        poisoned.arrays[1][10] = f64::NAN;
+        assert_eq!(postcard::to_allocvec(&poisoned).unwrap(), plain);
+        // Read back: the same arrays, bit for bit, and the same bytes again.
+        let back: Touched<2> = postcard::from_bytes(&plain).unwrap();
+        for k in 0..2 {
+            let (x, y) = (back.array(k), t.array(k));
+            assert!(x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()));
+        }
+        assert_eq!(back.features(), t.features());
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), plain);
+    }
+
+    #[test]
+    fn a_whole_array_change_lists_the_non_zeros_again() {
+        let mut t = filled();
+        t.update_all(|[a, b]| {
+            a[20] = 4.0;
+            b.iter_mut().for_each(|x| *x = 0.0);
+            a[999] = 0.0;
+        });
+        assert_eq!(t.features(), [3, 7, 20]); // −0.0 at 3 is kept (bit-exact)
+    }
+
+    #[test]
+    fn arrays_of_different_lengths_are_refused() {
+        let (a, b) = (vec![0.0, 1.0], vec![1.0]);
+        let bytes = postcard::to_allocvec(&TwoFields { a, b }).unwrap();
+        let err = postcard::from_bytes::<Touched<2>>(&bytes).unwrap_err();
+        assert!(matches!(err, postcard::Error::SerdeDeCustom), "{err:?}");
+    }
+}
