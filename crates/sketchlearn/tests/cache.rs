@@ -7,12 +7,11 @@
 mod common;
 
 use common::scratch::Scratch;
-use sketchlearn::data::{CsvExampleOptions, Format, Interactions};
+use sketchlearn::data::{CsvExampleOptions, Interactions};
 use sketchlearn::linear::LearnerConfig;
 use sketchlearn::run::{
     self, Input, Observer, ReadOptions, Silent, Start, TrainOptions, TrainOutcome, Warning,
 };
-use std::path::Path;
 
 /// Records the warnings of a run.
 #[derive(Default)]

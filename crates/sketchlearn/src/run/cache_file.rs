@@ -708,7 +708,15 @@ mod tests {
         assert!(read_all(&path, header_len, 1 << 20)
             .unwrap_err()
             .contains("damaged"));
-        let good = std::fs::read(&path).unwrap();
+        flip_bits(&path, header_len);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// Every single-bit change of the records of the cache at `path`, with the checksum made to
+    /// fit again, decodes to an error or to checked examples (a name's label is NaN, any other
+    /// label finite), never a panic.
+    fn flip_bits(path: &Path, header_len: u64) {
+        let good = std::fs::read(path).unwrap();
         let records = header_len as usize..good.len() - 4;
         let mut state = 12345u64;
         for _ in 0..800 {
@@ -719,17 +727,56 @@ mod tests {
             let n = bad.len();
             let crc = crc32fast::hash(&bad[..n - 4]);
             bad[n - 4..].copy_from_slice(&crc.to_le_bytes());
-            std::fs::write(&path, &bad).unwrap();
-            if let Ok(examples) = read_all(&path, header_len, 1 << 32) {
-                for (e, _) in examples {
-                    assert!(e.indices.windows(2).all(|p| p[0] < p[1]));
-                    assert!(e
-                        .values
-                        .iter()
-                        .chain([&e.label, &e.weight])
-                        .all(|v| v.is_finite()));
+            std::fs::write(path, &bad).unwrap();
+            let mut r = CacheReader::open(path, header_len, 1 << 32).unwrap();
+            let mut e = Example::default();
+            while let Ok(true) = r.read_into(&mut e) {
+                assert!(e.indices.windows(2).all(|p| p[0] < p[1]));
+                assert!(e.values.iter().chain([&e.weight]).all(|v| v.is_finite()));
+                match r.label_field() {
+                    Some(LabelField {
+                        label: ClassLabel::Text(_),
+                        ..
+                    }) => assert!(e.label.is_nan()),
+                    _ => assert!(e.label.is_finite()),
                 }
             }
+        }
+    }
+
+    /// CSV rows: each record's label field (a name, or a number, and its column) reads back as
+    /// the CSV reader gave it; damaged records never panic.
+    #[test]
+    fn csv_label_fields_round_trip() {
+        use crate::data::{CsvExampleOptions, CsvExampleReader, Schema};
+        let text = "y,x,c\nYes,1,a\nNo,2.5,b\nYes,,a\n";
+        let options = CsvExampleOptions {
+            label_column: Some("y".parse().unwrap()),
+            ..CsvExampleOptions::default()
+        };
+        let schema = Schema::scan(std::io::Cursor::new(text), "t.csv", &options).unwrap();
+        let path = scratch("csv");
+        for text in [
+            text.to_string(),
+            text.replace("Yes", "1").replace("No", "-1"),
+        ] {
+            let source = CsvExampleReader::new(std::io::Cursor::new(text), "t.csv", schema.clone());
+            let mut w = CacheWriter::create(&path, b"k", source, Box::new(|| {})).unwrap();
+            let mut want = Vec::new();
+            let mut ex = Example::default();
+            while w.read_into(&mut ex).unwrap() {
+                want.push((ex.clone(), w.label_field().cloned()));
+            }
+            let mut r = CacheReader::open(&path, 16 + 1, 1 << 32).unwrap();
+            for (e, field) in &want {
+                assert!(r.read_into(&mut ex).unwrap());
+                assert_eq!(ex.label.to_bits(), e.label.to_bits());
+                assert_eq!((&ex.indices, &ex.values), (&e.indices, &e.values));
+                assert_eq!(r.label_field(), field.as_ref());
+                assert!(field.is_some());
+            }
+            assert!(!r.read_into(&mut ex).unwrap());
+            flip_bits(&path, 16 + 1);
         }
         std::fs::remove_file(&path).unwrap();
     }
