@@ -110,3 +110,53 @@ fn a_file_that_is_not_a_cache_is_never_overwritten() {
     let err = failure(&run(&["train", "--quiet", "-c", &heart(), &heart()]));
     assert!(err.contains("is the input file"), "{err}");
 }
+
+/// CSV through a cache (`sketchlearn cache` with the CSV flags, then `train -c`, 1 and 2
+/// passes, and `test -c`): the same model bytes and test numbers as from the text; the
+/// command finds its cache up to date.
+#[test]
+fn csv_through_a_cache_gives_the_same_bits() {
+    let dir = Scratch::new("cache-cli-csv");
+    let data = dir.join("people.csv");
+    let mut text = String::from("Dept,Age,Left\n");
+    for k in 0..300u32 {
+        let dept = ["Sales", "R&D", "HR"][(k * 7 % 3) as usize];
+        let age = 20 + (k * 13) % 41;
+        let left = if (age + k % 5 * 3) % 2 == 0 {
+            "Yes"
+        } else {
+            "No"
+        };
+        text.push_str(&format!("{dept},{age},{left}\n"));
+    }
+    std::fs::write(&data, text).unwrap();
+    let data = data.to_str().unwrap();
+    let cache = dir.join("people.cache");
+    let c = cache.to_str().unwrap();
+    let flags = ["--label-column", "Left"];
+    let first = stdout_text(&run(&["cache", "-c", c, flags[0], flags[1], data]));
+    assert_eq!(first.trim(), format!("cache {c}: 300 examples, written"));
+    let again = stdout_text(&run(&["cache", "-c", c, flags[0], flags[1], data]));
+    assert_eq!(again.trim(), format!("cache {c}: 300 examples, up to date"));
+    for passes in ["1", "2"] {
+        let plain = train_model(
+            &dir,
+            "plain.model",
+            &[&flags[..], &["--passes", passes]].concat(),
+            data,
+        );
+        let cached = train_model(
+            &dir,
+            "c.model",
+            &[&flags[..], &["--passes", passes, "-c", c]].concat(),
+            data,
+        );
+        assert_eq!(cached, plain, "passes {passes}");
+    }
+    let model = dir.join("plain.model");
+    let m = model.to_str().unwrap();
+    let plain = json(&run(&["test", "--json", "-i", m, data]));
+    let cached = json(&run(&["test", "--json", "-i", m, "-c", c, data]));
+    assert_eq!(plain["error"], cached["error"]);
+    assert_eq!(plain["log_loss"], cached["log_loss"]);
+}

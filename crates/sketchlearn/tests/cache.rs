@@ -1,18 +1,17 @@
 //! The binary example cache (`Input::cache`, issue 27): a run through the cache learns the same
 //! bits as from the text (first run writing it, later runs reading it, one or several passes,
-//! LIBSVM and VW with interactions, files, bytes and streams); a cache that no longer fits its
+//! LIBSVM and VW with interactions, CSV with named labels, files, bytes and streams); a cache that no longer fits its
 //! input or options, or is damaged, is rebuilt with a note; a file that is not a cache is never
 //! overwritten.
 
 mod common;
 
 use common::scratch::Scratch;
-use sketchlearn::data::{Format, Interactions};
+use sketchlearn::data::{CsvExampleOptions, Interactions};
 use sketchlearn::linear::LearnerConfig;
 use sketchlearn::run::{
     self, Input, Observer, ReadOptions, Silent, Start, TrainOptions, TrainOutcome, Warning,
 };
-use std::path::Path;
 
 /// Records the warnings of a run.
 #[derive(Default)]
@@ -370,21 +369,138 @@ fn evaluation_reads_through_the_cache_too() {
     }
 }
 
-#[test]
-fn csv_input_refuses_a_cache() {
-    let dir = Scratch::new("csv");
-    let cache = dir.path("c.cache");
-    let csv = TrainOptions {
+/// CSV rows with named labels, a one-hot and a numeric column (some missing), over `n` rows.
+fn csv_text(n: usize, seed: u64) -> String {
+    let mut text = String::from("Attrition,Dept,Age,Score\n");
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for _ in 0..n {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let dept = ["Sales", "R&D", "HR"][(state % 3) as usize];
+        let age = 20 + (state >> 8) % 40;
+        let score = ((state >> 20) % 1000) as f64 / 250.0 - 2.0;
+        let label = if score + (age as f64 - 40.0) / 20.0 > 0.0 {
+            "Yes"
+        } else {
+            "No"
+        };
+        let age = if (state >> 40) % 9 == 0 {
+            "NA".to_string()
+        } else {
+            age.to_string()
+        };
+        text.push_str(&format!("{label},{dept},{age},{score}\n"));
+    }
+    text
+}
+
+fn csv_options(passes: u32, label: &str) -> TrainOptions {
+    TrainOptions {
         read: ReadOptions {
-            format: Format::Csv,
+            csv: CsvExampleOptions {
+                label_column: Some(label.parse().unwrap()),
+                ..CsvExampleOptions::default()
+            },
             ..ReadOptions::default()
         },
-        ..options(1)
-    };
-    let err = train_error(
-        Input::bytes("t.csv", b"label,x\n1,2\n0,3\n".to_vec()).cache(&cache),
-        &csv,
+        ..options(passes)
+    }
+}
+
+/// CSV through the cache (its labels as written, names included, and their columns): the same
+/// model bits as from the text, for the run writing it and the runs reading it, one and two
+/// passes, and the same evaluation; `run::write_cache` makes the cache a run then reads.
+#[test]
+fn csv_through_the_cache_learns_the_same_bits() {
+    let dir = Scratch::new("csv");
+    let data = dir.path("t.csv");
+    std::fs::write(&data, csv_text(500, 5)).unwrap();
+    let path = data.to_str().unwrap();
+    for passes in [1, 2] {
+        let cache = dir.path(&format!("t-{passes}.cache"));
+        let o = csv_options(passes, "Attrition");
+        let plain = train(Input::path(path), &o, &mut Silent);
+        let mut notes = Notes::default();
+        let writing = train(Input::path(path).cache(&cache), &o, &mut notes);
+        assert!(cache.exists());
+        let reading = train(Input::path(path).cache(&cache), &o, &mut notes);
+        assert!(notes.rebuilt().is_empty(), "{:?}", notes.0);
+        assert_eq!(
+            model_bytes(&writing),
+            model_bytes(&plain),
+            "passes {passes}"
+        );
+        assert_eq!(
+            model_bytes(&reading),
+            model_bytes(&plain),
+            "passes {passes}"
+        );
+        assert_eq!(
+            reading.metrics.mean_loss().to_bits(),
+            plain.metrics.mean_loss().to_bits()
+        );
+        let evaluate = |input: Input| {
+            run::evaluate(input, &plain.model, &o.read, &mut Silent)
+                .unwrap()
+                .metrics
+        };
+        let (a, b) = (
+            evaluate(Input::path(path)),
+            evaluate(Input::path(path).cache(&cache)),
+        );
+        assert_eq!(a.mean_loss().to_bits(), b.mean_loss().to_bits());
+        assert_eq!(a.examples(), b.examples());
+    }
+    let cache = dir.path("w.cache");
+    let o = csv_options(1, "Attrition");
+    let outcome = run::write_cache(Input::path(path).cache(&cache), &o.read).unwrap();
+    assert_eq!((outcome.examples, outcome.fresh), (500, false));
+    let again = run::write_cache(Input::path(path).cache(&cache), &o.read).unwrap();
+    assert_eq!((again.examples, again.fresh), (500, true));
+    let mut notes = Notes::default();
+    let reading = train(Input::path(path).cache(&cache), &o, &mut notes);
+    assert!(notes.rebuilt().is_empty(), "{:?}", notes.0);
+    let plain = train(Input::path(path), &o, &mut Silent);
+    assert_eq!(model_bytes(&reading), model_bytes(&plain));
+}
+
+/// A label error found while reading the cache names the text's file, line and column, as
+/// from the text; a changed CSV file or other columns rebuild the cache with a note.
+#[test]
+fn csv_cache_label_errors_and_stale_caches() {
+    let dir = Scratch::new("csv-stale");
+    let data = dir.path("t.csv");
+    let cache = dir.path("t.cache");
+    let o = csv_options(1, "Attrition");
+    let mut text = csv_text(300, 6);
+    text.push_str("Maybe,HR,30,1.5\n");
+    std::fs::write(&data, &text).unwrap();
+    let path = data.to_str().unwrap();
+    run::write_cache(Input::path(path).cache(&cache), &o.read).unwrap();
+    let plain = train_error(Input::path(path), &o);
+    let cached = train_error(Input::path(path).cache(&cache), &o);
+    assert_eq!(cached, plain);
+    assert!(plain.contains("t.csv:302:1"), "{plain}");
+    // Same length, other content.
+    std::fs::write(&data, text.replacen("Sales", "Salez", 1)).unwrap();
+    let wrote = run::write_cache(Input::path(path).cache(&cache), &o.read).unwrap();
+    assert!(!wrote.fresh);
+    let reasons: Vec<String> = wrote.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        reasons.len() == 1 && reasons[0].contains("the input changed"),
+        "{reasons:?}"
     );
-    assert!(err.contains("--cache applies to LIBSVM and VW"), "{err}");
-    assert!(!Path::new(&cache).exists());
+    // Another schema (a column ignored): rebuilt.
+    std::fs::write(&data, csv_text(300, 6)).unwrap();
+    run::write_cache(Input::path(path).cache(&cache), &o.read).unwrap();
+    let mut other = csv_options(1, "Attrition");
+    other.read.csv.ignore_columns = vec!["Dept".parse().unwrap()];
+    let mut notes = Notes::default();
+    let rebuilt = train(Input::path(path).cache(&cache), &other, &mut notes);
+    let reasons = notes.rebuilt();
+    assert_eq!(reasons.len(), 1, "{:?}", notes.0);
+    assert!(reasons[0].contains("CSV columns"), "{reasons:?}");
+    let plain = train(Input::path(path), &other, &mut Silent);
+    assert_eq!(model_bytes(&rebuilt), model_bytes(&plain));
 }

@@ -279,9 +279,8 @@ impl<R: BufRead> Iterator for CsvReader<R> {
 /// An error inside a line: 0-based byte position and kind.
 pub(crate) type LineError = (usize, ParseErrorKind);
 
-pub(crate) fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
-}
+/// CSV blanks: the LIBSVM whitespace (space, tab, `\r`, `\n`, `\x0b`, `\x0c`).
+pub(crate) use super::decimal::is_space as is_blank;
 
 /// Calls `f(position, content, quoted)` for each field of `line`, returns the number of fields.
 /// The content of a quoted field excludes the quotes (and still holds `""` escapes).

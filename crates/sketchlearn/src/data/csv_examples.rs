@@ -50,6 +50,8 @@ pub struct CsvExampleReader<R> {
     /// File column → schema column (`None` until the first line is read).
     map: Option<Vec<usize>>,
     label: Option<LabelField>,
+    /// The row's features before sorting (reused from row to row).
+    pairs: Vec<(u32, f64)>,
 }
 
 impl CsvExampleReader<Box<dyn BufRead + Send>> {
@@ -72,6 +74,7 @@ impl<R: BufRead> CsvExampleReader<R> {
             fields: Vec::new(),
             map: None,
             label: None,
+            pairs: Vec::new(),
         }
     }
 
@@ -169,7 +172,8 @@ impl<R: BufRead> CsvExampleReader<R> {
         ex.clear();
         self.label = None;
         let label_column = self.schema.label_column();
-        let mut pairs: Vec<(u32, f64)> = Vec::with_capacity(map.len());
+        let pairs = &mut self.pairs;
+        pairs.clear();
         for (f, &k) in self.fields.iter().zip(map) {
             let text = f.text.trim();
             if Some(k) == label_column {
@@ -198,7 +202,7 @@ impl<R: BufRead> CsvExampleReader<R> {
             }
         }
         pairs.sort_unstable_by_key(|p| p.0);
-        for (i, x) in pairs {
+        for &(i, x) in pairs.iter() {
             if ex.indices.last() == Some(&i) {
                 // Two hashed values in one bucket: add them.
                 *ex.values.last_mut().expect("same length") += x;

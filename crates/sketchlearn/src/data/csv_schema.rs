@@ -30,6 +30,7 @@
 //! ```
 
 use super::csv::{for_each_field, is_blank};
+use super::decimal::parse_f64;
 use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
 use super::lines::{bom_len, LineInput};
@@ -194,6 +195,8 @@ pub(crate) struct CsvLines<R> {
     pub source_name: String,
     buf: Vec<u8>,
     pub line: u64,
+    /// The texts of the last line's fields, kept for the next line's (no allocation per field).
+    spare: Vec<String>,
 }
 
 impl<R: BufRead> LineInput for CsvLines<R> {
@@ -214,6 +217,7 @@ impl<R: BufRead> CsvLines<R> {
             source_name: source_name.into(),
             buf: Vec::new(),
             line: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -235,17 +239,27 @@ impl<R: BufRead> CsvLines<R> {
                 Some(k) if line[k] == b'#' => continue,
                 Some(_) => {}
             }
-            fields.clear();
+            self.spare.extend(fields.drain(..).map(|f| f.text));
+            let spare = &mut self.spare;
             let result = for_each_field(line, |pos, bytes, quoted| {
                 let text =
                     std::str::from_utf8(bytes).map_err(|_| (pos, ParseErrorKind::InvalidUtf8))?;
+                let mut owned = spare.pop().unwrap_or_default();
+                owned.clear();
+                if quoted {
+                    // `""` inside quotes is one quote.
+                    let mut parts = text.split("\"\"");
+                    owned.push_str(parts.next().unwrap_or(""));
+                    for part in parts {
+                        owned.push('"');
+                        owned.push_str(part);
+                    }
+                } else {
+                    owned.push_str(text);
+                }
                 fields.push(Field {
                     column: pos + offset + 1,
-                    text: if quoted {
-                        text.replace("\"\"", "\"")
-                    } else {
-                        text.to_owned()
-                    },
+                    text: owned,
                 });
                 Ok(())
             });
@@ -258,7 +272,7 @@ impl<R: BufRead> CsvLines<R> {
 }
 
 fn is_number(text: &str) -> bool {
-    text.parse::<f64>().is_ok_and(f64::is_finite)
+    parse_f64(text.as_bytes()).is_some_and(f64::is_finite)
 }
 
 /// Whether the first line is a header, from it and the second line.
@@ -554,8 +568,8 @@ impl Schema {
         let c = &self.columns[column];
         Ok(match &c.kind {
             ColumnKind::Label | ColumnKind::Ignored => None,
-            ColumnKind::Numeric { index } => match text.parse::<f64>() {
-                Ok(x) if x.is_finite() => Some((*index, x)),
+            ColumnKind::Numeric { index } => match parse_f64(text.as_bytes()) {
+                Some(x) if x.is_finite() => Some((*index, x)),
                 _ => {
                     return Err(format!(
                         "column '{}' is numeric, found {text:?} (missing values are written as empty, NA or NaN)",
@@ -599,8 +613,8 @@ impl Schema {
 
 /// Infinite numbers (`inf`, `1e999`) are an error, not a category.
 fn check_finite(text: &str) -> Result<(), ParseErrorKind> {
-    match text.parse::<f64>() {
-        Ok(x) if !x.is_finite() => Err(ParseErrorKind::NonFiniteValue(text.to_string())),
+    match parse_f64(text.as_bytes()) {
+        Some(x) if !x.is_finite() => Err(ParseErrorKind::NonFiniteValue(text.to_string())),
         _ => Ok(()),
     }
 }

@@ -22,7 +22,7 @@
 
 use std::io::BufRead;
 
-use super::decimal::{fast_decimal, parse_finite, FloatError};
+use super::decimal::{decimal_at, digits_at, is_space, parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
 use super::lines::{bom_len, LineInput};
@@ -217,10 +217,6 @@ const MAX_TOKEN_IN_MESSAGE: usize = 64;
 /// An error inside a line: 0-based byte position and kind.
 type LineError = (usize, ParseErrorKind);
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
-}
-
 /// The token as text for an error message.
 pub(crate) fn token_text(token: &[u8]) -> String {
     if token.len() <= MAX_TOKEN_IN_MESSAGE {
@@ -286,10 +282,11 @@ fn parse_index(token: &[u8], zero_based: bool) -> Result<u32, ParseErrorKind> {
 }
 
 /// One pass over a line of the plain form `label idx:value idx:value …` with plain decimal
-/// numbers (see [`fast_decimal`]) and strictly increasing indices — what nearly every LIBSVM
-/// file holds. Anything else (comments, `qid:`, exponents, unsorted or duplicate indices,
-/// errors, blank lines) returns `None`, and [`parse_line`]'s general path parses the line from
-/// scratch, so the result and every error message are the general path's.
+/// numbers (see [`decimal_at`]) and strictly increasing indices — what nearly every LIBSVM
+/// file holds. Each number is read in place, once, with no token boundaries found first.
+/// Anything else (comments, `qid:`, exponents, unsorted or duplicate indices, errors, blank
+/// lines) returns `None`, and [`parse_line`]'s general path parses the line from scratch, so
+/// the result and every error message are the general path's.
 #[inline]
 fn fast_line(line: &[u8], zero_based: bool, ex: &mut Example) -> Option<()> {
     let n = line.len();
@@ -297,14 +294,12 @@ fn fast_line(line: &[u8], zero_based: bool, ex: &mut Example) -> Option<()> {
     while p < n && is_space(line[p]) {
         p += 1;
     }
-    let start = p;
-    while p < n && !is_space(line[p]) {
-        p += 1;
-    }
-    let label = fast_decimal(&line[start..p])?;
+    let (label, end) = decimal_at(line, p)?;
+    p = end;
     ex.clear();
     ex.label = label;
     ex.weight = 1.0;
+    let first = u64::from(!zero_based); // the smallest index written
     let mut next_min = 0u64; // indices must strictly increase
     loop {
         while p < n && is_space(line[p]) {
@@ -313,29 +308,14 @@ fn fast_line(line: &[u8], zero_based: bool, ex: &mut Example) -> Option<()> {
         if p == n {
             return Some(());
         }
-        let s = p;
-        let mut written = 0u64;
-        while p < n && line[p].is_ascii_digit() {
-            if p - s >= 10 {
-                return None;
-            }
-            written = written * 10 + u64::from(line[p] - b'0');
-            p += 1;
-        }
-        if p == s || p == n || line[p] != b':' {
+        // At most 10 digits: no overflow of u64.
+        let (written, colon) = digits_at(line, p, 0);
+        if colon == p || colon - p > 10 || line.get(colon) != Some(&b':') {
             return None;
         }
-        p += 1;
-        let vs = p;
-        while p < n && !is_space(line[p]) {
-            p += 1;
-        }
-        let value = fast_decimal(&line[vs..p])?;
-        let index = if zero_based {
-            written
-        } else {
-            written.checked_sub(1)?
-        };
+        let (value, end) = decimal_at(line, colon + 1)?;
+        p = end;
+        let index = written.checked_sub(first)?;
         if index >= u64::from(u32::MAX) || index < next_min {
             return None;
         }

@@ -24,6 +24,7 @@ pub mod vw;
 pub use csv::{CsvOptions, CsvReader};
 pub use csv_examples::CsvExampleReader;
 pub use csv_schema::{Column, ColumnKind, ColumnRef, CsvExampleOptions, LabelValues, Schema};
+pub use decimal::parse_f64;
 pub use error::{ParseError, ParseErrorKind};
 pub use example::{Example, Row};
 pub use format::{ExampleReader, Format};

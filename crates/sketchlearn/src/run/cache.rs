@@ -6,10 +6,12 @@
 //!
 //! **What is cached and what is not.** Everything that decides the examples' bits is the
 //! cache's *key*, stored in its header: the format, `--zero-based`, the hash bits, the VW
-//! interactions, and a stamp of the input (a file: its size, modification time and the CRC-32 of
-//! its first and last 64 KiB; bytes in memory: their length and CRC). What a run does with the
-//! examples afterwards — the label map (classes), shuffling, hold-out, the learner — is not in
-//! the cache, so one cache serves every learner and every label convention.
+//! interactions, for CSV the schema the rows are read through (its columns, label column,
+//! one-hot values and hashed columns: [`Schema`]), and a stamp of the input (a file: its size,
+//! modification time and the CRC-32 of its first and last 64 KiB; bytes in memory: their length
+//! and CRC). What a run does with the examples afterwards — the label map (classes), shuffling,
+//! hold-out, the learner — is not in the cache, so one cache serves every learner and every
+//! label convention: CSV labels are cached as written (a name or a number, and its column).
 //!
 //! **Stale or damaged caches are rebuilt, with a note** ([`Warning::CacheRebuilt`]): a key that
 //! differs from the run's (the input or the read options changed), a cache of another layout
@@ -24,7 +26,9 @@ use super::cache_file::{
     cache_error, not_ours_message, read_header, verify, CacheReader, CacheWriter, Header, VERSION,
 };
 use super::{Input, ReadOptions, RunError, Warning};
-use crate::data::{Example, ExampleReader, ExampleSource, Format, Interactions, ParseError};
+use crate::data::{
+    Example, ExampleReader, ExampleSource, Format, Interactions, LabelField, ParseError, Schema,
+};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -92,12 +96,26 @@ pub(crate) struct CacheKey {
     pub zero_based: bool,
     pub bits: u32,
     pub interactions: Interactions,
+    /// CSV: the schema's postcard bytes (empty for LIBSVM and VW).
+    pub schema: Vec<u8>,
     pub source: Stamp,
 }
 
 impl CacheKey {
     fn bytes(&self) -> Vec<u8> {
         postcard::to_allocvec(self).expect("a key serialises")
+    }
+
+    /// The key of CSV rows read through `schema` from an input with stamp `source`.
+    pub(crate) fn csv(schema: &Schema, source: Stamp) -> CacheKey {
+        CacheKey {
+            format: Format::Csv,
+            zero_based: false,
+            bits: 0,
+            interactions: Interactions::default(),
+            schema: postcard::to_allocvec(schema).expect("a schema serialises"),
+            source,
+        }
     }
 
     /// The bound of the indices: `2^bits` for hashed (VW) input, else any `u32`.
@@ -113,7 +131,8 @@ impl CacheKey {
         if self.source != old.source {
             "the input changed since it was written (size, time or content)"
         } else {
-            "it was written with other read options (format, --zero-based, -b or -q)"
+            "it was written with other read options (format, --zero-based, -b or -q, or the CSV \
+             columns)"
         }
     }
 }
@@ -128,13 +147,13 @@ pub(crate) struct Cache {
     taken: usize,
 }
 
-/// What [`Cache::open`] gives: the text's parser, the parser writing a new cache, or the
+/// What [`Cache::open`] gives: the text's parser `S`, the parser writing a new cache, or the
 /// cache's reader.
-pub(crate) enum Opened {
+pub(crate) enum Opened<S = ExampleReader> {
     /// No cache asked for.
-    Text(ExampleReader),
+    Text(S),
     /// A new cache is written while the text is parsed.
-    Writing(Box<CacheWriter<ExampleReader>>),
+    Writing(Box<CacheWriter<S>>),
     /// The examples come from the cache.
     Cached(Box<CacheReader>),
 }
@@ -150,7 +169,7 @@ impl Opened {
     }
 }
 
-impl ExampleSource for Opened {
+impl<S: ExampleSource<Error = ParseError>> ExampleSource for Opened<S> {
     type Error = ParseError;
     fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
         match self {
@@ -164,6 +183,13 @@ impl ExampleSource for Opened {
             Opened::Text(r) => r.line(),
             Opened::Writing(w) => w.line(),
             Opened::Cached(c) => c.line(),
+        }
+    }
+    fn label_field(&self) -> Option<&LabelField> {
+        match self {
+            Opened::Text(r) => r.label_field(),
+            Opened::Writing(w) => w.label_field(),
+            Opened::Cached(c) => c.label_field(),
         }
     }
 }
@@ -198,11 +224,11 @@ impl Cache {
 
     /// The examples of an input with `key`: from the cache when it holds them, else from
     /// `text()` while a new cache is written.
-    pub(crate) fn open(
+    pub(crate) fn open<S: ExampleSource<Error = ParseError>>(
         &mut self,
         key: CacheKey,
-        text: impl FnOnce() -> Result<ExampleReader, RunError>,
-    ) -> Result<Opened, RunError> {
+        text: impl FnOnce() -> Result<S, RunError>,
+    ) -> Result<Opened<S>, RunError> {
         let io = |e: io::Error| cache_error(&self.path, format!("cannot read it: {e}"));
         let known = self.ready.lock().unwrap_or_else(|p| p.into_inner()).clone();
         if known.as_ref() == Some(&key) {
@@ -258,7 +284,7 @@ impl Cache {
             .map(|_| "it is damaged (its checksum does not match)"))
     }
 
-    fn reader(&self, key: &CacheKey) -> Result<Opened, RunError> {
+    fn reader<S>(&self, key: &CacheKey) -> Result<Opened<S>, RunError> {
         let header_len = 16 + key.bytes().len() as u64;
         let reader = CacheReader::open(&self.path, header_len, key.index_limit())?;
         Ok(Opened::Cached(Box::new(reader)))
@@ -279,7 +305,8 @@ pub struct CacheOutcome {
 /// Reads `input` once through its cache ([`Input::cache`]) with `options`, so that later runs
 /// with the same input and options read the cache (`sketchlearn cache`); an up-to-date cache is
 /// only checked. VW's hash bits are `options.bits` (default 18): a run with another `-b` (or a
-/// model's dimension) rebuilds it.
+/// model's dimension) rebuilds it. CSV rows are cached through the schema a new model would
+/// scan with `options.csv` (the same columns and label column as `train`).
 ///
 /// ```
 /// use sketchlearn::run::{self, Input, ReadOptions};
@@ -297,23 +324,29 @@ pub fn write_cache(mut input: Input, options: &ReadOptions) -> Result<CacheOutco
         return Err(RunError::options("no cache path given (--cache FILE)"));
     }
     let format = input.format(options.format);
-    if format == Format::Csv {
-        return Err(RunError::options(
-            "--cache applies to LIBSVM and VW input (CSV rows are read through their schema \
-             each time)",
-        ));
-    }
-    let bits = options.bits(format, None)?;
-    let mut opened = input.open(options, bits)?;
+    let (examples, fresh) = if format == Format::Csv {
+        let schema = super::csv::scan(&mut input, &options.csv)?;
+        read_all(input.open_csv(&schema)?)?
+    } else {
+        let bits = options.bits(format, None)?;
+        read_all(input.open(options, bits)?)?
+    };
+    Ok(CacheOutcome {
+        examples,
+        fresh,
+        warnings: input.cache_warnings(),
+    })
+}
+
+/// Reads every example of `opened`: how many, and whether they came from a cache already made.
+fn read_all<S: ExampleSource<Error = ParseError>>(
+    mut opened: Opened<S>,
+) -> Result<(u64, bool), RunError> {
     let fresh = matches!(opened, Opened::Cached(_));
     let mut ex = Example::default();
     let mut examples = 0;
     while opened.read_into(&mut ex)? {
         examples += 1;
     }
-    Ok(CacheOutcome {
-        examples,
-        fresh,
-        warnings: input.cache_warnings(),
-    })
+    Ok((examples, fresh))
 }

@@ -8,15 +8,22 @@
 //! 0u8  count: u64 LE  crc: u32 LE                                     trailer
 //!
 //! record = tag: u8 (bit 0 set; bit 1: a weight follows; bit 2: every value is 1, none stored;
-//!                   bit 3: values stored as f32, each exactly the f64 parsed)
-//!          line − previous line: varint   label: f64 LE   [weight: f64 LE]   nnz: varint
+//!                   bit 3: values stored as f32, each exactly the f64 parsed;
+//!                   bit 4: the label is a name in a CSV column; bit 5: the label is a number
+//!                   in a CSV column)
+//!          line − previous line: varint
+//!          label    = bit 4: column: varint  length: varint  name: UTF-8 bytes
+//!                     else label: f64 LE, and with bit 5 column: varint
+//!          [weight: f64 LE]   nnz: varint
 //!          first index: varint, then index − previous index: varint (≥ 1)      nnz indices
 //!          values: f64 LE or f32 LE                                            nnz or none
 //! ```
 //!
 //! The CRC-32 covers every byte before it. The values are the parser's bits (an `f64` is stored
 //! as `f32` only when converting back gives the same bits), so a run from the cache learns from
-//! exactly the examples of the text, with the same lines for its messages.
+//! exactly the examples of the text, with the same lines for its messages — and, for CSV, the
+//! same label fields ([`LabelField`]: the label as written and its column) for the run's label
+//! map and its messages.
 //!
 //! Nothing in a cache is trusted further than it is checked: the whole file's CRC before its
 //! first use in a run ([`verify`]), and while reading each record's bounds (the number of
@@ -24,7 +31,8 @@
 //! dimension, numbers must be finite), so a damaged cache is an error that names it, never an
 //! unbounded allocation or a wrong example.
 
-use crate::data::{Example, ExampleSource, ParseError, ParseErrorKind};
+use crate::data::{Example, ExampleSource, LabelField, ParseError, ParseErrorKind};
+use crate::labels::ClassLabel;
 use crate::model::{sync_dir, temporary_beside, Registered};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
@@ -34,7 +42,7 @@ use std::path::{Path, PathBuf};
 pub(crate) const MAGIC: [u8; 8] = *b"SKLCACHE";
 
 /// The layout's version (a cache of another version is rebuilt).
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 /// The longest key a header may declare.
 const MAX_KEY_LEN: u32 = 1 << 16;
@@ -45,6 +53,11 @@ const TRAILER_LEN: u64 = 1 + 8 + 4;
 const HAS_WEIGHT: u8 = 2;
 const ALL_ONES: u8 = 4;
 const AS_F32: u8 = 8;
+const NAMED_LABEL: u8 = 16;
+const LABEL_COLUMN: u8 = 32;
+
+/// The longest label name a record may hold.
+const MAX_NAME_LEN: u64 = 1 << 16;
 
 /// Bytes read from the file at a time.
 const CHUNK: usize = 1 << 20;
@@ -137,9 +150,15 @@ fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
     buf.push(v as u8);
 }
 
-/// Appends the record of `ex` (read on `line`, the previous example on `prev_line`) to `buf`.
-fn encode(ex: &Example, line: u64, prev_line: u64, buf: &mut Vec<u8>) {
+/// Appends the record of `ex` (read on `line` with the label field `field`, the previous
+/// example on `prev_line`) to `buf`.
+fn encode(ex: &Example, field: Option<&LabelField>, line: u64, prev_line: u64, buf: &mut Vec<u8>) {
     let mut tag = 1u8;
+    tag |= match field.map(|f| &f.label) {
+        Some(ClassLabel::Text(_)) => NAMED_LABEL,
+        Some(ClassLabel::Number(_)) => LABEL_COLUMN,
+        None => 0,
+    };
     if ex.weight.to_bits() != 1f64.to_bits() {
         tag |= HAS_WEIGHT;
     }
@@ -155,7 +174,21 @@ fn encode(ex: &Example, line: u64, prev_line: u64, buf: &mut Vec<u8>) {
     }
     buf.push(tag);
     put_varint(buf, line.wrapping_sub(prev_line));
-    buf.extend_from_slice(&ex.label.to_le_bytes());
+    match field {
+        Some(LabelField {
+            label: ClassLabel::Text(name),
+            column,
+        }) => {
+            put_varint(buf, *column as u64);
+            put_varint(buf, name.len() as u64);
+            buf.extend_from_slice(name.as_bytes());
+        }
+        Some(LabelField { column, .. }) => {
+            buf.extend_from_slice(&ex.label.to_le_bytes());
+            put_varint(buf, *column as u64);
+        }
+        None => buf.extend_from_slice(&ex.label.to_le_bytes()),
+    }
     if tag & HAS_WEIGHT != 0 {
         buf.extend_from_slice(&ex.weight.to_le_bytes());
     }
@@ -297,7 +330,13 @@ impl<S: ExampleSource<Error = ParseError>> ExampleSource for CacheWriter<S> {
         let line = self.source.line();
         let mut record = std::mem::take(&mut self.record);
         record.clear();
-        encode(ex, line, self.prev_line, &mut record);
+        encode(
+            ex,
+            self.source.label_field(),
+            line,
+            self.prev_line,
+            &mut record,
+        );
         let written = self.write(&record);
         self.record = record;
         written?;
@@ -308,6 +347,10 @@ impl<S: ExampleSource<Error = ParseError>> ExampleSource for CacheWriter<S> {
 
     fn line(&self) -> u64 {
         self.source.line()
+    }
+
+    fn label_field(&self) -> Option<&LabelField> {
+        self.source.label_field()
     }
 }
 
@@ -326,6 +369,8 @@ pub(crate) struct CacheReader {
     /// Indices must be below this (`2^bits` for hashed input).
     index_limit: u64,
     finished: bool,
+    /// The label field of the last record (CSV).
+    label: Option<LabelField>,
 }
 
 /// A record that does not decode: the cache is damaged.
@@ -392,6 +437,7 @@ impl CacheReader {
             max_index_plus_one: 0,
             index_limit,
             finished: false,
+            label: None,
         })
     }
 
@@ -438,6 +484,47 @@ impl CacheReader {
         )
     }
 
+    /// Decodes the label of a record with `tag` at `at` (bytes from `pos`), keeping its label
+    /// field: the label and where the record goes on. A name's bytes are made available first
+    /// (at most the bytes left in the file, and [`MAX_NAME_LEN`]).
+    fn decode_label(&mut self, tag: u8, at: usize) -> Result<(f64, usize), Damaged> {
+        let mut c = Cursor {
+            bytes: &self.buf[self.pos..self.end],
+            at,
+        };
+        if tag & NAMED_LABEL == 0 {
+            let label = c.finite()?;
+            self.label = match tag & LABEL_COLUMN {
+                0 => None,
+                _ => Some(LabelField {
+                    label: ClassLabel::Number(label),
+                    column: usize::try_from(c.varint()?).map_err(|_| Damaged)?,
+                }),
+            };
+            return Ok((label, c.at));
+        }
+        let column = usize::try_from(c.varint()?).map_err(|_| Damaged)?;
+        let len = c.varint()?;
+        let left = (self.end - self.pos - c.at) as u64 + self.unread;
+        if len > left.min(MAX_NAME_LEN) {
+            return Err(Damaged);
+        }
+        let (head, len) = (c.at, len as usize);
+        self.fill(head + len + HEAD_MAX).map_err(|_| Damaged)?;
+        let bytes = self.buf[self.pos..self.end]
+            .get(head..head + len)
+            .ok_or(Damaged)?;
+        let name = std::str::from_utf8(bytes).map_err(|_| Damaged)?;
+        match ClassLabel::parse(name) {
+            Some(label @ ClassLabel::Text(_)) if matches!(&label, ClassLabel::Text(t) if t == name) =>
+            {
+                self.label = Some(LabelField { label, column });
+            }
+            _ => return Err(Damaged),
+        }
+        Ok((f64::NAN, head + len))
+    }
+
     /// Decodes the record at `pos` into `ex`: `Ok(false)` at the trailer.
     fn decode(&mut self, ex: &mut Example) -> Result<bool, Damaged> {
         let mut c = Cursor {
@@ -453,11 +540,18 @@ impl CacheReader {
                 Err(Damaged)
             };
         }
-        if tag & !(1 | HAS_WEIGHT | ALL_ONES | AS_F32) != 0 {
+        if tag & !(1 | HAS_WEIGHT | ALL_ONES | AS_F32 | NAMED_LABEL | LABEL_COLUMN) != 0
+            || tag & (NAMED_LABEL | LABEL_COLUMN) == NAMED_LABEL | LABEL_COLUMN
+        {
             return Err(Damaged);
         }
         let line = self.line.checked_add(c.varint()?).ok_or(Damaged)?;
-        let label = c.finite()?;
+        let at = c.at;
+        let (label, at) = self.decode_label(tag, at)?;
+        let mut c = Cursor {
+            bytes: &self.buf[self.pos..self.end],
+            at,
+        };
         let weight = if tag & HAS_WEIGHT != 0 {
             Some(c.finite()?).filter(|w| *w >= 0.0).ok_or(Damaged)?
         } else {
@@ -543,6 +637,10 @@ impl ExampleSource for CacheReader {
     fn line(&self) -> u64 {
         self.line
     }
+
+    fn label_field(&self) -> Option<&LabelField> {
+        self.label.as_ref()
+    }
 }
 
 #[cfg(test)]
@@ -610,7 +708,15 @@ mod tests {
         assert!(read_all(&path, header_len, 1 << 20)
             .unwrap_err()
             .contains("damaged"));
-        let good = std::fs::read(&path).unwrap();
+        flip_bits(&path, header_len);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// Every single-bit change of the records of the cache at `path`, with the checksum made to
+    /// fit again, decodes to an error or to checked examples (a name's label is NaN, any other
+    /// label finite), never a panic.
+    fn flip_bits(path: &Path, header_len: u64) {
+        let good = std::fs::read(path).unwrap();
         let records = header_len as usize..good.len() - 4;
         let mut state = 12345u64;
         for _ in 0..800 {
@@ -621,17 +727,56 @@ mod tests {
             let n = bad.len();
             let crc = crc32fast::hash(&bad[..n - 4]);
             bad[n - 4..].copy_from_slice(&crc.to_le_bytes());
-            std::fs::write(&path, &bad).unwrap();
-            if let Ok(examples) = read_all(&path, header_len, 1 << 32) {
-                for (e, _) in examples {
-                    assert!(e.indices.windows(2).all(|p| p[0] < p[1]));
-                    assert!(e
-                        .values
-                        .iter()
-                        .chain([&e.label, &e.weight])
-                        .all(|v| v.is_finite()));
+            std::fs::write(path, &bad).unwrap();
+            let mut r = CacheReader::open(path, header_len, 1 << 32).unwrap();
+            let mut e = Example::default();
+            while let Ok(true) = r.read_into(&mut e) {
+                assert!(e.indices.windows(2).all(|p| p[0] < p[1]));
+                assert!(e.values.iter().chain([&e.weight]).all(|v| v.is_finite()));
+                match r.label_field() {
+                    Some(LabelField {
+                        label: ClassLabel::Text(_),
+                        ..
+                    }) => assert!(e.label.is_nan()),
+                    _ => assert!(e.label.is_finite()),
                 }
             }
+        }
+    }
+
+    /// CSV rows: each record's label field (a name, or a number, and its column) reads back as
+    /// the CSV reader gave it; damaged records never panic.
+    #[test]
+    fn csv_label_fields_round_trip() {
+        use crate::data::{CsvExampleOptions, CsvExampleReader, Schema};
+        let text = "y,x,c\nYes,1,a\nNo,2.5,b\nYes,,a\n";
+        let options = CsvExampleOptions {
+            label_column: Some("y".parse().unwrap()),
+            ..CsvExampleOptions::default()
+        };
+        let schema = Schema::scan(std::io::Cursor::new(text), "t.csv", &options).unwrap();
+        let path = scratch("csv");
+        for text in [
+            text.to_string(),
+            text.replace("Yes", "1").replace("No", "-1"),
+        ] {
+            let source = CsvExampleReader::new(std::io::Cursor::new(text), "t.csv", schema.clone());
+            let mut w = CacheWriter::create(&path, b"k", source, Box::new(|| {})).unwrap();
+            let mut want = Vec::new();
+            let mut ex = Example::default();
+            while w.read_into(&mut ex).unwrap() {
+                want.push((ex.clone(), w.label_field().cloned()));
+            }
+            let mut r = CacheReader::open(&path, 16 + 1, 1 << 32).unwrap();
+            for (e, field) in &want {
+                assert!(r.read_into(&mut ex).unwrap());
+                assert_eq!(ex.label.to_bits(), e.label.to_bits());
+                assert_eq!((&ex.indices, &ex.values), (&e.indices, &e.values));
+                assert_eq!(r.label_field(), field.as_ref());
+                assert!(field.is_some());
+            }
+            assert!(!r.read_into(&mut ex).unwrap());
+            flip_bits(&path, 16 + 1);
         }
         std::fs::remove_file(&path).unwrap();
     }

@@ -18,16 +18,23 @@ use std::io::BufRead;
 /// A CSV reader of `input` through `schema`.
 pub(crate) type CsvRows = CsvExampleReader<Box<dyn BufRead + Send>>;
 
-/// Opens `input`'s rows through `schema` (the model's; `None`: the model was not trained on
-/// CSV, an error naming the fix).
-pub(crate) fn reader(input: &mut Input, schema: Option<&Schema>) -> Result<CsvRows, RunError> {
-    let Some(schema) = schema else {
-        return Err(RunError::options(format!(
+/// The model's `schema` for reading `input` (`None`: the model was not trained on CSV, an
+/// error naming the fix).
+pub(crate) fn model_schema<'a>(
+    input: &Input,
+    schema: Option<&'a Schema>,
+) -> Result<&'a Schema, RunError> {
+    schema.ok_or_else(|| {
+        RunError::options(format!(
             "{}: the model was not trained on CSV, so it has no columns to read this file with \
              (give the data in the model's format, or --format libsvm / vw)",
             input.name()
-        )));
-    };
+        ))
+    })
+}
+
+/// Opens `input`'s rows through `schema`.
+pub(crate) fn reader(input: &mut Input, schema: &Schema) -> Result<CsvRows, RunError> {
     let name = input.name().to_owned();
     Ok(CsvExampleReader::new(
         input.open_text()?,

@@ -2,6 +2,7 @@
 //! reader) read as a [`Format`] with the [`ReadOptions`].
 
 use super::cache::{Cache, CacheKey, Opened, Stamp};
+use super::csv::CsvRows;
 use super::spool::{Sample, Spool, DEFAULT_SPOOL_LIMIT};
 use super::{RunError, Warning};
 use crate::data::source::{source_name, wrap};
@@ -114,8 +115,9 @@ impl Input {
     /// read parses the text and writes the cache, later passes and later runs with the same
     /// input and read options read the cache instead. A cache that no longer fits (the input or
     /// the options changed, or it is damaged) is rebuilt with a [`Warning::CacheRebuilt`]; a
-    /// path holding anything but a cache is never overwritten (an error). LIBSVM and VW input
-    /// only. See `run/cache.rs` for what the cache holds.
+    /// path holding anything but a cache is never overwritten (an error).
+    /// CSV rows are cached as read through their schema (the schema is part of the cache's
+    /// key). See `run/cache.rs` for what the cache holds.
     ///
     /// ```
     /// use sketchlearn::linear::LearnerConfig;
@@ -246,21 +248,42 @@ impl Input {
     /// when there is one.
     pub(crate) fn open(&mut self, options: &ReadOptions, bits: u32) -> Result<Opened, RunError> {
         let format = self.format(options.format);
-        let Some(mut cache) = self.cache.take() else {
-            return Ok(Opened::Text(self.parser(options, format, bits)?));
-        };
         let interactions = match format {
             Format::Vw => options.interactions,
             _ => Interactions::default(),
         };
-        let key = self.stamp().map(|source| CacheKey {
+        let key = |source| CacheKey {
             format,
             zero_based: options.zero_based,
             bits: if format == Format::Vw { bits } else { 0 },
             interactions,
+            schema: Vec::new(),
             source,
-        });
-        let opened = key.and_then(|key| cache.open(key, || self.parser(options, format, bits)));
+        };
+        self.cached(key, |input| input.parser(options, format, bits))
+    }
+
+    /// CSV rows read through `schema`, through the cache when there is one.
+    pub(crate) fn open_csv(&mut self, schema: &Schema) -> Result<Opened<CsvRows>, RunError> {
+        self.cached(
+            |source| CacheKey::csv(schema, source),
+            |input| super::csv::reader(input, schema),
+        )
+    }
+
+    /// `text(self)`, or through the cache with the key `key` gives for this input's stamp.
+    fn cached<S: ExampleSource<Error = ParseError>>(
+        &mut self,
+        key: impl FnOnce(Stamp) -> CacheKey,
+        text: impl FnOnce(&mut Self) -> Result<S, RunError>,
+    ) -> Result<Opened<S>, RunError> {
+        let Some(mut cache) = self.cache.take() else {
+            return Ok(Opened::Text(text(self)?));
+        };
+        let opened = self
+            .stamp()
+            .map(key)
+            .and_then(|key| cache.open(key, || text(self)));
         self.cache = Some(cache);
         opened
     }
@@ -364,14 +387,8 @@ pub(crate) fn examples(
     interactions: Interactions,
 ) -> Result<Examples, RunError> {
     if input.format(options.format) == Format::Csv {
-        if input.cache.is_some() {
-            return Err(RunError::options(
-                "--cache applies to LIBSVM and VW input (CSV rows are read through their \
-                 schema each time)",
-            ));
-        }
-        let reader = super::csv::reader(input, schema)?;
-        return Ok(boxed(reader, options.read_ahead));
+        let schema = super::csv::model_schema(input, schema)?;
+        return Ok(boxed(input.open_csv(schema)?, options.read_ahead));
     }
     let options = ReadOptions {
         interactions,
