@@ -60,6 +60,7 @@ use std::path::Path;
 pub(crate) mod sparse_vec;
 pub(crate) mod touched;
 mod write;
+pub(crate) use sparse_vec::decoding_version;
 pub use sparse_vec::SPARSE_SINCE;
 pub use write::remove_temporary_files;
 pub(crate) use write::{sync_dir, temporary_beside, Registered};
@@ -88,7 +89,10 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// ([`sparse_vec`]), so that a file grows with the features seen, not with the hashed
 /// dimension; version 6 and older are read through the same types (the decoder is told the
 /// payload's version).
-pub const FORMAT_VERSION: u32 = 7;
+/// Version 8: the default's unit scaling (`linear/unit_scaling.rs`) keeps each feature's
+/// largest absolute value and how many entries were measurements'; version 7 files load with
+/// the maximum unknown (`+∞`), which keeps their features' maps as version 7 computed them.
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The oldest format version that [`from_bytes_with`]/[`load_with`] hand to their decoder
 /// (older ones are [`ModelError::UnsupportedVersion`]).

@@ -5,17 +5,20 @@
 //!
 //! **Statistics.** Per feature `i`, over the examples where it was non-zero so far (the current
 //! one included): the count `n_i`, mean `μ_i` and standard deviation `σ_i` (Welford's update; two
-//! shards' moments combine by Chan, Golub & LeVeque's pairwise formula), and the RMS
-//! `r_i = √(σ_i² + μ_i²)`; and the number of examples `t`.
+//! shards' moments combine by Chan, Golub & LeVeque's pairwise formula), the RMS
+//! `r_i = √(σ_i² + μ_i²)` and the largest `|x_i|`, `M_i`; the number of examples `t`; and how
+//! many of the non-zero entries seen were entries of measurements (defined below; each entry
+//! classified when it arrives), `E_meas` of `E`.
 //!
 //! **The map.** The wrapped learner sees, for a non-zero `x_i` (a zero stays 0, so sparse rows
 //! stay sparse and a dense row gives what its sparse form gives):
 //!
 //! | feature `i` | value seen |
 //! |---|---|
-//! | at unit scale, `r_i ≤ 1` | `x_i` (unchanged) |
-//! | a *measurement* above unit scale: `r_i > 1`, `n_i ≥ t/2`, `σ_i ≥ 0.01·r_i` | `(x_i − μ_i)/σ_i` |
+//! | a *measurement* (`n_i ≥ t/2`, `σ_i ≥ 0.01·r_i`, `σ_i > 0`) above unit scale, `r_i > 1` | `(x_i − μ_i)/σ_i` |
+//! | a measurement *scaled down*: `r_i ≤ 1`, `n_i ≥ 10`, `M_i < 1/4`, in a *table* (`E_meas ≥ E/2`) | `(x_i − μ_i)/σ_i` |
 //! | any other feature above unit scale | `x_i / r_i` |
+//! | any other feature at unit scale, `r_i ≤ 1` | `x_i` (unchanged) |
 //!
 //! A measurement is a column present in at least half of the rows whose values vary: an age, a
 //! length in mm, a count. An absent value of it (a missing entry, or a 0 a LIBSVM file leaves
@@ -37,6 +40,39 @@
 //! unit-scale features) swallows the ±0.07 that separates the species (the default's
 //! one-against-all error went 0.0698 → 0.1657 with `x/r` alone; with the centring 0.0233).
 //!
+//! **Scaled down.** A measurement whose values are small is either *scaled down* (a column in
+//! tonnes instead of kilograms; heart with a feature divided by `10^k`: the members' `α`
+//! regularises its weight away, and the error goes 0.2000 → 0.2704 with per-feature `10^k`,
+//! `k ∈ −4..4`) or small on purpose, relative to features it shares a scale with. The shared
+//! sets show the second kind and what undoing it costs: standardising every measurement whatever
+//! its scale cost spam 0.0798 → 0.1019 and r8 0.0184 → 0.0211 (`docs/results/raw_scales.md`).
+//! Spam's measurements are the 7 of its 57 columns present in over half of the mails (three
+//! word frequencies, one character frequency, the capital-run lengths), scaled to `[0, 1]` by
+//! their maximum, with heavy tails (`M_i/r_i` up to 48): standardising only `char_freq_(` (index
+//! 50) over the whole file costs 0.0798 → 0.0874, so the small scale is information the members
+//! use. R8's are 9 near-stop-words whose tf-idf is 0.004–0.07 in rows of unit L2 norm. Two
+//! statistics separate them from a scaled-down column, and the rule needs both:
+//!
+//! * *A table of measurements.* In spam and r8 most non-zero entries are words': the
+//!   measurements' share is 0.41 and 0.09, against 0.78 to 1.00 on the tables of measurements
+//!   here (australian_raw 0.78, heart_raw 0.83, heart 0.99, splice, magic04, diabetes 1.00). There the features
+//!   share one scale by construction (frequencies, tf-idf, one `[0, 1]` scaling), and a small
+//!   one is small relative to them. In a table each column has its own unit, and a column's
+//!   scale says nothing. The share does not change under `x_i ↦ c_i·x_i` (presence and
+//!   `σ_i/r_i` do not).
+//! * *Values that never reach 1/4.* Files at unit scale put a column's largest value at 1
+//!   (`svm-scale`'s `[−1, 1]`, `[0, 1]`), so `M_i < 1/4` after 10 values says the column was
+//!   divided by more than 4 (heart's columns divided by 10 have `M_i = 0.1`). Alone this is not
+//!   enough: a heavy-tailed column's running maximum lags (spam's longest capital run stays below
+//!   1/4 for its first 3,600 rows, below 0.15 for 850). On the tables here every column reaches
+//!   1/4 within its first 10 values but magic04's `fM3Trans` (its 15th: the only change, one
+//!   mistake fewer).
+//!
+//! Standardising a scaled-down measurement is the map of a measurement above unit scale, so
+//! heart with per-feature `10^k`, `k ∈ −4..4`, keeps its error within one standard error
+//! (`tests/default_scale_invariance.rs`), and the 12 shared sets, spam and r8 among them, are
+//! learned bit for bit as before except magic04.shuf (0.2114 → 0.2113).
+//!
 //! **Predictions and weights on the original features.** Let `C` be the centred features and
 //! `v` the wrapped learner's weights, `b` its intercept (every member has one). The score is
 //!
@@ -50,23 +86,22 @@
 //! with the term of an absent one left out (its mean imputed). The intercept is what absorbs the
 //! offsets, which is why the learner can be handed zero-mean features without losing anything.
 //!
-//! **Invariance.** Multiply feature `i` by `c > 0`: `μ_i, σ_i, r_i ↦ c·μ_i, c·σ_i, c·r_i`, the
-//! tests `n_i ≥ t/2` and `σ_i ≥ 0.01·r_i` are unchanged (ratios), so as long as the feature is
-//! above unit scale before and after (`r_i > 1`, `c·r_i > 1`) the learner sees
-//! `(c·x_i − c·μ_i)/(c·σ_i) = (x_i − μ_i)/σ_i`, or `c·x_i/(c·r_i) = x_i/r_i`: the same stream,
-//! the same predictions up to rounding (`tests/default_scale_invariance.rs`). Features at or
-//! below unit scale are left as they are, which is the limit of the invariance: a feature divided
-//! by `10⁴` is not scaled back up. This is on purpose: the scale of a unit-scale feature carries
-//! information the defaults use. Standardising every measurement whatever its scale undoes
-//! scaling down too (heart with per-feature `10^k`, `k ∈ −4..4`: 0.1926 instead of 0.2704) but
-//! changes the 12 shared sets (splice 0.2150 → 0.2230, ionosphere 0.1538 → 0.1652, breast-cancer
-//! 0.0322 → 0.0351, heart 0.2000 → 0.1852; each within one s.e.), and dividing every feature by
-//! its RMS (Vowpal Wabbit's `--normalized`, Ross, Mineiro & Langford, *Normalized Online
-//! Learning*, UAI 2013, with the RMS instead of the maximum: [`FeatureScaling`](super::FeatureScaling))
-//! cost splice 0.2150 → 0.2340, spam.shuf 0.0798 → 0.0863 and r8 0.0184 → 0.0233 (more than one
-//! s.e. each; `docs/results/raw_scales.md`). With `r_i ≤ 1` untouched every feature of those
-//! sets keeps its values (their non-zero values are at most 1 in absolute value), so the default
-//! learns them bit for bit as before.
+//! **Invariance.** Multiply feature `i` by `c > 0`: `μ_i, σ_i, r_i, M_i ↦ c·μ_i, c·σ_i, c·r_i,
+//! c·M_i`, the tests `n_i ≥ t/2` and `σ_i ≥ 0.01·r_i` and the table share are unchanged
+//! (ratios, counts), so as long as a measurement is off unit scale before and after (above it,
+//! `r_i > 1`, or scaled down, `M_i < 1/4`) the learner sees
+//! `(c·x_i − c·μ_i)/(c·σ_i) = (x_i − μ_i)/σ_i`; any other feature above unit scale before and
+//! after `c·x_i/(c·r_i) = x_i/r_i`: the same stream, the same predictions up to rounding
+//! (`tests/default_scale_invariance.rs`; a scaled-down measurement's first 10 values excepted).
+//! At unit scale features are left as they are: the scale of a unit-scale feature carries
+//! information the defaults use, and outside a table of measurements so does that of a small
+//! one (above). Standardising every measurement whatever its scale changes the 12 shared sets
+//! (splice 0.2150 → 0.2230, ionosphere 0.1538 → 0.1652, breast-cancer 0.0322 → 0.0351, heart
+//! 0.2000 → 0.1852, spam and r8 above), and dividing every feature by its RMS (Vowpal Wabbit's
+//! `--normalized`, Ross, Mineiro & Langford, *Normalized Online Learning*, UAI 2013, with the
+//! RMS instead of the maximum: [`FeatureScaling`](super::FeatureScaling)) cost splice
+//! 0.2150 → 0.2340, spam.shuf 0.0798 → 0.0863 and r8 0.0184 → 0.0233 (more than one s.e. each;
+//! `docs/results/raw_scales.md`).
 //!
 //! Like [`FeatureScaling`](super::FeatureScaling) (and unlike NAG) the weights are not corrected
 //! when `μ_i` or `s_i` change: the wrapped learner may be a sketch, and on a stationary stream the
@@ -111,12 +146,15 @@ impl Hasher for IndexHasher {
 }
 
 /// Per feature seen non-zero: its running moments (Welford: count, mean, sum of squared
-/// deviations from the mean).
+/// deviations from the mean) and the largest absolute value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct Welford {
     n: f64,
     mean: f64,
     m2: f64,
+    /// `max |x|` (`+∞` for a feature loaded from a format-7 file, which did not keep it: such a
+    /// feature is never taken for a scaled-down one, as before).
+    max_abs: f64,
 }
 
 impl Welford {
@@ -125,6 +163,7 @@ impl Welford {
         let delta = x - self.mean;
         self.mean += delta / self.n;
         self.m2 += delta * (x - self.mean);
+        self.max_abs = self.max_abs.max(x.abs());
     }
 
     /// The running variance `M₂/n` (population).
@@ -148,11 +187,12 @@ impl Welford {
             n,
             mean: self.mean + delta * o.n / n,
             m2: self.m2 + o.m2 + delta * delta * self.n * o.n / n,
+            max_abs: self.max_abs.max(o.max_abs),
         }
     }
 
     /// The moments of the values in `self` but not in its sub-sample `base` (the inverse of
-    /// [`combine`](Self::combine)).
+    /// [`combine`](Self::combine); the maximum is `self`'s, an upper bound).
     fn since(&self, base: &Welford) -> Welford {
         let n = self.n - base.n;
         if n <= 0.0 {
@@ -165,6 +205,7 @@ impl Welford {
             n,
             mean,
             m2: m2.max(0.0),
+            max_abs: self.max_abs,
         }
     }
 
@@ -175,6 +216,16 @@ impl Welford {
             && self.m2.is_finite()
             && self.m2 >= 0.0
             && self.mean_square().is_finite()
+            && self.max_abs >= 0.0
+    }
+
+    /// A *measurement* among `examples` rows: present in at least half of them, its values
+    /// varying (`σ ≥ 0.01·r`, `σ > 0`).
+    fn is_measurement(&self, examples: f64) -> bool {
+        let sd = self.variance().sqrt();
+        self.n >= MEASUREMENT_PRESENCE * examples
+            && sd > 0.0
+            && sd >= MEASUREMENT_VARIATION * self.mean_square().sqrt()
     }
 }
 
@@ -191,9 +242,62 @@ mod sorted {
         v.serialize(s)
     }
 
+    /// Format 7 kept no maximum: read as `+∞` (see [`Welford::max_abs`]).
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Moments, D::Error> {
+        if crate::model::decoding_version() < super::MAX_ABS_SINCE {
+            let v = Vec::<(usize, (f64, f64, f64))>::deserialize(d)?;
+            let old = |(n, mean, m2)| Welford {
+                n,
+                mean,
+                m2,
+                max_abs: f64::INFINITY,
+            };
+            return Ok(v.into_iter().map(|(i, m)| (i, old(m))).collect());
+        }
         let v = Vec::<(usize, Welford)>::deserialize(d)?;
         Ok(v.into_iter().collect())
+    }
+}
+
+/// The first format version whose unit scaling keeps each feature's maximum and the
+/// [`TableShare`].
+const MAX_ABS_SINCE: u32 = 8;
+
+/// How many of the non-zero entries seen were entries of measurements (each entry classified
+/// when it arrives): the test of a *table of measurements*.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct TableShare {
+    entries: f64,
+    measurement_entries: f64,
+}
+
+impl TableShare {
+    /// Most entries are measurements' (an empty share counts as a table).
+    fn is_table(&self) -> bool {
+        self.measurement_entries >= TABLE_SHARE * self.entries
+    }
+
+    fn is_valid(&self) -> bool {
+        self.entries.is_finite()
+            && self.measurement_entries >= 0.0
+            && self.measurement_entries <= self.entries
+    }
+}
+
+/// The table share in a file: absent from format 7 (read as empty, without consuming bytes).
+mod table_share {
+    use super::TableShare;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(t: &TableShare, s: S) -> Result<S::Ok, S::Error> {
+        t.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TableShare, D::Error> {
+        if crate::model::decoding_version() < super::MAX_ABS_SINCE {
+            return Ok(TableShare::default());
+        }
+        TableShare::deserialize(d)
     }
 }
 
@@ -226,6 +330,18 @@ const MEASUREMENT_VARIATION: f64 = 0.01;
 /// scale.)
 const UNIT_SCALE: f64 = 1.0 + 1e-9;
 
+/// A measurement at unit scale by its RMS is *scaled down* when none of its values reached this
+/// in absolute value (files at unit scale put each column's largest value at 1: `svm-scale`'s
+/// `[−1, 1]` and `[0, 1]`) …
+const SCALED_DOWN_MAX: f64 = 0.25;
+
+/// … after at least this many values (the running maximum of the first few says little) …
+const SCALED_DOWN_MIN_COUNT: f64 = 10.0;
+
+/// … in a table of measurements: at least this fraction of the non-zero entries seen were
+/// measurements' (see [`TableShare`]).
+const TABLE_SHARE: f64 = 0.5;
+
 /// Wraps a learner so that features above unit scale are brought to unit scale: measurements
 /// standardised, other features divided by their running RMS (see the module documentation).
 ///
@@ -257,6 +373,9 @@ pub struct UnitScaling<L> {
     moments: Moments,
     #[serde(skip)]
     scaled: Vec<f64>,
+    /// The share of entries that were measurements'.
+    #[serde(with = "table_share")]
+    table: TableShare,
 }
 
 impl<L: OnlineLearner> UnitScaling<L> {
@@ -267,6 +386,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
             examples: 0.0,
             moments: Moments::default(),
             scaled: Vec::new(),
+            table: TableShare::default(),
         }
     }
 
@@ -281,19 +401,23 @@ impl<L: OnlineLearner> UnitScaling<L> {
         let Some(m) = self.moments.get(&i) else {
             return FeatureMap::IDENTITY;
         };
+        let measurement = m.is_measurement(self.examples);
+        let standardised = FeatureMap {
+            shift: m.mean,
+            inverse: m.variance().sqrt().recip(),
+        };
         let r2 = m.mean_square();
         if r2 <= UNIT_SCALE * UNIT_SCALE {
-            return FeatureMap::IDENTITY;
+            let scaled_down = m.max_abs < SCALED_DOWN_MAX && m.n >= SCALED_DOWN_MIN_COUNT;
+            return if measurement && scaled_down && self.table.is_table() {
+                standardised
+            } else {
+                FeatureMap::IDENTITY
+            };
         }
-        let (r, sd) = (r2.sqrt(), m.variance().sqrt());
-        if m.n >= MEASUREMENT_PRESENCE * self.examples
-            && sd > 0.0
-            && sd >= MEASUREMENT_VARIATION * r
-        {
-            FeatureMap {
-                shift: m.mean,
-                inverse: sd.recip(),
-            }
+        let r = r2.sqrt();
+        if measurement {
+            standardised
         } else {
             FeatureMap {
                 shift: 0.0,
@@ -323,10 +447,11 @@ impl<L: OnlineLearner> UnitScaling<L> {
     /// between 1 and the number of examples.
     pub fn check_state(&self) -> Result<(), String> {
         let d = self.inner.dim();
-        if !(self.examples.is_finite() && self.examples >= 0.0) {
+        if !(self.examples.is_finite() && self.examples >= 0.0 && self.table.is_valid()) {
             return Err(format!(
-                "unit scaling: the example count {} is not a finite count",
-                self.examples
+                "unit scaling: the example count {} or the entry counts {:?} are not finite \
+                 counts",
+                self.examples, self.table
             ));
         }
         for (&i, m) in &self.moments {
@@ -337,9 +462,9 @@ impl<L: OnlineLearner> UnitScaling<L> {
             }
             if !(m.is_valid() && m.n <= self.examples) {
                 return Err(format!(
-                    "unit scaling: feature {i} has moments (n {}, mean {}, M2 {}): expected \
-                     finite numbers, M2 ≥ 0 and 1 ≤ n ≤ {} examples",
-                    m.n, m.mean, m.m2, self.examples
+                    "unit scaling: feature {i} has moments (n {}, mean {}, M2 {}, max {}): \
+                     expected finite numbers, M2 ≥ 0, max ≥ 0 and 1 ≤ n ≤ {} examples",
+                    m.n, m.mean, m.m2, m.max_abs, self.examples
                 ));
             }
         }
@@ -370,6 +495,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
     fn observe(&mut self, x: Row<'_>) {
         let d = self.inner.dim();
         self.examples += 1.0;
+        let (t, table) = (self.examples, &mut self.table);
         x.for_each_entry(|i, xi| {
             if xi != 0.0 && xi.is_finite() && i < d {
                 let m = self.moments.entry(i).or_default();
@@ -377,6 +503,10 @@ impl<L: OnlineLearner> UnitScaling<L> {
                 next.push(xi);
                 if next.is_valid() {
                     *m = next;
+                    table.entries += 1.0;
+                    if next.is_measurement(t) {
+                        table.measurement_entries += 1.0;
+                    }
                 } else if m.n == 0.0 {
                     self.moments.remove(&i);
                 }
@@ -400,6 +530,10 @@ impl<L: MergeShare> MergeShare for UnitScaling<L> {
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
         self.examples += other.examples - base.map_or(0.0, |b| b.examples);
+        let base_table = base.map_or(TableShare::default(), |b| b.table);
+        self.table.entries += other.table.entries - base_table.entries;
+        self.table.measurement_entries +=
+            other.table.measurement_entries - base_table.measurement_entries;
         for (&i, m) in &other.moments {
             let b = base
                 .and_then(|b| b.moments.get(&i).copied())
@@ -526,5 +660,79 @@ mod tests {
         assert!((m.m2 - 8.0).abs() < 1e-12);
         assert_eq!(a.moments[&1].n, 1.0);
         assert_eq!(a.moments[&1].mean, 3.0);
+    }
+
+    /// Dense rows of a table: feature 0 a measurement scaled by `c`, feature 1 a measurement
+    /// at unit scale; `rows` of them.
+    fn table(c: f64, rows: usize) -> UnitScaling<AdaGrad> {
+        let mut l = UnitScaling::new(AdaGrad::new(2, Loss::Logistic, 0.5).unwrap());
+        for t in 0..rows {
+            let x = [c * (0.2 + 0.1 * (t % 7) as f64), 1.0 - 0.5 * (t % 3) as f64];
+            l.learn(Row::Dense(&x), if t % 2 == 0 { 1.0 } else { -1.0 }, 1.0)
+                .unwrap();
+        }
+        l
+    }
+
+    #[test]
+    fn a_scaled_down_measurement_of_a_table_is_standardised_after_ten_values() {
+        // Values 0.2..0.8 reach 1/4: at unit scale, left as they are.
+        assert_eq!(table(1.0, 40).feature_map(0), FeatureMap::IDENTITY);
+        // Divided by 10: they never reach 1/4, but nine values say too little.
+        assert_eq!(table(0.1, 9).feature_map(0), FeatureMap::IDENTITY);
+        let (a, b) = (table(0.1, 40), table(1e-4, 40));
+        let (fa, fb) = (a.feature_map(0), b.feature_map(0));
+        assert!(fa != FeatureMap::IDENTITY);
+        // Standardised: the same values seen whatever the scale.
+        for v in [0.2, 0.5, 0.8] {
+            let (za, zb) = (
+                (0.1 * v - fa.shift) * fa.inverse,
+                (1e-4 * v - fb.shift) * fb.inverse,
+            );
+            assert!((za - zb).abs() < 1e-9, "{za} vs {zb}");
+        }
+        assert_eq!(a.feature_map(1), FeatureMap::IDENTITY);
+    }
+
+    #[test]
+    fn outside_a_table_of_measurements_small_values_are_left_as_they_are() {
+        // Feature 0 is a small measurement (in every row, < 1/4) but most entries are rare
+        // words (a new index every row), as in spam or tf-idf text: not a table.
+        let mut l = UnitScaling::new(AdaGrad::new(200, Loss::Logistic, 0.5).unwrap());
+        for t in 0..60u32 {
+            let indices = [0, 1 + 3 * t, 2 + 3 * t, 3 + 3 * t];
+            let values = [0.01 * (1 + t % 5) as f64, 0.3, 0.2, 0.1];
+            let x = Row::Sparse {
+                indices: &indices,
+                values: &values,
+            };
+            l.learn(x, 1.0, 1.0).unwrap();
+        }
+        assert!(!l.table.is_table());
+        assert_eq!(l.feature_map(0), FeatureMap::IDENTITY);
+    }
+
+    #[test]
+    fn a_format_7_state_loads_with_its_maximum_unknown_and_the_same_maps() {
+        // The layout format 7 wrote: inner, examples, (index, (n, mean, M2)) sorted.
+        let l = table(1e-3, 40);
+        let mut old: Vec<(usize, (f64, f64, f64))> = l
+            .moments
+            .iter()
+            .map(|(&i, m)| (i, (m.n, m.mean, m.m2)))
+            .collect();
+        old.sort_unstable_by_key(|&(i, _)| i);
+        let bytes = postcard::to_allocvec(&(&l.inner, l.examples, old)).unwrap();
+        let back: UnitScaling<AdaGrad> = {
+            let _v7 = crate::model::sparse_vec::VersionScope::new(7);
+            postcard::from_bytes(&bytes).unwrap()
+        };
+        assert!(back.check_state().is_ok());
+        assert_eq!(back.table, TableShare::default());
+        assert_eq!(back.moments[&0].max_abs, f64::INFINITY);
+        // Format 7 left a measurement below unit scale as it was: so does the loaded state.
+        assert!(l.feature_map(0) != FeatureMap::IDENTITY);
+        assert_eq!(back.feature_map(0), FeatureMap::IDENTITY);
+        assert_eq!(back.feature_map(1), l.feature_map(1));
     }
 }

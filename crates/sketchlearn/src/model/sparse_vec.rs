@@ -36,6 +36,12 @@ thread_local! {
     static DECODING: Cell<u32> = const { Cell::new(super::FORMAT_VERSION) };
 }
 
+/// The format version of the payload being decoded on this thread (the current one outside a
+/// decode), for types whose layout changed with a version.
+pub(crate) fn decoding_version() -> u32 {
+    DECODING.with(Cell::get)
+}
+
 /// While alive, payloads decoded on this thread are read as format `version`.
 pub(crate) struct VersionScope(u32);
 

@@ -430,8 +430,9 @@ mod tests {
             let warning = check_fits(&auto, &none, 1 << 27, "-b").unwrap().unwrap();
             assert!(
                 // 370 before the default's members kept per-feature moments (UnitScaling:
-                // 4 members × an index and three f64 — count, mean, M2 — per distinct feature).
-                warning.to_string().contains("grows by 479 bytes"),
+                // 4 members × an index and four f64 — count, mean, M2, max |x| — per distinct
+                // feature; 479 before the maximum).
+                warning.to_string().contains("grows by 511 bytes"),
                 "{warning}"
             );
             let err = check_fits(&dense, &none, 1 << 27, "-b")
