@@ -7,7 +7,9 @@ use sketchlearn::cancel::Cancel;
 use sketchlearn::data::ClassSpec;
 use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner, MulticlassModel};
 use sketchlearn::linear::LearnerConfig;
-use sketchlearn::run::{self, Input, MulticlassStart, Silent, Start, TrainOptions};
+use sketchlearn::run::{
+    self, Input, MulticlassOutcome, MulticlassStart, Silent, Start, TrainOptions, TrainOutcome,
+};
 use sketchlearn::Example;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -33,6 +35,24 @@ fn input(text: &str) -> Input {
     Input::bytes("rows.libsvm", text.as_bytes().to_vec())
 }
 
+/// A run of the default learner over `text`, stopped by `hook`.
+fn binary_run(
+    text: &str,
+    options: &TrainOptions,
+    hook: &(dyn Fn() -> bool + Sync),
+) -> TrainOutcome {
+    let start = Start::New(LearnerConfig::default());
+    run::train_cancellable(input(text), start, options, &mut Silent, Cancel::new(hook)).unwrap()
+}
+
+/// A multiclass run of the default learner over `text`, stopped by `hook`.
+fn multiclass_run(text: &str, hook: &(dyn Fn() -> bool + Sync)) -> MulticlassOutcome {
+    let start = MulticlassStart::New(MulticlassConfig::default(), ClassSpec::FromInput);
+    let options = TrainOptions::default();
+    run::train_multiclass_cancellable(input(text), start, &options, &mut (), Cancel::new(hook))
+        .unwrap()
+}
+
 /// A hook that asks to stop from its `n`-th poll on (the run polls once per example read).
 fn after(polls: &AtomicUsize, n: usize) -> impl Fn() -> bool + Sync + '_ {
     move || polls.fetch_add(1, Ordering::Relaxed) >= n
@@ -46,14 +66,7 @@ fn a_cancelled_binary_run_is_the_run_over_the_rows_before_the_stop() {
     for stop_at in [1usize, 255, 256, 700] {
         let polls = AtomicUsize::new(0);
         let hook = after(&polls, stop_at);
-        let cancelled = run::train_cancellable(
-            input(&text),
-            start(),
-            &options,
-            &mut Silent,
-            Cancel::new(&hook),
-        )
-        .unwrap();
+        let cancelled = binary_run(&text, &options, &hook);
         assert!(cancelled.cancelled && !cancelled.stopped_early);
         assert_eq!(cancelled.examples, stop_at as u64);
         let head: String = text
@@ -84,14 +97,7 @@ fn an_uncancelled_run_gives_the_same_bits_and_a_stop_before_any_row_is_no_error(
     let start = || Start::New(LearnerConfig::default());
     let plain = run::train(input(&text), start(), &options, &mut Silent).unwrap();
     let never = || false;
-    let hooked = run::train_cancellable(
-        input(&text),
-        start(),
-        &options,
-        &mut Silent,
-        Cancel::new(&never),
-    )
-    .unwrap();
+    let hooked = binary_run(&text, &options, &never);
     assert!(!hooked.cancelled);
     assert_eq!(hooked.examples, 1200);
     assert_eq!(
@@ -99,14 +105,7 @@ fn an_uncancelled_run_gives_the_same_bits_and_a_stop_before_any_row_is_no_error(
         hooked.model.to_bytes().unwrap()
     );
     let at_once = || true;
-    let none = run::train_cancellable(
-        input(&text),
-        start(),
-        &options,
-        &mut Silent,
-        Cancel::new(&at_once),
-    )
-    .unwrap();
+    let none = binary_run(&text, &options, &at_once);
     assert!(none.cancelled);
     assert_eq!((none.examples, none.model.examples_seen), (0, 0));
 }
@@ -118,27 +117,13 @@ fn a_cancelled_multiclass_run_is_the_run_over_the_rows_before_the_stop() {
     let start = || MulticlassStart::New(MulticlassConfig::default(), ClassSpec::FromInput);
     let polls = AtomicUsize::new(0);
     let hook = after(&polls, 333);
-    let cancelled = run::train_multiclass_cancellable(
-        input(&text),
-        start(),
-        &options,
-        &mut (),
-        Cancel::new(&hook),
-    )
-    .unwrap();
+    let cancelled = multiclass_run(&text, &hook);
     assert!(cancelled.cancelled);
     assert_eq!(cancelled.examples, 333);
     let head: String = text.lines().take(333).map(|l| format!("{l}\n")).collect();
     let head_run = run::train_multiclass(input(&head), start(), &options, &mut ()).unwrap();
     let never = || false;
-    let whole = run::train_multiclass_cancellable(
-        input(&text),
-        start(),
-        &options,
-        &mut (),
-        Cancel::new(&never),
-    )
-    .unwrap();
+    let whole = multiclass_run(&text, &never);
     let plain = run::train_multiclass(input(&text), start(), &options, &mut ()).unwrap();
     assert!(!whole.cancelled && whole.examples == 900);
     for i in 0..50 {
