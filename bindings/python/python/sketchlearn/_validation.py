@@ -76,7 +76,7 @@ def core_targets(classes: Any, y: Any) -> np.ndarray:
     if y.ndim != 1:
         raise ValueError(f"expected 1-d labels, got shape {y.shape}")
     if y.dtype.kind in "biuf":
-        y = np.ascontiguousarray(y, dtype=np.float64)
+        y = as_targets(y)
     return _core.label_targets(np.asarray(classes).tolist(), y)
 
 
