@@ -3,12 +3,19 @@
 //! ([`ClassLabel::Number`]); back in Python an integral number is an `int`, other numbers a
 //! `float`. So a model saved from Python prints the user's labels in `sketchlearn test -i` and
 //! `predict -i`, and a CLI model loads with the CLI's labels as `classes_`.
+//!
+//! [`label_targets`] maps an estimator's labels to the learner's targets with the core's one
+//! [`LabelMap`] — the map `sketchlearn train` applies to a file's labels — so the package and
+//! the command line follow one policy (two classes: the second `+1`, the first `−1`; more:
+//! the class's index).
 
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3::IntoPyObjectExt;
-use sketchlearn::labels::{ClassLabel, Classes};
+use sketchlearn::data::LabelMap;
+use sketchlearn::labels::{ClassLabel, Classes, LabelError};
 
 /// One Python label as a [`ClassLabel`].
 fn class_label(obj: &Bound<'_, PyAny>) -> PyResult<ClassLabel> {
@@ -64,4 +71,60 @@ pub fn class_objects<'py>(py: Python<'py>, classes: &Classes) -> PyResult<Vec<Bo
         .iter()
         .map(|l| label_object(py, l))
         .collect()
+}
+
+/// The learner's targets of the labels `y` for a model of the classes `classes`, in their
+/// order (an estimator's `classes_`; a CLI model's may be in a declared order): through the
+/// core's [`LabelMap`], `−1/+1` for two classes (the second positive), the class index `0..K`
+/// for more. `y` is a float64 array (numeric or boolean labels, converted by the caller) or
+/// any sequence of labels (strings). A label that is not a class is a `ValueError` naming the
+/// row, the label and the classes.
+#[pyfunction]
+pub fn label_targets<'py>(
+    py: Python<'py>,
+    classes: Vec<Bound<'py, PyAny>>,
+    y: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let given = classes
+        .iter()
+        .map(class_label)
+        .collect::<PyResult<Vec<_>>>()?;
+    let classes = Classes::declared(given).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut map = if classes.is_binary() {
+        LabelMap::Binary(classes)
+    } else {
+        LabelMap::Multiclass(classes)
+    };
+    let mut target = |row: usize, label: &ClassLabel| {
+        map.target(label)
+            .map_err(|e| PyValueError::new_err(unknown_label(row, e)))
+    };
+    let targets = if let Ok(numbers) = y.extract::<PyReadonlyArray1<'py, f64>>() {
+        let numbers = numbers.as_slice()?;
+        let mut out = Vec::with_capacity(numbers.len());
+        for (row, &x) in numbers.iter().enumerate() {
+            out.push(target(row, &ClassLabel::Number(x))?);
+        }
+        out
+    } else {
+        let mut out = Vec::with_capacity(y.len().unwrap_or(0));
+        for (row, label) in y.try_iter()?.enumerate() {
+            out.push(target(row, &class_label(&label?)?)?);
+        }
+        out
+    };
+    Ok(PyArray1::from_vec(py, targets))
+}
+
+/// The message of a label that is not a class, in the package's terms (`classes=`), not the
+/// command line's (`--classes`).
+fn unknown_label(row: usize, e: LabelError) -> String {
+    match e {
+        LabelError::Unknown { label, classes, .. } => format!(
+            "row {row}: label {label} is not one of the classes {classes} (the classes are \
+             fixed by the first fit, or by classes= on the first partial_fit: list every label \
+             there)"
+        ),
+        other => format!("row {row}: {other}"),
+    }
 }

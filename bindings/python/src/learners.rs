@@ -460,12 +460,14 @@ impl LinearLearners {
     }
 
     /// Learns one file (LIBSVM, VW or CSV; `.gz` read through) with the Rust reader and the
-    /// library's training run (`sketchlearn::run::train`, or `train_multiclass` for a
-    /// multiclass model, as the CLI's `train -i`), continuing from the current state, with the
-    /// GIL released: no Python per row. A multiclass model's file labels must be among its
-    /// classes (an error at the line otherwise); its examples are not added to
-    /// [`progressive`](Self::progressive) (multiclass metrics are the run's own). Returns
-    /// `(examples, mean progressive loss, error rate or None)` of this file.
+    /// library's training run (`sketchlearn::run::train_cancellable`, or
+    /// `train_multiclass_cancellable` for a multiclass model, as the CLI's `train -i`),
+    /// continuing from the current state, with the GIL released: no Python per row. A
+    /// multiclass model's file labels must be among its classes (an error at the line
+    /// otherwise); its examples are not added to [`progressive`](Self::progressive) (multiclass
+    /// metrics are the run's own). Ctrl-C ([`Interrupt`]) stops the run at the next example
+    /// read: the state keeps every row learned before it, whole, and `KeyboardInterrupt` is
+    /// raised. Returns `(examples, mean progressive loss, error rate or None)` of this file.
     #[pyo3(signature = (path, format="auto", zero_based=false))]
     fn learn_file(
         &mut self,
@@ -474,6 +476,7 @@ impl LinearLearners {
         format: &str,
         zero_based: bool,
     ) -> PyResult<(u64, f64, Option<f64>)> {
+        use sketchlearn::cancel::Cancel;
         use sketchlearn::run::{self, Input, MulticlassStart, ReadOptions, Silent, Start};
         let format = format
             .parse::<sketchlearn::data::Format>()
@@ -487,35 +490,37 @@ impl LinearLearners {
             ..run::TrainOptions::default()
         };
         let input = Input::path(path.to_string_lossy().into_owned());
-        let failed = |e: run::RunError| PyValueError::new_err(e.to_string());
-        match &self.state {
+        let interrupt = Interrupt::new();
+        let poll = || interrupt.poll();
+        let cancel = Cancel::new(&poll);
+        let summary = match &self.state {
             State::Linear(model) => {
                 let start = Start::Resume(model.clone());
-                let outcome = py
-                    .detach(|| run::train(input, start, &options, &mut Silent))
-                    .map_err(failed)?;
-                self.state = State::Linear(outcome.model);
-                self.metrics.merge(&outcome.metrics);
-                self.refused += outcome.refused_steps;
-                Ok((
-                    outcome.examples,
-                    outcome.metrics.mean_loss(),
-                    outcome.metrics.error_rate(),
-                ))
+                py.detach(|| run::train_cancellable(input, start, &options, &mut Silent, cancel))
+                    .map(|outcome| {
+                        self.state = State::Linear(outcome.model);
+                        self.metrics.merge(&outcome.metrics);
+                        self.refused += outcome.refused_steps;
+                        let m = &outcome.metrics;
+                        (outcome.examples, m.mean_loss(), m.error_rate())
+                    })
             }
             State::Multi(model) => {
                 let start = MulticlassStart::Resume(model.clone());
-                let outcome = py
-                    .detach(|| run::train_multiclass(input, start, &options, &mut ()))
-                    .map_err(failed)?;
-                self.state = State::Multi(outcome.model);
-                self.refused += outcome.refused_steps;
-                Ok((
-                    outcome.examples,
-                    outcome.metrics.log_loss(),
-                    outcome.metrics.error_rate(),
-                ))
+                py.detach(|| {
+                    run::train_multiclass_cancellable(input, start, &options, &mut (), cancel)
+                })
+                .map(|outcome| {
+                    self.state = State::Multi(outcome.model);
+                    self.refused += outcome.refused_steps;
+                    let m = &outcome.metrics;
+                    (outcome.examples, m.log_loss(), m.error_rate())
+                })
             }
+        };
+        match summary {
+            Ok(summary) => interrupt.check().map(|()| summary),
+            Err(e) => Err(interrupt.raise_or(PyValueError::new_err(e.to_string()))),
         }
     }
 

@@ -87,6 +87,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sketch::SketchState>()?;
     m.add_class::<fm::FmLearner>()?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(labels::label_targets, m)?)?;
     m.add_function(wrap_pyfunction!(scan_file, m)?)?;
     m.add_function(wrap_pyfunction!(drp::drp_fit, m)?)?;
     m.add("MODEL_FORMAT_VERSION", sketchlearn::model::FORMAT_VERSION)?;

@@ -2,6 +2,7 @@
 
 import doctest
 import pickle
+import subprocess
 
 import numpy as np
 import pytest
@@ -73,3 +74,24 @@ def test_docstring_example_runs():
     for test in finder.find(sketchlearn.drp.DRPRegressor, "DRPRegressor"):
         runner.run(test)
     assert runner.failures == 0 and runner.tries > 0
+
+
+def test_cli_drp_regression_equals_drp_regressor(cli, tmp_path):
+    """``sketchlearn drp --loss ridge --regression`` on a file and ``DRPRegressor`` on the same
+    rows solve the same problem from the same projection: the same weights."""
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    X, y = low_rank_regression(n=150, rank=4, d=40, seed=3)
+    data = tmp_path / "reg.libsvm"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    X, y = load_svmlight_file(str(data), zero_based=False, n_features=40)
+    model = tmp_path / "drp.model"
+    flags = "--loss ridge --regression --lambda 0.5 --size 24 --iterations 3 --seed 7".split()
+    subprocess.run(
+        [str(cli), "drp", *flags, "-f", str(model), str(data)], check=True, capture_output=True
+    )
+    loaded = sketchlearn.load(model)
+    assert isinstance(loaded, DRPRegressor)
+    est = DRPRegressor(size=24, alpha=0.5, iterations=3, random_state=7).fit(X, y)
+    np.testing.assert_allclose(loaded.coef_.ravel(), est.coef_.ravel(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(loaded.predict(X), est.predict(X), rtol=1e-9, atol=1e-12)

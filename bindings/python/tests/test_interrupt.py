@@ -95,3 +95,35 @@ def test_ctrl_c_stops_a_long_online_fit_and_the_model_stays_usable(make, method)
     assert np.isfinite(est.decision_function(X[:100])).all()
     est.partial_fit(X[:300], y[:300])
     assert est.score(X[:2000], y[:2000]) > 0.7
+
+
+def _long_file(tmp_path):
+    """A LIBSVM file of 20,000 rows, 300 dense features (≈ 1 ms a row for FD m=50: ≈ 20 s in
+    one ``partial_fit_file`` call), labels ±1, and the arrays it holds."""
+    X, y = _stream(20_000, 300)
+    X = np.round(X, 3)
+    path = tmp_path / "long.libsvm"
+    with path.open("w") as f:
+        for row, label in zip(X, y):
+            f.write(("1" if label else "-1") + "".join(f" {j + 1}:{v}" for j, v in enumerate(row)))
+            f.write("\n")
+    return path, X, y
+
+
+def test_ctrl_c_stops_a_long_file_fit_as_of_the_last_whole_row(tmp_path):
+    path, X, y = _long_file(tmp_path)
+    est = OnlineClassifier(algo="newton", curvature="fd", size=50)
+    late = seconds_to_interrupt(lambda: est.partial_fit_file(path, n_features=300))
+    assert late < 3.0, late
+    # The run stopped part-way: the model learned whole rows, some but not all of them.
+    seen = est.learners_.examples_seen
+    assert 0 < seen < 20_000, seen
+    assert est.progressive_score_["examples"] == seen
+    # Exactly the model of a run over those rows, continuing as usual.
+    head = tmp_path / "head.libsvm"
+    head.write_text("".join(path.read_text().splitlines(keepends=True)[:seen]))
+    ref = OnlineClassifier(algo="newton", curvature="fd", size=50)
+    ref.partial_fit_file(head, n_features=300)
+    assert ref.learners_.state_bytes() == est.learners_.state_bytes()
+    est.partial_fit(X[:300], np.where(y[:300] > 0, 1, -1))
+    assert est.score(X[:2000], np.where(y[:2000] > 0, 1, -1)) > 0.7

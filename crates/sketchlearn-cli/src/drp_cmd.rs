@@ -19,7 +19,9 @@ use std::time::Instant;
 Solves min_w λ/2‖w‖² + Σ_i ℓ(y_i x_iᵀw) (no 1/n; LIBLINEAR's C = 1/λ for logistic and squared \
 hinge, C = 1/(2λ) for its L2-loss SVR = ridge) from m Gaussian random projections x̂ = Rᵀx/√m: \
 the naive solution ŵ = Rz*/√m, Algorithm 1's dual recovery w̃ = −(1/λ)X D(y) α̂ and T − 1 more \
-iterations of Algorithm 2. No intercept. Labels must be ±1 (use --classes A,B for other labels). \
+iterations of Algorithm 2. No intercept. Labels must be ±1 (use --classes A,B for other labels), \
+or real-valued targets with --loss ridge --regression (ridge regression: min_w λ/2‖w‖² + \
+Σ_i ½(t_i − x_iᵀw)², the test file scored by RMSE). \
 ‖∇f‖ is relative to ‖∇f(0)‖; since f is λ-strongly convex, ‖w − w*‖ ≤ ‖∇f(w)‖/λ. Algorithm 2 \
 stops when ‖∇f‖ grows (divergence: m too small for the data's effective rank) unless \
 --keep-going. Seconds of a DRP row are cumulative (projection + low-dimensional solves + \
@@ -58,6 +60,10 @@ pub struct DrpArgs {
     /// Run all T iterations even when Algorithm 2 diverges.
     #[arg(long)]
     pub keep_going: bool,
+    /// Real-valued labels: ridge regression on the targets as written (needs `--loss ridge`;
+    /// the test file is scored by RMSE, the saved model predicts the target).
+    #[arg(long, conflicts_with = "classes")]
+    pub regression: bool,
     /// Two classes A,B of a multiclass file: A becomes +1, B becomes −1, other rows are skipped.
     #[arg(long, value_delimiter = ',', num_args = 1, value_name = "A,B")]
     pub classes: Option<Vec<f64>>,
@@ -88,7 +94,10 @@ pub struct SolutionRow {
     pub t: usize,
     pub objective: f64,
     pub relative_grad_norm: f64,
+    /// Classification: the test file's error rate.
     pub test_error: Option<f64>,
+    /// `--regression`: the test file's root mean squared error.
+    pub test_rmse: Option<f64>,
     pub recovery_error: Option<f64>,
     pub seconds: f64,
 }
@@ -97,6 +106,8 @@ pub struct SolutionRow {
 #[derive(Serialize, Debug)]
 pub struct DrpReport {
     pub loss: String,
+    /// `--regression`: real-valued targets (ridge regression).
+    pub regression: bool,
     pub lambda: f64,
     pub size: usize,
     pub iterations: usize,
@@ -137,7 +148,10 @@ pub fn solution_rows(
 ) -> Vec<SolutionRow> {
     let g0 = fit.grad_norm0.max(f64::MIN_POSITIVE);
     let rec = |w: &[f64]| exact.map(|e| relative_error(w, &e.w));
-    let err = |w: &[f64]| test.map(|t| t.error_rate(w));
+    let classified = test.filter(|t| !t.is_regression());
+    let err = |w: &[f64]| classified.map(|t| t.error_rate(w));
+    let regressed = test.filter(|t| t.is_regression());
+    let rmse = |w: &[f64]| regressed.map(|t| t.rmse(w));
     let first = &fit.reports[0];
     let mut rows = vec![SolutionRow {
         name: "naive".into(),
@@ -145,6 +159,7 @@ pub fn solution_rows(
         objective: fit.naive_objective,
         relative_grad_norm: fit.naive_grad_norm / g0,
         test_error: err(&fit.naive),
+        test_rmse: rmse(&fit.naive),
         recovery_error: rec(&fit.naive),
         seconds: fit.projection_seconds + first.seconds + fit.naive_seconds,
     }];
@@ -157,6 +172,7 @@ pub fn solution_rows(
             objective: r.objective,
             relative_grad_norm: r.grad_norm / g0,
             test_error: err(w),
+            test_rmse: rmse(w),
             recovery_error: rec(w),
             seconds: cumulative,
         });
@@ -168,6 +184,7 @@ pub fn solution_rows(
             objective: e.objective,
             relative_grad_norm: e.grad_norm / g0,
             test_error: err(&e.w),
+            test_rmse: rmse(&e.w),
             recovery_error: Some(0.0),
             seconds: e.seconds,
         });
@@ -209,19 +226,29 @@ pub fn run(args: &DrpArgs) -> Result<()> {
     let exact_solver = ExactSolver::new(args.exact_tolerance, 1000)?;
     let map = label_map(&args.classes)?;
 
+    if args.regression && args.loss != DrpLoss::Ridge {
+        bail!(
+            "--regression needs --loss ridge (ridge regression); --loss {} is a classification \
+             loss and takes labels ±1",
+            args.loss
+        );
+    }
+    let read = |path: &str| {
+        let data = if args.regression {
+            Dataset::load_regression(path, args.zero_based)
+        } else {
+            Dataset::load(path, args.zero_based, map.clone())
+        };
+        data.with_context(|| format!("reading {path}"))
+    };
+
     let t0 = Instant::now();
-    let train = Dataset::load(&args.file, args.zero_based, map.clone())
-        .with_context(|| format!("reading {}", args.file))?;
+    let train = read(&args.file)?;
     let load_seconds = t0.elapsed().as_secs_f64();
     if train.is_empty() {
         bail!("{}: no training example (check --classes)", args.file);
     }
-    let test = match &args.test {
-        Some(p) => {
-            Some(Dataset::load(p, args.zero_based, map).with_context(|| format!("reading {p}"))?)
-        }
-        None => None,
-    };
+    let test = args.test.as_deref().map(read).transpose()?;
 
     let fit = drp.fit(&train)?;
     let exact = if args.exact {
@@ -261,6 +288,7 @@ pub fn run(args: &DrpArgs) -> Result<()> {
 
     let report = DrpReport {
         loss: args.loss.to_string(),
+        regression: args.regression,
         lambda: args.lambda,
         size: args.size,
         iterations: args.iterations,
@@ -292,9 +320,14 @@ pub fn run(args: &DrpArgs) -> Result<()> {
         println!("test: n = {n}");
     }
     println!();
+    let test_column = if args.regression {
+        "test RMSE"
+    } else {
+        "test error"
+    };
     println!(
         "{:<10} {:>16} {:>12} {:>11} {:>12} {:>9}",
-        "solution", "objective", "‖∇f‖ rel.", "test error", "‖w−w*‖/‖w*‖", "seconds"
+        "solution", "objective", "‖∇f‖ rel.", test_column, "‖w−w*‖/‖w*‖", "seconds"
     );
     let opt = |v: Option<f64>, prec: usize| match v {
         Some(x) => format!("{x:.prec$}"),
@@ -310,7 +343,7 @@ pub fn run(args: &DrpArgs) -> Result<()> {
             name,
             r.objective,
             r.relative_grad_norm,
-            opt(r.test_error, 4),
+            opt(r.test_error.or(r.test_rmse), 4),
             r.recovery_error.map_or("-".into(), |e| format!("{e:.3e}")),
             r.seconds
         );

@@ -277,3 +277,170 @@ fn drp_saves_the_final_iterate_and_test_and_inspect_name_it() {
     let before = json(&run(&["inspect", "--json", &model]));
     assert_ne!(weights(&before), weights(&last));
 }
+
+/// Solves `(λI + XᵀX) w = Xᵀt` (ridge regression's normal equation, no intercept) by Gaussian
+/// elimination with partial pivoting: independent of the library's solvers.
+fn normal_equation(x: &[Vec<f64>], t: &[f64], lambda: f64) -> Vec<f64> {
+    let d = x[0].len();
+    let mut a = vec![vec![0.0; d + 1]; d];
+    for (row, &ti) in x.iter().zip(t) {
+        for j in 0..d {
+            for k in 0..d {
+                a[j][k] += row[j] * row[k];
+            }
+            a[j][d] += row[j] * ti;
+        }
+    }
+    for (j, r) in a.iter_mut().enumerate() {
+        r[j] += lambda;
+    }
+    for c in 0..d {
+        let p = (c..d)
+            .max_by(|&i, &k| a[i][c].abs().total_cmp(&a[k][c].abs()))
+            .unwrap();
+        a.swap(c, p);
+        let pivot = a[c].clone();
+        for row in &mut a[c + 1..] {
+            let f = row[c] / pivot[c];
+            for (x, p) in row[c..].iter_mut().zip(&pivot[c..]) {
+                *x -= f * p;
+            }
+        }
+    }
+    let mut w = vec![0.0; d];
+    for c in (0..d).rev() {
+        let s: f64 = (c + 1..d).map(|k| a[c][k] * w[k]).sum();
+        w[c] = (a[c][d] - s) / a[c][c];
+    }
+    w
+}
+
+/// `n` rows of 6 features with real targets `t = xᵀw₀ + noise` (a fixed pattern), as LIBSVM.
+fn regression_rows(n: usize) -> (Vec<Vec<f64>>, Vec<f64>, String) {
+    let w0 = [1.5, -2.0, 0.5, 3.0, 0.0, -0.75];
+    let mut text = String::new();
+    let (mut x, mut t) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let row: Vec<f64> = (0..6)
+            .map(|j| ((i * 37 + j * 11 + i * j) % 29) as f64 / 29.0 - 0.5)
+            .collect();
+        let noise = ((i * 17) % 13) as f64 / 13.0 - 0.5;
+        let target = row.iter().zip(w0).map(|(a, b)| a * b).sum::<f64>() + 0.2 * noise;
+        text.push_str(&format!("{target}"));
+        for (j, v) in row.iter().enumerate() {
+            text.push_str(&format!(" {}:{v}", j + 1));
+        }
+        text.push('\n');
+        x.push(row);
+        t.push(target);
+    }
+    (x, t, text)
+}
+
+#[test]
+fn drp_regression_reads_real_targets_and_solves_ridge_regression() {
+    let dir = Scratch::new("drp-cli-regression");
+    let (x, t, text) = regression_rows(80);
+    let data = dir.join("reg.svm").to_string_lossy().into_owned();
+    std::fs::write(&data, &text).unwrap();
+    let model = dir.join("reg.model").to_string_lossy().into_owned();
+    let lambda = 0.5;
+    let v = json(&run(&[
+        "drp",
+        "--loss",
+        "ridge",
+        "--regression",
+        "--lambda",
+        "0.5",
+        "--size",
+        "60",
+        "--iterations",
+        "30",
+        "--exact",
+        "--json",
+        "--test",
+        &data,
+        "-f",
+        &model,
+        &data,
+    ]));
+    assert_eq!(v["regression"], true, "{v}");
+    let w = normal_equation(&x, &t, lambda);
+    let rmse = |w: &[f64]| {
+        let s: f64 = x
+            .iter()
+            .zip(&t)
+            .map(|(r, ti)| (ti - r.iter().zip(w).map(|(a, b)| a * b).sum::<f64>()).powi(2))
+            .sum();
+        (s / x.len() as f64).sqrt()
+    };
+    let sol = v["solutions"].as_array().unwrap();
+    let exact = sol.last().unwrap();
+    assert_eq!(exact["name"], "exact");
+    let exact_rmse = exact["test_rmse"].as_f64().unwrap();
+    assert!(
+        (exact_rmse - rmse(&w)).abs() < 1e-9,
+        "{exact_rmse} vs {}",
+        rmse(&w)
+    );
+    assert!(exact["test_error"].is_null(), "{exact}");
+    // The saved final iterate of Algorithm 2 predicts what the normal equation's w predicts
+    // (n = 80 ≫ d = 6: Algorithm 2 contracts for m = 60; at m ≤ 12 it diverges here).
+    assert_eq!(v["status"], "completed", "{v}");
+    let raw = ok(&run(&["predict", "-i", &model, "--raw", &data]))
+        .stdout
+        .clone();
+    let preds: Vec<f64> = String::from_utf8_lossy(&raw)
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(preds.len(), x.len());
+    for (p, r) in preds.iter().zip(&x) {
+        let want: f64 = r.iter().zip(&w).map(|(a, b)| a * b).sum();
+        assert!(
+            (p - want).abs() < 1e-6 * (1.0 + want.abs()),
+            "{p} vs {want}"
+        );
+    }
+    // The table names its column; without --regression a real label names the flag.
+    let table = ok(&run(&[
+        "drp",
+        "--loss",
+        "ridge",
+        "--regression",
+        "--size",
+        "6",
+        "--test",
+        &data,
+        &data,
+    ]))
+    .stdout
+    .clone();
+    assert_mentions(&String::from_utf8_lossy(&table), &["test RMSE"]);
+    let err = failure(&run(&["drp", "--loss", "ridge", "--size", "6", &data]));
+    assert_mentions(&err, &["reg.svm:1: label", "--loss ridge --regression"]);
+}
+
+#[test]
+fn drp_regression_refuses_classification_options() {
+    let dir = Scratch::new("drp-cli-regression-errors");
+    let data = dir.join("reg.svm").to_string_lossy().into_owned();
+    std::fs::write(&data, regression_rows(10).2).unwrap();
+    let err = failure(&run(&["drp", "--regression", "--size", "4", &data]));
+    assert_mentions(
+        &err,
+        &["--regression needs --loss ridge", "--loss logistic"],
+    );
+    let err = failure(&run(&[
+        "drp",
+        "--loss",
+        "ridge",
+        "--regression",
+        "--classes",
+        "1,2",
+        "--size",
+        "4",
+        &data,
+    ]));
+    assert_mentions(&err, &["--regression", "--classes"]);
+}

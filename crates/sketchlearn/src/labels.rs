@@ -163,7 +163,19 @@ impl Classes {
     /// assert!(Classes::parse_list("a,b,a").is_err());
     /// ```
     pub fn parse_list(list: &str) -> Result<Self, LabelError> {
-        let labels: Vec<ClassLabel> = list.split(',').filter_map(ClassLabel::parse).collect();
+        Self::declared(list.split(',').filter_map(ClassLabel::parse).collect())
+    }
+
+    /// Labels declared in this order (the first is negative for a binary learner): at least
+    /// two, distinct, at most [`MAX_CLASSES`] — what `--classes` and the Python estimators'
+    /// `classes_` give.
+    ///
+    /// ```
+    /// use sketchlearn::labels::{ClassLabel, Classes};
+    /// let c = Classes::declared(vec![ClassLabel::Number(1.0), ClassLabel::Number(0.0)]).unwrap();
+    /// assert_eq!(c.binary_target(&ClassLabel::Number(0.0)).unwrap(), 1.0);
+    /// ```
+    pub fn declared(labels: Vec<ClassLabel>) -> Result<Self, LabelError> {
         if labels.len() < 2 {
             return Err(LabelError::TooFew(joined(&labels)));
         }

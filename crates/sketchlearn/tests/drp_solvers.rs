@@ -272,7 +272,7 @@ fn invalid_parameters_and_inputs_are_errors() {
     let err = Dataset::from_libsvm(&mut reader, Some).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "f.svm:2: label 0 is not +1 or -1 (choose two classes, e.g. --classes 3,8)"
+        "f.svm:2: label 0 is not +1 or -1 (choose two classes, e.g. --classes 3,8; real-valued targets: --loss ridge --regression)"
     );
 }
 

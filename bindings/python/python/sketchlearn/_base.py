@@ -189,7 +189,9 @@ class OnlineLinearModel(BaseEstimator):
         Rust reader with no Python per row. The first call needs ``n_features`` (VW: ``2**bits``)
         unless the estimator is fitted. A new classifier reads ±1 labels (``classes_ = [-1,
         1]``); a fitted one its own classes' labels (more than two: one-against-all or softmax,
-        as ``sketchlearn train -i``). Returns ``self``."""
+        as ``sketchlearn train -i``). Ctrl-C stops the pass at the next row read: the estimator
+        keeps every row learned before it, whole, and ``KeyboardInterrupt`` is raised. Returns
+        ``self``."""
         if not hasattr(self, "learners_"):
             if n_features is None:
                 raise ValueError("n_features must be given on the first call to partial_fit_file")

@@ -1,6 +1,8 @@
 """Type stubs of the compiled ``sketchlearn._core`` module (the Rust binding)."""
 
+from collections.abc import Sequence
 from os import PathLike
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -95,6 +97,13 @@ def scan_file(
 
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
+
+def label_targets(
+    classes: list, y: npt.NDArray[np.float64] | Sequence[Any]
+) -> npt.NDArray[np.float64]:
+    """The learner's targets of labels ``y`` for ``classes`` in their order, by the core's label
+    map: ``-1/+1`` for two classes (the second positive), the class index for more; a label that
+    is not a class is a ``ValueError`` naming its row."""
 
 def drp_fit(
     x: Rows, y: npt.NDArray[np.float64], params: dict, classes: list | None

@@ -10,6 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from sketchlearn import _core
+
 #: What ``sketchlearn._core`` accepts as a matrix: a 2-d float array or a CSR tuple.
 Rows = Union[np.ndarray, tuple]
 
@@ -63,6 +65,19 @@ def as_targets(y: Any) -> np.ndarray:
     """A contiguous, aligned float64 copy-if-needed of a 1-d target vector (arrays received
     from another process, e.g. a Dask worker's, may sit at unaligned addresses)."""
     return np.require(y, dtype=np.float64, requirements=("C", "A"))
+
+
+def core_targets(classes: Any, y: Any) -> np.ndarray:
+    """The learner's targets of the labels ``y`` for a classifier of ``classes`` (in their
+    order): ``-1/+1`` for two classes (the second positive), the class index ``0..K`` for more.
+    Mapped by the core's one label map, as ``sketchlearn train`` maps a file's labels; a label
+    that is not a class is a ``ValueError`` naming the row, the label and the classes."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"expected 1-d labels, got shape {y.shape}")
+    if y.dtype.kind in "biuf":
+        y = as_targets(y)
+    return _core.label_targets(np.asarray(classes).tolist(), y)
 
 
 def seed_of(random_state: Any) -> int:

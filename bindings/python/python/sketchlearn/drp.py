@@ -26,6 +26,7 @@ from sketchlearn._validation import (
     as_rows,
     as_targets,
     binary_classes,
+    core_targets,
     seed_of,
     validate_input,
 )
@@ -141,7 +142,7 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_input(self, X, y, reset=True)
         check_classification_targets(y)
         classes = binary_classes(y, "DRPClassifier")
-        targets = np.where(y == classes[1], 1.0, -1.0)
+        targets = core_targets(classes, y)
         _solve(self, X, targets, self.loss, classes.tolist())
         self.classes_ = classes
         return self

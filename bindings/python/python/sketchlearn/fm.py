@@ -22,6 +22,7 @@ from sketchlearn._validation import (
     as_rows,
     as_targets,
     binary_classes,
+    core_targets,
     seed_of,
     validate_input,
 )
@@ -165,13 +166,7 @@ class FMClassifier(ClassifierMixin, _OnlineFM):
         self.classes_ = binary_classes(classes, "FMClassifier")
 
     def _targets(self, y) -> np.ndarray:
-        known = np.isin(y, self.classes_)
-        if not np.all(known):
-            first = int(np.flatnonzero(~known)[0])
-            raise ValueError(
-                f"row {first}: label {y[first]} is not one of the classes {self.classes_}"
-            )
-        return np.where(y == self.classes_[1], 1.0, -1.0)
+        return core_targets(self.classes_, y)
 
     def fit(self, X, y):
         """Learns ``n_passes`` passes over ``(X, y)`` in row order, from scratch."""

@@ -15,7 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from sketchlearn._base import OnlineLinearModel
-from sketchlearn._validation import as_rows
+from sketchlearn._validation import as_rows, core_targets
 
 _PARAMS_DOC = """
     Parameters
@@ -82,19 +82,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
         return self.classes_.tolist()
 
     def _targets(self, y) -> np.ndarray:
-        # classes_ are sorted unless a CLI model declared them in another order (--classes).
-        order = np.argsort(self.classes_, kind="stable")
-        pos = np.minimum(np.searchsorted(self.classes_[order], y), len(order) - 1)
-        idx = order[pos]
-        unknown = self.classes_[idx] != y
-        if np.any(unknown):
-            first = int(np.flatnonzero(unknown)[0])
-            raise ValueError(
-                f"row {first}: label {y[first]} is not one of the classes {self.classes_}"
-            )
-        if len(self.classes_) == 2:
-            return np.where(idx == 1, 1.0, -1.0)
-        return idx.astype(np.float64)
+        return core_targets(self.classes_, y)
 
     def _set_classes(self, classes) -> None:
         classes = np.unique(classes)

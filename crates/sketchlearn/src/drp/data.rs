@@ -172,13 +172,44 @@ impl Dataset {
     /// ```
     pub fn from_libsvm<R: BufRead>(
         reader: &mut LibsvmReader<R>,
+        label_map: impl FnMut(f64) -> Option<f64>,
+    ) -> Result<Self, DrpError> {
+        Self::read(Dataset::new(0), reader, label_map)
+    }
+
+    /// Reads a LIBSVM source as a [`Dataset::regression`] set: every label is a real target
+    /// (ridge regression; `sketchlearn drp --loss ridge --regression`).
+    ///
+    /// ```
+    /// use sketchlearn::drp::Dataset;
+    /// use sketchlearn::LibsvmReader;
+    /// let text = "3.5 1:0.5\n-0.25 2:1\n";
+    /// let mut r = LibsvmReader::new(std::io::Cursor::new(text), "inline", Default::default());
+    /// let data = Dataset::regression_from_libsvm(&mut r).unwrap();
+    /// assert_eq!((data.len(), data.targets()), (2, vec![3.5, -0.25]));
+    /// ```
+    pub fn regression_from_libsvm<R: BufRead>(
+        reader: &mut LibsvmReader<R>,
+    ) -> Result<Self, DrpError> {
+        Self::read(Dataset::regression(0), reader, Some)
+    }
+
+    /// Appends every example of `reader` whose label `label_map` keeps to `data` (a
+    /// classification set: the mapped label must be ±1; a regression set: the real target).
+    fn read<R: BufRead>(
+        mut data: Dataset,
+        reader: &mut LibsvmReader<R>,
         mut label_map: impl FnMut(f64) -> Option<f64>,
     ) -> Result<Self, DrpError> {
-        let mut data = Dataset::new(0);
         let mut ex = Example::default();
         while reader.read_into(&mut ex)? {
             if let Some(y) = label_map(ex.label) {
-                data.push(ex.row(), y).map_err(|e| match e {
+                let pushed = if data.is_regression() {
+                    data.push_target(ex.row(), y)
+                } else {
+                    data.push(ex.row(), y)
+                };
+                pushed.map_err(|e| match e {
                     DrpError::Label { .. } => DrpError::FileLabel {
                         source_name: reader.source_name().to_string(),
                         line: reader.line(),
@@ -201,6 +232,12 @@ impl Dataset {
     ) -> Result<Self, DrpError> {
         let mut reader = LibsvmReader::open(path, crate::data::LibsvmOptions { zero_based })?;
         Self::from_libsvm(&mut reader, label_map)
+    }
+
+    /// Reads the LIBSVM file `path` like [`Dataset::regression_from_libsvm`].
+    pub fn load_regression(path: &str, zero_based: bool) -> Result<Self, DrpError> {
+        let mut reader = LibsvmReader::open(path, crate::data::LibsvmOptions { zero_based })?;
+        Self::regression_from_libsvm(&mut reader)
     }
 
     /// Number of examples `n`.
@@ -306,6 +343,26 @@ impl Dataset {
             })
             .count();
         wrong as f64 / self.len() as f64
+    }
+
+    /// Root mean squared error `√(Σ_i (t_i − x_iᵀw)²/n)` of the predictions `x_iᵀw` against
+    /// the targets ([`Dataset::targets`]: a regression set's real targets, a classification
+    /// set's ±1 labels); `NaN` for an empty set.
+    ///
+    /// ```
+    /// use sketchlearn::drp::Dataset;
+    /// use sketchlearn::Row;
+    /// let mut data = Dataset::regression(1);
+    /// data.push_target(Row::Dense(&[1.0]), 3.0).unwrap();
+    /// data.push_target(Row::Dense(&[2.0]), 2.0).unwrap();
+    /// assert_eq!(data.rmse(&[1.0]), (2.0f64 * 2.0 / 2.0).sqrt()); // residuals 2, 0
+    /// ```
+    pub fn rmse(&self, w: &[f64]) -> f64 {
+        let targets = self.targets();
+        let sum: f64 = (0..self.len())
+            .map(|i| (targets[i] - self.row(i).dot(w)).powi(2))
+            .sum();
+        (sum / self.len() as f64).sqrt()
     }
 
     /// The columns (features) as compressed sparse columns: for feature `j`, the examples

@@ -71,7 +71,7 @@ pub enum DrpError {
     },
     /// A label read from a file is not ±1.
     #[error(
-        "{source_name}:{line}: label {label} is not +1 or -1 (choose two classes, e.g. --classes 3,8)"
+        "{source_name}:{line}: label {label} is not +1 or -1 (choose two classes, e.g. --classes 3,8; real-valued targets: --loss ridge --regression)"
     )]
     FileLabel {
         /// The input's name.

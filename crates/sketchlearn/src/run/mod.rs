@@ -31,6 +31,7 @@
 
 mod cache;
 mod cache_file;
+mod cancelled;
 mod convention;
 mod csv;
 mod error;
@@ -60,8 +61,8 @@ pub use holdout::Evaluation;
 pub use input::{Input, ReadOptions};
 pub use label_runs::LabelRuns;
 pub use multiclass::{
-    evaluate_multiclass_input, train_multiclass, train_multiclass_and_test, MulticlassOutcome,
-    MulticlassStart,
+    evaluate_multiclass_input, train_multiclass, train_multiclass_and_test,
+    train_multiclass_cancellable, MulticlassOutcome, MulticlassStart,
 };
 pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
@@ -71,4 +72,6 @@ pub use policy::{
 };
 pub use shuffle::ShuffleBuffer;
 pub use spool::DEFAULT_SPOOL_LIMIT;
-pub use train::{train, train_and_test, train_classified, Start, TrainOptions, TrainOutcome};
+pub use train::{
+    train, train_and_test, train_cancellable, train_classified, Start, TrainOptions, TrainOutcome,
+};

@@ -22,6 +22,7 @@
 //! # Ok::<(), sketchlearn::run::RunError>(())
 //! ```
 
+use super::cancelled::Cancellation;
 use super::evaluated_pass::{evaluated_pass, MulticlassPassKind};
 use super::footprint::{check_dim, check_fits_multiclass, what_sets_dim};
 use super::holdout::EarlyStop;
@@ -30,6 +31,7 @@ use super::labels::new_classes;
 use super::settle::{check_interactions, check_resumed};
 use super::train::{check_options, not_empty};
 use super::{csv, Input, LabelRuns, ReadOptions, RunError, TrainOptions, Warning};
+use crate::cancel::Cancel;
 use crate::data::{ClassSpec, ExampleSource, Format, InputSpec, LabelMap, Labeled};
 use crate::eval::multiclass::{
     evaluate_multiclass, MulticlassMetrics, MulticlassPassReport, MulticlassProgress,
@@ -74,6 +76,8 @@ pub struct MulticlassOutcome {
     pub best_pass: u32,
     /// The early stop ended the run before its last pass.
     pub stopped_early: bool,
+    /// The caller's [`Cancel`] hook stopped the run ([`train_multiclass_cancellable`]).
+    pub cancelled: bool,
 }
 
 /// A new multiclass model for `input` (CSV: of its scanned columns, kept in the model), its
@@ -174,6 +178,19 @@ pub fn train_multiclass(
     train_multiclass_and_test(input, None, start, options, progress)
 }
 
+/// [`train_multiclass`] that stops when `cancel` is requested, as
+/// [`train_cancellable`](super::train_cancellable) does: the model has learned the examples
+/// read before the request, whole, and [`MulticlassOutcome::cancelled`] is set.
+pub fn train_multiclass_cancellable(
+    input: Input,
+    start: MulticlassStart,
+    options: &TrainOptions,
+    progress: &mut dyn MulticlassProgress,
+    cancel: Cancel<'_>,
+) -> Result<MulticlassOutcome, RunError> {
+    multiclass_run(input, None, start, options, progress, cancel)
+}
+
 /// Trains a multiclass learner on `input` ([module](self) documentation) with the evaluation
 /// of a binary run ([`TrainOptions::evaluation`], [`train_and_test`](super::train_and_test)):
 /// shuffle buffer, hold-out examples, the `test` input scored after each pass, the early stop
@@ -203,11 +220,23 @@ pub fn train_multiclass(
 /// # Ok::<(), sketchlearn::run::RunError>(())
 /// ```
 pub fn train_multiclass_and_test(
+    input: Input,
+    test: Option<Input>,
+    start: MulticlassStart,
+    options: &TrainOptions,
+    progress: &mut dyn MulticlassProgress,
+) -> Result<MulticlassOutcome, RunError> {
+    multiclass_run(input, test, start, options, progress, Cancel::never())
+}
+
+/// [`train_multiclass_and_test`] stopped by `cancel` ([`train_multiclass_cancellable`]).
+fn multiclass_run(
     mut input: Input,
     mut test: Option<Input>,
     start: MulticlassStart,
     options: &TrainOptions,
     progress: &mut dyn MulticlassProgress,
+    cancel: Cancel<'_>,
 ) -> Result<MulticlassOutcome, RunError> {
     check_options(&mut input, test.as_mut(), options)?;
     let format = input.format(options.read.format);
@@ -235,6 +264,7 @@ pub fn train_multiclass_and_test(
     let mut runs = LabelRuns::default();
     let mut stop = options.evaluation.early_stop.map(EarlyStop::new);
     let mut last = (None, None);
+    let cancellation = Cancellation::new(cancel);
     for pass in 1..=options.passes {
         let schema = model.schema().filter(|_| format == Format::Csv);
         let interactions = model.extras.interactions;
@@ -252,7 +282,10 @@ pub fn train_multiclass_and_test(
         let done = evaluated_pass(
             &mut kind,
             &mut model.learner,
-            |ex| source.read_into(ex),
+            |ex| match cancellation.stop_reading() {
+                true => Ok(false),
+                false => source.read_into(ex),
+            },
             &mut metrics,
             &options.evaluation,
             pass,
@@ -265,6 +298,9 @@ pub fn train_multiclass_and_test(
         refused += done.outcome.refused_steps;
         if let (1, Some((changes, expected))) = (pass, runs.in_runs()) {
             progress.warning(&Warning::LabelsInRuns { changes, expected });
+        }
+        if cancellation.stopped() {
+            break;
         }
         let tested = match test.as_mut() {
             Some(t) => Some(evaluate_in(t, &model, &options.read, &mut ())?.0),
@@ -283,7 +319,10 @@ pub fn train_multiclass_and_test(
             break;
         }
     }
-    not_empty(total, &input)?;
+    let cancelled = cancellation.stopped();
+    if !cancelled {
+        not_empty(total, &input)?;
+    }
     let seconds = t.elapsed().as_secs_f64();
     let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
     Ok(MulticlassOutcome {
@@ -296,7 +335,8 @@ pub fn train_multiclass_and_test(
         holdout: last.0,
         test: last.1,
         best_pass,
-        stopped_early: passes < options.passes,
+        stopped_early: passes < options.passes && !cancelled,
+        cancelled,
     })
 }
 

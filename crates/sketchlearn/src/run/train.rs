@@ -2,6 +2,7 @@
 //! the passes of progressive validation with the library's policies, and return the fitted
 //! model with its metrics ([`TrainOutcome`]).
 
+use super::cancelled::Cancellation;
 use super::convention::{Convention, Seen};
 use super::evaluate::evaluate_in;
 use super::evaluated_pass::{evaluated_pass, BinaryPass};
@@ -13,6 +14,7 @@ use super::{
     constant_warning, divergence_warning, Evaluation, Input, LabelRuns, Observer, PassReport,
     ReadOptions, RunError, RunStart, Silent, Warning,
 };
+use crate::cancel::Cancel;
 use crate::data::{ClassSpec, ExampleSource, Format, LabelMap, Labeled};
 use crate::eval::{EvalError, Metrics};
 use crate::linear::{
@@ -104,6 +106,9 @@ pub struct TrainOutcome {
     pub best_pass: u32,
     /// The early stop ended the run before its last pass.
     pub stopped_early: bool,
+    /// The caller's [`Cancel`] hook stopped the run ([`train_cancellable`]): the model has
+    /// learned the examples before the stop, whole.
+    pub cancelled: bool,
 }
 
 impl TrainOutcome {
@@ -131,6 +136,40 @@ pub fn train(
     observer: &mut dyn Observer,
 ) -> Result<TrainOutcome, RunError> {
     train_classified(input, start, options, &ClassSpec::FromInput, observer)
+}
+
+/// [`train`] that stops when `cancel` is requested (polled at every example read; see
+/// [`cancel`](crate::cancel)): the pass ends as if the input ended there, so the returned model
+/// has learned the examples read before the request, whole, and [`TrainOutcome::cancelled`] is
+/// set (no further pass; an input cancelled before its first example is not an error). Never
+/// requested, the run is [`train`]'s, bit for bit.
+///
+/// ```
+/// use sketchlearn::cancel::Cancel;
+/// use sketchlearn::linear::LearnerConfig;
+/// use sketchlearn::run::{self, Input, Silent, Start, TrainOptions};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// let text = "1 1:1 2:0.2\n-1 1:-1 2:0.1\n".repeat(1000);
+/// let polls = AtomicUsize::new(0);
+/// let after_300 = || polls.fetch_add(1, Ordering::Relaxed) >= 300;
+/// let input = || Input::bytes("toy.libsvm", text.clone().into_bytes());
+/// let options = TrainOptions { passes: 3, ..TrainOptions::default() };
+/// let start = || Start::New(LearnerConfig::default());
+/// let stopped = run::train_cancellable(input(), start(), &options, &mut Silent, Cancel::new(&after_300))?;
+/// assert!(stopped.cancelled && stopped.passes == 1 && stopped.examples == 300);
+/// let whole = run::train_cancellable(input(), start(), &options, &mut Silent, Cancel::never())?;
+/// assert!(!whole.cancelled && whole.examples == 6000);
+/// # Ok::<(), sketchlearn::run::RunError>(())
+/// ```
+pub fn train_cancellable(
+    input: Input,
+    start: Start,
+    options: &TrainOptions,
+    observer: &mut dyn Observer,
+    cancel: Cancel<'_>,
+) -> Result<TrainOutcome, RunError> {
+    let classes = &ClassSpec::FromInput;
+    train_run(input, None, start, options, classes, observer, cancel)
 }
 
 /// Trains with the classes given by `classes` ([`train_and_test`] without a test input).
@@ -204,12 +243,33 @@ pub fn train_classified(
 /// # Ok::<(), sketchlearn::run::RunError>(())
 /// ```
 pub fn train_and_test(
+    input: Input,
+    test: Option<Input>,
+    start: Start,
+    options: &TrainOptions,
+    classes: &ClassSpec,
+    observer: &mut dyn Observer,
+) -> Result<TrainOutcome, RunError> {
+    train_run(
+        input,
+        test,
+        start,
+        options,
+        classes,
+        observer,
+        Cancel::never(),
+    )
+}
+
+/// [`train_and_test`] stopped by `cancel` ([`train_cancellable`]).
+fn train_run(
     mut input: Input,
     mut test: Option<Input>,
     start: Start,
     options: &TrainOptions,
     classes: &ClassSpec,
     observer: &mut dyn Observer,
+    cancel: Cancel<'_>,
 ) -> Result<TrainOutcome, RunError> {
     check_options(&mut input, test.as_mut(), options)?;
     let format = input.format(options.read.format);
@@ -246,6 +306,7 @@ pub fn train_and_test(
     let (mut passes, mut last) = (0, (None, None));
     // The learned examples are those read, in order, unless shuffled or held out.
     let in_order = options.evaluation.holdout.is_none() && options.evaluation.shuffle_buffer == 0;
+    let cancellation = Cancellation::new(cancel);
     for pass in 1..=options.passes {
         let reader = examples(
             &mut input,
@@ -270,6 +331,9 @@ pub fn train_and_test(
             &mut kind,
             &mut model.learner,
             |ex| {
+                if cancellation.stop_reading() {
+                    return Ok(false);
+                }
                 let more = reader.read_into(ex);
                 if let Ok(true) = more {
                     lines.push(reader.line());
@@ -310,6 +374,9 @@ pub fn train_and_test(
                 warnings.push(w);
             }
         }
+        if cancellation.stopped() {
+            break;
+        }
         let tested = match test.as_mut() {
             Some(t) => Some(evaluate_in(t, &model, &options.read, &mut Silent)?.metrics),
             None => None,
@@ -329,9 +396,12 @@ pub fn train_and_test(
             break;
         }
     }
-    not_empty(total, &input)?;
+    let cancelled = cancellation.stopped();
+    if !cancelled {
+        not_empty(total, &input)?;
+    }
     let seconds = start.elapsed().as_secs_f64();
-    let stopped_early = passes < options.passes;
+    let stopped_early = passes < options.passes && !cancelled;
     let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
     let diverged = divergence_warning(loss, &metrics, label_max);
     if let Some(w) = &diverged {
@@ -357,6 +427,7 @@ pub fn train_and_test(
         test: last.1,
         best_pass,
         stopped_early,
+        cancelled,
     })
 }
 
