@@ -7,10 +7,20 @@
 //! `Λ ← (1 − γ)Λ + γ·diag(Vg)²`, `V ← orth(V + γ (Vg) gᵀ)`, `S = (tΛ)^½ V`,
 //! `H = diag(1/(α + tλ_i))`.
 //!
-//! The initial `V` is a seeded Gaussian matrix with orthonormalised rows. Cost `O(m²d)` per row
-//! (the orthonormalisation; the sparse-time variant of SON §4 avoids it).
+//! The initial `V` is a seeded Gaussian matrix with orthonormalised rows.
+//!
+//! **Orthonormalisation in `O(md)`.** The Gram matrix of `V + γpgᵀ` (`p = Vg`, `V` orthonormal)
+//! is `I + (2γ + γ²‖g‖²)ppᵀ`, whose Cholesky factor is known in closed form
+//! ([`oja_rank_one`](super::oja_rank_one), with the derivation): Gram–Schmidt's result
+//! `L⁻¹(V + γpgᵀ)` costs `O(md)` per row instead of the `O(m²d)` of two Gram–Schmidt passes
+//! (the cost SON §3 states for Oja's sketch). The explicit Gram–Schmidt
+//! ([`orthonormalize_rows`]) still runs every `FULL_EVERY` (256) updates and whenever the
+//! condition number `1 + β‖p‖²` of that Gram matrix exceeds `FAST_MAX_COND` (10⁴): it
+//! removes the rounding the closed form accumulates (which grows with that condition number).
+//! Both give the same rows up to rounding (`tests/oja_rank_one.rs`).
 
 use super::error::{check_pos, check_row};
+use super::oja_rank_one::{apply_rows, RankOneCholesky, RankOneRow};
 use super::{Sketch, SketchError, SketchMatrix};
 use crate::linalg::orthonormalize_rows;
 use crate::Row;
@@ -18,6 +28,17 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::borrow::Cow;
+
+/// Updates between two explicit Gram–Schmidt orthonormalisations (the `t` of the update is a
+/// multiple of it), which reset the rounding of the `O(md)` closed form.
+pub(crate) const FULL_EVERY: u64 = 256;
+
+/// Largest condition number `1 + β‖p‖²` of the updated rows' Gram matrix for which the `O(md)`
+/// closed form is used; above it, the explicit Gram–Schmidt.
+pub(crate) const FAST_MAX_COND: f64 = 1e4;
+
+/// Relative norm below which a row counts as dependent (as in [`orthonormalize_rows`]).
+const DEPENDENT: f64 = 1e-10;
 
 /// Oja's streaming eigenvector sketch with its diagonal `H`.
 ///
@@ -43,6 +64,11 @@ pub struct OjaSketch {
     v: Vec<f64>,
     h: Vec<f64>,
     p: Vec<f64>,
+    /// Scratch of the closed-form orthonormalisation (not stored).
+    #[serde(skip)]
+    rows: Vec<RankOneRow>,
+    #[serde(skip)]
+    run: Vec<f64>,
 }
 
 impl OjaSketch {
@@ -90,6 +116,8 @@ impl OjaSketch {
             v,
             h: vec![1.0 / alpha; m],
             p: vec![0.0; m],
+            rows: Vec::new(),
+            run: Vec::new(),
         })
     }
 
@@ -111,6 +139,32 @@ impl OjaSketch {
     /// Number of updates `t`.
     pub fn t(&self) -> u64 {
         self.t
+    }
+
+    /// After `V ← V + γpgᵀ` (with `p` the `Vg` before it), orthonormalises the rows by the
+    /// closed-form Cholesky factor of their Gram matrix `I + (2γ + γ²‖g‖²)ppᵀ` in `O(md)`
+    /// (module docs). Returns `false`, leaving `V` untouched, when the explicit Gram–Schmidt is
+    /// due instead: every [`FULL_EVERY`] updates, when a row is dependent or
+    /// the Gram matrix's condition number exceeds [`FAST_MAX_COND`].
+    fn orthonormalize_rank_one(&mut self, gamma: f64, g: &Row<'_>) -> bool {
+        if self.t % FULL_EVERY == 0 {
+            return false;
+        }
+        let beta = 2.0 * gamma + gamma * gamma * g.squared_norm();
+        let mut chol = RankOneCholesky::new(beta, DEPENDENT);
+        self.rows.clear();
+        for &p in &self.p {
+            match chol.row(p) {
+                Some(r) => self.rows.push(r),
+                None => return false,
+            }
+        }
+        // σ is finite here: every row passed the finite test of `D_k = σ_k/σ_{k−1}`.
+        if chol.sigma() > FAST_MAX_COND {
+            return false;
+        }
+        apply_rows(&self.rows, &mut self.v, self.dim, &mut self.run);
+        true
     }
 }
 
@@ -141,7 +195,7 @@ impl Sketch for OjaSketch {
                 g.axpy_into(gamma * self.p[i], &mut self.v[i * d..(i + 1) * d]);
             }
         }
-        if self.p.iter().any(|&x| x != 0.0) {
+        if self.p.iter().any(|&x| x != 0.0) && !self.orthonormalize_rank_one(gamma, &g) {
             orthonormalize_rows(&mut self.v, m, d);
         }
         let t = self.t as f64;
