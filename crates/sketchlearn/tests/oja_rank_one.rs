@@ -161,3 +161,34 @@ fn dependent_rows_stay_zero() {
     assert!(rows_diff <= 1e-9, "rows differ by {rows_diff:e}");
     assert!(ortho <= 1e-10, "orthonormality error {ortho:e}");
 }
+
+/// `insert_projecting` gives `V'x` from its pass over `V`: equal to the product with the
+/// updated rows, on most steps (the explicit Gram–Schmidt steps leave it to the caller).
+#[test]
+fn projection_in_the_update_pass_equals_the_product() {
+    let (d, m) = (50, 6);
+    let rows = stream(1_000, d, 1.0, 3);
+    let xs = stream(1_000, d, 1.0, 4);
+    let mut oja = OjaSketch::new(d, m, 1.0, 2.0, 9).unwrap();
+    let mut vx = vec![0.0; m];
+    let mut projected = 0;
+    for (g, x) in rows.iter().zip(&xs) {
+        if !oja
+            .insert_projecting(Row::Dense(g), Some(x), &mut vx)
+            .unwrap()
+        {
+            continue;
+        }
+        projected += 1;
+        let v = oja.eigenvectors();
+        for i in 0..m {
+            let direct = Row::Dense(x).dot(&v[i * d..(i + 1) * d]);
+            assert!(
+                (vx[i] - direct).abs() <= 1e-12,
+                "row {i}: {} vs {direct}",
+                vx[i]
+            );
+        }
+    }
+    assert!(projected > 900, "projected on {projected} of 1000 steps");
+}

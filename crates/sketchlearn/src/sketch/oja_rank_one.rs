@@ -111,3 +111,57 @@ pub(crate) fn apply_rows(rows: &[RankOneRow], v: &mut [f64], d: usize, run: &mut
         }
     }
 }
+
+/// [`apply_rows`] on `V + γpgᵀ` (row `i` first gets `(γp_i)·g`, in the same loop: the same
+/// operations as an axpy followed by [`apply_rows`]) for a contiguous `g` of length `d`, and,
+/// when `x` is given, `vx_i = (new row i)·x` in the same pass: one visit of `V` for Oja's step,
+/// the orthonormalisation and the projection `V'x` that Oja-SON's step needs next.
+pub(crate) fn update_apply_rows(
+    rows: &[RankOneRow],
+    (gamma, p): (f64, &[f64]),
+    v: &mut [f64],
+    g: &[f64],
+    x: Option<&[f64]>,
+    vx: &mut [f64],
+    run: &mut Vec<f64>,
+) {
+    let d = g.len();
+    run.clear();
+    run.resize(d, 0.0);
+    for (i, r) in rows.iter().enumerate() {
+        let (row, ai) = (&mut v[i * d..(i + 1) * d], gamma * p[i]);
+        let step = |f: &mut f64, gk: f64, s: &mut f64| {
+            let y = (*f + ai * gk) - r.x * *s;
+            *s += r.coef * y;
+            *f = y * r.inv;
+            *f
+        };
+        match x {
+            None => {
+                for ((f, &gk), s) in row.iter_mut().zip(g).zip(run.iter_mut()) {
+                    step(f, gk, s);
+                }
+            }
+            Some(x) => {
+                // Four accumulators (lane k sums entries 4c + k), then the tail.
+                let mut acc = [0.0f64; 4];
+                let tail = d / 4 * 4;
+                let chunks = row[..tail]
+                    .chunks_exact_mut(4)
+                    .zip(g.chunks_exact(4))
+                    .zip(run[..tail].chunks_exact_mut(4))
+                    .zip(x.chunks_exact(4));
+                for (((fc, gc), sc), xc) in chunks {
+                    for k in 0..4 {
+                        acc[k] += step(&mut fc[k], gc[k], &mut sc[k]) * xc[k];
+                    }
+                }
+                let mut rest = 0.0;
+                for k in tail..d {
+                    rest += step(&mut row[k], g[k], &mut run[k]) * x[k];
+                }
+                vx[i] = (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest;
+            }
+        }
+    }
+}
