@@ -166,6 +166,25 @@ impl<'a> Row<'a> {
         self.axpy_into(1.0, out);
     }
 
+    /// The entries as one contiguous slice when the row stores exactly the coordinates `0..len`:
+    /// a dense row of length `len`, or a sparse row indexed `0..len` (dense data written sparsely).
+    ///
+    /// ```
+    /// use sketchlearn::Row;
+    /// let block = Row::Sparse { indices: &[0, 1, 2], values: &[1.0, 2.0, 3.0] };
+    /// assert_eq!(block.contiguous(3), Some(&[1.0, 2.0, 3.0][..]));
+    /// assert_eq!(Row::Sparse { indices: &[0, 2], values: &[1.0, 3.0] }.contiguous(3), None);
+    /// assert_eq!(Row::Dense(&[1.0, 2.0]).contiguous(2), Some(&[1.0, 2.0][..]));
+    /// ```
+    pub fn contiguous(&self, len: usize) -> Option<&'a [f64]> {
+        match *self {
+            Row::Dense(v) => (v.len() == len).then_some(v),
+            Row::Sparse { indices, values } => {
+                (leading_block(indices, len) == Some(len)).then_some(values)
+            }
+        }
+    }
+
     /// True when every stored value is exactly zero (or nothing is stored).
     pub fn is_zero(&self) -> bool {
         match self {

@@ -19,6 +19,7 @@ mod frequent_directions;
 mod generalized;
 mod merge;
 mod oja;
+mod oja_rank_one;
 mod random_projection;
 mod spectral_error;
 
@@ -29,6 +30,7 @@ pub(crate) use frequent_directions::{rows_kept, shrink_rule};
 pub use frequent_directions::{FdVariant, FrequentDirections};
 pub use generalized::GeneralizedFrequentDirections;
 pub use oja::OjaSketch;
+pub(crate) use oja_rank_one::RankOneCholesky;
 pub(crate) use random_projection::symmetric_rank_two;
 pub use random_projection::RandomProjection;
 pub use spectral_error::{

@@ -7,10 +7,20 @@
 //! `Λ ← (1 − γ)Λ + γ·diag(Vg)²`, `V ← orth(V + γ (Vg) gᵀ)`, `S = (tΛ)^½ V`,
 //! `H = diag(1/(α + tλ_i))`.
 //!
-//! The initial `V` is a seeded Gaussian matrix with orthonormalised rows. Cost `O(m²d)` per row
-//! (the orthonormalisation; the sparse-time variant of SON §4 avoids it).
+//! The initial `V` is a seeded Gaussian matrix with orthonormalised rows.
+//!
+//! **Orthonormalisation in `O(md)`.** The Gram matrix of `V + γpgᵀ` (`p = Vg`, `V` orthonormal)
+//! is `I + (2γ + γ²‖g‖²)ppᵀ`, whose Cholesky factor is known in closed form
+//! ([`oja_rank_one`](super::oja_rank_one), with the derivation): Gram–Schmidt's result
+//! `L⁻¹(V + γpgᵀ)` costs `O(md)` per row instead of the `O(m²d)` of two Gram–Schmidt passes
+//! (the cost SON §3 states for Oja's sketch). The explicit Gram–Schmidt
+//! ([`orthonormalize_rows`]) still runs every `FULL_EVERY` (256) updates and whenever the
+//! condition number `1 + β‖p‖²` of that Gram matrix exceeds `FAST_MAX_COND` (10⁴): it
+//! removes the rounding the closed form accumulates (which grows with that condition number).
+//! Both give the same rows up to rounding (`tests/oja_rank_one.rs`).
 
 use super::error::{check_pos, check_row};
+use super::oja_rank_one::{apply_rows, update_apply_rows, RankOneCholesky, RankOneRow};
 use super::{Sketch, SketchError, SketchMatrix};
 use crate::linalg::orthonormalize_rows;
 use crate::Row;
@@ -18,6 +28,17 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::borrow::Cow;
+
+/// Updates between two explicit Gram–Schmidt orthonormalisations (the `t` of the update is a
+/// multiple of it), which reset the rounding of the `O(md)` closed form.
+pub(crate) const FULL_EVERY: u64 = 256;
+
+/// Largest condition number `1 + β‖p‖²` of the updated rows' Gram matrix for which the `O(md)`
+/// closed form is used; above it, the explicit Gram–Schmidt.
+pub(crate) const FAST_MAX_COND: f64 = 1e4;
+
+/// Relative norm below which a row counts as dependent (as in [`orthonormalize_rows`]).
+const DEPENDENT: f64 = 1e-10;
 
 /// Oja's streaming eigenvector sketch with its diagonal `H`.
 ///
@@ -43,6 +64,11 @@ pub struct OjaSketch {
     v: Vec<f64>,
     h: Vec<f64>,
     p: Vec<f64>,
+    /// Scratch of the closed-form orthonormalisation (not stored).
+    #[serde(skip)]
+    rows: Vec<RankOneRow>,
+    #[serde(skip)]
+    run: Vec<f64>,
 }
 
 impl OjaSketch {
@@ -90,6 +116,8 @@ impl OjaSketch {
             v,
             h: vec![1.0 / alpha; m],
             p: vec![0.0; m],
+            rows: Vec::new(),
+            run: Vec::new(),
         })
     }
 
@@ -112,6 +140,97 @@ impl OjaSketch {
     pub fn t(&self) -> u64 {
         self.t
     }
+
+    /// [`Sketch::insert`] of `g`; when `x` (length `d`) is given, also `vx = V'x` with the
+    /// updated rows `V'`, computed in the same pass over `V` when the closed-form
+    /// orthonormalisation runs on a contiguous `g` (then `true` is returned; otherwise `vx` is
+    /// not written and the caller computes `V'x` itself).
+    ///
+    /// ```
+    /// use sketchlearn::sketch::{OjaSketch, Sketch};
+    /// use sketchlearn::Row;
+    /// let mut oja = OjaSketch::new(3, 2, 1.0, 1.0, 42).unwrap();
+    /// let (g, x) = ([0.3, -0.2, 0.1], [1.0, 0.5, 0.0]);
+    /// let mut vx = [0.0; 2];
+    /// for _ in 0..300 {
+    ///     if oja.insert_projecting(Row::Dense(&g), Some(&x), &mut vx).unwrap() {
+    ///         let v = oja.eigenvectors();
+    ///         let direct = v[3] * x[0] + v[4] * x[1] + v[5] * x[2];
+    ///         assert!((vx[1] - direct).abs() < 1e-12);
+    ///     }
+    /// }
+    /// ```
+    pub fn insert_projecting(
+        &mut self,
+        g: Row<'_>,
+        x: Option<&[f64]>,
+        vx: &mut [f64],
+    ) -> Result<bool, SketchError> {
+        check_row(&g, self.dim)?;
+        let (m, d) = (self.m, self.dim);
+        self.t += 1;
+        let gamma = (self.c / self.t as f64).min(1.0);
+        for i in 0..m {
+            self.p[i] = g.dot(&self.v[i * d..(i + 1) * d]);
+        }
+        for i in 0..m {
+            self.lambda[i] = (1.0 - gamma) * self.lambda[i] + gamma * self.p[i] * self.p[i];
+        }
+        let mut projected = false;
+        if self.p.iter().any(|&x| x != 0.0) {
+            let fast = self.rank_one_rows(gamma, &g);
+            match (fast, g.contiguous(d)) {
+                (true, Some(gd)) => {
+                    let x = x.filter(|x| x.len() == d);
+                    let (rows, p) = (&self.rows, &self.p);
+                    update_apply_rows(rows, (gamma, p), &mut self.v, gd, x, vx, &mut self.run);
+                    projected = x.is_some();
+                }
+                _ => {
+                    for i in 0..m {
+                        if self.p[i] != 0.0 {
+                            g.axpy_into(gamma * self.p[i], &mut self.v[i * d..(i + 1) * d]);
+                        }
+                    }
+                    if fast {
+                        apply_rows(&self.rows, &mut self.v, d, &mut self.run);
+                    } else {
+                        orthonormalize_rows(&mut self.v, m, d);
+                    }
+                }
+            }
+        }
+        let t = self.t as f64;
+        for i in 0..m {
+            self.h[i] = 1.0 / (self.alpha + t * self.lambda[i]);
+        }
+        if self.lambda.iter().any(|x| !x.is_finite()) {
+            return Err(SketchError::NonFinite("Oja eigenvalue overflowed".into()));
+        }
+        Ok(projected)
+    }
+
+    /// The coefficients of the closed-form orthonormalisation of the rows of `V + γpgᵀ` (`p` the
+    /// `Vg` before the step) into `self.rows`: the Cholesky factor of their Gram matrix
+    /// `I + (2γ + γ²‖g‖²)ppᵀ` (module docs). Returns `false` when the explicit Gram–Schmidt is
+    /// due instead: every [`FULL_EVERY`] updates, when a row is dependent or the Gram matrix's
+    /// condition number exceeds [`FAST_MAX_COND`].
+    fn rank_one_rows(&mut self, gamma: f64, g: &Row<'_>) -> bool {
+        if self.t % FULL_EVERY == 0 {
+            return false;
+        }
+        let beta = 2.0 * gamma + gamma * gamma * g.squared_norm();
+        let mut chol = RankOneCholesky::new(beta, DEPENDENT);
+        self.rows.clear();
+        for &p in &self.p {
+            match chol.row(p) {
+                Some(r) => self.rows.push(r),
+                None => return false,
+            }
+        }
+        // σ is finite here: every row passed the finite test of `D_k = σ_k/σ_{k−1}`.
+        chol.sigma() <= FAST_MAX_COND
+    }
 }
 
 impl Sketch for OjaSketch {
@@ -128,30 +247,7 @@ impl Sketch for OjaSketch {
     }
 
     fn insert(&mut self, g: Row<'_>) -> Result<(), SketchError> {
-        check_row(&g, self.dim)?;
-        let (m, d) = (self.m, self.dim);
-        self.t += 1;
-        let gamma = (self.c / self.t as f64).min(1.0);
-        for i in 0..m {
-            self.p[i] = g.dot(&self.v[i * d..(i + 1) * d]);
-        }
-        for i in 0..m {
-            self.lambda[i] = (1.0 - gamma) * self.lambda[i] + gamma * self.p[i] * self.p[i];
-            if self.p[i] != 0.0 {
-                g.axpy_into(gamma * self.p[i], &mut self.v[i * d..(i + 1) * d]);
-            }
-        }
-        if self.p.iter().any(|&x| x != 0.0) {
-            orthonormalize_rows(&mut self.v, m, d);
-        }
-        let t = self.t as f64;
-        for i in 0..m {
-            self.h[i] = 1.0 / (self.alpha + t * self.lambda[i]);
-        }
-        if self.lambda.iter().any(|x| !x.is_finite()) {
-            return Err(SketchError::NonFinite("Oja eigenvalue overflowed".into()));
-        }
-        Ok(())
+        self.insert_projecting(g, None, &mut []).map(|_| ())
     }
 
     fn matrix(&self) -> SketchMatrix<'_> {

@@ -349,15 +349,26 @@ impl OjaCurvature {
     /// Coefficients `c_i = tλ_i/(α + tλ_i) · (v_i·x)`.
     fn coefficients(&self, x: Row<'_>) -> Vec<f64> {
         let (m, d) = (self.sketch.sketch_size(), self.sketch.dim());
-        let (v, lam) = (self.sketch.eigenvectors(), self.sketch.eigenvalues());
-        let t = self.sketch.t() as f64;
         let mut vx = Vec::with_capacity(m);
-        rows_dot(v, m, d, x, &mut vx);
-        for (i, c) in vx.iter_mut().enumerate() {
-            let tl = t * lam[i];
-            *c *= tl / (self.alpha + tl);
-        }
+        rows_dot(self.sketch.eigenvectors(), m, d, x, &mut vx);
+        self.scale_coefficients(&mut vx);
         vx
+    }
+
+    /// `Vx` (in `c`) to the coefficients `c_i = tλ_i/(α + tλ_i) · (v_i·x)`.
+    fn scale_coefficients(&self, c: &mut [f64]) {
+        let (lam, t) = (self.sketch.eigenvalues(), self.sketch.t() as f64);
+        for (ci, l) in c.iter_mut().zip(lam) {
+            let tl = t * l;
+            *ci *= tl / (self.alpha + tl);
+        }
+    }
+
+    /// `target += coef·A⁻¹x` with the coefficients `c` of `x`.
+    fn solve_with(&self, x: Row<'_>, c: &[f64], coef: f64, target: &mut [f64]) {
+        let (d, f) = (self.sketch.dim(), coef / self.alpha);
+        x.axpy_into(f, target);
+        add_rows_transposed(self.sketch.eigenvectors(), c.len(), d, c, -f, target);
     }
 }
 
@@ -382,11 +393,32 @@ impl Curvature for OjaCurvature {
     }
 
     fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]) {
-        let (d, f) = (self.sketch.dim(), coef / self.alpha);
         let c = self.coefficients(x);
-        x.axpy_into(f, target);
-        let m = c.len();
-        add_rows_transposed(self.sketch.eigenvectors(), m, d, &c, -f, target);
+        self.solve_with(x, &c, coef, target);
+    }
+
+    /// The sketch update computes `V'x` in its pass over `V` when it can
+    /// ([`OjaSketch::insert_projecting`]), saving the solve's own pass.
+    fn update_and_solve(
+        &mut self,
+        x: Row<'_>,
+        scale: f64,
+        coef: f64,
+        target: &mut [f64],
+    ) -> Result<(), SketchError> {
+        let d = self.sketch.dim();
+        let mut c = vec![0.0; self.sketch.sketch_size()];
+        let sketch = &mut self.sketch;
+        let projected = with_scaled(x, scale, |g| {
+            sketch.insert_projecting(g, x.contiguous(d), &mut c)
+        })?;
+        if projected {
+            self.scale_coefficients(&mut c);
+        } else {
+            c = self.coefficients(x);
+        }
+        self.solve_with(x, &c, coef, target);
+        Ok(())
     }
 
     fn alpha(&self) -> f64 {

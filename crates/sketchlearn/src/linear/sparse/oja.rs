@@ -18,7 +18,8 @@
 //!   the rows of `V'` (what the dense learner does) is `L⁻¹V'` with `LLᵀ = I + βppᵀ` (Cholesky,
 //!   positive diagonal). With `x = √β·p`, `σ_{−1} = 1`, `σ_k = σ_{k−1} + x_k²`:
 //!   `L = L̃·D^{½}`, `D_k = σ_k/σ_{k−1}`, `L̃_ik = x_i x_k/σ_k` (`i > k`), so `y = L̃⁻¹f` is
-//!   `y_i = f_i − x_i S`, `S ← S + (x_i/σ_i)y_i`: `F ← D^{−½}L̃⁻¹F` in `O(m²)`. A row whose
+//!   `y_i = f_i − x_i S`, `S ← S + (x_i/σ_i)y_i`: `F ← D^{−½}L̃⁻¹F` in `O(m²)` (the factor is
+//!   `sketch::oja_rank_one`, which the dense sketch applies to `V` in `O(md)`). A row whose
 //!   norm ratio `√(D_k/(1 + x_k²))` falls to `1e-10` is dropped, as the dense Gram–Schmidt does.
 //!   This replaces the paper's `O(m³)` Gram–Schmidt in the metric of `K = ZZᵀ` (Alg. 5 line 4,
 //!   Alg. 13). It does not drift: if `VVᵀ = I + E`, the next Gram matrix is `I + L⁻¹EL⁻ᵀ` with
@@ -56,6 +57,7 @@ use super::newton::{
 use super::{all_finite, lower_mul, lower_tmul};
 use crate::linalg::dot;
 use crate::linear::{weight_ok, LearnError, NewtonParams};
+use crate::sketch::RankOneCholesky;
 
 /// `ρ²` above which the basis is changed.
 const REBASE_RHO2: f64 = 1e2;
@@ -170,37 +172,27 @@ impl SparseOjaCurvature {
         tl / (self.alpha + tl)
     }
 
-    /// `F ← L⁻¹F` with `LLᵀ = I + βppᵀ` (p in `self.y`), `O(m²)`.
-    ///
-    /// Per row one division and one square root: with `r_k = 1/σ_k`, `D_k = σ_k·r_{k−1}`,
-    /// `D_k^{−½} = √(σ_{k−1}·r_k)` and `x_k/σ_k = x_k·r_k`; the dependence test
-    /// `√(D_k/(1 + x_k²)) > 1e-10` is `D_k > 1e-20·(1 + x_k²)` (no square root).
+    /// `F ← L⁻¹F` with `LLᵀ = I + βppᵀ` (p in `self.y`), `O(m²)`: the factor's rows from
+    /// [`RankOneCholesky`] (shared with the dense sketch, derivation there).
     #[inline(always)]
     fn rank_one_orthonormalize(&mut self, beta: f64, m: usize) {
-        let sb = beta.sqrt();
-        let (mut sig_prev, mut r_prev) = (1.0f64, 1.0f64);
+        let mut chol = RankOneCholesky::new(beta, DEPENDENT);
         self.run.iter_mut().for_each(|x| *x = 0.0);
         for i in 0..m {
             if !self.active[i] {
                 continue;
             }
-            let xi = sb * self.y[i];
-            let sig = sig_prev + xi * xi;
-            let di = sig * r_prev;
             let row = &mut self.f[i * m..(i + 1) * m];
-            if !(di > DEPENDENT * DEPENDENT * (1.0 + xi * xi) && di.is_finite()) {
+            let Some(r) = chol.row(self.y[i]) else {
                 row.iter_mut().for_each(|v| *v = 0.0);
                 self.active[i] = false;
                 continue;
-            }
-            let r = 1.0 / sig;
-            let (inv, coef) = ((sig_prev * r).sqrt(), xi * r);
+            };
             for (f, run) in row[..=i].iter_mut().zip(&mut self.run[..=i]) {
-                let yv = *f - xi * *run;
-                *run += coef * yv;
-                *f = yv * inv;
+                let yv = *f - r.x * *run;
+                *run += r.coef * yv;
+                *f = yv * r.inv;
             }
-            (sig_prev, r_prev) = (sig, r);
         }
     }
 
