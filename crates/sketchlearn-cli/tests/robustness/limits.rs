@@ -115,3 +115,77 @@ fn a_sketch_larger_than_the_dimension_is_capped_with_a_note() {
         assert_eq!(strip(&out), strip(&capped), "{curvature}");
     }
 }
+
+/// This machine's memory in GiB (`MemTotal`, as the footprint check reads it).
+fn machine_gib() -> f64 {
+    let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib: f64 = info
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(f64::INFINITY);
+    kib / (1u64 << 20) as f64
+}
+
+/// The multiclass memory check (`run/footprint.rs::check_fits_multiclass`, issue 24) through the
+/// command line. One-against-all over the lazily touched default members at `-b 27` trains a
+/// small 3-class VW file, with the note of the bytes per distinct feature when all 2^27 would
+/// not fit (its "all used" figure is that many bytes times 2^27); the dense softmax learner
+/// takes its `K × 2^27` weights up front (256 bytes a feature at K = 12: 32.0 GiB), so where
+/// that is more than the machine has it is refused before anything is allocated, and at `-b 31`
+/// (512 GiB) everywhere.
+#[test]
+fn multiclass_memory_note_and_refusal() {
+    let dir = Scratch::new("multiclass27");
+    let vw = dir.path("t.vw");
+    std::fs::write(&vw, "1 |f a:1 b:2\n2 |f b:1 c:1\n3 |f a:1\n").unwrap();
+    let out = run(&["train", "--multiclass", "-b", "27", &vw], None);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let note = err.lines().find(|l| l.contains("memory grows"));
+    match note {
+        Some(note) => {
+            let number = |after: &str, before: &str| -> f64 {
+                let tail = &note[note.find(after).unwrap() + after.len()..];
+                tail[..tail.find(before).unwrap()].trim().parse().unwrap()
+            };
+            let per_feature = number("grows by", "bytes with each distinct feature");
+            let all = number("feature the input uses:", "GiB if all are used");
+            let expected = per_feature * (1u64 << 27) as f64 / (1u64 << 30) as f64;
+            assert!(per_feature > 100.0, "{note}");
+            assert!((all - expected).abs() <= 0.01 * expected + 0.1, "{note}");
+            assert!(
+                all > machine_gib() && note.contains("fewer -b bits"),
+                "{note}"
+            );
+        }
+        // Over 100 bytes a feature: 12.5 GiB for 2^27, so no note means a larger machine.
+        None => assert!(machine_gib() > 12.5, "no note: {err}"),
+    }
+    let softmax = |bits: &str| {
+        let args = [
+            "train",
+            "--oaa",
+            "12",
+            "--reduction",
+            "softmax",
+            "--representation",
+            "dense",
+            "-b",
+            bits,
+        ];
+        run(&[&args[..], &[vw.as_str()]].concat(), None)
+    };
+    let mut refused = vec!["31"];
+    if machine_gib() < 32.0 {
+        refused.push("27");
+    }
+    for bits in refused {
+        let err = assert_clear_error(&softmax(bits), "up front");
+        assert!(err.contains("256 bytes a feature"), "{err}");
+        assert!(
+            err.contains("fewer -b bits") && err.contains("K=12"),
+            "{err}"
+        );
+    }
+}

@@ -263,34 +263,7 @@ impl SparseFd {
 
     /// `BᵀB` as a dense `d × d` matrix (`O(d²)`, for tests).
     pub fn covariance(&self) -> Vec<f64> {
-        let c = &self.curv;
-        let (m, d) = (c.m, self.w.cols.dim());
-        let mut rows = vec![0.0; (c.k + c.g.len()) * d];
-        let mut fz = vec![0.0; m];
-        self.w.cols.for_each_column(|j, _, z| {
-            mat_vec(&c.f, m, m, z, &mut fz);
-            for i in 0..c.k {
-                rows[i * d + j] = c.sigma[i] * fz[i];
-            }
-        });
-        for (r, row) in c.g.iter().enumerate() {
-            for (&j, &v) in row.indices.iter().zip(&row.values) {
-                rows[(c.k + r) * d + j as usize] = v;
-            }
-        }
-        let l = c.k + c.g.len();
-        let mut cov = vec![0.0; d * d];
-        for i in 0..l {
-            let r = &rows[i * d..(i + 1) * d];
-            for a in 0..d {
-                if r[a] != 0.0 {
-                    for c in 0..d {
-                        cov[a * d + c] += r[a] * r[c];
-                    }
-                }
-            }
-        }
-        cov
+        self.curv.covariance(&self.w.cols)
     }
 }
 
@@ -559,6 +532,40 @@ impl SparseFdCurvature {
             }
         }
         self.trk = ma as f64;
+    }
+}
+
+impl SparseFdCurvature {
+    /// `BᵀB` as a dense `d × d` matrix over the columns `cols` (`O(d²)`, for tests).
+    pub(super) fn covariance(&self, cols: &LazyColumns) -> Vec<f64> {
+        let c = self;
+        let (m, d) = (c.m, cols.dim());
+        let mut rows = vec![0.0; (c.k + c.g.len()) * d];
+        let mut fz = vec![0.0; m];
+        cols.for_each_column(|j, _, z| {
+            mat_vec(&c.f, m, m, z, &mut fz);
+            for i in 0..c.k {
+                rows[i * d + j] = c.sigma[i] * fz[i];
+            }
+        });
+        for (r, row) in c.g.iter().enumerate() {
+            for (&j, &v) in row.indices.iter().zip(&row.values) {
+                rows[(c.k + r) * d + j as usize] = v;
+            }
+        }
+        let l = c.k + c.g.len();
+        let mut cov = vec![0.0; d * d];
+        for i in 0..l {
+            let r = &rows[i * d..(i + 1) * d];
+            for a in 0..d {
+                if r[a] != 0.0 {
+                    for c in 0..d {
+                        cov[a * d + c] += r[a] * r[c];
+                    }
+                }
+            }
+        }
+        cov
     }
 }
 

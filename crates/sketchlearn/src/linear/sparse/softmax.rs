@@ -58,7 +58,9 @@
 //! scores cancel (`|w̄ᵀx̃| + |rest| > 1000·|z|` for the class where it is largest), `Zᵀb_k` and
 //! `Gᵀc_k` are moved into `w̄_k` (lazily) with a change of basis, as the binary learner does.
 //! `tests/sparse_softmax.rs` checks the predictions and weights against [`SoftmaxSon`] over
-//! `FdCurvature` (doubling FD and RFD) to 1e-9 through many shrinks, and save/load mid-stream.
+//! `FdCurvature` (doubling FD and RFD) through many shrinks — to 1e-9 plus a multiple of how far
+//! the dense learner moves under one-ulp changes of its inputs (it amplifies rounding where its
+//! steps overshoot the scores) — and save/load mid-stream.
 //! SON's diagonal adaptation (§5.2) is not available here (its `D` would be read and written
 //! on all `d̃` coordinates by the dense rescaling; use the dense learner).
 
@@ -215,6 +217,12 @@ impl SparseSoftmax {
     /// The `α` in use (`α₀ + Σδ/2` for RFD).
     pub fn alpha(&self) -> f64 {
         self.curv.alpha()
+    }
+
+    /// The sketch's `BᵀB` as a dense `d̃ × d̃` matrix (`O(d̃²)`, for tests: the dense learner's
+    /// is its curvature's FD buffer).
+    pub fn covariance(&self) -> Vec<f64> {
+        self.curv.covariance(&self.w.cols)
     }
 
     /// Number of FD shrinks so far.
