@@ -51,7 +51,7 @@ use super::newton::SparseWeights;
 use crate::linalg::dot;
 use crate::linear::LearnError;
 use crate::sketch::{shrink_rule, SketchError};
-use crate::small_sym_eigen::SmallSymEigen;
+use crate::small_sym_eigen::FdEigen;
 
 /// Largest `|VVᵀ − I|` entry tolerated after a shrink before `V` is re-orthonormalised (on
 /// data touching few columns; see [`SparseFdCurvature::reorthonormalize`]).
@@ -107,8 +107,8 @@ pub(super) struct ShrinkWork {
     col: Vec<f64>,
     cmat: Vec<f64>,
     /// One eigen-workspace per size of `C` met so far (at most `m + 2m` sizes):
-    /// [`SmallSymEigen`], not faer's solver, which is bound by its set-up at these sizes.
-    eigs: Vec<SmallSymEigen>,
+    /// [`FdEigen`] (not faer's solver at these sizes, where it is bound by its set-up).
+    eigs: Vec<FdEigen>,
     lam: Vec<f64>,
     uvec: Vec<f64>,
     dense: Vec<f64>,
@@ -285,7 +285,7 @@ impl SparseFdCurvature {
         let at = match work.eigs.iter().position(|e| e.size() == nc) {
             Some(at) => at,
             None => {
-                work.eigs.push(SmallSymEigen::new(nc));
+                work.eigs.push(FdEigen::new(nc));
                 work.eigs.len() - 1
             }
         };
