@@ -95,9 +95,20 @@ impl SmallSymEigen {
         // row up, and the FD shrink's `C` has its large entries (the kept `σ²`) first; graded
         // downward, the small eigenvalues keep more relative accuracy (EISPACK's advice for
         // `tred2`). The eigenvectors are reversed back in `sorted_output`.
+        // Scaled by a power of two (exact) so that the largest entry is near 1: the QL sweep's
+        // intermediate quotients and squares stay far from overflow and underflow whatever
+        // the scale of the input.
+        let big = (0..n)
+            .flat_map(|i| a[i * n..i * n + i + 1].iter())
+            .fold(0.0f64, |acc, x| acc.max(x.abs()));
+        let scale = if big > 0.0 {
+            2f64.powi(big.log2().round() as i32)
+        } else {
+            1.0
+        };
         for i in 0..n {
             for j in 0..=i {
-                let v = a[i * n + j];
+                let v = a[i * n + j] / scale;
                 self.q[(n - 1 - i) * n + (n - 1 - j)] = v;
                 self.q[(n - 1 - j) * n + (n - 1 - i)] = v;
             }
@@ -105,6 +116,7 @@ impl SmallSymEigen {
         tred2(&mut self.q, &mut self.d, &mut self.e, n);
         transpose_square(&mut self.q, n);
         tql2(&mut self.q, &mut self.d, &mut self.e, n)?;
+        self.d.iter_mut().for_each(|x| *x *= scale);
         self.sorted_output();
         if self.values.iter().any(|x| !x.is_finite()) {
             return Err(LinalgError::NonFinite);
