@@ -40,6 +40,7 @@ pub mod model;
 pub mod prelude;
 pub mod run;
 pub mod sketch;
+pub mod small_sym_eigen;
 pub(crate) mod sorted_map;
 pub mod spectral;
 pub mod synthetic;

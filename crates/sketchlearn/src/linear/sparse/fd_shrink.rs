@@ -48,9 +48,10 @@ use super::columns::{head, Z};
 use super::fd::{RawRow, SparseFdCurvature};
 use super::gram_schmidt::{decompose_with, GramSchmidtWork, GRAM_DEPENDENT};
 use super::newton::SparseWeights;
-use crate::linalg::{dot, SymEigen};
+use crate::linalg::dot;
 use crate::linear::LearnError;
 use crate::sketch::{shrink_rule, SketchError};
+use crate::small_sym_eigen::FdEigen;
 
 /// Largest `|VVᵀ − I|` entry tolerated after a shrink before `V` is re-orthonormalised (on
 /// data touching few columns; see [`SparseFdCurvature::reorthonormalize`]).
@@ -105,8 +106,9 @@ pub(super) struct ShrinkWork {
     gs: GramSchmidtWork,
     col: Vec<f64>,
     cmat: Vec<f64>,
-    /// One eigen-workspace per size of `C` met so far (at most `m + 2m` sizes).
-    eigs: Vec<SymEigen>,
+    /// One eigen-workspace per size of `C` met so far (at most `m + 2m` sizes):
+    /// [`FdEigen`] (not faer's solver at these sizes, where it is bound by its set-up).
+    eigs: Vec<FdEigen>,
     lam: Vec<f64>,
     uvec: Vec<f64>,
     dense: Vec<f64>,
@@ -283,7 +285,7 @@ impl SparseFdCurvature {
         let at = match work.eigs.iter().position(|e| e.size() == nc) {
             Some(at) => at,
             None => {
-                work.eigs.push(SymEigen::new(nc));
+                work.eigs.push(FdEigen::new(nc));
                 work.eigs.len() - 1
             }
         };
