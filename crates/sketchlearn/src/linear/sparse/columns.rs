@@ -634,8 +634,6 @@ impl LazyColumns {
     pub(crate) fn exact_gram(&self, limit: usize) -> Option<Vec<f64>> {
         let list = self.touched.as_ref().filter(|l| l.len() <= limit)?;
         let m = self.m;
-        let mut k = vec![0.0; m * m];
-        let mut z = vec![0.0; m];
         // D₀ − Σ_touched z₀z₀ᵀ: diagonal.
         let mut d0 = vec![0.0; m];
         if let Init::Structured { seed } = self.init {
@@ -649,24 +647,7 @@ impl LazyColumns {
                 }
             }
         }
-        // Σ_touched z zᵀ on the lower triangle, then mirrored: the same sums to the bit as
-        // the full square (z_a·z_b = z_b·z_a exactly), in half the work.
-        let (mut slot, mut tmp) = (Vec::new(), Vec::new());
-        for &j in list {
-            self.peek_into(j as usize, &mut slot, &mut tmp);
-            z.copy_from_slice(&slot[Z..Z + m]);
-            for a in 0..m {
-                let za = z[a];
-                for (kab, zb) in k[a * m..=a * m + a].iter_mut().zip(&z) {
-                    *kab += za * zb;
-                }
-            }
-        }
-        for a in 0..m {
-            for b in 0..a {
-                k[b * m + a] = k[a * m + b];
-            }
-        }
+        let mut k = self.columns_gram(list.iter().copied());
         // The never-touched columns: T·diag(d0)·Tᵀ (T = I when none was ever applied).
         match &self.pristine.tt {
             None => (0..m).for_each(|a| k[a * m + a] += d0[a]),
@@ -768,6 +749,31 @@ impl LazyColumns {
         self.cur_members = base.cur_members.clone();
         self.rebases = base.rebases;
         self.touched = base.touched.clone();
+    }
+
+    /// `Σ_j Z[:, j]Z[:, j]ᵀ` (`m × m`, row-major) over `cols`, in their order, with the
+    /// columns' current values: summed on the lower triangle, then mirrored (the same sums to
+    /// the bit as the full square, `z_a·z_b = z_b·z_a` exactly, in half the work).
+    pub(crate) fn columns_gram(&self, cols: impl Iterator<Item = u32>) -> Vec<f64> {
+        let m = self.m;
+        let mut k = vec![0.0; m * m];
+        let (mut slot, mut tmp) = (Vec::new(), Vec::new());
+        for j in cols {
+            self.peek_into(j as usize, &mut slot, &mut tmp);
+            let z = &slot[Z..Z + m];
+            for a in 0..m {
+                let za = z[a];
+                for (kab, zb) in k[a * m..=a * m + a].iter_mut().zip(z) {
+                    *kab += za * zb;
+                }
+            }
+        }
+        for a in 0..m {
+            for b in 0..a {
+                k[b * m + a] = k[a * m + b];
+            }
+        }
+        k
     }
 
     /// Past epochs that still own columns.

@@ -94,31 +94,13 @@ pub(super) fn round_columns(a: &SparseFd, b: &SparseFd, g: &SparseFd) -> Option<
 
 /// `K = Σ z_{G,j}z_{G,j}ᵀ` (`m × m`) over the base's touched columns not in `round`.
 fn untouched_gram(g: &SparseFd, round: &[u32]) -> Vec<f64> {
-    let m = g.curv.m;
-    let mut k = vec![0.0; m * m];
-    let mut z = vec![0.0; m];
     let mut learned = vec![0u64; g.w.cols.dim().div_ceil(64)];
     for &j in round {
         learned[j as usize / 64] |= 1 << (j % 64);
     }
-    for j in g.w.cols.touched_columns() {
-        if learned[j as usize / 64] >> (j % 64) & 1 == 1 {
-            continue;
-        }
-        g.w.cols.peek(j as usize, &mut z);
-        for a in 0..m {
-            let za = z[a];
-            for (kab, zb) in k[a * m..=a * m + a].iter_mut().zip(&z) {
-                *kab += za * zb;
-            }
-        }
-    }
-    for a in 0..m {
-        for b in 0..a {
-            k[b * m + a] = k[a * m + b];
-        }
-    }
-    k
+    let untouched = |&j: &u32| learned[j as usize / 64] >> (j % 64) & 1 == 0;
+    let cols = g.w.cols.touched_columns();
+    g.w.cols.columns_gram(cols.into_iter().filter(untouched))
 }
 
 /// `Tᵀ` of a learner's rebases since the base (identity when `None`) applied: `(F·T)[i, :]`
