@@ -44,6 +44,21 @@ struct Outcome {
 }
 
 impl LinearLearners {
+    /// This state merged with `other` over `base` (a new state; the GIL released meanwhile).
+    fn merged_state(
+        &self,
+        py: Python<'_>,
+        other: &LinearLearners,
+        base: Option<&LinearLearners>,
+    ) -> PyResult<State> {
+        let (mine, theirs) = (&self.state, &other.state);
+        let base = base.map(|b| &b.state);
+        py.detach(|| {
+            let mut merged = mine.clone();
+            merged.merge(theirs, base).map(|()| merged)
+        })
+    }
+
     pub(crate) fn from_state(state: State) -> Self {
         LinearLearners {
             state,
@@ -449,14 +464,21 @@ impl LinearLearners {
         other: PyRef<'_, LinearLearners>,
         base: Option<PyRef<'_, LinearLearners>>,
     ) -> PyResult<()> {
-        let (mine, theirs) = (&self.state, &other.state);
-        let base = base.as_ref().map(|b| &b.state);
-        let merged = other.py().detach(|| {
-            let mut merged = mine.clone();
-            merged.merge(theirs, base).map(|()| merged)
-        })?;
-        self.state = merged;
+        self.state = self.merged_state(other.py(), &other, base.as_deref())?;
         Ok(())
+    }
+
+    /// [`merge`](Self::merge) into a new object, leaving this one unchanged: one copy of the
+    /// state instead of a copy and then a merge into the copy (`sketchlearn.dask` merges task
+    /// results, which other tasks may still read).
+    #[pyo3(signature = (other, base=None))]
+    fn merged(
+        &self,
+        other: PyRef<'_, LinearLearners>,
+        base: Option<PyRef<'_, LinearLearners>>,
+    ) -> PyResult<Self> {
+        self.merged_state(other.py(), &other, base.as_deref())
+            .map(Self::from_state)
     }
 
     /// Learns one file (LIBSVM, VW or CSV; `.gz` read through) with the Rust reader and the

@@ -233,6 +233,21 @@ def test_merge_errors_are_clear():
         sparse.merge(pickle.loads(pickle.dumps(sparse)))
 
 
+def test_merged_returns_the_merge_and_leaves_both_states_unchanged():
+    """``LinearLearners.merged`` (what ``sketchlearn.dask`` merges task results with) gives
+    the state ``merge`` gives, and changes neither input."""
+    X, y = classification(n=400)
+    base = OnlineClassifier().partial_fit(X[:100], y[:100], classes=np.unique(y))
+    a = pickle.loads(pickle.dumps(base)).partial_fit(X[100:250], y[100:250])
+    b = pickle.loads(pickle.dumps(base)).partial_fit(X[250:], y[250:])
+    before = a.learners_.state_bytes(), b.learners_.state_bytes()
+    new = a.learners_.merged(b.learners_, base.learners_)
+    assert (a.learners_.state_bytes(), b.learners_.state_bytes()) == before
+    a.merge(b, base=base)
+    assert new.state_bytes() == a.learners_.state_bytes()
+    assert new.examples_seen == 400
+
+
 def test_readme_dask_example(monkeypatch):
     """The README's Dask example (its second Python block) runs as written."""
     import re

@@ -36,7 +36,9 @@
 //! projections drawn from the same seed, dense or sparse-time) give
 //! [`MergeError::Unsupported`] with the reason. The sparse-time FD/RFD learners, whose state
 //! lives in lazily rebased bases, are merged through their materialised weights and sketch
-//! rows on the touched columns (`linear/sparse/merge.rs`).
+//! rows on the touched columns (`linear/sparse/merge.rs`); over a base that was itself made by
+//! a merge, only the columns learned on in the round are computed, the others being one lazy
+//! rebase of the base's store (`linear/sparse/merge_lazy.rs`, the same result to rounding).
 //!
 //! ```
 //! use sketchlearn::linear::{LearnerConfig, LinearModel, OnlineLearner};

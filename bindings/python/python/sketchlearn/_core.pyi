@@ -55,6 +55,8 @@ class LinearLearners:
         """Hyper-parameters as estimator parameters."""
     def merge(self, other: LinearLearners, base: LinearLearners | None = None) -> None:
         """Iterative parameter mixing of ``other`` into these learners (over ``base``)."""
+    def merged(self, other: LinearLearners, base: LinearLearners | None = None) -> LinearLearners:
+        """``merge`` into new learners, these unchanged."""
     def sketch_error_bound(self) -> float | None:
         """Largest total shrinkage of the FD/RFD curvature sketches (FD's error bound)."""
     def learn_file(

@@ -115,8 +115,12 @@ def _learn_block(model, X, y, fmt: str, zero_based: bool):
 
 
 def _merge(a, b, base):
-    out = copy.deepcopy(a)
-    return out.merge(b, base=base)
+    """``a`` merged with ``b`` over ``base``, as a new estimator: ``a`` is a task's result
+    (a recomputed task may read it again), so it is left unchanged; the state is copied once,
+    by the merge itself."""
+    out = copy.copy(a)
+    out.learners_ = a.learners_.merged(b.learners_, base.learners_)
+    return out
 
 
 def _tree_merge(client, parts: list, base) -> Any:

@@ -52,6 +52,10 @@
 //! proportional to `d` beyond one scan of the column stamps. Merging with a learner that
 //! learned nothing since the base returns the other state unchanged (the identity).
 //!
+//! Over a base made by a merge (every round of distributed training after the first), the
+//! columns neither learner touched in the round are not visited: `merge_lazy.rs` computes the
+//! learned-on columns as here and expresses the others as one lazy rebase of the base's store.
+//!
 //! # Refused
 //!
 //! Sparse RP- and Oja-SON, for the reasons their dense sketches are
@@ -143,26 +147,58 @@ impl MergeShare for SparseFd {
             *self = other.clone();
             return Ok(());
         }
+        if let Some(g) = base {
+            if let Some(round) = super::merge_lazy::round_columns(self, other, g) {
+                return self.merge_over_base(other, g, share, &round);
+            }
+        }
+        self.merge_materialised(other, base, share)
+    }
+}
+
+impl SparseFd {
+    /// The merge through the explicit objects on every touched column (module docs).
+    pub(super) fn merge_materialised(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+    ) -> MergeResult {
         let cols = touched_union(self, other, base);
         let m = self.curv.m;
         let stack = Stack::new(self, other, base);
         let merged = signed_coefficients(&stack.gram(&cols), &stack.signs, m, m)?;
         let mut store = stack.write(&cols, &merged.coef, merged.keep, share)?;
         let sigma = orthonormalise(&mut store, &cols, merged.keep);
+        self.finish_merge(other, base, share, store, &sigma, merged.delta)
+    }
+
+    /// The merged learner from its store (weights `w̄ = w`, orthonormal directions in the
+    /// first sketch coordinates), the merged rows' norms `sigma` and the merge's shrink
+    /// `delta`: counters added over the base, `b = 0`, the curvature reset to `F = I`.
+    pub(super) fn finish_merge(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+        store: LazyColumns,
+        sigma: &[f64],
+        delta: f64,
+    ) -> MergeResult {
+        let m = self.curv.m;
         let g = base.map(|g| &g.curv);
         let (a, b) = (&self.curv, &other.curv);
         let counts = Counts {
             shrink_total: add_scalar(a.shrink_total, b.shrink_total, g.map(|g| g.shrink_total))
-                + merged.delta,
-            shrinks: add_count(a.shrinks, b.shrinks, g.map(|g| g.shrinks))
-                + u64::from(merged.delta > 0.0),
+                + delta,
+            shrinks: add_count(a.shrinks, b.shrinks, g.map(|g| g.shrinks)) + u64::from(delta > 0.0),
             rows_seen: add_count(a.rows_seen, b.rows_seen, g.map(|g| g.rows_seen)),
         };
         self.examples = add_count(self.examples, other.examples, base.map(|g| g.examples));
         self.pscale = share * self.pscale + (1.0 - share) * other.pscale;
         self.z.clear();
         self.w = SparseWeights::new(store, m);
-        self.curv.reset_to(&sigma, counts)?;
+        self.curv.reset_to(sigma, counts)?;
         Ok(())
     }
 }
@@ -226,7 +262,7 @@ fn touched_union(a: &SparseFd, b: &SparseFd, base: Option<&SparseFd>) -> Vec<u32
 
 /// One entry of a raw row `G_q` of the stack: `R[row, col] = value`, and the entry's term
 /// `c_q·value` of that side's weights `Gᵀc` (0 for the base, whose weights are not needed).
-struct RawEntry {
+pub(super) struct RawEntry {
     col: u32,
     row: usize,
     side: usize,
@@ -238,18 +274,18 @@ struct RawEntry {
 /// sketch rows `diag(σ)·F·Z_{:k}` of each side (dense on `T`, computed column by column from
 /// the lazy stores), then the raw rows `G` of each side (through their entries), with the
 /// sign each enters with (`+1` the two learners, `−1` the base).
-struct Stack<'a> {
+pub(super) struct Stack<'a> {
     /// Each side and the position of its first sketch row in `R`.
-    sides: Vec<(&'a SparseFd, usize)>,
+    pub(super) sides: Vec<(&'a SparseFd, usize)>,
     /// Number of sketch rows (the dense part of `R`).
-    dense: usize,
-    signs: Vec<f64>,
+    pub(super) dense: usize,
+    pub(super) signs: Vec<f64>,
     /// The raw rows' entries, by increasing column.
     raw: Vec<RawEntry>,
 }
 
 impl<'a> Stack<'a> {
-    fn new(a: &'a SparseFd, b: &'a SparseFd, base: Option<&'a SparseFd>) -> Self {
+    pub(super) fn new(a: &'a SparseFd, b: &'a SparseFd, base: Option<&'a SparseFd>) -> Self {
         let parts: Vec<(&SparseFd, f64)> = [(a, 1.0), (b, 1.0)]
             .into_iter()
             .chain(base.map(|g| (g, -1.0)))
@@ -320,7 +356,7 @@ impl<'a> Stack<'a> {
     }
 
     /// `RRᵀ` (`r × r`, row-major), accumulated column by column.
-    fn gram(&self, cols: &[u32]) -> Vec<f64> {
+    pub(super) fn gram(&self, cols: &[u32]) -> Vec<f64> {
         let r = self.signs.len();
         let mut g = vec![0.0; r * r];
         self.for_each_column(cols, |_, x, _, entries| {
@@ -357,10 +393,28 @@ impl<'a> Stack<'a> {
         keep: usize,
         share: f64,
     ) -> Result<LazyColumns, MergeError> {
-        let (r, nd) = (self.signs.len(), self.dense);
         let first = self.sides[0].0;
         let (dim, m) = (first.w.cols.dim(), first.curv.m);
         let mut store = LazyColumns::new(dim, m, Init::Zero);
+        self.merged_columns(cols, coef, keep, share, |j, w, u| {
+            let slot = store.current(j as usize);
+            slot[W] = w;
+            slot[Z..Z + keep].copy_from_slice(u);
+        })?;
+        Ok(store)
+    }
+
+    /// Walks `cols` with the mixed weight `w_j` and the `keep` merged rows `C·R[:, j]`
+    /// (`coef`: row-major `keep × r`) of each column; an error if any is not finite.
+    pub(super) fn merged_columns(
+        &self,
+        cols: &[u32],
+        coef: &[f64],
+        keep: usize,
+        share: f64,
+        mut f: impl FnMut(u32, f64, &[f64]),
+    ) -> MergeResult {
+        let (r, nd) = (self.signs.len(), self.dense);
         let mut u = vec![0.0; keep];
         let mut finite = true;
         self.for_each_column(cols, |j, x, mut w, entries| {
@@ -378,14 +432,12 @@ impl<'a> Stack<'a> {
             let (wa, wb) = w.split_at_mut(1);
             mix(wa, wb, share);
             finite &= w[0].is_finite() && u.iter().all(|v| v.is_finite());
-            let slot = store.current(j as usize);
-            slot[W] = w[0];
-            slot[Z..Z + keep].copy_from_slice(&u);
+            f(j, w[0], &u);
         });
         if !finite {
             return Err(SketchError::NonFinite("merged sparse FD rows or weights".into()).into());
         }
-        Ok(store)
+        Ok(())
     }
 }
 
@@ -425,7 +477,7 @@ fn orthonormalise(store: &mut LazyColumns, cols: &[u32], k: usize) -> Vec<f64> {
 /// rows combine the vectors into orthonormal ones. Each vector is normalised first (its norm
 /// `√h_ii`) so that the remainders are measured relative to 1; vectors of norm zero or with a
 /// remainder at most `10⁻⁸` are dropped.
-fn gram_schmidt_map(h: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn gram_schmidt_map(h: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
     let inner = |x: &[f64], y: &[f64]| -> f64 {
         (0..k).map(|a| x[a] * dot(&h[a * k..(a + 1) * k], y)).sum()
     };

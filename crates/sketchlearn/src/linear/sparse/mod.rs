@@ -65,6 +65,7 @@ mod fd_shrink;
 mod gather;
 pub(crate) mod gram_schmidt;
 mod merge;
+mod merge_lazy;
 pub mod newton;
 pub mod oja;
 mod row_index;
