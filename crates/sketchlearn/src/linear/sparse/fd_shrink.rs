@@ -541,8 +541,14 @@ fn transpose_into(a: &[f64], rows: usize, cols: usize, t: &mut Vec<f64>) {
 }
 
 /// The inverse of a row-major `m × m` matrix by Gauss–Jordan with partial pivoting into `inv`
-/// (`w`: scratch), or `false` when it is singular or its condition number (Frobenius norms)
-/// exceeds [`MAX_COND`].
+/// (`w`: scratch), or `false` when it is singular, its condition number (Frobenius norms)
+/// exceeds [`MAX_COND`], or its inverse's norm does.
+///
+/// The last test matters for `N₁` on its own: when every new direction lies outside the old
+/// basis, `N₁` is tiny yet well conditioned, `A = N₁⁻¹N₂` reaches 1e33, and the fast path's
+/// `Z += AG` and `w̄ += Gᵀ(c − Aᵀb)` cancel numbers near 1e14 (m = 2, d = 11: the weights moved
+/// by 2⁻⁵, one ulp at 2e14, while the sketches agreed to 1e-14; about 1 random stream in 400).
+/// The direct path has no such amplification.
 fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>) -> bool {
     w.clear();
     w.extend_from_slice(a);
@@ -584,5 +590,5 @@ fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>) -> bool {
     }
     let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
     let ni: f64 = inv.iter().map(|x| x * x).sum::<f64>().sqrt();
-    (na * ni).is_finite() && na * ni <= MAX_COND
+    (na * ni).is_finite() && na * ni <= MAX_COND && ni <= MAX_COND
 }
