@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use sketchlearn::data::ClassSpec;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction};
-use sketchlearn::linear::LearnerConfig;
+use sketchlearn::linear::{Algorithm, LearnerConfig};
 
 /// Classes and prediction-output flags.
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -48,15 +48,49 @@ impl ClassArgs {
         })
     }
 
-    /// The multiclass configuration over the binary learner `member`.
-    pub fn multiclass_config(&self, member: LearnerConfig) -> Result<MulticlassConfig> {
+    /// The multiclass configuration over the binary learner `member`. One-against-all trains
+    /// `member` per class; softmax takes its sketch flags from it (`--curvature`, `--size`,
+    /// `--alpha`, `--c`, `--clip`, `--diag`, `--no-bias`/`--bias-value`, `--seed`) and `--alpha0`
+    /// when given (`alpha0`; the softmax default α₀ = 1 differs from the binary one).
+    pub fn multiclass_config(
+        &self,
+        member: LearnerConfig,
+        alpha0: Option<f64>,
+    ) -> Result<MulticlassConfig> {
         if !member.loss.is_classification() {
             bail!("--multiclass needs a classification loss, not --loss squared");
         }
+        let reduction = self.reduction.unwrap_or(Reduction::OneVsAll);
+        let d = MulticlassConfig::default();
+        if reduction == Reduction::OneVsAll {
+            return Ok(MulticlassConfig {
+                reduction,
+                member,
+                ..d
+            });
+        }
+        if !matches!(member.algorithm, Algorithm::Auto | Algorithm::Newton) {
+            bail!(
+                "--reduction softmax is one sketched Newton learner (SON); --algo {} applies to \
+                 --reduction oaa",
+                member.algorithm.name()
+            );
+        }
         Ok(MulticlassConfig {
-            reduction: self.reduction.unwrap_or(Reduction::OneVsAll),
+            reduction,
+            curvature: member.curvature,
+            size: member.size,
+            alpha: member.alpha,
+            alpha0: alpha0.unwrap_or(d.alpha0),
+            c: member.c,
+            clip: member.clip,
+            bias: member.bias,
+            bias_value: member.bias_value,
+            seed: member.seed,
+            diag: member.diag,
+            diag_d0: member.diag_d0,
             member,
-            ..MulticlassConfig::default()
+            ..d
         })
     }
 }

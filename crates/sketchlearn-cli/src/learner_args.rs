@@ -78,9 +78,9 @@ pub struct LearnerArgs {
     /// Newton: α of A = αI + SᵀS (1/α: step size); ada-fd: δ
     #[arg(long, value_name = "A", default_value_t = d().alpha, help_heading = "Sketch")]
     pub alpha: f64,
-    /// RFD-SON: initial α₀ of the RFD sketch; sketchy: initial δ
-    #[arg(long, value_name = "A", default_value_t = d().alpha0, help_heading = "Sketch")]
-    pub alpha0: f64,
+    /// RFD-SON: initial α₀ of the RFD sketch; sketchy: initial δ [default: 0.2; softmax: 1]
+    #[arg(long, value_name = "A", help_heading = "Sketch")]
+    pub alpha0: Option<f64>,
     /// Newton: c = σ + η (the sketch receives √c·g)
     #[arg(long = "c", value_name = "C", default_value_t = d().c, help_heading = "Sketch")]
     pub c: f64,
@@ -134,7 +134,7 @@ impl LearnerArgs {
             size: self.size,
             loss: self.loss,
             alpha: self.alpha,
-            alpha0: self.alpha0,
+            alpha0: self.alpha0.unwrap_or(d.alpha0),
             c: self.c,
             clip: self.clip.unwrap_or(d.clip),
             diag: self.diag || d.diag,

@@ -249,7 +249,10 @@ pub fn train(
         }
         None => {
             let member = args.learner.config(args.seed)?;
-            MulticlassStart::New(args.class.multiclass_config(member)?, args.class.spec()?)
+            MulticlassStart::New(
+                args.class.multiclass_config(member, args.learner.alpha0)?,
+                args.class.spec()?,
+            )
         }
     };
     let options = TrainOptions {

@@ -275,3 +275,36 @@ fn l1_and_l2_penalise_the_one_against_all_members() {
     ]);
     assert!(err.contains("softmax step is a Newton step"), "{err}");
 }
+
+/// `--reduction softmax` takes its sketch flags (it used to ignore them): the softmax
+/// defaults given explicitly (`--size 10 --alpha0 1 --c 0.1`) are the run without them, each
+/// flag changes the run, and a first-order `--algo` is refused.
+#[test]
+fn softmax_takes_the_sketch_flags() {
+    let data = penguins();
+    let softmax = |extra: &[&str]| {
+        let mut args = SPECIES.to_vec();
+        args.extend(["--reduction", "softmax"]);
+        args.extend(extra);
+        args.push(&data);
+        json(&args)
+    };
+    let loss = |v: &serde_json::Value| error(v, "multiclass_log_loss");
+    let plain = softmax(&[]);
+    let explicit = softmax(&["--size", "10", "--alpha0", "1", "--c", "0.1"]);
+    assert_eq!(loss(&plain), loss(&explicit), "{plain} / {explicit}");
+    for flags in [
+        &["--size", "2"][..],
+        &["--alpha0", "20"],
+        &["--c", "1"],
+        &["--curvature", "fd"],
+        &["--diag"],
+    ] {
+        let changed = softmax(flags);
+        assert_ne!(loss(&plain), loss(&changed), "{flags:?}: {changed}");
+    }
+    let mut args = SPECIES.to_vec();
+    args.extend(["--reduction", "softmax", "--algo", "adagrad", &data]);
+    let err = refused(&args);
+    assert!(err.contains("--algo adagrad applies to --reduction oaa"), "{err}");
+}
