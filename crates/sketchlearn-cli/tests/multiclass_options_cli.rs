@@ -306,5 +306,8 @@ fn softmax_takes_the_sketch_flags() {
     let mut args = SPECIES.to_vec();
     args.extend(["--reduction", "softmax", "--algo", "adagrad", &data]);
     let err = refused(&args);
-    assert!(err.contains("--algo adagrad applies to --reduction oaa"), "{err}");
+    assert!(
+        err.contains("--algo adagrad applies to --reduction oaa"),
+        "{err}"
+    );
 }
