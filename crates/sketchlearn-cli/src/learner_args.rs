@@ -78,7 +78,7 @@ pub struct LearnerArgs {
     /// Newton: α of A = αI + SᵀS (1/α: step size); ada-fd: δ
     #[arg(long, value_name = "A", default_value_t = d().alpha, help_heading = "Sketch")]
     pub alpha: f64,
-    /// RFD-SON: initial α₀ of the RFD sketch; sketchy: initial δ [default: 0.2; softmax: 1]
+    /// RFD-SON: initial α₀; sketchy: initial δ [default: 0.2; softmax: 1]
     #[arg(long, value_name = "A", help_heading = "Sketch")]
     pub alpha0: Option<f64>,
     /// Newton: c = σ + η (the sketch receives √c·g)
