@@ -112,34 +112,32 @@ fn weight_bound(learner: &AnyLearner) -> Option<f64> {
         AnyLearner::ScaledMixture(m) => mixture(m.mixture()),
         _ => match column_weights(learner, &mut Vec::new()) {
             Some(w) => Some(largest(w.iter().map(|(_, w)| *w))),
-            // The intercept multiplies one weight by its value.
-            None => match learner {
-                AnyLearner::Intercept(l) => {
-                    Some(weight_bound(l.inner())? * l.value().abs().max(1.0))
-                }
-                // The rescaling wrappers multiply each weight by a factor (the intercept's by 1).
-                AnyLearner::RowScaling(l) => {
-                    Some(weight_bound(l.inner())? * l.inverse_scale().abs().max(1.0))
-                }
-                AnyLearner::UnitScaling(l) => {
-                    Some(weight_bound(l.inner())? * l.largest_inverse_scale())
-                }
-                AnyLearner::FeatureScaling(l) => {
-                    Some(weight_bound(l.inner())? * l.largest_inverse_scale())
-                }
-                AnyLearner::Diagonal(l) => Some(weight_bound(l.inner())? * l.largest_scale()),
-                // Label units: the wrapped learner's weights times `σ`.
-                AnyLearner::TargetStandardization(l) => {
-                    Some(weight_bound(l.inner())? * l.location_scale().1.abs())
-                }
-                // From the features touched, not the `d` entries.
-                AnyLearner::AdaGrad(l) => Some(l.largest_weight()),
-                AnyLearner::RunningMean(_) => Some(0.0),
-                // Learners that store their `d` weights (borrowed, no copy) and the rest.
-                _ => Some(largest(learner.weights().iter().copied())),
-            },
+            None => wrapper_bound(learner),
         },
     }
+}
+
+/// [`weight_bound`] of a learner that is neither a mixture nor over a sparse-time core: a
+/// wrapper multiplies each weight of its inner learner by at most a known factor; AdaGrad reads
+/// its touched features; the rest store their weights.
+fn wrapper_bound(learner: &AnyLearner) -> Option<f64> {
+    let (inner, factor) = match learner {
+        // The intercept multiplies one weight by its value.
+        AnyLearner::Intercept(l) => (l.inner(), l.value().abs().max(1.0)),
+        // The rescaling wrappers multiply each weight by a factor (the intercept's by 1).
+        AnyLearner::RowScaling(l) => (l.inner(), l.inverse_scale().abs().max(1.0)),
+        AnyLearner::UnitScaling(l) => (l.inner(), l.largest_inverse_scale()),
+        AnyLearner::FeatureScaling(l) => (l.inner(), l.largest_inverse_scale()),
+        AnyLearner::Diagonal(l) => (l.inner(), l.largest_scale()),
+        // Label units: the wrapped learner's weights times `σ`.
+        AnyLearner::TargetStandardization(l) => (l.inner(), l.location_scale().1.abs()),
+        // From the features touched, not the `d` entries.
+        AnyLearner::AdaGrad(l) => return Some(l.largest_weight()),
+        AnyLearner::RunningMean(_) => return Some(0.0),
+        // Learners that store their `d` weights (borrowed, no copy) and the rest.
+        _ => return Some(largest(learner.weights().iter().copied())),
+    };
+    Some(weight_bound(inner)? * factor)
 }
 
 /// `max |w|`, `+∞` if a weight is NaN.
