@@ -7,6 +7,8 @@
 //! learns exactly as without the hook (the hook is polled once per example read), so its bits
 //! are the same.
 
+use super::train::not_empty;
+use super::{Input, RunError};
 use crate::cancel::Cancel;
 use std::cell::Cell;
 
@@ -27,7 +29,7 @@ impl<'a> Cancellation<'a> {
     /// True when the reader must report the end of the input: the caller asked to stop, now or
     /// before.
     #[inline]
-    pub(crate) fn stop_reading(&self) -> bool {
+    fn stop_reading(&self) -> bool {
         if !self.stopped.get() && self.cancel.requested() {
             self.stopped.set(true);
         }
@@ -37,5 +39,25 @@ impl<'a> Cancellation<'a> {
     /// Whether the run was stopped.
     pub(crate) fn stopped(&self) -> bool {
         self.stopped.get()
+    }
+
+    /// `read()`, or the end of the input (`Ok(false)`) once the caller asked to stop: the
+    /// reader a cancellable pass learns from.
+    #[inline]
+    pub(crate) fn read<E>(&self, read: impl FnOnce() -> Result<bool, E>) -> Result<bool, E> {
+        if self.stop_reading() {
+            Ok(false)
+        } else {
+            read()
+        }
+    }
+
+    /// A run that read no example is an error ([`not_empty`]) unless the caller stopped it.
+    pub(crate) fn check_not_empty(&self, examples: u64, input: &Input) -> Result<(), RunError> {
+        if self.stopped() {
+            Ok(())
+        } else {
+            not_empty(examples, input)
+        }
     }
 }

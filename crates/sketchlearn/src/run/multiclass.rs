@@ -29,7 +29,7 @@ use super::holdout::EarlyStop;
 use super::input::examples;
 use super::labels::new_classes;
 use super::settle::{check_interactions, check_resumed};
-use super::train::{check_options, not_empty};
+use super::train::check_options;
 use super::{csv, Input, LabelRuns, ReadOptions, RunError, TrainOptions, Warning};
 use crate::cancel::Cancel;
 use crate::data::{ClassSpec, ExampleSource, Format, InputSpec, LabelMap, Labeled};
@@ -282,10 +282,7 @@ fn multiclass_run(
         let done = evaluated_pass(
             &mut kind,
             &mut model.learner,
-            |ex| match cancellation.stop_reading() {
-                true => Ok(false),
-                false => source.read_into(ex),
-            },
+            |ex| cancellation.read(|| source.read_into(ex)),
             &mut metrics,
             &options.evaluation,
             pass,
@@ -319,10 +316,8 @@ fn multiclass_run(
             break;
         }
     }
+    cancellation.check_not_empty(total, &input)?;
     let cancelled = cancellation.stopped();
-    if !cancelled {
-        not_empty(total, &input)?;
-    }
     let seconds = t.elapsed().as_secs_f64();
     let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
     Ok(MulticlassOutcome {

@@ -331,10 +331,7 @@ fn train_run(
             &mut kind,
             &mut model.learner,
             |ex| {
-                if cancellation.stop_reading() {
-                    return Ok(false);
-                }
-                let more = reader.read_into(ex);
+                let more = cancellation.read(|| reader.read_into(ex));
                 if let Ok(true) = more {
                     lines.push(reader.line());
                 }
@@ -396,10 +393,8 @@ fn train_run(
             break;
         }
     }
+    cancellation.check_not_empty(total, &input)?;
     let cancelled = cancellation.stopped();
-    if !cancelled {
-        not_empty(total, &input)?;
-    }
     let seconds = start.elapsed().as_secs_f64();
     let stopped_early = passes < options.passes && !cancelled;
     let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
