@@ -560,7 +560,9 @@ impl LinearLearners {
                     .iter()
                     .filter_map(crate::shrinkage::largest_shrinkage)
                     .reduce(f64::max),
-                AnyMulticlass::Softmax(_) | AnyMulticlass::SparseSoftmax(_) => None,
+                AnyMulticlass::Softmax(_)
+                | AnyMulticlass::SparseSoftmax(_)
+                | AnyMulticlass::RowScaled(_) => None,
             },
         }
     }

@@ -50,12 +50,13 @@ impl ClassArgs {
 
     /// The multiclass configuration over the binary learner `member`. One-against-all trains
     /// `member` per class; softmax takes its sketch flags from it (`--curvature`, `--size`,
-    /// `--alpha`, `--c`, `--clip`, `--diag`, `--no-bias`/`--bias-value`, `--seed`) and `--alpha0`
-    /// when given (`alpha0`; the softmax default α₀ = 1 differs from the binary one).
+    /// `--alpha`, `--clip`, `--diag`, `--no-bias`/`--bias-value`, `--seed`), and `--alpha0` and
+    /// `--c` when given (`given`; the softmax defaults α₀ = 1.5, c = 0.05 differ from the binary
+    /// ones).
     pub fn multiclass_config(
         &self,
         member: LearnerConfig,
-        alpha0: Option<f64>,
+        given: SoftmaxGiven,
     ) -> Result<MulticlassConfig> {
         if !member.loss.is_classification() {
             bail!("--multiclass needs a classification loss, not --loss squared");
@@ -81,8 +82,8 @@ impl ClassArgs {
             curvature: member.curvature,
             size: member.size,
             alpha: member.alpha,
-            alpha0: alpha0.unwrap_or(d.alpha0),
-            c: member.c,
+            alpha0: given.alpha0.unwrap_or(d.alpha0),
+            c: given.c.unwrap_or(d.c),
             clip: member.clip,
             bias: member.bias,
             bias_value: member.bias_value,
@@ -93,4 +94,14 @@ impl ClassArgs {
             ..d
         })
     }
+}
+
+/// The flags whose softmax default differs from the binary one, as given on the command line
+/// (`None`: the softmax default).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SoftmaxGiven {
+    /// `--alpha0`.
+    pub alpha0: Option<f64>,
+    /// `--c`.
+    pub c: Option<f64>,
 }

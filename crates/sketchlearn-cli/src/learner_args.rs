@@ -78,12 +78,12 @@ pub struct LearnerArgs {
     /// Newton: α of A = αI + SᵀS (1/α: step size); ada-fd: δ
     #[arg(long, value_name = "A", default_value_t = d().alpha, help_heading = "Sketch")]
     pub alpha: f64,
-    /// RFD-SON: initial α₀; sketchy: initial δ [default: 0.2; softmax: 1]
+    /// RFD-SON: initial α₀; sketchy: initial δ [default: 0.2; softmax: 1.5]
     #[arg(long, value_name = "A", help_heading = "Sketch")]
     pub alpha0: Option<f64>,
-    /// Newton: c = σ + η (the sketch receives √c·g)
-    #[arg(long = "c", value_name = "C", default_value_t = d().c, help_heading = "Sketch")]
-    pub c: f64,
+    /// Newton: c = σ + η (the sketch takes √c·g) [default: 0.1; softmax: 0.05]
+    #[arg(long = "c", value_name = "C", help_heading = "Sketch")]
+    pub c: Option<f64>,
     /// Oja's learning-rate constant c of γ_t = min(c/t, 1) (a rare flag: in the guide)
     #[arg(long, value_name = "C", default_value_t = d().oja_c, hide = true)]
     pub oja_c: f64,
@@ -104,6 +104,14 @@ fn d() -> LearnerConfig {
 }
 
 impl LearnerArgs {
+    /// The flags whose softmax default differs from the binary one, as given.
+    pub fn softmax_given(&self) -> crate::class_args::SoftmaxGiven {
+        crate::class_args::SoftmaxGiven {
+            alpha0: self.alpha0,
+            c: self.c,
+        }
+    }
+
     /// The configuration: library defaults overridden by the flags given (not yet checked).
     pub fn config(&self, seed: u64) -> Result<LearnerConfig> {
         let d = LearnerConfig::default();
@@ -135,7 +143,7 @@ impl LearnerArgs {
             loss: self.loss,
             alpha: self.alpha,
             alpha0: self.alpha0.unwrap_or(d.alpha0),
-            c: self.c,
+            c: self.c.unwrap_or(d.c),
             clip: self.clip.unwrap_or(d.clip),
             diag: self.diag || d.diag,
             diag_d0: d.diag_d0,

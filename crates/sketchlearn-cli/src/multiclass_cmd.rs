@@ -250,7 +250,8 @@ pub fn train(
         None => {
             let member = args.learner.config(args.seed)?;
             MulticlassStart::New(
-                args.class.multiclass_config(member, args.learner.alpha0)?,
+                args.class
+                    .multiclass_config(member, args.learner.softmax_given())?,
                 args.class.spec()?,
             )
         }

@@ -145,7 +145,7 @@ fn train_help_is_grouped_short_and_shows_defaults() {
         "[default: logistic]",
         "[default: rfd-fast]",
         "[default: 10]",
-        "[default: 0.1]",
+        "[default: 0.1; softmax: 0.05]",
         "[default: 1]",
         "[default: 0]",
         "[default: 64]",

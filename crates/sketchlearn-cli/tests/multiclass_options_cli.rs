@@ -291,7 +291,7 @@ fn softmax_takes_the_sketch_flags() {
     };
     let loss = |v: &serde_json::Value| error(v, "multiclass_log_loss");
     let plain = softmax(&[]);
-    let explicit = softmax(&["--size", "10", "--alpha0", "1", "--c", "0.1"]);
+    let explicit = softmax(&["--size", "10", "--alpha0", "1.5", "--c", "0.05"]);
     assert_eq!(loss(&plain), loss(&explicit), "{plain} / {explicit}");
     for flags in [
         &["--size", "2"][..],
@@ -308,6 +308,45 @@ fn softmax_takes_the_sketch_flags() {
     let err = refused(&args);
     assert!(
         err.contains("--algo adagrad applies to --reduction oaa"),
+        "{err}"
+    );
+}
+
+/// Sparse time exists for the softmax learner over a doubling FD/RFD sketch only: the other
+/// curvatures and `--diag` with `--representation sparse` are refused before learning, with
+/// the flag that works; under the default representation they run dense-time.
+#[test]
+fn softmax_sparse_time_is_refused_where_it_does_not_exist() {
+    let data = penguins();
+    let run_with = |extra: &[&str]| {
+        let mut args = SPECIES.to_vec();
+        args.extend(["--reduction", "softmax"]);
+        args.extend(extra);
+        args.push(&data);
+        args.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    for curvature in ["oja", "rp", "fd", "full"] {
+        let args = run_with(&["--curvature", curvature, "--representation", "sparse"]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let err = refused(&args);
+        assert!(
+            err.contains(&format!(
+                "fd-fast or rfd-fast, not {curvature}: use --representation dense"
+            )),
+            "{curvature}: {err}"
+        );
+        let args = run_with(&["--curvature", curvature]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert!(
+            error(&json(&args), "progressive_error").is_finite(),
+            "{curvature}"
+        );
+    }
+    let args = run_with(&["--diag", "--representation", "sparse"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = refused(&args);
+    assert!(
+        err.contains("no diagonal adaptation (--diag): use --representation dense"),
         "{err}"
     );
 }

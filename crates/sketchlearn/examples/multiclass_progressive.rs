@@ -92,7 +92,11 @@ fn main() {
     for path in &paths {
         let (data, d, k) = read(path);
         println!("{path}: n = {}, d = {d}, K = {k}", data.len());
+        let avg_nnz = data.iter().map(|(e, _)| e.indices.len()).sum::<usize>() as f64
+            / data.len().max(1) as f64;
         for (name, config) in configs(k) {
+            // The representation the CLI would choose (sparse time on r8_multiclass).
+            let config = config.for_input(d, false, Some(avg_nnz));
             let mut learner = config.build(d).expect("build");
             let start = Instant::now();
             let mut mistakes = 0usize;

@@ -373,7 +373,10 @@ fn model(representation: Representation) -> MulticlassModel {
 fn save_and_load_mid_stream_resume_bit_exact() {
     let rows = data(500, 60, 4, 0.1, 5);
     let mut m = model(Representation::Sparse);
-    assert!(matches!(m.learner, AnyMulticlass::SparseSoftmax(_)));
+    assert!(matches!(
+        m.learner.unscaled(),
+        AnyMulticlass::SparseSoftmax(_)
+    ));
     for (idx, val, y, w) in &rows[..233] {
         let x = Row::Sparse {
             indices: idx,
@@ -388,9 +391,10 @@ fn save_and_load_mid_stream_resume_bit_exact() {
     m.save(&path).unwrap();
     let mut back = MulticlassModel::load(&path).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    if let AnyMulticlass::SparseSoftmax(s) = &m.learner {
-        assert!(s.shrinks() > 5);
-    }
+    let AnyMulticlass::SparseSoftmax(s) = m.learner.unscaled() else {
+        panic!("not sparse-time")
+    };
+    assert!(s.shrinks() > 5);
     for (idx, val, y, w) in &rows[233..] {
         let x = Row::Sparse {
             indices: idx,
@@ -415,13 +419,13 @@ fn the_configuration_chooses_and_refuses() {
     };
     let sparse = softmax.for_input(20_000, false, Some(40.0));
     assert!(matches!(
-        sparse.build(20_000).unwrap(),
+        sparse.build(20_000).unwrap().unscaled(),
         AnyMulticlass::SparseSoftmax(_)
     ));
     assert!(sparse.describe().contains("sparse-time"));
     let dense = softmax.for_input(180, false, Some(45.0));
     assert!(matches!(
-        dense.build(180).unwrap(),
+        dense.build(180).unwrap().unscaled(),
         AnyMulticlass::Softmax(_)
     ));
     let diag = MulticlassConfig {
@@ -430,7 +434,7 @@ fn the_configuration_chooses_and_refuses() {
     };
     let kept = diag.for_input(20_000, false, Some(40.0));
     assert!(matches!(
-        kept.build(20_000).unwrap(),
+        kept.build(20_000).unwrap().unscaled(),
         AnyMulticlass::Softmax(_)
     ));
     let mut forced = MulticlassConfig {

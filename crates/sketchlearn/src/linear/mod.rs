@@ -67,7 +67,7 @@ pub use newton::{Newton, NewtonParams};
 pub use proximal::{ProximalAdaGrad, ProximalOgd};
 pub use regularization::Regularization;
 pub use representation::{auto_sparse, InputProfile, RepresentationChoice, SPARSITY_SAMPLE};
-pub use row_scaling::RowScaling;
+pub use row_scaling::{RowScale, RowScaling};
 pub use running_mean::RunningMean;
 pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};
 pub use scaled_mixture::{LabelScale, ScaledMixture};

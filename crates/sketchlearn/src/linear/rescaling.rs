@@ -7,7 +7,7 @@
 use crate::Row;
 
 /// `x` with its values replaced by `values` (same indices; `values.len()` = the stored count).
-pub(super) fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
+pub(crate) fn with_values<'a>(x: Row<'a>, values: &'a [f64]) -> Row<'a> {
     match x {
         Row::Dense(_) => Row::Dense(values),
         Row::Sparse { indices, .. } => Row::Sparse { indices, values },

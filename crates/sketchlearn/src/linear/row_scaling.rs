@@ -48,12 +48,82 @@ use std::borrow::Cow;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowScaling<L> {
     inner: L,
+    /// `r_t` (serialised as its two sums, the bytes of the format before it was a type).
+    scale: RowScale,
+    #[serde(skip)]
+    scaled: Vec<f64>,
+}
+
+/// The running mean squared row norm `r_t² = (1/t) Σ_{s≤t} ‖x_s‖²` (module documentation) that
+/// a row-scaled learner divides its rows by: [`RowScaling`] for a binary learner,
+/// [`RowScaled`](crate::linear::multiclass::RowScaled) for the softmax learner.
+///
+/// ```
+/// use sketchlearn::linear::RowScale;
+/// use sketchlearn::Row;
+/// let mut r = RowScale::default();
+/// assert_eq!(r.inverse_scale(), 1.0);
+/// r.observe(Row::Dense(&[3.0, 4.0])); // ‖x‖² = 25
+/// r.observe(Row::Dense(&[0.0, 0.0]));
+/// assert_eq!(r.inverse_scale(), (2.0_f64 / 25.0).sqrt());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RowScale {
     /// `Σ ‖x_s‖²` over the rows seen.
     sum_sq: f64,
     /// How many rows were seen.
     rows: f64,
-    #[serde(skip)]
-    scaled: Vec<f64>,
+}
+
+impl RowScale {
+    /// `1/r_t`: finite and `> 0`; 1 before any non-zero row (and for sums no training makes,
+    /// so that a crafted model file cannot turn the rows into NaN).
+    pub fn inverse_scale(&self) -> f64 {
+        let s = (self.rows / self.sum_sq).sqrt();
+        if self.sum_sq > 0.0 && self.rows > 0.0 && s.is_finite() && s > 0.0 {
+            s
+        } else {
+            1.0
+        }
+    }
+
+    /// The row joins the mean (a row whose squared norm would overflow the sum is skipped).
+    pub fn observe(&mut self, x: Row<'_>) {
+        let next = self.sum_sq + x.squared_norm();
+        if next.is_finite() {
+            self.sum_sq = next;
+            self.rows += 1.0;
+        }
+    }
+
+    /// The stored values of `x` divided by `r_t`, written to `out` (same order as the row's).
+    pub fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
+        let s = self.inverse_scale();
+        out.clear();
+        match x {
+            Row::Dense(v) => out.extend(v.iter().map(|xi| xi * s)),
+            Row::Sparse { values, .. } => out.extend(values.iter().map(|xi| xi * s)),
+        }
+    }
+
+    /// Whether the sums are ones training makes: finite and `≥ 0`.
+    pub(crate) fn is_valid(&self) -> bool {
+        [self.sum_sq, self.rows]
+            .iter()
+            .all(|v| v.is_finite() && *v >= 0.0)
+    }
+
+    /// Adds `other`'s sums since `base` (all of them without a base).
+    pub(crate) fn add_since(&mut self, other: &Self, base: Option<&Self>) {
+        let mut sums = [self.sum_sq, self.rows];
+        let base_sums = base.map(|b| [b.sum_sq, b.rows]);
+        crate::merge::add_since(
+            &mut sums,
+            &[other.sum_sq, other.rows],
+            base_sums.as_ref().map(|b| &b[..]),
+        );
+        [self.sum_sq, self.rows] = sums;
+    }
 }
 
 impl<L: OnlineLearner> RowScaling<L> {
@@ -61,8 +131,7 @@ impl<L: OnlineLearner> RowScaling<L> {
     pub fn new(inner: L) -> Self {
         RowScaling {
             inner,
-            sum_sq: 0.0,
-            rows: 0.0,
+            scale: RowScale::default(),
             scaled: Vec::new(),
         }
     }
@@ -74,28 +143,15 @@ impl<L: OnlineLearner> RowScaling<L> {
 
     /// `1/r_t` (1 before any non-zero row).
     pub fn inverse_scale(&self) -> f64 {
-        if self.sum_sq > 0.0 && self.sum_sq.is_finite() {
-            (self.rows / self.sum_sq).sqrt()
-        } else {
-            1.0
-        }
+        self.scale.inverse_scale()
     }
 
     fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
-        let s = self.inverse_scale();
-        out.clear();
-        match x {
-            Row::Dense(v) => out.extend(v.iter().map(|xi| xi * s)),
-            Row::Sparse { values, .. } => out.extend(values.iter().map(|xi| xi * s)),
-        }
+        self.scale.scaled_values(x, out);
     }
 
     fn observe(&mut self, x: Row<'_>) {
-        let next = self.sum_sq + x.squared_norm();
-        if next.is_finite() {
-            self.sum_sq = next;
-            self.rows += 1.0;
-        }
+        self.scale.observe(x);
     }
 
     /// The weights on the original features: the wrapped learner's divided by `r_t` (the
@@ -118,14 +174,7 @@ impl<L: MergeShare> MergeShare for RowScaling<L> {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
-        let mut sums = [self.sum_sq, self.rows];
-        let base_sums = base.map(|b| [b.sum_sq, b.rows]);
-        crate::merge::add_since(
-            &mut sums,
-            &[other.sum_sq, other.rows],
-            base_sums.as_ref().map(|b| &b[..]),
-        );
-        [self.sum_sq, self.rows] = sums;
+        self.scale.add_since(&other.scale, base.map(|b| &b.scale));
         Ok(())
     }
 }

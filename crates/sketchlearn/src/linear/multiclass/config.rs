@@ -1,7 +1,7 @@
 //! Choosing a multiclass learner at run time: the validated [`MulticlassConfig`] and the
 //! [`AnyMulticlass`] it builds (for the CLI, model files and bindings).
 
-use super::{MulticlassLearner, OneVsAll, SoftmaxParams, SoftmaxSon};
+use super::{MulticlassLearner, OneVsAll, RowScaled, SoftmaxParams, SoftmaxSon};
 use crate::dispatch::enum_dispatch;
 use crate::linear::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
@@ -109,15 +109,17 @@ pub struct MulticlassConfig {
 
 impl Default for MulticlassConfig {
     /// One-against-all over [`LearnerConfig::default`] (the `auto` mixture), three classes; the
-    /// softmax learner's parameters: RFD (doubling), `m = 10`, `α₀ = 1`, `c = 0.1`, `λ = 0.1`,
+    /// softmax learner's parameters: RFD (doubling), `m = 10`, `α₀ = 1.5` mean squared rows (the
+    /// learner is row-scaled, [`RowScaled`]), `c = 0.05`, `λ = 0.05` ([`SoftmaxParams`]'s),
     /// intercept, no diagonal adaptation.
     ///
     /// Evidence (one pass in file order, progressive error,
-    /// `cargo run --release -p sketchlearn --example multiclass_progressive`): one-against-all
-    /// `auto` 0.0741 / 0.1067 / 0.0383 on dna / mnist_test10k / r8_multiclass, against
-    /// one-against-all AdaGrad 0.0866 / 0.1216 / 0.0542 and softmax SON at these parameters
-    /// 0.1246 / 0.1721 / 0.0607 (its best of a small grid: 0.0866 on dna and 0.1315 on mnist
-    /// with `m = 30`); the softmax learner is not the default.
+    /// `cargo run --release -p sketchlearn --example multiclass_progressive`,
+    /// `docs/results/multiclass.md`): one-against-all `auto` 0.0741 / 0.1067 / 0.0383 on dna /
+    /// mnist_test10k / r8_multiclass, against one-against-all AdaGrad 0.0866 / 0.1216 / 0.0542
+    /// and softmax SON at these parameters 0.0807 / 0.1086 / 0.0459 (VW `--oaa` 0.0788 / 0.1131 /
+    /// 0.0444); the softmax parameters are the best of a grid over `c`, `λ`, `α₀` with r8 and
+    /// dna both within one standard error of VW. The softmax learner is not the default.
     fn default() -> Self {
         MulticlassConfig {
             reduction: Reduction::OneVsAll,
@@ -126,9 +128,9 @@ impl Default for MulticlassConfig {
             curvature: CurvatureKind::RfdFast,
             size: 10,
             alpha: 1.0,
-            alpha0: 1.0,
-            c: 0.1,
-            ridge: 0.1,
+            alpha0: 1.5,
+            c: SoftmaxParams::default().c,
+            ridge: SoftmaxParams::default().ridge,
             clip: f64::INFINITY,
             bias: true,
             bias_value: 1.0,
@@ -167,15 +169,17 @@ impl MulticlassConfig {
                     bias: self.bias.then_some(self.bias_value),
                     diag: self.diag.then_some(self.diag_d0),
                 };
-                if self.member.representation == Representation::Sparse {
-                    let learner = self.sparse_softmax(dim, params)?;
-                    return Ok(AnyMulticlass::SparseSoftmax(Box::new(learner)));
-                }
-                Ok(AnyMulticlass::Softmax(SoftmaxSon::new(
-                    self.classes,
-                    self.softmax_curvature(de)?,
-                    params,
-                )?))
+                let learner = if self.member.representation == Representation::Sparse {
+                    AnyMulticlass::SparseSoftmax(Box::new(self.sparse_softmax(dim, params)?))
+                } else {
+                    AnyMulticlass::Softmax(SoftmaxSon::new(
+                        self.classes,
+                        self.softmax_curvature(de)?,
+                        params,
+                    )?)
+                };
+                // α and α₀ count in units of the mean squared row norm (`row_scaled.rs`).
+                Ok(AnyMulticlass::RowScaled(Box::new(RowScaled::new(learner))))
             }
         }
     }
@@ -198,13 +202,15 @@ impl MulticlassConfig {
         let (k, m, seed) = (self.classes, self.size, self.seed);
         match self.curvature {
             _ if self.diag => Err(LearnError::InvalidParameter(
-                "the sparse-time softmax learner has no diagonal adaptation (--diag): use                  --representation dense"
+                "the sparse-time softmax learner has no diagonal adaptation (--diag): use \
+                 --representation dense"
                     .into(),
             )),
             CurvatureKind::FdFast => SparseSoftmax::fd(k, dim, m, self.alpha, seed, params),
             CurvatureKind::RfdFast => SparseSoftmax::rfd(k, dim, m, self.alpha0, seed, params),
             other => Err(LearnError::InvalidParameter(format!(
-                "the sparse-time softmax learner takes the curvature fd-fast or rfd-fast, not                  {other}: use --representation dense"
+                "the sparse-time softmax learner takes the curvature fd-fast or rfd-fast, not \
+                 {other}: use --representation dense"
             ))),
         }
     }
@@ -280,9 +286,14 @@ pub enum AnyMulticlass {
     /// The same in sparse time (doubling FD/RFD sketch; boxed: its column store and buffer
     /// are larger than the other variants).
     SparseSoftmax(Box<SparseSoftmax>),
+    /// A softmax learner (`Softmax` or `SparseSoftmax`) on rows divided by their running RMS
+    /// norm, so that `α`/`α₀` count in units of the mean squared row ([`RowScaled`]): what
+    /// [`MulticlassConfig::build`] makes for `Reduction::Softmax` (files written before keep
+    /// the unwrapped learner, with `α` in absolute units).
+    RowScaled(Box<RowScaled<AnyMulticlass>>),
 }
 
-enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax, SparseSoftmax });
+enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax, SparseSoftmax, RowScaled });
 
 impl AnyMulticlass {
     /// Each class's weight vector, class `k` at `k`: `d` feature weights, then the intercept's
@@ -307,6 +318,16 @@ impl AnyMulticlass {
                     .map(<[f64]>::to_vec)
                     .collect()
             }
+            AnyMulticlass::RowScaled(l) => l.original_weights(l.inner().class_weights()),
+        }
+    }
+
+    /// The learner inside a [`RowScaled`] wrapper, or this one: what the model is made of
+    /// (one-against-all, dense-time or sparse-time softmax).
+    pub fn unscaled(&self) -> &AnyMulticlass {
+        match self {
+            AnyMulticlass::RowScaled(l) => l.inner(),
+            other => other,
         }
     }
 }

@@ -18,12 +18,14 @@ use crate::Row;
 mod class_factor;
 mod config;
 mod one_vs_all;
+mod row_scaled;
 mod saved;
 mod softmax_son;
 
 pub use class_factor::ClassFactor;
 pub use config::{AnyMulticlass, MulticlassConfig, Reduction};
 pub use one_vs_all::OneVsAll;
+pub use row_scaled::RowScaled;
 pub use saved::{MulticlassModel, MULTICLASS_MODEL_KIND};
 pub(crate) use softmax_son::{
     check_params as check_softmax_params, class_coefficients, clip_coefficients, Extended,

@@ -226,9 +226,15 @@ fn check_loaded(m: &MulticlassModel) -> Result<(), String> {
             }
         }
         AnyMulticlass::Softmax(s) => s.check_loaded()?,
-        AnyMulticlass::SparseSoftmax(s) => s
-            .check_loaded()
-            .map_err(|e| format!("sparse softmax: {e}"))?,
+        AnyMulticlass::SparseSoftmax(s) => check_sparse_softmax(s)?,
+        AnyMulticlass::RowScaled(r) => {
+            r.check_scale()?;
+            match r.inner() {
+                AnyMulticlass::Softmax(s) => s.check_loaded()?,
+                AnyMulticlass::SparseSoftmax(s) => check_sparse_softmax(s)?,
+                _ => return Err("a row-scaled learner wraps a softmax learner".into()),
+            }
+        }
     }
     let scores = m.learner.scores(Row::Sparse {
         indices: &[],
@@ -238,4 +244,8 @@ fn check_loaded(m: &MulticlassModel) -> Result<(), String> {
         return Err(format!("the model scores {scores:?}"));
     }
     Ok(())
+}
+
+fn check_sparse_softmax(s: &crate::linear::sparse::SparseSoftmax) -> Result<(), String> {
+    s.check_loaded().map_err(|e| format!("sparse softmax: {e}"))
 }

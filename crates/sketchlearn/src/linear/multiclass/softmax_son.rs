@@ -121,11 +121,13 @@ pub struct SoftmaxParams {
 }
 
 impl Default for SoftmaxParams {
-    /// `c = 0.1`, `λ = 0.1`, no projection, intercept constant 1.
+    /// `c = 0.05`, `λ = 0.05`, no projection, intercept constant 1 (the library's default, chosen
+    /// with `α₀ = 1.5` on row-scaled input: [`MulticlassConfig`](super::MulticlassConfig)'s
+    /// documentation has the evidence).
     fn default() -> Self {
         SoftmaxParams {
-            c: 0.1,
-            ridge: 0.1,
+            c: 0.05,
+            ridge: 0.05,
             clip: f64::INFINITY,
             bias: Some(1.0),
             diag: None,
