@@ -85,9 +85,10 @@ pub struct MulticlassConfig {
     pub curvature: CurvatureKind,
     /// Softmax: sketch size `m ≥ 1`.
     pub size: usize,
-    /// Softmax: `α` of `Φ = αI + BᵀB` (FD, full, identity, RP, Oja).
+    /// Softmax: `α` of `Φ = αI + BᵀB` (FD, full, identity, RP, Oja), in units of the mean
+    /// squared row norm ([`RowScaled`]).
     pub alpha: f64,
-    /// Softmax: `α₀` of the RFD sketch (rfd, rfd-fast).
+    /// Softmax: `α₀` of the RFD sketch (rfd, rfd-fast), in the same units.
     pub alpha0: f64,
     /// Softmax: `c`, the sketch receives `√(c·ω)·x̃`.
     pub c: f64,
