@@ -8,7 +8,7 @@ use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction};
+use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction, SoftmaxGiven};
 use sketchlearn::linear::{
     Algorithm, CurvatureKind, InputProfile, LearnerConfig, Representation, ValidLearnerConfig,
 };
@@ -104,33 +104,30 @@ pub fn choose_representation(
     Ok(resolved)
 }
 
-/// The multiclass configuration `sketchlearn train --multiclass --reduction R` builds: the
-/// member configuration `member` (every one-against-all member's; the softmax learner keeps
-/// the library defaults, as on the command line) with the representation of the members (and
-/// of the softmax learner: sparse time over fd-fast/rfd-fast) chosen by the library for the
-/// input (`input = (dim, hashed, avg_nnz)`, [`MulticlassConfig::for_input`]) unless `sparse`
-/// forces it.
+/// The multiclass configuration `sketchlearn train --multiclass --reduction R` builds
+/// ([`MulticlassConfig::from_member`], the CLI's mapping): one-against-all over `member`, or
+/// softmax with `member`'s sketch parameters and `params`' `alpha0`/`c` when given (else the
+/// softmax defaults), with the representation chosen by the library for the input
+/// (`input = (dim, hashed, avg_nnz)`, [`MulticlassConfig::for_input`]) unless `sparse` forces
+/// it.
 pub fn multiclass_config(
+    params: &Bound<'_, PyDict>,
     mut member: LearnerConfig,
     reduction: &str,
     (dim, hashed, avg_nnz): (usize, bool, Option<f64>),
     sparse: Option<bool>,
 ) -> PyResult<MulticlassConfig> {
-    if !member.loss.is_classification() {
-        return Err(PyValueError::new_err(
-            "a multiclass model needs a classification loss, not squared",
-        ));
-    }
     let reduction: Reduction = reduction.parse().map_err(PyValueError::new_err)?;
     member.representation = match sparse {
         Some(true) => Representation::Sparse,
         Some(false) => Representation::Dense,
         None => Representation::Auto,
     };
-    let config = MulticlassConfig {
-        reduction,
-        member,
-        ..MulticlassConfig::default()
+    let given = SoftmaxGiven {
+        alpha0: get(params, "alpha0")?,
+        c: get(params, "c")?,
     };
+    let config = MulticlassConfig::from_member(reduction, member, given)
+        .map_err(|e| PyValueError::new_err(format!("reduction={reduction}: {e}")))?;
     Ok(config.for_input(dim, hashed, avg_nnz))
 }

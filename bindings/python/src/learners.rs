@@ -216,7 +216,7 @@ impl LinearLearners {
         let classes = classes.as_deref().map(classes_of).transpose()?;
         if let Some(classes) = classes.clone().filter(|c| !c.is_binary()) {
             let input = (dim, hashed, avg_nnz);
-            let mc = multiclass_config(config, reduction, input, sparse)?;
+            let mc = multiclass_config(params, config, reduction, input, sparse)?;
             let model = MulticlassModel::build(mc, classes, dim)
                 .map_err(|e| PyValueError::new_err(format!("multiclass learner: {e}")))?;
             return Ok(Self::from_state(State::Multi(model)));

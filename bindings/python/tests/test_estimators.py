@@ -113,6 +113,22 @@ def test_multiclass_through_the_core_learners(reduction):
         OnlineClassifier(reduction="ovr").fit(X, labels)
 
 
+def test_softmax_takes_the_sketch_parameters():
+    # The CLI's mapping (MulticlassConfig::from_member): the softmax learner takes size,
+    # curvature, alpha, and alpha0/c when given; they were once silently ignored.
+    X, y = make_classification(300, 6, n_informative=5, n_classes=3, random_state=1)
+
+    def coef(**params):
+        return OnlineClassifier(reduction="softmax", **params).fit(X, y).coef_
+
+    plain = coef()
+    np.testing.assert_array_equal(plain, coef(size=10, alpha0=1.5, c=0.05))
+    for changed in ({"size": 3}, {"alpha0": 0.01}, {"c": 1.0}, {"curvature": "fd"}):
+        assert not np.array_equal(plain, coef(**changed)), changed
+    with pytest.raises(ValueError, match="softmax reduction is one sketched Newton"):
+        coef(algo="adagrad")
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.integers(1, 120), min_size=1, max_size=6))
 def test_partial_fit_chunks_equal_one_fit(chunks):

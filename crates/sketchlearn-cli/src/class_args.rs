@@ -4,8 +4,8 @@
 use anyhow::{bail, Result};
 use sketchlearn::data::ClassSpec;
 use sketchlearn::labels::Classes;
-use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction};
-use sketchlearn::linear::{Algorithm, LearnerConfig};
+use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction, SoftmaxGiven};
+use sketchlearn::linear::LearnerConfig;
 
 /// Classes and prediction-output flags.
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -48,60 +48,17 @@ impl ClassArgs {
         })
     }
 
-    /// The multiclass configuration over the binary learner `member`. One-against-all trains
-    /// `member` per class; softmax takes its sketch flags from it (`--curvature`, `--size`,
-    /// `--alpha`, `--clip`, `--diag`, `--no-bias`/`--bias-value`, `--seed`), and `--alpha0` and
-    /// `--c` when given (`given`; the softmax defaults α₀ = 1.5, c = 0.05 differ from the binary
-    /// ones).
+    /// The multiclass configuration over the binary learner `member`
+    /// ([`MulticlassConfig::from_member`]): one-against-all trains `member` per class; softmax
+    /// takes its sketch flags from it (`--curvature`, `--size`, `--alpha`, `--clip`, `--diag`,
+    /// `--no-bias`/`--bias-value`, `--seed`), and `--alpha0` and `--c` when given (`given`).
     pub fn multiclass_config(
         &self,
         member: LearnerConfig,
         given: SoftmaxGiven,
     ) -> Result<MulticlassConfig> {
-        if !member.loss.is_classification() {
-            bail!("--multiclass needs a classification loss, not --loss squared");
-        }
         let reduction = self.reduction.unwrap_or(Reduction::OneVsAll);
-        let d = MulticlassConfig::default();
-        if reduction == Reduction::OneVsAll {
-            return Ok(MulticlassConfig {
-                reduction,
-                member,
-                ..d
-            });
-        }
-        if !matches!(member.algorithm, Algorithm::Auto | Algorithm::Newton) {
-            bail!(
-                "--reduction softmax is one sketched Newton learner (SON); --algo {} applies to \
-                 --reduction oaa",
-                member.algorithm.name()
-            );
-        }
-        Ok(MulticlassConfig {
-            reduction,
-            curvature: member.curvature,
-            size: member.size,
-            alpha: member.alpha,
-            alpha0: given.alpha0.unwrap_or(d.alpha0),
-            c: given.c.unwrap_or(d.c),
-            clip: member.clip,
-            bias: member.bias,
-            bias_value: member.bias_value,
-            seed: member.seed,
-            diag: member.diag,
-            diag_d0: member.diag_d0,
-            member,
-            ..d
-        })
+        MulticlassConfig::from_member(reduction, member, given)
+            .map_err(|e| anyhow::anyhow!("--reduction {reduction}: {e}"))
     }
-}
-
-/// The flags whose softmax default differs from the binary one, as given on the command line
-/// (`None`: the softmax default).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SoftmaxGiven {
-    /// `--alpha0`.
-    pub alpha0: Option<f64>,
-    /// `--c`.
-    pub c: Option<f64>,
 }

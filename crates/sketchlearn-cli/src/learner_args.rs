@@ -105,8 +105,8 @@ fn d() -> LearnerConfig {
 
 impl LearnerArgs {
     /// The flags whose softmax default differs from the binary one, as given.
-    pub fn softmax_given(&self) -> crate::class_args::SoftmaxGiven {
-        crate::class_args::SoftmaxGiven {
+    pub fn softmax_given(&self) -> sketchlearn::linear::multiclass::SoftmaxGiven {
+        sketchlearn::linear::multiclass::SoftmaxGiven {
             alpha0: self.alpha0,
             c: self.c,
         }

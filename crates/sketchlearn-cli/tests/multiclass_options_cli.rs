@@ -307,7 +307,8 @@ fn softmax_takes_the_sketch_flags() {
     args.extend(["--reduction", "softmax", "--algo", "adagrad", &data]);
     let err = refused(&args);
     assert!(
-        err.contains("--algo adagrad applies to --reduction oaa"),
+        err.contains("--reduction softmax")
+            && err.contains("algorithm adagrad applies to one-against-all (oaa)"),
         "{err}"
     );
 }

@@ -17,6 +17,7 @@ use crate::Row;
 
 mod class_factor;
 mod config;
+mod from_member;
 mod one_vs_all;
 mod row_scaled;
 mod saved;
@@ -24,6 +25,7 @@ mod softmax_son;
 
 pub use class_factor::ClassFactor;
 pub use config::{AnyMulticlass, MulticlassConfig, Reduction};
+pub use from_member::SoftmaxGiven;
 pub use one_vs_all::OneVsAll;
 pub use row_scaled::RowScaled;
 pub use saved::{MulticlassModel, MULTICLASS_MODEL_KIND};
