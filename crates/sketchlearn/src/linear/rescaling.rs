@@ -38,20 +38,9 @@ pub(super) fn largest_inverse_scale(seen: impl Iterator<Item = f64>) -> f64 {
 /// `scaled: Vec<f64>` (a reused buffer) and inherent methods `observe(x)` (the example joins the
 /// scale), `scaled_values(x, out)` (the rescaled values of `x`) and
 /// `original_weights(&[f64]) -> Vec<f64>` (the wrapped learner's weights on the original
-/// features). `rescaling_learner!($t, observe_scaled)` learns through the inherent
-/// `observe_scaled(x, out)` instead, which must write what `observe(x)` then
-/// `scaled_values(x, out)` write (in one pass over the scale, for a scale kept in a map).
+/// features).
 macro_rules! rescaling_learner {
     ($t:ident) => {
-        rescaling_learner!(@impl $t, |this, x, v| {
-            this.observe(x);
-            this.scaled_values(x, v);
-        });
-    };
-    ($t:ident, observe_scaled) => {
-        rescaling_learner!(@impl $t, |this, x, v| this.observe_scaled(x, v));
-    };
-    (@impl $t:ident, |$this:ident, $x:ident, $v:ident| $observe_scaled:expr) => {
         impl<L: OnlineLearner> OnlineLearner for $t<L> {
             fn dim(&self) -> usize {
                 self.inner.dim()
@@ -69,11 +58,9 @@ macro_rules! rescaling_learner {
                 // scale.
                 check_example(&x, y, weight, self.dim())?;
                 // The current example joins the scale first (no label involved).
+                self.observe(x);
                 let mut v = std::mem::take(&mut self.scaled);
-                {
-                    let ($this, $x, $v) = (&mut *self, x, &mut v);
-                    $observe_scaled;
-                }
+                self.scaled_values(x, &mut v);
                 let result = self.inner.learn(with_values(x, &v), y, weight);
                 self.scaled = v;
                 result

@@ -376,10 +376,6 @@ pub struct UnitScaling<L> {
     /// The share of entries that were measurements'.
     #[serde(with = "table_share")]
     table: TableShare,
-    /// Each stored entry's moments after the last example joined (a reused buffer of
-    /// [`UnitScaling::observe_scaled`]).
-    #[serde(skip)]
-    joined: Vec<Option<Welford>>,
 }
 
 impl<L: OnlineLearner> UnitScaling<L> {
@@ -391,7 +387,6 @@ impl<L: OnlineLearner> UnitScaling<L> {
             moments: Moments::default(),
             scaled: Vec::new(),
             table: TableShare::default(),
-            joined: Vec::new(),
         }
     }
 
@@ -403,13 +398,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
     /// How feature `i`'s non-zero values are mapped now (the identity for a feature never seen
     /// non-zero).
     pub fn feature_map(&self, i: usize) -> FeatureMap {
-        self.map_of(self.moments.get(&i))
-    }
-
-    /// The map of a feature with moments `m` (`None`: never seen non-zero) under the current
-    /// example count and table share.
-    fn map_of(&self, m: Option<&Welford>) -> FeatureMap {
-        let Some(m) = m else {
+        let Some(m) = self.moments.get(&i) else {
             return FeatureMap::IDENTITY;
         };
         let measurement = m.is_measurement(self.examples);
@@ -484,7 +473,14 @@ impl<L: OnlineLearner> UnitScaling<L> {
 
     fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
         out.clear();
-        let scale = |i: usize, xi: f64| self.scale(xi, || self.moments.get(&i));
+        let scale = |i: usize, xi: f64| {
+            if xi == 0.0 {
+                xi
+            } else {
+                let f = self.feature_map(i);
+                (xi - f.shift) * f.inverse
+            }
+        };
         match x {
             Row::Dense(v) => out.extend(v.iter().enumerate().map(|(i, &xi)| scale(i, xi))),
             Row::Sparse { indices, values } => out.extend(
@@ -496,43 +492,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
         }
     }
 
-    /// `x_i` mapped (`z = (x − shift)·inverse`, a zero left as it is) by the map of the moments
-    /// `moments()` returns (read only for a non-zero).
-    fn scale<'a>(&self, xi: f64, moments: impl FnOnce() -> Option<&'a Welford>) -> f64 {
-        if xi == 0.0 {
-            xi
-        } else {
-            let f = self.map_of(moments());
-            (xi - f.shift) * f.inverse
-        }
-    }
-
-    /// The example joins the scale, then [`scaled_values`](Self::scaled_values) into `out`, with
-    /// one look-up of the moments per non-zero instead of two: each entry's moments after the
-    /// example joined are kept, and mapped once the whole example has joined (the example count
-    /// and the table share the maps read are then the example's last, as `scaled_values` after
-    /// the join reads them).
-    fn observe_scaled(&mut self, x: Row<'_>, out: &mut Vec<f64>) {
-        let mut joined = std::mem::take(&mut self.joined);
-        joined.clear();
-        self.observe_each(x, |m| joined.push(m));
-        out.clear();
-        let values = match x {
-            Row::Dense(v) => v,
-            Row::Sparse { values, .. } => values,
-        };
-        out.extend(
-            values
-                .iter()
-                .zip(&joined)
-                .map(|(&xi, m)| self.scale(xi, || m.as_ref())),
-        );
-        self.joined = joined;
-    }
-
-    /// The example joins the moments; `joined` receives, for each stored entry in order, the
-    /// entry's moments after that (`None` for a feature with none).
-    fn observe_each(&mut self, x: Row<'_>, mut joined: impl FnMut(Option<Welford>)) {
+    fn observe(&mut self, x: Row<'_>) {
         let d = self.inner.dim();
         self.examples += 1.0;
         let (t, table) = (self.examples, &mut self.table);
@@ -547,18 +507,9 @@ impl<L: OnlineLearner> UnitScaling<L> {
                     if next.is_measurement(t) {
                         table.measurement_entries += 1.0;
                     }
-                    joined(Some(next));
                 } else if m.n == 0.0 {
                     self.moments.remove(&i);
-                    joined(None);
-                } else {
-                    joined(Some(*m));
                 }
-            } else if xi == 0.0 {
-                // A zero is left as it is (its map is not read).
-                joined(None);
-            } else {
-                joined(self.moments.get(&i).copied());
             }
         });
     }
@@ -570,7 +521,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
     }
 }
 
-rescaling_learner!(UnitScaling, observe_scaled);
+rescaling_learner!(UnitScaling);
 
 /// The wrapped learners merged; the example counts and the per-feature moments learned since
 /// the base added (Chan et al.'s pairwise combination).
@@ -610,69 +561,6 @@ mod tests {
             l.learn(Row::Dense(x), y, 1.0).unwrap();
         }
         l
-    }
-
-    /// The learning path's one pass (`observe_scaled`) writes the bits of the example joining
-    /// the moments and then `scaled_values`, and leaves the same state, on rows that take every
-    /// branch of the map: measurements above unit scale (standardised), counts (divided by
-    /// their RMS), scaled-down measurements of a table, indicators, rare features, zeros and a
-    /// value whose square overflows (refused by the moments, kept as it is), dense and sparse.
-    #[test]
-    fn the_one_pass_join_and_map_equals_join_then_map() {
-        let mut fused = UnitScaling::new(AdaGrad::new(6, Loss::Logistic, 0.5).unwrap());
-        let (mut out, mut reference) = (Vec::new(), Vec::new());
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        for t in 0..400 {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
-            let dense = [
-                300.0 + 80.0 * u,
-                (t % 5) as f64 * 7.0,
-                0.01 + 0.02 * u,
-                if t % 3 == 0 { 2.0 } else { 0.0 },
-                match t % 50 {
-                    0 => 1e200,
-                    k if k % 4 == 0 => 0.3,
-                    _ => 0.0,
-                },
-                if t % 97 == 0 { -0.5 * u } else { 0.0 },
-            ];
-            let (indices, values): (Vec<u32>, Vec<f64>) = (0..6u32)
-                .zip(dense)
-                .filter(|&(i, v)| v != 0.0 || i == 5)
-                .unzip();
-            let sparse = Row::Sparse {
-                indices: &indices,
-                values: &values,
-            };
-            let x = if t % 2 == 0 {
-                Row::Dense(&dense)
-            } else {
-                sparse
-            };
-            let mut joined = fused.clone();
-            joined.observe_each(x, |_| {});
-            joined.scaled_values(x, &mut reference);
-            fused.observe_scaled(x, &mut out);
-            let bits = |v: &[f64]| v.iter().map(|z| z.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&out), bits(&reference), "row {t}");
-            assert_eq!(fused.moments, joined.moments, "row {t}");
-            assert_eq!(fused.table, joined.table, "row {t}");
-        }
-        assert!(fused.feature_map(0).shift > 0.0, "a standardised feature");
-        assert!(fused.feature_map(1).shift > 0.0, "a standardised count");
-        assert!(
-            fused.feature_map(2).shift > 0.0,
-            "a scaled-down measurement"
-        );
-        let indicator = FeatureMap {
-            shift: 0.0,
-            inverse: 0.5,
-        };
-        assert_eq!(fused.feature_map(3), indicator, "divided by its RMS");
-        assert!(fused.moments[&4].n > 0.0, "kept when a value is refused");
     }
 
     #[test]
