@@ -2,9 +2,14 @@
 
 import pickle
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 from river import checks, datasets, evaluate, linear_model, metrics, preprocessing
 
+from sketchlearn import _core
+from sketchlearn._base import core_params
+from sketchlearn._validation import as_rows
 from sketchlearn.river import Classifier, Regressor
 
 
@@ -50,6 +55,37 @@ def test_heart_stream_matches_the_sklearn_estimator(heart):
         clf.learn_one(x, y[i] > 0)
     assert errors / X.shape[0] < 0.25
     assert set(clf.predict_proba_one({"1": 1.0})) == {False, True}
+
+
+@pytest.mark.parametrize("params", [{}, {"algo": "adagrad"}], ids=["auto", "adagrad"])
+def test_learn_one_equals_the_batch_learner_bits(heart, params):
+    """One dict at a time through ``learn_one`` learns the bits the core's batch ``learn``
+    learns from the same hashed rows as a CSR matrix (the River default is the sparse-time
+    mixture, whose members keep the unit scaling of ``UnitScaling``): the same state bytes,
+    and the same scores on every row. Heart's integer-like names hash to their own index."""
+    X, y = heart
+    bits = 18
+    clf = Classifier(bits=bits, **params)
+    scores = []
+    for i in range(X.shape[0]):
+        row = X.getrow(i)
+        x = {str(j): v for j, v in zip(row.indices, row.data)}
+        scores.append(clf._learners.predict_one(x) if clf._learners is not None else 0.0)
+        clf.learn_one(x, y[i] > 0)
+    batch = _core.LinearLearners(
+        core_params(Classifier(bits=bits, **params), None), 1 << bits, hashed=True
+    )
+    assert batch.sparse == clf._learners.sparse
+    csr = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], 1 << bits))
+    hashed, _ = as_rows(csr)
+    batch.learn(hashed, np.where(y > 0, 1.0, -1.0))
+    assert batch.state_bytes() == clf._learners.state_bytes()
+    one = [
+        clf._learners.predict_one({str(j): v for j, v in zip(r.indices, r.data)})
+        for r in map(X.getrow, range(X.shape[0]))
+    ]
+    assert batch.decision_function(hashed)[:, 0].tolist() == one
+    assert len(set(scores)) > 100, "the stream moved the scores"
 
 
 def test_learn_one_returns_none_and_pickles():
