@@ -19,6 +19,7 @@ mod machine;
 mod parallel;
 mod paths;
 mod payoff_members;
+mod peer_z;
 mod peers;
 mod plot;
 mod report;

@@ -21,7 +21,8 @@
 //!
 //! [`ValidLearnerConfig::build_unscaled`]: sketchlearn::linear::ValidLearnerConfig::build_unscaled
 
-use super::sketched_adagrad::{error, load_set, pm, run_sets, z, PAYOFF};
+use super::peer_z::{counts, peer_table, z, Against};
+use super::sketched_adagrad::{error, load_set, pm, run_sets, PAYOFF};
 use super::son_table3::{Quoted, DATASETS};
 use super::ReproArgs;
 use crate::report::table_header;
@@ -372,65 +373,16 @@ fn grid_tables(
          diagonal; Oja-SON, FULL-ON = member 1's α₀, c with that curvature, FULL-ON left out \
          for d > {FULL_MAX_DIM}); \"m = 20\": every sketched member with m = 20.\n"
     )?;
-    table_header(
-        md,
-        &format!("| dataset | best tuned peer | {} |", names.join(" | ")),
-    )?;
-    let mut won = vec![0usize; GRIDS.len()];
-    for s in sets.iter().filter(|s| PAYOFF.contains(&s.name)) {
-        let Some((p, who)) = quoted.get(s.name).and_then(|q| q.tuned.clone()) else {
-            continue;
-        };
-        let cells: Vec<String> = s
-            .grids
-            .iter()
-            .zip(won.iter_mut())
-            .map(|(&e, w)| {
-                let v = z(e, p, s.n);
-                *w += (v <= -1.0) as usize;
-                format!("{e:.4} (z {v:+.2}{})", if v <= -1.0 { ", won" } else { "" })
-            })
-            .collect();
-        writeln!(
-            md,
-            "| {} | {p:.4} ({who}) | {} |",
-            s.name,
-            cells.join(" | ")
-        )?;
-    }
+    let payoff = sets.iter().filter(|s| PAYOFF.contains(&s.name));
+    let rows = payoff.map(|s| (s.name, s.n, &s.grids[..]));
+    let (won, _) = peer_table(md, &names, rows, quoted, Against::Tuned)?;
     writeln!(md, "| **won** | | {} |", counts(&won, PAYOFF.len()))?;
     writeln!(
         md,
         "\n## The guard: within one SE of the best untuned peer\n"
     )?;
-    table_header(
-        md,
-        &format!("| dataset | best untuned peer | {} |", names.join(" | ")),
-    )?;
-    let mut within = vec![0usize; GRIDS.len()];
-    let mut of = 0;
-    for s in sets {
-        let Some((u, who)) = quoted.get(s.name).and_then(|q| q.untuned.clone()) else {
-            continue;
-        };
-        of += 1;
-        let cells: Vec<String> = s
-            .grids
-            .iter()
-            .zip(within.iter_mut())
-            .map(|(&e, w)| {
-                let v = z(e, u, s.n);
-                *w += (v <= 1.0) as usize;
-                format!("{e:.4} (z {v:+.2})")
-            })
-            .collect();
-        writeln!(
-            md,
-            "| {} | {u:.4} ({who}) | {} |",
-            s.name,
-            cells.join(" | ")
-        )?;
-    }
+    let rows = sets.iter().map(|s| (s.name, s.n, &s.grids[..]));
+    let (within, of) = peer_table(md, &names, rows, quoted, Against::Untuned)?;
     writeln!(md, "| **within** | | {} |", counts(&within, of))?;
     cost_table(md, sets, &names)
 }
@@ -448,11 +400,4 @@ fn cost_table(md: &mut String, sets: &[Set], names: &[&str]) -> std::fmt::Result
         writeln!(md, "| {} | {} |", s.name, cells.join(" | "))?;
     }
     Ok(())
-}
-
-fn counts(v: &[usize], of: usize) -> String {
-    v.iter()
-        .map(|c| format!("{c} of {of}"))
-        .collect::<Vec<_>>()
-        .join(" | ")
 }

@@ -15,6 +15,7 @@
 //!
 //! This experiment does not change the library's default; it reports the numbers.
 
+use super::peer_z::{counts, peer_table, z, Against};
 use super::son_table3::{load, parse_results, Quoted, DATASETS};
 use super::ReproArgs;
 use crate::machine::utc_now;
@@ -225,11 +226,6 @@ pub(crate) fn pm(e: f64, n: usize) -> String {
     format!("{e:.4} ± {:.4}", binomial_se(e, n))
 }
 
-/// `(e − bar)/SE(bar)`.
-pub(crate) fn z(e: f64, bar: f64, n: usize) -> f64 {
-    (e - bar) / binomial_se(bar, n).max(1e-12)
-}
-
 fn report(sets: &[Set], quoted: &HashMap<String, Quoted>, date: &str) -> Result<(String, String)> {
     let mut md = String::new();
     writeln!(
@@ -326,76 +322,23 @@ fn mixture_tables(
          the dense-time step on d = 23 585 was too slow for this run).\n"
     )?;
     let names: Vec<&str> = MIXTURES.iter().map(|(n, _)| *n).collect();
-    table_header(
-        md,
-        &format!("| dataset | best tuned peer | {} |", names.join(" | ")),
-    )?;
-    let mut won = vec![0usize; MIXTURES.len()];
-    let mut within = vec![0usize; MIXTURES.len()];
-    for s in sets {
-        let q = quoted.get(s.name);
-        if let Some((u, _)) = q.and_then(|q| q.untuned.clone()) {
-            for (k, &e) in s.mixtures.iter().enumerate() {
-                within[k] += (z(e, u, s.n) <= 1.0) as usize;
-            }
-        }
-        if !PAYOFF.contains(&s.name) {
-            continue;
-        }
-        let Some((p, who)) = q.and_then(|q| q.tuned.clone()) else {
-            continue;
-        };
-        let cells: Vec<String> = s
-            .mixtures
-            .iter()
-            .enumerate()
-            .map(|(k, &e)| {
-                let v = z(e, p, s.n);
-                won[k] += (v <= -1.0) as usize;
-                format!("{e:.4} (z {v:+.2}{})", if v <= -1.0 { ", won" } else { "" })
-            })
-            .collect();
-        writeln!(
-            md,
-            "| {} | {p:.4} ({who}) | {} |",
-            s.name,
-            cells.join(" | ")
-        )?;
-    }
-    let count = |v: &[usize], of: usize| {
-        v.iter()
-            .map(|c| format!("{c} of {of}"))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    };
+    let payoff = sets.iter().filter(|s| PAYOFF.contains(&s.name));
+    let rows = payoff.map(|s| (s.name, s.n, &s.mixtures[..]));
+    let (won, _) = peer_table(md, &names, rows, quoted, Against::Tuned)?;
     writeln!(
         md,
         "| **won by ≥ 1 SE** | | {} |",
-        count(&won, PAYOFF.len())
+        counts(&won, PAYOFF.len())
     )?;
     writeln!(
         md,
         "\n### The guard: within one SE of the best untuned peer\n"
     )?;
-    table_header(
+    let rows = sets.iter().map(|s| (s.name, s.n, &s.mixtures[..]));
+    let (within, _) = peer_table(md, &names, rows, quoted, Against::Untuned)?;
+    writeln!(
         md,
-        &format!("| dataset | best untuned peer | {} |", names.join(" | ")),
-    )?;
-    for s in sets {
-        let Some((u, who)) = quoted.get(s.name).and_then(|q| q.untuned.clone()) else {
-            continue;
-        };
-        let cells: Vec<String> = s
-            .mixtures
-            .iter()
-            .map(|&e| format!("{e:.4} (z {:+.2})", z(e, u, s.n)))
-            .collect();
-        writeln!(
-            md,
-            "| {} | {u:.4} ({who}) | {} |",
-            s.name,
-            cells.join(" | ")
-        )?;
-    }
-    writeln!(md, "| **within 1 SE** | | {} |", count(&within, sets.len()))
+        "| **within 1 SE** | | {} |",
+        counts(&within, sets.len())
+    )
 }

@@ -169,3 +169,27 @@ proptest! {
         }
     }
 }
+
+/// Gives one line, then fails on every read.
+struct FailsAfterOneLine(bool);
+
+impl std::io::Read for FailsAfterOneLine {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if std::mem::replace(&mut self.0, true) {
+            return Err(std::io::Error::other("disk on fire"));
+        }
+        out[..7].copy_from_slice(b"1 |a x\n");
+        Ok(7)
+    }
+}
+
+#[test]
+fn an_io_error_ends_the_stream() {
+    let input = std::io::BufReader::new(FailsAfterOneLine(false));
+    let got: Vec<_> = VwReader::new(input, "t.vw", VwOptions::default())
+        .unwrap()
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    let err = got[1].as_ref().unwrap_err();
+    assert!(matches!(err.kind, ParseErrorKind::Io(_)), "{err}");
+}

@@ -32,6 +32,13 @@ from sketchlearn._validation import (
 )
 
 
+def _scores(est, X) -> np.ndarray:
+    """``w̃ᵀx`` for each row of ``X`` (checked like the fit's input), from a fitted estimator."""
+    check_is_fitted(est, "learners_")
+    rows, _ = as_rows(validate_input(est, X, reset=False))
+    return est.learners_.decision_function(rows)[:, 0]
+
+
 def _solve(est, X, targets, loss: str, classes: list | None) -> None:
     """Runs the core's DRP with ``est``'s parameters on validated ``X`` and float targets
     (±1 with ``classes``, real without) and records the fitted attributes."""
@@ -165,9 +172,7 @@ class DRPClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         """Scores ``w̃ᵀx`` (> 0 predicts ``classes_[1]``)."""
-        check_is_fitted(self, "learners_")
-        rows, _ = as_rows(validate_input(self, X, reset=False))
-        return self.learners_.decision_function(rows)[:, 0]
+        return _scores(self, X)
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels."""
@@ -258,9 +263,7 @@ class DRPRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predictions ``w̃ᵀx``."""
-        check_is_fitted(self, "learners_")
-        rows, _ = as_rows(validate_input(self, X, reset=False))
-        return self.learners_.decision_function(rows)[:, 0]
+        return _scores(self, X)
 
     _warn = DRPClassifier._warn
     coef_ = DRPClassifier.coef_

@@ -73,17 +73,25 @@ class FrequentDirections(TransformerMixin, BaseEstimator):
             return s
         return None
 
-    def partial_fit(self, X, y=None):
-        """Inserts the rows of ``X`` (GFD: signed by ``y``). Returns ``self``."""
-        first = not hasattr(self, "state_")
+    def _checked_rows(self, X, y, *, reset: bool):
+        """``X`` validated as every sketching method takes it (dense, CSR, CSC or COO; float64 or
+        float32; non-finite values passed on to the core), its rows for the core and their
+        GFD signs: ``(X, rows, signs)``."""
         X = validate_data(
             self,
             X,
             accept_sparse=("csr", "csc", "coo"),
             dtype=(np.float64, np.float32),
             ensure_all_finite=False,
-            reset=first,
+            reset=reset,
         )
+        rows, _ = as_rows(X)
+        return X, rows, self._signs(y, X.shape[0])
+
+    def partial_fit(self, X, y=None):
+        """Inserts the rows of ``X`` (GFD: signed by ``y``). Returns ``self``."""
+        first = not hasattr(self, "state_")
+        X, rows, signs = self._checked_rows(X, y, reset=first)
         if first:
             if self.method not in _METHODS:
                 raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
@@ -95,8 +103,7 @@ class FrequentDirections(TransformerMixin, BaseEstimator):
                 self.alpha0,
                 self.alpha,
             )
-        rows, _ = as_rows(X)
-        self.state_.insert(rows, self._signs(y, X.shape[0]))
+        self.state_.insert(rows, signs)
         self._update_components()
         return self
 
@@ -154,16 +161,8 @@ class FrequentDirections(TransformerMixin, BaseEstimator):
         """Relative spectral error ‖XᵀX − approximation‖₂ / ‖XᵀX‖₂ of the sketch against the
         exact covariance of ``X`` (GFD: of Σ yᵢ xᵢxᵢᵀ), computed without a d × d matrix."""
         check_is_fitted(self, "state_")
-        X = validate_data(
-            self,
-            X,
-            accept_sparse=("csr", "csc", "coo"),
-            dtype=(np.float64, np.float32),
-            ensure_all_finite=False,
-            reset=False,
-        )
-        rows, _ = as_rows(X)
-        return self.state_.relative_spectral_error(rows, self._signs(y, X.shape[0]))
+        _, rows, signs = self._checked_rows(X, y, reset=False)
+        return self.state_.relative_spectral_error(rows, signs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

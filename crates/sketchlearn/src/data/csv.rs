@@ -14,7 +14,7 @@ use std::io::BufRead;
 use super::decimal::{parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::libsvm::token_text;
-use super::lines::{bom_len, LineInput};
+use super::lines::LineReader;
 use super::source::{open_input, source_name};
 
 /// Options of [`CsvReader`].
@@ -53,15 +53,18 @@ pub struct CsvOptions {
 /// ```
 #[derive(Debug)]
 pub struct CsvReader<R> {
-    reader: R,
-    source_name: String,
-    options: CsvOptions,
-    buf: Vec<u8>,
-    line: u64,
+    lines: LineReader<R>,
+    layout: Layout,
     rows: u64,
+}
+
+/// What the lines read so far say of the matrix's shape: the options, the header's names and the
+/// number of columns.
+#[derive(Debug)]
+struct Layout {
+    options: CsvOptions,
     header: Option<Vec<String>>,
     columns: Option<usize>,
-    io_failed: bool,
 }
 
 impl CsvReader<Box<dyn BufRead + Send>> {
@@ -77,15 +80,13 @@ impl<R: BufRead> CsvReader<R> {
     /// A reader over `reader`; `source_name` (a path, `"<stdin>"`, ...) is used in error messages.
     pub fn new(reader: R, source_name: impl Into<String>, options: CsvOptions) -> Self {
         CsvReader {
-            reader,
-            source_name: source_name.into(),
-            options,
-            buf: Vec::with_capacity(1024),
-            line: 0,
+            lines: LineReader::new(reader, source_name),
+            layout: Layout {
+                options,
+                header: None,
+                columns: None,
+            },
             rows: 0,
-            header: None,
-            columns: None,
-            io_failed: false,
         }
     }
 
@@ -94,17 +95,9 @@ impl<R: BufRead> CsvReader<R> {
     /// On a parse error `row` holds unspecified content; the next call goes on with the following
     /// line. After an I/O error the reader is at its end.
     pub fn read_into(&mut self, row: &mut Vec<f64>) -> Result<bool, ParseError> {
-        if self.io_failed {
-            return Ok(false);
-        }
-        loop {
-            let more = self.next_line();
-            self.io_failed = more.is_err(); // false before: checked on entry
-            if !more? {
-                return Ok(false);
-            }
-            let offset = bom_len(self.line, &self.buf);
-            match self.parse_current(offset, row) {
+        while self.lines.next_line()? {
+            let (offset, line) = self.lines.text();
+            match self.layout.parse(line, offset, row) {
                 Ok(true) => {
                     self.rows += 1;
                     return Ok(true);
@@ -118,22 +111,49 @@ impl<R: BufRead> CsvReader<R> {
                     } else {
                         position + 1
                     };
-                    return Err(ParseError::new(
-                        self.source_name.clone(),
-                        self.line,
-                        column,
-                        kind,
-                    ));
+                    return Err(self.lines.error(column, kind));
                 }
             }
         }
+        Ok(false)
     }
 
-    /// Parses the line in `self.buf` from `offset`: `Ok(true)` for a data row, `Ok(false)` for a
-    /// skipped line (blank, comment, header). Error positions are 0-based from the line start;
-    /// `usize::MAX` means no column.
-    fn parse_current(&mut self, offset: usize, row: &mut Vec<f64>) -> Result<bool, LineError> {
-        let line = &self.buf[offset..];
+    /// The header's field names, once the header has been read (`None` if there is none).
+    pub fn header(&self) -> Option<&[String]> {
+        self.layout.header.as_deref()
+    }
+
+    /// The number of columns, once the header or the first row has been read.
+    pub fn num_columns(&self) -> Option<usize> {
+        self.layout.columns
+    }
+
+    /// The number of the last line read (1-based; 0 before the first read).
+    pub fn line(&self) -> u64 {
+        self.lines.line()
+    }
+
+    /// The number of data rows returned so far.
+    pub fn rows_read(&self) -> u64 {
+        self.rows
+    }
+
+    /// The name used in error messages.
+    pub fn source_name(&self) -> &str {
+        self.lines.source_name()
+    }
+
+    /// Gives back the underlying reader.
+    pub fn into_inner(self) -> R {
+        self.lines.into_inner()
+    }
+}
+
+impl Layout {
+    /// Parses `line`, the text of a line after its first `offset` bytes: `Ok(true)` for a data
+    /// row, `Ok(false)` for a skipped line (blank, comment, header). Error positions are 0-based
+    /// from the line start; `usize::MAX` means no column.
+    fn parse(&mut self, line: &[u8], offset: usize, row: &mut Vec<f64>) -> Result<bool, LineError> {
         let first = line.iter().position(|&b| !is_blank(b));
         match first {
             None => return Ok(false),
@@ -218,47 +238,6 @@ impl<R: BufRead> CsvReader<R> {
         }
         Ok(true)
     }
-
-    /// The header's field names, once the header has been read (`None` if there is none).
-    pub fn header(&self) -> Option<&[String]> {
-        self.header.as_deref()
-    }
-
-    /// The number of columns, once the header or the first row has been read.
-    pub fn num_columns(&self) -> Option<usize> {
-        self.columns
-    }
-
-    /// The number of the last line read (1-based; 0 before the first read).
-    pub fn line(&self) -> u64 {
-        self.line
-    }
-
-    /// The number of data rows returned so far.
-    pub fn rows_read(&self) -> u64 {
-        self.rows
-    }
-
-    /// The name used in error messages.
-    pub fn source_name(&self) -> &str {
-        &self.source_name
-    }
-
-    /// Gives back the underlying reader.
-    pub fn into_inner(self) -> R {
-        self.reader
-    }
-}
-
-impl<R: BufRead> LineInput for CsvReader<R> {
-    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
-        (
-            &mut self.reader,
-            &mut self.buf,
-            &self.source_name,
-            &mut self.line,
-        )
-    }
 }
 
 impl<R: BufRead> Iterator for CsvReader<R> {
@@ -267,7 +246,7 @@ impl<R: BufRead> Iterator for CsvReader<R> {
     /// The next row, owned. Error and resumption semantics as in
     /// [`read_into`](CsvReader::read_into).
     fn next(&mut self) -> Option<Self::Item> {
-        let mut row = Vec::with_capacity(self.columns.unwrap_or(0));
+        let mut row = Vec::with_capacity(self.layout.columns.unwrap_or(0));
         match self.read_into(&mut row) {
             Ok(true) => Some(Ok(row)),
             Ok(false) => None,

@@ -90,7 +90,7 @@ impl<R: BufRead> CsvExampleReader<R> {
 
     /// The source's name in error messages.
     pub fn source_name(&self) -> &str {
-        &self.lines.source_name
+        self.lines.source_name()
     }
 
     /// Maps the file's columns from its first line; `Ok(true)` when that line is a header.
@@ -221,7 +221,7 @@ impl<R: BufRead> ExampleSource for CsvExampleReader<R> {
         CsvExampleReader::read_into(self, ex)
     }
     fn line(&self) -> u64 {
-        self.lines.line
+        self.lines.line()
     }
     fn label_field(&self) -> Option<&LabelField> {
         self.label.as_ref()

@@ -33,7 +33,7 @@ use super::csv::{for_each_field, is_blank};
 use super::decimal::parse_f64;
 use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
-use super::lines::{bom_len, LineInput};
+use super::lines::LineReader;
 use crate::labels::{ClassLabel, Classes, MAX_CLASSES};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -191,49 +191,39 @@ pub(crate) struct Field {
 
 /// Lines of a CSV source split into fields (blank and `#` lines skipped, BOM removed).
 pub(crate) struct CsvLines<R> {
-    reader: R,
-    pub source_name: String,
-    buf: Vec<u8>,
-    pub line: u64,
+    lines: LineReader<R>,
     /// The texts of the last line's fields, kept for the next line's (no allocation per field).
     spare: Vec<String>,
-}
-
-impl<R: BufRead> LineInput for CsvLines<R> {
-    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
-        (
-            &mut self.reader,
-            &mut self.buf,
-            &self.source_name,
-            &mut self.line,
-        )
-    }
 }
 
 impl<R: BufRead> CsvLines<R> {
     pub fn new(reader: R, source_name: impl Into<String>) -> Self {
         CsvLines {
-            reader,
-            source_name: source_name.into(),
-            buf: Vec::new(),
-            line: 0,
+            lines: LineReader::new(reader, source_name),
             spare: Vec::new(),
         }
     }
 
     /// An error at `column` (1-based; 0 for none) of the current line.
     pub fn error(&self, column: usize, kind: ParseErrorKind) -> ParseError {
-        ParseError::new(self.source_name.clone(), self.line, column, kind)
+        self.lines.error(column, kind)
     }
 
-    /// The next line with content, split into `fields`; `Ok(false)` at the end.
+    /// The number of the last line read (1-based; 0 before the first read).
+    pub fn line(&self) -> u64 {
+        self.lines.line()
+    }
+
+    /// The name used in error messages.
+    pub fn source_name(&self) -> &str {
+        self.lines.source_name()
+    }
+
+    /// The next line with content, split into `fields`; `Ok(false)` at the end (also after an
+    /// I/O error).
     pub fn next_fields(&mut self, fields: &mut Vec<Field>) -> Result<bool, ParseError> {
-        loop {
-            if !self.next_line()? {
-                return Ok(false);
-            }
-            let offset = bom_len(self.line, &self.buf);
-            let line = &self.buf[offset..];
+        while self.lines.next_line()? {
+            let (offset, line) = self.lines.text();
             match line.iter().position(|&b| !is_blank(b)) {
                 None => continue,
                 Some(k) if line[k] == b'#' => continue,
@@ -268,6 +258,7 @@ impl<R: BufRead> CsvLines<R> {
                 Err((pos, kind)) => Err(self.error(pos + offset + 1, kind)),
             };
         }
+        Ok(false)
     }
 }
 
@@ -316,7 +307,7 @@ impl Schema {
                 ParseErrorKind::Column("no rows: the CSV input is empty".into()),
             ));
         }
-        let first_line = lines.line;
+        let first_line = lines.line();
         let mut second = Vec::new();
         let has_second = lines.next_fields(&mut second)?;
         let has_header = options
@@ -368,7 +359,7 @@ impl Schema {
             queue.push_back((first_line, first));
         }
         if has_second {
-            queue.push_back((lines.line, second));
+            queue.push_back((lines.line(), second));
         }
         let mut fields = Vec::new();
         loop {
@@ -377,7 +368,7 @@ impl Schema {
                     fields = f;
                     line
                 }
-                None if lines.next_fields(&mut fields)? => lines.line,
+                None if lines.next_fields(&mut fields)? => lines.line(),
                 None => break,
             };
             let at = |column: usize, kind| ParseError::new(source_name, line, column, kind);

@@ -25,7 +25,7 @@ use std::io::BufRead;
 use super::decimal::{decimal_at, digits_at, is_space, parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
-use super::lines::{bom_len, LineInput};
+use super::lines::LineReader;
 use super::source::{open_input, source_name};
 
 /// Options of [`LibsvmReader`].
@@ -71,16 +71,12 @@ pub struct LibsvmOptions {
 /// ```
 #[derive(Debug)]
 pub struct LibsvmReader<R> {
-    reader: R,
-    source_name: String,
+    lines: LineReader<R>,
     options: LibsvmOptions,
-    buf: Vec<u8>,
     scratch: Vec<(u32, f64)>,
-    line: u64,
     examples: u64,
     max_index_plus_one: usize,
     last_nnz: usize,
-    io_failed: bool,
 }
 
 impl LibsvmReader<Box<dyn BufRead + Send>> {
@@ -96,16 +92,12 @@ impl<R: BufRead> LibsvmReader<R> {
     /// A reader over `reader`; `source_name` (a path, `"<stdin>"`, ...) is used in error messages.
     pub fn new(reader: R, source_name: impl Into<String>, options: LibsvmOptions) -> Self {
         LibsvmReader {
-            reader,
-            source_name: source_name.into(),
+            lines: LineReader::new(reader, source_name),
             options,
-            buf: Vec::with_capacity(1024),
             scratch: Vec::new(),
-            line: 0,
             examples: 0,
             max_index_plus_one: 0,
             last_nnz: 0,
-            io_failed: false,
         }
     }
 
@@ -115,17 +107,8 @@ impl<R: BufRead> LibsvmReader<R> {
     /// and the error names the line and column; the next call goes on with the following line, so
     /// a caller may skip bad lines. After an I/O error the reader is at its end (`Ok(false)`).
     pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
-        if self.io_failed {
-            return Ok(false);
-        }
-        loop {
-            let more = self.next_line();
-            self.io_failed = more.is_err(); // false before: checked on entry
-            if !more? {
-                return Ok(false);
-            }
-            let offset = bom_len(self.line, &self.buf);
-            let line: &[u8] = &self.buf[offset..];
+        while self.lines.next_line()? {
+            let (offset, line) = self.lines.text();
             match parse_line(line, self.options.zero_based, ex, &mut self.scratch) {
                 Ok(true) => {
                     self.examples += 1;
@@ -136,21 +119,15 @@ impl<R: BufRead> LibsvmReader<R> {
                     return Ok(true);
                 }
                 Ok(false) => continue,
-                Err((position, kind)) => {
-                    return Err(ParseError::new(
-                        self.source_name.clone(),
-                        self.line,
-                        offset + position + 1,
-                        kind,
-                    ))
-                }
+                Err((position, kind)) => return Err(self.lines.error(offset + position + 1, kind)),
             }
         }
+        Ok(false)
     }
 
     /// The number of the last line read (1-based; 0 before the first read).
     pub fn line(&self) -> u64 {
-        self.line
+        self.lines.line()
     }
 
     /// The number of examples returned so far.
@@ -166,7 +143,7 @@ impl<R: BufRead> LibsvmReader<R> {
 
     /// The name used in error messages.
     pub fn source_name(&self) -> &str {
-        &self.source_name
+        self.lines.source_name()
     }
 
     /// The options this reader was built with.
@@ -176,18 +153,7 @@ impl<R: BufRead> LibsvmReader<R> {
 
     /// Gives back the underlying reader.
     pub fn into_inner(self) -> R {
-        self.reader
-    }
-}
-
-impl<R: BufRead> LineInput for LibsvmReader<R> {
-    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
-        (
-            &mut self.reader,
-            &mut self.buf,
-            &self.source_name,
-            &mut self.line,
-        )
+        self.lines.into_inner()
     }
 }
 

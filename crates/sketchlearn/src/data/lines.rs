@@ -1,45 +1,134 @@
 //! Reading a text input line by line, as every line-based reader (LIBSVM, VW, CSV) does: the
 //! next line into a reused buffer with its 1-based number, an I/O error naming the source and
-//! the line being read, and the UTF-8 byte-order mark a first line may start with.
+//! the line being read (after which the input is at its end), errors placed at a column of the
+//! current line, and the UTF-8 byte-order mark a first line may start with.
 
 use std::io::BufRead;
 
-use super::error::ParseError;
+use super::error::{ParseError, ParseErrorKind};
 
 /// The UTF-8 byte-order mark.
-pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// A line-based reader: its input, line buffer, source name and the number of the last line
-/// read; [`next_line`](LineInput::next_line) reads the next line into the buffer.
-pub(crate) trait LineInput {
-    /// The input, the line buffer, the source name (for errors) and the last line's number.
-    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64);
+/// The line-reading part of a line-based reader: its input, the source name (for errors), one
+/// reused line buffer and the number of the last line read.
+#[derive(Debug)]
+pub(crate) struct LineReader<R> {
+    reader: R,
+    source_name: String,
+    buf: Vec<u8>,
+    line: u64,
+    io_failed: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Lines of `reader`, called `source_name` in errors.
+    pub fn new(reader: R, source_name: impl Into<String>) -> Self {
+        LineReader {
+            reader,
+            source_name: source_name.into(),
+            buf: Vec::with_capacity(1024),
+            line: 0,
+            io_failed: false,
+        }
+    }
 
     /// Reads the next line into the buffer (cleared first, the newline kept) and counts it;
     /// `Ok(false)` at the end of the input. An I/O error names the source and the line being
-    /// read.
+    /// read; after it the input is at its end (`Ok(false)`).
     #[inline]
-    fn next_line(&mut self) -> Result<bool, ParseError> {
-        let (reader, buf, source, line) = self.line_parts();
-        buf.clear();
-        match reader.read_until(b'\n', buf) {
+    pub fn next_line(&mut self) -> Result<bool, ParseError> {
+        if self.io_failed {
+            return Ok(false);
+        }
+        self.buf.clear();
+        match self.reader.read_until(b'\n', &mut self.buf) {
             Ok(0) => Ok(false),
             Ok(_) => {
-                *line += 1;
+                self.line += 1;
                 Ok(true)
             }
-            Err(e) => Err(ParseError::io(source, *line + 1, &e)),
+            Err(e) => {
+                self.io_failed = true;
+                Err(ParseError::io(&self.source_name, self.line + 1, &e))
+            }
         }
+    }
+
+    /// The last line read, as read (the newline kept).
+    #[inline]
+    pub fn raw(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// The last line read without the byte-order mark a first line may start with, and the
+    /// mark's length (the number of bytes before the text: add it to a position in the text to
+    /// get the position in the line).
+    #[inline]
+    pub fn text(&self) -> (usize, &[u8]) {
+        let offset = if self.line == 1 && self.buf.starts_with(UTF8_BOM) {
+            UTF8_BOM.len()
+        } else {
+            0
+        };
+        (offset, &self.buf[offset..])
+    }
+
+    /// An error at `column` (1-based; 0 for none) of the last line read.
+    pub fn error(&self, column: usize, kind: ParseErrorKind) -> ParseError {
+        ParseError::new(self.source_name.clone(), self.line, column, kind)
+    }
+
+    /// The number of the last line read (1-based; 0 before the first read).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The name used in error messages.
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// Gives back the underlying reader.
+    pub fn into_inner(self) -> R {
+        self.reader
     }
 }
 
-/// The length of the byte-order mark that line `line` (1-based) starts with: 3 on a first line
-/// that starts with one, else 0.
-#[inline]
-pub(crate) fn bom_len(line: u64, text: &[u8]) -> usize {
-    if line == 1 && text.starts_with(UTF8_BOM) {
-        UTF8_BOM.len()
-    } else {
-        0
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufReader, Read};
+
+    /// Gives `text`, then fails on every read.
+    struct FailsAfter(&'static [u8]);
+
+    impl Read for FailsAfter {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            let n = self.0.len().min(out.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn lines_bom_errors_and_the_end_after_an_io_error() {
+        let input = BufReader::new(FailsAfter(b"\xEF\xBB\xBFa,b\nc\n"));
+        let mut lines = LineReader::new(input, "t.csv");
+        assert!(lines.next_line().unwrap());
+        assert_eq!(lines.text(), (3, &b"a,b\n"[..]));
+        assert!(lines.next_line().unwrap());
+        assert_eq!((lines.line(), lines.text()), (2, (0, &b"c\n"[..])));
+        let e = lines.error(1, ParseErrorKind::EmptyField);
+        assert_eq!((e.source_name.as_str(), e.line, e.column), ("t.csv", 2, 1));
+        let e = lines.next_line().unwrap_err();
+        assert_eq!(e.to_string(), "t.csv:3: I/O error: disk on fire");
+        // The failing input is not read again.
+        assert!(!lines.next_line().unwrap());
+        assert_eq!(lines.line(), 2);
     }
 }

@@ -74,6 +74,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
+use super::lines::LineReader;
 use super::side_columns::{SideColumns, SideTable, SideValueError};
 use super::source::open_input;
 
@@ -550,7 +551,7 @@ pub fn parse_ratings(
 /// assert_eq!((t.side.text(1, 0), t.side.text(1, 1)), ("NA", ""));
 /// ```
 pub fn parse_ratings_with_side(
-    mut reader: impl BufRead,
+    reader: impl BufRead,
     source_name: &str,
     options: &RatingsOptions,
     side: SideTable,
@@ -570,24 +571,13 @@ pub fn parse_ratings_with_side(
     let (mut user_map, mut item_map) = (HashMap::new(), HashMap::new());
     let mut format = options.format;
     let mut first = true;
-    let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(ParseError::io(source_name, line_no + 1, &e).into()),
-        }
-        line_no += 1;
+    let mut lines = LineReader::new(reader, source_name);
+    while lines.next_line()? {
+        let line_no = lines.line();
         table.stats.lines += 1;
-        let mut bytes: &[u8] = &buf;
-        if line_no == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = &bytes[3..];
-        }
-        let err = |column: usize, kind: ParseErrorKind| {
-            ParseError::new(source_name, line_no, column, kind)
-        };
+        // Columns count from after the byte-order mark.
+        let (_, bytes) = lines.text();
+        let err = |column: usize, kind: ParseErrorKind| lines.error(column, kind);
         let line = match std::str::from_utf8(bytes) {
             Ok(s) => s.trim_end_matches(['\n', '\r']),
             Err(e) => {
@@ -775,19 +765,11 @@ fn psv_records(
 }
 
 fn read_lines_latin1(path: &str) -> Result<Vec<String>, RatingsError> {
-    let mut input = open_input(path)?;
+    let mut lines = LineReader::new(open_input(path)?, path);
     let mut out = Vec::new();
-    let mut buf = Vec::new();
-    let mut n = 0;
-    loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => n += 1,
-            Err(e) => return Err(ParseError::io(path, n + 1, &e).into()),
-        }
+    while lines.next_line()? {
         // Latin-1: every byte is the code point of the same value.
-        let s: String = buf.iter().map(|&b| b as char).collect();
+        let s: String = lines.raw().iter().map(|&b| b as char).collect();
         out.push(s.trim_end_matches(['\n', '\r']).to_owned());
     }
     Ok(out)

@@ -21,7 +21,7 @@ use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
 use super::hashing::{feature_index, hash_string, namespace_hash};
 use super::interactions::{Crossing, Interactions, NamespaceFeature};
-use super::lines::LineInput;
+use super::lines::LineReader;
 use super::source::{open_input, source_name};
 use std::io::BufRead;
 
@@ -62,12 +62,9 @@ impl VwOptions {
 /// ```
 #[derive(Debug)]
 pub struct VwReader<R> {
-    reader: R,
-    source_name: String,
+    lines: LineReader<R>,
     options: VwOptions,
-    buf: Vec<u8>,
     pairs: Vec<(u32, f64)>,
-    line: u64,
     examples: u64,
     /// `-q` namespace pairs ([`Interactions`]) and the features they read.
     interactions: Interactions,
@@ -104,12 +101,9 @@ impl<R: BufRead> VwReader<R> {
             ));
         }
         Ok(VwReader {
-            reader,
-            source_name,
+            lines: LineReader::new(reader, source_name),
             options,
-            buf: Vec::with_capacity(1024),
             pairs: Vec::new(),
-            line: 0,
             examples: 0,
             interactions: Interactions::default(),
             crossed: Vec::new(),
@@ -124,7 +118,7 @@ impl<R: BufRead> VwReader<R> {
 
     /// The number of the last line read (1-based).
     pub fn line(&self) -> u64 {
-        self.line
+        self.lines.line()
     }
 
     /// Examples returned so far.
@@ -134,7 +128,7 @@ impl<R: BufRead> VwReader<R> {
 
     /// The name used in error messages.
     pub fn source_name(&self) -> &str {
-        &self.source_name
+        self.lines.source_name()
     }
 
     /// The hashed dimension `2^bits`.
@@ -143,13 +137,10 @@ impl<R: BufRead> VwReader<R> {
     }
 
     /// Reads the next example into `ex`; `Ok(false)` at the end. After a parse error the next
-    /// call goes on with the following line.
+    /// call goes on with the following line; after an I/O error the reader is at its end.
     pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
-        loop {
-            if !self.next_line()? {
-                return Ok(false);
-            }
-            let line = trim_newline(&self.buf);
+        while self.lines.next_line()? {
+            let line = trim_newline(self.lines.raw());
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
@@ -163,27 +154,10 @@ impl<R: BufRead> VwReader<R> {
                     self.examples += 1;
                     return Ok(true);
                 }
-                Err((col, kind)) => {
-                    return Err(ParseError::new(
-                        self.source_name.clone(),
-                        self.line,
-                        col + 1,
-                        kind,
-                    ))
-                }
+                Err((col, kind)) => return Err(self.lines.error(col + 1, kind)),
             }
         }
-    }
-}
-
-impl<R: BufRead> LineInput for VwReader<R> {
-    fn line_parts(&mut self) -> (&mut dyn BufRead, &mut Vec<u8>, &str, &mut u64) {
-        (
-            &mut self.reader,
-            &mut self.buf,
-            &self.source_name,
-            &mut self.line,
-        )
+        Ok(false)
     }
 }
 
