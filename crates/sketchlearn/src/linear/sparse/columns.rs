@@ -810,8 +810,37 @@ impl LazyColumns {
     }
 }
 
-/// `out = A·B` for row-major `m × m` matrices (`out` zeroed by the caller).
+/// `out = A·B` for row-major `m × m` matrices (`out` zeroed by the caller): the composition of
+/// every live epoch's transform at a rebase. The common sizes run a copy with the length known
+/// at compile time, for AVX2 when the CPU has it (the same sums in the same order: same bits).
 fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
+    match m {
+        10 => matmul_dispatch::<10>(a, b, out),
+        5 => matmul_dispatch::<5>(a, b, out),
+        20 => matmul_dispatch::<20>(a, b, out),
+        _ => matmul_fixed_rows(a, b, m, out),
+    }
+}
+
+#[inline(always)]
+fn matmul_dispatch<const M: usize>(a: &[f64], b: &[f64], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::axpy::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { matmul_avx2::<M>(a, b, out) };
+    }
+    matmul_fixed_rows(a, b, M, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn matmul_avx2<const M: usize>(a: &[f64], b: &[f64], out: &mut [f64]) {
+    matmul_fixed_rows(a, b, M, out)
+}
+
+/// The loop of [`matmul_into`] (`m` a constant in the size-specialised copies).
+#[inline(always)]
+fn matmul_fixed_rows(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
     for (arow, orow) in a.chunks_exact(m).zip(out.chunks_exact_mut(m)) {
         for (&aik, brow) in arow.iter().zip(b.chunks_exact(m)) {
             if aik != 0.0 {
