@@ -810,14 +810,61 @@ impl LazyColumns {
     }
 }
 
-/// `out = A·B` for row-major `m × m` matrices (`out` zeroed by the caller).
+/// `out = A·B` for row-major `m × m` matrices (`out` zeroed by the caller): row `i` of `out` is
+/// `Σ_k A_ik·B[k, :]` over the non-zero `A_ik`, `k` increasing, from `+0.0`. The common sizes are
+/// compiled apart with the row in registers (AVX2 when the CPU has it): the same sums in the same
+/// order, so the same bits (this product is most of a rebase's cost, one per live epoch).
 fn matmul_into(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
+    match m {
+        10 => return matmul_dispatch::<10>(a, b, out),
+        5 => return matmul_dispatch::<5>(a, b, out),
+        20 => return matmul_dispatch::<20>(a, b, out),
+        _ => {}
+    }
     for (arow, orow) in a.chunks_exact(m).zip(out.chunks_exact_mut(m)) {
         for (&aik, brow) in arow.iter().zip(b.chunks_exact(m)) {
             if aik != 0.0 {
                 super::axpy::axpy(orow, brow, aik);
             }
         }
+    }
+}
+
+#[inline(always)]
+fn matmul_dispatch<const M: usize>(a: &[f64], b: &[f64], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::axpy::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { matmul_avx2::<M>(a, b, out) };
+    }
+    matmul_fixed::<M>(a, b, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn matmul_avx2<const M: usize>(a: &[f64], b: &[f64], out: &mut [f64]) {
+    matmul_fixed::<M>(a, b, out)
+}
+
+/// [`matmul_into`] for `m = M`: each output row accumulated in registers, then stored.
+#[inline(always)]
+fn matmul_fixed<const M: usize>(a: &[f64], b: &[f64], out: &mut [f64]) {
+    for (arow, orow) in a.chunks_exact(M).zip(out.chunks_exact_mut(M)) {
+        let Some(orow) = orow.first_chunk_mut::<M>() else {
+            return;
+        };
+        let mut acc = *orow;
+        for (&aik, brow) in arow.iter().zip(b.chunks_exact(M)) {
+            if aik != 0.0 {
+                let Some(brow) = brow.first_chunk::<M>() else {
+                    return;
+                };
+                for i in 0..M {
+                    acc[i] += aik * brow[i];
+                }
+            }
+        }
+        *orow = acc;
     }
 }
 
