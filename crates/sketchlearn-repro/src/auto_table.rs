@@ -35,7 +35,7 @@ use std::time::Instant;
 
 /// The shared datasets of RESULTS.md: SON Table 3's eleven and r8 (file name without
 /// `.libsvm`, short label).
-fn datasets() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn datasets() -> Vec<(&'static str, &'static str)> {
     let mut v = super::son_table3::DATASETS.to_vec();
     v.push(("r8_earn_vs_rest", "r8"));
     v

@@ -5,6 +5,7 @@
 //! from the repository root. Experiments that time or call the command line run the `sketchlearn`
 //! binary of the same build (see [`paths::cli_exe`]).
 
+mod auto_members;
 mod auto_table;
 mod drp_common;
 mod drp_recovery;
@@ -105,6 +106,9 @@ pub enum Experiment {
     /// untuned/tuned peers (RESULTS.md and VW AdaGrad/OjaNewton in the same run), each member
     /// alone, the one-knob tuned default, member weights and cost.
     Auto,
+    /// Issue 27, item 2: the default with each member removed or replaced (12 shared sets and the
+    /// generated sparse stream), and each member's CPU time per example.
+    AutoMembers,
     /// Issue 27: the sparse-time RFD-SON member with the paper's doubling buffer (ℓ = 2m) and
     /// longer buffers (ℓ = 3m, 4m, 6m): learning-only time, shrinks, progressive error.
     FdBuffer,
@@ -142,6 +146,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         Experiment::SparseScaling => sparse_scaling::run(args),
         Experiment::SparseAccuracy => sparse_accuracy::run(args),
         Experiment::Auto => auto_table::run(args),
+        Experiment::AutoMembers => auto_members::run(args),
         Experiment::FdBuffer => fd_buffer::run(args),
         Experiment::SketchedAdagrad => sketched_adagrad::run(args),
         Experiment::PayoffMembers => payoff_members::run(args),

@@ -121,8 +121,13 @@ fn mixture(base: &LearnerConfig, members: &[LearnerConfig], dim: usize) -> Resul
         .iter()
         .map(|m| Ok(m.check()?.build_unscaled(dim)?))
         .collect::<Result<Vec<_>>>()?;
+    mix(base, built)
+}
+
+/// The mixture of the built `members` with `base`'s loss and rule.
+pub(crate) fn mix(base: &LearnerConfig, members: Vec<AnyLearner>) -> Result<AnyLearner> {
     Ok(AnyLearner::Mixture(Mixture::new(
-        built,
+        members,
         base.loss,
         base.mix_rule(),
         1.0,

@@ -38,9 +38,22 @@ pub(super) fn largest_inverse_scale(seen: impl Iterator<Item = f64>) -> f64 {
 /// `scaled: Vec<f64>` (a reused buffer) and inherent methods `observe(x)` (the example joins the
 /// scale), `scaled_values(x, out)` (the rescaled values of `x`) and
 /// `original_weights(&[f64]) -> Vec<f64>` (the wrapped learner's weights on the original
-/// features).
+/// features). `rescaling_learner!($t, observe_scaled)` calls instead an inherent
+/// `observe_scaled(x, out)` that does both at once (the same values as `observe` then
+/// `scaled_values`).
 macro_rules! rescaling_learner {
     ($t:ident) => {
+        rescaling_learner!($t, observe_then_scale);
+
+        impl<L: OnlineLearner> $t<L> {
+            /// [`Self::observe`], then [`Self::scaled_values`] into `out`.
+            fn observe_then_scale(&mut self, x: Row<'_>, out: &mut Vec<f64>) {
+                self.observe(x);
+                self.scaled_values(x, out);
+            }
+        }
+    };
+    ($t:ident, $observe_scaled:ident) => {
         impl<L: OnlineLearner> OnlineLearner for $t<L> {
             fn dim(&self) -> usize {
                 self.inner.dim()
@@ -58,9 +71,8 @@ macro_rules! rescaling_learner {
                 // scale.
                 check_example(&x, y, weight, self.dim())?;
                 // The current example joins the scale first (no label involved).
-                self.observe(x);
                 let mut v = std::mem::take(&mut self.scaled);
-                self.scaled_values(x, &mut v);
+                self.$observe_scaled(x, &mut v);
                 let result = self.inner.learn(with_values(x, &v), y, weight);
                 self.scaled = v;
                 result
