@@ -9,6 +9,7 @@ mod common;
 use common::scratch::Scratch;
 use sketchlearn::data::{CsvExampleOptions, Interactions};
 use sketchlearn::linear::LearnerConfig;
+use sketchlearn::loss::Loss;
 use sketchlearn::run::{
     self, Input, Observer, ReadOptions, Silent, Start, TrainOptions, TrainOutcome, Warning,
 };
@@ -503,4 +504,104 @@ fn csv_cache_label_errors_and_stale_caches() {
     assert!(reasons[0].contains("CSV columns"), "{reasons:?}");
     let plain = train(Input::path(path), &other, &mut Silent);
     assert_eq!(model_bytes(&rebuilt), model_bytes(&plain));
+}
+
+/// A run with a valid CSV cache takes its schema from the cache and does not read the text
+/// (beyond the stamp's 64 KiB at each end): a middle row edited to a new category, with the
+/// size and modification time kept, is neither scanned nor parsed — the run learns the cached
+/// rows' bits with no note. (This is the stamp's documented limit, the same as for LIBSVM; a
+/// scan of the text would have found the new category, changed the schema and rebuilt.)
+#[test]
+fn a_valid_csv_cache_is_read_without_scanning_the_text() {
+    let dir = Scratch::new("csv-no-scan");
+    let data = dir.path("t.csv");
+    let cache = dir.path("t.cache");
+    let text = csv_text(12_000, 7);
+    assert!(text.len() > 3 * (64 << 10), "{}", text.len());
+    std::fs::write(&data, &text).unwrap();
+    let path = data.to_str().unwrap();
+    let o = csv_options(1, "Attrition");
+    let plain = train(Input::path(path), &o, &mut Silent);
+    let mut notes = Notes::default();
+    let writing = train(Input::path(path).cache(&cache), &o, &mut notes);
+    assert_eq!(model_bytes(&writing), model_bytes(&plain));
+
+    let middle = text.len() / 2;
+    let at = middle + text[middle..].find("Sales").unwrap();
+    let mut edited = text.clone();
+    edited.replace_range(at..at + 5, "Salez");
+    let modified = std::fs::metadata(&data).unwrap().modified().unwrap();
+    std::fs::write(&data, &edited).unwrap();
+    let file = std::fs::File::options().write(true).open(&data).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+
+    let reading = train(Input::path(path).cache(&cache), &o, &mut notes);
+    assert!(notes.rebuilt().is_empty(), "{:?}", notes.0);
+    assert_eq!(model_bytes(&reading), model_bytes(&plain));
+    // Control: the edited text itself gives another schema (a fourth department).
+    let from_text = train(Input::path(path), &o, &mut Silent);
+    assert_ne!(model_bytes(&from_text), model_bytes(&plain));
+}
+
+/// Each flag of the schema scan (label column, ignored columns, the one-hot / hashed choice,
+/// the hash bits) changes the schema: the run scans the text, rebuilds the cache with a note
+/// and learns the bits of the text; the same flags again read the rebuilt cache. A flag that
+/// gives the same schema (the label column by position instead of name) keeps the cache.
+#[test]
+fn a_changed_schema_flag_rebuilds_the_csv_cache() {
+    let dir = Scratch::new("csv-flags");
+    let data = dir.path("t.csv");
+    let cache = dir.path("t.cache");
+    std::fs::write(&data, csv_text(400, 8)).unwrap();
+    let path = data.to_str().unwrap();
+    let hashed = |bits| {
+        let mut o = csv_options(1, "Attrition");
+        o.read.csv.max_categories = 2;
+        o.read.csv.hash_bits = bits;
+        o
+    };
+    let mut ignored = csv_options(1, "Attrition");
+    ignored.read.csv.ignore_columns = vec!["Age".parse().unwrap()];
+    let (logistic, squared) = (
+        LearnerConfig::default(),
+        LearnerConfig {
+            loss: Loss::Squared,
+            ..LearnerConfig::default()
+        },
+    );
+    let runs = [
+        ("first", csv_options(1, "Attrition"), &logistic, None),
+        ("by position", csv_options(1, "0"), &logistic, Some(false)),
+        ("label", csv_options(1, "Score"), &squared, Some(true)),
+        ("ignored", ignored, &logistic, Some(true)),
+        ("one-hot", hashed(4), &logistic, Some(true)),
+        ("hash bits", hashed(6), &logistic, Some(true)),
+    ];
+    let run = |input: Input, o: &TrainOptions, config: &LearnerConfig, notes: &mut Notes| {
+        run::train(input, Start::New(config.clone()), o, notes).unwrap()
+    };
+    let mut previous: Option<Vec<u8>> = None;
+    for (what, o, config, rebuilds) in &runs {
+        let mut notes = Notes::default();
+        let first = run(Input::path(path).cache(&cache), o, config, &mut notes);
+        let reasons = notes.rebuilt();
+        match rebuilds {
+            Some(true) => {
+                assert_eq!(reasons.len(), 1, "{what}: {:?}", notes.0);
+                assert!(reasons[0].contains("CSV columns"), "{what}: {reasons:?}");
+            }
+            _ => assert!(reasons.is_empty(), "{what}: {reasons:?}"),
+        }
+        let plain = run(Input::path(path), o, config, &mut Notes::default());
+        assert_eq!(model_bytes(&first), model_bytes(&plain), "{what}");
+        let mut again = Notes::default();
+        let second = run(Input::path(path).cache(&cache), o, config, &mut again);
+        assert!(again.rebuilt().is_empty(), "{what}: {:?}", again.0);
+        assert_eq!(model_bytes(&second), model_bytes(&plain), "{what}");
+        if *rebuilds == Some(true) {
+            assert_ne!(previous.as_ref(), Some(&model_bytes(&plain)), "{what}");
+        }
+        previous = Some(model_bytes(&plain));
+    }
 }

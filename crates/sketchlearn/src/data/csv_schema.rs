@@ -86,7 +86,7 @@ impl fmt::Display for ColumnRef {
 /// let o = CsvExampleOptions::default();
 /// assert_eq!((o.has_header, o.max_categories, o.hash_bits), (None, 64, 10));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CsvExampleOptions {
     /// `Some(true)`/`Some(false)`: the first line is / is not a header; `None`: detected (a
     /// header when no field of the first line is a number, or when a column is a number on the
@@ -585,6 +585,45 @@ impl Schema {
         self.columns.iter().position(|c| c.name == name)
     }
 
+    /// Checks a schema that was not made by [`Schema::scan`] here (a cache's header): every
+    /// column's features lie below the dimension (which fits a `u32` index), one-hot values are
+    /// sorted and distinct, and there is a label column exactly when there are label values.
+    /// What was read through it is then as bounded as from a scan.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let dim = u64::try_from(self.dim).unwrap_or(u64::MAX);
+        if dim > u64::from(u32::MAX) {
+            return Err(format!("dimension {dim} beyond a 32-bit feature index"));
+        }
+        let labels = self
+            .columns
+            .iter()
+            .filter(|c| c.kind == ColumnKind::Label)
+            .count();
+        if labels > 1 || (labels == 1) == (self.labels == LabelValues::None) {
+            return Err("its label column does not agree with its labels".into());
+        }
+        for c in &self.columns {
+            let end = match &c.kind {
+                ColumnKind::Label | ColumnKind::Ignored => 0,
+                ColumnKind::Numeric { index } => u64::from(*index) + 1,
+                ColumnKind::Categorical { base, values } => {
+                    if values.windows(2).any(|w| w[0] >= w[1]) {
+                        return Err(format!("column '{}': its values are not sorted", c.name));
+                    }
+                    u64::from(*base) + values.len() as u64
+                }
+                ColumnKind::Hashed { base, bits } => u64::from(*base) + (1u64 << (*bits).min(32)),
+            };
+            if end > dim {
+                return Err(format!(
+                    "column '{}' has features beyond the dimension {dim}",
+                    c.name
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Feature counts per kind, for summaries: (numeric, one-hot columns, hashed columns).
     pub fn kind_counts(&self) -> (usize, usize, usize) {
         let mut counts = BTreeMap::new();
@@ -607,5 +646,46 @@ fn check_finite(text: &str) -> Result<(), ParseErrorKind> {
     match parse_f64(text.as_bytes()) {
         Some(x) if !x.is_finite() => Err(ParseErrorKind::NonFiniteValue(text.to_string())),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scanned schema passes [`Schema::check`]; one whose features reach past its dimension,
+    /// whose one-hot values are out of order, or whose label column disagrees with its labels
+    /// does not.
+    #[test]
+    fn check_refuses_inconsistent_schemas() {
+        let text = "y,c,x,h\nYes,a,1,p\nNo,b,2,q\nYes,a,,r\n";
+        let options = CsvExampleOptions {
+            label_column: Some("y".parse().unwrap()),
+            max_categories: 2,
+            hash_bits: 3,
+            ..CsvExampleOptions::default()
+        };
+        let good = Schema::scan(std::io::Cursor::new(text), "t.csv", &options).unwrap();
+        assert_eq!(good.check(), Ok(()));
+        assert!(matches!(good.columns[3].kind, ColumnKind::Hashed { .. }));
+        let broken = |change: &dyn Fn(&mut Schema)| {
+            let mut s = good.clone();
+            change(&mut s);
+            s.check().unwrap_err()
+        };
+        let e = broken(&|s| s.dim -= 1);
+        assert!(e.contains("beyond the dimension"), "{e}");
+        let e = broken(&|s| s.dim = usize::MAX);
+        assert!(e.contains("32-bit"), "{e}");
+        let e = broken(&|s| s.columns[3].kind = ColumnKind::Hashed { base: 3, bits: 40 });
+        assert!(e.contains("beyond the dimension"), "{e}");
+        let e = broken(&|s| {
+            if let ColumnKind::Categorical { values, .. } = &mut s.columns[1].kind {
+                values.reverse();
+            }
+        });
+        assert!(e.contains("not sorted"), "{e}");
+        let e = broken(&|s| s.labels = LabelValues::None);
+        assert!(e.contains("label column"), "{e}");
     }
 }

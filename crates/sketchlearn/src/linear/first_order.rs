@@ -32,8 +32,9 @@ pub enum StepSchedule {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ogd {
-    #[serde(with = "crate::model::sparse_vec")]
-    w: Vec<f64>,
+    /// The weights (written as one sparse array; saved and checked in proportion to the
+    /// features touched).
+    w: Touched<1>,
     loss: Loss,
     eta: f64,
     schedule: StepSchedule,
@@ -61,7 +62,7 @@ impl Ogd {
             )));
         }
         Ok(Ogd {
-            w: vec![0.0; dim],
+            w: Touched::new(dim),
             loss,
             eta,
             schedule,
@@ -71,24 +72,36 @@ impl Ogd {
     }
 }
 
+impl Ogd {
+    /// `max_i |w_i|` (`+∞` if a weight is NaN) from the touched features: `O(touched)`.
+    pub(crate) fn largest_weight(&self) -> f64 {
+        largest_at(self.w.array(0), self.w.features())
+    }
+}
+
+/// `max |w_i|` over the features `at` (`+∞` if one is NaN).
+pub(crate) fn largest_at(w: &[f64], at: Vec<usize>) -> f64 {
+    super::validate::largest(at.into_iter().map(|i| w[i]))
+}
+
 impl OnlineLearner for Ogd {
     fn dim(&self) -> usize {
         self.w.len()
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        crate::linear::clip_score(x.dot(&self.w), self.clip)
+        crate::linear::clip_score(x.dot(self.w.array(0)), self.clip)
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.w.len())?;
         self.t += 1;
-        let mut p = x.dot(&self.w);
+        let mut p = x.dot(self.w.array(0));
         if p.abs() > self.clip {
             let xx = x.squared_norm();
             if xx > 0.0 {
                 let tau = p.signum() * (p.abs() - self.clip);
-                x.axpy_into(-tau / xx, &mut self.w);
+                self.w.axpy(-tau / xx, x);
                 p -= tau;
             }
         }
@@ -98,15 +111,13 @@ impl OnlineLearner for Ogd {
         };
         let step = -eta * weight * self.loss.derivative(p, y);
         if step != 0.0 {
+            let w = self.w.array(0);
             let finite = match x {
-                Row::Dense(v) => v
-                    .iter()
-                    .zip(&self.w)
-                    .all(|(xi, wi)| weight_ok(wi + step * xi)),
+                Row::Dense(v) => v.iter().zip(w).all(|(xi, wi)| weight_ok(wi + step * xi)),
                 Row::Sparse { indices, values } => indices
                     .iter()
                     .zip(values)
-                    .all(|(&i, xi)| weight_ok(self.w[i as usize] + step * xi)),
+                    .all(|(&i, xi)| weight_ok(w[i as usize] + step * xi)),
             };
             if !finite {
                 return Err(LearnError::Diverged(format!(
@@ -114,13 +125,13 @@ impl OnlineLearner for Ogd {
                     self.t
                 )));
             }
-            x.axpy_into(step, &mut self.w);
+            self.w.axpy(step, x);
         }
         Ok(p)
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Borrowed(&self.w)
+        Cow::Borrowed(self.w.array(0))
     }
 }
 
@@ -180,14 +191,7 @@ impl AdaGrad {
 
     /// `max_i |w_i|` (`+∞` if a weight is NaN) from the touched features: `O(touched)`.
     pub(crate) fn largest_weight(&self) -> f64 {
-        let w = self.coords.array(0);
-        self.coords.features().into_iter().fold(0.0, |a, i| {
-            if w[i].is_nan() {
-                f64::INFINITY
-            } else {
-                a.max(w[i].abs())
-            }
-        })
+        largest_at(self.coords.array(0), self.coords.features())
     }
 }
 
@@ -230,7 +234,8 @@ impl OnlineLearner for AdaGrad {
 impl MergeShare for Ogd {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.w.len(), other.w.len())?;
-        crate::merge::mix(&mut self.w, &other.w, share);
+        self.w
+            .update_all(|[w]| crate::merge::mix(w, other.w.array(0), share));
         self.t = crate::merge::add_count(self.t, other.t, base.map(|b| b.t));
         Ok(())
     }
@@ -279,5 +284,47 @@ pub(crate) mod tests {
         ada.coords.poison_untouched();
         assert_eq!(postcard::to_allocvec(&ada).unwrap(), bytes);
         assert_eq!(ada.largest_weight(), bound);
+    }
+
+    /// OGD's fields as they were written before [`Touched`]: the file's bytes.
+    #[derive(Serialize)]
+    struct PlainOgd {
+        #[serde(with = "crate::model::sparse_vec")]
+        w: Vec<f64>,
+        loss: Loss,
+        eta: f64,
+        schedule: StepSchedule,
+        clip: f64,
+        t: u64,
+    }
+
+    /// OGD (with the projection, so both updates run) writes the bytes of its plain weight
+    /// array, and saving and the load check's bound read only the touched features: a NaN in
+    /// every untouched entry changes neither; it loads back to the same bytes.
+    #[test]
+    fn ogd_reads_only_the_touched_features_and_writes_the_same_bytes() {
+        let mut ogd = Ogd::new(4096, Loss::Logistic, 0.5, StepSchedule::InverseSqrt, 1.5).unwrap();
+        learn_a_few(&mut ogd);
+        let plain = PlainOgd {
+            w: ogd.weights().to_vec(),
+            loss: ogd.loss,
+            eta: ogd.eta,
+            schedule: ogd.schedule,
+            clip: ogd.clip,
+            t: ogd.t,
+        };
+        let bytes = postcard::to_allocvec(&ogd).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&plain).unwrap());
+        let bound = ogd.largest_weight();
+        assert_eq!(
+            bound,
+            super::super::validate::largest(plain.w.iter().copied())
+        );
+        assert!(bound > 0.0);
+        let back: Ogd = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+        ogd.w.poison_untouched();
+        assert_eq!(postcard::to_allocvec(&ogd).unwrap(), bytes);
+        assert_eq!(ogd.largest_weight(), bound);
     }
 }

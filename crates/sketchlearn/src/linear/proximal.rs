@@ -39,12 +39,25 @@
 //! So a learning step costs `O(nnz)` as without the penalty, and gives the eager update's
 //! weights up to rounding (`tests/regularization.rs`: within 1e-9). With `λ₁ = λ₂ = 0` every
 //! operation is the unpenalised learner's, bit for bit.
+//!
+//! # Saved in proportion to the features touched (issue 26)
+//!
+//! Both keep their per-feature state in [`Touched`] arrays, so a save and the load check read
+//! the touched features only, not all `d` (a `-b 27` model). A coordinate's `(D, C)` matters
+//! only while its weight is non-zero (a zero weight stays zero until it is next updated, which
+//! sets its `(D, C)`), so OGD's are kept — and written — only there: untouched features hold
+//! zeros (allocated lazily, no memory) instead of `(1, 0)` — see [`ProximalOgd`]'s layout.
 
+use super::validate::largest;
 use super::{check_example, weight_ok, LearnError, OnlineLearner, Regularization};
 use crate::loss::Loss;
+use crate::model::touched::Touched;
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+
+mod ogd_state;
+use ogd_state::OgdState;
 
 /// The proximal step (1) of the module documentation for step `s`.
 #[inline]
@@ -102,14 +115,15 @@ trait Lazy {
     }
 }
 
-/// [`Lazy`] and [`OnlineLearner`] for a learner with fields `w` (stored weights) and `reg`, and
-/// methods `current(i)` (coordinate `i` now) and `step(x, y, weight, p)` (the update after the
-/// prediction `p`): the example check, the lazy prediction and weights are the same for both.
+/// [`Lazy`] and [`OnlineLearner`] for a learner with the field `reg` and methods `stored()`
+/// (stored weights), `current(i)` (coordinate `i` now) and `step(x, y, weight, p)` (the update
+/// after the prediction `p`): the example check, the lazy prediction and weights are the same
+/// for both.
 macro_rules! lazy {
     ($t:ty) => {
         impl Lazy for $t {
             fn stored(&self) -> &[f64] {
-                &self.w
+                <$t>::stored(self)
             }
             fn penalty(&self) -> Regularization {
                 self.reg
@@ -121,7 +135,7 @@ macro_rules! lazy {
 
         impl OnlineLearner for $t {
             fn dim(&self) -> usize {
-                self.w.len()
+                <$t>::stored(self).len()
             }
 
             fn predict(&self, x: Row<'_>) -> f64 {
@@ -129,7 +143,7 @@ macro_rules! lazy {
             }
 
             fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
-                check_example(&x, y, weight, self.w.len())?;
+                check_example(&x, y, weight, self.dim())?;
                 let p = self.predict(x);
                 self.step(x, y, weight, p).map(|()| p)
             }
@@ -154,13 +168,10 @@ macro_rules! lazy {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProximalAdaGrad {
-    #[serde(with = "crate::model::sparse_vec")]
-    w: Vec<f64>,
-    #[serde(with = "crate::model::sparse_vec")]
-    g2: Vec<f64>,
-    /// The example count at each coordinate's last update.
-    #[serde(with = "crate::model::sparse_vec")]
-    last: Vec<u64>,
+    /// Per feature: the stored weight `w_i` and `G_i` (two sparse arrays in the file).
+    coords: Touched<2>,
+    /// The example count at each coordinate's last update (a sparse array in the file).
+    last: Touched<1, u64>,
     t: u64,
     loss: Loss,
     eta: f64,
@@ -172,9 +183,8 @@ impl ProximalAdaGrad {
     pub fn new(dim: usize, loss: Loss, eta: f64, reg: Regularization) -> Result<Self, LearnError> {
         check_eta(eta)?;
         Ok(ProximalAdaGrad {
-            w: vec![0.0; dim],
-            g2: vec![0.0; dim],
-            last: vec![0; dim],
+            coords: Touched::new(dim),
+            last: Touched::new(dim),
             t: 0,
             loss,
             eta,
@@ -182,14 +192,26 @@ impl ProximalAdaGrad {
         })
     }
 
+    fn stored(&self) -> &[f64] {
+        self.coords.array(0)
+    }
+
+    /// `max_i |w_i|` of the current weights (`+∞` if one is NaN), from the touched features.
+    pub(crate) fn largest_weight(&self) -> f64 {
+        let touched = self.coords.features().into_iter();
+        largest(touched.map(|i| self.current(i)))
+    }
+
     /// Coordinate `i` now: its stored value shrunk by the `t − last_i` proximal steps it missed.
     #[inline]
     fn current(&self, i: usize) -> f64 {
-        let (v, n) = (self.w[i], self.t.saturating_sub(self.last[i]));
-        if n == 0 || v == 0.0 || self.g2[i] == 0.0 || self.reg.is_none() {
+        let [v, g2] = self.coords.at(i);
+        let [last] = self.last.at(i);
+        let n = self.t.saturating_sub(last);
+        if n == 0 || v == 0.0 || g2 == 0.0 || self.reg.is_none() {
             return v;
         }
-        let s = self.eta / self.g2[i].sqrt();
+        let s = self.eta / g2.sqrt();
         let (l1, l2, n) = (self.reg.l1, self.reg.l2, n as f64);
         let m = if l2 == 0.0 {
             v.abs() - n * s * l1
@@ -211,7 +233,7 @@ impl ProximalAdaGrad {
 
     fn update_coord(&mut self, i: usize, g: f64) -> Result<(), LearnError> {
         let w = self.current(i);
-        let g2 = self.g2[i] + g * g;
+        let g2 = self.coords.at(i)[1] + g * g;
         let (u, s) = if g2 == 0.0 {
             (w, 0.0)
         } else {
@@ -221,9 +243,8 @@ impl ProximalAdaGrad {
         if !(g2.is_finite() && weight_ok(w)) {
             return Err(LearnError::Diverged(format!("AdaGrad coordinate {i}")));
         }
-        self.g2[i] = g2;
-        self.w[i] = w;
-        self.last[i] = self.t + 1;
+        self.coords.set(i, [w, g2]);
+        self.last.set(i, [self.t + 1]);
         Ok(())
     }
 }
@@ -278,10 +299,9 @@ fn for_each_entry(
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProximalOgd {
-    #[serde(with = "crate::model::sparse_vec")]
-    w: Vec<f64>,
-    /// `(D, C)` at each coordinate's last update.
-    at: Vec<(f64, f64)>,
+    /// Per feature: the stored weight, and `(D, C)` at its last update (see [`OgdState`] for
+    /// how they are written).
+    state: OgdState,
     d_now: f64,
     c_now: f64,
     t: u64,
@@ -298,8 +318,7 @@ impl ProximalOgd {
     pub fn new(dim: usize, loss: Loss, eta: f64, reg: Regularization) -> Result<Self, LearnError> {
         check_eta(eta)?;
         Ok(ProximalOgd {
-            w: vec![0.0; dim],
-            at: vec![(1.0, 0.0); dim],
+            state: OgdState(Touched::new(dim)),
             d_now: 1.0,
             c_now: 0.0,
             t: 0,
@@ -309,10 +328,19 @@ impl ProximalOgd {
         })
     }
 
+    fn stored(&self) -> &[f64] {
+        self.state.0.array(0)
+    }
+
+    /// `max_i |w_i|` of the current weights (`+∞` if one is NaN), from the touched features.
+    pub(crate) fn largest_weight(&self) -> f64 {
+        let touched = self.state.0.features().into_iter();
+        largest(touched.map(|i| self.current(i)))
+    }
+
     #[inline]
     fn current(&self, i: usize) -> f64 {
-        let v = self.w[i];
-        let (d, c) = self.at[i];
+        let [v, d, c] = self.state.0.at(i);
         if v == 0.0 || (d == self.d_now && c == self.c_now) {
             return v;
         }
@@ -339,20 +367,21 @@ impl ProximalOgd {
         })?;
         self.advance(s);
         for (i, w) in updated {
-            self.w[i] = w;
-            self.at[i] = (self.d_now, self.c_now);
+            self.state.0.set(i, [w, self.d_now, self.c_now]);
         }
         Ok(())
     }
 
-    /// Advances `D` and `C` by the step `s` of example `t` (rescaling when `D` is large).
+    /// Advances `D` and `C` by the step `s` of example `t` (rescaling when `D` is large: the
+    /// touched features' `(D, C)`, the others being zero).
     fn advance(&mut self, s: f64) {
         self.c_now += s * self.reg.l1 * self.d_now;
         self.d_now *= 1.0 + s * self.reg.l2;
         if self.d_now > RESCALE_AT {
             let f = self.d_now;
-            for a in &mut self.at {
-                *a = (a.0 / f, a.1 / f);
+            for i in self.state.0.features() {
+                let [w, d, c] = self.state.0.at(i);
+                self.state.0.set(i, [w, d / f, c / f]);
             }
             self.d_now /= f;
             self.c_now /= f;
@@ -361,3 +390,140 @@ impl ProximalOgd {
 }
 
 lazy!(ProximalOgd);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::first_order::tests::learn_a_few;
+
+    const PENALTY: Regularization = Regularization { l1: 0.05, l2: 0.1 };
+
+    /// ProximalAdaGrad's fields as they were written before [`Touched`]: the file's bytes.
+    #[derive(Serialize)]
+    struct PlainAdaGrad {
+        #[serde(with = "crate::model::sparse_vec")]
+        w: Vec<f64>,
+        #[serde(with = "crate::model::sparse_vec")]
+        g2: Vec<f64>,
+        #[serde(with = "crate::model::sparse_vec")]
+        last: Vec<u64>,
+        t: u64,
+        loss: Loss,
+        eta: f64,
+        reg: Regularization,
+    }
+
+    /// The same bytes as the plain arrays; a NaN (or junk count) in every untouched entry
+    /// changes neither the bytes nor the load check's bound; loaded back, the same bytes.
+    #[test]
+    fn adagrad_writes_the_same_bytes_and_reads_only_the_touched_features() {
+        let mut l = ProximalAdaGrad::new(4096, Loss::Logistic, 0.5, PENALTY).unwrap();
+        learn_a_few(&mut l);
+        let plain = PlainAdaGrad {
+            w: l.coords.array(0).to_vec(),
+            g2: l.coords.array(1).to_vec(),
+            last: l.last.array(0).to_vec(),
+            t: l.t,
+            loss: l.loss,
+            eta: l.eta,
+            reg: l.reg,
+        };
+        let bytes = postcard::to_allocvec(&l).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&plain).unwrap());
+        let bound = l.largest_weight();
+        assert_eq!(bound, largest(l.weights().iter().copied()));
+        assert!(bound > 0.0);
+        let back: ProximalAdaGrad = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+        l.coords.poison_untouched();
+        l.last.fill_untouched(u64::MAX);
+        assert_eq!(postcard::to_allocvec(&l).unwrap(), bytes);
+        assert_eq!(l.largest_weight(), bound);
+    }
+
+    /// ProximalOgd's fields as written by model format 8 and before: a pair for each feature.
+    #[derive(Serialize)]
+    struct PlainOgd {
+        #[serde(with = "crate::model::sparse_vec")]
+        w: Vec<f64>,
+        at: Vec<(f64, f64)>,
+        d_now: f64,
+        c_now: f64,
+        t: u64,
+        loss: Loss,
+        eta: f64,
+        reg: Regularization,
+    }
+
+    /// A learner with a strong penalty and a fast-growing `D`, so that weights return to zero
+    /// and the running products are rescaled.
+    fn trained_ogd() -> ProximalOgd {
+        let r = Regularization { l1: 1.0, l2: 40.0 };
+        let mut l = ProximalOgd::new(4096, Loss::Logistic, 2.0, r).unwrap();
+        for _ in 0..40 {
+            learn_a_few(&mut l);
+        }
+        l
+    }
+
+    /// The pairs are written for the stored weights only (the file grows with the features
+    /// touched); a file of the old layout (a pair per feature, `(1, 0)` never updated) loads to
+    /// a learner that continues with the same bits; untouched entries are never read; a pair
+    /// count that is neither is refused.
+    #[test]
+    fn ogd_writes_pairs_of_stored_weights_and_reads_the_old_layout() {
+        let mut l = trained_ogd();
+        assert!(l.d_now < RESCALE_AT && l.c_now > 0.0);
+        let w = l.stored().to_vec();
+        let stored: Vec<usize> = (0..w.len()).filter(|&i| w[i] != 0.0).collect();
+        assert!(
+            !stored.is_empty() && stored.len() < l.state.0.features().len(),
+            "{stored:?} {:?} {}",
+            l.state.0.features(),
+            l.d_now
+        );
+        let bytes = postcard::to_allocvec(&l).unwrap();
+        let at = |every: bool| -> Vec<(f64, f64)> {
+            (0..w.len())
+                .filter(|&i| every || w[i] != 0.0)
+                .map(|i| match l.state.0.at(i) {
+                    [0.0, ..] => (1.0, 0.0),
+                    [_, d, c] => (d, c),
+                })
+                .collect()
+        };
+        let plain = |every| PlainOgd {
+            w: w.clone(),
+            at: at(every),
+            d_now: l.d_now,
+            c_now: l.c_now,
+            t: l.t,
+            loss: l.loss,
+            eta: l.eta,
+            reg: l.reg,
+        };
+        assert_eq!(bytes, postcard::to_allocvec(&plain(false)).unwrap());
+        let old = postcard::to_allocvec(&plain(true)).unwrap();
+        assert!(old.len() > bytes.len() + 16 * 4000);
+        let bound = l.largest_weight();
+        assert_eq!(bound, largest(l.weights().iter().copied()));
+        for file in [&bytes, &old] {
+            let mut back: ProximalOgd = postcard::from_bytes(file).unwrap();
+            assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+            let mut same = l.clone();
+            learn_a_few(&mut back);
+            learn_a_few(&mut same);
+            assert_eq!(
+                postcard::to_allocvec(&back).unwrap(),
+                postcard::to_allocvec(&same).unwrap()
+            );
+        }
+        let mut wrong = plain(false);
+        wrong.at.pop();
+        let e = postcard::from_bytes::<ProximalOgd>(&postcard::to_allocvec(&wrong).unwrap());
+        assert!(e.is_err());
+        l.state.0.poison_untouched();
+        assert_eq!(postcard::to_allocvec(&l).unwrap(), bytes);
+        assert_eq!(l.largest_weight(), bound);
+    }
+}

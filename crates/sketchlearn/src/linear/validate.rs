@@ -118,8 +118,9 @@ fn weight_bound(learner: &AnyLearner) -> Option<f64> {
 }
 
 /// [`weight_bound`] of a learner that is neither a mixture nor over a sparse-time core: a
-/// wrapper multiplies each weight of its inner learner by at most a known factor; AdaGrad reads
-/// its touched features; the rest store their weights.
+/// wrapper multiplies each weight of its inner learner by at most a known factor; the
+/// first-order learners (OGD, AdaGrad and their proximal versions) read their touched features;
+/// the rest store their weights.
 fn wrapper_bound(learner: &AnyLearner) -> Option<f64> {
     let (inner, factor) = match learner {
         // The intercept multiplies one weight by its value.
@@ -133,6 +134,9 @@ fn wrapper_bound(learner: &AnyLearner) -> Option<f64> {
         AnyLearner::TargetStandardization(l) => (l.inner(), l.location_scale().1.abs()),
         // From the features touched, not the `d` entries.
         AnyLearner::AdaGrad(l) => return Some(l.largest_weight()),
+        AnyLearner::Ogd(l) => return Some(l.largest_weight()),
+        AnyLearner::ProximalOgd(l) => return Some(l.largest_weight()),
+        AnyLearner::ProximalAdaGrad(l) => return Some(l.largest_weight()),
         AnyLearner::RunningMean(_) => return Some(0.0),
         // Learners that store their `d` weights (borrowed, no copy) and the rest.
         _ => return Some(largest(learner.weights().iter().copied())),
@@ -141,7 +145,7 @@ fn wrapper_bound(learner: &AnyLearner) -> Option<f64> {
 }
 
 /// `max |w|`, `+∞` if a weight is NaN.
-fn largest(w: impl Iterator<Item = f64>) -> f64 {
+pub(crate) fn largest(w: impl Iterator<Item = f64>) -> f64 {
     w.fold(0.0, |a, w| {
         if w.is_nan() {
             f64::INFINITY

@@ -112,7 +112,10 @@ impl<T: Element> Serialize for Entries<'_, T> {
     }
 }
 
-/// Writes `v` as its length, its number of non-zeros and the non-zeros.
+/// Writes `v` as its length, its number of non-zeros and the non-zeros. (This and
+/// [`deserialize`] are the `#[serde(with)]` pair; every array of the library now goes through
+/// [`super::touched`], which writes the same bytes from its list — the tests compare with them.)
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn serialize<T: Element, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
     serialize_at(v, &stored_positions(v), s)
 }
@@ -133,6 +136,7 @@ pub(crate) fn serialize_at<T: Element, S: Serializer>(
 
 /// Reads what [`serialize`] wrote (or, for a payload of format version 6 or older, a plain
 /// sequence).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn deserialize<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
     if DECODING.with(Cell::get) < SPARSE_SINCE {
         return Vec::<T>::deserialize(d);

@@ -8,11 +8,17 @@
 //! fields `#[serde(with = "sparse_vec")]` in a row — is written from the list (sorted) without
 //! reading the other `d − k` entries, and so is every walk of the state (the load check's NaN
 //! search). A feature is listed when [`Touched::set`] gives it a non-zero entry while all its
-//! entries were zero; the arrays' entries here only grow away from zero (squared-gradient sums,
-//! counts) or move with one that does (a weight), so a feature is listed once. A whole-array
-//! change ([`Touched::update_all`], a merge, `O(d)` anyway) lists the non-zeros again.
+//! entries were zero. Most arrays here only grow away from zero (squared-gradient sums, counts,
+//! the step of a last update) or move with one that does (a weight), so a feature is listed
+//! once; a plain OGD weight can return to exactly zero and be listed again, so the list is
+//! compacted (sorted, each feature once, features back to all zeros dropped) whenever it has
+//! doubled since the last compaction: at most twice the features held plus a constant, for
+//! `O(1)` amortised per listing. A whole-array change ([`Touched::update_all`], a merge, `O(d)`
+//! anyway) lists the non-zeros again. The arrays are of one [`Element`] type (`f64` unless
+//! said: the proximal AdaGrad's update counts are `u64`).
 
-use super::sparse_vec;
+use super::sparse_vec::{self, Element};
+use crate::Row;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeTuple, Serializer};
 use std::fmt;
@@ -20,19 +26,25 @@ use std::fmt;
 /// `N` per-feature arrays of the same length and the features they hold (see the module
 /// documentation).
 #[derive(Clone, Debug)]
-pub struct Touched<const N: usize> {
-    arrays: [Vec<f64>; N],
-    /// Each feature with an entry whose bits are not all zero (in first-touch order; possibly
-    /// also features whose entries went back to zero).
+pub struct Touched<const N: usize, T: Element = f64> {
+    arrays: [Vec<T>; N],
+    /// Each feature with an entry whose bits are not all zero (in first-touch order since the
+    /// last compaction; possibly also features whose entries went back to zero).
     listed: Vec<usize>,
+    /// The list's length after its last compaction.
+    compacted: usize,
 }
 
-impl<const N: usize> Touched<N> {
+/// Listings allowed before the first compaction.
+const MIN_COMPACT: usize = 1024;
+
+impl<const N: usize, T: Element> Touched<N, T> {
     /// `N` arrays of `d` zeros.
     pub fn new(d: usize) -> Self {
         Touched {
-            arrays: std::array::from_fn(|_| vec![0.0; d]),
+            arrays: std::array::from_fn(|_| vec![T::ZERO; d]),
             listed: Vec::new(),
+            compacted: 0,
         }
     }
 
@@ -43,31 +55,40 @@ impl<const N: usize> Touched<N> {
 
     /// Array `k`.
     #[inline]
-    pub fn array(&self, k: usize) -> &[f64] {
+    pub fn array(&self, k: usize) -> &[T] {
         &self.arrays[k]
     }
 
     /// The entries of feature `i` in the `N` arrays.
     #[inline]
-    pub fn at(&self, i: usize) -> [f64; N] {
+    pub fn at(&self, i: usize) -> [T; N] {
         std::array::from_fn(|k| self.arrays[k][i])
     }
 
     /// Sets the entries of feature `i` (listing it if it had none).
     #[inline]
-    pub fn set(&mut self, i: usize, values: [f64; N]) {
-        let zero = |v: &[f64; N]| v.iter().all(|x| x.to_bits() == 0);
+    pub fn set(&mut self, i: usize, values: [T; N]) {
+        let zero = |v: &[T; N]| v.iter().all(|x| x.bits() == 0);
         if zero(&self.at(i)) && !zero(&values) {
             self.listed.push(i);
+            if self.listed.len() > 2 * self.compacted.max(MIN_COMPACT) {
+                self.compact();
+            }
         }
         for (a, v) in self.arrays.iter_mut().zip(values) {
             a[i] = v;
         }
     }
 
+    /// The list sorted, each feature once, without features whose entries are all zero.
+    fn compact(&mut self) {
+        self.listed = self.features();
+        self.compacted = self.listed.len();
+    }
+
     /// Changes the arrays as a whole (`f` may write any entry; the non-zeros are then listed
     /// again, an `O(d)` pass like the change itself).
-    pub fn update_all(&mut self, f: impl FnOnce(&mut [Vec<f64>; N])) {
+    pub fn update_all(&mut self, f: impl FnOnce(&mut [Vec<T>; N])) {
         f(&mut self.arrays);
         let mut listed: Vec<usize> = self
             .arrays
@@ -76,6 +97,7 @@ impl<const N: usize> Touched<N> {
             .collect();
         listed.sort_unstable();
         listed.dedup();
+        self.compacted = listed.len();
         self.listed = listed;
     }
 
@@ -85,29 +107,52 @@ impl<const N: usize> Touched<N> {
         let mut at = self.listed.clone();
         at.sort_unstable();
         at.dedup();
-        at.retain(|&i| self.at(i).iter().any(|x| x.to_bits() != 0));
+        at.retain(|&i| self.at(i).iter().any(|x| x.bits() != 0));
         at
     }
 }
 
+impl Touched<1> {
+    /// `w += scale · x` on the one array, entry by entry as [`Row::axpy_into`] does it (the same
+    /// products and sums, entries beyond the array skipped), listing the features it makes
+    /// non-zero.
+    pub fn axpy(&mut self, scale: f64, x: Row<'_>) {
+        let len = self.len();
+        x.for_each_entry(|i, xi| {
+            if i < len {
+                let [w] = self.at(i);
+                self.set(i, [w + scale * xi]);
+            }
+        });
+    }
+}
+
 #[cfg(test)]
-impl<const N: usize> Touched<N> {
-    /// Writes NaN into every entry of the features not listed (what no learner may read when
-    /// it saves or is checked).
-    pub(crate) fn poison_untouched(&mut self) {
+impl<const N: usize, T: Element> Touched<N, T> {
+    /// Writes `junk` into every entry of the features not listed (what no learner may read
+    /// when it saves or is checked).
+    pub(crate) fn fill_untouched(&mut self, junk: T) {
         let listed: std::collections::HashSet<usize> = self.listed.iter().copied().collect();
         for a in &mut self.arrays {
             for (i, x) in a.iter_mut().enumerate() {
                 if !listed.contains(&i) {
-                    *x = f64::NAN;
+                    *x = junk;
                 }
             }
         }
     }
 }
 
+#[cfg(test)]
+impl<const N: usize> Touched<N> {
+    /// Writes NaN into every entry of the features not listed.
+    pub(crate) fn poison_untouched(&mut self) {
+        self.fill_untouched(f64::NAN);
+    }
+}
+
 /// The arrays, one after the other, each in the [`sparse_vec`] encoding.
-impl<const N: usize> Serialize for Touched<N> {
+impl<const N: usize, T: Element> Serialize for Touched<N, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let features = self.features();
         let mut t = s.serialize_tuple(N)?;
@@ -115,7 +160,7 @@ impl<const N: usize> Serialize for Touched<N> {
             let at: Vec<usize> = features
                 .iter()
                 .copied()
-                .filter(|&i| a[i].to_bits() != 0)
+                .filter(|&i| a[i].bits() != 0)
                 .collect();
             t.serialize_element(&Listed(a, &at))?;
         }
@@ -124,41 +169,41 @@ impl<const N: usize> Serialize for Touched<N> {
 }
 
 /// One array written from the positions of its non-zeros.
-struct Listed<'a>(&'a [f64], &'a [usize]);
+struct Listed<'a, T>(&'a [T], &'a [usize]);
 
-impl Serialize for Listed<'_> {
+impl<T: Element> Serialize for Listed<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         sparse_vec::serialize_at(self.0, self.1, s)
     }
 }
 
 /// One array read with the positions of its entries.
-struct Read(Vec<f64>, Vec<usize>);
+struct Read<T>(Vec<T>, Vec<usize>);
 
-impl<'de> Deserialize<'de> for Read {
+impl<'de, T: Element> Deserialize<'de> for Read<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (v, at) = sparse_vec::deserialize_listed(d)?;
         Ok(Read(v, at))
     }
 }
 
-impl<'de, const N: usize> Deserialize<'de> for Touched<N> {
+impl<'de, const N: usize, T: Element> Deserialize<'de> for Touched<N, T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_tuple(N, TouchedVisitor::<N>)
+        d.deserialize_tuple(N, TouchedVisitor::<N, T>(std::marker::PhantomData))
     }
 }
 
-struct TouchedVisitor<const N: usize>;
+struct TouchedVisitor<const N: usize, T>(std::marker::PhantomData<T>);
 
-impl<'de, const N: usize> Visitor<'de> for TouchedVisitor<N> {
-    type Value = Touched<N>;
+impl<'de, const N: usize, T: Element> Visitor<'de> for TouchedVisitor<N, T> {
+    type Value = Touched<N, T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{N} per-feature arrays")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Touched<N>, A::Error> {
-        let mut arrays: [Vec<f64>; N] = std::array::from_fn(|_| Vec::new());
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Touched<N, T>, A::Error> {
+        let mut arrays: [Vec<T>; N] = std::array::from_fn(|_| Vec::new());
         let mut listed = Vec::new();
         for k in 0..N {
             let Read(v, at) = seq
@@ -176,7 +221,12 @@ impl<'de, const N: usize> Visitor<'de> for TouchedVisitor<N> {
         }
         listed.sort_unstable();
         listed.dedup();
-        Ok(Touched { arrays, listed })
+        let compacted = listed.len();
+        Ok(Touched {
+            arrays,
+            listed,
+            compacted,
+        })
     }
 }
 
@@ -233,6 +283,32 @@ mod tests {
             a[999] = 0.0;
         });
         assert_eq!(t.features(), [3, 7, 20]); // −0.0 at 3 is kept (bit-exact)
+    }
+
+    /// A feature whose entry goes back to zero and away again, many times, keeps the list
+    /// bounded (compacted when it doubles) and is listed once; `u64` arrays too.
+    #[test]
+    fn a_feature_toggled_many_times_keeps_the_list_bounded() {
+        let mut t = Touched::<1>::new(100);
+        t.set(9, [2.0]);
+        for k in 0..10_000 {
+            t.set(5, [if k % 2 == 0 { 1.0 } else { 0.0 }]);
+            assert!(t.listed.len() <= 2 * MIN_COMPACT + 1, "{}", t.listed.len());
+        }
+        assert_eq!(t.features(), [9]);
+        t.set(5, [1.0]);
+        assert_eq!(t.features(), [5, 9]);
+        let mut n = Touched::<1, u64>::new(100);
+        n.set(40, [3]);
+        n.set(2, [0]);
+        assert_eq!(n.features(), [40]);
+        let bytes = postcard::to_allocvec(&n).unwrap();
+        #[derive(serde::Serialize)]
+        struct Counts(#[serde(with = "crate::model::sparse_vec")] Vec<u64>);
+        assert_eq!(
+            bytes,
+            postcard::to_allocvec(&Counts(n.array(0).to_vec())).unwrap()
+        );
     }
 
     #[test]

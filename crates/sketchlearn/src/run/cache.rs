@@ -13,6 +13,15 @@
 //! hold-out, the learner — is not in the cache, so one cache serves every learner and every
 //! label convention: CSV labels are cached as written (a name or a number, and its column).
 //!
+//! **A CSV schema from the cache** ([`Cache::scanned_schema`]). A new model's CSV schema comes
+//! from a scan of the whole text; a cache written by such a run also records the options of
+//! that scan (header, label column, ignored columns, `max_categories`, hash bits). A later run
+//! with the same options on an input with the same stamp takes the schema from the cache's
+//! header instead of scanning the text again — the scan of the text the stamp vouches for
+//! would give that schema — so a run with a valid cache reads nothing of the text beyond its
+//! stamp (128 KiB). The scan options are not part of what must match: a cache written through
+//! a model's schema (by `test`, no scan) serves a run whose scan gives that schema.
+//!
 //! **Stale or damaged caches are rebuilt, with a note** ([`Warning::CacheRebuilt`]): a key that
 //! differs from the run's (the input or the read options changed), a cache of another layout
 //! version, or one whose checksum fails (checked once per run, before its first use). A stream
@@ -27,7 +36,8 @@ use super::cache_file::{
 };
 use super::{Input, ReadOptions, RunError, Warning};
 use crate::data::{
-    Example, ExampleReader, ExampleSource, Format, Interactions, LabelField, ParseError, Schema,
+    CsvExampleOptions, Example, ExampleReader, ExampleSource, Format, Interactions, LabelField,
+    ParseError, Schema,
 };
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -98,6 +108,10 @@ pub(crate) struct CacheKey {
     pub interactions: Interactions,
     /// CSV: the schema's postcard bytes (empty for LIBSVM and VW).
     pub schema: Vec<u8>,
+    /// CSV: the options whose scan of this input gave `schema` (`None`: a model's schema, or
+    /// not CSV). Not compared ([`CacheKey::serves`]): what it records is implied by `schema`
+    /// and `source`.
+    pub scan: Option<CsvExampleOptions>,
     pub source: Stamp,
 }
 
@@ -106,16 +120,32 @@ impl CacheKey {
         postcard::to_allocvec(self).expect("a key serialises")
     }
 
-    /// The key of CSV rows read through `schema` from an input with stamp `source`.
-    pub(crate) fn csv(schema: &Schema, source: Stamp) -> CacheKey {
+    /// The key of CSV rows read through `schema` (found by a scan with `scan`, if it was) from
+    /// an input with stamp `source`.
+    pub(crate) fn csv(
+        schema: &Schema,
+        scan: Option<&CsvExampleOptions>,
+        source: Stamp,
+    ) -> CacheKey {
         CacheKey {
             format: Format::Csv,
             zero_based: false,
             bits: 0,
             interactions: Interactions::default(),
             schema: postcard::to_allocvec(schema).expect("a schema serialises"),
+            scan: scan.cloned(),
             source,
         }
+    }
+
+    /// Whether a cache written with `old` holds the examples of a run with `self`: every field
+    /// but the scan options equal.
+    fn serves(&self, old: &CacheKey) -> bool {
+        let bare = |k: &CacheKey| CacheKey {
+            scan: None,
+            ..k.clone()
+        };
+        bare(self) == bare(old)
     }
 
     /// The bound of the indices: `2^bits` for hashed (VW) input, else any `u32`.
@@ -140,8 +170,12 @@ impl CacheKey {
 /// An input's cache: its path, and what this run knows of it.
 pub(crate) struct Cache {
     path: PathBuf,
-    /// The key of a cache known good in this run (written, or verified).
-    ready: Arc<Mutex<Option<CacheKey>>>,
+    /// The key of a cache known good in this run (written, or verified), and its header's
+    /// length.
+    ready: Arc<Mutex<Option<(CacheKey, u64)>>>,
+    /// The schema this run's CSV scan gave (postcard bytes) and the scan's options, recorded in
+    /// a cache written through that schema.
+    scanned: Option<(Vec<u8>, CsvExampleOptions)>,
     /// Notes made, and how many were taken.
     notes: Vec<String>,
     taken: usize,
@@ -199,6 +233,7 @@ impl Cache {
         Cache {
             path,
             ready: Arc::new(Mutex::new(None)),
+            scanned: None,
             notes: Vec::new(),
             taken: 0,
         }
@@ -222,6 +257,64 @@ impl Cache {
         }
     }
 
+    fn known(&self) -> Option<(CacheKey, u64)> {
+        self.ready.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set_known(&self, key: CacheKey, header_len: u64) {
+        *self.ready.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, header_len));
+    }
+
+    /// The CSV schema a scan with `options` of the input with stamp `source` gives, when the
+    /// cache on disk records it (see the [module](self) docs; its checksum is then verified
+    /// here, once for the run); `None` when the text must be scanned.
+    pub(crate) fn scanned_schema(
+        &mut self,
+        source: &Stamp,
+        options: &CsvExampleOptions,
+    ) -> Result<Option<Schema>, RunError> {
+        if *source == Stamp::Stream {
+            return Ok(None);
+        }
+        let io = |e: io::Error| cache_error(&self.path, format!("cannot read it: {e}"));
+        let Header::Ours { version, key } = read_header(&self.path).map_err(io)? else {
+            return Ok(None);
+        };
+        let header_len = 16 + key.len() as u64;
+        let Some(old) = postcard::from_bytes::<CacheKey>(&key)
+            .ok()
+            .filter(|old| version == VERSION && old.format == Format::Csv)
+            .filter(|old| old.source == *source && old.scan.as_ref() == Some(options))
+        else {
+            return Ok(None);
+        };
+        let Some(schema) = postcard::from_bytes::<Schema>(&old.schema)
+            .ok()
+            .filter(|s| s.check().is_ok())
+        else {
+            return Ok(None);
+        };
+        if verify(&self.path).map_err(io)?.is_err() {
+            return Ok(None);
+        }
+        self.scanned = Some((old.schema.clone(), options.clone()));
+        self.set_known(old, header_len);
+        Ok(Some(schema))
+    }
+
+    /// Records that this run's scan with `options` gave `schema`.
+    pub(crate) fn record_scan(&mut self, schema: &Schema, options: &CsvExampleOptions) {
+        let bytes = postcard::to_allocvec(schema).expect("a schema serialises");
+        self.scanned = Some((bytes, options.clone()));
+    }
+
+    /// The scan options that gave `schema` in this run, if it was scanned.
+    pub(crate) fn scan_of(&self, schema: &Schema) -> Option<&CsvExampleOptions> {
+        let (bytes, options) = self.scanned.as_ref()?;
+        let same = *bytes == postcard::to_allocvec(schema).expect("a schema serialises");
+        same.then_some(options)
+    }
+
     /// The examples of an input with `key`: from the cache when it holds them, else from
     /// `text()` while a new cache is written.
     pub(crate) fn open<S: ExampleSource<Error = ParseError>>(
@@ -230,62 +323,62 @@ impl Cache {
         text: impl FnOnce() -> Result<S, RunError>,
     ) -> Result<Opened<S>, RunError> {
         let io = |e: io::Error| cache_error(&self.path, format!("cannot read it: {e}"));
-        let known = self.ready.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        if known.as_ref() == Some(&key) {
-            return self.reader(&key);
+        if let Some((known, header_len)) = self.known().filter(|(k, _)| key.serves(k)) {
+            return self.reader(&known, header_len);
         }
         match read_header(&self.path).map_err(io)? {
             Header::Missing => {}
             Header::NotOurs => return Err(cache_error(&self.path, not_ours_message()).into()),
-            Header::Ours { version, key: old } => {
-                if let Some(reason) = self.stale(version, &old, &key)? {
-                    self.note(reason.to_owned());
-                } else {
-                    *self.ready.lock().unwrap_or_else(|p| p.into_inner()) = Some(key.clone());
-                    return self.reader(&key);
+            Header::Ours { version, key: old } => match self.stale(version, &old, &key)? {
+                Err(reason) => self.note(reason.to_owned()),
+                Ok(old_key) => {
+                    let header_len = 16 + old.len() as u64;
+                    self.set_known(old_key.clone(), header_len);
+                    return self.reader(&old_key, header_len);
                 }
-            }
+            },
         }
         let ready = Arc::clone(&self.ready);
-        let written = key.clone();
+        let bytes = key.bytes();
+        let written = (key, 16 + bytes.len() as u64);
         let done = Box::new(move || {
             *ready.lock().unwrap_or_else(|p| p.into_inner()) = Some(written);
         });
-        let writer = CacheWriter::create(&self.path, &key.bytes(), text()?, done)?;
+        let writer = CacheWriter::create(&self.path, &bytes, text()?, done)?;
         Ok(Opened::Writing(Box::new(writer)))
     }
 
-    /// Why the cache on disk (of `version`, key bytes `old`) cannot serve `key`; `None` when it
-    /// can (its checksum verified).
+    /// The key of the cache on disk (of `version`, key bytes `old`) when it serves `key` (its
+    /// checksum verified), else why not.
     fn stale(
         &self,
         version: u32,
         old: &[u8],
         key: &CacheKey,
-    ) -> Result<Option<&'static str>, RunError> {
+    ) -> Result<Result<CacheKey, &'static str>, RunError> {
         if key.source == Stamp::Stream {
-            return Ok(Some(
+            return Ok(Err(
                 "the input is a stream, which cannot be compared with a cache without reading it",
             ));
         }
         if version != VERSION {
-            return Ok(Some("it was written by another version of sketchlearn"));
+            return Ok(Err("it was written by another version of sketchlearn"));
         }
         let Ok(old) = postcard::from_bytes::<CacheKey>(old) else {
-            return Ok(Some("its header is damaged"));
+            return Ok(Err("its header is damaged"));
         };
-        if old != *key {
-            return Ok(Some(key.difference(&old)));
+        if !key.serves(&old) {
+            return Ok(Err(key.difference(&old)));
         }
         let checked = verify(&self.path)
             .map_err(|e| cache_error(&self.path, format!("cannot read it: {e}")))?;
-        Ok(checked
-            .err()
-            .map(|_| "it is damaged (its checksum does not match)"))
+        Ok(match checked {
+            Ok(_) => Ok(old),
+            Err(_) => Err("it is damaged (its checksum does not match)"),
+        })
     }
 
-    fn reader<S>(&self, key: &CacheKey) -> Result<Opened<S>, RunError> {
-        let header_len = 16 + key.bytes().len() as u64;
+    fn reader<S>(&self, key: &CacheKey, header_len: u64) -> Result<Opened<S>, RunError> {
         let reader = CacheReader::open(&self.path, header_len, key.index_limit())?;
         Ok(Opened::Cached(Box::new(reader)))
     }

@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 pub(crate) const MAGIC: [u8; 8] = *b"SKLCACHE";
 
 /// The layout's version (a cache of another version is rebuilt).
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 /// The longest key a header may declare.
 const MAX_KEY_LEN: u32 = 1 << 16;

@@ -55,13 +55,23 @@ pub(crate) fn scan_new(input: &mut Input, options: &TrainOptions) -> Result<Sche
 }
 
 /// Scans `input` for a new model's schema and checks that it has a label column (its labels
-/// are the run's to map, as any format's: [`super::labels`]).
+/// are the run's to map, as any format's: [`super::labels`]). With a valid cache that records
+/// this scan, the schema comes from the cache and the text is not read
+/// ([`Input::cached_schema`]).
 pub(crate) fn scan(input: &mut Input, options: &CsvExampleOptions) -> Result<Schema, RunError> {
-    // The schema needs every string column's values (and the rows, for the one-hot/hashed
-    // choice) before the first example is learned: a stream read once is spooled first.
-    input.spool()?;
     let name = input.name().to_owned();
-    let schema = Schema::scan(input.open_text()?, &name, options)?;
+    let schema = match input.cached_schema(options)? {
+        Some(schema) => schema,
+        None => {
+            // The schema needs every string column's values (and the rows, for the
+            // one-hot/hashed choice) before the first example is learned: a stream read once
+            // is spooled first.
+            input.spool()?;
+            let schema = Schema::scan(input.open_text()?, &name, options)?;
+            input.record_scan(&schema, options);
+            schema
+        }
+    };
     let columns = || {
         let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
         names.join(", ")
@@ -105,4 +115,74 @@ pub fn describe_schema(schema: &Schema, classes: Option<&Classes>, multiclass: b
         schema.rows(),
         schema.dim()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Example, ExampleSource};
+    use crate::run::cache::Opened;
+
+    fn options(label: &str) -> CsvExampleOptions {
+        CsvExampleOptions {
+            label_column: Some(label.parse().unwrap()),
+            ..CsvExampleOptions::default()
+        }
+    }
+
+    /// Reads every example of `opened` (writing its cache when it is being written); whether
+    /// they came from a cache.
+    fn drain<S: ExampleSource<Error = crate::data::ParseError>>(mut opened: Opened<S>) -> bool {
+        let cached = matches!(opened, Opened::Cached(_));
+        let mut ex = Example::default();
+        while opened.read_into(&mut ex).unwrap() {}
+        cached
+    }
+
+    /// With a valid cache that records the scan, a new model's schema comes from the cache and
+    /// the text is never opened (the scan and the rows both skipped); other scan options, or a
+    /// cache written through a model's schema, scan the text again.
+    #[test]
+    fn a_valid_cache_spares_the_text_its_schema_scan() {
+        let cache =
+            std::env::temp_dir().join(format!("sketchlearn-csv-scan-cache-{}", std::process::id()));
+        let _ = std::fs::remove_file(&cache);
+        let text = b"y,c,x\nYes,a,1\nNo,b,2\nYes,a,\n".to_vec();
+        let input = || Input::bytes("t.csv", text.clone()).cache(&cache);
+        let mut first = input();
+        let schema = scan(&mut first, &options("y")).unwrap();
+        assert!(!drain(first.open_csv(&schema).unwrap()));
+        assert_eq!(
+            first.opens(),
+            2,
+            "the scan, then the rows written to the cache"
+        );
+
+        let mut again = input();
+        assert_eq!(scan(&mut again, &options("y")).unwrap(), schema);
+        assert!(drain(again.open_csv(&schema).unwrap()));
+        assert_eq!(again.opens(), 0, "neither scanned nor parsed");
+
+        // Other scan options: the text is scanned (the schema differs, the cache is rebuilt).
+        let mut other = input();
+        let ignored = CsvExampleOptions {
+            ignore_columns: vec!["c".parse().unwrap()],
+            ..options("y")
+        };
+        let narrower = scan(&mut other, &ignored).unwrap();
+        assert_ne!(narrower, schema);
+        assert!(!drain(other.open_csv(&narrower).unwrap()));
+        assert_eq!(other.opens(), 2);
+
+        // A cache written through a model's schema (`test`: no scan) records no scan options:
+        // a later scan reads the text, and its schema — the same — is served by that cache.
+        std::fs::remove_file(&cache).unwrap();
+        let mut evaluated = input();
+        assert!(!drain(evaluated.open_csv(&schema).unwrap()));
+        let mut trained = input();
+        assert_eq!(scan(&mut trained, &options("y")).unwrap(), schema);
+        assert!(drain(trained.open_csv(&schema).unwrap()));
+        assert_eq!(trained.opens(), 1, "scanned once, the rows from the cache");
+        std::fs::remove_file(&cache).unwrap();
+    }
 }

@@ -258,23 +258,52 @@ impl Input {
             bits: if format == Format::Vw { bits } else { 0 },
             interactions,
             schema: Vec::new(),
+            scan: None,
             source,
         };
-        self.cached(key, |input| input.parser(options, format, bits))
+        self.cached(
+            |_, source| key(source),
+            |input| input.parser(options, format, bits),
+        )
     }
 
-    /// CSV rows read through `schema`, through the cache when there is one.
+    /// CSV rows read through `schema`, through the cache when there is one (a cache written
+    /// here records the options of this run's scan when `schema` came from one).
     pub(crate) fn open_csv(&mut self, schema: &Schema) -> Result<Opened<CsvRows>, RunError> {
         self.cached(
-            |source| CacheKey::csv(schema, source),
+            |cache, source| CacheKey::csv(schema, cache.scan_of(schema), source),
             |input| super::csv::reader(input, schema),
         )
+    }
+
+    /// The CSV schema a scan with `options` would give, when a valid cache of this input
+    /// records it (then the text is not read: [`Cache::scanned_schema`]).
+    pub(crate) fn cached_schema(
+        &mut self,
+        options: &CsvExampleOptions,
+    ) -> Result<Option<Schema>, RunError> {
+        let Some(mut cache) = self.cache.take() else {
+            return Ok(None);
+        };
+        let found = self
+            .stamp()
+            .and_then(|source| cache.scanned_schema(&source, options));
+        self.cache = Some(cache);
+        found
+    }
+
+    /// Records that a scan of the text with `options` gave `schema` (kept in a cache written
+    /// through it, for [`Input::cached_schema`]).
+    pub(crate) fn record_scan(&mut self, schema: &Schema, options: &CsvExampleOptions) {
+        if let Some(cache) = self.cache.as_mut() {
+            cache.record_scan(schema, options);
+        }
     }
 
     /// `text(self)`, or through the cache with the key `key` gives for this input's stamp.
     fn cached<S: ExampleSource<Error = ParseError>>(
         &mut self,
-        key: impl FnOnce(Stamp) -> CacheKey,
+        key: impl FnOnce(&Cache, Stamp) -> CacheKey,
         text: impl FnOnce(&mut Self) -> Result<S, RunError>,
     ) -> Result<Opened<S>, RunError> {
         let Some(mut cache) = self.cache.take() else {
@@ -282,7 +311,7 @@ impl Input {
         };
         let opened = self
             .stamp()
-            .map(key)
+            .map(|source| key(&cache, source))
             .and_then(|key| cache.open(key, || text(self)));
         self.cache = Some(cache);
         opened
