@@ -609,3 +609,107 @@ fn decimal_fast_path_edges() {
         );
     }
 }
+
+/// Reads `bytes` twice, in full and with [`LibsvmReader::skip_values`], item by item: a line
+/// the full parse accepts gives the same label, indices and line when values are skipped; a
+/// line read without its values where the full parse fails failed on a value (reported by the
+/// full read, at its column); every other error is the same error. The largest index is the
+/// full parse's when no value failed.
+fn skipping_values_agrees(bytes: &[u8], options: LibsvmOptions) -> Result<(), TestCaseError> {
+    let mut full = reader(bytes, options);
+    let mut scan = reader(bytes, options);
+    scan.skip_values();
+    let mut value_failed = false;
+    loop {
+        let (a, b) = (full.next(), scan.next());
+        prop_assert_eq!(full.line(), scan.line());
+        match (a, b) {
+            (None, None) => break,
+            (Some(Ok(a)), Some(Ok(b))) => {
+                prop_assert_eq!(a.label.to_bits(), b.label.to_bits());
+                prop_assert_eq!(&a.indices, &b.indices);
+            }
+            (Some(Err(e)), Some(Ok(_))) => {
+                prop_assert!(
+                    matches!(
+                        e.kind,
+                        ParseErrorKind::UnparsableValue(_) | ParseErrorKind::NonFiniteValue(_)
+                    ),
+                    "{}",
+                    e
+                );
+                value_failed = true;
+            }
+            (Some(Err(a)), Some(Err(b))) => prop_assert_eq!(a, b),
+            (a, b) => prop_assert!(false, "full {:?}, values skipped {:?}", a, b),
+        }
+    }
+    if !value_failed {
+        prop_assert_eq!(full.max_index_plus_one(), scan.max_index_plus_one());
+    }
+    Ok(())
+}
+
+/// Lines of plain `index:token` features whose tokens are random (good, bad, long, with `#`,
+/// `:` or control bytes), in either base.
+fn plain_lines_with_any_values() -> impl Strategy<Value = String> {
+    let token = "[-+0-9.eEa#:\u{1}\u{b}\u{c}]{0,20}";
+    let feature = (0u32..40, token).prop_map(|(i, v)| format!("{i}:{v}"));
+    let line = (
+        "-?[0-9]{1,3}",
+        proptest::collection::vec(feature, 0..8),
+        "[ \t]{1,2}",
+    )
+        .prop_map(|(label, features, sep)| format!("{label}{sep}{}", features.join(&sep)));
+    proptest::collection::vec(line, 0..12).prop_map(|lines| lines.join("\n"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// Skipping values (the dimension scan of a run) changes no label, index, line or error
+    /// but the values' own ([`skipping_values_agrees`]).
+    #[test]
+    fn skipping_values_keeps_labels_indices_and_errors(
+        text in prop_oneof![
+            plain_lines_with_any_values(),
+            "[-+0-9:.eE#qidnaf \t\r\n\u{1}\u{b}]{0,300}",
+        ],
+        bytes in proptest::collection::vec(any::<u8>(), 0..200),
+    ) {
+        for options in [ONE_BASED, ZERO_BASED] {
+            skipping_values_agrees(text.as_bytes(), options)?;
+            skipping_values_agrees(&bytes, options)?;
+        }
+    }
+}
+
+/// A dense file read with values skipped: the labels and indices of the full parse.
+#[test]
+fn skipping_values_on_a_dense_file() {
+    let mut text = String::new();
+    for r in 0..50 {
+        text.push_str(if r % 2 == 0 { "1" } else { "-1" });
+        for j in 1..=120 {
+            text.push_str(&format!(" {j}:{:.4}", (r * 7 + j) as f64 * 0.37 - 20.0));
+        }
+        text.push('\n');
+    }
+    skipping_values_agrees(text.as_bytes(), ONE_BASED).unwrap();
+    let mut scan = reader(text.as_bytes(), ONE_BASED);
+    scan.skip_values();
+    assert_eq!(scan.by_ref().count(), 50);
+    assert_eq!(scan.max_index_plus_one(), 120);
+}
+
+/// Values skipped eight bytes at a time stop at a `#` (the rest of the line is a comment) and
+/// at a control byte that is not whitespace (the line is parsed in full) wherever they fall.
+#[test]
+fn skipping_values_stops_at_a_comment_or_control_byte() {
+    for at in 0..12 {
+        for stop in ["#", "\u{1}", "#9:1 ", "\u{b}"] {
+            let value = format!("{}{stop}{}", &"0.12345678901"[..at], "x 30:1 40:2");
+            let text = format!("1 2:{value} 50:1\n-1 3:1\n");
+            skipping_values_agrees(text.as_bytes(), ONE_BASED).unwrap();
+        }
+    }
+}

@@ -141,3 +141,50 @@ fn a_spooled_stream_leaves_no_file_behind() {
     );
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
 }
+
+/// A bad value on an otherwise plain line (which the dimension scan passes over, reading only
+/// labels and indices) is the same error at the same line and column from a file and from a
+/// pipe, with and without `--dim`, and the model file of an earlier run is left as it was.
+#[test]
+fn a_bad_value_is_an_error_at_its_column_and_leaves_the_model() {
+    let dir = Scratch::new("bad-value");
+    let text = std::fs::read_to_string(repo_file("heart.libsvm")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let mut tokens: Vec<&str> = lines[199].split(' ').collect();
+    let k = tokens.iter().position(|t| t.starts_with("3:")).unwrap();
+    tokens[k] = "3:0.5x";
+    // The 1-based column of the value: the tokens before it and their spaces, then "3:".
+    let column = tokens[..k].iter().map(|t| t.len() + 1).sum::<usize>() + 3;
+    let line = tokens.join(" ");
+    lines[199] = &line;
+    let bad = dir.path("bad.libsvm");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let model = dir.path("kept.model");
+    let first = Command::new(bin())
+        .args(["train", "--quiet", "-f", &model, &repo_file("heart.libsvm")])
+        .output()
+        .unwrap();
+    assert!(first.status.success());
+    let kept = std::fs::read(&model).unwrap();
+    for flags in ["", "--dim 13", "--algo newton --curvature oja"] {
+        for (name, script) in [
+            (
+                "bad.libsvm",
+                format!("'{}' train --quiet -f '{model}' {flags} '{bad}'", bin()),
+            ),
+            (
+                "<stdin>",
+                format!(
+                    "cat '{bad}' | '{}' train --quiet -f '{model}' {flags} -",
+                    bin()
+                ),
+            ),
+        ] {
+            let out = bash(&script);
+            let want = format!("{name}:200:{column}: cannot parse value \"0.5x\"");
+            super::assert_clear_error(&out, &want);
+            assert_eq!(std::fs::read(&model).unwrap(), kept, "{script}");
+        }
+    }
+    assert_eq!(dir.names(), ["bad.libsvm", "kept.model"]);
+}

@@ -26,6 +26,17 @@ pub enum Row<'a> {
     },
 }
 
+/// Whether every value is finite: a value is NaN or infinite exactly when its exponent bits
+/// are all ones. The test is an integer compare folded with `&` (no early exit), which the
+/// compiler vectorises, where `iter().all(f64::is_finite)` stops to branch at every value.
+#[inline]
+pub(crate) fn all_finite(values: &[f64]) -> bool {
+    const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+    values
+        .iter()
+        .fold(true, |ok, v| ok & (v.to_bits() & EXPONENT != EXPONENT))
+}
+
 /// `Some(n)` when the strictly increasing `indices` are exactly `0..n` with `n ≤ len` (a dense
 /// row written in sparse form): since they are strictly increasing from 0, the last one is
 /// `n − 1` exactly when there is no gap, so O(1) decides it.

@@ -77,6 +77,8 @@ pub struct LibsvmReader<R> {
     examples: u64,
     max_index_plus_one: usize,
     last_nnz: usize,
+    /// Values are passed over on plain lines ([`LibsvmReader::skip_values`]).
+    skip_values: bool,
 }
 
 impl LibsvmReader<Box<dyn BufRead + Send>> {
@@ -98,6 +100,7 @@ impl<R: BufRead> LibsvmReader<R> {
             examples: 0,
             max_index_plus_one: 0,
             last_nnz: 0,
+            skip_values: false,
         }
     }
 
@@ -109,7 +112,12 @@ impl<R: BufRead> LibsvmReader<R> {
     pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
         while self.lines.next_line()? {
             let (offset, line) = self.lines.text();
-            match parse_line(line, self.options.zero_based, ex, &mut self.scratch) {
+            let zero_based = self.options.zero_based;
+            let parsed = match self.skip_values && index_line(line, zero_based, ex).is_some() {
+                true => Ok(true),
+                false => parse_line(line, zero_based, ex, &mut self.scratch),
+            };
+            match parsed {
                 Ok(true) => {
                     self.examples += 1;
                     self.last_nnz = ex.indices.len();
@@ -123,6 +131,29 @@ impl<R: BufRead> LibsvmReader<R> {
             }
         }
         Ok(false)
+    }
+
+    /// From now on, reads only the labels and indices of plain lines (the dimension scan of a
+    /// run, `run::prescan`): a line of plain decimals and increasing indices gives its label
+    /// and indices with every value 0, and its values are not checked beyond being non-empty
+    /// tokens; any other line is parsed in full (its values, and its errors, as usual). Labels,
+    /// indices, [`line`](Self::line) and [`max_index_plus_one`](Self::max_index_plus_one) are
+    /// those of the full parse on every line it accepts; a bad value on a plain line is left to
+    /// a later full read.
+    ///
+    /// ```
+    /// use sketchlearn::data::LibsvmReader;
+    /// let text = "1 2:0.5 7:1e-3\n-1 3:junk\n";
+    /// let mut scan = LibsvmReader::new(std::io::Cursor::new(text), "t", Default::default());
+    /// scan.skip_values();
+    /// assert_eq!(scan.by_ref().map(|e| e.unwrap().label).collect::<Vec<_>>(), [1.0, -1.0]);
+    /// assert_eq!(scan.max_index_plus_one(), 7);
+    /// let mut full = LibsvmReader::new(std::io::Cursor::new(text), "t", Default::default());
+    /// let err = full.nth(1).unwrap().unwrap_err(); // the full parse sees the bad value
+    /// assert_eq!((err.line, err.column), (2, 6));
+    /// ```
+    pub fn skip_values(&mut self) {
+        self.skip_values = true;
     }
 
     /// The number of the last line read (1-based; 0 before the first read).
@@ -255,6 +286,64 @@ fn parse_index(token: &[u8], zero_based: bool) -> Result<u32, ParseErrorKind> {
 /// the result and every error message are the general path's.
 #[inline]
 fn fast_line(line: &[u8], zero_based: bool, ex: &mut Example) -> Option<()> {
+    plain_line(line, zero_based, ex, decimal_at)
+}
+
+/// [`fast_line`] without the values (the dimension scan, [`LibsvmReader::skip_values`]): the
+/// label and the indices of a plain line, each value token only passed over (one or more bytes
+/// up to whitespace; a `#` in it returns `None`, since the general path would cut the line
+/// there). Every value is given as 0. On a line the full parse accepts, the label and indices
+/// are the full parse's: a line read here is plain up to its values, which the general path
+/// splits at the same whitespace and reads at the same `:`. A bad value on such a line is not
+/// seen here (the learning pass's full parse reports it, at the same line and column).
+#[inline]
+fn index_line(line: &[u8], zero_based: bool, ex: &mut Example) -> Option<()> {
+    plain_line(line, zero_based, ex, |line, start| {
+        let end = token_end(line, start);
+        let stop = line.get(end).copied();
+        (end > start && stop.is_none_or(is_space)).then_some((0.0, end))
+    })
+}
+
+/// `0x01` in every byte of a word.
+const ONES: u64 = u64::from_ne_bytes([1; 8]);
+
+/// Where the token at `start` of `line` may end: the first byte at or after `start` that is at
+/// most `0x20` (every whitespace byte is) or `#`, else the end of the line. Eight bytes at a
+/// time: in a word `x`, `(x − 0x21·ONES) & !x & 0x80·ONES` flags the bytes below `0x21` and
+/// `(y − ONES) & !y & 0x80·ONES` with `y = x ^ 0x23·ONES` the bytes equal to `#`; the lowest
+/// flag of each is exact (a borrow only spreads upwards, past a flagged byte), so the lowest
+/// flag of their union, read little-endian, is the first such byte.
+#[inline(always)]
+fn token_end(line: &[u8], start: usize) -> usize {
+    let high = 0x80 * ONES;
+    let mut p = start;
+    while let Some(word) = line.get(p..p + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        let low = x.wrapping_sub(0x21 * ONES) & !x & high;
+        let y = x ^ (0x23 * ONES);
+        let hash = y.wrapping_sub(ONES) & !y & high;
+        let flags = low | hash;
+        if flags != 0 {
+            return p + (flags.trailing_zeros() / 8) as usize;
+        }
+        p += 8;
+    }
+    while line.get(p).is_some_and(|&b| b > 0x20 && b != b'#') {
+        p += 1;
+    }
+    p
+}
+
+/// The plain-line walk of [`fast_line`] and [`index_line`], with `value` reading the value that
+/// starts at a position (its number and where it ends; `None`: not plain).
+#[inline(always)]
+fn plain_line(
+    line: &[u8],
+    zero_based: bool,
+    ex: &mut Example,
+    value: impl Fn(&[u8], usize) -> Option<(f64, usize)>,
+) -> Option<()> {
     let n = line.len();
     let mut p = 0;
     while p < n && is_space(line[p]) {
@@ -279,7 +368,7 @@ fn fast_line(line: &[u8], zero_based: bool, ex: &mut Example) -> Option<()> {
         if colon == p || colon - p > 10 || line.get(colon) != Some(&b':') {
             return None;
         }
-        let (value, end) = decimal_at(line, colon + 1)?;
+        let (value, end) = value(line, colon + 1)?;
         p = end;
         let index = written.checked_sub(first)?;
         if index >= u64::from(u32::MAX) || index < next_min {

@@ -26,6 +26,7 @@ pub use csv_examples::CsvExampleReader;
 pub use csv_schema::{Column, ColumnKind, ColumnRef, CsvExampleOptions, LabelValues, Schema};
 pub use decimal::parse_f64;
 pub use error::{ParseError, ParseErrorKind};
+pub(crate) use example::all_finite;
 pub use example::{Example, Row};
 pub use format::{ExampleReader, Format};
 pub use input_spec::InputSpec;

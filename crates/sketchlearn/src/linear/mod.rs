@@ -7,6 +7,7 @@
 //! [`OnlineLearner::learn`] returns the prediction made *before* the update, which is what
 //! progressive validation scores.
 
+use crate::data::all_finite;
 use crate::{Example, Row};
 
 mod ada_fd;
@@ -193,8 +194,8 @@ pub(crate) fn check_example(
         });
     }
     let finite = match x {
-        Row::Dense(v) => v.iter().all(|a| a.is_finite()),
-        Row::Sparse { values, .. } => values.iter().all(|a| a.is_finite()),
+        Row::Dense(v) => all_finite(v),
+        Row::Sparse { values, .. } => all_finite(values),
     };
     if !finite {
         return Err(LearnError::NonFinite("feature value".into()));

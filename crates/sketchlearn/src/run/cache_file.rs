@@ -31,7 +31,7 @@
 //! dimension, numbers must be finite), so a damaged cache is an error that names it, never an
 //! unbounded allocation or a wrong example.
 
-use crate::data::{Example, ExampleSource, LabelField, ParseError, ParseErrorKind};
+use crate::data::{all_finite, Example, ExampleSource, LabelField, ParseError, ParseErrorKind};
 use crate::labels::ClassLabel;
 use crate::model::{sync_dir, temporary_beside, Registered};
 use std::fs::{self, File, OpenOptions};
@@ -525,6 +525,48 @@ impl CacheReader {
         Ok((f64::NAN, head + len))
     }
 
+    /// Reads `nnz` indices (the first, then the steps between them, each at least 1) at the
+    /// cursor into `indices`. Steps that all fit in one byte (a dense row's
+    /// steps are 1) are read as bytes; any other record varint by varint. Every index must be
+    /// below the limit.
+    fn decode_indices(
+        &self,
+        c: &mut Cursor<'_>,
+        nnz: usize,
+        indices: &mut Vec<u32>,
+    ) -> Result<(), Damaged> {
+        let short = c.bytes.get(c.at..c.at + nnz);
+        if let Some(steps) = short.filter(|b| b.iter().fold(0, |m, &s| m | s) < 0x80) {
+            if steps.iter().skip(1).any(|&s| s == 0) {
+                return Err(Damaged);
+            }
+            // Steps below 128 each: the last index is the largest and below 128·nnz.
+            let mut index = 0u64;
+            indices.extend(steps.iter().map(|&s| {
+                index += u64::from(s);
+                index as u32
+            }));
+            if index >= self.index_limit {
+                return Err(Damaged);
+            }
+            c.at += nnz;
+            return Ok(());
+        }
+        let mut index = 0u64;
+        for k in 0..nnz {
+            let step = c.varint()?;
+            if k > 0 && step == 0 {
+                return Err(Damaged);
+            }
+            index += step;
+            if index >= self.index_limit {
+                return Err(Damaged);
+            }
+            indices.push(index as u32);
+        }
+        Ok(())
+    }
+
     /// Decodes the record at `pos` into `ex`: `Ok(false)` at the trailer.
     fn decode(&mut self, ex: &mut Example) -> Result<bool, Damaged> {
         let mut c = Cursor {
@@ -582,29 +624,8 @@ impl CacheReader {
         ex.weight = weight;
         ex.indices.clear();
         ex.values.clear();
-        let mut index = 0u64;
-        for k in 0..nnz {
-            let step = c.varint()?;
-            if k > 0 && step == 0 {
-                return Err(Damaged);
-            }
-            index += step;
-            if index >= self.index_limit {
-                return Err(Damaged);
-            }
-            ex.indices.push(index as u32);
-        }
-        for _ in 0..nnz {
-            let v = match value_bytes {
-                0 => 1.0,
-                4 => f64::from(f32::from_le_bytes(c.array()?)),
-                _ => f64::from_le_bytes(c.array()?),
-            };
-            if !v.is_finite() {
-                return Err(Damaged);
-            }
-            ex.values.push(v);
-        }
+        self.decode_indices(&mut c, nnz, &mut ex.indices)?;
+        decode_values(&mut c, nnz, value_bytes, &mut ex.values)?;
         self.pos += c.at;
         self.line = line;
         self.count += 1;
@@ -612,6 +633,37 @@ impl CacheReader {
             self.max_index_plus_one = self.max_index_plus_one.max(last as usize + 1);
         }
         Ok(true)
+    }
+}
+
+/// Reads `nnz` values of `value_bytes` bytes each (0: every value is 1) into `values`; a
+/// value that is not finite is damage. The values are copied in one pass and checked after
+/// with [`all_finite`] (a damaged record leaves `values` unspecified).
+fn decode_values(
+    c: &mut Cursor<'_>,
+    nnz: usize,
+    value_bytes: usize,
+    values: &mut Vec<f64>,
+) -> Result<(), Damaged> {
+    let bytes = c.bytes.get(c.at..c.at + nnz * value_bytes).ok_or(Damaged)?;
+    c.at += bytes.len();
+    match value_bytes {
+        0 => values.resize(nnz, 1.0),
+        4 => values.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|b| f64::from(f32::from_le_bytes(b.try_into().expect("4 bytes")))),
+        ),
+        _ => values.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        ),
+    }
+    if all_finite(values) {
+        Ok(())
+    } else {
+        Err(Damaged)
     }
 }
 
@@ -742,6 +794,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Dense rows (every step one byte, read as bytes) beside rows with long steps (read varint
+    /// by varint) and f32, f64 and all-one values: the same examples back; an index past the
+    /// limit is damage on either path; flipped bits never panic.
+    #[test]
+    fn one_byte_steps_and_long_steps_read_alike() {
+        let dense: String = (1..=150)
+            .map(|j| format!(" {j}:{}", j as f64 * 0.1))
+            .collect();
+        let text = format!(
+            "1{dense}\n-1 1:0.5 300:2 90000:0.25\n1{}\n",
+            dense.replace(".", "")
+        );
+        let path = scratch("steps");
+        let source = LibsvmReader::new(
+            std::io::Cursor::new(text.clone()),
+            "t",
+            LibsvmOptions::default(),
+        );
+        let mut w = CacheWriter::create(&path, b"k", source, Box::new(|| {})).unwrap();
+        let mut want = Vec::new();
+        let mut ex = Example::default();
+        while w.read_into(&mut ex).unwrap() {
+            want.push(ex.clone());
+        }
+        let got = read_all(&path, 16 + 1, 1 << 32).unwrap();
+        let got: Vec<Example> = got.into_iter().map(|(e, _)| e).collect();
+        assert_eq!(got, want);
+        assert_eq!(got[0].indices.len(), 150);
+        for limit in [100, 1000] {
+            assert!(read_all(&path, 16 + 1, limit)
+                .unwrap_err()
+                .contains("damaged"));
+        }
+        flip_bits(&path, 16 + 1);
+        std::fs::remove_file(&path).unwrap();
     }
 
     /// CSV rows: each record's label field (a name, or a number, and its column) reads back as

@@ -10,6 +10,7 @@
 //! are scanned like a file's; with `--dim` it is only sampled in memory ([`Input::sample`],
 //! replayed to the run), and its classes come from `--classes` or its `−1/+1` / `0/1` convention.
 
+use super::cache::Opened;
 use super::input::examples;
 use super::{Input, ReadOptions, RunError};
 use crate::data::{
@@ -147,6 +148,9 @@ fn libsvm_walk(
     let mut walk = Walk::new(scan, limit);
     let max_index = if input.rereadable() {
         let mut reader = input.open(read, bits)?;
+        if let Opened::Text(ExampleReader::Libsvm(text)) = &mut reader {
+            text.skip_values();
+        }
         walk.read(&mut reader)?;
         reader.max_index_plus_one()
     } else {
