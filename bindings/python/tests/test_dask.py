@@ -237,6 +237,15 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
         fit(OnlineClassifier(), paths, n_features=d, blocks_per_task=0)
 
 
+def test_tasks_see_their_workers_threads(client):
+    """A task on a worker of one thread learns on one thread (``_worker_threads`` is what
+    ``_learn_blocks`` asks); outside a worker there is no limit."""
+    from sketchlearn.dask import _worker_threads
+
+    assert client.submit(_worker_threads, pure=False).result() == 1
+    assert _worker_threads() is None
+
+
 def test_learned_file_is_learn_file_on_a_copy_on_one_thread_or_more(tmp_path):
     """``learned_file`` (what a Dask task learns a file with) gives the state ``learn_file``
     gives and leaves the original unchanged; ``threads=1`` (a worker of one thread: no
