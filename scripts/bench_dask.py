@@ -122,7 +122,12 @@ def blocks_per_task(files: int, workers: int, rounds: int) -> int:
 
 @contextlib.contextmanager
 def local_client(workers: int):
-    """A client of a LocalCluster of ``workers`` processes, one thread each."""
+    """A client of a LocalCluster of ``workers`` processes, one thread each, each worker in
+    a session of its own (``os.setsid``). Linux with autogroup scheduling
+    (``/proc/sys/kernel/sched_autogroup_enabled``) shares the cores among sessions, not
+    processes: on a machine loaded by other sessions, workers in this script's session would
+    share one session's CPU whatever their number, and 2 workers would measure no speed-up
+    over 1. In sessions of their own they compete as separate machines' workers would."""
     from distributed import Client, LocalCluster
 
     with (
@@ -134,7 +139,15 @@ def local_client(workers: int):
         ) as cluster,
         Client(cluster) as client,
     ):
+        client.run(_own_session)
         yield client
+
+
+def _own_session() -> int:
+    """Moves this (worker) process into a new session; its session id."""
+    with contextlib.suppress(PermissionError):  # already a session leader
+        os.setsid()
+    return os.getsid(0)
 
 
 def _prog(est):
