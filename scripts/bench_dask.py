@@ -114,9 +114,20 @@ def single_stream(make, paths, d, sparse):
     return est, secs
 
 
+def blocks_per_task(files: int, workers: int, rounds: int) -> int:
+    """Files each task learns so that a fit of ``files`` on ``workers`` takes ``rounds``
+    rounds (0: one file per task)."""
+    return 1 if rounds == 0 else -(-files // (workers * rounds))
+
+
 @contextlib.contextmanager
 def local_client(workers: int):
-    """A client of a LocalCluster of ``workers`` processes, one thread each."""
+    """A client of a LocalCluster of ``workers`` processes, one thread each, each worker in
+    a session of its own (``os.setsid``). Linux with autogroup scheduling
+    (``/proc/sys/kernel/sched_autogroup_enabled``) shares the cores among sessions, not
+    processes: on a machine loaded by other sessions, workers in this script's session would
+    share one session's CPU whatever their number, and 2 workers would measure no speed-up
+    over 1. In sessions of their own they compete as separate machines' workers would."""
     from distributed import Client, LocalCluster
 
     with (
@@ -128,14 +139,22 @@ def local_client(workers: int):
         ) as cluster,
         Client(cluster) as client,
     ):
+        client.run(_own_session)
         yield client
+
+
+def _own_session() -> int:
+    """Moves this (worker) process into a new session; its session id."""
+    with contextlib.suppress(PermissionError):  # already a session leader
+        os.setsid()
+    return os.getsid(0)
 
 
 def _prog(est):
     return est.progressive_score_["error"]
 
 
-def run_learning(name, make, paths, test, d, workers):
+def run_learning(name, make, paths, test, d, workers, rounds=0):
     rows = []
     # The library default as a single user runs it: the whole training set in memory, the
     # representation chosen by `auto` (sparse-time for sparse input).
@@ -161,11 +180,15 @@ def run_learning(name, make, paths, test, d, workers):
         with local_client(k) as client:
             fit(make(), paths[:1], n_features=d, client=client)  # warm the workers up
             t0 = time.perf_counter()
-            model = fit(make(), paths, n_features=d, client=client)
+            per_task = blocks_per_task(len(paths), k, rounds)
+            model = fit(
+                make(), paths, n_features=d, client=client, blocks_per_task=per_task
+            )
             secs = time.perf_counter() - t0
         err, se = held_out(model, test, d)
         kind = "sparse-time" if model.learners_.sparse else "dense"
-        rows.append((name, f"dask, {k} worker(s) ({kind})", n / secs, None, err, se))
+        label = f"dask, {k} worker(s), {per_task} file(s) a task ({kind})"
+        rows.append((name, label, n / secs, None, err, se))
     for row in rows:  # as they come (a long run can be stopped with what it measured)
         print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
     return rows
@@ -206,6 +229,13 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=320_000, help="generated stream rows")
     ap.add_argument("--data", default="/work/shared/data")
     ap.add_argument("--skip-generated", action="store_true")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="Dask rounds (merges) per fit: each task learns files/(workers·rounds) files "
+        "(sketchlearn.dask.fit's blocks_per_task); 0: one file per task",
+    )
     args = ap.parse_args()
     data = Path(args.data)
     tmp = Path(tempfile.mkdtemp(prefix="bench_dask_"))
@@ -220,11 +250,18 @@ def main() -> None:
             str(data / "a9a.t.libsvm"),
             123,
             args.workers,
+            args.rounds,
         )
         r8 = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8", 8, 0, 5485)
         r8_test = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8test", 1, 5485)[0]
         rows += run_learning(
-            "r8 earn (auto)", OnlineClassifier, r8, r8_test, 23585, args.workers
+            "r8 earn (auto)",
+            OnlineClassifier,
+            r8,
+            r8_test,
+            23585,
+            args.workers,
+            args.rounds,
         )
         if not args.skip_generated:
             t0 = time.perf_counter()
@@ -240,6 +277,7 @@ def main() -> None:
                 gen_test,
                 d,
                 args.workers,
+                args.rounds,
             )
         sketch_rows, (n, d, k) = run_sketch(args.workers)
     finally:

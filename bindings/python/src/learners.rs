@@ -9,6 +9,7 @@
 use crate::config::{choose_representation, learner_config, multiclass_config};
 use crate::errors::{learn_error, model_error};
 use crate::features::HashedRow;
+use crate::file_run::FileRun;
 use crate::interrupt::Interrupt;
 use crate::labels::{class_objects, classes_of};
 use crate::rows::{RowScratch, Rows, RowsInput};
@@ -489,61 +490,46 @@ impl LinearLearners {
     /// otherwise); its examples are not added to [`progressive`](Self::progressive) (multiclass
     /// metrics are the run's own). Ctrl-C ([`Interrupt`]) stops the run at the next example
     /// read: the state keeps every row learned before it, whole, and `KeyboardInterrupt` is
-    /// raised. Returns `(examples, mean progressive loss, error rate or None)` of this file.
-    #[pyo3(signature = (path, format="auto", zero_based=false))]
+    /// raised. `threads=1` learns on the calling thread alone (no read-ahead thread, no second
+    /// thread for the mixture's members; the same results): for a caller that owns one core,
+    /// such as a Dask worker of one thread. Returns `(examples, mean progressive loss, error
+    /// rate or None)` of this file.
+    #[pyo3(signature = (path, format="auto", zero_based=false, threads=None))]
     fn learn_file(
         &mut self,
         py: Python<'_>,
         path: std::path::PathBuf,
         format: &str,
         zero_based: bool,
+        threads: Option<usize>,
     ) -> PyResult<(u64, f64, Option<f64>)> {
-        use sketchlearn::cancel::Cancel;
-        use sketchlearn::run::{self, Input, MulticlassStart, ReadOptions, Silent, Start};
-        let format = format
-            .parse::<sketchlearn::data::Format>()
-            .map_err(PyValueError::new_err)?;
-        let options = run::TrainOptions {
-            read: ReadOptions {
-                format,
-                zero_based,
-                ..ReadOptions::default()
-            },
-            ..run::TrainOptions::default()
-        };
-        let input = Input::path(path.to_string_lossy().into_owned());
-        let interrupt = Interrupt::new();
-        let poll = || interrupt.poll();
-        let cancel = Cancel::new(&poll);
-        let summary = match &self.state {
-            State::Linear(model) => {
-                let start = Start::Resume(model.clone());
-                py.detach(|| run::train_cancellable(input, start, &options, &mut Silent, cancel))
-                    .map(|outcome| {
-                        self.state = State::Linear(outcome.model);
-                        self.metrics.merge(&outcome.metrics);
-                        self.refused += outcome.refused_steps;
-                        let m = &outcome.metrics;
-                        (outcome.examples, m.mean_loss(), m.error_rate())
-                    })
-            }
-            State::Multi(model) => {
-                let start = MulticlassStart::Resume(model.clone());
-                py.detach(|| {
-                    run::train_multiclass_cancellable(input, start, &options, &mut (), cancel)
-                })
-                .map(|outcome| {
-                    self.state = State::Multi(outcome.model);
-                    self.refused += outcome.refused_steps;
-                    let m = &outcome.metrics;
-                    (outcome.examples, m.log_loss(), m.error_rate())
-                })
-            }
-        };
-        match summary {
-            Ok(summary) => interrupt.check().map(|()| summary),
-            Err(e) => Err(interrupt.raise_or(PyValueError::new_err(e.to_string()))),
-        }
+        let run = FileRun::new(&path, format, zero_based, threads)?;
+        let start = self.state.clone();
+        let (state, summary) = run.learn(py, start, &mut self.metrics, &mut self.refused)?;
+        self.state = state;
+        summary
+    }
+
+    /// A new state: this one after [`learn_file`](Self::learn_file) over `path`, this one
+    /// left unchanged (one copy of the state, where copying and then learning makes two). The
+    /// new object's progressive metrics are those of this file; Ctrl-C raises
+    /// `KeyboardInterrupt` and returns nothing.
+    #[pyo3(signature = (path, format="auto", zero_based=false, threads=None))]
+    fn learned_file(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        format: &str,
+        zero_based: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let run = FileRun::new(&path, format, zero_based, threads)?;
+        let (mut metrics, mut refused) = (Metrics::without_auc(), 0);
+        let (state, summary) = run.learn(py, self.state.clone(), &mut metrics, &mut refused)?;
+        summary?;
+        let mut out = Self::from_state(state);
+        (out.metrics, out.refused) = (metrics, refused);
+        Ok(out)
     }
 
     /// The largest total shrinkage `Σδ` among the FD/RFD curvature sketches (of the model, or

@@ -16,6 +16,7 @@ mod config;
 mod drp;
 mod errors;
 mod features;
+mod file_run;
 mod fm;
 mod interrupt;
 mod labels;

@@ -207,6 +207,65 @@ def test_sparse_files_train_the_sparse_time_learners_and_merge_them(client, tmp_
     assert merged_err <= single_err + 0.05, (merged_err, single_err)
 
 
+def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
+    """Six files, two tasks of three blocks: one round, whose result is the merge over the
+    initial model of the two halves learned one file after the other — computed here in this
+    process with the same calls; one worker with three blocks a task is the single stream."""
+    from sketchlearn.dask import _initial, _scan_file
+
+    paths, X, y = sparse_files(tmp_path, parts=6)
+    d = X.shape[1]
+    model = fit(OnlineClassifier(), paths, n_features=d, n_workers=2, blocks_per_task=3)
+    scans = [_scan_file(p, "auto", False) for p in paths]
+    profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans))
+    base = _initial(OnlineClassifier(), d, np.array([-1, 1]), profile)
+    halves = []
+    for part in (paths[:3], paths[3:]):
+        est = pickle.loads(pickle.dumps(base))
+        for p in part:
+            est.learners_.learn_file(p)
+        halves.append(est.learners_)
+    by_hand = halves[0].merged(halves[1], base.learners_)
+    assert model.learners_.examples_seen == len(y)
+    assert model.learners_.state_bytes() == by_hand.state_bytes()
+    one = fit(OnlineClassifier(), paths, n_features=d, n_workers=1, blocks_per_task=3)
+    single = pickle.loads(pickle.dumps(base))
+    for p in paths:
+        single.learners_.learn_file(p)
+    assert one.learners_.state_bytes() == single.learners_.state_bytes()
+    with pytest.raises(ValueError, match="blocks_per_task"):
+        fit(OnlineClassifier(), paths, n_features=d, blocks_per_task=0)
+
+
+def test_tasks_see_their_workers_threads(client):
+    """A task on a worker of one thread learns on one thread (``_worker_threads`` is what
+    ``_learn_blocks`` asks); outside a worker there is no limit."""
+    from sketchlearn.dask import _worker_threads
+
+    assert client.submit(_worker_threads, pure=False).result() == 1
+    assert _worker_threads() is None
+
+
+def test_learned_file_is_learn_file_on_a_copy_on_one_thread_or_more(tmp_path):
+    """``learned_file`` (what a Dask task learns a file with) gives the state ``learn_file``
+    gives and leaves the original unchanged; ``threads=1`` (a worker of one thread: no
+    read-ahead or member threads) gives the same bits as the default threads."""
+    paths, X, _ = sparse_files(tmp_path, parts=2)
+    d = X.shape[1]
+    est = OnlineClassifier().partial_fit_file(paths[0], n_features=d)
+    before = est.learners_.state_bytes()
+    new = est.learners_.learned_file(paths[1])
+    assert est.learners_.state_bytes() == before
+    assert new.examples_seen == len(X.indptr) - 1
+    for threads in (None, 1, 4):
+        again = pickle.loads(pickle.dumps(est.learners_))
+        again.learn_file(paths[1], threads=threads)
+        assert again.state_bytes() == new.state_bytes(), threads
+    assert est.learners_.learned_file(paths[1], threads=1).state_bytes() == new.state_bytes()
+    with pytest.raises(ValueError, match="threads"):
+        est.learners_.learned_file(paths[1], threads=0)
+
+
 def test_distributed_sketch_within_fd_bound(client):
     rng = np.random.default_rng(5)
     d, m = 12, 5

@@ -60,9 +60,22 @@ class LinearLearners:
     def sketch_error_bound(self) -> float | None:
         """Largest total shrinkage of the FD/RFD curvature sketches (FD's error bound)."""
     def learn_file(
-        self, path: str, format: str = "auto", zero_based: bool = False
+        self,
+        path: str,
+        format: str = "auto",
+        zero_based: bool = False,
+        threads: int | None = None,
     ) -> tuple[int, float, float | None]:
-        """One pass over a LIBSVM/VW/CSV file with the Rust reader."""
+        """One pass over a LIBSVM/VW/CSV file with the Rust reader (``threads=1``: on the
+        calling thread alone, the same results)."""
+    def learned_file(
+        self,
+        path: str,
+        format: str = "auto",
+        zero_based: bool = False,
+        threads: int | None = None,
+    ) -> LinearLearners:
+        """``learn_file`` into new learners, these unchanged (one copy of the state)."""
     def progressive(self) -> tuple[int, float, float | None]:
         """``(examples, mean loss, error rate)`` of progressive validation."""
     def to_bytes(self) -> bytes:

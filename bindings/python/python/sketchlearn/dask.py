@@ -101,16 +101,37 @@ def _row_blocks(X, y):
 # -- the work of one task -----------------------------------------------------------------------
 
 
-def _learn_block(model, X, y, fmt: str, zero_based: bool):
-    """A copy of the global ``model`` after one pass over its block (the global model itself
-    stays untouched: it is shared by every task of the round)."""
+def _worker_threads() -> int | None:
+    """Threads of the Dask worker running this task (``None`` outside a worker). A worker of
+    one thread owns one core: its tasks learn on one thread (no read-ahead thread, no second
+    thread for the mixture's members), so that ``n`` such workers use ``n`` cores — as many
+    as Dask was told."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().state.nthreads
+    except (ImportError, ValueError, AttributeError):
+        return None
+
+
+def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
+    """A copy of the global ``model`` after one pass over each of its blocks in turn (the
+    global model itself stays untouched: it is shared by every task of the round). Files are
+    learned into a new state (``learned_file``: one copy of the state, not a copy and then
+    the run's own)."""
+    if ys is None:  # files
+        threads = 1 if _worker_threads() == 1 else None
+        est = copy.copy(model)
+        est.learners_ = model.learners_.learned_file(Xs[0], fmt, zero_based, threads=threads)
+        for path in Xs[1:]:
+            est.learners_.learn_file(path, fmt, zero_based, threads=threads)
+        return est
     est = copy.deepcopy(model)
-    if y is None:  # a file
-        est.partial_fit_file(X, format=fmt, zero_based=zero_based)
-    elif hasattr(est, "classes_") and not est._regression:
-        est.partial_fit(np.asarray(X), np.asarray(y), classes=est.classes_)
-    else:
-        est.partial_fit(np.asarray(X), np.asarray(y))
+    for X, y in zip(Xs, ys):
+        if hasattr(est, "classes_") and not est._regression:
+            est.partial_fit(np.asarray(X), np.asarray(y), classes=est.classes_)
+        else:
+            est.partial_fit(np.asarray(X), np.asarray(y))
     return est
 
 
@@ -198,6 +219,7 @@ def fit(
     format: str = "auto",
     zero_based: bool = False,
     n_workers: int | None = None,
+    blocks_per_task: int = 1,
     holdout=None,
     verbose: bool = False,
 ):
@@ -222,7 +244,13 @@ def fit(
         (``reduction="oaa"``; softmax models do not merge).
     format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`.
     n_workers : int, default=None
-        Blocks learned per round (default: the cluster's workers).
+        Tasks learning in parallel in each round (default: the cluster's workers).
+    blocks_per_task : int, default=1
+        Consecutive blocks each task learns, one after the other, before the round's merge.
+        More blocks per task mean fewer rounds, so fewer merges and transfers of the state
+        (each costs about as much as learning a few thousand sparse rows), and mixing less
+        often: the merged sketch keeps FD's bound for any split of the rows, the weights are
+        averaged less often (iterative parameter mixing with longer rounds).
     holdout : (X, y) numpy arrays, default=None
         Scored after every round in verbose mode (error rate, or mean squared error).
     verbose : bool, default=False
@@ -258,26 +286,30 @@ def fit(
             uniques = client.gather([_submit(client, np.unique, lab) for lab in labels])
             classes = np.unique(np.concatenate(uniques))
         profile = (False, None)
+    if blocks_per_task < 1:
+        raise ValueError(f"blocks_per_task must be at least 1, got {blocks_per_task}")
     width = n_workers or max(len(client.scheduler_info()["workers"]), 1)
     # A task, not scattered data (see `_submit`): recomputed if every copy is lost.
     model = _submit(client, _initial, estimator, n_features, classes, profile)
     seen = 0
-    for r, start in enumerate(range(0, len(blocks), width)):
+    per_round = width * blocks_per_task
+    for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
-        round_blocks = blocks[start : start + width]
-        round_labels = labels[start : start + width] if labels is not None else None
-        parts = [
-            _submit(
-                client,
-                _learn_block,
-                model,
-                b,
-                None if round_labels is None else round_labels[i],
-                format,
-                zero_based,
+        parts = []
+        for lo in range(start, min(start + per_round, len(blocks)), blocks_per_task):
+            hi = min(lo + blocks_per_task, len(blocks), start + per_round)
+            task_labels = None if labels is None else labels[lo:hi]
+            parts.append(
+                _submit(
+                    client,
+                    _learn_blocks,
+                    model,
+                    blocks[lo:hi],
+                    task_labels,
+                    format,
+                    zero_based,
+                )
             )
-            for i, b in enumerate(round_blocks)
-        ]
         model = _tree_merge(client, parts, model)
         if verbose:
             est = model.result()

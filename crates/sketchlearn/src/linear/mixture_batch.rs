@@ -17,16 +17,44 @@
 
 use super::{check_example, learn_each, LearnError, Mixture, OnlineLearner};
 use crate::Example;
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 /// Fewest examples in a batch for which a second thread is started (a thread start costs
 /// tens of microseconds; a sketched member's example a few).
 const MIN_PARALLEL_BATCH: usize = 16;
 
-/// Whether this machine has a second core for the members (asked once).
+thread_local! {
+    /// Set inside [`on_one_thread`]: this thread's batches learn on it alone.
+    static ONE_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `f()` with every mixture batch learned on the calling thread alone (no second thread for
+/// the members; the same results, see the [module](self) docs). For a caller that owns one
+/// core of a shared machine: a Dask worker of one thread (`sketchlearn.dask`), or a benchmark
+/// that compares one such worker with two.
+///
+/// ```
+/// use sketchlearn::linear::on_one_thread;
+/// assert_eq!(on_one_thread(|| 1 + 1), 2);
+/// ```
+pub fn on_one_thread<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ONE_THREAD.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(ONE_THREAD.with(|c| c.replace(true)));
+    f()
+}
+
+/// Whether this machine has a second core for the members (asked once), and this thread may
+/// use it (not inside [`on_one_thread`]).
 fn two_cores() -> bool {
     static CORES: OnceLock<bool> = OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+    !ONE_THREAD.with(Cell::get)
+        && *CORES.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
 }
 
 /// What one group of members did over a batch.
@@ -118,5 +146,27 @@ impl<L: OnlineLearner + Send> Mixture<L> {
             Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread that learns a batch inside `on_one_thread` finds no second core, nested scopes
+    /// and a panic inside restore the setting, and another thread is not affected.
+    #[test]
+    fn one_thread_scope_is_per_thread_and_restored() {
+        let machine = two_cores();
+        assert!(!on_one_thread(two_cores));
+        assert!(!on_one_thread(|| {
+            on_one_thread(|| ());
+            two_cores()
+        }));
+        assert_eq!(two_cores(), machine);
+        let _ = std::panic::catch_unwind(|| on_one_thread(|| panic!("inside")));
+        assert_eq!(two_cores(), machine);
+        let other = on_one_thread(|| std::thread::spawn(two_cores).join().unwrap());
+        assert_eq!(other, machine);
     }
 }

@@ -60,6 +60,7 @@ pub use first_order::{AdaGrad, Ogd, StepSchedule};
 pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
+pub use mixture_batch::on_one_thread;
 pub use multiclass::{
     AnyMulticlass, MulticlassConfig, MulticlassLearner, OneVsAll, Reduction, SoftmaxParams,
     SoftmaxSon,

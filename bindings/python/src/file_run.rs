@@ -1,0 +1,141 @@
+//! One pass of the library's training run over a file, from a given state: what
+//! `LinearLearners.learn_file` and `learned_file` share.
+
+use crate::interrupt::Interrupt;
+use crate::state::State;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use sketchlearn::cancel::Cancel;
+use sketchlearn::eval::Metrics;
+use sketchlearn::linear::on_one_thread;
+use sketchlearn::run::{self, Input, MulticlassStart, ReadOptions, Silent, Start, TrainOptions};
+
+/// `(examples, mean progressive loss, error rate or None)` of one file.
+pub type FileSummary = (u64, f64, Option<f64>);
+
+/// A file to learn and how to read it.
+pub struct FileRun {
+    input: Input,
+    options: TrainOptions,
+    one_thread: bool,
+}
+
+impl FileRun {
+    /// `threads = Some(1)`: no read-ahead thread and no second thread for the mixture's
+    /// members (the same results on the caller's thread alone); `0` is refused.
+    pub fn new(
+        path: &std::path::Path,
+        format: &str,
+        zero_based: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        if threads == Some(0) {
+            return Err(PyValueError::new_err(
+                "threads must be at least 1 (or None)",
+            ));
+        }
+        let format = format
+            .parse::<sketchlearn::data::Format>()
+            .map_err(PyValueError::new_err)?;
+        let one_thread = threads == Some(1);
+        let options = TrainOptions {
+            read: ReadOptions {
+                format,
+                zero_based,
+                read_ahead: !one_thread,
+                ..ReadOptions::default()
+            },
+            ..TrainOptions::default()
+        };
+        let input = Input::path(path.to_string_lossy().into_owned());
+        Ok(FileRun {
+            input,
+            options,
+            one_thread,
+        })
+    }
+
+    /// `start` after the pass (the GIL released meanwhile), the binary/regression metrics
+    /// merged into `metrics` (multiclass metrics are the run's own) and refused steps added to
+    /// `refused`. Ctrl-C stops the pass at the next row read: the state of the rows learned
+    /// is returned with `KeyboardInterrupt` as the summary.
+    pub fn learn(
+        self,
+        py: Python<'_>,
+        start: State,
+        metrics: &mut Metrics,
+        refused: &mut u64,
+    ) -> PyResult<(State, PyResult<FileSummary>)> {
+        let FileRun {
+            input,
+            options,
+            one_thread,
+        } = self;
+        let interrupt = Interrupt::new();
+        let poll = || interrupt.poll();
+        let cancel = Cancel::new(&poll);
+        let pass = || run_once(input, start, &options, cancel);
+        let outcome = py.detach(|| {
+            if one_thread {
+                on_one_thread(pass)
+            } else {
+                pass()
+            }
+        });
+        match outcome {
+            Ok(done) => {
+                *refused += done.refused;
+                if let Some(m) = &done.metrics {
+                    metrics.merge(m);
+                }
+                let summary = interrupt.check().map(|()| done.summary);
+                Ok((done.state, summary))
+            }
+            Err(e) => Err(interrupt.raise_or(PyValueError::new_err(e))),
+        }
+    }
+}
+
+/// What one pass gave.
+struct Done {
+    state: State,
+    summary: FileSummary,
+    refused: u64,
+    /// Binary/regression metrics (`None` for a multiclass model).
+    metrics: Option<Metrics>,
+}
+
+/// The training run (binary/regression or multiclass, as `state`) over `input`.
+fn run_once(
+    input: Input,
+    state: State,
+    options: &TrainOptions,
+    cancel: Cancel<'_>,
+) -> Result<Done, String> {
+    match state {
+        State::Linear(model) => {
+            let start = Start::Resume(model);
+            let out = run::train_cancellable(input, start, options, &mut Silent, cancel)
+                .map_err(|e| e.to_string())?;
+            let m = &out.metrics;
+            Ok(Done {
+                summary: (out.examples, m.mean_loss(), m.error_rate()),
+                refused: out.refused_steps,
+                metrics: Some(out.metrics.clone()),
+                state: State::Linear(out.model),
+            })
+        }
+        State::Multi(model) => {
+            let start = MulticlassStart::Resume(model);
+            let out = run::train_multiclass_cancellable(input, start, options, &mut (), cancel)
+                .map_err(|e| e.to_string())?;
+            let m = &out.metrics;
+            Ok(Done {
+                summary: (out.examples, m.log_loss(), m.error_rate()),
+                refused: out.refused_steps,
+                metrics: None,
+                state: State::Multi(out.model),
+            })
+        }
+    }
+}
