@@ -116,7 +116,7 @@ def test_multiclass_through_the_core_learners(reduction):
 def test_softmax_takes_the_sketch_parameters():
     # The CLI's mapping (MulticlassConfig::from_member): the softmax learner takes size,
     # curvature, alpha, and alpha0/c when given; they were once silently ignored.
-    X, y = make_classification(300, 6, n_informative=5, n_classes=3, random_state=1)
+    X, y = make_classification(300, 6, n_informative=5, n_redundant=0, n_classes=3, random_state=1)
 
     def coef(**params):
         return OnlineClassifier(reduction="softmax", **params).fit(X, y).coef_
