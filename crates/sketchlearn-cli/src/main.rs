@@ -14,6 +14,7 @@ mod multiclass_cmd;
 mod paths;
 mod predict;
 mod prediction_output;
+mod prediction_sink;
 mod quiet;
 mod saved_model;
 mod score_args;

@@ -15,8 +15,7 @@ use sketchlearn::linear::multiclass::MulticlassModel;
 use sketchlearn::linear::Regularization;
 use sketchlearn::run::{self, Input, MulticlassStart, TrainOptions, Warning};
 use sketchlearn::Example;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
 /// The progress table and the `-p` file of a multiclass run, set up when the run starts (the
 /// classes settled, the input checked): the file is created only then.
@@ -27,7 +26,7 @@ struct Table<'a> {
     probabilities: bool,
     classes: Option<Classes>,
     format: Option<PredictionFormat>,
-    out: Option<BufWriter<File>>,
+    out: Option<crate::prediction_sink::PredictionSink>,
     error: Option<std::io::Error>,
 }
 
@@ -49,8 +48,8 @@ impl<'a> Table<'a> {
         if let Some(e) = self.error.take() {
             return Err(anyhow::Error::new(e).context("writing predictions"));
         }
-        if let Some(mut out) = self.out.take() {
-            out.flush().context("writing predictions")?;
+        if let Some(out) = self.out.take() {
+            out.finish().context("writing predictions")?;
         }
         Ok(())
     }
@@ -64,9 +63,9 @@ impl MulticlassProgress for Table<'_> {
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let classes = classes.clone();
         if let Some(p) = self.path {
-            let file =
-                File::create(p).map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
-            self.out = Some(BufWriter::new(file));
+            let out = crate::prediction_sink::PredictionSink::open(p)
+                .map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
+            self.out = Some(out);
         }
         if !self.quiet {
             eprintln!("learner: {learner}");

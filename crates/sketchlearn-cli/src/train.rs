@@ -8,6 +8,7 @@ use crate::eval_args::EvalArgs;
 use crate::input_args::InputArgs;
 use crate::learner_args::LearnerArgs;
 use crate::prediction_output::PredictionFormat;
+use crate::prediction_sink::PredictionSink;
 use crate::quiet::Quiet;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
@@ -24,8 +25,7 @@ use sketchlearn::run::{
     self, Input, Observer, ObserverError, PassReport, ReadOptions, RunStart, Start, TrainOptions,
     TrainOutcome, Warning,
 };
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
 /// Arguments of `sketchlearn train`.
 #[derive(clap::Args, Debug)]
@@ -203,8 +203,8 @@ pub struct TestReport {
 }
 
 /// What `train` and `test` show while the library runs: the learner line and progress table on
-/// stderr (unless quiet), each prediction in the `-p` file (created when the run starts, after
-/// the configuration and the input were checked), warnings on stderr.
+/// stderr (unless quiet), each prediction in the `-p` file (opened when the run starts, after
+/// the configuration and the input were checked; in place when the run ends well), warnings on stderr.
 struct Terminal<'a> {
     quiet: bool,
     /// -p writes margins.
@@ -213,7 +213,7 @@ struct Terminal<'a> {
     /// Whether to print the learner line and the table (train only).
     table: bool,
     predictions_path: Option<&'a str>,
-    predictions: Option<BufWriter<Box<dyn Write>>>,
+    predictions: Option<PredictionSink>,
     error: Option<anyhow::Error>,
     /// What to change when the pass diverged.
     advice: &'a str,
@@ -238,8 +238,8 @@ impl<'a> Terminal<'a> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if let Some(mut out) = self.predictions.take() {
-            out.flush().context("writing predictions")?;
+        if let Some(out) = self.predictions.take() {
+            out.finish().context("writing predictions")?;
         }
         Ok(())
     }
@@ -264,15 +264,10 @@ impl Observer for Terminal<'_> {
         }
         self.format = PredictionFormat::binary(start.config.loss, start.classes.cloned(), self.raw);
         if let Some(p) = self.predictions_path {
-            let out: Box<dyn Write> = if p == "-" {
-                Box::new(std::io::stdout())
-            } else {
-                Box::new(
-                    File::create(p)
-                        .map_err(|e| format!("cannot create predictions file {p}: {e}"))?,
-                )
-            };
-            self.predictions = Some(BufWriter::new(out));
+            self.predictions = Some(
+                PredictionSink::open(p)
+                    .map_err(|e| format!("cannot create predictions file {p}: {e}"))?,
+            );
         }
         Ok(())
     }

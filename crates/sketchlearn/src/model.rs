@@ -57,9 +57,11 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+mod replacing_file;
 pub(crate) mod sparse_vec;
 pub(crate) mod touched;
 mod write;
+pub use replacing_file::ReplacingFile;
 pub(crate) use sparse_vec::decoding_version;
 pub use sparse_vec::SPARSE_SINCE;
 pub use write::remove_temporary_files;

@@ -166,11 +166,18 @@ fn a_bad_value_is_an_error_at_its_column_and_leaves_the_model() {
         .unwrap();
     assert!(first.status.success());
     let kept = std::fs::read(&model).unwrap();
+    // The user's predictions file, too, is left as it was (predictions are written to a
+    // temporary file put in place when the run ends well).
+    let predictions = dir.path("p.txt");
+    std::fs::write(&predictions, "mine\n").unwrap();
     for flags in ["", "--dim 13", "--algo newton --curvature oja"] {
         for (name, script) in [
             (
                 "bad.libsvm",
-                format!("'{}' train --quiet -f '{model}' {flags} '{bad}'", bin()),
+                format!(
+                    "'{}' train --quiet -f '{model}' -p '{predictions}' {flags} '{bad}'",
+                    bin()
+                ),
             ),
             (
                 "<stdin>",
@@ -184,7 +191,8 @@ fn a_bad_value_is_an_error_at_its_column_and_leaves_the_model() {
             let want = format!("{name}:200:{column}: cannot parse value \"0.5x\"");
             super::assert_clear_error(&out, &want);
             assert_eq!(std::fs::read(&model).unwrap(), kept, "{script}");
+            assert_eq!(std::fs::read_to_string(&predictions).unwrap(), "mine\n");
         }
     }
-    assert_eq!(dir.names(), ["bad.libsvm", "kept.model"]);
+    assert_eq!(dir.names(), ["bad.libsvm", "kept.model", "p.txt"]);
 }
