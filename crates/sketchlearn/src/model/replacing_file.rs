@@ -48,18 +48,23 @@ impl ReplacingFile {
             .create_new(true)
             .open(&temp.path)?;
         Ok(ReplacingFile {
-            out: BufWriter::with_capacity(1 << 16, file),
+            out: BufWriter::with_capacity(1 << 20, file),
             temp,
             dir,
             target: target.to_path_buf(),
         })
     }
 
-    /// Flushes, syncs and renames the temporary file over the target.
+    /// Flushes, syncs and renames the temporary file over the target (the error says which
+    /// step failed).
     pub fn commit(mut self) -> io::Result<()> {
-        self.out.flush()?;
-        self.out.get_ref().sync_all()?;
-        fs::rename(&self.temp.path, &self.target)?;
+        let step = |what: &str, e: io::Error| io::Error::new(e.kind(), format!("{what}: {e}"));
+        self.out.flush().map_err(|e| step("cannot write it", e))?;
+        (self.out.get_ref().sync_all()).map_err(|e| step("cannot sync it to disk", e))?;
+        fs::rename(&self.temp.path, &self.target).map_err(|e| {
+            let temp = self.temp.path.display();
+            step(&format!("cannot rename {temp} over the target"), e)
+        })?;
         self.temp.keep = true;
         sync_dir(&self.dir);
         Ok(())

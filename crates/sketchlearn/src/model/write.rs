@@ -6,10 +6,11 @@
 //! stale ones of a process that no longer runs (killed with `kill -9` during a save) are removed
 //! by the next save to the same path.
 
+use super::replacing_file::ReplacingFile;
 use super::{io_error, ModelError, FORMAT_VERSION, MAGIC, MAX_KIND_LEN};
 use serde::Serialize;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::fs::{self, File};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -247,49 +248,23 @@ pub(crate) fn temporary_beside(path: &Path) -> Option<(PathBuf, Registered)> {
     Some((dir, temp))
 }
 
-/// [`super::save`]: the image is streamed into a registered temporary file in the target's
-/// directory, synced, and renamed over `path`.
+/// [`super::save`]: the image is streamed into a [`ReplacingFile`] (a registered temporary
+/// file in the target's directory), synced, and renamed over `path`.
 pub(super) fn save<T: Serialize + ?Sized>(
     path: &Path,
     kind: &str,
     value: &T,
 ) -> Result<(), ModelError> {
-    let (dir, mut temp) = temporary_beside(path).ok_or_else(|| ModelError::Io {
-        path: path.display().to_string(),
-        message: "the path does not name a file".to_owned(),
-    })?;
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp.path)
-        .map_err(|e| {
-            io_error(
-                path,
-                &format!("cannot create the temporary file {}", temp.path.display()),
-                &e,
-            )
-        })?;
-    let mut out = BufWriter::with_capacity(1 << 20, &file);
+    let mut out = ReplacingFile::create(path)
+        .map_err(|e| io_error(path, "cannot create the temporary file beside it", &e))?;
     write_image(kind, value, &mut out).map_err(|e| match e {
         WriteError::Encode(e) => e,
         WriteError::Io(e) => io_error(path, "cannot write the temporary file", &e),
     })?;
     out.flush()
         .map_err(|e| io_error(path, "cannot write the temporary file", &e))?;
-    drop(out);
-    file.sync_all()
-        .map_err(|e| io_error(path, "cannot sync the temporary file to disk", &e))?;
-    drop(file);
-    fs::rename(&temp.path, path).map_err(|e| {
-        io_error(
-            path,
-            &format!("cannot rename {} over the target", temp.path.display()),
-            &e,
-        )
-    })?;
-    temp.keep = true;
-    sync_dir(&dir);
-    Ok(())
+    out.commit()
+        .map_err(|e| io_error(path, "cannot put the temporary file in place", &e))
 }
 
 /// Makes the rename durable where the platform allows it; failures are ignored (the data itself
