@@ -138,7 +138,7 @@ impl State {
         match LinearModel::from_bytes(bytes, name) {
             Ok(m) => Ok(State::Linear(m)),
             Err(ModelError::WrongKind { .. }) => {
-                model::from_bytes::<MulticlassModel>(bytes, MULTICLASS_MODEL_KIND, name)
+                MulticlassModel::from_bytes(bytes, name)
                     .map(State::Multi)
                     .map_err(model_error)
             }

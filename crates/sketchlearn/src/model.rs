@@ -28,7 +28,12 @@
 //!
 //! 1. the magic number → [`ModelError::NotAModel`] (also for an empty input);
 //! 2. the format version → [`ModelError::UnsupportedVersion`] (older and newer versions alike: a
-//!    different version may have a different layout, so nothing after it is interpreted);
+//!    different version may have a different layout, so nothing after it is interpreted; a
+//!    newer one says to upgrade). Any change of a payload's layout — a field, an enum variant,
+//!    an encoding — comes with a new [`FORMAT_VERSION`], so that older builds refuse the new
+//!    files here rather than misreading them or failing in the decoder (the one exception,
+//!    the linear models' optional extras trailer, `linear/extras.rs`, is refused by older
+//!    builds as bytes left over);
 //! 3. the lengths of the kind tag and of the payload against the bytes actually present, then the
 //!    checksum → [`ModelError::Corrupted`] (truncation, trailing bytes, bit rot);
 //! 4. the kind tag → [`ModelError::WrongKind`];
@@ -94,7 +99,14 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// Version 8: the default's unit scaling (`linear/unit_scaling.rs`) keeps each feature's
 /// largest absolute value and how many entries were measurements'; version 7 files load with
 /// the maximum unknown (`+∞`), which keeps their features' maps as version 7 computed them.
-pub const FORMAT_VERSION: u32 = 8;
+/// Version 9 (issue 26): marks two layouts that came in under version 8 — the softmax
+/// learner's row-scaled wrapper (`AnyMulticlass::RowScaled`, a new enum variant) and
+/// `ProximalOgd`'s `(D, C)` pairs written for its stored weights only
+/// (`linear/proximal/ogd_state.rs`) — so that a build of version 8 refuses a new file as
+/// [`ModelError::UnsupportedVersion`] ("written by a newer sketchlearn") instead of failing
+/// to decode it. Every other payload is the same as version 8's; a version-8 file loads as
+/// before (a `ProximalOgd` of version 8 may hold either pair layout; from 9 only the shorter).
+pub const FORMAT_VERSION: u32 = 9;
 
 /// The oldest format version that [`from_bytes_with`]/[`load_with`] hand to their decoder
 /// (older ones are [`ModelError::UnsupportedVersion`]).
@@ -140,18 +152,34 @@ pub enum ModelError {
         /// The input concerned.
         path: String,
     },
-    /// The input is a model file of another format version.
+    /// The input is a model file of a format version this build does not read: newer than
+    /// [`FORMAT_VERSION`] (the message says to upgrade), or older than the oldest its reader
+    /// converts.
+    ///
+    /// ```
+    /// use sketchlearn::model::ModelError;
+    /// let err = ModelError::UnsupportedVersion { path: "m.model".into(), found: 12, oldest: 4, supported: 9 };
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "m.model: model file format version 12 is not supported: this build reads versions \
+    ///      4 to 9; the file was written by a newer sketchlearn, upgrade sketchlearn to read it"
+    /// );
+    /// ```
     #[error(
-        "{path}: model file format version {found} is not supported (this build reads version \
-         {supported}; the file was written by {})",
-        version_origin(*.found, *.supported)
+        "{path}: model file format version {found} is not supported: this build reads {}; {}",
+        readable_versions(*.oldest, *.supported),
+        version_advice(*.found, *.supported)
     )]
     UnsupportedVersion {
         /// The input concerned.
         path: String,
         /// The version stored in the file.
         found: u32,
-        /// The version this build reads ([`FORMAT_VERSION`]).
+        /// The oldest version this reader reads (as [`OLDEST_READABLE_VERSION`], or
+        /// [`FORMAT_VERSION`] for [`from_bytes`], or a later one for a kind whose old files
+        /// cannot be converted).
+        oldest: u32,
+        /// The newest version this build reads ([`FORMAT_VERSION`]).
         supported: u32,
     },
     /// The input is damaged: truncated, with trailing bytes, an impossible length field or a
@@ -196,11 +224,22 @@ pub enum ModelError {
     Encode(String),
 }
 
-fn version_origin(found: u32, supported: u32) -> &'static str {
-    if found > supported {
-        "a newer sketchlearn"
+/// "version 9" or "versions 4 to 9".
+fn readable_versions(oldest: u32, supported: u32) -> String {
+    if oldest >= supported {
+        format!("version {supported}")
     } else {
-        "an older sketchlearn"
+        format!("versions {oldest} to {supported}")
+    }
+}
+
+/// Who wrote a file of an unsupported version, and what to do about it.
+fn version_advice(found: u32, supported: u32) -> &'static str {
+    if found > supported {
+        "the file was written by a newer sketchlearn, upgrade sketchlearn to read it"
+    } else {
+        "the file was written by an older sketchlearn whose files this build no longer \
+         converts, train the model again"
     }
 }
 
@@ -301,7 +340,8 @@ fn parse_frame<'a>(
         return Err(ModelError::UnsupportedVersion {
             path: path.to_owned(),
             found: version,
-            supported: FORMAT_VERSION,
+            oldest: *versions.start(),
+            supported: *versions.end(),
         });
     }
 

@@ -228,7 +228,7 @@ fn header_has_the_documented_layout() {
     let payload = postcard::to_stdvec(&small()).unwrap();
     let l = layout(kind.len());
     assert_eq!(&bytes[..8], b"SKLMODEL");
-    assert_eq!(&bytes[8..12], &8u32.to_le_bytes());
+    assert_eq!(&bytes[8..12], &9u32.to_le_bytes());
     assert_eq!(&bytes[12..14], &(kind.len() as u16).to_le_bytes());
     assert_eq!(&bytes[l.kind.clone()], kind.as_bytes());
     assert_eq!(
@@ -407,13 +407,22 @@ fn other_versions_are_rejected_naming_both_versions() {
             ModelError::UnsupportedVersion {
                 path: "v.skl".into(),
                 found,
+                oldest: FORMAT_VERSION,
                 supported: FORMAT_VERSION
             }
         );
         let msg = err.to_string();
         assert!(msg.contains(&format!("version {found}")), "{msg}");
-        assert!(msg.contains(&format!("version {FORMAT_VERSION}")), "{msg}");
+        assert!(
+            msg.contains(&format!("reads version {FORMAT_VERSION};")),
+            "{msg}"
+        );
         assert!(msg.contains(word), "{msg}");
+        assert_eq!(
+            msg.contains("upgrade sketchlearn"),
+            word == "newer",
+            "{msg}"
+        );
         assert!(msg.contains("v.skl"), "{msg}");
     }
 }

@@ -226,3 +226,112 @@ fn v8_softmax_models_load_predict_and_learn_the_same() {
         assert_eq!(multiclass_fingerprint(m, &data), record(name), "{name}");
     }
 }
+
+/// Each file loaded and saved again by this build: the image `save` would write.
+fn resaved(name: &str, bytes: &[u8]) -> Vec<u8> {
+    if name.contains("softmax") {
+        MulticlassModel::from_bytes(bytes, name)
+            .and_then(|m| m.to_bytes())
+            .unwrap()
+    } else {
+        LinearModel::from_bytes(bytes, name)
+            .and_then(|m| m.to_bytes())
+            .unwrap()
+    }
+}
+
+fn every_case() -> Vec<&'static str> {
+    let linear = linear_cases().into_iter().map(|(name, ..)| name);
+    linear
+        .chain(softmax_cases().into_iter().map(|c| c.0))
+        .collect()
+}
+
+/// A version-8 file saved again is the same bytes but for the version number and the checksum:
+/// version 9 changed no layout that version 8 wrote since stop 37 (it only marks them).
+#[test]
+fn v8_models_resave_to_the_same_payload_under_version_9() {
+    for name in every_case() {
+        let old = fixture(name);
+        let new = resaved(name, &old);
+        assert_eq!(&new[8..12], &9u32.to_le_bytes(), "{name}");
+        let k = usize::from(u16::from_le_bytes([old[12], old[13]]));
+        let crc = 22 + k..26 + k;
+        assert_eq!(new.len(), old.len(), "{name}");
+        for range in [0..8, 12..crc.start, crc.end..old.len()] {
+            assert_eq!(new[range.clone()], old[range], "{name}");
+        }
+    }
+}
+
+/// `bytes` with the format version `version` and a checksum that matches (a well-formed file of
+/// that version).
+fn as_version(mut bytes: Vec<u8>, version: u32) -> Vec<u8> {
+    bytes[8..12].copy_from_slice(&version.to_le_bytes());
+    let k = usize::from(u16::from_le_bytes([bytes[12], bytes[13]]));
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bytes[..22 + k]);
+    h.update(&bytes[26 + k..]);
+    bytes[22 + k..26 + k].copy_from_slice(&h.finalize().to_le_bytes());
+    bytes
+}
+
+/// A well-formed file of a later format version (10) is refused before its payload is read, by
+/// the loader of every kind and by `peek_kind`, with a message that names both versions and says
+/// to upgrade — what a version-8 build now says of every file this build writes.
+#[test]
+fn a_future_version_is_refused_with_an_upgrade_message() {
+    use sketchlearn::fm::{FmAlgorithm, FmConfig, FmModel, FM_MODEL_KIND};
+    let fm_config = FmConfig::new(FmAlgorithm::FmSgd);
+    let fm = FmModel::new(fm_config, fm_config.build(3).unwrap());
+    let images = [
+        (
+            "linear",
+            resaved("heart-auto-v8", &fixture("heart-auto-v8")),
+        ),
+        (
+            "softmax",
+            resaved("heart-softmax-v8", &fixture("heart-softmax-v8")),
+        ),
+        ("fm", model::to_bytes(FM_MODEL_KIND, &fm).unwrap()),
+    ];
+    let dir = std::env::temp_dir().join(format!("sketchlearn-v10-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (what, image) in images {
+        let future = as_version(image.clone(), 10);
+        let path = dir.join(format!("{what}.model"));
+        std::fs::write(&path, &future).unwrap();
+        let name = path.display().to_string();
+        let errors = [
+            LinearModel::from_bytes(&future, &name).err(),
+            MulticlassModel::from_bytes(&future, &name).err(),
+            FmModel::from_bytes(&future, &name).err(),
+            LinearModel::load(&path).err(),
+            MulticlassModel::load(&path).err(),
+            FmModel::load(&path).err(),
+            model::peek_kind(&path).err(),
+        ];
+        for err in errors {
+            let want = ModelError::UnsupportedVersion {
+                path: name.clone(),
+                found: 10,
+                oldest: 4,
+                supported: 9,
+            };
+            assert_eq!(err.as_ref(), Some(&want), "{what}");
+            assert_eq!(
+                want.to_string(),
+                format!(
+                    "{name}: model file format version 10 is not supported: this build reads \
+                     versions 4 to 9; the file was written by a newer sketchlearn, upgrade \
+                     sketchlearn to read it"
+                )
+            );
+        }
+        // The same image under this version loads (the refusal is the version's alone).
+        assert!(model::peek_kind(&path).is_err());
+        std::fs::write(&path, as_version(image, 9)).unwrap();
+        assert!(model::peek_kind(&path).is_ok(), "{what}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

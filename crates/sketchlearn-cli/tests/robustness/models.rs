@@ -28,3 +28,44 @@ fn a_model_with_impossible_weights_is_refused_on_load() {
         );
     }
 }
+
+/// A model file of a later format version (a newer sketchlearn's, well formed: its checksum
+/// matches) is refused by every command that loads it, naming both versions and saying to
+/// upgrade — not a decoding error (issue 26: what a version-8 build says of this build's files).
+#[test]
+fn a_model_of_a_newer_format_version_is_refused_with_an_upgrade_message() {
+    let dir = Scratch::new("models-future");
+    let path = dir.path("future.model");
+    let config = LearnerConfig::default();
+    let model = LinearModel::new(config.clone(), config.build(13).unwrap());
+    let mut bytes = model.to_bytes().unwrap();
+    bytes[8..12].copy_from_slice(&(sketchlearn::model::FORMAT_VERSION + 1).to_le_bytes());
+    let k = usize::from(u16::from_le_bytes([bytes[12], bytes[13]]));
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bytes[..22 + k]);
+    h.update(&bytes[26 + k..]);
+    bytes[22 + k..26 + k].copy_from_slice(&h.finalize().to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let heart = repo_file("heart.libsvm");
+    let (newer, this) = (
+        sketchlearn::model::FORMAT_VERSION + 1,
+        sketchlearn::model::FORMAT_VERSION,
+    );
+    let message = format!(
+        "{path}: model file format version {newer} is not supported: this build reads versions \
+         4 to {this}; the file was written by a newer sketchlearn, upgrade sketchlearn to read it"
+    );
+    for args in [
+        vec!["predict", "-i", &path, &heart],
+        vec!["test", "-i", &path, &heart],
+        vec!["train", "--quiet", "-i", &path, &heart],
+        vec!["inspect", &path],
+    ] {
+        assert_clear_error(&run(&args, None), &message);
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "the file is left as it was"
+    );
+}

@@ -467,9 +467,10 @@ mod tests {
     }
 
     /// The pairs are written for the stored weights only (the file grows with the features
-    /// touched); a file of the old layout (a pair per feature, `(1, 0)` never updated) loads to
-    /// a learner that continues with the same bits; untouched entries are never read; a pair
-    /// count that is neither is refused.
+    /// touched); a file of the old layout (a pair per feature, `(1, 0)` never updated) of
+    /// format 8 loads to a learner that continues with the same bits, and is refused from
+    /// format 9 (which marks the new layout); untouched entries are never read; a pair count
+    /// that is neither is refused.
     #[test]
     fn ogd_writes_pairs_of_stored_weights_and_reads_the_old_layout() {
         let mut l = trained_ogd();
@@ -507,6 +508,8 @@ mod tests {
         assert!(old.len() > bytes.len() + 16 * 4000);
         let bound = l.largest_weight();
         assert_eq!(bound, largest(l.weights().iter().copied()));
+        assert!(postcard::from_bytes::<ProximalOgd>(&old).is_err());
+        let _v8 = crate::model::sparse_vec::VersionScope::new(8);
         for file in [&bytes, &old] {
             let mut back: ProximalOgd = postcard::from_bytes(file).unwrap();
             assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);

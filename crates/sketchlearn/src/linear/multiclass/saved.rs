@@ -167,49 +167,75 @@ impl MulticlassModel {
         extras::save(path, MULTICLASS_MODEL_KIND, self)
     }
 
-    /// Reads a model written by [`MulticlassModel::save`] (this format version or 5); a
+    /// The model file image [`MulticlassModel::save`] writes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ModelError> {
+        extras::to_bytes(MULTICLASS_MODEL_KIND, self)
+    }
+
+    /// Reads a model written by [`MulticlassModel::save`] (this format version or 5 to 8); a
     /// corrupted or foreign file, or one whose learner disagrees with its classes, is an error.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ModelError> {
-        let path = path.as_ref();
-        let m = model::load_with(
-            path,
-            MULTICLASS_MODEL_KIND,
-            |version, payload, name| match version {
-                5 => {
-                    let v5: MulticlassModelV5 = model::decode_payload(payload, name)?;
-                    Ok(MulticlassModel {
-                        config: v5.config,
-                        learner: v5.learner,
-                        classes: v5.classes,
-                        examples_seen: v5.examples_seen,
-                        input: None,
-                        extras: ModelExtras::default(),
-                    })
-                }
-                4 => Err(ModelError::UnsupportedVersion {
-                    path: name.to_owned(),
-                    found: 4,
-                    supported: model::FORMAT_VERSION,
-                }),
-                _ => extras::decode::<MulticlassModel>(payload, name),
-            },
-        )?;
-        if m.learner.classes() != m.classes.len() || m.config.classes != m.classes.len() {
-            return Err(ModelError::Decode {
-                path: path.display().to_string(),
-                message: format!(
-                    "the learner has {} classes but the file lists {}",
-                    m.learner.classes(),
-                    m.classes.len()
-                ),
-            });
-        }
-        check_loaded(&m).map_err(|reason| ModelError::Invalid {
-            path: path.display().to_string(),
-            reason,
-        })?;
-        Ok(m)
+        model::load_with(path, MULTICLASS_MODEL_KIND, decode)
     }
+
+    /// [`MulticlassModel::load`] from a model file image (`source_name` names it in errors).
+    ///
+    /// ```
+    /// use sketchlearn::labels::Classes;
+    /// use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassModel, Reduction};
+    /// let classes = Classes::parse_list("a,b,c").unwrap();
+    /// let m = MulticlassModel::build(MulticlassConfig::default(), classes.clone(), 2).unwrap();
+    /// let back = MulticlassModel::from_bytes(&m.to_bytes().unwrap(), "memory").unwrap();
+    /// assert_eq!(back.classes.to_list(), "a,b,c");
+    /// let softmax = MulticlassConfig { reduction: Reduction::Softmax, ..Default::default() };
+    /// let fresh = MulticlassModel::build(softmax, classes, 2).unwrap(); // nothing learned yet
+    /// assert!(MulticlassModel::from_bytes(&fresh.to_bytes().unwrap(), "memory").is_ok());
+    /// ```
+    pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Self, ModelError> {
+        model::from_bytes_with(bytes, MULTICLASS_MODEL_KIND, source_name, decode)
+    }
+}
+
+/// Decodes a payload of format `version` (5 has no input description; 4 is refused) and
+/// checks it.
+fn decode(version: u32, payload: &[u8], name: &str) -> Result<MulticlassModel, ModelError> {
+    let m = match version {
+        5 => {
+            let v5: MulticlassModelV5 = model::decode_payload(payload, name)?;
+            MulticlassModel {
+                config: v5.config,
+                learner: v5.learner,
+                classes: v5.classes,
+                examples_seen: v5.examples_seen,
+                input: None,
+                extras: ModelExtras::default(),
+            }
+        }
+        4 => {
+            return Err(ModelError::UnsupportedVersion {
+                path: name.to_owned(),
+                found: 4,
+                oldest: 5,
+                supported: model::FORMAT_VERSION,
+            })
+        }
+        _ => extras::decode::<MulticlassModel>(payload, name)?,
+    };
+    if m.learner.classes() != m.classes.len() || m.config.classes != m.classes.len() {
+        return Err(ModelError::Decode {
+            path: name.to_owned(),
+            message: format!(
+                "the learner has {} classes but the file lists {}",
+                m.learner.classes(),
+                m.classes.len()
+            ),
+        });
+    }
+    check_loaded(&m).map_err(|reason| ModelError::Invalid {
+        path: name.to_owned(),
+        reason,
+    })?;
+    Ok(m)
 }
 
 /// Checks a decoded multiclass model's state (issue 26): no NaN anywhere, every one-vs-all

@@ -9,10 +9,14 @@
 //!
 //! The pairs are those of the features with a stored (non-zero) weight, in index order: a pair
 //! matters only there (a zero weight is read as zero whatever its pair, and its next update sets
-//! the pair). Files written before (model format ≤ 8) hold a pair for every one of the `d`
-//! features — `(1, 0)` where never updated — which is the same layout when every weight is
+//! the pair). Files written before stop 37 (model format ≤ 8) hold a pair for every one of the
+//! `d` features — `(1, 0)` where never updated — which is the same layout when every weight is
 //! stored; such a file is read by taking the pairs of its stored weights. So a save writes, and
 //! a load reads, in proportion to the features touched (a `-b 27` model wrote 2 GiB of pairs).
+//!
+//! The shorter layout came in under format 8 too, so a version-8 file may hold either; format
+//! 9 ([`PAIRS_OF_STORED_SINCE`]) marks it, and a file of version 9 or later with a pair for
+//! every feature but not every weight stored is refused.
 
 use crate::model::sparse_vec;
 use crate::model::touched::Touched;
@@ -20,6 +24,9 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+/// The first model format version whose `(D, C)` pairs are those of the stored weights only.
+pub(crate) const PAIRS_OF_STORED_SINCE: u32 = 9;
 
 /// Per feature `[w, D, C]` (see the [module](self) documentation).
 #[derive(Clone, Debug)]
@@ -97,7 +104,8 @@ impl<'de> Visitor<'de> for StateVisitor {
         let missing = || de::Error::custom("the OGD state ends early");
         let Listed(w, stored) = seq.next_element()?.ok_or_else(missing)?;
         let pairs: Vec<(f64, f64)> = seq.next_element()?.ok_or_else(missing)?;
-        let every_feature = pairs.len() == w.len();
+        let old_layout = crate::model::decoding_version() < PAIRS_OF_STORED_SINCE;
+        let every_feature = old_layout && pairs.len() == w.len();
         if !every_feature && pairs.len() != stored.len() {
             return Err(de::Error::custom(format!(
                 "{} (D, C) pairs for {} stored OGD weights of {}",
