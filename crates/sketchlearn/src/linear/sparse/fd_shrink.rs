@@ -450,6 +450,7 @@ impl SparseFdCurvature {
         }));
         let mut at = zeroed(&mut work.at, 0);
         transpose_into(&amat, m, r, &mut at);
+        catch_up(w, &self.g);
         for (q, row) in self.g.iter().enumerate() {
             let aq = &at[q * m..(q + 1) * m];
             let cq = &coef[q * heads..(q + 1) * heads];
@@ -491,6 +492,7 @@ impl SparseFdCurvature {
         let mut n2t = zeroed(&mut work.at, 0);
         transpose_into(n2full, m, r, &mut n2t);
         let heads = w.b.len() / m;
+        catch_up(w, &self.g);
         for (q, row) in self.g.iter().enumerate() {
             let nq = &n2t[q * m..(q + 1) * m];
             let cq = &self.c[q * heads..(q + 1) * heads];
@@ -578,6 +580,17 @@ impl SparseFdCurvature {
                 self.f[act[a] * m + c] = acc / w[a * na + a];
             }
         }
+    }
+}
+
+/// Brings the raw rows' columns up to date, four at a time where the sketch size allows
+/// ([`LazyColumns::refresh_all`]), before the column pass of the shrink writes them: the same
+/// values and state as the pass's own `current` on each column in order (a column is caught
+/// up at its first appearance, before any write to it), with the catch-ups overlapping.
+#[inline(always)]
+fn catch_up(w: &mut SparseWeights, g: &[RawRow]) {
+    for row in g {
+        w.cols.refresh_all(&row.indices);
     }
 }
 
