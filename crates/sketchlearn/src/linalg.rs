@@ -440,6 +440,45 @@ pub fn shifted_gram_factor(
     Ok(true)
 }
 
+/// Appends row `l` to the Cholesky factor of `K = αI + G` held by `out` for the leading
+/// `l × l` block (as [`shifted_gram_factor`] left it, not the explicit inverse), after `G` was
+/// bordered by its row and column `l` (row stride `cap`): `O(l²)` instead of a refactorisation
+/// in `O(l³)`. Returns `false` when the new pivot is not positive (or not finite); the caller
+/// then refactors with [`shifted_gram_factor`].
+///
+/// [`cholesky_in_place`] computes row `l` of `L` from `K`'s row `l` and the rows of `L` before
+/// it alone (`L_lj = (K_lj − Σ_{k<j} L_lk L_jk)/L_jj`, `L_ll² = K_ll − Σ_k L_lk²`), and rows `< l`
+/// do not depend on row `l`; so this row, computed with the same terms in the same order (and
+/// `K_lj = G_lj + 0`, `K_ll = G_ll + α` as there), makes the whole factor equal to the bit to
+/// the one a refactorisation of the `(l + 1) × (l + 1)` block gives, and it fails exactly when
+/// that refactorisation's last pivot does.
+///
+/// (Tested to the bit against the refactorisation: `appending_rows_equals_refactoring`.)
+pub fn shifted_gram_append_row(
+    gram: &[f64],
+    l: usize,
+    cap: usize,
+    alpha: f64,
+    out: &mut [f64],
+) -> bool {
+    for j in 0..l {
+        let mut s = gram[l * cap + j] + 0.0;
+        for k in 0..j {
+            s -= out[l * cap + k] * out[j * cap + k];
+        }
+        out[l * cap + j] = s / out[j * cap + j];
+    }
+    let mut d = gram[l * cap + l] + alpha;
+    for k in 0..l {
+        d -= out[l * cap + k] * out[l * cap + k];
+    }
+    if !(d > 0.0 && d.is_finite()) {
+        return false;
+    }
+    out[l * cap + l] = d.sqrt();
+    true
+}
+
 /// Cholesky factor `A = L Lᵀ` of a symmetric positive definite `n × n` matrix, computed by
 /// `faer`'s blocked (sequential) factorisation, for repeated solves with the same matrix.
 #[derive(Clone, Debug)]
@@ -650,6 +689,44 @@ mod tests {
         let mut b = [1.0, 0.0];
         cholesky_solve_in_place(&f, 2, 2, &mut b); // (I + G)⁻¹ e₁
         assert!((5.0 * b[0] + 2.0 * b[1] - 1.0).abs() < 1e-14);
+    }
+
+    proptest::proptest! {
+        /// Growing the factor of `αI + BBᵀ` row by row ([`shifted_gram_append_row`]) gives the
+        /// same bits as refactoring every leading block, including the rows with a zero or
+        /// repeated `B` row and tiny `α` that make a pivot fail (then both refuse).
+        #[test]
+        fn appending_rows_equals_refactoring(
+            rows in proptest::collection::vec(proptest::collection::vec(-4i32..5, 3), 1..12),
+            scale in -6i32..6,
+            alpha_exp in -20i32..2,
+        ) {
+            use crate::linalg::{shifted_gram_append_row, shifted_gram_factor};
+            let cap = rows.len();
+            let b: Vec<Vec<f64>> = rows
+                .iter()
+                .map(|r| r.iter().map(|&v| v as f64 * 1.7f64.powi(scale) / 3.0).collect())
+                .collect();
+            let mut g = vec![0.0; cap * cap];
+            for i in 0..cap {
+                for j in 0..cap {
+                    g[i * cap + j] = crate::linalg::dot(&b[i], &b[j]);
+                }
+            }
+            let alpha = 10f64.powi(alpha_exp);
+            let mut grown = vec![0.0; cap * cap];
+            let mut explicit = shifted_gram_factor(&g, 1, cap, alpha, &mut grown).unwrap();
+            for l in 1..cap {
+                if explicit || !shifted_gram_append_row(&g, l, cap, alpha, &mut grown) {
+                    explicit = shifted_gram_factor(&g, l + 1, cap, alpha, &mut grown).unwrap();
+                }
+                let mut full = grown.clone();
+                let full_explicit = shifted_gram_factor(&g, l + 1, cap, alpha, &mut full).unwrap();
+                proptest::prop_assert_eq!(explicit, full_explicit);
+                let bits = |f: &[f64]| f.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                proptest::prop_assert_eq!(bits(&grown), bits(&full));
+            }
+        }
     }
 
     #[test]

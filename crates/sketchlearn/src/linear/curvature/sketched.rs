@@ -12,7 +12,7 @@
 use super::Curvature;
 use crate::linalg::{
     add_rows_transposed, cholesky_solve_in_place, dot, gram_rows, rows_times_vector,
-    shifted_gram_factor,
+    shifted_gram_append_row, shifted_gram_factor,
 };
 use crate::sketch::{
     FdVariant, FrequentDirections, OjaSketch, RandomProjection, Sketch, SketchError,
@@ -161,6 +161,12 @@ impl FdCurvature {
             let xx = x.squared_norm();
             self.gram[r * cap + r] = scale * scale * xx;
             z.push(scale * xx);
+            // α changes only at a shrink: the factor gains one bordered row, the same bits
+            // as a refactorisation.
+            let a = self.alpha();
+            if !self.explicit && shifted_gram_append_row(&self.gram, r, cap, a, &mut self.chol) {
+                return Ok(());
+            }
         } else {
             return Ok(()); // a zero row: nothing changed
         }

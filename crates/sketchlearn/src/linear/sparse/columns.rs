@@ -602,10 +602,16 @@ impl LazyColumns {
             let s = self.stride();
             let mut tmp = std::mem::take(&mut self.tmp);
             let mut data = std::mem::take(&mut self.data);
-            let id = self.epochs[k].id;
+            let (id, mut left) = (self.epochs[k].id, self.epochs[k].count);
+            // The members are distinct and `count` of them still carry the stamp: the scan
+            // (a cache miss per member on a large store) stops at the last of them.
             for &j in &self.epochs[k].members {
+                if left == 0 {
+                    break;
+                }
                 let base = j as usize * s;
                 if data[base + STAMP] as u32 == id {
+                    left -= 1;
                     bring_up(
                         &self.epochs[k],
                         &self.groups,

@@ -51,7 +51,7 @@ use super::newton::{
     check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
 };
 use super::row_index::{sparse_dot, RowIndex};
-use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_factor};
+use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_append_row, shifted_gram_factor};
 use crate::linear::{weight_ok, LearnError, NewtonParams};
 use crate::sketch::SketchError;
 use crate::Row;
@@ -460,31 +460,12 @@ impl SparseFdCurvature {
         self.append_factor_row(l)
     }
 
-    /// Bordered Cholesky: the new last row `l` of the factor of `αI + BBᵀ` (a refactorisation
-    /// when the factor is explicit or the new pivot is not positive).
+    /// Bordered Cholesky: the new last row `l` of the factor of `αI + BBᵀ`
+    /// ([`shifted_gram_append_row`]; a refactorisation when the factor is explicit or the new
+    /// pivot is not positive).
     fn append_factor_row(&mut self, l: usize) -> Result<(), LearnError> {
-        let cap = self.cap();
-        let a = self.alpha();
-        let mut appended = !self.explicit;
-        if appended {
-            for j in 0..l {
-                let mut t = self.gram[l * cap + j];
-                for q in 0..j {
-                    t -= self.chol[l * cap + q] * self.chol[j * cap + q];
-                }
-                self.chol[l * cap + j] = t / self.chol[j * cap + j];
-            }
-            let mut dd = self.gram[l * cap + l] + a;
-            for q in 0..l {
-                dd -= self.chol[l * cap + q] * self.chol[l * cap + q];
-            }
-            if dd > 0.0 && dd.is_finite() {
-                self.chol[l * cap + l] = dd.sqrt();
-            } else {
-                appended = false;
-            }
-        }
-        if !appended {
+        let (cap, a) = (self.cap(), self.alpha());
+        if self.explicit || !shifted_gram_append_row(&self.gram, l, cap, a, &mut self.chol) {
             self.refactor()?;
         }
         Ok(())

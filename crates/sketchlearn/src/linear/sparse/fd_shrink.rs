@@ -155,7 +155,36 @@ fn zeroed<T: Clone + Default>(buf: &mut Vec<T>, len: usize) -> Vec<T> {
 
 impl SparseFdCurvature {
     /// The end of an epoch: shrink the `2m` rows to at most `m − 1` (see the module docs).
+    /// Compiled a second time for AVX2 and run that way when the CPU has it: the small
+    /// products of the shrink (Algorithm 13's Gram–Schmidt, `C`, `N₁`, `N₂`, the inverse) run
+    /// 4-wide, with the same products and sums in the same order (no FMA), so the same bits.
     pub(super) fn shrink(
+        &mut self,
+        w: &mut SparseWeights,
+        z: &mut [f64],
+        gx: &mut Vec<f64>,
+    ) -> Result<(), LearnError> {
+        #[cfg(target_arch = "x86_64")]
+        if super::has_avx2() {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { self.shrink_avx2(w, z, gx) };
+        }
+        self.shrink_plain(w, z, gx)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn shrink_avx2(
+        &mut self,
+        w: &mut SparseWeights,
+        z: &mut [f64],
+        gx: &mut Vec<f64>,
+    ) -> Result<(), LearnError> {
+        self.shrink_plain(w, z, gx)
+    }
+
+    #[inline(always)]
+    fn shrink_plain(
         &mut self,
         w: &mut SparseWeights,
         z: &mut [f64],
@@ -203,6 +232,7 @@ impl SparseFdCurvature {
 
     /// `M = GVᵀ`, and `G − MV = LQ̂` by Algorithm 13 on `P = [−M, I_r]` with the Gram matrix
     /// `[[I, Mᵀ], [M, GGᵀ]]` of `[V_a; G]`.
+    #[inline(always)]
     fn residuals(&self, work: &mut ShrinkWork) -> Residuals {
         let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
@@ -272,6 +302,7 @@ impl SparseFdCurvature {
 
     /// `C = diag(σ², 0) + [Mᵀ; Lᵀ][M, L]` of size `ma + r'`, its eigen-system, and FD's
     /// shrink rule: `δ = λ_m`, keep the leading `λ_i − δ > tol` among the first `m − 1`.
+    #[inline(always)]
     fn spectrum(&self, res: &Residuals, work: &mut ShrinkWork) -> Result<Spectrum, LearnError> {
         let (m, cap) = (self.m, self.cap());
         let (k, r) = (self.k, self.g.len());
@@ -284,12 +315,17 @@ impl SparseFdCurvature {
                 col[q * nc + ma + t] = res.lmat[q * r + qq];
             }
         }
+        // C = colᵀcol, row by row: every entry is Σ_q col_qa·col_qb from −0.0 in the order of
+        // q (as `Iterator::sum`), vectorised along the row.
         let mut cmat = zeroed(&mut work.cmat, nc * nc);
         for a in 0..nc {
-            for b in 0..=a {
-                let v: f64 = (0..r).map(|q| col[q * nc + a] * col[q * nc + b]).sum();
-                cmat[a * nc + b] = v;
-                cmat[b * nc + a] = v;
+            let row = &mut cmat[a * nc..a * nc + a + 1];
+            row.fill(-0.0);
+            for cq in col.chunks_exact(nc) {
+                axpy(row, &cq[..=a], cq[a]);
+            }
+            for b in 0..a {
+                cmat[b * nc + a] = cmat[a * nc + b];
             }
         }
         for (a, &i) in res.act.iter().enumerate() {
@@ -328,6 +364,7 @@ impl SparseFdCurvature {
 
     /// The new directions `V' = N₁Z + N₂G` with `N₁ = (U₁ᵀ + U₂ᵀQ₁)F` (`m × m`) and
     /// `N₂ = U₂ᵀQ₂` (`m × r`, zero rows beyond `mnew = min(m, nc)`); returns `(N₁, N₂, mnew)`.
+    #[inline(always)]
     fn new_directions(
         &self,
         res: &Residuals,
@@ -343,31 +380,29 @@ impl SparseFdCurvature {
         let mut n1a = zeroed(&mut work.n1a, mnew * ma); // (U1ᵀ + U2ᵀQ1)
                                                         // N2 in the first mnew rows of the m × r N2full (zero rows beyond).
         let mut n2 = zeroed(&mut work.n2full, m * r);
+        // Row by row, each entry summed in the order of t (n1a from U₁'s entry, N₂ from −0.0),
+        // vectorised along the row.
         for i in 0..mnew {
-            for a in 0..ma {
-                let mut v = uvec[a * nc + i];
-                for (t, &qq) in qi.iter().enumerate() {
-                    v += uvec[(ma + t) * nc + i] * p[qq * n + a];
-                }
-                n1a[i * ma + a] = v;
+            let v = &mut n1a[i * ma..(i + 1) * ma];
+            for (a, x) in v.iter_mut().enumerate() {
+                *x = uvec[a * nc + i];
             }
-            for q in 0..r {
-                n2[i * r + q] = qi
-                    .iter()
-                    .enumerate()
-                    .map(|(t, &qq)| uvec[(ma + t) * nc + i] * p[qq * n + ma + q])
-                    .sum();
+            let n2i = &mut n2[i * r..(i + 1) * r];
+            n2i.fill(-0.0);
+            for (t, &qq) in qi.iter().enumerate() {
+                let u = uvec[(ma + t) * nc + i];
+                let prow = &p[qq * n..(qq + 1) * n];
+                axpy(v, &prow[..ma], u);
+                axpy(n2i, &prow[ma..ma + r], u);
             }
         }
+        // N₁ = n1a·F_a, row by row (each entry from −0.0 in the order of the active rows).
         let mut n1 = zeroed(&mut work.n1, m * m);
         for i in 0..mnew {
-            for c in 0..m {
-                n1[i * m + c] = res
-                    .act
-                    .iter()
-                    .enumerate()
-                    .map(|(a, &row)| n1a[i * ma + a] * self.f[row * m + c])
-                    .sum();
+            let row = &mut n1[i * m..(i + 1) * m];
+            row.fill(-0.0);
+            for (a, &fr) in res.act.iter().enumerate() {
+                axpy(row, &self.f[fr * m..(fr + 1) * m], n1a[i * ma + a]);
             }
         }
         work.n1a = n1a;
@@ -377,6 +412,7 @@ impl SparseFdCurvature {
     /// `N₁` well conditioned: `A = N₁⁻¹N₂`, `F ← N₁`, `Z += AG` and `w̄ += Gᵀ(c − Aᵀb)` on
     /// `G`'s columns (keeps `w`), `z += A·Gx`. Returns the old `F`.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn fast_path(
         &mut self,
         w: &mut SparseWeights,
@@ -414,6 +450,7 @@ impl SparseFdCurvature {
         }));
         let mut at = zeroed(&mut work.at, 0);
         transpose_into(&amat, m, r, &mut at);
+        catch_up(w, &self.g);
         for (q, row) in self.g.iter().enumerate() {
             let aq = &at[q * m..(q + 1) * m];
             let cq = &coef[q * heads..(q + 1) * heads];
@@ -438,6 +475,7 @@ impl SparseFdCurvature {
     /// `N₁` singular or badly conditioned: `Z ← N₁Z` with the transfer `w̄ += Zᵀb` (lazy), then
     /// `Z += N₂G`, `w̄ += Gᵀc` on `G`'s columns, `F ← I` on the `mnew` new rows.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn direct_path(
         &mut self,
         w: &mut SparseWeights,
@@ -454,6 +492,7 @@ impl SparseFdCurvature {
         let mut n2t = zeroed(&mut work.at, 0);
         transpose_into(n2full, m, r, &mut n2t);
         let heads = w.b.len() / m;
+        catch_up(w, &self.g);
         for (q, row) in self.g.iter().enumerate() {
             let nq = &n2t[q * m..(q + 1) * m];
             let cq = &self.c[q * heads..(q + 1) * heads];
@@ -544,7 +583,31 @@ impl SparseFdCurvature {
     }
 }
 
+/// Brings the raw rows' columns up to date, four at a time where the sketch size allows
+/// ([`LazyColumns::refresh_all`]), before the column pass of the shrink writes them: the same
+/// values and state as the pass's own `current` on each column in order (a column is caught
+/// up at its first appearance, before any write to it), with the catch-ups overlapping.
+#[inline(always)]
+fn catch_up(w: &mut SparseWeights, g: &[RawRow]) {
+    for row in g {
+        w.cols.refresh_all(&row.indices);
+    }
+}
+
+/// Row `r` (mutable) and row `c ≠ r` of a row-major matrix with `m` columns.
+#[inline(always)]
+fn row_and_pivot(a: &mut [f64], r: usize, c: usize, m: usize) -> (&mut [f64], &[f64]) {
+    if r < c {
+        let (lo, hi) = a.split_at_mut(c * m);
+        (&mut lo[r * m..(r + 1) * m], &hi[..m])
+    } else {
+        let (lo, hi) = a.split_at_mut(r * m);
+        (&mut hi[..m], &lo[c * m..(c + 1) * m])
+    }
+}
+
 /// `t` ← the transpose (row-major `cols × rows`) of a row-major `rows × cols` matrix.
+#[inline(always)]
 fn transpose_into(a: &[f64], rows: usize, cols: usize, t: &mut Vec<f64>) {
     t.clear();
     t.resize(rows * cols, 0.0);
@@ -564,6 +627,7 @@ fn transpose_into(a: &[f64], rows: usize, cols: usize, t: &mut Vec<f64>) {
 /// `Z += AG` and `w̄ += Gᵀ(c − Aᵀb)` cancel numbers near 1e14 (m = 2, d = 11: the weights moved
 /// by 2⁻⁵, one ulp at 2e14, while the sketches agreed to 1e-14; about 1 random stream in 400).
 /// The direct path has no such amplification.
+#[inline(always)]
 fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>) -> bool {
     w.clear();
     w.extend_from_slice(a);
@@ -595,9 +659,11 @@ fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>) -> bool {
             if r != c {
                 let fct = w[r * m + c];
                 if fct != 0.0 {
-                    for j in 0..m {
-                        w[r * m + j] -= fct * w[c * m + j];
-                        inv[r * m + j] -= fct * inv[c * m + j];
+                    for a in [&mut w[..], &mut inv[..]] {
+                        let (row, pivot) = row_and_pivot(a, r, c, m);
+                        for (x, p) in row.iter_mut().zip(pivot) {
+                            *x -= fct * p;
+                        }
                     }
                 }
             }

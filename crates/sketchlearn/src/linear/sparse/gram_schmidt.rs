@@ -50,7 +50,9 @@ pub(crate) fn decompose(
 
 /// Algorithm 13. `p` (row-major `rows × n`) is replaced by `Q`; when `l` is given
 /// (row-major `rows × rows`) it receives `L` (lower triangular, `L_ii = 0` for dependent rows).
-/// Returns which rows are non-zero (independent); `work` is scratch.
+/// Returns which rows are non-zero (independent); `work` is scratch. Inlined into its caller
+/// (the FD shrink, compiled a second time for AVX2).
+#[inline(always)]
 pub(crate) fn decompose_with<'w>(
     p: &mut [f64],
     rows: usize,
@@ -80,18 +82,7 @@ pub(crate) fn decompose_with<'w>(
         sym_mul(k, row, n, kr);
         let norm0 = dot(row, kr).max(0.0).sqrt();
         let scale = if gram_tol > 0.0 {
-            let mut s2 = 0.0;
-            for a in 0..n {
-                if row[a] != 0.0 {
-                    let ka = &k[a * n..(a + 1) * n];
-                    s2 += row[a].abs()
-                        * ka.iter()
-                            .zip(row.iter())
-                            .map(|(x, y)| (x * y).abs())
-                            .sum::<f64>();
-                }
-            }
-            s2.sqrt()
+            term_size(k, row, n, kr)
         } else {
             0.0
         };
@@ -131,7 +122,30 @@ pub(crate) fn decompose_with<'w>(
     independent
 }
 
+/// `S = √(Σ_a |v_a| Σ_b |K_ab v_b|)`, the size of the terms of `vᵀKv` (`inner`: scratch of
+/// `n`). The inner sums run from `−0.0` in the order of `b` (as `Iterator::sum`), all `a` at
+/// once along row `b` of `K` (`K_ba = K_ab`: `K` is exactly symmetric), so the same bits as
+/// summing row `a` alone, without a chain of `n` dependent additions per `a`.
+#[inline(always)]
+fn term_size(k: &[f64], v: &[f64], n: usize, inner: &mut [f64]) -> f64 {
+    let inner = &mut inner[..n];
+    inner.fill(-0.0);
+    for (&vb, kb) in v.iter().zip(k.chunks_exact(n)) {
+        for (s, &kba) in inner.iter_mut().zip(kb) {
+            *s += (kba * vb).abs();
+        }
+    }
+    let mut s2 = 0.0;
+    for (&va, &sa) in v.iter().zip(inner.iter()) {
+        if va != 0.0 {
+            s2 += va.abs() * sa;
+        }
+    }
+    s2.sqrt()
+}
+
 /// `out = K v` for the symmetric row-major `n × n` `K`.
+#[inline(always)]
 fn sym_mul(k: &[f64], v: &[f64], n: usize, out: &mut [f64]) {
     for i in 0..n {
         out[i] = dot(&k[i * n..(i + 1) * n], v);

@@ -23,6 +23,22 @@ static ZEROS: [f64; 400] = [0.0; 400];
 type Step<'a> = Option<(&'a [f64], Option<&'a [f64]>)>;
 
 impl LazyColumns {
+    /// [`refresh_stale`](Self::refresh_stale) for the store's own sketch size (the common sizes
+    /// batched, others one column at a time): the same values and state as
+    /// [`LazyColumns::current`] on each of `indices` in order.
+    pub(crate) fn refresh_all(&mut self, indices: &[u32]) {
+        match self.m {
+            10 => self.refresh_stale::<10>(indices),
+            5 => self.refresh_stale::<5>(indices),
+            20 => self.refresh_stale::<20>(indices),
+            _ => {
+                for &j in indices {
+                    self.current(j as usize);
+                }
+            }
+        }
+    }
+
     /// Brings every stale column of `indices` up to date (the same values and state as
     /// [`LazyColumns::current`] on each in order); `M` is the sketch size. Stores with several
     /// heads take the columns one at a time.
