@@ -161,3 +161,56 @@ pub(super) fn predict_each<L: OnlineLearner>(members: &[L], x: Row<'_>, preds: &
         None => m.predict(x),
     }));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{AnyLearner, LearnerConfig, Mixture};
+    use crate::merge::MergeShare;
+
+    fn default_mixture(d: usize) -> Mixture {
+        match LearnerConfig::default().build(d).unwrap() {
+            AnyLearner::Mixture(m) => m,
+            other => panic!("the default is a mixture, got {other:?}"),
+        }
+    }
+
+    fn learn(m: &mut Mixture, t0: usize, n: usize) {
+        for t in t0..t0 + n {
+            let x = [100.0 + (t % 7) as f64, (t % 3) as f64, 0.5];
+            let y = if t % 2 == 0 { 1.0 } else { -1.0 };
+            m.learn(Row::Dense(&x), y, 1.0).unwrap();
+        }
+    }
+
+    /// Built, learned, cloned, merged and loaded, the members share one state whenever their
+    /// statistics are equal; unequal ones are left with their own.
+    #[test]
+    fn members_share_one_state_when_their_statistics_are_equal() {
+        let mut a = default_mixture(3);
+        assert!(a.members.len() >= 2 && shared_head(&a.members).is_some());
+        learn(&mut a, 0, 30);
+        assert!(shared_head(&a.members).is_some());
+        // A clone shares until it learns: then it has its own, shared by its members.
+        let base = a.clone();
+        let mut b = a.clone();
+        learn(&mut b, 30, 5);
+        let (ha, hb) = (
+            shared_head(&a.members).unwrap(),
+            shared_head(&b.members).unwrap(),
+        );
+        assert!(!ha.shares_scale_with(hb) && !ha.same_scale_as(hb));
+        assert!(ha.shares_scale_with(shared_head(&base.members).unwrap()));
+        learn(&mut a, 40, 3);
+        a.merge_share(&b, Some(&base), 0.5).unwrap();
+        assert!(shared_head(&a.members).is_some());
+        let bytes = postcard::to_allocvec(&a).unwrap();
+        let back: Mixture = postcard::from_bytes(&bytes).unwrap();
+        assert!(shared_head(&back.members).is_some());
+        // Members that saw different examples keep their own statistics.
+        let mut members = a.members.clone();
+        members[1] = b.members[1].clone();
+        let mixed = Mixture::new(members, a.loss, a.rule, 1.0).unwrap();
+        assert!(shared_head(&mixed.members).is_none());
+    }
+}

@@ -108,8 +108,9 @@
 //! moments settle after a few examples. A feature can change rows of the table (a measurement
 //! whose presence falls below half, say); the wrapped learner then sees a new scale for it.
 //!
-//! **Cost.** Only the touched coordinates are read and written: two hash-map look-ups per non-zero
-//! and per example. The moments are kept for the features seen, not for every index of the
+//! **Cost.** Only the touched coordinates are read and written: one hash-map look-up per non-zero
+//! and per example (`observe_scaled`), once for all the members of the default mixture, which
+//! share one state (`linear/shared_scaling.rs`). The moments are kept for the features seen, not for every index of the
 //! dimension, so a hashed model (`d = 2^b`) grows with the data, not with `d`; a model file holds
 //! them sorted by index (the same bytes whatever the map's history).
 
