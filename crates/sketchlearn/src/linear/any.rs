@@ -71,4 +71,18 @@ forward_online_learner!(AnyLearner, dispatch {
             other => super::learn_each(other, batch, out),
         }
     }
+
+    fn as_unit_scaling(&self) -> Option<&UnitScaling<AnyLearner>> {
+        match self {
+            AnyLearner::UnitScaling(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    fn as_unit_scaling_mut(&mut self) -> Option<&mut UnitScaling<AnyLearner>> {
+        match self {
+            AnyLearner::UnitScaling(l) => Some(l),
+            _ => None,
+        }
+    }
 });

@@ -65,6 +65,7 @@
 
 use super::calibration::Calibration;
 use super::mixture_wire::MixtureWire;
+use super::shared_scaling::{link, member_step, predict_each, ScaledRows};
 use super::{check_example, AnyLearner, LearnError, OnlineLearner};
 use crate::loss::{sigmoid, softplus, Loss};
 use crate::merge::{MergeResult, MergeShare};
@@ -152,7 +153,10 @@ fn miss_probability(loss: Loss, p: f64, y: f64) -> f64 {
 /// assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 /// ```
 #[derive(Clone, Debug, Deserialize)]
-#[serde(try_from = "MixtureWire<L>")]
+#[serde(
+    try_from = "MixtureWire<L>",
+    bound(deserialize = "L: Deserialize<'de> + OnlineLearner")
+)]
 pub struct Mixture<L = AnyLearner> {
     pub(super) members: Vec<L>,
     /// `−η_t·(L_k − min_j L_j)`: the best member's is 0 (recomputed after every example).
@@ -174,6 +178,9 @@ pub struct Mixture<L = AnyLearner> {
     pub(super) scratch: Vec<f64>,
     pub(super) losses: Vec<f64>,
     pub(super) pi: Vec<f64>,
+    /// The members' shared unit scaling's values of the examples being learned
+    /// (`shared_scaling.rs`; scratch).
+    pub(super) shared: ScaledRows,
 }
 
 impl<L: OnlineLearner> Mixture<L> {
@@ -200,6 +207,8 @@ impl<L: OnlineLearner> Mixture<L> {
             )));
         }
         let k = members.len();
+        let mut members = members;
+        link(&mut members);
         Ok(Mixture {
             members,
             log_weight: vec![0.0; k],
@@ -214,6 +223,7 @@ impl<L: OnlineLearner> Mixture<L> {
             scratch: Vec::new(),
             losses: Vec::new(),
             pi: Vec::new(),
+            shared: ScaledRows::default(),
         })
     }
 
@@ -344,22 +354,20 @@ impl<L: OnlineLearner> Mixture<L> {
         self.prefetch(x);
         let mut preds = std::mem::take(&mut self.scratch);
         preds.clear();
+        let mut rows = std::mem::take(&mut self.shared);
+        let shared = rows.observe(&mut self.members, std::iter::once(x));
+        let scaled = shared.then(|| rows.get(0));
         for m in &mut self.members {
-            let p = match m.learn(x, y, weight) {
-                Ok(p) => p,
-                // The example was validated above: what remains is a member refusing a step
-                // (it keeps its state) or its sketch failing (rolled back); the others go on.
-                Err(LearnError::Diverged(_) | LearnError::Sketch(_)) => {
-                    self.refused += 1;
-                    m.predict(x)
-                }
+            match member_step(m, x, scaled, (y, weight), &mut self.refused) {
+                Ok(p) => preds.push(p),
                 Err(e) => {
                     self.scratch = preds;
+                    self.shared = rows;
                     return Err(e);
                 }
-            };
-            preds.push(p);
+            }
         }
+        self.shared = rows;
         let p = self.mix_round(&preds, y, weight, variance);
         self.scratch = preds;
         Ok(p)
@@ -431,7 +439,8 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        let preds: Vec<f64> = self.members.iter().map(|m| m.predict(x)).collect();
+        let mut preds = Vec::new();
+        predict_each(&self.members, x, &mut preds);
         self.combine(&preds)
     }
 
@@ -490,6 +499,8 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
         {
             c.merge(o, base.map(|b| &b.calibration[k]));
         }
+        // Each member merged its own statistics: equal ones are shared again.
+        link(&mut self.members);
         self.reweight();
         Ok(())
     }

@@ -9,12 +9,17 @@
 //! order for each member and for the weights, so the results are the same bits (tested:
 //! `tests/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
 //!
+//! Members that share one unit scaling (`shared_scaling.rs`) have the batch's examples join
+//! it, in order, before they learn: each example's scaled values are kept, and every member's
+//! learner learns those of example `i` at step `i` (the values it computed itself there before).
+//!
 //! Errors: an example the mixture would reject ([`check_example`]) ends the batch before it,
 //! as the sequential path does. A member's refused step (or failed sketch) is counted and the
 //! member predicts with its kept state, as in [`Mixture::learn`]. Any other member error ends
 //! the batch at that example, but the other members may by then have learned the examples
 //! after it (no such error is known once the example has passed [`check_example`]).
 
+use super::shared_scaling::{member_step, ScaledRows};
 use super::{check_example, learn_each, LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::cell::Cell;
@@ -66,23 +71,22 @@ struct GroupOutcome {
 }
 
 /// Each member of `members` learns `batch` in order; `preds[j·n + i]` receives member `j`'s
-/// progressive prediction of example `i` (`n = batch.len()`).
+/// progressive prediction of example `i` (`n = batch.len()`). With `scaled` (the members share
+/// their unit scaling, and the batch has joined it) member `j`'s learner learns
+/// `scaled.get(i)`.
 fn learn_group<L: OnlineLearner>(
     members: &mut [L],
     batch: &[Example],
+    scaled: Option<&ScaledRows>,
     preds: &mut [f64],
 ) -> GroupOutcome {
     let n = batch.len();
     let mut out = GroupOutcome::default();
     for (member, row) in members.iter_mut().zip(preds.chunks_exact_mut(n.max(1))) {
         for (i, ex) in batch.iter().enumerate() {
-            let x = ex.row();
-            row[i] = match member.learn(x, ex.label, ex.weight) {
+            let (x, v) = (ex.row(), scaled.map(|s| s.get(i)));
+            row[i] = match member_step(member, x, v, (ex.label, ex.weight), &mut out.refused) {
                 Ok(p) => p,
-                Err(LearnError::Diverged(_) | LearnError::Sketch(_)) => {
-                    out.refused += 1;
-                    member.predict(x)
-                }
                 Err(e) => {
                     if out.error.as_ref().is_none_or(|(j, _)| i < *j) {
                         out.error = Some((i, e));
@@ -116,14 +120,19 @@ impl<L: OnlineLearner + Send> Mixture<L> {
             .unwrap_or(batch.len());
         let (good, n) = (&batch[..valid], valid);
         let mut preds = vec![0.0; k * n];
+        let mut rows = std::mem::take(&mut self.shared);
+        let scaled = rows
+            .observe(&mut self.members, good.iter().map(Example::row))
+            .then_some(&rows);
         let half = k / 2;
         let (first, second) = self.members.split_at_mut(half);
         let (p1, p2) = preds.split_at_mut(half * n);
         let (a, b) = std::thread::scope(|s| {
-            let other = s.spawn(|| learn_group(first, good, p1));
-            let mine = learn_group(second, good, p2);
+            let other = s.spawn(|| learn_group(first, good, scaled, p1));
+            let mine = learn_group(second, good, scaled, p2);
             (other.join(), mine)
         });
+        self.shared = rows;
         // A panic in a member is a bug: re-raise it on the caller's thread.
         let a = a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         self.refused += a.refused + b.refused;

@@ -6,7 +6,8 @@
 //! another rule is byte for byte what version 5 wrote.
 
 use super::calibration::Calibration;
-use super::{MixRule, Mixture};
+use super::shared_scaling::{link, ScaledRows};
+use super::{MixRule, Mixture, OnlineLearner};
 use crate::loss::Loss;
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -49,7 +50,9 @@ impl<L: Serialize> Serialize for Mixture<L> {
     }
 }
 
-impl<L> TryFrom<MixtureWire<L>> for Mixture<L> {
+/// A file holds each member's unit scaling (one copy per member, format 8's layout): equal ones
+/// are shared again when loaded (`shared_scaling.rs`).
+impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
     type Error = String;
 
     fn try_from(w: MixtureWire<L>) -> Result<Self, String> {
@@ -79,8 +82,10 @@ impl<L> TryFrom<MixtureWire<L>> for Mixture<L> {
                 w.log_weight.len()
             ));
         }
+        let mut members = w.members;
+        link(&mut members);
         Ok(Mixture {
-            members: w.members,
+            members,
             log_weight: w.log_weight,
             cum_loss,
             seen: w.seen,
@@ -93,6 +98,7 @@ impl<L> TryFrom<MixtureWire<L>> for Mixture<L> {
             scratch: Vec::new(),
             losses: Vec::new(),
             pi: Vec::new(),
+            shared: ScaledRows::default(),
         })
     }
 }

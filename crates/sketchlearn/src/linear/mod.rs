@@ -38,6 +38,7 @@ mod row_scaling;
 mod running_mean;
 mod saved;
 mod scaled_mixture;
+mod shared_scaling;
 mod sketchy;
 pub mod sparse;
 mod summary;
@@ -133,6 +134,28 @@ pub trait OnlineLearner {
     /// (`tests/mixture.rs`).
     fn learn_batch(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
         learn_each(self, batch, out)
+    }
+
+    /// This learner as a unit scaling of an [`AnyLearner`], if it is one
+    /// ([`AnyLearner::UnitScaling`]; `None` for every other learner): the members of a
+    /// [`Mixture`] that all are unit scalings of the same examples share one scaling state,
+    /// observed once per example (`linear/shared_scaling.rs`).
+    ///
+    /// ```
+    /// use sketchlearn::linear::{AdaGrad, AnyLearner, OnlineLearner, UnitScaling};
+    /// use sketchlearn::loss::Loss;
+    /// let ada = AnyLearner::AdaGrad(AdaGrad::new(3, Loss::Logistic, 0.5).unwrap());
+    /// assert!(ada.as_unit_scaling().is_none());
+    /// let scaled = AnyLearner::UnitScaling(Box::new(UnitScaling::new(ada)));
+    /// assert_eq!(scaled.as_unit_scaling().unwrap().features_seen(), 0);
+    /// ```
+    fn as_unit_scaling(&self) -> Option<&UnitScaling<AnyLearner>> {
+        None
+    }
+
+    /// [`OnlineLearner::as_unit_scaling`], to change.
+    fn as_unit_scaling_mut(&mut self) -> Option<&mut UnitScaling<AnyLearner>> {
+        None
     }
 }
 

@@ -56,6 +56,7 @@ impl LabelScale {
 /// assert_eq!(mix.predict(Row::Dense(&[1.0])), 1e5);
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound(deserialize = "L: Deserialize<'de> + OnlineLearner"))]
 pub struct ScaledMixture<L = super::AnyLearner> {
     mixture: Mixture<L>,
     labels: LabelScale,

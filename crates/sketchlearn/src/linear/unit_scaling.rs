@@ -108,8 +108,9 @@
 //! moments settle after a few examples. A feature can change rows of the table (a measurement
 //! whose presence falls below half, say); the wrapped learner then sees a new scale for it.
 //!
-//! **Cost.** Only the touched coordinates are read and written: two hash-map look-ups per non-zero
-//! and per example. The moments are kept for the features seen, not for every index of the
+//! **Cost.** Only the touched coordinates are read and written: one hash-map look-up per non-zero
+//! and per example (`observe_scaled`), once for all the members of the default mixture, which
+//! share one state (`linear/shared_scaling.rs`). The moments are kept for the features seen, not for every index of the
 //! dimension, so a hashed model (`d = 2^b`) grows with the data, not with `d`; a model file holds
 //! them sorted by index (the same bytes whatever the map's history).
 
@@ -123,6 +124,7 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// A multiplicative hash of a feature index (Fibonacci hashing, as rustc's FxHash): no random
 /// state, so runs are reproducible, and a few cycles per look-up.
@@ -236,7 +238,7 @@ mod sorted {
     use super::{Moments, Welford};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    pub fn serialize<S: Serializer>(m: &Moments, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(m: &&Moments, s: S) -> Result<S::Ok, S::Error> {
         let mut v: Vec<(usize, Welford)> = m.iter().map(|(&i, &x)| (i, x)).collect();
         v.sort_unstable_by_key(|&(i, _)| i);
         v.serialize(s)
@@ -363,22 +365,89 @@ const TABLE_SHARE: f64 = 0.5;
 /// // not matter.
 /// assert!((run(10.0) - run(1e6)).abs() < 1e-9);
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct UnitScaling<L> {
     inner: L,
+    /// The statistics: the members of a [`Mixture`](super::Mixture) that are all unit
+    /// scalings of the same examples share one (`linear/shared_scaling.rs`); a change copies it
+    /// first if another learner still holds it (`Arc::make_mut`), so each learner behaves as if
+    /// it had its own.
+    scale: Arc<UnitScale>,
+    scaled: Vec<f64>,
+}
+
+/// The statistics of a [`UnitScaling`]: the example count, each feature's moments and the
+/// table share (no label involved, so the same for every learner that saw the same examples).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct UnitScale {
     /// Examples seen (`t`).
     examples: f64,
     /// Per feature seen non-zero: its moments.
-    #[serde(with = "sorted")]
     moments: Moments,
-    #[serde(skip)]
-    scaled: Vec<f64>,
-    /// Each observed entry's moments, for [`UnitScaling::observe_scaled`] (scratch).
-    #[serde(skip)]
-    kept: Vec<Option<Welford>>,
     /// The share of entries that were measurements'.
+    table: TableShare,
+    /// Each observed entry's moments, for [`UnitScale::observe_scaled`] (scratch).
+    kept: Vec<Option<Welford>>,
+}
+
+impl UnitScale {
+    /// The same statistics (the scratch aside).
+    fn same_as(&self, o: &UnitScale) -> bool {
+        self.examples.to_bits() == o.examples.to_bits()
+            && self.table == o.table
+            && self.moments == o.moments
+    }
+}
+
+/// A unit scaling in a file: the wrapped learner, the example count, the moments sorted by index,
+/// the table share (the layout of format 8, when the fields were `UnitScaling`'s own).
+#[derive(Serialize)]
+struct WireRef<'a, L> {
+    inner: &'a L,
+    examples: f64,
+    #[serde(with = "sorted")]
+    moments: &'a Moments,
     #[serde(with = "table_share")]
     table: TableShare,
+}
+
+/// [`WireRef`] when loading.
+#[derive(Deserialize)]
+struct Wire<L> {
+    inner: L,
+    examples: f64,
+    #[serde(with = "sorted")]
+    moments: Moments,
+    #[serde(with = "table_share")]
+    table: TableShare,
+}
+
+impl<L: Serialize> Serialize for UnitScaling<L> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        WireRef {
+            inner: &self.inner,
+            examples: self.scale.examples,
+            moments: &self.scale.moments,
+            table: self.scale.table,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de, L: Deserialize<'de>> Deserialize<'de> for UnitScaling<L> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = Wire::<L>::deserialize(d)?;
+        Ok(UnitScaling {
+            inner: w.inner,
+            scale: Arc::new(UnitScale {
+                examples: w.examples,
+                moments: w.moments,
+                table: w.table,
+                kept: Vec::new(),
+            }),
+            scaled: Vec::new(),
+        })
+    }
 }
 
 impl<L: OnlineLearner> UnitScaling<L> {
@@ -386,11 +455,8 @@ impl<L: OnlineLearner> UnitScaling<L> {
     pub fn new(inner: L) -> Self {
         UnitScaling {
             inner,
-            examples: 0.0,
-            moments: Moments::default(),
+            scale: Arc::default(),
             scaled: Vec::new(),
-            kept: Vec::new(),
-            table: TableShare::default(),
         }
     }
 
@@ -399,9 +465,96 @@ impl<L: OnlineLearner> UnitScaling<L> {
         &self.inner
     }
 
+    /// The wrapped learner, to learn a row already scaled by a shared state
+    /// (`shared_scaling.rs`).
+    pub(super) fn inner_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+
     /// How feature `i`'s non-zero values are mapped now (the identity for a feature never seen
     /// non-zero).
     pub fn feature_map(&self, i: usize) -> FeatureMap {
+        self.scale.feature_map(i)
+    }
+
+    /// `1/s_i`, the factor feature `i`'s weight is mapped back by (1 for a feature never seen
+    /// non-zero).
+    pub fn inverse_scale(&self, i: usize) -> f64 {
+        self.feature_map(i).inverse
+    }
+
+    /// The largest `|1/s_i|` over all features (1 for those never seen non-zero), from the
+    /// entries kept: `O(features seen)`.
+    pub(crate) fn largest_inverse_scale(&self) -> f64 {
+        largest_inverse_scale(self.scale.moments.keys().map(|&i| self.inverse_scale(i)))
+    }
+
+    /// How many features have been seen non-zero (the entries kept).
+    pub fn features_seen(&self) -> usize {
+        self.scale.moments.len()
+    }
+
+    /// Checks a loaded state: every index below the dimension, finite moments, every count
+    /// between 1 and the number of examples.
+    pub fn check_state(&self) -> Result<(), String> {
+        self.scale.check(self.inner.dim())
+    }
+
+    /// The scaled values of `x` under the statistics now.
+    pub(super) fn scaled_values(&self, x: Row<'_>, out: &mut Vec<f64>) {
+        self.scale.scaled_values(x, out);
+    }
+
+    /// See [`UnitScale::observe_scaled`].
+    fn observe_scaled(&mut self, x: Row<'_>, out: &mut Vec<f64>) {
+        let d = self.inner.dim();
+        Arc::make_mut(&mut self.scale).observe_scaled(d, x, out);
+    }
+
+    /// The weights on the original features: the wrapped learner's times `1/s_i` (an
+    /// intercept added inside sits at index `d`, never seen, and is not divided).
+    fn original_weights(&self, inner: &[f64]) -> Vec<f64> {
+        per_feature_weights(inner, |i| self.inverse_scale(i))
+    }
+
+    /// Whether `self` and `other` hold the same statistics object (shared, not copies).
+    pub(super) fn shares_scale_with<M>(&self, other: &UnitScaling<M>) -> bool {
+        Arc::ptr_eq(&self.scale, &other.scale)
+    }
+
+    /// Whether `self` and `other` have equal statistics (bit for bit).
+    pub(super) fn same_scale_as<M>(&self, other: &UnitScaling<M>) -> bool {
+        self.scale.same_as(&other.scale)
+    }
+
+    /// From now on `self` shares `other`'s statistics (equal ones: see
+    /// [`same_scale_as`](Self::same_scale_as)).
+    pub(super) fn share_scale_of<M>(&mut self, other: &UnitScaling<M>) {
+        self.scale = Arc::clone(&other.scale);
+    }
+
+    /// The shared statistics, taken out (an empty one left in their place) so that the one
+    /// holder can change them without a copy; [`share_scale_of`](Self::share_scale_of) or
+    /// [`put_scale`](Self::put_scale) puts them back.
+    pub(super) fn take_scale(&mut self) -> Arc<UnitScale> {
+        std::mem::replace(&mut self.scale, UnitScale::empty())
+    }
+
+    /// Puts back statistics taken by [`take_scale`](Self::take_scale).
+    pub(super) fn put_scale(&mut self, scale: Arc<UnitScale>) {
+        self.scale = scale;
+    }
+}
+
+impl UnitScale {
+    /// A shared empty state (a placeholder while the real one is changed: no allocation).
+    fn empty() -> Arc<UnitScale> {
+        static EMPTY: std::sync::OnceLock<Arc<UnitScale>> = std::sync::OnceLock::new();
+        Arc::clone(EMPTY.get_or_init(Arc::default))
+    }
+
+    /// How feature `i`'s non-zero values are mapped now.
+    fn feature_map(&self, i: usize) -> FeatureMap {
         self.map_of(self.moments.get(&i))
     }
 
@@ -437,27 +590,8 @@ impl<L: OnlineLearner> UnitScaling<L> {
         }
     }
 
-    /// `1/s_i`, the factor feature `i`'s weight is mapped back by (1 for a feature never seen
-    /// non-zero).
-    pub fn inverse_scale(&self, i: usize) -> f64 {
-        self.feature_map(i).inverse
-    }
-
-    /// The largest `|1/s_i|` over all features (1 for those never seen non-zero), from the
-    /// entries kept: `O(features seen)`.
-    pub(crate) fn largest_inverse_scale(&self) -> f64 {
-        largest_inverse_scale(self.moments.keys().map(|&i| self.inverse_scale(i)))
-    }
-
-    /// How many features have been seen non-zero (the entries kept).
-    pub fn features_seen(&self) -> usize {
-        self.moments.len()
-    }
-
-    /// Checks a loaded state: every index below the dimension, finite moments, every count
-    /// between 1 and the number of examples.
-    pub fn check_state(&self) -> Result<(), String> {
-        let d = self.inner.dim();
+    /// See [`UnitScaling::check_state`]; `d` the dimension.
+    fn check(&self, d: usize) -> Result<(), String> {
         if !(self.examples.is_finite() && self.examples >= 0.0 && self.table.is_valid()) {
             return Err(format!(
                 "unit scaling: the example count {} or the entry counts {:?} are not finite \
@@ -506,8 +640,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
     /// The example joins the statistics; `seen(i, m)` is told each non-zero entry's moments
     /// right after it joined (`None`: not kept).
     #[inline(always)]
-    fn observe_each(&mut self, x: Row<'_>, mut seen: impl FnMut(usize, Option<Welford>)) {
-        let d = self.inner.dim();
+    fn observe_each(&mut self, d: usize, x: Row<'_>, mut seen: impl FnMut(usize, Option<Welford>)) {
         self.examples += 1.0;
         let (t, table) = (self.examples, &mut self.table);
         x.for_each_entry(|i, xi| {
@@ -538,7 +671,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
     /// the whole example has joined (a map depends on the example count and the table share
     /// after the example). A row whose indices do not increase (a feature twice) is looked up
     /// again, so that every entry gets its feature's final moments.
-    fn observe_scaled(&mut self, x: Row<'_>, out: &mut Vec<f64>) {
+    pub(super) fn observe_scaled(&mut self, d: usize, x: Row<'_>, out: &mut Vec<f64>) {
         // Every entry's moments are looked up once first: these look-ups do not depend on each
         // other, so their cache misses overlap (in the update below each one waits behind the
         // previous entry's arithmetic); on sparse rows over many features the misses are most
@@ -554,7 +687,7 @@ impl<L: OnlineLearner> UnitScaling<L> {
         kept.clear();
         let mut increasing = true;
         let mut last = None;
-        self.observe_each(x, |i, m| {
+        self.observe_each(d, x, |i, m| {
             increasing &= last.is_none_or(|l| l < i);
             last = Some(i);
             kept.push(m);
@@ -580,12 +713,6 @@ impl<L: OnlineLearner> UnitScaling<L> {
         }
         self.kept = kept;
     }
-
-    /// The weights on the original features: the wrapped learner's times `1/s_i` (an
-    /// intercept added inside sits at index `d`, never seen, and is not divided).
-    fn original_weights(&self, inner: &[f64]) -> Vec<f64> {
-        per_feature_weights(inner, |i| self.inverse_scale(i))
-    }
 }
 
 rescaling_learner!(UnitScaling, observe_scaled);
@@ -596,10 +723,12 @@ impl<L: MergeShare> MergeShare for UnitScaling<L> {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
-        self.examples += other.examples - base.map_or(0.0, |b| b.examples);
+        let s = Arc::make_mut(&mut self.scale);
+        let (other, base) = (&other.scale, base.map(|b| &*b.scale));
+        s.examples += other.examples - base.map_or(0.0, |b| b.examples);
         let base_table = base.map_or(TableShare::default(), |b| b.table);
-        self.table.entries += other.table.entries - base_table.entries;
-        self.table.measurement_entries +=
+        s.table.entries += other.table.entries - base_table.entries;
+        s.table.measurement_entries +=
             other.table.measurement_entries - base_table.measurement_entries;
         for (&i, m) in &other.moments {
             let b = base
@@ -607,7 +736,7 @@ impl<L: MergeShare> MergeShare for UnitScaling<L> {
                 .unwrap_or_default();
             let new = m.since(&b);
             if new.n > 0.0 {
-                let e = self.moments.entry(i).or_default();
+                let e = s.moments.entry(i).or_default();
                 *e = e.combine(&new);
             }
         }
@@ -655,14 +784,14 @@ mod tests {
             let sparse = Row::Sparse { indices, values };
             for x in [sparse, Row::Dense(&dense)] {
                 fused.observe_scaled(x, &mut a);
-                plain.observe_each(x, |_, _| {});
+                Arc::make_mut(&mut plain.scale).observe_each(40, x, |_, _| {});
                 plain.scaled_values(x, &mut b);
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&a), bits(&b), "row {t}");
             }
         }
-        assert_eq!(fused.moments, plain.moments);
-        assert_eq!(fused.table, plain.table);
+        assert_eq!(fused.scale.moments, plain.scale.moments);
+        assert_eq!(fused.scale.table, plain.scale.table);
     }
 
     fn trained(rows: &[[f64; 3]]) -> UnitScaling<AdaGrad> {
@@ -745,16 +874,20 @@ mod tests {
         }
     }
 
+    fn moments(l: &mut UnitScaling<AdaGrad>) -> &mut Moments {
+        &mut Arc::make_mut(&mut l.scale).moments
+    }
+
     #[test]
     fn a_loaded_state_with_an_index_outside_the_dimension_or_bad_moments_is_refused() {
         let mut l = trained(&[[3.0, 1.0, 1.0]]);
-        let one = l.moments[&0];
-        l.moments.insert(7, one);
+        let one = l.scale.moments[&0];
+        moments(&mut l).insert(7, one);
         assert!(l.check_state().unwrap_err().contains("index 7"));
-        l.moments.remove(&7);
-        l.moments.insert(1, Welford { m2: -1.0, ..one });
+        moments(&mut l).remove(&7);
+        moments(&mut l).insert(1, Welford { m2: -1.0, ..one });
         assert!(l.check_state().unwrap_err().contains("feature 1"));
-        l.moments.insert(1, Welford { n: 2.0, ..one }); // seen more often than the examples
+        moments(&mut l).insert(1, Welford { n: 2.0, ..one }); // seen more often than the examples
         assert!(l.check_state().unwrap_err().contains("feature 1"));
     }
 
@@ -765,12 +898,12 @@ mod tests {
         a.learn(Row::Dense(&[4.0, 0.0, 0.0]), 1.0, 1.0).unwrap();
         b.learn(Row::Dense(&[6.0, 3.0, 0.0]), -1.0, 1.0).unwrap();
         a.merge_share(&b, Some(&base), 0.5).unwrap();
-        assert_eq!(a.examples, 3.0);
-        let m = a.moments[&0];
+        assert_eq!(a.scale.examples, 3.0);
+        let m = a.scale.moments[&0];
         assert_eq!((m.n, m.mean), (3.0, 4.0));
         assert!((m.m2 - 8.0).abs() < 1e-12);
-        assert_eq!(a.moments[&1].n, 1.0);
-        assert_eq!(a.moments[&1].mean, 3.0);
+        assert_eq!(a.scale.moments[&1].n, 1.0);
+        assert_eq!(a.scale.moments[&1].mean, 3.0);
     }
 
     /// Dense rows of a table: feature 0 a measurement scaled by `c`, feature 1 a measurement
@@ -819,7 +952,7 @@ mod tests {
             };
             l.learn(x, 1.0, 1.0).unwrap();
         }
-        assert!(!l.table.is_table());
+        assert!(!l.scale.table.is_table());
         assert_eq!(l.feature_map(0), FeatureMap::IDENTITY);
     }
 
@@ -828,19 +961,20 @@ mod tests {
         // The layout format 7 wrote: inner, examples, (index, (n, mean, M2)) sorted.
         let l = table(1e-3, 40);
         let mut old: Vec<(usize, (f64, f64, f64))> = l
+            .scale
             .moments
             .iter()
             .map(|(&i, m)| (i, (m.n, m.mean, m.m2)))
             .collect();
         old.sort_unstable_by_key(|&(i, _)| i);
-        let bytes = postcard::to_allocvec(&(&l.inner, l.examples, old)).unwrap();
+        let bytes = postcard::to_allocvec(&(&l.inner, l.scale.examples, old)).unwrap();
         let back: UnitScaling<AdaGrad> = {
             let _v7 = crate::model::sparse_vec::VersionScope::new(7);
             postcard::from_bytes(&bytes).unwrap()
         };
         assert!(back.check_state().is_ok());
-        assert_eq!(back.table, TableShare::default());
-        assert_eq!(back.moments[&0].max_abs, f64::INFINITY);
+        assert_eq!(back.scale.table, TableShare::default());
+        assert_eq!(back.scale.moments[&0].max_abs, f64::INFINITY);
         // Format 7 left a measurement below unit scale as it was: so does the loaded state.
         assert!(l.feature_map(0) != FeatureMap::IDENTITY);
         assert_eq!(back.feature_map(0), FeatureMap::IDENTITY);

@@ -1,0 +1,216 @@
+//! One unit scaling for all the members of a [`Mixture`](super::Mixture) (issue 27).
+//!
+//! Every member of the default classification mixture is a [`UnitScaling`] of its learner, and
+//! its statistics (the example count, each feature's moments, the table share) use no label:
+//! they are a function of the examples seen, the same for every member. Kept per member, the
+//! default made `K` identical copies and `K` hash look-ups per non-zero, 20–27 % of its CPU on
+//! sparse streams. So the members hold one shared state (an `Arc`, copied on write when another
+//! learner still holds it: a clone of the mixture, say), the example joins it once, and every
+//! member's learner is handed the same scaled values.
+//!
+//! **The same bits.** Member `k` alone would, for an example `x` it has validated: let `x` join
+//! its statistics, scale `x` by them ([`UnitScaling`]'s `observe_scaled`), and learn the scaled
+//! row; a refused step predicts with the statistics that `x` joined. Its statistics before `x`
+//! equal every other member's (the same examples joined in the same order, from equal starts),
+//! so they are the shared state, and the scaled row is the one computed once. A batch on two
+//! threads ([`Mixture::learn_batch_parallel`](super::Mixture::learn_batch_parallel)) scales its
+//! examples in order before the members learn them: the row of example `i` is what the state
+//! gave right after `i` joined, which is what each member computed there before. Tested
+//! against members with their own statistics (`tests/shared_scaling.rs`) and by the golden
+//! hashes, which did not change.
+//!
+//! **When.** Members share when they are all [`UnitScaling`]s with equal statistics: at
+//! construction (all empty), after loading a file (which holds one copy per member, as
+//! before), after a merge (each member merged on its own). Otherwise each member keeps its own
+//! state and learns as before.
+
+use super::rescaling::with_values;
+use super::{LearnError, OnlineLearner, UnitScaling};
+use crate::Row;
+use std::sync::Arc;
+
+/// Makes `members` share one scaling state when they are all unit scalings with equal
+/// statistics (see the [module](self) docs); otherwise leaves them as they are.
+pub(super) fn link<L: OnlineLearner>(members: &mut [L]) {
+    let Some((first, rest)) = members.split_first_mut() else {
+        return;
+    };
+    let Some(head) = first.as_unit_scaling() else {
+        return;
+    };
+    let equal = |m: &L| m.as_unit_scaling().is_some_and(|u| u.same_scale_as(head));
+    if rest.iter().all(equal) {
+        for u in rest.iter_mut().filter_map(L::as_unit_scaling_mut) {
+            u.share_scale_of(head);
+        }
+    }
+}
+
+/// The first member's unit scaling when every member is one and they share its state.
+fn shared_head<L: OnlineLearner>(members: &[L]) -> Option<&UnitScaling<super::AnyLearner>> {
+    let (first, rest) = members.split_first()?;
+    let head = first.as_unit_scaling()?;
+    rest.iter()
+        .all(|m| {
+            m.as_unit_scaling()
+                .is_some_and(|u| u.shares_scale_with(head))
+        })
+        .then_some(head)
+}
+
+/// The scaled values of a run of examples, computed once for every member: example `i`'s are
+/// `values[ends[i − 1]..ends[i]]` (buffers reused from one call to the next).
+#[derive(Clone, Debug, Default)]
+pub(super) struct ScaledRows {
+    values: Vec<f64>,
+    ends: Vec<usize>,
+    row: Vec<f64>,
+}
+
+impl ScaledRows {
+    /// When `members` share one scaling state: each row of `rows`, in order, joins it, and its
+    /// scaled values are kept (true). Otherwise nothing is done (false).
+    pub(super) fn observe<'a, L: OnlineLearner>(
+        &mut self,
+        members: &mut [L],
+        rows: impl Iterator<Item = Row<'a>>,
+    ) -> bool {
+        self.values.clear();
+        self.ends.clear();
+        if shared_head(members).is_none() {
+            return false;
+        }
+        let d = members[0].dim();
+        // Every holder but one let go, so the state changes in place (unless a learner outside
+        // these members holds it too: then it is copied once, and the copy is shared).
+        let mut scale = None;
+        for u in members.iter_mut().filter_map(L::as_unit_scaling_mut) {
+            scale = Some(u.take_scale());
+        }
+        let Some(mut scale) = scale else {
+            return false;
+        };
+        let state = Arc::make_mut(&mut scale);
+        for x in rows {
+            state.observe_scaled(d, x, &mut self.row);
+            self.values.extend_from_slice(&self.row);
+            self.ends.push(self.values.len());
+        }
+        for u in members.iter_mut().filter_map(L::as_unit_scaling_mut) {
+            u.put_scale(Arc::clone(&scale));
+        }
+        true
+    }
+
+    /// The scaled values of the `i`-th row observed.
+    pub(super) fn get(&self, i: usize) -> &[f64] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.values[start..self.ends[i]]
+    }
+}
+
+/// One member's step on `x`: with `scaled` (the members share their scaling, `x` has joined
+/// it) the member's learner learns the scaled row; otherwise the member learns `x`. A refused
+/// step (or a failed sketch) is counted in `refused`, and the member predicts with its kept
+/// state.
+pub(super) fn member_step<L: OnlineLearner>(
+    member: &mut L,
+    x: Row<'_>,
+    scaled: Option<&[f64]>,
+    (y, weight): (f64, f64),
+    refused: &mut u64,
+) -> Result<f64, LearnError> {
+    match scaled.zip(member.as_unit_scaling_mut()) {
+        Some((v, u)) => step(u.inner_mut(), with_values(x, v), y, weight, refused),
+        None => step(member, x, y, weight, refused),
+    }
+}
+
+fn step<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    x: Row<'_>,
+    y: f64,
+    weight: f64,
+    refused: &mut u64,
+) -> Result<f64, LearnError> {
+    match learner.learn(x, y, weight) {
+        Ok(p) => Ok(p),
+        // The example was validated by the mixture: what remains is a step refused (the learner
+        // keeps its state) or a sketch failing (rolled back); the other members go on.
+        Err(LearnError::Diverged(_) | LearnError::Sketch(_)) => {
+            *refused += 1;
+            Ok(learner.predict(x))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Each member's score of `x` into `preds` (cleared first), the scaled values computed once
+/// when the members share their scaling.
+pub(super) fn predict_each<L: OnlineLearner>(members: &[L], x: Row<'_>, preds: &mut Vec<f64>) {
+    preds.clear();
+    let Some(head) = shared_head(members) else {
+        preds.extend(members.iter().map(|m| m.predict(x)));
+        return;
+    };
+    let mut v = Vec::new();
+    head.scaled_values(x, &mut v);
+    let z = with_values(x, &v);
+    preds.extend(members.iter().map(|m| match m.as_unit_scaling() {
+        Some(u) => u.inner().predict(z),
+        None => m.predict(x),
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{AnyLearner, LearnerConfig, Mixture};
+    use crate::merge::MergeShare;
+
+    fn default_mixture(d: usize) -> Mixture {
+        match LearnerConfig::default().build(d).unwrap() {
+            AnyLearner::Mixture(m) => m,
+            other => panic!("the default is a mixture, got {other:?}"),
+        }
+    }
+
+    fn learn(m: &mut Mixture, t0: usize, n: usize) {
+        for t in t0..t0 + n {
+            let x = [100.0 + (t % 7) as f64, (t % 3) as f64, 0.5];
+            let y = if t % 2 == 0 { 1.0 } else { -1.0 };
+            m.learn(Row::Dense(&x), y, 1.0).unwrap();
+        }
+    }
+
+    /// Built, learned, cloned, merged and loaded, the members share one state whenever their
+    /// statistics are equal; unequal ones are left with their own.
+    #[test]
+    fn members_share_one_state_when_their_statistics_are_equal() {
+        let mut a = default_mixture(3);
+        assert!(a.members.len() >= 2 && shared_head(&a.members).is_some());
+        learn(&mut a, 0, 30);
+        assert!(shared_head(&a.members).is_some());
+        // A clone shares until it learns: then it has its own, shared by its members.
+        let base = a.clone();
+        let mut b = a.clone();
+        learn(&mut b, 30, 5);
+        let (ha, hb) = (
+            shared_head(&a.members).unwrap(),
+            shared_head(&b.members).unwrap(),
+        );
+        assert!(!ha.shares_scale_with(hb) && !ha.same_scale_as(hb));
+        assert!(ha.shares_scale_with(shared_head(&base.members).unwrap()));
+        learn(&mut a, 40, 3);
+        a.merge_share(&b, Some(&base), 0.5).unwrap();
+        assert!(shared_head(&a.members).is_some());
+        let bytes = postcard::to_allocvec(&a).unwrap();
+        let back: Mixture = postcard::from_bytes(&bytes).unwrap();
+        assert!(shared_head(&back.members).is_some());
+        // Members that saw different examples keep their own statistics.
+        let mut members = a.members.clone();
+        members[1] = b.members[1].clone();
+        let mixed = Mixture::new(members, a.loss, a.rule, 1.0).unwrap();
+        assert!(shared_head(&mixed.members).is_none());
+    }
+}
