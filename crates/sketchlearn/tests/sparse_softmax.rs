@@ -17,7 +17,6 @@ mod common;
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::curvature::FdCurvature;
@@ -43,35 +42,10 @@ const SKETCH_TOL: f64 = 1e-11;
 /// Cases of the equivalence proptest.
 const CASES: u32 = 48;
 
-type Data = Vec<(Vec<u32>, Vec<f64>, usize, f64)>;
+type Data = common::ClassRows;
 
-/// `n` sparse rows over `d` features (about `density·d` non-zeros, at least one, `‖x‖ ≈ 1`),
-/// classes from `K` random prototypes with 10% noise, importance weights in `{0, 0.5, 1, 2}`.
 fn data(n: usize, d: usize, k: usize, density: f64, seed: u64) -> Data {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let protos: Vec<f64> = (0..k * d)
-        .map(|_| StandardNormal.sample(&mut rng))
-        .collect();
-    let scale = 1.0 / (density * d as f64).sqrt();
-    (0..n)
-        .map(|_| {
-            let (idx, val) = common::gaussian_sparse_row(&mut rng, d, density, scale, 1.0);
-            let score = |c: usize| -> f64 {
-                idx.iter()
-                    .zip(&val)
-                    .map(|(&j, v)| protos[c * d + j as usize] * v)
-                    .sum()
-            };
-            let mut y = (0..k)
-                .max_by(|&a, &b| score(a).total_cmp(&score(b)))
-                .unwrap();
-            if rng.random::<f64>() < 0.1 {
-                y = rng.random_range(0..k);
-            }
-            let weight = [1.0, 1.0, 0.5, 2.0, 0.0][rng.random_range(0..5)];
-            (idx, val, y, weight)
-        })
-        .collect()
+    common::class_rows(n, d, k, density, seed)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -408,8 +382,8 @@ fn save_and_load_mid_stream_resume_bit_exact() {
     assert_eq!(m.learner.class_weights(), back.learner.class_weights());
 }
 
-/// The configuration picks the sparse-time learner for sparse input, and refuses it where it
-/// has no sparse-time form.
+/// The configuration picks the sparse-time learner for sparse input (diagonal adaptation
+/// included, as a wrapper), and refuses it where it has no sparse-time form.
 #[test]
 fn the_configuration_chooses_and_refuses() {
     let softmax = MulticlassConfig {
@@ -432,18 +406,38 @@ fn the_configuration_chooses_and_refuses() {
         diag: true,
         ..softmax.clone()
     };
-    let kept = diag.for_input(20_000, false, Some(40.0));
-    assert!(matches!(
-        kept.build(20_000).unwrap().unscaled(),
-        AnyMulticlass::Softmax(_)
-    ));
+    let built = diag
+        .for_input(20_000, false, Some(40.0))
+        .build(20_000)
+        .unwrap();
+    let AnyMulticlass::RowScaled(outer) = &built else {
+        panic!("not row-scaled")
+    };
+    assert!(matches!(outer.inner(), AnyMulticlass::DiagonalScaled(_)));
+    assert!(matches!(built.unscaled(), AnyMulticlass::SparseSoftmax(_)));
+    for (curvature, fits) in [(CurvatureKind::Rp, "Rp"), (CurvatureKind::Oja, "Oja")] {
+        let c = MulticlassConfig {
+            curvature,
+            ..softmax.clone()
+        };
+        let built = c
+            .for_input(20_000, false, Some(40.0))
+            .build(20_000)
+            .unwrap();
+        let got = match built.unscaled() {
+            AnyMulticlass::SparseSoftmaxRp(_) => "Rp",
+            AnyMulticlass::SparseSoftmaxOja(_) => "Oja",
+            _ => "other",
+        };
+        assert_eq!(got, fits);
+    }
     let mut forced = MulticlassConfig {
         curvature: CurvatureKind::Full,
         ..softmax
     };
     forced.member.representation = Representation::Sparse;
     let err = forced.build(50).unwrap_err().to_string();
-    assert!(err.contains("fd-fast or rfd-fast"), "{err}");
+    assert!(err.contains("fd-fast, rfd-fast, rp or oja"), "{err}");
 }
 
 /// A model file whose sparse softmax state is inconsistent is refused with the reason.

@@ -128,6 +128,42 @@ pub fn gaussian_sparse_row(
     (idx, val)
 }
 
+/// Rows of a multiclass stream: `(indices, values, class, importance weight)`.
+#[allow(dead_code)]
+pub type ClassRows = Vec<(Vec<u32>, Vec<f64>, usize, f64)>;
+
+/// `n` sparse rows over `d` features (about `density·d` non-zeros, at least one, `‖x‖ ≈ 1`),
+/// classes from `K` random prototypes with 10% noise, importance weights in `{0, 0.5, 1, 2}`.
+#[allow(dead_code)] // used by the sparse-time softmax tests only
+pub fn class_rows(n: usize, d: usize, k: usize, density: f64, seed: u64) -> ClassRows {
+    use rand::{Rng, SeedableRng};
+    use rand_distr::{Distribution, StandardNormal};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let protos: Vec<f64> = (0..k * d)
+        .map(|_| StandardNormal.sample(&mut rng))
+        .collect();
+    let scale = 1.0 / (density * d as f64).sqrt();
+    (0..n)
+        .map(|_| {
+            let (idx, val) = gaussian_sparse_row(&mut rng, d, density, scale, 1.0);
+            let score = |c: usize| -> f64 {
+                idx.iter()
+                    .zip(&val)
+                    .map(|(&j, v)| protos[c * d + j as usize] * v)
+                    .sum()
+            };
+            let mut y = (0..k)
+                .max_by(|&a, &b| score(a).total_cmp(&score(b)))
+                .unwrap();
+            if rng.random::<f64>() < 0.1 {
+                y = rng.random_range(0..k);
+            }
+            let weight = [1.0, 1.0, 0.5, 2.0, 0.0][rng.random_range(0..5)];
+            (idx, val, y, weight)
+        })
+        .collect()
+}
+
 /// A random sparse example: a [`random_sparse_row`] and a label, uniform in 1..=5 or (`binary`)
 /// ±1 with equal odds.
 #[allow(dead_code)] // used by the FM tests only
