@@ -20,9 +20,10 @@ impl MulticlassConfig {
     /// average non-zeros per example when known): one-against-all members whose curvature has a
     /// sparse-time variant get it when [`auto_sparse`] says so for that member — the same rule
     /// as for a binary learner, so `K` members on R8's 23,585 features cost `O(K·(m² + m·nnz))`
-    /// per example instead of `O(K·m·d)`. The softmax learner over a doubling FD/RFD sketch
-    /// becomes the sparse-time [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax) by the
-    /// same rule (applied to a Newton learner of its curvature, size and intercept), recorded in
+    /// per example instead of `O(K·m·d)`. The softmax learner over a doubling FD/RFD, an RP or
+    /// an Oja sketch (with or without `diag`) becomes the sparse-time
+    /// [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax) by the same rule (applied to a
+    /// Newton learner of its curvature, size and intercept), recorded in
     /// `member.representation`.
     ///
     /// ```

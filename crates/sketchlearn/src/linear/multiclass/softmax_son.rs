@@ -92,9 +92,11 @@
 //! (`Bᵀ(…)`: `O(ℓ·d̃)`); the rank-one step writes `K·d̃` weights (`O(K·d̃)`, twice: guard, then
 //! apply); FD's doubling shrink is `O(m·d̃)` amortised. In all `O((m + K)·d̃ + m³ + K³)`: the
 //! sparse input is accepted but the step is dense-time here. The sparse-time form over a
-//! doubling FD/RFD sketch is [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax): each row
-//! of `W` kept as `w̄_k + Zᵀb_k + Gᵀc_k` over the shared lazily stored sketch (SON App. G's
-//! `w = w̄ + Zᵀb` with `K` heads), `O(m² + ℓ² + (m + K)·nnz + K³)` per example.
+//! doubling FD/RFD, an RP or an Oja sketch is [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax):
+//! each row of `W` kept as `w̄_k + Zᵀb_k (+ Gᵀc_k)` over the shared lazily stored sketch (SON
+//! App. G's `w = w̄ + Zᵀb` with `K` heads), `O(m² + ℓ² + (m + K)·nnz + K³)` per example; the
+//! diagonal adaptation below is then the wrapper
+//! [`DiagonalScaled`](crate::linear::multiclass::DiagonalScaled).
 
 use super::{argmax, check_multiclass, normalize_log, ClassFactor, MulticlassLearner};
 use crate::linear::curvature::{AnyCurvature, Curvature};
