@@ -131,7 +131,12 @@ def test_softmax_takes_the_sketch_parameters():
 
 @pytest.mark.parametrize(
     "params",
-    [{"curvature": "rp"}, {"curvature": "oja"}, {"diag": True, "size": 3}, {"curvature": "rp", "diag": True}],
+    [
+        {"curvature": "rp"},
+        {"curvature": "oja"},
+        {"diag": True, "size": 3},
+        {"curvature": "rp", "diag": True},
+    ],
 )
 def test_softmax_sparse_time_over_each_sketch(params):
     # Sparse-time softmax over RP, Oja and with diagonal adaptation (issue 24): chosen with
@@ -147,7 +152,7 @@ def test_softmax_sparse_time_over_each_sketch(params):
     assert "sparse-time" in sparse.learners_.description
     assert "sparse-time" not in dense.learners_.description
     assert np.all(np.isfinite(sparse.coef_))
-    assert sparse.score(X, y) > 0.6
+    assert sparse.score(X, y) > max(dense.score(X, y) - 0.1, 0.45)  # chance: 1/3
     if params.get("curvature") != "oja":
         np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-8, atol=1e-10)
 

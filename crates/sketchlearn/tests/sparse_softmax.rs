@@ -15,8 +15,9 @@
 
 mod common;
 
+use common::{scale_of, spread};
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::curvature::FdCurvature;
@@ -28,7 +29,6 @@ use sketchlearn::linear::sparse::SparseSoftmax;
 use sketchlearn::linear::{CurvatureKind, Representation};
 use sketchlearn::sketch::FdVariant;
 use sketchlearn::Row;
-use sketchlearn::Sketch;
 
 const TOL: f64 = 1e-9;
 
@@ -86,20 +86,6 @@ fn pair(case: &Case, seed: u64) -> (SoftmaxSon<FdCurvature>, SparseSoftmax) {
     (SoftmaxSon::new(case.k, dense, p).unwrap(), sparse)
 }
 
-/// The largest magnitude in a vector: the scale of its rounding errors. Each class score is a
-/// sum over the same sketch corrections, so its rounding error follows the largest score, not
-/// its own (seen: m = 1 FD, scores 26.3 and −3.7 after 61 shrinks, both off by ~6e-9).
-fn scale_of(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |m: f64, s| m.max(s.abs()))
-}
-
-/// The largest entry-wise difference of two vectors.
-fn spread(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .fold(0.0, |m: f64, (x, y)| m.max((x - y).abs()))
-}
-
 /// The dense learner's own sensitivity to rounding: a copy of it learning the same stream with
 /// every input value moved by one relative ulp (`x·(1 ± ε)`, seeded signs) — a perturbation of
 /// the size the sparse form's different order of operations makes in each round.
@@ -126,12 +112,7 @@ impl Twin {
         y: usize,
         w: f64,
     ) -> Result<Vec<f64>, sketchlearn::linear::LearnError> {
-        let rng = &mut self.rng;
-        self.values.clear();
-        self.values.extend(val.iter().map(|v| {
-            let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
-            v * (1.0 + sign * f64::EPSILON)
-        }));
+        self.values = common::one_ulp_off(&mut self.rng, val);
         let x = Row::Sparse {
             indices: idx,
             values: &self.values,
@@ -154,6 +135,9 @@ impl Twin {
 /// dense learner agrees with itself under rounding; a norm bound on the rounds' Jacobians
 /// (`Π(1 + ω‖Γ⁻¹J‖‖x̃‖‖Φ⁻¹x̃‖)`) is 3e36 on that stream, too loose to test anything, so the
 /// twin measures the amplification along the actual trajectory instead.
+/// (`scale_of`: each class score is a sum over the same sketch corrections, so its rounding
+/// error follows the largest score, not its own — seen: m = 1 FD, scores 26.3 and −3.7 after 61
+/// shrinks, both off by ~6e-9.)
 fn allowed(a: &[f64], twin: &[f64], scale: f64) -> f64 {
     TOL * (1.0 + scale) + AMPLIFIED * spread(a, twin)
 }
@@ -169,17 +153,7 @@ fn allowed(a: &[f64], twin: &[f64], scale: f64) -> f64 {
 /// learner's representation of `W` over a shared sketch, so a stream is compared up to the
 /// round where the sketches part.
 fn sketch_gap(dense: &SoftmaxSon<FdCurvature>, sparse: &SparseSoftmax) -> f64 {
-    let sketch = dense.curvature().sketch();
-    let de = sketch.dim();
-    let mut cov = vec![0.0; de * de];
-    for row in sketch.rows().chunks_exact(de).take(sketch.filled_rows()) {
-        for (a, &ra) in row.iter().enumerate() {
-            for (c, &rc) in row.iter().enumerate() {
-                cov[a * de + c] += ra * rc;
-            }
-        }
-    }
-    spread(&cov, &sparse.covariance()) / scale_of(&cov).max(f64::MIN_POSITIVE)
+    common::fd_sketch_gap(dense.curvature(), sparse)
 }
 
 /// What one stream showed: the largest difference relative to what is allowed, the rounds

@@ -14,8 +14,9 @@
 
 mod common;
 
+use common::{scale_of, spread};
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::curvature::{AnyCurvature, FdCurvature, OjaCurvature, RpCurvature};
@@ -28,7 +29,7 @@ use sketchlearn::linear::sparse::{
 };
 use sketchlearn::linear::{CurvatureKind, Representation};
 use sketchlearn::sketch::{FdVariant, OjaSketch};
-use sketchlearn::{Row, Sketch};
+use sketchlearn::Row;
 
 /// Relative agreement asked of every compared quantity.
 const TOL: f64 = 1e-9;
@@ -131,16 +132,6 @@ fn pair(case: &Case, seed: u64) -> (SoftmaxSon, AnyMulticlass) {
     (dense, sparse)
 }
 
-fn scale_of(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |m: f64, s| m.max(s.abs()))
-}
-
-fn spread(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .fold(0.0, |m: f64, (x, y)| m.max((x - y).abs()))
-}
-
 /// The dense learner learning the same stream with every value moved by one relative ulp.
 struct Twin {
     learner: SoftmaxSon,
@@ -149,14 +140,7 @@ struct Twin {
 
 impl Twin {
     fn learn(&mut self, idx: &[u32], val: &[f64], y: usize, w: f64) {
-        let rng = &mut self.rng;
-        let values: Vec<f64> = val
-            .iter()
-            .map(|v| {
-                let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
-                v * (1.0 + sign * f64::EPSILON)
-            })
-            .collect();
+        let values = common::one_ulp_off(&mut self.rng, val);
         let x = Row::Sparse {
             indices: idx,
             values: &values,
@@ -172,22 +156,10 @@ fn allowed(a: &[f64], twin: &[f64], scale: f64) -> f64 {
 /// `max |BᵀB − B̃ᵀB̃| / max |BᵀB|` of the two FD sketches (0 for RP and Oja, whose sketches
 /// are the same numbers in both forms up to rounding that the scores check).
 fn sketch_gap(dense: &SoftmaxSon, sparse: &AnyMulticlass) -> f64 {
-    let (AnyCurvature::Fd(fd), AnyMulticlass::SparseSoftmax(s)) =
-        (dense.curvature(), sparse.unscaled())
-    else {
-        return 0.0;
-    };
-    let sketch = fd.sketch();
-    let de = sketch.dim();
-    let mut cov = vec![0.0; de * de];
-    for row in sketch.rows().chunks_exact(de).take(sketch.filled_rows()) {
-        for (a, &ra) in row.iter().enumerate() {
-            for (c, &rc) in row.iter().enumerate() {
-                cov[a * de + c] += ra * rc;
-            }
-        }
+    match (dense.curvature(), sparse.unscaled()) {
+        (AnyCurvature::Fd(fd), AnyMulticlass::SparseSoftmax(s)) => common::fd_sketch_gap(fd, s),
+        _ => 0.0,
     }
-    spread(&cov, &s.covariance()) / scale_of(&cov).max(f64::MIN_POSITIVE)
 }
 
 /// Runs both learners and the twin over `rows`; returns the rounds compared.

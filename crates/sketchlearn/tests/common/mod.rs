@@ -164,6 +164,54 @@ pub fn class_rows(n: usize, d: usize, k: usize, density: f64, seed: u64) -> Clas
         .collect()
 }
 
+/// The largest magnitude in a vector: the scale of its rounding errors.
+#[allow(dead_code)]
+pub fn scale_of(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |m: f64, s| m.max(s.abs()))
+}
+
+/// The largest entry-wise difference of two vectors.
+#[allow(dead_code)]
+pub fn spread(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .fold(0.0, |m: f64, (x, y)| m.max((x - y).abs()))
+}
+
+/// `val` with every value moved by one relative ulp (`x·(1 ± ε)`, signs from `rng`): the input
+/// of a dense learner's rounding twin in the sparse-time equivalence tests.
+#[allow(dead_code)]
+pub fn one_ulp_off(rng: &mut rand_xoshiro::Xoshiro256PlusPlus, val: &[f64]) -> Vec<f64> {
+    use rand::Rng;
+    val.iter()
+        .map(|v| {
+            let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
+            v * (1.0 + sign * f64::EPSILON)
+        })
+        .collect()
+}
+
+/// `max |BᵀB − B̃ᵀB̃| / max |BᵀB|` between a dense FD curvature's buffer and a sparse-time
+/// softmax learner's sketch.
+#[allow(dead_code)]
+pub fn fd_sketch_gap(
+    dense: &sketchlearn::linear::curvature::FdCurvature,
+    sparse: &sketchlearn::linear::sparse::SparseSoftmax,
+) -> f64 {
+    use sketchlearn::Sketch;
+    let sketch = dense.sketch();
+    let de = sketch.dim();
+    let mut cov = vec![0.0; de * de];
+    for row in sketch.rows().chunks_exact(de).take(sketch.filled_rows()) {
+        for (a, &ra) in row.iter().enumerate() {
+            for (c, &rc) in row.iter().enumerate() {
+                cov[a * de + c] += ra * rc;
+            }
+        }
+    }
+    spread(&cov, &sparse.covariance()) / scale_of(&cov).max(f64::MIN_POSITIVE)
+}
+
 /// A random sparse example: a [`random_sparse_row`] and a label, uniform in 1..=5 or (`binary`)
 /// ±1 with equal odds.
 #[allow(dead_code)] // used by the FM tests only
