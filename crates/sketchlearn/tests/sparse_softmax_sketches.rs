@@ -19,16 +19,14 @@ use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::labels::Classes;
-use sketchlearn::linear::curvature::{AnyCurvature, FdCurvature, OjaCurvature, RpCurvature};
+use sketchlearn::linear::curvature::{AnyCurvature, FdCurvature, RpCurvature};
 use sketchlearn::linear::multiclass::{
     AnyMulticlass, DiagonalScaled, MulticlassConfig, MulticlassLearner, MulticlassModel, Reduction,
     SoftmaxParams, SoftmaxSon,
 };
-use sketchlearn::linear::sparse::{
-    initial_directions, SparseSoftmax, SparseSoftmaxOja, SparseSoftmaxRp,
-};
+use sketchlearn::linear::sparse::{SparseSoftmax, SparseSoftmaxOja, SparseSoftmaxRp};
 use sketchlearn::linear::{CurvatureKind, Representation};
-use sketchlearn::sketch::{FdVariant, OjaSketch};
+use sketchlearn::sketch::FdVariant;
 use sketchlearn::Row;
 
 /// Relative agreement asked of every compared quantity.
@@ -77,23 +75,13 @@ fn params(case: &Case) -> SoftmaxParams {
     }
 }
 
-/// The dense Oja curvature started from the sparse learner's initial directions.
-fn dense_oja(d: usize, m: usize, seed: u64) -> OjaCurvature {
-    let sketch =
-        OjaSketch::with_directions(d, m, ALPHA, OJA_C, initial_directions(d, m, seed)).unwrap();
-    let mut value = serde_json::to_value(OjaCurvature::new(d, m, ALPHA, OJA_C, seed).unwrap())
-        .expect("serialisable");
-    value["sketch"] = serde_json::to_value(sketch).unwrap();
-    serde_json::from_value(value).expect("same layout")
-}
-
 /// The dense learner and the sparse-time one over the same curvature.
 fn pair(case: &Case, seed: u64) -> (SoftmaxSon, AnyMulticlass) {
     let de = case.d + case.bias as usize;
     let p = params(case);
     let curvature = match case.kind {
         Kind::Rp => AnyCurvature::Rp(RpCurvature::new(de, case.m, ALPHA, seed).unwrap()),
-        Kind::Oja => AnyCurvature::Oja(dense_oja(de, case.m, seed)),
+        Kind::Oja => AnyCurvature::Oja(common::dense_oja(de, case.m, ALPHA, OJA_C, seed)),
         Kind::Rfd => {
             AnyCurvature::Fd(FdCurvature::rfd(de, case.m, FdVariant::Doubling, ALPHA).unwrap())
         }

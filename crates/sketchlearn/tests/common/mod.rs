@@ -212,6 +212,32 @@ pub fn fd_sketch_gap(
     spread(&cov, &sparse.covariance()) / scale_of(&cov).max(f64::MIN_POSITIVE)
 }
 
+/// The dense Oja curvature started from the sparse learners' initial directions
+/// (`initial_directions(d, m, seed)`), where `OjaCurvature::new` draws Gaussian ones.
+#[allow(dead_code)]
+pub fn dense_oja(
+    d: usize,
+    m: usize,
+    alpha: f64,
+    oja_c: f64,
+    seed: u64,
+) -> sketchlearn::linear::curvature::OjaCurvature {
+    use sketchlearn::linear::curvature::OjaCurvature;
+    use sketchlearn::linear::sparse::initial_directions;
+    let sketch = sketchlearn::sketch::OjaSketch::with_directions(
+        d,
+        m,
+        alpha,
+        oja_c,
+        initial_directions(d, m, seed),
+    )
+    .unwrap();
+    let mut value = serde_json::to_value(OjaCurvature::new(d, m, alpha, oja_c, seed).unwrap())
+        .expect("serialisable");
+    value["sketch"] = serde_json::to_value(sketch).unwrap();
+    serde_json::from_value(value).expect("same layout")
+}
+
 /// A random sparse example: a [`random_sparse_row`] and a label, uniform in 1..=5 or (`binary`)
 /// ±1 with equal odds.
 #[allow(dead_code)] // used by the FM tests only
