@@ -8,6 +8,9 @@ One pass in file order, untuned, progressive 0/1 error and examples/second of
     input is sparse — r8_multiclass; dna and mnist stay dense),
   * `--representation sparse`: the sparse-time learner forced,
 and VW 9.11.9 `--oaa K -b 18` in the same run (ratios are what to read on a shared machine).
+Then, on r8_multiclass (sparse), the other sketches with a sparse-time form (issue 24): RP, Oja
+and diagonal adaptation (`--diag` over rfd-fast), each dense-time against sparse-time forced
+(`--sketches-file NAME` picks another file, `--no-sketches` skips them).
 Our ex/s is the CLI's wall time of the whole `train` (parsing and the class/dimension pre-scan
 included); VW's is its `Workspace` pass on a converted file.
 
@@ -25,9 +28,12 @@ from bench_common import DATA
 from bench_common import EXE as CLI
 from bench_multiclass import FILES, read_libsvm, se, vw
 
-MODES = [("dense (before)", ["--representation", "dense"]),
-         ("auto (after)", []),
+MODES = [("dense", ["--representation", "dense"]),
+         ("auto", []),
          ("sparse forced", ["--representation", "sparse"])]
+SKETCHES = [("rp", ["--curvature", "rp"]),
+            ("oja", ["--curvature", "oja"]),
+            ("rfd-fast --diag", ["--diag"])]
 
 
 def softmax(path, extra):
@@ -53,7 +59,7 @@ def main():
         res = {m: softmax(path, extra) for m, extra in MODES}
         v = vw(rows, classes, False)
         cells = " | ".join(f"{r['error']:.4f} ± {se(r):.4f} | {r['eps']:,.0f}" for r in res.values())
-        auto, dense = res["auto (after)"], res["dense (before)"]
+        auto, dense = res["auto"], res["dense"]
         lines.append(f"| {name} | {len(classes)} | {len(rows)} | {cells} | "
                      f"{v['error']:.4f} ± {se(v):.4f} | {v['eps']:,.0f} | "
                      f"{auto['eps'] / dense['eps']:.2f}× | {auto['eps'] / v['eps']:.3f}× |")
@@ -61,7 +67,29 @@ def main():
             print(lines[-1], flush=True)
     if md:
         print("\n".join(lines))
+    if "--no-sketches" not in sys.argv:
+        sketches(md)
     return 0
+
+
+def sketches(md):
+    """Dense-time against sparse-time softmax over each other sketch, on one (sparse) file."""
+    name = "r8_multiclass.libsvm"
+    if "--sketches-file" in sys.argv:
+        name = sys.argv[sys.argv.index("--sketches-file") + 1]
+    path = os.path.join(DATA, name)
+    lines = [f"\n{name}:\n",
+             "| sketch | dense-time error | ex/s | sparse-time error | ex/s | sparse/dense speed |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for sketch, flags in SKETCHES:
+        d = softmax(path, [*flags, "--representation", "dense"])
+        s = softmax(path, [*flags, "--representation", "sparse"])
+        lines.append(f"| {sketch} | {d['error']:.4f} ± {se(d):.4f} | {d['eps']:,.0f} | "
+                     f"{s['error']:.4f} ± {se(s):.4f} | {s['eps']:,.0f} | {s['eps'] / d['eps']:.2f}× |")
+        if not md:
+            print(lines[-1], flush=True)
+    if md:
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -546,9 +546,8 @@ impl LinearLearners {
                     .iter()
                     .filter_map(crate::shrinkage::largest_shrinkage)
                     .reduce(f64::max),
-                AnyMulticlass::Softmax(_)
-                | AnyMulticlass::SparseSoftmax(_)
-                | AnyMulticlass::RowScaled(_) => None,
+                // The softmax learners' sketches are not reported here.
+                _ => None,
             },
         }
     }

@@ -129,6 +129,34 @@ def test_softmax_takes_the_sketch_parameters():
         coef(algo="adagrad")
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"curvature": "rp"},
+        {"curvature": "oja"},
+        {"diag": True, "size": 3},
+        {"curvature": "rp", "diag": True},
+    ],
+)
+def test_softmax_sparse_time_over_each_sketch(params):
+    # Sparse-time softmax over RP, Oja and with diagonal adaptation (issue 24): chosen with
+    # sparse=True, the same fit as the dense-time learner (RP draws the same rows; Oja's sparse
+    # start differs from the dense one's Gaussian directions, so only its fit is checked).
+    X, y = make_classification(400, 12, n_informative=6, n_classes=3, random_state=2)
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+
+    def fit(sparse):
+        return OnlineClassifier(reduction="softmax", sparse=sparse, **params).fit(X, y)
+
+    sparse, dense = fit(True), fit(False)
+    assert "sparse-time" in sparse.learners_.description
+    assert "sparse-time" not in dense.learners_.description
+    assert np.all(np.isfinite(sparse.coef_))
+    assert sparse.score(X, y) > max(dense.score(X, y) - 0.1, 0.45)  # chance: 1/3
+    if params.get("curvature") != "oja":
+        np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-8, atol=1e-10)
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.integers(1, 120), min_size=1, max_size=6))
 def test_partial_fit_chunks_equal_one_fit(chunks):

@@ -313,11 +313,14 @@ fn softmax_takes_the_sketch_flags() {
     );
 }
 
-/// Sparse time exists for the softmax learner over a doubling FD/RFD sketch only: the other
-/// curvatures and `--diag` with `--representation sparse` are refused before learning, with
-/// the flag that works; under the default representation they run dense-time.
+/// Sparse time exists for the softmax learner over a doubling FD/RFD, an RP or an Oja sketch,
+/// with or without `--diag`: those run with `--representation sparse`, and each learns the same
+/// fit as the dense representation (to rounding; RP draws the same rows, and Oja's sparse
+/// start differs, so only its error is asked to be finite). Per-row FD and the full curvature
+/// are refused before learning, with the flag that works; under the default representation
+/// they run dense-time.
 #[test]
-fn softmax_sparse_time_is_refused_where_it_does_not_exist() {
+fn softmax_sparse_time_over_each_sketch() {
     let data = penguins();
     let run_with = |extra: &[&str]| {
         let mut args = SPECIES.to_vec();
@@ -326,13 +329,35 @@ fn softmax_sparse_time_is_refused_where_it_does_not_exist() {
         args.push(&data);
         args.iter().map(|s| s.to_string()).collect::<Vec<_>>()
     };
-    for curvature in ["oja", "rp", "fd", "full"] {
+    let loss_of = |extra: &[&str]| {
+        let args = run_with(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        error(&json(&args), "multiclass_log_loss")
+    };
+    for flags in [
+        &["--curvature", "rp"][..],
+        &["--curvature", "oja"],
+        // FD needs 2m ≤ d̃ = 11 in sparse time.
+        &["--diag", "--size", "4"],
+        &["--curvature", "rp", "--diag"],
+    ] {
+        let sparse = loss_of(&[flags, &["--representation", "sparse"]].concat());
+        assert!(sparse.is_finite(), "{flags:?}");
+        if flags[..2] != ["--curvature", "oja"] {
+            let dense = loss_of(&[flags, &["--representation", "dense"]].concat());
+            assert!(
+                (sparse - dense).abs() <= 1e-9 * dense.abs(),
+                "{flags:?}: {sparse} vs {dense}"
+            );
+        }
+    }
+    for curvature in ["fd", "full"] {
         let args = run_with(&["--curvature", curvature, "--representation", "sparse"]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let err = refused(&args);
         assert!(
             err.contains(&format!(
-                "fd-fast or rfd-fast, not {curvature}: use --representation dense"
+                "fd-fast, rfd-fast, rp or oja, not {curvature}: use --representation dense"
             )),
             "{curvature}: {err}"
         );
@@ -343,11 +368,4 @@ fn softmax_sparse_time_is_refused_where_it_does_not_exist() {
             "{curvature}"
         );
     }
-    let args = run_with(&["--diag", "--representation", "sparse"]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let err = refused(&args);
-    assert!(
-        err.contains("no diagonal adaptation (--diag): use --representation dense"),
-        "{err}"
-    );
 }

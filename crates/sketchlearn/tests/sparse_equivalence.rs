@@ -16,11 +16,11 @@ mod common;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sketchlearn::linear::curvature::{Curvature, FdCurvature, OjaCurvature, RpCurvature};
-use sketchlearn::linear::sparse::{initial_directions, SparseFd, SparseOja, SparseRp};
+use sketchlearn::linear::curvature::{Curvature, FdCurvature, RpCurvature};
+use sketchlearn::linear::sparse::{SparseFd, SparseOja, SparseRp};
 use sketchlearn::linear::{Newton, NewtonParams, OnlineLearner};
 use sketchlearn::loss::Loss;
-use sketchlearn::sketch::{FdVariant, OjaSketch};
+use sketchlearn::sketch::FdVariant;
 use sketchlearn::Row;
 
 type Data = Vec<(Vec<u32>, Vec<f64>, f64)>;
@@ -82,15 +82,7 @@ fn ill_conditioned(n: usize, d: usize, kappa: f64, seed: u64) -> Data {
         .collect()
 }
 
-/// The dense Oja curvature started from the sparse learner's initial directions.
-fn dense_oja(d: usize, m: usize, alpha: f64, oja_c: f64, seed: u64) -> OjaCurvature {
-    let sketch =
-        OjaSketch::with_directions(d, m, alpha, oja_c, initial_directions(d, m, seed)).unwrap();
-    let mut value = serde_json::to_value(OjaCurvature::new(d, m, alpha, oja_c, seed).unwrap())
-        .expect("serialisable");
-    value["sketch"] = serde_json::to_value(sketch).unwrap();
-    serde_json::from_value(value).expect("same layout")
-}
+use common::dense_oja;
 
 fn close(a: f64, b: f64, tol: f64, scale: f64) -> bool {
     (a - b).abs() <= tol * a.abs().max(b.abs()).max(scale)

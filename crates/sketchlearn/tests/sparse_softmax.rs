@@ -15,9 +15,9 @@
 
 mod common;
 
+use common::{scale_of, spread};
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, StandardNormal};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::curvature::FdCurvature;
@@ -29,7 +29,6 @@ use sketchlearn::linear::sparse::SparseSoftmax;
 use sketchlearn::linear::{CurvatureKind, Representation};
 use sketchlearn::sketch::FdVariant;
 use sketchlearn::Row;
-use sketchlearn::Sketch;
 
 const TOL: f64 = 1e-9;
 
@@ -43,35 +42,10 @@ const SKETCH_TOL: f64 = 1e-11;
 /// Cases of the equivalence proptest.
 const CASES: u32 = 48;
 
-type Data = Vec<(Vec<u32>, Vec<f64>, usize, f64)>;
+type Data = common::ClassRows;
 
-/// `n` sparse rows over `d` features (about `density·d` non-zeros, at least one, `‖x‖ ≈ 1`),
-/// classes from `K` random prototypes with 10% noise, importance weights in `{0, 0.5, 1, 2}`.
 fn data(n: usize, d: usize, k: usize, density: f64, seed: u64) -> Data {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let protos: Vec<f64> = (0..k * d)
-        .map(|_| StandardNormal.sample(&mut rng))
-        .collect();
-    let scale = 1.0 / (density * d as f64).sqrt();
-    (0..n)
-        .map(|_| {
-            let (idx, val) = common::gaussian_sparse_row(&mut rng, d, density, scale, 1.0);
-            let score = |c: usize| -> f64 {
-                idx.iter()
-                    .zip(&val)
-                    .map(|(&j, v)| protos[c * d + j as usize] * v)
-                    .sum()
-            };
-            let mut y = (0..k)
-                .max_by(|&a, &b| score(a).total_cmp(&score(b)))
-                .unwrap();
-            if rng.random::<f64>() < 0.1 {
-                y = rng.random_range(0..k);
-            }
-            let weight = [1.0, 1.0, 0.5, 2.0, 0.0][rng.random_range(0..5)];
-            (idx, val, y, weight)
-        })
-        .collect()
+    common::class_rows(n, d, k, density, seed)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -112,20 +86,6 @@ fn pair(case: &Case, seed: u64) -> (SoftmaxSon<FdCurvature>, SparseSoftmax) {
     (SoftmaxSon::new(case.k, dense, p).unwrap(), sparse)
 }
 
-/// The largest magnitude in a vector: the scale of its rounding errors. Each class score is a
-/// sum over the same sketch corrections, so its rounding error follows the largest score, not
-/// its own (seen: m = 1 FD, scores 26.3 and −3.7 after 61 shrinks, both off by ~6e-9).
-fn scale_of(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |m: f64, s| m.max(s.abs()))
-}
-
-/// The largest entry-wise difference of two vectors.
-fn spread(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .fold(0.0, |m: f64, (x, y)| m.max((x - y).abs()))
-}
-
 /// The dense learner's own sensitivity to rounding: a copy of it learning the same stream with
 /// every input value moved by one relative ulp (`x·(1 ± ε)`, seeded signs) — a perturbation of
 /// the size the sparse form's different order of operations makes in each round.
@@ -152,12 +112,7 @@ impl Twin {
         y: usize,
         w: f64,
     ) -> Result<Vec<f64>, sketchlearn::linear::LearnError> {
-        let rng = &mut self.rng;
-        self.values.clear();
-        self.values.extend(val.iter().map(|v| {
-            let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
-            v * (1.0 + sign * f64::EPSILON)
-        }));
+        self.values = common::one_ulp_off(&mut self.rng, val);
         let x = Row::Sparse {
             indices: idx,
             values: &self.values,
@@ -180,6 +135,9 @@ impl Twin {
 /// dense learner agrees with itself under rounding; a norm bound on the rounds' Jacobians
 /// (`Π(1 + ω‖Γ⁻¹J‖‖x̃‖‖Φ⁻¹x̃‖)`) is 3e36 on that stream, too loose to test anything, so the
 /// twin measures the amplification along the actual trajectory instead.
+/// (`scale_of`: each class score is a sum over the same sketch corrections, so its rounding
+/// error follows the largest score, not its own — seen: m = 1 FD, scores 26.3 and −3.7 after 61
+/// shrinks, both off by ~6e-9.)
 fn allowed(a: &[f64], twin: &[f64], scale: f64) -> f64 {
     TOL * (1.0 + scale) + AMPLIFIED * spread(a, twin)
 }
@@ -195,17 +153,7 @@ fn allowed(a: &[f64], twin: &[f64], scale: f64) -> f64 {
 /// learner's representation of `W` over a shared sketch, so a stream is compared up to the
 /// round where the sketches part.
 fn sketch_gap(dense: &SoftmaxSon<FdCurvature>, sparse: &SparseSoftmax) -> f64 {
-    let sketch = dense.curvature().sketch();
-    let de = sketch.dim();
-    let mut cov = vec![0.0; de * de];
-    for row in sketch.rows().chunks_exact(de).take(sketch.filled_rows()) {
-        for (a, &ra) in row.iter().enumerate() {
-            for (c, &rc) in row.iter().enumerate() {
-                cov[a * de + c] += ra * rc;
-            }
-        }
-    }
-    spread(&cov, &sparse.covariance()) / scale_of(&cov).max(f64::MIN_POSITIVE)
+    common::fd_sketch_gap(dense.curvature(), sparse)
 }
 
 /// What one stream showed: the largest difference relative to what is allowed, the rounds
@@ -408,8 +356,8 @@ fn save_and_load_mid_stream_resume_bit_exact() {
     assert_eq!(m.learner.class_weights(), back.learner.class_weights());
 }
 
-/// The configuration picks the sparse-time learner for sparse input, and refuses it where it
-/// has no sparse-time form.
+/// The configuration picks the sparse-time learner for sparse input (diagonal adaptation
+/// included, as a wrapper), and refuses it where it has no sparse-time form.
 #[test]
 fn the_configuration_chooses_and_refuses() {
     let softmax = MulticlassConfig {
@@ -432,18 +380,38 @@ fn the_configuration_chooses_and_refuses() {
         diag: true,
         ..softmax.clone()
     };
-    let kept = diag.for_input(20_000, false, Some(40.0));
-    assert!(matches!(
-        kept.build(20_000).unwrap().unscaled(),
-        AnyMulticlass::Softmax(_)
-    ));
+    let built = diag
+        .for_input(20_000, false, Some(40.0))
+        .build(20_000)
+        .unwrap();
+    let AnyMulticlass::RowScaled(outer) = &built else {
+        panic!("not row-scaled")
+    };
+    assert!(matches!(outer.inner(), AnyMulticlass::DiagonalScaled(_)));
+    assert!(matches!(built.unscaled(), AnyMulticlass::SparseSoftmax(_)));
+    for (curvature, fits) in [(CurvatureKind::Rp, "Rp"), (CurvatureKind::Oja, "Oja")] {
+        let c = MulticlassConfig {
+            curvature,
+            ..softmax.clone()
+        };
+        let built = c
+            .for_input(20_000, false, Some(40.0))
+            .build(20_000)
+            .unwrap();
+        let got = match built.unscaled() {
+            AnyMulticlass::SparseSoftmaxRp(_) => "Rp",
+            AnyMulticlass::SparseSoftmaxOja(_) => "Oja",
+            _ => "other",
+        };
+        assert_eq!(got, fits);
+    }
     let mut forced = MulticlassConfig {
         curvature: CurvatureKind::Full,
         ..softmax
     };
     forced.member.representation = Representation::Sparse;
     let err = forced.build(50).unwrap_err().to_string();
-    assert!(err.contains("fd-fast or rfd-fast"), "{err}");
+    assert!(err.contains("fd-fast, rfd-fast, rp or oja"), "{err}");
 }
 
 /// A model file whose sparse softmax state is inconsistent is refused with the reason.

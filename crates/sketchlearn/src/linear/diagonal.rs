@@ -183,7 +183,7 @@ impl<L> DiagonalAdaptation<L> {
 }
 
 /// Drops features at or beyond `dim` (prediction ignores unseen features).
-fn restrict(x: Row<'_>, dim: usize) -> Row<'_> {
+pub(crate) fn restrict(x: Row<'_>, dim: usize) -> Row<'_> {
     match x {
         Row::Dense(v) => Row::Dense(&v[..v.len().min(dim)]),
         Row::Sparse { indices, values } => {

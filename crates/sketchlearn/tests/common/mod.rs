@@ -128,6 +128,116 @@ pub fn gaussian_sparse_row(
     (idx, val)
 }
 
+/// Rows of a multiclass stream: `(indices, values, class, importance weight)`.
+#[allow(dead_code)]
+pub type ClassRows = Vec<(Vec<u32>, Vec<f64>, usize, f64)>;
+
+/// `n` sparse rows over `d` features (about `density·d` non-zeros, at least one, `‖x‖ ≈ 1`),
+/// classes from `K` random prototypes with 10% noise, importance weights in `{0, 0.5, 1, 2}`.
+#[allow(dead_code)] // used by the sparse-time softmax tests only
+pub fn class_rows(n: usize, d: usize, k: usize, density: f64, seed: u64) -> ClassRows {
+    use rand::{Rng, SeedableRng};
+    use rand_distr::{Distribution, StandardNormal};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let protos: Vec<f64> = (0..k * d)
+        .map(|_| StandardNormal.sample(&mut rng))
+        .collect();
+    let scale = 1.0 / (density * d as f64).sqrt();
+    (0..n)
+        .map(|_| {
+            let (idx, val) = gaussian_sparse_row(&mut rng, d, density, scale, 1.0);
+            let score = |c: usize| -> f64 {
+                idx.iter()
+                    .zip(&val)
+                    .map(|(&j, v)| protos[c * d + j as usize] * v)
+                    .sum()
+            };
+            let mut y = (0..k)
+                .max_by(|&a, &b| score(a).total_cmp(&score(b)))
+                .unwrap();
+            if rng.random::<f64>() < 0.1 {
+                y = rng.random_range(0..k);
+            }
+            let weight = [1.0, 1.0, 0.5, 2.0, 0.0][rng.random_range(0..5)];
+            (idx, val, y, weight)
+        })
+        .collect()
+}
+
+/// The largest magnitude in a vector: the scale of its rounding errors.
+#[allow(dead_code)]
+pub fn scale_of(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |m: f64, s| m.max(s.abs()))
+}
+
+/// The largest entry-wise difference of two vectors.
+#[allow(dead_code)]
+pub fn spread(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .fold(0.0, |m: f64, (x, y)| m.max((x - y).abs()))
+}
+
+/// `val` with every value moved by one relative ulp (`x·(1 ± ε)`, signs from `rng`): the input
+/// of a dense learner's rounding twin in the sparse-time equivalence tests.
+#[allow(dead_code)]
+pub fn one_ulp_off(rng: &mut rand_xoshiro::Xoshiro256PlusPlus, val: &[f64]) -> Vec<f64> {
+    use rand::Rng;
+    val.iter()
+        .map(|v| {
+            let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
+            v * (1.0 + sign * f64::EPSILON)
+        })
+        .collect()
+}
+
+/// `max |BᵀB − B̃ᵀB̃| / max |BᵀB|` between a dense FD curvature's buffer and a sparse-time
+/// softmax learner's sketch.
+#[allow(dead_code)]
+pub fn fd_sketch_gap(
+    dense: &sketchlearn::linear::curvature::FdCurvature,
+    sparse: &sketchlearn::linear::sparse::SparseSoftmax,
+) -> f64 {
+    use sketchlearn::Sketch;
+    let sketch = dense.sketch();
+    let de = sketch.dim();
+    let mut cov = vec![0.0; de * de];
+    for row in sketch.rows().chunks_exact(de).take(sketch.filled_rows()) {
+        for (a, &ra) in row.iter().enumerate() {
+            for (c, &rc) in row.iter().enumerate() {
+                cov[a * de + c] += ra * rc;
+            }
+        }
+    }
+    spread(&cov, &sparse.covariance()) / scale_of(&cov).max(f64::MIN_POSITIVE)
+}
+
+/// The dense Oja curvature started from the sparse learners' initial directions
+/// (`initial_directions(d, m, seed)`), where `OjaCurvature::new` draws Gaussian ones.
+#[allow(dead_code)]
+pub fn dense_oja(
+    d: usize,
+    m: usize,
+    alpha: f64,
+    oja_c: f64,
+    seed: u64,
+) -> sketchlearn::linear::curvature::OjaCurvature {
+    use sketchlearn::linear::curvature::OjaCurvature;
+    use sketchlearn::linear::sparse::initial_directions;
+    let sketch = sketchlearn::sketch::OjaSketch::with_directions(
+        d,
+        m,
+        alpha,
+        oja_c,
+        initial_directions(d, m, seed),
+    )
+    .unwrap();
+    let mut value = serde_json::to_value(OjaCurvature::new(d, m, alpha, oja_c, seed).unwrap())
+        .expect("serialisable");
+    value["sketch"] = serde_json::to_value(sketch).unwrap();
+    serde_json::from_value(value).expect("same layout")
+}
+
 /// A random sparse example: a [`random_sparse_row`] and a label, uniform in 1..=5 or (`binary`)
 /// ±1 with equal odds.
 #[allow(dead_code)] // used by the FM tests only

@@ -1,12 +1,12 @@
 //! Choosing a multiclass learner at run time: the validated [`MulticlassConfig`] and the
 //! [`AnyMulticlass`] it builds (for the CLI, model files and bindings).
 
-use super::{MulticlassLearner, OneVsAll, RowScaled, SoftmaxParams, SoftmaxSon};
+use super::{DiagonalScaled, MulticlassLearner, OneVsAll, RowScaled, SoftmaxParams, SoftmaxSon};
 use crate::dispatch::enum_dispatch;
 use crate::linear::curvature::{
     AnyCurvature, FdCurvature, FullCurvature, IdentityCurvature, OjaCurvature, RpCurvature,
 };
-use crate::linear::sparse::SparseSoftmax;
+use crate::linear::sparse::{SparseSoftmax, SparseSoftmaxOja, SparseSoftmaxRp};
 use crate::linear::{CurvatureKind, LearnError, LearnerConfig, Representation};
 use crate::sketch::FdVariant;
 use crate::Row;
@@ -78,7 +78,8 @@ pub struct MulticlassConfig {
     pub classes: usize,
     /// One-against-all: the configuration of every member (default [`LearnerConfig::default`],
     /// the `auto` mixture). Its `representation` is also the softmax learner's:
-    /// [`Representation::Sparse`] builds the sparse-time [`SparseSoftmax`] (fd-fast, rfd-fast).
+    /// [`Representation::Sparse`] builds the sparse-time [`SparseSoftmax`] (fd-fast, rfd-fast,
+    /// rp, oja; with `diag` inside [`DiagonalScaled`]).
     pub member: LearnerConfig,
     /// Softmax: the feature-side curvature (identity, full, fd, fd-fast, rfd, rfd-fast, rp, oja;
     /// not the sparse kinds).
@@ -171,7 +172,7 @@ impl MulticlassConfig {
                     diag: self.diag.then_some(self.diag_d0),
                 };
                 let learner = if self.member.representation == Representation::Sparse {
-                    AnyMulticlass::SparseSoftmax(Box::new(self.sparse_softmax(dim, params)?))
+                    self.sparse_softmax(dim, params)?
                 } else {
                     AnyMulticlass::Softmax(SoftmaxSon::new(
                         self.classes,
@@ -186,34 +187,67 @@ impl MulticlassConfig {
     }
 
     /// Whether the softmax learner has a sparse-time form for these parameters (a doubling
-    /// FD/RFD sketch, no diagonal adaptation).
+    /// FD/RFD, an RP or an Oja sketch; with or without diagonal adaptation).
     pub(crate) fn softmax_has_sparse(&self) -> bool {
         matches!(
             self.curvature,
-            CurvatureKind::FdFast | CurvatureKind::RfdFast
-        ) && !self.diag
+            CurvatureKind::FdFast | CurvatureKind::RfdFast | CurvatureKind::Rp | CurvatureKind::Oja
+        )
     }
 
-    /// The sparse-time softmax learner ([`SparseSoftmax`]) for input dimension `dim`.
+    /// The sparse-time softmax learner ([`SparseSoftmax`] over the chosen sketch) for input
+    /// dimension `dim`; with `diag`, inside [`DiagonalScaled`], which appends the intercept
+    /// itself so that its coordinate is scaled too (as the dense learner's).
     fn sparse_softmax(
         &self,
         dim: usize,
         params: SoftmaxParams,
-    ) -> Result<SparseSoftmax, LearnError> {
-        let (k, m, seed) = (self.classes, self.size, self.seed);
-        match self.curvature {
-            _ if self.diag => Err(LearnError::InvalidParameter(
-                "the sparse-time softmax learner has no diagonal adaptation (--diag): use \
-                 --representation dense"
-                    .into(),
-            )),
-            CurvatureKind::FdFast => SparseSoftmax::fd(k, dim, m, self.alpha, seed, params),
-            CurvatureKind::RfdFast => SparseSoftmax::rfd(k, dim, m, self.alpha0, seed, params),
-            other => Err(LearnError::InvalidParameter(format!(
-                "the sparse-time softmax learner takes the curvature fd-fast or rfd-fast, not \
-                 {other}: use --representation dense"
-            ))),
-        }
+    ) -> Result<AnyMulticlass, LearnError> {
+        let Some(d0) = params.diag else {
+            return self.sparse_softmax_learner(dim, params);
+        };
+        let de = dim + params.bias.is_some() as usize;
+        let inner = SoftmaxParams {
+            bias: None,
+            diag: None,
+            ..params
+        };
+        let inner = self.sparse_softmax_learner(de, inner)?;
+        let wrapped = DiagonalScaled::new(inner, params.bias, d0)?;
+        Ok(AnyMulticlass::DiagonalScaled(Box::new(wrapped)))
+    }
+
+    fn sparse_softmax_learner(
+        &self,
+        dim: usize,
+        params: SoftmaxParams,
+    ) -> Result<AnyMulticlass, LearnError> {
+        let (k, m, seed, a) = (self.classes, self.size, self.seed, self.alpha);
+        Ok(match self.curvature {
+            CurvatureKind::FdFast => AnyMulticlass::SparseSoftmax(Box::new(SparseSoftmax::fd(
+                k, dim, m, a, seed, params,
+            )?)),
+            CurvatureKind::RfdFast => AnyMulticlass::SparseSoftmax(Box::new(SparseSoftmax::rfd(
+                k,
+                dim,
+                m,
+                self.alpha0,
+                seed,
+                params,
+            )?)),
+            CurvatureKind::Rp => AnyMulticlass::SparseSoftmaxRp(Box::new(SparseSoftmaxRp::rp(
+                k, dim, m, a, seed, params,
+            )?)),
+            CurvatureKind::Oja => AnyMulticlass::SparseSoftmaxOja(Box::new(SparseSoftmaxOja::oja(
+                k, dim, m, a, 1.0, seed, params,
+            )?)),
+            other => {
+                return Err(LearnError::InvalidParameter(format!(
+                    "the sparse-time softmax learner takes the curvature fd-fast, rfd-fast, rp or \
+                     oja, not {other}: use --representation dense"
+                )))
+            }
+        })
     }
 
     /// The softmax learner's feature-side curvature of dimension `de`.
@@ -292,9 +326,24 @@ pub enum AnyMulticlass {
     /// [`MulticlassConfig::build`] makes for `Reduction::Softmax` (files written before keep
     /// the unwrapped learner, with `α` in absolute units).
     RowScaled(Box<RowScaled<AnyMulticlass>>),
+    /// The softmax learner in sparse time over the Gaussian (RP) sketch.
+    SparseSoftmaxRp(Box<SparseSoftmaxRp>),
+    /// The softmax learner in sparse time over Oja's sketch.
+    SparseSoftmaxOja(Box<SparseSoftmaxOja>),
+    /// A sparse-time softmax learner with SON's diagonal adaptation ([`DiagonalScaled`]; the
+    /// dense-time learner has it inside).
+    DiagonalScaled(Box<DiagonalScaled<AnyMulticlass>>),
 }
 
-enum_dispatch!($ dispatch, AnyMulticlass { OneVsAll, Softmax, SparseSoftmax, RowScaled });
+enum_dispatch!($ dispatch, AnyMulticlass {
+    OneVsAll,
+    Softmax,
+    SparseSoftmax,
+    RowScaled,
+    SparseSoftmaxRp,
+    SparseSoftmaxOja,
+    DiagonalScaled
+});
 
 impl AnyMulticlass {
     /// Each class's weight vector, class `k` at `k`: `d` feature weights, then the intercept's
@@ -307,30 +356,29 @@ impl AnyMulticlass {
                 .iter()
                 .map(|m| crate::linear::OnlineLearner::weights(m).into_owned())
                 .collect(),
-            AnyMulticlass::Softmax(l) => {
-                let w = l.weights();
-                w.chunks_exact(w.len() / l.classes())
-                    .map(<[f64]>::to_vec)
-                    .collect()
-            }
-            AnyMulticlass::SparseSoftmax(l) => {
-                let w = l.weights();
-                w.chunks_exact(w.len() / l.classes())
-                    .map(<[f64]>::to_vec)
-                    .collect()
-            }
+            AnyMulticlass::Softmax(l) => rows(l.input_weights(), l.classes()),
+            AnyMulticlass::SparseSoftmax(l) => rows(l.weights(), l.classes()),
+            AnyMulticlass::SparseSoftmaxRp(l) => rows(l.weights(), l.classes()),
+            AnyMulticlass::SparseSoftmaxOja(l) => rows(l.weights(), l.classes()),
             AnyMulticlass::RowScaled(l) => l.original_weights(l.inner().class_weights()),
+            AnyMulticlass::DiagonalScaled(l) => l.original_weights(l.inner().class_weights()),
         }
     }
 
-    /// The learner inside a [`RowScaled`] wrapper, or this one: what the model is made of
-    /// (one-against-all, dense-time or sparse-time softmax).
+    /// The learner inside its [`RowScaled`] and [`DiagonalScaled`] wrappers, or this one: what
+    /// the model is made of (one-against-all, dense-time or sparse-time softmax).
     pub fn unscaled(&self) -> &AnyMulticlass {
         match self {
-            AnyMulticlass::RowScaled(l) => l.inner(),
+            AnyMulticlass::RowScaled(l) => l.inner().unscaled(),
+            AnyMulticlass::DiagonalScaled(l) => l.inner().unscaled(),
             other => other,
         }
     }
+}
+
+/// A row-major `K × d̃` matrix as `K` rows.
+fn rows(w: Vec<f64>, k: usize) -> Vec<Vec<f64>> {
+    w.chunks_exact(w.len() / k).map(<[f64]>::to_vec).collect()
 }
 
 impl MulticlassLearner for AnyMulticlass {

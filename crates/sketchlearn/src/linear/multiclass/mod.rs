@@ -4,7 +4,10 @@
 //!   the rest (`−1`); predictions compare the members' margins on the same scale.
 //! * [`SoftmaxSon`]: multinomial (softmax) logistic regression with a sketched second-order step
 //!   whose curvature is Kronecker-factored — one feature-side sketch shared by all `K` classes
-//!   times a small `K × K` class-side factor (the derivation is in its module documentation).
+//!   times a small `K × K` class-side factor (the derivation is in its module documentation);
+//!   in sparse time over FD/RFD, RP and Oja sketches
+//!   ([`SparseSoftmax`](crate::linear::sparse::SparseSoftmax)), with diagonal adaptation as
+//!   the wrapper [`DiagonalScaled`].
 //!
 //! Both implement [`MulticlassLearner`]; [`MulticlassConfig`] validates hyper-parameters and
 //! builds an [`AnyMulticlass`] chosen at run time (serde-serializable for model files).
@@ -17,6 +20,7 @@ use crate::Row;
 
 mod class_factor;
 mod config;
+mod diagonal_scaled;
 mod from_member;
 mod one_vs_all;
 mod row_scaled;
@@ -25,6 +29,7 @@ mod softmax_son;
 
 pub use class_factor::ClassFactor;
 pub use config::{AnyMulticlass, MulticlassConfig, Reduction};
+pub use diagonal_scaled::DiagonalScaled;
 pub use from_member::SoftmaxGiven;
 pub use one_vs_all::OneVsAll;
 pub use row_scaled::RowScaled;

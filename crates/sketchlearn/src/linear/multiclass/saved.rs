@@ -20,9 +20,10 @@ impl MulticlassConfig {
     /// average non-zeros per example when known): one-against-all members whose curvature has a
     /// sparse-time variant get it when [`auto_sparse`] says so for that member — the same rule
     /// as for a binary learner, so `K` members on R8's 23,585 features cost `O(K·(m² + m·nnz))`
-    /// per example instead of `O(K·m·d)`. The softmax learner over a doubling FD/RFD sketch
-    /// becomes the sparse-time [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax) by the
-    /// same rule (applied to a Newton learner of its curvature, size and intercept), recorded in
+    /// per example instead of `O(K·m·d)`. The softmax learner over a doubling FD/RFD, an RP or
+    /// an Oja sketch (with or without `diag`) becomes the sparse-time
+    /// [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax) by the same rule (applied to a
+    /// Newton learner of its curvature, size and intercept), recorded in
     /// `member.representation`.
     ///
     /// ```
@@ -251,16 +252,7 @@ fn check_loaded(m: &MulticlassModel) -> Result<(), String> {
                     .map_err(|e| format!("class {k}: {e}"))?;
             }
         }
-        AnyMulticlass::Softmax(s) => s.check_loaded()?,
-        AnyMulticlass::SparseSoftmax(s) => check_sparse_softmax(s)?,
-        AnyMulticlass::RowScaled(r) => {
-            r.check_scale()?;
-            match r.inner() {
-                AnyMulticlass::Softmax(s) => s.check_loaded()?,
-                AnyMulticlass::SparseSoftmax(s) => check_sparse_softmax(s)?,
-                _ => return Err("a row-scaled learner wraps a softmax learner".into()),
-            }
-        }
+        softmax => check_softmax(softmax)?,
     }
     let scores = m.learner.scores(Row::Sparse {
         indices: &[],
@@ -272,6 +264,32 @@ fn check_loaded(m: &MulticlassModel) -> Result<(), String> {
     Ok(())
 }
 
-fn check_sparse_softmax(s: &crate::linear::sparse::SparseSoftmax) -> Result<(), String> {
-    s.check_loaded().map_err(|e| format!("sparse softmax: {e}"))
+/// A softmax learner as [`MulticlassConfig::build`] makes it (a dense- or sparse-time learner,
+/// possibly inside [`RowScaled`](super::RowScaled) and, sparse-time, inside
+/// [`DiagonalScaled`](super::DiagonalScaled)); a wrapper around anything else is refused.
+fn check_softmax(l: &AnyMulticlass) -> Result<(), String> {
+    let sparse = |e: String| format!("sparse softmax: {e}");
+    match l {
+        AnyMulticlass::OneVsAll(_) => Err("a softmax wrapper around one-against-all".into()),
+        AnyMulticlass::Softmax(s) => s.check_loaded(),
+        AnyMulticlass::SparseSoftmax(s) => s.check_loaded().map_err(sparse),
+        AnyMulticlass::SparseSoftmaxRp(s) => s.check_loaded().map_err(sparse),
+        AnyMulticlass::SparseSoftmaxOja(s) => s.check_loaded().map_err(sparse),
+        AnyMulticlass::RowScaled(r) => {
+            r.check_scale()?;
+            match r.inner() {
+                AnyMulticlass::RowScaled(_) => Err("a row-scaled learner wraps another".into()),
+                inner => check_softmax(inner),
+            }
+        }
+        AnyMulticlass::DiagonalScaled(d) => {
+            d.check_loaded()?;
+            match d.inner() {
+                inner @ (AnyMulticlass::SparseSoftmax(_)
+                | AnyMulticlass::SparseSoftmaxRp(_)
+                | AnyMulticlass::SparseSoftmaxOja(_)) => check_softmax(inner),
+                _ => Err("diagonal adaptation wraps a sparse-time softmax learner".into()),
+            }
+        }
+    }
 }

@@ -92,9 +92,11 @@
 //! (`Bᵀ(…)`: `O(ℓ·d̃)`); the rank-one step writes `K·d̃` weights (`O(K·d̃)`, twice: guard, then
 //! apply); FD's doubling shrink is `O(m·d̃)` amortised. In all `O((m + K)·d̃ + m³ + K³)`: the
 //! sparse input is accepted but the step is dense-time here. The sparse-time form over a
-//! doubling FD/RFD sketch is [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax): each row
-//! of `W` kept as `w̄_k + Zᵀb_k + Gᵀc_k` over the shared lazily stored sketch (SON App. G's
-//! `w = w̄ + Zᵀb` with `K` heads), `O(m² + ℓ² + (m + K)·nnz + K³)` per example.
+//! doubling FD/RFD, an RP or an Oja sketch is [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax):
+//! each row of `W` kept as `w̄_k + Zᵀb_k (+ Gᵀc_k)` over the shared lazily stored sketch (SON
+//! App. G's `w = w̄ + Zᵀb` with `K` heads), `O(m² + ℓ² + (m + K)·nnz + K³)` per example; the
+//! diagonal adaptation below is then the wrapper
+//! [`DiagonalScaled`](crate::linear::multiclass::DiagonalScaled).
 
 use super::{argmax, check_multiclass, normalize_log, ClassFactor, MulticlassLearner};
 use crate::linear::curvature::{AnyCurvature, Curvature};
@@ -143,8 +145,9 @@ pub(crate) struct Extended {
     dense: Vec<f64>,
 }
 
-/// `D^{−½}x̃` for an extended row `xt` (same pattern), `D = d₀ + g2`, values written to `out`.
-fn scale_row<'a>(xt: Row<'a>, d0: f64, g2: &[f64], out: &'a mut Vec<f64>) -> Row<'a> {
+/// `D^{−½}x̃` for an extended row `xt` (same pattern), `D = d₀ + g2`, values written to `out`
+/// (shared with the sparse-time learners' [`DiagonalScaled`](super::DiagonalScaled)).
+pub(crate) fn scale_row<'a>(xt: Row<'a>, d0: f64, g2: &[f64], out: &'a mut Vec<f64>) -> Row<'a> {
     out.clear();
     match xt {
         Row::Dense(v) => {
@@ -367,6 +370,20 @@ impl<C: Curvature> SoftmaxSon<C> {
         &self.w
     }
 
+    /// `W` on the rows as given, `K × d̃`: [`weights`](Self::weights) with diagonal adaptation's
+    /// scale applied (`w_kj/√D_jj`, the weights of `x̃` rather than of `D^{−½}x̃`).
+    pub fn input_weights(&self) -> Vec<f64> {
+        let Some(d0) = self.params.diag else {
+            return self.w.clone();
+        };
+        let de = self.g2.len();
+        self.w
+            .iter()
+            .enumerate()
+            .map(|(i, w)| w / (d0 + self.g2[i % de]).sqrt())
+            .collect()
+    }
+
     /// The feature-side curvature `Φ = αI + BᵀB`.
     pub fn curvature(&self) -> &C {
         &self.curvature
@@ -390,12 +407,7 @@ impl<C: Curvature> SoftmaxSon<C> {
 
     /// Diagonal adaptation: `D_jj += ω²‖p − e_y‖² x̃_j²` (the raw gradient's row norms).
     fn accumulate_gradient(&mut self, xt: Row<'_>, p: &[f64], class: usize, weight: f64) {
-        let r2: f64 = p
-            .iter()
-            .enumerate()
-            .map(|(j, &pj)| (pj - (j == class) as u8 as f64).powi(2))
-            .sum();
-        let f = weight * weight * r2;
+        let f = gradient_rows_factor(p, class, weight);
         match xt {
             Row::Dense(v) => {
                 for (g, x) in self.g2.iter_mut().zip(v) {
@@ -553,6 +565,17 @@ impl<C: Curvature> MulticlassLearner for SoftmaxSon<C> {
     fn examples_seen(&self) -> u64 {
         self.t
     }
+}
+
+/// Diagonal adaptation's `ω²‖p − e_y‖²`: the raw gradient `ω(p − e_y)x̃ᵀ`'s row `j` has the
+/// squared norm `ω²‖p − e_y‖²x̃_j²`, what `D_jj` accumulates.
+pub(crate) fn gradient_rows_factor(p: &[f64], class: usize, weight: f64) -> f64 {
+    let r2: f64 = p
+        .iter()
+        .enumerate()
+        .map(|(j, &pj)| (pj - (j == class) as u8 as f64).powi(2))
+        .sum();
+    weight * weight * r2
 }
 
 /// The projection's rank-one coefficients `a_k = (clip(s_k) − s_k) / q`: the step along the

@@ -47,6 +47,7 @@
 use super::columns::{head, Init, LazyColumns};
 use super::fd_shrink::ShrinkWork;
 use super::for_each_nz;
+use super::heads::HeadsCurvature;
 use super::newton::{
     check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
 };
@@ -669,6 +670,78 @@ impl SparseCurvature for SparseFdCurvature {
 
     fn own_columns(&self, out: &mut Vec<u32>) {
         out.extend(self.g.iter().flat_map(|row| row.indices.iter().copied()));
+    }
+}
+
+/// `K` heads over the FD buffer: the own coefficients are `c` (`c[q·K + h]` for raw row `q`),
+/// the own direction `h_G` (the raw rows' part of `h = H·Bx`).
+impl HeadsCurvature for SparseFdCurvature {
+    fn solve(&mut self, z: &[f64], _m: usize) {
+        self.direction(z);
+    }
+
+    fn solved(&self) -> &[f64] {
+        &self.tmp[..self.m]
+    }
+
+    fn own_score(&self, h: usize, heads: usize) -> f64 {
+        self.gx
+            .iter()
+            .enumerate()
+            .map(|(q, g)| self.c[q * heads + h] * g)
+            .sum()
+    }
+
+    fn add_own_scores(&self, x: Row<'_>, out: &mut [f64]) {
+        let heads = out.len();
+        let gx: Vec<f64> = self
+            .g
+            .iter()
+            .map(|row| sparse_dot(&row.indices, &row.values, x))
+            .collect();
+        for (h, o) in out.iter_mut().enumerate() {
+            let raw: f64 = gx
+                .iter()
+                .enumerate()
+                .map(|(q, g)| self.c[q * heads + h] * g)
+                .sum();
+            *o += raw;
+        }
+    }
+
+    fn own_step_ok(&self, f: &[f64]) -> bool {
+        let heads = f.len();
+        let hg = &self.h[self.k..self.k + self.gx.len()];
+        f.iter().enumerate().all(|(h, fh)| {
+            hg.iter()
+                .enumerate()
+                .all(|(q, g)| weight_ok(self.c[q * heads + h] - fh * g))
+        })
+    }
+
+    fn own_step(&mut self, f: &[f64]) {
+        let heads = f.len();
+        for (q, g) in self.h[self.k..self.k + self.gx.len()].iter().enumerate() {
+            for (h, fh) in f.iter().enumerate() {
+                self.c[q * heads + h] -= fh * g;
+            }
+        }
+    }
+
+    fn add_head_weights(&self, w: &mut [f64], heads: usize) {
+        let de = w.len() / heads.max(1);
+        for (q, row) in self.g.iter().enumerate() {
+            for h in 0..heads {
+                let c = self.c[q * heads + h];
+                for (&j, &v) in row.indices.iter().zip(&row.values) {
+                    w[h * de + j as usize] += c * v;
+                }
+            }
+        }
+    }
+
+    fn check_heads(&self, w: &SparseWeights, heads: usize) -> Result<(), String> {
+        super::validate::check_fd_heads(self, &w.cols, heads)
     }
 }
 

@@ -64,6 +64,7 @@ pub mod fd;
 mod fd_shrink;
 mod gather;
 pub(crate) mod gram_schmidt;
+pub mod heads;
 mod merge;
 mod merge_lazy;
 pub mod newton;
@@ -75,10 +76,11 @@ pub(crate) mod validate;
 
 pub use columns::{initial_directions, Init};
 pub use fd::{SparseFd, SparseFdCurvature};
+pub use heads::HeadsCurvature;
 pub use newton::{SparseCurvature, SparseNewton, SparseWeights, ToSketch};
 pub use oja::{SparseOja, SparseOjaCurvature};
 pub use rp::{SparseRp, SparseRpCurvature};
-pub use softmax::SparseSoftmax;
+pub use softmax::{SparseSoftmax, SparseSoftmaxOja, SparseSoftmaxRp};
 
 use super::{LearnError, OnlineLearner};
 use crate::dispatch::{enum_dispatch, forward_online_learner};

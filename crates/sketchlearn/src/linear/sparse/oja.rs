@@ -51,6 +51,7 @@
 
 use super::columns::{Init, LazyColumns};
 use super::gram_schmidt::DEPENDENT;
+use super::heads::HeadsCurvature;
 use super::newton::{
     check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
 };
@@ -78,7 +79,9 @@ const REBASE_RHO2: f64 = 1e2;
 pub type SparseOja = SparseNewton<SparseOjaCurvature>;
 
 /// Oja's curvature `A⁻¹x = (x − Vᵀdiag(κ)Vx)/α` with `V = F·Z` (see the [module](self) docs).
-#[derive(Clone, Debug)]
+/// (The binary learner's model files list these fields themselves, see `stored_layout!`; the
+/// serde derive is the sparse-time softmax learner's.)
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SparseOjaCurvature {
     pub(super) alpha: f64,
     pub(super) oja_c: f64,
@@ -92,10 +95,14 @@ pub struct SparseOjaCurvature {
     pub(super) lambda: Vec<f64>,
     /// Sketch updates (the dense sketch's `t`).
     pub(super) t: u64,
+    #[serde(skip)]
     y: Vec<f64>,
+    #[serde(skip)]
     v: Vec<f64>,
+    #[serde(skip)]
     run: Vec<f64>,
     /// `δ` of the last sketch update (the column pass needs it after `run` is reused).
+    #[serde(skip)]
     delta: Vec<f64>,
 }
 
@@ -144,7 +151,7 @@ impl SparseOja {
 
 impl SparseOjaCurvature {
     /// `F = I` on the first `rank` rows (the initial `Z₀` has `rank` non-zero rows), `λ = 0`.
-    fn new(m: usize, rank: usize, alpha: f64, oja_c: f64) -> Self {
+    pub(super) fn new(m: usize, rank: usize, alpha: f64, oja_c: f64) -> Self {
         let mut f = vec![0.0; m * m];
         for i in 0..rank {
             f[i * m + i] = 1.0;
@@ -262,13 +269,7 @@ impl SparseCurvature for SparseOjaCurvature {
     #[inline(always)]
     fn step_direction(&mut self, coef: f64, z: &[f64], b: &[f64], m: usize) -> bool {
         let f = coef / self.alpha;
-        lower_mul(&self.f, m, z, &mut self.y);
-        let (t, alpha) = (self.t as f64, self.alpha);
-        for (y, &l) in self.y[..m].iter_mut().zip(&self.lambda[..m]) {
-            let tl = t * l;
-            *y *= tl / (alpha + tl);
-        }
-        lower_tmul(&self.f, m, &self.y, &mut self.v);
+        self.solve(z, m);
         b[..m]
             .iter()
             .zip(&self.v[..m])
@@ -339,11 +340,10 @@ impl SparseCurvature for SparseOjaCurvature {
             let trk =
                 self.trk + 2.0 * dot(&self.delta, &self.v) + gg * dot(&self.delta, &self.delta);
             if !(gg.is_finite()
-                && db.is_finite()
                 && sig.is_finite()
                 && trk.is_finite()
                 && (dmax * gg.sqrt()).is_finite()
-                && (db * gg.sqrt()).is_finite())
+                && w.shifts_finite(&self.delta, gg.sqrt()))
             {
                 return refuse();
             }
@@ -394,6 +394,28 @@ impl SparseCurvature for SparseOjaCurvature {
     /// The change of basis `Z ← FZ`, `F ← I` with the transfer `w̄ ← w̄ + Zᵀb`, `b ← 0`.
     fn transfer(&mut self, w: &mut SparseWeights, z: &mut [f64]) {
         self.maybe_rebase(w, z, true);
+    }
+}
+
+impl HeadsCurvature for SparseOjaCurvature {
+    /// `v = Fᵀdiag(κ)Fz` (in `self.v`).
+    #[inline(always)]
+    fn solve(&mut self, z: &[f64], m: usize) {
+        lower_mul(&self.f, m, z, &mut self.y);
+        let (t, alpha) = (self.t as f64, self.alpha);
+        for (y, &l) in self.y[..m].iter_mut().zip(&self.lambda[..m]) {
+            let tl = t * l;
+            *y *= tl / (alpha + tl);
+        }
+        lower_tmul(&self.f, m, &self.y, &mut self.v);
+    }
+
+    fn solved(&self) -> &[f64] {
+        &self.v[..self.m]
+    }
+
+    fn check_heads(&self, _w: &SparseWeights, _heads: usize) -> Result<(), String> {
+        super::validate::check_oja_curvature(self)
     }
 }
 

@@ -25,7 +25,7 @@
 //! Cost `O(m² + m·nnz)` per example.
 
 use super::columns::{Init, LazyColumns};
-use super::fused_write;
+use super::heads::HeadsCurvature;
 use super::newton::{
     check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
 };
@@ -53,8 +53,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub type SparseRp = SparseNewton<SparseRpCurvature>;
 
 /// The RP curvature `A = αI + SᵀS` with `S = Z` the sparsely updated Gaussian sketch (see the
-/// [module](self) docs).
-#[derive(Clone, Debug)]
+/// [module](self) docs). (The binary learner's model files list these fields themselves, see
+/// `stored_layout!`; the serde derive is the sparse-time softmax learner's.)
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SparseRpCurvature {
     pub(super) alpha: f64,
     pub(super) m: usize,
@@ -64,10 +65,14 @@ pub struct SparseRpCurvature {
     pub(super) gram: Vec<f64>,
     rng: Xoshiro256PlusPlus,
     rows_seen: u64,
+    #[serde(skip)]
     hz: Vec<f64>,
+    #[serde(skip)]
     r: Vec<f64>,
+    #[serde(skip)]
     q: Vec<f64>,
     /// The last update's draw `r` (the column pass needs it after `r` is reused).
+    #[serde(skip)]
     delta: Vec<f64>,
 }
 
@@ -90,7 +95,7 @@ impl SparseRp {
 
 impl SparseRpCurvature {
     /// `S = 0` (`H = I/α`), the Gaussian draws seeded with `seed`.
-    fn new(m: usize, alpha: f64, seed: u64) -> Self {
+    pub(super) fn new(m: usize, alpha: f64, seed: u64) -> Self {
         let h = crate::linalg::scaled_identity(m, 1.0 / alpha);
         SparseRpCurvature {
             alpha,
@@ -143,12 +148,10 @@ impl SparseCurvature for SparseRpCurvature {
     }
 
     /// `Hz` (in `self.hz`): `A⁻¹x = (x − SᵀHz)/α`.
-    fn step_direction(&mut self, coef: f64, z: &[f64], b: &[f64], _m: usize) -> bool {
-        let (m, f) = (self.m, coef / self.alpha);
-        for i in 0..m {
-            self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
-        }
-        (0..m).all(|i| weight_ok(b[i] - f * self.hz[i]))
+    fn step_direction(&mut self, coef: f64, z: &[f64], b: &[f64], m: usize) -> bool {
+        let f = coef / self.alpha;
+        self.solve(z, m);
+        (0..self.m).all(|i| weight_ok(b[i] - f * self.hz[i]))
     }
 
     fn apply_step(&mut self, f: f64, b: &mut [f64], _m: usize) {
@@ -187,7 +190,7 @@ impl SparseCurvature for SparseRpCurvature {
         // Refuse (leaving S, H and w̄ as they are) an update that cannot stay finite.
         let gmax = gg.sqrt();
         let finite = gg.is_finite()
-            && (rb * gmax).is_finite()
+            && w.shifts_finite(&self.r, gmax)
             && (0..m).all(|i| {
                 (self.r[i] * gmax).is_finite()
                     && (0..m).all(|j| {
@@ -214,7 +217,7 @@ impl SparseCurvature for SparseRpCurvature {
         // The dense sketch's update of H (recomputed from SSᵀ when it fails or cancels).
         if !symmetric_rank_two(&mut self.h, &mut self.hz, &mut self.r, &mut self.q) {
             if let Err(e) = self.recompute_h() {
-                fused_write(&mut w.cols, x, -rb * s, Some((&self.delta, s)));
+                w.write_update(x, &self.delta, s);
                 return Err(e);
             }
         }
@@ -232,6 +235,24 @@ impl SparseCurvature for SparseRpCurvature {
     /// `w̄ ← w̄ + Sᵀb` (lazily), `b ← 0`: see `columns.rs`.
     fn transfer(&mut self, w: &mut SparseWeights, _z: &mut [f64]) {
         w.rebase(None);
+    }
+}
+
+impl HeadsCurvature for SparseRpCurvature {
+    /// `v = Hz` (in `self.hz`).
+    fn solve(&mut self, z: &[f64], _m: usize) {
+        let m = self.m;
+        for i in 0..m {
+            self.hz[i] = dot(&self.h[i * m..(i + 1) * m], z);
+        }
+    }
+
+    fn solved(&self) -> &[f64] {
+        &self.hz[..self.m]
+    }
+
+    fn check_heads(&self, _w: &SparseWeights, _heads: usize) -> Result<(), String> {
+        super::validate::check_rp_curvature(self)
     }
 }
 

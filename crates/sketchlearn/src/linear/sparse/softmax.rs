@@ -1,5 +1,6 @@
-//! Sparse-time softmax SON: the multinomial learner [`SoftmaxSon`] over a doubling FD/RFD
-//! sketch, with a per-example cost independent of the dimension `d` (issue 24, item 2).
+//! Sparse-time softmax SON: the multinomial learner [`SoftmaxSon`] over a doubling FD/RFD, a
+//! random-projection (RP) or an Oja sketch, with a per-example cost independent of the
+//! dimension `d` (issue 24, item 2).
 //!
 //! # The dense step
 //! [`SoftmaxSon`] (its module documentation has the derivation) keeps `W ∈ ℝ^{K×d̃}` and steps
@@ -61,14 +62,33 @@
 //! `FdCurvature` (doubling FD and RFD) through many shrinks — to 1e-9 plus a multiple of how far
 //! the dense learner moves under one-ulp changes of its inputs (it amplifies rounding where its
 //! steps overshoot the scores) — and save/load mid-stream.
-//! SON's diagonal adaptation (§5.2) is not available here (its `D` would be read and written
-//! on all `d̃` coordinates by the dense rescaling; use the dense learner).
+//!
+//! # RP and Oja
+//! The same holds over any sparse-time curvature of the binary learners (`heads.rs`): with
+//! `A⁻¹x̃ = (x̃ − Zᵀv)/α` — RP (SON App. G.1, Alg. 7): `Z = S`, `v = Hz`; Oja (Alg. 4, 5, App.
+//! H): `V = F·Z`, `v = Fᵀdiag(κ)Fz` — the step is `w̄_k += (u_k/α)·x̃`, `b_k −= (u_k/α)·v`,
+//! and the sketch update `Z ← Z + δĝᵀ` (touching the example's columns only) is compensated in
+//! every head by `w̄_k −= (δᵀb_k)·ĝ`. Oja's change of basis when `V = FZ` cancels, and the
+//! transfer `w̄_k += Zᵀb_k` when the scores cancel, act on all heads in the column store. The
+//! RP learner draws the same Gaussian rows as the dense
+//! [`RpCurvature`](crate::linear::curvature::RpCurvature) with the same seed; the Oja learner
+//! starts from the structured orthonormal `Z₀` ([`initial_directions`](super::initial_directions)),
+//! where the dense `OjaCurvature` draws Gaussian directions. `tests/sparse_softmax_rp_oja.rs`
+//! checks both against [`SoftmaxSon`] over the dense curvature from the same start. Cost
+//! `O(m² + (m + K)·nnz + K·m + K³)` per example (amortised: a stale column's catch-up
+//! `O(m² + K·m)`).
+//!
+//! SON's diagonal adaptation (§5.2) is a wrapper here
+//! ([`DiagonalScaled`](crate::linear::multiclass::DiagonalScaled)): it rescales the example's
+//! `nnz` values and updates `D` on them, so the learner stays sparse-time.
 
 use super::columns::{head, Init, LazyColumns, Z};
 use super::fd::SparseFdCurvature;
 use super::for_each_nz;
-use super::newton::{cancels, SparseCurvature, SparseWeights, ToSketch};
-use super::row_index::sparse_dot;
+use super::heads::HeadsCurvature;
+use super::newton::{cancels, SparseWeights, ToSketch};
+use super::oja::SparseOjaCurvature;
+use super::rp::SparseRpCurvature;
 use crate::linalg::dot;
 use crate::linear::multiclass::{
     check_multiclass, check_softmax_params, class_coefficients, clip_coefficients, normalize_log,
@@ -79,37 +99,43 @@ use crate::Row;
 use serde::{Deserialize, Serialize};
 
 /// Sparse-time softmax regression with the sketched Kronecker-factored Newton step over a
-/// doubling FD/RFD sketch (see the [module](self) documentation); the same learner as
-/// [`SoftmaxSon`](crate::linear::multiclass::SoftmaxSon) over
-/// `FdCurvature::{fd, rfd}(d + 1, m, FdVariant::Doubling, α)`.
+/// doubling FD/RFD sketch (the default `C`), an RP or an Oja sketch (see the [module](self)
+/// documentation); the same learner as [`SoftmaxSon`](crate::linear::multiclass::SoftmaxSon)
+/// over `FdCurvature::{fd, rfd}(d + 1, m, FdVariant::Doubling, α)`, `RpCurvature` or
+/// `OjaCurvature` (from the same initial directions).
 ///
 /// ```
 /// use sketchlearn::linear::multiclass::{MulticlassLearner, SoftmaxParams};
-/// use sketchlearn::linear::sparse::SparseSoftmax;
+/// use sketchlearn::linear::sparse::{SparseSoftmax, SparseSoftmaxOja};
 /// use sketchlearn::Row;
-/// // 3 classes over 2^20 features, RFD m = 4, α₀ = 1.
-/// let mut son = SparseSoftmax::rfd(3, 1 << 20, 4, 1.0, 7, SoftmaxParams::default()).unwrap();
+/// // 3 classes over 2^20 features, RFD m = 4, α₀ = 1; and Oja-SON, m = 4, α = 1.
+/// let rfd = SparseSoftmax::rfd(3, 1 << 20, 4, 1.0, 7, SoftmaxParams::default()).unwrap();
+/// let oja = SparseSoftmaxOja::oja(3, 1 << 20, 4, 1.0, 1.0, 7, SoftmaxParams::default()).unwrap();
 /// let data = [([5u32, 900_000], 0), ([17, 900_000], 1), ([5, 17], 2)];
-/// for _ in 0..30 {
-///     for (x, y) in &data {
-///         let p = son.learn(Row::Sparse { indices: x, values: &[1.0, 1.0] }, *y, 1.0).unwrap();
-///         assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+/// let learn = |son: &mut dyn MulticlassLearner| {
+///     for _ in 0..30 {
+///         for (x, y) in &data {
+///             let p = son.learn(Row::Sparse { indices: x, values: &[1.0, 1.0] }, *y, 1.0).unwrap();
+///             assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+///         }
 ///     }
-/// }
-/// for (x, y) in &data {
-///     assert_eq!(son.predict_class(Row::Sparse { indices: x, values: &[1.0, 1.0] }), *y);
-/// }
+///     for (x, y) in &data {
+///         assert_eq!(son.predict_class(Row::Sparse { indices: x, values: &[1.0, 1.0] }), *y);
+///     }
+/// };
+/// learn(&mut rfd.clone());
+/// learn(&mut oja.clone());
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SparseSoftmax {
+pub struct SparseSoftmax<C = SparseFdCurvature> {
     k: usize,
     /// Input dimension `d` (the store's is `d̃`).
     dim: usize,
     params: SoftmaxParams,
     /// `w̄_k` (the store's heads), `Z`, and the `b_k` one after the other.
     pub(super) w: SparseWeights,
-    /// The FD buffer, with the `c_k` (`c[q·K + k]`).
-    pub(super) curv: SparseFdCurvature,
+    /// The curvature (FD: with the `c_k`, `c[q·K + k]`).
+    pub(super) curv: C,
     gamma: ClassFactor,
     t: u64,
     refused: u64,
@@ -123,7 +149,13 @@ pub struct SparseSoftmax {
     wx: Vec<f64>,
 }
 
-impl SparseSoftmax {
+/// Sparse-time softmax SON over the Gaussian sketch (SON App. G.1).
+pub type SparseSoftmaxRp = SparseSoftmax<SparseRpCurvature>;
+
+/// Sparse-time softmax SON over Oja's sketch (SON §4, App. H).
+pub type SparseSoftmaxOja = SparseSoftmax<SparseOjaCurvature>;
+
+impl SparseSoftmax<SparseFdCurvature> {
     /// FD: `Φ = αI + BᵀB`, sketch size `m ≥ 1`, `α` finite and `> 0`, over input dimension `dim`
     /// (`d̃ = dim + 1` with an intercept, `d̃ ≥ 2m`); `seed` of the initial basis.
     pub fn fd(
@@ -134,7 +166,7 @@ impl SparseSoftmax {
         seed: u64,
         params: SoftmaxParams,
     ) -> Result<Self, LearnError> {
-        Self::build(classes, dim, m, alpha, false, seed, params)
+        Self::build_fd(classes, dim, m, alpha, false, seed, params)
     }
 
     /// RFD: `α = α₀ + Σδ/2` (Luo et al. 2019), otherwise as [`SparseSoftmax::fd`].
@@ -146,10 +178,10 @@ impl SparseSoftmax {
         seed: u64,
         params: SoftmaxParams,
     ) -> Result<Self, LearnError> {
-        Self::build(classes, dim, m, alpha0, true, seed, params)
+        Self::build_fd(classes, dim, m, alpha0, true, seed, params)
     }
 
-    fn build(
+    fn build_fd(
         classes: usize,
         dim: usize,
         m: usize,
@@ -158,28 +190,119 @@ impl SparseSoftmax {
         seed: u64,
         params: SoftmaxParams,
     ) -> Result<Self, LearnError> {
-        let gamma = ClassFactor::new(classes, params.ridge)?;
-        let de = dim + check_softmax_params(&params)?;
-        if params.diag.is_some() {
-            return Err(LearnError::InvalidParameter(
-                "the sparse-time softmax learner has no diagonal adaptation (use the dense \
-                 representation)"
-                    .into(),
-            ));
-        }
-        if !(alpha.is_finite() && alpha > 0.0) {
+        let de = checked_dim(dim, m, alpha, &params)?;
+        if de < 2 * m {
             return Err(LearnError::InvalidParameter(format!(
-                "alpha must be finite and > 0, got {alpha}"
-            )));
-        }
-        if m == 0 || de < 2 * m {
-            return Err(LearnError::InvalidParameter(format!(
-                "the sparse-time softmax learner needs 1 ≤ m and 2m ≤ d (+1 with an intercept): \
+                "the sparse-time softmax learner over FD needs 2m ≤ d (+1 with an intercept): \
                  m = {m}, d = {de}; for such a small d use the dense representation"
             )));
         }
         let rank = super::columns::initial_rank(de, m);
-        let cols = LazyColumns::with_heads(de, m, classes, Init::Structured { seed });
+        let curv = SparseFdCurvature::new(m, rank, alpha, regularized);
+        Self::from_parts(classes, dim, params, Init::Structured { seed }, curv)
+    }
+
+    /// The sketch's `BᵀB` as a dense `d̃ × d̃` matrix (`O(d̃²)`, for tests: the dense learner's
+    /// is its curvature's FD buffer).
+    pub fn covariance(&self) -> Vec<f64> {
+        self.curv.covariance(&self.w.cols)
+    }
+
+    /// Number of FD shrinks so far.
+    pub fn shrinks(&self) -> u64 {
+        self.curv.shrinks
+    }
+}
+
+impl SparseSoftmax<SparseRpCurvature> {
+    /// RP: `Φ = αI + SᵀS` with the Gaussian sketch `S` (rows `r ~ N(0, I/m)` drawn as the dense
+    /// `RpCurvature::new(d̃, m, α, seed)` draws them), sketch size `m ≥ 1`, `α` finite and `> 0`.
+    pub fn rp(
+        classes: usize,
+        dim: usize,
+        m: usize,
+        alpha: f64,
+        seed: u64,
+        params: SoftmaxParams,
+    ) -> Result<Self, LearnError> {
+        checked_dim(dim, m, alpha, &params)?;
+        let curv = SparseRpCurvature::new(m, alpha, seed);
+        Self::from_parts(classes, dim, params, Init::Zero, curv)
+    }
+}
+
+impl SparseSoftmax<SparseOjaCurvature> {
+    /// Oja: `Φ⁻¹x̃ = (x̃ − Vᵀdiag(κ)Vx̃)/α`, sketch size `m ≥ 1`, `α` finite and `> 0`, Oja's
+    /// learning-rate constant `c > 0` of `γ_t = min(c/t, 1)`, `seed` of the initial directions
+    /// ([`initial_directions`](super::initial_directions)`(d̃, m, seed)`).
+    pub fn oja(
+        classes: usize,
+        dim: usize,
+        m: usize,
+        alpha: f64,
+        oja_c: f64,
+        seed: u64,
+        params: SoftmaxParams,
+    ) -> Result<Self, LearnError> {
+        let de = checked_dim(dim, m, alpha, &params)?;
+        if !(oja_c.is_finite() && oja_c > 0.0) {
+            return Err(LearnError::InvalidParameter(format!(
+                "oja learning-rate constant c must be finite and > 0, got {oja_c}"
+            )));
+        }
+        let rank = super::columns::initial_rank(de, m);
+        let curv = SparseOjaCurvature::new(m, rank, alpha, oja_c);
+        Self::from_parts(classes, dim, params, Init::Structured { seed }, curv)
+    }
+
+    /// Oja's estimated eigenvalues `λ`.
+    pub fn eigenvalues(&self) -> &[f64] {
+        &self.curv.lambda
+    }
+}
+
+/// Checks what every sparse-time softmax learner needs (`m ≥ 1`, `α` finite and `> 0`, no
+/// diagonal adaptation, valid softmax parameters); returns `d̃`.
+fn checked_dim(
+    dim: usize,
+    m: usize,
+    alpha: f64,
+    params: &SoftmaxParams,
+) -> Result<usize, LearnError> {
+    let de = dim + check_softmax_params(params)?;
+    if params.diag.is_some() {
+        return Err(LearnError::InvalidParameter(
+            "the sparse-time softmax learner takes diagonal adaptation as a wrapper \
+             (DiagonalScaled), not in its parameters"
+                .into(),
+        ));
+    }
+    if !(alpha.is_finite() && alpha > 0.0) {
+        return Err(LearnError::InvalidParameter(format!(
+            "alpha must be finite and > 0, got {alpha}"
+        )));
+    }
+    if m == 0 {
+        return Err(LearnError::InvalidParameter(
+            "the sparse-time softmax learner needs a sketch size m ≥ 1".into(),
+        ));
+    }
+    Ok(de)
+}
+
+impl<C: HeadsCurvature> SparseSoftmax<C> {
+    /// `W = 0` over a column store of `d̃` columns with `K` heads, started at `init`.
+    fn from_parts(
+        classes: usize,
+        dim: usize,
+        params: SoftmaxParams,
+        init: Init,
+        curv: C,
+    ) -> Result<Self, LearnError> {
+        let gamma = ClassFactor::new(classes, params.ridge)?;
+        let de = dim + check_softmax_params(&params)?;
+        let m = curv.size();
+        let cols = LazyColumns::with_heads(de, m, classes, init);
         Ok(SparseSoftmax {
             k: classes,
             dim,
@@ -188,7 +311,7 @@ impl SparseSoftmax {
                 cols,
                 b: vec![0.0; classes * m],
             },
-            curv: SparseFdCurvature::new(m, rank, alpha, regularized),
+            curv,
             gamma,
             t: 0,
             refused: 0,
@@ -211,7 +334,7 @@ impl SparseSoftmax {
 
     /// The sketch size `m`.
     pub fn size(&self) -> usize {
-        self.curv.m
+        self.curv.size()
     }
 
     /// The `α` in use (`α₀ + Σδ/2` for RFD).
@@ -219,22 +342,16 @@ impl SparseSoftmax {
         self.curv.alpha()
     }
 
-    /// The sketch's `BᵀB` as a dense `d̃ × d̃` matrix (`O(d̃²)`, for tests: the dense learner's
-    /// is its curvature's FD buffer).
-    pub fn covariance(&self) -> Vec<f64> {
-        self.curv.covariance(&self.w.cols)
-    }
-
-    /// Number of FD shrinks so far.
-    pub fn shrinks(&self) -> u64 {
-        self.curv.shrinks
+    /// Number of lazy rebases (changes of basis / transfers of `Zᵀb_k` into `w̄_k`) so far.
+    pub fn rebases(&self) -> u64 {
+        self.w.cols.rebases()
     }
 
     /// `W`, row-major `K × d̃` (the intercept's weight last in each row), as
     /// [`SoftmaxSon::weights`](crate::linear::multiclass::SoftmaxSon::weights): `O(d̃·(m² + K·m))`,
     /// for inspection and tests.
     pub fn weights(&self) -> Vec<f64> {
-        let (k, m, de) = (self.k, self.curv.m, self.w.cols.dim());
+        let (k, m, de) = (self.k, self.curv.size(), self.w.cols.dim());
         let mut w = vec![0.0; k * de];
         for j in 0..de {
             let slot = self.w.cols.peek_slot(j);
@@ -243,14 +360,7 @@ impl SparseSoftmax {
                 w[h * de + j] = slot[head(m, h)] + dot(z, &self.w.b[h * m..(h + 1) * m]);
             }
         }
-        for (q, row) in self.curv.g.iter().enumerate() {
-            for h in 0..k {
-                let c = self.curv.c[q * k + h];
-                for (&j, &v) in row.indices.iter().zip(&row.values) {
-                    w[h * de + j as usize] += c * v;
-                }
-            }
-        }
+        self.curv.add_head_weights(&mut w, k);
         w
     }
 
@@ -273,20 +383,14 @@ impl SparseSoftmax {
         xx
     }
 
-    /// The scores `z_k = w̄_kᵀx̃ + b_kᵀ(Zx̃) + c_kᵀ(Gx̃)` of the gathered example (after
+    /// The scores `z_k = w̄_kᵀx̃ + b_kᵀ(Zx̃) (+ c_kᵀ(Gx̃))` of the gathered example (after
     /// `begin`), and whether they cancel (see the module documentation).
     fn gathered_scores(&mut self, z: &[f64], wx: &[f64]) -> (Vec<f64>, bool) {
-        let (k, m) = (self.k, self.curv.m);
-        let gx = &self.curv.gx;
+        let (k, m) = (self.k, self.curv.size());
         let mut worst = (0.0, 0.0, -1.0);
         let s = (0..k)
             .map(|h| {
-                let raw: f64 = gx
-                    .iter()
-                    .enumerate()
-                    .map(|(q, g)| self.curv.c[q * k + h] * g)
-                    .sum();
-                let rest = dot(&self.w.b[h * m..(h + 1) * m], z) + raw;
+                let rest = dot(&self.w.b[h * m..(h + 1) * m], z) + self.curv.own_score(h, k);
                 let size = wx[h].abs() + rest.abs();
                 if size > worst.2 {
                     worst = (wx[h], rest, size);
@@ -300,20 +404,15 @@ impl SparseSoftmax {
     /// `W += u (Φ⁻¹x̃)ᵀ` (module documentation) unless a touched `w̄_kj`, a `b_k` or a `c_k`
     /// would become non-finite or too large; `z = Zx̃` with the current sketch.
     fn step(&mut self, xt: Row<'_>, u: &[f64], z: &[f64], what: &str) -> Result<(), LearnError> {
-        let (k, m) = (self.k, self.curv.m);
-        self.curv.direction(z);
+        let (k, m) = (self.k, self.curv.size());
+        self.curv.solve(z, m);
         let alpha = self.curv.alpha();
         let f: Vec<f64> = u.iter().map(|a| a / alpha).collect();
-        let c = &self.curv;
-        let (v, hg) = (&c.tmp[..m], &c.h[c.k..c.k + c.gx.len()]);
+        let v = self.curv.solved();
         let mut ok = (0..k).all(|h| {
             let bh = &self.w.b[h * m..(h + 1) * m];
             bh.iter().zip(v).all(|(b, vi)| weight_ok(b - f[h] * vi))
-                && hg
-                    .iter()
-                    .enumerate()
-                    .all(|(q, g)| weight_ok(c.c[q * k + h] - f[h] * g))
-        });
+        }) && self.curv.own_step_ok(&f);
         let cols = &mut self.w.cols;
         for_each_nz(xt, |j, xj| {
             let slot = cols.slot(j);
@@ -326,16 +425,12 @@ impl SparseSoftmax {
                 self.t
             )));
         }
+        let v = self.curv.solved();
         for (h, fh) in f.iter().enumerate() {
             let bh = &mut self.w.b[h * m..(h + 1) * m];
             bh.iter_mut().zip(v).for_each(|(b, vi)| *b -= fh * vi);
         }
-        let c = &mut self.curv;
-        for (q, g) in c.h[c.k..c.k + c.gx.len()].iter().enumerate() {
-            for (h, fh) in f.iter().enumerate() {
-                c.c[q * k + h] -= fh * g;
-            }
-        }
+        self.curv.own_step(&f);
         let cols = &mut self.w.cols;
         for_each_nz(xt, |j, xj| {
             let slot = cols.slot(j);
@@ -354,7 +449,7 @@ impl SparseSoftmax {
         z: &[f64],
         s: &mut [f64],
     ) -> Result<(), LearnError> {
-        let (clip, m) = (self.params.clip, self.curv.m);
+        let (clip, m) = (self.params.clip, self.curv.size());
         let alpha = self.curv.alpha();
         let q = (xx - self.curv.quad(z, m)) / alpha;
         let floor = 1e-12 * xx / alpha.max(1e-300);
@@ -365,6 +460,18 @@ impl SparseSoftmax {
         self.step(xt, &a, z, "projection")?;
         s.iter_mut().for_each(|v| *v = v.clamp(-clip, clip));
         Ok(())
+    }
+
+    /// The sketch update with `ĝ = √(cω)·x̃` and, where the sketch's columns change (RP, Oja),
+    /// the heads' compensation ([`SparseWeights::write_update`]) and the model's follow-up
+    /// (Oja: a change of basis when `V = FZ` cancels); `z ← Z'x̃`.
+    fn update_sketch(&mut self, g: ToSketch<'_>, z: &mut [f64]) -> Result<(), LearnError> {
+        let m = self.curv.size();
+        if self.curv.prepare_update(g, z, &mut self.w, m)?.is_some() {
+            self.w.write_update(g.x, self.curv.delta(), g.s);
+            self.curv.after_update(&mut self.w, z);
+        }
+        self.curv.check(&self.w.b, self.t)
     }
 
     /// One round on an extended, validated row ([`SoftmaxSon`]'s steps 1–4 in this
@@ -379,7 +486,6 @@ impl SparseSoftmax {
         z: &mut [f64],
         wx: &mut [f64],
     ) -> Result<Vec<f64>, LearnError> {
-        let m = self.curv.m;
         let xx = self.gather(xt, z, wx);
         self.curv.scratch();
         self.curv.begin(xt);
@@ -404,7 +510,7 @@ impl SparseSoftmax {
             xx,
             example: self.t,
         };
-        if let Err(e) = self.curv.prepare_update(g, z, &mut self.w, m) {
+        if let Err(e) = self.update_sketch(g, z) {
             self.refused += 1;
             return Err(e);
         }
@@ -418,7 +524,7 @@ impl SparseSoftmax {
     /// The scores of an extended row without changing anything (stale columns are brought up
     /// to date in a copy).
     fn scores_extended(&self, xt: Row<'_>) -> Vec<f64> {
-        let (k, m, de) = (self.k, self.curv.m, self.w.cols.dim());
+        let (k, m, de) = (self.k, self.curv.size(), self.w.cols.dim());
         let (mut z, mut wx) = (vec![0.0; m], vec![0.0; k]);
         for_each_nz(xt, |j, v| {
             if j < de {
@@ -429,22 +535,11 @@ impl SparseSoftmax {
                 super::axpy::axpy(&mut z, &slot[Z..Z + m], v);
             }
         });
-        let gx: Vec<f64> = self
-            .curv
-            .g
-            .iter()
-            .map(|row| sparse_dot(&row.indices, &row.values, xt))
+        let mut s: Vec<f64> = (0..k)
+            .map(|h| wx[h] + dot(&self.w.b[h * m..(h + 1) * m], &z))
             .collect();
-        (0..k)
-            .map(|h| {
-                let raw: f64 = gx
-                    .iter()
-                    .enumerate()
-                    .map(|(q, g)| self.curv.c[q * k + h] * g)
-                    .sum();
-                wx[h] + dot(&self.w.b[h * m..(h + 1) * m], &z) + raw
-            })
-            .collect()
+        self.curv.add_own_scores(xt, &mut s);
+        s
     }
 
     /// Checks a loaded learner's state (issue 26), see `validate.rs`.
@@ -487,7 +582,7 @@ impl SparseSoftmax {
     }
 }
 
-impl MulticlassLearner for SparseSoftmax {
+impl<C: HeadsCurvature> MulticlassLearner for SparseSoftmax<C> {
     fn classes(&self) -> usize {
         self.k
     }
@@ -516,7 +611,7 @@ impl MulticlassLearner for SparseSoftmax {
         self.t += 1;
         let mut ext = std::mem::take(&mut self.ext);
         let (mut z, mut wx) = (std::mem::take(&mut self.z), std::mem::take(&mut self.wx));
-        z.resize(self.curv.m, 0.0);
+        z.resize(self.curv.size(), 0.0);
         wx.resize(self.k, 0.0);
         let xt = ext.row(x, self.dim, self.params.bias);
         let r = self.learn_extended(xt, class, weight, &mut z, &mut wx);

@@ -15,14 +15,18 @@
 //!   `SparseFd::with_buffer`) holds `k + r < ℓ` rows (a full one is shrunk at once), `c` has `r`
 //!   entries, the Gram matrix and its factor are `ℓ × ℓ`, and every raw row has as many
 //!   values as indices, indices `< d`, finite values and `u = Zĝ ∈ ℝ^m` finite; `Σδ ≥ 0` finite.
-//! * the sparse-time softmax learner (`K` classes over the FD buffer, [`SparseSoftmax`]): the
-//!   FD invariants with `c ∈ ℝ^{r·K}`, `K` heads in the column store, `b ∈ ℝ^{K·m}`, finite
-//!   `b` and `c`, `α` finite and `> 0`.
+//! * the sparse-time softmax learner (`K` classes over one curvature, [`SparseSoftmax`]): its
+//!   curvature's invariants (FD: with `c ∈ ℝ^{r·K}`, finite), `K` heads in the column store,
+//!   `b ∈ ℝ^{K·m}` finite, `α` finite and `> 0`.
 
 use super::columns::LazyColumns;
 use super::fd::SparseFdCurvature;
+use super::heads::HeadsCurvature;
 use super::newton::{check_params, SparseCurvature};
-use super::{SparseFd, SparseLearner, SparseNewton, SparseOja, SparseRp, SparseSoftmax};
+use super::{
+    SparseFd, SparseLearner, SparseNewton, SparseOja, SparseOjaCurvature, SparseRp,
+    SparseRpCurvature, SparseSoftmax,
+};
 
 /// Checks `learner`'s state; the error says what is inconsistent.
 pub(crate) fn check(learner: &SparseLearner) -> Result<(), String> {
@@ -109,15 +113,25 @@ fn store_directions(
 }
 
 fn check_rp(l: &SparseRp) -> Result<(), String> {
-    let c = &l.curv;
-    check_common(l, c.m, c.alpha)?;
+    check_common(l, l.curv.m, l.curv.alpha)?;
+    check_rp_curvature(&l.curv)
+}
+
+/// RP's own state: `α`, `H` and `SSᵀ` of `m × m`.
+pub(super) fn check_rp_curvature(c: &SparseRpCurvature) -> Result<(), String> {
+    positive_alpha(c.alpha)?;
     len("H", c.h.len(), c.m * c.m)?;
     len("the Gram matrix", c.gram.len(), c.m * c.m)
 }
 
 fn check_oja(l: &SparseOja) -> Result<(), String> {
-    let c = &l.curv;
-    check_common(l, c.m, c.alpha)?;
+    check_common(l, l.curv.m, l.curv.alpha)?;
+    check_oja_curvature(&l.curv)
+}
+
+/// Oja's own state: `α`, `c_Oja`, `F` of `m × m`, `active` and `λ` of `m`, a finite `tr(ZZᵀ)`.
+pub(super) fn check_oja_curvature(c: &SparseOjaCurvature) -> Result<(), String> {
+    positive_alpha(c.alpha)?;
     if !(c.oja_c.is_finite() && c.oja_c > 0.0) {
         return Err(format!("Oja's constant c is {}", c.oja_c));
     }
@@ -127,25 +141,38 @@ fn check_oja(l: &SparseOja) -> Result<(), String> {
     finite("tr(ZZᵀ)", c.trk)
 }
 
+fn positive_alpha(alpha: f64) -> Result<(), String> {
+    if alpha.is_finite() && alpha > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("alpha is {alpha}"))
+    }
+}
+
 fn check_fd(l: &SparseFd) -> Result<(), String> {
     let c = &l.curv;
     check_common(l, c.m, c.alpha)?;
     check_fd_buffer(c, &l.w.cols, 1)
 }
 
-/// The sparse-time softmax learner: `K` heads over one FD buffer.
-pub(crate) fn check_softmax(l: &SparseSoftmax) -> Result<(), String> {
-    let (c, k) = (&l.curv, l.heads());
-    if !(c.alpha.is_finite() && c.alpha > 0.0) {
-        return Err(format!("alpha is {}", c.alpha));
-    }
-    len("b", l.w.b.len(), k * c.m)?;
-    store_directions(&l.w.cols, c.m, k)?;
-    check_fd_buffer(c, &l.w.cols, k)?;
-    l.w.b
-        .iter()
-        .chain(&c.c)
-        .try_for_each(|&v| finite("a coefficient", v))
+/// The sparse-time softmax learner: `K` heads over one curvature (FD, RP or Oja).
+pub(crate) fn check_softmax<C: HeadsCurvature>(l: &SparseSoftmax<C>) -> Result<(), String> {
+    let (m, k) = (l.curv.size(), l.heads());
+    len("b", l.w.b.len(), k * m)?;
+    store_directions(&l.w.cols, m, k)?;
+    l.curv.check_heads(&l.w, k)?;
+    l.w.b.iter().try_for_each(|&v| finite("a coefficient", v))
+}
+
+/// The FD buffer serving `heads` heads: `α`, the buffer's invariants, finite `c`.
+pub(super) fn check_fd_heads(
+    c: &SparseFdCurvature,
+    cols: &LazyColumns,
+    heads: usize,
+) -> Result<(), String> {
+    positive_alpha(c.alpha)?;
+    check_fd_buffer(c, cols, heads)?;
+    c.c.iter().try_for_each(|&v| finite("a coefficient", v))
 }
 
 /// The FD buffer's invariants (module docs) over the column store `cols` of dimension `d`,
