@@ -65,14 +65,14 @@ fn tail(w: &[f64], x: &[f64]) -> f64 {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+pub(crate) mod avx2 {
     use std::arch::x86_64::{
         __m256d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_setzero_pd, _mm256_storeu_pd,
     };
 
     /// The four lanes of `acc` as `(a₀ + a₁) + (a₂ + a₃)`.
     #[target_feature(enable = "avx2")]
-    pub(super) fn lanes_sum(acc: __m256d) -> f64 {
+    pub(crate) fn lanes_sum(acc: __m256d) -> f64 {
         let mut a = [0.0f64; 4];
         // SAFETY: `a` has four entries.
         unsafe { _mm256_storeu_pd(a.as_mut_ptr(), acc) };

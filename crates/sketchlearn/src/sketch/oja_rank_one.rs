@@ -265,12 +265,7 @@ mod avx2 {
                 rest += row[k] * x[k];
             }
         }
-        x.map(|_| {
-            let mut l = [0.0f64; 4];
-            // SAFETY: `l` has four entries.
-            unsafe { _mm256_storeu_pd(l.as_mut_ptr(), acc) };
-            (l[0] + l[1]) + (l[2] + l[3]) + rest
-        })
+        x.map(|_| crate::data::dot4::avx2::lanes_sum(acc) + rest)
     }
 }
 
