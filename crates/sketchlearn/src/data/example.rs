@@ -46,21 +46,7 @@ fn leading_block(indices: &[u32], len: usize) -> Option<usize> {
     (is_block && n <= len).then_some(n)
 }
 
-/// `w · x` with the four accumulators of the sparse gather loop of [`Row::dot`] (chunks of four,
-/// lane `k` summing entries `4c + k`, then the tail in order), so that a sparse row indexed
-/// `0..n` gets exactly the bits of the gather loop.
-fn dot4(w: &[f64], x: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let mut chunks = w.chunks_exact(4).zip(x.chunks_exact(4));
-    for (wc, xc) in &mut chunks {
-        for k in 0..4 {
-            acc[k] += wc[k] * xc[k];
-        }
-    }
-    let tail = x.len() / 4 * 4;
-    let rest: f64 = w[tail..].iter().zip(&x[tail..]).map(|(a, b)| a * b).sum();
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
-}
+use super::dot4::{dot4, dot4_rows};
 
 impl<'a> Row<'a> {
     /// Squared Euclidean norm.
@@ -143,6 +129,20 @@ impl<'a> Row<'a> {
                         .sum()
                 }
             }
+        }
+    }
+
+    /// `out[i] = self.dot(&v[i·d..(i + 1)·d])` for the first `out.len()` rows of the row-major
+    /// `v` (`d` columns), to the bit; a dense row written sparsely (indices `0..n`) runs the
+    /// rows' sums side by side ([`dot4_rows`]).
+    pub(crate) fn dot_rows(&self, v: &[f64], d: usize, out: &mut [f64]) {
+        if let Row::Sparse { indices, values } = self {
+            if let Some(n) = leading_block(indices, d) {
+                return dot4_rows(v, d, &values[..n], out);
+            }
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.dot(&v[i * d..(i + 1) * d]);
         }
     }
 

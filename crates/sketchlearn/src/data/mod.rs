@@ -4,6 +4,7 @@ pub mod csv;
 pub mod csv_examples;
 pub mod csv_schema;
 mod decimal;
+pub(crate) mod dot4;
 pub mod error;
 pub mod example;
 pub mod format;

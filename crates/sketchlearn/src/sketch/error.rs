@@ -37,9 +37,10 @@ pub(crate) fn check_row(row: &crate::Row<'_>, dim: usize) -> Result<(), SketchEr
             dim,
         });
     }
+    // The vectorised test without an early exit (a row is almost always finite).
     let finite = match row {
-        crate::Row::Dense(v) => v.iter().all(|x| x.is_finite()),
-        crate::Row::Sparse { values, .. } => values.iter().all(|x| x.is_finite()),
+        crate::Row::Dense(v) => crate::data::all_finite(v),
+        crate::Row::Sparse { values, .. } => crate::data::all_finite(values),
     };
     if !finite {
         return Err(SketchError::NonFinite(

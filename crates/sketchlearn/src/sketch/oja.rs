@@ -170,9 +170,7 @@ impl OjaSketch {
         let (m, d) = (self.m, self.dim);
         self.t += 1;
         let gamma = (self.c / self.t as f64).min(1.0);
-        for i in 0..m {
-            self.p[i] = g.dot(&self.v[i * d..(i + 1) * d]);
-        }
+        g.dot_rows(&self.v, d, &mut self.p);
         for i in 0..m {
             self.lambda[i] = (1.0 - gamma) * self.lambda[i] + gamma * self.p[i] * self.p[i];
         }
