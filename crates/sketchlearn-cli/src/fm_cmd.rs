@@ -3,6 +3,7 @@
 //! the rest without updates.
 
 use crate::fm_eta::{SIDE_COLUMNS_ETA_PAIRWISE, SIDE_FILES_ETA_PAIRWISE};
+use crate::prediction_sink::PredictionSink;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sketchlearn::data::ratings::{
@@ -21,8 +22,7 @@ use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::convert::Infallible;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::time::Instant;
 
 /// Input kind.
@@ -868,14 +868,7 @@ fn test(
     predictions: Option<&str>,
 ) -> Result<(Metrics, f64)> {
     let mut metrics = Metrics::new();
-    let mut out = match predictions {
-        Some(p) => {
-            Some(BufWriter::new(File::create(p).with_context(|| {
-                format!("cannot create predictions file {p}")
-            })?))
-        }
-        None => None,
-    };
+    let mut out = predictions.map(PredictionSink::create).transpose()?;
     let loss = model.config.loss;
     let clipped = Clipped {
         inner: &mut model.learner,
@@ -911,11 +904,11 @@ fn test(
         return Err(e);
     }
     let seconds = start.elapsed().as_secs_f64();
-    if let Some(mut o) = out {
-        o.flush()?;
-    }
     if let Some(e) = io_error {
         bail!("writing predictions: {e}");
+    }
+    if let Some(o) = out {
+        o.finish().context("writing predictions")?;
     }
     Ok((metrics, seconds))
 }

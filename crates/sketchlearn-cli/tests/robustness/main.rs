@@ -7,11 +7,14 @@
 //! - `io_faults`: `/dev/full`, a file-size limit during save, a kill during save, stale
 //!   temporary files;
 //! - `limits`: huge feature indices, `--dim`, `-b`, `--size`;
-//! - `models`: hostile model files (valid checksum, bad contents).
+//! - `models`: hostile model files (valid checksum, bad contents);
+//! - `predictions`: an existing `-p` file survives `predict`, `fm` and `fm predict` runs that fail
+//!   after scoring some rows.
 
 mod io_faults;
 mod limits;
 mod models;
+mod predictions;
 mod sources;
 
 use std::path::{Path, PathBuf};
