@@ -154,7 +154,8 @@ pub struct FmArgs {
     #[arg(long)]
     pub init_std: Option<f64>,
     /// Initial intercept μ (convex learners: start from and centre FTRL at Θ₁ = μ·e eᵀ;
-    /// fm-sgd: w0 = μ). The paper uses 0.
+    /// fm-sgd: w0 = μ). The paper uses 0 [default: squared loss: the running mean of the
+    /// ratings learned so far (each prediction from the earlier ones only); other losses: 0].
     #[arg(long)]
     pub intercept: Option<f64>,
     /// fm-sgd: decay the learning rate as η/√t.
@@ -337,7 +338,7 @@ impl FmArgs {
             reg_w: self.reg_w.unwrap_or(d.reg_w),
             reg_v: self.reg_v.unwrap_or(d.reg_v),
             init_std: self.init_std.unwrap_or(d.init_std),
-            intercept: self.intercept.unwrap_or(d.intercept),
+            intercept: self.intercept.or(d.intercept),
             max_dense_entries: d.max_dense_entries,
         }
     }

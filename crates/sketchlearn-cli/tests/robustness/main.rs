@@ -59,6 +59,15 @@ impl Drop for Scratch {
     }
 }
 
+/// Runs `script` with `bash -c` (pipes, process substitution).
+pub fn bash(script: &str) -> Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .expect("bash runs")
+}
+
 /// Runs the binary with `args` (stdin empty unless `stdin` is given).
 pub fn run(args: &[&str], stdin: Option<&Path>) -> Output {
     let mut cmd = Command::new(bin());

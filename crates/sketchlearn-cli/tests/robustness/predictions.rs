@@ -5,16 +5,8 @@
 //! The predictions go to a temporary file beside the target that is put in place only when the
 //! run ends well, so the user's file keeps its bytes and no partial or temporary file is left.
 
-use super::{assert_clear_error, bin, repo_file, Scratch};
-use std::process::{Command, Output};
-
-fn bash(script: &str) -> Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .output()
-        .expect("bash runs")
-}
+use super::{assert_clear_error, bash, bin, repo_file, Scratch};
+use std::process::Command;
 
 /// Runs `sketchlearn ARGS -p P FILE` and `cat FILE | sketchlearn ARGS -p P -` on `bad`, each of
 /// which must fail with `want` (`{name}` replaced by the source's name) after scoring rows,
