@@ -47,7 +47,7 @@ fn fm_config(params: &Bound<'_, PyDict>, default_loss: Loss) -> PyResult<FmConfi
         eta: get(params, "eta")?.unwrap_or(d.eta),
         eta_pairwise: get(params, "eta_pairwise")?.unwrap_or(d.eta_pairwise),
         rank: get(params, "rank")?.unwrap_or(d.rank),
-        intercept: get(params, "intercept")?.unwrap_or(d.intercept),
+        intercept: get(params, "intercept")?.or(d.intercept),
         seed: get(params, "seed")?.unwrap_or(d.seed),
         ..d
     })

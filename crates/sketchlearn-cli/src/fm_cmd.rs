@@ -3,6 +3,7 @@
 //! the rest without updates.
 
 use crate::fm_eta::{SIDE_COLUMNS_ETA_PAIRWISE, SIDE_FILES_ETA_PAIRWISE};
+use crate::prediction_sink::PredictionSink;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sketchlearn::data::ratings::{
@@ -21,8 +22,7 @@ use sketchlearn::{Example, LibsvmOptions, LibsvmReader, Row};
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::convert::Infallible;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::time::Instant;
 
 /// Input kind.
@@ -154,7 +154,8 @@ pub struct FmArgs {
     #[arg(long)]
     pub init_std: Option<f64>,
     /// Initial intercept μ (convex learners: start from and centre FTRL at Θ₁ = μ·e eᵀ;
-    /// fm-sgd: w0 = μ). The paper uses 0.
+    /// fm-sgd: w0 = μ). The paper uses 0 [default: squared loss: the running mean of the
+    /// ratings learned so far (each prediction from the earlier ones only); other losses: 0].
     #[arg(long)]
     pub intercept: Option<f64>,
     /// fm-sgd: decay the learning rate as η/√t.
@@ -337,7 +338,7 @@ impl FmArgs {
             reg_w: self.reg_w.unwrap_or(d.reg_w),
             reg_v: self.reg_v.unwrap_or(d.reg_v),
             init_std: self.init_std.unwrap_or(d.init_std),
-            intercept: self.intercept.unwrap_or(d.intercept),
+            intercept: self.intercept.or(d.intercept),
             max_dense_entries: d.max_dense_entries,
         }
     }
@@ -868,14 +869,7 @@ fn test(
     predictions: Option<&str>,
 ) -> Result<(Metrics, f64)> {
     let mut metrics = Metrics::new();
-    let mut out = match predictions {
-        Some(p) => {
-            Some(BufWriter::new(File::create(p).with_context(|| {
-                format!("cannot create predictions file {p}")
-            })?))
-        }
-        None => None,
-    };
+    let mut out = predictions.map(PredictionSink::create).transpose()?;
     let loss = model.config.loss;
     let clipped = Clipped {
         inner: &mut model.learner,
@@ -911,11 +905,11 @@ fn test(
         return Err(e);
     }
     let seconds = start.elapsed().as_secs_f64();
-    if let Some(mut o) = out {
-        o.flush()?;
-    }
     if let Some(e) = io_error {
         bail!("writing predictions: {e}");
+    }
+    if let Some(o) = out {
+        o.finish().context("writing predictions")?;
     }
     Ok((metrics, seconds))
 }

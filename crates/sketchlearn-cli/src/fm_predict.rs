@@ -6,6 +6,7 @@
 //! bias (intercept); for a pair of two unseen ids that is the bias alone, the model's global
 //! prediction. `--unseen-error` makes an unseen id an error instead.
 
+use crate::prediction_sink::PredictionSink;
 use anyhow::{bail, Context, Result};
 use sketchlearn::data::ratings::{line_fields, sniff, RatingColumns, RatingsError, RatingsFormat};
 use sketchlearn::data::side_columns::SideColumns;
@@ -105,18 +106,12 @@ fn score_libsvm(args: &FmPredictArgs, model: &FmModel, clip: Option<(f64, f64)>)
             out.flush()?;
         }
     }
-    out.flush()?;
-    Ok(())
+    out.finish().context("writing predictions")
 }
 
-/// Where the predictions go: `-p`, else standard output.
-fn output(args: &FmPredictArgs) -> Result<Box<dyn Write>> {
-    Ok(match &args.predictions {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {p}"))?,
-        )),
-        None => Box::new(std::io::stdout().lock()),
-    })
+/// Where the predictions go: `-p` (in place when the run ends well), else standard output.
+fn output(args: &FmPredictArgs) -> Result<PredictionSink> {
+    PredictionSink::create_or_stdout(args.predictions.as_deref())
 }
 
 /// Where the user, the item and the side columns are on a line; names are resolved against the
@@ -272,6 +267,5 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
             out.flush()?;
         }
     }
-    out.flush()?;
-    Ok(())
+    out.finish().context("writing predictions")
 }

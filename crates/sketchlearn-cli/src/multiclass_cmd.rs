@@ -63,9 +63,7 @@ impl MulticlassProgress for Table<'_> {
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let classes = classes.clone();
         if let Some(p) = self.path {
-            let out = crate::prediction_sink::PredictionSink::open(p)
-                .map_err(|e| format!("cannot create predictions file {p}: {e}"))?;
-            self.out = Some(out);
+            self.out = Some(crate::prediction_sink::PredictionSink::create(p)?);
         }
         if !self.quiet {
             eprintln!("learner: {learner}");

@@ -3,6 +3,7 @@
 
 use crate::paths::check_output;
 use crate::prediction_output::PredictionFormat;
+use crate::prediction_sink::PredictionSink;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
 use sketchlearn::data::{
@@ -13,8 +14,7 @@ use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassLearner;
 use sketchlearn::linear::OnlineLearner;
 use sketchlearn::{Example, ParseError, Row};
-use std::fs::File;
-use std::io::{BufRead, BufWriter, Cursor, Write};
+use std::io::{BufRead, Cursor, Write};
 
 /// Arguments of `sketchlearn predict`.
 #[derive(clap::Args, Debug)]
@@ -219,16 +219,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     } else {
         18
     };
-    let mut out: Box<dyn Write> = match args.score.predictions.as_deref() {
-        None | Some("-") => Box::new(std::io::stdout().lock()),
-        Some(p) => {
-            Box::new(BufWriter::new(File::create(p).with_context(|| {
-                format!("cannot create predictions file {p}")
-            })?))
-        }
-    };
+    let mut out = PredictionSink::create_or_stdout(args.score.predictions.as_deref())?;
     if let Some(schema) = &schema {
-        return run_csv(args, &scorer, schema, &mut out);
+        run_csv(args, &scorer, schema, &mut out)?;
+        return out.finish().context("writing predictions");
     }
     let parser = RowParser {
         format,
@@ -265,5 +259,5 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     if rows == 0 {
         bail!("no examples in {}", parser.name);
     }
-    Ok(())
+    out.finish().context("writing predictions")
 }

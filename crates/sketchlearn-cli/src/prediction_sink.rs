@@ -1,7 +1,10 @@
-//! Where `-p` predictions go: standard output (`-`) as they come, or a file that replaces its
-//! target only when the run ends well ([`ReplacingFile`]). A run that stops on bad input
-//! half-way (the LIBSVM dimension scan passes over values, so a bad value is met while
-//! learning) leaves an existing predictions file as it was and no partial file behind.
+//! Where `-p` predictions go, for every subcommand that writes them (`train`, `test`,
+//! `train --multiclass`, `predict`, `fm`, `fm predict`): standard output (`-`, and no `-p` where
+//! a subcommand scores to standard output) as they come, or a file that replaces its target only
+//! when the run ends well ([`ReplacingFile`]). A run that stops on bad input half-way (the LIBSVM
+//! dimension scan passes over values, so a bad value is met while learning; `predict` meets a
+//! bad row after the rows before it were scored) leaves an existing predictions file as it was
+//! and no partial file behind.
 
 use sketchlearn::model::ReplacingFile;
 use std::io::{self, BufWriter, Stdout, Write};
@@ -22,6 +25,17 @@ impl PredictionSink {
             "-" => PredictionSink::Stdout(BufWriter::new(io::stdout())),
             _ => PredictionSink::File(ReplacingFile::create(Path::new(path))?),
         })
+    }
+
+    /// [`PredictionSink::open`] with the command line's error: `cannot create predictions file
+    /// PATH: why`.
+    pub fn create(path: &str) -> anyhow::Result<Self> {
+        Self::open(path).map_err(|e| anyhow::anyhow!("cannot create predictions file {path}: {e}"))
+    }
+
+    /// `-p PATH` ([`PredictionSink::create`]), else standard output.
+    pub fn create_or_stdout(path: Option<&str>) -> anyhow::Result<Self> {
+        Self::create(path.unwrap_or("-"))
     }
 
     /// Flushes standard output, or puts the file in place.

@@ -264,10 +264,7 @@ impl Observer for Terminal<'_> {
         }
         self.format = PredictionFormat::binary(start.config.loss, start.classes.cloned(), self.raw);
         if let Some(p) = self.predictions_path {
-            self.predictions = Some(
-                PredictionSink::open(p)
-                    .map_err(|e| format!("cannot create predictions file {p}: {e}"))?,
-            );
+            self.predictions = Some(PredictionSink::create(p)?);
         }
         Ok(())
     }

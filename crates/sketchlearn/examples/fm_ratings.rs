@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let fm_config = FmConfig {
-        intercept: mean,
+        intercept: Some(mean),
         ..FmConfig::new(FmAlgorithm::SftrlSplit)
     };
     println!("FM: {}", fm_config.describe());

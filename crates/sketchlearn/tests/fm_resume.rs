@@ -50,12 +50,14 @@ fn fingerprint(fm: &AnyFm, data: &Data) -> Vec<u64> {
         .collect()
 }
 
-fn config(algorithm: FmAlgorithm) -> FmConfig {
+/// A fixed intercept (each learner's own centring) or `None`: the default, the running label
+/// mean, whose state (mean and weight) the model file must carry.
+fn config(algorithm: FmAlgorithm, intercept: Option<f64>) -> FmConfig {
     let mut c = FmConfig::for_loss(algorithm, Loss::Squared);
     c.size = 6; // below d + 2: the sketches compress
     c.radius = 10.0;
     c.ocg_block = 5;
-    c.intercept = 3.0;
+    c.intercept = intercept;
     c
 }
 
@@ -65,9 +67,12 @@ fn every_fm_algorithm_resumes_bit_exactly() {
     let d = 35;
     let dir = std::env::temp_dir().join(format!("sketchlearn-fm-resume-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for algorithm in FmAlgorithm::ALL {
+    for (algorithm, intercept) in FmAlgorithm::ALL
+        .into_iter()
+        .flat_map(|a| [(a, Some(3.0)), (a, None)])
+    {
         for k in [1, 37, 150] {
-            let c = config(algorithm);
+            let c = config(algorithm, intercept);
             let mut straight = c.build(d).unwrap();
             let preds_a = learn_all(&mut straight, &data);
             let mut first = FmModel::new(c, c.build(d).unwrap());
@@ -76,7 +81,7 @@ fn every_fm_algorithm_resumes_bit_exactly() {
             first.save(&path).unwrap();
             let mut resumed = FmModel::load(&path).unwrap();
             preds_b.extend(learn_all(&mut resumed.learner, &data[k..]));
-            let what = format!("{algorithm} k={k}");
+            let what = format!("{algorithm} intercept={intercept:?} k={k}");
             assert!(preds_a == preds_b, "{what}: progressive predictions differ");
             assert!(
                 fingerprint(&straight, &data) == fingerprint(&resumed.learner, &data),

@@ -42,7 +42,9 @@ default="sftrl-fast"
     loss : {"logistic", "squared", "hinge", "smooth-hinge"}, default=None
         ``None``: logistic for the classifier, squared for the regressor.
     intercept : float, default=None
-        Initial intercept μ (``None``: 0).
+        Initial intercept μ. ``None``: for the squared loss the running mean of the labels
+        learned so far (each prediction from the earlier labels only), for the other losses 0 —
+        the core's default, as ``sketchlearn fm`` takes it.
     normalize : bool, default=True
         Scale every row to unit norm first (CLI ``--normalize``, recorded in the model file).
         The default steps suit unit-norm or one-hot rows; on raw rows of larger norm constant

@@ -7,11 +7,14 @@
 //! - `io_faults`: `/dev/full`, a file-size limit during save, a kill during save, stale
 //!   temporary files;
 //! - `limits`: huge feature indices, `--dim`, `-b`, `--size`;
-//! - `models`: hostile model files (valid checksum, bad contents).
+//! - `models`: hostile model files (valid checksum, bad contents);
+//! - `predictions`: an existing `-p` file survives `predict`, `fm` and `fm predict` runs that fail
+//!   after scoring some rows.
 
 mod io_faults;
 mod limits;
 mod models;
+mod predictions;
 mod sources;
 
 use std::path::{Path, PathBuf};
@@ -54,6 +57,15 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// Runs `script` with `bash -c` (pipes, process substitution).
+pub fn bash(script: &str) -> Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .expect("bash runs")
 }
 
 /// Runs the binary with `args` (stdin empty unless `stdin` is given).

@@ -2,7 +2,7 @@
 //! once; standard input, a pipe, a FIFO and a process substitution are opened and read once —
 //! and train with the same flags as the file, to the same model, bit for bit.
 
-use super::{bin, repo_file, Scratch};
+use super::{bash, bin, repo_file, Scratch};
 use std::process::{Command, Output};
 
 /// The ways of handing the same data to `train`.
@@ -54,14 +54,6 @@ fn train_from(
     };
     let bytes = std::fs::read(&model).unwrap_or_default();
     (out, bytes)
-}
-
-fn bash(script: &str) -> Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .output()
-        .expect("bash runs")
 }
 
 /// The `--json` summary without the timings.

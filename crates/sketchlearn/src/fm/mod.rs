@@ -32,13 +32,16 @@
 //! let config = FmConfig::new(FmAlgorithm::SftrlFast);
 //! let mut fm = config.build(5).unwrap();
 //! let p = fm.learn(Row::Sparse { indices: &[0, 3], values: &[1.0, 1.0] }, 4.0, 1.0).unwrap();
-//! assert_eq!(p, 0.0); // Θ₁ = 0
+//! assert_eq!(p, 0.0); // no label seen yet: the running label mean μ₁ = 0
+//! let x = Row::Sparse { indices: &[1], values: &[1.0] };
+//! assert!(fm.predict(x) > 3.9); // centred at μ₂ = 4 (label_mean.rs)
 //! assert!(FmConfig { eta: -1.0, ..config }.build(5).is_err());
 //! ```
 
 mod convex;
 mod factored;
 mod fm_sgd;
+mod label_mean;
 mod ocg;
 mod quadratic_step;
 mod sftrl;
@@ -49,6 +52,7 @@ mod validate;
 pub use convex::{project_l1_ball, project_nuclear_ball, ConvexKind, DenseConvexFm, NuclearBall};
 pub use factored::{Compression, FactoredFd, FactoredGfd};
 pub use fm_sgd::{FmSgd, FmSgdParams};
+pub use label_mean::{LabelCentred, RunningMean};
 pub use ocg::{Ocg, OcgParams};
 pub use sftrl::{Sftrl, SftrlBackend};
 pub use sftrl_split::{FirstOrderStep, SftrlSplit};
@@ -334,8 +338,12 @@ pub struct FmConfig {
     pub init_std: f64,
     /// Initial intercept `μ`: the convex learners start from (and FTRL/OCG regularise towards)
     /// `Θ₁ = μ·e eᵀ` (`e` the constant coordinate of `â`), FM-SGD starts with `w₀ = μ`. The paper
-    /// uses 0; River's MovieLens tutorial uses 3.
-    pub intercept: f64,
+    /// uses 0; River's MovieLens tutorial uses 3. `None` (the default): the running mean of the
+    /// labels learned so far for the squared loss ([`LabelCentred`], `label_mean.rs`), 0 for the
+    /// classification losses. In a model file `None` is written as a NaN `f64`, which a fixed
+    /// intercept never is, so the layout is the one of format versions 4 to 8.
+    #[serde(with = "intercept_in_file")]
+    pub intercept: Option<f64>,
     /// FTRL/OGD: the largest `(d+1)²` allowed for the dense matrix.
     pub max_dense_entries: usize,
 }
@@ -347,7 +355,7 @@ impl FmConfig {
     }
 
     /// The defaults for `algorithm` and `loss`: `m = 10`, rank 10, no constraint for FTRL/OGD,
-    /// intercept 0, and step sizes measured on the shared data (`docs/results/fm_movielens.md`
+    /// the intercept `None` (the running label mean for the squared loss, 0 otherwise), and step sizes measured on the shared data (`docs/results/fm_movielens.md`
     /// for the square loss on one-hot ratings, `docs/results/fm_binary.md` for the other losses
     /// on unit-norm rows):
     ///
@@ -416,7 +424,7 @@ impl FmConfig {
             reg_w: 0.0,
             reg_v: 0.0,
             init_std: 0.1,
-            intercept: 0.0,
+            intercept: None,
             max_dense_entries: 1 << 27,
         }
     }
@@ -440,7 +448,9 @@ impl FmConfig {
                 self.radius
             )));
         }
-        check_intercept(self.intercept)?;
+        if let Some(mu) = self.intercept {
+            check_intercept(mu)?;
+        }
         match self.algorithm {
             FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast => {
                 Sftrl::check_params(self.size, self.sftrl_variant(), self.eta)
@@ -476,6 +486,16 @@ impl FmConfig {
         }
     }
 
+    /// The learner is centred at the running label mean: no intercept given, squared loss.
+    pub fn centres_at_label_mean(&self) -> bool {
+        self.intercept.is_none() && self.loss == Loss::Squared
+    }
+
+    /// The fixed intercept the learner itself is centred at (0 when none is given).
+    fn fixed_intercept(&self) -> f64 {
+        self.intercept.unwrap_or(0.0)
+    }
+
     /// FTRL/OGD's constraint: none for an infinite radius.
     fn ball(&self) -> Option<NuclearBall> {
         self.radius.is_finite().then_some(NuclearBall {
@@ -492,7 +512,7 @@ impl FmConfig {
             block: self.ocg_block,
             power_iters: self.power_iters,
             seed: self.seed,
-            intercept: self.intercept,
+            intercept: self.fixed_intercept(),
         }
     }
 
@@ -506,15 +526,26 @@ impl FmConfig {
             reg_w: self.reg_w,
             reg_v: self.reg_v,
             init_std: self.init_std,
-            intercept: self.intercept,
+            intercept: self.fixed_intercept(),
             seed: self.seed,
         }
     }
 
     /// Validates the hyper-parameters ([`FmConfig::check`]) and builds the learner for `dim`
-    /// features.
+    /// features: centred at the running label mean ([`LabelCentred`]) when
+    /// [`FmConfig::centres_at_label_mean`].
     pub fn build(&self, dim: usize) -> Result<AnyFm, LearnError> {
         self.check()?;
+        let fm = self.build_fixed(dim)?;
+        Ok(if self.centres_at_label_mean() {
+            AnyFm::LabelCentred(Box::new(LabelCentred::new(fm)))
+        } else {
+            fm
+        })
+    }
+
+    /// The learner centred at [`FmConfig::fixed_intercept`].
+    fn build_fixed(&self, dim: usize) -> Result<AnyFm, LearnError> {
         Ok(match self.algorithm {
             FmAlgorithm::Sftrl | FmAlgorithm::SftrlFast => AnyFm::Sftrl(
                 Sftrl::new(
@@ -525,7 +556,7 @@ impl FmConfig {
                     self.loss,
                     self.backend,
                 )?
-                .with_intercept(self.intercept)?,
+                .with_intercept(self.fixed_intercept())?,
             ),
             FmAlgorithm::SftrlSplit => AnyFm::SftrlSplit(
                 SftrlSplit::new(
@@ -538,7 +569,7 @@ impl FmConfig {
                 )?
                 .with_compression(self.compression)?
                 .with_first_order_step(self.first_order)?
-                .with_intercept(self.intercept)?,
+                .with_intercept(self.fixed_intercept())?,
             ),
             FmAlgorithm::Ftrl | FmAlgorithm::Ogd => {
                 let kind = if self.algorithm == FmAlgorithm::Ftrl {
@@ -555,7 +586,7 @@ impl FmConfig {
                         self.ball(),
                         self.max_dense_entries,
                     )?
-                    .with_intercept(self.intercept)?,
+                    .with_intercept(self.fixed_intercept())?,
                 )
             }
             FmAlgorithm::Ocg => AnyFm::Ocg(Ocg::new(dim, self.loss, self.ocg_params())?),
@@ -618,8 +649,10 @@ impl FmConfig {
                 s
             }
         };
-        if self.intercept != 0.0 {
-            s.push_str(&format!(" intercept={}", self.intercept));
+        match self.intercept {
+            Some(mu) if mu != 0.0 => s.push_str(&format!(" intercept={mu}")),
+            None if self.centres_at_label_mean() => s.push_str(" intercept=mean"),
+            _ => {}
         }
         s.push_str(&format!(" {}", self.loss));
         s
@@ -640,9 +673,11 @@ pub enum AnyFm {
     Ocg(Ocg),
     /// Rendle's FM by SGD.
     FmSgd(FmSgd),
+    /// One of the others centred at the running label mean (the squared loss's default).
+    LabelCentred(Box<LabelCentred>),
 }
 
-enum_dispatch!($ dispatch, AnyFm { Sftrl, SftrlSplit, Dense, Ocg, FmSgd });
+enum_dispatch!($ dispatch, AnyFm { Sftrl, SftrlSplit, Dense, Ocg, FmSgd, LabelCentred });
 
 impl AnyFm {
     /// Bytes held by the model state (what grows with `d` and `m`).
@@ -681,8 +716,23 @@ impl AnyFm {
         match self {
             AnyFm::Sftrl(s) => s.compact(),
             AnyFm::SftrlSplit(s) => s.compact(),
+            AnyFm::LabelCentred(c) => c.inner.compact(),
             _ => Ok(()),
         }
+    }
+}
+
+/// How [`FmConfig::intercept`] is stored: `Some(μ)` as `μ` (always finite), `None` as NaN.
+mod intercept_in_file {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(mu: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(mu.unwrap_or(f64::NAN))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        let mu = f64::deserialize(d)?;
+        Ok((!mu.is_nan()).then_some(mu))
     }
 }
 

@@ -22,14 +22,16 @@
 //!   `n` entries, the gradient sum's entries `(i ≤ j < n)` each listed once in its position map,
 //!   `scale > 0`, fewer pending examples than the block;
 //! * FM-SGD: `w ∈ ℝ^d`, factors `d × k`;
+//! * the learner is centred at the running label mean ([`LabelCentred`](super::LabelCentred))
+//!   exactly when the configuration says so, one level deep, its mean and weight finite;
 //! * every number of the state finite, and the ratings encoder's side features within their
 //!   blocks.
 
 use super::factored::{FactoredFd, NONE};
 use super::sftrl::Gfd;
 use super::{
-    AnyFm, ConvexKind, DenseConvexFm, FirstOrderStep, FmAlgorithm, FmModel, FmSgd, Ocg, Sftrl,
-    SftrlSplit,
+    AnyFm, ConvexKind, DenseConvexFm, FirstOrderStep, FmAlgorithm, FmModel, FmSgd, Ocg,
+    RunningMean, Sftrl, SftrlSplit,
 };
 use crate::sketch::FdVariant;
 
@@ -39,13 +41,15 @@ pub(crate) fn check(model: &FmModel) -> Result<(), String> {
         .config
         .check()
         .map_err(|e| format!("configuration: {e}"))?;
-    check_algorithm(model.config.algorithm, &model.learner)?;
-    match &model.learner {
+    let learner = check_centring(model)?;
+    check_algorithm(model.config.algorithm, learner)?;
+    match learner {
         AnyFm::Sftrl(l) => check_sftrl(l).map_err(|e| format!("SFTRL: {e}")),
         AnyFm::SftrlSplit(l) => check_split(l).map_err(|e| format!("split SFTRL: {e}")),
         AnyFm::Dense(l) => check_dense(l).map_err(|e| format!("dense FM: {e}")),
         AnyFm::Ocg(l) => check_ocg(l).map_err(|e| format!("OCG: {e}")),
         AnyFm::FmSgd(l) => check_fm_sgd(l).map_err(|e| format!("FM-SGD: {e}")),
+        AnyFm::LabelCentred(_) => unreachable!("check_centring returns the inner learner"),
     }?;
     if let Some(side) = model.encoder.as_ref().and_then(|e| e.side()) {
         for (what, block) in [("user", &side.users), ("item", &side.items)] {
@@ -58,6 +62,35 @@ pub(crate) fn check(model: &FmModel) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The learner is centred at the running label mean exactly when the configuration says so
+/// (no intercept, squared loss), around a learner that is not itself centred, with a finite mean
+/// and a finite weight `≥ 0`; returns the learner under the centring.
+fn check_centring(model: &FmModel) -> Result<&AnyFm, String> {
+    let centred = model.config.centres_at_label_mean();
+    match &model.learner {
+        AnyFm::LabelCentred(c) if centred => {
+            let RunningMean { weight, mean } = c.labels;
+            if !(weight.is_finite() && weight >= 0.0 && mean.is_finite()) {
+                return Err(format!(
+                    "the running label mean {mean} (weight {weight}) is not finite, or its \
+                     weight is negative"
+                ));
+            }
+            if matches!(c.inner, AnyFm::LabelCentred(_)) {
+                return Err("a label-centred learner inside another".into());
+            }
+            Ok(&c.inner)
+        }
+        AnyFm::LabelCentred(_) => {
+            Err("the learner is centred at the label mean, the configuration is not".into())
+        }
+        _ if centred => {
+            Err("the configuration centres at the label mean, the learner is not centred".into())
+        }
+        l => Ok(l),
+    }
 }
 
 /// The configuration names the learner the file holds.
@@ -74,6 +107,7 @@ fn check_algorithm(algorithm: FmAlgorithm, learner: &AnyFm) -> Result<(), String
         },
         AnyFm::Ocg(_) => algorithm == FmAlgorithm::Ocg,
         AnyFm::FmSgd(_) => algorithm == FmAlgorithm::FmSgd,
+        AnyFm::LabelCentred(_) => false,
     };
     if agrees {
         Ok(())
@@ -407,8 +441,49 @@ mod tests {
         }
     }
 
+    /// The learner under the default centring at the label mean.
+    fn inner(l: &mut AnyFm) -> &mut AnyFm {
+        match l {
+            AnyFm::LabelCentred(c) => &mut c.inner,
+            l => l,
+        }
+    }
+
+    /// The centring is checked: it agrees with the configuration, is one level deep, and its
+    /// mean and weight are finite.
+    #[test]
+    fn the_label_mean_centring_is_checked() {
+        let model = trained(FmAlgorithm::SftrlSplit, |_| ());
+        let AnyFm::LabelCentred(c) = &model.learner else {
+            panic!("the squared-loss default is centred at the label mean")
+        };
+        assert_eq!(c.labels.weight, 60.0);
+        let mut fixed = model.clone();
+        fixed.config.intercept = Some(0.0);
+        let err = check(&fixed).unwrap_err();
+        assert!(err.contains("the configuration is not"), "{err}");
+        let mut bare = model.clone();
+        bare.learner = c.inner.clone();
+        let err = check(&bare).unwrap_err();
+        assert!(err.contains("the learner is not centred"), "{err}");
+        let mut nested = model.clone();
+        nested.learner = AnyFm::LabelCentred(Box::new(crate::fm::LabelCentred::new(
+            model.learner.clone(),
+        )));
+        let err = check(&nested).unwrap_err();
+        assert!(err.contains("inside another"), "{err}");
+        for (weight, mean) in [(f64::NAN, 1.0), (-1.0, 1.0), (2.0, f64::INFINITY)] {
+            let mut broken = model.clone();
+            if let AnyFm::LabelCentred(c) = &mut broken.learner {
+                c.labels = RunningMean { weight, mean };
+            }
+            let err = check(&broken).unwrap_err();
+            assert!(err.contains("running label mean"), "{err}");
+        }
+    }
+
     fn sftrl_side(model: &mut FmModel) -> &mut FactoredFd {
-        match &mut model.learner {
+        match inner(&mut model.learner) {
             AnyFm::Sftrl(l) => match &mut l.gfd {
                 Gfd::Factored(g) => &mut g.positive,
                 Gfd::Reference(_) => unreachable!(),
@@ -496,7 +571,7 @@ mod tests {
         ];
         for (algorithm, want, breaks) in cases {
             let mut model = trained(algorithm, |_| ());
-            breaks(&mut model.learner);
+            breaks(inner(&mut model.learner));
             let err = check(&model).unwrap_err();
             assert!(err.contains(want), "{algorithm}: {err} (expected {want})");
         }
