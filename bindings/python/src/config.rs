@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction, SoftmaxGiven};
 use sketchlearn::linear::{
-    Algorithm, CurvatureKind, InputProfile, LearnerConfig, Representation, ValidLearnerConfig,
+    Algorithm, CurvatureKind, InputProfile, LearnerConfig, Representation, SparsitySample,
+    ValidLearnerConfig,
 };
 use sketchlearn::loss::Loss;
 use std::str::FromStr;
@@ -86,6 +87,7 @@ pub fn choose_representation(
     dim: usize,
     hashed: bool,
     avg_nnz: Option<f64>,
+    sample: Option<SparsitySample>,
     sparse: Option<bool>,
 ) -> PyResult<ValidLearnerConfig> {
     config.representation = match sparse {
@@ -100,6 +102,7 @@ pub fn choose_representation(
         dim,
         hashed,
         avg_nnz,
+        sample,
     });
     Ok(resolved)
 }

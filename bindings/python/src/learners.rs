@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 use sketchlearn::eval::{Metrics, ProgressRow};
 use sketchlearn::linear::multiclass::{argmax, MulticlassLearner, MulticlassModel};
-use sketchlearn::linear::{LearnError, LearnerConfig, LinearModel, OnlineLearner};
+use sketchlearn::linear::{LearnError, LearnerConfig, LinearModel, OnlineLearner, SparsitySample};
 use sketchlearn::loss::Loss;
 use sketchlearn::Row;
 
@@ -194,9 +194,11 @@ impl LinearLearners {
     /// `K > 2` labels (a multiclass model of `reduction` "oaa" or "softmax", the CLI's
     /// `--multiclass --reduction`), sorted as `numpy.unique` sorts them. `hashed` (River
     /// dictionaries), `avg_nnz` (sparse input's mean non-zeros per row) and `sparse` (force)
-    /// choose the representation (`config::choose_representation`).
+    /// choose the representation (`config::choose_representation`); `first_rows` = `(rows,
+    /// stored features, distinct features)` of the input's first 1000 rows, when known, the
+    /// default's members ([`SparsitySample`], the rule `sketchlearn train` applies).
     #[new]
-    #[pyo3(signature = (params, dim, classes=None, *, reduction="oaa", hashed=false, avg_nnz=None, sparse=None, regression=false))]
+    #[pyo3(signature = (params, dim, classes=None, *, reduction="oaa", hashed=false, avg_nnz=None, sparse=None, regression=false, first_rows=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         params: &Bound<'_, PyDict>,
@@ -207,6 +209,7 @@ impl LinearLearners {
         avg_nnz: Option<f64>,
         sparse: Option<bool>,
         regression: bool,
+        first_rows: Option<(u64, u64, u64)>,
     ) -> PyResult<Self> {
         let default_loss = if regression {
             Loss::Squared
@@ -222,7 +225,12 @@ impl LinearLearners {
                 .map_err(|e| PyValueError::new_err(format!("multiclass learner: {e}")))?;
             return Ok(Self::from_state(State::Multi(model)));
         }
-        let config = choose_representation(config, dim, hashed, avg_nnz, sparse)?;
+        let sample = first_rows.map(|(rows, nnz, distinct)| SparsitySample {
+            rows,
+            nnz,
+            distinct,
+        });
+        let config = choose_representation(config, dim, hashed, avg_nnz, sample, sparse)?;
         let learner = config.build(dim).map_err(|e| learn_error(e.into(), None))?;
         let mut model = LinearModel::new(config.config().clone(), learner);
         model.classes = classes;
@@ -395,10 +403,7 @@ impl LinearLearners {
     fn sparse(&self) -> bool {
         let c = self.learner_config();
         c.representation == sketchlearn::linear::Representation::Sparse
-            && matches!(
-                c.algorithm,
-                sketchlearn::linear::Algorithm::Newton | sketchlearn::linear::Algorithm::Auto
-            )
+            && (c.algorithm == sketchlearn::linear::Algorithm::Newton || c.algorithm.is_auto())
     }
 
     /// Where the weights of a fixed-weights model come from (`drp logistic lambda=1 m=500 T=3

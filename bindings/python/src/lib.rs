@@ -37,9 +37,18 @@ fn model_kind(path: std::path::PathBuf) -> PyResult<String> {
     sketchlearn::model::peek_kind(path).map_err(errors::model_error)
 }
 
+/// `(rows, stored features, distinct features)` of a file's first rows
+/// ([`sketchlearn::linear::SparsitySample`]).
+type FirstRows = (u64, u64, u64);
+
+/// What [`scan_file`] returns: labels, rows, stored features, hashed, first rows.
+type FileScan = (Vec<f64>, u64, u64, bool, Option<FirstRows>);
+
 /// One pass over a LIBSVM or VW file (`.gz` read through) by the Rust reader, no Python per
-/// row: `(labels, rows, stored features, hashed)` with the distinct labels in increasing order
-/// and `hashed` for VW text (`2^bits` hashed weights). The
+/// row: `(labels, rows, stored features, hashed, first rows)` with the distinct labels in
+/// increasing order, `hashed` for VW text (`2^bits` hashed weights) and the first rows'
+/// `(rows, stored features, distinct features)` ([`sketchlearn::linear::SparsityProbe`], `None`
+/// for an empty file: the default's members, as `sketchlearn train` chooses them). The
 /// classes of a model learned from several files are found across all of them before
 /// learning, and the stored features per row choose the representation as the CLI's
 /// pre-scan does (`sketchlearn.dask`). CSV is refused (its labels are a column chosen by
@@ -52,23 +61,25 @@ fn scan_file(
     path: std::path::PathBuf,
     format: &str,
     zero_based: bool,
-) -> PyResult<(Vec<f64>, u64, u64, bool)> {
+) -> PyResult<FileScan> {
     use sketchlearn::data::{ClassScan, Example, ExampleReader, ExampleSource, Format};
     use sketchlearn::labels::ClassLabel;
     let format = format.parse::<Format>().map_err(PyValueError::new_err)?;
     let path = path.to_string_lossy().into_owned();
-    let (scan, rows, nnz, hashed) = py
+    let (scan, rows, nnz, hashed, probe) = py
         .detach(|| {
             let mut reader = ExampleReader::open(&path, format, zero_based, 18)?;
             let hashed = matches!(reader, ExampleReader::Vw(_));
             let (mut scan, mut ex) = (ClassScan::new(path.as_str()), Example::default());
             let (mut rows, mut nnz) = (0u64, 0u64);
+            let mut probe = sketchlearn::linear::SparsityProbe::default();
             while reader.read_into(&mut ex)? {
                 scan.add(ex.label, reader.line())?;
                 rows += 1;
                 nnz += ex.indices.len() as u64;
+                probe.observe(&ex.indices);
             }
-            Ok::<_, sketchlearn::data::ParseError>((scan, rows, nnz, hashed))
+            Ok::<_, sketchlearn::data::ParseError>((scan, rows, nnz, hashed, probe))
         })
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let labels = scan
@@ -78,7 +89,8 @@ fn scan_file(
             ClassLabel::Text(_) => None,
         })
         .collect();
-    Ok((labels, rows, nnz, hashed))
+    let first_rows = probe.sample().map(|s| (s.rows, s.nnz, s.distinct));
+    Ok((labels, rows, nnz, hashed, first_rows))
 }
 
 /// The compiled core of the `sketchlearn` Python package.

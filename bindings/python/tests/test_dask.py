@@ -217,7 +217,7 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
     d = X.shape[1]
     model = fit(OnlineClassifier(), paths, n_features=d, n_workers=2, blocks_per_task=3)
     scans = [_scan_file(p, "auto", False) for p in paths]
-    profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans))
+    profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans), scans[0][4])
     base = _initial(OnlineClassifier(), d, np.array([-1, 1]), profile)
     halves = []
     for part in (paths[:3], paths[3:]):

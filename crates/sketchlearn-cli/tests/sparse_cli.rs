@@ -72,16 +72,28 @@ fn sparse_flag_picks_the_sparse_learner_and_matches_dense_rp() {
 
 #[test]
 fn automatic_choice_for_sparse_and_dense_input() {
-    // 6 non-zeros of d = 500: sparse (6 < 50) → the default rfd-fast becomes rfd-sparse.
+    // 6 non-zeros of d = 500: sparse (6 < 50) → the default's sketched members become
+    // sparse-time, and on sparse data it mixes FD-SON + diag and AdaGrad only (auto-sparse).
     let sparse = write("auto-sparse.libsvm", &sparse_libsvm(300, 500, 2));
     let out = run(&["train", "--json", &sparse]);
     let j = json(&out);
-    assert!(j["learner"].as_str().unwrap().contains("rfd-sparse"), "{j}");
+    let learner = j["learner"].as_str().unwrap();
+    assert!(learner.starts_with("auto-sparse[newton/fd-sparse"), "{j}");
+    assert!(!learner.contains("rfd"), "{j}");
     let table = String::from_utf8_lossy(&out.stderr);
     assert!(table.contains("chosen for sparse input"), "{table}");
-    // --dense keeps the dense learner.
+    // --dense keeps the dense learner (the members follow the data, not the representation).
     let j = quiet_json("train", &["--dense", &sparse]);
-    assert!(j["learner"].as_str().unwrap().contains("rfd-fast"), "{j}");
+    assert!(
+        j["learner"]
+            .as_str()
+            .unwrap()
+            .starts_with("auto-sparse[newton/fd-fast"),
+        "{j}"
+    );
+    // Newton keeps its curvature.
+    let j = quiet_json("train", &["--algo", "newton", &sparse]);
+    assert!(j["learner"].as_str().unwrap().contains("rfd-sparse"), "{j}");
     // Dense input (6 non-zeros of d = 12) stays dense.
     let dense = write("auto-dense.libsvm", &sparse_libsvm(300, 12, 3));
     let j = quiet_json("train", &["--curvature", "oja", &dense]);

@@ -10,20 +10,22 @@
 //! the full member list built this way is checked to give the default's error exactly. The
 //! acceptance rule of the issue: a composition may replace the default only if every shared set
 //! stays within one binomial standard error of the default and the generated stream at or below
-//! AdaGrad's error. This experiment does not change the default; it reports the numbers.
+//! AdaGrad's error. Since the data-sparsity rule (`linear/data_sparsity.rs`) the default is the
+//! full mixture on dense data and `auto-sparse` (members 2 and 3) on sparse data: the table
+//! compares against the full mixture, and a second table gives the default `train` resolves
+//! now, on the LIBSVM files and on the same rows as VW text.
 
+use super::auto_table::train_default;
 use super::payoff_members::mix;
 use super::son_table3::load;
 use super::ReproArgs;
 use crate::machine::{load_average, thread_cpu, utc_now};
 use crate::paths::repo_root;
 use crate::report::{table_header, write_md_csv};
+use crate::sparse_common::{libsvm_as_vw, load_vw};
 use crate::stats::binomial_se;
 use anyhow::{ensure, Context, Result};
-use sketchlearn::linear::{
-    auto_sparse, AnyLearner, CurvatureKind, InputProfile, LearnerConfig, Representation,
-    UnitScaling,
-};
+use sketchlearn::linear::{Algorithm, AnyLearner, CurvatureKind, LearnerConfig, UnitScaling};
 use sketchlearn::run::learn_or_refuse;
 use sketchlearn::Example;
 use std::fmt::Write as _;
@@ -66,6 +68,19 @@ struct Set {
     member_us: Vec<f64>,
     default_us: f64,
     adagrad: f64,
+    /// The default `train` resolves now (`auto-sparse` where `sparse_data`) and its CPU.
+    new_default: f64,
+    new_us: f64,
+    sparse_data: bool,
+}
+
+/// A set read as VW text: the full mixture and the resolved default.
+struct VwSet {
+    name: String,
+    n: usize,
+    full: f64,
+    new_default: f64,
+    sparse_data: bool,
 }
 
 /// The default's members and Oja-SON + diag, as configured for `base`.
@@ -109,21 +124,22 @@ fn pass(mut l: AnyLearner, data: &[Example]) -> Result<(f64, f64)> {
     Ok((wrong as f64 / data.len() as f64, us))
 }
 
+/// The full four-member mixture (the default before the data-sparsity rule) for `base`, and
+/// the default `train` resolves (`base` itself; `auto-sparse` on sparse data).
+fn full_of(base: &LearnerConfig) -> LearnerConfig {
+    LearnerConfig {
+        algorithm: Algorithm::Auto,
+        ..base.clone()
+    }
+}
+
 fn measure(name: &str, path: &std::path::Path) -> Result<Set> {
     let (data, d) = load(path).with_context(|| format!("loading {}", path.display()))?;
     let n = data.len();
-    let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
-    let mut base = LearnerConfig::default();
-    let profile = InputProfile {
-        dim: d,
-        hashed: false,
-        avg_nnz: Some(nnz),
-    };
-    let sparse = auto_sparse(&base, &profile);
-    if sparse {
-        base.representation = Representation::Sparse;
-    }
-    let (default, default_us) = pass(base.build(d)?, &data)?;
+    let (base, sparse) = train_default(&data, d, false)?;
+    let (default, default_us) = pass(full_of(&base).build(d)?, &data)?;
+    let (new_default, new_us) = pass(base.build(d)?, &data)?;
+    let sparse_data = base.algorithm == Algorithm::AutoSparse;
     let mut variants = Vec::new();
     for (label, members) in VARIANTS {
         let (e, _) = pass(mixture(&base, members, d)?, &data)?;
@@ -135,13 +151,23 @@ fn measure(name: &str, path: &std::path::Path) -> Result<Set> {
         "{name}: the default's members mixed here give {} instead of the default's {default}",
         variants[0]
     );
+    let same = if sparse_data {
+        variants[4]
+    } else {
+        variants[0]
+    };
+    ensure!(
+        same == new_default,
+        "{name}: {} built as a mixture gives {same}, train's default {new_default}",
+        base.algorithm
+    );
     let mut member_us = Vec::new();
     let mut adagrad = f64::NAN;
     for (k, cfg) in candidates(&base).iter().enumerate() {
         let (e, us) = pass(member(cfg, d)?, &data)?;
         if k == 2 {
             let single = LearnerConfig {
-                algorithm: sketchlearn::linear::Algorithm::AdaGrad,
+                algorithm: Algorithm::AdaGrad,
                 ..cfg.clone()
             };
             adagrad = pass(single.build(d)?, &data)?.0;
@@ -158,6 +184,31 @@ fn measure(name: &str, path: &std::path::Path) -> Result<Set> {
         member_us,
         default_us,
         adagrad,
+        new_default,
+        new_us,
+        sparse_data,
+    })
+}
+
+/// The same rows as VW text (`label |f idx:val`, read with 18 hash bits, as `train FILE.vw`
+/// reads them): the full mixture against the default `train` resolves for hashed input.
+fn measure_vw(name: &str, path: &std::path::Path) -> Result<VwSet> {
+    let vw = libsvm_as_vw(path)?;
+    let data = load_vw(&vw, 18)?;
+    let d = 1usize << 18;
+    let (base, _) = train_default(&data, d, true)?;
+    let (full, _) = pass(full_of(&base).build(d)?, &data)?;
+    let (new_default, _) = pass(base.build(d)?, &data)?;
+    eprintln!(
+        "{name} (VW): full {full:.4}, {}: {new_default:.4}",
+        base.algorithm
+    );
+    Ok(VwSet {
+        name: name.to_string(),
+        n: data.len(),
+        full,
+        new_default,
+        sparse_data: base.algorithm == Algorithm::AutoSparse,
     })
 }
 
@@ -178,8 +229,16 @@ pub fn run(args: &ReproArgs) -> Result<()> {
             GENERATED
         );
     }
+    let mut vw = Vec::new();
+    for (name, _) in super::auto_table::datasets() {
+        vw.push(measure_vw(
+            name,
+            &args.data_dir.join(format!("{name}.libsvm")),
+        )?);
+    }
     let mut md = String::new();
     report(&mut md, &sets, &date, &load_before)?;
+    report_new(&mut md, &sets, &vw)?;
     write_md_csv(
         &args.out,
         "auto_members",
@@ -198,10 +257,11 @@ fn report(md: &mut String, sets: &[Set], date: &str, load: &str) -> std::fmt::Re
         md,
         "Reproduce: `cargo run --release -p sketchlearn-repro -- auto-members` (run \
          `scripts/bench_speed.py` once first: it writes the generated stream to `{GENERATED}`). \
-         Run {date}; load average {load}. The default (`sketchlearn train FILE`) and the same \
+         Run {date}; load average {load}. The full mixture of the four members (the default \
+         before the data-sparsity rule; `sketchlearn train FILE` on the dense sets) and the same \
          mixture with members removed or replaced, each member in its own unit scaling, mixed \
          by the default's rule, sparse-time members where `train` picks them; progressive 0/1 \
-         error, one pass in file order. z = (error − default)/SE(default). A composition may \
+         error, one pass in file order. z = (error − full)/SE(full). A composition may \
          replace the default only if every shared set stays within one SE (z ≤ 1) and the \
          generated stream at or below AdaGrad's error.\n"
     )?;
@@ -263,6 +323,71 @@ fn report(md: &mut String, sets: &[Set], date: &str, load: &str) -> std::fmt::Re
     Ok(())
 }
 
+/// The default `train` resolves now (the four members, or `auto-sparse` =
+/// {(2), (3)} where the first rows are sparse) against the full mixture: the LIBSVM files
+/// above, then the same rows as VW text.
+fn report_new(md: &mut String, sets: &[Set], vw: &[VwSet]) -> std::fmt::Result {
+    writeln!(
+        md,
+        "\n## The default with the data-sparsity rule\n\n`sketchlearn train FILE` now mixes \
+         members (2) and (3) only (`auto-sparse`) where the first 1000 rows are sparse (mean \
+         stored features < 1/10 of the distinct features they use, \
+         `linear/data_sparsity.rs`), and all four elsewhere. z = (error − full)/SE(full); CPU µs \
+         per example of this thread.\n"
+    )?;
+    table_header(
+        md,
+        "| dataset | n | members | full mixture | default now (z) | CPU full → now (µs) |",
+    )?;
+    for s in sets {
+        let se = binomial_se(s.default, s.n).max(1e-12);
+        writeln!(
+            md,
+            "| {} | {} | {} | {:.4} | {:.4} ({:+.2}) | {:.1} → {:.1} |",
+            s.name,
+            s.n,
+            members_name(s.sparse_data),
+            s.default,
+            s.new_default,
+            (s.new_default - s.default) / se,
+            s.default_us,
+            s.new_us
+        )?;
+    }
+    writeln!(
+        md,
+        "\nThe same rows as VW text (`label |f idx:val`, 18 hash bits, `target/peers/sparse_NAME.vw`): \
+         hashing gives `d = 2^18` and sparse-time members everywhere, but the members follow \
+         the data.\n"
+    )?;
+    table_header(
+        md,
+        "| dataset (VW text) | n | members | full mixture | default now (z) |",
+    )?;
+    for s in vw {
+        let se = binomial_se(s.full, s.n).max(1e-12);
+        writeln!(
+            md,
+            "| {} | {} | {} | {:.4} | {:.4} ({:+.2}) |",
+            s.name,
+            s.n,
+            members_name(s.sparse_data),
+            s.full,
+            s.new_default,
+            (s.new_default - s.full) / se
+        )?;
+    }
+    Ok(())
+}
+
+fn members_name(sparse_data: bool) -> &'static str {
+    if sparse_data {
+        "auto-sparse (2)+(3)"
+    } else {
+        "auto (1)–(4)"
+    }
+}
+
 /// Whether variant `k` keeps set `s` within one SE of the default (and the generated stream at
 /// or below AdaGrad's error).
 fn passes(s: &Set, k: usize) -> bool {
@@ -283,7 +408,7 @@ fn csv(sets: &[Set]) -> String {
     for k in 0..MEMBERS.len() {
         let _ = write!(out, ",member_{k}_us");
     }
-    out.push_str(",default_us\n");
+    out.push_str(",default_us,sparse_data,new_default,new_us\n");
     for s in sets {
         let _ = write!(
             out,
@@ -296,7 +421,11 @@ fn csv(sets: &[Set]) -> String {
         for u in &s.member_us {
             let _ = write!(out, ",{u:.2}");
         }
-        let _ = writeln!(out, ",{:.2}", s.default_us);
+        let _ = writeln!(
+            out,
+            ",{:.2},{},{},{:.2}",
+            s.default_us, s.sparse_data, s.new_default, s.new_us
+        );
     }
     out
 }

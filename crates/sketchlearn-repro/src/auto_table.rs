@@ -26,6 +26,7 @@ use crate::stats::binomial_se;
 use anyhow::{Context, Result};
 use sketchlearn::linear::{
     AnyLearner, InputProfile, LearnerConfig, MixRule, Mixture, OnlineLearner, Representation,
+    SparsityProbe,
 };
 use sketchlearn::run::learn_or_refuse;
 use sketchlearn::Example;
@@ -178,13 +179,36 @@ const ABLATION: [(&str, Option<MixRule>); 6] = [
     ("AdaHedge without member (4)", None),
 ];
 
-/// What `train` knows of a LIBSVM file read whole: its dimension and average non-zeros.
-fn profile(dim: usize, avg_nnz: f64) -> InputProfile {
+/// What `train` knows of a file read whole (`hashed`: VW text, `dim = 2^bits`): its
+/// dimension, average non-zeros and first rows ([`SparsityProbe`]).
+pub(crate) fn profile(data: &[Example], dim: usize, hashed: bool) -> InputProfile {
+    let mut probe = SparsityProbe::default();
+    for e in data {
+        probe.observe(&e.indices);
+    }
+    let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64;
     InputProfile {
         dim,
-        hashed: false,
-        avg_nnz: Some(avg_nnz),
+        hashed,
+        avg_nnz: Some(nnz / data.len().max(1) as f64),
+        sample: probe.sample(),
     }
+}
+
+/// The configuration `sketchlearn train FILE` resolves for `data` (its representation and
+/// members, [`ValidLearnerConfig::resolve`](sketchlearn::linear::ValidLearnerConfig::resolve)),
+/// and whether its members are sparse-time.
+pub(crate) fn train_default(
+    data: &[Example],
+    dim: usize,
+    hashed: bool,
+) -> Result<(LearnerConfig, bool)> {
+    let (valid, _) = LearnerConfig::default()
+        .check()?
+        .resolve(&profile(data, dim, hashed));
+    let config = valid.into_inner();
+    let sparse = config.representation == Representation::Sparse;
+    Ok((config, sparse))
 }
 
 fn run_pass(mut l: AnyLearner, data: &[Example]) -> Result<Pass> {
@@ -249,13 +273,8 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let (data, d) = load(&path).with_context(|| format!("loading {}", path.display()))?;
         files.push(path.to_string_lossy().to_string());
         let n = data.len();
-        let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
         // Exactly what `sketchlearn train FILE` builds.
-        let mut base = LearnerConfig::default();
-        let sparse = sketchlearn::linear::auto_sparse(&base, &profile(d, nnz));
-        if sparse {
-            base.representation = Representation::Sparse;
-        }
+        let (base, sparse) = train_default(&data, d, false)?;
         eprintln!("{name}: n = {n}, d = {d}, sparse members: {sparse}");
         let default = pass(&base, d, &data)?;
         let members = base
@@ -301,11 +320,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         let path = heldout_file(args, src, classes)?;
         let (data, d) = load(&path).with_context(|| format!("loading {}", path.display()))?;
         let n = data.len();
-        let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / n as f64;
-        let mut base = LearnerConfig::default();
-        if sketchlearn::linear::auto_sparse(&base, &profile(d, nnz)) {
-            base.representation = Representation::Sparse;
-        }
+        let (base, _) = train_default(&data, d, false)?;
         eprintln!("held out {label}: n = {n}, d = {d}");
         heldout.push(Heldout {
             label,

@@ -22,9 +22,7 @@ use crate::machine::utc_now;
 use crate::report::{table_header, write_md_csv};
 use crate::stats::binomial_se;
 use anyhow::{Context, Result};
-use sketchlearn::linear::{
-    auto_sparse, Algorithm, AnyLearner, InputProfile, LearnerConfig, Mixture, Representation,
-};
+use sketchlearn::linear::{Algorithm, AnyLearner, LearnerConfig, Mixture};
 use sketchlearn::run::learn_or_refuse;
 use sketchlearn::Example;
 use std::collections::HashMap;
@@ -145,16 +143,7 @@ pub(crate) fn load_set(
 ) -> Result<(Vec<Example>, usize, LearnerConfig)> {
     let path = args.data_dir.join(format!("{name}.libsvm"));
     let (data, d) = load(&path).with_context(|| format!("loading {}", path.display()))?;
-    let nnz = data.iter().map(|e| e.indices.len()).sum::<usize>() as f64 / data.len() as f64;
-    let mut base = LearnerConfig::default();
-    let profile = InputProfile {
-        dim: d,
-        hashed: false,
-        avg_nnz: Some(nnz),
-    };
-    if auto_sparse(&base, &profile) {
-        base.representation = Representation::Sparse;
-    }
+    let (base, _) = super::auto_table::train_default(&data, d, false)?;
     Ok((data, d, base))
 }
 

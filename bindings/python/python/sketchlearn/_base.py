@@ -40,6 +40,16 @@ def core_params(est, random_state: Any) -> dict:
     return params
 
 
+def _first_rows(X):
+    """``(rows, stored features, distinct features)`` of SciPy input's first 1000 rows (the
+    sample ``sketchlearn train`` measures for the default's members); ``None`` for dense
+    arrays, whose sparsity the core does not judge."""
+    if not sp.issparse(X):
+        return None
+    head = sp.csr_matrix(X)[:1000]
+    return (int(head.shape[0]), int(head.nnz), int(np.unique(head.indices).size))
+
+
 class OnlineLinearModel(BaseEstimator):
     """Base class of :class:`~sketchlearn.OnlineClassifier` and
     :class:`~sketchlearn.OnlineRegressor` (not for direct use)."""
@@ -104,6 +114,7 @@ class OnlineLinearModel(BaseEstimator):
             avg_nnz=avg_nnz,
             sparse=self.sparse,
             regression=self._regression,
+            first_rows=_first_rows(X),
         )
 
     def _validate(self, X, y="no_validation", *, reset: bool):
@@ -148,7 +159,9 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- distributed training: merge and files ------------------------------------------------
 
-    def _init_learners(self, n_features: int, *, hashed=False, avg_nnz=None) -> None:
+    def _init_learners(
+        self, n_features: int, *, hashed=False, avg_nnz=None, first_rows=None
+    ) -> None:
         """Builds empty learners for ``n_features`` features: the representation ``sparse``
         says, or (``None``) the library's choice for input that is ``hashed`` (VW) or has
         ``avg_nnz`` stored features per row (unknown: dense)."""
@@ -161,6 +174,7 @@ class OnlineLinearModel(BaseEstimator):
             avg_nnz=avg_nnz,
             sparse=self.sparse,
             regression=self._regression,
+            first_rows=first_rows,
         )
         self.n_features_in_ = int(n_features)
         self._printed_header = False

@@ -28,6 +28,7 @@ class LinearLearners:
         avg_nnz: float | None = None,
         sparse: bool | None = None,
         regression: bool = False,
+        first_rows: tuple[int, int, int] | None = None,
     ) -> None: ...
     def learn(
         self,
@@ -107,8 +108,9 @@ class LinearLearners:
 
 def scan_file(
     path: str | PathLike, format: str = "auto", zero_based: bool = False
-) -> tuple[list[float], int, int, bool]:
-    """One pass over a LIBSVM/VW file: (distinct labels, rows, stored features, hashed)."""
+) -> tuple[list[float], int, int, bool, tuple[int, int, int] | None]:
+    """One pass over a LIBSVM/VW file: (distinct labels, rows, stored features, hashed,
+    first rows' (rows, stored features, distinct features))."""
 
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""

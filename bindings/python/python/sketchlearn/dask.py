@@ -157,15 +157,15 @@ def _tree_merge(client, parts: list, base) -> Any:
 # -- fit ----------------------------------------------------------------------------------------
 
 
-def _initial(estimator, n_features: int, classes, profile=(False, None)) -> Any:
-    """An unfitted clone with empty learners; ``profile = (hashed, avg_nnz)`` of file input
-    lets the library choose the sparse-time learners as ``sketchlearn train`` does (they
-    merge: FD/RFD curvatures)."""
+def _initial(estimator, n_features: int, classes, profile=(False, None, None)) -> Any:
+    """An unfitted clone with empty learners; ``profile = (hashed, avg_nnz, first_rows)`` of
+    file input lets the library choose the sparse-time learners and the default's members as
+    ``sketchlearn train`` does (they merge: FD/RFD curvatures)."""
     est = clone(estimator)
     if not estimator._regression:
         est._set_classes(classes)
-    hashed, avg_nnz = profile
-    est._init_learners(n_features, hashed=hashed, avg_nnz=avg_nnz)
+    hashed, avg_nnz, first_rows = profile
+    est._init_learners(n_features, hashed=hashed, avg_nnz=avg_nnz, first_rows=first_rows)
     return est
 
 
@@ -183,16 +183,17 @@ def _is_csv(path: str, fmt: str) -> bool:
 
 
 def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool):
-    """Classes (``None`` unless ``labels``) and ``(hashed, avg_nnz)`` of LIBSVM/VW files, read
+    """Classes (``None`` unless ``labels``) and ``(hashed, avg_nnz, first_rows)`` of LIBSVM/VW
+    files (``first_rows``: the first file's, the start of the stream), read
     on the workers by the Rust reader: every file when the labels are wanted (the classes are
     found across all files before anything is learned), else the first. CSV files are not
-    scanned (their labels are a named column): ``None, (False, None)``."""
+    scanned (their labels are a named column): ``None, (False, None, None)``."""
     if any(_is_csv(p, fmt) for p in paths):
-        return None, (False, None)
+        return None, (False, None, None)
     todo = paths if labels else paths[:1]
     scans = client.gather([_submit(client, _scan_file, p, fmt, zero_based) for p in todo])
     rows, nnz = sum(s[1] for s in scans), sum(s[2] for s in scans)
-    profile = (scans[0][3], nnz / rows if rows else None)
+    profile = (scans[0][3], nnz / rows if rows else None, scans[0][4])
     if not labels:
         return None, profile
     found = np.unique(np.concatenate([np.asarray(s[0], dtype=float) for s in scans]))
@@ -285,7 +286,7 @@ def fit(
         if classes is None and not estimator._regression:
             uniques = client.gather([_submit(client, np.unique, lab) for lab in labels])
             classes = np.unique(np.concatenate(uniques))
-        profile = (False, None)
+        profile = (False, None, None)
     if blocks_per_task < 1:
         raise ValueError(f"blocks_per_task must be at least 1, got {blocks_per_task}")
     width = n_workers or max(len(client.scheduler_info()["workers"]), 1)

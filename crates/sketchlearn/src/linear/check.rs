@@ -120,7 +120,7 @@ impl LearnerConfig {
                 domain: "> 0 (inf = no projection)",
             });
         }
-        if self.diag || self.algorithm == Algorithm::Auto {
+        if self.diag || self.algorithm.is_auto() {
             positive("diag_d0", self.diag_d0)?;
         }
         if self.bias {
@@ -131,13 +131,20 @@ impl LearnerConfig {
     }
 
     fn check_combinations(&self) -> Result<(), ConfigError> {
-        let newton = matches!(self.algorithm, Algorithm::Newton | Algorithm::Auto);
-        if self.algorithm == Algorithm::Auto && self.diag {
-            return Err(ConfigError::Conflict(
+        let newton = self.algorithm == Algorithm::Newton || self.algorithm.is_auto();
+        if self.algorithm.is_auto() && self.diag {
+            return Err(ConfigError::Conflict(format!(
                 "diagonal adaptation applies to one learner (--algo newton or adagrad); \
-                 auto already has a diagonally adapted member"
-                    .into(),
-            ));
+                 {} already has a diagonally adapted member",
+                self.algorithm
+            )));
+        }
+        if self.algorithm == Algorithm::AutoSparse && !self.loss.is_classification() {
+            return Err(ConfigError::Conflict(format!(
+                "auto-sparse is the default's composition for a classifier on sparse data; with \
+                 the {} loss use --algo auto",
+                self.loss
+            )));
         }
         if self.algorithm.is_sketched_adagrad() && self.size == 0 {
             return Err(ConfigError::Conflict(format!(
@@ -258,7 +265,10 @@ fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> 
             SKETCHY_STEP_SCALE * config.learning_rate,
             config.alpha0,
         )?),
-        Algorithm::Auto | Algorithm::AdaGradGrid | Algorithm::RunningMean => {
+        Algorithm::Auto
+        | Algorithm::AutoSparse
+        | Algorithm::AdaGradGrid
+        | Algorithm::RunningMean => {
             unreachable!("mixtures and the running mean are handled above")
         }
         Algorithm::Newton if config.representation == Representation::Sparse => {
@@ -289,7 +299,7 @@ fn mixture_of(
     // Auto's regression members learn standardised labels on RMS-scaled features
     // (`regression_members`); the running mean needs neither. Its classification members learn
     // features brought down to unit scale ([`UnitScaling`], `auto_members`).
-    let auto = config.algorithm == Algorithm::Auto;
+    let auto = config.algorithm.is_auto();
     let normalize = auto && !config.loss.is_classification();
     let members = members
         .iter()

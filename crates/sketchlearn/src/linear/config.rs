@@ -62,6 +62,11 @@ pub enum Algorithm {
     /// [`LearnerConfig::alpha0`], the step [`SKETCHY_STEP_SCALE`]` · `
     /// [`LearnerConfig::learning_rate`]. Learns row-scaled data ([`RowScaling`]).
     Sketchy,
+    /// The default's composition for sparse data ([`LearnerConfig::sparse_data_members`]:
+    /// [`Algorithm::Auto`]'s members 2 and 3), mixed like `auto`. A classifier's `auto` becomes
+    /// it when the input's first rows are sparse ([`super::sparse_data`]); it may also be asked
+    /// for by name. "Sparse" here is the data's, not the [`Representation`].
+    AutoSparse,
 }
 
 impl Algorithm {
@@ -73,6 +78,12 @@ impl Algorithm {
             self,
             Algorithm::Newton | Algorithm::AdaFd | Algorithm::Sketchy
         )
+    }
+
+    /// Whether it is one of the default's mixtures of sketched Newton learners and AdaGrad
+    /// ([`Algorithm::Auto`], [`Algorithm::AutoSparse`]).
+    pub fn is_auto(self) -> bool {
+        matches!(self, Algorithm::Auto | Algorithm::AutoSparse)
     }
 
     /// Whether it is a full-matrix AdaGrad on an FD sketch of the gradients (Ada-FD, Sketchy).
@@ -191,7 +202,7 @@ macro_rules! named_enum {
     };
 }
 
-named_enum!(Algorithm, Algorithm::Ogd => "ogd", Algorithm::AdaGrad => "adagrad", Algorithm::Newton => "newton", Algorithm::Auto => "auto", Algorithm::AdaGradGrid => "adagrad-grid", Algorithm::RunningMean => "running-mean", Algorithm::AdaFd => "ada-fd", Algorithm::Sketchy => "sketchy");
+named_enum!(Algorithm, Algorithm::Ogd => "ogd", Algorithm::AdaGrad => "adagrad", Algorithm::Newton => "newton", Algorithm::Auto => "auto", Algorithm::AdaGradGrid => "adagrad-grid", Algorithm::RunningMean => "running-mean", Algorithm::AdaFd => "ada-fd", Algorithm::Sketchy => "sketchy", Algorithm::AutoSparse => "auto-sparse");
 named_enum!(
     CurvatureKind,
     CurvatureKind::Identity => "identity",
@@ -338,7 +349,9 @@ impl LearnerConfig {
     ///    takes them (hashing makes `d = 2^b`), and a small dense set must get the same learner
     ///    in VW format as in LIBSVM (without member 4, splice in VW format: 0.2320 against
     ///    0.2150; heart 0.2185 against 0.2000). On w8a and r8 it is not the leader and costs a
-    ///    quarter of the mixture's time.
+    ///    quarter of the mixture's time: on sparse data (the rule of
+    ///    [`super::sparse_data`], on the data and not on the representation) a classifier's
+    ///    `auto` mixes members 2 and 3 only ([`LearnerConfig::sparse_data_members`]).
     ///
     /// Every member learns features brought to unit scale ([`UnitScaling`]: a feature whose
     /// running RMS `r_i` exceeds 1 is standardised if it is a measurement — present in at least
@@ -377,6 +390,28 @@ impl LearnerConfig {
         let adagrad = member_adagrad(&newton);
         let cautious = self.member_cautious(&newton);
         vec![newton, diag, adagrad, cautious]
+    }
+
+    /// The members of [`Algorithm::AutoSparse`], the default's composition for a classifier on
+    /// sparse data ([`super::sparse_data`]): [`auto_members`](Self::auto_members) 2 (FD-SON with
+    /// diagonal adaptation) and 3 (the AdaGrad grid), mixed by the same rule.
+    ///
+    /// Evidence (`cargo run --release -p sketchlearn-repro -- auto-members`,
+    /// `docs/results/auto_members.md`): on the sparse streams members 1 and 4 (the two
+    /// RFD-SONs) cost about half of the mixture's time and are never its leader — without both,
+    /// w8a.shuf 0.0167 → 0.0163, r8_earn_vs_rest 0.0184 → 0.0184, the generated 2^18-feature
+    /// stream 0.4131 → 0.4103 (AdaGrad alone 0.4173) — while on the dense sets each is needed
+    /// somewhere (mushrooms needs member 1, splice member 4, a9a and magic04 one of them).
+    ///
+    /// ```
+    /// use sketchlearn::linear::{Algorithm, LearnerConfig};
+    /// let all = LearnerConfig::default().auto_members();
+    /// let sparse = LearnerConfig::default().sparse_data_members();
+    /// assert_eq!(sparse, all[1..3].to_vec());
+    /// assert_eq!(sparse[1].algorithm, Algorithm::AdaGradGrid);
+    /// ```
+    pub fn sparse_data_members(&self) -> Vec<LearnerConfig> {
+        self.auto_members()[1..3].to_vec()
     }
 
     /// The members of [`Algorithm::Auto`] for the squared loss, in order:
@@ -472,11 +507,13 @@ impl LearnerConfig {
     }
 
     /// The members of a mixture algorithm, in the mixture's order: [`LearnerConfig::auto_members`]
-    /// for [`Algorithm::Auto`], [`LearnerConfig::adagrad_grid_members`] for
+    /// for [`Algorithm::Auto`], [`LearnerConfig::sparse_data_members`] for
+    /// [`Algorithm::AutoSparse`], [`LearnerConfig::adagrad_grid_members`] for
     /// [`Algorithm::AdaGradGrid`], `None` for a single learner.
     pub fn mixture_members(&self) -> Option<Vec<LearnerConfig>> {
         match self.algorithm {
             Algorithm::Auto => Some(self.auto_members()),
+            Algorithm::AutoSparse => Some(self.sparse_data_members()),
             Algorithm::AdaGradGrid => Some(self.adagrad_grid_members().to_vec()),
             _ => None,
         }
@@ -513,14 +550,14 @@ impl LearnerConfig {
                     ),
                 }
             }
-            Algorithm::Auto => {
-                let m = self.auto_members();
+            Algorithm::Auto | Algorithm::AutoSparse => {
+                let m = self.mixture_members().unwrap_or_default();
                 let parts: Vec<String> = m
                     .iter()
                     .map(|c| c.describe().replace(&format!(" {}", self.loss), ""))
                     .collect();
                 if self.loss.is_classification() {
-                    format!("auto[{}]", parts.join(" + "))
+                    format!("{}[{}]", self.algorithm, parts.join(" + "))
                 } else {
                     format!(
                         "auto[{}; standardised labels, RMS-scaled features]",

@@ -4,7 +4,7 @@
 //! [`Representation::Auto`] into `Dense` or `Sparse` from what is known of the input
 //! ([`InputProfile`]) and says why ([`RepresentationChoice`]).
 
-use super::{Algorithm, LearnerConfig, Representation, ValidLearnerConfig};
+use super::{Algorithm, LearnerConfig, Representation, SparsitySample, ValidLearnerConfig};
 use std::fmt;
 
 /// Examples read for the automatic sparse/dense choice when the dimension is not taken from a
@@ -20,6 +20,9 @@ pub struct InputProfile {
     pub hashed: bool,
     /// Average number of stored features per example, when measured.
     pub avg_nnz: Option<f64>,
+    /// The first rows, when measured: whether the *data* are sparse, which decides the
+    /// default's members ([`sparse_data`](super::sparse_data)).
+    pub sample: Option<SparsitySample>,
 }
 
 /// How a configuration's representation was settled by [`ValidLearnerConfig::resolve`].
@@ -61,7 +64,7 @@ impl fmt::Display for RepresentationChoice {
 /// ```
 /// use sketchlearn::linear::{auto_sparse, InputProfile, LearnerConfig};
 /// let auto = LearnerConfig::default();
-/// let profile = |dim, hashed, avg_nnz| InputProfile { dim, hashed, avg_nnz };
+/// let profile = |dim, hashed, avg_nnz| InputProfile { dim, hashed, avg_nnz, sample: None };
 /// assert!(auto_sparse(&auto, &profile(10_000, false, Some(20.0))));
 /// assert!(!auto_sparse(&auto, &profile(100, false, Some(50.0))));
 /// assert!(auto_sparse(&auto, &profile(1 << 18, true, None)));
@@ -69,7 +72,7 @@ impl fmt::Display for RepresentationChoice {
 pub fn auto_sparse(config: &LearnerConfig, input: &InputProfile) -> bool {
     if config.representation != Representation::Auto
         || !config.curvature.has_sparse_learner()
-        || !matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto)
+        || !(config.algorithm == Algorithm::Newton || config.algorithm.is_auto())
     {
         return false;
     }
@@ -83,12 +86,13 @@ impl ValidLearnerConfig {
     /// Settles [`Representation::Auto`] for an input ([`auto_sparse`]): the returned
     /// configuration says `Dense` or `Sparse` where the choice applies (Newton and `auto`
     /// with a curvature that has a sparse-time learner), so that a model built from it records
-    /// what was chosen; the choice says why.
+    /// what was chosen; the choice says why. The default's members are settled here too
+    /// ([`choose_members`](Self::choose_members): `auto` becomes `auto-sparse` on sparse data).
     ///
     /// ```
     /// use sketchlearn::linear::{InputProfile, LearnerConfig, Representation};
     /// let valid = LearnerConfig::default().check().unwrap();
-    /// let input = InputProfile { dim: 5000, hashed: false, avg_nnz: Some(12.0) };
+    /// let input = InputProfile { dim: 5000, hashed: false, avg_nnz: Some(12.0), sample: None };
     /// let (resolved, choice) = valid.resolve(&input);
     /// assert_eq!(resolved.representation, Representation::Sparse);
     /// assert_eq!(
@@ -97,11 +101,12 @@ impl ValidLearnerConfig {
     /// );
     /// ```
     pub fn resolve(&self, input: &InputProfile) -> (ValidLearnerConfig, RepresentationChoice) {
-        let mut config = self.config().clone();
-        let applies = matches!(config.algorithm, Algorithm::Newton | Algorithm::Auto)
+        let members = self.choose_members(input);
+        let mut config = members.config().clone();
+        let applies = (config.algorithm == Algorithm::Newton || config.algorithm.is_auto())
             && config.curvature.has_sparse_learner();
         if config.representation != Representation::Auto || !applies {
-            return (self.clone(), RepresentationChoice::Given);
+            return (members, RepresentationChoice::Given);
         }
         let choice = if auto_sparse(&config, input) {
             let kind = config.curvature.sparse_name().unwrap_or("sparse");

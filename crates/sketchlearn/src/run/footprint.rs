@@ -309,7 +309,11 @@ fn grows_with_features(c: &LearnerConfig) -> bool {
             c.representation == Representation::Sparse && c.curvature.has_sparse_learner()
         }
         // The sketch's m × d rows are written densely at every shrink.
-        Algorithm::Auto | Algorithm::AdaGradGrid | Algorithm::AdaFd | Algorithm::Sketchy => false,
+        Algorithm::Auto
+        | Algorithm::AutoSparse
+        | Algorithm::AdaGradGrid
+        | Algorithm::AdaFd
+        | Algorithm::Sketchy => false,
     }
 }
 

@@ -5,7 +5,11 @@
 //!
 //! Which examples the walk reads: all of them when the classes are scanned or the dimension is
 //! not given (LIBSVM: one past the largest index), else the first [`SPARSITY_SAMPLE`] (the
-//! sparsity of the input); VW input has `d = 2^bits` and is read only for its classes. A stream
+//! sparsity of the input); VW input has `d = 2^bits` and is read for its classes and its first
+//! rows. The first [`SPARSITY_SAMPLE`] rows are always counted for the default's members
+//! ([`SparsityProbe`], the rule of [`sparse_data`](crate::linear::sparse_data)): the same rows
+//! whether the input is a file, a pipe or a cache (VW with `-q` excepted: its crossed rows are
+//! not built here, and it keeps every member). A stream
 //! read once is spooled first when the dimension is not given ([`Input::spool`]), so its classes
 //! are scanned like a file's; with `--dim` it is only sampled in memory ([`Input::sample`],
 //! replayed to the run), and its classes come from `--classes` or its `−1/+1` / `0/1` convention.
@@ -16,7 +20,7 @@ use super::{Input, ReadOptions, RunError};
 use crate::data::{
     ClassScan, Example, ExampleReader, ExampleSource, Format, Interactions, ParseError, Schema,
 };
-use crate::linear::{InputProfile, SPARSITY_SAMPLE};
+use crate::linear::{InputProfile, SparsityProbe, SPARSITY_SAMPLE};
 
 /// What the walk found: the labels (when scanned) and the profile.
 pub(crate) struct Prescan {
@@ -24,13 +28,14 @@ pub(crate) struct Prescan {
     pub profile: InputProfile,
 }
 
-/// The state of one walk: the labels collected (when asked), and the stored features of the
-/// first `limit` examples.
+/// The state of one walk: the labels collected (when asked), the stored features of the
+/// first `limit` examples, and the first rows' [`SparsityProbe`] (within those `limit`).
 struct Walk {
     scan: Option<ClassScan>,
     limit: u64,
     n: u64,
     nnz: usize,
+    probe: SparsityProbe,
 }
 
 impl Walk {
@@ -40,6 +45,7 @@ impl Walk {
             limit,
             n: 0,
             nnz: 0,
+            probe: SparsityProbe::default(),
         }
     }
 
@@ -57,6 +63,7 @@ impl Walk {
             if self.n < self.limit {
                 self.n += 1;
                 self.nnz += ex.indices.len();
+                self.probe.observe(&ex.indices);
             }
         }
         Ok(())
@@ -105,8 +112,14 @@ pub(crate) fn prescan(
             (schema.dim(), false, walk)
         }
         (Format::Vw, _) => {
-            let mut walk = Walk::new(scan, 0);
-            if walk.scan.is_some() {
+            // Without `-q` the first rows are measured; with it, the rows read here are not the
+            // learner's (crosses are built only for a cache), so none are.
+            let limit = match read.interactions.is_empty() {
+                true => SPARSITY_SAMPLE,
+                false => 0,
+            };
+            let walk = if scan.is_some() {
+                let mut walk = Walk::new(scan, limit);
                 // The labels need no crosses, but a cache written here serves the pass only
                 // with the pass's (the run's `-q`).
                 let crosses = match input.has_cache() {
@@ -114,7 +127,12 @@ pub(crate) fn prescan(
                     false => Interactions::default(),
                 };
                 walk.read(&mut *examples(input, &read, bits, None, crosses)?)?;
-            }
+                walk
+            } else if limit > 0 {
+                first_rows(input, &read, bits, limit, None)?.0
+            } else {
+                Walk::new(None, 0)
+            };
             (1usize << bits, true, walk)
         }
         _ => libsvm_walk(input, &read, bits, dim, scan)?,
@@ -123,6 +141,7 @@ pub(crate) fn prescan(
         dim,
         hashed,
         avg_nnz: walk.avg_nnz(),
+        sample: walk.probe.sample(),
     };
     Ok(Prescan {
         scan: walk.scan,
@@ -145,24 +164,7 @@ fn libsvm_walk(
     } else {
         u64::MAX
     };
-    let mut walk = Walk::new(scan, limit);
-    let max_index = if input.rereadable() {
-        let mut reader = input.open(read, bits)?;
-        if let Opened::Text(ExampleReader::Libsvm(text)) = &mut reader {
-            text.skip_values();
-        }
-        walk.read(&mut reader)?;
-        reader.max_index_plus_one()
-    } else {
-        let (format, zero_based) = (input.format(read.format), read.zero_based);
-        walk = input.sample(|text, name| {
-            let mut reader = ExampleReader::from_reader(text, name, format, zero_based, bits)?;
-            let mut walk = Walk::new(None, limit);
-            walk.read(&mut reader)?;
-            Ok(walk)
-        })?;
-        0
-    };
+    let (walk, max_index) = first_rows(input, read, bits, limit, scan)?;
     match dim {
         Some(d) => Ok((d, false, walk)),
         None if walk.n == 0 => Err(RunError::options(format!(
@@ -171,6 +173,36 @@ fn libsvm_walk(
         ))),
         None => Ok((max_index, false, walk)),
     }
+}
+
+/// Reads `input` as far as the walk needs (`limit` examples, or all with `scan`): a
+/// re-readable input through [`Input::open`] (its cache, or LIBSVM text without its values),
+/// a stream read once by sampling its start in memory ([`Input::sample`], no scan). Returns the
+/// walk and one past the largest index read (0 when sampled).
+fn first_rows(
+    input: &mut Input,
+    read: &ReadOptions,
+    bits: u32,
+    limit: u64,
+    scan: Option<ClassScan>,
+) -> Result<(Walk, usize), RunError> {
+    if input.rereadable() {
+        let mut walk = Walk::new(scan, limit);
+        let mut reader = input.open(read, bits)?;
+        if let Opened::Text(ExampleReader::Libsvm(text)) = &mut reader {
+            text.skip_values();
+        }
+        walk.read(&mut reader)?;
+        return Ok((walk, reader.max_index_plus_one()));
+    }
+    let (format, zero_based) = (input.format(read.format), read.zero_based);
+    let walk = input.sample(|text, name| {
+        let mut reader = ExampleReader::from_reader(text, name, format, zero_based, bits)?;
+        let mut walk = Walk::new(None, limit);
+        walk.read(&mut reader)?;
+        Ok(walk)
+    })?;
+    Ok((walk, 0))
 }
 
 #[cfg(test)]

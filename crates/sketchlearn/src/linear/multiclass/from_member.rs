@@ -53,7 +53,7 @@ impl MulticlassConfig {
                 ..d
             });
         }
-        if !matches!(member.algorithm, Algorithm::Auto | Algorithm::Newton) {
+        if !(member.algorithm.is_auto() || member.algorithm == Algorithm::Newton) {
             return Err(LearnError::InvalidParameter(format!(
                 "the softmax reduction is one sketched Newton learner (SON); algorithm {} \
                  applies to one-against-all (oaa)",

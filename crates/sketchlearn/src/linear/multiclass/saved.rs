@@ -45,6 +45,7 @@ impl MulticlassConfig {
             dim,
             hashed,
             avg_nnz,
+            sample: None,
         };
         let sparse = match c.reduction {
             Reduction::OneVsAll => auto_sparse(&c.member, &input),
