@@ -20,6 +20,26 @@ pub struct FileRun {
     one_thread: bool,
 }
 
+/// Whether `threads` asks for the caller's thread alone (`Some(1)`); `Some(0)` is refused.
+pub fn one_thread(threads: Option<usize>) -> PyResult<bool> {
+    if threads == Some(0) {
+        return Err(PyValueError::new_err(
+            "threads must be at least 1 (or None)",
+        ));
+    }
+    Ok(threads == Some(1))
+}
+
+/// Runs `f` on the caller's thread alone when `one_thread` ([`on_one_thread`]: no second
+/// thread for the mixture's members; the same results), else as usual.
+pub fn on_threads<T>(one_thread: bool, f: impl FnOnce() -> T) -> T {
+    if one_thread {
+        on_one_thread(f)
+    } else {
+        f()
+    }
+}
+
 impl FileRun {
     /// `threads = Some(1)`: no read-ahead thread and no second thread for the mixture's
     /// members (the same results on the caller's thread alone); `0` is refused.
@@ -29,15 +49,10 @@ impl FileRun {
         zero_based: bool,
         threads: Option<usize>,
     ) -> PyResult<Self> {
-        if threads == Some(0) {
-            return Err(PyValueError::new_err(
-                "threads must be at least 1 (or None)",
-            ));
-        }
+        let one_thread = one_thread(threads)?;
         let format = format
             .parse::<sketchlearn::data::Format>()
             .map_err(PyValueError::new_err)?;
-        let one_thread = threads == Some(1);
         let options = TrainOptions {
             read: ReadOptions {
                 format,
@@ -75,13 +90,7 @@ impl FileRun {
         let poll = || interrupt.poll();
         let cancel = Cancel::new(&poll);
         let pass = || run_once(input, start, &options, cancel);
-        let outcome = py.detach(|| {
-            if one_thread {
-                on_one_thread(pass)
-            } else {
-                pass()
-            }
-        });
+        let outcome = py.detach(|| on_threads(one_thread, pass));
         match outcome {
             Ok(done) => {
                 *refused += done.refused;

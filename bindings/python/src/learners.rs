@@ -241,7 +241,9 @@ impl LinearLearners {
     /// is learned) with the GIL released, checking for Ctrl-C every 0.1 s ([`Interrupt`]: on
     /// `KeyboardInterrupt` the model has learned the rows before it, whole). Returns the
     /// progress rows (VW's doubling counts) reached during the call when `progress` is true.
-    #[pyo3(signature = (x, y, sample_weight=None, progress=false))]
+    /// `threads=1` learns on the calling thread alone (no second thread for the mixture's
+    /// members; the same results), as [`learn_file`](Self::learn_file).
+    #[pyo3(signature = (x, y, sample_weight=None, progress=false, threads=None))]
     fn learn(
         &mut self,
         py: Python<'_>,
@@ -249,7 +251,9 @@ impl LinearLearners {
         y: PyReadonlyArray1<'_, f64>,
         sample_weight: Option<PyReadonlyArray1<'_, f64>>,
         progress: bool,
+        threads: Option<usize>,
     ) -> PyResult<Vec<ProgressTuple>> {
+        let one_thread = crate::file_run::one_thread(threads)?;
         let input = RowsInput::extract(x)?;
         let rows = input.rows()?;
         let y = y.as_slice()?;
@@ -265,14 +269,15 @@ impl LinearLearners {
         let count = &mut out.refused;
         let state = &mut self.state;
         let stop = &interrupt;
-        let result = py.detach(|| match state {
+        let pass = || match state {
             State::Linear(m) => learn_rows(&rows, w, stop, scratch, tally, |x, i, wt| {
                 linear_step(m, x, y[i], wt, count)
             }),
             State::Multi(m) => learn_rows(&rows, w, stop, scratch, tally, |x, i, wt| {
                 multiclass_step(m, x, y[i] as usize, wt, count)
             }),
-        });
+        };
+        let result = py.detach(|| crate::file_run::on_threads(one_thread, pass));
         self.refused += out.refused;
         interrupt.check()?;
         result.map_err(|(e, i)| learn_error(e, Some(i)))?;
@@ -555,6 +560,31 @@ impl LinearLearners {
                 _ => None,
             },
         }
+    }
+
+    /// This state's delta against `base`, the state it grew from: model bytes holding, of the
+    /// per-feature stores (sparse-time column stores, unit scaling's moments, first-order
+    /// arrays), only the features that differ from `base` — for a learner that learned a block
+    /// since `base`, that block's features. [`patched`](Self::patched) rebuilds the state bit
+    /// for bit from them and the same base (`sketchlearn.dask` sends these between workers,
+    /// which all hold the round's base). The GIL is released meanwhile.
+    fn delta_from<'py>(
+        &self,
+        py: Python<'py>,
+        base: PyRef<'py, LinearLearners>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (state, base_state) = (&self.state, &base.state);
+        let b = py.detach(|| state.delta_bytes(base_state))?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// The state whose [`delta_from`](Self::delta_from) `base` is `delta` (another base is an
+    /// error); progressive metrics start afresh, as after unpickling.
+    #[staticmethod]
+    fn patched(py: Python<'_>, base: PyRef<'_, LinearLearners>, delta: &[u8]) -> PyResult<Self> {
+        let base_state = &base.state;
+        py.detach(|| State::from_delta_bytes(delta, base_state))
+            .map(Self::from_state)
     }
 
     /// The model as the bytes of a model file (kind `linear-learner` or

@@ -133,6 +133,32 @@ impl State {
         }
     }
 
+    /// This state's delta against `base`, the state it grew from (`sketchlearn::model::
+    /// delta_bytes`: the per-feature stores' entries that differ from the base's; what
+    /// `sketchlearn.dask` sends between workers, which hold the base).
+    pub fn delta_bytes(&self, base: &State) -> PyResult<Vec<u8>> {
+        match (self, base) {
+            (State::Linear(m), State::Linear(g)) => model::delta_bytes(LINEAR_DELTA_KIND, m, g),
+            (State::Multi(m), State::Multi(g)) => model::delta_bytes(MULTICLASS_DELTA_KIND, m, g),
+            _ => return Err(different()),
+        }
+        .map_err(model_error)
+    }
+
+    /// The state back from its [`State::delta_bytes`] against the same `base` (another base is
+    /// an error).
+    pub fn from_delta_bytes(bytes: &[u8], base: &State) -> PyResult<State> {
+        match base {
+            State::Linear(g) => {
+                model::from_delta_bytes(bytes, LINEAR_DELTA_KIND, g, "delta").map(State::Linear)
+            }
+            State::Multi(g) => {
+                model::from_delta_bytes(bytes, MULTICLASS_DELTA_KIND, g, "delta").map(State::Multi)
+            }
+        }
+        .map_err(model_error)
+    }
+
     /// The state back from [`State::to_bytes`].
     pub fn from_bytes(bytes: &[u8], name: &str) -> PyResult<State> {
         match LinearModel::from_bytes(bytes, name) {
@@ -186,6 +212,10 @@ impl State {
         }
     }
 }
+
+/// The kind tags of the deltas of the two kinds of model.
+const LINEAR_DELTA_KIND: &str = "linear-learner-delta";
+const MULTICLASS_DELTA_KIND: &str = "multiclass-learner-delta";
 
 fn different() -> PyErr {
     PyValueError::new_err("cannot merge: different kinds of models or classes")

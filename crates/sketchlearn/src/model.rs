@@ -62,10 +62,12 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+pub(crate) mod delta;
 mod replacing_file;
 pub(crate) mod sparse_vec;
 pub(crate) mod touched;
 mod write;
+pub use delta::{delta_bytes, from_delta_bytes};
 pub use replacing_file::ReplacingFile;
 pub(crate) use sparse_vec::decoding_version;
 pub use sparse_vec::SPARSE_SINCE;
@@ -272,12 +274,7 @@ fn io_error(path: &Path, what: &str, err: &std::io::Error) -> ModelError {
 /// assert_eq!(back, vec![1.0, -0.5]);
 /// ```
 pub fn to_bytes<T: Serialize + ?Sized>(kind: &str, value: &T) -> Result<Vec<u8>, ModelError> {
-    let mut out = Vec::new();
-    write::write_image(kind, value, &mut out).map_err(|e| match e {
-        write::WriteError::Encode(e) => e,
-        write::WriteError::Io(e) => ModelError::Encode(e.to_string()),
-    })?;
-    Ok(out)
+    write::image(kind, value)
 }
 
 /// A validated frame: header checked, lengths consistent, checksum matching.

@@ -55,6 +55,9 @@ class OnlineLinearModel(BaseEstimator):
     :class:`~sketchlearn.OnlineRegressor` (not for direct use)."""
 
     _regression = False
+    # Threads of the learning calls: None, the library's choice; 1, the calling thread alone
+    # (set by ``sketchlearn.dask`` on its copies in workers of one thread). Not a parameter.
+    _threads: int | None = None
 
     def __init__(
         self,
@@ -128,7 +131,9 @@ class OnlineLinearModel(BaseEstimator):
             print_header(learners.description, learners.dim)
             self._printed_header = True
         for _ in range(passes):
-            progress = learners.learn(rows, targets, sample_weight, bool(self.verbose))
+            progress = learners.learn(
+                rows, targets, sample_weight, bool(self.verbose), threads=self._threads
+            )
             if self.verbose:
                 print_rows(progress)
         if self.verbose:

@@ -36,8 +36,10 @@ class LinearLearners:
         y: npt.NDArray[np.float64],
         sample_weight: npt.NDArray[np.float64] | None = None,
         progress: bool = False,
+        threads: int | None = None,
     ) -> list[ProgressRow]:
-        """Learns every row in order (GIL released); progress rows when asked."""
+        """Learns every row in order (GIL released); progress rows when asked
+        (``threads=1``: on the calling thread alone, the same results)."""
     def final_progress(self) -> ProgressRow | None:
         """The closing progress row."""
     def decision_function(self, x: Rows) -> npt.NDArray[np.float64]:
@@ -77,6 +79,11 @@ class LinearLearners:
         threads: int | None = None,
     ) -> LinearLearners:
         """``learn_file`` into new learners, these unchanged (one copy of the state)."""
+    def delta_from(self, base: LinearLearners) -> bytes:
+        """This state's delta against ``base`` (the features that differ from it)."""
+    @staticmethod
+    def patched(base: LinearLearners, delta: bytes) -> LinearLearners:
+        """The state whose ``delta_from(base)`` is ``delta``, bit for bit."""
     def progressive(self) -> tuple[int, float, float | None]:
         """``(examples, mean loss, error rate)`` of progressive validation."""
     def to_bytes(self) -> bytes:

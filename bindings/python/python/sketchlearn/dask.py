@@ -114,44 +114,83 @@ def _worker_threads() -> int | None:
         return None
 
 
-def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
-    """A copy of the global ``model`` after one pass over each of its blocks in turn (the
-    global model itself stays untouched: it is shared by every task of the round). Files are
+class _Delta:
+    """A task's or a merge's result: the estimator without its learners, and the learners'
+    delta against the round's base (``LinearLearners.delta_from``: the features learned on
+    since the base). Every worker holds the base, so this is what moves between workers
+    instead of the whole state; the state is rebuilt bit for bit (:meth:`state`), so the
+    merge sees the same inputs as without deltas."""
+
+    __slots__ = ("shell", "delta")
+
+    def __init__(self, est, base):
+        self.delta = est.learners_.delta_from(base.learners_)
+        self.shell = copy.copy(est)
+        del self.shell.learners_
+
+    def state(self, base):
+        """The estimator, rebuilt from ``base`` (the base it was made against)."""
+        est = copy.copy(self.shell)
+        est.learners_ = type(base.learners_).patched(base.learners_, self.delta)
+        return est
+
+
+def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
+    """One pass over each of the task's blocks in turn from the global ``model`` (left
+    untouched: it is shared by every task of the round), as a delta against it. Files are
     learned into a new state (``learned_file``: one copy of the state, not a copy and then
-    the run's own)."""
+    the run's own). In a worker of one thread, on that thread alone."""
+    threads = 1 if _worker_threads() == 1 else None
     if ys is None:  # files
-        threads = 1 if _worker_threads() == 1 else None
         est = copy.copy(model)
         est.learners_ = model.learners_.learned_file(Xs[0], fmt, zero_based, threads=threads)
         for path in Xs[1:]:
             est.learners_.learn_file(path, fmt, zero_based, threads=threads)
-        return est
+        return _Delta(est, model)
     est = copy.deepcopy(model)
+    est._threads = threads
     for X, y in zip(Xs, ys):
         if hasattr(est, "classes_") and not est._regression:
             est.partial_fit(np.asarray(X), np.asarray(y), classes=est.classes_)
         else:
             est.partial_fit(np.asarray(X), np.asarray(y))
-    return est
+    del est._threads
+    return _Delta(est, model)
 
 
-def _merge(a, b, base):
-    """``a`` merged with ``b`` over ``base``, as a new estimator: ``a`` is a task's result
-    (a recomputed task may read it again), so it is left unchanged; the state is copied once,
-    by the merge itself."""
-    out = copy.copy(a)
-    out.learners_ = a.learners_.merged(b.learners_, base.learners_)
-    return out
+def _merge(a: _Delta, b: _Delta, base) -> _Delta:
+    """``a`` merged with ``b`` (both deltas against ``base``), as a delta against ``base``."""
+    out = a.state(base)
+    out.learners_.merge(b.state(base).learners_, base.learners_)
+    return _Delta(out, base)
 
 
-def _tree_merge(client, parts: list, base) -> Any:
-    """Pairwise tree reduction of ``parts`` (futures) with merge over ``base``."""
+def _applied(base, part: _Delta):
+    """The round's merged estimator, rebuilt from its delta on a worker holding ``base``."""
+    return part.state(base)
+
+
+def _submit_on(client, worker, fn, *args):
+    """``fn(*args)`` preferably on ``worker`` (where its large argument, the round's base, is
+    held); elsewhere when that worker is gone (``allow_other_workers``: a lost worker's tasks
+    are recomputed by the others)."""
+    if worker is None:  # no worker yet: wherever one comes
+        return _submit(client, fn, *args)
+    return client.submit(fn, *args, pure=False, workers=[worker], allow_other_workers=True)
+
+
+def _tree_merge(client, parts: list) -> Any:
+    """Pairwise tree reduction of ``parts`` — ``(future of a delta, (its worker, the round's
+    base there))`` — with merge, each merge on its left part's worker."""
     while len(parts) > 1:
-        nxt = [_submit(client, _merge, a, b, base) for a, b in zip(parts[::2], parts[1::2])]
+        nxt = [
+            (_submit_on(client, w, _merge, a, b, g), (w, g))
+            for (a, (w, g)), (b, _) in zip(parts[::2], parts[1::2])
+        ]
         if len(parts) % 2:
             nxt.append(parts[-1])
         parts = nxt
-    return parts[0]
+    return parts[0][0]
 
 
 # -- fit ----------------------------------------------------------------------------------------
@@ -289,29 +328,27 @@ def fit(
         profile = (False, None, None)
     if blocks_per_task < 1:
         raise ValueError(f"blocks_per_task must be at least 1, got {blocks_per_task}")
-    width = n_workers or max(len(client.scheduler_info()["workers"]), 1)
+    workers = sorted(client.scheduler_info()["workers"]) or [None]
+    width = n_workers or len(workers)
     # A task, not scattered data (see `_submit`): recomputed if every copy is lost.
     model = _submit(client, _initial, estimator, n_features, classes, profile)
+    # The round's base on each worker: the tasks sent there learn from it, and the round's
+    # merged delta is applied to it there, so that only deltas move between workers.
+    bases = {w: model for w in workers}
     seen = 0
     per_round = width * blocks_per_task
     for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
         parts = []
-        for lo in range(start, min(start + per_round, len(blocks)), blocks_per_task):
+        for i, lo in enumerate(range(start, min(start + per_round, len(blocks)), blocks_per_task)):
             hi = min(lo + blocks_per_task, len(blocks), start + per_round)
             task_labels = None if labels is None else labels[lo:hi]
-            parts.append(
-                _submit(
-                    client,
-                    _learn_blocks,
-                    model,
-                    blocks[lo:hi],
-                    task_labels,
-                    format,
-                    zero_based,
-                )
-            )
-        model = _tree_merge(client, parts, model)
+            w = workers[i % len(workers)]
+            args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
+            parts.append((_submit_on(client, w, _learn_blocks, *args), (w, bases[w])))
+        merged = _tree_merge(client, parts)
+        bases = {w: _submit_on(client, w, _applied, g, merged) for w, g in bases.items()}
+        model = bases[workers[0]]
         if verbose:
             est = model.result()
             seen = est.learners_.examples_seen

@@ -238,14 +238,38 @@ mod sorted {
     use super::{Moments, Welford};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+    /// In a model delta (`model/delta.rs`): the base's snapshot, or the entries that differ
+    /// from it (`unit_scaling/moments_delta.rs`).
     pub fn serialize<S: Serializer>(m: &&Moments, s: S) -> Result<S::Ok, S::Error> {
+        use crate::model::delta::{self, Mode};
         let mut v: Vec<(usize, Welford)> = m.iter().map(|(&i, &x)| (i, x)).collect();
         v.sort_unstable_by_key(|&(i, _)| i);
-        v.serialize(s)
+        match delta::mode() {
+            Mode::Whole | Mode::Patch => v.serialize(s),
+            Mode::Record => {
+                let words = v.iter().flat_map(|(j, w)| {
+                    [*j as u64]
+                        .into_iter()
+                        .chain([w.n, w.mean, w.m2, w.max_abs].map(f64::to_bits))
+                });
+                let digest = delta::digest(words);
+                delta::record(super::moments_delta::Snapshot(v), digest);
+                ().serialize(s)
+            }
+            Mode::Diff => super::moments_delta::diff(&v)
+                .map_err(serde::ser::Error::custom)?
+                .serialize(s),
+        }
     }
 
     /// Format 7 kept no maximum: read as `+∞` (see [`Welford::max_abs`]).
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Moments, D::Error> {
+        use crate::model::delta::{self, Mode};
+        if delta::mode() == Mode::Patch {
+            let d = super::moments_delta::MomentsDelta::deserialize(d)?;
+            let v = super::moments_delta::patch(&d).map_err(serde::de::Error::custom)?;
+            return Ok(v.into_iter().collect());
+        }
         if crate::model::decoding_version() < super::MAX_ABS_SINCE {
             let v = Vec::<(usize, (f64, f64, f64))>::deserialize(d)?;
             let old = |(n, mean, m2)| Welford {
@@ -260,6 +284,8 @@ mod sorted {
         Ok(v.into_iter().collect())
     }
 }
+
+mod moments_delta;
 
 /// The first format version whose unit scaling keeps each feature's maximum and the
 /// [`TableShare`].

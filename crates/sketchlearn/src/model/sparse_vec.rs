@@ -61,7 +61,7 @@ impl Drop for VersionScope {
 const BLOCK: usize = 64;
 
 /// An element of a sparse array: zero is the all-zero bit pattern.
-pub trait Element: Copy + Serialize + for<'de> Deserialize<'de> {
+pub trait Element: Copy + Serialize + for<'de> Deserialize<'de> + 'static {
     /// The zero of the array.
     const ZERO: Self;
     /// The element's bit pattern (stored when not all zeros).
@@ -128,6 +128,24 @@ pub(crate) fn serialize_at<T: Element, S: Serializer>(
     at: &[usize],
     s: S,
 ) -> Result<S::Ok, S::Error> {
+    use super::delta::{self, Mode};
+    match delta::mode() {
+        Mode::Whole | Mode::Patch => {}
+        Mode::Record => {
+            let listed = entries(v, at);
+            let words = listed.iter().flat_map(|(j, x)| [*j, x.bits()]);
+            let digest = delta::digest(std::iter::once(v.len() as u64).chain(words));
+            delta::record(Snapshot::<T>(v.len(), listed), digest);
+            return ().serialize(s);
+        }
+        Mode::Diff => {
+            let Snapshot(_, base) =
+                delta::next_base::<Snapshot<T>>().map_err(serde::ser::Error::custom)?;
+            let same = |a: &T, b: &T| a.bits() == b.bits();
+            let d = delta::diff_sorted(&entries(v, at), &base, same);
+            return (v.len() as u64, d).serialize(s);
+        }
+    }
     let mut t = s.serialize_tuple(2)?;
     t.serialize_element(&(v.len() as u64))?;
     t.serialize_element(&Entries(v, at))?;
@@ -145,11 +163,40 @@ pub fn deserialize<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<Vec<T>
         .map(|(v, _)| v)
 }
 
+/// An array in a model delta (`model/delta.rs`): its length and its entries, `(index, value)`
+/// increasing, that the base records; the delta holds the entries new or changed since.
+struct Snapshot<T>(usize, Vec<(u64, T)>);
+
+fn entries<T: Element>(v: &[T], at: &[usize]) -> Vec<(u64, T)> {
+    at.iter().map(|&j| (j as u64, v[j])).collect()
+}
+
+/// The array of a delta, its other entries taken from the next recorded base.
+fn patched<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<(Vec<T>, Vec<usize>), D::Error> {
+    use super::delta::{self, Keyed};
+    let (len, keyed) = <(u64, Keyed<u64, T>)>::deserialize(d)?;
+    let Snapshot(base_len, base) = delta::next_base::<Snapshot<T>>().map_err(de::Error::custom)?;
+    let all = delta::patch_sorted(&base, &keyed).map_err(de::Error::custom)?;
+    if len != base_len as u64 || all.last().is_some_and(|e| e.0 >= len) {
+        return Err(de::Error::custom(delta::NOT_ITS_BASE));
+    }
+    let mut v = vec![T::ZERO; len as usize];
+    let mut at = Vec::with_capacity(all.len());
+    for (j, x) in all {
+        v[j as usize] = x;
+        at.push(j as usize);
+    }
+    Ok((v, at))
+}
+
 /// [`deserialize`] with the positions of the entries read (increasing; for a payload of format
 /// version 6 or older, a plain sequence, the positions of its non-zeros).
 pub(crate) fn deserialize_listed<'de, T: Element, D: Deserializer<'de>>(
     d: D,
 ) -> Result<(Vec<T>, Vec<usize>), D::Error> {
+    if super::delta::mode() == super::delta::Mode::Patch {
+        return patched(d);
+    }
     if DECODING.with(Cell::get) < SPARSE_SINCE {
         let v = Vec::<T>::deserialize(d)?;
         let at = stored_positions(&v);

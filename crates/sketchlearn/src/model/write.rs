@@ -123,19 +123,40 @@ fn header(kind: &str, len: u64, payload_crc: &crc32fast::Hasher) -> Vec<u8> {
     out
 }
 
+/// An error unless `kind` is 1 to [`MAX_KIND_LEN`] bytes long.
+fn check_kind_len(kind: &str) -> Result<(), ModelError> {
+    if kind.is_empty() || kind.len() > MAX_KIND_LEN {
+        return Err(ModelError::Encode(format!(
+            "the kind tag must be 1 to {MAX_KIND_LEN} bytes long, {:?} has {}",
+            kind,
+            kind.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The whole file image of `value` in memory (the bytes [`write_image`] writes), serialised
+/// once: the payload is encoded after a placeholder header, whose length and CRC are filled in
+/// from the encoded bytes (one bulk CRC, not one per element written). A file needs the two
+/// passes of [`write_image`] (no copy of the model in memory); bytes in memory need one.
+pub(super) fn image<T: Serialize + ?Sized>(kind: &str, value: &T) -> Result<Vec<u8>, ModelError> {
+    check_kind_len(kind)?;
+    let h = header(kind, 0, &crc32fast::Hasher::new()).len();
+    let mut out = postcard::to_extend(value, vec![0u8; h]).map_err(encode_error)?;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&out[h..]);
+    let head = header(kind, (out.len() - h) as u64, &crc);
+    out[..h].copy_from_slice(&head);
+    Ok(out)
+}
+
 /// Writes the whole file image of `value` to `out` (see the byte layout in [`super`]).
 pub(super) fn write_image<T: Serialize + ?Sized, W: Write>(
     kind: &str,
     value: &T,
     out: &mut W,
 ) -> Result<(), WriteError> {
-    if kind.is_empty() || kind.len() > MAX_KIND_LEN {
-        return Err(WriteError::Encode(ModelError::Encode(format!(
-            "the kind tag must be 1 to {MAX_KIND_LEN} bytes long, {:?} has {}",
-            kind,
-            kind.len()
-        ))));
-    }
+    check_kind_len(kind).map_err(WriteError::Encode)?;
     let first = measure(value).map_err(WriteError::Encode)?;
     out.write_all(&header(kind, first.len, &first.crc))
         .map_err(WriteError::Io)?;

@@ -1011,7 +1011,29 @@ struct Stored {
 }
 
 impl Serialize for LazyColumns {
+    /// The [`Stored`] columns, or in a model delta (`model/delta.rs`) the base's snapshot or
+    /// the columns that differ from it (`columns/delta.rs`).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use crate::model::delta::{self, Mode};
+        let stored = self.stored();
+        match delta::mode() {
+            Mode::Whole | Mode::Patch => stored.serialize(serializer),
+            Mode::Record => {
+                let words = stored.touched.iter().map(|&j| u64::from(j));
+                let digest = delta::digest(words.chain(stored.slots.iter().map(|x| x.to_bits())));
+                delta::record(self::delta::Snapshot::new(self.stride(), stored), digest);
+                ().serialize(serializer)
+            }
+            Mode::Diff => self::delta::diff(stored, self.stride())
+                .map_err(serde::ser::Error::custom)?
+                .serialize(serializer),
+        }
+    }
+}
+
+impl LazyColumns {
+    /// What a model file stores.
+    fn stored(&self) -> Stored {
         let s = self.stride();
         let touched = self.stored_columns();
         let mut slots = Vec::with_capacity(touched.len() * s);
@@ -1033,7 +1055,6 @@ impl Serialize for LazyColumns {
             touched,
             slots,
         }
-        .serialize(serializer)
     }
 }
 
@@ -1107,8 +1128,13 @@ fn counts_match(st: &Stored, dim: usize, stride: usize) -> bool {
 
 impl<'de> Deserialize<'de> for LazyColumns {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use crate::model::delta::{self, Mode};
         use serde::de::Error;
-        let st = Stored::deserialize(deserializer)?;
+        let st = match delta::mode() {
+            Mode::Patch => self::delta::patch(self::delta::StoredDelta::deserialize(deserializer)?)
+                .map_err(D::Error::custom)?,
+            _ => Stored::deserialize(deserializer)?,
+        };
         let (dim, m) = (st.dim as usize, st.m as usize);
         // The number of heads is the length of the transfers (no field of its own, so that the
         // binary learners' files are unchanged).
@@ -1164,6 +1190,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
 
 mod base;
 mod batch;
+mod delta;
 
 #[cfg(test)]
 mod tests;

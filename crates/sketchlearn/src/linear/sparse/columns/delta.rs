@@ -1,0 +1,98 @@
+//! The column store in a model delta (`model/delta.rs`): of the stored columns, only those
+//! whose slot is new or differs bitwise from the base's slot of the same column; everything
+//! else ([`Stored`] without its slots: the epochs, their member lists, the stored columns'
+//! order) goes in whole. A column's slot changes only when it is brought up to date (touched
+//! while learning, or flushed), so a task's delta holds the columns of its block.
+
+use super::Stored;
+use crate::model::delta::{next_base, NOT_ITS_BASE};
+use serde::{Deserialize, Serialize};
+
+/// A store's stored columns and their slots (what the base records).
+pub(super) struct Snapshot {
+    stride: usize,
+    touched: Vec<u32>,
+    slots: Vec<f64>,
+}
+
+impl Snapshot {
+    pub(super) fn new(stride: usize, st: Stored) -> Self {
+        Snapshot {
+            stride,
+            touched: st.touched,
+            slots: st.slots,
+        }
+    }
+
+    /// The slot of column `j`, if stored (`index`: `(column, position)` sorted by column).
+    fn slot(&self, index: &[(u32, u32)], j: u32) -> Option<&[f64]> {
+        let k = index.binary_search_by_key(&j, |p| p.0).ok()?;
+        let p = index[k].1 as usize * self.stride;
+        Some(&self.slots[p..p + self.stride])
+    }
+
+    fn index(&self) -> Vec<(u32, u32)> {
+        let mut index: Vec<(u32, u32)> = (0..).zip(&self.touched).map(|(k, &j)| (j, k)).collect();
+        index.sort_unstable();
+        index
+    }
+}
+
+/// [`Stored`] with `slots` empty, the positions (in `touched`, increasing) of the columns
+/// whose slot the delta holds, and those slots.
+#[derive(Serialize, Deserialize)]
+pub(super) struct StoredDelta {
+    head: Stored,
+    changed: Vec<u32>,
+    slots: Vec<f64>,
+}
+
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// `st` (of a store with slots of `stride` numbers) against the next recorded base.
+pub(super) fn diff(mut st: Stored, stride: usize) -> Result<StoredDelta, &'static str> {
+    let base: Snapshot = next_base()?;
+    if base.stride != stride {
+        return Err(NOT_ITS_BASE);
+    }
+    let index = base.index();
+    let (mut changed, mut slots) = (Vec::new(), Vec::new());
+    for (k, (&j, slot)) in (0..).zip(st.touched.iter().zip(st.slots.chunks_exact(stride))) {
+        if !base.slot(&index, j).is_some_and(|b| same_bits(b, slot)) {
+            changed.push(k);
+            slots.extend_from_slice(slot);
+        }
+    }
+    st.slots = Vec::new();
+    Ok(StoredDelta {
+        head: st,
+        changed,
+        slots,
+    })
+}
+
+/// The [`Stored`] of a delta, the slots it does not hold taken from the next recorded base.
+pub(super) fn patch(d: StoredDelta) -> Result<Stored, &'static str> {
+    let base: Snapshot = next_base()?;
+    let s = base.stride;
+    let mut head = d.head;
+    if d.slots.len() != d.changed.len() * s || !head.slots.is_empty() {
+        return Err(NOT_ITS_BASE);
+    }
+    let index = base.index();
+    let mut slots = Vec::with_capacity(head.touched.len() * s);
+    let mut next = d.changed.iter().zip(d.slots.chunks_exact(s)).peekable();
+    for (k, &j) in (0u32..).zip(&head.touched) {
+        match next.next_if(|(&c, _)| c == k) {
+            Some((_, slot)) => slots.extend_from_slice(slot),
+            None => slots.extend_from_slice(base.slot(&index, j).ok_or(NOT_ITS_BASE)?),
+        }
+    }
+    if next.next().is_some() {
+        return Err(NOT_ITS_BASE); // positions not increasing, or past the stored columns
+    }
+    head.slots = slots;
+    Ok(head)
+}
