@@ -69,14 +69,17 @@ impl<const N: usize, T: Element> Touched<N, T> {
     #[inline]
     pub fn set(&mut self, i: usize, values: [T; N]) {
         let zero = |v: &[T; N]| v.iter().all(|x| x.bits() == 0);
-        if zero(&self.at(i)) && !zero(&values) {
+        let newly = zero(&self.at(i)) && !zero(&values);
+        // The entries are written before a compaction reads them: a compaction drops the
+        // features whose entries are all zero, which `i`'s still were.
+        for (a, v) in self.arrays.iter_mut().zip(values) {
+            a[i] = v;
+        }
+        if newly {
             self.listed.push(i);
             if self.listed.len() > 2 * self.compacted.max(MIN_COMPACT) {
                 self.compact();
             }
-        }
-        for (a, v) in self.arrays.iter_mut().zip(values) {
-            a[i] = v;
         }
     }
 
@@ -309,6 +312,31 @@ mod tests {
             bytes,
             postcard::to_allocvec(&Counts(n.array(0).to_vec())).unwrap()
         );
+    }
+
+    /// Every non-zero entry stays listed through the compactions, including the feature whose
+    /// listing triggers one (a compaction once ran before that feature's entry was written and
+    /// dropped it: one weight lost from the file per compaction).
+    #[test]
+    fn every_non_zero_survives_compactions_and_a_round_trip() {
+        let d = 20_000;
+        let mut t = Touched::<1>::new(d);
+        let mut state = 12345u64;
+        for k in 0..30_000u64 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let i = (state >> 33) as usize % d;
+            t.set(i, [if k % 7 == 0 { 0.0 } else { (k + 1) as f64 }]);
+        }
+        let non_zero: Vec<usize> = (0..d).filter(|&i| t.array(0)[i] != 0.0).collect();
+        assert!(non_zero.len() > 4 * MIN_COMPACT, "{}", non_zero.len());
+        let listed = t.features();
+        let lost: Vec<&usize> = non_zero.iter().filter(|i| !listed.contains(i)).collect();
+        assert!(lost.is_empty(), "non-zero features not listed: {lost:?}");
+        assert_eq!(listed, non_zero);
+        let back: Touched<1> = postcard::from_bytes(&postcard::to_allocvec(&t).unwrap()).unwrap();
+        assert_eq!(back.array(0), t.array(0));
     }
 
     #[test]
