@@ -37,9 +37,7 @@ impl FromStr for CurvatureArg {
 #[derive(clap::Args, Debug)]
 #[command(next_help_heading = "Learner")]
 pub struct LearnerArgs {
-    /// auto|auto-sparse|ogd|adagrad|adagrad-grid|newton|ada-fd|sketchy [default: auto; a
-    /// classifier's auto is auto-sparse, two of its four members, when the first 1000 rows are
-    /// sparse]
+    /// auto[-sparse]|ogd|adagrad[-grid]|newton|ada-fd|sketchy [default: auto]
     #[arg(long, value_name = "NAME")]
     pub algo: Option<Algorithm>,
     /// OGD / AdaGrad / ada-fd / sketchy learning rate

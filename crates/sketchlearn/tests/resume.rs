@@ -154,7 +154,7 @@ fn wide(n: usize, d: usize) -> Vec<(Vec<u32>, Vec<f64>, f64)> {
         .map(|_| {
             let mut idx: Vec<u32> = (0..50)
                 .map(|_| {
-                    let u: f64 = rand::Rng::gen(&mut rng);
+                    let u: f64 = rand::Rng::random(&mut rng);
                     (u * d as f64) as u32
                 })
                 .collect();
