@@ -273,6 +273,11 @@ fn train_errors_past_the_first_batches_name_their_line() {
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(err.contains(&format!("{name}:{line}:")), "{mode}: {err}");
             assert!(!err.contains("panicked"), "{err}");
+            // Each part of the message once (the learner's error was once printed twice,
+            // as the message and again as its source).
+            let parts: Vec<&str> = err.trim().split(": ").filter(|p| p.len() > 12).collect();
+            let distinct: std::collections::HashSet<&&str> = parts.iter().collect();
+            assert_eq!(distinct.len(), parts.len(), "{mode}: {err}");
         }
     }
     // The same file without the bad line trains (and the read-ahead reports every example).

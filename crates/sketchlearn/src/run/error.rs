@@ -19,8 +19,8 @@ pub enum RunError {
         source_name: String,
         /// The example's line.
         line: u64,
-        /// The learner's error.
-        #[source]
+        /// The learner's error (in the message, so not also a `source`: a chain printer such as
+        /// anyhow's `{:#}` would print it twice).
         error: LearnError,
     },
     /// The learner's configuration is invalid.
@@ -34,8 +34,8 @@ pub enum RunError {
     #[error("{0}")]
     Options(String),
     /// The observer refused to start ([`Observer::started`](super::Observer::started)).
-    #[error("{0}")]
-    Observer(#[source] super::ObserverError),
+    #[error(transparent)]
+    Observer(super::ObserverError),
 }
 
 impl RunError {
