@@ -163,11 +163,9 @@ impl State {
     pub fn from_bytes(bytes: &[u8], name: &str) -> PyResult<State> {
         match LinearModel::from_bytes(bytes, name) {
             Ok(m) => Ok(State::Linear(m)),
-            Err(ModelError::WrongKind { .. }) => {
-                MulticlassModel::from_bytes(bytes, name)
-                    .map(State::Multi)
-                    .map_err(model_error)
-            }
+            Err(ModelError::WrongKind { .. }) => MulticlassModel::from_bytes(bytes, name)
+                .map(State::Multi)
+                .map_err(model_error),
             Err(e) => Err(model_error(e)),
         }
     }
