@@ -433,11 +433,7 @@ fn a_damaged_sparse_softmax_file_is_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.model");
     // A model whose classes disagree with the learner's heads: 3 listed, 4 heads.
-    let mut bad = m.clone();
-    bad.classes = Classes::parse_list("a,b,c").unwrap();
-    bad.config.classes = 3;
-    bad.save(&path).unwrap();
-    let err = MulticlassModel::load(&path).unwrap_err().to_string();
+    let err = common::mismatched_classes_error(&m, &path);
     assert!(err.contains("classes"), "{err}");
     // A dense model of the same data loads (the check is not over-eager).
     let dense = model(Representation::Dense);

@@ -164,6 +164,25 @@ pub fn class_rows(n: usize, d: usize, k: usize, density: f64, seed: u64) -> Clas
         .collect()
 }
 
+/// Saves `m` (a four-class model) at `path` with its class list cut to three while its learner
+/// keeps four heads, and returns the load's error: such a file must be refused. Then saves `m`
+/// itself and checks that it loads (the check is not over-eager).
+#[allow(dead_code)]
+pub fn mismatched_classes_error(
+    m: &sketchlearn::linear::multiclass::MulticlassModel,
+    path: &std::path::Path,
+) -> String {
+    use sketchlearn::{labels::Classes, linear::multiclass::MulticlassModel};
+    let mut bad = m.clone();
+    bad.classes = Classes::parse_list("a,b,c").unwrap();
+    bad.config.classes = 3;
+    bad.save(path).unwrap();
+    let err = MulticlassModel::load(path).unwrap_err().to_string();
+    m.save(path).unwrap();
+    MulticlassModel::load(path).unwrap();
+    err
+}
+
 /// The largest magnitude in a vector: the scale of its rounding errors.
 #[allow(dead_code)]
 pub fn scale_of(v: &[f64]) -> f64 {
