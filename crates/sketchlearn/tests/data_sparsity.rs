@@ -14,13 +14,8 @@ use sketchlearn::run::{self, Input, ReadOptions, Silent, Start, TrainOptions, Tr
 /// `n` rows of `per_row` distinct features drawn from `1..=pool` (LCG, fixed seed), labels
 /// ±1 from the first feature's parity; as LIBSVM (`vw = false`) or VW text.
 fn rows(n: usize, per_row: u64, pool: u64, vw: bool) -> String {
-    let mut s = 27u64;
-    let mut next = move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        s >> 33
-    };
+    let mut lcg = common::Lcg(27);
+    let mut next = move || lcg.next_u64() >> 33;
     let mut out = String::new();
     for _ in 0..n {
         let mut ids: Vec<u64> = Vec::new();
