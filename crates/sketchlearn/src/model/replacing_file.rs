@@ -82,3 +82,11 @@ impl Write for ReplacingFile {
         self.out.flush()
     }
 }
+
+/// The temporary file is this process's own, so a writer may go back into what it wrote (a
+/// model save fills in its header after the payload).
+impl io::Seek for ReplacingFile {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        self.out.seek(pos)
+    }
+}

@@ -1,7 +1,8 @@
 //! Writing a model file without a second copy of the model, and without leaving a partial file
-//! behind: the payload is serialised twice into writers — once into a counter (its length and
-//! CRC-32, which the header needs first), then straight into the temporary file — so a model of
-//! N bytes needs O(1) memory more to be saved, not N. The temporary files of saves in progress
+//! behind: the payload is serialised once, straight into the temporary file after a placeholder
+//! header, counting its length and CRC-32 on the way; the header is then written over the
+//! placeholder — so a model of N bytes needs O(1) memory more to be saved, not N, and is
+//! encoded once. The temporary files of saves in progress
 //! are registered, so that a signal handler can remove them ([`remove_temporary_files`]), and the
 //! stale ones of a process that no longer runs (killed with `kill -9` during a save) are removed
 //! by the next save to the same path.
@@ -10,7 +11,7 @@ use super::replacing_file::ReplacingFile;
 use super::{io_error, ModelError, FORMAT_VERSION, MAGIC, MAX_KIND_LEN};
 use serde::Serialize;
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -36,26 +37,14 @@ pub fn remove_temporary_files() {
     }
 }
 
-/// Counts and checksums what is written to it (the first serialisation pass).
+/// Counts and checksums the payload on its way to the file.
 struct Measure {
     len: u64,
     crc: crc32fast::Hasher,
 }
 
-impl Write for Measure {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.len += buf.len() as u64;
-        self.crc.update(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Forwards to a file while counting and checksumming (the second pass, checked against the
-/// first: a serialisation that is not deterministic is an error, not a corrupt file), keeping
-/// the first I/O error (postcard reports it only as "buffer full").
+/// Forwards to a file while counting and checksumming ([`Measure`]), keeping the first I/O
+/// error (postcard reports it only as "buffer full").
 struct Tee<'a, W> {
     inner: &'a mut W,
     measure: Measure,
@@ -66,7 +55,8 @@ impl<W: Write> Write for Tee<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self.inner.write(buf) {
             Ok(n) => {
-                self.measure.write(&buf[..n])?;
+                self.measure.len += n as u64;
+                self.measure.crc.update(&buf[..n]);
                 Ok(n)
             }
             Err(e) => {
@@ -97,15 +87,6 @@ pub(super) enum WriteError {
 
 fn encode_error(e: impl std::fmt::Display) -> ModelError {
     ModelError::Encode(e.to_string())
-}
-
-/// The payload's length and CRC-32, by serialising it into a counter.
-fn measure<T: Serialize + ?Sized>(value: &T) -> Result<Measure, ModelError> {
-    let sink = Measure {
-        len: 0,
-        crc: crc32fast::Hasher::new(),
-    };
-    postcard::to_io(value, sink).map_err(encode_error)
 }
 
 /// The header (everything before the payload) for a payload of `len` bytes with CRC `crc`.
@@ -150,16 +131,17 @@ pub(super) fn image<T: Serialize + ?Sized>(kind: &str, value: &T) -> Result<Vec<
     Ok(out)
 }
 
-/// Writes the whole file image of `value` to `out` (see the byte layout in [`super`]).
-pub(super) fn write_image<T: Serialize + ?Sized, W: Write>(
+/// Writes the whole file image of `value` to `out` (see the byte layout in [`super`]), which
+/// must be at its start: a placeholder header, the payload (encoded once), then the header over
+/// the placeholder, leaving `out` at its end.
+pub(super) fn write_image<T: Serialize + ?Sized, W: Write + Seek>(
     kind: &str,
     value: &T,
     out: &mut W,
 ) -> Result<(), WriteError> {
     check_kind_len(kind).map_err(WriteError::Encode)?;
-    let first = measure(value).map_err(WriteError::Encode)?;
-    out.write_all(&header(kind, first.len, &first.crc))
-        .map_err(WriteError::Io)?;
+    let placeholder = header(kind, 0, &crc32fast::Hasher::new());
+    out.write_all(&placeholder).map_err(WriteError::Io)?;
     let mut failed = None;
     let tee = Tee {
         inner: out,
@@ -169,7 +151,7 @@ pub(super) fn write_image<T: Serialize + ?Sized, W: Write>(
         },
         failed: &mut failed,
     };
-    let second = match postcard::to_io(value, tee) {
+    let payload = match postcard::to_io(value, tee) {
         Ok(tee) => tee.measure,
         Err(e) => {
             return Err(match failed {
@@ -178,12 +160,14 @@ pub(super) fn write_image<T: Serialize + ?Sized, W: Write>(
             })
         }
     };
-    if second.len != first.len || second.crc.finalize() != first.crc.finalize() {
-        return Err(WriteError::Encode(ModelError::Encode(
-            "the value serialised differently twice (not deterministic)".into(),
-        )));
-    }
-    Ok(())
+    let head = header(kind, payload.len, &payload.crc);
+    debug_assert_eq!(head.len(), placeholder.len());
+    (|| {
+        out.seek(SeekFrom::Start(0))?;
+        out.write_all(&head)?;
+        out.seek(SeekFrom::End(0)).map(|_| ())
+    })()
+    .map_err(WriteError::Io)
 }
 
 /// The temporary file name of a save to `file_name` (`.{name}.tmp.{pid}.{counter}`).
