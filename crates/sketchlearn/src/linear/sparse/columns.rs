@@ -43,12 +43,7 @@
 //! are frozen (they map to the coordinates of the moment the group closed) and the group keeps
 //! one transform and transfer from then to now. A rebase then composes only the open group's
 //! epochs and one transform per closed group, `O((GROUP + E/GROUP)·m³)`, and a stale column costs
-//! two `O(m²)` applications instead of one. An open epoch that holds fewer than `m` columns
-//! when a rebase comes is flushed instead (its columns brought up to date and stamped with the
-//! current epoch, `O(m²)` each), because composing its transform would cost `m³` at this rebase
-//! and at each later one while it lives: on data with few features (w8a: `d = 300`, RFD-SON
-//! `m = 10`, a rebase at nearly every shrink) 16 of the 19 open epochs held fewer than `m`
-//! columns (44 in all) at the average rebase. Old epochs keep a few columns each for a long time,
+//! two `O(m²)` applications instead of one. Old epochs keep a few columns each for a long time,
 //! so at most `MAX_EPOCHS` (1024) are kept: beyond that, the epoch owning the fewest columns is
 //! flushed (its columns, listed when they were stamped, are brought up to date). The work is
 //! proportional to the columns touched, never to `d`.
@@ -567,16 +562,6 @@ impl LazyColumns {
         let mt = mat.map(|mm| transpose(mm, self.m));
         let mt = mt.as_deref();
         let open_from = self.open_from();
-        // An open epoch holding fewer than `m` columns is flushed rather than composed (see
-        // the module docs): bringing its columns up now costs less than this one product.
-        let mut k = open_from;
-        while k < self.epochs.len() {
-            if (self.epochs[k].count as usize) < self.m {
-                self.flush_epoch(k);
-            } else {
-                k += 1;
-            }
-        }
         for e in self.epochs[open_from..]
             .iter_mut()
             .chain(self.groups.iter_mut())
@@ -614,42 +599,36 @@ impl LazyColumns {
             let k = (0..self.epochs.len())
                 .min_by_key(|&k| self.epochs[k].count)
                 .expect("non-empty");
-            self.flush_epoch(k);
-        }
-    }
-
-    /// Brings the columns of the live epoch at position `k` up to date, stamps them with the
-    /// current epoch, and drops it.
-    fn flush_epoch(&mut self, k: usize) {
-        let s = self.stride();
-        let mut tmp = std::mem::take(&mut self.tmp);
-        let mut data = std::mem::take(&mut self.data);
-        let (id, mut left) = (self.epochs[k].id, self.epochs[k].count);
-        // The members are distinct and `count` of them still carry the stamp: the scan
-        // (a cache miss per member on a large store) stops at the last of them.
-        for &j in &self.epochs[k].members {
-            if left == 0 {
-                break;
+            let s = self.stride();
+            let mut tmp = std::mem::take(&mut self.tmp);
+            let mut data = std::mem::take(&mut self.data);
+            let (id, mut left) = (self.epochs[k].id, self.epochs[k].count);
+            // The members are distinct and `count` of them still carry the stamp: the scan
+            // (a cache miss per member on a large store) stops at the last of them.
+            for &j in &self.epochs[k].members {
+                if left == 0 {
+                    break;
+                }
+                let base = j as usize * s;
+                if data[base + STAMP] as u32 == id {
+                    left -= 1;
+                    bring_up(
+                        &self.epochs[k],
+                        &self.groups,
+                        self.closed,
+                        &mut data[base..base + s],
+                        &mut tmp,
+                        self.m,
+                    );
+                    data[base + STAMP] = self.cur as f64;
+                    self.cur_count += 1;
+                    self.cur_members.push(j);
+                }
             }
-            let base = j as usize * s;
-            if data[base + STAMP] as u32 == id {
-                left -= 1;
-                bring_up(
-                    &self.epochs[k],
-                    &self.groups,
-                    self.closed,
-                    &mut data[base..base + s],
-                    &mut tmp,
-                    self.m,
-                );
-                data[base + STAMP] = self.cur as f64;
-                self.cur_count += 1;
-                self.cur_members.push(j);
-            }
+            self.data = data;
+            self.tmp = tmp;
+            self.drop_epoch(k);
         }
-        self.data = data;
-        self.tmp = tmp;
-        self.drop_epoch(k);
     }
 
     /// `K = ZZᵀ` over all `d` columns, exactly as stored, when at most `limit` (≤ [`FEW`])

@@ -49,66 +49,6 @@ fn lazy_rebase_equals_eager() {
     }
 }
 
-/// An open epoch holding fewer than `m` columns at a rebase is flushed (its columns join the
-/// current epoch) instead of being kept and composed, with the same values as an eager store.
-#[test]
-fn small_open_epochs_are_flushed_at_a_rebase() {
-    let (d, m) = (50, 4);
-    let mut c = LazyColumns::new(d, m, Init::Structured { seed: 3 });
-    let mut eager = initial_directions(d, m, 3);
-    let mut w = vec![0.0; d];
-    let mats = [
-        [
-            1.0, 0.5, 0.0, 0.0, 0.0, 1.0, 0.25, 0.0, 0.0, 0.0, 2.0, 0.0, 0.5, 0.0, 0.0, 1.0,
-        ],
-        [
-            0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 1.0,
-        ],
-        [
-            2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.25, 0.25, 0.0, 1.0,
-        ],
-    ];
-    let touched: [&[usize]; 3] = [&[3, 17], &[9], &[3, 40, 41, 42, 43]];
-    let b = [0.5, -0.25, 0.125, 1.0];
-    for (round, (mat, cols)) in mats.iter().zip(touched).enumerate() {
-        for &j in cols {
-            c.current(j)[Z + 1] += 1.0;
-            eager[d + j] += 1.0;
-        }
-        c.rebase(Some(mat), &b);
-        for j in 0..d {
-            w[j] += (0..m).map(|i| eager[i * d + j] * b[i]).sum::<f64>();
-        }
-        let old = eager.clone();
-        for j in 0..d {
-            for i in 0..m {
-                eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
-            }
-        }
-        // Round 0 leaves one epoch of 2 columns; at round 1 it is flushed into the current
-        // epoch (3 columns, still fewer than m), which round 2 flushes in turn; round 2 then
-        // leaves one epoch of 3 + 5 − 1 = 7 columns (column 3 in both).
-        assert_eq!(c.live_epochs(), 1, "round {round}");
-    }
-    assert_eq!(c.epochs[0].count, 7);
-    let mut z = vec![0.0; m];
-    for j in 0..d {
-        let wj = c.peek(j, &mut z);
-        assert!(
-            (wj - w[j]).abs() <= 1e-13 * (1.0 + w[j].abs()),
-            "w̄ of column {j}"
-        );
-        for i in 0..m {
-            let e = eager[i * d + j];
-            assert!(
-                (z[i] - e).abs() <= 1e-13 * (1.0 + e.abs()),
-                "column {j}: {} vs {e}",
-                z[i]
-            );
-        }
-    }
-}
-
 #[test]
 fn many_rebases_drop_epochs_without_columns() {
     let (d, m) = (5, 2);
