@@ -14,6 +14,10 @@
 //! rotation `UᵀB` (a second GEMM): the new rows are `√(1 − δ/λ_i) · (UᵀB)_i`, which equals
 //! `√(λ_i − δ) v_iᵀ` of the SVD `B = U Σ Vᵀ` with `λ_i = σ_i²`. Directions with `λ_i ≤ δ` become
 //! exactly zero rows and the free rows are tracked by count. The cost is `O(ℓ²d)` in two GEMMs.
+//! The eigendecomposition is `small_sym_eigen::FdEigen`'s — the sparse-time shrink's solver (EISPACK
+//! `tred2`/`tql2`, `crate::small_sym_eigen`) up to `ℓ = 64`, faer's beyond: at the default
+//! `ℓ = 2m = 20` faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's
+//! CPU), and the sparse-time learner now shares the dense one's solver (`sparse_equivalence`).
 //!
 //! * Per-row: an `m`-row buffer; a row goes into the first free row and the buffer is shrunk
 //!   when it is full, leaving at most `m − 1` non-zero rows. This gives the same `BᵀB` as
@@ -40,7 +44,8 @@
 
 use super::error::{check_nonneg, check_size};
 use super::{Sketch, SketchError, SketchMatrix};
-use crate::linalg::{gram_rows, rotate_rows, SymEigen};
+use crate::linalg::{gram_rows, rotate_rows};
+use crate::small_sym_eigen::FdEigen;
 use crate::Row;
 use std::borrow::Cow;
 
@@ -114,7 +119,7 @@ pub struct FrequentDirections {
     #[serde(skip)]
     rotated: Vec<f64>,
     #[serde(skip)]
-    eig: Option<SymEigen>,
+    eig: Option<FdEigen>,
 }
 
 impl Clone for FrequentDirections {
@@ -335,7 +340,7 @@ impl FrequentDirections {
         // Workspaces are allocated on first use (and re-sized for merges).
         let eig = match &mut self.eig {
             Some(e) if e.size() == l => e,
-            slot => slot.insert(SymEigen::new(l)),
+            slot => slot.insert(FdEigen::new(l)),
         };
         if self.gram.len() < l * l {
             self.gram.resize(l * l, 0.0);
