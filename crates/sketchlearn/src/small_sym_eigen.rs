@@ -450,13 +450,11 @@ fn rotate(qt: &mut [f64], n: usize, i: usize, c: f64, s: f64) {
 /// it faer's blocked solver is used (the scalar `O(n³)` loops lose to it on large matrices).
 pub const SMALL_MAX: usize = 64;
 
-/// The eigen-workspace of the sparse FD learner's shrink: [`SmallSymEigen`] up to
-/// [`SMALL_MAX`], faer's `SymEigen` beyond — the one place that choice is made.
-///
-/// The dense FD sketch keeps faer's solver: on its `ℓ × ℓ` `BBᵀ` with `d = ℓ` (rows
-/// necessarily dependent, clustered small eigenvalues) the sparse learner's agreement with it
-/// fell from below 1e-9 to 4.6e-9 (`sparse_equivalence`, `d = 10, m = 5`) when both used this
-/// solver, and its speed gain on a9a was not measurable at this machine's load.
+/// The eigen-workspace of the FD shrinks, sparse-time (`fd_shrink`) and dense
+/// (`sketch::FrequentDirections`): [`SmallSymEigen`] up to [`SMALL_MAX`], faer's `SymEigen`
+/// beyond — the one place that choice is made. (Since the reversed, power-of-two-scaled input of
+/// [`SmallSymEigen::compute`], `sparse_equivalence` passes at 1e-9 with both learners on it; on
+/// a9a the dense default's CPU fell by about 11 %, branch a9a9.)
 #[derive(Debug)]
 pub(crate) enum FdEigen {
     Small(SmallSymEigen),

@@ -10,10 +10,15 @@
 //! `‖AᵀA + α₀I − (BᵀB + αI)‖₂ ≤ Σ_t δ_t / 2` (Theorem 3).
 //!
 //! Implementation (DESIGN.md §4 items 1–3): the shrink step is computed from the Gram matrix
-//! `BBᵀ` of the buffer (`ℓ × ℓ`, one GEMM), its symmetric eigendecomposition `U Λ Uᵀ` and the
-//! rotation `UᵀB` (a second GEMM): the new rows are `√(1 − δ/λ_i) · (UᵀB)_i`, which equals
+//! `BBᵀ` of the buffer (`ℓ × ℓ`), its symmetric eigendecomposition `U Λ Uᵀ` and the
+//! rotation `UᵀB`: the new rows are `√(1 − δ/λ_i) · (UᵀB)_i`, which equals
 //! `√(λ_i − δ) v_iᵀ` of the SVD `B = U Σ Vᵀ` with `λ_i = σ_i²`. Directions with `λ_i ≤ δ` become
-//! exactly zero rows and the free rows are tracked by count. The cost is `O(ℓ²d)` in two GEMMs.
+//! exactly zero rows and the free rows are tracked by count. The cost is `O(ℓ²d + ℓ³)`.
+//! The eigendecomposition is `small_sym_eigen::FdEigen`'s, the sparse-time shrink's solver
+//! (EISPACK `tred2`/`tql2`) up to `ℓ = 64` and faer's beyond: at the default `ℓ = 2m = 20`
+//! faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
+//! sparse-time learner and this one now share the solver (`sparse_equivalence`). The two
+//! products are plain loops (`sketch::fd_products`), not faer's GEMM.
 //!
 //! * Per-row: an `m`-row buffer; a row goes into the first free row and the buffer is shrunk
 //!   when it is full, leaving at most `m − 1` non-zero rows. This gives the same `BᵀB` as
@@ -39,8 +44,9 @@
 //! trades how often the `O(ℓ²d)` shrink runs against its size (and memory `ℓd`).
 
 use super::error::{check_nonneg, check_size};
+use super::fd_products;
 use super::{Sketch, SketchError, SketchMatrix};
-use crate::linalg::{gram_rows, rotate_rows, SymEigen};
+use crate::small_sym_eigen::FdEigen;
 use crate::Row;
 use std::borrow::Cow;
 
@@ -114,7 +120,7 @@ pub struct FrequentDirections {
     #[serde(skip)]
     rotated: Vec<f64>,
     #[serde(skip)]
-    eig: Option<SymEigen>,
+    eig: Option<FdEigen>,
 }
 
 impl Clone for FrequentDirections {
@@ -335,19 +341,19 @@ impl FrequentDirections {
         // Workspaces are allocated on first use (and re-sized for merges).
         let eig = match &mut self.eig {
             Some(e) if e.size() == l => e,
-            slot => slot.insert(SymEigen::new(l)),
+            slot => slot.insert(FdEigen::new(l)),
         };
         if self.gram.len() < l * l {
             self.gram.resize(l * l, 0.0);
         }
-        gram_rows(&self.buf, l, d, &mut self.gram);
+        fd_products::gram(&self.buf, l, d, &mut self.gram, l);
         eig.compute(&self.gram[..l * l])?;
         let lambda = eig.values();
         let (delta, keep) = shrink_rule(lambda, m);
         if self.rotated.len() < keep * d {
             self.rotated.resize(keep * d, 0.0);
         }
-        rotate_rows(eig.vectors(), l, keep, &self.buf, d, &mut self.rotated);
+        fd_products::rotate(eig.vectors(), l, keep, &self.buf, d, &mut self.rotated);
         for i in 0..keep {
             let s = (1.0 - delta / lambda[i]).max(0.0).sqrt();
             let src = &self.rotated[i * d..(i + 1) * d];

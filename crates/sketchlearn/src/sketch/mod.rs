@@ -14,6 +14,7 @@
 
 mod config;
 mod error;
+pub(crate) mod fd_products;
 mod fd_rebase;
 mod frequent_directions;
 mod generalized;

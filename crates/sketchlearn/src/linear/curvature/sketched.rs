@@ -15,7 +15,7 @@ use crate::linalg::{
     shifted_gram_append_row, shifted_gram_factor,
 };
 use crate::sketch::{
-    FdVariant, FrequentDirections, OjaSketch, RandomProjection, Sketch, SketchError,
+    fd_products, FdVariant, FrequentDirections, OjaSketch, RandomProjection, Sketch, SketchError,
 };
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -144,12 +144,7 @@ impl FdCurvature {
             self.sketch.dim(),
         );
         if self.sketch.shrinks() != shrinks {
-            let b = self.sketch.rows();
-            let mut g2 = vec![0.0; l * l];
-            gram_rows(b, l, d, &mut g2);
-            for i in 0..l {
-                self.gram[i * cap..i * cap + l].copy_from_slice(&g2[i * l..(i + 1) * l]);
-            }
+            fd_products::gram(self.sketch.rows(), l, d, &mut self.gram, cap);
             self.project(x, z);
         } else if l == filled + 1 {
             let r = l - 1;

@@ -1,0 +1,122 @@
+//! The two small products of the dense FD shrink (RFD paper Alg. 2/4; see
+//! [`FrequentDirections`](super::FrequentDirections)): the Gram matrix `BBᵀ` of the `ℓ` buffer
+//! rows and the rotation `UᵀB` onto the kept eigenvectors, as plain loops on the row-major
+//! buffer.
+//!
+//! At the default `ℓ = 2m = 20`, `d ≈ 100` both are a few tens of thousands of flops; faer's
+//! blocked GEMM (`linalg::gram_rows`/`rotate_rows`) packs its operands and dispatches to
+//! 512-bit micro-kernels for them, which cost more than the arithmetic. Here each Gram entry is
+//! one [`dot`] of two contiguous rows (four accumulators, vectorised), and each rotated row a
+//! sum of `ℓ` scaled rows ([`axpy`]). The Gram matrix is exactly symmetric by construction (one
+//! `dot` per pair), as `gram_rows` makes it. Rounding differs from faer's summation order, not
+//! its size: every entry is a sum of `d` (Gram) or `ℓ` (rotation) products, as there.
+//!
+//! Both are compiled a second time for AVX2 and run that way when the CPU has it: the loops
+//! are the same (no FMA), each of `dot`'s four accumulators becomes one lane of a 4-wide
+//! register, so the results are the same bits (IEEE operations, no reassociation) in half the
+//! instructions.
+
+use crate::linalg::{axpy, dot};
+#[cfg(target_arch = "x86_64")]
+use crate::linear::sparse::has_avx2;
+
+/// `out[i·stride + j] = b_i · b_j` for the first `rows` rows of the row-major `b`
+/// (`rows × cols`): the Gram matrix `BBᵀ`, exactly symmetric, written with row stride `stride`.
+pub(crate) fn gram(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked above).
+        return unsafe { gram_avx2(b, rows, cols, out, stride) };
+    }
+    gram_generic(b, rows, cols, out, stride)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gram_avx2(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
+    gram_generic(b, rows, cols, out, stride)
+}
+
+#[inline(always)]
+fn gram_generic(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
+    for i in 0..rows {
+        let bi = &b[i * cols..(i + 1) * cols];
+        for j in 0..=i {
+            let v = dot(bi, &b[j * cols..(j + 1) * cols]);
+            out[i * stride + j] = v;
+            out[j * stride + i] = v;
+        }
+    }
+}
+
+/// `out (k × cols) = U[:, ..k]ᵀ B`: row `q` of `out` is `Σ_j u_jq b_j`, for the `rows × rows`
+/// row-major `u` (eigenvectors as columns) and the `rows × cols` row-major `b`.
+pub(crate) fn rotate(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked above).
+        return unsafe { rotate_avx2(u, rows, k, b, cols, out) };
+    }
+    rotate_generic(u, rows, k, b, cols, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rotate_avx2(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]) {
+    rotate_generic(u, rows, k, b, cols, out)
+}
+
+#[inline(always)]
+fn rotate_generic(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]) {
+    out[..k * cols].iter_mut().for_each(|x| *x = 0.0);
+    for q in 0..k {
+        let dst = &mut out[q * cols..(q + 1) * cols];
+        for j in 0..rows {
+            axpy(u[j * rows + q], &b[j * cols..(j + 1) * cols], dst);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linalg::{gram_rows, rotate_rows};
+
+    /// Both products agree with faer's GEMM to rounding, on odd sizes and a tail of `d mod 4`.
+    #[test]
+    fn products_equal_faer_gemm_to_rounding() {
+        let (rows, cols, k) = (7, 13, 4);
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let b: Vec<f64> = (0..rows * cols).map(|_| next()).collect();
+        let u: Vec<f64> = (0..rows * rows).map(|_| next()).collect();
+        let (mut g, mut h) = (vec![0.0; rows * rows], vec![0.0; rows * rows]);
+        gram(&b, rows, cols, &mut g, rows);
+        gram_rows(&b, rows, cols, &mut h);
+        for (x, y) in g.iter().zip(&h) {
+            assert!((x - y).abs() <= 1e-14, "{x} vs {y}");
+        }
+        for i in 0..rows {
+            for j in 0..rows {
+                assert_eq!(g[i * rows + j], g[j * rows + i]);
+            }
+        }
+        let (mut r, mut t) = (vec![1.0; k * cols], vec![0.0; k * cols]);
+        rotate(&u, rows, k, &b, cols, &mut r);
+        rotate_rows(&u, rows, k, &b, cols, &mut t);
+        for (x, y) in r.iter().zip(&t) {
+            assert!((x - y).abs() <= 1e-14, "{x} vs {y}");
+        }
+        // The dispatched copies (AVX2 where the CPU has it) equal the plain loops to the bit.
+        let (mut g2, mut r2) = (vec![0.0; rows * rows], vec![0.0; k * cols]);
+        gram_generic(&b, rows, cols, &mut g2, rows);
+        rotate_generic(&u, rows, k, &b, cols, &mut r2);
+        assert!(g.iter().zip(&g2).all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert!(r.iter().zip(&r2).all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+}
