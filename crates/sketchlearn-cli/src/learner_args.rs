@@ -69,7 +69,7 @@ pub struct LearnerArgs {
     /// logistic | squared | hinge | smooth-hinge
     #[arg(long, value_name = "NAME", default_value_t = d().loss, help_heading = "Loss")]
     pub loss: Loss,
-    /// identity|full|fd|fd-fast|rfd|rfd-fast|rp|oja [default: rfd-fast; softmax: by input]
+    /// identity|full|fd|fd-fast|rfd|rfd-fast|rp|oja [default: rfd-fast]
     #[arg(long, value_name = "NAME", help_heading = "Sketch")]
     pub curvature: Option<CurvatureArg>,
     /// Sketch size m [default: 10; softmax: 20]
