@@ -129,6 +129,8 @@ pub fn multiclass_config(
     let given = SoftmaxGiven {
         alpha0: get(params, "alpha0")?,
         c: get(params, "c")?,
+        curvature: named(params, "curvature")?,
+        size: get(params, "size")?,
     };
     let config = MulticlassConfig::from_member(reduction, member, given)
         .map_err(|e| PyValueError::new_err(format!("reduction={reduction}: {e}")))?;

@@ -72,16 +72,16 @@ pub struct LearnerArgs {
     /// identity|full|fd|fd-fast|rfd|rfd-fast|rp|oja [default: rfd-fast]
     #[arg(long, value_name = "NAME", help_heading = "Sketch")]
     pub curvature: Option<CurvatureArg>,
-    /// Sketch size m
-    #[arg(long, value_name = "M", default_value_t = d().size, help_heading = "Sketch")]
-    pub size: usize,
+    /// Sketch size m [default: 10; softmax: 20]
+    #[arg(long, value_name = "M", help_heading = "Sketch")]
+    pub size: Option<usize>,
     /// Newton: α of A = αI + SᵀS (1/α: step size); ada-fd: δ
     #[arg(long, value_name = "A", default_value_t = d().alpha, help_heading = "Sketch")]
     pub alpha: f64,
-    /// RFD-SON: initial α₀; sketchy: initial δ [default: 0.2; softmax: 1.5]
+    /// RFD-SON: initial α₀; sketchy: initial δ [default: 0.2; softmax: 1]
     #[arg(long, value_name = "A", help_heading = "Sketch")]
     pub alpha0: Option<f64>,
-    /// Newton: c = σ + η (the sketch takes √c·g) [default: 0.1; softmax: 0.05]
+    /// Newton: c = σ + η (the sketch takes √c·g) [default: 0.1; softmax: 0.2]
     #[arg(long = "c", value_name = "C", help_heading = "Sketch")]
     pub c: Option<f64>,
     /// Oja's learning-rate constant c of γ_t = min(c/t, 1) (a rare flag: in the guide)
@@ -109,6 +109,8 @@ impl LearnerArgs {
         sketchlearn::linear::multiclass::SoftmaxGiven {
             alpha0: self.alpha0,
             c: self.c,
+            curvature: self.curvature.map(|c| c.kind),
+            size: self.size,
         }
     }
 
@@ -139,7 +141,7 @@ impl LearnerArgs {
                     d.algorithm
                 }),
             curvature: self.curvature.map_or(d.curvature, |c| c.kind),
-            size: self.size,
+            size: self.size.unwrap_or(d.size),
             loss: self.loss,
             alpha: self.alpha,
             alpha0: self.alpha0.unwrap_or(d.alpha0),

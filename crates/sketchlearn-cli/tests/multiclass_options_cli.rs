@@ -277,8 +277,9 @@ fn l1_and_l2_penalise_the_one_against_all_members() {
 }
 
 /// `--reduction softmax` takes its sketch flags (it used to ignore them): the softmax
-/// defaults given explicitly (`--size 10 --alpha0 1 --c 0.1`) are the run without them, each
-/// flag changes the run, and a first-order `--algo` is refused.
+/// defaults given explicitly (`--size 20 --alpha0 1 --c 0.2`, and on this dense input the
+/// curvature the default chooses, `rfd-fast`) are the run without them, each flag changes the
+/// run (`--oja-c` too, which was once ignored), and a first-order `--algo` is refused.
 #[test]
 fn softmax_takes_the_sketch_flags() {
     let data = penguins();
@@ -291,8 +292,20 @@ fn softmax_takes_the_sketch_flags() {
     };
     let loss = |v: &serde_json::Value| error(v, "multiclass_log_loss");
     let plain = softmax(&[]);
-    let explicit = softmax(&["--size", "10", "--alpha0", "1.5", "--c", "0.05"]);
+    let explicit = softmax(&[
+        "--size",
+        "20",
+        "--alpha0",
+        "1",
+        "--c",
+        "0.2",
+        "--curvature",
+        "rfd-fast",
+    ]);
     assert_eq!(loss(&plain), loss(&explicit), "{plain} / {explicit}");
+    let oja = softmax(&["--curvature", "oja"]);
+    let oja_half = softmax(&["--curvature", "oja", "--oja-c", "0.5"]);
+    assert_ne!(loss(&oja), loss(&oja_half), "--oja-c: {oja} / {oja_half}");
     for flags in [
         &["--size", "2"][..],
         &["--alpha0", "20"],

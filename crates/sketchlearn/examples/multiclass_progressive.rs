@@ -53,8 +53,18 @@ fn configs(k: usize) -> Vec<(String, MulticlassConfig)> {
     if std::env::var_os("SOFTMAX_ONLY").is_some() {
         out.clear();
     }
-    let softmax = softmax_base(k);
-    out.push((softmax.describe(), softmax));
+    // The untuned softmax learner, as `train --multiclass --reduction softmax` builds it (its
+    // sketch chosen from the input by `for_input`).
+    let member = LearnerConfig::default();
+    let given = sketchlearn::linear::multiclass::SoftmaxGiven::default();
+    let softmax = MulticlassConfig::from_member(Reduction::Softmax, member, given).unwrap();
+    out.push((
+        "softmax default".to_string(),
+        MulticlassConfig {
+            classes: k,
+            ..softmax
+        },
+    ));
     if let Ok(extra) = std::env::var("SOFTMAX_GRID") {
         // e.g. SOFTMAX_GRID="0.1,0.1 1,0.1,3 1,1,1,20": c,ridge[,alpha0[,m[,diag d0]]] (RFD, doubling).
         for point in extra.split_whitespace() {

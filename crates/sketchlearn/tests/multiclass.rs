@@ -405,6 +405,8 @@ fn softmax_is_invariant_to_the_unit_of_the_features() {
         let mut config = MulticlassConfig {
             reduction: Reduction::Softmax,
             classes: 3,
+            // The sparse-time doubling sketch needs 2m ≤ d̃ = 21.
+            size: 10,
             ..MulticlassConfig::default()
         };
         config.member.representation = representation;

@@ -75,52 +75,151 @@ fn learn(model: &mut MulticlassModel, text: &str, skip: usize, take: usize) -> V
     probs.0
 }
 
-#[test]
-fn resume_from_a_model_file_is_bit_exact_for_both_reductions() {
-    let text = stream(600);
-    let classes = scan_classes(&mut reader(&text), "gen.libsvm")
+/// Learns `text` (`n` rows, labels 2/5/9, dimension `dim`) with `config` in one pass and again
+/// saved to a file after 250 rows, loaded and continued: the same probabilities to the bit and
+/// the same final model bytes. Returns the one pass's probabilities.
+fn assert_resumes_bit_exact(
+    config: &MulticlassConfig,
+    text: &str,
+    n: usize,
+    dim: usize,
+    name: &str,
+) -> Vec<Vec<f64>> {
+    let classes = scan_classes(&mut reader(text), "gen.libsvm")
         .unwrap()
         .classes()
         .unwrap();
     assert_eq!(classes.to_list(), "2,5,9");
-    let dir = std::env::temp_dir().join(format!("sketchlearn-mc-resume-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "sketchlearn-mc-resume-{name}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
+    let fresh = || MulticlassModel::build(config.clone(), classes.clone(), dim).unwrap();
+    let mut whole = fresh();
+    let all = learn(&mut whole, text, 0, n);
+
+    let mut first = fresh();
+    let mut resumed_probs = learn(&mut first, text, 0, 250);
+    let path = dir.join(format!("{name}.model"));
+    first.save(&path).unwrap();
+    let mut resumed = MulticlassModel::load(&path).unwrap();
+    assert_eq!(resumed.examples_seen, 250);
+    assert_eq!(
+        resumed.config, first.config,
+        "{name}: the configuration round-trips"
+    );
+    resumed_probs.extend(learn(&mut resumed, text, 250, n - 250));
+
+    assert_eq!(all.len(), n);
+    for (a, b) in all.iter().zip(&resumed_probs) {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(a), bits(b), "{name}");
+    }
+    whole.save(dir.join("a")).unwrap();
+    resumed.save(dir.join("b")).unwrap();
+    assert_eq!(
+        std::fs::read(dir.join("a")).unwrap(),
+        std::fs::read(dir.join("b")).unwrap(),
+        "{name}: the final states differ"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    all
+}
+
+#[test]
+fn resume_from_a_model_file_is_bit_exact_for_both_reductions() {
+    let text = stream(600);
     for reduction in [Reduction::OneVsAll, Reduction::Softmax] {
         let config = MulticlassConfig {
             reduction,
             ..MulticlassConfig::default()
         };
-        let fresh = || MulticlassModel::build(config.clone(), classes.clone(), 4).unwrap();
-        let mut whole = fresh();
-        let all = learn(&mut whole, &text, 0, 600);
-
-        let mut first = fresh();
-        let mut resumed_probs = learn(&mut first, &text, 0, 250);
-        let path = dir.join(format!("{reduction}.model"));
-        first.save(&path).unwrap();
-        let mut resumed = MulticlassModel::load(&path).unwrap();
-        assert_eq!(resumed.examples_seen, 250);
-        resumed_probs.extend(learn(&mut resumed, &text, 250, 350));
-
-        assert_eq!(all.len(), 600);
-        for (a, b) in all.iter().zip(&resumed_probs) {
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(a), bits(b), "{reduction}");
-        }
-        whole.save(dir.join("a")).unwrap();
-        resumed.save(dir.join("b")).unwrap();
-        assert_eq!(
-            std::fs::read(dir.join("a")).unwrap(),
-            std::fs::read(dir.join("b")).unwrap(),
-            "{reduction}: the final states differ"
-        );
+        let all = assert_resumes_bit_exact(&config, &text, 600, 4, reduction.name());
         let mut metrics = MulticlassMetrics::new(3);
         for (p, t) in all.iter().zip(0..) {
             metrics.add(p, t % 3, 1.0);
         }
         assert!(metrics.error_rate().unwrap() < 0.15, "{reduction}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// 3 classes labelled 2, 5, 9 in dimension 400, 6 stored features per row (class c's word
+/// `c + 1` and five drawn at random): sparse input by the representation rule.
+fn sparse_stream(n: usize) -> String {
+    let mut s = String::new();
+    let mut state = 99u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    for t in 0..n {
+        let c = t % 3;
+        let mut idx: Vec<usize> = (0..5).map(|_| 4 + next() % 396).collect();
+        idx.push(c + 1);
+        idx.sort_unstable();
+        idx.dedup();
+        let mut line = ["2", "5", "9"][c].to_string();
+        for i in idx {
+            line.push_str(&format!(" {i}:{}", if i <= 3 { 2.0 } else { 0.5 }));
+        }
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
+}
+
+/// The untuned softmax learner (`train --multiclass --reduction softmax`, no sketch flags)
+/// chooses its sketch from the input — fd-fast, sparse-time, on sparse input; rfd-fast on dense
+/// input (`sketch_choice.rs`) — and each resumes from a model file to the bit.
+#[test]
+fn the_untuned_softmax_chooses_its_sketch_and_resumes_bit_exact() {
+    use sketchlearn::linear::multiclass::SoftmaxGiven;
+    use sketchlearn::linear::{CurvatureKind, LearnerConfig, Representation};
+    let untuned = MulticlassConfig::from_member(
+        Reduction::Softmax,
+        LearnerConfig::default(),
+        SoftmaxGiven::default(),
+    )
+    .unwrap();
+    let untuned = MulticlassConfig {
+        classes: 3,
+        ..untuned
+    };
+    let cases = [
+        (
+            "sparse",
+            sparse_stream(600),
+            400,
+            6.0,
+            CurvatureKind::FdFast,
+        ),
+        ("dense", stream(600), 4, 4.0, CurvatureKind::RfdFast),
+    ];
+    for (name, text, dim, nnz, curvature) in cases {
+        let config = untuned.for_input(dim, false, Some(nnz));
+        assert_eq!(config.curvature, curvature, "{name}");
+        assert!(!config.sketch_from_input, "{name}: the choice is made once");
+        let sparse = config.member.representation == Representation::Sparse;
+        assert_eq!(sparse, name == "sparse");
+        let all = assert_resumes_bit_exact(&config, &text, 600, dim, name);
+        let mut metrics = MulticlassMetrics::new(3);
+        for (p, t) in all.iter().zip(0..) {
+            metrics.add(p, t % 3, 1.0);
+        }
+        assert!(metrics.error_rate().unwrap() < 0.15, "{name}");
+    }
+    // A curvature given is kept whatever the input.
+    let given = SoftmaxGiven {
+        curvature: Some(CurvatureKind::RfdFast),
+        ..SoftmaxGiven::default()
+    };
+    let rfd = MulticlassConfig::from_member(Reduction::Softmax, LearnerConfig::default(), given)
+        .unwrap()
+        .for_input(400, false, Some(6.0));
+    assert_eq!(rfd.curvature, CurvatureKind::RfdFast);
 }
 
 #[test]

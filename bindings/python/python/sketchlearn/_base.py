@@ -64,7 +64,7 @@ class OnlineLinearModel(BaseEstimator):
         *,
         algo: str = "auto",
         curvature: str | None = None,
-        size: int = 10,
+        size: int | None = None,
         loss: str | None = None,
         diag: bool = False,
         learning_rate: float | None = None,

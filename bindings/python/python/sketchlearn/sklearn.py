@@ -31,9 +31,9 @@ _PARAMS_DOC = """
         ``alpha``; Sketchy: δ is ``alpha0``).
     curvature : {"identity", "full", "fd", "fd-fast", "rfd", "rfd-fast", "rp", "oja"}, default=None
         Curvature of the Newton learner (and of ``auto``'s sketched members); ``None`` is
-        ``rfd-fast``.
-    size : int, default=10
-        Sketch size m.
+        ``rfd-fast`` (softmax: ``fd-fast`` on sparse input, ``rfd-fast`` on dense input).
+    size : int, default=None
+        Sketch size m; ``None`` is 10 (softmax: 20).
     loss : {"logistic", "squared", "hinge", "smooth-hinge"}, default=None
         ``None``: logistic for the classifier, squared for the regressor.
     diag : bool, default=False
@@ -57,8 +57,8 @@ _PARAMS_DOC = """
         :class:`OnlineClassifier` with more than two classes (CLI ``--multiclass --reduction``):
         ``oaa`` is the core's one-against-all over K learners of the parameters above;
         ``softmax`` the core's softmax regression with a Kronecker-factored sketched Newton step
-        (its own library defaults: RFD m=10). Not used by two classes or by
-        :class:`OnlineRegressor`.
+        (its own library defaults: m=20, FD on sparse input, RFD on dense input). Not used by
+        two classes or by :class:`OnlineRegressor`.
 """
 
 

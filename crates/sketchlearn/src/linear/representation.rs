@@ -79,7 +79,26 @@ pub fn auto_sparse(config: &LearnerConfig, input: &InputProfile) -> bool {
     if config.curvature.is_fd() && input.dim + usize::from(config.bias) < 2 * config.size {
         return false;
     }
-    input.hashed || input.avg_nnz.is_some_and(|a| a < input.dim as f64 / 10.0)
+    input.is_sparse()
+}
+
+impl InputProfile {
+    /// Whether the input is sparse by the representation rule: hashed, or fewer than `d/10`
+    /// non-zeros per example on average (what [`auto_sparse`] asks of the data, whatever the
+    /// learner; the softmax learner's sketch is chosen by it too,
+    /// [`MulticlassConfig::for_input`](crate::linear::multiclass::MulticlassConfig::for_input)).
+    ///
+    /// ```
+    /// use sketchlearn::linear::InputProfile;
+    /// let profile = |dim, hashed, avg_nnz| InputProfile { dim, hashed, avg_nnz, sample: None };
+    /// assert!(profile(23_585, false, Some(60.0)).is_sparse());
+    /// assert!(!profile(180, false, Some(45.0)).is_sparse());
+    /// assert!(!profile(180, false, None).is_sparse());
+    /// assert!(profile(1 << 18, true, None).is_sparse());
+    /// ```
+    pub fn is_sparse(&self) -> bool {
+        self.hashed || self.avg_nnz.is_some_and(|a| a < self.dim as f64 / 10.0)
+    }
 }
 
 impl ValidLearnerConfig {

@@ -1,6 +1,7 @@
 //! Choosing a multiclass learner at run time: the validated [`MulticlassConfig`] and the
 //! [`AnyMulticlass`] it builds (for the CLI, model files and bindings).
 
+use super::sketch_choice::SOFTMAX_DEFAULT_SIZE;
 use super::{DiagonalScaled, MulticlassLearner, OneVsAll, RowScaled, SoftmaxParams, SoftmaxSon};
 use crate::dispatch::enum_dispatch;
 use crate::linear::curvature::{
@@ -79,7 +80,8 @@ pub struct MulticlassConfig {
     /// One-against-all: the configuration of every member (default [`LearnerConfig::default`],
     /// the `auto` mixture). Its `representation` is also the softmax learner's:
     /// [`Representation::Sparse`] builds the sparse-time [`SparseSoftmax`] (fd-fast, rfd-fast,
-    /// rp, oja; with `diag` inside [`DiagonalScaled`]).
+    /// rp, oja; with `diag` inside [`DiagonalScaled`]), and its `oja_c` is the softmax Oja
+    /// sketch's learning-rate constant.
     pub member: LearnerConfig,
     /// Softmax: the feature-side curvature (identity, full, fd, fd-fast, rfd, rfd-fast, rp, oja;
     /// not the sparse kinds).
@@ -107,38 +109,49 @@ pub struct MulticlassConfig {
     pub diag: bool,
     /// Softmax: diagonal adaptation's `d₀`.
     pub diag_d0: f64,
+    /// Softmax: the curvature is the untuned default's to choose from the input
+    /// ([`MulticlassConfig::for_input`], `sketch_choice.rs`: fd-fast on sparse input, rfd-fast on
+    /// dense input). Set by [`MulticlassConfig::from_member`] when no curvature was given;
+    /// cleared once chosen, and never saved (a model records the curvature it was built with).
+    #[serde(skip)]
+    pub sketch_from_input: bool,
 }
 
 impl Default for MulticlassConfig {
     /// One-against-all over [`LearnerConfig::default`] (the `auto` mixture), three classes; the
-    /// softmax learner's parameters: RFD (doubling), `m = 10`, `α₀ = 1.5` mean squared rows (the
-    /// learner is row-scaled, [`RowScaled`]), `c = 0.05`, `λ = 0.05` ([`SoftmaxParams`]'s),
-    /// intercept, no diagonal adaptation.
+    /// softmax learner's parameters: RFD (doubling), `m = 20`, `α = α₀ = 1` mean squared rows
+    /// (the learner is row-scaled, [`RowScaled`]), `c = 0.2`, `λ = 0.1`, intercept, no diagonal
+    /// adaptation. Built through [`MulticlassConfig::from_member`] without a curvature (the CLI
+    /// and Python defaults), the curvature is chosen from the input: fd-fast (fixed `α`) on
+    /// sparse input, rfd-fast on dense input (`sketch_choice.rs` derives why).
     ///
     /// Evidence (one pass in file order, progressive error,
-    /// `cargo run --release -p sketchlearn --example multiclass_progressive`,
-    /// `docs/results/multiclass.md`): one-against-all `auto` 0.0741 / 0.1067 / 0.0383 on dna /
-    /// mnist_test10k / r8_multiclass, against one-against-all AdaGrad 0.0866 / 0.1216 / 0.0542
-    /// and softmax SON at these parameters 0.0807 / 0.1086 / 0.0459 (VW `--oaa` 0.0788 / 0.1131 /
-    /// 0.0444); the softmax parameters are the best of a grid over `c`, `λ`, `α₀` with r8 and
-    /// dna both within one standard error of VW. The softmax learner is not the default.
+    /// `cargo run --release -p sketchlearn --example softmax_mixture_probe`,
+    /// `docs/results/multiclass.md`): the softmax learner so chosen 0.0734 / 0.1072 / 0.0387 on
+    /// dna / mnist_test10k / r8_multiclass (VW `--oaa` 0.0788 / 0.1131 / 0.0444; the stop-37
+    /// softmax default, rfd-fast `m = 10`, `α₀ = 1.5`, `c = λ = 0.05`: 0.0807 / 0.1086 /
+    /// 0.0459); one-against-all `auto` 0.0741 / 0.1067 / 0.0383. `c·λ = 0.02` is the middle of
+    /// a plateau on the dense sets (`c, λ ∈ {0.1, 0.2}`: dna 0.0716–0.0744, mnist
+    /// 0.1058–0.1072 at `m = 15–30`); R8 with FD is 0.0384–0.0390 for `c = 0.2`, `λ = 0.1`,
+    /// `α ∈ [0.7, 1]`, `m ∈ [10, 20]`. The softmax learner is not the default reduction.
     fn default() -> Self {
         MulticlassConfig {
             reduction: Reduction::OneVsAll,
             classes: 3,
             member: LearnerConfig::default(),
             curvature: CurvatureKind::RfdFast,
-            size: 10,
+            size: SOFTMAX_DEFAULT_SIZE,
             alpha: 1.0,
-            alpha0: 1.5,
-            c: SoftmaxParams::default().c,
-            ridge: SoftmaxParams::default().ridge,
+            alpha0: 1.0,
+            c: 0.2,
+            ridge: 0.1,
             clip: f64::INFINITY,
             bias: true,
             bias_value: 1.0,
             seed: 0,
             diag: false,
             diag_d0: 0.1,
+            sketch_from_input: false,
         }
     }
 }
@@ -239,7 +252,13 @@ impl MulticlassConfig {
                 k, dim, m, a, seed, params,
             )?)),
             CurvatureKind::Oja => AnyMulticlass::SparseSoftmaxOja(Box::new(SparseSoftmaxOja::oja(
-                k, dim, m, a, 1.0, seed, params,
+                k,
+                dim,
+                m,
+                a,
+                self.member.oja_c,
+                seed,
+                params,
             )?)),
             other => {
                 return Err(LearnError::InvalidParameter(format!(
@@ -274,7 +293,7 @@ impl MulticlassConfig {
             Rfd => AnyCurvature::Fd(FdCurvature::rfd(de, m, FdVariant::PerRow, self.alpha0)?),
             RfdFast => AnyCurvature::Fd(FdCurvature::rfd(de, m, FdVariant::Doubling, self.alpha0)?),
             Rp => AnyCurvature::Rp(RpCurvature::new(de, m, a, self.seed)?),
-            Oja => AnyCurvature::Oja(OjaCurvature::new(de, m, a, 1.0, self.seed)?),
+            Oja => AnyCurvature::Oja(OjaCurvature::new(de, m, a, self.member.oja_c, self.seed)?),
         })
     }
 
@@ -476,6 +495,48 @@ mod tests {
         ] {
             assert!(bad.build(4).is_err(), "{}", bad.describe());
         }
+    }
+
+    /// The softmax learner's Oja sketch takes `member.oja_c` (CLI `--oja-c`, Python `oja_c`),
+    /// dense and sparse time; it was once always 1.
+    #[test]
+    fn softmax_oja_takes_the_members_oja_c() {
+        let run = |oja_c: f64, representation: Representation| {
+            let mut l = MulticlassConfig {
+                reduction: Reduction::Softmax,
+                curvature: CurvatureKind::Oja,
+                size: 2,
+                member: LearnerConfig {
+                    oja_c,
+                    representation,
+                    ..LearnerConfig::default()
+                },
+                ..Default::default()
+            }
+            .build(6)
+            .unwrap();
+            let mut p = Vec::new();
+            for t in 0..40 {
+                let x = [(t % 5) as f64 - 2.0, 1.0, -0.5, (t % 3) as f64, 0.0, 0.25];
+                p = l.learn(Row::Dense(&x), t % 3, 1.0).unwrap();
+            }
+            p
+        };
+        for representation in [Representation::Dense, Representation::Sparse] {
+            let (one, half) = (run(1.0, representation), run(0.5, representation));
+            assert_ne!(one, half, "{representation:?}");
+            assert_eq!(one, run(1.0, representation));
+        }
+        let bad = MulticlassConfig {
+            reduction: Reduction::Softmax,
+            curvature: CurvatureKind::Oja,
+            member: LearnerConfig {
+                oja_c: -1.0,
+                ..LearnerConfig::default()
+            },
+            ..Default::default()
+        };
+        assert!(bad.build(4).is_err());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (`--multiclass --reduction …`) and the Python estimators (`reduction=…`) share.
 
 use super::{MulticlassConfig, Reduction};
-use crate::linear::{Algorithm, LearnError, LearnerConfig};
+use crate::linear::{Algorithm, CurvatureKind, LearnError, LearnerConfig};
 
 /// The parameters whose softmax default differs from the binary learner's, as the user gave
 /// them (`None`: the softmax default, [`MulticlassConfig::default`]).
@@ -12,25 +12,33 @@ pub struct SoftmaxGiven {
     pub alpha0: Option<f64>,
     /// `c` (CLI `--c`, Python `c`).
     pub c: Option<f64>,
+    /// The curvature (CLI `--curvature`, Python `curvature`); `None`: chosen from the input
+    /// ([`MulticlassConfig::sketch_from_input`]).
+    pub curvature: Option<CurvatureKind>,
+    /// The sketch size `m` (CLI `--size`, Python `size`); `None`:
+    /// [`SOFTMAX_DEFAULT_SIZE`](super::SOFTMAX_DEFAULT_SIZE).
+    pub size: Option<usize>,
 }
 
 impl MulticlassConfig {
     /// The multiclass configuration over the binary learner `member`.
     ///
     /// One-against-all trains `member` per class. Softmax is one sketched Newton learner that
-    /// takes its sketch from `member` (curvature, size, `α`, clip, diagonal adaptation,
-    /// intercept, seed) and `α₀`, `c` from `given` when given. A loss that is not for
+    /// takes its sketch from `member` (`α`, clip, diagonal adaptation, intercept, seed, Oja's
+    /// `c`) and the curvature, size, `α₀`, `c` from `given` when given; a curvature not given is
+    /// chosen from the input by [`MulticlassConfig::for_input`]. A loss that is not for
     /// classification, or a first-order algorithm with softmax, is refused rather than
     /// silently ignored.
     ///
     /// ```
     /// use sketchlearn::linear::multiclass::{MulticlassConfig, Reduction, SoftmaxGiven};
     /// use sketchlearn::linear::{Algorithm, LearnerConfig};
-    /// let member = LearnerConfig { size: 20, ..LearnerConfig::default() };
-    /// let given = SoftmaxGiven { alpha0: None, c: Some(0.5) };
+    /// let member = LearnerConfig::default();
+    /// let given = SoftmaxGiven { c: Some(0.5), size: Some(30), ..SoftmaxGiven::default() };
     /// let softmax = MulticlassConfig::from_member(Reduction::Softmax, member.clone(), given).unwrap();
-    /// assert_eq!((softmax.size, softmax.c), (20, 0.5));
+    /// assert_eq!((softmax.size, softmax.c), (30, 0.5));
     /// assert_eq!(softmax.alpha0, MulticlassConfig::default().alpha0);
+    /// assert!(softmax.sketch_from_input);
     /// let adagrad = LearnerConfig { algorithm: Algorithm::AdaGrad, ..member };
     /// assert!(MulticlassConfig::from_member(Reduction::Softmax, adagrad, given).is_err());
     /// ```
@@ -62,8 +70,9 @@ impl MulticlassConfig {
         }
         Ok(MulticlassConfig {
             reduction,
-            curvature: member.curvature,
-            size: member.size,
+            curvature: given.curvature.unwrap_or(d.curvature),
+            size: given.size.unwrap_or(d.size),
+            sketch_from_input: given.curvature.is_none(),
             alpha: member.alpha,
             alpha0: given.alpha0.unwrap_or(d.alpha0),
             c: given.c.unwrap_or(d.c),

@@ -25,6 +25,7 @@ mod from_member;
 mod one_vs_all;
 mod row_scaled;
 mod saved;
+mod sketch_choice;
 mod softmax_son;
 
 pub use class_factor::ClassFactor;
@@ -34,6 +35,7 @@ pub use from_member::SoftmaxGiven;
 pub use one_vs_all::OneVsAll;
 pub use row_scaled::RowScaled;
 pub use saved::{MulticlassModel, MULTICLASS_MODEL_KIND};
+pub use sketch_choice::{softmax_curvature_for, SOFTMAX_DEFAULT_SIZE};
 pub(crate) use softmax_son::{
     check_params as check_softmax_params, class_coefficients, clip_coefficients, Extended,
 };

@@ -24,7 +24,9 @@ impl MulticlassConfig {
     /// an Oja sketch (with or without `diag`) becomes the sparse-time
     /// [`SparseSoftmax`](crate::linear::sparse::SparseSoftmax) by the same rule (applied to a
     /// Newton learner of its curvature, size and intercept), recorded in
-    /// `member.representation`.
+    /// `member.representation`. Before that, the untuned softmax learner's curvature is chosen
+    /// for the input when [`MulticlassConfig::sketch_from_input`] says so (`sketch_choice.rs`:
+    /// fd-fast on sparse input, rfd-fast on dense input).
     ///
     /// ```
     /// use sketchlearn::linear::multiclass::MulticlassConfig;
@@ -40,13 +42,13 @@ impl MulticlassConfig {
     /// assert_eq!(sparse, Representation::Sparse);
     /// ```
     pub fn for_input(&self, dim: usize, hashed: bool, avg_nnz: Option<f64>) -> MulticlassConfig {
-        let mut c = self.clone();
         let input = InputProfile {
             dim,
             hashed,
             avg_nnz,
             sample: None,
         };
+        let mut c = self.clone().with_sketch_for(&input);
         let sparse = match c.reduction {
             Reduction::OneVsAll => auto_sparse(&c.member, &input),
             Reduction::Softmax => {

@@ -123,9 +123,10 @@ pub struct SoftmaxParams {
 }
 
 impl Default for SoftmaxParams {
-    /// `c = 0.05`, `λ = 0.05`, no projection, intercept constant 1 (the library's default, chosen
-    /// with `α₀ = 1.5` on row-scaled input: [`MulticlassConfig`](super::MulticlassConfig)'s
-    /// documentation has the evidence).
+    /// `c = 0.05`, `λ = 0.05`, no projection, intercept constant 1 (chosen in stop 37 with RFD,
+    /// `m = 10`, `α₀ = 1.5` on row-scaled input; the untuned default of
+    /// [`MulticlassConfig`](super::MulticlassConfig), with its sketch chosen from the input, now
+    /// takes `c = 0.2`, `λ = 0.1`: its documentation has the evidence).
     fn default() -> Self {
         SoftmaxParams {
             c: 0.05,
