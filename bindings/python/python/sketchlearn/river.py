@@ -12,8 +12,8 @@ sparse data (FD-SON + diag and the AdaGrad grid, ``LearnerConfig::sparse_data_me
 the four members of ``"auto"``. ``sketchlearn train`` chooses the members by the first 1000
 rows of its input (``linear/data_sparsity.rs``); a River stream has no rows ahead, and the two
 RFD-SON members are ≈ 10 of the ≈ 16 µs the core spends on an a9a dict (in
-``progressive_val_score``: ``"auto"`` 0.29× River's ``LogisticRegression()`` rate, error 0.1543;
-``"auto-sparse"`` 0.56×, error 0.1587; River 0.1594 — ``docs/results/python.md``, 2026-11-26).
+``progressive_val_score``: ``"auto"`` 0.28× River's ``LogisticRegression()`` rate, error 0.1543;
+``"auto-sparse"`` 0.55×, error 0.1587; River 0.1594 — ``docs/results/python.md``, 2026-11-26).
 ``algo="auto"`` keeps all four. The regressor's default is ``"auto"`` (the two-member
 composition is a classifier's). The CLI trains the default's learner on the same dicts as a VW
 file with ``sketchlearn train -b BITS --algo auto-sparse``.
