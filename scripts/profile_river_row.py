@@ -1,10 +1,12 @@
 """Where one River row's time goes (issue 29): CPU microseconds per example of
 sketchlearn.river.Classifier() in progressive_val_score against River's LogisticRegression()
 (the issue's ratio, on CPU time rather than wall time, so less sensitive to a loaded machine),
-then the default's learn_one and predict_one alone, and each member of the default mixture
-alone (the same configurations ``auto`` describes: three sparse-time FD/RFD-SON members of
-m = 10 and the AdaGrad grid), with AdaGrad as the floor of the binding's own cost (dict
-hashing, one Rust call, the Python loop). Best of ``--reps`` runs, one process.
+and of the four-member Classifier(algo="auto"), then the learn_one and predict_one of each
+alone, and each member of the four-member mixture alone (the same configurations ``auto``
+describes: three sparse-time FD/RFD-SON members of m = 10 and the AdaGrad grid; the River
+default, ``auto-sparse``, mixes members 2 and 3), with AdaGrad as the floor of the binding's
+own cost (dict hashing, one Rust call, the Python loop). Best of ``--reps`` runs, one
+process.
 
     python scripts/profile_river_row.py [--data ../shared/data/a9a.libsvm] [--reps 3]
 """
@@ -22,8 +24,9 @@ from sklearn.datasets import load_svmlight_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The members of the default mixture for the logistic loss, as its description names them
-# (`LearnerConfig::auto_members`; the River wrapper hashes, so each is sparse-time).
+# The members of the four-member mixture `auto` for the logistic loss, as its description
+# names them (`LearnerConfig::auto_members`; the River wrapper hashes, so each is
+# sparse-time). The River default, `auto-sparse`, mixes members 2 and 3.
 MEMBERS = [
     (
         "member 1: RFD-SON m=10 α₀=1",
@@ -92,17 +95,27 @@ def main() -> None:
 
     river = 1e6 * best_cpu(args.reps, pvs(linear_model.LogisticRegression)) / n
     ours = 1e6 * best_cpu(args.reps, pvs(skr.Classifier)) / n
+    four = 1e6 * best_cpu(args.reps, pvs(lambda: skr.Classifier(algo="auto"))) / n
     print(
         f"{Path(args.data).name}, {n} examples, CPU µs per example (best of {args.reps})\n"
     )
     print("| what | µs/example | × River LR rate |")
     print("|---|---:|---:|")
     print(f"| River LogisticRegression(), progressive_val_score | {river:.1f} | 1.00 |")
-    print(f"| Classifier(), progressive_val_score | {ours:.1f} | {river / ours:.2f} |")
+    print(
+        f"| Classifier() (auto-sparse), progressive_val_score | {ours:.1f} | {river / ours:.2f} |"
+    )
+    print(
+        f'| Classifier(algo="auto"), progressive_val_score | {four:.1f} | {river / four:.2f} |'
+    )
     print(f"| Classifier() at 0.4× River's rate | {river / 0.4:.1f} | 0.40 |\n")
     print("| learner | learn_one µs | predict_one µs |")
     print("|---|---:|---:|")
-    for label, params in [("Classifier() (the default mixture)", {}), *MEMBERS]:
+    for label, params in [
+        ("Classifier() (auto-sparse: members 2 and 3)", {}),
+        ('Classifier(algo="auto") (the four members)', {"algo": "auto"}),
+        *MEMBERS,
+    ]:
         learn, predict = per_row(stream, args.reps, params)
         print(f"| {label} | {learn:.2f} | {predict:.2f} |", flush=True)
 

@@ -8,7 +8,6 @@ import scipy.sparse as sp
 from river import checks, datasets, evaluate, linear_model, metrics, preprocessing
 
 from sketchlearn import _core
-from sketchlearn._base import core_params
 from sketchlearn._validation import as_rows
 from sketchlearn.river import Classifier, Regressor
 
@@ -61,8 +60,9 @@ def test_heart_stream_matches_the_sklearn_estimator(heart):
 def test_learn_one_equals_the_batch_learner_bits(heart, params):
     """One dict at a time through ``learn_one`` learns the bits the core's batch ``learn``
     learns from the same hashed rows as a CSR matrix (the River default is the sparse-time
-    mixture, whose members keep the unit scaling of ``UnitScaling``): the same state bytes,
-    and the same scores on every row. Heart's integer-like names hash to their own index."""
+    mixture ``auto-sparse``, whose members keep the unit scaling of ``UnitScaling``): the
+    same state bytes, and the same scores on every row. Heart's integer-like names hash to
+    their own index."""
     X, y = heart
     bits = 18
     clf = Classifier(bits=bits, **params)
@@ -73,7 +73,7 @@ def test_learn_one_equals_the_batch_learner_bits(heart, params):
         scores.append(clf._learners.predict_one(x) if clf._learners is not None else 0.0)
         clf.learn_one(x, y[i] > 0)
     batch = _core.LinearLearners(
-        core_params(Classifier(bits=bits, **params), None), 1 << bits, hashed=True
+        Classifier(bits=bits, **params)._core_params(), 1 << bits, hashed=True
     )
     assert batch.sparse == clf._learners.sparse
     csr = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], 1 << bits))
@@ -86,6 +86,30 @@ def test_learn_one_equals_the_batch_learner_bits(heart, params):
     ]
     assert batch.decision_function(hashed)[:, 0].tolist() == one
     assert len(set(scores)) > 100, "the stream moved the scores"
+
+
+@pytest.mark.parametrize(
+    ("model", "members"),
+    [
+        (Classifier(), "auto-sparse[newton/fd-sparse m=10 alpha=0.25 c=0.1 diag + adagrad-grid"),
+        (Classifier(algo="auto"), "auto[newton/rfd-sparse m=10 alpha0=1 c=0.1 + newton/fd-sparse"),
+        (Classifier(loss="hinge"), "auto-sparse[newton/fd-sparse"),
+        (Classifier(loss="squared"), "auto[running-mean + newton/rfd-sparse"),
+        (Classifier(curvature="fd-fast"), "newton/fd-sparse m=10 alpha=1"),
+        (Classifier(diag=True), "newton/rfd-sparse"),
+        (Classifier(algo="adagrad"), "adagrad lr=0.5"),
+        (Regressor(), "auto[running-mean + newton/rfd-sparse"),
+    ],
+    ids=str,
+)
+def test_default_members(model, members):
+    """The River classifier's ``algo=None`` mixes the two members of ``auto-sparse`` (a
+    stream has no first rows to judge; the two RFD-SON members would cost ≈ 10 of the core's
+    ≈ 16 µs an a9a dict); ``algo="auto"`` keeps four; a curvature or diag alone names one
+    Newton learner, as on the command line; the regressor and the squared loss keep
+    ``auto``."""
+    model.learn_one({"a": 1.0}, 1.0 if isinstance(model, Regressor) else True)
+    assert repr(model._learners).startswith(f"LinearLearners({members}"), repr(model._learners)
 
 
 def test_learn_one_returns_none_and_pickles():

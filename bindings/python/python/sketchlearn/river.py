@@ -6,6 +6,17 @@ Feature names are hashed as Vowpal Wabbit hashes ``| name:value`` (default names
 the same features here; a string value ``v`` of feature ``f`` is the indicator ``f=v``. The
 dictionary is hashed in Rust (no Python loop over features), and the learners are the
 sparse-time ones (O(m² + m·nnz) per example, independent of ``2**bits``).
+
+The classifier's default (``algo=None``) is ``"auto-sparse"``: the default's composition for
+sparse data (FD-SON + diag and the AdaGrad grid, ``LearnerConfig::sparse_data_members``), not
+the four members of ``"auto"``. ``sketchlearn train`` chooses the members by the first 1000
+rows of its input (``linear/data_sparsity.rs``); a River stream has no rows ahead, and the two
+RFD-SON members are ≈ 10 of the ≈ 16 µs the core spends on an a9a dict (in
+``progressive_val_score``: ``"auto"`` 0.28× River's ``LogisticRegression()`` rate, error 0.1543;
+``"auto-sparse"`` 0.55×, error 0.1587; River 0.1594 — ``docs/results/python.md``, 2026-11-26).
+``algo="auto"`` keeps all four. The regressor's default is ``"auto"`` (the two-member
+composition is a classifier's). The CLI trains the default's learner on the same dicts as a VW
+file with ``sketchlearn train -b BITS --algo auto-sparse``.
 """
 
 from __future__ import annotations
@@ -23,10 +34,12 @@ class _RiverLinear:
     """Shared parameters and the lazily built Rust learner."""
 
     _regression = False
+    # The algorithm of ``algo=None`` without a curvature or diag (None: the core's default).
+    _default_algo: str | None = None
 
     def __init__(
         self,
-        algo: str = "auto",
+        algo: str | None = None,
         curvature: str | None = None,
         size: int = 10,
         loss: str | None = None,
@@ -58,11 +71,21 @@ class _RiverLinear:
     def _build(self):
         if not 1 <= self.bits <= 30:
             raise ValueError(f"bits must be between 1 and 30, got {self.bits}")
-        params = core_params(self, self.seed)
         self._learners = _core.LinearLearners(
-            params, 1 << self.bits, hashed=True, regression=self._regression
+            self._core_params(), 1 << self.bits, hashed=True, regression=self._regression
         )
         return self._learners
+
+    def _core_params(self) -> dict:
+        """The parameters ``sketchlearn._core.LinearLearners`` builds the learner from:
+        ``algo=None`` is the estimator's default — unless a curvature or diag is given, which
+        (as on the command line) names one Newton learner, or the loss is squared (the core's
+        ``auto-sparse`` is a classification loss's composition; ``auto`` then)."""
+        params = core_params(self, self.seed)
+        chosen = self.algo is not None or self.curvature is not None or self.diag
+        if not chosen and self.loss != "squared":
+            params["algo"] = self._default_algo
+        return params
 
     def _score(self, x: dict) -> float:
         if self._learners is None:
@@ -86,8 +109,11 @@ class Classifier(_RiverLinear, base.Classifier):
     ``learn_one(x, y)`` takes a dict and a boolean label (True is the positive class);
     ``predict_proba_one`` returns ``{False: 1 − p, True: p}`` with ``p = σ(wᵀx)``. Parameters
     are :class:`sketchlearn.OnlineClassifier`'s, plus ``bits`` (hashed features ``2**bits``,
-    VW's ``-b``) and ``seed``.
+    VW's ``-b``) and ``seed``; ``algo=None`` is ``"auto-sparse"`` (the module's docs say why;
+    ``algo="auto"`` mixes all four members of the default).
     """
+
+    _default_algo = "auto-sparse"
 
     def learn_one(self, x: dict, y) -> None:
         """Learns one example (``y``: bool, or a truthy/falsy label)."""
@@ -114,7 +140,7 @@ class Classifier(_RiverLinear, base.Classifier):
 
 class Regressor(_RiverLinear, base.Regressor):
     """Online regressor for River (squared loss ½(p − y)²). Parameters as
-    :class:`Classifier`."""
+    :class:`Classifier`; ``algo=None`` is ``"auto"``."""
 
     _regression = True
 

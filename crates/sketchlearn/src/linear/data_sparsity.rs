@@ -40,9 +40,12 @@
 //!   while every dense set needs one of them ([`LearnerConfig::sparse_data_members`]).
 //!
 //! The rule applies to a classifier's `auto` (the squared loss keeps its members), and only
-//! when the sample was measured: a stream whose rows are not known before learning (River
-//! dictionaries, dense arrays in Python; VW text with `-q` interactions, whose crossed rows
-//! the pre-scan does not build) keeps every member.
+//! when the sample was measured: a stream whose rows are not known before learning (dense
+//! arrays in Python; VW text with `-q` interactions, whose crossed rows the pre-scan does not
+//! build) keeps every member. The Python River classifier (`sketchlearn.river.Classifier`,
+//! one dict per call, no rows ahead) does not apply the rule: its default names
+//! [`Algorithm::AutoSparse`] outright, for speed in River's loop (issue 29; its module docs
+//! give the errors), and `algo="auto"` there keeps every member.
 
 #[cfg(doc)]
 use super::LearnerConfig;
