@@ -154,7 +154,7 @@ def _prog(est):
     return est.progressive_score_["error"]
 
 
-def run_learning(name, make, paths, test, d, workers, rounds=0):
+def run_learning(name, make, paths, test, d, workers, schedules=(0,)):
     rows = []
     # The library default as a single user runs it: the whole training set in memory, the
     # representation chosen by `auto` (sparse-time for sparse input).
@@ -176,20 +176,26 @@ def run_learning(name, make, paths, test, d, workers, rounds=0):
     n = est.learners_.examples_seen
     err, se = held_out(est, test, d)
     rows.append((name, f"single stream, files ({kind})", n / secs, _prog(est), err, se))
-    for k in sorted({1, workers}):
-        with local_client(k) as client:
-            fit(make(), paths[:1], n_features=d, client=client)  # warm the workers up
-            t0 = time.perf_counter()
-            per_task = blocks_per_task(len(paths), k, rounds)
-            model = fit(
-                make(), paths, n_features=d, client=client, blocks_per_task=per_task
-            )
-            secs = time.perf_counter() - t0
-        err, se = held_out(model, test, d)
-        kind = "sparse-time" if model.learners_.sparse else "dense"
-        label = f"dask, {k} worker(s), {per_task} file(s) a task ({kind})"
-        rows.append((name, label, n / secs, None, err, se))
-    for row in rows:  # as they come (a long run can be stopped with what it measured)
+    # Each schedule's 1- and N-worker fits run back to back (interleaved), so that their
+    # ratio sees about the same machine load.
+    for rounds in schedules:
+        for k in sorted({1, workers}):
+            with local_client(k) as client:
+                fit(
+                    make(), paths[:1], n_features=d, client=client
+                )  # warm the workers up
+                t0 = time.perf_counter()
+                per_task = blocks_per_task(len(paths), k, rounds)
+                model = fit(
+                    make(), paths, n_features=d, client=client, blocks_per_task=per_task
+                )
+                secs = time.perf_counter() - t0
+            err, se = held_out(model, test, d)
+            kind = "sparse-time" if model.learners_.sparse else "dense"
+            label = f"dask, {k} worker(s), {per_task} file(s) a task ({kind})"
+            rows.append((name, label, n / secs, None, err, se))
+            print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+    for row in rows[:2]:  # the Dask rows were printed as they came
         print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
     return rows
 
@@ -231,12 +237,13 @@ def main() -> None:
     ap.add_argument("--skip-generated", action="store_true")
     ap.add_argument(
         "--rounds",
-        type=int,
-        default=0,
-        help="Dask rounds (merges) per fit: each task learns files/(workers·rounds) files "
+        default="0",
+        help="Dask rounds (merges) per fit, or a comma-separated list of them, each measured "
+        "with 1 and N workers: each task learns files/(workers·rounds) files "
         "(sketchlearn.dask.fit's blocks_per_task); 0: one file per task",
     )
     args = ap.parse_args()
+    schedules = [int(r) for r in args.rounds.split(",")]
     data = Path(args.data)
     tmp = Path(tempfile.mkdtemp(prefix="bench_dask_"))
     rows = []
@@ -250,7 +257,7 @@ def main() -> None:
             str(data / "a9a.t.libsvm"),
             123,
             args.workers,
-            args.rounds,
+            schedules,
         )
         r8 = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8", 8, 0, 5485)
         r8_test = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8test", 1, 5485)[0]
@@ -261,7 +268,7 @@ def main() -> None:
             r8_test,
             23585,
             args.workers,
-            args.rounds,
+            schedules,
         )
         if not args.skip_generated:
             t0 = time.perf_counter()
@@ -277,7 +284,7 @@ def main() -> None:
                 gen_test,
                 d,
                 args.workers,
-                args.rounds,
+                schedules,
             )
         sketch_rows, (n, d, k) = run_sketch(args.workers)
     finally:

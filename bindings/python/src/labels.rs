@@ -54,7 +54,7 @@ pub fn classes_of(labels: &[Bound<'_, PyAny>]) -> PyResult<Classes> {
 }
 
 /// A label as a Python object: a name as `str`, an integral number as `int`, else `float`.
-fn label_object<'py>(py: Python<'py>, label: &ClassLabel) -> PyResult<Bound<'py, PyAny>> {
+pub fn label_object<'py>(py: Python<'py>, label: &ClassLabel) -> PyResult<Bound<'py, PyAny>> {
     match label {
         ClassLabel::Text(s) => s.into_bound_py_any(py),
         ClassLabel::Number(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => {

@@ -7,6 +7,7 @@
 //! `--multiclass` for more than two classes), classes included.
 
 use crate::config::{choose_representation, learner_config, multiclass_config};
+use crate::csv_scan::CsvScan;
 use crate::errors::{learn_error, model_error};
 use crate::features::HashedRow;
 use crate::file_run::FileRun;
@@ -196,9 +197,11 @@ impl LinearLearners {
     /// dictionaries), `avg_nnz` (sparse input's mean non-zeros per row) and `sparse` (force)
     /// choose the representation (`config::choose_representation`); `first_rows` = `(rows,
     /// stored features, distinct features)` of the input's first 1000 rows, when known, the
-    /// default's members ([`SparsitySample`], the rule `sketchlearn train` applies).
+    /// default's members ([`SparsitySample`], the rule `sketchlearn train` applies). `csv`:
+    /// the [`CsvScan`] of the CSV files the learner is to read (`dim` must be its `dim`): the
+    /// model reads CSV through that schema, as a model the CLI trained on CSV does.
     #[new]
-    #[pyo3(signature = (params, dim, classes=None, *, reduction="oaa", hashed=false, avg_nnz=None, sparse=None, regression=false, first_rows=None))]
+    #[pyo3(signature = (params, dim, classes=None, *, reduction="oaa", hashed=false, avg_nnz=None, sparse=None, regression=false, first_rows=None, csv=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         params: &Bound<'_, PyDict>,
@@ -210,7 +213,15 @@ impl LinearLearners {
         sparse: Option<bool>,
         regression: bool,
         first_rows: Option<(u64, u64, u64)>,
+        csv: Option<PyRef<'_, CsvScan>>,
     ) -> PyResult<Self> {
+        let read_as = csv.as_deref().map(|scan| scan.input_spec());
+        if let Some(scan) = csv.as_deref().filter(|s| s.schema.dim() != dim) {
+            return Err(PyValueError::new_err(format!(
+                "dim {dim} differs from the CSV files' {} features",
+                scan.schema.dim()
+            )));
+        }
         let default_loss = if regression {
             Loss::Squared
         } else {
@@ -221,8 +232,9 @@ impl LinearLearners {
         if let Some(classes) = classes.clone().filter(|c| !c.is_binary()) {
             let input = (dim, hashed, avg_nnz);
             let mc = multiclass_config(params, config, reduction, input, sparse)?;
-            let model = MulticlassModel::build(mc, classes, dim)
+            let mut model = MulticlassModel::build(mc, classes, dim)
                 .map_err(|e| PyValueError::new_err(format!("multiclass learner: {e}")))?;
+            model.input = read_as;
             return Ok(Self::from_state(State::Multi(model)));
         }
         let sample = first_rows.map(|(rows, nnz, distinct)| SparsitySample {
@@ -234,6 +246,7 @@ impl LinearLearners {
         let learner = config.build(dim).map_err(|e| learn_error(e.into(), None))?;
         let mut model = LinearModel::new(config.config().clone(), learner);
         model.classes = classes;
+        model.input = read_as;
         Ok(Self::from_state(State::Linear(model)))
     }
 

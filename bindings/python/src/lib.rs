@@ -6,6 +6,7 @@
 //! * [`config`]: estimator parameters → `LearnerConfig`, and the one representation choice;
 //! * [`learners`]: `LinearLearners` (binary, regression, multiclass) over one core model
 //!   ([`state`]), whose bytes are the CLI's model file; [`labels`]: class labels ↔ Python;
+//! * [`csv_scan`]: the common schema of a list of CSV files (`sketchlearn.dask`);
 //! * [`drp`]: `drp_fit` (dual random projection, batch) into a `LinearLearners`;
 //! * [`fm`]: `FmLearner` (the core's factorization machines, `sketchlearn fm`'s model file);
 //! * [`sketch`]: `SketchState` (FD, RFD, GFD, RP, Oja);
@@ -13,6 +14,7 @@
 //! * [`errors`]: core errors → Python exceptions; [`interrupt`]: Ctrl-C during long Rust work.
 
 mod config;
+mod csv_scan;
 mod drp;
 mod errors;
 mod features;
@@ -99,9 +101,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<learners::LinearLearners>()?;
     m.add_class::<sketch::SketchState>()?;
     m.add_class::<fm::FmLearner>()?;
+    m.add_class::<csv_scan::CsvScan>()?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(labels::label_targets, m)?)?;
     m.add_function(wrap_pyfunction!(scan_file, m)?)?;
+    m.add_function(wrap_pyfunction!(csv_scan::scan_csv_files, m)?)?;
     m.add_function(wrap_pyfunction!(drp::drp_fit, m)?)?;
     m.add("MODEL_FORMAT_VERSION", sketchlearn::model::FORMAT_VERSION)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

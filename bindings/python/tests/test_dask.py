@@ -67,17 +67,16 @@ def test_array_fit_learns_and_counts_every_example(client):
 
 def test_verbose_prints_one_line_per_round(client, capsys):
     X, y = classification(n=600)
-    fit(
-        OnlineClassifier(),
-        da.from_array(X, chunks=100),
-        da.from_array(y, chunks=100),
-        holdout=(X[:100], y[:100]),
-        verbose=True,
-    )
+    Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    fit(OnlineClassifier(), Xd, yd, holdout=(X[:100], y[:100]), verbose=True, blocks_per_task=1)
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 3  # 6 blocks, 2 workers
+    assert len(lines) == 3  # 6 blocks, 2 workers, one block a task
     assert lines[-1].startswith("round 3: 600 examples  held-out ")
     assert "merged-sketch error <= " in lines[-1]
+    # The default schedule is one round: each worker learns its three blocks, one merge.
+    fit(OnlineClassifier(), Xd, yd, verbose=True)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("round 1: 600 examples"), lines
 
 
 def test_dataframe_fit_with_a_label_column(client):
@@ -239,6 +238,90 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
     assert one.learners_.state_bytes() == single.learners_.state_bytes()
     with pytest.raises(ValueError, match="blocks_per_task"):
         fit(OnlineClassifier(), paths, n_features=d, blocks_per_task=0)
+
+
+def csv_files(tmp_path, X, y, rows, header=True, extra=None):
+    """``X``, ``y`` as CSV files of ``rows`` rows each (label column ``y`` last; ``extra``:
+    per-row columns put first)."""
+    names = [f"x{j}" for j in range(X.shape[1])]
+    paths = []
+    for i, lo in enumerate(range(0, len(y), rows)):
+        frame = pd.DataFrame(X[lo : lo + rows], columns=names).assign(y=y[lo : lo + rows])
+        for name, values in (extra or {}).items():
+            frame.insert(0, name, values[lo : lo + rows])
+        p = tmp_path / f"part{i}.csv"
+        frame.to_csv(p, index=False, header=header)
+        paths.append(str(p))
+    return paths
+
+
+def test_csv_files_give_the_same_model_as_the_same_blocks_in_arrays(client, tmp_path):
+    X, y = classification(n=900, d=5, seed=8)
+    y01 = (y > 0).astype(int)
+    paths = csv_files(tmp_path, X, y01, 150)
+    from_csv = fit(OnlineClassifier(), paths, label_column="y", n_workers=2)
+    from_arrays = fit(
+        OnlineClassifier(),
+        da.from_array(X, chunks=150),
+        da.from_array(y01, chunks=150),
+        n_workers=2,
+    )
+    np.testing.assert_array_equal(from_csv.classes_, [0, 1])
+    assert from_csv.n_features_in_ == 5
+    assert from_csv.learners_.examples_seen == len(y)
+    # The CSV text rounds the numbers (shortest repr: exact for float64), so the models agree.
+    np.testing.assert_allclose(from_csv.coef_, from_arrays.coef_, rtol=1e-12, atol=1e-12)
+    assert np.mean(from_csv.predict(X) == y01) > 0.9
+    # Headerless files, the label by position: the same model.
+    (tmp_path / "plain").mkdir()
+    plain = csv_files(tmp_path / "plain", X, y01, 150, header=False)
+    by_position = fit(OnlineClassifier(), plain, label_column=5, header=False, n_workers=2)
+    np.testing.assert_array_equal(by_position.coef_, from_csv.coef_)
+    # A regressor reads the label as a number.
+    target = X @ np.arange(1.0, 6.0)
+    (tmp_path / "reg").mkdir()
+    reg_paths = csv_files(tmp_path / "reg", X, target, 300)
+    reg = fit(OnlineRegressor(), reg_paths, label_column="y", n_workers=2)
+    assert reg.score(X, target) > 0.9
+
+
+def test_csv_files_share_one_schema_across_the_workers(client, tmp_path):
+    """A category seen in one file only, string labels, an ignored id column: every worker
+    reads its files through the schema of all of them."""
+    rng = np.random.default_rng(9)
+    n = 600
+    colour = np.where(np.arange(n) < 300, rng.choice(["red", "blue"], n), "green")
+    x = rng.normal(size=n)
+    y = np.where(x + (colour == "green") * 1.5 > 0.5, "yes", "no")
+    paths = csv_files(tmp_path, x[:, None], y, 150, extra={"colour": colour, "id": np.arange(n)})
+    assert "green" not in Path(paths[0]).read_text()
+    model = fit(OnlineClassifier(), paths, label_column="y", ignore_columns=["id"], n_workers=2)
+    np.testing.assert_array_equal(model.classes_, ["no", "yes"])
+    assert model.n_features_in_ == 4  # x0, colour=blue, colour=green, colour=red
+    assert model.learners_.examples_seen == n
+    # Features in the schema's order: x0, then the colours one-hot in sorted order.
+    onehot = np.stack([colour == c for c in ("blue", "green", "red")], axis=1)
+    rows = np.column_stack([x, onehot.astype(float)])
+    # The same rows as arrays in the same blocks: the same model, so every file's colours
+    # were read as these features (a schema of the first file alone has no "green").
+    from_arrays = fit(
+        OnlineClassifier(), da.from_array(rows, chunks=150), da.from_array(y, chunks=150)
+    )
+    np.testing.assert_allclose(model.coef_, from_arrays.coef_, rtol=1e-12, atol=1e-12)
+    assert model.coef_[0, 2] != 0  # colour=green learned
+    assert np.mean(model.predict(rows) == y) > 0.75
+    # Errors: a later file with another header, CSV options on LIBSVM files, no label column.
+    Path(paths[-1]).write_text("id,shade,x0,y\n1,red,0.5,no\n")
+    with pytest.raises(
+        ValueError, match=r"part3.csv:1:1: .*header differs from that of .*part0.csv"
+    ):
+        fit(OnlineClassifier(), paths, label_column="y", n_workers=2)
+    with pytest.raises(ValueError, match="no label column"):
+        fit(OnlineClassifier(), paths[:1])
+    with pytest.raises(ValueError, match="CSV files only"):
+        fit(OnlineClassifier(), ["a.libsvm"], n_features=3, label_column="y")
+    with pytest.raises(ValueError, match="mix CSV"):
+        fit(OnlineClassifier(), [paths[0], "a.libsvm"], n_features=3)
 
 
 def test_tasks_see_their_workers_threads(client):

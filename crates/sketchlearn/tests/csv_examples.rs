@@ -178,3 +178,81 @@ fn headerless_files_are_detected() {
     assert_eq!(schema.rows(), 2);
     assert_eq!(schema.feature_name(0).as_deref(), Some("column 2"));
 }
+
+/// `(reader, name)` sources over in-memory texts, for [`Schema::scan_files`].
+fn sources<'a>(
+    texts: &'a [(&'a str, &'a str)],
+) -> impl Iterator<Item = Result<(Cursor<&'a str>, String), sketchlearn::ParseError>> + 'a {
+    texts
+        .iter()
+        .map(|(name, text)| Ok((Cursor::new(*text), name.to_string())))
+}
+
+#[test]
+fn files_scanned_as_one_input_give_the_schema_of_their_concatenation() {
+    // A category ("c"), a text value in a numeric-looking column and a label seen only in the
+    // second file: one schema for both, as if the files were one.
+    let one = "id,colour,x,y\n1,a,0.5,no\n2,b,1.5,no\n";
+    let two = "id,colour,x,y\n3,c,?,yes\n4,a,2,no\n";
+    let whole = "id,colour,x,y\n1,a,0.5,no\n2,b,1.5,no\n3,c,?,yes\n4,a,2,no\n";
+    let options = CsvExampleOptions {
+        label_column: Some(ColumnRef::Name("y".into())),
+        ignore_columns: vec![ColumnRef::Index(0)],
+        ..Default::default()
+    };
+    let (schema, labels) =
+        Schema::scan_files(sources(&[("1.csv", one), ("2.csv", two)]), &options).unwrap();
+    assert_eq!(
+        schema,
+        Schema::scan(Cursor::new(whole), "w.csv", &options).unwrap()
+    );
+    assert_eq!(schema.rows(), 4);
+    assert_eq!(schema.dim(), 4); // x, colour=a, colour=b, colour=c
+    assert_eq!(schema.feature_name(3).as_deref(), Some("colour=c"));
+    let names: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+    assert_eq!(names, ["no", "yes"]);
+    // Each file read through the common schema: the second file's "c" is a feature.
+    let mut reader = CsvExampleReader::new(Cursor::new(two), "2.csv", schema.clone());
+    let mut ex = Example::default();
+    assert!(reader.read_into(&mut ex).unwrap());
+    assert_eq!(ex.indices, [3]);
+    // Without a header, every line of every file is a row.
+    let plain = CsvExampleOptions {
+        has_header: Some(false),
+        label_column: Some(ColumnRef::Index(1)),
+        ..Default::default()
+    };
+    let (schema, labels) = Schema::scan_files(
+        sources(&[("a.csv", "1,0\n2,1\n"), ("b.csv", "3,1\n")]),
+        &plain,
+    )
+    .unwrap();
+    assert_eq!((schema.rows(), schema.dim(), labels.len()), (3, 1, 2));
+}
+
+#[test]
+fn a_later_file_with_another_header_or_width_is_an_error_at_its_line() {
+    let options = labelled("y");
+    let texts = [("1.csv", "x,y\n1,0\n"), ("2.csv", "z,y\n1,0\n")];
+    let e = Schema::scan_files(sources(&texts), &options)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("2.csv:1:1:"), "{e}");
+    assert!(e.contains("the header differs from that of 1.csv"), "{e}");
+    assert!(e.contains("expected x,y, found z,y"), "{e}");
+    let texts = [("1.csv", "x,y\n1,0\n"), ("2.csv", "x,y\n1,0\n2,1,5\n")];
+    let e = Schema::scan_files(sources(&texts), &options)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("2.csv:3:"), "{e}");
+    // An empty later file adds nothing; no file at all is an error.
+    let texts = [("1.csv", "x,y\n1,0\n"), ("2.csv", "")];
+    assert_eq!(
+        Schema::scan_files(sources(&texts), &options)
+            .unwrap()
+            .0
+            .rows(),
+        1
+    );
+    assert!(Schema::scan_files(sources(&[]), &options).is_err());
+}

@@ -165,11 +165,12 @@ class OnlineLinearModel(BaseEstimator):
     # -- distributed training: merge and files ------------------------------------------------
 
     def _init_learners(
-        self, n_features: int, *, hashed=False, avg_nnz=None, first_rows=None
+        self, n_features: int, *, hashed=False, avg_nnz=None, first_rows=None, csv=None
     ) -> None:
         """Builds empty learners for ``n_features`` features: the representation ``sparse``
         says, or (``None``) the library's choice for input that is ``hashed`` (VW) or has
-        ``avg_nnz`` stored features per row (unknown: dense)."""
+        ``avg_nnz`` stored features per row (unknown: dense). ``csv``: the
+        ``_core.scan_csv_files`` of the CSV files to learn (read through its schema)."""
         self.learners_ = _core.LinearLearners(
             self._core_params(),
             int(n_features),
@@ -180,6 +181,7 @@ class OnlineLinearModel(BaseEstimator):
             sparse=self.sparse,
             regression=self._regression,
             first_rows=first_rows,
+            csv=csv,
         )
         self.n_features_in_ = int(n_features)
         self._printed_header = False

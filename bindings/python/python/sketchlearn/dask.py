@@ -4,7 +4,8 @@ LIBSVM/VW/CSV files, and :func:`sketch` computes a Frequent Directions sketch of
 ``dask.array`` block by block.
 
 Training runs in rounds (iterative parameter mixing, McDonald et al. 2010): in each round every
-worker learns its next block starting from the current global model, the learned states are
+worker learns its next blocks (by default all of its share: one round) starting from the
+current global model, the learned states are
 tree-reduced with :meth:`~sketchlearn.OnlineClassifier.merge` (weights averaged by examples,
 squared-gradient sums added, sketches merged by FD's merge, each over the round's common base)
 and the result is the next global model. A merge is a pure function of the round's outputs, so
@@ -158,11 +159,18 @@ def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
     return _Delta(est, model)
 
 
-def _merge(a: _Delta, b: _Delta, base) -> _Delta:
-    """``a`` merged with ``b`` (both deltas against ``base``), as a delta against ``base``."""
+def _merged_state(a: _Delta, b: _Delta, base):
+    """``a`` merged with ``b`` (both deltas against ``base``): the merged estimator. The fit's
+    last merge returns it as it is — it goes to the client alone, so neither its delta nor its
+    application on every worker is needed."""
     out = a.state(base)
     out.learners_.merge(b.state(base).learners_, base.learners_)
-    return _Delta(out, base)
+    return out
+
+
+def _merge(a: _Delta, b: _Delta, base) -> _Delta:
+    """``a`` merged with ``b`` (both deltas against ``base``), as a delta against ``base``."""
+    return _Delta(_merged_state(a, b, base), base)
 
 
 def _applied(base, part: _Delta):
@@ -179,33 +187,67 @@ def _submit_on(client, worker, fn, *args):
     return client.submit(fn, *args, pure=False, workers=[worker], allow_other_workers=True)
 
 
-def _tree_merge(client, parts: list) -> Any:
+def _tree_merge(client, parts: list, last: bool = False) -> Any:
     """Pairwise tree reduction of ``parts`` — ``(future of a delta, (its worker, the round's
-    base there))`` — with merge, each merge on its left part's worker."""
+    base there))`` — with merge, each merge on its left part's worker: the future of the
+    merged delta, or (``last``: the fit's last round) of the merged estimator itself."""
     while len(parts) > 1:
+        merge = _merged_state if last and len(parts) == 2 else _merge
         nxt = [
-            (_submit_on(client, w, _merge, a, b, g), (w, g))
+            (_submit_on(client, w, merge, a, b, g), (w, g))
             for (a, (w, g)), (b, _) in zip(parts[::2], parts[1::2])
         ]
         if len(parts) % 2:
             nxt.append(parts[-1])
         parts = nxt
-    return parts[0][0]
+        if merge is _merged_state:
+            return parts[0][0]
+    part, (w, base) = parts[0]
+    return _submit_on(client, w, _applied, base, part) if last else part
 
 
 # -- fit ----------------------------------------------------------------------------------------
 
 
-def _initial(estimator, n_features: int, classes, profile=(False, None, None)) -> Any:
+def _initial(estimator, n_features: int, classes, profile=(False, None, None), csv=None) -> Any:
     """An unfitted clone with empty learners; ``profile = (hashed, avg_nnz, first_rows)`` of
     file input lets the library choose the sparse-time learners and the default's members as
-    ``sketchlearn train`` does (they merge: FD/RFD curvatures)."""
+    ``sketchlearn train`` does (they merge: FD/RFD curvatures). ``csv = (paths, options)``:
+    CSV files, scanned here as one input by the Rust reader (:func:`_csv_scan`), whose
+    schema the learners read every file through; the features and, unless given, the
+    classes come from the scan."""
     est = clone(estimator)
+    scan = None
+    if csv is not None:
+        scan, classes = _csv_scan(estimator, *csv, classes)
+        if n_features is not None and n_features != scan.dim:
+            raise ValueError(
+                f"n_features={n_features}, but the CSV files' columns give {scan.dim} "
+                "features (leave n_features out for CSV files)"
+            )
+        n_features = scan.dim
     if not estimator._regression:
         est._set_classes(classes)
     hashed, avg_nnz, first_rows = profile
-    est._init_learners(n_features, hashed=hashed, avg_nnz=avg_nnz, first_rows=first_rows)
+    est._init_learners(n_features, hashed=hashed, avg_nnz=avg_nnz, first_rows=first_rows, csv=scan)
     return est
+
+
+def _csv_scan(estimator, paths: list, options: dict, classes):
+    """The schema of the CSV files ``paths`` (one scan of all of them, in order) and the
+    classes: ``classes`` if given, else the labels found (a classifier needs a label
+    column; a regressor's labels are numbers)."""
+    from sketchlearn import _core
+
+    scan = _core.scan_csv_files(list(paths), **options)
+    if not scan.has_labels:
+        raise ValueError(
+            f"{paths[0]}: the CSV files have no label column to learn from: give "
+            "label_column (a column name or 0-based position; default: the column 'label')"
+        )
+    if estimator._regression or classes is not None:
+        return scan, classes
+    return scan, np.asarray(scan.labels)
 
 
 def _scan_file(path: str, fmt: str, zero_based: bool):
@@ -221,14 +263,24 @@ def _is_csv(path: str, fmt: str) -> bool:
     return name.endswith(".csv")
 
 
+def _csv_files(paths: list, fmt: str) -> bool:
+    """Whether ``paths`` are CSV files (all of them; a mix with LIBSVM/VW is an error: the
+    files are one input, read through one model's format)."""
+    csv = [_is_csv(p, fmt) for p in paths]
+    if any(csv) and not all(csv):
+        mixed = paths[csv.index(True)], paths[csv.index(False)]
+        raise ValueError(
+            f"the files mix CSV ({mixed[0]}) with LIBSVM/VW ({mixed[1]}): one format per fit "
+            "(format='csv' reads every file as CSV)"
+        )
+    return all(csv) and bool(paths)
+
+
 def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool):
     """Classes (``None`` unless ``labels``) and ``(hashed, avg_nnz, first_rows)`` of LIBSVM/VW
     files (``first_rows``: the first file's, the start of the stream), read
     on the workers by the Rust reader: every file when the labels are wanted (the classes are
-    found across all files before anything is learned), else the first. CSV files are not
-    scanned (their labels are a named column): ``None, (False, None, None)``."""
-    if any(_is_csv(p, fmt) for p in paths):
-        return None, (False, None, None)
+    found across all files before anything is learned), else the first."""
     todo = paths if labels else paths[:1]
     scans = client.gather([_submit(client, _scan_file, p, fmt, zero_based) for p in todo])
     rows, nnz = sum(s[1] for s in scans), sum(s[2] for s in scans)
@@ -239,6 +291,18 @@ def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool):
     if found.size and np.all(found == np.round(found)):
         found = found.astype(int)
     return found, profile
+
+
+def _refuse_unmergeable(estimator, classes, width: int) -> None:
+    """Refuses, before anything is learned, a fit whose round states cannot be merged: a
+    softmax model of more than two classes learned by more than one task a round (the core
+    refuses the merge too; here the error comes before the first round's learning)."""
+    multiclass = classes is not None and len(classes) > 2
+    if width > 1 and multiclass and getattr(estimator, "reduction", None) == "softmax":
+        raise NotImplementedError(
+            'softmax multiclass models cannot be merged (use reduction="oaa": one-against-'
+            "all models merge class by class; or n_workers=1)"
+        )
 
 
 def _held_out_loss(est, holdout) -> float:
@@ -259,7 +323,10 @@ def fit(
     format: str = "auto",
     zero_based: bool = False,
     n_workers: int | None = None,
-    blocks_per_task: int = 1,
+    blocks_per_task: int | None = None,
+    label_column: str | int | None = None,
+    header: bool | None = None,
+    ignore_columns: Sequence = (),
     holdout=None,
     verbose: bool = False,
 ):
@@ -276,21 +343,37 @@ def fit(
     client : distributed.Client, default=None
         The client (``None``: the current one).
     n_features : int, default=None
-        Features of file input (LIBSVM: one past the largest index; VW: ``2**bits``).
+        Features of LIBSVM/VW file input (LIBSVM: one past the largest index; VW:
+        ``2**bits``); CSV files give theirs from their columns.
     classes : sequence, default=None
         A classifier's classes (default: ``np.unique(y)`` computed first; for LIBSVM/VW files
-        the labels of all files, scanned on the workers by the Rust reader before learning;
-        ``[-1, 1]`` for CSV files). More than two classes learn a one-against-all model
-        (``reduction="oaa"``; softmax models do not merge).
-    format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`.
+        the labels of all files, scanned on a worker by the Rust reader before learning). More
+        than two classes learn a one-against-all model (``reduction="oaa"``; softmax models
+        do not merge).
+    format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`
+        (``format="auto"``: ``.csv`` names are CSV; every file must have the same format).
     n_workers : int, default=None
         Tasks learning in parallel in each round (default: the cluster's workers).
-    blocks_per_task : int, default=1
+    blocks_per_task : int, default=None
         Consecutive blocks each task learns, one after the other, before the round's merge.
-        More blocks per task mean fewer rounds, so fewer merges and transfers of the state
-        (each costs about as much as learning a few thousand sparse rows), and mixing less
-        often: the merged sketch keeps FD's bound for any split of the rows, the weights are
-        averaged less often (iterative parameter mixing with longer rounds).
+        ``None``: one round — each of the ``n_workers`` tasks learns its ``len(blocks) /
+        n_workers`` consecutive blocks, and the states are merged once (as VW's AllReduce
+        averages once a pass); ``1``: one block a task a round (the most mixing). Fewer blocks
+        per task mean more rounds, each with a tree merge and its transfers; the merged sketch
+        keeps FD's bound for any split of the rows, only how often the weights are averaged
+        changes (iterative parameter mixing, McDonald et al. 2010). The default is the
+        fastest schedule measured (docs/results/dask.md, stop 39: 2 workers, 8 or 16 files),
+        whose held-out error stayed within one standard error of the single stream's on a9a,
+        r8 and the generated stream.
+    label_column, header, ignore_columns : CSV files only
+        As ``sketchlearn train``'s ``--label-column`` (a name or 0-based position; default:
+        the column named ``label``), ``--header``/``--no-header`` (``None``: detected from the
+        first file; when it has a header every file must start with the same one) and
+        ``--ignore-columns``. Before learning, one worker scans every file with the Rust reader
+        into one schema (numeric columns, one-hot categories seen in any file, hashed columns
+        of more than 64 values; the classes when not given), and every task reads its files
+        through it: a column is the same feature on every worker. Features come from the
+        columns (``n_features`` not needed); ``holdout`` rows are in the schema's features.
     holdout : (X, y) numpy arrays, default=None
         Scored after every round in verbose mode (error rate, or mean squared error).
     verbose : bool, default=False
@@ -306,7 +389,16 @@ def fit(
     """
     client = _client(client)
     files = _is_files(X)
-    if files:
+    csv = None
+    csv_given = label_column is not None or header is not None or len(ignore_columns) > 0
+    if files and _csv_files(list(X), format):
+        blocks, labels, profile = list(X), None, (False, None, None)
+        options = {"has_header": header, "label_column": label_column}
+        options["ignore_columns"] = list(ignore_columns)
+        csv = (blocks, options)
+    elif csv_given:
+        raise ValueError("label_column, header and ignore_columns apply to CSV files only")
+    elif files:
         if n_features is None:
             raise ValueError("file input needs n_features (VW: 2**bits)")
         blocks, labels = list(X), None
@@ -326,12 +418,15 @@ def fit(
             uniques = client.gather([_submit(client, np.unique, lab) for lab in labels])
             classes = np.unique(np.concatenate(uniques))
         profile = (False, None, None)
-    if blocks_per_task < 1:
-        raise ValueError(f"blocks_per_task must be at least 1, got {blocks_per_task}")
     workers = sorted(client.scheduler_info()["workers"]) or [None]
     width = n_workers or len(workers)
+    if blocks_per_task is None:  # one round
+        blocks_per_task = max(1, -(-len(blocks) // width))
+    if blocks_per_task < 1:
+        raise ValueError(f"blocks_per_task must be at least 1, got {blocks_per_task}")
+    _refuse_unmergeable(estimator, classes, width)
     # A task, not scattered data (see `_submit`): recomputed if every copy is lost.
-    model = _submit(client, _initial, estimator, n_features, classes, profile)
+    model = _submit(client, _initial, estimator, n_features, classes, profile, csv)
     # The round's base on each worker: the tasks sent there learn from it, and the round's
     # merged delta is applied to it there, so that only deltas move between workers.
     bases = {w: model for w in workers}
@@ -346,9 +441,12 @@ def fit(
             w = workers[i % len(workers)]
             args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
             parts.append((_submit_on(client, w, _learn_blocks, *args), (w, bases[w])))
-        merged = _tree_merge(client, parts)
-        bases = {w: _submit_on(client, w, _applied, g, merged) for w, g in bases.items()}
-        model = bases[workers[0]]
+        if start + per_round >= len(blocks):  # the last round: its merge goes to the client
+            model = _tree_merge(client, parts, last=True)
+        else:
+            merged = _tree_merge(client, parts)
+            bases = {w: _submit_on(client, w, _applied, g, merged) for w, g in bases.items()}
+            model = bases[workers[0]]
         if verbose:
             est = model.result()
             seen = est.learners_.examples_seen

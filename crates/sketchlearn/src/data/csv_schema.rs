@@ -288,18 +288,29 @@ struct ColumnStats {
     too_many: bool,
 }
 
-impl Schema {
-    /// Reads the whole input once and returns its schema (see the [module](self) documentation).
-    ///
-    /// Errors (with `file:line:column`): rows with a different number of fields, an unterminated
-    /// quote, text that is not UTF-8, a label column or ignored column that does not exist, a
-    /// missing label, infinite numbers.
-    pub fn scan<R: BufRead>(
-        reader: R,
-        source_name: &str,
+/// The state of a scan over one or more files ([`Schema::scan_files`]).
+struct Scan {
+    names: Vec<String>,
+    has_header: bool,
+    label: Option<usize>,
+    ignored: Vec<bool>,
+    stats: Vec<ColumnStats>,
+    label_set: BTreeSet<ClassLabel>,
+    label_numeric: bool,
+    rows: u64,
+    max_categories: usize,
+    /// The first file's name, for a later file's header mismatch.
+    first_source: String,
+}
+
+impl Scan {
+    /// Reads the first file: its header (given or detected), the label and ignored columns,
+    /// and its rows.
+    fn start<R: BufRead>(
+        mut lines: CsvLines<R>,
         options: &CsvExampleOptions,
-    ) -> Result<Schema, ParseError> {
-        let mut lines = CsvLines::new(reader, source_name);
+    ) -> Result<Scan, ParseError> {
+        let source_name = lines.source_name().to_string();
         let mut first = Vec::new();
         if !lines.next_fields(&mut first)? {
             return Err(lines.error(
@@ -325,7 +336,7 @@ impl Schema {
             };
             found.ok_or_else(|| {
                 ParseError::new(
-                    source_name,
+                    &source_name,
                     first_line,
                     0,
                     ParseErrorKind::Column(format!(
@@ -344,15 +355,24 @@ impl Schema {
         for r in &options.ignore_columns {
             ignored[resolve(r, "ignored")?] = true;
         }
-        let mut stats: Vec<ColumnStats> = (0..names.len())
+        let stats = (0..names.len())
             .map(|_| ColumnStats {
                 numeric: true,
                 ..Default::default()
             })
             .collect();
-        let mut label_set = BTreeSet::new();
-        let mut label_numeric = true;
-        let mut rows = 0u64;
+        let mut scan = Scan {
+            names,
+            has_header,
+            label,
+            ignored,
+            stats,
+            label_set: BTreeSet::new(),
+            label_numeric: true,
+            rows: 0,
+            max_categories: options.max_categories,
+            first_source: source_name,
+        };
         // The lines read ahead for the header detection, then the rest of the file.
         let mut queue = std::collections::VecDeque::new();
         if !has_header {
@@ -361,6 +381,43 @@ impl Schema {
         if has_second {
             queue.push_back((lines.line(), second));
         }
+        scan.rows_of(&mut lines, queue)?;
+        Ok(scan)
+    }
+
+    /// Reads a later file: its header must be the first file's; then its rows.
+    fn next_file<R: BufRead>(&mut self, mut lines: CsvLines<R>) -> Result<(), ParseError> {
+        let mut first = Vec::new();
+        if !lines.next_fields(&mut first)? {
+            return Ok(());
+        }
+        let mut queue = std::collections::VecDeque::new();
+        if self.has_header {
+            let found: Vec<&str> = first.iter().map(|f| f.text.trim()).collect();
+            if found != self.names {
+                let what = format!(
+                    "the header differs from that of {} (files read as one input share their \
+                     columns): expected {}, found {}",
+                    self.first_source,
+                    self.names.join(","),
+                    found.join(",")
+                );
+                return Err(lines.error(1, ParseErrorKind::Column(what)));
+            }
+        } else {
+            queue.push_back((lines.line(), first));
+        }
+        self.rows_of(&mut lines, queue)
+    }
+
+    /// Adds the rows of `queue` (lines already read), then the rest of `lines`.
+    fn rows_of<R: BufRead>(
+        &mut self,
+        lines: &mut CsvLines<R>,
+        mut queue: std::collections::VecDeque<(u64, Vec<Field>)>,
+    ) -> Result<(), ParseError> {
+        let source_name = lines.source_name().to_string();
+        let names = &self.names;
         let mut fields = Vec::new();
         loop {
             let line = match queue.pop_front() {
@@ -371,7 +428,7 @@ impl Schema {
                 None if lines.next_fields(&mut fields)? => lines.line(),
                 None => break,
             };
-            let at = |column: usize, kind| ParseError::new(source_name, line, column, kind);
+            let at = |column: usize, kind| ParseError::new(&source_name, line, column, kind);
             if fields.len() != names.len() {
                 let column = fields.get(names.len()).map_or(0, |f| f.column);
                 let (expected, found) = (names.len(), fields.len());
@@ -382,7 +439,7 @@ impl Schema {
             }
             for (k, f) in fields.iter().enumerate() {
                 let text = f.text.trim();
-                if Some(k) == label {
+                if Some(k) == self.label {
                     let Some(l) = ClassLabel::parse(text).filter(|_| !is_missing(text)) else {
                         let what = format!(
                             "missing label in column '{}' (rows to learn from need one: drop \
@@ -391,40 +448,91 @@ impl Schema {
                         );
                         return Err(at(f.column, ParseErrorKind::Column(what)));
                     };
-                    label_numeric &= matches!(l, ClassLabel::Number(_));
-                    if label_set.len() <= MAX_CLASSES {
-                        label_set.insert(l);
+                    self.label_numeric &= matches!(l, ClassLabel::Number(_));
+                    if self.label_set.len() <= MAX_CLASSES {
+                        self.label_set.insert(l);
                     }
                     continue;
                 }
-                if ignored[k] || is_missing(text) {
+                if self.ignored[k] || is_missing(text) {
                     continue;
                 }
                 check_finite(text).map_err(|kind| at(f.column, kind))?;
-                let s = &mut stats[k];
+                let s = &mut self.stats[k];
                 s.seen = true;
                 s.numeric &= is_number(text);
                 if !s.too_many {
                     s.values.insert(text.to_string());
-                    if s.values.len() > options.max_categories {
+                    if s.values.len() > self.max_categories {
                         s.too_many = true;
                         s.values.clear();
                     }
                 }
             }
-            rows += 1;
+            self.rows += 1;
         }
-        Ok(Self::build(
-            names,
-            has_header,
-            label,
-            &ignored,
-            stats,
-            label_set,
-            label_numeric,
+        Ok(())
+    }
+
+    /// The schema and the distinct labels.
+    fn finish(self, options: &CsvExampleOptions) -> (Schema, Vec<ClassLabel>) {
+        let labels: Vec<ClassLabel> = self.label_set.iter().cloned().collect();
+        let schema = Schema::build(
+            self.names,
+            self.has_header,
+            self.label,
+            &self.ignored,
+            self.stats,
+            self.label_set,
+            self.label_numeric,
             options,
-            rows,
-        ))
+            self.rows,
+        );
+        (schema, labels)
+    }
+}
+
+impl Schema {
+    /// Reads the whole input once and returns its schema (see the [module](self) documentation).
+    ///
+    /// Errors (with `file:line:column`): rows with a different number of fields, an unterminated
+    /// quote, text that is not UTF-8, a label column or ignored column that does not exist, a
+    /// missing label, infinite numbers.
+    pub fn scan<R: BufRead>(
+        reader: R,
+        source_name: &str,
+        options: &CsvExampleOptions,
+    ) -> Result<Schema, ParseError> {
+        let once = std::iter::once(Ok((reader, source_name.to_string())));
+        Self::scan_files(once, options).map(|(schema, _)| schema)
+    }
+
+    /// The schema of several CSV files read as one input, in order (the shards of a data set,
+    /// each read by its own worker: `sketchlearn.dask`), and the distinct labels found (at
+    /// most [`MAX_CLASSES`] + 1, in increasing order; none without a label column). Every file
+    /// is scanned whole, so a category seen in any file is one-hot in all of them and a
+    /// column is numeric only if it is numeric in every file — the schema of the files
+    /// concatenated, each file read as its own lines. The first file decides the header (as
+    /// [`scan`](Self::scan)); when it has one, every later file must start with the same
+    /// header (an error at that file's first line otherwise); without one, every line of
+    /// every file is a row. An empty later file gives no rows; an empty first file is an
+    /// error.
+    pub fn scan_files<R: BufRead>(
+        sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
+        options: &CsvExampleOptions,
+    ) -> Result<(Schema, Vec<ClassLabel>), ParseError> {
+        let mut sources = sources.into_iter();
+        let Some(first) = sources.next() else {
+            let kind = ParseErrorKind::Column("no CSV files to scan".into());
+            return Err(ParseError::new("CSV input", 0, 0, kind));
+        };
+        let (reader, name) = first?;
+        let mut scan = Scan::start(CsvLines::new(reader, name.as_str()), options)?;
+        for source in sources {
+            let (reader, name) = source?;
+            scan.next_file(CsvLines::new(reader, name.as_str()))?;
+        }
+        Ok(scan.finish(options))
     }
 
     #[allow(clippy::too_many_arguments)]
