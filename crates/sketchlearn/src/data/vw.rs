@@ -69,6 +69,8 @@ pub struct VwReader<R> {
     /// `-q` namespace pairs ([`Interactions`]) and the features they read.
     interactions: Interactions,
     crossed: Vec<NamespaceFeature>,
+    /// Examples parsed in full; past them only the headers ([`VwReader::headers_after`]).
+    full_rows: u64,
 }
 
 impl VwReader<Box<dyn BufRead + Send>> {
@@ -107,6 +109,7 @@ impl<R: BufRead> VwReader<R> {
             examples: 0,
             interactions: Interactions::default(),
             crossed: Vec::new(),
+            full_rows: u64::MAX,
         })
     }
 
@@ -114,6 +117,28 @@ impl<R: BufRead> VwReader<R> {
     pub fn with_interactions(mut self, interactions: Interactions) -> Self {
         self.interactions = interactions;
         self
+    }
+
+    /// Parses the first `rows` examples in full and, past them, only each line's header (the
+    /// label and importance weight, with their errors): their features are not read, not
+    /// hashed and not checked, and they come with no features. For the walk before a run
+    /// (`run::prescan`), which needs every label but only the first rows' features; a bad
+    /// feature on a later line is left to the pass, which reports it at the same line and
+    /// column. Labels, weights and [`line`](Self::line) are the full parse's on every line.
+    ///
+    /// ```
+    /// use sketchlearn::data::{VwOptions, VwReader};
+    /// let text = "1 |f a b:2\n-1 |f c:junk\n";
+    /// let open = || VwReader::new(std::io::Cursor::new(text), "t.vw", VwOptions::default());
+    /// let mut scan = open().unwrap();
+    /// scan.headers_after(1);
+    /// let read: Vec<_> = scan.map(|e| e.unwrap()).collect();
+    /// assert_eq!((read[0].indices.len(), read[1].label, read[1].indices.len()), (2, -1.0, 0));
+    /// let err = open().unwrap().nth(1).unwrap().unwrap_err(); // the full parse sees the value
+    /// assert_eq!((err.line, err.column), (2, 9));
+    /// ```
+    pub fn headers_after(&mut self, rows: u64) {
+        self.full_rows = rows;
     }
 
     /// The number of the last line read (1-based).
@@ -147,9 +172,14 @@ impl<R: BufRead> VwReader<R> {
             ex.clear();
             self.pairs.clear();
             self.crossed.clear();
-            let q =
-                (!self.interactions.is_empty()).then_some((&self.interactions, &mut self.crossed));
-            match parse_line(line, self.options.bits, ex, &mut self.pairs, q) {
+            let parsed = if self.examples >= self.full_rows {
+                parse_header(line, ex).map(|_| ())
+            } else {
+                let q = (!self.interactions.is_empty())
+                    .then_some((&self.interactions, &mut self.crossed));
+                parse_line(line, self.options.bits, ex, &mut self.pairs, q)
+            };
+            match parsed {
                 Ok(()) => {
                     self.examples += 1;
                     return Ok(true);
@@ -237,13 +267,9 @@ fn importance(tok: &[u8], col: usize) -> Result<Option<f64>, LineError> {
     }
 }
 
-fn parse_line(
-    line: &[u8],
-    bits: u32,
-    ex: &mut Example,
-    pairs: &mut Vec<(u32, f64)>,
-    mut q: Crossing<'_>,
-) -> Result<(), LineError> {
+/// The header of `line` (before its first `|`): the label and the importance weight, into
+/// `ex`; returns where the header ends (the first `|`, or the end of the line).
+fn parse_header(line: &[u8], ex: &mut Example) -> Result<usize, LineError> {
     let bar = line.iter().position(|&c| c == b'|').unwrap_or(line.len());
     let mut header = tokens(&line[..bar], 0);
     match header.next() {
@@ -257,6 +283,17 @@ fn parse_line(
             ex.weight = importance(tok, col)?.unwrap_or(1.0);
         }
     }
+    Ok(bar)
+}
+
+fn parse_line(
+    line: &[u8],
+    bits: u32,
+    ex: &mut Example,
+    pairs: &mut Vec<(u32, f64)>,
+    mut q: Crossing<'_>,
+) -> Result<(), LineError> {
+    let bar = parse_header(line, ex)?;
     // Namespaces.
     let mut pos = bar;
     while pos < line.len() {

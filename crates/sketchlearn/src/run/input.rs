@@ -141,6 +141,14 @@ impl Input {
         self
     }
 
+    /// The path of a re-readable file read without a cache (`None` for any other input).
+    pub(crate) fn plain_path(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Path(p) if self.cache.is_none() && is_rereadable_path(p) => Some(p),
+            _ => None,
+        }
+    }
+
     /// Whether the examples are read through a cache.
     pub(crate) fn has_cache(&self) -> bool {
         self.cache.is_some()

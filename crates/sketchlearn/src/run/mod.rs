@@ -38,6 +38,7 @@ mod error;
 mod evaluate;
 mod evaluated_pass;
 mod footprint;
+mod halves;
 mod holdout;
 mod input;
 mod label_runs;

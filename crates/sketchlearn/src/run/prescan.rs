@@ -6,7 +6,7 @@
 //! Which examples the walk reads: all of them when the classes are scanned or the dimension is
 //! not given (LIBSVM: one past the largest index), else the first [`SPARSITY_SAMPLE`] (the
 //! sparsity of the input); VW input has `d = 2^bits` and is read for its classes and its first
-//! rows. The first [`SPARSITY_SAMPLE`] rows are always counted for the default's members
+//! rows (past them only each line's label is parsed, [`VwReader::headers_after`](crate::data::VwReader::headers_after)). The first [`SPARSITY_SAMPLE`] rows are always counted for the default's members
 //! ([`SparsityProbe`], the rule of [`sparse_data`](crate::linear::sparse_data)): the same rows
 //! whether the input is a file, a pipe or a cache (VW with `-q` excepted: its crossed rows are
 //! not built here, and it keeps every member). A stream
@@ -15,10 +15,12 @@
 //! replayed to the run), and its classes come from `--classes` or its `−1/+1` / `0/1` convention.
 
 use super::cache::Opened;
+use super::halves::{self, Halves};
 use super::input::examples;
 use super::{Input, ReadOptions, RunError};
 use crate::data::{
-    ClassScan, Example, ExampleReader, ExampleSource, Format, Interactions, ParseError, Schema,
+    ClassScan, Example, ExampleReader, ExampleSource, Format, Interactions, LibsvmOptions,
+    ParseError, Schema,
 };
 use crate::linear::{InputProfile, SparsityProbe, SPARSITY_SAMPLE};
 
@@ -118,15 +120,23 @@ pub(crate) fn prescan(
                 true => SPARSITY_SAMPLE,
                 false => 0,
             };
-            let walk = if scan.is_some() {
+            let walk = if scan.is_some() && !input.has_cache() {
+                // The labels need no features past the first rows.
                 let mut walk = Walk::new(scan, limit);
-                // The labels need no crosses, but a cache written here serves the pass only
-                // with the pass's (the run's `-q`).
-                let crosses = match input.has_cache() {
-                    true => read.interactions,
-                    false => Interactions::default(),
+                let plain = ReadOptions {
+                    interactions: Interactions::default(),
+                    ..read.clone()
                 };
-                walk.read(&mut *examples(input, &read, bits, None, crosses)?)?;
+                let mut reader = input.open(&plain, bits)?;
+                if let Opened::Text(ExampleReader::Vw(text)) = &mut reader {
+                    text.headers_after(limit);
+                }
+                walk.read(&mut reader)?;
+                walk
+            } else if scan.is_some() {
+                // A cache written here serves the pass only with the pass's crosses (`-q`).
+                let mut walk = Walk::new(scan, limit);
+                walk.read(&mut *examples(input, &read, bits, None, read.interactions)?)?;
                 walk
             } else if limit > 0 {
                 first_rows(input, &read, bits, limit, None)?.0
@@ -186,6 +196,9 @@ fn first_rows(
     limit: u64,
     scan: Option<ClassScan>,
 ) -> Result<(Walk, usize), RunError> {
+    if let Some(found) = on_two_threads(input, read, limit, scan.as_ref(), SPLIT_BYTES) {
+        return Ok(found);
+    }
     if input.rereadable() {
         let mut walk = Walk::new(scan, limit);
         let mut reader = input.open(read, bits)?;
@@ -203,6 +216,66 @@ fn first_rows(
         Ok(walk)
     })?;
     Ok((walk, 0))
+}
+
+/// The smallest file [`first_rows`] reads on two threads (8 MiB).
+const SPLIT_BYTES: u64 = 8 << 20;
+
+/// [`first_rows`] of a plain LIBSVM file of at least `min_bytes` that the walk reads to its
+/// end, on two threads ([`halves`]): each half walked by its own reader, then the second
+/// half's labels (in the order of their lines, at their lines in the file), examples and
+/// largest index added to the first's — what one reader gives, since the walk only counts,
+/// takes maxima and records each label's first line. `None` (read it on one thread) when the
+/// file is not split, the first half holds fewer than the sampled rows ([`SPARSITY_SAMPLE`],
+/// observed by the first reader only), or anything fails in either half: the one-thread read
+/// then reports the error exactly as before, at its place.
+fn on_two_threads(
+    input: &Input,
+    read: &ReadOptions,
+    limit: u64,
+    scan: Option<&ClassScan>,
+    min_bytes: u64,
+) -> Option<(Walk, usize)> {
+    let to_the_end = scan.is_some() || limit == u64::MAX;
+    if input.format(read.format) != Format::Libsvm || !to_the_end {
+        return None;
+    }
+    let options = LibsvmOptions {
+        zero_based: read.zero_based,
+    };
+    let Halves {
+        mut first,
+        mut second,
+    } = halves::split(input.plain_path()?, input.name(), options, min_bytes)?;
+    first.skip_values();
+    second.skip_values();
+    let fresh = || scan.map(|_| ClassScan::new(input.name()));
+    let mut a = Walk::new(fresh(), limit);
+    // The second half's examples are counted only when every example is.
+    let mut b = Walk::new(fresh(), if limit == u64::MAX { limit } else { 0 });
+    let (ok_a, ok_b) = std::thread::scope(|s| {
+        let second_half = s.spawn(|| b.read(&mut second).is_ok());
+        let ok_a = a.read(&mut first).is_ok();
+        let ok_b = second_half
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (ok_a, ok_b)
+    });
+    if !(ok_a && ok_b) || a.n < SPARSITY_SAMPLE {
+        return None;
+    }
+    let lines_before = first.line();
+    if let (Some(all), Some(later)) = (a.scan.as_mut(), b.scan.as_ref()) {
+        let mut by_line: Vec<_> = later.labels().collect();
+        by_line.sort_by_key(|&(_, line)| line);
+        for (label, line) in by_line {
+            all.add_label(label, lines_before + line, 1).ok()?;
+        }
+    }
+    a.n += b.n;
+    a.nnz += b.nnz;
+    let max_index = first.max_index_plus_one().max(second.max_index_plus_one());
+    Some((a, max_index))
 }
 
 #[cfg(test)]
@@ -223,6 +296,109 @@ mod tests {
             assert_eq!(found.profile.dim, dim.unwrap_or(5));
             assert_eq!(found.profile.avg_nnz, Some(4.0 / 3.0));
         }
+    }
+
+    /// VW text: every label is scanned, but the features only of the first rows; a bad
+    /// feature past them is left to the pass, a bad label anywhere is the walk's error.
+    #[test]
+    fn vw_labels_are_scanned_past_the_sampled_rows_without_their_features() {
+        let rows = SPARSITY_SAMPLE as usize + 5;
+        let line = |k: usize| match k {
+            _ if k == rows - 2 => "3 |f c:junk\n".to_string(),
+            _ => format!("{} |f a{} b:{}\n", 1 + 2 * (k % 2), k % 7, k % 5 + 1),
+        };
+        let text: String = (0..rows).map(line).collect();
+        let mut input = Input::bytes("t.vw", text.clone().into_bytes());
+        let found = prescan(&mut input, &ReadOptions::default(), 18, None, None, true).unwrap();
+        assert_eq!(found.scan.unwrap().binary().unwrap().to_list(), "1,3");
+        assert_eq!(found.profile.avg_nnz, Some(2.0));
+        assert_eq!(input.opens(), 1);
+        let bad = text.replacen("3 |f c:junk", "x3 |f c:junk", 1);
+        let mut input = Input::bytes("t.vw", bad.into_bytes());
+        let err = prescan(&mut input, &ReadOptions::default(), 18, None, None, true);
+        let err = err
+            .err()
+            .expect("a bad label is the walk's error")
+            .to_string();
+        assert!(err.contains(&format!("t.vw:{}:1", rows - 1)), "{err}");
+    }
+
+    /// What a walk found, to compare: labels with their first lines, counts, sample, dimension.
+    type Found = (Vec<(String, u64)>, u64, usize, String, usize);
+
+    fn found((walk, max_index): &(Walk, usize)) -> Found {
+        let labels = walk.scan.iter().flat_map(|s| s.labels());
+        let labels = labels.map(|(l, line)| (l.to_string(), line)).collect();
+        let sample = format!("{:?}", walk.probe.sample());
+        (labels, walk.n, walk.nnz, sample, *max_index)
+    }
+
+    /// `text` as a file, walked on two threads (`None`: declined) and on one.
+    fn both_ways(text: &str, dim: Option<usize>) -> (Option<Found>, Result<Found, String>) {
+        let path = std::env::temp_dir().join(format!(
+            "sketchlearn-halves-{}-{:x}.libsvm",
+            std::process::id(),
+            text.len() ^ text.as_bytes().iter().map(|&b| b as usize).sum::<usize>()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let input = Input::path(path.to_str().unwrap());
+        let limit = dim.map_or(u64::MAX, |_| SPARSITY_SAMPLE);
+        let read = ReadOptions::default();
+        let scan = || Some(ClassScan::new(input.name()));
+        let two = on_two_threads(&input, &read, limit, scan().as_ref(), 0).map(|w| found(&w));
+        let mut input = Input::path(path.to_str().unwrap());
+        let one = first_rows(&mut input, &read, 18, limit, scan());
+        std::fs::remove_file(&path).unwrap();
+        (two, one.map(|w| found(&w)).map_err(|e| e.to_string()))
+    }
+
+    /// Rows of 1 to 6 features; the label `7` first appears on line `seven`, blank lines and
+    /// comments on some lines.
+    fn rows(n: usize, seven: usize) -> String {
+        (0..n)
+            .map(|k| {
+                let label = if k == seven { "7" } else { ["1", "-1"][k % 2] };
+                let features: String = (0..1 + k % 6)
+                    .map(|j| format!(" {}:{}.5", 1 + j * 3 + k % 11, j))
+                    .collect();
+                let extra = ["", "\n", "\n# note\n", "\r"][usize::from(k % 97 == 3) * (k % 4)];
+                format!("{label}{features}{extra}\n")
+            })
+            .collect()
+    }
+
+    /// The walk on two threads finds what the walk on one finds: labels first seen in either
+    /// half at their lines, every example counted, the largest index of both halves.
+    #[test]
+    fn two_halves_walk_like_one_reader() {
+        for (n, seven) in [(3000, 2900), (3000, 1700), (3000, 10), (2400, 2399)] {
+            for dim in [None, Some(50)] {
+                let (two, one) = both_ways(&rows(n, seven), dim);
+                assert_eq!(two.expect("split"), one.unwrap(), "n {n}, 7 on {seven}");
+            }
+        }
+    }
+
+    /// Declined, and so read by one reader with its errors where they are: a bad line in
+    /// either half, a first half shorter than the sample, a byte-order mark at the cut.
+    #[test]
+    fn two_halves_decline_errors_short_halves_and_marks() {
+        for bad in [100, 2800] {
+            let mut lines: Vec<&str> = rows(3000, 5).leak().lines().collect();
+            lines[bad] = "1 2:1 x:1";
+            let (two, one) = both_ways(&(lines.join("\n") + "\n"), None);
+            assert!(two.is_none());
+            let err = one.unwrap_err();
+            assert!(
+                err.ends_with(&format!(":{}:7: cannot parse feature index \"x\"", bad + 1)),
+                "{err}"
+            );
+        }
+        assert!(both_ways(&rows(1500, 5), None).0.is_none());
+        let text = rows(3000, 5);
+        let middle = text[text.len() / 2..].find('\n').unwrap() + text.len() / 2 + 1;
+        let marked = format!("{}\u{feff}{}", &text[..middle], &text[middle..]);
+        assert!(both_ways(&marked, None).0.is_none());
     }
 
     /// A stream read once without `--dim` is spooled and then scanned like a file; with
