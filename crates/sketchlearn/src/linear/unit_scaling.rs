@@ -227,11 +227,10 @@ impl Welford {
     fn is_measurement(&self, examples: f64) -> bool {
         // Presence first: on a sparse stream almost every feature is rare, and the test then
         // needs neither square root.
-        if !(self.n >= MEASUREMENT_PRESENCE * examples) {
-            return false;
+        self.n >= MEASUREMENT_PRESENCE * examples && {
+            let sd = self.variance().sqrt();
+            sd > 0.0 && sd >= MEASUREMENT_VARIATION * self.mean_square().sqrt()
         }
-        let sd = self.variance().sqrt();
-        sd > 0.0 && sd >= MEASUREMENT_VARIATION * self.mean_square().sqrt()
     }
 }
 
