@@ -133,7 +133,7 @@ impl PackedExamples {
 
 /// Prefetch hints for every cache line of `s` (64-byte lines).
 #[inline]
-fn prefetch_slice<T>(s: &[T]) {
+pub(crate) fn prefetch_slice<T>(s: &[T]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

@@ -169,16 +169,7 @@ impl<L> DiagonalAdaptation<L> {
     /// Loads the example's `D_ii` entries (a random access per feature into a `d`-long table).
     #[inline]
     fn prefetch_own(&self, x: Row<'_>) {
-        #[cfg(target_arch = "x86_64")]
-        if let Row::Sparse { indices, .. } = x {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            for &j in indices {
-                if let Some(g) = self.g2.array(0).get(j as usize) {
-                    // SAFETY: prefetching is a hint; the address is that of an element.
-                    unsafe { _mm_prefetch::<_MM_HINT_T0>(g as *const f64 as *const i8) };
-                }
-            }
-        }
+        super::prefetch::prefetch_entries(self.g2.array(0), x);
     }
 }
 

@@ -204,6 +204,14 @@ impl OnlineLearner for AdaGrad {
         x.dot(self.coords.array(0))
     }
 
+    /// Loads the example's `w_i` and `G_i` (two random accesses per feature into `d`-long
+    /// tables: on a wide sparse stream most of AdaGrad's time is waiting for them).
+    #[inline]
+    fn prefetch(&self, x: Row<'_>) {
+        super::prefetch::prefetch_entries(self.coords.array(0), x);
+        super::prefetch::prefetch_entries(self.coords.array(1), x);
+    }
+
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.coords.len())?;
         let p = x.dot(self.coords.array(0));

@@ -10,8 +10,12 @@
 //! `tests/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
 //!
 //! Members that share one unit scaling (`shared_scaling.rs`) have the batch's examples join
-//! it, in order, before they learn: each example's scaled values are kept, and every member's
-//! learner learns those of example `i` at step `i` (the values it computed itself there before).
+//! it, in order: the caller's thread scales them one by one and hands each example's scaled
+//! values to the other thread as soon as they are done, so that the other half of the members
+//! learns while the rest of the batch is scaled (the scaling is no longer a serial stretch
+//! before the two threads start); the caller's members then learn the kept values. Every
+//! member's learner learns those of example `i` at step `i` (the values it computed itself
+//! there before).
 //!
 //! Errors: an example the mixture would reject ([`check_example`]) ends the batch before it,
 //! as the sequential path does. A member's refused step (or failed sketch) is counted and the
@@ -19,11 +23,12 @@
 //! the batch at that example, but the other members may by then have learned the examples
 //! after it (no such error is known once the example has passed [`check_example`]).
 
-use super::shared_scaling::{member_step, ScaledRows};
+use super::shared_scaling::{member_step, put_state, take_state};
+use super::unit_scaling::UnitScale;
 use super::{check_example, learn_each, LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::cell::Cell;
-use std::sync::OnceLock;
+use std::sync::{mpsc, Arc, OnceLock};
 
 /// Fewest examples in a batch for which a second thread is started (a thread start costs
 /// tens of microseconds; a sketched member's example a few).
@@ -70,21 +75,47 @@ struct GroupOutcome {
     error: Option<(usize, LearnError)>,
 }
 
+/// The scaled rows of a batch as a group of members reads them (see [`learn_group`]): all
+/// present, or arriving in order from the thread that scales them.
+struct RowSource<'a> {
+    got: Vec<&'a [f64]>,
+    arriving: Option<mpsc::Receiver<&'a [f64]>>,
+}
+
+impl<'a> RowSource<'a> {
+    /// Example `i`'s scaled values (waiting for them if they have not arrived yet).
+    fn get(&mut self, i: usize) -> &'a [f64] {
+        while self.got.len() <= i {
+            let next = self.arriving.as_ref().and_then(|rx| rx.recv().ok());
+            // The scaling thread sends every example of the batch before it ends (it cannot
+            // fail; a panic there is re-raised by the scope).
+            self.got
+                .push(next.expect("the scaling thread sends every example"));
+        }
+        self.got[i]
+    }
+}
+
 /// Each member of `members` learns `batch` in order; `preds[j·n + i]` receives member `j`'s
 /// progressive prediction of example `i` (`n = batch.len()`). With `scaled` (the members share
-/// their unit scaling, and the batch has joined it) member `j`'s learner learns
-/// `scaled.get(i)`.
+/// their unit scaling, and the batch joins it) member `j`'s learner learns the scaled values of
+/// example `i`.
 fn learn_group<L: OnlineLearner>(
     members: &mut [L],
     batch: &[Example],
-    scaled: Option<&ScaledRows>,
+    mut scaled: Option<RowSource<'_>>,
     preds: &mut [f64],
 ) -> GroupOutcome {
     let n = batch.len();
     let mut out = GroupOutcome::default();
     for (member, row) in members.iter_mut().zip(preds.chunks_exact_mut(n.max(1))) {
         for (i, ex) in batch.iter().enumerate() {
-            let (x, v) = (ex.row(), scaled.map(|s| s.get(i)));
+            // The next example's entries start loading while this one is learned (a hint: no
+            // value changes): on wide sparse streams a member mostly waits for its tables.
+            if let Some(next) = batch.get(i + 1) {
+                member.prefetch(next.row());
+            }
+            let (x, v) = (ex.row(), scaled.as_mut().map(|s| s.get(i)));
             row[i] = match member_step(member, x, v, (ex.label, ex.weight), &mut out.refused) {
                 Ok(p) => p,
                 Err(e) => {
@@ -97,6 +128,33 @@ fn learn_group<L: OnlineLearner>(
         }
     }
     out
+}
+
+/// Scales the batch's rows by the shared statistics `state` in order (each joins it first, as
+/// `ScaledRows::observe` does), into `buffer` (exactly
+/// the batch's stored entries long), sending each row on `tx` as soon as it is done; returns
+/// them all.
+fn scale_rows<'a>(
+    state: &mut UnitScale,
+    d: usize,
+    batch: &[Example],
+    buffer: &'a mut [f64],
+    tx: mpsc::Sender<&'a [f64]>,
+) -> Vec<&'a [f64]> {
+    let mut done = Vec::with_capacity(batch.len());
+    let mut row = Vec::new();
+    let mut rest = buffer;
+    for ex in batch {
+        state.observe_scaled(d, ex.row(), &mut row);
+        let (chunk, tail) = std::mem::take(&mut rest).split_at_mut(row.len());
+        chunk.copy_from_slice(&row);
+        rest = tail;
+        let chunk: &'a [f64] = chunk;
+        // The receiver is gone only when its group stopped at an error: nothing to do.
+        let _ = tx.send(chunk);
+        done.push(chunk);
+    }
+    done
 }
 
 impl<L: OnlineLearner + Send> Mixture<L> {
@@ -120,19 +178,40 @@ impl<L: OnlineLearner + Send> Mixture<L> {
             .unwrap_or(batch.len());
         let (good, n) = (&batch[..valid], valid);
         let mut preds = vec![0.0; k * n];
-        let mut rows = std::mem::take(&mut self.shared);
-        let scaled = rows
-            .observe(&mut self.members, good.iter().map(Example::row))
-            .then_some(&rows);
+        // With a shared unit scaling, this thread scales the batch's rows while the other
+        // thread's members already learn those that are done; then this thread's members learn
+        // them all. Each member learns the same values in the same order as before.
+        let mut state = take_state(&mut self.members);
+        let entries: usize = good.iter().map(|ex| ex.row().stored_len()).sum();
+        let buffer = self
+            .shared
+            .buffer(if state.is_some() { entries } else { 0 });
         let half = k / 2;
         let (first, second) = self.members.split_at_mut(half);
         let (p1, p2) = preds.split_at_mut(half * n);
         let (a, b) = std::thread::scope(|s| {
-            let other = s.spawn(|| learn_group(first, good, scaled, p1));
-            let mine = learn_group(second, good, scaled, p2);
+            let Some((d, scale)) = state.as_mut() else {
+                let other = s.spawn(|| learn_group(first, good, None, p1));
+                let mine = learn_group(second, good, None, p2);
+                return (other.join(), mine);
+            };
+            let (tx, rx) = mpsc::channel();
+            let source = RowSource {
+                got: Vec::with_capacity(n),
+                arriving: Some(rx),
+            };
+            let other = s.spawn(|| learn_group(first, good, Some(source), p1));
+            let done = scale_rows(Arc::make_mut(scale), *d, good, buffer, tx);
+            let source = RowSource {
+                got: done,
+                arriving: None,
+            };
+            let mine = learn_group(second, good, Some(source), p2);
             (other.join(), mine)
         });
-        self.shared = rows;
+        if let Some((_, scale)) = state {
+            put_state(&mut self.members, scale);
+        }
         // A panic in a member is a bug: re-raise it on the caller's thread.
         let a = a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         self.refused += a.refused + b.refused;

@@ -31,6 +31,7 @@ mod mixture_wire;
 mod model_merge;
 pub mod multiclass;
 mod newton;
+pub(crate) mod prefetch;
 mod proximal;
 mod regularization;
 mod representation;

@@ -77,17 +77,7 @@ impl ScaledRows {
     ) -> bool {
         self.values.clear();
         self.ends.clear();
-        if shared_head(members).is_none() {
-            return false;
-        }
-        let d = members[0].dim();
-        // Every holder but one let go, so the state changes in place (unless a learner outside
-        // these members holds it too: then it is copied once, and the copy is shared).
-        let mut scale = None;
-        for u in members.iter_mut().filter_map(L::as_unit_scaling_mut) {
-            scale = Some(u.take_scale());
-        }
-        let Some(mut scale) = scale else {
+        let Some((d, mut scale)) = take_state(members) else {
             return false;
         };
         let state = Arc::make_mut(&mut scale);
@@ -96,16 +86,50 @@ impl ScaledRows {
             self.values.extend_from_slice(&self.row);
             self.ends.push(self.values.len());
         }
-        for u in members.iter_mut().filter_map(L::as_unit_scaling_mut) {
-            u.put_scale(Arc::clone(&scale));
-        }
+        put_state(members, scale);
         true
+    }
+
+    /// A buffer of `len` values to scale a batch into (the kept values' storage, reused: its
+    /// contents are to be overwritten, and [`get`](Self::get) is not valid until the next
+    /// [`observe`](Self::observe)).
+    pub(super) fn buffer(&mut self, len: usize) -> &mut [f64] {
+        self.ends.clear();
+        self.values.resize(len, 0.0);
+        &mut self.values
     }
 
     /// The scaled values of the `i`-th row observed.
     pub(super) fn get(&self, i: usize) -> &[f64] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.values[start..self.ends[i]]
+    }
+}
+
+/// The members' shared statistics taken out of them (each holder but one let go, so the state
+/// changes in place, unless a learner outside these members holds it too: then it is copied
+/// once when first changed, and the copy is shared), with the dimension: `None` when the
+/// members do not share one. [`put_state`] gives it back; in between the members' learners
+/// learn rows scaled by it (they never read it).
+pub(super) fn take_state<L: OnlineLearner>(
+    members: &mut [L],
+) -> Option<(usize, Arc<super::unit_scaling::UnitScale>)> {
+    shared_head(members)?;
+    let d = members[0].dim();
+    let mut scale = None;
+    for u in members.iter_mut().filter_map(L::as_unit_scaling_mut) {
+        scale = Some(u.take_scale());
+    }
+    Some((d, scale?))
+}
+
+/// Gives the statistics taken by [`take_state`] back to every member.
+pub(super) fn put_state<L: OnlineLearner>(
+    members: &mut [L],
+    scale: Arc<super::unit_scaling::UnitScale>,
+) {
+    for u in members.iter_mut().filter_map(L::as_unit_scaling_mut) {
+        u.put_scale(Arc::clone(&scale));
     }
 }
 

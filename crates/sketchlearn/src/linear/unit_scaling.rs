@@ -223,11 +223,14 @@ impl Welford {
 
     /// A *measurement* among `examples` rows: present in at least half of them, its values
     /// varying (`σ ≥ 0.01·r`, `σ > 0`).
+    #[inline]
     fn is_measurement(&self, examples: f64) -> bool {
-        let sd = self.variance().sqrt();
-        self.n >= MEASUREMENT_PRESENCE * examples
-            && sd > 0.0
-            && sd >= MEASUREMENT_VARIATION * self.mean_square().sqrt()
+        // Presence first: on a sparse stream almost every feature is rare, and the test then
+        // needs neither square root.
+        self.n >= MEASUREMENT_PRESENCE * examples && {
+            let sd = self.variance().sqrt();
+            sd > 0.0 && sd >= MEASUREMENT_VARIATION * self.mean_square().sqrt()
+        }
     }
 }
 
@@ -591,23 +594,23 @@ impl UnitScale {
         let Some(m) = m else {
             return FeatureMap::IDENTITY;
         };
-        let measurement = m.is_measurement(self.examples);
-        let standardised = FeatureMap {
+        // Each quantity is computed only on the branch that needs it (the same values).
+        let standardised = || FeatureMap {
             shift: m.mean,
             inverse: m.variance().sqrt().recip(),
         };
         let r2 = m.mean_square();
         if r2 <= UNIT_SCALE * UNIT_SCALE {
             let scaled_down = m.max_abs < SCALED_DOWN_MAX && m.n >= SCALED_DOWN_MIN_COUNT;
-            return if measurement && scaled_down && self.table.is_table() {
-                standardised
+            return if scaled_down && self.table.is_table() && m.is_measurement(self.examples) {
+                standardised()
             } else {
                 FeatureMap::IDENTITY
             };
         }
         let r = r2.sqrt();
-        if measurement {
-            standardised
+        if m.is_measurement(self.examples) {
+            standardised()
         } else {
             FeatureMap {
                 shift: 0.0,

@@ -365,6 +365,9 @@ impl LazyColumns {
     /// issuing every load first lets them overlap).
     #[inline]
     pub(crate) fn prefetch(&self, x: crate::Row<'_>) {
+        if self.data.len() < crate::linear::prefetch::CACHED_ENTRIES {
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if let crate::Row::Sparse { indices, .. } = x {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -419,8 +422,9 @@ impl LazyColumns {
         let s = self.stride();
         let base = j * s;
         let stamp = self.data[base + STAMP] as u32;
+        let mut k = usize::MAX;
         if stamp != 0 {
-            let k = self.epoch_index(stamp);
+            k = self.epoch_index(stamp);
             bring_up(
                 &self.epochs[k],
                 &self.groups,
@@ -430,13 +434,14 @@ impl LazyColumns {
                 self.m,
             );
         }
-        self.settle(j);
+        self.settle(j, k);
     }
 
     /// The rest of column `j`'s catch-up once its stored numbers are brought up to date (a
     /// never-touched column's value, `O(m)`, is written here): its old epoch's count (dropped
-    /// at zero), its stamp, the current epoch's count and members.
-    fn settle(&mut self, j: usize) {
+    /// at zero), its stamp, the current epoch's count and members. `hint`: where its epoch was
+    /// found just before (checked, see [`epoch_index_at`](Self::epoch_index_at)).
+    fn settle(&mut self, j: usize, hint: usize) {
         let s = self.stride();
         let base = j * s;
         let stamp = self.data[base + STAMP] as u32;
@@ -457,7 +462,7 @@ impl LazyColumns {
                 }
             }
         } else {
-            let k = self.epoch_index(stamp);
+            let k = self.epoch_index_at(stamp, hint);
             self.epochs[k].count -= 1;
             if self.epochs[k].count == 0 {
                 self.drop_epoch(k);
@@ -492,6 +497,17 @@ impl LazyColumns {
     /// `> closed`).
     fn open_from(&self) -> usize {
         self.ids.partition_point(|&id| id <= self.closed)
+    }
+
+    /// [`epoch_index`](Self::epoch_index) when `hint` may hold it: the position found by an
+    /// earlier look-up, taken if the epoch is still there (a drop since may have moved it).
+    /// Saves the binary search that dominated the bookkeeping of a stale column.
+    #[inline]
+    fn epoch_index_at(&self, id: u32, hint: usize) -> usize {
+        match self.ids.get(hint) {
+            Some(&at) if at == id => hint,
+            _ => self.epoch_index(id),
+        }
     }
 
     /// Position of the live epoch `id` (ids increase along the deque).

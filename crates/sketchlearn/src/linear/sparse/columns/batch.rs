@@ -12,6 +12,7 @@
 //! `LazyColumns::refresh` does it, so the stored state is the same too.
 
 use super::{group_index, LazyColumns, STAMP, W, Z};
+use crate::data::packed::prefetch_slice;
 
 /// Columns caught up together.
 const LANES: usize = 4;
@@ -42,6 +43,13 @@ impl LazyColumns {
     /// Brings every stale column of `indices` up to date (the same values and state as
     /// [`LazyColumns::current`] on each in order); `M` is the sketch size. Stores with several
     /// heads take the columns one at a time.
+    ///
+    /// The batches are formed in the example's order as they fill; each one's epochs are looked
+    /// up, and their transforms start loading ([`LazyColumns::look_up`]), one batch before it is
+    /// caught up, so that those loads overlap the previous batch's arithmetic (an epoch's `Tᵀ`
+    /// is `M²` numbers, and the columns of a wide stream come from hundreds of different
+    /// epochs). The batches, and the order in which they are caught up, are those of one batch
+    /// at a time: no column's staleness depends on another column's catch-up.
     pub(crate) fn refresh_stale<const M: usize>(&mut self, indices: &[u32]) {
         if self.heads != 1 || self.m != M || M * M > ZEROS.len() {
             for &j in indices {
@@ -51,26 +59,57 @@ impl LazyColumns {
         }
         let s = self.stride();
         let cur = self.cur as f64;
-        let mut batch = [0usize; LANES];
-        let mut n = 0;
+        // `ready`: looked up, waiting to be caught up; `next`: filling.
+        let (mut ready, mut ready_at, mut nr) = ([0usize; LANES], [usize::MAX; LANES], 0);
+        let (mut next, mut nn) = ([0usize; LANES], 0);
         for &j in indices {
             let j = j as usize;
-            if self.data[j * s + STAMP] != cur && !batch[..n].contains(&j) {
-                batch[n] = j;
-                n += 1;
-                if n == LANES {
-                    self.refresh_batch::<M>(&batch[..n]);
-                    n = 0;
+            if self.data[j * s + STAMP] != cur
+                && !next[..nn].contains(&j)
+                && !ready[..nr].contains(&j)
+            {
+                next[nn] = j;
+                nn += 1;
+                if nn == LANES {
+                    let at = self.look_up::<M>(&next);
+                    if nr > 0 {
+                        self.refresh_batch::<M>(&ready[..nr], &ready_at[..nr]);
+                    }
+                    (ready, ready_at, nr, nn) = (next, at, LANES, 0);
                 }
             }
         }
-        if n > 0 {
-            self.refresh_batch::<M>(&batch[..n]);
+        if nr > 0 {
+            self.refresh_batch::<M>(&ready[..nr], &ready_at[..nr]);
+        }
+        if nn > 0 {
+            let at = self.look_up::<M>(&next[..nn]);
+            self.refresh_batch::<M>(&next[..nn], &at[..nn]);
         }
     }
 
-    /// Catches up the distinct stale columns `cols` (at most [`LANES`]).
-    fn refresh_batch<const M: usize>(&mut self, cols: &[usize]) {
+    /// The positions of the epochs of the columns `cols` (`usize::MAX` for a never-touched
+    /// column), whose transfers and transforms are asked into the cache (a hint).
+    fn look_up<const M: usize>(&self, cols: &[usize]) -> [usize; LANES] {
+        let s = self.stride();
+        let mut at = [usize::MAX; LANES];
+        for (c, &j) in cols.iter().enumerate() {
+            let stamp = self.data[j * s + STAMP] as u32;
+            if stamp != 0 {
+                at[c] = self.epoch_index(stamp);
+                let e = &self.epochs[at[c]];
+                prefetch_slice(&e.a[..M]);
+                if let Some(tt) = &e.tt {
+                    prefetch_slice(&tt[..M * M]);
+                }
+            }
+        }
+        at
+    }
+
+    /// Catches up the distinct stale columns `cols` (at most [`LANES`]); `at`: their epochs'
+    /// positions from [`look_up`](Self::look_up) (checked: a drop since may have moved them).
+    fn refresh_batch<const M: usize>(&mut self, cols: &[usize], at: &[usize]) {
         if cols.len() == 1 {
             self.refresh(cols[0]);
             return;
@@ -80,13 +119,15 @@ impl LazyColumns {
         let mut z = [[0.0f64; M]; LANES];
         let mut own: [Step<'_>; LANES] = [None; LANES];
         let mut group: [Step<'_>; LANES] = [None; LANES];
+        let mut found = [usize::MAX; LANES];
         for (c, &j) in cols.iter().enumerate() {
             let base = j * s;
             let stamp = self.data[base + STAMP] as u32;
             if stamp == 0 {
                 continue; // O(m), in the bookkeeping below
             }
-            let e = &self.epochs[self.epoch_index(stamp)];
+            found[c] = self.epoch_index_at(stamp, at[c]);
+            let e = &self.epochs[found[c]];
             w[c] = self.data[base + W];
             z[c].copy_from_slice(&self.data[base + Z..base + Z + M]);
             own[c] = Some((&e.a[..M], e.tt.as_deref()));
@@ -104,8 +145,8 @@ impl LazyColumns {
                 self.data[base + Z..base + Z + M].copy_from_slice(&z[c]);
             }
         }
-        for &j in cols {
-            self.settle(j);
+        for (&j, &k) in cols.iter().zip(&found) {
+            self.settle(j, k);
         }
     }
 }
