@@ -280,7 +280,9 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
                 text: e.text,
             })?;
         if args.unseen_error && (seen.unseen_user || seen.unseen_item) {
-            return Err(pairs.unseen(&line, &texts, seen.unseen_user, source, line_no).into());
+            return Err(pairs
+                .unseen(&line, &texts, seen.unseen_user, source, line_no)
+                .into());
         }
         if model.normalize {
             l2_normalize(&mut ex);

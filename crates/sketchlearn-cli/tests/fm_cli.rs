@@ -255,7 +255,13 @@ fn unseen_ids_and_clipping() {
     assert_eq!(r["unseen_users"], 1);
     assert_eq!(r["unseen_items"], 1);
     // --unseen-error: the first unseen id of the test part, with its file, line and field.
-    let err = failure(&run(&["fm", "--train-fraction", "0.67", "--unseen-error", f]));
+    let err = failure(&run(&[
+        "fm",
+        "--train-fraction",
+        "0.67",
+        "--unseen-error",
+        f,
+    ]));
     assert!(
         err.contains(
             "unseen.csv:6: user id \"3\" in field 1 (\"userId\") was not seen in training \
@@ -266,9 +272,15 @@ fn unseen_ids_and_clipping() {
     // The same from a saved model tested on a file (`fm -i … --train-fraction 0`).
     let model = common::scratch_dir("fm-cli").join("unseen.skl");
     let m = model.to_str().unwrap();
-    let train = tmp("unseen_train.csv", b"userId,movieId,rating\n1,10,4\n2,10,3\n1,11,5\n");
+    let train = tmp(
+        "unseen_train.csv",
+        b"userId,movieId,rating\n1,10,4\n2,10,3\n1,11,5\n",
+    );
     ok(&run(&["fm", "--quiet", "-f", m, train.to_str().unwrap()]));
-    let test = tmp("unseen_test.csv", b"userId,movieId,rating\n1,10,4\n2,77,3\n");
+    let test = tmp(
+        "unseen_test.csv",
+        b"userId,movieId,rating\n1,10,4\n2,77,3\n",
+    );
     let err = failure(&run(&[
         "fm",
         "-i",
@@ -717,7 +729,16 @@ fn fm_predict_scores_new_pairs() {
     );
     // By header name on standard input: the byte column of the id and the field's name.
     let out = common::run_with_stdin(
-        &["fm", "predict", "-i", m, "--unseen-error", "--columns", "who,what", "-"],
+        &[
+            "fm",
+            "predict",
+            "-i",
+            m,
+            "--unseen-error",
+            "--columns",
+            "who,what",
+            "-",
+        ],
         b"what,who\n100,1\n999, 1\n",
     );
     let err = failure(&out);
@@ -726,7 +747,16 @@ fn fm_predict_scores_new_pairs() {
         "{err}"
     );
     let out = common::run_with_stdin(
-        &["fm", "predict", "-i", m, "--unseen-error", "--columns", "who,what", "-"],
+        &[
+            "fm",
+            "predict",
+            "-i",
+            m,
+            "--unseen-error",
+            "--columns",
+            "who,what",
+            "-",
+        ],
         b"what,who\n100, nobody\n",
     );
     let err = failure(&out);

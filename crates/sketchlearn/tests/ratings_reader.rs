@@ -206,8 +206,9 @@ fn encoder_remaps_densely_and_handles_unseen_ids() {
     strict.unseen = Unseen::Error;
     let err = strict.encode_checked(&t, &map, 4, &mut ex).unwrap_err();
     assert!(
-        err.to_string()
-            .starts_with("test:5: user id \"u4\" in field 1 was not seen in training (without --unseen-error"),
+        err.to_string().starts_with(
+            "test:5: user id \"u4\" in field 1 was not seen in training (without --unseen-error"
+        ),
         "{err}"
     );
     assert!(strict.encode_checked(&t, &map, 0, &mut ex).is_ok());
