@@ -555,23 +555,16 @@ impl LinearLearners {
         Ok(out)
     }
 
-    /// The largest total shrinkage `Σδ` among the FD/RFD curvature sketches (of the model, or
-    /// of a one-against-all model's members): FD's bound on the spectral error of a (merged)
-    /// sketch, `‖GᵀG − BᵀB‖₂ ≤ Σδ`, for the scaled gradients `G` it summarises (`None` without
-    /// an FD-family sketch).
+    /// The largest total shrinkage `Σδ` among the FD/RFD curvature sketches — of the model, of
+    /// a one-against-all model's members, or a softmax model's one feature-side sketch shared
+    /// by its `K` classes: FD's bound on the spectral error of a (merged) sketch,
+    /// `‖GᵀG − BᵀB‖₂ ≤ Σδ`, for the rows `G` it summarises (binary and one-against-all: the
+    /// scaled gradients; softmax: the rows `√(c·ω)·x̃`). `None` without an FD-family sketch
+    /// (RP, Oja, first-order learners: no shrinkage, no such bound).
     fn sketch_error_bound(&self) -> Option<f64> {
-        use sketchlearn::linear::multiclass::AnyMulticlass;
         match &self.state {
             State::Linear(m) => crate::shrinkage::largest_shrinkage(&m.learner),
-            State::Multi(m) => match &m.learner {
-                AnyMulticlass::OneVsAll(o) => o
-                    .members()
-                    .iter()
-                    .filter_map(crate::shrinkage::largest_shrinkage)
-                    .reduce(f64::max),
-                // The softmax learners' sketches are not reported here.
-                _ => None,
-            },
+            State::Multi(m) => crate::shrinkage::largest_multiclass_shrinkage(&m.learner),
         }
     }
 

@@ -250,3 +250,34 @@ def test_sparse_flag_forces_the_representation():
 
 def test_version():
     assert sketchlearn.__version__ == "0.1.0"
+
+
+@pytest.mark.parametrize(
+    ("sparse", "curvature"),
+    [(False, "fd"), (False, "rfd"), (True, "fd-fast"), (True, "rfd-fast")],
+)
+def test_softmax_sketch_error_bound_is_its_shared_sketch_shrinkage(sparse, curvature):
+    # Issue 24: a softmax model's bound is the total shrinkage Σδ of its one feature-side FD/RFD
+    # sketch (FD's ‖GᵀG − BᵀB‖₂ ≤ Σδ, as for a binary model's sketch), dense- or sparse-time;
+    # it was None.
+    X, y = make_classification(400, 12, n_informative=6, n_classes=3, random_state=2)
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+
+    def bound(**params):
+        clf = OnlineClassifier(reduction="softmax", sparse=sparse, curvature=curvature, **params)
+        return clf.fit(X, y).learners_.sketch_error_bound()
+
+    b = bound(size=2)
+    assert b is not None and np.isfinite(b)
+    assert b > 0.0, "a size-2 sketch of 12 features shrinks"
+    # With diagonal adaptation the sketch is inside the wrapper.
+    assert bound(size=2, diag=True) is not None
+
+
+@pytest.mark.parametrize("curvature", ["rp", "oja"])
+def test_softmax_sketch_error_bound_is_none_without_an_fd_sketch(curvature):
+    # RP and Oja sketches do not shrink: no FD bound is defined for them.
+    X, y = make_classification(200, 8, n_informative=6, n_classes=3, random_state=2)
+    for sparse in (False, True):
+        clf = OnlineClassifier(reduction="softmax", sparse=sparse, curvature=curvature)
+        assert clf.fit(X, y).learners_.sketch_error_bound() is None

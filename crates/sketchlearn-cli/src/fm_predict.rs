@@ -122,6 +122,8 @@ struct PairReader {
     spec: Vec<String>,
     /// 0-based fields (user, item, side columns…), once known.
     fields: Option<Vec<usize>>,
+    /// The header's field names, when the columns were given by name.
+    header: Option<Vec<String>>,
     format: RatingsFormat,
 }
 
@@ -161,8 +163,34 @@ impl PairReader {
         Ok(PairReader {
             spec,
             fields,
+            header: None,
             format,
         })
+    }
+
+    /// The `--unseen-error` error for the pair `texts` of `line` (the user's when
+    /// `user_unseen`, else the item's): file, line, byte column, field and its header name.
+    fn unseen(
+        &self,
+        line: &str,
+        texts: &[&str],
+        user_unseen: bool,
+        source: &str,
+        line_no: u64,
+    ) -> RatingsError {
+        let k = usize::from(!user_unseen);
+        let field = self.fields.as_ref().map_or(k, |f| f[k]);
+        // The id is a slice of `line` (fields are trimmed sub-slices): its byte offset.
+        let column = texts[k].as_ptr() as usize - line.as_ptr() as usize + 1;
+        RatingsError::UnseenId {
+            source_name: source.to_owned(),
+            line: line_no,
+            column,
+            what: if user_unseen { "user" } else { "item" },
+            id: texts[k].to_owned(),
+            field: field + 1,
+            field_name: self.header.as_ref().and_then(|h| h.get(field)).cloned(),
+        }
     }
 
     /// The user, item and side texts of a line (a missing side field is `""`); `None` for a
@@ -185,6 +213,7 @@ impl PairReader {
             let header: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
             let f = |c: &String| RatingColumns::field(c, Some(&header), source);
             self.fields = Some(self.spec.iter().map(f).collect::<Result<Vec<_>, _>>()?);
+            self.header = Some(header);
             return Ok(None);
         };
         match (fields.get(at[0]), fields.get(at[1])) {
@@ -251,9 +280,9 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
                 text: e.text,
             })?;
         if args.unseen_error && (seen.unseen_user || seen.unseen_item) {
-            let what = if seen.unseen_user { "user" } else { "item" };
-            let id = if seen.unseen_user { user } else { item };
-            bail!("{source}:{line_no}: {what} {id:?} was not seen in training");
+            return Err(pairs
+                .unseen(&line, &texts, seen.unseen_user, source, line_no)
+                .into());
         }
         if model.normalize {
             l2_normalize(&mut ex);

@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde::Serialize;
 use sketchlearn::data::ratings::RatingsEncoder;
 use sketchlearn::data::Schema;
-use sketchlearn::fm::{FmModel, FM_MODEL_KIND};
+use sketchlearn::fm::{AnyFm, FmModel, FM_MODEL_KIND};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::{MulticlassLearner, MulticlassModel};
 use sketchlearn::linear::{
@@ -62,6 +62,40 @@ pub struct Inspection {
     /// A multiclass model's largest weights, class by class.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class_weights: Option<Vec<ClassWeights>>,
+    /// An FM model's intercept policy: the centre its intercept is learned around.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub centred_at: Option<Centre>,
+}
+
+/// The centre of an FM's intercept (`fm/label_mean.rs`): the running mean `μ` of the labels
+/// learned so far (the squared-loss default, `intercept=mean`), or a fixed value (`--intercept`,
+/// 0 for the logistic loss). The model predicts `centre + intercept + linear + pairwise terms`.
+#[derive(Serialize, Debug)]
+pub struct Centre {
+    /// Whether the centre is the running label mean (else fixed).
+    pub label_mean: bool,
+    /// `μ` (the label mean so far, or the fixed centre).
+    pub value: f64,
+    /// The labels the mean is over (their total importance weight: the count with unit
+    /// weights); none for a fixed centre.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<f64>,
+}
+
+/// An FM's [`Centre`].
+fn fm_centre(m: &FmModel) -> Centre {
+    match &m.learner {
+        AnyFm::LabelCentred(c) => Centre {
+            label_mean: true,
+            value: c.labels.mean,
+            labels: Some(c.labels.weight),
+        },
+        _ => Centre {
+            label_mean: false,
+            value: m.config.intercept.unwrap_or(0.0),
+            labels: None,
+        },
+    }
 }
 
 /// One class's intercept and largest weights (a multiclass model).
@@ -129,6 +163,7 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
         csv_columns: csv_columns(model.schema()),
         side_columns: None,
         class_weights: None,
+        centred_at: None,
     }
 }
 
@@ -199,6 +234,7 @@ fn multiclass_inspection(m: &MulticlassModel, top: usize) -> Inspection {
         csv_columns: csv_columns(m.schema()),
         side_columns: None,
         class_weights: Some(class_weights),
+        centred_at: None,
     }
 }
 
@@ -233,6 +269,7 @@ fn fm_inspection(m: &FmModel, top: usize) -> Inspection {
         csv_columns: None,
         side_columns: side.map(|c| c.names().map(str::to_owned).collect()),
         class_weights: None,
+        centred_at: Some(fm_centre(m)),
     }
 }
 
@@ -270,6 +307,20 @@ fn text(path: &str, r: &Inspection) -> String {
     let _ = writeln!(s, "examples seen  {}", r.examples_seen);
     if let Some(b) = r.intercept {
         let _ = writeln!(s, "intercept      {b:.6}");
+    }
+    match &r.centred_at {
+        Some(Centre {
+            label_mean: true,
+            value,
+            labels,
+        }) => {
+            let n = labels.unwrap_or(0.0);
+            let _ = writeln!(s, "centred at     label mean {value:.6} over {n} labels");
+        }
+        Some(c) => {
+            let _ = writeln!(s, "centred at     {:.6} (fixed)", c.value);
+        }
+        None => {}
     }
     if let Some(g) = &r.regularization {
         let _ = writeln!(s, "penalty        l1 {} l2 {}", g.l1, g.l2);

@@ -254,9 +254,46 @@ fn unseen_ids_and_clipping() {
     let r = quiet_json("fm", &["--train-fraction", "0.67", f]);
     assert_eq!(r["unseen_users"], 1);
     assert_eq!(r["unseen_items"], 1);
-    let strict = run(&["fm", "--train-fraction", "0.67", "--unseen-error", f]);
-    assert!(!strict.status.success());
-    assert!(String::from_utf8_lossy(&strict.stderr).contains("was not seen in training"));
+    // --unseen-error: the first unseen id of the test part, with its file, line and field.
+    let err = failure(&run(&[
+        "fm",
+        "--train-fraction",
+        "0.67",
+        "--unseen-error",
+        f,
+    ]));
+    assert!(
+        err.contains(
+            "unseen.csv:6: user id \"3\" in field 1 (\"userId\") was not seen in training \
+             (without --unseen-error"
+        ),
+        "{err}"
+    );
+    // The same from a saved model tested on a file (`fm -i … --train-fraction 0`).
+    let model = common::scratch_dir("fm-cli").join("unseen.skl");
+    let m = model.to_str().unwrap();
+    let train = tmp(
+        "unseen_train.csv",
+        b"userId,movieId,rating\n1,10,4\n2,10,3\n1,11,5\n",
+    );
+    ok(&run(&["fm", "--quiet", "-f", m, train.to_str().unwrap()]));
+    let test = tmp(
+        "unseen_test.csv",
+        b"userId,movieId,rating\n1,10,4\n2,77,3\n",
+    );
+    let err = failure(&run(&[
+        "fm",
+        "-i",
+        m,
+        "--train-fraction",
+        "0",
+        "--unseen-error",
+        test.to_str().unwrap(),
+    ]));
+    assert!(
+        err.contains("unseen_test.csv:3: item id \"77\" in field 2 (\"movieId\") was not seen"),
+        "{err}"
+    );
     // Rating 9 outside the declared 1–5 scale: an error naming the line, or clamped.
     let out = run(&["fm", "--scale", "1,5", f]);
     let err = failure(&out);
@@ -686,7 +723,47 @@ fn fm_predict_scores_new_pairs() {
     let unseen = tmp("predict_unseen.tsv", b"1\t100\nnobody\t100\n");
     let u = unseen.to_str().unwrap();
     let err = failure(&run(&["fm", "predict", "-i", m, "--unseen-error", u]));
-    assert!(err.contains(":2: user \"nobody\" was not seen"), "{err}");
+    assert!(
+        err.contains("predict_unseen.tsv:2:1: user id \"nobody\" in field 1 was not seen"),
+        "{err}"
+    );
+    // By header name on standard input: the byte column of the id and the field's name.
+    let out = common::run_with_stdin(
+        &[
+            "fm",
+            "predict",
+            "-i",
+            m,
+            "--unseen-error",
+            "--columns",
+            "who,what",
+            "-",
+        ],
+        b"what,who\n100,1\n999, 1\n",
+    );
+    let err = failure(&out);
+    assert!(
+        err.contains("<stdin>:3:1: item id \"999\" in field 1 (\"what\") was not seen"),
+        "{err}"
+    );
+    let out = common::run_with_stdin(
+        &[
+            "fm",
+            "predict",
+            "-i",
+            m,
+            "--unseen-error",
+            "--columns",
+            "who,what",
+            "-",
+        ],
+        b"what,who\n100, nobody\n",
+    );
+    let err = failure(&out);
+    assert!(
+        err.contains("<stdin>:2:6: user id \"nobody\" in field 2 (\"who\") was not seen"),
+        "{err}"
+    );
     let short = tmp("predict_short.tsv", b"1\t100\n7\n");
     let err = failure(&run(&["fm", "predict", "-i", m, short.to_str().unwrap()]));
     assert!(

@@ -180,3 +180,61 @@ fn fm_model_names_ids_and_side_columns() {
         .iter()
         .all(|(_, n)| n.starts_with("user=") || n.starts_with("item=")));
 }
+
+/// An FM model's intercept policy: a squared-loss model trained with the default is centred at
+/// the running label mean, and `inspect` shows it with `μ` (the mean of the training part's
+/// ratings) and the count it is over; `--intercept MU` shows a fixed centre.
+#[test]
+fn fm_model_shows_its_label_mean_centre() {
+    let dir = scratch_dir("inspect");
+    let m = dir.join("fm_mean.skl").to_string_lossy().into_owned();
+    let data = repo_file("crates/sketchlearn-cli/tests/data/ratings_side.csv");
+    let report: serde_json::Value = serde_json::from_str(&stdout(run(&[
+        "fm",
+        "--quiet",
+        "--json",
+        "--columns",
+        "user,item,rating",
+        "-f",
+        &m,
+        &data,
+    ])))
+    .unwrap();
+    let n = report["train_examples"].as_u64().unwrap() as usize;
+    // The training part's mean rating, from the file (header; rating in the third column).
+    let text = std::fs::read_to_string(&data).unwrap();
+    let ratings: Vec<f64> = text
+        .lines()
+        .skip(1)
+        .take(n)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    let mean = ratings.iter().sum::<f64>() / n as f64;
+    let shown = stdout(run(&["inspect", &m]));
+    let want = format!("centred at     label mean {mean:.6} over {n} labels");
+    assert!(shown.contains(&want), "{want}\n{shown}");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(run(&["inspect", "--json", &m]))).unwrap();
+    assert_eq!(v["centred_at"]["label_mean"], true);
+    assert!((v["centred_at"]["value"].as_f64().unwrap() - mean).abs() < 1e-9);
+    assert_eq!(v["centred_at"]["labels"].as_f64().unwrap(), n as f64);
+    // A fixed intercept.
+    let fixed = dir.join("fm_fixed.skl").to_string_lossy().into_owned();
+    common::ok(&run(&[
+        "fm",
+        "--quiet",
+        "--intercept",
+        "2.5",
+        "--columns",
+        "user,item,rating",
+        "-f",
+        &fixed,
+        &data,
+    ]));
+    assert!(stdout(run(&["inspect", &fixed])).contains("centred at     2.500000 (fixed)"));
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(run(&["inspect", "--json", &fixed]))).unwrap();
+    assert_eq!(v["centred_at"]["label_mean"], false);
+    assert_eq!(v["centred_at"]["value"], 2.5);
+    assert!(v["centred_at"].get("labels").is_none());
+}

@@ -205,8 +205,28 @@ fn encoder_remaps_densely_and_handles_unseen_ids() {
     let mut strict = enc.clone();
     strict.unseen = Unseen::Error;
     let err = strict.encode_checked(&t, &map, 4, &mut ex).unwrap_err();
-    assert_eq!(err.to_string(), "user id \"u4\" was not seen in training");
+    assert!(
+        err.to_string().starts_with(
+            "test:5: user id \"u4\" in field 1 was not seen in training (without --unseen-error"
+        ),
+        "{err}"
+    );
     assert!(strict.encode_checked(&t, &map, 0, &mut ex).is_ok());
+    // An unseen item of a file with a header: its line and the field's header name.
+    let named = parse(
+        "who,what,stars\nu9,i5,4\nu9,i6,3\n",
+        RatingsOptions::default(),
+    )
+    .unwrap();
+    let named_map = enc.map_table(&named);
+    let err = strict
+        .encode_checked(&named, &named_map, 1, &mut ex)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("test:3: item id \"i6\" in field 2 (\"what\") was not seen in training"),
+        "{err}"
+    );
     // The encoder works on another table (ids are compared as strings).
     let other = parse("u3 i7 2\nzz i5 3\n", RatingsOptions::default()).unwrap();
     let map2 = enc.map_table(&other);

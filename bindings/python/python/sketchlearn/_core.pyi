@@ -61,7 +61,14 @@ class LinearLearners:
     def merged(self, other: LinearLearners, base: LinearLearners | None = None) -> LinearLearners:
         """``merge`` into new learners, these unchanged."""
     def sketch_error_bound(self) -> float | None:
-        """Largest total shrinkage of the FD/RFD curvature sketches (FD's error bound)."""
+        """Largest total shrinkage ``Σδ`` of the FD/RFD curvature sketches (FD's error bound).
+
+        FD's spectral error bound ``‖GᵀG − BᵀB‖₂ ≤ Σδ`` for the rows ``G`` a sketch received:
+        the model's sketch (binary), the members' (one-against-all), or the one feature-side
+        sketch shared by the ``K`` classes (softmax, rows ``√(c·ω)·x̃``). ``None`` when there is
+        no FD/RFD sketch: RP and Oja sketches (and first-order learners) do not shrink, so no
+        such bound is defined.
+        """
     def learn_file(
         self,
         path: str,

@@ -35,11 +35,25 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.line, self.column) {
-            (0, _) => write!(f, "{}: {}", self.source_name, self.kind),
-            (line, 0) => write!(f, "{}:{}: {}", self.source_name, line, self.kind),
-            (line, column) => write!(f, "{}:{}:{}: {}", self.source_name, line, column, self.kind),
-        }
+        let at = location(&self.source_name, self.line, self.column);
+        write!(f, "{at}: {}", self.kind)
+    }
+}
+
+/// Where an input error is, as every reader writes it: `{source}:{line}:{column}`, the column
+/// left out when 0 (not known or not applicable), the line too when 0.
+///
+/// ```
+/// use sketchlearn::data::error::location;
+/// assert_eq!(location("r.csv", 3, 7), "r.csv:3:7");
+/// assert_eq!(location("r.csv", 3, 0), "r.csv:3");
+/// assert_eq!(location("r.csv", 0, 0), "r.csv");
+/// ```
+pub fn location(source_name: &str, line: u64, column: usize) -> String {
+    match (line, column) {
+        (0, _) => source_name.to_owned(),
+        (line, 0) => format!("{source_name}:{line}"),
+        (line, column) => format!("{source_name}:{line}:{column}"),
     }
 }
 

@@ -354,6 +354,12 @@ pub struct RatingsTable {
     /// The texts of the side-feature columns, one row per rating (none unless asked for:
     /// [`parse_ratings_with_side`]).
     pub side: SideTable,
+    /// The fields the user, item, rating and timestamp were read from (for error messages).
+    #[serde(default)]
+    pub columns: RatingColumns,
+    /// The header's field names, when the file has a header.
+    #[serde(default)]
+    pub header: Option<Vec<String>>,
 }
 
 impl RatingsTable {
@@ -422,14 +428,39 @@ pub enum RatingsError {
         /// The text found.
         text: String,
     },
-    /// An id unseen in training with [`Unseen::Error`].
-    #[error("{what} id {id:?} was not seen in training")]
+    /// An id unseen in training with [`Unseen::Error`], where it is: file, line, byte column
+    /// when known, and the field (its header name when the file has a header).
+    #[error(
+        "{}: {what} id {id:?} in {} was not seen in training (without --unseen-error it is \
+         predicted without its own one-hot feature: from the other id's terms, the side \
+         features and the bias)",
+        super::error::location(.source_name, *.line, *.column),
+        field_label(*.field, .field_name.as_deref())
+    )]
     UnseenId {
+        /// The file.
+        source_name: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based byte column of the id; 0 when not known (a table keeps no columns).
+        column: usize,
         /// `"user"` or `"item"`.
         what: &'static str,
         /// The raw id.
         id: String,
+        /// 1-based field of the id on its line.
+        field: usize,
+        /// The field's header name, when the file has a header.
+        field_name: Option<String>,
     },
+}
+
+/// `field 2 ("movieId")`, or `field 2` without a header.
+fn field_label(field: usize, name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("field {field} ({name:?})"),
+        None => format!("field {field}"),
+    }
 }
 
 /// Reads a ratings file (`-` = standard input, `.gz` decompressed) with [`parse_ratings`].
@@ -566,6 +597,7 @@ pub fn parse_ratings_with_side(
     let mut table = RatingsTable {
         source_name: source_name.to_owned(),
         side,
+        columns: options.columns,
         ..Default::default()
     };
     let (mut user_map, mut item_map) = (HashMap::new(), HashMap::new());
@@ -609,6 +641,7 @@ pub fn parse_ratings_with_side(
             && fields[cols.rating].1.parse::<f64>().is_err()
         {
             table.stats.header = true;
+            table.header = Some(fields.iter().map(|(_, f)| f.to_string()).collect());
             continue;
         }
         let parsed = (|| -> Result<(f64, Option<i64>), ParseError> {
@@ -1155,19 +1188,21 @@ impl RatingsEncoder {
                 text,
             });
         }
-        if self.unseen == Unseen::Error {
-            if out.unseen_user {
-                return Err(RatingsError::UnseenId {
-                    what: "user",
-                    id: table.users[r.user as usize].clone(),
-                });
-            }
-            if out.unseen_item {
-                return Err(RatingsError::UnseenId {
-                    what: "item",
-                    id: table.items[r.item as usize].clone(),
-                });
-            }
+        if self.unseen == Unseen::Error && (out.unseen_user || out.unseen_item) {
+            let (what, id, field) = if out.unseen_user {
+                ("user", &table.users[r.user as usize], table.columns.user)
+            } else {
+                ("item", &table.items[r.item as usize], table.columns.item)
+            };
+            return Err(RatingsError::UnseenId {
+                source_name: table.source_name.clone(),
+                line: r.line,
+                column: 0,
+                what,
+                id: id.clone(),
+                field: field + 1,
+                field_name: table.header.as_ref().and_then(|h| h.get(field)).cloned(),
+            });
         }
         Ok(out)
     }

@@ -212,6 +212,14 @@ impl SparseSoftmax<SparseFdCurvature> {
     pub fn shrinks(&self) -> u64 {
         self.curv.shrinks
     }
+
+    /// `Σ_t δ_t`, the total shrinkage of the shared feature-side sketch: FD's bound
+    /// `‖GᵀG − BᵀB‖₂ ≤ Σδ` (Liberty 2013; Ghashami et al. 2016, Thm. 1.1) for the rows
+    /// `G = [√(c·ω_s)·x̃_s]` the sketch received, as the binary sparse FD learner's
+    /// [`total_shrinkage`](crate::linear::sparse::SparseFd::total_shrinkage).
+    pub fn total_shrinkage(&self) -> f64 {
+        self.curv.shrink_total
+    }
 }
 
 impl SparseSoftmax<SparseRpCurvature> {
