@@ -728,8 +728,8 @@ fn fm_predict_scores_new_pairs() {
         "{err}"
     );
     // By header name on standard input: the byte column of the id and the field's name.
-    let out = common::run_with_stdin(
-        &[
+    let by_name = |input: &[u8]| {
+        let args = [
             "fm",
             "predict",
             "-i",
@@ -738,28 +738,15 @@ fn fm_predict_scores_new_pairs() {
             "--columns",
             "who,what",
             "-",
-        ],
-        b"what,who\n100,1\n999, 1\n",
-    );
-    let err = failure(&out);
+        ];
+        failure(&common::run_with_stdin(&args, input))
+    };
+    let err = by_name(b"what,who\n100,1\n999, 1\n");
     assert!(
         err.contains("<stdin>:3:1: item id \"999\" in field 1 (\"what\") was not seen"),
         "{err}"
     );
-    let out = common::run_with_stdin(
-        &[
-            "fm",
-            "predict",
-            "-i",
-            m,
-            "--unseen-error",
-            "--columns",
-            "who,what",
-            "-",
-        ],
-        b"what,who\n100, nobody\n",
-    );
-    let err = failure(&out);
+    let err = by_name(b"what,who\n100, nobody\n");
     assert!(
         err.contains("<stdin>:2:6: user id \"nobody\" in field 2 (\"who\") was not seen"),
         "{err}"

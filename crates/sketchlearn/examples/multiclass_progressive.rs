@@ -8,32 +8,13 @@
 //!
 //! Labels are mapped to class ids `0..K` in sorted order. Reading is not timed.
 
-use sketchlearn::labels::{ClassLabel, Classes};
+mod common;
+
 use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner, Reduction};
 use sketchlearn::linear::{Algorithm, LearnerConfig};
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader};
 use std::time::Instant;
 
-/// The examples of a LIBSVM file with their class ids (the library's sorted order of the labels,
-/// [`Classes::from_observed`]); `(examples, d, K)`.
-fn read(path: &str) -> (Vec<(Example, usize)>, usize, usize) {
-    let mut r = LibsvmReader::open(path, LibsvmOptions::default()).expect("open");
-    let mut examples = Vec::new();
-    let mut ex = Example::default();
-    while r.read_into(&mut ex).expect("parse") {
-        examples.push(ex.clone());
-    }
-    let label = |e: &Example| ClassLabel::Number(e.label);
-    let classes = Classes::from_observed(examples.iter().map(label)).expect("classes");
-    let data = examples
-        .into_iter()
-        .map(|e| {
-            let class = classes.index_of(&label(&e)).expect("a class");
-            (e, class)
-        })
-        .collect();
-    (data, r.max_index_plus_one(), classes.len())
-}
+use common::read_with_classes as read;
 
 fn configs(k: usize) -> Vec<(String, MulticlassConfig)> {
     let oaa = |member: LearnerConfig| MulticlassConfig {

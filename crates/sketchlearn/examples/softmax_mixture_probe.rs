@@ -6,28 +6,11 @@
 //! of them: Bayes (`η = 1` on log loss), AdaHedge on the multiclass Brier score, and following
 //! the leader on log loss.
 
-use sketchlearn::labels::{ClassLabel, Classes};
-use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner, Reduction};
-use sketchlearn::{Example, LibsvmOptions, LibsvmReader};
+mod common;
 
-fn read(path: &str) -> (Vec<(Example, usize)>, usize, usize) {
-    let mut r = LibsvmReader::open(path, LibsvmOptions::default()).expect("open");
-    let mut examples = Vec::new();
-    let mut ex = Example::default();
-    while r.read_into(&mut ex).expect("parse") {
-        examples.push(ex.clone());
-    }
-    let label = |e: &Example| ClassLabel::Number(e.label);
-    let classes = Classes::from_observed(examples.iter().map(label)).expect("classes");
-    let data = examples
-        .into_iter()
-        .map(|e| {
-            let class = classes.index_of(&label(&e)).expect("a class");
-            (e, class)
-        })
-        .collect();
-    (data, r.max_index_plus_one(), classes.len())
-}
+use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner, Reduction};
+
+use common::read_with_classes as read;
 
 fn member(k: usize, spec: &str) -> MulticlassConfig {
     if spec == "default" {

@@ -2,6 +2,8 @@
 //! stream with labels 2/5/9 is scanned, mapped, learned progressively; a model saved halfway
 //! and loaded resumes to the same bits as one uninterrupted pass.
 
+mod common;
+
 use sketchlearn::data::{scan_classes, ExampleSource, LabelMap, Labeled};
 use sketchlearn::eval::multiclass::{
     progressive_multiclass, MulticlassMetrics, MulticlassProgress,
@@ -148,13 +150,8 @@ fn resume_from_a_model_file_is_bit_exact_for_both_reductions() {
 /// `c + 1` and five drawn at random): sparse input by the representation rule.
 fn sparse_stream(n: usize) -> String {
     let mut s = String::new();
-    let mut state = 99u64;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
+    let mut lcg = common::Lcg(99);
+    let mut next = || (lcg.next_u64() >> 33) as usize;
     for t in 0..n {
         let c = t % 3;
         let mut idx: Vec<usize> = (0..5).map(|_| 4 + next() % 396).collect();
@@ -275,13 +272,8 @@ fn a_model_that_saw_three_classes_rejects_a_fourth_at_its_line() {
 fn sparse_time_members_predict_what_dense_members_do() {
     // 3 classes, d = 400, 6 non-zeros per example: for_input makes the members sparse-time.
     let (d, n) = (400usize, 300usize);
-    let mut state = 99u64;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
+    let mut lcg = common::Lcg(99);
+    let mut next = || (lcg.next_u64() >> 33) as usize;
     let data: Vec<Example> = (0..n)
         .map(|t| {
             let c = t % 3;
