@@ -109,7 +109,7 @@ fn fm_keeps_an_existing_predictions_file_when_the_test_part_fails() {
         "fm --quiet --unseen-error --format ratings",
         &bad,
         &good,
-        "user id \"u9\" was not seen in training",
+        ":51: user id \"u9\" in field 1 (\"user\") was not seen in training",
         &["bad.csv", "good.csv"],
     );
 }
