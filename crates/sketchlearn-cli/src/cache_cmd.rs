@@ -13,6 +13,10 @@ use sketchlearn::run;
 pub struct CacheArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes; its
+    /// one line goes to stdout).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
 }
 
 pub fn run(args: &CacheArgs) -> Result<()> {

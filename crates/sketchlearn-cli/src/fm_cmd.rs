@@ -114,9 +114,10 @@ pub struct FmArgs {
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
-    /// No progress table on stderr.
-    #[arg(long)]
-    pub quiet: bool,
+    /// `--quiet`: nothing on stderr but warnings and errors (no progress table), as in every
+    /// subcommand.
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// Input kind.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FmFormat,
@@ -641,6 +642,7 @@ fn load_libsvm(args: &FmArgs, loss: Loss, normalize: bool) -> Result<Data> {
         }
         rows.push(ex.clone());
     }
+    has_examples(rows.len(), args.file())?;
     if loss.is_classification() {
         // Two classes in any convention (-1/+1, 0/1, 2/4; the larger positive), as `train`.
         let classes = scan.binary().map_err(|e| {
@@ -653,6 +655,19 @@ fn load_libsvm(args: &FmArgs, loss: Loss, normalize: bool) -> Result<Data> {
         }
     }
     Ok(Data::Libsvm(rows))
+}
+
+/// An input without one example (an empty file or stream, a header alone) is an error that says
+/// so, as in `train`, instead of a run over nothing (NaN metrics) or a class check that finds no
+/// labels.
+fn has_examples(n: usize, file: &str) -> Result<()> {
+    if n == 0 {
+        bail!(
+            "no examples in {}: the input is empty",
+            sketchlearn::data::source::source_name(file)
+        );
+    }
+    Ok(())
 }
 
 /// A ratings file in memory with its encoder (the model's, or fitted on the training part),
@@ -966,6 +981,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
     };
     let load_seconds = load_start.elapsed().as_secs_f64();
     let n = data.len();
+    has_examples(n, args.file())?;
     let n_train = ((n as f64) * args.train_fraction).floor() as usize;
     let dim = data.dim(args.dim);
     let mut model = match model {
@@ -984,7 +1000,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
     } else {
         None
     };
-    if !args.quiet {
+    if !args.quiet.quiet {
         eprintln!(
             "learner: {}  (d = {}, {} train + {} test examples)",
             model.config.describe(),
@@ -1001,7 +1017,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
         unseen_items: Cell::new(0),
     };
     let cpu_start = cpu_seconds();
-    let mut learned = learn(&mut model, &examples, n_train, clip_range, args.quiet)?;
+    let mut learned = learn(&mut model, &examples, n_train, clip_range, args.quiet.quiet)?;
     // Saved before the compaction for fast predictions, which changes the arithmetic of later
     // steps: a model resumed with -i goes on exactly as an uninterrupted run would.
     if let Some(path) = &args.final_model {

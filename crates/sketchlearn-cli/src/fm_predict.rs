@@ -57,6 +57,9 @@ pub struct FmPredictArgs {
     /// LIBSVM rows (a model trained on LIBSVM): indices start at 0.
     #[arg(long)]
     pub zero_based: bool,
+    /// `--quiet`: nothing on stderr but warnings and errors (this command writes no notes).
+    #[command(flatten)]
+    pub quiet: crate::quiet::Quiet,
     /// Pairs to score, or LIBSVM rows for a model trained on LIBSVM (`-` = standard input;
     /// `.gz` decompressed).
     pub file: String,
@@ -77,7 +80,7 @@ fn score_libsvm(args: &FmPredictArgs, model: &FmModel, clip: Option<(f64, f64)>)
     };
     let dim = model.learner.dim();
     let mut out = output(args)?;
-    let mut ex = Example::default();
+    let (mut ex, mut rows) = (Example::default(), 0u64);
     let input = sketchlearn::open_input(&args.file)?;
     for (k, line) in input.lines().enumerate() {
         let number = k as u64 + 1;
@@ -105,8 +108,9 @@ fn score_libsvm(args: &FmPredictArgs, model: &FmModel, clip: Option<(f64, f64)>)
         if args.predictions.is_none() {
             out.flush()?;
         }
+        rows += 1;
     }
-    out.finish().context("writing predictions")
+    finish(out, rows, &parser.name)
 }
 
 /// Where the predictions go: `-p` (in place when the run ends well), else standard output.
@@ -263,7 +267,7 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
     };
     let input = sketchlearn::open_input(&args.file)?;
     let mut out = output(args)?;
-    let mut ex = Example::default();
+    let (mut ex, mut rows) = (Example::default(), 0u64);
     for (k, line) in input.lines().enumerate() {
         let line_no = k as u64 + 1;
         let line = line.with_context(|| format!("{source}:{line_no}: reading"))?;
@@ -295,6 +299,16 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
         if args.predictions.is_none() {
             out.flush()?;
         }
+        rows += 1;
+    }
+    finish(out, rows, source)
+}
+
+/// Puts the predictions in place, or — when no line was scored (an empty input, a header
+/// alone) — says "no examples" as `predict` does, leaving any existing `-p` file as it was.
+fn finish(out: PredictionSink, rows: u64, source: &str) -> Result<()> {
+    if rows == 0 {
+        bail!("no examples in {source}");
     }
     out.finish().context("writing predictions")
 }

@@ -62,7 +62,9 @@ fn main() {
     signals::install();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Sketch(args) => sketch_cmd::run(&args),
+        Command::Sketch(args) => {
+            paths::check_not_empty(&args.file).and_then(|()| sketch_cmd::run(&args))
+        }
         Command::Train(args) => {
             let inputs: Vec<&str> = std::iter::once(args.input.file.as_str())
                 .chain(args.eval.test.as_deref())
@@ -77,7 +79,9 @@ fn main() {
             .and_then(|()| paths::check_cache(args.input.cache.as_deref(), &inputs))
             .and_then(|()| train::train(&args))
         }
-        Command::Cache(args) => cache_cmd::run(&args),
+        Command::Cache(args) => {
+            paths::check_not_empty(&args.input.file).and_then(|()| cache_cmd::run(&args))
+        }
         Command::Test(args) => paths::check_learning_outputs(
             &[&args.file],
             Some(&args.score.initial_model),

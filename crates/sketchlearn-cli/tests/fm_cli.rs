@@ -399,10 +399,11 @@ fn bad_input_gives_clear_errors_not_panics() {
         r["train_examples"].as_u64().unwrap() + r["test_examples"].as_u64().unwrap(),
         3
     );
-    // An empty file is not an error: nothing to learn or test.
+    // An empty file (blank lines only) says so, as `train` does (issue 25, item 5): before, a
+    // run over nothing reported NaN.
     let empty = tmp("empty.tsv", b"\n\n");
-    let r = quiet_json("fm", &[empty.to_str().unwrap()]);
-    assert_eq!(r["train_examples"], 0);
+    let err = failure(&run(&["fm", "--quiet", empty.to_str().unwrap()]));
+    assert!(err.contains("no examples in"), "{err}");
     // The dense baselines refuse a dimension whose matrix would not fit.
     let mut wide = String::new();
     for k in 0..20000 {

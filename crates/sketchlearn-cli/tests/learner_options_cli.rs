@@ -156,17 +156,29 @@ fn train_help_is_grouped_short_and_shows_defaults() {
     assert!(help.lines().all(|l| l.chars().count() <= 100), "{help}");
 }
 
+/// Every subcommand takes `--quiet` (a script may pass it to each; `cache` and `fm predict`
+/// refused it before) and then writes nothing on stderr, its results still on stdout.
 #[test]
 fn quiet_means_the_same_in_every_subcommand() {
     let heart = data("heart.libsvm");
     let m = scratch("quiet.model");
     let out = run(&["train", "--quiet", "-f", &m, &heart]);
     assert!(out.status.success() && out.stderr.is_empty() && out.stdout.is_empty());
+    let ratings: String = (0..60)
+        .map(|k| format!("{}\t{}\t{}\n", k % 7, k % 5, 1 + k % 5))
+        .collect();
+    let ratings = everyday::tmp("quiet-ratings.tsv", &ratings);
+    let pairs = everyday::tmp("quiet-pairs.tsv", "1\t2\n3\t4\n");
+    let (fm, cache) = (scratch("quiet-fm.model"), scratch("quiet.cache"));
     for args in [
         vec!["test", "--quiet", "-i", &m, &heart],
         vec!["predict", "--quiet", "-i", &m, &heart],
         vec!["inspect", "--quiet", &m],
         vec!["sketch", "--quiet", "--method", "fd", "--size", "4", &heart],
+        vec!["cache", "--quiet", "-c", &cache, &heart],
+        vec!["drp", "--quiet", "--size", "5", &heart],
+        vec!["fm", "--quiet", "-f", &fm, &ratings],
+        vec!["fm", "predict", "--quiet", "-i", &fm, &pairs],
     ] {
         let out = run(&args);
         assert!(

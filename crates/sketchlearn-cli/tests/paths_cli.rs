@@ -115,3 +115,64 @@ fn an_empty_input_says_no_examples() {
     );
     assert!(!err.contains("diverge"), "{err}");
 }
+
+/// Every command that reads examples says "no examples" for an empty input (a file, a header
+/// alone, a stream) and writes nothing: before, `fm` ran over nothing and reported NaN (exit
+/// 0) or "found no labels", `fm predict`, `cache` and `sketch` succeeded on nothing.
+#[test]
+fn every_command_says_no_examples_for_an_empty_input() {
+    let (path, _) = data("empty-all");
+    let dir = path.parent().unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        s(&p)
+    };
+    let (empty, empty_tsv) = (file("empty.libsvm", ""), file("empty.tsv", ""));
+    let header = file("header.csv", "user,item,rating\n");
+    let pairs_header = file("pairs.csv", "user,item\n");
+    let ratings: String = (0..60)
+        .map(|k| format!("{}\t{}\t{}\n", k % 7, k % 5, 1 + k % 5))
+        .collect();
+    let ratings = file("ratings.tsv", &ratings);
+    let (model, fm) = (s(&dir.join("m.skl")), s(&dir.join("fm.model")));
+    assert!(run(&["train", "--quiet", "-f", &model, &s(&path)])
+        .status
+        .success());
+    assert!(run(&["fm", "--quiet", "-f", &fm, &ratings])
+        .status
+        .success());
+    let out = |name: &str| s(&dir.join(name));
+    let (new_fm, preds, cache) = (out("new-fm.model"), out("p.txt"), out("e.cache"));
+    for args in [
+        vec!["test", "-i", &model, &empty],
+        vec!["predict", "-i", &model, &empty],
+        vec!["fm", "-f", &new_fm, &empty_tsv],
+        vec!["fm", "-f", &new_fm, &header],
+        vec!["fm", "-f", &new_fm, &empty],
+        vec!["fm", "--loss", "squared", "-f", &new_fm, &empty],
+        vec!["fm", "predict", "-i", &fm, "-p", &preds, &empty_tsv],
+        vec![
+            "fm",
+            "predict",
+            "-i",
+            &fm,
+            "--columns",
+            "user,item",
+            &pairs_header,
+        ],
+        vec!["cache", "-c", &cache, &empty],
+        vec!["sketch", "--method", "fd", "--size", "3", &empty],
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("no examples in"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("NaN") && !err.contains("diverge"), "{err}");
+    }
+    for written in [&new_fm, &preds, &cache] {
+        assert!(!std::path::Path::new(written).exists(), "{written} written");
+    }
+}
