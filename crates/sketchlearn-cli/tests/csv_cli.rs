@@ -385,3 +385,69 @@ fn a_numeric_column_with_text_in_a_test_file_is_an_error_with_line_and_column() 
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A string column with more distinct values than `--max-categories` is hashed into
+/// 2^`--hash-bits` buckets (item 2: "hashed when large"), end to end: the schema line says
+/// so, `inspect` names the buckets by column, `test` reads a value never seen in training
+/// (it hashes like any other), and impossible hashing flags are refused before training.
+#[test]
+fn a_string_column_with_many_values_is_hashed_and_inspect_names_its_buckets() {
+    let mut text = String::from("city,x,y\n");
+    for i in 0..200 {
+        let c = i % 20;
+        text.push_str(&format!(
+            "c{c},{:.2},{}\n",
+            (i * 37 % 100) as f64 / 100.0,
+            u8::from(c < 10)
+        ));
+    }
+    let data = tmp("cities.csv", &text);
+    let model = scratch_path("cities.skl");
+    let args = ["train", "--label-column", "y", "-f", &model];
+    let one_hot = ok(&run(&["train", "--label-column", "y", &data]));
+    assert!(
+        one_hot.contains("d = 21 (1 numeric, 1 one-hot and 0 hashed columns)"),
+        "{one_hot}"
+    );
+    let err = ok(&run(
+        &[&args[..], &["--max-categories", "5", &data]].concat()
+    ));
+    assert!(
+        err.contains("d = 1025 (1 numeric, 0 one-hot and 1 hashed columns)"),
+        "{err}"
+    );
+    let small = ok(&run(&[
+        "train",
+        "--label-column",
+        "y",
+        "--max-categories",
+        "5",
+        "--hash-bits",
+        "2",
+        &data,
+    ]));
+    assert!(
+        small.contains("d = 5 (1 numeric, 0 one-hot and 1 hashed columns)"),
+        "{small}"
+    );
+    let inspect = run(&["inspect", "--json", "--top", "5", &model]);
+    let shown = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        inspect.status.success() && shown.contains("\"city=#"),
+        "{shown}"
+    );
+    let unseen = tmp("cities-new.csv", "city,x,y\nnowhere,0.5,1\n");
+    let t = test_json(&model, &unseen);
+    assert_eq!(t["examples"], 1, "{t}");
+    for (flags, want) in [
+        (
+            ["--hash-bits", "40"],
+            "--hash-bits must be between 1 and 24",
+        ),
+        (["--max-categories", "x"], "invalid value 'x'"),
+    ] {
+        let out = run(&[&["train", "--label-column", "y"][..], &flags, &[&data]].concat());
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains(want), "{flags:?}: {e}");
+    }
+}
