@@ -129,7 +129,17 @@ pub struct TrainReport {
     pub dim: usize,
     pub progressive_error: Option<f64>,
     pub progressive_loss: f64,
+    /// A classification stream's AUC (`null` for regression, which has no classes).
     pub progressive_auc: Option<f64>,
+    /// Regression (labels that are not two classes): the progressive RMSE, MAE and R² of the
+    /// predictions, each named as what it is (`progressive_loss` is the mean of the loss, ½
+    /// squared error for `--loss squared`); absent for classification.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progressive_rmse: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progressive_mae: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progressive_r2: Option<f64>,
     pub seconds: f64,
     pub examples_per_second: f64,
     pub refused_steps: u64,
@@ -510,6 +520,13 @@ fn print_summary(outcome: &TrainOutcome) {
         );
     }
     eprintln!("average loss      {:.6}", metrics.mean_loss());
+    if metrics.error_rate().is_none() {
+        eprintln!("progressive rmse  {:.6}", metrics.rmse());
+        eprintln!("progressive mae   {:.6}", metrics.mae());
+        if let Some(r2) = metrics.r2() {
+            eprintln!("progressive r2    {r2:.6}");
+        }
+    }
     for (name, m) in [("holdout", &outcome.holdout), ("test", &outcome.test)] {
         if let Some(m) = m {
             let error = m
@@ -544,6 +561,9 @@ fn print_summary(outcome: &TrainOutcome) {
 /// What `train --json` prints.
 fn report(outcome: &TrainOutcome) -> TrainReport {
     let metrics = &outcome.metrics;
+    // A classification stream has an error rate (also a squared loss on two classes); a
+    // regression stream has RMSE, MAE and R² instead, and no AUC.
+    let classify = metrics.error_rate().is_some();
     TrainReport {
         learner: outcome.model.config.describe(),
         examples: outcome.examples,
@@ -551,7 +571,10 @@ fn report(outcome: &TrainOutcome) -> TrainReport {
         dim: outcome.model.learner.dim(),
         progressive_error: metrics.error_rate(),
         progressive_loss: metrics.mean_loss(),
-        progressive_auc: metrics.auc(),
+        progressive_auc: metrics.auc().filter(|_| classify),
+        progressive_rmse: (!classify).then(|| metrics.rmse()),
+        progressive_mae: (!classify).then(|| metrics.mae()),
+        progressive_r2: metrics.r2().filter(|_| !classify),
         seconds: outcome.seconds,
         examples_per_second: outcome.examples_per_second(),
         refused_steps: outcome.refused_steps,

@@ -270,6 +270,64 @@ fn regression_keeps_its_labels_and_reports_regression_metrics() {
     );
 }
 
+/// `train` on a regression stream reports RMSE, MAE and R² (item 6), each what the `-p`
+/// predictions give against the labels, and no AUC; a classifier reports no regression metric.
+#[test]
+fn train_reports_regression_metrics_and_no_auc_for_regression() {
+    // Labels of both signs: a stream with positives and negatives, where an AUC could be
+    // computed (and was reported) though the values are no classes.
+    let text = relabel(&heart_text(), "-2", "4");
+    let f = write("h24t.libsvm", &text);
+    let p = path("h24t.pred");
+    let t = quiet_json("train", &["--loss", "squared", "-p", &p, &f]);
+    assert!(
+        t["progressive_auc"].is_null() && t["progressive_error"].is_null(),
+        "{t}"
+    );
+    let labels: Vec<f64> = text
+        .lines()
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let preds: Vec<f64> = std::fs::read_to_string(&p)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let n = labels.len() as f64;
+    let sse: f64 = labels
+        .iter()
+        .zip(&preds)
+        .map(|(y, p)| (y - p).powi(2))
+        .sum();
+    let mae = labels
+        .iter()
+        .zip(&preds)
+        .map(|(y, p)| (y - p).abs())
+        .sum::<f64>()
+        / n;
+    let mean = labels.iter().sum::<f64>() / n;
+    let sst: f64 = labels.iter().map(|y| (y - mean).powi(2)).sum();
+    for (key, want) in [
+        ("progressive_rmse", (sse / n).sqrt()),
+        ("progressive_mae", mae),
+        ("progressive_r2", 1.0 - sse / sst),
+    ] {
+        let got = t[key].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+            "{key}: {got} vs {want}"
+        );
+    }
+    // ½ squared error is what progressive_loss is for --loss squared.
+    let half_mse = t["progressive_loss"].as_f64().unwrap();
+    assert!((half_mse - sse / n / 2.0).abs() < 1e-9, "{t}");
+    let c = quiet_json("train", &[&f]);
+    assert!(c["progressive_auc"].as_f64().is_some(), "{c}");
+    for key in ["progressive_rmse", "progressive_mae", "progressive_r2"] {
+        assert!(c.get(key).is_none(), "{key} in {c}");
+    }
+}
+
 #[test]
 fn a_vw_model_refuses_libsvm_rows_and_a_libsvm_model_vw_text() {
     let vw = write("lab.vw", &"1 |a x:1 y:0.5\n-1 |a z:1\n".repeat(20));
