@@ -19,11 +19,12 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
-use sketchlearn::eval::{Metrics, ProgressRow};
+use sketchlearn::eval::{EvalError, Metrics, ProgressRow};
 use sketchlearn::linear::multiclass::{argmax, MulticlassLearner, MulticlassModel};
 use sketchlearn::linear::{LearnError, LearnerConfig, LinearModel, OnlineLearner, SparsitySample};
 use sketchlearn::loss::Loss;
-use sketchlearn::Row;
+use sketchlearn::run::{progressive_pass, Observer};
+use sketchlearn::{Example, Row};
 
 /// One online learner over `d` features: binary (labels ±1), regression (real labels), or
 /// multiclass (labels are class ids `0..K` as floats).
@@ -116,17 +117,64 @@ fn learn_rows(
     Ok(())
 }
 
-/// One example of a binary or regression model, with the library's refused-step policy.
-fn linear_step(
+/// Learns the rows of a binary or regression model in order as `sketchlearn train` does:
+/// through the library's progressive pass ([`progressive_pass`]: batches of examples, the
+/// default mixture's members on two threads, the same bits as one row at a time — the core's
+/// `tests/mixture.rs` pins it), with the refused-step policy, each prediction before its update
+/// scored into `metrics` and its progress rows. Stops before a row when `interrupt` is
+/// [due](Interrupt::due) (Ctrl-C), after the rows already read are learned. On an error, the
+/// row it names.
+fn learn_linear_rows(
     model: &mut LinearModel,
-    x: Row<'_>,
-    y: f64,
-    weight: f64,
+    (rows, y, w): (&Rows<'_>, &[f64], Option<&[f64]>),
+    interrupt: &Interrupt,
+    scratch: &mut RowScratch,
+    (metrics, progress): (&mut Metrics, &mut Vec<ProgressRow>),
     refused: &mut u64,
-) -> Result<(f64, f64, Loss), LearnError> {
-    let p = learn_row(&mut model.learner, x, y, weight, refused)?;
-    model.examples_seen += 1;
-    Ok((p, y, model.config.loss))
+) -> Result<(), (LearnError, usize)> {
+    let mut i = 0;
+    let next = |ex: &mut Example| {
+        if i == rows.n_rows() || interrupt.due(i) {
+            return Ok::<_, std::convert::Infallible>(false);
+        }
+        ex.clear();
+        match rows.row(i, scratch) {
+            Row::Sparse { indices, values } => {
+                ex.indices.extend_from_slice(indices);
+                ex.values.extend_from_slice(values);
+            }
+            Row::Dense(values) => {
+                ex.indices.extend(0..values.len() as u32);
+                ex.values.extend_from_slice(values);
+            }
+        }
+        (ex.label, ex.weight) = (y[i], w.map_or(1.0, |w| w[i]));
+        i += 1;
+        Ok(true)
+    };
+    let loss = model.config.loss;
+    let mut observer = ProgressRows(progress);
+    match progressive_pass(&mut model.learner, next, loss, metrics, &mut observer) {
+        Ok(pass) => {
+            model.examples_seen += pass.examples;
+            *refused += pass.refused_steps;
+            Ok(())
+        }
+        Err(EvalError::Learn { example, source }) => {
+            model.examples_seen += example - 1;
+            Err((source, example as usize - 1))
+        }
+        Err(EvalError::Source(never)) => match never {},
+    }
+}
+
+/// Collects the progress rows of a [`progressive_pass`] (what `verbose=True` prints).
+struct ProgressRows<'a>(&'a mut Vec<ProgressRow>);
+
+impl Observer for ProgressRows<'_> {
+    fn progress(&mut self, row: &ProgressRow) {
+        self.0.push(*row);
+    }
 }
 
 /// One example of a multiclass model as `sketchlearn train --multiclass` learns it (a refused
@@ -283,9 +331,7 @@ impl LinearLearners {
         let state = &mut self.state;
         let stop = &interrupt;
         let pass = || match state {
-            State::Linear(m) => learn_rows(&rows, w, stop, scratch, tally, |x, i, wt| {
-                linear_step(m, x, y[i], wt, count)
-            }),
+            State::Linear(m) => learn_linear_rows(m, (&rows, y, w), stop, scratch, tally, count),
             State::Multi(m) => learn_rows(&rows, w, stop, scratch, tally, |x, i, wt| {
                 multiclass_step(m, x, y[i] as usize, wt, count)
             }),

@@ -42,6 +42,34 @@ def test_two_threads_fit_two_models_like_one():
         np.testing.assert_array_equal(m.decision_function(X[:100]), ref)
 
 
+def test_a_second_thread_fits_models_while_the_first_fit_is_inside_rust():
+    """Two threads fitting two models run at once: during one long fit on a thread, the main
+    thread fits small models to the end, again and again. Were the GIL held while Rust learns,
+    the main thread could run only in the long fit's few Python milliseconds (a switch every
+    5 ms), a handful of small fits at most; released, it fits them all the while (hundreds)."""
+    X, y = _data(100_000)
+    Xs, ys = X[:500], y[:500]
+    inside, done = threading.Event(), threading.Event()
+
+    def long_fit():
+        clf = OnlineClassifier(algo="newton", curvature="fd")
+        inside.set()
+        clf.fit(X, y)
+        done.set()
+
+    worker = threading.Thread(target=long_fit)
+    worker.start()
+    inside.wait()
+    small = 0
+    while not done.is_set():
+        last = OnlineClassifier(algo="adagrad").fit(Xs, ys)
+        small += 1
+    worker.join()
+    assert small >= 50, small
+    ref = OnlineClassifier(algo="adagrad").fit(Xs, ys)
+    np.testing.assert_array_equal(last.decision_function(Xs), ref.decision_function(Xs))
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="needs SIGINT")
 def test_ctrl_c_interrupts_a_long_fit():
     X, y = _data(100_000)
