@@ -29,6 +29,7 @@ class LinearLearners:
         sparse: bool | None = None,
         regression: bool = False,
         first_rows: tuple[int, int, int] | None = None,
+        csv: CsvScan | None = None,
     ) -> None: ...
     def learn(
         self,
@@ -125,6 +126,32 @@ def scan_file(
 ) -> tuple[list[float], int, int, bool, tuple[int, int, int] | None]:
     """One pass over a LIBSVM/VW file: (distinct labels, rows, stored features, hashed,
     first rows' (rows, stored features, distinct features))."""
+
+class CsvScan:
+    """The schema of a list of CSV files and what its scan found (an opaque object for
+    ``LinearLearners(csv=...)``)."""
+
+    @property
+    def dim(self) -> int: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def labels(self) -> list: ...
+    @property
+    def has_labels(self) -> bool: ...
+
+def scan_csv_files(
+    paths: list[str],
+    *,
+    has_header: bool | None = None,
+    label_column: str | int | None = None,
+    ignore_columns: list[str | int] = ...,
+    max_categories: int = 64,
+    hash_bits: int = 10,
+) -> CsvScan:
+    """One scan of the CSV files ``paths`` as one input, in order, GIL released: the schema
+    (the CLI's ``--header``/``--no-header``, ``--label-column``, ``--ignore-columns``,
+    ``--max-categories``, ``--hash-bits``) and the labels. Errors name file, line and column."""
 
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
