@@ -84,3 +84,44 @@ def test_load_rejects_foreign_files(tmp_path):
         sketchlearn.load(bad)
     with pytest.raises(OSError):
         sketchlearn.load(tmp_path / "missing.model")
+
+
+@pytest.mark.parametrize("algo", [None, "adagrad"], ids=["default", "adagrad"])
+def test_river_names_hash_as_the_cli_hashes_vw_text(cli, tmp_path, algo):
+    """River dicts with word names learn what `sketchlearn train -b 18` learns from the same
+    stream written as VW text (`label | name:value ...`, default namespace): the same state
+    bytes, so names are hashed as VW hashes them. AdaGrad's `predict_one` before each
+    `learn_one` is also the CLI's progressive score; the default mixture's learn-time score
+    also counts the row in its unit-scaling moments, which `predict_one` cannot."""
+    from sketchlearn.river import Classifier
+
+    rng = np.random.default_rng(5)
+    words = ["red", "green", "blue", "price", "x1", "Ünïcode", "a_b", "17", "0.5"]
+    stream = []
+    for _ in range(400):
+        names = rng.choice(words, size=4, replace=False)
+        x = {str(n): float(np.round(rng.normal(), 3)) for n in names}
+        stream.append((x, bool(x.get("red", 0.0) + x.get("price", 0.0) > 0)))
+    vw = tmp_path / "stream.vw"
+    vw.write_text(
+        "".join(
+            f"{1 if y else -1} | " + " ".join(f"{k}:{v!r}" for k, v in x.items()) + "\n"
+            for x, y in stream
+        ),
+        encoding="utf-8",
+    )
+    model, raw = tmp_path / "cli.model", tmp_path / "raw.txt"
+    flags = ["--algo", "auto-sparse" if algo is None else algo, "-b", "18"]
+    subprocess.run(
+        [str(cli), "train", "--quiet", *flags, "--raw", "-p", str(raw), "-f", str(model), str(vw)],
+        check=True,
+        capture_output=True,
+    )
+    river = Classifier(algo=algo, bits=18)
+    scores = []
+    for x, y in stream:
+        scores.append(river._score(x))
+        river.learn_one(x, y)
+    assert sketchlearn.load(model).learners_.state_bytes() == river._learners.state_bytes()
+    if algo == "adagrad":
+        assert scores == [float(v) for v in raw.read_text().split()]
