@@ -64,6 +64,18 @@ fn train_and_test_outputs_are_checked_before_the_data_is_read() {
         &run(&["train", "-p", "/dev/null", &p]),
         "not a regular file",
     );
+    // A FIFO would block the run (or feed a reader the user did not mean): refused too.
+    let fifo = format!("{dir}/p.fifo");
+    if Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        refused(
+            &run(&["train", "-p", &fifo, &p]),
+            "(a device, FIFO or socket)",
+        );
+    }
     let model = format!("{dir}/m.skl");
     refused(
         &run(&["train", "-f", &model, "-p", &model, &p]),
