@@ -171,6 +171,9 @@ pub struct HeldOut {
     pub examples: u64,
     pub loss: f64,
     pub error: Option<f64>,
+    /// Regression: the RMSE of the held-out predictions (`loss` is ½ their squared error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rmse: Option<f64>,
 }
 
 impl HeldOut {
@@ -179,6 +182,7 @@ impl HeldOut {
             examples: m.examples(),
             loss: m.mean_loss(),
             error: m.error_rate(),
+            rmse: m.error_rate().is_none().then(|| m.rmse()),
         }
     }
 }
@@ -519,7 +523,9 @@ fn print_summary(outcome: &TrainOutcome) {
             c.labels()[1]
         );
     }
-    eprintln!("average loss      {:.6}", metrics.mean_loss());
+    let squared = outcome.model.config.loss == Loss::Squared;
+    let named = if squared { "  (½ squared error)" } else { "" };
+    eprintln!("average loss      {:.6}{named}", metrics.mean_loss());
     if metrics.error_rate().is_none() {
         eprintln!("progressive rmse  {:.6}", metrics.rmse());
         eprintln!("progressive mae   {:.6}", metrics.mae());
@@ -529,9 +535,10 @@ fn print_summary(outcome: &TrainOutcome) {
     }
     for (name, m) in [("holdout", &outcome.holdout), ("test", &outcome.test)] {
         if let Some(m) = m {
-            let error = m
-                .error_rate()
-                .map_or(String::new(), |e| format!(", error {e:.6}"));
+            let error = match m.error_rate() {
+                Some(e) => format!(", error {e:.6}"),
+                None => format!(", rmse {:.6}", m.rmse()),
+            };
             eprintln!(
                 "{name:<17} loss {:.6}{error} ({} examples)",
                 m.mean_loss(),

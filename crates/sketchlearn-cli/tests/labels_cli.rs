@@ -321,11 +321,25 @@ fn train_reports_regression_metrics_and_no_auc_for_regression() {
     // ½ squared error is what progressive_loss is for --loss squared.
     let half_mse = t["progressive_loss"].as_f64().unwrap();
     assert!((half_mse - sse / n / 2.0).abs() < 1e-9, "{t}");
-    let c = quiet_json("train", &[&f]);
+    let c = quiet_json("train", &["--holdout", "0.2", &f]);
     assert!(c["progressive_auc"].as_f64().is_some(), "{c}");
     for key in ["progressive_rmse", "progressive_mae", "progressive_r2"] {
         assert!(c.get(key).is_none(), "{key} in {c}");
     }
+    assert!(c["holdout"].get("rmse").is_none(), "{c}");
+    // Held-out regression numbers give the RMSE beside the loss (½ squared error).
+    let h = quiet_json("train", &["--loss", "squared", "--holdout", "0.2", &f]);
+    let (loss, rmse) = (h["holdout"]["loss"].as_f64(), h["holdout"]["rmse"].as_f64());
+    assert!(
+        (rmse.unwrap() - (2.0 * loss.unwrap()).sqrt()).abs() < 1e-9,
+        "{h}"
+    );
+    let out = run(&["train", "--loss", "squared", "--holdout", "0.2", &f]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("(½ squared error)") && err.contains(", rmse "),
+        "{err}"
+    );
 }
 
 #[test]
