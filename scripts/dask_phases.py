@@ -2,7 +2,7 @@
 Dask's task stream split by task kind (compute and transfer seconds), the workers' idle time
 (workers × wall time − everything the task stream shows: waiting for the scheduler, for
 the other worker's result, and the client's own work), the rate, the held-out error and each
-worker's peak resident memory; then, in this process on the fitted state, the CPU seconds of
+worker's peak resident memory and CPU seconds during the fit; then, in this process on the fitted state, the CPU seconds of
 the parts of a learning task (copy of the state, parsing a block alone, the whole task on one
 thread) and of moving a state (pickle, unpickle).
 
@@ -42,6 +42,14 @@ def phases(records) -> dict:
     return out
 
 
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this (worker) process so far."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def cpu(fn, *args):
     t0 = time.process_time()
     out = fn(*args)
@@ -77,6 +85,7 @@ def main() -> None:
             from distributed import get_task_stream
 
             fit(OnlineClassifier(), paths[:1], n_features=d, client=client)  # warm-up
+            cpu0 = client.run(cpu_seconds)
             with get_task_stream(client) as ts:
                 t0 = time.perf_counter()
                 model = fit(
@@ -89,6 +98,7 @@ def main() -> None:
                     ),
                 )
                 secs = time.perf_counter() - t0
+            cpu1 = client.run(cpu_seconds)
             rss = client.run(peak_rss_mb)
         err, se = held_out(model, test, d)
         parts = task_parts(model, paths[-1])
@@ -103,6 +113,8 @@ def main() -> None:
         f"wall {secs:.1f} s; workers idle {args.workers * secs - busy:.1f} s "
         f"(of {args.workers} x {secs:.1f})"
     )
+    worker_cpu = sorted(cpu1[w] - cpu0[w] for w in cpu1)
+    print("workers' CPU s during the fit: " + ", ".join(f"{c:.1f}" for c in worker_cpu))
     print(parts)
     print(
         f"{args.workers} worker(s): {args.rows / secs:,.0f} examples/s, held-out error "

@@ -116,11 +116,11 @@ def _worker_threads() -> int | None:
 
 
 class _Delta:
-    """A task's or a merge's result: the estimator without its learners, and the learners'
-    delta against the round's base (``LinearLearners.delta_from``: the features learned on
-    since the base). Every worker holds the base, so this is what moves between workers
-    instead of the whole state; the state is rebuilt bit for bit (:meth:`state`), so the
-    merge sees the same inputs as without deltas."""
+    """A state as it moves between workers: the estimator without its learners, and the
+    learners' delta against the round's base (``LinearLearners.delta_from``: the features
+    learned on since the base). Every worker holds the base, so this is what moves between
+    workers instead of the whole state; the state is rebuilt bit for bit (:meth:`state`), so
+    the merge sees the same inputs as without deltas."""
 
     __slots__ = ("shell", "delta")
 
@@ -136,18 +136,20 @@ class _Delta:
         return est
 
 
-def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
+def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
     """One pass over each of the task's blocks in turn from the global ``model`` (left
-    untouched: it is shared by every task of the round), as a delta against it. Files are
-    learned into a new state (``learned_file``: one copy of the state, not a copy and then
-    the run's own). In a worker of one thread, on that thread alone."""
+    untouched: it is shared by every task of the round): the learned estimator, which stays
+    on this worker (a merge placed here uses it as it is; :func:`_delta_of` makes what moves
+    to another worker). Files are learned into a new state (``learned_file``: one copy of the
+    state, not a copy and then the run's own). In a worker of one thread, on that thread
+    alone."""
     threads = 1 if _worker_threads() == 1 else None
     if ys is None:  # files
         est = copy.copy(model)
         est.learners_ = model.learners_.learned_file(Xs[0], fmt, zero_based, threads=threads)
         for path in Xs[1:]:
             est.learners_.learn_file(path, fmt, zero_based, threads=threads)
-        return _Delta(est, model)
+        return est
     est = copy.deepcopy(model)
     est._threads = threads
     for X, y in zip(Xs, ys):
@@ -156,21 +158,24 @@ def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
         else:
             est.partial_fit(np.asarray(X), np.asarray(y))
     del est._threads
-    return _Delta(est, model)
+    return est
 
 
-def _merged_state(a: _Delta, b: _Delta, base):
-    """``a`` merged with ``b`` (both deltas against ``base``): the merged estimator. The fit's
-    last merge returns it as it is — it goes to the client alone, so neither its delta nor its
-    application on every worker is needed."""
-    out = a.state(base)
-    out.learners_.merge(b.state(base).learners_, base.learners_)
+def _delta_of(est, base) -> _Delta:
+    """``est`` as a delta against ``base``: what moves to another worker holding ``base``."""
+    return _Delta(est, base)
+
+
+def _merged_state(a, b: _Delta, base):
+    """``a`` (a state held on this worker: a task's or a lower merge's result) merged with
+    ``b`` (a delta against ``base``, from another worker): the merged estimator, a new one
+    (``a`` is left as it is). ``a`` is not rebuilt from bytes: a state read back from its
+    delta is the same state, and merging read-back states equals merging the learned ones
+    to the bit (core test ``model_delta::merging_read_back_states_equals_merging_them_in_
+    memory``)."""
+    out = copy.copy(a)
+    out.learners_ = a.learners_.merged(b.state(base).learners_, base.learners_)
     return out
-
-
-def _merge(a: _Delta, b: _Delta, base) -> _Delta:
-    """``a`` merged with ``b`` (both deltas against ``base``), as a delta against ``base``."""
-    return _Delta(_merged_state(a, b, base), base)
 
 
 def _applied(base, part: _Delta):
@@ -187,23 +192,21 @@ def _submit_on(client, worker, fn, *args):
     return client.submit(fn, *args, pure=False, workers=[worker], allow_other_workers=True)
 
 
-def _tree_merge(client, parts: list, last: bool = False) -> Any:
-    """Pairwise tree reduction of ``parts`` — ``(future of a delta, (its worker, the round's
-    base there))`` — with merge, each merge on its left part's worker: the future of the
-    merged delta, or (``last``: the fit's last round) of the merged estimator itself."""
+def _tree_merge(client, parts: list) -> tuple:
+    """Pairwise tree reduction of ``parts`` — ``(future of a learned estimator, (its worker,
+    the round's base there))`` — with merge: each merge runs on its left part's worker, on
+    that part as it is in memory and the right part's delta (made on the right part's
+    worker, the one thing that moves). Returns the root's ``(future of the merged estimator,
+    (its worker, the base there))``."""
     while len(parts) > 1:
-        merge = _merged_state if last and len(parts) == 2 else _merge
-        nxt = [
-            (_submit_on(client, w, merge, a, b, g), (w, g))
-            for (a, (w, g)), (b, _) in zip(parts[::2], parts[1::2])
-        ]
+        nxt = []
+        for (a, (w, g)), (b, (wb, gb)) in zip(parts[::2], parts[1::2]):
+            delta = _submit_on(client, wb, _delta_of, b, gb)
+            nxt.append((_submit_on(client, w, _merged_state, a, delta, g), (w, g)))
         if len(parts) % 2:
             nxt.append(parts[-1])
         parts = nxt
-        if merge is _merged_state:
-            return parts[0][0]
-    part, (w, base) = parts[0]
-    return _submit_on(client, w, _applied, base, part) if last else part
+    return parts[0]
 
 
 # -- fit ----------------------------------------------------------------------------------------
@@ -441,12 +444,15 @@ def fit(
             w = workers[i % len(workers)]
             args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
             parts.append((_submit_on(client, w, _learn_blocks, *args), (w, bases[w])))
-        if start + per_round >= len(blocks):  # the last round: its merge goes to the client
-            model = _tree_merge(client, parts, last=True)
-        else:
-            merged = _tree_merge(client, parts)
-            bases = {w: _submit_on(client, w, _applied, g, merged) for w, g in bases.items()}
-            model = bases[workers[0]]
+        model, (root, root_base) = _tree_merge(client, parts)
+        if start + per_round < len(blocks):  # the next round's base on every worker
+            others = [w for w in bases if w != root]
+            if others:  # the root's worker holds the merged state; the others its delta
+                delta = _submit_on(client, root, _delta_of, model, root_base)
+                bases = {w: _submit_on(client, w, _applied, bases[w], delta) for w in others}
+            else:
+                bases = {}
+            bases[root] = model
         if verbose:
             est = model.result()
             seen = est.learners_.examples_seen
