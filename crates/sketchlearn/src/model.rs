@@ -63,6 +63,7 @@ use std::io::Read;
 use std::path::Path;
 
 pub(crate) mod delta;
+pub(crate) mod interleaved;
 mod replacing_file;
 pub(crate) mod sparse_vec;
 pub(crate) mod touched;

@@ -4,6 +4,7 @@
 use super::{check_example, weight_ok, LearnError, OnlineLearner};
 use crate::loss::Loss;
 use crate::merge::{MergeResult, MergeShare};
+use crate::model::interleaved::Interleaved;
 use crate::model::touched::Touched;
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -149,9 +150,10 @@ impl OnlineLearner for Ogd {
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdaGrad {
-    /// Per feature: the weight `w_i` and `G_i` (written as two sparse arrays; saved and checked
-    /// in proportion to the features touched).
-    coords: Touched<2>,
+    /// Per feature: the weight `w_i` and `G_i`, side by side (one cache line per feature: a
+    /// step reads and writes both; written as two sparse arrays, the bytes of the two separate
+    /// arrays kept before; saved and checked in proportion to the features touched).
+    coords: Interleaved,
     loss: Loss,
     eta: f64,
 }
@@ -165,7 +167,7 @@ impl AdaGrad {
             )));
         }
         Ok(AdaGrad {
-            coords: Touched::new(dim),
+            coords: Interleaved::new(dim),
             loss,
             eta,
         })
@@ -191,7 +193,8 @@ impl AdaGrad {
 
     /// `max_i |w_i|` (`+∞` if a weight is NaN) from the touched features: `O(touched)`.
     pub(crate) fn largest_weight(&self) -> f64 {
-        largest_at(self.coords.array(0), self.coords.features())
+        let w = self.coords.pairs();
+        super::validate::largest(self.coords.features().into_iter().map(|i| w[i][0]))
     }
 }
 
@@ -201,20 +204,19 @@ impl OnlineLearner for AdaGrad {
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
-        x.dot(self.coords.array(0))
+        self.coords.dot_first(x)
     }
 
-    /// Loads the example's `w_i` and `G_i` (two random accesses per feature into `d`-long
-    /// tables: on a wide sparse stream most of AdaGrad's time is waiting for them).
+    /// Loads the example's `(w_i, G_i)` pairs (one random access per feature into a `d`-long
+    /// table: on a wide sparse stream most of AdaGrad's time is waiting for them).
     #[inline]
     fn prefetch(&self, x: Row<'_>) {
-        super::prefetch::prefetch_entries(self.coords.array(0), x);
-        super::prefetch::prefetch_entries(self.coords.array(1), x);
+        super::prefetch::prefetch_entries(self.coords.pairs(), x);
     }
 
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.coords.len())?;
-        let p = x.dot(self.coords.array(0));
+        let p = self.coords.dot_first(x);
         let dl = weight * self.loss.derivative(p, y);
         if dl != 0.0 {
             match x {
@@ -233,8 +235,9 @@ impl OnlineLearner for AdaGrad {
         Ok(p)
     }
 
+    /// The weights (a copy: they are stored beside the `G_i`).
     fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Borrowed(self.coords.array(0))
+        Cow::Owned(self.coords.column(0))
     }
 }
 
@@ -254,9 +257,11 @@ impl MergeShare for Ogd {
 impl MergeShare for AdaGrad {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.coords.len(), other.coords.len())?;
+        let (ow, og) = (other.coords.column(0), other.coords.column(1));
+        let bg = base.map(|b| b.coords.column(1));
         self.coords.update_all(|[w, g2]| {
-            crate::merge::mix(w, other.coords.array(0), share);
-            crate::merge::add_since(g2, other.coords.array(1), base.map(|b| b.coords.array(1)));
+            crate::merge::mix(w, &ow, share);
+            crate::merge::add_since(g2, &og, bg.as_deref());
         });
         Ok(())
     }

@@ -11,10 +11,10 @@ use crate::Row;
 /// features, measured: the hints were 2 % of its time).
 pub(crate) const CACHED_ENTRIES: usize = 1 << 15;
 
-/// Starts loading `table[j]` for every index `j` of a sparse `x` (indices beyond the table are
+/// Starts loading `table[j]` (the cache line holding its start) for every index `j` of a sparse `x` (indices beyond the table are
 /// skipped: the caller reports them); nothing for a table of fewer than [`CACHED_ENTRIES`].
 #[inline]
-pub(crate) fn prefetch_entries(table: &[f64], x: Row<'_>) {
+pub(crate) fn prefetch_entries<T>(table: &[T], x: Row<'_>) {
     if table.len() < CACHED_ENTRIES {
         return;
     }
@@ -24,7 +24,7 @@ pub(crate) fn prefetch_entries(table: &[f64], x: Row<'_>) {
         for &j in indices {
             if let Some(e) = table.get(j as usize) {
                 // SAFETY: prefetching is a hint; the address is that of an element.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(e as *const f64 as *const i8) };
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(e as *const T as *const i8) };
             }
         }
     }

@@ -48,6 +48,17 @@ impl<const N: usize, T: Element> Touched<N, T> {
         }
     }
 
+    /// `N` given arrays of one length, their non-zeros listed (an `O(d)` pass).
+    pub fn from_arrays(arrays: [Vec<T>; N]) -> Self {
+        let mut t = Touched {
+            arrays,
+            listed: Vec::new(),
+            compacted: 0,
+        };
+        t.update_all(|_| {});
+        t
+    }
+
     /// The length of each array.
     pub fn len(&self) -> usize {
         self.arrays[0].len()

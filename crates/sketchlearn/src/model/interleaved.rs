@@ -1,0 +1,236 @@
+//! Two per-feature arrays stored side by side: feature `i`'s pair `[a_i, b_i]` is 16 contiguous
+//! bytes, one cache line, where two [`Touched`] arrays put `a_i` and `b_i` `8·d` bytes apart (two
+//! lines). For a learner that reads and writes both entries of every feature of a row —
+//! AdaGrad's weight `w_i` and squared-gradient sum `G_i` — on a wide sparse stream each entry is
+//! a cache miss, so the layout halves the lines a non-zero touches (issue 27; `docs/results/
+//! speed.md`, branch `adagrad10`).
+//!
+//! Everything else is [`Touched<2>`]'s: allocated zeroed (untouched pages cost no memory), the
+//! features with a non-zero entry listed (compacted when the list doubles), and the **same file
+//! bytes** — a pair array is written and read through a [`Touched<2>`] built from its listed
+//! features (`O(k)` work for `k` listed features, the rest of the zeroed arrays never touched),
+//! so models saved before and after the change load into each other.
+
+use super::touched::Touched;
+use crate::Row;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Feature `i`'s two entries side by side (see the [module](self) docs).
+#[derive(Clone, Debug)]
+pub struct Interleaved {
+    pairs: Vec<[f64; 2]>,
+    /// Each feature with an entry whose bits are not all zero (as [`Touched`]'s list).
+    listed: Vec<usize>,
+    /// The list's length after its last compaction.
+    compacted: usize,
+}
+
+/// Listings allowed before the first compaction (as [`Touched`]).
+const MIN_COMPACT: usize = 1024;
+
+fn is_zero(v: &[f64; 2]) -> bool {
+    v.iter().all(|x| x.to_bits() == 0)
+}
+
+impl Interleaved {
+    /// `d` pairs of zeros (`vec!` of an all-zero array allocates zeroed memory).
+    pub fn new(d: usize) -> Self {
+        Interleaved {
+            pairs: vec![[0.0; 2]; d],
+            listed: Vec::new(),
+            compacted: 0,
+        }
+    }
+
+    /// The number of features.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// The pairs, feature by feature.
+    #[inline]
+    pub fn pairs(&self) -> &[[f64; 2]] {
+        &self.pairs
+    }
+
+    /// Feature `i`'s pair.
+    #[inline]
+    pub fn at(&self, i: usize) -> [f64; 2] {
+        self.pairs[i]
+    }
+
+    /// Sets feature `i`'s pair (listing it if it was all zeros).
+    #[inline]
+    pub fn set(&mut self, i: usize, values: [f64; 2]) {
+        let newly = is_zero(&self.pairs[i]) && !is_zero(&values);
+        self.pairs[i] = values;
+        if newly {
+            self.listed.push(i);
+            if self.listed.len() > 2 * self.compacted.max(MIN_COMPACT) {
+                self.listed = self.features();
+                self.compacted = self.listed.len();
+            }
+        }
+    }
+
+    /// The features with a non-zero entry, increasing, each once (`O(k log k)`).
+    pub fn features(&self) -> Vec<usize> {
+        let mut at = self.listed.clone();
+        at.sort_unstable();
+        at.dedup();
+        at.retain(|&i| !is_zero(&self.pairs[i]));
+        at
+    }
+
+    /// Entry `k` of every feature (an `O(d)` copy: reports, not the learning path).
+    pub fn column(&self, k: usize) -> Vec<f64> {
+        self.pairs.iter().map(|p| p[k]).collect()
+    }
+
+    /// `Σ_j a_j x_j` over `x`'s entries (the first entries of the pairs): the same sums in the
+    /// same order as [`Row::dot`] of the array of first entries, so the same bits.
+    #[inline]
+    pub fn dot_first(&self, x: Row<'_>) -> f64 {
+        let w = &self.pairs;
+        match x {
+            Row::Dense(v) => v.iter().zip(w).map(|(a, b)| a * b[0]).sum(),
+            Row::Sparse { indices, values } => {
+                if indices.last().is_none_or(|&i| (i as usize) < w.len()) {
+                    // Row::dot's four accumulators (its contiguous path for a leading block
+                    // `0..n` adds the same products in the same order).
+                    let mut acc = [0.0f64; 4];
+                    let mut chunks = indices.chunks_exact(4).zip(values.chunks_exact(4));
+                    for (ic, vc) in &mut chunks {
+                        for k in 0..4 {
+                            acc[k] += w[ic[k] as usize][0] * vc[k];
+                        }
+                    }
+                    let tail = indices.len() / 4 * 4;
+                    let rest: f64 = indices[tail..]
+                        .iter()
+                        .zip(&values[tail..])
+                        .map(|(&i, &x)| w[i as usize][0] * x)
+                        .sum();
+                    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
+                } else {
+                    indices
+                        .iter()
+                        .zip(values.iter())
+                        .filter_map(|(&i, &x)| w.get(i as usize).map(|wi| wi[0] * x))
+                        .sum()
+                }
+            }
+        }
+    }
+
+    /// Changes both arrays as a whole (an `O(d)` pass, like [`Touched::update_all`]).
+    pub fn update_all(&mut self, f: impl FnOnce(&mut [Vec<f64>; 2])) {
+        let mut t = Touched::<2>::from_arrays([self.column(0), self.column(1)]);
+        t.update_all(f);
+        *self = Interleaved::from_touched(&t);
+    }
+
+    /// The pairs of a [`Touched<2>`] (its listed features copied: `O(k)`).
+    fn from_touched(t: &Touched<2>) -> Self {
+        let mut out = Interleaved::new(t.len());
+        for i in t.features() {
+            out.pairs[i] = t.at(i);
+        }
+        out.listed = t.features();
+        out.compacted = out.listed.len();
+        out
+    }
+
+    /// The same state as two [`Touched`] arrays (zeroed, the listed features written: `O(k)`).
+    fn to_touched(&self) -> Touched<2> {
+        let mut t = Touched::<2>::new(self.len());
+        for i in self.features() {
+            t.set(i, self.pairs[i]);
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+impl Interleaved {
+    /// Writes NaN into both entries of every feature not listed.
+    pub(crate) fn poison_untouched(&mut self) {
+        let listed: std::collections::HashSet<usize> = self.listed.iter().copied().collect();
+        for (i, p) in self.pairs.iter_mut().enumerate() {
+            if !listed.contains(&i) {
+                *p = [f64::NAN; 2];
+            }
+        }
+    }
+}
+
+/// The bytes of [`Touched<2>`]: the first entries' sparse array, then the second's.
+impl Serialize for Interleaved {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_touched().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Interleaved {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Interleaved::from_touched(&Touched::<2>::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *state >> 33
+    }
+
+    /// The same sets on pairs and on two [`Touched`] arrays: the same file bytes (both ways),
+    /// the same features, and `dot_first` equal to [`Row::dot`] of the first array to the bit on
+    /// sparse rows (in range, out of range, a leading block) and dense rows.
+    #[test]
+    fn pairs_write_the_bytes_of_two_touched_arrays_and_dot_to_the_bit() {
+        let d = 5000;
+        let (mut p, mut t) = (Interleaved::new(d), Touched::<2>::new(d));
+        let mut s = 7u64;
+        for k in 0..20_000u64 {
+            let i = lcg(&mut s) as usize % d;
+            let v = [(lcg(&mut s) % 1000) as f64 / 7.0 - 70.0, (k % 5) as f64];
+            p.set(i, v);
+            t.set(i, v);
+        }
+        let bytes = postcard::to_allocvec(&t).unwrap();
+        assert_eq!(postcard::to_allocvec(&p).unwrap(), bytes);
+        assert_eq!(p.features(), t.features());
+        let back: Interleaved = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+        let w = t.array(0);
+        let bits = |x: f64| x.to_bits();
+        for n in [0usize, 1, 3, 4, 7, 50, 201] {
+            let mut indices: Vec<u32> = (0..n).map(|_| (lcg(&mut s) % d as u64) as u32).collect();
+            indices.sort_unstable();
+            indices.dedup();
+            let values: Vec<f64> = indices.iter().map(|&i| 0.3 * i as f64 - 11.0).collect();
+            let block: Vec<u32> = (0..n as u32).collect();
+            let mut beyond = indices.clone();
+            beyond.push(d as u32 + 3);
+            let mut bv = values.clone();
+            bv.push(2.0);
+            for (ix, vs) in [(&indices, &values), (&block, &values), (&beyond, &bv)] {
+                let vs = &vs[..ix.len().min(vs.len())];
+                let ix = &ix[..vs.len()];
+                let x = Row::Sparse {
+                    indices: ix,
+                    values: vs,
+                };
+                assert_eq!(bits(p.dot_first(x)), bits(x.dot(w)), "n = {n}");
+            }
+            let dense: Vec<f64> = (0..n).map(|j| j as f64 * 0.01 - 0.4).collect();
+            let x = Row::Dense(&dense);
+            assert_eq!(bits(p.dot_first(x)), bits(x.dot(w)));
+        }
+    }
+}
