@@ -32,7 +32,7 @@ pub enum FmFormat {
     Auto,
     /// `user item rating [timestamp]` (TSV `u.data`, `ratings.csv` with header, `::` `.dat`).
     Ratings,
-    /// LIBSVM `label idx:val ...`; with a classification loss labels > 0 become +1, the others −1.
+    /// LIBSVM `label idx:val ...`; classifying: any two labels (-1/+1, 0/1, 2/4), the larger positive.
     Libsvm,
 }
 
@@ -645,11 +645,9 @@ fn load_libsvm(args: &FmArgs, loss: Loss, normalize: bool) -> Result<Data> {
     has_examples(rows.len(), args.file())?;
     if loss.is_classification() {
         // Two classes in any convention (-1/+1, 0/1, 2/4; the larger positive), as `train`.
-        let classes = scan.binary().map_err(|e| {
-            anyhow::anyhow!(
-                "{e} (sketchlearn fm learns two classes only; train --multiclass learns more)"
-            )
-        })?;
+        let classes = scan.binary_only(
+            "sketchlearn fm learns two classes only; train --multiclass learns more",
+        )?;
         for r in &mut rows {
             r.label = classes.binary_target(&sketchlearn::labels::ClassLabel::Number(r.label))?;
         }

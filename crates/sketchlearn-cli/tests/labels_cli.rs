@@ -398,4 +398,16 @@ fn fm_takes_two_classes_in_any_convention_and_refuses_three() {
     let t = write("fm3.libsvm", &three);
     let e = failure(&run(&["fm", &t]));
     assert_mentions(&e, &[format!("{t}:271:1").as_str(), "two classes"]);
+    // fm has neither --multiclass nor --classes: its error must not suggest them.
+    assert!(
+        !e.contains("--classes") && !e.contains("needs --multiclass"),
+        "{e}"
+    );
+    // and its help states the convention it follows (it said "labels > 0 become +1").
+    let help = String::from_utf8_lossy(&run(&["fm", "--help"]).stdout).into_owned();
+    assert!(!help.contains("labels > 0 become +1"), "{help}");
+    assert_mentions(
+        &help,
+        &["any two labels (-1/+1, 0/1, 2/4), the larger positive"],
+    );
 }

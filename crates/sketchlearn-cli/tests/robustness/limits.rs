@@ -116,6 +116,65 @@ fn a_sketch_larger_than_the_dimension_is_capped_with_a_note() {
     }
 }
 
+/// The JSON summary of a run without its timings and learner description (which names `m`).
+fn results(out: &std::process::Output) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for key in ["seconds", "examples_per_second", "learner"] {
+        o.remove(key);
+    }
+    v
+}
+
+/// The default mixture's sketch size is capped at `d` too (it was refused, "needs 1788.2 GiB up
+/// front", and a size that fitted, `--size 2000` on a9a, ran for more than ten minutes), but
+/// never below the default `m = 10`, so a file with `d < 10` keeps the default's sketches.
+#[test]
+fn the_default_learners_sketch_size_is_capped_too() {
+    let heart = repo_file("heart.libsvm");
+    let train = |extra: &[&str], file: &str| {
+        let out = run(
+            &[&["train", "--quiet", "--json"], extra, &[file]].concat(),
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let big = train(&["--size", "100000"], &heart);
+    let err = String::from_utf8_lossy(&big.stderr);
+    assert!(
+        err.contains("the sketch size 100000 is larger than the dimension d = 13: capped at 13"),
+        "{err}"
+    );
+    assert_eq!(results(&big), results(&train(&["--size", "13"], &heart)));
+    let dir = Scratch::new("capdefault");
+    let small = dir.path("d5.libsvm");
+    let rows: String = (0..60)
+        .map(|i| {
+            format!(
+                "{} 1:{} 3:{} 5:0.5\n",
+                if i % 3 == 0 { 1 } else { -1 },
+                i % 7,
+                i % 4
+            )
+        })
+        .collect();
+    std::fs::write(&small, rows).unwrap();
+    let capped = train(&["--size", "50"], &small);
+    let err = String::from_utf8_lossy(&capped.stderr);
+    assert!(
+        err.contains("larger than the dimension d = 5: capped at 10"),
+        "{err}"
+    );
+    let default = train(&[], &small);
+    assert!(!String::from_utf8_lossy(&default.stderr).contains("capped"));
+    assert_eq!(results(&capped), results(&default));
+}
+
 /// This machine's memory in GiB (`MemTotal`, as the footprint check reads it).
 fn machine_gib() -> f64 {
     let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();

@@ -156,6 +156,17 @@ impl ClassScan {
     /// The two classes of a binary learner (sorted: the later is positive). A third distinct
     /// label is an error at the line where it first appears, naming `--multiclass`.
     pub fn binary(&self) -> Result<Classes, ParseError> {
+        self.binary_or(None)
+    }
+
+    /// [`binary`](Self::binary) for a command that learns two classes only and has no
+    /// `--multiclass` or `--classes` (`sketchlearn fm`): a third label's error gives `hint` as
+    /// what to do instead.
+    pub fn binary_only(&self, hint: &str) -> Result<Classes, ParseError> {
+        self.binary_or(Some(hint))
+    }
+
+    fn binary_or(&self, hint: Option<&str>) -> Result<Classes, ParseError> {
         if self.first_seen.len() > 2 {
             let mut by_line: Vec<(&ClassLabel, (u64, usize))> =
                 self.first_seen.iter().map(|(l, &at)| (l, at)).collect();
@@ -163,7 +174,10 @@ impl ClassScan {
             let (third, (line, column)) = by_line[2];
             let two = Classes::from_observed([by_line[0].0.clone(), by_line[1].0.clone()])
                 .map_err(|e| self.error(0, e))?;
-            let e = two.index_of(third).expect_err("a third distinct label");
+            let mut e = two.index_of(third).expect_err("a third distinct label");
+            if let (LabelError::Unknown { hint: h, .. }, Some(hint)) = (&mut e, hint) {
+                *h = hint.to_owned();
+            }
             return Err(self.error_at(line, column, e));
         }
         self.classes()

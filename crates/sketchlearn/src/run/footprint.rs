@@ -230,19 +230,31 @@ fn estimate_multiclass(
 
 /// A sketch larger than the dimension holds nothing more than one of size `d`: a configuration
 /// whose sketch size `m` exceeds `dim` gets `m = dim`, and the warning that says so.
+///
+/// The default's mixtures (`auto`, `auto-sparse`) are capped too — a `--size` far above `d`
+/// made their members' `m × m` work grow for nothing (`train --size 2000` on a9a, `d = 124`:
+/// over 10 minutes and 2.7 GB, against 13 s at `--size 124` with the same progressive error;
+/// `docs/results/robustness.md`, done-when checklist) — but never below the default size
+/// ([`LearnerConfig::default`]'s `m = 10`): on a file with `d < 10` (diabetes) the untuned
+/// default keeps the exact `m = 10` sketches it was measured with, bit for bit.
 pub(crate) fn cap_size(
     config: ValidLearnerConfig,
     dim: usize,
 ) -> Result<(ValidLearnerConfig, Option<Warning>), RunError> {
     let c = config.config();
-    // The mixtures' members keep their own sizes (sketches of d < m rows are exact).
     let sketched = c.algorithm == Algorithm::Newton && c.curvature.has_sparse_learner();
-    if !sketched || c.size <= dim.max(1) {
+    let floor = if c.algorithm.is_auto() {
+        LearnerConfig::default().size
+    } else {
+        1
+    };
+    let cap = dim.max(floor);
+    if !(sketched || c.algorithm.is_auto()) || c.size <= cap {
         return Ok((config, None));
     }
     let size = c.size;
     let capped = LearnerConfig {
-        size: dim.max(1),
+        size: cap,
         ..config.into_inner()
     }
     .check()?;
@@ -251,6 +263,7 @@ pub(crate) fn cap_size(
         Some(Warning::SketchSizeCapped {
             size,
             dim: dim.max(1),
+            cap,
         }),
     ))
 }

@@ -41,8 +41,10 @@ pub enum Warning {
     SketchSizeCapped {
         /// The configured size.
         size: usize,
-        /// The dimension, the size used.
+        /// The dimension.
         dim: usize,
+        /// The size used: `dim`, or the default size where a mixture's is larger.
+        cap: usize,
     },
     /// The learner's memory grows with the distinct features the input uses, and all `d` of
     /// them would need more than the machine has (`run/footprint.rs`): the run goes on, and
@@ -92,9 +94,9 @@ impl fmt::Display for Warning {
                 "the learning pass diverged (progressive loss {mean_loss:.3e}): the steps are \
                  too large for rows of this scale"
             ),
-            Warning::SketchSizeCapped { size, dim } => write!(
+            Warning::SketchSizeCapped { size, dim, cap } => write!(
                 f,
-                "the sketch size {size} is larger than the dimension d = {dim}: capped at {dim}"
+                "the sketch size {size} is larger than the dimension d = {dim}: capped at {cap}"
             ),
             Warning::MemoryGrowsWithFeatures {
                 bytes_per_feature,
