@@ -175,6 +175,57 @@ fn the_default_learners_sketch_size_is_capped_too() {
     assert_eq!(results(&capped), results(&default));
 }
 
+/// Issue 26 item 3 for the multiclass learners: a `--size` above `d` is capped as for binary
+/// ones — one-against-all members by the binary rule (never below the default `m = 10`), the
+/// softmax learner's shared sketch at `max(d, 20)` — with the same note, and the capped run
+/// equals the run at the capped size. Before, `--multiclass --size 100000` was refused ("needs
+/// … GiB") and a size above `d` that fitted ran at the larger `m`.
+#[test]
+fn multiclass_sketch_sizes_are_capped_at_the_dimension() {
+    let dir = Scratch::new("capmulti");
+    let file = dir.path("k3.libsvm");
+    let rows: String = (0..90)
+        .map(|i| {
+            let features: String = (1..=30)
+                .filter(|j| (i + j) % 4 == 0)
+                .map(|j| format!(" {j}:{}", (i * j) % 5))
+                .collect();
+            format!("{}{features}\n", i % 3)
+        })
+        .collect();
+    std::fs::write(&file, rows).unwrap();
+    let train = |extra: &[&str]| {
+        let out = run(
+            &[
+                &["train", "--quiet", "--json", "--multiclass"],
+                extra,
+                &[&file],
+            ]
+            .concat(),
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    for (reduction, cap) in [("oaa", "30"), ("softmax", "30")] {
+        let big = train(&["--reduction", reduction, "--size", "100000"]);
+        let err = String::from_utf8_lossy(&big.stderr);
+        assert!(
+            err.contains(
+                "the sketch size 100000 is larger than the dimension d = 30: capped at 30"
+            ),
+            "{reduction}: {err}"
+        );
+        let at_cap = train(&["--reduction", reduction, "--size", cap]);
+        assert!(!String::from_utf8_lossy(&at_cap.stderr).contains("capped"));
+        assert_eq!(results(&big), results(&at_cap), "{reduction}");
+    }
+}
+
 /// This machine's memory in GiB (`MemTotal`, as the footprint check reads it).
 fn machine_gib() -> f64 {
     let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();

@@ -54,7 +54,9 @@
 //! the features in its sparse-time form (a lazy column store of `K` heads per feature).
 
 use super::{RunError, Warning};
-use crate::linear::multiclass::{MulticlassConfig, MulticlassLearner, Reduction};
+use crate::linear::multiclass::{
+    MulticlassConfig, MulticlassLearner, Reduction, SOFTMAX_DEFAULT_SIZE,
+};
 use crate::linear::{
     Algorithm, AnyLearner, LearnerConfig, OnlineLearner, Regularization, Representation,
     ValidLearnerConfig,
@@ -224,6 +226,41 @@ fn estimate_multiclass(
             let all = extrapolate(|d, m| probe_softmax(config, d, m), dim, config.size)?;
             let lazy = config.member.representation == Representation::Sparse;
             Ok((all, lazy, all))
+        }
+    }
+}
+
+/// [`cap_size`] for a new multiclass learner: one-against-all members through the same rule
+/// (their configuration is a binary learner's), the softmax learner's shared feature sketch at
+/// `max(dim, SOFTMAX_DEFAULT_SIZE)` — the untuned softmax keeps its measured `m = 20` on a file
+/// with `d < 20`, as the binary default keeps its `m = 10`.
+pub(crate) fn cap_multiclass_size(
+    config: MulticlassConfig,
+    dim: usize,
+) -> Result<(MulticlassConfig, Option<Warning>), RunError> {
+    match config.reduction {
+        Reduction::OneVsAll => {
+            let (member, note) = cap_size(config.member.clone().check()?, dim)?;
+            let member = member.into_inner();
+            Ok((MulticlassConfig { member, ..config }, note))
+        }
+        Reduction::Softmax => {
+            let cap = dim.max(SOFTMAX_DEFAULT_SIZE);
+            if !config.curvature.has_sparse_learner() || config.size <= cap {
+                return Ok((config, None));
+            }
+            let note = Warning::SketchSizeCapped {
+                size: config.size,
+                dim: dim.max(1),
+                cap,
+            };
+            Ok((
+                MulticlassConfig {
+                    size: cap,
+                    ..config
+                },
+                Some(note),
+            ))
         }
     }
 }

@@ -24,7 +24,7 @@
 
 use super::cancelled::Cancellation;
 use super::evaluated_pass::{evaluated_pass, MulticlassPassKind};
-use super::footprint::{check_dim, check_fits_multiclass, what_sets_dim};
+use super::footprint::{cap_multiclass_size, check_dim, check_fits_multiclass, what_sets_dim};
 use super::holdout::EarlyStop;
 use super::input::examples;
 use super::labels::new_classes;
@@ -81,14 +81,14 @@ pub struct MulticlassOutcome {
 }
 
 /// A new multiclass model for `input` (CSV: of its scanned columns, kept in the model), its
-/// dimension and memory checked ([`check_fits_multiclass`]: the note when its memory grows
-/// with the features used).
+/// dimension, sketch size ([`cap_multiclass_size`]) and memory checked ([`check_fits_multiclass`]:
+/// the note when its memory grows with the features used).
 fn new_model(
     input: &mut Input,
     config: MulticlassConfig,
     spec: &ClassSpec,
     options: &TrainOptions,
-) -> Result<(MulticlassModel, Option<Warning>), RunError> {
+) -> Result<(MulticlassModel, Vec<Warning>), RunError> {
     let format = input.format(options.read.format);
     check_interactions(options, format, input.name())?;
     check_penalty(&config, options.regularization)?;
@@ -112,6 +112,7 @@ fn new_model(
         classes: classes.len(),
         ..config.for_input(p.dim, p.hashed, p.avg_nnz)
     };
+    let (config, capped) = cap_multiclass_size(config, p.dim)?;
     let memory = check_fits_multiclass(&config, &options.regularization, p.dim, &what)?;
     let invalid = |e: LearnError| RunError::options(format!("multiclass learner: {e}"));
     let mut model = MulticlassModel::build(config, classes, p.dim).map_err(invalid)?;
@@ -133,7 +134,7 @@ fn new_model(
         regularization: penalty,
         interactions: options.read.interactions,
     };
-    Ok((model, memory))
+    Ok((model, capped.into_iter().chain(memory).collect()))
 }
 
 /// `--l1/--l2` of a new multiclass learner: applied by one-against-all members that are
@@ -243,7 +244,7 @@ fn multiclass_run(
     let (mut model, memory) = match start {
         MulticlassStart::Resume(m) => {
             check_resumed(options)?;
-            (m, None)
+            (m, Vec::new())
         }
         MulticlassStart::New(config, spec) => new_model(&mut input, config, &spec, options)?,
     };
@@ -254,7 +255,7 @@ fn multiclass_run(
     progress
         .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;
-    if let Some(w) = &memory {
+    for w in &memory {
         progress.warning(w);
     }
     let k = model.classes.len();
