@@ -34,6 +34,9 @@
 //! path, and `N₁`'s singular values are typically six near 1, two or three between 1e-2 and 1e-4
 //! and one below 1e-8 — kept directions made of new words lie (nearly) in the span of `G` alone,
 //! and no `F'(Z + AG)` with a well-conditioned `F'` can express a direction without a `Z` part.
+//! (That is with `C`'s eigenvectors as the basis's completing rows; taking them from the old
+//! basis instead makes `N₁` well conditioned on w8a and r8 at most shrinks: see `fd_shrink.rs`.
+//! On the generated stream of random features it does not.)
 //! So every shrink changes the basis, and each column touched afterwards pays one `O(m²)`
 //! catch-up (two for an epoch of a closed group) instead of `O(m)`: measured 13 µs per example at
 //! m = 10, nnz = 50 (`sketchlearn-repro sparse-scaling`), about 10× sparse Oja. The raw rows' products `Gx`

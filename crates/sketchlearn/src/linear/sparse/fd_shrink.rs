@@ -15,6 +15,39 @@
 //!   taken directly: `Z ← N₁Z` lazily (a rebase with transfer `w̄ ← w̄ + Zᵀb`, `b ← 0`), then
 //!   `Z += N₂G` and `w̄ += Gᵀc` on `G`'s columns, `F ← I`.
 //!
+//! **The completing rows come from the old basis.** FD (Liberty 2013, Ghashami et al. 2016
+//! Alg. 1; SON Alg. 8–12 for the doubling buffer) keeps only the rows `√(λ_i − δ)·v_i`,
+//! `i < keep ≤ m − 1`; the other `m − keep` rows of `V` have `σ = 0` and only complete the
+//! orthonormal basis (the paper's `D = 0` rows): `B`, `BBᵀ`, the step and every later shrink's
+//! eigenvalues and kept eigenvectors are the same for any orthonormal completion inside
+//! `span(V, Q̂)` (a later `C` is `BᵀB` restricted to `span(V', Q̂')`, which contains the kept rows
+//! and the new residuals whichever completion is taken). Taking the eigenvectors of `C` for them,
+//! as before, makes `N₁` singular on text: a kept direction made of new words has (almost) no `Z`
+//! part, and the `m`-th eigenvector then has to carry it. Measured with a temporary counter
+//! (default, m = 10, `keep = m − 1` at every shrink): on w8a all 4,500 direct-path shrinks, on
+//! r8_earn_vs_rest 499 of 500, had exactly one singular value of `N₁` below `1e-6·σ_max`.
+//! So the completing rows are taken in `span(V)` instead: `v'_t = ξ_tᵀV` with `ξ_t ∈ ℝ^m`
+//! orthonormal and orthogonal to the kept rows' `U₁` columns (`V·v'_iᵀ = U₁[:, i]` because
+//! `Q̂ ⊥ V`, so `ξ ⊥ U₁[:, i]` is exactly `v'_t ⊥ v'_i`), found by Gram–Schmidt
+//! ([`complete_in_old_basis`]). Their rows of `N₁` are `ξ_tᵀF`, of `N₂` zero. With them `N₁`
+//! had a condition number below 100 on 3,968 and below 1e6 on 4,468 of w8a's 4,500 shrinks
+//! (r8: 272 and 484 of 500), so the fast path — `F ← N₁`, `Z += AG` on `G`'s columns only —
+//! replaces the basis change, its rebase (the composition of every live epoch's transform) and
+//! the `O(m²)` catch-up of every column touched afterwards. The completion is used when it gives
+//! a condition number of at most [`COMPLETED_COND`] (1e3); otherwise `C`'s eigenvectors are
+//! taken as before (with the fast path up to [`MAX_COND`], or the direct path). On the generated
+//! sparse stream (2^18 features, 50 random non-zeros a row) nearly every kept direction is new,
+//! `N₁` stays singular with either completion, and the shrink takes the direct path as before.
+//! Only for `d ≥ 4m` ([`COMPLETE_FROM`]): at `d = 2m` the buffer's rows are necessarily
+//! dependent, the learner is precision-limited, and there the different rounding moved the
+//! sparse learner 7e-8 (relative) from the dense one, over the 1e-9 the equivalence test asks
+//! (with `d ≥ 4m` it agrees to 1e-9, including the data touching few columns, where a bound of
+//! 1e2 instead of 1e3 failed that test by 2e-3: the bound was chosen by that test).
+//!
+//! A representation in which `Z` itself gains rows for `G`'s new directions (`Z` of `m + s`
+//! rows, `F ∈ ℝ^{m×(m+s)}`, compacted by one rebase when full) would avoid the basis change
+//! also where the completion cannot; it needs a variable-width column store and was not built.
+//!
 //! **Precision.** The residuals `G − MV` are orthonormalised through a Gram matrix, whose
 //! rounding (`ε·S²` on squared norms of size `S²`) costs relative accuracy `ε·(S/L)²` on a
 //! residual of norm `L`: exactly dependent rows (repeated examples) are recognised at `L ≤ 1e-6·S`
@@ -75,6 +108,12 @@ const FEW_PER_ROW: usize = 64;
 const CHECK_EVERY: u64 = 8;
 /// Condition number of `N₁` above which the shrink takes the new basis directly.
 const MAX_COND: f64 = 1e6;
+/// Condition number of `N₁` with the completing rows from `span(V)` above which they are
+/// dropped for `C`'s eigenvectors (see the module docs).
+const COMPLETED_COND: f64 = 1e3;
+/// Smallest `d / m` at which the completing rows are taken from `span(V)` (see the module
+/// docs: below it the learner is precision-limited and keeps `C`'s eigenvectors).
+const COMPLETE_FROM: usize = 4;
 
 /// The raw rows' residuals against `V` (Algorithm 13 on `P = [−M, I_r]`).
 struct Residuals {
@@ -127,6 +166,8 @@ pub(super) struct ShrinkWork {
     n1a: Vec<f64>,
     n1: Vec<f64>,
     n2full: Vec<f64>,
+    /// The completing rows' coordinates in the old basis ([`complete_in_old_basis`]).
+    xi: Vec<f64>,
     /// `A`, `Aᵀ` (fast path) or `N₂ᵀ` (direct path).
     amat: Vec<f64>,
     at: Vec<f64>,
@@ -194,9 +235,18 @@ impl SparseFdCurvature {
         let mut work = self.work.take().unwrap_or_default();
         let res = self.residuals(&mut work);
         let spec = self.spectrum(&res, &mut work)?;
-        let (n1, n2full, mnew) = self.new_directions(&res, &spec, &mut work);
+        // The completing rows from span(V) first; kept only if they make N₁ well conditioned
+        // within COMPLETED_COND, else C's eigenvectors as before (see the module docs).
+        let (mut n1, mut n2full, mut mnew, completed) =
+            self.new_directions(&res, &spec, &mut work, w.cols.dim() >= COMPLETE_FROM * m);
+        let cond = if completed { COMPLETED_COND } else { MAX_COND };
+        let mut well_conditioned = mnew == m && invert(&n1, m, &mut work.gj, &mut work.inv, cond);
+        if completed && !well_conditioned {
+            (work.n1, work.n2full) = (n1, n2full);
+            (n1, n2full, mnew, _) = self.new_directions(&res, &spec, &mut work, false);
+            well_conditioned = mnew == m && invert(&n1, m, &mut work.gj, &mut work.inv, MAX_COND);
+        }
         // Fast path: A = N1⁻¹N2, F ← N1, Z += AG; else take the basis directly.
-        let well_conditioned = mnew == m && invert(&n1, m, &mut work.gj, &mut work.inv);
         if well_conditioned {
             let n1inv = std::mem::take(&mut work.inv);
             let old_f = self.fast_path(w, z, gx, n1, &n1inv, &n2full, &mut work);
@@ -370,7 +420,8 @@ impl SparseFdCurvature {
         res: &Residuals,
         spec: &Spectrum,
         work: &mut ShrinkWork,
-    ) -> (Vec<f64>, Vec<f64>, usize) {
+        complete: bool,
+    ) -> (Vec<f64>, Vec<f64>, usize, bool) {
         let m = self.m;
         let r = self.g.len();
         let (ma, n, nc) = (res.act.len(), res.n, spec.nc);
@@ -396,6 +447,17 @@ impl SparseFdCurvature {
                 axpy(n2i, &prow[ma..ma + r], u);
             }
         }
+        // The rows past `keep` (σ' = 0) taken from span(V) instead (see the module docs).
+        let mut completed = false;
+        if complete && ma == m && spec.keep < mnew {
+            let mut xi = zeroed(&mut work.xi, 0);
+            if complete_in_old_basis(uvec, nc, ma, spec.keep, mnew, &mut xi) {
+                n1a[spec.keep * ma..mnew * ma].copy_from_slice(&xi);
+                n2[spec.keep * r..mnew * r].fill(0.0);
+                completed = true;
+            }
+            work.xi = xi;
+        }
         // N₁ = n1a·F_a, row by row (each entry from −0.0 in the order of the active rows).
         let mut n1 = zeroed(&mut work.n1, m * m);
         for i in 0..mnew {
@@ -406,7 +468,7 @@ impl SparseFdCurvature {
             }
         }
         work.n1a = n1a;
-        (n1, n2, mnew)
+        (n1, n2, mnew, completed)
     }
 
     /// `N₁` well conditioned: `A = N₁⁻¹N₂`, `F ← N₁`, `Z += AG` and `w̄ += Gᵀ(c − Aᵀb)` on
@@ -594,6 +656,72 @@ fn catch_up(w: &mut SparseWeights, g: &[RawRow]) {
     }
 }
 
+/// Least squared residual (of a unit vector's) accepted for a completing row in
+/// [`complete_in_old_basis`]: below it the old basis offers no direction orthogonal to the kept
+/// rows and the eigenvectors of `C` are kept.
+const MIN_COMPLETION: f64 = 1e-6;
+
+/// The coordinates `ξ_t` (`t < mnew − keep`, row-major `(mnew − keep) × ma`, into `xi`) of
+/// orthonormal vectors of `ℝ^ma` orthogonal to the kept rows' `U₁` columns
+/// (`uvec[a·nc + i]`, `a < ma`, `i < keep`): the completing rows `ξ_tᵀV` of the new basis
+/// (see the module docs). Modified Gram–Schmidt, twice, of the `U₁` columns, then of the unit
+/// vector with the largest remaining part, one at a time. `false` (and `xi` unusable) when no
+/// unit vector keeps a squared part of at least [`MIN_COMPLETION`].
+#[inline(always)]
+fn complete_in_old_basis(
+    uvec: &[f64],
+    nc: usize,
+    ma: usize,
+    keep: usize,
+    mnew: usize,
+    xi: &mut Vec<f64>,
+) -> bool {
+    let mut basis: Vec<f64> = Vec::with_capacity(mnew * ma);
+    let mut v = vec![0.0; ma];
+    let project = |v: &mut [f64], basis: &[f64]| {
+        for _pass in 0..2 {
+            for b in basis.chunks_exact(ma) {
+                let c = dot(b, v);
+                for (x, y) in v.iter_mut().zip(b) {
+                    *x -= c * y;
+                }
+            }
+        }
+    };
+    for i in 0..keep {
+        for (a, x) in v.iter_mut().enumerate() {
+            *x = uvec[a * nc + i];
+        }
+        project(&mut v, &basis);
+        let norm = dot(&v, &v).sqrt();
+        if norm > 1e-12 {
+            basis.extend(v.iter().map(|x| x / norm));
+        }
+    }
+    xi.clear();
+    for _t in keep..mnew {
+        // The unit vector e_a with the largest part outside the basis: 1 − Σ_b q_b[a]².
+        let mut best = (0, f64::NEG_INFINITY);
+        for a in 0..ma {
+            let out = 1.0 - basis.chunks_exact(ma).map(|b| b[a] * b[a]).sum::<f64>();
+            if out > best.1 {
+                best = (a, out);
+            }
+        }
+        if best.1 < MIN_COMPLETION {
+            return false;
+        }
+        v.fill(0.0);
+        v[best.0] = 1.0;
+        project(&mut v, &basis);
+        let norm = dot(&v, &v).sqrt();
+        v.iter_mut().for_each(|x| *x /= norm);
+        basis.extend_from_slice(&v);
+        xi.extend_from_slice(&v);
+    }
+    true
+}
+
 /// Row `r` (mutable) and row `c ≠ r` of a row-major matrix with `m` columns.
 #[inline(always)]
 fn row_and_pivot(a: &mut [f64], r: usize, c: usize, m: usize) -> (&mut [f64], &[f64]) {
@@ -620,7 +748,7 @@ fn transpose_into(a: &[f64], rows: usize, cols: usize, t: &mut Vec<f64>) {
 
 /// The inverse of a row-major `m × m` matrix by Gauss–Jordan with partial pivoting into `inv`
 /// (`w`: scratch), or `false` when it is singular, its condition number (Frobenius norms)
-/// exceeds [`MAX_COND`], or its inverse's norm does.
+/// exceeds `max_cond`, or its inverse's norm exceeds [`MAX_COND`].
 ///
 /// The last test matters for `N₁` on its own: when every new direction lies outside the old
 /// basis, `N₁` is tiny yet well conditioned, `A = N₁⁻¹N₂` reaches 1e33, and the fast path's
@@ -628,7 +756,7 @@ fn transpose_into(a: &[f64], rows: usize, cols: usize, t: &mut Vec<f64>) {
 /// by 2⁻⁵, one ulp at 2e14, while the sketches agreed to 1e-14; about 1 random stream in 400).
 /// The direct path has no such amplification.
 #[inline(always)]
-fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>) -> bool {
+fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>, max_cond: f64) -> bool {
     w.clear();
     w.extend_from_slice(a);
     inv.clear();
@@ -671,5 +799,5 @@ fn invert(a: &[f64], m: usize, w: &mut Vec<f64>, inv: &mut Vec<f64>) -> bool {
     }
     let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
     let ni: f64 = inv.iter().map(|x| x * x).sum::<f64>().sqrt();
-    (na * ni).is_finite() && na * ni <= MAX_COND && ni <= MAX_COND
+    (na * ni).is_finite() && na * ni <= max_cond && ni <= MAX_COND
 }
