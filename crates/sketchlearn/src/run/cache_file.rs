@@ -31,6 +31,7 @@
 //! dimension, numbers must be finite), so a damaged cache is an error that names it, never an
 //! unbounded allocation or a wrong example.
 
+use crate::data::mapped::Mapped;
 use crate::data::{all_finite, Example, ExampleSource, LabelField, ParseError, ParseErrorKind};
 use crate::labels::ClassLabel;
 use crate::model::{sync_dir, temporary_beside, Registered};
@@ -117,6 +118,14 @@ pub(crate) fn verify(path: &Path) -> io::Result<Result<u64, String>> {
     if len < 16 + TRAILER_LEN {
         return Ok(Err(format!("it is truncated ({len} bytes)")));
     }
+    if let Some(map) = Mapped::open(&file).filter(|m| m.len() as u64 == len) {
+        let (body, stored) = map.split_at(map.len() - 4);
+        return Ok(checked(
+            crc32fast::hash(body),
+            stored,
+            &body[body.len() - 9..],
+        ));
+    }
     let mut crc = crc32fast::Hasher::new();
     let mut left = len - 4;
     let mut buf = vec![0u8; READ_CHUNK];
@@ -135,15 +144,19 @@ pub(crate) fn verify(path: &Path) -> io::Result<Result<u64, String>> {
     }
     let mut stored = [0u8; 4];
     file.read_exact(&mut stored)?;
-    if crc.finalize() != u32::from_le_bytes(stored) {
-        return Ok(Err("its checksum does not match its content".into()));
+    Ok(checked(crc.finalize(), &stored, &last))
+}
+
+/// The count of a cache whose records and trailer (ending in `last`, the end tag and the
+/// count) have the checksum `crc`, if `stored` holds it, else why it is damaged.
+fn checked(crc: u32, stored: &[u8], last: &[u8]) -> Result<u64, String> {
+    if stored != crc.to_le_bytes() {
+        return Err("its checksum does not match its content".into());
     }
     if last.first() != Some(&0) {
-        return Ok(Err("it has no end mark".into()));
+        return Err("it has no end mark".into());
     }
-    Ok(Ok(u64::from_le_bytes(
-        last[1..9].try_into().expect("8 bytes"),
-    )))
+    Ok(u64::from_le_bytes(last[1..9].try_into().expect("8 bytes")))
 }
 
 fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
@@ -362,7 +375,7 @@ impl<S: ExampleSource<Error = ParseError>> ExampleSource for CacheWriter<S> {
 pub(crate) struct CacheReader {
     file: File,
     path: PathBuf,
-    buf: Vec<u8>,
+    buf: Buffer,
     pos: usize,
     end: usize,
     /// File bytes not yet in `buf`.
@@ -379,6 +392,24 @@ pub(crate) struct CacheReader {
     full_rows: u64,
     /// The number of stored features of the last record.
     last_nnz: usize,
+}
+
+/// Where a [`CacheReader`]'s bytes are: the whole file mapped ([`Mapped`]: `pos` starts
+/// past the header, nothing is left unread), or chunks read into a buffer.
+enum Buffer {
+    Mapped(Mapped),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Buffer {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Buffer::Mapped(m) => m,
+            Buffer::Read(v) => v,
+        }
+    }
 }
 
 /// A record that does not decode: the cache is damaged.
@@ -432,14 +463,25 @@ impl CacheReader {
         let err = |e: io::Error| cache_error(path, format!("cannot read it: {e}"));
         let mut file = File::open(path).map_err(err)?;
         let len = file.metadata().map_err(err)?.len();
-        io::copy(&mut (&mut file).take(header_len), &mut io::sink()).map_err(err)?;
+        let mapped = Mapped::open(&file).filter(|m| m.len() as u64 == len && len >= header_len);
+        let (buf, pos, end, unread) = match mapped {
+            Some(map) => {
+                let end = map.len();
+                (Buffer::Mapped(map), header_len as usize, end, 0)
+            }
+            None => {
+                io::copy(&mut (&mut file).take(header_len), &mut io::sink()).map_err(err)?;
+                let unread = len.saturating_sub(header_len);
+                (Buffer::Read(vec![0; READ_CHUNK]), 0, 0, unread)
+            }
+        };
         Ok(CacheReader {
             file,
             path: path.to_path_buf(),
-            buf: vec![0; READ_CHUNK],
-            pos: 0,
-            end: 0,
-            unread: len.saturating_sub(header_len),
+            buf,
+            pos,
+            end,
+            unread,
             line: 0,
             count: 0,
             max_index_plus_one: 0,
@@ -478,18 +520,21 @@ impl CacheReader {
         if self.end - self.pos >= n || self.unread == 0 {
             return Ok(());
         }
-        self.buf.copy_within(self.pos..self.end, 0);
+        let Buffer::Read(buf) = &mut self.buf else {
+            unreachable!("a mapped file has no unread bytes")
+        };
+        buf.copy_within(self.pos..self.end, 0);
         self.end -= self.pos;
         self.pos = 0;
-        if self.buf.len() < n {
-            self.buf.resize(n, 0);
+        if buf.len() < n {
+            buf.resize(n, 0);
         }
-        while self.end < n.max(READ_CHUNK.min(self.buf.len())) && self.unread > 0 {
-            let room = (self.buf.len() - self.end).min(self.unread as usize);
+        while self.end < n.max(READ_CHUNK.min(buf.len())) && self.unread > 0 {
+            let room = (buf.len() - self.end).min(self.unread as usize);
             if room == 0 {
                 break;
             }
-            let got = self.file.read(&mut self.buf[self.end..self.end + room])?;
+            let got = self.file.read(&mut buf[self.end..self.end + room])?;
             if got == 0 {
                 self.unread = 0;
                 break;
