@@ -14,6 +14,7 @@ pub mod interactions;
 pub mod labeled;
 pub mod libsvm;
 mod lines;
+pub(crate) mod mapped;
 pub mod packed;
 pub mod ratings;
 pub mod read_ahead;

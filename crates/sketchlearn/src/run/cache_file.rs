@@ -31,6 +31,7 @@
 //! dimension, numbers must be finite), so a damaged cache is an error that names it, never an
 //! unbounded allocation or a wrong example.
 
+use crate::data::mapped::Mapped;
 use crate::data::{all_finite, Example, ExampleSource, LabelField, ParseError, ParseErrorKind};
 use crate::labels::ClassLabel;
 use crate::model::{sync_dir, temporary_beside, Registered};
@@ -117,6 +118,14 @@ pub(crate) fn verify(path: &Path) -> io::Result<Result<u64, String>> {
     if len < 16 + TRAILER_LEN {
         return Ok(Err(format!("it is truncated ({len} bytes)")));
     }
+    if let Some(map) = Mapped::open(&file).filter(|m| m.len() as u64 == len) {
+        let (body, stored) = map.split_at(map.len() - 4);
+        return Ok(checked(
+            crc32fast::hash(body),
+            stored,
+            &body[body.len() - 9..],
+        ));
+    }
     let mut crc = crc32fast::Hasher::new();
     let mut left = len - 4;
     let mut buf = vec![0u8; READ_CHUNK];
@@ -135,15 +144,19 @@ pub(crate) fn verify(path: &Path) -> io::Result<Result<u64, String>> {
     }
     let mut stored = [0u8; 4];
     file.read_exact(&mut stored)?;
-    if crc.finalize() != u32::from_le_bytes(stored) {
-        return Ok(Err("its checksum does not match its content".into()));
+    Ok(checked(crc.finalize(), &stored, &last))
+}
+
+/// The count of a cache whose records and trailer (ending in `last`, the end tag and the
+/// count) have the checksum `crc`, if `stored` holds it, else why it is damaged.
+fn checked(crc: u32, stored: &[u8], last: &[u8]) -> Result<u64, String> {
+    if stored != crc.to_le_bytes() {
+        return Err("its checksum does not match its content".into());
     }
     if last.first() != Some(&0) {
-        return Ok(Err("it has no end mark".into()));
+        return Err("it has no end mark".into());
     }
-    Ok(Ok(u64::from_le_bytes(
-        last[1..9].try_into().expect("8 bytes"),
-    )))
+    Ok(u64::from_le_bytes(last[1..9].try_into().expect("8 bytes")))
 }
 
 fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
@@ -362,7 +375,7 @@ impl<S: ExampleSource<Error = ParseError>> ExampleSource for CacheWriter<S> {
 pub(crate) struct CacheReader {
     file: File,
     path: PathBuf,
-    buf: Vec<u8>,
+    buf: Buffer,
     pos: usize,
     end: usize,
     /// File bytes not yet in `buf`.
@@ -375,6 +388,28 @@ pub(crate) struct CacheReader {
     finished: bool,
     /// The label field of the last record (CSV).
     label: Option<LabelField>,
+    /// Records decoded in full; past them only headers ([`CacheReader::headers_after`]).
+    full_rows: u64,
+    /// The number of stored features of the last record.
+    last_nnz: usize,
+}
+
+/// Where a [`CacheReader`]'s bytes are: the whole file mapped ([`Mapped`]: `pos` starts
+/// past the header, nothing is left unread), or chunks read into a buffer.
+enum Buffer {
+    Mapped(Mapped),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Buffer {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Buffer::Mapped(m) => m,
+            Buffer::Read(v) => v,
+        }
+    }
 }
 
 /// A record that does not decode: the cache is damaged.
@@ -428,21 +463,51 @@ impl CacheReader {
         let err = |e: io::Error| cache_error(path, format!("cannot read it: {e}"));
         let mut file = File::open(path).map_err(err)?;
         let len = file.metadata().map_err(err)?.len();
-        io::copy(&mut (&mut file).take(header_len), &mut io::sink()).map_err(err)?;
+        let mapped = Mapped::open(&file).filter(|m| m.len() as u64 == len && len >= header_len);
+        let (buf, pos, end, unread) = match mapped {
+            Some(map) => {
+                let end = map.len();
+                (Buffer::Mapped(map), header_len as usize, end, 0)
+            }
+            None => {
+                io::copy(&mut (&mut file).take(header_len), &mut io::sink()).map_err(err)?;
+                let unread = len.saturating_sub(header_len);
+                (Buffer::Read(vec![0; READ_CHUNK]), 0, 0, unread)
+            }
+        };
         Ok(CacheReader {
             file,
             path: path.to_path_buf(),
-            buf: vec![0; READ_CHUNK],
-            pos: 0,
-            end: 0,
-            unread: len.saturating_sub(header_len),
+            buf,
+            pos,
+            end,
+            unread,
             line: 0,
             count: 0,
             max_index_plus_one: 0,
             index_limit,
             finished: false,
             label: None,
+            full_rows: u64::MAX,
+            last_nnz: 0,
         })
+    }
+
+    /// Past the first `rows` records, reads only each record's head (line, label, weight,
+    /// number of features) and its largest index: the example comes with no features (its
+    /// count is [`last_nnz`](Self::last_nnz)) and its values are passed over, not checked (the
+    /// pre-scan of a run, `run::prescan`, which needs the labels, the counts and the
+    /// dimension; the learning pass reads every record in full, with every check). Lines,
+    /// labels, label fields, counts and [`max_index_plus_one`](Self::max_index_plus_one) are
+    /// those of the full read on an undamaged cache (its CRC is verified before a run reads
+    /// it).
+    pub(crate) fn headers_after(&mut self, rows: u64) {
+        self.full_rows = rows;
+    }
+
+    /// The number of stored features of the last record read (with or without its features).
+    pub(crate) fn last_nnz(&self) -> usize {
+        self.last_nnz
     }
 
     /// One past the largest index read so far.
@@ -455,18 +520,21 @@ impl CacheReader {
         if self.end - self.pos >= n || self.unread == 0 {
             return Ok(());
         }
-        self.buf.copy_within(self.pos..self.end, 0);
+        let Buffer::Read(buf) = &mut self.buf else {
+            unreachable!("a mapped file has no unread bytes")
+        };
+        buf.copy_within(self.pos..self.end, 0);
         self.end -= self.pos;
         self.pos = 0;
-        if self.buf.len() < n {
-            self.buf.resize(n, 0);
+        if buf.len() < n {
+            buf.resize(n, 0);
         }
-        while self.end < n.max(READ_CHUNK.min(self.buf.len())) && self.unread > 0 {
-            let room = (self.buf.len() - self.end).min(self.unread as usize);
+        while self.end < n.max(READ_CHUNK.min(buf.len())) && self.unread > 0 {
+            let room = (buf.len() - self.end).min(self.unread as usize);
             if room == 0 {
                 break;
             }
-            let got = self.file.read(&mut self.buf[self.end..self.end + room])?;
+            let got = self.file.read(&mut buf[self.end..self.end + room])?;
             if got == 0 {
                 self.unread = 0;
                 break;
@@ -571,6 +639,35 @@ impl CacheReader {
         Ok(())
     }
 
+    /// Passes over `nnz` indices at the cursor with [`decode_indices`](Self::decode_indices)'s
+    /// checks, keeping only the last (the largest): `None` when `nnz` is 0.
+    fn skip_indices(&self, c: &mut Cursor<'_>, nnz: usize) -> Result<Option<u32>, Damaged> {
+        let short = c.bytes.get(c.at..c.at + nnz);
+        if let Some(steps) = short.filter(|b| b.iter().fold(0, |m, &s| m | s) < 0x80) {
+            if steps.iter().skip(1).fold(u8::MAX, |m, &s| m.min(s)) == 0 {
+                return Err(Damaged);
+            }
+            let index: u64 = steps.iter().map(|&s| u64::from(s)).sum();
+            if index >= self.index_limit {
+                return Err(Damaged);
+            }
+            c.at += nnz;
+            return Ok((nnz > 0).then_some(index as u32));
+        }
+        let mut index = 0u64;
+        for k in 0..nnz {
+            let step = c.varint()?;
+            if k > 0 && step == 0 {
+                return Err(Damaged);
+            }
+            index += step;
+            if index >= self.index_limit {
+                return Err(Damaged);
+            }
+        }
+        Ok((nnz > 0).then_some(index as u32))
+    }
+
     /// Decodes the record at `pos` into `ex`: `Ok(false)` at the trailer.
     fn decode(&mut self, ex: &mut Example) -> Result<bool, Damaged> {
         let mut c = Cursor {
@@ -628,12 +725,22 @@ impl CacheReader {
         ex.weight = weight;
         ex.indices.clear();
         ex.values.clear();
-        self.decode_indices(&mut c, nnz, &mut ex.indices)?;
-        decode_values(&mut c, nnz, value_bytes, &mut ex.values)?;
+        let last = if self.count < self.full_rows {
+            self.decode_indices(&mut c, nnz, &mut ex.indices)?;
+            decode_values(&mut c, nnz, value_bytes, &mut ex.values)?;
+            ex.indices.last().copied()
+        } else {
+            let last = self.skip_indices(&mut c, nnz)?;
+            let values = nnz * value_bytes;
+            c.bytes.get(c.at..c.at + values).ok_or(Damaged)?;
+            c.at += values;
+            last
+        };
         self.pos += c.at;
         self.line = line;
         self.count += 1;
-        if let Some(&last) = ex.indices.last() {
+        self.last_nnz = nnz;
+        if let Some(last) = last {
             self.max_index_plus_one = self.max_index_plus_one.max(last as usize + 1);
         }
         Ok(true)
@@ -834,6 +941,83 @@ mod tests {
                 .contains("damaged"));
         }
         flip_bits(&path, 16 + 1);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// Read with [`CacheReader::headers_after`]`(full)`: each record's line, label, weight and
+    /// number of features, the first `full` with their features, and the reader's dimension.
+    #[allow(clippy::type_complexity)]
+    fn read_headers(
+        path: &Path,
+        header_len: u64,
+        limit: u64,
+        full: u64,
+    ) -> Result<(Vec<(Example, u64, usize)>, usize), String> {
+        let mut r = CacheReader::open(path, header_len, limit).map_err(|e| e.to_string())?;
+        r.headers_after(full);
+        let mut out = Vec::new();
+        let mut ex = Example::default();
+        while r.read_into(&mut ex).map_err(|e| e.to_string())? {
+            out.push((ex.clone(), r.line(), r.last_nnz()));
+        }
+        Ok((out, r.max_index_plus_one()))
+    }
+
+    /// The pre-scan's read of a cache (features only of the first rows): lines, labels,
+    /// weights, counts of features and the dimension are the full read's, for every number of
+    /// full rows; an index past the limit is damage in either part; flipped bits never panic.
+    #[test]
+    fn headers_read_like_the_full_read() {
+        let dense: String = (1..=150)
+            .map(|j| format!(" {j}:{}", j as f64 * 0.1))
+            .collect();
+        let text = format!(
+            "1{dense}\n\n-1 1:0.5 300:2 90000:0.25\n# c\n3 7:1 9:1\n-1\n1{}\n",
+            dense.replace(".", "")
+        );
+        let path = scratch("headers");
+        let source = LibsvmReader::new(std::io::Cursor::new(text), "t", LibsvmOptions::default());
+        let mut w = CacheWriter::create(&path, b"k", source, Box::new(|| {})).unwrap();
+        let mut ex = Example::default();
+        while w.read_into(&mut ex).unwrap() {}
+        let mut r = CacheReader::open(&path, 16 + 1, 1 << 32).unwrap();
+        let mut want = Vec::new();
+        while r.read_into(&mut ex).unwrap() {
+            want.push((ex.clone(), r.line()));
+        }
+        let dim = r.max_index_plus_one();
+        assert_eq!((want.len(), dim), (5, 90000));
+        for full in 0..=6 {
+            let (got, got_dim) = read_headers(&path, 16 + 1, 1 << 32, full).unwrap();
+            assert_eq!(got_dim, dim, "full {full}");
+            assert_eq!(got.len(), want.len());
+            for (k, ((a, la, nnz), (b, lb))) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    (la, a.label.to_bits(), a.weight),
+                    (lb, b.label.to_bits(), b.weight)
+                );
+                assert_eq!(*nnz, b.indices.len());
+                if (k as u64) < full {
+                    assert_eq!(a, b);
+                } else {
+                    assert!(a.indices.is_empty() && a.values.is_empty());
+                }
+            }
+        }
+        for (limit, full) in [(100, 0), (100, 3), (1000, 0), (1000, 1)] {
+            let err = read_headers(&path, 16 + 1, limit, full).unwrap_err();
+            assert!(err.contains("damaged"), "{err}");
+        }
+        let good = std::fs::read(&path).unwrap();
+        let mut state = 99u64;
+        for _ in 0..800 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let mut bad = good.clone();
+            let at = 17 + (state >> 33) as usize % (good.len() - 21);
+            bad[at] ^= 1 << ((state >> 20) % 8);
+            std::fs::write(&path, &bad).unwrap();
+            let _ = read_headers(&path, 16 + 1, 1 << 32, (state >> 40) % 3);
+        }
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -57,6 +57,20 @@ impl Walk {
     where
         S: ExampleSource<Error = ParseError> + ?Sized,
     {
+        self.read_counting(source, |_, ex| ex.indices.len())
+    }
+
+    /// [`read`](Self::read) with `stored` giving the number of stored features of the
+    /// example just read (a reader may pass over the features themselves past the sampled rows,
+    /// [`CacheReader::headers_after`](super::cache_file::CacheReader::headers_after)).
+    fn read_counting<S>(
+        &mut self,
+        source: &mut S,
+        stored: impl Fn(&S, &Example) -> usize,
+    ) -> Result<(), RunError>
+    where
+        S: ExampleSource<Error = ParseError> + ?Sized,
+    {
         let mut ex = Example::default();
         while (self.scan.is_some() || self.n < self.limit) && source.read_into(&mut ex)? {
             if let Some(scan) = &mut self.scan {
@@ -64,8 +78,10 @@ impl Walk {
             }
             if self.n < self.limit {
                 self.n += 1;
-                self.nnz += ex.indices.len();
-                self.probe.observe(&ex.indices);
+                self.nnz += stored(source, &ex);
+                if self.n <= SPARSITY_SAMPLE {
+                    self.probe.observe(&ex.indices);
+                }
             }
         }
         Ok(())
@@ -202,10 +218,16 @@ fn first_rows(
     if input.rereadable() {
         let mut walk = Walk::new(scan, limit);
         let mut reader = input.open(read, bits)?;
-        if let Opened::Text(ExampleReader::Libsvm(text)) = &mut reader {
-            text.skip_values();
+        match &mut reader {
+            Opened::Text(ExampleReader::Libsvm(text)) => text.skip_values(),
+            // The sampled rows' features, then only the counts and the largest index.
+            Opened::Cached(cache) => cache.headers_after(SPARSITY_SAMPLE),
+            _ => {}
         }
-        walk.read(&mut reader)?;
+        walk.read_counting(&mut reader, |r, ex| match r {
+            Opened::Cached(cache) => cache.last_nnz(),
+            _ => ex.indices.len(),
+        })?;
         return Ok((walk, reader.max_index_plus_one()));
     }
     let (format, zero_based) = (input.format(read.format), read.zero_based);
