@@ -18,7 +18,10 @@
 //! (EISPACK `tred2`/`tql2`) up to `ℓ = 64` and faer's beyond: at the default `ℓ = 2m = 20`
 //! faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
 //! sparse-time learner and this one now share the solver (`sparse_equivalence`). The two
-//! products are plain loops (`sketch::fd_products`), not faer's GEMM.
+//! products are plain loops (`sketch::fd_products`), not faer's GEMM. FD-SON's curvature
+//! keeps `BBᵀ` for its solves anyway, so its shrink reads that matrix
+//! (`FrequentDirections::insert_scaled_with_gram`) and forms only `UᵀB` (on a9a the Gram
+//! product had been 15 % of the default's CPU, branch a9a10).
 //!
 //! * Per-row: an `m`-row buffer; a row goes into the first free row and the buffer is shrunk
 //!   when it is full, leaving at most `m − 1` non-zero rows. This gives the same `BᵀB` as
