@@ -78,7 +78,8 @@ pub fn learner_config(params: &Bound<'_, PyDict>, default_loss: Loss) -> PyResul
 /// The binding's choice of representation. `sparse`: `Some(true)` forces the sparse-time
 /// learner of the curvature (an error when it has none), `Some(false)` keeps the dense one,
 /// `None` (auto) lets the library choose ([`ValidLearnerConfig::resolve`]: hashed input, i.e.
-/// River dictionaries, or an average of fewer than `d/10` non-zeros per row — `avg_nnz`, known
+/// River dictionaries, or an average of fewer than `d/10` non-zeros per row (FD/RFD: `d/(4m)`,
+/// where the dense learner is cheaper above, measured) — `avg_nnz`, known
 /// for SciPy sparse input, `None` for dense arrays), the rule `sketchlearn train` follows, so
 /// that a file gives the same learner in Python and on the command line. The configuration is
 /// checked ([`LearnerConfig::check`]) with the library's messages.

@@ -593,7 +593,7 @@ fn setup(md: &mut String, c: &Ctx) -> Result<()> {
          (1 − q(y))², q(y) = σ(s·p) its probability of the label with its score's scale s \
          calibrated online — a parameter-free rate; see `crates/sketchlearn/src/linear/mixture.rs` \
          and `calibration.rs`) of {} members \
-         that all learn every example. For sparse inputs (average non-zeros < d/10: w8a, r8) \
+         that all learn every example. For sparse inputs (m·average non-zeros < d/4: r8) \
          the CLI's rule picks the sparse-time members (`rfd-sparse`, `fd-sparse`), which \
          compute the same learners in O(m² + m·nnz) per example (so a VW-format file, which \
          always takes them, gets the same learner as its LIBSVM version).\n* SE = √(p(1−p)/n) with p the bar's error. z = (error − \

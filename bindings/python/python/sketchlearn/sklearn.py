@@ -47,7 +47,8 @@ _PARAMS_DOC = """
         Passes over the data in :meth:`fit` (:meth:`partial_fit` makes one).
     sparse : bool, default=None
         ``None``: the CLI's rule — sparse-time learners (O(m² + m·nnz) per row) for SciPy
-        sparse input with fewer than d/10 non-zeros per row on average (first call), dense
+        sparse input with fewer than d/10 non-zeros per row on average (FD/RFD: d/(4m), where
+        the dense learner is cheaper above) (first call), dense
         learners otherwise; ``True``/``False`` force one (CLI ``--sparse``/``--dense``).
     random_state : int, RandomState or None, default=None
         Seed of the random draws (RP, Oja); ``None`` is seed 0, the CLI's default.

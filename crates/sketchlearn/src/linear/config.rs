@@ -160,7 +160,9 @@ impl CurvatureKind {
 /// (`O(m² + m·nnz)` per example, SON §4; the same predictions up to rounding,
 /// `tests/sparse_equivalence.rs`). `Auto` lets the library choose from the input
 /// ([`ValidLearnerConfig::resolve`]): sparse for hashed input or when the average number of
-/// non-zeros per example is below `d/10`.
+/// non-zeros per example is below `d/10` (FD/RFD: below `d/(4m)`, [`auto_sparse`]).
+///
+/// [`auto_sparse`]: super::auto_sparse
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Representation {
     /// Chosen from the input when the learner is built for it (a configuration built without

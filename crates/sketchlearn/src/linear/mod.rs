@@ -72,7 +72,9 @@ pub use multiclass::{
 pub use newton::{Newton, NewtonParams};
 pub use proximal::{ProximalAdaGrad, ProximalOgd};
 pub use regularization::Regularization;
-pub use representation::{auto_sparse, InputProfile, RepresentationChoice, SPARSITY_SAMPLE};
+pub use representation::{
+    auto_sparse, InputProfile, RepresentationChoice, FD_SPARSE_FRACTION, SPARSITY_SAMPLE,
+};
 pub use row_scaling::{RowScale, RowScaling};
 pub use running_mean::RunningMean;
 pub use saved::{LinearModel, MemberWeight, LINEAR_MODEL_KIND};

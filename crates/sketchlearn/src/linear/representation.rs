@@ -3,9 +3,31 @@
 //! same predictions (`tests/sparse_equivalence.rs`). [`ValidLearnerConfig::resolve`] turns
 //! [`Representation::Auto`] into `Dense` or `Sparse` from what is known of the input
 //! ([`InputProfile`]) and says why ([`RepresentationChoice`]).
+//!
+//! # When the sparse-time FD/RFD learner pays (a measured cost rule)
+//!
+//! Per example the dense FD-SON learner costs `O(ℓd)` (`Bx`, `Bᵀz`, the row copied in, and
+//! the shrink's `O(ℓ·m·d)` rotation every `ℓ − m + 1` examples), `ℓ = 2m`, plus the
+//! `O(ℓ³)` eigendecomposition of the shrink, which the sparse-time learner pays too. The
+//! sparse-time learner (SON §4) costs `O(m·nnz + m²)` plus, after every basis change, an
+//! `O(m²)` catch-up for each column an example touches: about `m²·nnz` against `m·d`, so it
+//! pays when `m·nnz` is a small fraction of `d`. Measured (branch a9a10, 2026-11-26,
+//! `perf stat -e task-clock sketchlearn train --quiet --representation dense|sparse FILE`,
+//! `m = 10`, the default's members): a9a (`d = 123`, 13.9 non-zeros) sparse 1.8× the dense
+//! CPU; w8a (`d = 300`, 11.7) 1.3×; FD-SON + diag alone on w8a 1.5×; r8_earn_vs_rest
+//! (`d = 23 585`, 58.3) 0.11×. On a log scale between w8a and r8 the ratio crosses 1 near
+//! `nnz/d ≈ 0.026` at `m = 10`, so [`auto_sparse`] takes the sparse-time FD/RFD learner when
+//! `m·nnz < d/4` ([`FD_SPARSE_FRACTION`]; `nnz < d/40` at `m = 10`: r8 and the generated
+//! `2^18`-feature stream are sparse-time, w8a and a9a dense; only `m = 10` was measured). The
+//! other sparse-time learners (Oja, RP: no shrink) keep the rule `nnz < d/10`
+//! ([`InputProfile::is_sparse`]), as does the softmax learner's sketch.
 
 use super::{Algorithm, LearnerConfig, Representation, SparsitySample, ValidLearnerConfig};
 use std::fmt;
+
+/// The FD/RFD learner is sparse-time when `m·nnz < d·FD_SPARSE_FRACTION` (see the
+/// `linear/representation.rs` module docs for the measurements).
+pub const FD_SPARSE_FRACTION: f64 = 0.25;
 
 /// Examples read for the automatic sparse/dense choice when the dimension is not taken from a
 /// full pass over the input.
@@ -35,13 +57,14 @@ pub enum RepresentationChoice {
     Dense,
     /// `Auto` chose the sparse-time learner (named, e.g. `rfd-sparse`) for hashed input.
     SparseForHashedInput(&'static str),
-    /// `Auto` chose the sparse-time learner for sparse input: `avg_nnz < d/10`.
+    /// `Auto` chose the sparse-time learner for sparse input (`avg_nnz < d/10`; FD/RFD:
+    /// `m·avg_nnz < d/4`).
     SparseForSparseInput(&'static str, f64),
 }
 
 impl fmt::Display for RepresentationChoice {
     /// The note reports print after the learner, e.g. `rfd-sparse: chosen for sparse input,
-    /// 6.0 non-zeros/example < d/10` (empty when nothing was chosen sparse).
+    /// 6.0 non-zeros/example` (empty when nothing was chosen sparse).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RepresentationChoice::Given | RepresentationChoice::Dense => Ok(()),
@@ -50,7 +73,7 @@ impl fmt::Display for RepresentationChoice {
             }
             RepresentationChoice::SparseForSparseInput(kind, a) => write!(
                 f,
-                "{kind}: chosen for sparse input, {a:.1} non-zeros/example < d/10"
+                "{kind}: chosen for sparse input, {a:.1} non-zeros/example"
             ),
         }
     }
@@ -58,15 +81,18 @@ impl fmt::Display for RepresentationChoice {
 
 /// Whether [`Representation::Auto`] in `config` becomes `Sparse` for this input: for a Newton
 /// learner (or `auto`) whose curvature has a sparse-time learner, yes when the input is hashed
-/// or when the average number of non-zeros per example is below `d/10`. FD/RFD additionally
-/// need `d ≥ 2m` (with the intercept). A representation given explicitly is not changed.
+/// or when the average number of non-zeros per example is below `d/10`; for FD/RFD below
+/// `d/(4m)` (the measured cost rule in `linear/representation.rs`), and only when `d ≥ 2m`
+/// (with the intercept). A representation given explicitly is not changed.
 ///
 /// ```
 /// use sketchlearn::linear::{auto_sparse, InputProfile, LearnerConfig};
-/// let auto = LearnerConfig::default();
+/// let auto = LearnerConfig::default(); // RFD-SON, m = 10
 /// let profile = |dim, hashed, avg_nnz| InputProfile { dim, hashed, avg_nnz, sample: None };
 /// assert!(auto_sparse(&auto, &profile(10_000, false, Some(20.0))));
 /// assert!(!auto_sparse(&auto, &profile(100, false, Some(50.0))));
+/// assert!(!auto_sparse(&auto, &profile(300, false, Some(11.7)))); // w8a: dense is cheaper
+/// assert!(auto_sparse(&auto, &profile(23_585, false, Some(58.3)))); // r8
 /// assert!(auto_sparse(&auto, &profile(1 << 18, true, None)));
 /// ```
 pub fn auto_sparse(config: &LearnerConfig, input: &InputProfile) -> bool {
@@ -76,10 +102,16 @@ pub fn auto_sparse(config: &LearnerConfig, input: &InputProfile) -> bool {
     {
         return false;
     }
-    if config.curvature.is_fd() && input.dim + usize::from(config.bias) < 2 * config.size {
+    if !config.curvature.is_fd() {
+        return input.is_sparse();
+    }
+    if input.dim + usize::from(config.bias) < 2 * config.size {
         return false;
     }
-    input.is_sparse()
+    input.hashed
+        || input
+            .avg_nnz
+            .is_some_and(|a| config.size as f64 * a < input.dim as f64 * FD_SPARSE_FRACTION)
 }
 
 impl InputProfile {
@@ -116,7 +148,7 @@ impl ValidLearnerConfig {
     /// assert_eq!(resolved.representation, Representation::Sparse);
     /// assert_eq!(
     ///     choice.to_string(),
-    ///     "rfd-sparse: chosen for sparse input, 12.0 non-zeros/example < d/10"
+    ///     "rfd-sparse: chosen for sparse input, 12.0 non-zeros/example"
     /// );
     /// ```
     pub fn resolve(&self, input: &InputProfile) -> (ValidLearnerConfig, RepresentationChoice) {

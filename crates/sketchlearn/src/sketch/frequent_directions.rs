@@ -18,7 +18,10 @@
 //! (EISPACK `tred2`/`tql2`) up to `ℓ = 64` and faer's beyond: at the default `ℓ = 2m = 20`
 //! faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
 //! sparse-time learner and this one now share the solver (`sparse_equivalence`). The two
-//! products are plain loops (`sketch::fd_products`), not faer's GEMM.
+//! products are plain loops (`sketch::fd_products`), not faer's GEMM. FD-SON's curvature
+//! keeps `BBᵀ` for its solves anyway, so its shrink reads that matrix
+//! (`FrequentDirections::insert_scaled_with_gram`) and forms only `UᵀB` (on a9a the Gram
+//! product had been 15 % of the default's CPU, branch a9a10).
 //!
 //! * Per-row: an `m`-row buffer; a row goes into the first free row and the buffer is shrunk
 //!   when it is full, leaving at most `m − 1` non-zero rows. This gives the same `BᵀB` as
@@ -273,6 +276,20 @@ impl FrequentDirections {
     /// Inserts `scale · row` (used by GFD for `√|s_t| g_t`). A row that is zero after scaling
     /// adds nothing to `AᵀA` and takes no buffer row (FD would insert it and shrink by σ_m = 0).
     pub fn insert_scaled(&mut self, row: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        self.insert_scaled_with_gram(row, scale, None)
+    }
+
+    /// [`insert_scaled`](Self::insert_scaled) for an owner that keeps the Gram matrix `BBᵀ`
+    /// of the buffer itself (FD-SON's curvature, for its solves): when this row fills the
+    /// buffer, the shrink reads `BBᵀ` of the full buffer from `gram` (row stride `stride`,
+    /// symmetric, the new row's entries included) instead of forming it from the rows — the
+    /// `O(ℓ²d)` product that was a third of the shrink (see the [module](self) docs).
+    pub(crate) fn insert_scaled_with_gram(
+        &mut self,
+        row: Row<'_>,
+        scale: f64,
+        gram: Option<(&[f64], usize)>,
+    ) -> Result<(), SketchError> {
         if !scale.is_finite() {
             return Err(SketchError::NonFinite(format!("row scale {scale}")));
         }
@@ -319,7 +336,7 @@ impl FrequentDirections {
         if nonzero {
             self.filled += 1;
             if self.filled == self.capacity() {
-                if let Err(e) = self.shrink() {
+                if let Err(e) = self.shrink(gram) {
                     // Leave the sketch as it was before this row (the buffer stays usable).
                     self.filled -= 1;
                     let f = self.filled;
@@ -336,7 +353,8 @@ impl FrequentDirections {
 
     /// Shrinks the `filled` rows of the buffer by `δ = λ_m` (the m-th largest eigenvalue of
     /// `BBᵀ`, 0 when fewer than `m` rows are held), keeping at most `m − 1` non-zero rows.
-    fn shrink(&mut self) -> Result<(), SketchError> {
+    /// `BBᵀ` is read from `known` (matrix, row stride) when the caller keeps it, else formed.
+    fn shrink(&mut self, known: Option<(&[f64], usize)>) -> Result<(), SketchError> {
         let (d, l, m) = (self.dim, self.filled, self.m);
         // Workspaces are allocated on first use (and re-sized for merges).
         let eig = match &mut self.eig {
@@ -346,7 +364,14 @@ impl FrequentDirections {
         if self.gram.len() < l * l {
             self.gram.resize(l * l, 0.0);
         }
-        fd_products::gram(&self.buf, l, d, &mut self.gram, l);
+        match known {
+            Some((g, stride)) => {
+                for i in 0..l {
+                    self.gram[i * l..(i + 1) * l].copy_from_slice(&g[i * stride..i * stride + l]);
+                }
+            }
+            None => fd_products::gram(&self.buf, l, d, &mut self.gram, l),
+        }
         eig.compute(&self.gram[..l * l])?;
         let lambda = eig.values();
         let (delta, keep) = shrink_rule(lambda, m);
@@ -413,7 +438,7 @@ impl FrequentDirections {
             stacked.resize(total.max(cap) * d, 0.0);
             self.buf = stacked;
             self.filled = total;
-            self.shrink()?;
+            self.shrink(None)?;
             self.buf.truncate(cap * d);
         }
         self.shrink_total += other.shrink_total;

@@ -11,7 +11,7 @@
 
 use super::Curvature;
 use crate::linalg::{
-    add_rows_transposed, cholesky_solve_in_place, dot, gram_rows, rows_times_vector,
+    add_rows_transposed, cholesky_solve_by_rows, dot, gram_rows, rows_times_vector,
     shifted_gram_append_row, shifted_gram_factor,
 };
 use crate::sketch::{
@@ -122,39 +122,41 @@ impl FdCurvature {
                 .collect();
             z[..l].copy_from_slice(&y);
         } else {
-            cholesky_solve_in_place(&self.chol, l, cap, z);
+            cholesky_solve_by_rows(&self.chol, l, cap, z);
         }
     }
 
     /// Inserts `scale·x` given `z = Bx` for the rows held before, and leaves in `z` the
-    /// projection `B'x` onto the rows held after: when the row is simply appended, the new Gram
-    /// entries are `scale·z_i` and `scale²‖x‖²` and `B'x = [z; scale‖x‖²]` (no pass over the
-    /// buffer); after a shrink both are recomputed.
+    /// projection `B'x` onto the rows held after. The new row's Gram entries are `scale·z_i`
+    /// and `scale²‖x‖²` (written before the insert, in row `r` = the rows held): when the row
+    /// is simply appended, that is the new Gram matrix and `B'x = [z; scale‖x‖²]` (no pass
+    /// over the buffer); when it fills the buffer, the shrink decomposes this Gram matrix
+    /// instead of forming `BBᵀ` from the rows again. After a shrink the Gram matrix of the
+    /// kept rows and `B'x` are recomputed from the rows (so rounding never accumulates from
+    /// one shrink to the next). A zero row leaves entries in row `r` that nothing reads (the
+    /// next appended row overwrites them).
     fn insert_with_projection(
         &mut self,
         x: Row<'_>,
         scale: f64,
         z: &mut Vec<f64>,
     ) -> Result<(), SketchError> {
-        let (shrinks, filled) = (self.sketch.shrinks(), self.sketch.filled_rows());
-        self.sketch.insert_scaled(x, scale)?;
-        let (l, cap, d) = (
-            self.sketch.filled_rows(),
-            self.sketch.capacity(),
-            self.sketch.dim(),
-        );
+        let (shrinks, r) = (self.sketch.shrinks(), self.sketch.filled_rows());
+        let cap = self.sketch.capacity();
+        for i in 0..r {
+            let v = scale * z[i];
+            self.gram[i * cap + r] = v;
+            self.gram[r * cap + i] = v;
+        }
+        let xx = x.squared_norm();
+        self.gram[r * cap + r] = scale * scale * xx;
+        self.sketch
+            .insert_scaled_with_gram(x, scale, Some((&self.gram, cap)))?;
+        let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
         if self.sketch.shrinks() != shrinks {
             fd_products::gram(self.sketch.rows(), l, d, &mut self.gram, cap);
             self.project(x, z);
-        } else if l == filled + 1 {
-            let r = l - 1;
-            for i in 0..r {
-                let v = scale * z[i];
-                self.gram[i * cap + r] = v;
-                self.gram[r * cap + i] = v;
-            }
-            let xx = x.squared_norm();
-            self.gram[r * cap + r] = scale * scale * xx;
+        } else if l == r + 1 {
             z.push(scale * xx);
             // α changes only at a shrink: the factor gains one bordered row, the same bits
             // as a refactorisation.
@@ -174,7 +176,7 @@ impl FdCurvature {
         self.solve_small(z);
         let f = coef / self.alpha();
         x.axpy_into(f, target);
-        add_rows_transposed(self.sketch.rows(), l, d, &z[..l], -f, target);
+        fd_products::add_rows_transposed(self.sketch.rows(), l, d, &z[..l], -f, target);
     }
 
     /// `z = B x` for the `ℓ` filled rows. A row with many non-zeros is first scattered into a

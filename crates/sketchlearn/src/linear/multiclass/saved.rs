@@ -60,7 +60,15 @@ impl MulticlassConfig {
                     representation: c.member.representation,
                     ..LearnerConfig::default()
                 };
-                c.softmax_has_sparse() && auto_sparse(&newton, &input)
+                // The softmax learner keeps the `d/10` rule (the FD cost rule was measured
+                // for the binary FD-SON members only).
+                let oja = LearnerConfig {
+                    curvature: crate::linear::CurvatureKind::Oja,
+                    ..newton.clone()
+                };
+                let fits =
+                    !newton.curvature.is_fd() || input.dim + usize::from(c.bias) >= 2 * c.size;
+                c.softmax_has_sparse() && fits && auto_sparse(&oja, &input)
             }
         };
         if sparse {

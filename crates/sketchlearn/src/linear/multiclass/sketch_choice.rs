@@ -31,7 +31,8 @@
 //!   parameters: R8 0.0387 (FD) against 0.0597 (RFD).
 //!
 //! "Sparse" is the representation rule's ([`InputProfile::is_sparse`]: hashed input, or fewer
-//! than `d/10` non-zeros per example), the same that makes the learner sparse-time; the
+//! than `d/10` non-zeros per example), the same that makes the Oja and RP learners sparse-time
+//! (FD/RFD-SON are sparse-time below `d/(4m)`, [`auto_sparse`](crate::linear::auto_sparse)); the
 //! sketch size `m = 20` is the same for both (m = 10: dna 0.0744, mnist 0.1142 with RFD;
 //! R8 0.0390 with FD). The numbers and the commands are in `docs/results/multiclass.md`.
 //!
