@@ -308,13 +308,19 @@ pub fn run(args: &DrpArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
+    print_report(&report, args);
+    Ok(())
+}
+
+/// Prints `report` as the text table (`--json` prints the struct instead).
+fn print_report(report: &DrpReport, args: &DrpArgs) {
     println!(
         "drp: loss {}, lambda {}, m {}, T {}, seed {}",
         report.loss, report.lambda, report.size, report.iterations, report.seed
     );
     println!(
         "train: n = {}, d = {}, nnz = {} (read in {:.3} s); projection {:.3} s",
-        report.examples, report.dim, report.nnz, load_seconds, report.projection_seconds
+        report.examples, report.dim, report.nnz, report.load_seconds, report.projection_seconds
     );
     if let Some(n) = report.test_examples {
         println!("test: n = {n}");
@@ -350,15 +356,14 @@ pub fn run(args: &DrpArgs) -> Result<()> {
     }
     println!();
     println!("algorithm 2: {}", report.status);
-    if diverged_at.is_some() {
+    if report.diverged_at.is_some() {
         println!(
             "warning: Algorithm 2 diverged: m = {} is too small for the effective rank of the \
              data at lambda = {} (increase --size or --lambda); the best iterate is kept",
             args.size, args.lambda
         );
     }
-    if let (Some(path), Some(t)) = (&args.final_model, saved_iteration) {
+    if let (Some(path), Some(t)) = (&args.final_model, report.saved_iteration) {
         println!("saved the t={t} iterate to {path}");
     }
-    Ok(())
 }

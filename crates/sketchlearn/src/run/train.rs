@@ -20,6 +20,7 @@ use crate::eval::{EvalError, Metrics};
 use crate::linear::{
     LearnerConfig, LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
 };
+use crate::loss::Loss;
 use std::time::Instant;
 
 /// Where the learner of a run comes from.
@@ -365,11 +366,7 @@ fn train_run(
         refused += done.outcome.refused_steps;
         label_max = label_max.max(done.outcome.label_max);
         if pass == 1 {
-            if let Some((changes, expected)) = runs.in_runs() {
-                let w = Warning::LabelsInRuns { changes, expected };
-                observer.warning(&w);
-                warnings.push(w);
-            }
+            runs_warning(&runs, observer, &mut warnings);
         }
         if cancellation.stopped() {
             break;
@@ -398,23 +395,14 @@ fn train_run(
     let seconds = start.elapsed().as_secs_f64();
     let stopped_early = passes < options.passes && !cancelled;
     let (best_pass, (model, last)) = EarlyStop::best_or(stop, passes, (model, last));
-    let diverged = divergence_warning(loss, &metrics, label_max);
-    if let Some(w) = &diverged {
-        observer.warning(w);
-    }
-    warnings.extend(diverged.iter().cloned());
-    let constant = constant_warning(loss, &metrics).filter(|_| diverged.is_none());
-    if let Some(w) = &constant {
-        observer.warning(w);
-    }
-    warnings.extend(constant);
+    let diverged = end_warnings(loss, &metrics, label_max, observer, &mut warnings);
     Ok(TrainOutcome {
         model,
         metrics,
         examples: total,
         passes,
         refused_steps: refused,
-        diverged: diverged.is_some(),
+        diverged,
         seconds,
         representation,
         warnings,
@@ -424,6 +412,36 @@ fn train_run(
         stopped_early,
         cancelled,
     })
+}
+
+/// The first pass's warning that the labels come in runs (a file sorted by label), given to
+/// `observer` and kept in `warnings`.
+fn runs_warning(runs: &LabelRuns, observer: &mut dyn Observer, warnings: &mut Vec<Warning>) {
+    if let Some((changes, expected)) = runs.in_runs() {
+        let w = Warning::LabelsInRuns { changes, expected };
+        observer.warning(&w);
+        warnings.push(w);
+    }
+}
+
+/// The warnings at the end of a run, given to `observer` and kept in `warnings`: divergence
+/// ([`divergence_warning`]), else a constant prediction ([`constant_warning`]). True when the
+/// run diverged.
+fn end_warnings(
+    loss: Loss,
+    metrics: &Metrics,
+    label_max: f64,
+    observer: &mut dyn Observer,
+    warnings: &mut Vec<Warning>,
+) -> bool {
+    let diverged = divergence_warning(loss, metrics, label_max);
+    let constant = constant_warning(loss, metrics).filter(|_| diverged.is_none());
+    let is_diverged = diverged.is_some();
+    for w in diverged.into_iter().chain(constant) {
+        observer.warning(&w);
+        warnings.push(w);
+    }
+    is_diverged
 }
 
 /// A run that read no example is an error ("no examples").
