@@ -76,6 +76,9 @@ pub struct TrainArgs {
     /// Print a JSON summary on stdout
     #[arg(long, help_heading = "Output")]
     pub json: bool,
+    /// VW input: keep feature names in the model for inspect (≤ 1,000,000)
+    #[arg(long, help_heading = "Output")]
+    pub keep_names: bool,
     #[command(flatten)]
     pub quiet: Quiet,
     /// Print help (the Output heading holds it: one heading fewer)
@@ -453,6 +456,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         );
     }
     let (begin, format) = begin(args)?;
+    crate::keep_names::check(args.keep_names, format, &args.input.file)?;
     let spec = input_spec(args, format);
     let start = match begin {
         Begin::Binary(start) => start,
@@ -492,7 +496,10 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         &mut terminal,
     )?;
     terminal.finish()?;
-    outcome.model.input.get_or_insert(spec);
+    let bits = outcome.model.input.get_or_insert(spec).bits.unwrap_or(18);
+    if args.keep_names {
+        crate::keep_names::record(&mut outcome.model.extras, &args.input.file, bits, quiet)?;
+    }
     if !quiet {
         print_summary(&outcome);
     }

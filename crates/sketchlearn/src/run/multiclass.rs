@@ -132,6 +132,7 @@ fn new_model(
     model.extras = ModelExtras {
         regularization: penalty,
         interactions: options.read.interactions,
+        ..ModelExtras::default()
     };
     Ok((model, memory))
 }
