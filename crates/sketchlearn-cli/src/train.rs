@@ -33,7 +33,7 @@ use std::io::Write;
     allow_negative_numbers = true,
     disable_help_flag = true,
     after_help = "Labels: any two classes (sorted, the later positive; --classes NEG,POS), more with \
---multiclass.\nRare flags, in docs/guide.md (with every explanation): --oja-c C, --no-read-ahead.\n\
+--multiclass.\nRare flags, in docs/guide.md: --oja-c C, --no-read-ahead, --keep-names (VW names for inspect).\n\
 Example: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
 )]
 pub struct TrainArgs {
@@ -76,8 +76,9 @@ pub struct TrainArgs {
     /// Print a JSON summary on stdout
     #[arg(long, help_heading = "Output")]
     pub json: bool,
-    /// VW input: keep feature names in the model for inspect (≤ 1,000,000)
-    #[arg(long, help_heading = "Output")]
+    /// VW input: keep feature names in the model for inspect (≤ 1,000,000; listed under
+    /// "Rare flags" to keep `train --help` short)
+    #[arg(long, hide = true)]
     pub keep_names: bool,
     #[command(flatten)]
     pub quiet: Quiet,
