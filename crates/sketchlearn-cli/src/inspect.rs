@@ -147,7 +147,7 @@ fn members(model: &LinearModel) -> Option<Vec<Member>> {
 pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> Inspection {
     let dim = model.learner.dim();
     let weights = model.learner.weights();
-    let (intercept, top_weights) = largest(&weights, dim, top, schema_names(model.schema()));
+    let (intercept, top_weights) = largest(&weights, dim, top, |j| model.feature_name(j));
     Inspection {
         learner: crate::drp_cmd::model_name(model),
         loss: model.config.loss.name().to_string(),
@@ -165,11 +165,6 @@ pub fn inspection(model: &LinearModel, top: usize, singular_values: usize) -> In
         class_weights: None,
         centred_at: None,
     }
-}
-
-/// A feature's name through a CSV `schema`, if there is one.
-fn schema_names(schema: Option<&Schema>) -> impl Fn(usize) -> Option<String> + '_ {
-    move |j| schema.and_then(|s| s.feature_name(j))
 }
 
 /// The intercept (the weight after the `dim` features, if any) and the `top` largest feature
@@ -211,7 +206,7 @@ fn multiclass_inspection(m: &MulticlassModel, top: usize) -> Inspection {
         .into_iter()
         .zip(m.learner.class_weights())
         .map(|(class, w)| {
-            let (intercept, top_weights) = largest(&w, dim, top, schema_names(m.schema()));
+            let (intercept, top_weights) = largest(&w, dim, top, |j| m.feature_name(j));
             ClassWeights {
                 class,
                 intercept,

@@ -9,6 +9,7 @@ mod fm_eta;
 mod fm_predict;
 mod input_args;
 mod inspect;
+mod keep_names;
 mod learner_args;
 mod multiclass_cmd;
 mod paths;

@@ -275,7 +275,10 @@ pub fn train(
     let outcome = run::train_multiclass_and_test(data, test, start, &options, &mut table)?;
     table.finish()?;
     let mut model = outcome.model;
-    model.input.get_or_insert(input);
+    let bits = model.input.get_or_insert(input).bits.unwrap_or(18);
+    if args.keep_names {
+        crate::keep_names::record(&mut model.extras, &args.input.file, bits, quiet)?;
+    }
     let mut r = report(
         &model,
         &outcome.metrics,

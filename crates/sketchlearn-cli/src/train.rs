@@ -33,7 +33,7 @@ use std::io::Write;
     allow_negative_numbers = true,
     disable_help_flag = true,
     after_help = "Labels: any two classes (sorted, the later positive; --classes NEG,POS), more with \
---multiclass.\nRare flags, in docs/guide.md (with every explanation): --oja-c C, --no-read-ahead.\n\
+--multiclass.\nRare flags, in docs/guide.md: --oja-c C, --no-read-ahead, --keep-names (VW names for inspect).\n\
 Example: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
 )]
 pub struct TrainArgs {
@@ -76,6 +76,10 @@ pub struct TrainArgs {
     /// Print a JSON summary on stdout
     #[arg(long, help_heading = "Output")]
     pub json: bool,
+    /// VW input: keep feature names in the model for inspect (≤ 1,000,000; listed under
+    /// "Rare flags" to keep `train --help` short)
+    #[arg(long, hide = true)]
+    pub keep_names: bool,
     #[command(flatten)]
     pub quiet: Quiet,
     /// Print help (the Output heading holds it: one heading fewer)
@@ -453,6 +457,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         );
     }
     let (begin, format) = begin(args)?;
+    crate::keep_names::check(args.keep_names, format, &args.input.file)?;
     let spec = input_spec(args, format);
     let start = match begin {
         Begin::Binary(start) => start,
@@ -492,7 +497,10 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         &mut terminal,
     )?;
     terminal.finish()?;
-    outcome.model.input.get_or_insert(spec);
+    let bits = outcome.model.input.get_or_insert(spec).bits.unwrap_or(18);
+    if args.keep_names {
+        crate::keep_names::record(&mut outcome.model.extras, &args.input.file, bits, quiet)?;
+    }
     if !quiet {
         print_summary(&outcome);
     }

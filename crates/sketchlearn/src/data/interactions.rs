@@ -80,22 +80,43 @@ impl Interactions {
     /// Appends the crossed features of `features` (`(namespace letter, full hash, value)` of one
     /// example, in input order) to `out` as `(index, value)` with `bits` hash bits.
     pub fn cross(&self, features: &[NamespaceFeature], bits: u32, out: &mut Vec<(u32, f64)>) {
+        self.for_each_cross(
+            features.len(),
+            |k| (features[k].0, features[k].1),
+            bits,
+            |i, j, index| {
+                out.push((index, features[i].2 * features[j].2));
+            },
+        );
+    }
+
+    /// Calls `f(i, j, index)` for each crossed pair of the `n` features whose namespace letter
+    /// and full hash `feature(k)` gives, in the order [`Interactions::cross`] appends them.
+    pub fn for_each_cross(
+        &self,
+        n: usize,
+        feature: impl Fn(usize) -> (u8, u64),
+        bits: u32,
+        mut f: impl FnMut(usize, usize, u32),
+    ) {
         let mask = if bits >= 32 {
             u64::from(u32::MAX)
         } else {
             (1u64 << bits) - 1
         };
         for &[a, b] in self.pairs() {
-            for (i, &(na, ha, va)) in features.iter().enumerate() {
+            for i in 0..n {
+                let (na, ha) = feature(i);
                 if na != a {
                     continue;
                 }
                 let half = ha.wrapping_mul(FNV_PRIME);
                 // Within one namespace each unordered pair once (j ≥ i).
                 let from = if a == b { i } else { 0 };
-                for &(nb, hb, vb) in &features[from..] {
+                for j in from..n {
+                    let (nb, hb) = feature(j);
                     if nb == b {
-                        out.push((((half ^ hb) & mask) as u32, va * vb));
+                        f(i, j, ((half ^ hb) & mask) as u32);
                     }
                 }
             }

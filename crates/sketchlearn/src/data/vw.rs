@@ -19,6 +19,7 @@
 use super::decimal::{parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
+use super::feature_names::FeatureNames;
 use super::hashing::{feature_index, hash_string, namespace_hash};
 use super::interactions::{Crossing, Interactions, NamespaceFeature};
 use super::lines::LineReader;
@@ -71,6 +72,8 @@ pub struct VwReader<R> {
     crossed: Vec<NamespaceFeature>,
     /// Examples parsed in full; past them only the headers ([`VwReader::headers_after`]).
     full_rows: u64,
+    /// The names of the features read, when kept ([`VwReader::with_names`]).
+    names: Option<FeatureNames>,
 }
 
 impl VwReader<Box<dyn BufRead + Send>> {
@@ -110,6 +113,7 @@ impl<R: BufRead> VwReader<R> {
             interactions: Interactions::default(),
             crossed: Vec::new(),
             full_rows: u64::MAX,
+            names: None,
         })
     }
 
@@ -117,6 +121,18 @@ impl<R: BufRead> VwReader<R> {
     pub fn with_interactions(mut self, interactions: Interactions) -> Self {
         self.interactions = interactions;
         self
+    }
+
+    /// Records the name of every feature read (and crossed) into `names` (VW's
+    /// `--invert_hash`); [`VwReader::take_names`] hands the table back.
+    pub fn with_names(mut self, names: FeatureNames) -> Self {
+        self.names = Some(names);
+        self
+    }
+
+    /// The names recorded since [`VwReader::with_names`] (`None` without it).
+    pub fn take_names(&mut self) -> Option<FeatureNames> {
+        self.names.take()
     }
 
     /// Parses the first `rows` examples in full and, past them, only each line's header (the
@@ -177,7 +193,14 @@ impl<R: BufRead> VwReader<R> {
             } else {
                 let q = (!self.interactions.is_empty())
                     .then_some((&self.interactions, &mut self.crossed));
-                parse_line(line, self.options.bits, ex, &mut self.pairs, q)
+                parse_line(line, self.options.bits, ex, &mut self.pairs, q).and_then(
+                    |()| match self.names.as_mut() {
+                        Some(names) => {
+                            record_names(line, self.options.bits, &self.interactions, names)
+                        }
+                        None => Ok(()),
+                    },
+                )
             };
             match parsed {
                 Ok(()) => {
@@ -294,7 +317,77 @@ fn parse_line(
     mut q: Crossing<'_>,
 ) -> Result<(), LineError> {
     let bar = parse_header(line, ex)?;
-    // Namespaces.
+    for_each_feature(line, bar, |ns_name, ns_hash, name, v| {
+        pairs.push((feature_index(name, ns_hash, bits), v));
+        if let Some((_, crossed)) = q.as_mut() {
+            let letter = ns_name.first().copied().unwrap_or(b' ');
+            crossed.push((letter, hash_string(name, ns_hash), v));
+        }
+    })?;
+    if let Some((interactions, crossed)) = q {
+        interactions.cross(crossed, bits, pairs);
+    }
+    pairs.sort_unstable_by_key(|p| p.0);
+    for &(i, v) in pairs.iter() {
+        if ex.indices.last() == Some(&i) {
+            let last = ex.values.len() - 1;
+            ex.values[last] += v;
+        } else {
+            ex.indices.push(i);
+            ex.values.push(v);
+        }
+    }
+    // Collisions may cancel to zero, or add up to ∞.
+    if ex.values.iter().any(|v| !v.is_finite()) {
+        return Err((
+            bar,
+            ParseErrorKind::NonFiniteValue("sum of colliding features".into()),
+        ));
+    }
+    Ok(())
+}
+
+/// Records the names of a parsed line's features into `names`: `namespace^feature` (the bare
+/// feature in the default namespace, as VW's `--invert_hash`), and `a^x*b^y` for a crossed pair.
+fn record_names(
+    line: &[u8],
+    bits: u32,
+    interactions: &Interactions,
+    names: &mut FeatureNames,
+) -> Result<(), LineError> {
+    let mut ex = Example::default();
+    let bar = parse_header(line, &mut ex)?;
+    let mut read: Vec<(u8, u64, String)> = Vec::new();
+    for_each_feature(line, bar, |ns_name, ns_hash, name, _| {
+        let full = if ns_name.is_empty() {
+            lossy(name)
+        } else {
+            format!("{}^{}", lossy(ns_name), lossy(name))
+        };
+        names.record(feature_index(name, ns_hash, bits), &full);
+        if !interactions.is_empty() {
+            let letter = ns_name.first().copied().unwrap_or(b' ');
+            read.push((letter, hash_string(name, ns_hash), full));
+        }
+    })?;
+    interactions.for_each_cross(
+        read.len(),
+        |k| (read[k].0, read[k].1),
+        bits,
+        |i, j, index| {
+            names.record(index, &format!("{}*{}", read[i].2, read[j].2));
+        },
+    );
+    Ok(())
+}
+
+/// Calls `f(namespace, namespace hash, feature name, value × namespace scale)` for each feature
+/// of non-zero value of `line`, whose namespaces start at `bar`.
+fn for_each_feature(
+    line: &[u8],
+    bar: usize,
+    mut f: impl FnMut(&[u8], u32, &[u8], f64),
+) -> Result<(), LineError> {
     let mut pos = bar;
     while pos < line.len() {
         // line[pos] == b'|'
@@ -343,34 +436,10 @@ fn parse_line(
                 return Err((col, ParseErrorKind::NonFiniteValue(lossy(tok))));
             }
             if v != 0.0 {
-                pairs.push((feature_index(name, ns_hash, bits), v));
-                if let Some((_, crossed)) = q.as_mut() {
-                    let letter = ns_name.first().copied().unwrap_or(b' ');
-                    crossed.push((letter, hash_string(name, ns_hash), v));
-                }
+                f(ns_name, ns_hash, name, v);
             }
         }
         pos = end;
-    }
-    if let Some((interactions, crossed)) = q {
-        interactions.cross(crossed, bits, pairs);
-    }
-    pairs.sort_unstable_by_key(|p| p.0);
-    for &(i, v) in pairs.iter() {
-        if ex.indices.last() == Some(&i) {
-            let last = ex.values.len() - 1;
-            ex.values[last] += v;
-        } else {
-            ex.indices.push(i);
-            ex.values.push(v);
-        }
-    }
-    // Collisions may cancel to zero, or add up to ∞.
-    if ex.values.iter().any(|v| !v.is_finite()) {
-        return Err((
-            bar,
-            ParseErrorKind::NonFiniteValue("sum of colliding features".into()),
-        ));
     }
     Ok(())
 }

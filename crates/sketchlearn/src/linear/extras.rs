@@ -9,12 +9,14 @@
 //! something to keep: a model without extras has exactly the payload of format version 6, so
 //! existing files, golden hashes and other readers are unchanged; a model with extras is read by
 //! this build and refused by older ones (their decoder finds bytes left over), never misread.
-//! The format version stays the same: the trailer is optional, not a new layout.
+//! The format version stays the same: the trailer is optional, not a new layout. The names of
+//! hashed VW features ([`FeatureNames`], `train --keep-names`) follow as a second optional
+//! trailer, written only when there are names, on the same terms.
 //!
 //! [`InputSpec`]: crate::data::InputSpec
 
 use super::{LinearModel, Regularization};
-use crate::data::Interactions;
+use crate::data::{FeatureNames, Interactions};
 use crate::model::{self, ModelError};
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +37,10 @@ pub struct ModelExtras {
     pub regularization: Regularization,
     /// VW namespace pairs crossed into quadratic features (`-q ab`; none by default).
     pub interactions: Interactions,
+    /// The names of hashed VW features (`train --keep-names`; none by default): a second
+    /// trailer after the first, so a file without names is byte for byte as before.
+    #[serde(skip)]
+    pub feature_names: FeatureNames,
 }
 
 impl ModelExtras {
@@ -64,10 +70,13 @@ impl WithExtras for LinearModel {
 
 /// The payload of `m`: the model, then its extras when there are any.
 pub(crate) fn to_bytes<M: WithExtras>(kind: &str, m: &M) -> Result<Vec<u8>, ModelError> {
-    if m.extras().is_empty() {
+    let e = m.extras();
+    if e.is_empty() {
         model::to_bytes(kind, m)
+    } else if e.feature_names.is_empty() {
+        model::to_bytes(kind, &(m, e))
     } else {
-        model::to_bytes(kind, &(m, m.extras()))
+        model::to_bytes(kind, &(m, e, &e.feature_names))
     }
 }
 
@@ -79,7 +88,15 @@ pub(crate) fn decode<M: WithExtras>(payload: &[u8], source_name: &str) -> Result
             message: e.to_string(),
         })?;
     if !rest.is_empty() {
-        *m.extras_mut() = model::decode_payload(rest, source_name)?;
+        let (extras, names) =
+            postcard::take_from_bytes::<ModelExtras>(rest).map_err(|e| ModelError::Decode {
+                path: source_name.to_owned(),
+                message: e.to_string(),
+            })?;
+        *m.extras_mut() = extras;
+        if !names.is_empty() {
+            m.extras_mut().feature_names = model::decode_payload(names, source_name)?;
+        }
     }
     Ok(m)
 }
@@ -90,9 +107,12 @@ pub(crate) fn save<M: WithExtras>(
     kind: &str,
     m: &M,
 ) -> Result<(), ModelError> {
-    if m.extras().is_empty() {
+    let e = m.extras();
+    if e.is_empty() {
         model::save(path, kind, m)
+    } else if e.feature_names.is_empty() {
+        model::save(path, kind, &(m, e))
     } else {
-        model::save(path, kind, &(m, m.extras()))
+        model::save(path, kind, &(m, e, &e.feature_names))
     }
 }

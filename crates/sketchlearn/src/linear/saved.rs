@@ -75,6 +75,12 @@ impl LinearModel {
         self.input.as_ref().and_then(|i| i.schema.as_ref())
     }
 
+    /// The name of feature `j` where known: its CSV column (through the schema), else the
+    /// names of VW features kept by `train --keep-names` ([`ModelExtras::feature_names`]).
+    pub fn feature_name(&self, j: usize) -> Option<String> {
+        feature_name(self.schema(), &self.extras, j)
+    }
+
     /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
     /// π, i.e. which member the mixture follows on the data seen; `None` for one learner.
     pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {
@@ -147,5 +153,26 @@ fn decode(version: u32, payload: &[u8], source_name: &str) -> Result<LinearModel
     if model.classes.as_ref().is_some_and(|c| !c.is_binary()) {
         return Err(invalid("a binary model lists more than two classes".into()));
     }
+    if !model
+        .extras
+        .feature_names
+        .fits(super::OnlineLearner::dim(&model.learner))
+    {
+        return Err(invalid(
+            "a feature name's index is outside the dimension".into(),
+        ));
+    }
     Ok(model)
+}
+
+/// The one naming policy of a model's features (linear and multiclass): the CSV schema's name,
+/// else the kept VW names.
+pub(crate) fn feature_name(
+    schema: Option<&Schema>,
+    extras: &ModelExtras,
+    j: usize,
+) -> Option<String> {
+    schema
+        .and_then(|s| s.feature_name(j))
+        .or_else(|| extras.feature_names.name(j))
 }

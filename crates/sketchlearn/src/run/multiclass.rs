@@ -133,6 +133,7 @@ fn new_model(
     model.extras = ModelExtras {
         regularization: penalty,
         interactions: options.read.interactions,
+        ..ModelExtras::default()
     };
     Ok((model, capped.into_iter().chain(memory).collect()))
 }

@@ -68,6 +68,7 @@ pub(crate) fn settle(
     model.extras = ModelExtras {
         regularization: options.regularization,
         interactions: options.read.interactions,
+        ..ModelExtras::default()
     };
     Ok(Settled {
         model,

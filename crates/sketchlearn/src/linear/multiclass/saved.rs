@@ -139,6 +139,13 @@ impl MulticlassModel {
         self.input.as_ref().and_then(|i| i.schema.as_ref())
     }
 
+    /// The name of feature `j` where known ([`LinearModel::feature_name`]'s policy).
+    ///
+    /// [`LinearModel::feature_name`]: crate::linear::LinearModel::feature_name
+    pub fn feature_name(&self, j: usize) -> Option<String> {
+        crate::linear::saved::feature_name(self.schema(), &self.extras, j)
+    }
+
     /// A model of `config` over `classes` (`config.classes` is set to their number) for input
     /// dimension `dim`, validating the configuration.
     pub fn build(
