@@ -20,35 +20,22 @@
 //! (3) the final weights — so the whole state (accumulators, sketches, mixture weights, the
 //! touched lists' contents) is checked, not only the weights.
 
-use sketchlearn::linear::multiclass::{
-    MulticlassConfig, MulticlassLearner, MulticlassModel, Reduction,
-};
+use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassModel, Reduction};
 use sketchlearn::linear::{
     Algorithm, LearnerConfig, LinearModel, OnlineLearner, Regularization, Representation,
 };
 use sketchlearn::model::{self, ModelError};
-use sketchlearn::Row;
 
 mod common;
 
-use common::golden::{golden_dir, read_libsvm, root, Data, Fnv};
-
-/// Examples learned before each file was saved.
-const LEARNED: usize = 200;
+use common::fixtures::{
+    heart, learner_fingerprint, multiclass_fingerprint, record, row, trained_multiclass,
+    write_record, LEARNED,
+};
+use common::golden::{golden_dir, Data};
 
 /// The format version of the files (written by the code of that version).
 const V8: u32 = 8;
-
-fn heart() -> Data {
-    read_libsvm(&root().join("data/heart.libsvm"), usize::MAX)
-}
-
-fn row<'a>(i: &'a [u32], v: &'a [f64]) -> Row<'a> {
-    Row::Sparse {
-        indices: i,
-        values: v,
-    }
-}
 
 /// The binary cases: name, configuration, penalty (a penalty makes OGD and AdaGrad the
 /// proximal learners).
@@ -99,34 +86,7 @@ fn softmax_cases() -> Vec<(&'static str, MulticlassConfig)> {
 
 /// The hash described in the module documentation, of a binary model.
 fn linear_fingerprint(mut m: LinearModel, data: &Data) -> String {
-    let mut h = Fnv::new();
-    for (i, v, _) in data {
-        h.f64(m.learner.predict(row(i, v)));
-    }
-    for (i, v, y) in &data[LEARNED..] {
-        h.f64(m.learner.learn(row(i, v), *y, 1.0).unwrap_or(f64::NAN));
-    }
-    m.learner.weights().iter().for_each(|&w| h.f64(w));
-    h.hex()
-}
-
-/// The hash described in the module documentation, of a multiclass model.
-fn multiclass_fingerprint(mut m: MulticlassModel, data: &Data) -> String {
-    let mut h = Fnv::new();
-    for (i, v, _) in data {
-        m.learner
-            .predict_proba(row(i, v))
-            .iter()
-            .for_each(|&p| h.f64(p));
-    }
-    for (t, (i, v, _)) in data.iter().enumerate().skip(LEARNED) {
-        let p = m.learn(row(i, v), t % 3, 1.0).unwrap();
-        p.iter().for_each(|&x| h.f64(x));
-    }
-    for w in m.learner.class_weights() {
-        w.iter().for_each(|&x| h.f64(x));
-    }
-    h.hex()
+    learner_fingerprint(&mut m.learner, data)
 }
 
 fn trained_linear(config: &LearnerConfig, reg: Regularization, data: &Data) -> LinearModel {
@@ -137,20 +97,6 @@ fn trained_linear(config: &LearnerConfig, reg: Regularization, data: &Data) -> L
     }
     m.examples_seen = LEARNED as u64;
     m
-}
-
-fn trained_multiclass(config: &MulticlassConfig, data: &Data) -> MulticlassModel {
-    let classes = sketchlearn::labels::Classes::parse_list("a,b,c").unwrap();
-    let mut m = MulticlassModel::build(config.clone(), classes, 13).unwrap();
-    for (t, (i, v, _)) in data[..LEARNED].iter().enumerate() {
-        m.learn(row(i, v), t % 3, 1.0).unwrap();
-    }
-    m
-}
-
-fn write_record(name: &str, hash: String) {
-    let path = golden_dir().join(format!("{name}.predictions"));
-    std::fs::write(path, hash + "\n").unwrap();
 }
 
 /// Writes the version-8 files (run once, with the code of format version 8, at commit 7fde82f).
@@ -176,18 +122,7 @@ fn write_v8_models() {
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    let bytes = std::fs::read(golden_dir().join(format!("{name}.model"))).unwrap();
-    assert_eq!(
-        &bytes[8..12],
-        &V8.to_le_bytes(),
-        "{name} is a version-8 file"
-    );
-    bytes
-}
-
-fn record(name: &str) -> String {
-    let path = golden_dir().join(format!("{name}.predictions"));
-    std::fs::read_to_string(path).unwrap().trim().to_owned()
+    common::fixtures::fixture(name, V8)
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests (each test file that needs them says `mod common;`).
 
+pub mod fixtures;
 pub mod golden;
 pub mod scratch;
 
