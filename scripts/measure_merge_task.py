@@ -49,6 +49,13 @@ def merge_task_after(base, a, db):
     return a.merged(LinearLearners.patched(base, db), base)
 
 
+def pickle_round_trip(state):
+    """The state's pickle (protocol 5) and the CPU seconds of pickling and of unpickling it."""
+    blob, dumps_s = cpu(pickle.dumps, state, 5)
+    _, loads_s = cpu(pickle.loads, blob)
+    return blob, dumps_s, loads_s
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=120_000)
@@ -71,8 +78,7 @@ def main() -> None:
         before, before_s = cpu(merge_task_before, base, a.delta_from(base), db)
         after, after_s = cpu(merge_task_after, base, a, db)
         assert before.state_bytes() == after.state_bytes()
-        blob, dumps_s = cpu(pickle.dumps, after, 5)
-        _, loads_s = cpu(pickle.loads, blob)
+        blob, dumps_s, loads_s = pickle_round_trip(after)
         print(
             f"rep {rep + 1}: delta_from {delta_s:.2f} ({len(db) / 1e6:.0f} MB), patched "
             f"{patched_s:.2f}; merge task before {before_s:.2f}, after {after_s:.2f}; merged "

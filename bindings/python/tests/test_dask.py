@@ -213,14 +213,10 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
     The merging worker merges its own half as learned and the other's rebuilt from its
     delta; the halves here go through bytes: a state read back from its bytes merges to the
     bit as the learned one (the stop-38 difference was the ``Touched`` loss, fixed)."""
-    from sketchlearn.dask import _initial, _scan_file
-
     paths, X, y = sparse_files(tmp_path, parts=6)
     d = X.shape[1]
     model = fit(OnlineClassifier(), paths, n_features=d, n_workers=2, blocks_per_task=3)
-    scans = [_scan_file(p, "auto", False) for p in paths]
-    profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans), scans[0][4])
-    base = _initial(OnlineClassifier(), d, np.array([-1, 1]), profile)
+    base = _initial_for(paths, d)
     halves = []
     for part in (paths[:3], paths[3:]):
         est = pickle.loads(pickle.dumps(base))
@@ -239,6 +235,16 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
         fit(OnlineClassifier(), paths, n_features=d, blocks_per_task=0)
 
 
+def _initial_for(paths, d):
+    """The initial estimator ``fit`` builds for ``paths`` (its scan of the files: the
+    representation, the mean number of non-zeros, the sparsity)."""
+    from sketchlearn.dask import _initial, _scan_file
+
+    scans = [_scan_file(p, "auto", False) for p in paths]
+    profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans), scans[0][4])
+    return _initial(OnlineClassifier(), d, np.array([-1, 1]), profile)
+
+
 def _learned(model, paths):
     """A copy of the estimator ``model`` after one pass over each of ``paths`` in turn."""
     est = pickle.loads(pickle.dumps(model))
@@ -253,14 +259,10 @@ def test_rounds_merge_in_memory_states_as_the_merges_by_hand(client, tmp_path):
     round's base is the merged state on the merging worker and its delta applied on the
     other. The result is, bit for bit, the merges computed here in this process on the
     states as learned: round 1 over the initial model, round 2 over round 1's merge."""
-    from sketchlearn.dask import _initial, _scan_file
-
     paths, X, y = sparse_files(tmp_path, parts=4)
     d = X.shape[1]
     model = fit(OnlineClassifier(), paths, n_features=d, n_workers=2, blocks_per_task=1)
-    scans = [_scan_file(p, "auto", False) for p in paths]
-    profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans), scans[0][4])
-    base = _initial(OnlineClassifier(), d, np.array([-1, 1]), profile)
+    base = _initial_for(paths, d)
     for r in range(2):
         a, b = (
             _learned(base, paths[2 * r : 2 * r + 1]),

@@ -80,26 +80,31 @@ fn write_v9_models() {
     let mut linear = LinearModel::new(config.clone(), config.build(13).unwrap());
     learn_first(&mut linear.learner, &data);
     linear.examples_seen = LEARNED as u64;
-    linear.save(path("heart-auto-sparse-v9")).unwrap();
-    write_record(
-        "heart-auto-sparse-v9",
-        learner_fingerprint(&mut linear.learner, &data),
-    );
     let softmax = trained_multiclass(&softmax_fd_fast(), &data);
-    softmax.save(path("heart-softmax-fd-fast-v9")).unwrap();
-    write_record(
-        "heart-softmax-fd-fast-v9",
-        multiclass_fingerprint(softmax, &data),
-    );
     let fm_config = FmConfig::new(FmAlgorithm::SftrlSplit);
     let mut fm = FmModel::new(fm_config, fm_config.build(13).unwrap());
     learn_first(&mut fm.learner, &data);
     fm.examples_seen = LEARNED as u64;
+    linear.save(path("heart-auto-sparse-v9")).unwrap();
+    softmax.save(path("heart-softmax-fd-fast-v9")).unwrap();
     fm.save(path("heart-fm-sftrl-split-v9")).unwrap();
-    write_record(
-        "heart-fm-sftrl-split-v9",
-        learner_fingerprint(&mut fm.learner, &data),
-    );
+    let records = [
+        (
+            "heart-auto-sparse-v9",
+            learner_fingerprint(&mut linear.learner, &data),
+        ),
+        (
+            "heart-softmax-fd-fast-v9",
+            multiclass_fingerprint(softmax, &data),
+        ),
+        (
+            "heart-fm-sftrl-split-v9",
+            learner_fingerprint(&mut fm.learner, &data),
+        ),
+    ];
+    for (name, hash) in records {
+        write_record(name, hash);
+    }
 }
 
 #[test]

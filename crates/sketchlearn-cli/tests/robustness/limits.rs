@@ -132,18 +132,7 @@ fn results(out: &std::process::Output) -> serde_json::Value {
 #[test]
 fn the_default_learners_sketch_size_is_capped_too() {
     let heart = repo_file("heart.libsvm");
-    let train = |extra: &[&str], file: &str| {
-        let out = run(
-            &[&["train", "--quiet", "--json"], extra, &[file]].concat(),
-            None,
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
+    let train = |extra: &[&str], file: &str| train_ok(&[&["--json"], extra, &[file]].concat());
     let big = train(&["--size", "100000"], &heart);
     let err = String::from_utf8_lossy(&big.stderr);
     assert!(
@@ -194,23 +183,7 @@ fn multiclass_sketch_sizes_are_capped_at_the_dimension() {
         })
         .collect();
     std::fs::write(&file, rows).unwrap();
-    let train = |extra: &[&str]| {
-        let out = run(
-            &[
-                &["train", "--quiet", "--json", "--multiclass"],
-                extra,
-                &[&file],
-            ]
-            .concat(),
-            None,
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
+    let train = |extra: &[&str]| train_ok(&[&["--json", "--multiclass"], extra, &[&file]].concat());
     for (reduction, cap) in [("oaa", "30"), ("softmax", "30")] {
         let big = train(&["--reduction", reduction, "--size", "100000"]);
         let err = String::from_utf8_lossy(&big.stderr);
@@ -224,6 +197,17 @@ fn multiclass_sketch_sizes_are_capped_at_the_dimension() {
         assert!(!String::from_utf8_lossy(&at_cap.stderr).contains("capped"));
         assert_eq!(results(&big), results(&at_cap), "{reduction}");
     }
+}
+
+/// `sketchlearn train --quiet ARGS`, which must succeed.
+fn train_ok(args: &[&str]) -> std::process::Output {
+    let out = run(&[&["train", "--quiet"], args].concat(), None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// This machine's memory in GiB (`MemTotal`, as the footprint check reads it).

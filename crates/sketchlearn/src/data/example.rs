@@ -104,30 +104,7 @@ impl<'a> Row<'a> {
                     // contiguous loads instead of gathers (bit-identical).
                     return dot4(&w[..n], values);
                 }
-                if indices.last().is_none_or(|&i| (i as usize) < w.len()) {
-                    // Every index is in range (indices are increasing): four independent
-                    // accumulators break the floating-point add chain.
-                    let mut acc = [0.0f64; 4];
-                    let mut chunks = indices.chunks_exact(4).zip(values.chunks_exact(4));
-                    for (ic, vc) in &mut chunks {
-                        for k in 0..4 {
-                            acc[k] += w[ic[k] as usize] * vc[k];
-                        }
-                    }
-                    let tail = indices.len() / 4 * 4;
-                    let rest: f64 = indices[tail..]
-                        .iter()
-                        .zip(&values[tail..])
-                        .map(|(&i, &x)| w[i as usize] * x)
-                        .sum();
-                    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
-                } else {
-                    indices
-                        .iter()
-                        .zip(values.iter())
-                        .filter_map(|(&i, &x)| w.get(i as usize).map(|&wi| wi * x))
-                        .sum()
-                }
+                gather_dot(indices, values, w.len(), |i| w[i])
             }
         }
     }
@@ -241,5 +218,42 @@ impl Example {
         self.weight = 1.0;
         self.indices.clear();
         self.values.clear();
+    }
+}
+
+/// `Σ_k w(i_k)·x_k` over a sparse row's increasing `indices` and `values`, for a vector of
+/// length `len` read through `w` (entries at or beyond `len` count as zero): when every index is
+/// in range, four independent accumulators break the floating-point add chain; otherwise one
+/// sum over the indices in range. [`Row::dot`] and the interleaved tables' `dot_first` sum
+/// through it, so they give the same bits.
+#[inline(always)]
+pub(crate) fn gather_dot(
+    indices: &[u32],
+    values: &[f64],
+    len: usize,
+    w: impl Fn(usize) -> f64,
+) -> f64 {
+    if indices.last().is_none_or(|&i| (i as usize) < len) {
+        let mut acc = [0.0f64; 4];
+        let mut chunks = indices.chunks_exact(4).zip(values.chunks_exact(4));
+        for (ic, vc) in &mut chunks {
+            for k in 0..4 {
+                acc[k] += w(ic[k] as usize) * vc[k];
+            }
+        }
+        let tail = indices.len() / 4 * 4;
+        let rest: f64 = indices[tail..]
+            .iter()
+            .zip(&values[tail..])
+            .map(|(&i, &x)| w(i as usize) * x)
+            .sum();
+        (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
+    } else {
+        indices
+            .iter()
+            .zip(values.iter())
+            .filter(|(&i, _)| (i as usize) < len)
+            .map(|(&i, &x)| w(i as usize) * x)
+            .sum()
     }
 }

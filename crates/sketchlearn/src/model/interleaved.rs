@@ -95,30 +95,9 @@ impl Interleaved {
         match x {
             Row::Dense(v) => v.iter().zip(w).map(|(a, b)| a * b[0]).sum(),
             Row::Sparse { indices, values } => {
-                if indices.last().is_none_or(|&i| (i as usize) < w.len()) {
-                    // Row::dot's four accumulators (its contiguous path for a leading block
-                    // `0..n` adds the same products in the same order).
-                    let mut acc = [0.0f64; 4];
-                    let mut chunks = indices.chunks_exact(4).zip(values.chunks_exact(4));
-                    for (ic, vc) in &mut chunks {
-                        for k in 0..4 {
-                            acc[k] += w[ic[k] as usize][0] * vc[k];
-                        }
-                    }
-                    let tail = indices.len() / 4 * 4;
-                    let rest: f64 = indices[tail..]
-                        .iter()
-                        .zip(&values[tail..])
-                        .map(|(&i, &x)| w[i as usize][0] * x)
-                        .sum();
-                    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
-                } else {
-                    indices
-                        .iter()
-                        .zip(values.iter())
-                        .filter_map(|(&i, &x)| w.get(i as usize).map(|wi| wi[0] * x))
-                        .sum()
-                }
+                // Row::dot's sums (its contiguous path for a leading block `0..n` adds the
+                // same products in the same order).
+                crate::data::example::gather_dot(indices, values, w.len(), |i| w[i][0])
             }
         }
     }

@@ -624,6 +624,19 @@ impl CacheReader {
             c.at += nnz;
             return Ok(());
         }
+        self.varint_indices(c, nnz, |i| indices.push(i))?;
+        Ok(())
+    }
+
+    /// The indices of the record at the cursor read varint by varint (each step at least 1 after
+    /// the first, each index below the limit), given to `each` in order; the last (largest), or 0
+    /// when `nnz` is 0.
+    fn varint_indices(
+        &self,
+        c: &mut Cursor<'_>,
+        nnz: usize,
+        mut each: impl FnMut(u32),
+    ) -> Result<u64, Damaged> {
         let mut index = 0u64;
         for k in 0..nnz {
             let step = c.varint()?;
@@ -634,9 +647,9 @@ impl CacheReader {
             if index >= self.index_limit {
                 return Err(Damaged);
             }
-            indices.push(index as u32);
+            each(index as u32);
         }
-        Ok(())
+        Ok(index)
     }
 
     /// Passes over `nnz` indices at the cursor with [`decode_indices`](Self::decode_indices)'s
@@ -654,17 +667,7 @@ impl CacheReader {
             c.at += nnz;
             return Ok((nnz > 0).then_some(index as u32));
         }
-        let mut index = 0u64;
-        for k in 0..nnz {
-            let step = c.varint()?;
-            if k > 0 && step == 0 {
-                return Err(Damaged);
-            }
-            index += step;
-            if index >= self.index_limit {
-                return Err(Damaged);
-            }
-        }
+        let index = self.varint_indices(c, nnz, |_| {})?;
         Ok((nnz > 0).then_some(index as u32))
     }
 
@@ -907,18 +910,21 @@ mod tests {
         }
     }
 
+    /// LIBSVM text: a row of 150 features with f64 values, `middle`, then the same row with
+    /// integer-looking values (f32 in the cache).
+    fn around_dense_rows(middle: &str) -> String {
+        let dense: String = (1..=150)
+            .map(|j| format!(" {j}:{}", j as f64 * 0.1))
+            .collect();
+        format!("1{dense}\n{middle}1{}\n", dense.replace(".", ""))
+    }
+
     /// Dense rows (every step one byte, read as bytes) beside rows with long steps (read varint
     /// by varint) and f32, f64 and all-one values: the same examples back; an index past the
     /// limit is damage on either path; flipped bits never panic.
     #[test]
     fn one_byte_steps_and_long_steps_read_alike() {
-        let dense: String = (1..=150)
-            .map(|j| format!(" {j}:{}", j as f64 * 0.1))
-            .collect();
-        let text = format!(
-            "1{dense}\n-1 1:0.5 300:2 90000:0.25\n1{}\n",
-            dense.replace(".", "")
-        );
+        let text = around_dense_rows("-1 1:0.5 300:2 90000:0.25\n");
         let path = scratch("steps");
         let source = LibsvmReader::new(
             std::io::Cursor::new(text.clone()),
@@ -968,13 +974,7 @@ mod tests {
     /// full rows; an index past the limit is damage in either part; flipped bits never panic.
     #[test]
     fn headers_read_like_the_full_read() {
-        let dense: String = (1..=150)
-            .map(|j| format!(" {j}:{}", j as f64 * 0.1))
-            .collect();
-        let text = format!(
-            "1{dense}\n\n-1 1:0.5 300:2 90000:0.25\n# c\n3 7:1 9:1\n-1\n1{}\n",
-            dense.replace(".", "")
-        );
+        let text = around_dense_rows("\n-1 1:0.5 300:2 90000:0.25\n# c\n3 7:1 9:1\n-1\n");
         let path = scratch("headers");
         let source = LibsvmReader::new(std::io::Cursor::new(text), "t", LibsvmOptions::default());
         let mut w = CacheWriter::create(&path, b"k", source, Box::new(|| {})).unwrap();

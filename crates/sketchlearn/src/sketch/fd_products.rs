@@ -20,107 +20,73 @@ use crate::linalg::{axpy, dot};
 #[cfg(target_arch = "x86_64")]
 use crate::linear::sparse::has_avx2;
 
-/// `out[i·stride + j] = b_i · b_j` for the first `rows` rows of the row-major `b`
-/// (`rows × cols`): the Gram matrix `BBᵀ`, exactly symmetric, written with row stride `stride`.
-pub(crate) fn gram(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked above).
-        return unsafe { gram_avx2(b, rows, cols, out, stride) };
-    }
-    gram_generic(b, rows, cols, out, stride)
+/// `pub(crate) fn $name(args) body` and its plain build `$generic`: `$name` runs the body
+/// compiled a second time for AVX2 when the CPU has it (the same loops, so the same bits, see
+/// the module documentation), and `$generic` otherwise.
+macro_rules! with_avx2 {
+    ($(#[$doc:meta])* $name:ident / $generic:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$doc])*
+        pub(crate) fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2($($arg: $ty),*) {
+                    $generic($($arg),*)
+                }
+                // SAFETY: the CPU supports AVX2 (checked above).
+                return unsafe { avx2($($arg),*) };
+            }
+            $generic($($arg),*)
+        }
+
+        #[inline(always)]
+        fn $generic($($arg: $ty),*) $body
+    };
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn gram_avx2(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
-    gram_generic(b, rows, cols, out, stride)
-}
-
-#[inline(always)]
-fn gram_generic(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
-    for i in 0..rows {
-        let bi = &b[i * cols..(i + 1) * cols];
-        for j in 0..=i {
-            let v = dot(bi, &b[j * cols..(j + 1) * cols]);
-            out[i * stride + j] = v;
-            out[j * stride + i] = v;
+with_avx2! {
+    /// `out[i·stride + j] = b_i · b_j` for the first `rows` rows of the row-major `b`
+    /// (`rows × cols`): the Gram matrix `BBᵀ`, exactly symmetric, written with row stride
+    /// `stride`.
+    gram / gram_generic(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
+        for i in 0..rows {
+            let bi = &b[i * cols..(i + 1) * cols];
+            for j in 0..=i {
+                let v = dot(bi, &b[j * cols..(j + 1) * cols]);
+                out[i * stride + j] = v;
+                out[j * stride + i] = v;
+            }
         }
     }
 }
 
-/// `out (k × cols) = U[:, ..k]ᵀ B`: row `q` of `out` is `Σ_j u_jq b_j`, for the `rows × rows`
-/// row-major `u` (eigenvectors as columns) and the `rows × cols` row-major `b`.
-pub(crate) fn rotate(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked above).
-        return unsafe { rotate_avx2(u, rows, k, b, cols, out) };
-    }
-    rotate_generic(u, rows, k, b, cols, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn rotate_avx2(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]) {
-    rotate_generic(u, rows, k, b, cols, out)
-}
-
-#[inline(always)]
-fn rotate_generic(u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]) {
-    out[..k * cols].iter_mut().for_each(|x| *x = 0.0);
-    for q in 0..k {
-        let dst = &mut out[q * cols..(q + 1) * cols];
-        for j in 0..rows {
-            axpy(u[j * rows + q], &b[j * cols..(j + 1) * cols], dst);
+with_avx2! {
+    /// `out (k × cols) = U[:, ..k]ᵀ B`: row `q` of `out` is `Σ_j u_jq b_j`, for the `rows × rows`
+    /// row-major `u` (eigenvectors as columns) and the `rows × cols` row-major `b`.
+    rotate / rotate_generic(
+        u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]
+    ) {
+        out[..k * cols].iter_mut().for_each(|x| *x = 0.0);
+        for q in 0..k {
+            let dst = &mut out[q * cols..(q + 1) * cols];
+            for j in 0..rows {
+                axpy(u[j * rows + q], &b[j * cols..(j + 1) * cols], dst);
+            }
         }
     }
 }
 
-/// `target += coef · Bᵀz` for the first `rows` rows of the row-major `b` (`rows × cols`): FD-SON's
-/// per-example solve (`A⁻¹x = (x − Bᵀ(αI + BBᵀ)⁻¹Bx)/α`). Four rows at a time, so that each
-/// entry of `target` is loaded and stored once per four rows (`linalg::add_rows_transposed`,
-/// faer's matrix–vector product, cost more in set-up than in arithmetic at `ℓ ≤ 20`,
-/// `d ≈ 124`: 7 % of the default's CPU on a9a).
-pub(crate) fn add_rows_transposed(
-    b: &[f64],
-    rows: usize,
-    cols: usize,
-    z: &[f64],
-    coef: f64,
-    target: &mut [f64],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked above).
-        return unsafe { add_rows_transposed_avx2(b, rows, cols, z, coef, target) };
+with_avx2! {
+    /// `target += coef · Bᵀz` for the first `rows` rows of the row-major `b` (`rows × cols`):
+    /// FD-SON's per-example solve (`A⁻¹x = (x − Bᵀ(αI + BBᵀ)⁻¹Bx)/α`). Four rows at a time, so
+    /// that each entry of `target` is loaded and stored once per four rows
+    /// (`linalg::add_rows_transposed`, faer's matrix–vector product, cost more in set-up than in
+    /// arithmetic at `ℓ ≤ 20`, `d ≈ 124`: 7 % of the default's CPU on a9a).
+    add_rows_transposed / add_rows_transposed_generic(
+        b: &[f64], rows: usize, cols: usize, z: &[f64], coef: f64, target: &mut [f64]
+    ) {
+        rows_combination(b, rows, cols, |i| coef * z[i], &mut target[..cols]);
     }
-    add_rows_transposed_generic(b, rows, cols, z, coef, target)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn add_rows_transposed_avx2(
-    b: &[f64],
-    rows: usize,
-    cols: usize,
-    z: &[f64],
-    coef: f64,
-    target: &mut [f64],
-) {
-    add_rows_transposed_generic(b, rows, cols, z, coef, target)
-}
-
-#[inline(always)]
-fn add_rows_transposed_generic(
-    b: &[f64],
-    rows: usize,
-    cols: usize,
-    z: &[f64],
-    coef: f64,
-    target: &mut [f64],
-) {
-    rows_combination(b, rows, cols, |i| coef * z[i], &mut target[..cols]);
 }
 
 /// `target += Σ_i c(i)·b_i` over the first `rows` rows of the row-major `b` (`rows × cols`,
