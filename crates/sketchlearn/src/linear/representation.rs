@@ -105,13 +105,19 @@ pub fn auto_sparse(config: &LearnerConfig, input: &InputProfile) -> bool {
     if !config.curvature.is_fd() {
         return input.is_sparse();
     }
-    if input.dim + usize::from(config.bias) < 2 * config.size {
+    if !fd_sketch_fits(input.dim, config.bias, config.size) {
         return false;
     }
     input.hashed
         || input
             .avg_nnz
             .is_some_and(|a| config.size as f64 * a < input.dim as f64 * FD_SPARSE_FRACTION)
+}
+
+/// Whether a sparse-time FD/RFD learner of sketch size `m` can hold input of dimension `dim`
+/// (with the intercept when `bias`): its buffer needs `d ≥ 2m` columns.
+pub(crate) fn fd_sketch_fits(dim: usize, bias: bool, m: usize) -> bool {
+    dim + usize::from(bias) >= 2 * m
 }
 
 impl InputProfile {

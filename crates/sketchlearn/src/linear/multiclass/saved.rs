@@ -4,9 +4,8 @@ use super::{AnyMulticlass, MulticlassConfig, MulticlassLearner, Reduction};
 use crate::data::InputSpec;
 use crate::labels::{ClassLabel, Classes};
 use crate::linear::extras::{self, WithExtras};
-use crate::linear::{
-    auto_sparse, Algorithm, InputProfile, LearnError, LearnerConfig, ModelExtras, Representation,
-};
+use crate::linear::representation::fd_sketch_fits;
+use crate::linear::{auto_sparse, InputProfile, LearnError, ModelExtras, Representation};
 use crate::model::{self, ModelError};
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -51,24 +50,13 @@ impl MulticlassConfig {
         let mut c = self.clone().with_sketch_for(&input);
         let sparse = match c.reduction {
             Reduction::OneVsAll => auto_sparse(&c.member, &input),
+            // The softmax learner keeps the `d/10` rule ([`InputProfile::is_sparse`]; the FD
+            // cost rule of `auto_sparse` was measured for the binary FD-SON members only).
             Reduction::Softmax => {
-                let newton = LearnerConfig {
-                    algorithm: Algorithm::Newton,
-                    curvature: c.curvature,
-                    size: c.size,
-                    bias: c.bias,
-                    representation: c.member.representation,
-                    ..LearnerConfig::default()
-                };
-                // The softmax learner keeps the `d/10` rule (the FD cost rule was measured
-                // for the binary FD-SON members only).
-                let oja = LearnerConfig {
-                    curvature: crate::linear::CurvatureKind::Oja,
-                    ..newton.clone()
-                };
-                let fits =
-                    !newton.curvature.is_fd() || input.dim + usize::from(c.bias) >= 2 * c.size;
-                c.softmax_has_sparse() && fits && auto_sparse(&oja, &input)
+                c.softmax_has_sparse()
+                    && c.member.representation == Representation::Auto
+                    && (!c.curvature.is_fd() || fd_sketch_fits(dim, c.bias, c.size))
+                    && input.is_sparse()
             }
         };
         if sparse {
