@@ -7,6 +7,7 @@ use crate::prediction_output::PredictionFormat;
 use crate::train::{TestArgs, TrainArgs};
 use anyhow::{Context, Result};
 use serde::Serialize;
+use sketchlearn::data::VwOptions;
 use sketchlearn::eval::multiclass::{
     MulticlassMetrics, MulticlassPassReport, MulticlassProgress, MulticlassRow,
 };
@@ -275,7 +276,11 @@ pub fn train(
     let outcome = run::train_multiclass_and_test(data, test, start, &options, &mut table)?;
     table.finish()?;
     let mut model = outcome.model;
-    let bits = model.input.get_or_insert(input).bits.unwrap_or(18);
+    let bits = model
+        .input
+        .get_or_insert(input)
+        .bits
+        .unwrap_or(VwOptions::default().bits);
     if args.keep_names {
         crate::keep_names::record(&mut model.extras, &args.input.file, bits, quiet)?;
     }

@@ -13,7 +13,7 @@ use crate::quiet::Quiet;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sketchlearn::data::{Format, InputSpec};
+use sketchlearn::data::{Format, InputSpec, VwOptions};
 use sketchlearn::eval::{Metrics, ProgressRow};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassModel;
@@ -408,7 +408,7 @@ fn input_spec(args: &TrainArgs, format: Format) -> InputSpec {
     InputSpec::new(
         format,
         input.zero_based,
-        Some(input.bits.unwrap_or(18)),
+        Some(input.bits.unwrap_or(VwOptions::default().bits)),
         None,
     )
 }
@@ -497,7 +497,12 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         &mut terminal,
     )?;
     terminal.finish()?;
-    let bits = outcome.model.input.get_or_insert(spec).bits.unwrap_or(18);
+    let bits = outcome
+        .model
+        .input
+        .get_or_insert(spec)
+        .bits
+        .unwrap_or(VwOptions::default().bits);
     if args.keep_names {
         crate::keep_names::record(&mut outcome.model.extras, &args.input.file, bits, quiet)?;
     }
