@@ -59,6 +59,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Most past epochs kept before the one owning the fewest columns is flushed.
 const MAX_EPOCHS: usize = 1024;
 
+/// How many members ahead a flush starts loading a member's stamp.
+const FLUSH_AHEAD: usize = 16;
+
 /// Epochs per closed group (see the module documentation).
 const GROUP: usize = 32;
 
@@ -158,6 +161,10 @@ struct Epoch {
     count: u64,
     /// Columns stamped with this id when it was current (some re-stamped since).
     members: Vec<u32>,
+    /// The id of the closed group holding this epoch (0 while its group is open): found again
+    /// from the ids when a file is loaded, so not stored.
+    #[serde(skip)]
+    group: u32,
 }
 
 impl Epoch {
@@ -283,13 +290,16 @@ pub(crate) struct LazyColumns {
     pristine: Epoch,
     /// Past epochs that still own columns, by increasing id.
     epochs: Vec<Epoch>,
-    /// Their ids, in the same order (a compact copy for the binary search of every refresh).
-    ids: Vec<u32>,
+    /// Their ids, in the same order, with each one's position in `O(1)` (every refresh looks
+    /// one up).
+    ids: IdIndex,
     /// Closed groups that still own epochs, by increasing id: a group's `id` is the id of its
     /// last epoch, its `t`/`a` take coordinates at its closing time to the current ones, its
     /// `count` is the number of its epochs still alive. Epochs with ids `≤ closed` belong to a
     /// closed group (their own `t`/`a` are frozen).
     groups: Vec<Epoch>,
+    /// The groups' ids, in the same order (positions in `O(1)`, as `ids`).
+    group_ids: IdIndex,
     /// Id of the last epoch of the newest closed group (0: none).
     closed: u32,
     /// Columns stamped `cur`.
@@ -323,10 +333,12 @@ impl LazyColumns {
                 a: vec![0.0; m * heads],
                 count: 0,
                 members: Vec::new(),
+                group: 0,
             },
             epochs: Vec::new(),
-            ids: Vec::new(),
+            ids: IdIndex::default(),
             groups: Vec::new(),
+            group_ids: IdIndex::default(),
             closed: 0,
             cur_count: 0,
             cur_members: Vec::new(),
@@ -425,10 +437,10 @@ impl LazyColumns {
         let mut k = usize::MAX;
         if stamp != 0 {
             k = self.epoch_index(stamp);
+            let e = &self.epochs[k];
             bring_up(
-                &self.epochs[k],
-                &self.groups,
-                self.closed,
+                e,
+                closed_group(e, self.closed, &self.groups, &self.group_ids),
                 &mut self.data[base..base + s],
                 &mut self.tmp,
                 self.m,
@@ -473,22 +485,30 @@ impl LazyColumns {
         self.cur_members.push(j as u32);
     }
 
-    /// Position of the closed group holding epoch `id` (the first whose last epoch is `≥ id`).
+    /// The closed group holding epoch `e` (`None` while `e`'s group is open).
+    #[inline]
+    fn group_of(&self, e: &Epoch) -> Option<&Epoch> {
+        closed_group(e, self.closed, &self.groups, &self.group_ids)
+    }
+
+    /// Position of the closed group `id` (its last epoch's id).
+    #[inline]
     fn group_index(&self, id: u32) -> usize {
-        group_index(&self.groups, id)
+        group_index(&self.group_ids, id)
     }
 
     /// Removes the epoch at position `k` (no column is stamped with it any more, or all were
     /// just flushed) and, with its last epoch, its group.
     fn drop_epoch(&mut self, k: usize) {
-        let id = self.ids[k];
+        let (id, group) = (self.ids[k], self.epochs[k].group);
         self.epochs.remove(k);
         self.ids.remove(k);
         if id <= self.closed {
-            let g = self.group_index(id);
+            let g = self.group_index(group);
             self.groups[g].count -= 1;
             if self.groups[g].count == 0 {
                 self.groups.remove(g);
+                self.group_ids.remove(g);
             }
         }
     }
@@ -510,19 +530,12 @@ impl LazyColumns {
         }
     }
 
-    /// Position of the live epoch `id` (ids increase along the deque).
-    /// Stale columns mostly come from the last few epochs (a frequent feature is touched
-    /// again soon), so those are looked at first.
+    /// Position of the live epoch `id` (`O(1)`, `columns/id_index.rs`).
+    #[inline]
     fn epoch_index(&self, id: u32) -> usize {
-        let n = self.ids.len();
-        for k in (n.saturating_sub(4)..n).rev() {
-            if self.ids[k] == id {
-                return k;
-            }
-        }
         self.ids
-            .binary_search(&id)
-            .unwrap_or_else(|_| unreachable!("stamp {id} of no live epoch"))
+            .position(id)
+            .unwrap_or_else(|| unreachable!("stamp {id} of no live epoch"))
     }
 
     /// The current value of column `j` without updating the store: returns `w̄_j` and writes
@@ -565,7 +578,7 @@ impl LazyColumns {
             self.pristine.apply(slot, tmp, self.m);
         } else {
             let e = &self.epochs[self.epoch_index(stamp)];
-            bring_up(e, &self.groups, self.closed, slot, tmp, self.m);
+            bring_up(e, self.group_of(e), slot, tmp, self.m);
         }
     }
 
@@ -594,6 +607,7 @@ impl LazyColumns {
                 a: b.to_vec(),
                 count: self.cur_count,
                 members,
+                group: 0,
             });
         }
         self.cur_count = 0;
@@ -602,14 +616,20 @@ impl LazyColumns {
         let open = self.epochs.len() - self.open_from();
         if open >= GROUP {
             // Close the open group: its epochs' transforms now end at the current coordinates.
+            let from = self.open_from();
             self.closed = self.cur - 1;
+            self.epochs[from..]
+                .iter_mut()
+                .for_each(|e| e.group = self.closed);
             self.groups.push(Epoch {
                 id: self.closed,
                 tt: None,
                 a: vec![0.0; self.m * self.heads],
                 count: open as u64,
                 members: Vec::new(),
+                group: 0,
             });
+            self.group_ids.push(self.closed);
         }
         while self.epochs.len() > MAX_EPOCHS {
             let k = (0..self.epochs.len())
@@ -620,18 +640,26 @@ impl LazyColumns {
             let mut data = std::mem::take(&mut self.data);
             let (id, mut left) = (self.epochs[k].id, self.epochs[k].count);
             // The members are distinct and `count` of them still carry the stamp: the scan
-            // (a cache miss per member on a large store) stops at the last of them.
-            for &j in &self.epochs[k].members {
+            // (a cache miss per member on a large store) stops at the last of them. The stamp
+            // of the member `FLUSH_AHEAD` on starts loading meanwhile (a hint: the misses
+            // overlap instead of each waiting behind the previous member's test; on the
+            // generated sparse stream they were 3 % of its time).
+            let members = &self.epochs[k].members;
+            for (at, &j) in members.iter().enumerate() {
                 if left == 0 {
                     break;
+                }
+                if let Some(&ahead) = members.get(at + FLUSH_AHEAD) {
+                    let stamp = ahead as usize * s + STAMP;
+                    crate::data::packed::prefetch_slice(&data[stamp..stamp + 1]);
                 }
                 let base = j as usize * s;
                 if data[base + STAMP] as u32 == id {
                     left -= 1;
+                    let e = &self.epochs[k];
                     bring_up(
-                        &self.epochs[k],
-                        &self.groups,
-                        self.closed,
+                        e,
+                        closed_group(e, self.closed, &self.groups, &self.group_ids),
                         &mut data[base..base + s],
                         &mut tmp,
                         self.m,
@@ -872,20 +900,34 @@ fn matmul_fixed_rows(a: &[f64], b: &[f64], m: usize, out: &mut [f64]) {
     }
 }
 
-/// Brings a stored slot of the live epoch `e` up to date: the epoch's own transform, then (for
-/// an epoch of a closed group) the group's.
+/// Position of the live closed group `id` (its last epoch's id) among `group_ids`.
 #[inline]
-fn bring_up(e: &Epoch, groups: &[Epoch], closed: u32, slot: &mut [f64], tmp: &mut [f64], m: usize) {
-    e.apply(slot, tmp, m);
-    if e.id <= closed {
-        groups[group_index(groups, e.id)].apply(slot, tmp, m);
-    }
+fn group_index(group_ids: &IdIndex, id: u32) -> usize {
+    group_ids
+        .position(id)
+        .unwrap_or_else(|| unreachable!("group {id} not live"))
 }
 
-/// Position of the closed group holding epoch `id` (the first whose last epoch is `≥ id`).
+/// The closed group holding the live epoch `e` (`None` while `e`'s group is open; `closed`: the
+/// id of the last epoch of the newest closed group).
 #[inline]
-fn group_index(groups: &[Epoch], id: u32) -> usize {
-    groups.partition_point(|g| g.id < id)
+fn closed_group<'a>(
+    e: &Epoch,
+    closed: u32,
+    groups: &'a [Epoch],
+    group_ids: &IdIndex,
+) -> Option<&'a Epoch> {
+    (e.id <= closed).then(|| &groups[group_index(group_ids, e.group)])
+}
+
+/// Brings a stored slot of the live epoch `e` up to date: the epoch's own transform, then (for
+/// an epoch of a closed group) the group's, `group`.
+#[inline]
+fn bring_up(e: &Epoch, group: Option<&Epoch>, slot: &mut [f64], tmp: &mut [f64], m: usize) {
+    e.apply(slot, tmp, m);
+    if let Some(g) = group {
+        g.apply(slot, tmp, m);
+    }
 }
 
 /// The transpose of a row-major `m × m` matrix.
@@ -1178,6 +1220,11 @@ impl<'de> Deserialize<'de> for LazyColumns {
         {
             return Err(D::Error::custom("inconsistent sparse column store"));
         }
+        let mut epochs = st.epochs;
+        for e in epochs.iter_mut().filter(|e| e.id <= st.closed) {
+            // The first closed group whose last epoch is not older (checked consistent above).
+            e.group = st.groups[st.groups.partition_point(|g| g.id < e.id)].id;
+        }
         let mut data = Aligned::zeroed(dim * s);
         for (k, &j) in st.touched.iter().enumerate() {
             data[j as usize * s..(j as usize + 1) * s]
@@ -1191,8 +1238,9 @@ impl<'de> Deserialize<'de> for LazyColumns {
             init: st.init,
             cur: st.cur,
             pristine: st.pristine,
-            ids: st.epochs.iter().map(|e| e.id).collect(),
-            epochs: st.epochs,
+            ids: IdIndex::new(epochs.iter().map(|e| e.id)),
+            epochs,
+            group_ids: IdIndex::new(st.groups.iter().map(|g| g.id)),
             groups: st.groups,
             closed: st.closed,
             cur_count: st.cur_count,
@@ -1207,6 +1255,9 @@ impl<'de> Deserialize<'de> for LazyColumns {
 mod base;
 mod batch;
 mod delta;
+mod id_index;
+
+use id_index::IdIndex;
 
 #[cfg(test)]
 mod tests;

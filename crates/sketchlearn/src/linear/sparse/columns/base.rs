@@ -74,6 +74,7 @@ impl LazyColumns {
         self.epochs = base.epochs.clone();
         self.ids = base.ids.clone();
         self.groups = base.groups.clone();
+        self.group_ids = base.group_ids.clone();
         self.closed = base.closed;
         self.cur_count = base.cur_count;
         self.cur_members = base.cur_members.clone();

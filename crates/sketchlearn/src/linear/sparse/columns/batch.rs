@@ -11,7 +11,7 @@
 //! the current epoch's member list) is then done column by column in the example's order, as
 //! `LazyColumns::refresh` does it, so the stored state is the same too.
 
-use super::{group_index, LazyColumns, STAMP, W, Z};
+use super::{LazyColumns, STAMP, W, Z};
 use crate::data::packed::prefetch_slice;
 
 /// Columns caught up together.
@@ -131,8 +131,7 @@ impl LazyColumns {
             w[c] = self.data[base + W];
             z[c].copy_from_slice(&self.data[base + Z..base + Z + M]);
             own[c] = Some((&e.a[..M], e.tt.as_deref()));
-            if e.id <= self.closed {
-                let g = &self.groups[group_index(&self.groups, e.id)];
+            if let Some(g) = self.group_of(e) {
                 group[c] = Some((&g.a[..M], g.tt.as_deref()));
             }
         }

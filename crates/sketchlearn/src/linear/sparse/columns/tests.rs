@@ -205,6 +205,7 @@ fn transposed_pass_equals_row_dot_products_to_the_bit() {
             a: vec![0.0; m],
             count: 1,
             members: Vec::new(),
+            group: 0,
         };
         let tt = e.tt.clone().unwrap();
         let z0: Vec<f64> = (0..m).map(|_| next()).collect();
@@ -262,6 +263,7 @@ fn epoch_files_store_t_row_major() {
         a: vec![1.0, 2.0, 3.0],
         count: 2,
         members: vec![4, 5],
+        group: 0,
     };
     let bytes = postcard::to_allocvec(&e).unwrap();
     let plain: Plain = postcard::from_bytes(&bytes).unwrap();
