@@ -99,7 +99,7 @@ pub(super) fn learn(
     .map_err(|e| match e {
         EvalError::Source(e) => match e {},
         EvalError::Learn { example, source } => FmRunError::Learn {
-            example: example as u64,
+            example,
             error: source,
         },
     })?;
