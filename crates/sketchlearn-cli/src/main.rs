@@ -5,7 +5,6 @@ mod class_args;
 mod drp_cmd;
 mod eval_args;
 mod fm_cmd;
-mod fm_eta;
 mod fm_predict;
 mod input_args;
 mod inspect;

@@ -44,6 +44,7 @@ mod fm_sgd;
 mod label_mean;
 mod ocg;
 mod quadratic_step;
+pub mod run;
 mod sftrl;
 mod sftrl_split;
 mod side_trailer;

@@ -1,5 +1,8 @@
-//! sftrl-split's default pairwise step with side features: why 0.5 (ids alone) diverges once
-//! a row holds more feature pairs, and the steps measured for each kind of side feature.
+//! sftrl-split's default pairwise step with side features ([`FmOverrides::config`]): why 0.5
+//! (ids alone) diverges once a row holds more feature pairs, and the steps measured for each
+//! kind of side feature.
+//!
+//! [`FmOverrides::config`]: super::FmOverrides::config
 
 /// sftrl-split's default pairwise step η_p with side-feature columns (`--columns` with more
 /// than three entries) instead of 0.5. The pairwise part's step moves a prediction by about
