@@ -195,7 +195,15 @@ mod tests {
             (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
         };
         let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
-        for (rows, cols) in [(1, 1), (3, 5), (4, 16), (7, 17), (20, 123), (21, 300), (9, 33)] {
+        for (rows, cols) in [
+            (1, 1),
+            (3, 5),
+            (4, 16),
+            (7, 17),
+            (20, 123),
+            (21, 300),
+            (9, 33),
+        ] {
             let b: Vec<f64> = (0..rows * cols).map(|_| next()).collect();
             let u: Vec<f64> = (0..rows * rows).map(|_| next()).collect();
             let stride = rows + 2;
