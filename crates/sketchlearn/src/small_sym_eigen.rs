@@ -196,6 +196,7 @@ fn transpose_square(a: &mut [f64], n: usize) {
 /// on return `d` is the diagonal, `e[1..]` the sub-diagonal (`e[0] = 0`) and `v` the orthogonal
 /// `Q` with `A = Q T Qᵀ` (EISPACK `tred2`).
 #[inline(always)]
+#[allow(clippy::redundant_closure)] // the closure carries `inline(always)`; the fn item did not inline
 fn tred2(v: &mut [f64], d: &mut [f64], e: &mut [f64], g: &mut [f64], n: usize) {
     // Closures marked `inline(always)`: passed as `impl Fn`, `reflect` and `transform_rows`
     // were left out of line (as `Fn::call` and `tred2::{{closure}}`), compiled without AVX2
