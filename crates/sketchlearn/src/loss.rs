@@ -152,6 +152,20 @@ pub fn softplus(x: f64) -> f64 {
     }
 }
 
+/// `(softplus(x), softplus(−x))` with one `exp` and one `ln_1p`: both are `ln(1 + e^{−|x|})`
+/// plus `max(x, 0)` resp. `max(−x, 0)`, and [`softplus`] computes that `ln(1 + e^{−|x|})` from
+/// the same argument on both sides, so each is the bits of [`softplus`]'s (tested, zeros and
+/// NaN included).
+pub fn softplus_pair(x: f64) -> (f64, f64) {
+    if x > 0.0 {
+        let l = (-x).exp().ln_1p();
+        (x + l, l)
+    } else {
+        let l = x.exp().ln_1p();
+        (l, if x < 0.0 { -x + l } else { l })
+    }
+}
+
 /// `1/(1 + e^{−x})` without overflow.
 pub fn sigmoid(x: f64) -> f64 {
     if x >= 0.0 {
@@ -178,5 +192,50 @@ impl FromStr for Loss {
             .ok_or_else(|| {
                 format!("unknown loss '{s}' (expected logistic, squared, hinge or smooth-hinge)")
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    #[test]
+    fn softplus_pair_special_values() {
+        for x in [
+            0.0,
+            -0.0,
+            1e-320,
+            -1e-320,
+            1.0,
+            -1.0,
+            40.0,
+            -40.0,
+            750.0,
+            -750.0,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ] {
+            let (a, b) = softplus_pair(x);
+            assert!(same(a, softplus(x)) && same(b, softplus(-x)), "{x}");
+        }
+    }
+
+    proptest! {
+        /// Both halves are [`softplus`]'s bits (the mixture's prediction uses the pair).
+        #[test]
+        fn softplus_pair_is_softplus_to_the_bit(x in -800.0f64..800.0, tiny in -1e-300f64..1e-300) {
+            for v in [x, tiny] {
+                let (a, b) = softplus_pair(v);
+                prop_assert!(same(a, softplus(v)) && same(b, softplus(-v)), "{}", v);
+            }
+        }
     }
 }

@@ -79,9 +79,11 @@ impl Calibration {
 
     /// One Newton step of the fit on score `p`, label `y = ±1`, importance weight `w`. A
     /// non-finite score (or step) leaves the fit unchanged.
-    pub fn learn(&mut self, p: f64, y: f64, w: f64) {
+    ///
+    /// `pos` is [`Calibration::probability`]`(p)` under the current fit, which the mixture has
+    /// just computed for the round's loss (passed in: one `exp` per member and example fewer).
+    pub fn learn(&mut self, p: f64, pos: f64, y: f64, w: f64) {
         let sy = if y > 0.0 { 1.0 } else { -1.0 };
-        let pos = sigmoid(self.scale * p);
         let grad = -w * sy * p * if sy > 0.0 { 1.0 - pos } else { pos };
         let hess = w * p * p * pos * (1.0 - pos);
         let curvature = self.curvature + hess;
@@ -114,6 +116,12 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A step of the fit as the mixture takes it (`pos` from the current fit).
+    fn step(c: &mut Calibration, p: f64, y: f64, w: f64) {
+        let pos = c.probability(p);
+        c.learn(p, pos, y, w);
+    }
     use proptest::prelude::*;
 
     proptest! {
@@ -124,7 +132,7 @@ mod tests {
         ) {
             let mut c = Calibration::default();
             for (p, pos, w) in steps {
-                c.learn(p, if pos { 1.0 } else { -1.0 }, w);
+                step(&mut c, p, if pos { 1.0 } else { -1.0 }, w);
                 let [s, h] = c.to_pair();
                 prop_assert!(s.is_finite() && s >= 0.0 && h.is_finite() && h > 0.0);
                 let q = c.probability(p);
@@ -139,7 +147,8 @@ mod tests {
     fn merging_an_untouched_state_is_the_identity() {
         let mut a = Calibration::default();
         for t in 0..50 {
-            a.learn(
+            step(
+                &mut a,
                 3.0 * ((t % 7) as f64 - 3.0),
                 if t % 3 == 0 { -1.0 } else { 1.0 },
                 1.0,
@@ -159,12 +168,12 @@ mod tests {
         let mut c = Calibration::default();
         for t in 0..20_000 {
             let y = if t % 5 < 3 { 1.0 } else { -1.0 };
-            c.learn(20.0, y, 1.0);
+            step(&mut c, 20.0, y, 1.0);
         }
         let q = c.probability(20.0);
         assert!((q - 0.6).abs() < 0.02, "calibrated probability {q}");
         let mut flat = Calibration::default();
-        flat.learn(0.0, 1.0, 1.0);
+        step(&mut flat, 0.0, 1.0, 1.0);
         assert_eq!(flat, Calibration::default());
     }
 }

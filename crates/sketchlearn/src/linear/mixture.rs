@@ -67,7 +67,7 @@ use super::calibration::Calibration;
 use super::mixture_wire::MixtureWire;
 use super::shared_scaling::{link, member_step, predict_each, ScaledRows};
 use super::{check_example, AnyLearner, LearnError, OnlineLearner};
-use crate::loss::{sigmoid, softplus, Loss};
+use crate::loss::{sigmoid, softplus_pair, Loss};
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
@@ -262,18 +262,27 @@ impl<L: OnlineLearner> Mixture<L> {
     fn combine(&self, preds: &[f64]) -> f64 {
         match self.loss {
             Loss::Logistic => {
-                // log P(+1) − log P(−1) with P(±1) = Σ π_k σ(±p_k), by log-sum-exp.
-                let lse = |sign: f64| {
-                    let terms = || {
-                        self.log_weight
-                            .iter()
-                            .zip(preds)
-                            .map(move |(lw, p)| lw - softplus(-sign * p))
-                    };
+                // log P(+1) − log P(−1) with P(±1) = Σ π_k σ(±p_k), by log-sum-exp, with
+                // log σ(±p) = −softplus(∓p) (`softplus_pair`: one exp and one log1p for both).
+                let mut stack = [(0.0, 0.0); 16];
+                let mut heap = Vec::new();
+                let pair: &mut [(f64, f64)] = match stack.get_mut(..preds.len()) {
+                    Some(s) => s,
+                    None => {
+                        heap.resize(preds.len(), (0.0, 0.0));
+                        &mut heap
+                    }
+                };
+                for (s, &p) in pair.iter_mut().zip(preds) {
+                    *s = softplus_pair(p);
+                }
+                let pair = &*pair;
+                let lse = |side: fn(&(f64, f64)) -> f64| {
+                    let terms = || self.log_weight.iter().zip(pair).map(|(lw, s)| lw - side(s));
                     let top = terms().fold(f64::NEG_INFINITY, f64::max);
                     top + terms().map(|t| (t - top).exp()).sum::<f64>().ln()
                 };
-                let score = lse(1.0) - lse(-1.0);
+                let score = lse(|s| s.1) - lse(|s| s.0);
                 if score.is_finite() {
                     score
                 } else {
@@ -393,7 +402,7 @@ impl<L: OnlineLearner> Mixture<L> {
                 MixRule::AdaHedgeCalibrated => {
                     let q = self.calibration[k].probability(pk);
                     let miss = if y > 0.0 { 1.0 - q } else { q };
-                    self.calibration[k].learn(pk, y, weight);
+                    self.calibration[k].learn(pk, q, y, weight);
                     miss * miss
                 }
             };

@@ -49,15 +49,55 @@ with_avx2! {
     /// (`rows × cols`): the Gram matrix `BBᵀ`, exactly symmetric, written with row stride
     /// `stride`.
     gram / gram_generic(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
+        let row = |j: usize| &b[j * cols..(j + 1) * cols];
+        let mut put = |i: usize, j: usize, v: f64| {
+            out[i * stride + j] = v;
+            out[j * stride + i] = v;
+        };
         for i in 0..rows {
-            let bi = &b[i * cols..(i + 1) * cols];
-            for j in 0..=i {
-                let v = dot(bi, &b[j * cols..(j + 1) * cols]);
-                out[i * stride + j] = v;
-                out[j * stride + i] = v;
+            let bi = row(i);
+            let mut j = 0;
+            // Four entries at once: four independent accumulations (latency hidden), each
+            // exactly [`dot`]'s (`dot4`), so the same bits as one `dot` per entry.
+            while j + 4 <= i + 1 {
+                let v = dot4(bi, [row(j), row(j + 1), row(j + 2), row(j + 3)]);
+                for (t, &x) in v.iter().enumerate() {
+                    put(i, j + t, x);
+                }
+                j += 4;
+            }
+            for j in j..=i {
+                put(i, j, dot(bi, row(j)));
             }
         }
     }
+}
+
+/// `[dot(a, b[0]), …, dot(a, b[3])]` with [`dot`]'s operations, in its order, for each: four
+/// accumulators per product over the chunks of four, then the tail, summed as there.
+#[inline(always)]
+fn dot4(a: &[f64], b: [&[f64]; 4]) -> [f64; 4] {
+    let n = a.len();
+    let b = b.map(|r| &r[..n]);
+    let mut s = [[0.0f64; 4]; 4];
+    let chunks = n / 4;
+    for c in 0..chunks {
+        let k = 4 * c;
+        for (sq, bq) in s.iter_mut().zip(&b) {
+            for l in 0..4 {
+                sq[l] += a[k + l] * bq[k + l];
+            }
+        }
+    }
+    let mut out = [0.0; 4];
+    for (o, (sq, bq)) in out.iter_mut().zip(s.iter().zip(&b)) {
+        let mut tail = 0.0;
+        for k in 4 * chunks..n {
+            tail += a[k] * bq[k];
+        }
+        *o = (sq[0] + sq[1]) + (sq[2] + sq[3]) + tail;
+    }
+    out
 }
 
 with_avx2! {
@@ -66,15 +106,36 @@ with_avx2! {
     rotate / rotate_generic(
         u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]
     ) {
-        out[..k * cols].iter_mut().for_each(|x| *x = 0.0);
+        // Row `q` of the result is `Σ_j u_jq·b_j` summed over `j` in order from 0.0 (as `rows`
+        // `axpy`s into a zeroed row), a block of `ROTATE_BLOCK` columns at a time held in
+        // registers across the `j` loop: the same operations on each entry, in the same order,
+        // without storing and reloading the partial row `rows` times.
         for q in 0..k {
             let dst = &mut out[q * cols..(q + 1) * cols];
+            let mut c0 = 0;
+            while c0 + ROTATE_BLOCK <= cols {
+                let mut acc = [0.0f64; ROTATE_BLOCK];
+                for j in 0..rows {
+                    let a = u[j * rows + q];
+                    let src = &b[j * cols + c0..j * cols + c0 + ROTATE_BLOCK];
+                    for (t, &x) in acc.iter_mut().zip(src) {
+                        *t += a * x;
+                    }
+                }
+                dst[c0..c0 + ROTATE_BLOCK].copy_from_slice(&acc);
+                c0 += ROTATE_BLOCK;
+            }
+            let tail = &mut dst[c0..];
+            tail.iter_mut().for_each(|x| *x = 0.0);
             for j in 0..rows {
-                axpy(u[j * rows + q], &b[j * cols..(j + 1) * cols], dst);
+                axpy(u[j * rows + q], &b[j * cols + c0..(j + 1) * cols], tail);
             }
         }
     }
 }
+
+/// Columns of [`rotate`]'s result accumulated in registers at once (four AVX2 vectors).
+const ROTATE_BLOCK: usize = 16;
 
 with_avx2! {
     /// `target += coef · Bᵀz` for the first `rows` rows of the row-major `b` (`rows × cols`):
@@ -121,6 +182,61 @@ mod tests {
     use crate::linalg::{gram_rows, rotate_rows};
 
     /// Both products agree with faer's GEMM to rounding, on odd sizes and a tail of `d mod 4`.
+    /// The blocked `gram` (four dots at once) and `rotate` (a block of columns in registers)
+    /// give the bits of one [`dot`] per entry and of `axpy`s into a zeroed row, on the AVX2 and
+    /// plain paths, for sizes around the blocks (rows < 4, columns < 16 and not multiples of 4).
+    #[test]
+    fn blocked_products_equal_the_plain_loops_to_the_bit() {
+        let mut s = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+        for (rows, cols) in [
+            (1, 1),
+            (3, 5),
+            (4, 16),
+            (7, 17),
+            (20, 123),
+            (21, 300),
+            (9, 33),
+        ] {
+            let b: Vec<f64> = (0..rows * cols).map(|_| next()).collect();
+            let u: Vec<f64> = (0..rows * rows).map(|_| next()).collect();
+            let stride = rows + 2;
+            let mut want = vec![0.0; rows * stride];
+            for i in 0..rows {
+                for j in 0..=i {
+                    let v = dot(&b[i * cols..(i + 1) * cols], &b[j * cols..(j + 1) * cols]);
+                    want[i * stride + j] = v;
+                    want[j * stride + i] = v;
+                }
+            }
+            let (mut g0, mut g1) = (vec![0.0; rows * stride], vec![0.0; rows * stride]);
+            gram(&b, rows, cols, &mut g0, stride);
+            gram_generic(&b, rows, cols, &mut g1, stride);
+            assert_eq!(bits(&g0), bits(&want), "gram {rows}x{cols}");
+            assert_eq!(bits(&g1), bits(&want), "gram_generic {rows}x{cols}");
+            for k in [1, rows.div_ceil(2), rows] {
+                let mut want = vec![0.0; k * cols];
+                for q in 0..k {
+                    for j in 0..rows {
+                        let row = &b[j * cols..(j + 1) * cols];
+                        axpy(u[j * rows + q], row, &mut want[q * cols..(q + 1) * cols]);
+                    }
+                }
+                let (mut r0, mut r1) = (vec![f64::NAN; k * cols], vec![f64::NAN; k * cols]);
+                rotate(&u, rows, k, &b, cols, &mut r0);
+                rotate_generic(&u, rows, k, &b, cols, &mut r1);
+                assert_eq!(bits(&r0), bits(&want), "rotate {rows}x{cols} k={k}");
+                assert_eq!(bits(&r1), bits(&want), "rotate_generic {rows}x{cols} k={k}");
+            }
+        }
+    }
+
     #[test]
     fn products_equal_faer_gemm_to_rounding() {
         let (rows, cols, k) = (7, 13, 4);
