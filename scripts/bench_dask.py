@@ -175,11 +175,21 @@ def _note(*parts) -> None:
 
 
 def run_learning(
-    name, make, paths, test, d, workers, schedules=(0,), in_memory=True, sparse=None
+    name,
+    make,
+    paths,
+    test,
+    d,
+    workers,
+    schedules=(0,),
+    in_memory=True,
+    sparse=None,
+    single_last=False,
 ):
     """Rows of the table for one data set. ``in_memory``: also the single stream as
     ``fit`` on the whole set in memory, whose choice of representation the other runs take;
-    without it (a set too large to hold comfortably) the representation is ``sparse``."""
+    without it (a set too large to hold comfortably) the representation is ``sparse``.
+    ``single_last``: the single stream over the files after the Dask fits, not before."""
     rows = []
     if in_memory:
         # The library default as a single user runs it: the whole training set in memory,
@@ -201,12 +211,8 @@ def run_learning(
         )
         _note(rows[-1])
         sparse = bool(est.learners_.sparse)
-    kind = "sparse-time" if sparse else "dense"
-    est, secs, cpu = single_stream(make, paths, d, sparse)
-    n = est.learners_.examples_seen
-    err, se = held_out(est, test, d)
-    rows.append((name, f"single stream, files ({kind})", n / secs, _prog(est), err, se))
-    _note(rows[-1], f"wall {secs:.1f} s, CPU {cpu:.1f} s")
+    if not single_last:
+        rows.append(single_stream_row(name, make, paths, test, d, sparse))
     warm = head_file(paths[0], Path(paths[0]).parent)
     # Each schedule's 1- and N-worker fits run back to back (interleaved), so that their
     # ratio sees about the same machine load.
@@ -225,10 +231,24 @@ def run_learning(
             err, se = held_out(model, test, d)
             kind = "sparse-time" if model.learners_.sparse else "dense"
             label = f"dask, {k} worker(s), {per_task} file(s) a task ({kind})"
+            n = model.learners_.examples_seen
             rows.append((name, label, n / secs, None, err, se))
             used = ", ".join(f"{cpu[w] - cpu0[w]:.1f}" for w in sorted(cpu))
             _note(rows[-1], f"wall {secs:.1f} s, workers' CPU {used} s")
+    if single_last:
+        rows.append(single_stream_row(name, make, paths, test, d, sparse))
     return rows
+
+
+def single_stream_row(name, make, paths, test, d, sparse):
+    """The table's row of the single stream over the files (printed as it comes)."""
+    kind = "sparse-time" if sparse else "dense"
+    est, secs, cpu = single_stream(make, paths, d, sparse)
+    n = est.learners_.examples_seen
+    err, se = held_out(est, test, d)
+    row = (name, f"single stream, files ({kind})", n / secs, _prog(est), err, se)
+    _note(row, f"wall {secs:.1f} s, CPU {cpu:.1f} s")
+    return row
 
 
 def run_sketch(workers, n=40_000, d=400, k=10):
@@ -273,6 +293,11 @@ def main() -> None:
         help="generated stream: no in-memory single stream (10M rows: ~5 GB of CSR)",
     )
     ap.add_argument(
+        "--single-last",
+        action="store_true",
+        help="generated stream: the single stream after the Dask fits (the 1 vs N ratio first)",
+    )
+    ap.add_argument(
         "--tmp", default=None, help="directory for the files (default: the system's)"
     )
     ap.add_argument(
@@ -305,6 +330,7 @@ def main() -> None:
                 schedules,
                 in_memory=not args.skip_in_memory,
                 sparse=True,
+                single_last=args.single_last,
             )
         sketch_rows, (n, d, k) = run_sketch(args.workers)
     finally:
