@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import resource
 import shutil
 import tempfile
 import time
@@ -105,13 +106,26 @@ def held_out(est, path: str, d: int):
 def single_stream(make, paths, d, sparse):
     """The files learned in order by one estimator in this process (representation
     ``sparse``: the one the library chose for the in-memory run, which the Dask run's file
-    scan chooses too)."""
+    scan chooses too). Also its CPU seconds (this process)."""
     est = make().set_params(sparse=sparse)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     for p in paths:
         est.partial_fit_file(p, n_features=d)
-    secs = time.perf_counter() - t0
-    return est, secs
+    return est, time.perf_counter() - t0, cpu_seconds() - c0
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far (all its threads)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def head_file(path: str, out: Path, lines: int = 1000) -> str:
+    """The first ``lines`` lines of ``path`` as a file of their own (the workers' warm-up)."""
+    p = out / f"warmup_{Path(path).name}"
+    with open(path, "rb") as f:
+        p.write_bytes(b"".join(line for _, line in zip(range(lines), f)))
+    return str(p)
 
 
 def blocks_per_task(files: int, workers: int, rounds: int) -> int:
@@ -154,50 +168,87 @@ def _prog(est):
     return est.progressive_score_["error"]
 
 
-def run_learning(name, make, paths, test, d, workers, schedules=(0,)):
-    rows = []
-    # The library default as a single user runs it: the whole training set in memory, the
-    # representation chosen by `auto` (sparse-time for sparse input).
-    parts = [load_svmlight_file(p, n_features=d) for p in paths]
-    X = sp.vstack([x for x, _ in parts]).tocsr()
-    y = np.concatenate([t for _, t in parts])
-    del parts
-    est = make()
-    t0 = time.perf_counter()
-    est.fit(X, y)
-    secs = time.perf_counter() - t0
-    err, se = held_out(est, test, d)
-    kind = "sparse-time" if est.learners_.sparse else "dense"
-    rows.append(
-        (name, f"single stream, in memory ({kind})", len(y) / secs, _prog(est), err, se)
+def _note(*parts) -> None:
+    print(
+        *parts, f"load {os.getloadavg()[0]:.1f}", time.strftime("%H:%M:%S"), flush=True
     )
-    sparse = bool(est.learners_.sparse)
-    est, secs = single_stream(make, paths, d, sparse)
-    n = est.learners_.examples_seen
-    err, se = held_out(est, test, d)
-    rows.append((name, f"single stream, files ({kind})", n / secs, _prog(est), err, se))
+
+
+def run_learning(
+    name,
+    make,
+    paths,
+    test,
+    d,
+    workers,
+    schedules=(0,),
+    in_memory=True,
+    sparse=None,
+    single_last=False,
+):
+    """Rows of the table for one data set. ``in_memory``: also the single stream as
+    ``fit`` on the whole set in memory, whose choice of representation the other runs take;
+    without it (a set too large to hold comfortably) the representation is ``sparse``.
+    ``single_last``: the single stream over the files after the Dask fits, not before."""
+    rows = []
+    if in_memory:
+        # The library default as a single user runs it: the whole training set in memory,
+        # the representation chosen by `auto` (sparse-time for sparse input).
+        parts = [load_svmlight_file(p, n_features=d) for p in paths]
+        X = sp.vstack([x for x, _ in parts]).tocsr()
+        y = np.concatenate([t for _, t in parts])
+        del parts
+        est = make()
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        secs = time.perf_counter() - t0
+        del X, y
+        err, se = held_out(est, test, d)
+        kind = "sparse-time" if est.learners_.sparse else "dense"
+        n = est.learners_.examples_seen
+        rows.append(
+            (name, f"single stream, in memory ({kind})", n / secs, _prog(est), err, se)
+        )
+        _note(rows[-1])
+        sparse = bool(est.learners_.sparse)
+    if not single_last:
+        rows.append(single_stream_row(name, make, paths, test, d, sparse))
+    warm = head_file(paths[0], Path(paths[0]).parent)
     # Each schedule's 1- and N-worker fits run back to back (interleaved), so that their
     # ratio sees about the same machine load.
     for rounds in schedules:
         for k in sorted({1, workers}):
             with local_client(k) as client:
-                fit(
-                    make(), paths[:1], n_features=d, client=client
-                )  # warm the workers up
+                fit(make(), [warm], n_features=d, client=client)  # warm the workers up
+                cpu0 = client.run(cpu_seconds)
                 t0 = time.perf_counter()
                 per_task = blocks_per_task(len(paths), k, rounds)
                 model = fit(
                     make(), paths, n_features=d, client=client, blocks_per_task=per_task
                 )
                 secs = time.perf_counter() - t0
+                cpu = client.run(cpu_seconds)
             err, se = held_out(model, test, d)
             kind = "sparse-time" if model.learners_.sparse else "dense"
             label = f"dask, {k} worker(s), {per_task} file(s) a task ({kind})"
+            n = model.learners_.examples_seen
             rows.append((name, label, n / secs, None, err, se))
-            print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
-    for row in rows[:2]:  # the Dask rows were printed as they came
-        print(row, f"load {os.getloadavg()[0]:.1f}", flush=True)
+            used = ", ".join(f"{cpu[w] - cpu0[w]:.1f}" for w in sorted(cpu))
+            _note(rows[-1], f"wall {secs:.1f} s, workers' CPU {used} s")
+    if single_last:
+        rows.append(single_stream_row(name, make, paths, test, d, sparse))
     return rows
+
+
+def single_stream_row(name, make, paths, test, d, sparse):
+    """The table's row of the single stream over the files (printed as it comes)."""
+    kind = "sparse-time" if sparse else "dense"
+    est, secs, cpu = single_stream(make, paths, d, sparse)
+    n = est.learners_.examples_seen
+    err, se = held_out(est, test, d)
+    row = (name, f"single stream, files ({kind})", n / secs, _prog(est), err, se)
+    _note(row, f"wall {secs:.1f} s, CPU {cpu:.1f} s")
+    return row
 
 
 def run_sketch(workers, n=40_000, d=400, k=10):
@@ -235,6 +286,20 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=320_000, help="generated stream rows")
     ap.add_argument("--data", default="/work/shared/data")
     ap.add_argument("--skip-generated", action="store_true")
+    ap.add_argument("--skip-real", action="store_true", help="skip a9a and r8")
+    ap.add_argument(
+        "--skip-in-memory",
+        action="store_true",
+        help="generated stream: no in-memory single stream (10M rows: ~5 GB of CSR)",
+    )
+    ap.add_argument(
+        "--single-last",
+        action="store_true",
+        help="generated stream: the single stream after the Dask fits (the 1 vs N ratio first)",
+    )
+    ap.add_argument(
+        "--tmp", default=None, help="directory for the files (default: the system's)"
+    )
     ap.add_argument(
         "--rounds",
         default="0",
@@ -245,38 +310,16 @@ def main() -> None:
     args = ap.parse_args()
     schedules = [int(r) for r in args.rounds.split(",")]
     data = Path(args.data)
-    tmp = Path(tempfile.mkdtemp(prefix="bench_dask_"))
+    tmp = Path(tempfile.mkdtemp(prefix="bench_dask_", dir=args.tmp))
     rows = []
     load_before = os.getloadavg()
     try:
-        a9a = split_file(data / "a9a.libsvm", tmp, "a9a", 8)
-        rows += run_learning(
-            "a9a (auto)",
-            OnlineClassifier,
-            a9a,
-            str(data / "a9a.t.libsvm"),
-            123,
-            args.workers,
-            schedules,
-        )
-        r8 = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8", 8, 0, 5485)
-        r8_test = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8test", 1, 5485)[0]
-        rows += run_learning(
-            "r8 earn (auto)",
-            OnlineClassifier,
-            r8,
-            r8_test,
-            23585,
-            args.workers,
-            schedules,
-        )
+        if not args.skip_real:
+            rows += run_real(data, tmp, args.workers, schedules)
         if not args.skip_generated:
             t0 = time.perf_counter()
             gen, gen_test, d = generated(args.rows, tmp)
-            print(
-                f"generated {args.rows} rows in {time.perf_counter() - t0:.0f} s",
-                flush=True,
-            )
+            _note(f"generated {args.rows} rows in {time.perf_counter() - t0:.0f} s")
             rows += run_learning(
                 f"generated {args.rows} x 2^{BITS} (auto)",
                 OnlineClassifier,
@@ -285,10 +328,38 @@ def main() -> None:
                 d,
                 args.workers,
                 schedules,
+                in_memory=not args.skip_in_memory,
+                sparse=True,
+                single_last=args.single_last,
             )
         sketch_rows, (n, d, k) = run_sketch(args.workers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    report(rows, sketch_rows, n, d, k, args.workers, load_before)
+
+
+def run_real(data: Path, tmp: Path, workers: int, schedules) -> list:
+    """a9a and r8_earn_vs_rest, each in 8 files."""
+    rows = []
+    a9a = split_file(data / "a9a.libsvm", tmp, "a9a", 8)
+    rows += run_learning(
+        "a9a (auto)",
+        OnlineClassifier,
+        a9a,
+        str(data / "a9a.t.libsvm"),
+        123,
+        workers,
+        schedules,
+    )
+    r8 = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8", 8, 0, 5485)
+    r8_test = split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8test", 1, 5485)[0]
+    rows += run_learning(
+        "r8 earn (auto)", OnlineClassifier, r8, r8_test, 23585, workers, schedules
+    )
+    return rows
+
+
+def report(rows, sketch_rows, n, d, k, workers, load_before) -> None:
     print(
         f"load average (1, 5, 15 min) at the start {load_before}, at the end {os.getloadavg()}"
     )
@@ -300,7 +371,7 @@ def main() -> None:
         p = "" if prog is None else f"{prog:.4f}"
         print(f"| {name} | {run} | {eps:,.0f} | {p} | {err:.4f} ± {se:.4f} |")
     print()
-    print(f"Sketch of a {n} x {d} matrix, k = {k}, {args.workers} worker(s):")
+    print(f"Sketch of a {n} x {d} matrix, k = {k}, {workers} worker(s):")
     print("| method | seconds | ‖X − X V_k V_kᵀ‖₂² / σ_{k+1}² |")
     print("|---|---:|---:|")
     for name, secs, e in sketch_rows:

@@ -111,7 +111,22 @@ pub(crate) fn mix(a: &mut [f64], b: &[f64], share: f64) {
         return;
     }
     for (x, y) in a.iter_mut().zip(b) {
-        *x = share * *x + (1.0 - share) * y;
+        *x = mix_one(*x, *y, share);
+    }
+}
+
+/// One coordinate of [`mix`] (`share < 1`): `share·a + (1 − share)·b`.
+#[inline]
+pub(crate) fn mix_one(a: f64, b: f64, share: f64) -> f64 {
+    share * a + (1.0 - share) * b
+}
+
+/// One coordinate of [`add_since`].
+#[inline]
+pub(crate) fn add_since_one(a: f64, b: f64, base: Option<f64>) -> f64 {
+    match base {
+        Some(z) => (a + b - z).max(0.0),
+        None => a + b,
     }
 }
 
@@ -123,8 +138,11 @@ pub(crate) fn add_since(a: &mut [f64], b: &[f64], base: Option<&[f64]>) {
             .iter_mut()
             .zip(b)
             .zip(g)
-            .for_each(|((x, y), z)| *x = (*x + y - z).max(0.0)),
-        None => a.iter_mut().zip(b).for_each(|(x, y)| *x += y),
+            .for_each(|((x, y), z)| *x = add_since_one(*x, *y, Some(*z))),
+        None => a
+            .iter_mut()
+            .zip(b)
+            .for_each(|(x, y)| *x = add_since_one(*x, *y, None)),
     }
 }
 

@@ -254,15 +254,25 @@ impl MergeShare for Ogd {
 
 /// Weights averaged by the round's examples; the squared-gradient sums added (the base's
 /// counted once), so the step sizes are those of one stream over all the shards' examples.
+/// In place, feature by feature ([`Interleaved::update_with`]: no `d`-sized temporary, which
+/// matters at `-b 27`), with [`crate::merge::mix`]'s and [`crate::merge::add_since`]'s
+/// arithmetic, so the same bits as those array passes.
 impl MergeShare for AdaGrad {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         crate::merge::same("dimension", self.coords.len(), other.coords.len())?;
-        let (ow, og) = (other.coords.column(0), other.coords.column(1));
-        let bg = base.map(|b| b.coords.column(1));
-        self.coords.update_all(|[w, g2]| {
-            crate::merge::mix(w, &ow, share);
-            crate::merge::add_since(g2, &og, bg.as_deref());
-        });
+        if let Some(b) = base {
+            crate::merge::same("dimension", self.coords.len(), b.coords.len())?;
+        }
+        self.coords.update_with(
+            &other.coords,
+            base.map(|b| &b.coords),
+            |[w, g2], [ow, og], b| {
+                if share != 1.0 {
+                    *w = crate::merge::mix_one(*w, ow, share);
+                }
+                *g2 = crate::merge::add_since_one(*g2, og, b.map(|[_, bg]| bg));
+            },
+        );
         Ok(())
     }
 }
@@ -339,5 +349,49 @@ pub(crate) mod tests {
         ogd.w.poison_untouched();
         assert_eq!(postcard::to_allocvec(&ogd).unwrap(), bytes);
         assert_eq!(ogd.largest_weight(), bound);
+    }
+
+    /// Learns rows over features `offset..offset + 3` and 4000 (`d = 4096`).
+    fn learn_from(learner: &mut AdaGrad, offset: u32) {
+        for t in 0..7u32 {
+            let indices = [offset + t % 3, offset + 3, 4000];
+            let x = Row::Sparse {
+                indices: &indices,
+                values: &[0.5 + t as f64, -1.5, 0.75],
+            };
+            let y = if (t + offset) % 3 == 0 { 1.0 } else { -1.0 };
+            learner.learn(x, y, 1.0).unwrap();
+        }
+    }
+
+    /// The in-place merge writes the bytes of the array passes it replaced: the two columns
+    /// copied into [`Touched`] arrays, [`crate::merge::mix`] and [`crate::merge::add_since`]
+    /// over them (adagrad10's merge), with and without a base, for shares below and at 1.
+    #[test]
+    fn adagrad_merges_in_place_to_the_bytes_of_the_array_passes() {
+        let mut base = AdaGrad::new(4096, Loss::Logistic, 0.5).unwrap();
+        learn_from(&mut base, 10);
+        let (mut a, mut b) = (base.clone(), base.clone());
+        learn_from(&mut a, 20);
+        learn_from(&mut b, 30);
+        learn_from(&mut b, 12);
+        for (base, share) in [(Some(&base), 0.375), (None, 0.6), (Some(&base), 1.0)] {
+            let mut t = Touched::<2>::from_arrays([a.coords.column(0), a.coords.column(1)]);
+            let (ow, og) = (b.coords.column(0), b.coords.column(1));
+            let bg = base.map(|g| g.coords.column(1));
+            t.update_all(|[w, g2]| {
+                crate::merge::mix(w, &ow, share);
+                crate::merge::add_since(g2, &og, bg.as_deref());
+            });
+            let mut merged = a.clone();
+            merged.merge_share(&b, base, share).unwrap();
+            assert_eq!(
+                postcard::to_allocvec(&merged.coords).unwrap(),
+                postcard::to_allocvec(&t).unwrap(),
+                "share {share}, base {}",
+                base.is_some()
+            );
+            assert_eq!(merged.coords.features(), t.features());
+        }
     }
 }

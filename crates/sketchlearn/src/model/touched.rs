@@ -49,6 +49,7 @@ impl<const N: usize, T: Element> Touched<N, T> {
     }
 
     /// `N` given arrays of one length, their non-zeros listed (an `O(d)` pass).
+    #[cfg(test)]
     pub fn from_arrays(arrays: [Vec<T>; N]) -> Self {
         let mut t = Touched {
             arrays,
