@@ -19,6 +19,8 @@ pub(crate) struct LineReader<R> {
     buf: Vec<u8>,
     line: u64,
     io_failed: bool,
+    /// The input is the start of its source (a first line may begin with a byte-order mark).
+    at_start: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -30,7 +32,15 @@ impl<R: BufRead> LineReader<R> {
             buf: Vec::with_capacity(1024),
             line: 0,
             io_failed: false,
+            at_start: true,
         }
+    }
+
+    /// The input continues a source after its first line (a block of
+    /// [`ParallelParse`](super::ParallelParse)): no byte-order mark is taken off its first line.
+    pub fn continuing(mut self) -> Self {
+        self.at_start = false;
+        self
     }
 
     /// Reads the next line into the buffer (cleared first, the newline kept) and counts it;
@@ -66,7 +76,7 @@ impl<R: BufRead> LineReader<R> {
     /// get the position in the line).
     #[inline]
     pub fn text(&self) -> (usize, &[u8]) {
-        let offset = if self.line == 1 && self.buf.starts_with(UTF8_BOM) {
+        let offset = if self.at_start && self.line == 1 && self.buf.starts_with(UTF8_BOM) {
             UTF8_BOM.len()
         } else {
             0
