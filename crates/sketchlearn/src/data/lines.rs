@@ -65,6 +65,16 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
+    /// Whether the next line is longer than `bytes` (its first `bytes` bytes, as far as the
+    /// input's buffer holds them, contain no newline); nothing is consumed. `false` when the
+    /// buffer holds fewer bytes or the input fails (the next read reports the error).
+    pub fn next_line_longer_than(&mut self, bytes: usize) -> bool {
+        match self.reader.fill_buf() {
+            Ok(buf) => buf.len() >= bytes && !buf[..bytes].contains(&b'\n'),
+            Err(_) => false,
+        }
+    }
+
     /// The last line read, as read (the newline kept).
     #[inline]
     pub fn raw(&self) -> &[u8] {

@@ -38,6 +38,14 @@ use std::thread::JoinHandle;
 /// Bytes per block (whole lines: a block ends at the first newline past this size).
 pub const BLOCK: usize = 256 << 10;
 
+/// The shortest first line (in bytes) for which `train` and `test` parse LIBSVM text on
+/// several threads ([`ParallelParse::pays`]). Measured 2026-11-27 on the shared 2-core machine:
+/// the dense stream (d = 1000, ~11 KB a line, Oja-SON m=10) is parse-bound and gains; a9a
+/// (~150 bytes a line) under the default mixture, whose members learn on two threads of their
+/// own, lost wall-clock time (threads contending for 2 cores, the examples' buffers freed across
+/// threads), so short lines keep the one parser thread ([`ReadAhead`](super::ReadAhead)).
+pub const LONG_LINE: usize = 4096;
+
 /// Blocks queued for each worker, and results queued from each worker.
 const QUEUE: usize = 2;
 
@@ -116,6 +124,12 @@ impl ParallelParse {
             line: 0,
             ended: false,
         }
+    }
+
+    /// Whether `reader`'s input is worth several parser threads: its first line is longer than
+    /// [`LONG_LINE`] (nothing is consumed).
+    pub fn pays<R: BufRead>(reader: &mut LibsvmReader<R>) -> bool {
+        reader.next_line_longer_than(LONG_LINE)
     }
 
     /// The number of parser threads for this machine: its cores, at most 2 (the learner
@@ -470,6 +484,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn only_long_lines_pay() {
+        let long = format!("1 {}\n", "1:0.5 ".repeat(LONG_LINE));
+        let short = text(2000, true);
+        let mut r = LibsvmReader::new(Cursor::new(long.clone()), "t", Default::default());
+        assert!(ParallelParse::pays(&mut r));
+        let mut ex = Example::default();
+        assert!(
+            matches!(r.read_into(&mut ex), Err(_)),
+            "the duplicate index is still read"
+        );
+        let mut r = LibsvmReader::new(Cursor::new(short), "t", Default::default());
+        assert!(!ParallelParse::pays(&mut r));
+        assert!(r.read_into(&mut ex).unwrap());
+        assert_eq!(r.line(), 1);
     }
 
     #[test]

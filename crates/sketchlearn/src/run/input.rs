@@ -433,10 +433,14 @@ pub(crate) fn examples(
         ..options.clone()
     };
     match input.open(&options, bits)? {
-        // LIBSVM text on several threads (dense text costs more to parse than to learn).
-        Opened::Text(ExampleReader::Libsvm(text)) if options.read_ahead => Ok(Box::new(
-            ParallelParse::new(text, ParallelParse::default_workers(), BLOCK),
-        )),
+        // LIBSVM text of long lines on several threads (it costs more to parse than to learn).
+        Opened::Text(ExampleReader::Libsvm(mut text)) if options.read_ahead => {
+            if ParallelParse::pays(&mut text) {
+                let workers = ParallelParse::default_workers();
+                return Ok(Box::new(ParallelParse::new(text, workers, BLOCK)));
+            }
+            Ok(boxed(Opened::Text(ExampleReader::Libsvm(text)), true))
+        }
         opened => Ok(boxed(opened, options.read_ahead)),
     }
 }
