@@ -133,6 +133,21 @@ impl<R: BufRead> LibsvmReader<R> {
         Ok(false)
     }
 
+    /// The reader of a block of whole lines that continues a source after its first line
+    /// ([`ParallelParse`](super::ParallelParse)): a byte-order mark is not taken off its first
+    /// line (it is text there, as on any later line of the source).
+    pub(crate) fn continuing(mut self) -> Self {
+        self.lines = self.lines.continuing();
+        self
+    }
+
+    /// Whether the next line is longer than `bytes` (as far as the input's buffer shows;
+    /// nothing is consumed): the choice of [`ParallelParse`](super::ParallelParse) for inputs
+    /// whose lines cost more to parse than to learn.
+    pub(crate) fn next_line_longer_than(&mut self, bytes: usize) -> bool {
+        self.lines.next_line_longer_than(bytes)
+    }
+
     /// From now on, reads only the labels and indices of plain lines (the dimension scan of a
     /// run, `run::prescan`): a line of plain decimals and increasing indices gives its label
     /// and indices with every value 0, and its values are not checked beyond being non-empty

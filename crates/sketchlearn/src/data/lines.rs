@@ -19,6 +19,8 @@ pub(crate) struct LineReader<R> {
     buf: Vec<u8>,
     line: u64,
     io_failed: bool,
+    /// The input is the start of its source (a first line may begin with a byte-order mark).
+    at_start: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -30,7 +32,15 @@ impl<R: BufRead> LineReader<R> {
             buf: Vec::with_capacity(1024),
             line: 0,
             io_failed: false,
+            at_start: true,
         }
+    }
+
+    /// The input continues a source after its first line (a block of
+    /// [`ParallelParse`](super::ParallelParse)): no byte-order mark is taken off its first line.
+    pub fn continuing(mut self) -> Self {
+        self.at_start = false;
+        self
     }
 
     /// Reads the next line into the buffer (cleared first, the newline kept) and counts it;
@@ -55,6 +65,16 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
+    /// Whether the next line is longer than `bytes` (its first `bytes` bytes, as far as the
+    /// input's buffer holds them, contain no newline); nothing is consumed. `false` when the
+    /// buffer holds fewer bytes or the input fails (the next read reports the error).
+    pub fn next_line_longer_than(&mut self, bytes: usize) -> bool {
+        match self.reader.fill_buf() {
+            Ok(buf) => buf.len() >= bytes && !buf[..bytes].contains(&b'\n'),
+            Err(_) => false,
+        }
+    }
+
     /// The last line read, as read (the newline kept).
     #[inline]
     pub fn raw(&self) -> &[u8] {
@@ -66,7 +86,7 @@ impl<R: BufRead> LineReader<R> {
     /// get the position in the line).
     #[inline]
     pub fn text(&self) -> (usize, &[u8]) {
-        let offset = if self.line == 1 && self.buf.starts_with(UTF8_BOM) {
+        let offset = if self.at_start && self.line == 1 && self.buf.starts_with(UTF8_BOM) {
             UTF8_BOM.len()
         } else {
             0

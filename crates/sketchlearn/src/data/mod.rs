@@ -17,6 +17,7 @@ pub mod libsvm;
 mod lines;
 pub(crate) mod mapped;
 pub mod packed;
+pub mod parallel_parse;
 pub mod ratings;
 pub mod read_ahead;
 pub mod rows;
@@ -40,6 +41,7 @@ pub use labeled::{
 };
 pub use libsvm::{LibsvmOptions, LibsvmReader};
 pub use packed::{ExampleRef, PackedExamples, PackedExamplesIter};
+pub use parallel_parse::ParallelParse;
 pub use ratings::{read_ratings, RatingsEncoder, RatingsError, RatingsOptions, RatingsTable};
 pub use read_ahead::{ExampleSource, ReadAhead};
 pub use rows::{for_each_row, load_rows, RowsError};

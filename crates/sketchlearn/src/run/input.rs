@@ -5,10 +5,11 @@ use super::cache::{Cache, CacheKey, Opened, Stamp};
 use super::csv::CsvRows;
 use super::spool::{Sample, Spool, DEFAULT_SPOOL_LIMIT};
 use super::{RunError, Warning};
+use crate::data::parallel_parse::BLOCK;
 use crate::data::source::{source_name, wrap};
 use crate::data::{
-    CsvExampleOptions, ExampleReader, ExampleSource, Format, Interactions, ParseError, ReadAhead,
-    Schema, VwOptions,
+    CsvExampleOptions, ExampleReader, ExampleSource, Format, Interactions, ParallelParse,
+    ParseError, ReadAhead, Schema, VwOptions,
 };
 use std::io::{BufRead, Cursor};
 use std::sync::Arc;
@@ -431,7 +432,17 @@ pub(crate) fn examples(
         interactions,
         ..options.clone()
     };
-    Ok(boxed(input.open(&options, bits)?, options.read_ahead))
+    match input.open(&options, bits)? {
+        // LIBSVM text of long lines on several threads (it costs more to parse than to learn).
+        Opened::Text(ExampleReader::Libsvm(mut text)) if options.read_ahead => {
+            if ParallelParse::pays(&mut text) {
+                let workers = ParallelParse::default_workers();
+                return Ok(Box::new(ParallelParse::new(text, workers, BLOCK)));
+            }
+            Ok(boxed(Opened::Text(ExampleReader::Libsvm(text)), true))
+        }
+        opened => Ok(boxed(opened, options.read_ahead)),
+    }
 }
 
 /// `reader`, parsed on a second thread when `read_ahead`.
