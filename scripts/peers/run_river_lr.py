@@ -66,7 +66,9 @@ def emit(obj):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     for path in args.files:
@@ -76,12 +78,31 @@ def main():
             for lr in sorted(set(GRID + [DEFAULT_LR])):
                 t = time.perf_counter()
                 errors[lr] = progressive_error(rows, kind, lr)
-                emit({"type": "run", "file": path, "model": kind, "lr": lr, "examples": len(rows),
-                      "progressive_error": errors[lr], "seconds": time.perf_counter() - t})
+                emit(
+                    {
+                        "type": "run",
+                        "file": path,
+                        "model": kind,
+                        "lr": lr,
+                        "examples": len(rows),
+                        "progressive_error": errors[lr],
+                        "seconds": time.perf_counter() - t,
+                    }
+                )
             best = min(GRID, key=lambda lr: errors[lr])
             for setting, lr in (("tuned", best), ("untuned", DEFAULT_LR)):
-                emit({"type": "best", "file": path, "model": kind, "setting": setting, "lr": lr,
-                      "progressive_error": errors[lr], "examples": len(rows)})
+                emit(
+                    {
+                        "type": "best",
+                        "file": path,
+                        "model": kind,
+                        "setting": setting,
+                        "lr": lr,
+                        "progressive_error": errors[lr],
+                        "examples": len(rows),
+                    }
+                )
+
 
 if __name__ == "__main__":
     main()
