@@ -178,7 +178,7 @@ fn measure(args: &ReproArgs, peers: Option<&Peers>, name: &'static str) -> Resul
         let vw = p.run_vw(&args.map(String::from))?;
         vw_adagrad = vw_best(&vw, "adagrad");
         vw_oja = vw_best(&vw, "oja");
-        let lines = p.run_script("scripts/peers/run_river_lr.py", &[file.clone()])?;
+        let lines = p.run_script("scripts/peers/run_river_lr.py", std::slice::from_ref(&file))?;
         river = river_best(&lines, "plain");
         river_scaled = river_best(&lines, "scaled");
     }
