@@ -19,6 +19,7 @@ mod learn;
 mod machine;
 mod parallel;
 mod paths;
+mod payoff_criterion;
 mod payoff_members;
 mod peer_z;
 mod peers;
@@ -120,6 +121,10 @@ pub enum Experiment {
     /// learner over a wide grid, tuned on the stream) and candidate member grids (one more
     /// member, or m = 20): payoff count and the 12-set guard.
     PayoffMembers,
+    /// Issue 28, item 4: the issue's criterion for a curvature-sensitive set (a tuned full Newton
+    /// step beats every tuned first-order peer by one SE) on every shared binary set, peers run
+    /// in the same run, and the untuned default against the best tuned peer on each.
+    PayoffCriterion,
 }
 
 fn main() {
@@ -150,6 +155,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
         Experiment::FdBuffer => fd_buffer::run(args),
         Experiment::SketchedAdagrad => sketched_adagrad::run(args),
         Experiment::PayoffMembers => payoff_members::run(args),
+        Experiment::PayoffCriterion => payoff_criterion::run(args),
     }
 }
 
