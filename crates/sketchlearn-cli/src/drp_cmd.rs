@@ -8,7 +8,6 @@ use sketchlearn::drp::{
     recovered_model, relative_error, Alg2Status, Dataset, DrpFit, DrpLoss, DrpParams,
     ExactSolution, ExactSolver, OnDivergence, Problem,
 };
-use sketchlearn::linear::{AnyLearner, LinearModel};
 use std::time::Instant;
 
 /// Arguments of `sketchlearn drp`.
@@ -190,16 +189,6 @@ pub fn solution_rows(
         });
     }
     rows
-}
-
-/// The name of a linear model in reports (`test`, `inspect`): a recovered DRP model (fixed
-/// weights) by its own description (`drp logistic lambda=… (Alg.2 iterate t=…)`), any other by
-/// its configuration.
-pub fn model_name(model: &LinearModel) -> String {
-    match &model.learner {
-        AnyLearner::Fixed(f) => f.description().to_string(),
-        _ => model.config.describe(),
-    }
 }
 
 pub fn status_text(status: Alg2Status) -> (String, Option<usize>) {

@@ -631,7 +631,7 @@ fn test_linear(args: &TestArgs, model: &LinearModel, read: ReadOptions) -> Resul
     let classify = loss.is_classification();
     let named = |l: Loss| (loss == l).then(|| metrics.mean_loss());
     let report = TestReport {
-        learner: crate::drp_cmd::model_name(model),
+        learner: model.name(),
         classes: model.classes.as_ref().map(Classes::names),
         examples: outcome.examples,
         loss: metrics.mean_loss(),
