@@ -58,7 +58,7 @@ pub enum DrpJobError {
         path: String,
         /// Why.
         #[source]
-        source: DrpError,
+        source: Box<DrpError>,
     },
     /// The fit failed.
     #[error(transparent)]
@@ -184,7 +184,7 @@ impl DrpJob {
             };
             data.map_err(|source| DrpJobError::Read {
                 path: path.to_string(),
-                source,
+                source: Box::new(source),
             })
         };
         let t0 = Instant::now();
