@@ -1,15 +1,9 @@
 //! `sketchlearn drp`: dual random projection (DRP paper Alg. 1 and 2) on a LIBSVM file, with the
 //! naive solution (10), optionally the exact optimum and a test set, and the recovered model saved
-//! as a linear model file that `sketchlearn test` evaluates.
+//! as a linear model file that `sketchlearn test` evaluates: the library's [`DrpJob`].
 
-use anyhow::{bail, Context, Result};
-use serde::Serialize;
-use sketchlearn::drp::{
-    recovered_model, relative_error, Alg2Status, Dataset, DrpFit, DrpLoss, DrpParams,
-    ExactSolution, ExactSolver, OnDivergence, Problem,
-};
-use sketchlearn::linear::{AnyLearner, LinearModel};
-use std::time::Instant;
+use anyhow::{Context, Result};
+use sketchlearn::drp::{DrpJob, DrpLoss};
 
 /// Arguments of `sketchlearn drp`.
 #[derive(clap::Args, Debug)]
@@ -85,285 +79,35 @@ fn parse_loss(s: &str) -> Result<DrpLoss, String> {
     s.parse()
 }
 
-/// One solution of the report.
-#[derive(Serialize, Debug, Clone)]
-pub struct SolutionRow {
-    /// `naive`, `alg1`, `alg2`, `exact`.
-    pub name: String,
-    /// Iteration of Algorithm 2 (1 for alg1, 0 for naive and exact).
-    pub t: usize,
-    pub objective: f64,
-    pub relative_grad_norm: f64,
-    /// Classification: the test file's error rate.
-    pub test_error: Option<f64>,
-    /// `--regression`: the test file's root mean squared error.
-    pub test_rmse: Option<f64>,
-    pub recovery_error: Option<f64>,
-    pub seconds: f64,
-}
-
-/// What `sketchlearn drp --json` prints.
-#[derive(Serialize, Debug)]
-pub struct DrpReport {
-    pub loss: String,
-    /// `--regression`: real-valued targets (ridge regression).
-    pub regression: bool,
-    pub lambda: f64,
-    pub size: usize,
-    pub iterations: usize,
-    pub seed: u64,
-    pub examples: usize,
-    pub dim: usize,
-    pub nnz: usize,
-    pub test_examples: Option<usize>,
-    pub load_seconds: f64,
-    pub projection_seconds: f64,
-    /// `completed`, `converged at t=..` or `diverged at t=..`.
-    pub status: String,
-    pub diverged_at: Option<usize>,
-    pub solutions: Vec<SolutionRow>,
-    /// Iteration saved with `-f` (the smallest ‖∇f‖).
-    pub saved_iteration: Option<usize>,
-}
-
-fn label_map(classes: &Option<Vec<f64>>) -> Result<impl Fn(f64) -> Option<f64> + Clone> {
-    let pair = match classes {
-        None => None,
-        Some(v) if v.len() == 2 && v[0] != v[1] => Some((v[0], v[1])),
-        Some(v) => bail!("--classes needs two different labels A,B, got {v:?}"),
-    };
-    Ok(move |y: f64| match pair {
-        None => Some(y),
-        Some((a, _)) if y == a => Some(1.0),
-        Some((_, b)) if y == b => Some(-1.0),
-        Some(_) => None,
-    })
-}
-
-/// Every solution of a fit as report rows (recovery errors against `exact` if given).
-pub fn solution_rows(
-    fit: &DrpFit,
-    exact: Option<&ExactSolution>,
-    test: Option<&Dataset>,
-) -> Vec<SolutionRow> {
-    let g0 = fit.grad_norm0.max(f64::MIN_POSITIVE);
-    let rec = |w: &[f64]| exact.map(|e| relative_error(w, &e.w));
-    let classified = test.filter(|t| !t.is_regression());
-    let err = |w: &[f64]| classified.map(|t| t.error_rate(w));
-    let regressed = test.filter(|t| t.is_regression());
-    let rmse = |w: &[f64]| regressed.map(|t| t.rmse(w));
-    let first = &fit.reports[0];
-    let mut rows = vec![SolutionRow {
-        name: "naive".into(),
-        t: 0,
-        objective: fit.naive_objective,
-        relative_grad_norm: fit.naive_grad_norm / g0,
-        test_error: err(&fit.naive),
-        test_rmse: rmse(&fit.naive),
-        recovery_error: rec(&fit.naive),
-        seconds: fit.projection_seconds + first.seconds + fit.naive_seconds,
-    }];
-    let mut cumulative = fit.projection_seconds;
-    for (w, r) in fit.iterates.iter().zip(&fit.reports) {
-        cumulative += r.seconds;
-        rows.push(SolutionRow {
-            name: if r.t == 1 { "alg1" } else { "alg2" }.into(),
-            t: r.t,
-            objective: r.objective,
-            relative_grad_norm: r.grad_norm / g0,
-            test_error: err(w),
-            test_rmse: rmse(w),
-            recovery_error: rec(w),
-            seconds: cumulative,
-        });
-    }
-    if let Some(e) = exact {
-        rows.push(SolutionRow {
-            name: "exact".into(),
-            t: 0,
-            objective: e.objective,
-            relative_grad_norm: e.grad_norm / g0,
-            test_error: err(&e.w),
-            test_rmse: rmse(&e.w),
-            recovery_error: Some(0.0),
-            seconds: e.seconds,
-        });
-    }
-    rows
-}
-
-/// The name of a linear model in reports (`test`, `inspect`): a recovered DRP model (fixed
-/// weights) by its own description (`drp logistic lambda=… (Alg.2 iterate t=…)`), any other by
-/// its configuration.
-pub fn model_name(model: &LinearModel) -> String {
-    match &model.learner {
-        AnyLearner::Fixed(f) => f.description().to_string(),
-        _ => model.config.describe(),
-    }
-}
-
-pub fn status_text(status: Alg2Status) -> (String, Option<usize>) {
-    let diverged_at = match status {
-        Alg2Status::Diverged { at } => Some(at),
-        _ => None,
-    };
-    (status.to_string(), diverged_at)
-}
-
 pub fn run(args: &DrpArgs) -> Result<()> {
     crate::paths::check_learning_outputs(&[&args.file], None, args.final_model.as_deref(), None)?;
-    let drp = DrpParams {
-        iterations: args.iterations,
-        seed: args.seed,
-        on_divergence: if args.keep_going {
-            OnDivergence::Continue
-        } else {
-            OnDivergence::Stop
-        },
-        ..DrpParams::new(args.loss, args.lambda, args.size)
-    }
-    .build()?;
-    let exact_solver = ExactSolver::new(args.exact_tolerance, 1000)?;
-    let map = label_map(&args.classes)?;
-
-    if args.regression && args.loss != DrpLoss::Ridge {
-        bail!(
-            "--regression needs --loss ridge (ridge regression); --loss {} is a classification \
-             loss and takes labels ±1",
-            args.loss
-        );
-    }
-    let read = |path: &str| {
-        let data = if args.regression {
-            Dataset::load_regression(path, args.zero_based)
-        } else {
-            Dataset::load(path, args.zero_based, map.clone())
-        };
-        data.with_context(|| format!("reading {path}"))
-    };
-
-    let t0 = Instant::now();
-    let train = read(&args.file)?;
-    let load_seconds = t0.elapsed().as_secs_f64();
-    if train.is_empty() {
-        bail!("{}: no training example (check --classes)", args.file);
-    }
-    let test = args.test.as_deref().map(read).transpose()?;
-
-    let fit = drp.fit(&train)?;
-    let exact = if args.exact {
-        let problem = Problem::new(args.loss, args.lambda)?;
-        let sol = exact_solver.solve(&problem, &train)?;
-        if !sol.converged {
-            eprintln!(
-                "warning: the exact solver stopped after {} iterations at ‖∇f‖/‖∇f(0)‖ = {:.2e} \
-                 (tolerance {:e}); recovery errors are measured against this w",
-                sol.iterations,
-                sol.grad_norm / sol.grad_norm0.max(f64::MIN_POSITIVE),
-                args.exact_tolerance
-            );
-        }
-        Some(sol)
-    } else {
-        None
-    };
-    for r in fit.reports.iter().filter(|r| !r.low_dim_converged) {
-        eprintln!(
-            "warning: the low-dimensional solve of iteration {} stopped at a relative gradient \
-             of {:.2e}",
-            r.t, r.low_dim_relative_grad
-        );
-    }
-    let rows = solution_rows(&fit, exact.as_ref(), test.as_ref());
-    let (status, diverged_at) = status_text(fit.status);
-
-    let mut saved_iteration = None;
-    if let Some(path) = &args.final_model {
-        let t = fit.reports[fit.final_index()].t;
-        recovered_model(drp.params(), &fit, train.len())?
-            .save(path)
-            .with_context(|| format!("saving {path}"))?;
-        saved_iteration = Some(t);
-    }
-
-    let report = DrpReport {
-        loss: args.loss.to_string(),
-        regression: args.regression,
+    let job = DrpJob {
+        loss: args.loss,
         lambda: args.lambda,
         size: args.size,
         iterations: args.iterations,
         seed: args.seed,
-        examples: train.len(),
-        dim: train.dim(),
-        nnz: train.nnz(),
-        test_examples: test.as_ref().map(|t| t.len()),
-        load_seconds,
-        projection_seconds: fit.projection_seconds,
-        status,
-        diverged_at,
-        solutions: rows,
-        saved_iteration,
+        keep_going: args.keep_going,
+        exact: args.exact,
+        exact_tolerance: args.exact_tolerance,
+        regression: args.regression,
+        classes: args.classes.clone(),
+        zero_based: args.zero_based,
+        keep_model: args.final_model.is_some(),
+        train: args.file.clone(),
+        test: args.test.clone(),
     };
+    let run = job.run()?;
+    for w in &run.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let (Some(path), Some(model)) = (&args.final_model, &run.model) {
+        model.save(path).with_context(|| format!("saving {path}"))?;
+    }
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
-        return Ok(());
-    }
-    print_report(&report, args);
-    Ok(())
-}
-
-/// Prints `report` as the text table (`--json` prints the struct instead).
-fn print_report(report: &DrpReport, args: &DrpArgs) {
-    println!(
-        "drp: loss {}, lambda {}, m {}, T {}, seed {}",
-        report.loss, report.lambda, report.size, report.iterations, report.seed
-    );
-    println!(
-        "train: n = {}, d = {}, nnz = {} (read in {:.3} s); projection {:.3} s",
-        report.examples, report.dim, report.nnz, report.load_seconds, report.projection_seconds
-    );
-    if let Some(n) = report.test_examples {
-        println!("test: n = {n}");
-    }
-    println!();
-    let test_column = if args.regression {
-        "test RMSE"
+        println!("{}", serde_json::to_string(&run.report)?);
     } else {
-        "test error"
-    };
-    println!(
-        "{:<10} {:>16} {:>12} {:>11} {:>12} {:>9}",
-        "solution", "objective", "‖∇f‖ rel.", test_column, "‖w−w*‖/‖w*‖", "seconds"
-    );
-    let opt = |v: Option<f64>, prec: usize| match v {
-        Some(x) => format!("{x:.prec$}"),
-        None => "-".into(),
-    };
-    for r in &report.solutions {
-        let name = match r.name.as_str() {
-            "alg2" => format!("alg2 t={}", r.t),
-            other => other.to_string(),
-        };
-        println!(
-            "{:<10} {:>16.6} {:>12.3e} {:>11} {:>12} {:>9.3}",
-            name,
-            r.objective,
-            r.relative_grad_norm,
-            opt(r.test_error.or(r.test_rmse), 4),
-            r.recovery_error.map_or("-".into(), |e| format!("{e:.3e}")),
-            r.seconds
-        );
+        print!("{}", run.report.text(args.final_model.as_deref()));
     }
-    println!();
-    println!("algorithm 2: {}", report.status);
-    if report.diverged_at.is_some() {
-        println!(
-            "warning: Algorithm 2 diverged: m = {} is too small for the effective rank of the \
-             data at lambda = {} (increase --size or --lambda); the best iterate is kept",
-            args.size, args.lambda
-        );
-    }
-    if let (Some(path), Some(t)) = (&args.final_model, report.saved_iteration) {
-        println!("saved the t={t} iterate to {path}");
-    }
+    Ok(())
 }

@@ -6,7 +6,6 @@
 use crate::prediction_output::PredictionFormat;
 use crate::train::{TestArgs, TrainArgs};
 use anyhow::{Context, Result};
-use serde::Serialize;
 use sketchlearn::data::VwOptions;
 use sketchlearn::eval::multiclass::{
     MulticlassMetrics, MulticlassPassReport, MulticlassProgress, MulticlassRow,
@@ -14,7 +13,7 @@ use sketchlearn::eval::multiclass::{
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassModel;
 use sketchlearn::linear::Regularization;
-use sketchlearn::run::{self, Input, MulticlassStart, TrainOptions, Warning};
+use sketchlearn::run::{self, Input, MulticlassReport, MulticlassStart, TrainOptions, Warning};
 use sketchlearn::Example;
 use std::io::Write;
 
@@ -122,89 +121,6 @@ impl MulticlassProgress for Table<'_> {
     }
 }
 
-/// What `train --json` and `test --json` print for a multiclass model.
-#[derive(Serialize, Debug)]
-pub struct MulticlassReport {
-    pub learner: String,
-    pub classes: Vec<String>,
-    pub examples: u64,
-    pub dim: usize,
-    /// Progressive (train) or test error.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub progressive_error: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<f64>,
-    pub error_se: f64,
-    pub multiclass_log_loss: f64,
-    /// `confusion_matrix[true][predicted]`, rows and columns in `classes` order.
-    pub confusion_matrix: Vec<Vec<u64>>,
-    pub seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub refused_steps: Option<u64>,
-    /// The hold-out examples of the returned model's pass (`--holdout`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub holdout: Option<HeldOut>,
-    /// The `--test` input scored with the returned model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub test: Option<HeldOut>,
-    /// The pass whose model is returned (training only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub best_pass: Option<u32>,
-    /// The early stop ended the run before its last pass (training only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped_early: Option<bool>,
-}
-
-/// A held-out evaluation in the JSON summary: examples, error and multiclass log loss.
-#[derive(Serialize, Debug)]
-pub struct HeldOut {
-    pub examples: u64,
-    pub error: Option<f64>,
-    pub multiclass_log_loss: f64,
-}
-
-impl HeldOut {
-    fn of(m: &MulticlassMetrics) -> Self {
-        HeldOut {
-            examples: m.examples(),
-            error: m.error_rate(),
-            multiclass_log_loss: m.log_loss(),
-        }
-    }
-}
-
-fn report(
-    model: &MulticlassModel,
-    metrics: &MulticlassMetrics,
-    seconds: f64,
-    training: Option<u64>,
-) -> MulticlassReport {
-    let s = metrics.summary();
-    let e = metrics.error_rate();
-    MulticlassReport {
-        learner: model.config.describe(),
-        classes: model
-            .classes
-            .labels()
-            .iter()
-            .map(|l| l.to_string())
-            .collect(),
-        examples: s.examples,
-        dim: sketchlearn::linear::multiclass::MulticlassLearner::dim(&model.learner),
-        progressive_error: e.filter(|_| training.is_some()),
-        error: e.filter(|_| training.is_none()),
-        error_se: s.error_se,
-        multiclass_log_loss: s.log_loss,
-        confusion_matrix: s.confusion_matrix,
-        seconds,
-        refused_steps: training,
-        holdout: None,
-        test: None,
-        best_pass: None,
-        stopped_early: None,
-    }
-}
-
 fn print_text(r: &MulticlassReport, what: &str) {
     eprintln!();
     eprintln!("classes           {}", r.classes.join(","));
@@ -273,9 +189,9 @@ pub fn train(
     );
     let test = args.eval.test.as_deref().map(Input::path);
     let data = args.input.input();
-    let outcome = run::train_multiclass_and_test(data, test, start, &options, &mut table)?;
+    let mut outcome = run::train_multiclass_and_test(data, test, start, &options, &mut table)?;
     table.finish()?;
-    let mut model = outcome.model;
+    let model = &mut outcome.model;
     let bits = model
         .input
         .get_or_insert(input)
@@ -284,16 +200,7 @@ pub fn train(
     if args.keep_names {
         crate::keep_names::record(&mut model.extras, &args.input.file, bits, quiet)?;
     }
-    let mut r = report(
-        &model,
-        &outcome.metrics,
-        outcome.seconds,
-        Some(outcome.refused_steps),
-    );
-    r.holdout = outcome.holdout.as_ref().map(HeldOut::of);
-    r.test = outcome.test.as_ref().map(HeldOut::of);
-    r.best_pass = Some(outcome.best_pass);
-    r.stopped_early = Some(outcome.stopped_early);
+    let r = MulticlassReport::of_training(&outcome);
     if !quiet {
         print_text(&r, "progressive error");
         if outcome.best_pass < outcome.passes {
@@ -304,7 +211,7 @@ pub fn train(
         }
     }
     if let Some(path) = &args.final_model {
-        model.save(path)?;
+        outcome.model.save(path)?;
     }
     if args.json {
         println!("{}", serde_json::to_string(&r)?);
@@ -327,7 +234,7 @@ pub fn test(
     let t = std::time::Instant::now();
     let (metrics, _) = run::evaluate_multiclass_input(args.input(), model, &read, &mut table)?;
     table.finish()?;
-    let r = report(model, &metrics, t.elapsed().as_secs_f64(), None);
+    let r = MulticlassReport::of(model, &metrics, t.elapsed().as_secs_f64(), None);
     if args.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {

@@ -12,18 +12,15 @@ use crate::prediction_sink::PredictionSink;
 use crate::quiet::Quiet;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
 use sketchlearn::data::{Format, InputSpec, VwOptions};
 use sketchlearn::eval::{Metrics, ProgressRow};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassModel;
-use sketchlearn::linear::{
-    LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
-};
+use sketchlearn::linear::{LinearModel, Regularization, RepresentationChoice};
 use sketchlearn::loss::Loss;
 use sketchlearn::run::{
-    self, Input, Observer, ObserverError, PassReport, ReadOptions, RunStart, Start, TrainOptions,
-    TrainOutcome, Warning,
+    self, Input, Observer, ObserverError, PassReport, ReadOptions, RunStart, Start, TestReport,
+    TrainOptions, TrainOutcome, TrainReport, Warning,
 };
 use std::io::Write;
 
@@ -122,102 +119,6 @@ impl TestArgs {
     pub fn input(&self) -> Input {
         crate::input_args::with_cache(Input::path(&self.file), self.cache.as_ref())
     }
-}
-
-/// What `train --json` prints.
-#[derive(Serialize, Debug)]
-pub struct TrainReport {
-    pub learner: String,
-    pub examples: u64,
-    pub passes: u32,
-    pub dim: usize,
-    pub progressive_error: Option<f64>,
-    pub progressive_loss: f64,
-    /// A classification stream's AUC (`null` for regression, which has no classes).
-    pub progressive_auc: Option<f64>,
-    /// Regression (labels that are not two classes): the progressive RMSE, MAE and R² of the
-    /// predictions, each named as what it is (`progressive_loss` is the mean of the loss, ½
-    /// squared error for `--loss squared`); absent for classification.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub progressive_rmse: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub progressive_mae: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub progressive_r2: Option<f64>,
-    pub seconds: f64,
-    pub examples_per_second: f64,
-    pub refused_steps: u64,
-    /// The learning pass diverged (the library's divergence rule; a warning on stderr says
-    /// what to do).
-    pub diverged: bool,
-    /// A classifier's classes, negative then positive.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub classes: Option<Vec<String>>,
-    /// For the `auto` mixture: each member and its final weight π (which member the mixture
-    /// follows on this data).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mixture: Option<Vec<MemberWeight>>,
-    /// `--holdout`: the held-out examples of the returned model's pass.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub holdout: Option<HeldOut>,
-    /// `--test FILE`: the returned model on the test file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub test: Option<HeldOut>,
-    /// The pass whose model is returned (the best one with `--early-stop`).
-    pub best_pass: u32,
-    /// `--early-stop` ended the run before its last pass.
-    pub stopped_early: bool,
-}
-
-/// Metrics of held-out examples (`--holdout`, `--test`).
-#[derive(Serialize, Debug)]
-pub struct HeldOut {
-    pub examples: u64,
-    pub loss: f64,
-    pub error: Option<f64>,
-    /// Regression: the RMSE of the held-out predictions (`loss` is ½ their squared error).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rmse: Option<f64>,
-}
-
-impl HeldOut {
-    fn of(m: &Metrics) -> Self {
-        HeldOut {
-            examples: m.examples(),
-            loss: m.mean_loss(),
-            error: m.error_rate(),
-            rmse: m.error_rate().is_none().then(|| m.rmse()),
-        }
-    }
-}
-
-/// What `test --json` prints: only the metrics that apply to the loss (classification: error,
-/// log loss for the logistic loss or the loss by its name, AUC; regression: RMSE, MAE, R²).
-#[derive(Serialize, Debug)]
-pub struct TestReport {
-    pub learner: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub classes: Option<Vec<String>>,
-    pub examples: u64,
-    /// The mean of the model's loss (what `train --test` and the early stop report).
-    pub loss: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub log_loss: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hinge_loss: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub smooth_hinge_loss: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub auc: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rmse: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mae: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub r2: Option<f64>,
-    pub seconds: f64,
 }
 
 /// What `train` and `test` show while the library runs: the learner line and progress table on
@@ -513,7 +414,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         outcome.model.save(path)?;
     }
     if args.json {
-        println!("{}", serde_json::to_string(&report(&outcome))?);
+        println!("{}", serde_json::to_string(&TrainReport::of(&outcome))?);
     }
     Ok(())
 }
@@ -578,36 +479,6 @@ fn print_summary(outcome: &TrainOutcome) {
     }
 }
 
-/// What `train --json` prints.
-fn report(outcome: &TrainOutcome) -> TrainReport {
-    let metrics = &outcome.metrics;
-    // A classification stream has an error rate (also a squared loss on two classes); a
-    // regression stream has RMSE, MAE and R² instead, and no AUC.
-    let classify = metrics.error_rate().is_some();
-    TrainReport {
-        learner: outcome.model.config.describe(),
-        examples: outcome.examples,
-        passes: outcome.passes,
-        dim: outcome.model.learner.dim(),
-        progressive_error: metrics.error_rate(),
-        progressive_loss: metrics.mean_loss(),
-        progressive_auc: metrics.auc().filter(|_| classify),
-        progressive_rmse: (!classify).then(|| metrics.rmse()),
-        progressive_mae: (!classify).then(|| metrics.mae()),
-        progressive_r2: metrics.r2().filter(|_| !classify),
-        seconds: outcome.seconds,
-        examples_per_second: outcome.examples_per_second(),
-        refused_steps: outcome.refused_steps,
-        diverged: outcome.diverged,
-        classes: outcome.model.classes.as_ref().map(Classes::names),
-        mixture: outcome.mixture_weights(),
-        holdout: outcome.holdout.as_ref().map(HeldOut::of),
-        test: outcome.test.as_ref().map(HeldOut::of),
-        best_pass: outcome.best_pass,
-        stopped_early: outcome.stopped_early,
-    }
-}
-
 pub fn test(args: &TestArgs) -> Result<()> {
     let model = AnyModel::load(&args.score.initial_model)?;
     let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
@@ -626,25 +497,7 @@ fn test_linear(args: &TestArgs, model: &LinearModel, read: ReadOptions) -> Resul
     terminal.raw = args.score.raw;
     let outcome = run::evaluate(args.input(), model, &read, &mut terminal)?;
     terminal.finish()?;
-    let metrics = &outcome.metrics;
-    let loss = model.config.loss;
-    let classify = loss.is_classification();
-    let named = |l: Loss| (loss == l).then(|| metrics.mean_loss());
-    let report = TestReport {
-        learner: crate::drp_cmd::model_name(model),
-        classes: model.classes.as_ref().map(Classes::names),
-        examples: outcome.examples,
-        loss: metrics.mean_loss(),
-        error: metrics.error_rate().filter(|_| classify),
-        log_loss: named(Loss::Logistic),
-        hinge_loss: named(Loss::Hinge),
-        smooth_hinge_loss: named(Loss::SmoothHinge),
-        auc: metrics.auc().filter(|_| classify),
-        rmse: (!classify).then(|| metrics.rmse()),
-        mae: (!classify).then(|| metrics.mae()),
-        r2: metrics.r2().filter(|_| !classify),
-        seconds: outcome.seconds,
-    };
+    let report = TestReport::of(model, &outcome);
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -653,20 +506,8 @@ fn test_linear(args: &TestArgs, model: &LinearModel, read: ReadOptions) -> Resul
             println!("classes   {}", c.join(","));
         }
         println!("examples  {}", report.examples);
-        let lines = [
-            ("error", report.error),
-            ("log loss", report.log_loss),
-            ("hinge", report.hinge_loss),
-            ("s-hinge", report.smooth_hinge_loss),
-            ("auc", report.auc),
-            ("rmse", report.rmse),
-            ("mae", report.mae),
-            ("r2", report.r2),
-        ];
-        for (name, v) in lines {
-            if let Some(v) = v {
-                println!("{name:<9} {v:.6}");
-            }
+        for (name, v) in report.named_metrics() {
+            println!("{name:<9} {v:.6}");
         }
         println!("seconds   {:.3}", report.seconds);
     }

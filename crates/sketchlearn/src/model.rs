@@ -62,16 +62,21 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+mod any_model;
 pub(crate) mod delta;
 pub(crate) mod interleaved;
 mod replacing_file;
 pub(crate) mod sparse_vec;
+mod summary;
+mod summary_text;
 pub(crate) mod touched;
 mod write;
+pub use any_model::AnyModel;
 pub use delta::{delta_bytes, from_delta_bytes};
 pub use replacing_file::ReplacingFile;
 pub(crate) use sparse_vec::decoding_version;
 pub use sparse_vec::SPARSE_SINCE;
+pub use summary::{Centre, ClassWeights, ModelSummary, Weight};
 pub use write::remove_temporary_files;
 pub(crate) use write::{sync_dir, temporary_beside, Registered};
 

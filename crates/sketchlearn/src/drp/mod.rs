@@ -16,6 +16,7 @@
 //! | iterative recovery | Alg. 2, Theorem 5 | [`DrpFit::iterates`], [`Alg2Status`] |
 //! | exact optimum `w*` | Prop. 2.1 | [`ExactSolver`] (trust-region Newton–CG, as LIBLINEAR) |
 //! | the recovered `w̃` as a model file | — | [`recovered_model`] |
+//! | a whole run on files, its report | — | [`DrpJob`], [`DrpReport`] |
 //!
 //! ```
 //! use sketchlearn::drp::{low_rank, relative_error, DrpLoss, DrpParams, ExactSolver, LowRankSpec, Problem};
@@ -32,16 +33,19 @@
 
 mod data;
 mod exact;
+mod job;
 mod low_dim;
 mod problem;
 mod projection;
 mod recovered;
 mod recovery;
+mod report_text;
 mod synthetic;
 mod tron;
 
 pub use data::Dataset;
 pub use exact::{ExactSolution, ExactSolver};
+pub use job::{solution_rows, status_text, DrpJob, DrpJobError, DrpReport, DrpRun, SolutionRow};
 pub use low_dim::Projected;
 pub use problem::{DrpLoss, Problem};
 pub use projection::GaussianProjection;

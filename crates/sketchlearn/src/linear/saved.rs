@@ -81,6 +81,16 @@ impl LinearModel {
         feature_name(self.schema(), &self.extras, j)
     }
 
+    /// The model's name in reports (`test`, `inspect`): a recovered DRP model (fixed
+    /// weights) by its own description (`drp logistic lambda=… (Alg.2 iterate t=…)`), any
+    /// other by its configuration ([`LearnerConfig::describe`]).
+    pub fn name(&self) -> String {
+        match &self.learner {
+            AnyLearner::Fixed(f) => f.description().to_string(),
+            _ => self.config.describe(),
+        }
+    }
+
     /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
     /// π, i.e. which member the mixture follows on the data seen; `None` for one learner.
     pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {

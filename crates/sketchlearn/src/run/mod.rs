@@ -44,10 +44,12 @@ mod input;
 mod label_runs;
 mod labels;
 mod multiclass;
+mod multiclass_report;
 mod observer;
 mod pass;
 mod policy;
 mod prescan;
+mod report;
 mod settle;
 mod shuffle;
 mod spool;
@@ -65,12 +67,14 @@ pub use multiclass::{
     evaluate_multiclass_input, train_multiclass, train_multiclass_and_test,
     train_multiclass_cancellable, MulticlassOutcome, MulticlassStart,
 };
+pub use multiclass_report::{MulticlassHeldOut, MulticlassReport};
 pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{
     constant_warning, diverged, divergence_warning, learn_or_refuse, Tolerant,
     CONSTANT_MIN_EXAMPLES,
 };
+pub use report::{HeldOut, TestReport, TrainReport};
 pub use shuffle::ShuffleBuffer;
 pub use spool::DEFAULT_SPOOL_LIMIT;
 pub use train::{
