@@ -1,5 +1,5 @@
-"""Paths the benchmark scripts share: the repository root, the shared datasets and the release
-builds. Import it from a script in scripts/ (run as `python3 scripts/NAME.py`, so that this
+"""What the benchmark scripts share: the repository root, the shared datasets, the release
+builds and a LIBSVM reader. Import it from a script in scripts/ (run as `python3 scripts/NAME.py`, so that this
 folder is on the module path)."""
 
 import os
@@ -16,3 +16,19 @@ def release(*parts):
 
 
 EXE = release("sketchlearn")
+
+
+def read_libsvm(path):
+    """A LIBSVM file's rows as (label, {index: value}) pairs in file order (blank lines skipped)."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            x = {}
+            for tok in parts[1:]:
+                i, v = tok.split(":")
+                x[int(i)] = float(v)
+            rows.append((float(parts[0]), x))
+    return rows

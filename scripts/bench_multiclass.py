@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import DATA, release
+from bench_common import DATA, read_libsvm, release
 from bench_common import EXE as CLI
 
 EXAMPLE = release("examples", "multiclass_run")
@@ -38,21 +38,6 @@ RIVER_RESULTS = {
     "r8_multiclass.libsvm": (0.4405, 0.2244),
     "mnist_test10k.libsvm": (0.1291, 0.1236),
 }
-
-
-def read_libsvm(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if not parts:
-                continue
-            x = {}
-            for tok in parts[1:]:
-                i, v = tok.split(":")
-                x[int(i)] = float(v)
-            rows.append((float(parts[0]), x))
-    return rows
 
 
 def cli_has_multiclass():

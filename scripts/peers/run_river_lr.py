@@ -22,27 +22,20 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from river import linear_model, optim, preprocessing
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import bench_common  # scripts/, the folder above this one
 
 GRID = [2.0**j for j in range(-3, 7)]
 DEFAULT_LR = 0.1
 
 
 def read_libsvm(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if not parts:
-                continue
-            y = float(parts[0]) > 0
-            x = {}
-            for tok in parts[1:]:
-                i, v = tok.split(":")
-                x[int(i)] = float(v)
-            rows.append((x, y))
-    return rows
+    """The file's rows as (features, label > 0) pairs, River's order."""
+    return [(x, y > 0) for y, x in bench_common.read_libsvm(path)]
 
 
 def make(kind, lr):

@@ -646,6 +646,19 @@ pub fn power_iteration(
     (lambda, max_iters.max(1))
 }
 
+/// A fixed-seed xorshift stream of uniforms in [−½, ½) for the unit tests of the small dense
+/// products (this module's and `sketch::fd_products`'), so that both draw the same systems.
+#[cfg(test)]
+pub(crate) fn test_uniforms() -> impl FnMut() -> f64 {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// The row-wise solve equals the column-wise one to rounding, on random SPD systems of
@@ -653,13 +666,7 @@ mod tests {
     /// 64 unknowns of its stack buffer.
     #[test]
     fn cholesky_solve_by_rows_equals_in_place() {
-        let mut s = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut next = crate::linalg::test_uniforms();
         for (n, stride) in [(1, 1), (5, 8), (20, 20), (21, 24), (70, 72)] {
             let y: Vec<f64> = (0..n * n).map(|_| next()).collect();
             let mut a = vec![0.0; n * stride];

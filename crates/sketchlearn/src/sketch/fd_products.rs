@@ -187,13 +187,7 @@ mod tests {
     /// plain paths, for sizes around the blocks (rows < 4, columns < 16 and not multiples of 4).
     #[test]
     fn blocked_products_equal_the_plain_loops_to_the_bit() {
-        let mut s = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut next = crate::linalg::test_uniforms();
         let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
         for (rows, cols) in [
             (1, 1),
