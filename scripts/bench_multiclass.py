@@ -19,6 +19,7 @@ vowpalwabbit==9.11.9 river==0.26.1 scikit-learn):
     cargo build --release -p sketchlearn-cli --example multiclass_run -p sketchlearn
     .venv-peers/bin/python scripts/bench_multiclass.py [--markdown] [--river-budget S]
 """
+
 import json
 import math
 import os
@@ -43,31 +44,47 @@ RIVER_RESULTS = {
 def cli_has_multiclass():
     if not os.path.exists(CLI):
         return False
-    h = subprocess.run([CLI, "train", "--help"], check=False, capture_output=True, text=True).stdout
+    h = subprocess.run(
+        [CLI, "train", "--help"], check=False, capture_output=True, text=True
+    ).stdout
     return "--multiclass" in h
 
 
 def ours(path):
     if cli_has_multiclass():
         t = time.perf_counter()
-        out = subprocess.run([CLI, "train", "--multiclass", "--json", "--quiet", path],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [CLI, "train", "--multiclass", "--json", "--quiet", path],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         wall = time.perf_counter() - t
         s = json.loads(out)
         n = s.get("examples") or s["metrics"]["examples"]
         return {"error": s["progressive_error"], "n": n, "eps": n / wall, "how": "CLI"}
-    out = subprocess.run([EXAMPLE, path], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [EXAMPLE, path], check=True, capture_output=True, text=True
+    ).stdout
     s = json.loads(out)
-    return {"error": s["progressive_error"], "n": s["examples"], "eps": s["examples_per_second"],
-            "how": "library example multiclass_run", "learner": s["learner"]}
+    return {
+        "error": s["progressive_error"],
+        "n": s["examples"],
+        "eps": s["examples_per_second"],
+        "how": "library example multiclass_run",
+        "learner": s["learner"],
+    }
 
 
 def vw(rows, classes, logistic):
     from vowpalwabbit import Workspace
+
     index = {c: k + 1 for k, c in enumerate(classes)}
     with tempfile.NamedTemporaryFile("w", suffix=".vw", delete=False) as f:
         for y, x in rows:
-            f.write(f"{index[y]} |f " + " ".join(f"{i}:{v:g}" for i, v in x.items()) + "\n")
+            f.write(
+                f"{index[y]} |f " + " ".join(f"{i}:{v:g}" for i, v in x.items()) + "\n"
+            )
         name = f.name
     args = f"--oaa {len(classes)} -b 18 --quiet -d {name}"
     if logistic:
@@ -83,8 +100,12 @@ def vw(rows, classes, logistic):
 
 def river(rows, kind, budget, fallback):
     from river import linear_model, multiclass
-    model = (multiclass.OneVsRestClassifier(linear_model.LogisticRegression())
-             if kind == "ovr" else linear_model.SoftmaxRegression())
+
+    model = (
+        multiclass.OneVsRestClassifier(linear_model.LogisticRegression())
+        if kind == "ovr"
+        else linear_model.SoftmaxRegression()
+    )
     t = time.perf_counter()
     wrong = 0
     for n, (y, x) in enumerate(rows, 1):
@@ -92,10 +113,19 @@ def river(rows, kind, budget, fallback):
             wrong += 1
         model.learn_one(x, y)
         if time.perf_counter() - t > budget:
-            return {"error": fallback, "n": len(rows), "eps": n / (time.perf_counter() - t),
-                    "how": f"RESULTS.md (over the {budget:.0f} s budget after {n} examples)"}
+            return {
+                "error": fallback,
+                "n": len(rows),
+                "eps": n / (time.perf_counter() - t),
+                "how": f"RESULTS.md (over the {budget:.0f} s budget after {n} examples)",
+            }
     secs = time.perf_counter() - t
-    return {"error": wrong / len(rows), "n": len(rows), "eps": len(rows) / secs, "how": "measured"}
+    return {
+        "error": wrong / len(rows),
+        "n": len(rows),
+        "eps": len(rows) / secs,
+        "how": "measured",
+    }
 
 
 def se(r):
@@ -122,8 +152,11 @@ def main():
         table.append((name, len(classes), len(rows), res))
         if not md:
             for k, r in res.items():
-                print(f"{name:22s} {k:20s} error {r['error']:.4f} ± {se(r):.4f} "
-                      f"{r['eps']:10.0f} ex/s  [{r['how']}]", flush=True)
+                print(
+                    f"{name:22s} {k:20s} error {r['error']:.4f} ± {se(r):.4f} "
+                    f"{r['eps']:10.0f} ex/s  [{r['how']}]",
+                    flush=True,
+                )
     ok_all, better = True, 0
     lines = []
     for name, k, n, res in table:
@@ -133,19 +166,34 @@ def main():
         z = (best["error"] - o["error"]) / se(o)
         ok_all &= z >= -1
         better += z >= 1
-        cells = " | ".join(f"{r['error']:.4f} ± {se(r):.4f}" + ("" if r["how"] in ("measured", "CLI") or r["how"].startswith("library") else "†")
-                           for r in res.values())
+        cells = " | ".join(
+            f"{r['error']:.4f} ± {se(r):.4f}"
+            + (
+                ""
+                if r["how"] in ("measured", "CLI") or r["how"].startswith("library")
+                else "†"
+            )
+            for r in res.values()
+        )
         vw_eps = res["VW --oaa"]["eps"]
-        lines.append(f"| {name} | {k} | {n} | {cells} | {best_name} | {z:+.2f} | "
-                     f"{o['eps']:,.0f} | {vw_eps:,.0f} | {o['eps'] / vw_eps:.2f}× |")
+        lines.append(
+            f"| {name} | {k} | {n} | {cells} | {best_name} | {z:+.2f} | "
+            f"{o['eps']:,.0f} | {vw_eps:,.0f} | {o['eps'] / vw_eps:.2f}× |"
+        )
     if md:
-        print("| file | K | n | sketchlearn default | VW `--oaa` | VW `--oaa` logistic | River OvR(LogReg) | River Softmax | best peer | (best peer − ours)/s.e.(ours) | ours ex/s | VW `--oaa` ex/s | ours/VW |")
+        print(
+            "| file | K | n | sketchlearn default | VW `--oaa` | VW `--oaa` logistic | River OvR(LogReg) | River Softmax | best peer | (best peer − ours)/s.e.(ours) | ours ex/s | VW `--oaa` ex/s | ours/VW |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
         print("\n".join(lines))
-        print(f"\nours measured with: {table[0][3]['sketchlearn default']['how']}; † = from ../shared/peers/RESULTS.md (River over the time budget)")
+        print(
+            f"\nours measured with: {table[0][3]['sketchlearn default']['how']}; † = from ../shared/peers/RESULTS.md (River over the time budget)"
+        )
     else:
         print("\n".join(lines))
-    print(f"\nwithin 1 s.e. of the best peer on all: {ok_all}; better by >= 1 s.e. on {better} of {len(table)}")
+    print(
+        f"\nwithin 1 s.e. of the best peer on all: {ok_all}; better by >= 1 s.e. on {better} of {len(table)}"
+    )
     return 0 if ok_all and better >= 2 else 1
 
 

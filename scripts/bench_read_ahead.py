@@ -60,17 +60,21 @@ def main():
                 times.setdefault((name, mode), []).append(t)
                 reports[(name, mode)] = rep
     print(f"file: {a.file}, {a.reps} alternating runs per cell, wall seconds\n")
-    print("| learner | read-ahead best / median | no read-ahead best / median | speed-up (best) "
-          "| examples/s (read-ahead, best) | progressive error (both) |")
+    print(
+        "| learner | read-ahead best / median | no read-ahead best / median | speed-up (best) "
+        "| examples/s (read-ahead, best) | progressive error (both) |"
+    )
     print("|---|---|---|---|---|---|")
     for name in LEARNERS:
         ra, na = times[(name, "read-ahead")], times[(name, "no read-ahead")]
         r1, r2 = reports[(name, "read-ahead")], reports[(name, "no read-ahead")]
         e1, e2 = r1.get("progressive_error"), r2.get("progressive_error")
         same = "identical" if e1 == e2 else f"DIFFER: {e2}"
-        print(f"| {name} | {min(ra):.3f} / {statistics.median(ra):.3f} "
-              f"| {min(na):.3f} / {statistics.median(na):.3f} | {min(na) / min(ra):.2f}× "
-              f"| {r1['examples'] / min(ra):,.0f} | {e1:.5f} ({same}) |")
+        print(
+            f"| {name} | {min(ra):.3f} / {statistics.median(ra):.3f} "
+            f"| {min(na):.3f} / {statistics.median(na):.3f} | {min(na) / min(ra):.2f}× "
+            f"| {r1['examples'] / min(ra):,.0f} | {e1:.5f} ({same}) |"
+        )
 
 
 if __name__ == "__main__":

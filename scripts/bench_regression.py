@@ -7,6 +7,7 @@ variance of the labels), next to the running mean (computed here) and the untune
 ../shared/peers/RESULTS.md. Usage: cargo build --release -p sketchlearn-cli &&
 python3 scripts/bench_regression.py [--markdown]
 """
+
 import json
 import math
 import os
@@ -60,8 +61,21 @@ def main():
         y = labels(path)
         with tempfile.NamedTemporaryFile("r", suffix=".pred") as tmp:
             out = subprocess.run(
-                [EXE, "train", "--loss", "squared", "--json", "--quiet", "-p", tmp.name, path],
-                check=True, capture_output=True, text=True).stdout
+                [
+                    EXE,
+                    "train",
+                    "--loss",
+                    "squared",
+                    "--json",
+                    "--quiet",
+                    "-p",
+                    tmp.name,
+                    path,
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             p = [float(line) for line in tmp.read().split()]
         summary = json.loads(out)
         rmse, mae, r2 = scores(y, p)
@@ -71,14 +85,20 @@ def main():
         ok = rmse <= best and rmse <= m_rmse
         rows.append((name, len(y), rmse, mae, r2, best, m_rmse, m_mae, ok, weights))
     if md:
-        print("| file | n | ours RMSE | ours MAE | ours R² | best untuned peer RMSE | running mean RMSE | running mean MAE | ≤ both | mixture weights |")
+        print(
+            "| file | n | ours RMSE | ours MAE | ours R² | best untuned peer RMSE | running mean RMSE | running mean MAE | ≤ both | mixture weights |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|:-:|---|")
         for r in rows:
-            print(f"| {r[0]} | {r[1]} | {r[2]:.5g} | {r[3]:.5g} | {r[4]:.4f} | {r[5]:.5g} | {r[6]:.5g} | {r[7]:.5g} | {'yes' if r[8] else '**no**'} | {r[9]} |")
+            print(
+                f"| {r[0]} | {r[1]} | {r[2]:.5g} | {r[3]:.5g} | {r[4]:.4f} | {r[5]:.5g} | {r[6]:.5g} | {r[7]:.5g} | {'yes' if r[8] else '**no**'} | {r[9]} |"
+            )
     else:
         for r in rows:
-            print(f"{r[0]:26s} n={r[1]:6d} rmse={r[2]:.5g} mae={r[3]:.5g} r2={r[4]:.4f} "
-                  f"peer={r[5]:.5g} mean={r[6]:.5g} ok={r[8]} w={r[9]}")
+            print(
+                f"{r[0]:26s} n={r[1]:6d} rmse={r[2]:.5g} mae={r[3]:.5g} r2={r[4]:.4f} "
+                f"peer={r[5]:.5g} mean={r[6]:.5g} ok={r[8]} w={r[9]}"
+            )
     return 0 if all(r[8] for r in rows) else 1
 
 

@@ -18,6 +18,7 @@ Usage (repository root): cargo build --release -p sketchlearn-cli &&
     cargo build --release -p sketchlearn --example dense_stream &&
     python3 scripts/bench_single_learners.py [--markdown]
 """
+
 import json
 import math
 import os
@@ -32,10 +33,15 @@ GEN = release("examples", "dense_stream")
 VW_PY = os.path.join(ROOT, ".venv-peers", "bin", "python")
 N, D, KAPPA, SEED = 20_000, 1000, 100, 1
 SHARED = ["heart", "ionosphere", "splice", "magic04.shuf"]
-LEARNERS = [["--algo", "ogd"], ["--algo", "adagrad"], ["--algo", "adagrad-grid"]] + [
-    ["--algo", "newton", "--curvature", c]
-    for c in ["identity", "full", "fd", "fd-fast", "rfd", "rfd-fast", "rp", "oja"]
-] + [["--algo", "ada-fd"], ["--algo", "sketchy"]] + [[]]
+LEARNERS = (
+    [["--algo", "ogd"], ["--algo", "adagrad"], ["--algo", "adagrad-grid"]]
+    + [
+        ["--algo", "newton", "--curvature", c]
+        for c in ["identity", "full", "fd", "fd-fast", "rfd", "rfd-fast", "rp", "oja"]
+    ]
+    + [["--algo", "ada-fd"], ["--algo", "sketchy"]]
+    + [[]]
+)
 
 
 def se(p, n):
@@ -46,23 +52,43 @@ def run(flags, path, scratch, dim=None):
     """Progressive error, n, learner name, and whether the last half predicts one class."""
     pred = os.path.join(scratch, "pred.txt")
     extra = ["--dim", str(dim)] if dim else []
-    out = subprocess.run([EXE, "train", "--json", "--quiet", *extra, *flags, "-p", pred, path],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [EXE, "train", "--json", "--quiet", *extra, *flags, "-p", pred, path],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     res = json.loads(out.stdout)
     with open(pred) as f:
         labels = [line.split()[0] for line in f if line.strip()]
-    tail = labels[len(labels) // 2:]
+    tail = labels[len(labels) // 2 :]
     top = max(tail.count(c) for c in set(tail))
-    return res["progressive_error"], res["examples"], res["learner"], top / len(tail) > 0.99
+    return (
+        res["progressive_error"],
+        res["examples"],
+        res["learner"],
+        top / len(tail) > 0.99,
+    )
 
 
 def vw(vw_file):
     """VW OjaNewton and AdaGrad at their defaults on the same stream: {mode: error}."""
     if not os.path.exists(VW_PY):
         return {}
-    out = subprocess.run([VW_PY, os.path.join(ROOT, "scripts", "peers", "run_vw.py"),
-                          "--mode", "oja,adagrad", "--setting", "untuned", vw_file],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            VW_PY,
+            os.path.join(ROOT, "scripts", "peers", "run_vw.py"),
+            "--mode",
+            "oja,adagrad",
+            "--setting",
+            "untuned",
+            vw_file,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     runs = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
     return {r["mode"]: r["progressive_error"] for r in runs if r.get("type") == "run"}
 
@@ -75,12 +101,18 @@ def main():
     md = "--markdown" in sys.argv
     scratch = tempfile.mkdtemp(prefix="single_learners_")
     try:
-        dense, dense_vw = os.path.join(scratch, "dense.libsvm"), os.path.join(scratch, "dense.vw")
-        subprocess.run([GEN, str(N), str(D), str(KAPPA), str(SEED), dense, dense_vw], check=True)
+        dense, dense_vw = (
+            os.path.join(scratch, "dense.libsvm"),
+            os.path.join(scratch, "dense.vw"),
+        )
+        subprocess.run(
+            [GEN, str(N), str(D), str(KAPPA), str(SEED), dense, dense_vw], check=True
+        )
         peers = vw(dense_vw)
         bar = peers.get("oja")
         files = [("dense d=1000 κ=100", dense, D)] + [
-            (name, os.path.join(DATA, name + ".libsvm"), None) for name in SHARED]
+            (name, os.path.join(DATA, name + ".libsvm"), None) for name in SHARED
+        ]
         head = ["flags", "learner"] + [f[0] for f in files] + ["dense ≤ VW Oja + 0.05"]
         rows = []
         for flags in LEARNERS:
@@ -91,12 +123,18 @@ def main():
                 cells.append(cell(err, n, one))
                 if dim:
                     ok = bar is not None and err <= bar + 0.05 and not one
-            rows.append([" ".join(flags) or "(default)", name] + cells +
-                        ["yes" if ok else ("no" if bar is not None else "no VW")])
+            rows.append(
+                [" ".join(flags) or "(default)", name]
+                + cells
+                + ["yes" if ok else ("no" if bar is not None else "no VW")]
+            )
         for mode in ("oja", "adagrad"):
             if mode in peers:
-                rows.append([f"VW {mode} default", "", cell(peers[mode], N, False)] +
-                            [""] * (len(files) - 1) + [""])
+                rows.append(
+                    [f"VW {mode} default", "", cell(peers[mode], N, False)]
+                    + [""] * (len(files) - 1)
+                    + [""]
+                )
         raw = os.path.join(DATA, "diabetes_raw.libsvm")
         diag = ["--algo", "newton", "--curvature", "oja", "--size", "10", "--diag"]
         err, n, name, one = run(diag, raw, scratch)
@@ -104,12 +142,18 @@ def main():
             print("| " + " | ".join(head) + " |")
             print("|" + "---|" * len(head))
             for r in rows:
-                print("| " + " | ".join(f"`{c}`" if i == 0 else c for i, c in enumerate(r)) + " |")
+                print(
+                    "| "
+                    + " | ".join(f"`{c}`" if i == 0 else c for i, c in enumerate(r))
+                    + " |"
+                )
         else:
             for r in rows:
                 print("\t".join(r))
-        print(f"\n`{' '.join(diag)}` on diabetes_raw: {cell(err, n, one)}"
-              f" ({'predicts one class' if one else 'predicts both classes'}).")
+        print(
+            f"\n`{' '.join(diag)}` on diabetes_raw: {cell(err, n, one)}"
+            f" ({'predicts one class' if one else 'predicts both classes'})."
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -26,6 +26,7 @@ Usage (peers in a venv, see bench_multiclass.py):
     cargo build --release -p sketchlearn-cli
     .venv-peers/bin/python scripts/bench_softmax.py [--markdown] [--before BIN] [--river-budget S]
 """
+
 import json
 import os
 import subprocess
@@ -36,19 +37,36 @@ from bench_common import DATA
 from bench_common import EXE as CLI
 from bench_multiclass import FILES, RIVER_RESULTS, read_libsvm, river, se, vw
 
-MODES = [("auto", []),
-         ("dense", ["--representation", "dense"]),
-         ("sparse forced", ["--representation", "sparse"])]
-SKETCHES = [("rp", ["--curvature", "rp"]),
-            ("oja", ["--curvature", "oja"]),
-            ("rfd-fast --diag", ["--curvature", "rfd-fast", "--diag"])]
+MODES = [
+    ("auto", []),
+    ("dense", ["--representation", "dense"]),
+    ("sparse forced", ["--representation", "sparse"]),
+]
+SKETCHES = [
+    ("rp", ["--curvature", "rp"]),
+    ("oja", ["--curvature", "oja"]),
+    ("rfd-fast --diag", ["--curvature", "rfd-fast", "--diag"]),
+]
 
 
 def softmax(path, extra, exe=CLI):
     t = time.perf_counter()
-    out = subprocess.run([exe, "train", "--multiclass", "--reduction", "softmax", "--json",
-                          "--quiet", *extra, path], check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        [
+            exe,
+            "train",
+            "--multiclass",
+            "--reduction",
+            "softmax",
+            "--json",
+            "--quiet",
+            *extra,
+            path,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     wall = time.perf_counter() - t
     s = json.loads(out)
     n = s.get("examples") or s["metrics"]["examples"]
@@ -60,13 +78,24 @@ def arg(name, default=None):
 
 
 def peers(rows, classes, name):
-    res = {"VW --oaa": vw(rows, classes, False), "VW --oaa logistic": vw(rows, classes, True)}
+    res = {
+        "VW --oaa": vw(rows, classes, False),
+        "VW --oaa logistic": vw(rows, classes, True),
+    }
     fb = RIVER_RESULTS[name]
     if "--no-river" in sys.argv:
-        res["River OvR(LogReg)"] = {"error": fb[0], "n": len(rows), "eps": float("nan"),
-                                    "how": "RESULTS.md"}
-        res["River Softmax"] = {"error": fb[1], "n": len(rows), "eps": float("nan"),
-                                "how": "RESULTS.md"}
+        res["River OvR(LogReg)"] = {
+            "error": fb[0],
+            "n": len(rows),
+            "eps": float("nan"),
+            "how": "RESULTS.md",
+        }
+        res["River Softmax"] = {
+            "error": fb[1],
+            "n": len(rows),
+            "eps": float("nan"),
+            "how": "RESULTS.md",
+        }
     else:
         budget = float(arg("--river-budget", 600))
         res["River OvR(LogReg)"] = river(rows, "ovr", budget, fb[0])
@@ -84,36 +113,53 @@ def main():
     before = arg("--before")
     modes = MODES + ([("before", [])] if before else [])
     head = " | ".join(f"softmax {m} error | ex/s" for m, _ in modes)
-    lines = [f"| file | K | n | {head} | VW `--oaa` error | VW ex/s | auto/dense speed | auto/VW speed |",
-             "|---|---:|---:|" + "---:|---:|" * len(modes) + "---:|---:|---:|---:|"]
-    verdict = [("| file | softmax default | best untuned peer | its error | (peer − ours)/s.e.(peer) | "
-                "VW `--oaa` logistic | River OvR(LogReg) | River Softmax |"),
-               "|---|---:|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| file | K | n | {head} | VW `--oaa` error | VW ex/s | auto/dense speed | auto/VW speed |",
+        "|---|---:|---:|" + "---:|---:|" * len(modes) + "---:|---:|---:|---:|",
+    ]
+    verdict = [
+        (
+            "| file | softmax default | best untuned peer | its error | (peer − ours)/s.e.(peer) | "
+            "VW `--oaa` logistic | River OvR(LogReg) | River Softmax |"
+        ),
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
     better = within = 0
     for name in FILES:
         path = os.path.join(DATA, name)
         rows = read_libsvm(path)
         classes = sorted({y for y, _ in rows})
-        res = {m: softmax(path, extra, before if m == "before" else CLI) for m, extra in modes}
+        res = {
+            m: softmax(path, extra, before if m == "before" else CLI)
+            for m, extra in modes
+        }
         ps = peers(rows, classes, name)
         v = ps["VW --oaa"]
-        cells = " | ".join(f"{r['error']:.4f} ± {se(r):.4f} | {r['eps']:,.0f}" for r in res.values())
+        cells = " | ".join(
+            f"{r['error']:.4f} ± {se(r):.4f} | {r['eps']:,.0f}" for r in res.values()
+        )
         auto, dense = res["auto"], res["dense"]
-        lines.append(f"| {name} | {len(classes)} | {len(rows)} | {cells} | "
-                     f"{v['error']:.4f} ± {se(v):.4f} | {v['eps']:,.0f} | "
-                     f"{auto['eps'] / dense['eps']:.2f}× | {auto['eps'] / v['eps']:.3f}× |")
+        lines.append(
+            f"| {name} | {len(classes)} | {len(rows)} | {cells} | "
+            f"{v['error']:.4f} ± {se(v):.4f} | {v['eps']:,.0f} | "
+            f"{auto['eps'] / dense['eps']:.2f}× | {auto['eps'] / v['eps']:.3f}× |"
+        )
         best_name, best = min(ps.items(), key=lambda kv: kv[1]["error"])
         z = (best["error"] - auto["error"]) / se(best)
         within += z >= -1
         better += z >= 1
-        verdict.append(f"| {name} | {cell(auto)} | {best_name} | {cell(best)} | {z:+.2f} | "
-                       f"{cell(ps['VW --oaa logistic'])} | {cell(ps['River OvR(LogReg)'])} | "
-                       f"{cell(ps['River Softmax'])} |")
+        verdict.append(
+            f"| {name} | {cell(auto)} | {best_name} | {cell(best)} | {z:+.2f} | "
+            f"{cell(ps['VW --oaa logistic'])} | {cell(ps['River OvR(LogReg)'])} | "
+            f"{cell(ps['River Softmax'])} |"
+        )
         if not md:
             print(lines[-1], flush=True)
             print(verdict[-1], flush=True)
-    verdict.append(f"\nWithin 1 s.e. of the best peer on {within} of {len(FILES)} files, better by "
-                   f"≥ 1 s.e. on {better} († = from ../shared/peers/RESULTS.md).")
+    verdict.append(
+        f"\nWithin 1 s.e. of the best peer on {within} of {len(FILES)} files, better by "
+        f"≥ 1 s.e. on {better} († = from ../shared/peers/RESULTS.md)."
+    )
     if md:
         print("\n".join(lines))
         print()
@@ -128,14 +174,18 @@ def sketches(md):
     name = "r8_multiclass.libsvm"
     name = arg("--sketches-file", name)
     path = os.path.join(DATA, name)
-    lines = [f"\n{name}:\n",
-             "| sketch | dense-time error | ex/s | sparse-time error | ex/s | sparse/dense speed |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"\n{name}:\n",
+        "| sketch | dense-time error | ex/s | sparse-time error | ex/s | sparse/dense speed |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for sketch, flags in SKETCHES:
         d = softmax(path, [*flags, "--representation", "dense"])
         s = softmax(path, [*flags, "--representation", "sparse"])
-        lines.append(f"| {sketch} | {d['error']:.4f} ± {se(d):.4f} | {d['eps']:,.0f} | "
-                     f"{s['error']:.4f} ± {se(s):.4f} | {s['eps']:,.0f} | {s['eps'] / d['eps']:.2f}× |")
+        lines.append(
+            f"| {sketch} | {d['error']:.4f} ± {se(d):.4f} | {d['eps']:,.0f} | "
+            f"{s['error']:.4f} ± {se(s):.4f} | {s['eps']:,.0f} | {s['eps'] / d['eps']:.2f}× |"
+        )
         if not md:
             print(lines[-1], flush=True)
     if md:

@@ -79,7 +79,9 @@ def generate_sparse(path):
             idx = np.sort(rng.choice(d, nnz, replace=False))
             val = rng.standard_normal(nnz) / np.sqrt(nnz)
             y = 1 if theta[idx] @ val + 0.25 * rng.standard_normal() > 0 else -1
-            f.write(f"{y} " + " ".join(f"{i + 1}:{v:.6g}" for i, v in zip(idx, val)) + "\n")
+            f.write(
+                f"{y} " + " ".join(f"{i + 1}:{v:.6g}" for i, v in zip(idx, val)) + "\n"
+            )
     tmp.replace(path)
 
 
@@ -97,12 +99,18 @@ def ensure_inputs():
         print(f"generating {synth} ...", file=sys.stderr)
         generate_sparse(synth)
         marker.write_text(GEN_VERSION)
-    files = [(name, DATA / f"{name}.libsvm") for name in SHARED] + [("generated sparse", synth)]
+    files = [(name, DATA / f"{name}.libsvm") for name in SHARED] + [
+        ("generated sparse", synth)
+    ]
     out = []
     for label, src in files:
         vw = WORK / (src.stem + ".vw")
         src_marker = WORK / (src.stem + ".vw.src")
-        if not vw.exists() or not src_marker.exists() or src_marker.read_text() != stamp(src):
+        if (
+            not vw.exists()
+            or not src_marker.exists()
+            or src_marker.read_text() != stamp(src)
+        ):
             tmp = vw.with_suffix(".tmp")
             with open(src) as fin, open(tmp, "w") as fout:
                 for line in fin:
@@ -126,14 +134,22 @@ def run_ours(path, extra):
     )
     wall = time.perf_counter() - t0
     j = json.loads(r.stdout)
-    return {"wall": wall, "pass": j["seconds"], "n": j["examples"], "error": j["progressive_error"]}
+    return {
+        "wall": wall,
+        "pass": j["seconds"],
+        "n": j["examples"],
+        "error": j["progressive_error"],
+    }
 
 
 def run_vw(path, extra=""):
     args = f"-d {path} -b 18 --binary --loss_function logistic --quiet {extra}"
     t0 = time.perf_counter()
     r = subprocess.run(
-        [sys.executable, "-c", VW_CODE, args], check=True, capture_output=True, text=True
+        [sys.executable, "-c", VW_CODE, args],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     wall = time.perf_counter() - t0
     j = json.loads(r.stdout)
@@ -148,7 +164,9 @@ def build_caches(src, vw, vw_extra="", tag=""):
         if old.exists():
             old.unlink()
     t0 = time.perf_counter()
-    subprocess.run([str(BIN), "cache", "-c", str(ours), str(src)], check=True, capture_output=True)
+    subprocess.run(
+        [str(BIN), "cache", "-c", str(ours), str(src)], check=True, capture_output=True
+    )
     wall = time.perf_counter() - t0
     BUILDS.append((src.name, src.stat().st_size, ours.stat().st_size, wall))
     run_vw(vw, f"{vw_extra} --cache_file {theirs}")
@@ -210,8 +228,12 @@ def dense_rows(reps):
     if not src.exists() or not vw.exists():
         gen = REPO / "target" / "release" / "examples" / "dense_stream"
         if not gen.exists():
-            sys.exit(f"{gen} not found: cargo build --release -p sketchlearn --example dense_stream")
-        subprocess.run([str(gen), "20000", "1000", "100", "1", str(src), str(vw)], check=True)
+            sys.exit(
+                f"{gen} not found: cargo build --release -p sketchlearn --example dense_stream"
+            )
+        subprocess.run(
+            [str(gen), "20000", "1000", "100", "1", str(src), str(vw)], check=True
+        )
     son = ["--algo", "newton", "--curvature", "oja", "--size", "10"]
     oja = "--OjaNewton --sketch_size 10"
     ours_c, vw_c = build_caches(src, vw, oja, "-oja")
@@ -248,12 +270,18 @@ def dense_rows(reps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--reps", type=int, default=3, help="runs per tool and file (best is kept)")
-    ap.add_argument("--out", type=Path, help="also write the tables (markdown) to this file")
+    ap.add_argument(
+        "--reps", type=int, default=3, help="runs per tool and file (best is kept)"
+    )
+    ap.add_argument(
+        "--out", type=Path, help="also write the tables (markdown) to this file"
+    )
     ap.add_argument("--skip-sparse", action="store_true", help="the dense table only")
     a = ap.parse_args()
     if not BIN.exists():
-        sys.exit(f"{BIN} not found: run `cargo build --release -p sketchlearn-cli` first")
+        sys.exit(
+            f"{BIN} not found: run `cargo build --release -p sketchlearn-cli` first"
+        )
     WORK.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
     lines = [] if a.skip_sparse else sparse_rows(ensure_inputs(), a.reps) + [""]
@@ -267,11 +295,16 @@ def main():
         "|---|---:|---:|---:|",
     ]
     for name, text, cache, wall in BUILDS:
-        lines.append(f"| {name} | {text / 1e6:.1f} | {cache / 1e6:.1f} | {text / 1e6 / wall:.0f} |")
+        lines.append(
+            f"| {name} | {text / 1e6:.1f} | {cache / 1e6:.1f} | {text / 1e6 / wall:.0f} |"
+        )
     load_after = os.getloadavg()
-    load = " ".join(f"{x:.2f}" for x in load_before) + " before, " + " ".join(
-        f"{x:.2f}" for x in load_after
-    ) + " after"
+    load = (
+        " ".join(f"{x:.2f}" for x in load_before)
+        + " before, "
+        + " ".join(f"{x:.2f}" for x in load_after)
+        + " after"
+    )
     table = "\n".join(lines)
     print(table)
     print(f"\nload average {load}; best of {a.reps} runs each")

@@ -16,16 +16,34 @@ import sys
 from pathlib import Path
 
 GENRES = [
-    "unknown", "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary",
-    "Drama", "Fantasy", "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi",
-    "Thriller", "War", "Western",
+    "unknown",
+    "Action",
+    "Adventure",
+    "Animation",
+    "Children's",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Fantasy",
+    "Film-Noir",
+    "Horror",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
+    "Western",
 ]
 
 
 def records(path):
     """The `|`-separated records of a MovieLens side file (latin-1), by id."""
     text = Path(path).read_bytes().decode("latin-1")
-    return {f[0]: f for f in (line.split("|") for line in text.splitlines() if line.strip())}
+    return {
+        f[0]: f for f in (line.split("|") for line in text.splitlines() if line.strip())
+    }
 
 
 def main():
@@ -47,9 +65,15 @@ def write_csv(data, out):
             continue
         user, item, rating, timestamp = line.split()[:4]
         u, i = users[user], items[item]
-        genres = "|".join(g for g, flag in zip(GENRES, i[-len(GENRES):]) if flag.strip() == "1")
-        year = i[2].rsplit("-", 1)[-1].strip()  # empty (missing) for the one undated item
-        out.write(f"{user},{item},{rating},{timestamp},{u[1]},{u[2]},{u[3]},{genres},{year}\n")
+        genres = "|".join(
+            g for g, flag in zip(GENRES, i[-len(GENRES) :]) if flag.strip() == "1"
+        )
+        year = (
+            i[2].rsplit("-", 1)[-1].strip()
+        )  # empty (missing) for the one undated item
+        out.write(
+            f"{user},{item},{rating},{timestamp},{u[1]},{u[2]},{u[3]},{genres},{year}\n"
+        )
 
 
 if __name__ == "__main__":

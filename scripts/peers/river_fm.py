@@ -70,7 +70,12 @@ def model_for(setting):
     from river import facto, optim
 
     if setting == "default":
-        return facto.FMRegressor(seed=73), {"n_factors": 10, "lr_w": 0.01, "lr_v": 0.01, "intercept": 0.0}
+        return facto.FMRegressor(seed=73), {
+            "n_factors": 10,
+            "lr_w": 0.01,
+            "lr_v": 0.01,
+            "intercept": 0.0,
+        }
     base_w, base_v = 0.025, 0.05
     mult = {"tutorial": 1.0, "tutorial-lr-x2": 2.0, "tutorial-lr-x0.5": 0.5}[setting]
     lr_w, lr_v = base_w * mult, base_v * mult
@@ -141,10 +146,14 @@ def run(rows, n_train, setting):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("file")
     ap.add_argument("--train-fraction", type=float, default=0.8)
-    ap.add_argument("--settings", default="default,tutorial,tutorial-lr-x2,tutorial-lr-x0.5")
+    ap.add_argument(
+        "--settings", default="default,tutorial,tutorial-lr-x2,tutorial-lr-x0.5"
+    )
     args = ap.parse_args()
     import river
 

@@ -71,7 +71,10 @@ def convert(src: Path, cache_dir: Path):
         return dst, True, 0.0
     start = time.perf_counter()
     tmp = dst.with_name(dst.name + ".tmp")
-    with open(src, "r", encoding="utf-8", errors="replace") as fin, open(tmp, "w") as fout:
+    with (
+        open(src, "r", encoding="utf-8", errors="replace") as fin,
+        open(tmp, "w") as fout,
+    ):
         for line in fin:
             line = line.split("#", 1)[0].strip()
             if not line:
@@ -125,20 +128,36 @@ def run_once(args_str, bits):
         n = ws.get_weighted_examples()
         loss = ws.get_sum_loss()
         err = loss / n if n > 0 else float("nan")
-        nonfinite = sum(1 for i in range(1 << bits) if not math.isfinite(ws.get_weight(i)))
+        nonfinite = sum(
+            1 for i in range(1 << bits) if not math.isfinite(ws.get_weight(i))
+        )
         status = "ok" if (math.isfinite(err) and nonfinite == 0) else "nan"
         msg = None
         if nonfinite:
             msg = f"{nonfinite} of {1 << bits} weights are non-finite after the pass"
         elif not math.isfinite(err):
             msg = "non-finite progressive loss"
-        return {"examples": n, "progressive_error": finite_or_none(err),
-                "average_loss": finite_or_none(err), "seconds": seconds, "cpu_seconds": cpu_seconds,
-                "nonfinite_weights": nonfinite, "status": status, "message": msg}
+        return {
+            "examples": n,
+            "progressive_error": finite_or_none(err),
+            "average_loss": finite_or_none(err),
+            "seconds": seconds,
+            "cpu_seconds": cpu_seconds,
+            "nonfinite_weights": nonfinite,
+            "status": status,
+            "message": msg,
+        }
     except Exception as e:  # noqa: BLE001 (VW raises anything on bad arguments, I/O errors, ...)
-        return {"examples": None, "progressive_error": None, "average_loss": None, "seconds": None,
-                "cpu_seconds": None, "nonfinite_weights": None, "status": "error",
-                "message": f"{type(e).__name__}: {e}"}
+        return {
+            "examples": None,
+            "progressive_error": None,
+            "average_loss": None,
+            "seconds": None,
+            "cpu_seconds": None,
+            "nonfinite_weights": None,
+            "status": "error",
+            "message": f"{type(e).__name__}: {e}",
+        }
     finally:
         if ws is not None:
             with contextlib.suppress(Exception):  # the pass's result is already taken
@@ -148,31 +167,64 @@ def run_once(args_str, bits):
 def run_isolated(args_str, bits):
     """One VW pass in a child process (survives a crash of VW's C++ code)."""
     here = str(Path(__file__).parent)
-    code = (f"import json,sys; sys.path.insert(0, {here!r}); import run_vw; "
-            f"print(json.dumps(run_vw.run_once({args_str!r}, {int(bits)})))")
-    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    code = (
+        f"import json,sys; sys.path.insert(0, {here!r}); import run_vw; "
+        f"print(json.dumps(run_vw.run_once({args_str!r}, {int(bits)})))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True
+    )
     if proc.returncode != 0 or not proc.stdout.strip():
-        return {"examples": None, "progressive_error": None, "average_loss": None, "seconds": None,
-                "cpu_seconds": None, "nonfinite_weights": None, "status": "error",
-                "message": f"VW process exited with {proc.returncode}: {proc.stderr.strip()[-300:]}"}
+        return {
+            "examples": None,
+            "progressive_error": None,
+            "average_loss": None,
+            "seconds": None,
+            "cpu_seconds": None,
+            "nonfinite_weights": None,
+            "status": "error",
+            "message": f"VW process exited with {proc.returncode}: {proc.stderr.strip()[-300:]}",
+        }
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("files", nargs="+", help="LIBSVM files (or .vw files, used as they are)")
-    ap.add_argument("--mode", default="adagrad,oja", help="comma-separated: adagrad, oja")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "files", nargs="+", help="LIBSVM files (or .vw files, used as they are)"
+    )
+    ap.add_argument(
+        "--mode", default="adagrad,oja", help="comma-separated: adagrad, oja"
+    )
     ap.add_argument("--setting", default="both", choices=["tuned", "untuned", "both"])
-    ap.add_argument("--normalize", choices=["true", "false"], default=None,
-                    help="OjaNewton --normalize (default: VW's default, true)")
+    ap.add_argument(
+        "--normalize",
+        choices=["true", "false"],
+        default=None,
+        help="OjaNewton --normalize (default: VW's default, true)",
+    )
     ap.add_argument("--sketch-size", type=int, default=10)
     ap.add_argument("--bits", type=int, default=18)
-    ap.add_argument("--values", default=None,
-                    help="comma-separated grid replacing the default one (tuned setting)")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per setting (timings: take the median)")
-    ap.add_argument("--extra", default="", help="extra VW arguments appended to every run")
+    ap.add_argument(
+        "--values",
+        default=None,
+        help="comma-separated grid replacing the default one (tuned setting)",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per setting (timings: take the median)",
+    )
+    ap.add_argument(
+        "--extra", default="", help="extra VW arguments appended to every run"
+    )
     ap.add_argument("--cache-dir", default=str(REPO / "target" / "peers"))
-    ap.add_argument("--isolate", action="store_true", help="run each pass in a child process")
+    ap.add_argument(
+        "--isolate", action="store_true", help="run each pass in a child process"
+    )
     opts = ap.parse_args()
     modes = [m.strip() for m in opts.mode.split(",") if m.strip()]
     for m in modes:
@@ -186,11 +238,29 @@ def main():
         try:
             vw_file, cached, secs = convert(src, Path(opts.cache_dir))
         except Exception as e:  # noqa: BLE001 (reported as this file's row; the others go on)
-            emit({"type": "convert", "file": str(src), "vw_file": None, "cached": False, "seconds": None,
-                  "status": "error", "message": f"{type(e).__name__}: {e}"})
+            emit(
+                {
+                    "type": "convert",
+                    "file": str(src),
+                    "vw_file": None,
+                    "cached": False,
+                    "seconds": None,
+                    "status": "error",
+                    "message": f"{type(e).__name__}: {e}",
+                }
+            )
             continue
-        emit({"type": "convert", "file": str(src), "vw_file": str(vw_file), "cached": cached,
-              "seconds": secs, "status": "ok", "message": None})
+        emit(
+            {
+                "type": "convert",
+                "file": str(src),
+                "vw_file": str(vw_file),
+                "cached": cached,
+                "seconds": secs,
+                "status": "ok",
+                "message": None,
+            }
+        )
         for mode in modes:
             normalize = opts.normalize if mode == "oja" else None
             for setting in settings:
@@ -199,9 +269,19 @@ def main():
                     a = vw_args(mode, pv, opts, vw_file)
                     for rep in range(opts.repeat):
                         r = runner(a, opts.bits)
-                        rec = dict(type="run", file=str(src), vw_file=str(vw_file), mode=mode,
-                                   normalize=normalize, setting=setting, param=pv[0],
-                                   value=pv[1], args=a, repeat=rep, **r)
+                        rec = dict(
+                            type="run",
+                            file=str(src),
+                            vw_file=str(vw_file),
+                            mode=mode,
+                            normalize=normalize,
+                            setting=setting,
+                            param=pv[0],
+                            value=pv[1],
+                            args=a,
+                            repeat=rep,
+                            **r,
+                        )
                         emit(rec)
                         runs.append(rec)
                 ok = [r for r in runs if r["status"] == "ok"]

@@ -53,17 +53,23 @@ MODES = {
 
 
 def run_child(python, args):
-    proc = subprocess.run([python, "-c", CHILD, args], check=False, capture_output=True, text=True)
+    proc = subprocess.run(
+        [python, "-c", CHILD, args], check=False, capture_output=True, text=True
+    )
     if proc.returncode != 0 or not proc.stdout.strip():
         return {"status": "error", "message": proc.stderr.strip()[-300:]}
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["status"] = "ok" if out["progressive_error"] is not None or out["examples"] == 0 else "nan"
+    out["status"] = (
+        "ok" if out["progressive_error"] is not None or out["examples"] == 0 else "nan"
+    )
     out["message"] = None
     return out
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("file")
     ap.add_argument("--bits", type=int, default=18)
     ap.add_argument("--sketch-size", type=int, default=10)
@@ -76,12 +82,16 @@ def main():
         empty = Path(tmp) / "empty.vw"
         empty.write_text("")
         cache = Path(tmp) / "data.cache"
-        made = run_child(python, f"--noop {common} -d {opts.file} --cache_file {cache} -k")
+        made = run_child(
+            python, f"--noop {common} -d {opts.file} --cache_file {cache} -k"
+        )
         if made.get("status") == "error" or not cache.exists():
             sys.exit(f"could not build the cache: {made}")
         src = f"-d {opts.file} --cache_file {cache}"
-        plan = [("noop", "startup", f"--noop {common} -d {empty}"),
-                ("noop", "noop", f"--noop {common} {src}")]
+        plan = [
+            ("noop", "startup", f"--noop {common} -d {empty}"),
+            ("noop", "noop", f"--noop {common} {src}"),
+        ]
         for mode in opts.modes.split(","):
             algo = MODES[mode].format(m=opts.sketch_size)
             plan.append((mode, "startup", f"{algo} {common} -d {empty}"))
