@@ -32,3 +32,23 @@ def read_libsvm(path):
                 x[int(i)] = float(v)
             rows.append((float(parts[0]), x))
     return rows
+
+
+def cli_json_rate(args, path, exe=EXE):
+    """Run `sketchlearn train ARGS --json --quiet PATH`: its progressive error, examples and
+    whole-process examples/second (wall-clock, start to exit)."""
+    import json
+    import subprocess
+    import time
+
+    t = time.perf_counter()
+    out = subprocess.run(
+        [exe, "train", *args, "--json", "--quiet", path],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    wall = time.perf_counter() - t
+    s = json.loads(out)
+    n = s.get("examples") or s["metrics"]["examples"]
+    return {"error": s["progressive_error"], "n": n, "eps": n / wall, "how": "CLI"}

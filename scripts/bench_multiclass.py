@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import DATA, read_libsvm, release
+from bench_common import DATA, cli_json_rate, read_libsvm, release
 from bench_common import EXE as CLI
 
 EXAMPLE = release("examples", "multiclass_run")
@@ -52,17 +52,7 @@ def cli_has_multiclass():
 
 def ours(path):
     if cli_has_multiclass():
-        t = time.perf_counter()
-        out = subprocess.run(
-            [CLI, "train", "--multiclass", "--json", "--quiet", path],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        wall = time.perf_counter() - t
-        s = json.loads(out)
-        n = s.get("examples") or s["metrics"]["examples"]
-        return {"error": s["progressive_error"], "n": n, "eps": n / wall, "how": "CLI"}
+        return cli_json_rate(["--multiclass"], path)
     out = subprocess.run(
         [EXAMPLE, path], check=True, capture_output=True, text=True
     ).stdout

@@ -27,13 +27,10 @@ Usage (peers in a venv, see bench_multiclass.py):
     .venv-peers/bin/python scripts/bench_softmax.py [--markdown] [--before BIN] [--river-budget S]
 """
 
-import json
 import os
-import subprocess
 import sys
-import time
 
-from bench_common import DATA
+from bench_common import DATA, cli_json_rate
 from bench_common import EXE as CLI
 from bench_multiclass import FILES, RIVER_RESULTS, read_libsvm, river, se, vw
 
@@ -50,27 +47,7 @@ SKETCHES = [
 
 
 def softmax(path, extra, exe=CLI):
-    t = time.perf_counter()
-    out = subprocess.run(
-        [
-            exe,
-            "train",
-            "--multiclass",
-            "--reduction",
-            "softmax",
-            "--json",
-            "--quiet",
-            *extra,
-            path,
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    wall = time.perf_counter() - t
-    s = json.loads(out)
-    n = s.get("examples") or s["metrics"]["examples"]
-    return {"error": s["progressive_error"], "n": n, "eps": n / wall, "how": "CLI"}
+    return cli_json_rate(["--multiclass", "--reduction", "softmax", *extra], path, exe)
 
 
 def arg(name, default=None):

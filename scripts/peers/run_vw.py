@@ -148,20 +148,22 @@ def run_once(args_str, bits):
             "message": msg,
         }
     except Exception as e:  # noqa: BLE001 (VW raises anything on bad arguments, I/O errors, ...)
-        return {
-            "examples": None,
-            "progressive_error": None,
-            "average_loss": None,
-            "seconds": None,
-            "cpu_seconds": None,
-            "nonfinite_weights": None,
-            "status": "error",
-            "message": f"{type(e).__name__}: {e}",
-        }
+        return failed(f"{type(e).__name__}: {e}")
     finally:
         if ws is not None:
             with contextlib.suppress(Exception):  # the pass's result is already taken
                 ws.finish()
+
+
+def failed(message):
+    """The result of a pass that did not run: every measurement None, status "error"."""
+    keys = ("examples", "progressive_error", "average_loss", "seconds", "cpu_seconds")
+    return {
+        **dict.fromkeys(keys),
+        "nonfinite_weights": None,
+        "status": "error",
+        "message": message,
+    }
 
 
 def run_isolated(args_str, bits):
@@ -175,16 +177,9 @@ def run_isolated(args_str, bits):
         [sys.executable, "-c", code], check=False, capture_output=True, text=True
     )
     if proc.returncode != 0 or not proc.stdout.strip():
-        return {
-            "examples": None,
-            "progressive_error": None,
-            "average_loss": None,
-            "seconds": None,
-            "cpu_seconds": None,
-            "nonfinite_weights": None,
-            "status": "error",
-            "message": f"VW process exited with {proc.returncode}: {proc.stderr.strip()[-300:]}",
-        }
+        return failed(
+            f"VW process exited with {proc.returncode}: {proc.stderr.strip()[-300:]}"
+        )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
