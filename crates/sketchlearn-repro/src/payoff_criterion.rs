@@ -33,7 +33,7 @@
 
 use super::peer_z::z;
 use super::sketched_adagrad::{error, load_set, run_sets, PAYOFF};
-use super::son_table3::{Quoted, DATASETS};
+use super::son_table3::{Quoted, QuotedByName, DATASETS};
 use super::ReproArgs;
 use crate::peers::{find_peers, Peers};
 use crate::report::table_header;
@@ -226,7 +226,7 @@ pub fn run(args: &ReproArgs) -> Result<()> {
 /// River LogisticRegression), and the best tuned peer of all those kinds (with VW OjaNewton
 /// and RESULTS.md's best tuned peer). River behind its `StandardScaler` is not in either: it
 /// is reported, and judged, apart ([`Set::river_scaled`]).
-fn bars(s: &Set, quoted: &HashMap<String, Quoted>) -> (Best, Best) {
+fn bars(s: &Set, quoted: &QuotedByName) -> (Best, Best) {
     let quote = quoted.get(s.name).and_then(|q| q.tuned.clone());
     let first_order_quote = quote
         .clone()
@@ -261,7 +261,7 @@ fn yes(b: bool) -> &'static str {
     }
 }
 
-fn report(sets: &[Set], quoted: &HashMap<String, Quoted>, date: &str) -> Result<String> {
+fn report(sets: &[Set], quoted: &QuotedByName, date: &str) -> Result<String> {
     let mut md = String::new();
     writeln!(
         md,
@@ -289,11 +289,7 @@ fn report(sets: &[Set], quoted: &HashMap<String, Quoted>, date: &str) -> Result<
     Ok(md)
 }
 
-fn criterion_table(
-    md: &mut String,
-    sets: &[Set],
-    quoted: &HashMap<String, Quoted>,
-) -> std::fmt::Result {
+fn criterion_table(md: &mut String, sets: &[Set], quoted: &QuotedByName) -> std::fmt::Result {
     writeln!(md, "## The criterion\n")?;
     table_header(
         md,
@@ -363,11 +359,7 @@ fn reference_cell(quote: Option<&Quoted>, first: &Best, n: usize) -> String {
 }
 
 /// The untuned default against the best tuned peer on every set, the qualifying ones marked.
-fn default_table(
-    md: &mut String,
-    sets: &[Set],
-    quoted: &HashMap<String, Quoted>,
-) -> std::fmt::Result {
+fn default_table(md: &mut String, sets: &[Set], quoted: &QuotedByName) -> std::fmt::Result {
     writeln!(
         md,
         "\n## The untuned default on every set (vs the best tuned peer of all)\n\n\

@@ -24,7 +24,7 @@
 use super::payoff_criterion::measured_tuned_peers;
 use super::peer_z::{counts, peer_table, z, Against};
 use super::sketched_adagrad::{error, load_set, pm, run_sets, PAYOFF};
-use super::son_table3::{Quoted, DATASETS};
+use super::son_table3::{QuotedByName, DATASETS};
 use super::ReproArgs;
 use crate::report::table_header;
 use crate::stats::binomial_se;
@@ -391,7 +391,7 @@ fn csv(sets: &[Set]) -> String {
 
 fn report(
     sets: &[Set],
-    quoted: &HashMap<String, Quoted>,
+    quoted: &QuotedByName,
     measured: &HashMap<String, (f64, String)>,
     date: &str,
 ) -> Result<String> {
@@ -414,11 +414,7 @@ fn report(
 }
 
 /// The oracle bound on the missed sets.
-fn oracle_table(
-    md: &mut String,
-    sets: &[Set],
-    quoted: &HashMap<String, Quoted>,
-) -> std::fmt::Result {
+fn oracle_table(md: &mut String, sets: &[Set], quoted: &QuotedByName) -> std::fmt::Result {
     writeln!(
         md,
         "## The oracle bound: the best single learner, tuned on the same stream\n\n\
@@ -461,9 +457,9 @@ fn oracle_table(
 /// RESULTS.md's quotes with each set's best tuned peer lowered to `measured`'s where that is
 /// lower (and added where RESULTS.md has no row).
 fn criterion_quotes(
-    quoted: &HashMap<String, Quoted>,
+    quoted: &QuotedByName,
     measured: &HashMap<String, (f64, String)>,
-) -> HashMap<String, Quoted> {
+) -> QuotedByName {
     let mut out = quoted.clone();
     for (name, peer) in measured {
         let q = out.entry(name.clone()).or_default();
@@ -479,7 +475,7 @@ fn criterion_quotes(
 fn grid_tables(
     md: &mut String,
     sets: &[Set],
-    quoted: &HashMap<String, Quoted>,
+    quoted: &QuotedByName,
     measured: &HashMap<String, (f64, String)>,
 ) -> std::fmt::Result {
     let names: Vec<&str> = GRIDS.iter().map(|g| g.name).collect();

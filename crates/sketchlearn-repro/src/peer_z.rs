@@ -4,9 +4,8 @@
 //! write.
 
 use crate::report::table_header;
-use crate::son_table3::Quoted;
+use crate::son_table3::{Quoted, QuotedByName};
 use crate::stats::binomial_se;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// `(e − bar)/SE(bar)`.
@@ -57,7 +56,7 @@ pub(crate) fn peer_table<'a>(
     md: &mut String,
     names: &[&str],
     sets: impl IntoIterator<Item = (&'a str, usize, &'a [f64])>,
-    quoted: &HashMap<String, Quoted>,
+    quoted: &QuotedByName,
     against: Against,
 ) -> Result<(Vec<usize>, usize), std::fmt::Error> {
     let header = format!("| dataset | {} | {} |", against.column(), names.join(" | "));
@@ -102,7 +101,7 @@ mod tests {
             untuned: Some((untuned, "River".to_string())),
             full: None,
         };
-        let quoted = HashMap::from([
+        let quoted = std::collections::HashMap::from([
             ("heart".to_string(), quote(Some(0.2), 0.1)),
             ("a9a".to_string(), quote(None, 0.1)),
         ]);

@@ -16,7 +16,7 @@
 //! This experiment does not change the library's default; it reports the numbers.
 
 use super::peer_z::{counts, peer_table, z, Against};
-use super::son_table3::{load, parse_results, Quoted, DATASETS};
+use super::son_table3::{load, parse_results, QuotedByName, DATASETS};
 use super::ReproArgs;
 use crate::machine::utc_now;
 use crate::report::{table_header, write_md_csv};
@@ -25,7 +25,6 @@ use anyhow::{Context, Result};
 use sketchlearn::linear::{Algorithm, AnyLearner, LearnerConfig, Mixture};
 use sketchlearn::run::learn_or_refuse;
 use sketchlearn::Example;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -198,7 +197,7 @@ pub(crate) fn run_sets<S>(
     stem: &str,
     names: impl Iterator<Item = &'static str>,
     measure: impl Fn(&ReproArgs, &'static str) -> Result<S>,
-    report: impl Fn(&[S], &HashMap<String, Quoted>, &str) -> Result<(String, String)>,
+    report: impl Fn(&[S], &QuotedByName, &str) -> Result<(String, String)>,
 ) -> Result<()> {
     let t0 = Instant::now();
     let date = utc_now();
@@ -215,7 +214,7 @@ pub(crate) fn pm(e: f64, n: usize) -> String {
     format!("{e:.4} ± {:.4}", binomial_se(e, n))
 }
 
-fn report(sets: &[Set], quoted: &HashMap<String, Quoted>, date: &str) -> Result<(String, String)> {
+fn report(sets: &[Set], quoted: &QuotedByName, date: &str) -> Result<(String, String)> {
     let mut md = String::new();
     writeln!(
         md,
@@ -297,11 +296,7 @@ fn report(sets: &[Set], quoted: &HashMap<String, Quoted>, date: &str) -> Result<
 }
 
 /// The payoff and the guard for each mixture.
-fn mixture_tables(
-    md: &mut String,
-    sets: &[Set],
-    quoted: &HashMap<String, Quoted>,
-) -> std::fmt::Result {
+fn mixture_tables(md: &mut String, sets: &[Set], quoted: &QuotedByName) -> std::fmt::Result {
     writeln!(
         md,
         "\n## As a fifth (sixth) member of the default mixture\n\nThe default's four members \

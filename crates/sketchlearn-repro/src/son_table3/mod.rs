@@ -19,7 +19,9 @@
 mod reference;
 mod report;
 
-pub(crate) use reference::{collect_vw, fmt_opt, parse_results, Quoted, VwCell, VwKey};
+pub(crate) use reference::{
+    collect_vw, fmt_opt, parse_results, Quoted, QuotedByName, VwCell, VwKey,
+};
 
 use super::ReproArgs;
 use crate::learn::progressive;
@@ -323,7 +325,7 @@ struct Measured {
     /// The peers were run, or why not.
     peers: Result<(), String>,
     results_md: PathBuf,
-    quoted: HashMap<String, Quoted>,
+    quoted: QuotedByName,
     refs: Vec<Reference>,
     data_dir: PathBuf,
     date: String,

@@ -23,6 +23,9 @@ pub(crate) struct Quoted {
     pub full: Option<String>,
 }
 
+/// RESULTS.md's peer numbers by dataset name (what `parse_results` returns).
+pub(crate) type QuotedByName = HashMap<String, Quoted>;
+
 /// The leading number of a cell such as `0.1549 (River)` or `**0.2180**`, and the rest.
 fn number_cell(cell: &str) -> Option<(f64, String)> {
     let t = cell.trim().replace("**", "");
@@ -39,7 +42,7 @@ fn number_cell(cell: &str) -> Option<(f64, String)> {
 }
 
 /// The dataset rows of `RESULTS.md` (`| dataset | n | d | tuned | untuned | full | paper |`).
-pub(crate) fn parse_results(path: &Path) -> HashMap<String, Quoted> {
+pub(crate) fn parse_results(path: &Path) -> QuotedByName {
     let mut out = HashMap::new();
     let Ok(text) = std::fs::read_to_string(path) else {
         return out;
@@ -167,7 +170,7 @@ pub(super) struct Reference {
 /// The references per dataset: best tuned / untuned peer = RESULTS.md and this run's VW.
 pub(super) fn references(
     results: &[DatasetResult],
-    quoted: &HashMap<String, Quoted>,
+    quoted: &QuotedByName,
     vw_cell: impl Fn(usize, &str, &str) -> Option<VwCell>,
 ) -> Vec<Reference> {
     results
