@@ -22,7 +22,7 @@ use crate::machine::utc_now;
 use crate::report::{table_header, write_md_csv};
 use crate::stats::binomial_se;
 use anyhow::{Context, Result};
-use sketchlearn::linear::{Algorithm, AnyLearner, LearnerConfig, Mixture};
+use sketchlearn::linear::{Algorithm, AnyLearner, LearnerConfig};
 use sketchlearn::run::learn_or_refuse;
 use sketchlearn::Example;
 use std::fmt::Write as _;
@@ -99,12 +99,7 @@ fn mixture(base: &LearnerConfig, extra: &[Algorithm], dim: usize) -> Result<AnyL
         let d = LearnerConfig::default().learning_rate;
         members.push(single(a, d, None).build(dim)?);
     }
-    Ok(AnyLearner::Mixture(Mixture::new(
-        members,
-        base.loss,
-        base.mix_rule(),
-        1.0,
-    )?))
+    super::payoff_members::mix(base, members)
 }
 
 /// The best `(error, η, δ)` of `algorithm` over the grid.
