@@ -59,9 +59,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Most past epochs kept before the one owning the fewest columns is flushed.
 const MAX_EPOCHS: usize = 1024;
 
-/// How many members ahead a flush starts loading a member's stamp.
-const FLUSH_AHEAD: usize = 16;
-
 /// Epochs per closed group (see the module documentation).
 const GROUP: usize = 32;
 
@@ -640,18 +637,10 @@ impl LazyColumns {
             let mut data = std::mem::take(&mut self.data);
             let (id, mut left) = (self.epochs[k].id, self.epochs[k].count);
             // The members are distinct and `count` of them still carry the stamp: the scan
-            // (a cache miss per member on a large store) stops at the last of them. The stamp
-            // of the member `FLUSH_AHEAD` on starts loading meanwhile (a hint: the misses
-            // overlap instead of each waiting behind the previous member's test; on the
-            // generated sparse stream the scan was 3 % of the time, and stays memory-bound).
-            let members = &self.epochs[k].members;
-            for (at, &j) in members.iter().enumerate() {
+            // (a cache miss per member on a large store) stops at the last of them.
+            for &j in &self.epochs[k].members {
                 if left == 0 {
                     break;
-                }
-                if let Some(&ahead) = members.get(at + FLUSH_AHEAD) {
-                    let stamp = ahead as usize * s + STAMP;
-                    crate::data::packed::prefetch_slice(&data[stamp..stamp + 1]);
                 }
                 let base = j as usize * s;
                 if data[base + STAMP] as u32 == id {
