@@ -176,7 +176,7 @@ pub fn train_and_test(
     options: &FmRunOptions,
     observer: &mut dyn FmObserver,
 ) -> Result<FmOutcome, FmRunError> {
-    check(options)?;
+    options.check()?;
     let (mut resumed, config) = starting_model(options)?;
     let load_start = Instant::now();
     let normalize = resumed.as_ref().map_or(options.normalize, |m| m.normalize);
@@ -265,29 +265,24 @@ pub fn train_and_test(
     Ok(FmOutcome { report, model })
 }
 
-/// The options that do not fit each other, before anything is read.
 impl FmRunOptions {
     /// Refuses the options that do not fit each other, before anything is read (also done by
     /// [`train_and_test`]; a front end calls it first to report these before its own checks).
     pub fn check(&self) -> Result<(), FmRunError> {
-        check(self)
+        let options = self;
+        if !(0.0..=1.0).contains(&options.train_fraction) {
+            return Err(FmRunError::options(format!(
+                "--train-fraction must be in [0, 1], got {}",
+                options.train_fraction
+            )));
+        }
+        if options.libsvm && options.columns.is_some() {
+            return Err(FmRunError::options(
+                "--columns applies to ratings files (this one is read as LIBSVM; see --format)",
+            ));
+        }
+        Ok(())
     }
-}
-
-/// [`FmRunOptions::check`].
-fn check(options: &FmRunOptions) -> Result<(), FmRunError> {
-    if !(0.0..=1.0).contains(&options.train_fraction) {
-        return Err(FmRunError::options(format!(
-            "--train-fraction must be in [0, 1], got {}",
-            options.train_fraction
-        )));
-    }
-    if options.libsvm && options.columns.is_some() {
-        return Err(FmRunError::options(
-            "--columns applies to ratings files (this one is read as LIBSVM; see --format)",
-        ));
-    }
-    Ok(())
 }
 
 /// The model to resume (`initial_model`) or `None`, and the configuration (checked before the

@@ -38,7 +38,8 @@ impl OnlineLearner for Clipped<'_> {
     }
 }
 
-fn clip(p: f64, range: Option<(f64, f64)>) -> f64 {
+/// `p` clamped into `range` (`--clip`), or `p`.
+pub(super) fn clip(p: f64, range: Option<(f64, f64)>) -> f64 {
     match range {
         Some((lo, hi)) => p.clamp(lo, hi),
         None => p,

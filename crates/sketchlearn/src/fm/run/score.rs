@@ -37,7 +37,7 @@ fn emit(
     clip: Option<(f64, f64)>,
     out: &mut dyn FnMut(f64) -> io::Result<()>,
 ) -> io::Result<()> {
-    out(clip.map_or(p, |(lo, hi)| p.clamp(lo, hi)))
+    out(super::passes::clip(p, clip))
 }
 
 /// The lines of `file`, each with its 1-based number, or the read error naming it.
