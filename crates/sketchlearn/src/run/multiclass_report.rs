@@ -85,12 +85,7 @@ impl MulticlassReport {
         let training = refused_steps.is_some();
         MulticlassReport {
             learner: model.config.describe(),
-            classes: model
-                .classes
-                .labels()
-                .iter()
-                .map(|l| l.to_string())
-                .collect(),
+            classes: model.classes.names(),
             examples: s.examples,
             dim: model.learner.dim(),
             progressive_error: e.filter(|_| training),

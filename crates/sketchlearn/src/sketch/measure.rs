@@ -31,6 +31,18 @@ pub enum ExactError {
     Never,
 }
 
+impl ExactError {
+    /// Whether the rows of a `dim`-column input are kept for the exact error (`Auto`'s bound
+    /// on stored entries is applied while they are read).
+    fn wanted(self, dim: usize) -> bool {
+        match self {
+            ExactError::Always => true,
+            ExactError::Auto => dim <= AUTO_EXACT_MAX_DIM,
+            ExactError::Never => false,
+        }
+    }
+}
+
 /// What to sketch and how to measure it.
 #[derive(Clone, Debug)]
 pub struct SketchJob {
@@ -192,8 +204,7 @@ impl SketchJob {
         dim: usize,
     ) -> Result<(AnySketch, Duration, u64, Option<RowMatrix>), SketchJobError> {
         let always = self.exact == ExactError::Always;
-        let want_exact = self.exact != ExactError::Never && (always || dim <= AUTO_EXACT_MAX_DIM);
-        let mut exact = want_exact.then(|| RowMatrix::new(dim));
+        let mut exact = self.exact.wanted(dim).then(|| RowMatrix::new(dim));
         let mut sketch = self.config.build(dim)?;
         let mut elapsed = Duration::ZERO;
         let mut entries = 0usize;
@@ -224,8 +235,7 @@ impl SketchJob {
     fn in_memory(&self) -> Result<(AnySketch, Duration, u64, Option<RowMatrix>), SketchJobError> {
         let rows = load_rows(&self.file, self.format, self.zero_based, |y| self.weight(y))?;
         let (sketch, elapsed) = self.config.sketch_rows(&rows)?;
-        let want_exact = self.exact == ExactError::Always
-            || (self.exact == ExactError::Auto && rows.dim() <= AUTO_EXACT_MAX_DIM);
+        let want_exact = self.exact.wanted(rows.dim());
         let n = rows.rows() as u64;
         Ok((sketch, elapsed, n, want_exact.then_some(rows)))
     }
