@@ -589,6 +589,18 @@ pub fn peek_kind(path: impl AsRef<Path>) -> Result<String, ModelError> {
     Ok(frame.kind.to_owned())
 }
 
+/// The model file at `path` read once: its bytes, its kind tag (checked as [`peek_kind`] checks
+/// it) and its name for errors — for a caller that dispatches on the kind and then decodes the
+/// same bytes (`from_bytes` of the chosen type) instead of reading the file again.
+pub(crate) fn read_with_kind(path: &Path) -> Result<(Vec<u8>, String, String), ModelError> {
+    let bytes = read_model_file(path)?;
+    let name = path.display().to_string();
+    let kind = parse_frame(&bytes, &name, OLDEST_READABLE_VERSION..=FORMAT_VERSION)?
+        .kind
+        .to_owned();
+    Ok((bytes, kind, name))
+}
+
 /// Serialises `value` with the kind tag `kind` and writes it atomically to `path`.
 ///
 /// The value is streamed to a temporary file in the same directory (no second copy in memory),

@@ -31,10 +31,17 @@ pub enum AnyModel {
 impl AnyModel {
     /// Loads the model at `path`, of either kind.
     pub fn load(path: impl AsRef<Path>) -> Result<AnyModel, ModelError> {
-        let path = path.as_ref();
-        Ok(match super::peek_kind(path)?.as_str() {
-            MULTICLASS_MODEL_KIND => AnyModel::Multiclass(MulticlassModel::load(path)?),
-            _ => AnyModel::Linear(LinearModel::load(path)?),
+        let (bytes, kind, name) = super::read_with_kind(path.as_ref())?;
+        Self::from_image(&bytes, &kind, &name)
+    }
+
+    /// The model of kind `kind` (read by the caller) from its file image `bytes`.
+    pub(crate) fn from_image(bytes: &[u8], kind: &str, name: &str) -> Result<Self, ModelError> {
+        Ok(match kind {
+            MULTICLASS_MODEL_KIND => {
+                AnyModel::Multiclass(MulticlassModel::from_bytes(bytes, name)?)
+            }
+            _ => AnyModel::Linear(LinearModel::from_bytes(bytes, name)?),
         })
     }
 

@@ -119,11 +119,11 @@ impl ModelSummary {
         top: usize,
         singular_values: usize,
     ) -> Result<Self, ModelError> {
-        let path = path.as_ref();
-        if super::peek_kind(path)? == FM_MODEL_KIND {
-            return Ok(Self::of_fm(&FmModel::load(path)?, top));
+        let (bytes, kind, name) = super::read_with_kind(path.as_ref())?;
+        if kind == FM_MODEL_KIND {
+            return Ok(Self::of_fm(&FmModel::from_bytes(&bytes, &name)?, top));
         }
-        Ok(match AnyModel::load(path)? {
+        Ok(match AnyModel::from_image(&bytes, &kind, &name)? {
             AnyModel::Linear(model) => Self::of_linear(&model, top, singular_values),
             AnyModel::Multiclass(m) => Self::of_multiclass(&m, top),
         })
