@@ -52,7 +52,7 @@ impl<R: BufRead> LineReader<R> {
             return Ok(false);
         }
         self.buf.clear();
-        match self.reader.read_until(b'\n', &mut self.buf) {
+        match super::newline::read_line(&mut self.reader, &mut self.buf) {
             Ok(0) => Ok(false),
             Ok(_) => {
                 self.line += 1;

@@ -16,6 +16,7 @@ pub mod labeled;
 pub mod libsvm;
 mod lines;
 pub(crate) mod mapped;
+mod newline;
 pub mod packed;
 pub mod parallel_parse;
 pub mod ratings;
