@@ -298,6 +298,11 @@ def main() -> None:
         help="generated stream: the single stream after the Dask fits (the 1 vs N ratio first)",
     )
     ap.add_argument(
+        "--skip-sketch",
+        action="store_true",
+        help="no distributed sketch against svd_compressed",
+    )
+    ap.add_argument(
         "--tmp", default=None, help="directory for the files (default: the system's)"
     )
     ap.add_argument(
@@ -332,7 +337,9 @@ def main() -> None:
                 sparse=True,
                 single_last=args.single_last,
             )
-        sketch_rows, (n, d, k) = run_sketch(args.workers)
+        sketch_rows, (n, d, k) = (
+            ([], (0, 0, 0)) if args.skip_sketch else run_sketch(args.workers)
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report(rows, sketch_rows, n, d, k, args.workers, load_before)

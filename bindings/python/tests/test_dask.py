@@ -238,9 +238,9 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
 def _initial_for(paths, d):
     """The initial estimator ``fit`` builds for ``paths`` (its scan of the files: the
     representation, the mean number of non-zeros, the sparsity)."""
-    from sketchlearn.dask import _initial, _scan_file
+    from sketchlearn.dask import _initial, _scan_group
 
-    scans = [_scan_file(p, "auto", False) for p in paths]
+    scans = _scan_group(paths, "auto", False)
     profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans), scans[0][4])
     return _initial(OnlineClassifier(), d, np.array([-1, 1]), profile)
 
