@@ -7,6 +7,7 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
 (the final transfer and the load and check of the merged state) come from the same clock.
 
     cd scripts && python dask_round_times.py --workers 2 [--repeats 3] [--rounds 1]
+    cd scripts && python dask_round_times.py --d-scaling   # a round's state operations against d
 
 The fit is the one ``bench_dask.py`` times (same files, same warm-up fit of one file first).
 """
@@ -157,17 +158,68 @@ def parse_alone(paths) -> float:
     return time.process_time() - t
 
 
+def d_scaling(tmp: Path, bits=(14, 16, 18, 20, 22)) -> None:
+    """In this process: milliseconds (best of 2) of the state operations of a Dask round on a
+    sparse-time state that learned 200 rows (about 400 features) at hashed dimensions
+    ``2^bits``, and the bytes of the learned state and of its delta: the bytes follow the
+    features touched, the in-memory copies follow ``d``."""
+    import copy
+
+    from sketchlearn.dask import _initial, _scan_group
+
+    path = tmp / "small.libsvm"
+    with open(path, "w") as f:
+        f.writelines(
+            f"{(i % 2) * 2 - 1} {i * 37 % 5000 + 1}:1 {i * 101 % 5000 + 1}:0.5\n"
+            for i in range(1, 201)
+        )
+    path = str(path)
+
+    def best(fn, *args):
+        out, secs = None, float("inf")
+        for _ in range(2):
+            t = time.perf_counter()
+            out = fn(*args)
+            secs = min(secs, time.perf_counter() - t)
+        return out, secs * 1e3
+
+    scan = _scan_group([path], "auto", False)[0]
+    for b in bits:
+        profile = (True, scan[2] / scan[1], scan[4])
+        base = _initial(OnlineClassifier(), 1 << b, [-1, 1], profile).learners_
+        _, copy0 = best(copy.copy, base)
+        a, learn = best(base.learned_file, path, "auto", False, 1)
+        other = base.learned_file(path, "auto", False, 1)
+        delta, delta_ms = best(a.delta_from, base)
+        _, patch = best(type(base).patched, base, delta)
+        _, merge = best(a.merged, other, base)
+        print(
+            f"d=2^{b}: copy of the empty state {copy0:.1f} ms, learned_file (200 rows) "
+            f"{learn:.1f}, delta {delta_ms:.1f}, patched {patch:.1f}, merged {merge:.1f}; "
+            f"state {len(a.to_bytes()):,} bytes, delta {len(delta):,} bytes",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="as bench_dask.py's")
     ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument(
+        "--d-scaling",
+        action="store_true",
+        help="only the in-process cost of a round's state operations against 2^14..2^22",
+    )
     args = ap.parse_args()
     data = Path(args.data)
     tmp = Path(tempfile.mkdtemp(prefix="dask_round_times_"))
-    instrument()
     try:
+        if args.d_scaling:  # in this process: the functions as they are
+            d_scaling(tmp)
+            return
+        instrument()
         sets = [
             (
                 "a9a",
