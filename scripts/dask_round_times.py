@@ -15,6 +15,7 @@ The fit is the one ``bench_dask.py`` times (same files, same warm-up fit of one 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import os
 import pickle
@@ -90,7 +91,21 @@ WRAPPED = {
     "_delta_of": Timed("delta of a state", "_delta_of", _delta_bytes),
     "_merged_state": _merged_parts,
     "_applied": Timed("apply the merged delta", "_applied"),
+    "_learned_delta": Timed("learn blocks + delta", "_learned_delta", _delta_bytes),
 }
+
+
+class ClientTimed:
+    """A function of ``sketchlearn.dask`` that runs on the client, timed there."""
+
+    def __init__(self, phase: str, fn):
+        self.phase, self.fn = phase, fn
+
+    def __call__(self, *args):
+        t0 = time.time()
+        out = self.fn(*args)
+        LOG.append((self.phase, t0, time.time(), None))
+        return out
 
 
 def instrument() -> None:
@@ -99,6 +114,10 @@ def instrument() -> None:
     for name, fn in WRAPPED.items():
         if hasattr(sd, name):  # also the build before a function was renamed
             setattr(sd, name, fn)
+    if hasattr(sd, "_merged_on_client"):
+        sd._merged_on_client = ClientTimed(
+            "client: gather + rebuild + merge", sd._merged_on_client
+        )
     if hasattr(sd, "_scan_file"):  # the build before: a task a file
         sd._scan_file = Timed("scan a file (labels)", "_scan_file")
 
@@ -107,6 +126,7 @@ def one_fit(client, paths, d, rounds, workers):
     from sketchlearn.dask import fit
 
     client.run(_clear)
+    _clear()
     cpu0 = client.run(cpu_seconds)
     t0w, t0 = time.time(), time.perf_counter()
     model = fit(
@@ -120,6 +140,8 @@ def one_fit(client, paths, d, rounds, workers):
     t1w = time.time()
     cpu1 = client.run(cpu_seconds)
     logs = client.run(_log)
+    logs["~client"] = _log()
+    _clear()
     return model, secs, t0w, t1w, logs, {w: cpu1[w] - cpu0[w] for w in cpu1}
 
 
@@ -128,7 +150,8 @@ def report(name, k, model, secs, t0w, t1w, logs, cpu, test, d) -> None:
     err, se = held_out(model, test, d)
     print(
         f"\n{name}, {k} worker(s): {n} examples, wall {secs:.3f} s = {n / secs:,.0f} ex/s, "
-        f"held-out {err:.4f} ± {se:.4f}, workers' CPU "
+        f"held-out {err:.4f} ± {se:.4f}, state sha256 "
+        f"{hashlib.sha256(model.learners_.state_bytes()).hexdigest()[:16]}, workers' CPU "
         + ", ".join(f"{c:.2f}" for c in cpu.values())
         + f" s, load {os.getloadavg()[0]:.1f}"
     )
@@ -136,8 +159,9 @@ def report(name, k, model, secs, t0w, t1w, logs, cpu, test, d) -> None:
     for i, w in enumerate(sorted(logs)):
         for phase, a, b, extra in sorted(logs[w], key=lambda r: r[1]):
             size = "" if extra is None else f"  [{extra:,} bytes]"
+            who = "client  " if w == "~client" else f"worker {i}"
             print(
-                f"  worker {i}: {phase:<24} {a - t0w:7.3f} → {b - t0w:7.3f} s"
+                f"  {who}: {phase:<24} {a - t0w:7.3f} → {b - t0w:7.3f} s"
                 f"  ({b - a:.3f} s){size}"
             )
             last = max(last, b)

@@ -8,7 +8,10 @@ worker learns its next blocks (by default all of its share: one round) starting 
 current global model, the learned states are
 tree-reduced with :meth:`~sketchlearn.OnlineClassifier.merge` (weights averaged by examples,
 squared-gradient sums added, sketches merged by FD's merge, each over the round's common base)
-and the result is the next global model. A merge is a pure function of the round's outputs, so
+and the result is the next global model (a fit of one round of one or two tasks — the default
+on one or two workers — is finished on the client: the tasks send their deltas and the client
+merges them, as Spark's ``treeAggregate`` combines its last level on the driver; the same merge,
+the same bytes, two hops fewer). A merge is a pure function of the round's outputs, so
 when a worker dies Dask recomputes its task and the result is the same as without the failure.
 The result is an ordinary fitted estimator.
 
@@ -176,6 +179,28 @@ def _merged_state(a, b: _Delta, base):
     out = copy.copy(a)
     out.learners_ = a.learners_.merged(b.state(base).learners_, base.learners_)
     return out
+
+
+def _learned_delta(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
+    """:func:`_learn_blocks`, returned as its delta against ``model`` (the round's base): what a
+    task of a fit's only round sends to the client, in the same task (no hop of its own)."""
+    return _delta_of(_learn_blocks(model, Xs, ys, fmt, zero_based), model)
+
+
+def _merged_on_client(client, deltas: list, base):
+    """The fitted estimator of a fit of one round of at most two tasks, finished here: the
+    client fetches the round's base (the initial learners, small; fetched while the tasks
+    learn) and the tasks' deltas (made in the tasks, sent in parallel), rebuilds the states and
+    merges the second into the first with :func:`_merged_state` — the merge the tree would run
+    on a worker, on the same states (rebuilt bit for bit), so the same bytes. A merge on a
+    worker would add two hops and a transfer (the delta to the merging worker, the merged
+    state to the client: docs/results/dask.md, dask12); the result comes here anyway (as
+    Spark's ``treeAggregate`` combines its last level on the driver)."""
+    base, *parts = client.gather([base, *deltas])
+    est = parts[0].state(base)
+    for part in parts[1:]:
+        est = _merged_state(est, part, base)
+    return est
 
 
 def _applied(base, part: _Delta):
@@ -442,8 +467,11 @@ def fit(
     # The round's base on each worker: the tasks sent there learn from it, and the round's
     # merged delta is applied to it there, so that only deltas move between workers.
     bases = {w: model for w in workers}
-    seen = 0
     per_round = width * blocks_per_task
+    # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) is
+    # finished on the client from the tasks' deltas (`_merged_on_client`).
+    on_client = len(blocks) <= per_round and len(blocks) <= 2 * blocks_per_task
+    learn = _learned_delta if on_client else _learn_blocks
     for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
         parts = []
@@ -452,7 +480,11 @@ def fit(
             task_labels = None if labels is None else labels[lo:hi]
             w = workers[i % len(workers)]
             args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
-            parts.append((_submit_on(client, w, _learn_blocks, *args), (w, bases[w])))
+            parts.append((_submit_on(client, w, learn, *args), (w, bases[w])))
+        if on_client:
+            model = _merged_on_client(client, [f for f, _ in parts], parts[0][1][1])
+            _progress(r, model, holdout, t0, verbose)
+            return model
         model, (root, root_base) = _tree_merge(client, parts)
         if start + per_round < len(blocks):  # the next round's base on every worker
             others = [w for w in bases if w != root]
@@ -463,17 +495,23 @@ def fit(
                 bases = {}
             bases[root] = model
         if verbose:
-            est = model.result()
-            seen = est.learners_.examples_seen
-            held = "" if holdout is None else f"  held-out {_held_out_loss(est, holdout):.5f}"
-            bound = est.learners_.sketch_error_bound()
-            sketch_err = "" if bound is None else f"  merged-sketch error <= {bound:.4g}"
-            print(
-                f"round {r + 1}: {seen} examples{held}{sketch_err}"
-                f"  ({time.perf_counter() - t0:.2f} s)",
-                flush=True,
-            )
+            _progress(r, model.result(), holdout, t0, verbose)
     return model.result()
+
+
+def _progress(r: int, est, holdout, t0: float, verbose: bool) -> None:
+    """Round ``r``'s line in verbose mode: examples so far, held-out loss, the merged sketch's
+    error bound, seconds since ``t0``."""
+    if not verbose:
+        return
+    seen = est.learners_.examples_seen
+    held = "" if holdout is None else f"  held-out {_held_out_loss(est, holdout):.5f}"
+    bound = est.learners_.sketch_error_bound()
+    sketch_err = "" if bound is None else f"  merged-sketch error <= {bound:.4g}"
+    print(
+        f"round {r + 1}: {seen} examples{held}{sketch_err}  ({time.perf_counter() - t0:.2f} s)",
+        flush=True,
+    )
 
 
 # -- sketch -------------------------------------------------------------------------------------
