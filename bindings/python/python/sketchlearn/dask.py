@@ -9,10 +9,11 @@ current global model, the learned states are
 tree-reduced with :meth:`~sketchlearn.OnlineClassifier.merge` (weights averaged by examples,
 squared-gradient sums added, sketches merged by FD's merge, each over the round's common base)
 and the result is the next global model (a fit of one round of one or two tasks — the default
-on one or two workers — is finished on the client: the tasks send their deltas and the client
-merges them, as Spark's ``treeAggregate`` combines its last level on the driver; the same merge,
-the same bytes, two hops fewer). A merge is a pure function of the round's outputs, so
-when a worker dies Dask recomputes its task and the result is the same as without the failure.
+on one or two workers — over at most 2^16 features is finished on the client: the tasks send
+their deltas and the client merges them, as Spark's ``treeAggregate`` combines its last level on
+the driver; the same merge, the same bytes, two hops fewer). A merge is a pure function of the
+round's outputs, so when a worker dies Dask recomputes its task and the result is the same as
+without the failure.
 The result is an ordinary fitted estimator.
 
 >>> from dask.distributed import Client
@@ -185,6 +186,15 @@ def _learned_delta(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
     """:func:`_learn_blocks`, returned as its delta against ``model`` (the round's base): what a
     task of a fit's only round sends to the client, in the same task (no hop of its own)."""
     return _delta_of(_learn_blocks(model, Xs, ys, fmt, zero_based), model)
+
+
+# The features up to which a one-round fit is finished on the client. The client rebuilds
+# both states from their deltas (a worker keeps one in memory), and a state's in-memory copy
+# is d-sized (sparse-time column stores, first-order arrays): 7 ms at 2^16 features, 128 ms at
+# 2^20; on the generated stream (2^20 features, 200k rows) the client's CPU grew by 3-3.6 s
+# against a 2-3 s merge on a worker (docs/results/dask.md, dask12). a9a (123) and r8 (23,585)
+# gain; wider models merge on a worker as before.
+_CLIENT_MERGE_FEATURES = 1 << 16
 
 
 def _merged_on_client(client, deltas: list, base):
@@ -468,9 +478,15 @@ def fit(
     # merged delta is applied to it there, so that only deltas move between workers.
     bases = {w: model for w in workers}
     per_round = width * blocks_per_task
-    # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) is
-    # finished on the client from the tasks' deltas (`_merged_on_client`).
-    on_client = len(blocks) <= per_round and len(blocks) <= 2 * blocks_per_task
+    # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) over
+    # at most `_CLIENT_MERGE_FEATURES` features is finished on the client from the tasks'
+    # deltas (`_merged_on_client`).
+    on_client = (
+        len(blocks) <= per_round
+        and len(blocks) <= 2 * blocks_per_task
+        and n_features is not None
+        and n_features <= _CLIENT_MERGE_FEATURES
+    )
     learn = _learned_delta if on_client else _learn_blocks
     for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
