@@ -23,7 +23,7 @@ from pathlib import Path
 from bench_dask import generated
 from sketchlearn import OnlineClassifier
 from sketchlearn._core import LinearLearners
-from sketchlearn.dask import _initial, _scan_file
+from sketchlearn.dask import _initial, _scan_group
 
 
 def cpu(f, *args):
@@ -64,7 +64,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="measure_merge_"))
     try:
         paths, _, d = generated(args.rows, tmp)
-        scan = _scan_file(paths[0], "auto", False)
+        scan = _scan_group(paths[:1], "auto", False)[0]
         base = _initial(
             OnlineClassifier(), d, [-1, 1], (scan[3], 20.0, scan[4])
         ).learners_

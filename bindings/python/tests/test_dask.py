@@ -210,8 +210,8 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
     """Six files, two tasks of three blocks: one round, whose result is the merge over the
     initial model of the two halves learned one file after the other — computed here in this
     process with the same calls; one worker with three blocks a task is the single stream.
-    The merging worker merges its own half as learned and the other's rebuilt from its
-    delta; the halves here go through bytes: a state read back from its bytes merges to the
+    The client finishes this one-round fit: it merges the two halves rebuilt from the deltas
+    the tasks sent; the halves here go through bytes: a state read back from its bytes merges to the
     bit as the learned one (the stop-38 difference was the ``Touched`` loss, fixed)."""
     paths, X, y = sparse_files(tmp_path, parts=6)
     d = X.shape[1]
@@ -238,9 +238,9 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
 def _initial_for(paths, d):
     """The initial estimator ``fit`` builds for ``paths`` (its scan of the files: the
     representation, the mean number of non-zeros, the sparsity)."""
-    from sketchlearn.dask import _initial, _scan_file
+    from sketchlearn.dask import _initial, _scan_group
 
-    scans = [_scan_file(p, "auto", False) for p in paths]
+    scans = _scan_group(paths, "auto", False)
     profile = (scans[0][3], sum(s[2] for s in scans) / sum(s[1] for s in scans), scans[0][4])
     return _initial(OnlineClassifier(), d, np.array([-1, 1]), profile)
 

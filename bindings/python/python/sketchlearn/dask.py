@@ -8,8 +8,12 @@ worker learns its next blocks (by default all of its share: one round) starting 
 current global model, the learned states are
 tree-reduced with :meth:`~sketchlearn.OnlineClassifier.merge` (weights averaged by examples,
 squared-gradient sums added, sketches merged by FD's merge, each over the round's common base)
-and the result is the next global model. A merge is a pure function of the round's outputs, so
-when a worker dies Dask recomputes its task and the result is the same as without the failure.
+and the result is the next global model (a fit of one round of one or two tasks — the default
+on one or two workers — over at most 2^16 features is finished on the client: the tasks send
+their deltas and the client merges them, as Spark's ``treeAggregate`` combines its last level on
+the driver; the same merge, the same bytes, two hops fewer). A merge is a pure function of the
+round's outputs, so when a worker dies Dask recomputes its task and the result is the same as
+without the failure.
 The result is an ordinary fitted estimator.
 
 >>> from dask.distributed import Client
@@ -178,6 +182,37 @@ def _merged_state(a, b: _Delta, base):
     return out
 
 
+def _learned_delta(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
+    """:func:`_learn_blocks`, returned as its delta against ``model`` (the round's base): what a
+    task of a fit's only round sends to the client, in the same task (no hop of its own)."""
+    return _delta_of(_learn_blocks(model, Xs, ys, fmt, zero_based), model)
+
+
+# The features up to which a one-round fit is finished on the client. The client rebuilds
+# both states from their deltas (a worker keeps one in memory), and a state's in-memory copy
+# is d-sized (sparse-time column stores, first-order arrays): 7 ms at 2^16 features, 128 ms at
+# 2^20; on the generated stream (2^20 features, 200k rows) the client's CPU grew by 3-3.6 s
+# against a 2-3 s merge on a worker (docs/results/dask.md, dask12). a9a (123) and r8 (23,585)
+# gain; wider models merge on a worker as before.
+_CLIENT_MERGE_FEATURES = 1 << 16
+
+
+def _merged_on_client(client, deltas: list, base):
+    """The fitted estimator of a fit of one round of at most two tasks, finished here: the
+    client fetches the round's base (the initial learners, small; fetched while the tasks
+    learn) and the tasks' deltas (made in the tasks, sent in parallel), rebuilds the states and
+    merges the second into the first with :func:`_merged_state` — the merge the tree would run
+    on a worker, on the same states (rebuilt bit for bit), so the same bytes. A merge on a
+    worker would add two hops and a transfer (the delta to the merging worker, the merged
+    state to the client: docs/results/dask.md, dask12); the result comes here anyway (as
+    Spark's ``treeAggregate`` combines its last level on the driver)."""
+    base, *parts = client.gather([base, *deltas])
+    est = parts[0].state(base)
+    for part in parts[1:]:
+        est = _merged_state(est, part, base)
+    return est
+
+
 def _applied(base, part: _Delta):
     """The round's merged estimator, rebuilt from its delta on a worker holding ``base``."""
     return part.state(base)
@@ -253,10 +288,13 @@ def _csv_scan(estimator, paths: list, options: dict, classes):
     return scan, np.asarray(scan.labels)
 
 
-def _scan_file(path: str, fmt: str, zero_based: bool):
+def _scan_group(paths: list, fmt: str, zero_based: bool) -> list:
+    """The Rust reader's scans of ``paths``, in order, in one task: a task a file cost a
+    scheduler round trip each, serially on one worker (docs/results/dask.md, dask12: 8 files
+    of a9a or r8 took 40-50 ms of a 0.3-0.6 s fit; one task a worker, 10-15 ms)."""
     from sketchlearn import _core
 
-    return _core.scan_file(path, fmt, zero_based)
+    return [_core.scan_file(p, fmt, zero_based) for p in paths]
 
 
 def _is_csv(path: str, fmt: str) -> bool:
@@ -279,13 +317,19 @@ def _csv_files(paths: list, fmt: str) -> bool:
     return all(csv) and bool(paths)
 
 
-def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool):
+def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool, workers: list):
     """Classes (``None`` unless ``labels``) and ``(hashed, avg_nnz, first_rows)`` of LIBSVM/VW
     files (``first_rows``: the first file's, the start of the stream), read
     on the workers by the Rust reader: every file when the labels are wanted (the classes are
-    found across all files before anything is learned), else the first."""
+    found across all files before anything is learned), else the first. One task a worker,
+    each scanning a consecutive share of the files."""
     todo = paths if labels else paths[:1]
-    scans = client.gather([_submit(client, _scan_file, p, fmt, zero_based) for p in todo])
+    share = -(-len(todo) // len(workers))
+    groups = [todo[i : i + share] for i in range(0, len(todo), share)]
+    futures = [
+        _submit_on(client, w, _scan_group, g, fmt, zero_based) for w, g in zip(workers, groups)
+    ]
+    scans = [s for group in client.gather(futures) for s in group]
     rows, nnz = sum(s[1] for s in scans), sum(s[2] for s in scans)
     profile = (scans[0][3], nnz / rows if rows else None, scans[0][4])
     if not labels:
@@ -391,6 +435,7 @@ def fit(
     on a single machine.
     """
     client = _client(client)
+    workers = sorted(client.scheduler_info()["workers"]) or [None]
     files = _is_files(X)
     csv = None
     csv_given = label_column is not None or header is not None or len(ignore_columns) > 0
@@ -406,7 +451,7 @@ def fit(
             raise ValueError("file input needs n_features (VW: 2**bits)")
         blocks, labels = list(X), None
         scan_labels = classes is None and not estimator._regression
-        found, profile = _scan_files(client, blocks, format, zero_based, scan_labels)
+        found, profile = _scan_files(client, blocks, format, zero_based, scan_labels, workers)
         if scan_labels:
             classes = [-1, 1] if found is None else found
     else:
@@ -421,7 +466,6 @@ def fit(
             uniques = client.gather([_submit(client, np.unique, lab) for lab in labels])
             classes = np.unique(np.concatenate(uniques))
         profile = (False, None, None)
-    workers = sorted(client.scheduler_info()["workers"]) or [None]
     width = n_workers or len(workers)
     if blocks_per_task is None:  # one round
         blocks_per_task = max(1, -(-len(blocks) // width))
@@ -433,8 +477,17 @@ def fit(
     # The round's base on each worker: the tasks sent there learn from it, and the round's
     # merged delta is applied to it there, so that only deltas move between workers.
     bases = {w: model for w in workers}
-    seen = 0
     per_round = width * blocks_per_task
+    # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) over
+    # at most `_CLIENT_MERGE_FEATURES` features is finished on the client from the tasks'
+    # deltas (`_merged_on_client`).
+    on_client = (
+        len(blocks) <= per_round
+        and len(blocks) <= 2 * blocks_per_task
+        and n_features is not None
+        and n_features <= _CLIENT_MERGE_FEATURES
+    )
+    learn = _learned_delta if on_client else _learn_blocks
     for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
         parts = []
@@ -443,7 +496,11 @@ def fit(
             task_labels = None if labels is None else labels[lo:hi]
             w = workers[i % len(workers)]
             args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
-            parts.append((_submit_on(client, w, _learn_blocks, *args), (w, bases[w])))
+            parts.append((_submit_on(client, w, learn, *args), (w, bases[w])))
+        if on_client:
+            model = _merged_on_client(client, [f for f, _ in parts], parts[0][1][1])
+            _progress(r, model, holdout, t0, verbose)
+            return model
         model, (root, root_base) = _tree_merge(client, parts)
         if start + per_round < len(blocks):  # the next round's base on every worker
             others = [w for w in bases if w != root]
@@ -454,17 +511,23 @@ def fit(
                 bases = {}
             bases[root] = model
         if verbose:
-            est = model.result()
-            seen = est.learners_.examples_seen
-            held = "" if holdout is None else f"  held-out {_held_out_loss(est, holdout):.5f}"
-            bound = est.learners_.sketch_error_bound()
-            sketch_err = "" if bound is None else f"  merged-sketch error <= {bound:.4g}"
-            print(
-                f"round {r + 1}: {seen} examples{held}{sketch_err}"
-                f"  ({time.perf_counter() - t0:.2f} s)",
-                flush=True,
-            )
+            _progress(r, model.result(), holdout, t0, verbose)
     return model.result()
+
+
+def _progress(r: int, est, holdout, t0: float, verbose: bool) -> None:
+    """Round ``r``'s line in verbose mode: examples so far, held-out loss, the merged sketch's
+    error bound, seconds since ``t0``."""
+    if not verbose:
+        return
+    seen = est.learners_.examples_seen
+    held = "" if holdout is None else f"  held-out {_held_out_loss(est, holdout):.5f}"
+    bound = est.learners_.sketch_error_bound()
+    sketch_err = "" if bound is None else f"  merged-sketch error <= {bound:.4g}"
+    print(
+        f"round {r + 1}: {seen} examples{held}{sketch_err}  ({time.perf_counter() - t0:.2f} s)",
+        flush=True,
+    )
 
 
 # -- sketch -------------------------------------------------------------------------------------

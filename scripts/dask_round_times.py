@@ -1,0 +1,284 @@
+"""Where the time of one ``sketchlearn.dask.fit`` goes on a9a and r8_earn_vs_rest (issue 30),
+with 1 and N workers: every task function of ``sketchlearn.dask`` runs wrapped in a timer on the
+workers (``time.perf_counter`` and ``time.time`` inside the task, logged on the worker and
+collected afterwards), so each phase — the file scan, the initial learners' construction,
+learning, the delta's serialisation and its size in bytes, the delta's rebuild and the merge —
+is measured where it runs; the gaps between them (scheduling, transfers) and the client's part
+(the final transfer and the load and check of the merged state) come from the same clock.
+
+    cd scripts && python dask_round_times.py --workers 2 [--repeats 3] [--rounds 1]
+    cd scripts && python dask_round_times.py --d-scaling   # a round's state operations against d
+
+The fit is the one ``bench_dask.py`` times (same files, same warm-up fit of one file first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import os
+import pickle
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from bench_dask import (
+    blocks_per_task,
+    cpu_seconds,
+    head_file,
+    held_out,
+    local_client,
+    split_file,
+)
+from sketchlearn import OnlineClassifier, _core
+
+LOG: list = []  # on a worker: (phase, wall start, wall stop, extra)
+
+
+def _log() -> list:
+    return list(LOG)
+
+
+def _clear() -> None:
+    LOG.clear()
+
+
+class Timed:
+    """``sketchlearn.dask.<name>`` timed where it runs (by name: the worker's own function).
+    ``extra(result, args)`` adds a number to the log (bytes of a delta, ...)."""
+
+    def __init__(self, phase: str, name: str, extra=None):
+        self.phase, self.name, self.extra = phase, name, extra
+
+    def __call__(self, *args):
+        fn = getattr(importlib.import_module("sketchlearn.dask"), self.name)
+        t0 = time.time()
+        out = fn(*args)
+        t1 = time.time()
+        LOG.append((self.phase, t0, t1, self.extra(out) if self.extra else None))
+        return out
+
+
+def _delta_bytes(delta) -> int:
+    return len(delta.delta)
+
+
+def _state_bytes(est) -> int:
+    return len(pickle.dumps(est, protocol=5))
+
+
+def _merged_parts(a, b, base):
+    """``_merged_state`` split in two timed parts: the delta's rebuild, the merge."""
+    import copy
+
+    t0 = time.time()
+    other = b.state(base)
+    t1 = time.time()
+    out = copy.copy(a)
+    out.learners_ = a.learners_.merged(other.learners_, base.learners_)
+    t2 = time.time()
+    LOG.append(("merge: rebuild delta", t0, t1, None))
+    LOG.append(("merge: merge", t1, t2, None))
+    return out
+
+
+WRAPPED = {
+    "_scan_group": Timed("scan files (labels)", "_scan_group"),
+    "_initial": Timed("initial learners", "_initial", _state_bytes),
+    "_learn_blocks": Timed("learn blocks", "_learn_blocks"),
+    "_delta_of": Timed("delta of a state", "_delta_of", _delta_bytes),
+    "_merged_state": _merged_parts,
+    "_applied": Timed("apply the merged delta", "_applied"),
+    "_learned_delta": Timed("learn blocks + delta", "_learned_delta", _delta_bytes),
+}
+
+
+class ClientTimed:
+    """A function of ``sketchlearn.dask`` that runs on the client, timed there."""
+
+    def __init__(self, phase: str, fn):
+        self.phase, self.fn = phase, fn
+
+    def __call__(self, *args):
+        t0 = time.time()
+        out = self.fn(*args)
+        LOG.append((self.phase, t0, time.time(), None))
+        return out
+
+
+def instrument() -> None:
+    import sketchlearn.dask as sd
+
+    for name, fn in WRAPPED.items():
+        if hasattr(sd, name):  # also the build before a function was renamed
+            setattr(sd, name, fn)
+    if hasattr(sd, "_merged_on_client"):
+        sd._merged_on_client = ClientTimed(
+            "client: gather + rebuild + merge", sd._merged_on_client
+        )
+    if hasattr(sd, "_scan_file"):  # the build before: a task a file
+        sd._scan_file = Timed("scan a file (labels)", "_scan_file")
+
+
+def one_fit(client, paths, d, rounds, workers):
+    from sketchlearn.dask import fit
+
+    client.run(_clear)
+    _clear()
+    cpu0 = client.run(cpu_seconds)
+    t0w, t0 = time.time(), time.perf_counter()
+    model = fit(
+        OnlineClassifier(),
+        paths,
+        n_features=d,
+        client=client,
+        blocks_per_task=blocks_per_task(len(paths), workers, rounds),
+    )
+    secs = time.perf_counter() - t0
+    t1w = time.time()
+    cpu1 = client.run(cpu_seconds)
+    logs = client.run(_log)
+    logs["~client"] = _log()
+    _clear()
+    return model, secs, t0w, t1w, logs, {w: cpu1[w] - cpu0[w] for w in cpu1}
+
+
+def report(name, k, model, secs, t0w, t1w, logs, cpu, test, d) -> None:
+    n = model.learners_.examples_seen
+    err, se = held_out(model, test, d)
+    print(
+        f"\n{name}, {k} worker(s): {n} examples, wall {secs:.3f} s = {n / secs:,.0f} ex/s, "
+        f"held-out {err:.4f} ± {se:.4f}, state sha256 "
+        f"{hashlib.sha256(model.learners_.state_bytes()).hexdigest()[:16]}, workers' CPU "
+        + ", ".join(f"{c:.2f}" for c in cpu.values())
+        + f" s, load {os.getloadavg()[0]:.1f}"
+    )
+    last = t0w
+    for i, w in enumerate(sorted(logs)):
+        for phase, a, b, extra in sorted(logs[w], key=lambda r: r[1]):
+            size = "" if extra is None else f"  [{extra:,} bytes]"
+            who = "client  " if w == "~client" else f"worker {i}"
+            print(
+                f"  {who}: {phase:<24} {a - t0w:7.3f} → {b - t0w:7.3f} s"
+                f"  ({b - a:.3f} s){size}"
+            )
+            last = max(last, b)
+    print(f"  client: after the last task until fit returns: {t1w - last:.3f} s")
+    blob = pickle.dumps(model, protocol=5)
+    t = time.perf_counter()
+    pickle.loads(blob)
+    print(
+        f"  the merged estimator pickled: {len(blob):,} bytes; unpickled (load + check) "
+        f"here in {time.perf_counter() - t:.3f} s"
+    )
+
+
+def parse_alone(paths) -> float:
+    t = time.process_time()
+    for p in paths:
+        _core.scan_file(p, "auto", False)
+    return time.process_time() - t
+
+
+def d_scaling(tmp: Path, bits=(14, 16, 18, 20, 22)) -> None:
+    """In this process: milliseconds (best of 2) of the state operations of a Dask round on a
+    sparse-time state that learned 200 rows (about 400 features) at hashed dimensions
+    ``2^bits``, and the bytes of the learned state and of its delta: the bytes follow the
+    features touched, the in-memory copies follow ``d``."""
+    import copy
+
+    from sketchlearn.dask import _initial, _scan_group
+
+    path = tmp / "small.libsvm"
+    with open(path, "w") as f:
+        f.writelines(
+            f"{(i % 2) * 2 - 1} {i * 37 % 5000 + 1}:1 {i * 101 % 5000 + 1}:0.5\n"
+            for i in range(1, 201)
+        )
+    path = str(path)
+
+    def best(fn, *args):
+        out, secs = None, float("inf")
+        for _ in range(2):
+            t = time.perf_counter()
+            out = fn(*args)
+            secs = min(secs, time.perf_counter() - t)
+        return out, secs * 1e3
+
+    scan = _scan_group([path], "auto", False)[0]
+    for b in bits:
+        profile = (True, scan[2] / scan[1], scan[4])
+        base = _initial(OnlineClassifier(), 1 << b, [-1, 1], profile).learners_
+        _, copy0 = best(copy.copy, base)
+        a, learn = best(base.learned_file, path, "auto", False, 1)
+        other = base.learned_file(path, "auto", False, 1)
+        delta, delta_ms = best(a.delta_from, base)
+        _, patch = best(type(base).patched, base, delta)
+        _, merge = best(a.merged, other, base)
+        print(
+            f"d=2^{b}: copy of the empty state {copy0:.1f} ms, learned_file (200 rows) "
+            f"{learn:.1f}, delta {delta_ms:.1f}, patched {patch:.1f}, merged {merge:.1f}; "
+            f"state {len(a.to_bytes()):,} bytes, delta {len(delta):,} bytes",
+            flush=True,
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=1, help="as bench_dask.py's")
+    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument(
+        "--d-scaling",
+        action="store_true",
+        help="only the in-process cost of a round's state operations against 2^14..2^22",
+    )
+    args = ap.parse_args()
+    data = Path(args.data)
+    tmp = Path(tempfile.mkdtemp(prefix="dask_round_times_"))
+    try:
+        if args.d_scaling:  # in this process: the functions as they are
+            d_scaling(tmp)
+            return
+        instrument()
+        sets = [
+            (
+                "a9a",
+                split_file(data / "a9a.libsvm", tmp, "a9a", 8),
+                "a9a.t.libsvm",
+                123,
+            ),
+            (
+                "r8",
+                split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8", 8, 0, 5485),
+                split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8t", 1, 5485)[0],
+                23585,
+            ),
+        ]
+        for name, paths, test, d in sets:
+            test = test if os.path.isabs(test) else str(data / test)
+            print(
+                f"\n{name}: parsing the 8 files alone here: {parse_alone(paths):.3f} s CPU"
+            )
+            warm = head_file(paths[0], tmp)
+            for k in sorted({1, args.workers}):
+                with local_client(k) as client:
+                    from sketchlearn.dask import fit
+
+                    fit(OnlineClassifier(), [warm], n_features=d, client=client)
+                    for _ in range(args.repeats):
+                        out = one_fit(client, paths, d, args.rounds, k)
+                        report(name, k, *out, test, d)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    # Run from the module, not ``__main__``: the timed wrappers and the log must be pickled by
+    # reference (the workers import this module and log into its ``LOG``).
+    import dask_round_times
+
+    dask_round_times.main()
