@@ -6,7 +6,7 @@
 //! costs its `clone`, the alternate signal stack Rust's runtime maps, guards and unmaps for
 //! every thread (`mmap` + `mprotect` + `munmap`, with a TLB shoot-down on the other core), and
 //! the first touches of that memory: on r8_earn_vs_rest (30 batches, about 100 ms a run) `perf
-//! record` found 2–3 % of the member thread's samples there, and the generated sparse stream
+//! record` found about 2 % of the member thread's samples there, and the generated sparse stream
 //! starts 391 of them. [`beside`] hands the closure to one helper thread per calling thread
 //! instead (started at its first batch, ended when the calling thread ends), which runs it
 //! while the caller runs its own part, and returns what [`std::thread::scope`] would: the
@@ -22,7 +22,8 @@
 //! thread's join. The wait is in a guard's `drop`, so it also holds when the caller's own part
 //! panics. The helper catches the closure's panic (it reports it instead of ending), and it
 //! ends only when its caller's end of the channels is dropped, which cannot happen during a
-//! call (the caller holds it). When the helper cannot be used (it could not be started, or a
+//! call (the caller holds it). A process forked from one with a helper starts its own (the
+//! helper's thread is not copied by `fork`). When the helper cannot be used (it could not be started, or a
 //! closure run by `beside` calls `beside` again on the same thread) a scoped thread is started
 //! as before.
 
@@ -41,6 +42,9 @@ type Panic = Box<dyn Any + Send + 'static>;
 struct Helper {
     jobs: Sender<Job>,
     done: Receiver<Result<(), Panic>>,
+    /// The process that started it: a child made by `fork` (Python's `multiprocessing` on
+    /// Linux) inherits this record but not the thread, and starts its own.
+    pid: u32,
 }
 
 thread_local! {
@@ -63,7 +67,11 @@ impl Helper {
                     }
                 }
             })?;
-        Ok(Helper { jobs, done })
+        Ok(Helper {
+            jobs,
+            done,
+            pid: std::process::id(),
+        })
     }
 }
 
@@ -102,6 +110,11 @@ pub(super) fn beside<A: Send, B>(
 ) -> (thread::Result<A>, B) {
     HELPER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut helper) => {
+            if helper.as_ref().is_some_and(|h| h.pid != std::process::id()) {
+                // Inherited through `fork`: its thread is not in this process. Its channels
+                // are left alone (forgotten), not dropped, as they were the parent's.
+                std::mem::forget(helper.take());
+            }
             if helper.is_none() {
                 *helper = Helper::start().ok();
             }
