@@ -81,3 +81,19 @@ def test_ctrl_c_interrupts_a_long_fit():
         clf.fit(X, y)
     timer.cancel()
     assert time.perf_counter() - start < 30
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_fits_after_its_parent():
+    """The mixture's members learn on a helper thread kept per calling thread; a child made by
+    fork (multiprocessing's default on Linux) inherits the record of the parent's helper but not
+    its thread, and must start its own instead of waiting for it forever."""
+    X, y = _data(2_000)
+    ref = OnlineClassifier().fit(X, y).coef_
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)  # a child waiting on the parent's helper ends by SIGALRM
+        same = np.array_equal(OnlineClassifier().fit(X, y).coef_, ref)
+        os._exit(0 if same else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -17,12 +17,16 @@
 //! member's learner learns those of example `i` at step `i` (the values it computed itself
 //! there before).
 //!
+//! The second thread is kept from batch to batch ([`member_thread`](super::member_thread)), not
+//! started for each.
+//!
 //! Errors: an example the mixture would reject ([`check_example`]) ends the batch before it,
 //! as the sequential path does. A member's refused step (or failed sketch) is counted and the
 //! member predicts with its kept state, as in [`Mixture::learn`]. Any other member error ends
 //! the batch at that example, but the other members may by then have learned the examples
 //! after it (no such error is known once the example has passed [`check_example`]).
 
+use super::member_thread::beside;
 use super::shared_scaling::{member_step, put_state, take_state};
 use super::unit_scaling::UnitScale;
 use super::{check_example, learn_each, LearnError, Mixture, OnlineLearner};
@@ -30,8 +34,8 @@ use crate::Example;
 use std::cell::Cell;
 use std::sync::{mpsc, Arc, OnceLock};
 
-/// Fewest examples in a batch for which a second thread is started (a thread start costs
-/// tens of microseconds; a sketched member's example a few).
+/// Fewest examples in a batch for which the second thread is used (handing a batch over and
+/// back costs a few microseconds; a sketched member's example a few).
 const MIN_PARALLEL_BATCH: usize = 16;
 
 thread_local! {
@@ -189,26 +193,30 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         let half = k / 2;
         let (first, second) = self.members.split_at_mut(half);
         let (p1, p2) = preds.split_at_mut(half * n);
-        let (a, b) = std::thread::scope(|s| {
-            let Some((d, scale)) = state.as_mut() else {
-                let other = s.spawn(|| learn_group(first, good, None, p1));
-                let mine = learn_group(second, good, None, p2);
-                return (other.join(), mine);
-            };
-            let (tx, rx) = mpsc::channel();
-            let source = RowSource {
-                got: Vec::with_capacity(n),
-                arriving: Some(rx),
-            };
-            let other = s.spawn(|| learn_group(first, good, Some(source), p1));
-            let done = scale_rows(Arc::make_mut(scale), *d, good, buffer, tx);
-            let source = RowSource {
-                got: done,
-                arriving: None,
-            };
-            let mine = learn_group(second, good, Some(source), p2);
-            (other.join(), mine)
-        });
+        let (a, b) = match state.as_mut() {
+            None => beside(
+                || learn_group(first, good, None, p1),
+                || learn_group(second, good, None, p2),
+            ),
+            Some((d, scale)) => {
+                let (tx, rx) = mpsc::channel();
+                let source = RowSource {
+                    got: Vec::with_capacity(n),
+                    arriving: Some(rx),
+                };
+                beside(
+                    || learn_group(first, good, Some(source), p1),
+                    || {
+                        let done = scale_rows(Arc::make_mut(scale), *d, good, buffer, tx);
+                        let source = RowSource {
+                            got: done,
+                            arriving: None,
+                        };
+                        learn_group(second, good, Some(source), p2)
+                    },
+                )
+            }
+        };
         if let Some((_, scale)) = state {
             put_state(&mut self.members, scale);
         }

@@ -25,6 +25,7 @@ mod first_order;
 mod fixed;
 mod intercept;
 mod legacy;
+mod member_thread;
 mod mixture;
 mod mixture_batch;
 mod mixture_wire;
