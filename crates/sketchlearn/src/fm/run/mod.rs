@@ -129,8 +129,8 @@ pub trait FmObserver {
     fn started(&mut self, _start: &FmRunStart<'_>) {}
     /// A progress row of the learning pass fell due (examples 1, 2, 4, 8, … and the end).
     fn progress(&mut self, _row: &ProgressRow) {}
-    /// A warning ([`Warning::Diverged`] after a learning pass that diverged; a front end adds
-    /// what to change).
+    /// A warning ([`Warning::Diverged`] after a learning pass that diverged, a front end adds
+    /// what to change; [`Warning::UnseenWhileLearning`] after a resumed model's learning pass).
     fn warning(&mut self, _warning: &Warning) {}
     /// The test part starts: whether to receive its predictions ([`test_prediction`]); an error
     /// (e.g. an output that cannot be created) stops the run.
@@ -233,6 +233,15 @@ pub fn train_and_test(
     model.learner.compact()?;
     learned.seconds += compact_start.elapsed().as_secs_f64();
     let unseen_before_test = examples.unseen();
+    if unseen_before_test != (0, 0) {
+        // Only a resumed model meets ids it never saw while learning (a new one's id maps are
+        // fitted on the learning part).
+        observer.warning(&Warning::UnseenWhileLearning {
+            users: unseen_before_test.0,
+            items: unseen_before_test.1,
+            examples: n_train as u64,
+        });
+    }
     let (metrics, seconds) = test(&mut model, &examples, n_train..n, clip_range, observer)?;
     let cpu_seconds = cpu_start.zip(cpu_seconds()).map(|(a, b)| b - a);
     let unseen = examples.unseen();
