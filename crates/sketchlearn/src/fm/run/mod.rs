@@ -18,17 +18,17 @@ pub mod side_eta;
 
 pub use error::FmRunError;
 pub use overrides::FmOverrides;
-pub use pairs::PairReader;
-pub use report::{cpu_seconds, peak_rss_bytes, FmReport};
+pub use report::FmReport;
 pub use score::{score_pairs, score_rows, ScoreOptions};
 
-use crate::data::ratings::RatingsOptions;
+use crate::data::ratings::{split_point, RatingsOptions};
 use crate::eval::ProgressRow;
 use crate::fm::{FmConfig, FmModel};
 use crate::linear::OnlineLearner;
 use crate::run::{ObserverError, Silent, Warning};
 use data::{has_examples, load_libsvm, load_ratings, Examples, FmData};
 use passes::{learn, pairwise_stats, test};
+use report::cpu_seconds;
 use report::Tested;
 use std::cell::Cell;
 use std::time::Instant;
@@ -180,15 +180,16 @@ pub fn train_and_test(
     let (mut resumed, config) = starting_model(options)?;
     let load_start = Instant::now();
     let normalize = resumed.as_ref().map_or(options.normalize, |m| m.normalize);
-    let (data, scale_range) = if options.libsvm {
-        (load_libsvm(options, config.loss, normalize)?, None)
+    let (data, n_train, scale_range) = if options.libsvm {
+        let data = load_libsvm(options, config.loss, normalize)?;
+        let n_train = split_point(data.len(), options.train_fraction);
+        (data, n_train, None)
     } else {
         load_ratings(options, &mut resumed)?
     };
     let load_seconds = load_start.elapsed().as_secs_f64();
     let n = data.len();
     has_examples(n, &options.file)?;
-    let n_train = ((n as f64) * options.train_fraction).floor() as usize;
     let mut model = match resumed {
         Some(m) => m,
         None => {
