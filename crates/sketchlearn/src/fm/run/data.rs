@@ -108,13 +108,16 @@ pub(super) fn has_examples(n: usize, file: &str) -> Result<(), FmRunError> {
     Ok(())
 }
 
+/// A rating scale: the smallest and the largest rating.
+pub(super) type Scale = (f64, f64);
+
 /// A ratings file in memory with its encoder (the model's, or fitted on the training part),
 /// the number of training ratings and the rating scale (the declared one, else the training
 /// range).
 pub(super) fn load_ratings(
     options: &FmRunOptions,
     model: &mut Option<FmModel>,
-) -> Result<(FmData, usize, Option<(f64, f64)>), FmRunError> {
+) -> Result<(FmData, usize, Option<Scale>), FmRunError> {
     let mut ratings = options.ratings;
     let spec = column_spec(options, model.as_ref())?;
     let side = match &spec {
