@@ -106,12 +106,11 @@ pub fn drp_fit<'py>(
     model.classes = classes;
 
     let kept = &fit.reports[fit.final_index()];
-    let g0 = fit.grad_norm0.max(f64::MIN_POSITIVE);
     let report = PyDict::new(py);
     report.set_item("status", fit.status.to_string())?;
     report.set_item("iteration", kept.t)?;
     report.set_item("objective", kept.objective)?;
-    report.set_item("relative_grad_norm", kept.grad_norm / g0)?;
+    report.set_item("relative_grad_norm", fit.relative_grad_norm(kept.grad_norm))?;
     report.set_item("naive_objective", fit.naive_objective)?;
     let unconverged: Vec<usize> = fit
         .reports

@@ -12,7 +12,7 @@ use sketchlearn::linear::multiclass::{
 };
 use sketchlearn::linear::{LinearModel, OnlineLearner, LINEAR_MODEL_KIND};
 use sketchlearn::merge::Merge;
-use sketchlearn::model::{self, ModelError};
+use sketchlearn::model::{self, AnyModel, ModelError};
 use sketchlearn::Row;
 use std::path::Path;
 
@@ -182,14 +182,11 @@ impl State {
     /// Reads a model file of either kind (`sketchlearn train -f`, with or without
     /// `--multiclass`).
     pub fn load(path: &Path) -> PyResult<State> {
-        if model::peek_kind(path).map_err(model_error)? == MULTICLASS_MODEL_KIND {
-            return MulticlassModel::load(path)
-                .map(State::Multi)
-                .map_err(model_error);
+        // The library's loader: the file read once, dispatched on its kind.
+        match AnyModel::load(path).map_err(model_error)? {
+            AnyModel::Linear(m) => Ok(State::Linear(m)),
+            AnyModel::Multiclass(m) => Ok(State::Multi(m)),
         }
-        LinearModel::load(path)
-            .map(State::Linear)
-            .map_err(model_error)
     }
 
     /// The state without what a file adds about its data (the input format, and a binary

@@ -373,7 +373,7 @@ impl FmObserver for Printer<'_> {
         } else {
             "try --normalize, or a smaller --eta"
         };
-        eprintln!("warning: {w}; {advice}");
+        eprintln!("{}", crate::train::warning_line(w, advice));
     }
     fn test_started(&mut self) -> Result<bool, ObserverError> {
         if let Some(path) = self.predictions {

@@ -234,7 +234,7 @@ pub fn test(
     let t = std::time::Instant::now();
     let (metrics, _) = run::evaluate_multiclass_input(args.input(), model, &read, &mut table)?;
     table.finish()?;
-    let r = MulticlassReport::of(model, &metrics, t.elapsed().as_secs_f64(), None);
+    let r = MulticlassReport::of_evaluation(model, &metrics, t.elapsed().as_secs_f64());
     if args.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {

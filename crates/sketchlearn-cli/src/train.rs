@@ -407,27 +407,28 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     if args.keep_names {
         crate::keep_names::record(&mut outcome.model.extras, &args.input.file, bits, quiet)?;
     }
+    let report = TrainReport::of(&outcome);
     if !quiet {
-        print_summary(&outcome);
+        print_summary(&outcome, &report);
     }
     if let Some(path) = &args.final_model {
         outcome.model.save(path)?;
     }
     if args.json {
-        println!("{}", serde_json::to_string(&TrainReport::of(&outcome))?);
+        println!("{}", serde_json::to_string(&report)?);
     }
     Ok(())
 }
 
 /// The summary on stderr after training.
-fn print_summary(outcome: &TrainOutcome) {
+fn print_summary(outcome: &TrainOutcome, report: &TrainReport) {
     let metrics = &outcome.metrics;
     if let Some(r) = metrics.final_row() {
         print_row(&r);
     }
     eprintln!();
     eprintln!("examples          {}", metrics.examples());
-    if let Some(e) = metrics.error_rate() {
+    if let Some(e) = report.progressive_error {
         eprintln!("progressive error {e:.6}");
     }
     if let Some(c) = &outcome.model.classes {
@@ -439,42 +440,42 @@ fn print_summary(outcome: &TrainOutcome) {
     }
     let squared = outcome.model.config.loss == Loss::Squared;
     let named = if squared { "  (½ squared error)" } else { "" };
-    eprintln!("average loss      {:.6}{named}", metrics.mean_loss());
-    if metrics.error_rate().is_none() {
-        eprintln!("progressive rmse  {:.6}", metrics.rmse());
-        eprintln!("progressive mae   {:.6}", metrics.mae());
-        if let Some(r2) = metrics.r2() {
+    eprintln!("average loss      {:.6}{named}", report.progressive_loss);
+    if let (Some(rmse), Some(mae)) = (report.progressive_rmse, report.progressive_mae) {
+        eprintln!("progressive rmse  {rmse:.6}");
+        eprintln!("progressive mae   {mae:.6}");
+        if let Some(r2) = report.progressive_r2 {
             eprintln!("progressive r2    {r2:.6}");
         }
     }
-    for (name, m) in [("holdout", &outcome.holdout), ("test", &outcome.test)] {
+    for (name, m) in [("holdout", &report.holdout), ("test", &report.test)] {
         if let Some(m) = m {
-            let error = match m.error_rate() {
-                Some(e) => format!(", error {e:.6}"),
-                None => format!(", rmse {:.6}", m.rmse()),
+            let error = match (m.error, m.rmse) {
+                (Some(e), _) => format!(", error {e:.6}"),
+                (None, Some(rmse)) => format!(", rmse {rmse:.6}"),
+                (None, None) => String::new(), // HeldOut::of gives one of them
             };
             eprintln!(
                 "{name:<17} loss {:.6}{error} ({} examples)",
-                m.mean_loss(),
-                m.examples()
+                m.loss, m.examples
             );
         }
     }
-    if outcome.stopped_early || outcome.best_pass < outcome.passes {
+    if report.stopped_early || report.best_pass < report.passes {
         eprintln!(
             "early stop        the model of pass {} (best held-out loss) of {} passes run",
-            outcome.best_pass, outcome.passes
+            report.best_pass, report.passes
         );
     }
-    eprintln!("seconds           {:.3}", outcome.seconds);
-    for (k, m) in outcome.mixture_weights().iter().flatten().enumerate() {
+    eprintln!("seconds           {:.3}", report.seconds);
+    for (k, m) in report.mixture.iter().flatten().enumerate() {
         let head = if k == 0 { "mixture weights" } else { "" };
         eprintln!("{head:17} {:.3}  {}", m.weight, m.learner);
     }
-    if outcome.refused_steps > 0 {
+    if report.refused_steps > 0 {
         eprintln!(
             "warning: {} steps refused (they would have made weights non-finite)",
-            outcome.refused_steps
+            report.refused_steps
         );
     }
 }

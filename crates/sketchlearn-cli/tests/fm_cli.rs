@@ -792,3 +792,100 @@ fn fm_predict_scores_new_pairs() {
         "{err}"
     );
 }
+
+/// `-p` writes the predictions the test metrics score: with `--dim` below the test part's
+/// largest index, the features beyond it are dropped in both (every FM ignores them; the test
+/// pass predicts each example once and writes that prediction).
+#[test]
+fn predictions_file_holds_the_scored_predictions_beyond_the_dimension() {
+    let mut text = String::new();
+    for k in 0..60 {
+        let (a, b) = ((k % 7) as f64 / 7.0, (k % 5) as f64 / 5.0);
+        let y = if (a - 0.5) * (b - 0.5) > 0.0 { 1 } else { -1 };
+        // The last 20 rows (the test part) also hold features 4 and 9, beyond --dim 3.
+        let extra = if k >= 40 { " 4:2.5 9:-1.5" } else { "" };
+        text.push_str(&format!("{y} 1:{a} 2:{b} 3:{}{extra}\n", a * b));
+    }
+    let file = tmp("beyond_dim.libsvm", text.as_bytes());
+    let preds = common::scratch_dir("fm-cli").join("beyond_dim.txt");
+    let p = preds.to_str().unwrap();
+    let labels: Vec<f64> = text
+        .lines()
+        .skip(40)
+        .map(|l| l[..2].trim().parse().unwrap())
+        .collect();
+    for algo in ALGORITHMS {
+        let r = quiet_json(
+            "fm",
+            &[
+                "--algo",
+                algo,
+                "--dim",
+                "3",
+                "--train-fraction",
+                "0.6667",
+                "-p",
+                p,
+                file.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(
+            (r["dim"].as_u64(), r["test_examples"].as_u64()),
+            (Some(3), Some(20))
+        );
+        let written = common::parse_predictions(&std::fs::read_to_string(&preds).unwrap());
+        assert_eq!(written.len(), 20, "{algo}");
+        let loss = written
+            .iter()
+            .zip(&labels)
+            .map(|(p, y)| (-y * p).exp().ln_1p())
+            .sum::<f64>()
+            / 20.0;
+        let reported = r["test_loss"].as_f64().unwrap();
+        assert!(
+            (loss - reported).abs() <= 1e-9 * reported.max(1.0),
+            "{algo}: {loss} vs {r}"
+        );
+    }
+}
+
+/// A model resumed with `-i` keeps its id maps: learning examples with a user or item it never
+/// saw are learned without that id's feature, and stderr says how many (a new model's maps
+/// come from the learning part, so it never says so).
+#[test]
+fn resumed_model_notes_ids_it_never_saw_while_learning() {
+    let model = common::scratch_dir("fm-cli").join("unseen_learning.skl");
+    let m = model.to_str().unwrap();
+    let train = tmp(
+        "unseen_learning_train.csv",
+        b"userId,movieId,rating\n1,10,4\n2,10,3\n1,11,5\n2,11,2\n",
+    );
+    let trained = run(&["fm", "--quiet", "-f", m, train.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&ok(&trained).stderr).contains("never saw"));
+    // Learning part: lines 2–5 (user 3 twice, item 12 once); test part: the last line.
+    let more = tmp(
+        "unseen_learning_more.csv",
+        b"userId,movieId,rating\n1,10,4\n3,10,3\n3,11,5\n2,12,2\n1,11,4\n",
+    );
+    let out = run(&[
+        "fm",
+        "--quiet",
+        "-i",
+        m,
+        "--train-fraction",
+        "0.8",
+        more.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&ok(&out).stderr).into_owned();
+    assert!(
+        stderr.contains(
+            "note: of the 4 learning examples, 2 have a user and 1 an item the resumed model \
+             never saw"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Ids it knows: no note.
+    let known = run(&["fm", "--quiet", "-i", m, train.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&ok(&known).stderr).contains("never saw"));
+}

@@ -14,6 +14,13 @@
 //! * [`dot4_rows`] runs up to eight rows' accumulators side by side: each row's sum is the one
 //!   above, but the rows' additions no longer wait for each other (one row is bound by the
 //!   latency of its accumulator, eight rows by the throughput of the adder).
+//!
+//! It is also [`linalg::dot`](crate::linalg::dot)'s sum, to the bit: there the tail starts from
+//! `0.0`, here (`f64`'s `sum`) from `−0.0`, which can change only the sign of a zero tail; the
+//! four-lane part it is added to is never `−0.0` (the lanes start at `+0.0`, and a rounded sum
+//! is `−0.0` only when both terms are), so either zero leaves it unchanged. The dense FD's Gram
+//! matrix (`sketch::fd_products::gram`) takes four entries at a time from [`dot4_rows`] and the
+//! rest from `dot`, with the same bits (its test checks them, signed zeros included).
 
 /// `w · x` over `n = min(|w|, |x|)` entries, with the fixed sum of the [module](self) docs.
 #[inline]

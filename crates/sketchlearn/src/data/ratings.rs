@@ -379,16 +379,27 @@ impl RatingsTable {
     /// Number of ratings in the first `fraction` of the file (`⌊n·fraction⌋`, fraction in
     /// `[0, 1]`).
     pub fn split_point(&self, fraction: f64) -> usize {
-        ((self.len() as f64) * fraction.clamp(0.0, 1.0)).floor() as usize
+        split_point(self.len(), fraction)
     }
 
     /// The smallest and largest rating (`None` when empty).
     pub fn rating_range(&self) -> Option<(f64, f64)> {
-        self.ratings.iter().fold(None, |acc, r| match acc {
+        self.rating_range_in(0..self.len())
+    }
+
+    /// The smallest and largest rating of rows `rows` (`None` when empty).
+    pub fn rating_range_in(&self, rows: std::ops::Range<usize>) -> Option<(f64, f64)> {
+        self.ratings[rows].iter().fold(None, |acc, r| match acc {
             None => Some((r.rating, r.rating)),
             Some((lo, hi)) => Some((lo.min(r.rating), hi.max(r.rating))),
         })
     }
+}
+
+/// The number of rows in the first `fraction` of `n` (`⌊n·fraction⌋`, fraction in `[0, 1]`):
+/// the learning part of a run that learns the first part of its file.
+pub(crate) fn split_point(n: usize, fraction: f64) -> usize {
+    ((n as f64) * fraction.clamp(0.0, 1.0)).floor() as usize
 }
 
 /// Why ratings could not be read or encoded.

@@ -274,12 +274,11 @@ fn label_map(
 }
 
 /// Every solution of a fit as report rows (recovery errors against `exact` if given).
-pub fn solution_rows(
+fn solution_rows(
     fit: &DrpFit,
     exact: Option<&ExactSolution>,
     test: Option<&Dataset>,
 ) -> Vec<SolutionRow> {
-    let g0 = fit.grad_norm0.max(f64::MIN_POSITIVE);
     let rec = |w: &[f64]| exact.map(|e| relative_error(w, &e.w));
     let classified = test.filter(|t| !t.is_regression());
     let err = |w: &[f64]| classified.map(|t| t.error_rate(w));
@@ -289,7 +288,7 @@ pub fn solution_rows(
         name: name.into(),
         t,
         objective,
-        relative_grad_norm: grad / g0,
+        relative_grad_norm: fit.relative_grad_norm(grad),
         test_error: err(w),
         test_rmse: rmse(w),
         recovery_error: rec(w),
@@ -320,7 +319,7 @@ pub fn solution_rows(
 }
 
 /// Algorithm 2's status as text, and the iteration it diverged at.
-pub fn status_text(status: Alg2Status) -> (String, Option<usize>) {
+fn status_text(status: Alg2Status) -> (String, Option<usize>) {
     let diverged_at = match status {
         Alg2Status::Diverged { at } => Some(at),
         _ => None,

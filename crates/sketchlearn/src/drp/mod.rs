@@ -45,7 +45,7 @@ mod tron;
 
 pub use data::Dataset;
 pub use exact::{ExactSolution, ExactSolver};
-pub use job::{solution_rows, status_text, DrpJob, DrpJobError, DrpReport, DrpRun, SolutionRow};
+pub use job::{DrpJob, DrpJobError, DrpReport, DrpRun, SolutionRow};
 pub use low_dim::Projected;
 pub use problem::{DrpLoss, Problem};
 pub use projection::GaussianProjection;

@@ -217,6 +217,12 @@ pub struct DrpFit {
 }
 
 impl DrpFit {
+    /// `‖∇f(w)‖/‖∇f(0)‖` of a solution whose gradient norm is `grad_norm` (the scale floored
+    /// at the smallest positive number, so that `w = 0` is not a division by zero).
+    pub fn relative_grad_norm(&self, grad_norm: f64) -> f64 {
+        grad_norm / self.grad_norm0.max(f64::MIN_POSITIVE)
+    }
+
     /// Algorithm 1's recovered solution `w̃ = −(1/λ)X D(y) α̂` (12).
     pub fn alg1(&self) -> &[f64] {
         &self.iterates[0]

@@ -586,6 +586,24 @@ where
     L: OnlineLearner + ?Sized,
     E: std::error::Error + 'static,
 {
+    evaluate_each(learner, next, loss, metrics, on_row, |_| {})
+}
+
+/// [`evaluate_with`] handing each example's prediction to `on_prediction` (in input order,
+/// before it is scored): for a front end that also writes the predictions, so that each
+/// example is predicted once and the written value is the scored one.
+pub(crate) fn evaluate_each<L, E>(
+    learner: &L,
+    next: impl FnMut(&mut Example) -> Result<bool, E>,
+    loss: Loss,
+    metrics: &mut Metrics,
+    on_row: impl FnMut(&ProgressRow),
+    mut on_prediction: impl FnMut(f64),
+) -> Result<u64, EvalError<E>>
+where
+    L: OnlineLearner + ?Sized,
+    E: std::error::Error + 'static,
+{
     let dim = learner.dim();
     run(
         next,
@@ -596,7 +614,9 @@ where
                 indices: &ex.indices[..keep],
                 values: &ex.values[..keep],
             };
-            Ok(learner.predict(row))
+            let prediction = learner.predict(row);
+            on_prediction(prediction);
+            Ok(prediction)
         },
         loss,
         metrics,

@@ -7,7 +7,7 @@ use crate::eval::multiclass::MulticlassMetrics;
 use crate::linear::multiclass::{MulticlassLearner, MulticlassModel};
 use serde::Serialize;
 
-/// A multiclass summary ([`MulticlassReport::of`], [`MulticlassReport::of_training`]).
+/// A multiclass summary ([`MulticlassReport::of_evaluation`], [`MulticlassReport::of_training`]).
 #[derive(Serialize, Debug)]
 pub struct MulticlassReport {
     /// The learner's description.
@@ -72,48 +72,50 @@ impl MulticlassHeldOut {
 }
 
 impl MulticlassReport {
-    /// The summary of `model` evaluated with `metrics` in `seconds` (`refused_steps`: a
-    /// training run's, which makes the error progressive).
-    pub fn of(
+    /// The summary of `model` evaluated (no learning) with `metrics` in `seconds`: the test
+    /// error.
+    pub fn of_evaluation(
         model: &MulticlassModel,
         metrics: &MulticlassMetrics,
         seconds: f64,
-        refused_steps: Option<u64>,
     ) -> Self {
-        let s = metrics.summary();
-        let e = metrics.error_rate();
-        let training = refused_steps.is_some();
-        MulticlassReport {
-            learner: model.config.describe(),
-            classes: model.classes.names(),
-            examples: s.examples,
-            dim: model.learner.dim(),
-            progressive_error: e.filter(|_| training),
-            error: e.filter(|_| !training),
-            error_se: s.error_se,
-            multiclass_log_loss: s.log_loss,
-            confusion_matrix: s.confusion_matrix,
-            seconds,
-            refused_steps,
-            holdout: None,
-            test: None,
-            best_pass: None,
-            stopped_early: None,
-        }
+        let mut r = Self::common(model, metrics, seconds);
+        r.error = metrics.error_rate();
+        r
     }
 
-    /// The summary of a training run (its model, hold-out, test and early stop).
+    /// The summary of a training run (its model, progressive error, refused steps, hold-out,
+    /// test and early stop).
     pub fn of_training(outcome: &MulticlassOutcome) -> Self {
-        let mut r = Self::of(
-            &outcome.model,
-            &outcome.metrics,
-            outcome.seconds,
-            Some(outcome.refused_steps),
-        );
+        let mut r = Self::common(&outcome.model, &outcome.metrics, outcome.seconds);
+        r.progressive_error = outcome.metrics.error_rate();
+        r.refused_steps = Some(outcome.refused_steps);
         r.holdout = outcome.holdout.as_ref().map(MulticlassHeldOut::of);
         r.test = outcome.test.as_ref().map(MulticlassHeldOut::of);
         r.best_pass = Some(outcome.best_pass);
         r.stopped_early = Some(outcome.stopped_early);
         r
+    }
+
+    /// The fields both summaries have (the others empty).
+    fn common(model: &MulticlassModel, metrics: &MulticlassMetrics, seconds: f64) -> Self {
+        let s = metrics.summary();
+        MulticlassReport {
+            learner: model.config.describe(),
+            classes: model.classes.names(),
+            examples: s.examples,
+            dim: model.learner.dim(),
+            progressive_error: None,
+            error: None,
+            error_se: s.error_se,
+            multiclass_log_loss: s.log_loss,
+            confusion_matrix: s.confusion_matrix,
+            seconds,
+            refused_steps: None,
+            holdout: None,
+            test: None,
+            best_pass: None,
+            stopped_early: None,
+        }
     }
 }

@@ -82,6 +82,17 @@ pub enum Warning {
         /// Why (the input changed, other read options, damage, a stream).
         reason: String,
     },
+    /// A resumed ratings model (`fm -i`) learned from examples whose user or item it never saw:
+    /// its encoder is kept, so such an example is learned without that id's one-hot feature
+    /// (as an unseen id of the test part is predicted, which the report counts).
+    UnseenWhileLearning {
+        /// Learning examples whose user the model never saw.
+        users: u64,
+        /// Learning examples whose item the model never saw.
+        items: u64,
+        /// The learning examples.
+        examples: u64,
+    },
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -124,6 +135,16 @@ impl fmt::Display for Warning {
             Warning::CacheRebuilt { path, reason } => {
                 write!(f, "the cache {path} is written anew: {reason}")
             }
+            Warning::UnseenWhileLearning {
+                users,
+                items,
+                examples,
+            } => write!(
+                f,
+                "of the {examples} learning examples, {users} have a user and {items} an item \
+                 the resumed model never saw: they are learned without that id's feature (the \
+                 model's id maps are kept; --unseen-error refuses them)"
+            ),
         }
     }
 }

@@ -26,14 +26,15 @@ pub(super) enum FmData {
         encoder: RatingsEncoder,
         map: TableMap,
     },
-    Libsvm(Vec<Example>),
+    /// The rows and one past their largest index (as read).
+    Libsvm { rows: Vec<Example>, dim: usize },
 }
 
 impl FmData {
     pub(super) fn len(&self) -> usize {
         match self {
             FmData::Ratings { table, .. } => table.len(),
-            FmData::Libsvm(v) => v.len(),
+            FmData::Libsvm { rows, .. } => rows.len(),
         }
     }
 
@@ -41,13 +42,7 @@ impl FmData {
     pub(super) fn dim(&self, given: Option<usize>) -> usize {
         match self {
             FmData::Ratings { encoder, .. } => encoder.dim(),
-            FmData::Libsvm(rows) => given.unwrap_or_else(|| {
-                rows.iter()
-                    .filter_map(|e| e.indices.last())
-                    .map(|&i| i as usize + 1)
-                    .max()
-                    .unwrap_or(0)
-            }),
+            FmData::Libsvm { dim, .. } => given.unwrap_or(*dim),
         }
     }
 
@@ -55,7 +50,7 @@ impl FmData {
     pub(super) fn skipped(&self) -> (u64, u64) {
         match self {
             FmData::Ratings { table, .. } => (table.stats.malformed, table.stats.out_of_scale),
-            FmData::Libsvm(_) => (0, 0),
+            FmData::Libsvm { .. } => (0, 0),
         }
     }
 }
@@ -94,7 +89,10 @@ pub(super) fn load_libsvm(
             r.label = classes.binary_target(&ClassLabel::Number(r.label))?;
         }
     }
-    Ok(FmData::Libsvm(rows))
+    Ok(FmData::Libsvm {
+        rows,
+        dim: reader.max_index_plus_one(),
+    })
 }
 
 /// An input without one example (an empty file or stream, a header alone) is an error that says
@@ -110,12 +108,16 @@ pub(super) fn has_examples(n: usize, file: &str) -> Result<(), FmRunError> {
     Ok(())
 }
 
+/// A rating scale: the smallest and the largest rating.
+pub(super) type Scale = (f64, f64);
+
 /// A ratings file in memory with its encoder (the model's, or fitted on the training part),
-/// and the rating scale (the declared one, else the training range).
+/// the number of training ratings and the rating scale (the declared one, else the training
+/// range).
 pub(super) fn load_ratings(
     options: &FmRunOptions,
     model: &mut Option<FmModel>,
-) -> Result<(FmData, Option<(f64, f64)>), FmRunError> {
+) -> Result<(FmData, usize, Option<Scale>), FmRunError> {
     let mut ratings = options.ratings;
     let spec = column_spec(options, model.as_ref())?;
     let side = match &spec {
@@ -150,21 +152,14 @@ pub(super) fn load_ratings(
     if options.unseen_error {
         encoder.unseen = Unseen::Error;
     }
-    let range = ratings.scale.or_else(|| {
-        table.ratings[..n_train]
-            .iter()
-            .fold(None, |acc: Option<(f64, f64)>, r| match acc {
-                None => Some((r.rating, r.rating)),
-                Some((lo, hi)) => Some((lo.min(r.rating), hi.max(r.rating))),
-            })
-    });
+    let range = ratings.scale.or_else(|| table.rating_range_in(0..n_train));
     let map = encoder.map_table(&table);
     let data = FmData::Ratings {
         table,
         encoder,
         map,
     };
-    Ok((data, range))
+    Ok((data, n_train, range))
 }
 
 /// The `--columns` list to read the ratings with: the given one, else the one a resumed model
@@ -262,7 +257,7 @@ impl Examples<'_> {
                 self.unseen_items
                     .set(self.unseen_items.get() + out.unseen_item as u64);
             }
-            FmData::Libsvm(rows) => ex.clone_from(&rows[k]),
+            FmData::Libsvm { rows, .. } => ex.clone_from(&rows[k]),
         }
         Ok(())
     }

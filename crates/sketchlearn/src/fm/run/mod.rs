@@ -18,17 +18,17 @@ pub mod side_eta;
 
 pub use error::FmRunError;
 pub use overrides::FmOverrides;
-pub use pairs::PairReader;
-pub use report::{cpu_seconds, peak_rss_bytes, FmReport};
+pub use report::FmReport;
 pub use score::{score_pairs, score_rows, ScoreOptions};
 
-use crate::data::ratings::RatingsOptions;
+use crate::data::ratings::{split_point, RatingsOptions};
 use crate::eval::ProgressRow;
 use crate::fm::{FmConfig, FmModel};
 use crate::linear::OnlineLearner;
 use crate::run::{ObserverError, Silent, Warning};
 use data::{has_examples, load_libsvm, load_ratings, Examples, FmData};
 use passes::{learn, pairwise_stats, test};
+use report::cpu_seconds;
 use report::Tested;
 use std::cell::Cell;
 use std::time::Instant;
@@ -129,8 +129,8 @@ pub trait FmObserver {
     fn started(&mut self, _start: &FmRunStart<'_>) {}
     /// A progress row of the learning pass fell due (examples 1, 2, 4, 8, … and the end).
     fn progress(&mut self, _row: &ProgressRow) {}
-    /// A warning ([`Warning::Diverged`] after a learning pass that diverged; a front end adds
-    /// what to change).
+    /// A warning ([`Warning::Diverged`] after a learning pass that diverged, a front end adds
+    /// what to change; [`Warning::UnseenWhileLearning`] after a resumed model's learning pass).
     fn warning(&mut self, _warning: &Warning) {}
     /// The test part starts: whether to receive its predictions ([`test_prediction`]); an error
     /// (e.g. an output that cannot be created) stops the run.
@@ -180,15 +180,16 @@ pub fn train_and_test(
     let (mut resumed, config) = starting_model(options)?;
     let load_start = Instant::now();
     let normalize = resumed.as_ref().map_or(options.normalize, |m| m.normalize);
-    let (data, scale_range) = if options.libsvm {
-        (load_libsvm(options, config.loss, normalize)?, None)
+    let (data, n_train, scale_range) = if options.libsvm {
+        let data = load_libsvm(options, config.loss, normalize)?;
+        let n_train = split_point(data.len(), options.train_fraction);
+        (data, n_train, None)
     } else {
         load_ratings(options, &mut resumed)?
     };
     let load_seconds = load_start.elapsed().as_secs_f64();
     let n = data.len();
     has_examples(n, &options.file)?;
-    let n_train = ((n as f64) * options.train_fraction).floor() as usize;
     let mut model = match resumed {
         Some(m) => m,
         None => {
@@ -233,6 +234,15 @@ pub fn train_and_test(
     model.learner.compact()?;
     learned.seconds += compact_start.elapsed().as_secs_f64();
     let unseen_before_test = examples.unseen();
+    if unseen_before_test != (0, 0) {
+        // Only a resumed model meets ids it never saw while learning (a new one's id maps are
+        // fitted on the learning part).
+        observer.warning(&Warning::UnseenWhileLearning {
+            users: unseen_before_test.0,
+            items: unseen_before_test.1,
+            examples: n_train as u64,
+        });
+    }
     let (metrics, seconds) = test(&mut model, &examples, n_train..n, clip_range, observer)?;
     let cpu_seconds = cpu_start.zip(cpu_seconds()).map(|(a, b)| b - a);
     let unseen = examples.unseen();

@@ -10,7 +10,7 @@ use crate::data::side_columns::SideColumns;
 
 /// The columns of a file of pairs, and its separator.
 #[derive(Clone, Debug)]
-pub struct PairReader {
+pub(super) struct PairReader {
     spec: Vec<String>,
     /// 0-based fields (user, item, side columns…), once known.
     fields: Option<Vec<usize>>,

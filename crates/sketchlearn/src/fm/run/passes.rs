@@ -6,13 +6,12 @@
 
 use super::data::Examples;
 use super::{FmObserver, FmRunError};
-use crate::eval::{evaluate_with, EvalError, Metrics, ProgressRow};
+use crate::eval::{evaluate_each, EvalError, Metrics, ProgressRow};
 use crate::fm::{AnyFm, FmModel};
 use crate::linear::{LearnError, OnlineLearner};
 use crate::run::{divergence_warning, progressive_pass, Observer};
 use crate::{Example, Row};
 use std::borrow::Cow;
-use std::convert::Infallible;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -143,25 +142,24 @@ pub(super) fn test(
     };
     let start = Instant::now();
     let mut source_error = None;
-    let mut next = examples.source(range, &mut source_error);
-    evaluate_with(
+    // The written prediction is the scored one (features beyond the learner's dimension
+    // dropped, as `evaluate_with` does): each example is predicted once.
+    evaluate_each(
         &clipped,
-        |ex: &mut Example| -> Result<bool, Infallible> {
-            let more = next(ex)?;
-            if more && writes {
-                observer.test_prediction(clipped.predict(ex.row()));
-            }
-            Ok(more)
-        },
+        examples.source(range, &mut source_error),
         loss,
         &mut metrics,
         |_| {},
+        |p| {
+            if writes {
+                observer.test_prediction(p);
+            }
+        },
     )
     .map_err(|e| match e {
         EvalError::Source(e) => match e {},
         EvalError::Learn { source, .. } => FmRunError::Learner(source),
     })?;
-    drop(next);
     if let Some(e) = source_error {
         return Err(e);
     }

@@ -145,14 +145,14 @@ impl FmReport {
 /// CPU time of this (single-threaded) process so far, in seconds, from `/proc/self/schedstat`
 /// (nanosecond resolution): unlike wall time it does not grow when other processes share the
 /// cores. `None` where there is no such file.
-pub fn cpu_seconds() -> Option<f64> {
+pub(super) fn cpu_seconds() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/schedstat").ok()?;
     let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
     Some(ns as f64 * 1e-9)
 }
 
 /// Peak resident set size of this process (`VmHWM` of `/proc/self/status`), in bytes.
-pub fn peak_rss_bytes() -> Option<u64> {
+fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -8,7 +8,8 @@
 //! bias (intercept); for a pair of two unseen ids that is the bias alone, the model's global
 //! prediction. [`ScoreOptions::unseen_error`] makes an unseen id an error instead.
 
-use super::{FmRunError, PairReader};
+use super::pairs::PairReader;
+use super::FmRunError;
 use crate::data::ratings::RatingsError;
 use crate::data::source::source_name;
 use crate::data::ParseError;
@@ -21,7 +22,8 @@ use std::io::{self, BufRead};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScoreOptions {
     /// Pairs: the user and item columns, then the model's side columns (header names or
-    /// 1-based positions; default: [`PairReader::new`]).
+    /// 1-based positions; default: the model's `--columns` list without its rating when it has
+    /// side columns, else `1,2`).
     pub columns: Option<Vec<String>>,
     /// Clip the predictions into `[min, max]`.
     pub clip: Option<(f64, f64)>,

@@ -5,22 +5,24 @@
 
 use super::*;
 
-/// Whether every epoch of a closed group has its group, and every group counts its live epochs
-/// (a model file that does not would make a later refresh index out of range).
-fn consistent_groups(epochs: &[Epoch], groups: &[Epoch], closed: u32) -> bool {
+/// The group of each epoch of a closed group (the index in `groups` of the first group whose
+/// last epoch is not older), in order; `None` unless every such epoch has its group and every
+/// group counts its live epochs (a model file that does not would make a later refresh index
+/// out of range).
+fn closed_epoch_groups(epochs: &[Epoch], groups: &[Epoch], closed: u32) -> Option<Vec<usize>> {
     let mut counts = vec![0u64; groups.len()];
+    let mut group_of = Vec::new();
     for e in epochs.iter().filter(|e| e.id <= closed) {
         let g = groups.partition_point(|g| g.id < e.id);
-        match counts.get_mut(g) {
-            Some(c) => *c += 1,
-            None => return false,
-        }
+        *counts.get_mut(g)? += 1;
+        group_of.push(g);
     }
-    counts
+    let consistent = counts
         .iter()
         .zip(groups)
         .all(|(c, g)| *c == g.count && *c > 0)
-        && groups.last().is_none_or(|g| g.id <= closed)
+        && groups.last().is_none_or(|g| g.id <= closed);
+    consistent.then_some(group_of)
 }
 
 /// What a model file stores: only the touched columns, in the order of
@@ -174,6 +176,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
         let s = m + 1 + heads;
         let bad_epoch =
             |e: &Epoch| e.a.len() != m * heads || e.tt.as_ref().is_some_and(|t| t.len() != m * m);
+        let group_of = closed_epoch_groups(&st.epochs, &st.groups, st.closed);
         if heads == 0
             || st.slots.len() != st.touched.len() * s
             || st.touched.iter().any(|&j| j as usize >= dim)
@@ -181,7 +184,7 @@ impl<'de> Deserialize<'de> for LazyColumns {
             || bad_epoch(&st.pristine)
             || st.epochs.iter().any(bad_epoch)
             || st.groups.iter().any(bad_epoch)
-            || !consistent_groups(&st.epochs, &st.groups, st.closed)
+            || group_of.is_none()
             || st
                 .epochs
                 .iter()
@@ -195,9 +198,10 @@ impl<'de> Deserialize<'de> for LazyColumns {
             return Err(D::Error::custom("inconsistent sparse column store"));
         }
         let mut epochs = st.epochs;
-        for e in epochs.iter_mut().filter(|e| e.id <= st.closed) {
-            // The first closed group whose last epoch is not older (checked consistent above).
-            e.group = st.groups[st.groups.partition_point(|g| g.id < e.id)].id;
+        let closed = epochs.iter_mut().filter(|e| e.id <= st.closed);
+        // Each closed epoch's group, found by the check above.
+        for (e, g) in closed.zip(group_of.into_iter().flatten()) {
+            e.group = st.groups[g].id;
         }
         let mut data = Aligned::zeroed(dim * s);
         for (k, &j) in st.touched.iter().enumerate() {
