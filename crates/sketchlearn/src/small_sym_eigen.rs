@@ -47,8 +47,6 @@
 
 use crate::linalg::{LinalgError, SymEigen};
 
-mod leading;
-
 /// Most QL steps spent on one eigenvalue before giving up (EISPACK allows 30; two or three
 /// are usual).
 const MAX_SWEEPS: usize = 60;
@@ -68,17 +66,6 @@ pub struct SmallSymEigen {
     order: Vec<usize>,
     values: Vec<f64>,
     vectors: Vec<f64>,
-    /// The power of two the input was divided by ([`SmallSymEigen::load`]).
-    scale: f64,
-    /// The tridiagonal `T` (scaled) kept for [`SmallSymEigen::leading_vectors`].
-    td: Vec<f64>,
-    te: Vec<f64>,
-    /// `T`'s leading eigenvectors (rows, `n × n`).
-    z: Vec<f64>,
-    /// The Householder reflections' `h` (see `leading::reduce_plain`).
-    h: Vec<f64>,
-    /// Scratch of the lane-wise inverse iteration (`6n` groups of 4).
-    lanes: Vec<[f64; 4]>,
 }
 
 impl SmallSymEigen {
@@ -93,12 +80,6 @@ impl SmallSymEigen {
             order: (0..n).collect(),
             values: vec![0.0; n],
             vectors: vec![0.0; n * n],
-            scale: 1.0,
-            td: vec![0.0; n],
-            te: vec![0.0; n],
-            z: vec![0.0; n * n],
-            h: vec![0.0; n],
-            lanes: vec![[0.0; 4]; 6 * n],
         }
     }
 
@@ -110,25 +91,11 @@ impl SmallSymEigen {
     /// Decomposes the symmetric row-major `n × n` matrix `a` (only its lower triangle is read).
     pub fn compute(&mut self, a: &[f64]) -> Result<(), LinalgError> {
         let n = self.n;
-        self.load(a)?;
-        if n == 0 {
-            return Ok(());
-        }
-        tridiagonal_ql(self)?;
-        let scale = self.scale;
-        self.d.iter_mut().for_each(|x| *x *= scale);
-        self.sorted_output();
-        if self.values.iter().any(|x| !x.is_finite()) {
-            return Err(LinalgError::NonFinite);
-        }
-        Ok(())
-    }
-
-    /// Checks `a` and copies it into the working array, reversed and scaled (sets `scale`).
-    fn load(&mut self, a: &[f64]) -> Result<(), LinalgError> {
-        let n = self.n;
         if a[..n * n].iter().any(|x| !x.is_finite()) {
             return Err(LinalgError::NonFinite);
+        }
+        if n == 0 {
+            return Ok(());
         }
         // Indices reversed (`JAJ`, `J` the exchange matrix): `tred2` reduces from the last
         // row up, and the FD shrink's `C` has its large entries (the kept `σ²`) first; graded
@@ -140,17 +107,23 @@ impl SmallSymEigen {
         let big = (0..n)
             .flat_map(|i| a[i * n..i * n + i + 1].iter())
             .fold(0.0f64, |acc, x| acc.max(x.abs()));
-        self.scale = if big > 0.0 {
+        let scale = if big > 0.0 {
             2f64.powi(big.log2().round() as i32)
         } else {
             1.0
         };
         for i in 0..n {
             for j in 0..=i {
-                let v = a[i * n + j] / self.scale;
+                let v = a[i * n + j] / scale;
                 self.q[(n - 1 - i) * n + (n - 1 - j)] = v;
                 self.q[(n - 1 - j) * n + (n - 1 - i)] = v;
             }
+        }
+        tridiagonal_ql(self)?;
+        self.d.iter_mut().for_each(|x| *x *= scale);
+        self.sorted_output();
+        if self.values.iter().any(|x| !x.is_finite()) {
+            return Err(LinalgError::NonFinite);
         }
         Ok(())
     }
@@ -526,24 +499,6 @@ impl FdEigen {
         match self {
             FdEigen::Small(e) => e.compute(a),
             FdEigen::Large(e) => e.compute(a),
-        }
-    }
-
-    /// The eigenvalues of `a` only (all of them: faer's solver also forms the vectors);
-    /// [`FdEigen::leading_vectors`] then forms those the shrink keeps.
-    pub(crate) fn compute_values(&mut self, a: &[f64]) -> Result<(), LinalgError> {
-        match self {
-            FdEigen::Small(e) => e.compute_values(a),
-            FdEigen::Large(e) => e.compute(a),
-        }
-    }
-
-    /// After [`FdEigen::compute_values`]: the vectors of the `k` largest values in columns
-    /// `0..k` of [`FdEigen::vectors`].
-    pub(crate) fn leading_vectors(&mut self, k: usize) {
-        match self {
-            FdEigen::Small(e) => e.leading_vectors(k),
-            FdEigen::Large(_) => {}
         }
     }
 

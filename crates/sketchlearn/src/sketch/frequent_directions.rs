@@ -14,12 +14,10 @@
 //! rotation `UᵀB`: the new rows are `√(1 − δ/λ_i) · (UᵀB)_i`, which equals
 //! `√(λ_i − δ) v_iᵀ` of the SVD `B = U Σ Vᵀ` with `λ_i = σ_i²`. Directions with `λ_i ≤ δ` become
 //! exactly zero rows and the free rows are tracked by count. The cost is `O(ℓ²d + ℓ³)`.
-//! The eigendecomposition is `small_sym_eigen::FdEigen`'s up to `ℓ = 64` and faer's beyond: at
-//! the default `ℓ = 2m = 20` faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of
-//! the default's CPU). Only the values and the `keep ≤ m − 1` leading vectors are formed
-//! (`FdEigen::compute_values` + `leading_vectors`: EISPACK `tred2`, Reinsch's root-free QL,
-//! inverse iteration; branch eigen12), not the `ℓ` vectors of `tql2` — the sparse-time shrink
-//! still uses the full `tred2`/`tql2`, which agrees to `O(ε‖BBᵀ‖)` (`sparse_equivalence`). The two
+//! The eigendecomposition is `small_sym_eigen::FdEigen`'s, the sparse-time shrink's solver
+//! (EISPACK `tred2`/`tql2`) up to `ℓ = 64` and faer's beyond: at the default `ℓ = 2m = 20`
+//! faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
+//! sparse-time learner and this one now share the solver (`sparse_equivalence`). The two
 //! products are plain loops (`sketch::fd_products`), not faer's GEMM. FD-SON's curvature
 //! keeps `BBᵀ` for its solves anyway, so its shrink reads that matrix
 //! (`FrequentDirections::insert_scaled_with_gram`) and forms only `UᵀB` (on a9a the Gram
@@ -374,12 +372,9 @@ impl FrequentDirections {
             }
             None => fd_products::gram(&self.buf, l, d, &mut self.gram, l),
         }
-        // The values first, then only the `keep` vectors the shrink uses (`small_sym_eigen`'s
-        // `leading` module: root-free QL and inverse iteration).
-        eig.compute_values(&self.gram[..l * l])?;
-        let (delta, keep) = shrink_rule(eig.values(), m);
-        eig.leading_vectors(keep);
+        eig.compute(&self.gram[..l * l])?;
         let lambda = eig.values();
+        let (delta, keep) = shrink_rule(lambda, m);
         if self.rotated.len() < keep * d {
             self.rotated.resize(keep * d, 0.0);
         }
