@@ -384,6 +384,8 @@ def report(rows, sketch_rows, n, d, k, workers, load_before) -> None:
     for name, run, eps, prog, err, se in rows:
         p = "" if prog is None else f"{prog:.4f}"
         print(f"| {name} | {run} | {eps:,.0f} | {p} | {err:.4f} ± {se:.4f} |")
+    if not sketch_rows:
+        return
     print()
     print(f"Sketch of a {n} x {d} matrix, k = {k}, {workers} worker(s):")
     print("| method | seconds | ‖X − X V_k V_kᵀ‖₂² / σ_{k+1}² |")
