@@ -233,6 +233,8 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
     assert one.learners_.state_bytes() == single.learners_.state_bytes()
     with pytest.raises(ValueError, match="blocks_per_task"):
         fit(OnlineClassifier(), paths, n_features=d, blocks_per_task=0)
+    with pytest.raises(ValueError, match="empty list of files"):
+        fit(OnlineClassifier(), [], n_features=d)
 
 
 def _initial_for(paths, d):

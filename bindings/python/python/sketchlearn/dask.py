@@ -437,6 +437,8 @@ def fit(
     client = _client(client)
     workers = sorted(client.scheduler_info()["workers"]) or [None]
     files = _is_files(X)
+    if files and not X:
+        raise ValueError("X is an empty list of files: give at least one LIBSVM, VW or CSV file")
     csv = None
     csv_given = label_column is not None or header is not None or len(ignore_columns) > 0
     if files and _csv_files(list(X), format):
