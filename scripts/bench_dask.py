@@ -9,7 +9,7 @@ Data sets:
 * a generated sparse stream (fixed seed): --rows rows, 2^20 features, ~20 non-zeros per row,
   labels from a sparse logistic model, written as LIBSVM into 16 files, plus a held-out file;
 * a9a (train → a9a.t) and r8_earn_vs_rest (first 5485 rows → last 2189 rows) from
-  /work/shared/data (or --data), each split into 8 LIBSVM files.
+  ../shared/data beside the repository (or --data), each split into 8 LIBSVM files.
 Each is learned (a) as one stream in this process (in memory with ``fit``, and with
 ``partial_fit_file`` over the files in order in the representation ``fit`` chose: the
 single-stream default) and (b) with ``sketchlearn.dask.fit`` on a LocalCluster of 1 and N
@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from bench_common import DATA
 from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit, sketch
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
@@ -291,7 +292,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--rows", type=int, default=320_000, help="generated stream rows")
-    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--data", default=DATA)
     ap.add_argument("--skip-generated", action="store_true")
     ap.add_argument("--skip-real", action="store_true", help="skip a9a and r8")
     ap.add_argument(

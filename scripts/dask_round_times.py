@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_common import DATA
 from bench_dask import (
     blocks_per_task,
     cpu_seconds,
@@ -230,7 +231,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="as bench_dask.py's")
-    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--data", default=DATA)
     ap.add_argument(
         "--d-scaling",
         action="store_true",
