@@ -26,7 +26,8 @@ MARKER = Path(tempfile.gettempdir()) / f"sketchlearn-dask-kill-{os.getuid()}"
 
 
 class KillOnce(OnlineClassifier):
-    """An OnlineClassifier whose first block after round 1 kills its worker process."""
+    """An OnlineClassifier that kills its worker process at the first block it learns after
+    another (once in a test: the marker file)."""
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         if self.learners_.examples_seen > 0 and not MARKER.exists():
@@ -104,18 +105,22 @@ def test_files_give_the_same_model_as_the_same_blocks_in_arrays(client, tmp_path
     assert np.mean(from_files.predict(X) == y) > 0.75
 
 
-def test_a_killed_worker_changes_nothing(client):
+@pytest.mark.parametrize("blocks_per_task", [None, 4])
+def test_a_killed_worker_changes_nothing(client, blocks_per_task):
+    """One round of two tasks (the default schedule, merged on the client) and two rounds of
+    two tasks (merged on a worker, the merged delta applied on every worker)."""
     X, y = classification(n=1600, seed=3)
     Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
     MARKER.unlink(missing_ok=True)
-    # Two blocks per round whatever the number of live workers (the killed one may still be
+    # Two tasks per round whatever the number of live workers (the killed one may still be
     # restarting when the clean fit starts), so both fits make the same rounds.
+    schedule = {"n_workers": 2, "blocks_per_task": blocks_per_task}
     try:
-        killed = fit(KillOnce(), Xd, yd, n_workers=2)
+        killed = fit(KillOnce(), Xd, yd, **schedule)
         assert MARKER.exists(), "no worker was killed"
     finally:
         MARKER.unlink(missing_ok=True)
-    clean = fit(OnlineClassifier(), Xd, yd, n_workers=2)
+    clean = fit(OnlineClassifier(), Xd, yd, **schedule)
     assert killed.learners_.examples_seen == clean.learners_.examples_seen == len(y)
     np.testing.assert_array_equal(killed.coef_, clean.coef_)
     np.testing.assert_array_equal(killed.intercept_, clean.intercept_)
