@@ -237,11 +237,12 @@ def run_learning(
             n = model.learners_.examples_seen
             rows.append((name, label, n / secs, None, err, se))
             used = ", ".join(f"{cpu[w] - cpu0[w]:.2f}" for w in sorted(cpu))
-            # The client's CPU: Dask's client side, and a one-round fit's last merge (sketchlearn.dask
-            # merges the one or two tasks' deltas here, as Spark's treeAggregate on the driver).
+            # This process's CPU: Dask's client side, LocalCluster's scheduler (it runs in this
+            # process), and a one-round fit's last merge (sketchlearn.dask merges the one or two
+            # tasks' deltas here, as Spark's treeAggregate on the driver).
             _note(
                 rows[-1],
-                f"wall {secs:.2f} s, workers' CPU {used} s, client's CPU {own:.2f} s",
+                f"wall {secs:.2f} s, workers' CPU {used} s, client + scheduler CPU {own:.2f} s",
             )
     if single_last:
         rows.append(single_stream_row(name, make, paths, test, d, sparse))

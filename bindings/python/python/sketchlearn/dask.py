@@ -9,11 +9,11 @@ current global model, the learned states are
 tree-reduced with :meth:`~sketchlearn.OnlineClassifier.merge` (weights averaged by examples,
 squared-gradient sums added, sketches merged by FD's merge, each over the round's common base)
 and the result is the next global model (a fit of one round of one or two tasks — the default
-on one or two workers — over at most 2^16 features is finished on the client: the tasks send
-their deltas and the client merges them, as Spark's ``treeAggregate`` combines its last level on
-the driver; the same merge, the same bytes, two hops fewer). A merge is a pure function of the
-round's outputs, so when a worker dies Dask recomputes its task and the result is the same as
-without the failure.
+on one or two workers — over at most 2^16 features, ``n_features`` given, is finished on the
+client: the tasks send their deltas and the client merges them, as Spark's ``treeAggregate``
+combines its last level on the driver; the same merge, the same bytes, two hops fewer). A merge
+is a pure function of the round's outputs, so when a worker dies Dask recomputes its task and the
+result is the same as without the failure.
 The result is an ordinary fitted estimator.
 
 >>> from dask.distributed import Client
@@ -188,11 +188,10 @@ def _learned_delta(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
     return _delta_of(_learn_blocks(model, Xs, ys, fmt, zero_based), model)
 
 
-# The features up to which a one-round fit is finished on the client. The client rebuilds
-# both states from their deltas (a worker keeps one in memory), and a state's in-memory copy
-# is d-sized (sparse-time column stores, first-order arrays): 7 ms at 2^16 features, 128 ms at
-# 2^20; on the generated stream (2^20 features, 200k rows) the client's CPU grew by 3-3.6 s
-# against a 2-3 s merge on a worker (docs/results/dask.md, dask12). a9a (123) and r8 (23,585)
+# The features up to which a one-round fit is finished on the client. On the generated stream
+# (2^20 features, 200k rows) the client's CPU grew by 3-3.6 s with it — the 2-3 s merge moved
+# there from a worker, plus rebuilding the first state and the merged state's d-sized copy (89 ms
+# at 2^20) — for no gain in wall time (docs/results/dask.md, dask12). a9a (123) and r8 (23,585)
 # gain; wider models merge on a worker as before.
 _CLIENT_MERGE_FEATURES = 1 << 16
 
