@@ -106,6 +106,7 @@ pub(crate) fn decimal_at(line: &[u8], mut p: usize) -> Option<(f64, usize)> {
 /// file (`docs/results/speed.md`, branch `dense12`).
 #[inline(always)]
 fn with_sign(x: f64, negative: bool) -> f64 {
+    debug_assert!(x.is_sign_positive(), "a quotient of non-negative numbers");
     f64::from_bits(x.to_bits() | (u64::from(negative) << 63))
 }
 

@@ -23,9 +23,13 @@
 //! panics. The helper catches the closure's panic (it reports it instead of ending), and it
 //! ends only when its caller's end of the channels is dropped, which cannot happen during a
 //! call (the caller holds it). A process forked from one with a helper starts its own (the
-//! helper's thread is not copied by `fork`). When the helper cannot be used (it could not be started, or a
-//! closure run by `beside` calls `beside` again on the same thread) a scoped thread is started
-//! as before.
+//! helper's thread is not copied by `fork`; the process id tells, so a forked process that gets
+//! the id of the dead process its helper record came from would wait for a thread that does not
+//! exist — a case not handled). When the helper cannot be used (it could not be started, the
+//! caller's part calls `beside` again on the same thread, or this thread's record is already
+//! destroyed: a call from another thread-local's destructor) a scoped thread is started as
+//! before; a call from inside the other part starts a helper of the helper thread, kept for
+//! that thread's life.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -108,23 +112,30 @@ pub(super) fn beside<A: Send, B>(
     other: impl FnOnce() -> A + Send,
     mine: impl FnOnce() -> B,
 ) -> (thread::Result<A>, B) {
-    HELPER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut helper) => {
-            if helper.as_ref().is_some_and(|h| h.pid != std::process::id()) {
-                // Inherited through `fork`: its thread is not in this process. Its channels
-                // are left alone (forgotten), not dropped, as they were the parent's.
-                std::mem::forget(helper.take());
-            }
-            if helper.is_none() {
-                *helper = Helper::start().ok();
-            }
-            match helper.as_ref() {
-                Some(h) => on_helper(h, other, mine),
-                None => scoped(other, mine),
-            }
+    let mut parts = Some((other, mine));
+    let on_record = HELPER.try_with(|cell| {
+        // Borrowed: a call from the caller's part of an outer `beside` (scoped below).
+        let mut helper = cell.try_borrow_mut().ok()?;
+        if helper.as_ref().is_some_and(|h| h.pid != std::process::id()) {
+            // Inherited through `fork`: its thread is not in this process. Its channels
+            // are left alone (forgotten), not dropped, as they were the parent's.
+            std::mem::forget(helper.take());
         }
-        Err(_) => scoped(other, mine),
-    })
+        if helper.is_none() {
+            *helper = Helper::start().ok();
+        }
+        let h = helper.as_ref()?;
+        let (other, mine) = parts.take().expect("the parts are taken once");
+        Some(on_helper(h, other, mine))
+    });
+    match on_record {
+        Ok(Some(done)) => done,
+        // No helper (not started, borrowed, or this thread's record already destroyed).
+        _ => {
+            let (other, mine) = parts.take().expect("not run on the helper");
+            scoped(other, mine)
+        }
+    }
 }
 
 /// [`beside`] on a thread started for this call.
@@ -223,5 +234,33 @@ mod tests {
         let (a, b) = beside(|| 1, || beside(|| 2, || 3));
         let (c, d) = b;
         assert_eq!((a.unwrap(), c.unwrap(), d), (1, 2, 3));
+    }
+
+    /// A call from another thread-local's destructor, after this thread's helper record is
+    /// destroyed, runs on a scoped thread (`HELPER.with` would panic there, aborting the
+    /// process).
+    #[test]
+    fn a_call_after_the_record_is_destroyed_uses_a_scoped_thread() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static SUM: AtomicU32 = AtomicU32::new(0);
+        struct AtExit;
+        impl Drop for AtExit {
+            fn drop(&mut self) {
+                let (a, b) = beside(|| 2, || 3);
+                SUM.store(a.unwrap() + b, Ordering::SeqCst);
+            }
+        }
+        thread_local! {
+            static LATE: AtExit = const { AtExit };
+        }
+        thread::spawn(|| {
+            // Registered first, so destroyed after `HELPER` (thread-locals are destroyed in
+            // the reverse order of their first use).
+            LATE.with(|_| ());
+            assert_eq!(beside(|| 1, || 1).0.unwrap(), 1);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(SUM.load(Ordering::SeqCst), 5);
     }
 }

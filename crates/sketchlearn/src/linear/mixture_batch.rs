@@ -92,7 +92,7 @@ impl<'a> RowSource<'a> {
         while self.got.len() <= i {
             let next = self.arriving.as_ref().and_then(|rx| rx.recv().ok());
             // The scaling thread sends every example of the batch before it ends (it cannot
-            // fail; a panic there is re-raised by the scope).
+            // fail; a panic there is re-raised by `beside`, after this side has reported).
             self.got
                 .push(next.expect("the scaling thread sends every example"));
         }
