@@ -17,7 +17,9 @@
 //! instructions.
 
 use crate::data::dot4::dot4_rows;
-use crate::linalg::{axpy, dot};
+use crate::linalg::axpy;
+#[cfg(doc)]
+use crate::linalg::dot;
 #[cfg(target_arch = "x86_64")]
 use crate::linear::sparse::has_avx2;
 
@@ -50,28 +52,15 @@ with_avx2! {
     /// (`rows × cols`): the Gram matrix `BBᵀ`, exactly symmetric, written with row stride
     /// `stride`.
     gram / gram_generic(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
-        let row = |j: usize| &b[j * cols..(j + 1) * cols];
-        let mut put = |i: usize, j: usize, v: f64| {
-            out[i * stride + j] = v;
-            out[j * stride + i] = v;
-        };
         for i in 0..rows {
-            let bi = row(i);
-            let mut j = 0;
-            // Four entries at once (rows `j..j + 4` against `b_i`): four independent
-            // accumulations (latency hidden), each [`dot`]'s sum in its order (`dot4_rows`: the
-            // tail starts from −0.0 there, from 0.0 in `dot`; the chunk sum it is added to is
-            // never −0.0, so the bits are the same), so the same bits as one `dot` per entry.
-            while j + 4 <= i + 1 {
-                let mut v = [0.0; 4];
-                dot4_rows(&b[j * cols..], cols, bi, &mut v);
-                for (t, &x) in v.iter().enumerate() {
-                    put(i, j + t, x);
-                }
-                j += 4;
-            }
-            for j in j..=i {
-                put(i, j, dot(bi, row(j)));
+            // Row `i`'s entries `j ≤ i` in one call, eight rows at a time (`dot4_rows`: each
+            // [`dot`]'s sum in its order — the tail starts from −0.0 there, from 0.0 in
+            // `dot`; the chunk sum it is added to is never −0.0 — so the same bits as one
+            // `dot` per entry), then mirrored above the diagonal.
+            let bi = &b[i * cols..(i + 1) * cols];
+            dot4_rows(b, cols, bi, &mut out[i * stride..i * stride + i + 1]);
+            for j in 0..i {
+                out[j * stride + i] = out[i * stride + j];
             }
         }
     }
@@ -156,7 +145,7 @@ fn rows_combination(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::linalg::{gram_rows, rotate_rows};
+    use crate::linalg::{dot, gram_rows, rotate_rows};
 
     /// Both products agree with faer's GEMM to rounding, on odd sizes and a tail of `d mod 4`.
     /// The blocked `gram` (four dots at once) and `rotate` (a block of columns in registers)
