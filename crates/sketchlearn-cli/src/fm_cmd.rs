@@ -44,7 +44,9 @@ Model: the compact convex FM z = âᵀΘâ with â = [x; 1] (sftrl, sftrl-fast, 
 ogd, ocg) or \
 Rendle's FM w0 + wᵀx + Σ⟨v_i,v_j⟩x_i x_j of rank k (fm-sgd). Ratings become one-hot user + item \
 features (ids remapped densely on the training part; an id unseen in training loses its one-hot \
-feature at test time, see --unseen-error). The first --train-fraction of the file, in file order, is \
+feature at test time, see --unseen-error; --json counts such test examples in unseen_users and \
+unseen_items, and a model resumed with -i counts those it learns in unseen_users_learning and \
+unseen_items_learning). The first --train-fraction of the file, in file order, is \
 learned in one pass with progressive validation; the rest is predicted without updates. \
 `seconds` is the learning pass plus the test predictions (data loading excluded); \
 peak_rss_bytes is the process's VmHWM.\n\n\

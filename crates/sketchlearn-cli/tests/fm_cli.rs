@@ -850,8 +850,8 @@ fn predictions_file_holds_the_scored_predictions_beyond_the_dimension() {
 }
 
 /// A model resumed with `-i` keeps its id maps: learning examples with a user or item it never
-/// saw are learned without that id's feature, and stderr says how many (a new model's maps
-/// come from the learning part, so it never says so).
+/// saw are learned without that id's feature, and stderr (and `--json`) says how many (a new
+/// model's maps come from the learning part, so it never says so).
 #[test]
 fn resumed_model_notes_ids_it_never_saw_while_learning() {
     let model = common::scratch_dir("fm-cli").join("unseen_learning.skl");
@@ -885,7 +885,19 @@ fn resumed_model_notes_ids_it_never_saw_while_learning() {
         "{stderr}"
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    // Ids it knows: no note.
+    // The same counts in --json, beside the test part's (the last line has ids it knows).
+    let more = more.to_str().unwrap();
+    let r = quiet_json("fm", &["-i", m, "--train-fraction", "0.8", more]);
+    assert_eq!(r["unseen_users_learning"], 2, "{r}");
+    assert_eq!(r["unseen_items_learning"], 1, "{r}");
+    assert_eq!(
+        (r["unseen_users"].clone(), r["unseen_items"].clone()),
+        (0.into(), 0.into())
+    );
+    // Ids it knows: no note, zero counts.
     let known = run(&["fm", "--quiet", "-i", m, train.to_str().unwrap()]);
     assert!(!String::from_utf8_lossy(&ok(&known).stderr).contains("never saw"));
+    let r = quiet_json("fm", &["-i", m, train.to_str().unwrap()]);
+    assert_eq!(r["unseen_users_learning"], 0, "{r}");
+    assert_eq!(r["unseen_items_learning"], 0, "{r}");
 }

@@ -233,16 +233,6 @@ pub fn train_and_test(
     let compact_start = Instant::now();
     model.learner.compact()?;
     learned.seconds += compact_start.elapsed().as_secs_f64();
-    let unseen_before_test = examples.unseen();
-    if unseen_before_test != (0, 0) {
-        // Only a resumed model meets ids it never saw while learning (a new one's id maps are
-        // fitted on the learning part).
-        observer.warning(&Warning::UnseenWhileLearning {
-            users: unseen_before_test.0,
-            items: unseen_before_test.1,
-            examples: n_train as u64,
-        });
-    }
     let (metrics, seconds) = test(&mut model, &examples, n_train..n, clip_range, observer)?;
     let cpu_seconds = cpu_start.zip(cpu_seconds()).map(|(a, b)| b - a);
     let unseen = examples.unseen();
@@ -255,10 +245,7 @@ pub fn train_and_test(
         metrics,
         seconds,
         cpu_seconds,
-        unseen: (
-            unseen.0 - unseen_before_test.0,
-            unseen.1 - unseen_before_test.1,
-        ),
+        unseen: (unseen.0 - learned.unseen.0, unseen.1 - learned.unseen.1),
         pairwise,
     };
     let report = FmReport::new(

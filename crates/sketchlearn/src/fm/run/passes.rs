@@ -9,7 +9,7 @@ use super::{FmObserver, FmRunError};
 use crate::eval::{evaluate_each, EvalError, Metrics, ProgressRow};
 use crate::fm::{AnyFm, FmModel};
 use crate::linear::{LearnError, OnlineLearner};
-use crate::run::{divergence_warning, progressive_pass, Observer};
+use crate::run::{divergence_warning, progressive_pass, Observer, Warning};
 use crate::{Example, Row};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -66,10 +66,14 @@ pub(super) struct Learned {
     pub(super) refused: u64,
     pub(super) diverged: bool,
     pub(super) seconds: f64,
+    /// Learning examples whose user and whose item the model never saw.
+    pub(super) unseen: (u64, u64),
 }
 
 /// One online pass over examples `0..n_train` with the library's policies (refused steps,
-/// divergence: a [`Warning::Diverged`](crate::run::Warning::Diverged) to the observer).
+/// divergence: a [`Warning::Diverged`](crate::run::Warning::Diverged) to the observer; ids
+/// the model never saw: a [`Warning::UnseenWhileLearning`] — only a resumed model meets them,
+/// a new one's id maps are fitted on the learning part). `examples` counts from zero.
 pub(super) fn learn(
     model: &mut FmModel,
     examples: &Examples<'_>,
@@ -114,6 +118,14 @@ pub(super) fn learn(
     if let Some(r) = metrics.final_row() {
         progress.progress(&r);
     }
+    let unseen = examples.unseen();
+    if unseen != (0, 0) {
+        progress.observer.warning(&Warning::UnseenWhileLearning {
+            users: unseen.0,
+            items: unseen.1,
+            examples: n_train as u64,
+        });
+    }
     model.examples_seen += n_train as u64;
     Ok(Learned {
         metrics,
@@ -121,6 +133,7 @@ pub(super) fn learn(
         refused: pass.refused_steps,
         diverged: warning.is_some(),
         seconds,
+        unseen,
     })
 }
 

@@ -63,6 +63,12 @@ pub struct FmReport {
     pub unseen_users: u64,
     /// Test examples whose item was unseen in training.
     pub unseen_items: u64,
+    /// Learning examples whose user the model never saw (only a model resumed with
+    /// `initial_model` meets them; the observer got a
+    /// [`Warning::UnseenWhileLearning`](crate::run::Warning::UnseenWhileLearning)).
+    pub unseen_users_learning: u64,
+    /// Learning examples whose item the model never saw (as `unseen_users_learning`).
+    pub unseen_items_learning: u64,
     /// Malformed rows skipped.
     pub skipped_malformed: u64,
     /// Ratings outside the declared scale (skipped or clamped).
@@ -132,6 +138,8 @@ impl FmReport {
             diverged: learned.diverged,
             unseen_users: tested.unseen.0,
             unseen_items: tested.unseen.1,
+            unseen_users_learning: learned.unseen.0,
+            unseen_items_learning: learned.unseen.1,
             skipped_malformed,
             out_of_scale,
             clipped,
