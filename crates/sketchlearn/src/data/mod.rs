@@ -19,6 +19,7 @@ pub(crate) mod mapped;
 mod newline;
 pub mod packed;
 pub mod parallel_parse;
+mod parsed_batch;
 pub mod ratings;
 pub mod read_ahead;
 pub mod rows;

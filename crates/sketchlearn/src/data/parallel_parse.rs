@@ -27,8 +27,14 @@
 //! the stream ends there; an I/O error is reported at the line being read, as
 //! [`LibsvmReader`] reports it. The number of workers changes only who parses a block, never
 //! what is delivered. Memory is bounded: at most a few blocks per worker are in flight.
+//!
+//! A worker's result is a `ParsedBatch` (`data/parsed_batch.rs`), as
+//! [`ReadAhead`](super::ReadAhead)'s hand-overs are: filled by the block's reader to its end or
+//! first error, its examples swapped out by the consumer, a worker's panic passed on.
 
 use super::error::ParseError;
+use super::labeled::LabelField;
+use super::parsed_batch::{pass_on_panic, ParsedBatch};
 use super::read_ahead::ExampleSource;
 use super::{Example, LibsvmOptions, LibsvmReader};
 use std::io::{BufRead, Cursor, Read};
@@ -55,16 +61,12 @@ enum Block {
     Failed(std::io::Error),
 }
 
-/// A worker's result for one block.
+/// A worker's result for one block: its examples with their lines within the block (1-based)
+/// and the parse or I/O error it stopped at (its line within the block: the stream ends there).
 struct Parsed {
-    examples: Vec<Example>,
-    /// The line of each example within its block (1-based).
-    lines: Vec<u64>,
-    len: usize,
-    /// The number of lines of the block (read to its end unless `end` is an error).
+    batch: ParsedBatch<ParseError>,
+    /// The number of lines of the block (read to its end unless it stopped at an error).
     block_lines: u64,
-    /// A parse or I/O error (its line within the block): the stream ends there.
-    error: Option<ParseError>,
 }
 
 /// LIBSVM text parsed on worker threads, delivered in order (see the [module](self) docs).
@@ -75,9 +77,9 @@ pub struct ParallelParse {
     workers: Vec<Option<JoinHandle<()>>>,
     next: usize,
     cur: Option<Parsed>,
-    pos: usize,
     lines_before: u64,
     line: u64,
+    label: Option<LabelField>,
     ended: bool,
 }
 
@@ -119,9 +121,9 @@ impl ParallelParse {
             workers: handles,
             next: 0,
             cur: None,
-            pos: 0,
             lines_before: 0,
             line: 0,
+            label: None,
             ended: false,
         }
     }
@@ -143,13 +145,11 @@ impl ParallelParse {
     pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
         loop {
             if let Some(p) = self.cur.as_mut() {
-                if self.pos < p.len {
-                    std::mem::swap(ex, &mut p.examples[self.pos]);
-                    self.line = self.lines_before + p.lines[self.pos];
-                    self.pos += 1;
+                if let Some(line) = p.batch.next_into(ex, &mut self.label) {
+                    self.line = self.lines_before + line;
                     return Ok(true);
                 }
-                if let Some(mut e) = p.error.take() {
+                if let Some(Err(mut e)) = p.batch.take_end() {
                     self.ended = true;
                     self.cur = None;
                     e.line += self.lines_before;
@@ -168,7 +168,6 @@ impl ParallelParse {
             match self.results[worker].recv() {
                 Ok(p) => {
                     self.cur = Some(p);
-                    self.pos = 0;
                     self.next += 1;
                 }
                 // The cutter sent no block `next`: the end of the input, or a panic (passed on,
@@ -186,14 +185,8 @@ impl ParallelParse {
     /// cutter. `j` has returned (or unwound); if it did not panic, its block channel closed, so
     /// the cutter has returned (or unwound) too. The other workers are not waited for.
     fn rethrow(&mut self, j: usize) {
-        for handle in [self.workers[j].take(), self.cutter.take()]
-            .into_iter()
-            .flatten()
-        {
-            if let Err(panic) = handle.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
+        pass_on_panic(self.workers[j].take());
+        pass_on_panic(self.cutter.take());
     }
 
     /// The line of the last example returned (0 before the first).
@@ -209,6 +202,9 @@ impl ExampleSource for ParallelParse {
     }
     fn line(&self) -> u64 {
         ParallelParse::line(self)
+    }
+    fn label_field(&self) -> Option<&LabelField> {
+        self.label.as_ref()
     }
 }
 
@@ -289,41 +285,20 @@ fn work(
 ) {
     while let Ok(block) = blocks.recv() {
         let mut p = spare.try_recv().unwrap_or_else(|_| Parsed {
-            examples: Vec::new(),
-            lines: Vec::new(),
-            len: 0,
+            batch: ParsedBatch::new(),
             block_lines: 0,
-            error: None,
         });
-        p.len = 0;
-        p.lines.clear();
-        p.error = None;
         match block {
             Block::Failed(e) => {
                 p.block_lines = 0;
-                p.error = Some(ParseError::io(name, 1, &e));
+                p.batch.fail(ParseError::io(name, 1, &e));
             }
             Block::Lines { bytes, first } => {
                 let mut reader = LibsvmReader::new(Cursor::new(bytes), name, options);
                 if !first {
                     reader = reader.continuing();
                 }
-                loop {
-                    if p.examples.len() == p.len {
-                        p.examples.push(Example::default());
-                    }
-                    match reader.read_into(&mut p.examples[p.len]) {
-                        Ok(true) => {
-                            p.lines.push(reader.line());
-                            p.len += 1;
-                        }
-                        Ok(false) => break,
-                        Err(e) => {
-                            p.error = Some(e);
-                            break;
-                        }
-                    }
-                }
+                p.batch.fill(&mut reader, usize::MAX);
                 p.block_lines = reader.line();
                 let _ = used.try_send(reader.into_inner().into_inner());
             }

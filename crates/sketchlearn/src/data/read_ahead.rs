@@ -15,6 +15,10 @@
 //! it (the source itself is ahead). Dropping the `ReadAhead` early stops the parser at its next
 //! hand-over.
 //!
+//! The hand-overs are `ParsedBatch`es (`data/parsed_batch.rs`), as
+//! [`ParallelParse`](super::ParallelParse)'s workers' results are (one policy for filling,
+//! taking and a parser's panic).
+//!
 //! ```
 //! use std::io::Cursor;
 //! use sketchlearn::data::{ReadAhead, LibsvmOptions, LibsvmReader};
@@ -32,6 +36,7 @@
 //! ```
 
 use super::labeled::LabelField;
+use super::parsed_batch::{pass_on_panic, ParsedBatch};
 use super::{Example, LibsvmReader, ParseError, VwReader};
 use std::io::BufRead;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -78,24 +83,12 @@ impl<R: BufRead> ExampleSource for VwReader<R> {
     }
 }
 
-/// One hand-over: examples `0..len` with their lines (and written labels, from a source that
-/// has them), then possibly the end of the stream.
-struct Batch<E> {
-    examples: Vec<Example>,
-    lines: Vec<u64>,
-    labels: Vec<Option<LabelField>>,
-    len: usize,
-    /// `Some(Ok(()))` at the end of the input, `Some(Err(e))` after a parse error.
-    end: Option<Result<(), E>>,
-}
-
 /// A source parsed on a background thread (see the module documentation).
 pub struct ReadAhead<E> {
     handle: Option<std::thread::JoinHandle<()>>,
-    rx: Option<Receiver<Batch<E>>>,
-    back: Option<SyncSender<Batch<E>>>,
-    cur: Option<Batch<E>>,
-    pos: usize,
+    rx: Option<Receiver<ParsedBatch<E>>>,
+    back: Option<SyncSender<ParsedBatch<E>>>,
+    cur: Option<ParsedBatch<E>>,
     line: u64,
     label: Option<LabelField>,
 }
@@ -106,10 +99,10 @@ impl<E: Send + 'static> ReadAhead<E> {
     where
         S: ExampleSource<Error = E> + Send + 'static,
     {
-        let (tx, rx) = sync_channel::<Batch<E>>(DEPTH);
+        let (tx, rx) = sync_channel::<ParsedBatch<E>>(DEPTH);
         // Used batches come back here; DEPTH + 2 can exist (in the channel, being filled, being
         // read), so the return channel never blocks the reader.
-        let (back, spare) = sync_channel::<Batch<E>>(DEPTH + 2);
+        let (back, spare) = sync_channel::<ParsedBatch<E>>(DEPTH + 2);
         let handle = std::thread::spawn(move || {
             let mut made = 0;
             loop {
@@ -117,13 +110,7 @@ impl<E: Send + 'static> ReadAhead<E> {
                     Ok(b) => b,
                     Err(_) if made < DEPTH + 2 => {
                         made += 1;
-                        Batch {
-                            examples: (0..BATCH).map(|_| Example::default()).collect(),
-                            lines: vec![0; BATCH],
-                            labels: vec![None; BATCH],
-                            len: 0,
-                            end: None,
-                        }
+                        ParsedBatch::new()
                     }
                     // Every batch is out: wait for one (or stop if the reader is gone).
                     Err(_) => match spare.recv() {
@@ -131,27 +118,8 @@ impl<E: Send + 'static> ReadAhead<E> {
                         Err(_) => return,
                     },
                 };
-                batch.len = 0;
-                batch.end = None;
-                while batch.len < BATCH {
-                    let k = batch.len;
-                    match source.read_into(&mut batch.examples[k]) {
-                        Ok(true) => {
-                            batch.lines[k] = source.line();
-                            batch.labels[k] = source.label_field().cloned();
-                            batch.len += 1;
-                        }
-                        Ok(false) => {
-                            batch.end = Some(Ok(()));
-                            break;
-                        }
-                        Err(e) => {
-                            batch.end = Some(Err(e));
-                            break;
-                        }
-                    }
-                }
-                let last = batch.end.is_some();
+                batch.fill(&mut source, BATCH);
+                let last = batch.ends();
                 if tx.send(batch).is_err() || last {
                     return;
                 }
@@ -162,7 +130,6 @@ impl<E: Send + 'static> ReadAhead<E> {
             rx: Some(rx),
             back: Some(back),
             cur: None,
-            pos: 0,
             line: 0,
             label: None,
         }
@@ -173,16 +140,14 @@ impl<E: Send + 'static> ReadAhead<E> {
     pub fn read_into(&mut self, ex: &mut Example) -> Result<bool, E> {
         loop {
             if let Some(b) = self.cur.as_mut() {
-                if self.pos < b.len {
-                    std::mem::swap(ex, &mut b.examples[self.pos]);
-                    std::mem::swap(&mut self.label, &mut b.labels[self.pos]);
-                    self.line = b.lines[self.pos];
-                    self.pos += 1;
+                if let Some(line) = b.next_into(ex, &mut self.label) {
+                    self.line = line;
                     return Ok(true);
                 }
-                if let Some(end) = b.end.take() {
-                    // Stay at the end: later calls return `Ok(false)`.
-                    b.end = Some(Ok(()));
+                if let Some(end) = b.take_end() {
+                    // Stay at the end: later calls return `Ok(false)` (the parser has returned).
+                    self.cur = None;
+                    self.rx = None;
                     return end.map(|()| false);
                 }
                 let used = self.cur.take().expect("checked above");
@@ -195,17 +160,11 @@ impl<E: Send + 'static> ReadAhead<E> {
                 return Ok(false);
             };
             match rx.recv() {
-                Ok(b) => {
-                    self.cur = Some(b);
-                    self.pos = 0;
-                }
-                // The parser ended without its final batch: only a panic does that, and it is
-                // passed on (never a silently shortened stream).
+                Ok(b) => self.cur = Some(b),
+                // The parser ended without its final batch: only a panic does that.
                 Err(_) => {
                     self.rx = None;
-                    if let Some(Err(panic)) = self.handle.take().map(|h| h.join()) {
-                        std::panic::resume_unwind(panic);
-                    }
+                    pass_on_panic(self.handle.take());
                     return Ok(false);
                 }
             }
