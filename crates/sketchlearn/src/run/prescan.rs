@@ -19,8 +19,8 @@ use super::halves::{self, Halves};
 use super::input::examples;
 use super::{Input, ReadOptions, RunError};
 use crate::data::{
-    ClassScan, Example, ExampleReader, ExampleSource, Format, Interactions, LibsvmOptions,
-    ParseError, Schema,
+    ClassScan, Example, ExampleReader, ExampleSource, Format, Interactions, LabelField,
+    LibsvmOptions, ParseError, Schema,
 };
 use crate::linear::{InputProfile, SparsityProbe, SPARSITY_SAMPLE};
 
@@ -243,17 +243,18 @@ fn first_rows(
 /// The smallest file [`first_rows`] reads on two threads (2 MiB). The walk is on the
 /// wall-clock's path before any learning, and a thread start costs tens of microseconds against
 /// the milliseconds a MiB of text takes to walk: r8_earn_vs_rest (6 MB), w8a (3.4 MB) and a9a
-/// (2.3 MB) are split too. Each half then still holds the sampled rows unless the lines
-/// average over 1 KiB (a dense file), when the halves are declined and the file walked whole.
+/// (2.3 MB) are split too. When the first half holds fewer than the sampled rows (lines that
+/// average over 1 KiB, a dense file), the second half's first rows complete the sample.
 const SPLIT_BYTES: u64 = 2 << 20;
 
 /// [`first_rows`] of a plain LIBSVM file of at least `min_bytes` that the walk reads to its
 /// end, on two threads ([`halves`]): each half walked by its own reader, then the second
 /// half's labels (in the order of their lines, at their lines in the file), examples and
 /// largest index added to the first's — what one reader gives, since the walk only counts,
-/// takes maxima and records each label's first line. `None` (read it on one thread) when the
-/// file is not split, the first half holds fewer than the sampled rows ([`SPARSITY_SAMPLE`],
-/// observed by the first reader only), or anything fails in either half: the one-thread read
+/// takes maxima and records each label's first line. The sampled rows ([`SPARSITY_SAMPLE`])
+/// are the first reader's, then, when its half holds fewer, the first rows of the second half
+/// ([`KeepFirstRows`]): the rows one reader samples, in its order. `None` (read it on one
+/// thread) when the file is not split or anything fails in either half: the one-thread read
 /// then reports the error exactly as before, at its place.
 fn on_two_threads(
     input: &Input,
@@ -279,16 +280,32 @@ fn on_two_threads(
     let mut a = Walk::new(fresh(), limit);
     // The second half's examples are counted only when every example is.
     let mut b = Walk::new(fresh(), if limit == u64::MAX { limit } else { 0 });
+    let mut kept = KeepFirstRows::new(&mut second);
     let (ok_a, ok_b) = std::thread::scope(|s| {
-        let second_half = s.spawn(|| b.read(&mut second).is_ok());
+        let second_half = s.spawn(|| b.read(&mut kept).is_ok());
         let ok_a = a.read(&mut first).is_ok();
         let ok_b = second_half
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (ok_a, ok_b)
     });
-    if !(ok_a && ok_b) || a.n < SPARSITY_SAMPLE {
+    let KeepFirstRows { indices, ends, .. } = kept;
+    if !(ok_a && ok_b) {
         return None;
+    }
+    let mut start = 0;
+    for &end in ends
+        .iter()
+        .take(SPARSITY_SAMPLE.saturating_sub(a.n) as usize)
+    {
+        // Rows past the first half's, within the sample: counted here when only the sample is
+        // (else with all of the second half's below).
+        a.probe.observe(&indices[start..end]);
+        if limit != u64::MAX {
+            a.n += 1;
+            a.nnz += end - start;
+        }
+        start = end;
     }
     let lines_before = first.line();
     if let (Some(all), Some(later)) = (a.scan.as_mut(), b.scan.as_ref()) {
@@ -302,6 +319,44 @@ fn on_two_threads(
     a.nnz += b.nnz;
     let max_index = first.max_index_plus_one().max(second.max_index_plus_one());
     Some((a, max_index))
+}
+
+/// A source that keeps the stored indices of its first [`SPARSITY_SAMPLE`] examples: the
+/// second half's first rows, which complete the sample when the first half holds fewer (and so
+/// the file is walked once, not declined and walked again).
+struct KeepFirstRows<'a, S: ?Sized> {
+    source: &'a mut S,
+    indices: Vec<u32>,
+    /// Where each kept row's indices end in `indices`.
+    ends: Vec<usize>,
+}
+
+impl<'a, S: ?Sized> KeepFirstRows<'a, S> {
+    fn new(source: &'a mut S) -> Self {
+        KeepFirstRows {
+            source,
+            indices: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+}
+
+impl<S: ExampleSource<Error = ParseError> + ?Sized> ExampleSource for KeepFirstRows<'_, S> {
+    type Error = ParseError;
+    fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
+        let more = self.source.read_into(ex)?;
+        if more && (self.ends.len() as u64) < SPARSITY_SAMPLE {
+            self.indices.extend_from_slice(&ex.indices);
+            self.ends.push(self.indices.len());
+        }
+        Ok(more)
+    }
+    fn line(&self) -> u64 {
+        self.source.line()
+    }
+    fn label_field(&self) -> Option<&LabelField> {
+        self.source.label_field()
+    }
 }
 
 #[cfg(test)]
@@ -406,9 +461,9 @@ mod tests {
     }
 
     /// Declined, and so read by one reader with its errors where they are: a bad line in
-    /// either half, a first half shorter than the sample, a byte-order mark at the cut.
+    /// either half, a byte-order mark at the cut.
     #[test]
-    fn two_halves_decline_errors_short_halves_and_marks() {
+    fn two_halves_decline_errors_and_marks() {
         for bad in [100, 2800] {
             let mut lines: Vec<&str> = rows(3000, 5).leak().lines().collect();
             lines[bad] = "1 2:1 x:1";
@@ -420,11 +475,44 @@ mod tests {
                 "{err}"
             );
         }
-        assert!(both_ways(&rows(1500, 5), None).0.is_none());
         let text = rows(3000, 5);
         let middle = text[text.len() / 2..].find('\n').unwrap() + text.len() / 2 + 1;
         let marked = format!("{}\u{feff}{}", &text[..middle], &text[middle..]);
         assert!(both_ways(&marked, None).0.is_none());
+    }
+
+    /// A first half shorter than the sample (long lines, a small file) is not declined, which
+    /// walked the file twice (both halves, then the whole): the second half's first rows
+    /// complete the sample, and the counts are one reader's with and without `--dim`.
+    #[test]
+    fn a_first_half_shorter_than_the_sample_is_completed_by_the_second() {
+        let dense = |n: usize| -> String {
+            (0..n)
+                .map(|k| {
+                    let features: String = (0..40 + k % 200)
+                        .map(|j| format!(" {}:{}", 1 + j * (1 + k % 3), k % 9))
+                        .collect();
+                    format!("{}{features}\n", ["1", "-1"][k % 2])
+                })
+                .collect()
+        };
+        for text in [
+            rows(1500, 5),
+            rows(1500, 1400),
+            rows(3, 1),
+            dense(900),
+            dense(1990),
+        ] {
+            for dim in [None, Some(50)] {
+                let (two, one) = both_ways(&text, dim);
+                let lines = text.lines().count();
+                assert_eq!(
+                    two.expect("split"),
+                    one.unwrap(),
+                    "{lines} lines, dim {dim:?}"
+                );
+            }
+        }
     }
 
     /// A stream read once without `--dim` is spooled and then scanned like a file; with
