@@ -176,7 +176,10 @@ impl<'de> Deserialize<'de> for LazyColumns {
         let s = m + 1 + heads;
         let bad_epoch =
             |e: &Epoch| e.a.len() != m * heads || e.tt.as_ref().is_some_and(|t| t.len() != m * m);
-        let group_of = closed_epoch_groups(&st.epochs, &st.groups, st.closed);
+        let inconsistent = || D::Error::custom("inconsistent sparse column store");
+        let Some(group_of) = closed_epoch_groups(&st.epochs, &st.groups, st.closed) else {
+            return Err(inconsistent());
+        };
         if heads == 0
             || st.slots.len() != st.touched.len() * s
             || st.touched.iter().any(|&j| j as usize >= dim)
@@ -184,7 +187,6 @@ impl<'de> Deserialize<'de> for LazyColumns {
             || bad_epoch(&st.pristine)
             || st.epochs.iter().any(bad_epoch)
             || st.groups.iter().any(bad_epoch)
-            || group_of.is_none()
             || st
                 .epochs
                 .iter()
@@ -195,12 +197,12 @@ impl<'de> Deserialize<'de> for LazyColumns {
             || !stamps_live(&st.slots, s, st.cur, &st.epochs)
             || !counts_match(&st, dim, s)
         {
-            return Err(D::Error::custom("inconsistent sparse column store"));
+            return Err(inconsistent());
         }
         let mut epochs = st.epochs;
         let closed = epochs.iter_mut().filter(|e| e.id <= st.closed);
         // Each closed epoch's group, found by the check above.
-        for (e, g) in closed.zip(group_of.into_iter().flatten()) {
+        for (e, g) in closed.zip(group_of) {
             e.group = st.groups[g].id;
         }
         let mut data = Aligned::zeroed(dim * s);
