@@ -30,6 +30,7 @@ mod dispatch;
 pub mod drp;
 pub mod eval;
 pub mod fm;
+pub(crate) mod huge_pages;
 pub mod labels;
 pub mod learner;
 pub(crate) mod linalg;

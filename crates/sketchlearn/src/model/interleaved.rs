@@ -33,10 +33,13 @@ fn is_zero(v: &[f64; 2]) -> bool {
 }
 
 impl Interleaved {
-    /// `d` pairs of zeros (`vec!` of an all-zero array allocates zeroed memory).
+    /// `d` pairs of zeros (`vec!` of an all-zero array allocates zeroed memory), advised to huge
+    /// pages when large (`huge_pages.rs`: read at random, same values).
     pub fn new(d: usize) -> Self {
+        let mut pairs = vec![[0.0; 2]; d];
+        crate::huge_pages::advise(pairs.as_flattened_mut());
         Interleaved {
-            pairs: vec![[0.0; 2]; d],
+            pairs,
             listed: Vec::new(),
             compacted: 0,
         }

@@ -235,7 +235,7 @@ impl Epoch {
 /// Zero-initialised `f64` storage whose first element is 64-byte aligned, so that a slot of
 /// `m + 2 = 12` numbers (96 bytes) always spans exactly two cache lines (with the allocator's
 /// 16-byte alignment it spans three half of the time). Allocated with `vec![0.0; n]` (calloc:
-/// nothing is touched at start-up).
+/// nothing is touched at start-up), advised to huge pages when large (`huge_pages.rs`).
 #[derive(Debug, Default)]
 struct Aligned {
     v: Vec<f64>,
@@ -245,7 +245,10 @@ struct Aligned {
 
 impl Aligned {
     fn zeroed(len: usize) -> Self {
-        let v = vec![0.0; len + 8];
+        let mut v = vec![0.0; len + 8];
+        // Before the first touch: a large store read at random is backed by huge pages where the
+        // kernel allows (`huge_pages.rs`; same values, fewer TLB misses and page faults).
+        crate::huge_pages::advise(&mut v);
         let off = (64 - (v.as_ptr() as usize % 64)) % 64 / 8;
         Aligned { v, off, len }
     }
