@@ -11,8 +11,10 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
     cd scripts && python dask_round_times.py --generated 2000000 [--tmp DIR]  # bench_dask's stream
 
 ``--generated ROWS``: instead of a9a and r8, bench_dask.py's generated stream of ``ROWS`` rows
-(16 files, 2^20 features; kept in ``--tmp`` and reused when already there), with every file a
-learning task reads timed on its own (wall and the task thread's CPU).
+(16 files, 2^20 features; kept in ``--tmp`` and reused when already there). ``--per-file``:
+every file a learning task reads timed on its own (wall and the task thread's CPU), with the
+per-file calls of the build before dask13. Also printed: each worker thread's CPU, the task
+thread's CPU by phase, the client's (and LocalCluster's scheduler's) CPU.
 
 The fit is the one ``bench_dask.py`` times (same files, same warm-up fit of one file first).
 """
@@ -120,35 +122,44 @@ def _merged_parts(a, b, base):
     return out
 
 
-def _learn_files_timed(model, Xs, ys, fmt, zero_based):
-    """``_learn_blocks`` for files, each file timed (wall and thread CPU) on its own: the
-    same calls (``learned_file`` for the first, ``learn_file`` for the rest)."""
-    import copy
+class LearnTimed:
+    """``_learn_blocks`` timed (wall and the task thread's CPU). ``per_file``: for files, each
+    file timed on its own, with the calls of the build before dask13 (``learned_file`` for
+    the first file, ``learn_file`` for the others: a copy of the state a file); else the
+    library's own function, timed as one phase."""
 
-    if ys is not None:
-        return Timed("learn blocks", "_learn_blocks")(model, Xs, ys, fmt, zero_based)
-    import sketchlearn.dask as sd
+    def __init__(self, per_file: bool):
+        self.per_file = per_file
 
-    threads = 1 if sd._worker_threads() == 1 else None
-    est = copy.copy(model)
-    for i, path in enumerate(Xs):
-        t0, c0 = time.time(), time.thread_time()
-        if i == 0:
-            est.learners_ = model.learners_.learned_file(
-                path, fmt, zero_based, threads=threads
+    def __call__(self, model, Xs, ys, fmt, zero_based):
+        if ys is not None or not self.per_file:
+            return Timed("learn blocks", "_learn_blocks")(
+                model, Xs, ys, fmt, zero_based
             )
-        else:
-            est.learners_.learn_file(path, fmt, zero_based, threads=threads)
-        name = f"learn {Path(path).name}"
-        LOG.append((name, t0, time.time(), None))
-        CPU.append((name, time.thread_time() - c0))
-    return est
+        import copy
+
+        import sketchlearn.dask as sd
+
+        threads = 1 if sd._worker_threads() == 1 else None
+        est = copy.copy(model)
+        for i, path in enumerate(Xs):
+            t0, c0 = time.time(), time.thread_time()
+            if i == 0:
+                est.learners_ = model.learners_.learned_file(
+                    path, fmt, zero_based, threads=threads
+                )
+            else:
+                est.learners_.learn_file(path, fmt, zero_based, threads=threads)
+            name = f"learn {Path(path).name}"
+            LOG.append((name, t0, time.time(), None))
+            CPU.append((name, time.thread_time() - c0))
+        return est
 
 
 WRAPPED = {
     "_scan_group": Timed("scan files (labels)", "_scan_group"),
     "_initial": Timed("initial learners", "_initial", _state_bytes),
-    "_learn_blocks": _learn_files_timed,
+    "_learn_blocks": LearnTimed(per_file=False),
     "_delta_of": Timed("delta of a state", "_delta_of", _delta_bytes),
     "_merged_state": _merged_parts,
     "_applied": Timed("apply the merged delta", "_applied"),
@@ -169,9 +180,10 @@ class ClientTimed:
         return out
 
 
-def instrument() -> None:
+def instrument(per_file: bool) -> None:
     import sketchlearn.dask as sd
 
+    WRAPPED["_learn_blocks"] = LearnTimed(per_file)
     for name, fn in WRAPPED.items():
         if hasattr(sd, name):  # also the build before a function was renamed
             setattr(sd, name, fn)
@@ -335,6 +347,11 @@ def main() -> None:
     )
     ap.add_argument("--tmp", default=None, help="--generated: directory of its files")
     ap.add_argument(
+        "--per-file",
+        action="store_true",
+        help="files: time each file (with a copy of the state a file, as before dask13)",
+    )
+    ap.add_argument(
         "--d-scaling",
         action="store_true",
         help="only the in-process cost of a round's state operations against 2^14..2^22",
@@ -346,7 +363,7 @@ def main() -> None:
         if args.d_scaling:  # in this process: the functions as they are
             d_scaling(tmp)
             return
-        instrument()
+        instrument(args.per_file)
         sets = (
             generated_set(args)
             if args.generated

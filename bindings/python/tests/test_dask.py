@@ -404,6 +404,28 @@ def test_learned_file_is_learn_file_on_a_copy_on_one_thread_or_more(tmp_path):
         est.learners_.learned_file(paths[1], threads=0)
 
 
+def test_learned_files_is_learned_file_then_learn_file(tmp_path):
+    """``learned_files`` (what a Dask task learns its files with: one copy of the state for all
+    of them) gives, bit for bit, ``learned_file`` on the first and ``learn_file`` on the
+    others, on one thread or more, and leaves the original unchanged; a missing file is an
+    error naming it, and the original is still unchanged."""
+    paths, X, _ = sparse_files(tmp_path, parts=4)
+    d = X.shape[1]
+    est = OnlineClassifier().partial_fit_file(paths[0], n_features=d)
+    before = est.learners_.state_bytes()
+    by_steps = est.learners_.learned_file(paths[1])
+    for p in paths[2:]:
+        by_steps.learn_file(p)
+    for threads in (None, 1):
+        at_once = est.learners_.learned_files(paths[1:], threads=threads)
+        assert at_once.state_bytes() == by_steps.state_bytes(), threads
+        assert at_once.examples_seen == by_steps.examples_seen
+    assert est.learners_.state_bytes() == before
+    with pytest.raises((ValueError, OSError), match="missing.libsvm"):
+        est.learners_.learned_files([paths[1], str(tmp_path / "missing.libsvm")])
+    assert est.learners_.state_bytes() == before
+
+
 class ThreadsSeen(OnlineClassifier):
     """An OnlineClassifier that keeps the threads its learning calls were given."""
 

@@ -144,15 +144,13 @@ def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
     """One pass over each of the task's blocks in turn from the global ``model`` (left
     untouched: it is shared by every task of the round): the learned estimator, which stays
     on this worker (a merge placed here uses it as it is; :func:`_delta_of` makes what moves
-    to another worker). Files are learned into a new state (``learned_file``: one copy of the
-    state, not a copy and then the run's own). In a worker of one thread, on that thread
-    alone."""
+    to another worker). Files are learned into a new state (``learned_files``: one copy of the
+    state for all the task's files, not a copy and then one a file). In a worker of one
+    thread, on that thread alone."""
     threads = 1 if _worker_threads() == 1 else None
     if ys is None:  # files
         est = copy.copy(model)
-        est.learners_ = model.learners_.learned_file(Xs[0], fmt, zero_based, threads=threads)
-        for path in Xs[1:]:
-            est.learners_.learn_file(path, fmt, zero_based, threads=threads)
+        est.learners_ = model.learners_.learned_files(Xs, fmt, zero_based, threads=threads)
         return est
     est = copy.deepcopy(model)
     est._threads = threads
