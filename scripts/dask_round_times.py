@@ -14,7 +14,9 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
 (16 files, 2^20 features; kept in ``--tmp`` and reused when already there). ``--per-file``:
 every file a learning task reads timed on its own (wall and the task thread's CPU), with the
 per-file calls of the build before dask13. Also printed: each worker thread's CPU, the task
-thread's CPU by phase, the client's (and LocalCluster's scheduler's) CPU.
+thread's CPU by phase, the client's (and LocalCluster's scheduler's) CPU. ``--state-ops``:
+only the CPU of a round's state operations (copy, encode, decode, delta, rebuild, merge) in
+this process, on states learned from the stream's files.
 
 The fit is the one ``bench_dask.py`` times (same files, same warm-up fit of one file first).
 """
@@ -336,6 +338,35 @@ def generated_set(args) -> list:
     return [(f"generated {args.generated} x 2^{BITS}", paths, str(test), 1 << BITS)]
 
 
+def state_ops(paths: list) -> None:
+    """In this process: CPU seconds of each state operation of a round on the state learned
+    from the first two of ``paths`` (``--generated``'s files) and on one learned from the
+    ninth, both from the fit's initial learners."""
+    import copy
+
+    from sketchlearn.dask import _initial, _scan_group
+
+    scan = _scan_group(paths[:1], "auto", False)[0]
+    profile = (scan[3], scan[2] / scan[1], scan[4])
+    base = _initial(OnlineClassifier(), 1 << 20, [-1, 1], profile).learners_
+
+    def cpu(name, fn, *args):
+        c = time.thread_time()
+        out = fn(*args)
+        print(f"  {name:<40} {time.thread_time() - c:7.3f} s CPU", flush=True)
+        return out
+
+    a = cpu("learned_file (1st file)", base.learned_file, paths[0], "auto", False, 1)
+    cpu("learn_file (2nd file)", a.learn_file, paths[1], "auto", False, 1)
+    b = cpu("learned_file (9th file, from the start)", base.learned_file, paths[8])
+    cpu("copy", copy.copy, a)
+    raw = cpu("to_bytes", a.to_bytes)
+    cpu(f"from_bytes ({len(raw):,} bytes)", type(a).from_bytes, raw)
+    delta = cpu("delta_from", a.delta_from, base)
+    cpu(f"patched ({len(delta):,} bytes)", type(base).patched, base, delta)
+    cpu("merged", a.merged, b, base)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=2)
@@ -346,6 +377,11 @@ def main() -> None:
         "--generated", type=int, default=0, help="rows of bench_dask's stream"
     )
     ap.add_argument("--tmp", default=None, help="--generated: directory of its files")
+    ap.add_argument(
+        "--state-ops",
+        action="store_true",
+        help="--generated: only the state operations' CPU in this process",
+    )
     ap.add_argument(
         "--per-file",
         action="store_true",
