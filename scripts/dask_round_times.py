@@ -358,7 +358,7 @@ def state_ops(paths: list) -> None:
 
     a = cpu("learned_file (1st file)", base.learned_file, paths[0], "auto", False, 1)
     cpu("learn_file (2nd file)", a.learn_file, paths[1], "auto", False, 1)
-    b = cpu("learned_file (9th file, from the start)", base.learned_file, paths[8])
+    b = cpu("learned_file (9th file, from the start)", base.learned_file, paths[8], "auto", False, 1)
     cpu("copy", copy.copy, a)
     raw = cpu("to_bytes", a.to_bytes)
     cpu(f"from_bytes ({len(raw):,} bytes)", type(a).from_bytes, raw)
@@ -398,6 +398,9 @@ def main() -> None:
     try:
         if args.d_scaling:  # in this process: the functions as they are
             d_scaling(tmp)
+            return
+        if args.state_ops:  # in this process, on the generated stream's files
+            state_ops(generated_set(args)[0][1])
             return
         instrument(args.per_file)
         sets = (
