@@ -358,7 +358,14 @@ def state_ops(paths: list) -> None:
 
     a = cpu("learned_file (1st file)", base.learned_file, paths[0], "auto", False, 1)
     cpu("learn_file (2nd file)", a.learn_file, paths[1], "auto", False, 1)
-    b = cpu("learned_file (9th file, from the start)", base.learned_file, paths[8], "auto", False, 1)
+    b = cpu(
+        "learned_file (9th file, from the start)",
+        base.learned_file,
+        paths[8],
+        "auto",
+        False,
+        1,
+    )
     cpu("copy", copy.copy, a)
     raw = cpu("to_bytes", a.to_bytes)
     cpu(f"from_bytes ({len(raw):,} bytes)", type(a).from_bytes, raw)
