@@ -8,6 +8,15 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
 
     cd scripts && python dask_round_times.py --workers 2 [--repeats 3] [--rounds 1]
     cd scripts && python dask_round_times.py --d-scaling   # a round's state operations against d
+    cd scripts && python dask_round_times.py --generated 2000000 [--tmp DIR]  # bench_dask's stream
+
+``--generated ROWS``: instead of a9a and r8, bench_dask.py's generated stream of ``ROWS`` rows
+(16 files, 2^20 features; kept in ``--tmp`` and reused when already there). ``--per-file``:
+every file a learning task reads timed on its own (wall and the task thread's CPU), with the
+per-file calls of the build before dask13. Also printed: each worker thread's CPU, the task
+thread's CPU by phase, the client's (and LocalCluster's scheduler's) CPU. ``--state-ops``:
+only the CPU of a round's state operations (copy, encode, decode, delta, rebuild, merge) in
+this process, on states learned from the stream's files.
 
 The fit is the one ``bench_dask.py`` times (same files, same warm-up fit of one file first).
 """
@@ -36,14 +45,41 @@ from bench_dask import (
 from sketchlearn import OnlineClassifier, _core
 
 LOG: list = []  # on a worker: (phase, wall start, wall stop, extra)
+CPU: list = []  # on a worker: (phase, CPU seconds of the task's thread)
 
 
 def _log() -> list:
     return list(LOG)
 
 
+def _cpu() -> list:
+    return list(CPU)
+
+
+def _threads_cpu() -> dict:
+    """CPU seconds (user + system) of each live thread of this process, by name: Python's
+    thread names where known, else the kernel's (``comm``), with the thread id."""
+    import threading
+
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        name = f"{names.get(int(tid), comm)} [{tid}]"
+        out[name] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 def _clear() -> None:
     LOG.clear()
+    CPU.clear()
 
 
 class Timed:
@@ -55,10 +91,11 @@ class Timed:
 
     def __call__(self, *args):
         fn = getattr(importlib.import_module("sketchlearn.dask"), self.name)
-        t0 = time.time()
+        t0, c0 = time.time(), time.thread_time()
         out = fn(*args)
         t1 = time.time()
         LOG.append((self.phase, t0, t1, self.extra(out) if self.extra else None))
+        CPU.append((self.phase, time.thread_time() - c0))
         return out
 
 
@@ -74,21 +111,57 @@ def _merged_parts(a, b, base):
     """``_merged_state`` split in two timed parts: the delta's rebuild, the merge."""
     import copy
 
-    t0 = time.time()
+    t0, c0 = time.time(), time.thread_time()
     other = b.state(base)
-    t1 = time.time()
+    t1, c1 = time.time(), time.thread_time()
     out = copy.copy(a)
     out.learners_ = a.learners_.merged(other.learners_, base.learners_)
     t2 = time.time()
     LOG.append(("merge: rebuild delta", t0, t1, None))
     LOG.append(("merge: merge", t1, t2, None))
+    CPU.append(("merge: rebuild delta", c1 - c0))
+    CPU.append(("merge: merge", time.thread_time() - c1))
     return out
+
+
+class LearnTimed:
+    """``_learn_blocks`` timed (wall and the task thread's CPU). ``per_file``: for files, each
+    file timed on its own, with the calls of the build before dask13 (``learned_file`` for
+    the first file, ``learn_file`` for the others: a copy of the state a file); else the
+    library's own function, timed as one phase."""
+
+    def __init__(self, per_file: bool):
+        self.per_file = per_file
+
+    def __call__(self, model, Xs, ys, fmt, zero_based):
+        if ys is not None or not self.per_file:
+            return Timed("learn blocks", "_learn_blocks")(
+                model, Xs, ys, fmt, zero_based
+            )
+        import copy
+
+        import sketchlearn.dask as sd
+
+        threads = 1 if sd._worker_threads() == 1 else None
+        est = copy.copy(model)
+        for i, path in enumerate(Xs):
+            t0, c0 = time.time(), time.thread_time()
+            if i == 0:
+                est.learners_ = model.learners_.learned_file(
+                    path, fmt, zero_based, threads=threads
+                )
+            else:
+                est.learners_.learn_file(path, fmt, zero_based, threads=threads)
+            name = f"learn {Path(path).name}"
+            LOG.append((name, t0, time.time(), None))
+            CPU.append((name, time.thread_time() - c0))
+        return est
 
 
 WRAPPED = {
     "_scan_group": Timed("scan files (labels)", "_scan_group"),
     "_initial": Timed("initial learners", "_initial", _state_bytes),
-    "_learn_blocks": Timed("learn blocks", "_learn_blocks"),
+    "_learn_blocks": LearnTimed(per_file=False),
     "_delta_of": Timed("delta of a state", "_delta_of", _delta_bytes),
     "_merged_state": _merged_parts,
     "_applied": Timed("apply the merged delta", "_applied"),
@@ -109,9 +182,10 @@ class ClientTimed:
         return out
 
 
-def instrument() -> None:
+def instrument(per_file: bool) -> None:
     import sketchlearn.dask as sd
 
+    WRAPPED["_learn_blocks"] = LearnTimed(per_file)
     for name, fn in WRAPPED.items():
         if hasattr(sd, name):  # also the build before a function was renamed
             setattr(sd, name, fn)
@@ -129,6 +203,8 @@ def one_fit(client, paths, d, rounds, workers):
     client.run(_clear)
     _clear()
     cpu0 = client.run(cpu_seconds)
+    th0 = client.run(_threads_cpu)
+    own0 = cpu_seconds()
     t0w, t0 = time.time(), time.perf_counter()
     model = fit(
         OnlineClassifier(),
@@ -139,10 +215,32 @@ def one_fit(client, paths, d, rounds, workers):
     )
     secs = time.perf_counter() - t0
     t1w = time.time()
+    own = cpu_seconds() - own0
     cpu1 = client.run(cpu_seconds)
+    th1 = client.run(_threads_cpu)
+    print(f"  client + scheduler CPU during the fit: {own:.2f} s")
+    for i, w in enumerate(sorted(th1)):
+        used = {n: c - th0[w].get(n, 0.0) for n, c in th1[w].items()}
+        busy = sorted(((c, n) for n, c in used.items() if c >= 0.05), reverse=True)
+        print(
+            f"  worker {i} threads' CPU: " + ", ".join(f"{n} {c:.2f}" for c, n in busy)
+        )
     logs = client.run(_log)
     logs["~client"] = _log()
+    cpus = client.run(_cpu)
     _clear()
+    for i, w in enumerate(sorted(cpus)):
+        by = {}
+        for phase, c in cpus[w]:
+            key = "learn files" if phase.startswith("learn gen") else phase
+            by[key] = by.get(key, 0.0) + c
+        files = [f"{c:.1f}" for phase, c in cpus[w] if phase.startswith("learn gen")]
+        if files:
+            print(f"  worker {i} CPU of each file learned: " + " ".join(files))
+        print(
+            f"  worker {i} task-thread CPU: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in by.items())
+        )
     return model, secs, t0w, t1w, logs, {w: cpu1[w] - cpu0[w] for w in cpu1}
 
 
@@ -227,12 +325,75 @@ def d_scaling(tmp: Path, bits=(14, 16, 18, 20, 22)) -> None:
         )
 
 
+def generated_set(args) -> list:
+    """bench_dask.py's generated stream of ``args.generated`` rows in ``args.tmp`` (made there
+    unless its files are there already)."""
+    from bench_dask import BITS, generated
+
+    out = Path(args.tmp or tempfile.mkdtemp(prefix="dask_round_times_gen_"))
+    paths = sorted(str(p) for p in out.glob("gen[0-9][0-9].libsvm"))
+    test = out / "gen_test.libsvm"
+    if len(paths) != 16 or not test.exists():
+        paths, test, _ = generated(args.generated, out)
+    return [(f"generated {args.generated} x 2^{BITS}", paths, str(test), 1 << BITS)]
+
+
+def state_ops(paths: list) -> None:
+    """In this process: CPU seconds of each state operation of a round on the state learned
+    from the first two of ``paths`` (``--generated``'s files) and on one learned from the
+    ninth, both from the fit's initial learners."""
+    import copy
+
+    from sketchlearn.dask import _initial, _scan_group
+
+    scan = _scan_group(paths[:1], "auto", False)[0]
+    profile = (scan[3], scan[2] / scan[1], scan[4])
+    base = _initial(OnlineClassifier(), 1 << 20, [-1, 1], profile).learners_
+
+    def cpu(name, fn, *args):
+        c = time.thread_time()
+        out = fn(*args)
+        print(f"  {name:<40} {time.thread_time() - c:7.3f} s CPU", flush=True)
+        return out
+
+    a = cpu("learned_file (1st file)", base.learned_file, paths[0], "auto", False, 1)
+    cpu("learn_file (2nd file)", a.learn_file, paths[1], "auto", False, 1)
+    b = cpu(
+        "learned_file (9th file, from the start)",
+        base.learned_file,
+        paths[8],
+        "auto",
+        False,
+        1,
+    )
+    cpu("copy", copy.copy, a)
+    raw = cpu("to_bytes", a.to_bytes)
+    cpu(f"from_bytes ({len(raw):,} bytes)", type(a).from_bytes, raw)
+    delta = cpu("delta_from", a.delta_from, base)
+    cpu(f"patched ({len(delta):,} bytes)", type(base).patched, base, delta)
+    cpu("merged", a.merged, b, base)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="as bench_dask.py's")
     ap.add_argument("--data", default=DATA)
+    ap.add_argument(
+        "--generated", type=int, default=0, help="rows of bench_dask's stream"
+    )
+    ap.add_argument("--tmp", default=None, help="--generated: directory of its files")
+    ap.add_argument(
+        "--state-ops",
+        action="store_true",
+        help="--generated: only the state operations' CPU in this process",
+    )
+    ap.add_argument(
+        "--per-file",
+        action="store_true",
+        help="files: time each file (with a copy of the state a file, as before dask13)",
+    )
     ap.add_argument(
         "--d-scaling",
         action="store_true",
@@ -245,26 +406,34 @@ def main() -> None:
         if args.d_scaling:  # in this process: the functions as they are
             d_scaling(tmp)
             return
-        instrument()
-        sets = [
-            (
-                "a9a",
-                split_file(data / "a9a.libsvm", tmp, "a9a", 8),
-                "a9a.t.libsvm",
-                123,
-            ),
-            (
-                "r8",
-                split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8", 8, 0, 5485),
-                split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8t", 1, 5485)[0],
-                23585,
-            ),
-        ]
+        if args.state_ops:  # in this process, on the generated stream's files
+            state_ops(generated_set(args)[0][1])
+            return
+        instrument(args.per_file)
+        sets = (
+            generated_set(args)
+            if args.generated
+            else [
+                (
+                    "a9a",
+                    split_file(data / "a9a.libsvm", tmp, "a9a", 8),
+                    "a9a.t.libsvm",
+                    123,
+                ),
+                (
+                    "r8",
+                    split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8", 8, 0, 5485),
+                    split_file(data / "r8_earn_vs_rest.libsvm", tmp, "r8t", 1, 5485)[0],
+                    23585,
+                ),
+            ]
+        )
         for name, paths, test, d in sets:
             test = test if os.path.isabs(test) else str(data / test)
-            print(
-                f"\n{name}: parsing the 8 files alone here: {parse_alone(paths):.3f} s CPU"
-            )
+            if not args.generated:
+                print(
+                    f"\n{name}: parsing the 8 files alone here: {parse_alone(paths):.3f} s CPU"
+                )
             warm = head_file(paths[0], tmp)
             for k in sorted({1, args.workers}):
                 with local_client(k) as client:

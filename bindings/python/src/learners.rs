@@ -592,10 +592,33 @@ impl LinearLearners {
         zero_based: bool,
         threads: Option<usize>,
     ) -> PyResult<Self> {
-        let run = FileRun::new(&path, format, zero_based, threads)?;
+        self.learned_files(py, vec![path], format, zero_based, threads)
+    }
+
+    /// A new state: this one after [`learn_file`](Self::learn_file) over each of `paths` in
+    /// turn, this one left unchanged — the same runs on the same states, so the same bits as
+    /// [`learned_file`](Self::learned_file) and then `learn_file` for the others, with one copy
+    /// of the state instead of one a file (`learn_file` keeps the state it started from until
+    /// its file is read through: a d-sized copy, ~0.13 s at 2^20 features with every column
+    /// touched; a `sketchlearn.dask` task learns its files one after the other and discards
+    /// its state on an error). The new object's progressive metrics are those of these files.
+    #[pyo3(signature = (paths, format="auto", zero_based=false, threads=None))]
+    fn learned_files(
+        &self,
+        py: Python<'_>,
+        paths: Vec<std::path::PathBuf>,
+        format: &str,
+        zero_based: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
         let (mut metrics, mut refused) = (Metrics::without_auc(), 0);
-        let (state, summary) = run.learn(py, self.state.clone(), &mut metrics, &mut refused)?;
-        summary?;
+        let mut state = self.state.clone();
+        for path in &paths {
+            let run = FileRun::new(path, format, zero_based, threads)?;
+            let (next, summary) = run.learn(py, state, &mut metrics, &mut refused)?;
+            summary?;
+            state = next;
+        }
         let mut out = Self::from_state(state);
         (out.metrics, out.refused) = (metrics, refused);
         Ok(out)

@@ -211,16 +211,25 @@ def test_sparse_files_train_the_sparse_time_learners_and_merge_them(client, tmp_
     assert merged_err <= single_err + 0.05, (merged_err, single_err)
 
 
-def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path):
+@pytest.mark.parametrize("wide", [False, True])
+def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path, monkeypatch, wide):
     """Six files, two tasks of three blocks: one round, whose result is the merge over the
     initial model of the two halves learned one file after the other — computed here in this
     process with the same calls; one worker with three blocks a task is the single stream.
-    The client finishes this one-round fit: it merges the two halves rebuilt from the deltas
-    the tasks sent; the halves here go through bytes: a state read back from its bytes merges to the
-    bit as the learned one (the stop-38 difference was the ``Touched`` loss, fixed)."""
+    The client finishes this one-round fit, also for a model wider than 2^16 features (``wide``:
+    2^17; such fits were merged on a worker before dask13): it merges the two halves rebuilt
+    from the deltas the tasks sent; the halves here go through bytes: a state read back from
+    its bytes merges to the bit as the learned one (the stop-38 difference was the ``Touched``
+    loss, fixed)."""
+    import sketchlearn.dask as sd
+
+    finished = []
+    on_client = sd._merged_on_client
+    monkeypatch.setattr(sd, "_merged_on_client", lambda *a: finished.append(1) or on_client(*a))
     paths, X, y = sparse_files(tmp_path, parts=6)
-    d = X.shape[1]
+    d = 1 << 17 if wide else X.shape[1]
     model = fit(OnlineClassifier(), paths, n_features=d, n_workers=2, blocks_per_task=3)
+    assert finished == [1], "a one-round fit of two tasks is finished on the client"
     base = _initial_for(paths, d)
     halves = []
     for part in (paths[:3], paths[3:]):
@@ -393,6 +402,28 @@ def test_learned_file_is_learn_file_on_a_copy_on_one_thread_or_more(tmp_path):
     assert est.learners_.learned_file(paths[1], threads=1).state_bytes() == new.state_bytes()
     with pytest.raises(ValueError, match="threads"):
         est.learners_.learned_file(paths[1], threads=0)
+
+
+def test_learned_files_is_learned_file_then_learn_file(tmp_path):
+    """``learned_files`` (what a Dask task learns its files with: one copy of the state for all
+    of them) gives, bit for bit, ``learned_file`` on the first and ``learn_file`` on the
+    others, on one thread or more, and leaves the original unchanged; a missing file is an
+    error naming it, and the original is still unchanged."""
+    paths, X, _ = sparse_files(tmp_path, parts=4)
+    d = X.shape[1]
+    est = OnlineClassifier().partial_fit_file(paths[0], n_features=d)
+    before = est.learners_.state_bytes()
+    by_steps = est.learners_.learned_file(paths[1])
+    for p in paths[2:]:
+        by_steps.learn_file(p)
+    for threads in (None, 1):
+        at_once = est.learners_.learned_files(paths[1:], threads=threads)
+        assert at_once.state_bytes() == by_steps.state_bytes(), threads
+        assert at_once.examples_seen == by_steps.examples_seen
+    assert est.learners_.state_bytes() == before
+    with pytest.raises((ValueError, OSError), match="missing.libsvm"):
+        est.learners_.learned_files([paths[1], str(tmp_path / "missing.libsvm")])
+    assert est.learners_.state_bytes() == before
 
 
 class ThreadsSeen(OnlineClassifier):

@@ -87,6 +87,15 @@ class LinearLearners:
         threads: int | None = None,
     ) -> LinearLearners:
         """``learn_file`` into new learners, these unchanged (one copy of the state)."""
+    def learned_files(
+        self,
+        paths: list[str],
+        format: str = "auto",
+        zero_based: bool = False,
+        threads: int | None = None,
+    ) -> LinearLearners:
+        """``learn_file`` over each path in turn into new learners, these unchanged (one copy
+        of the state for all the files)."""
     def delta_from(self, base: LinearLearners) -> bytes:
         """This state's delta against ``base`` (the features that differ from it)."""
     @staticmethod

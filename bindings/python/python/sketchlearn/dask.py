@@ -9,9 +9,9 @@ current global model, the learned states are
 tree-reduced with :meth:`~sketchlearn.OnlineClassifier.merge` (weights averaged by examples,
 squared-gradient sums added, sketches merged by FD's merge, each over the round's common base)
 and the result is the next global model (a fit of one round of one or two tasks — the default
-on one or two workers — over at most 2^16 features, ``n_features`` given, is finished on the
-client: the tasks send their deltas and the client merges them, as Spark's ``treeAggregate``
-combines its last level on the driver; the same merge, the same bytes, two hops fewer). A merge
+on one or two workers — is finished on the client: the tasks send their deltas and the client
+rebuilds them in parallel and merges them, as Spark's ``treeAggregate`` combines its last level
+on the driver; the same merge, the same bytes, two hops fewer). A merge
 is a pure function of the round's outputs, so when a worker dies Dask recomputes its task and the
 result is the same as without the failure.
 The result is an ordinary fitted estimator.
@@ -144,15 +144,13 @@ def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
     """One pass over each of the task's blocks in turn from the global ``model`` (left
     untouched: it is shared by every task of the round): the learned estimator, which stays
     on this worker (a merge placed here uses it as it is; :func:`_delta_of` makes what moves
-    to another worker). Files are learned into a new state (``learned_file``: one copy of the
-    state, not a copy and then the run's own). In a worker of one thread, on that thread
-    alone."""
+    to another worker). Files are learned into a new state (``learned_files``: one copy of the
+    state for all the task's files, not a copy and then one a file). In a worker of one
+    thread, on that thread alone."""
     threads = 1 if _worker_threads() == 1 else None
     if ys is None:  # files
         est = copy.copy(model)
-        est.learners_ = model.learners_.learned_file(Xs[0], fmt, zero_based, threads=threads)
-        for path in Xs[1:]:
-            est.learners_.learn_file(path, fmt, zero_based, threads=threads)
+        est.learners_ = model.learners_.learned_files(Xs, fmt, zero_based, threads=threads)
         return est
     est = copy.deepcopy(model)
     est._threads = threads
@@ -177,8 +175,14 @@ def _merged_state(a, b: _Delta, base):
     delta is the same state, and merging read-back states equals merging the learned ones
     to the bit (core test ``model_delta::merging_read_back_states_equals_merging_them_in_
     memory``)."""
+    return _merged(a, b.state(base), base)
+
+
+def _merged(a, b, base):
+    """The estimator ``a`` merged with the estimator ``b`` over the round's ``base``: a new one
+    (``a`` and ``b`` are left as they are)."""
     out = copy.copy(a)
-    out.learners_ = a.learners_.merged(b.state(base).learners_, base.learners_)
+    out.learners_ = a.learners_.merged(b.learners_, base.learners_)
     return out
 
 
@@ -188,27 +192,32 @@ def _learned_delta(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
     return _delta_of(_learn_blocks(model, Xs, ys, fmt, zero_based), model)
 
 
-# The features up to which a one-round fit is finished on the client. On the generated stream
-# (2^20 features, 200k rows) the client's CPU grew by 3-3.6 s with it — the 2-3 s merge moved
-# there from a worker, plus rebuilding the first state and the merged state's d-sized copy (89 ms
-# at 2^20) — for no gain in wall time (docs/results/dask.md, dask12). a9a (123) and r8 (23,585)
-# gain; wider models merge on a worker as before.
-_CLIENT_MERGE_FEATURES = 1 << 16
-
-
 def _merged_on_client(client, deltas: list, base):
     """The fitted estimator of a fit of one round of at most two tasks, finished here: the
     client fetches the round's base (the initial learners, small; fetched while the tasks
-    learn) and the tasks' deltas (made in the tasks, sent in parallel), rebuilds the states and
-    merges the second into the first with :func:`_merged_state` — the merge the tree would run
-    on a worker, on the same states (rebuilt bit for bit), so the same bytes. A merge on a
-    worker would add two hops and a transfer (the delta to the merging worker, the merged
-    state to the client: docs/results/dask.md, dask12); the result comes here anyway (as
-    Spark's ``treeAggregate`` combines its last level on the driver)."""
-    base, *parts = client.gather([base, *deltas])
-    est = parts[0].state(base)
-    for part in parts[1:]:
-        est = _merged_state(est, part, base)
+    learn) and the tasks' deltas (made in the tasks, sent in parallel), rebuilds each state as
+    its delta arrives, on a thread of its own (the core decodes with the GIL released: the
+    first task's state is rebuilt while the second still learns or sends, and two rebuilds of
+    2^20-feature states overlap on a client whose workers have finished), and merges the
+    second into the first — the merge the tree would run on a worker (:func:`_merged_state`),
+    on the same states (rebuilt bit for bit), so the same bytes. A merge on a worker adds, on
+    the path to the result, the second delta's rebuild there, the merged state's
+    serialisation, a second transfer and its decoding here (docs/results/dask.md, dask13);
+    the result comes here anyway (as Spark's ``treeAggregate`` combines its last level on
+    the driver)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed import as_completed
+
+    base = base.result()
+    order = {f.key: i for i, f in enumerate(deltas)}
+    with ThreadPoolExecutor(len(deltas)) as pool:
+        states = [None] * len(deltas)
+        for future, part in as_completed(deltas, with_results=True):
+            states[order[future.key]] = pool.submit(part.state, base)
+        est, *others = (s.result() for s in states)
+    for other in others:
+        est = _merged(est, other, base)
     return est
 
 
@@ -479,15 +488,9 @@ def fit(
     # merged delta is applied to it there, so that only deltas move between workers.
     bases = {w: model for w in workers}
     per_round = width * blocks_per_task
-    # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) over
-    # at most `_CLIENT_MERGE_FEATURES` features is finished on the client from the tasks'
-    # deltas (`_merged_on_client`).
-    on_client = (
-        len(blocks) <= per_round
-        and len(blocks) <= 2 * blocks_per_task
-        and n_features is not None
-        and n_features <= _CLIENT_MERGE_FEATURES
-    )
+    # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) is
+    # finished on the client from the tasks' deltas (`_merged_on_client`).
+    on_client = len(blocks) <= per_round and len(blocks) <= 2 * blocks_per_task
     learn = _learned_delta if on_client else _learn_blocks
     for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
