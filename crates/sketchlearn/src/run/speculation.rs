@@ -1,0 +1,383 @@
+//! Learning before the input's walk would have ended (issue 27): a new learner on a plain dense
+//! LIBSVM file without `--dim` is built from a guess of what the walk before learning
+//! ([`prescan`](super::prescan)) finds — read off the file's first rows
+//! ([`prescan::guess`](super::prescan::guess)) — and its first pass starts at once. The pass
+//! itself reads every example in full, so it knows at its end what the walk would have found:
+//! the largest index, the number of stored features, the labels. The guess is **kept** only
+//! when the walk would have built the same learner:
+//!
+//! * no example has an index at or past the guessed dimension (one past the first rows'
+//!   largest): then one past the file's largest index is the guess, the walk's dimension;
+//! * the representation chosen for the whole file's average of stored features is the one
+//!   chosen for the guess ([`ValidLearnerConfig::resolve`], compared with `==`; the sample rows
+//!   are the same first rows);
+//! * a classifier's first rows hold two labels, so its classes are the walk's (the later
+//!   sorted one positive); a third label anywhere is the label map's error, which ends the pass.
+//!
+//! Same dimension, configuration and classes mean the same learner, fed the same examples in
+//! the same order: the same bits. Nothing reaches the run's observer before the guess is kept:
+//! its events (the start, warnings, progress rows, the predictions) are held ([`Deferred`]) and
+//! handed on in their order when the first pass ends and the guess stands. Otherwise — an index
+//! past the guess (the pass stops there), another representation, any error of the first pass,
+//! more examples than [`HELD_PREDICTIONS`] — the run starts again as it did before this module:
+//! the walk, then the passes, reporting any error exactly as before; the guess's work is lost.
+//!
+//! Which inputs are guessed (the rest walk first, as before): a new binary or regression learner
+//! (the classes from the input), LIBSVM text in a re-readable file without a cache or `--dim`,
+//! no cancel hook, at least [`SPARSITY_SAMPLE`](crate::linear::SPARSITY_SAMPLE) examples, first
+//! rows dense (on average at least half of the guessed dimension stored: a sparse file's
+//! largest index is seldom among its first rows, and a guess that fails late costs a pass),
+//! and a file small enough that its predictions fit in the held memory.
+
+use super::{Observer, ObserverError, PassReport, RunError, RunStart, Warning};
+use crate::data::{Example, ParseError, ParseErrorKind, Schema};
+use crate::eval::ProgressRow;
+use crate::labels::Classes;
+use crate::linear::{InputProfile, LearnerConfig, RepresentationChoice, ValidLearnerConfig};
+
+/// At most this many examples are learned before the guess is checked (their predictions are
+/// held, 8 bytes each: 32 MiB); a file expected to hold more than half of them is not guessed,
+/// and a first pass that reaches them starts the run again.
+pub(crate) const HELD_PREDICTIONS: u64 = 1 << 22;
+
+/// The guess of a run: what the learner was built for, and what the first pass has seen.
+#[derive(Debug)]
+pub(crate) struct Speculation {
+    /// The guessed profile (its dimension the learner's).
+    guess: InputProfile,
+    /// The configuration before the representation was chosen, and what it chose for `guess`.
+    unresolved: ValidLearnerConfig,
+    resolved: (ValidLearnerConfig, RepresentationChoice),
+    /// Examples and stored features read by the first pass; whether it read to the end.
+    n: u64,
+    nnz: usize,
+    ended: bool,
+}
+
+impl Speculation {
+    /// Whether a run on a file of `file_bytes` may learn from `guess` (see the
+    /// [module](self) docs: dense first rows, a bounded number of examples).
+    pub(crate) fn worth_it(guess: &InputProfile, file_bytes: u64) -> bool {
+        let Some(avg) = guess.avg_nnz else {
+            return false;
+        };
+        // A stored feature takes at least four bytes of text (" 1:0"), a line one more.
+        let rows = file_bytes as f64 / (4.0 * avg + 2.0);
+        guess.dim > 0 && avg >= guess.dim as f64 / 2.0 && rows <= (HELD_PREDICTIONS / 2) as f64
+    }
+
+    /// The guess for a learner configured as `unresolved`, which chose `resolved` for it.
+    pub(crate) fn new(
+        guess: InputProfile,
+        unresolved: ValidLearnerConfig,
+        resolved: (ValidLearnerConfig, RepresentationChoice),
+    ) -> Self {
+        Speculation {
+            guess,
+            unresolved,
+            resolved,
+            n: 0,
+            nnz: 0,
+            ended: false,
+        }
+    }
+
+    /// What the first pass's source returned for `ex` (`read`), checked against the guess: an
+    /// index at or past the guessed dimension, or more than [`HELD_PREDICTIONS`] examples, end
+    /// the pass with an error (the guess fails, the run starts again).
+    pub(crate) fn watch(
+        &mut self,
+        read: Result<bool, ParseError>,
+        ex: &Example,
+        source_name: &str,
+        line: u64,
+    ) -> Result<bool, ParseError> {
+        match read {
+            Ok(true) => {
+                let past = ex
+                    .indices
+                    .last()
+                    .is_some_and(|&i| i as usize >= self.guess.dim);
+                self.n += 1;
+                self.nnz += ex.indices.len();
+                if past || self.n > HELD_PREDICTIONS {
+                    let why = "the guessed dimension does not hold this example".to_owned();
+                    return Err(ParseError::new(
+                        source_name,
+                        line,
+                        0,
+                        ParseErrorKind::Unsupported(why),
+                    ));
+                }
+                Ok(true)
+            }
+            Ok(false) => {
+                self.ended = true;
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the walk would have built this learner: the first pass read the whole file, no
+    /// index past the guess, and the whole file's profile chooses what the guess chose.
+    pub(crate) fn holds(&self) -> bool {
+        let whole = InputProfile {
+            avg_nnz: (self.n > 0).then(|| self.nnz as f64 / self.n as f64),
+            ..self.guess
+        };
+        self.ended && self.unresolved.resolve(&whole) == self.resolved
+    }
+}
+
+/// A run's observer while the guess is open: its events held (the first pass's predictions
+/// one `f64` each), then handed on in order ([`release`](Self::release)); after that, or
+/// when nothing is guessed, every event goes straight on.
+pub(crate) struct Deferred<'o> {
+    observer: &'o mut dyn Observer,
+    held: Option<Held>,
+}
+
+/// The events held: the start, the predictions, and the other events with the number of
+/// predictions before each.
+#[derive(Default)]
+struct Held {
+    start: Option<OwnedStart>,
+    predictions: Vec<f64>,
+    others: Vec<(usize, Event)>,
+}
+
+/// A [`RunStart`] kept.
+struct OwnedStart {
+    config: LearnerConfig,
+    dim: usize,
+    representation: RepresentationChoice,
+    classes: Option<Classes>,
+    schema: Option<Schema>,
+}
+
+enum Event {
+    Progress(ProgressRow),
+    Classes(Classes),
+    Warning(Warning),
+}
+
+impl<'o> Deferred<'o> {
+    /// Events go straight to `observer`.
+    pub(crate) fn passing(observer: &'o mut dyn Observer) -> Self {
+        Deferred {
+            observer,
+            held: None,
+        }
+    }
+
+    /// Events are held until [`release`](Self::release).
+    pub(crate) fn holding(observer: &'o mut dyn Observer) -> Self {
+        Deferred {
+            observer,
+            held: Some(Held::default()),
+        }
+    }
+
+    /// Whether the events go (or went) to the observer: a later error is the run's.
+    pub(crate) fn released(&self) -> bool {
+        self.held.is_none()
+    }
+
+    /// Hands the held events on, in their order; from now on events pass straight. The
+    /// observer's refusal to start is the run's error, as it is before learning.
+    pub(crate) fn release(&mut self) -> Result<(), RunError> {
+        let Some(held) = self.held.take() else {
+            return Ok(());
+        };
+        if let Some(s) = &held.start {
+            let start = RunStart {
+                config: &s.config,
+                dim: s.dim,
+                representation: s.representation,
+                classes: s.classes.as_ref(),
+                schema: s.schema.as_ref(),
+            };
+            self.observer.started(&start).map_err(RunError::Observer)?;
+        }
+        let mut others = held.others.into_iter().peekable();
+        for (k, &score) in held.predictions.iter().enumerate() {
+            while let Some((_, event)) = others.next_if(|(before, _)| *before == k) {
+                self.hand_on(event);
+            }
+            self.observer.prediction(score);
+        }
+        for (_, event) in others {
+            self.hand_on(event);
+        }
+        Ok(())
+    }
+
+    fn hand_on(&mut self, event: Event) {
+        match event {
+            Event::Progress(row) => self.observer.progress(&row),
+            Event::Classes(classes) => self.observer.classes(&classes),
+            Event::Warning(w) => self.observer.warning(&w),
+        }
+    }
+
+    fn hold(&mut self, event: Event) -> Option<Event> {
+        match self.held.as_mut() {
+            Some(held) => {
+                held.others.push((held.predictions.len(), event));
+                None
+            }
+            None => Some(event),
+        }
+    }
+}
+
+impl Observer for Deferred<'_> {
+    fn started(&mut self, start: &RunStart<'_>) -> Result<(), ObserverError> {
+        match self.held.as_mut() {
+            Some(held) => {
+                held.start = Some(OwnedStart {
+                    config: start.config.clone(),
+                    dim: start.dim,
+                    representation: start.representation,
+                    classes: start.classes.cloned(),
+                    schema: start.schema.cloned(),
+                });
+                Ok(())
+            }
+            None => self.observer.started(start),
+        }
+    }
+
+    fn progress(&mut self, row: &ProgressRow) {
+        if let Some(Event::Progress(row)) = self.hold(Event::Progress(*row)) {
+            self.observer.progress(&row);
+        }
+    }
+
+    fn prediction(&mut self, score: f64) {
+        match self.held.as_mut() {
+            Some(held) => held.predictions.push(score),
+            None => self.observer.prediction(score),
+        }
+    }
+
+    fn classes(&mut self, classes: &Classes) {
+        if let Some(Event::Classes(c)) = self.hold(Event::Classes(classes.clone())) {
+            self.observer.classes(&c);
+        }
+    }
+
+    fn warning(&mut self, warning: &Warning) {
+        if let Some(Event::Warning(w)) = self.hold(Event::Warning(warning.clone())) {
+            self.observer.warning(&w);
+        }
+    }
+
+    /// Comes only after the first pass, when the events were handed on.
+    fn pass_done(&mut self, report: &PassReport<'_>) {
+        debug_assert!(
+            self.held.is_none(),
+            "a pass ended before the guess was checked"
+        );
+        self.observer.pass_done(report);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records every event, in order, as text.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Observer for Log {
+        fn started(&mut self, start: &RunStart<'_>) -> Result<(), ObserverError> {
+            self.0.push(format!("start {}", start.dim));
+            Ok(())
+        }
+        fn progress(&mut self, row: &ProgressRow) {
+            self.0.push(format!("progress {}", row.examples));
+        }
+        fn prediction(&mut self, score: f64) {
+            self.0.push(format!("p {score}"));
+        }
+        fn warning(&mut self, warning: &Warning) {
+            self.0.push(format!("w {warning}"));
+        }
+    }
+
+    fn events(o: &mut dyn Observer) {
+        let config = LearnerConfig::default();
+        let start = RunStart {
+            config: &config,
+            dim: 7,
+            representation: RepresentationChoice::Given,
+            classes: None,
+            schema: None,
+        };
+        o.started(&start).unwrap();
+        o.warning(&Warning::Diverged { mean_loss: 2.0 });
+        let mut metrics = crate::eval::Metrics::new();
+        for k in 0..5 {
+            o.prediction(k as f64);
+            if let Some(row) =
+                metrics.add_with_progress(0.5, 1.0, 1.0, crate::loss::Loss::Logistic, 1)
+            {
+                o.progress(&row);
+            }
+        }
+        o.warning(&Warning::Diverged { mean_loss: 3.0 });
+    }
+
+    /// Held events reach the observer only when released, in the order they came.
+    #[test]
+    fn held_events_are_handed_on_in_their_order() {
+        let mut straight = Log::default();
+        events(&mut Deferred::passing(&mut straight));
+        let mut later = Log::default();
+        let mut deferred = Deferred::holding(&mut later);
+        events(&mut deferred);
+        assert!(!deferred.released());
+        deferred.release().unwrap();
+        assert!(deferred.released());
+        deferred.prediction(9.0);
+        straight.0.push("p 9".into());
+        assert_eq!(later.0, straight.0);
+        assert!(straight.0.len() > 10, "{:?}", straight.0);
+    }
+
+    /// A guess holds only if the pass read to the end without an index past it, and the whole
+    /// file's average keeps the representation's choice.
+    #[test]
+    fn a_guess_holds_only_for_what_the_walk_would_find() {
+        let config = LearnerConfig::default().check().unwrap();
+        let guess = InputProfile {
+            dim: 4,
+            hashed: false,
+            avg_nnz: Some(4.0),
+            sample: None,
+        };
+        let resolved = config.resolve(&guess);
+        let mut s = Speculation::new(guess, config, resolved);
+        let ex = |indices: Vec<u32>| Example {
+            values: vec![1.0; indices.len()],
+            indices,
+            ..Example::default()
+        };
+        assert!(s.watch(Ok(true), &ex(vec![0, 1, 2, 3]), "f", 1).is_ok());
+        assert!(!s.holds(), "not read to the end");
+        assert_eq!(s.watch(Ok(false), &ex(vec![]), "f", 1), Ok(false));
+        assert!(s.holds());
+        let err = s.watch(Ok(true), &ex(vec![0, 4]), "f", 2).unwrap_err();
+        assert_eq!((err.line, err.column), (2, 0));
+        assert!(Speculation::worth_it(&s.guess, 1 << 20));
+        let sparse = InputProfile {
+            avg_nnz: Some(1.0),
+            ..s.guess
+        };
+        assert!(!Speculation::worth_it(&sparse, 1 << 20));
+        assert!(!Speculation::worth_it(&s.guess, 1 << 40));
+    }
+}
