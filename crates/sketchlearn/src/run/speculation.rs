@@ -190,6 +190,8 @@ impl<'o> Deferred<'o> {
         let Some(held) = self.held.take() else {
             return Ok(());
         };
+        #[cfg(test)]
+        tests::KEPT.with(|k| k.set(k.get() + 1));
         if let Some(s) = &held.start {
             let start = RunStart {
                 config: &s.config,
@@ -287,6 +289,15 @@ impl Observer for Deferred<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::ClassSpec;
+    use crate::linear::{Algorithm, CurvatureKind};
+    use crate::run::{train_and_test, Input, Start, TrainOptions};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Guesses kept on this thread.
+        pub(super) static KEPT: Cell<u32> = const { Cell::new(0) };
+    }
 
     /// Records every event, in order, as text.
     #[derive(Default)]
@@ -379,5 +390,155 @@ mod tests {
         };
         assert!(!Speculation::worth_it(&sparse, 1 << 20));
         assert!(!Speculation::worth_it(&s.guess, 1 << 40));
+    }
+
+    /// Records every event of a run, in order.
+    #[derive(Default)]
+    struct Everything(Vec<String>);
+
+    impl Observer for Everything {
+        fn started(&mut self, s: &RunStart<'_>) -> Result<(), ObserverError> {
+            let classes = s.classes.map(|c| c.to_list());
+            self.0
+                .push(format!("start {} {} {classes:?}", s.dim, s.representation));
+            Ok(())
+        }
+        fn progress(&mut self, row: &ProgressRow) {
+            self.0.push(format!("{row:?}"));
+        }
+        fn prediction(&mut self, score: f64) {
+            self.0.push(format!("{}", score.to_bits()));
+        }
+        fn classes(&mut self, classes: &Classes) {
+            self.0.push(classes.to_list());
+        }
+        fn warning(&mut self, warning: &Warning) {
+            self.0.push(format!("{warning}"));
+        }
+        fn pass_done(&mut self, r: &PassReport<'_>) {
+            self.0
+                .push(format!("pass {} {:?}", r.pass, r.progressive.mean_loss()));
+        }
+    }
+
+    /// What a run gave: its events, model bytes and examples, or its error.
+    type Run = Result<(Vec<String>, Vec<u8>, u64), String>;
+
+    /// `text` trained from a file (guessed when it qualifies) and from a stream of the same
+    /// bytes (walked first, as before this module); with whether the file's guess was kept.
+    fn file_and_stream(text: &str, config: &LearnerConfig, passes: u32) -> (Run, Run, bool) {
+        let path = std::env::temp_dir().join(format!(
+            "sketchlearn-guess-{}-{:x}.libsvm",
+            std::process::id(),
+            text.len() ^ text.bytes().map(usize::from).sum::<usize>()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let options = TrainOptions {
+            passes,
+            ..TrainOptions::default()
+        };
+        let run = |input: Input| -> Run {
+            let mut seen = Everything::default();
+            let start = Start::New(config.clone());
+            let spec = ClassSpec::FromInput;
+            let out = train_and_test(input, None, start, &options, &spec, &mut seen)
+                .map_err(|e| e.to_string().replace(path.to_str().unwrap(), "IN"))?;
+            Ok((seen.0, out.model.to_bytes().unwrap(), out.examples))
+        };
+        let before = KEPT.with(Cell::get);
+        let file = run(Input::path(path.to_str().unwrap()));
+        let kept = KEPT.with(Cell::get) > before;
+        let bytes = std::io::Cursor::new(text.as_bytes().to_vec());
+        let name = path.to_str().unwrap().to_owned();
+        let stream = run(Input::reader(name, Box::new(bytes)));
+        std::fs::remove_file(&path).unwrap();
+        (file, stream, kept)
+    }
+
+    /// `n` rows of `d` features each (1..=d), labels `±1` in turn, values from the row.
+    fn dense(n: usize, d: usize) -> Vec<String> {
+        (0..n)
+            .map(|k| {
+                let label = if (k * 7 + k / 3) % 2 == 0 { "1" } else { "-1" };
+                let row: String = (1..=d)
+                    .map(|j| format!(" {j}:{}", ((k * 31 + j * 17) % 23) as f64 / 7.0 - 1.5))
+                    .collect();
+                format!("{label}{row}\n")
+            })
+            .collect()
+    }
+
+    fn oja() -> LearnerConfig {
+        LearnerConfig {
+            algorithm: Algorithm::Newton,
+            curvature: CurvatureKind::Oja,
+            size: 4,
+            ..LearnerConfig::default()
+        }
+    }
+
+    /// A dense file's guess is kept, and the run (events in order, model bytes) is the walked
+    /// run's, for Oja-SON and the default, in one pass and two.
+    #[test]
+    fn a_kept_guess_gives_the_walked_run() {
+        let text = dense(1300, 12).concat();
+        for (config, passes) in [(oja(), 1), (oja(), 2), (LearnerConfig::default(), 1)] {
+            let (file, stream, kept) = file_and_stream(&text, &config, passes);
+            assert!(kept, "{config:?}");
+            let file = file.unwrap();
+            assert_eq!(file, stream.unwrap());
+            assert!(file.0[0].starts_with("start 12 "), "{:?}", file.0[0]);
+            assert_eq!(file.2, 1300 * u64::from(passes));
+        }
+    }
+
+    /// A guess that fails leaves the run to the walk, with the walk's learner and errors: an
+    /// index past the first rows' (a larger dimension), later rows without features (another
+    /// representation), a third label, a bad index and a bad value past the first rows.
+    #[test]
+    fn a_failed_guess_runs_as_before() {
+        let rows = dense(1300, 12);
+        let wider = rows.iter().enumerate().map(|(k, r)| match k {
+            1200 => "1 3:1 15:0.5\n".to_owned(),
+            _ => r.clone(),
+        });
+        let sparse = rows
+            .iter()
+            .cloned()
+            .chain((0..14_000).map(|k| format!("{}\n", 1 - 2 * (k % 2))));
+        let third = rows.iter().enumerate().map(|(k, r)| match k {
+            1100 => "3 1:1\n".to_owned(),
+            _ => r.clone(),
+        });
+        let bad_index = rows.iter().enumerate().map(|(k, r)| match k {
+            1250 => "1 1:1 x:2\n".to_owned(),
+            _ => r.clone(),
+        });
+        let bad_value = rows.iter().enumerate().map(|(k, r)| match k {
+            1250 => "1 1:1 2:zz\n".to_owned(),
+            _ => r.clone(),
+        });
+        let cases: [(&str, String); 5] = [
+            ("wider", wider.collect()),
+            ("sparse", sparse.collect()),
+            ("third", third.collect()),
+            ("bad index", bad_index.collect()),
+            ("bad value", bad_value.collect()),
+        ];
+        for (what, text) in cases {
+            let (file, stream, kept) = file_and_stream(&text, &oja(), 1);
+            assert!(!kept, "{what}");
+            assert_eq!(file, stream, "{what}");
+            match what {
+                "wider" => assert!(file.unwrap().0[0].starts_with("start 15 ")),
+                "sparse" => assert!(file.unwrap().0[0].contains("sparse input"), "{what}"),
+                "third" => assert!(file.unwrap_err().starts_with("IN:1101:1: label 3")),
+                "bad index" => assert!(file.unwrap_err().starts_with("IN:1251:")),
+                _ => {
+                    let e = file.unwrap_err();
+                    assert!(e.starts_with("IN:1251:") && e.contains("zz"), "{e}")
+                }
+            }
+        }
     }
 }
