@@ -83,10 +83,8 @@ pub(crate) fn settle_guessed(
     };
     let (settled, unresolved) = build(input, valid, options, None, map, &found.profile).ok()?;
     let resolved = unresolved.resolve(&found.profile);
-    Some((
-        settled,
-        Speculation::new(found.profile, unresolved, resolved),
-    ))
+    let guess = Speculation::new(input.name(), found.profile, unresolved, resolved);
+    Some((settled, guess))
 }
 
 /// A new learner's configuration checked (with the penalty and the interactions) and the

@@ -43,6 +43,8 @@ pub(crate) const HELD_PREDICTIONS: u64 = 1 << 22;
 /// The guess of a run: what the learner was built for, and what the first pass has seen.
 #[derive(Debug)]
 pub(crate) struct Speculation {
+    /// The input's name (in the error that ends a failed guess's pass).
+    source_name: String,
     /// The guessed profile (its dimension the learner's).
     guess: InputProfile,
     /// The configuration before the representation was chosen, and what it chose for `guess`.
@@ -68,11 +70,13 @@ impl Speculation {
 
     /// The guess for a learner configured as `unresolved`, which chose `resolved` for it.
     pub(crate) fn new(
+        source_name: &str,
         guess: InputProfile,
         unresolved: ValidLearnerConfig,
         resolved: (ValidLearnerConfig, RepresentationChoice),
     ) -> Self {
         Speculation {
+            source_name: source_name.to_owned(),
             guess,
             unresolved,
             resolved,
@@ -89,7 +93,6 @@ impl Speculation {
         &mut self,
         read: Result<bool, ParseError>,
         ex: &Example,
-        source_name: &str,
         line: u64,
     ) -> Result<bool, ParseError> {
         match read {
@@ -103,7 +106,7 @@ impl Speculation {
                 if past || self.n > HELD_PREDICTIONS {
                     let why = "the guessed dimension does not hold this example".to_owned();
                     return Err(ParseError::new(
-                        source_name,
+                        &self.source_name,
                         line,
                         0,
                         ParseErrorKind::Unsupported(why),
@@ -116,6 +119,19 @@ impl Speculation {
                 Ok(false)
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// [`watch`](Self::watch) when a guess is open (`guess`), else `read` as it is.
+    pub(crate) fn watch_in(
+        guess: Option<&mut Self>,
+        read: Result<bool, ParseError>,
+        ex: &Example,
+        line: u64,
+    ) -> Result<bool, ParseError> {
+        match guess {
+            Some(guess) => guess.watch(read, ex, line),
+            None => read,
         }
     }
 
@@ -213,6 +229,19 @@ impl<'o> Deferred<'o> {
             self.hand_on(event);
         }
         Ok(())
+    }
+
+    /// At the first pass's end, with its `guess` (if any): the held events handed on when the
+    /// guess holds ([`release`](Self::release)); when it does not, an error that ends this try
+    /// of the run, nothing having reached the observer.
+    pub(crate) fn keep_guess(&mut self, guess: Option<Speculation>) -> Result<(), RunError> {
+        match guess {
+            Some(guess) if !guess.holds() => Err(RunError::options(
+                "the guessed dimension or representation failed",
+            )),
+            Some(_) => self.release(),
+            None => Ok(()),
+        }
     }
 
     fn hand_on(&mut self, event: Event) {
@@ -371,17 +400,17 @@ mod tests {
             sample: None,
         };
         let resolved = config.resolve(&guess);
-        let mut s = Speculation::new(guess, config, resolved);
+        let mut s = Speculation::new("f", guess, config, resolved);
         let ex = |indices: Vec<u32>| Example {
             values: vec![1.0; indices.len()],
             indices,
             ..Example::default()
         };
-        assert!(s.watch(Ok(true), &ex(vec![0, 1, 2, 3]), "f", 1).is_ok());
+        assert!(s.watch(Ok(true), &ex(vec![0, 1, 2, 3]), 1).is_ok());
         assert!(!s.holds(), "not read to the end");
-        assert_eq!(s.watch(Ok(false), &ex(vec![]), "f", 1), Ok(false));
+        assert_eq!(s.watch(Ok(false), &ex(vec![]), 1), Ok(false));
         assert!(s.holds());
-        let err = s.watch(Ok(true), &ex(vec![0, 4]), "f", 2).unwrap_err();
+        let err = s.watch(Ok(true), &ex(vec![0, 4]), 2).unwrap_err();
         assert_eq!((err.line, err.column), (2, 0));
         assert!(Speculation::worth_it(&s.guess, 1 << 20));
         let sparse = InputProfile {

@@ -327,10 +327,9 @@ fn learn(
     let Settled {
         mut model,
         representation,
-        notes,
+        mut notes,
         mut map,
     } = settled;
-    let mut notes = notes;
     notes.extend(input.cache_warnings());
     let start_classes = map.classes();
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
@@ -373,7 +372,6 @@ fn learn(
         let mut lines = RecentLines::new();
         let seen = Seen::default();
         let mut watched = Convention::new(&mut *observer, &seen);
-        let name = input.name().to_owned();
         let mut kind = BinaryPass {
             loss,
             observer: &mut watched,
@@ -383,10 +381,8 @@ fn learn(
             &mut model.learner,
             |ex| {
                 let more = cancellation.read(|| reader.read_into(ex));
-                let more = match speculation.as_mut().filter(|_| pass == 1) {
-                    Some(guess) => guess.watch(more, ex, &name, reader.line()),
-                    None => more,
-                };
+                let guess = speculation.as_mut().filter(|_| pass == 1);
+                let more = Speculation::watch_in(guess, more, ex, reader.line());
                 if let Ok(true) = more {
                     lines.push(reader.line());
                 }
@@ -413,14 +409,7 @@ fn learn(
         })?;
         drop(watched); // hands on the predictions held back for the convention
         map = reader.into_parts().1;
-        if let Some(guess) = speculation.take() {
-            if !guess.holds() {
-                return Err(RunError::options(
-                    "the guessed dimension or representation failed",
-                ));
-            }
-            observer.release()?;
-        }
+        observer.keep_guess(speculation.take())?;
         record_classes(&mut model, &map);
         passes = pass;
         total += done.outcome.examples;
@@ -433,10 +422,10 @@ fn learn(
         if cancellation.stopped() {
             break;
         }
-        let tested = match test.as_mut() {
-            Some(t) => Some(evaluate_in(t, &model, &options.read, &mut Silent)?.metrics),
-            None => None,
-        };
+        let tested = test
+            .as_mut()
+            .map(|t| evaluate_in(t, &model, &options.read, &mut Silent));
+        let tested = tested.transpose()?.map(|e| e.metrics);
         observer.pass_done(&PassReport {
             pass,
             progressive: &metrics,
