@@ -40,6 +40,11 @@ impl<'a> Cancel<'a> {
         Cancel { hook: Some(hook) }
     }
 
+    /// Whether this hook can never ask to stop ([`never`](Self::never)).
+    pub fn is_never(&self) -> bool {
+        self.hook.is_none()
+    }
+
     /// Whether the caller asked to stop.
     #[inline]
     pub fn requested(&self) -> bool {

@@ -52,6 +52,7 @@ mod prescan;
 mod report;
 mod settle;
 mod shuffle;
+mod speculation;
 mod spool;
 mod train;
 

@@ -34,6 +34,8 @@ pub(crate) struct Prescan {
 /// first `limit` examples, and the first rows' [`SparsityProbe`] (within those `limit`).
 struct Walk {
     scan: Option<ClassScan>,
+    /// The labels are scanned to the input's end (else only within `limit`: a [`guess`]).
+    scan_to_end: bool,
     limit: u64,
     n: u64,
     nnz: usize,
@@ -44,6 +46,7 @@ impl Walk {
     fn new(scan: Option<ClassScan>, limit: u64) -> Self {
         Walk {
             scan,
+            scan_to_end: true,
             limit,
             n: 0,
             nnz: 0,
@@ -72,8 +75,9 @@ impl Walk {
         S: ExampleSource<Error = ParseError> + ?Sized,
     {
         let mut ex = Example::default();
-        while (self.scan.is_some() || self.n < self.limit) && source.read_into(&mut ex)? {
-            if let Some(scan) = &mut self.scan {
+        let to_end = self.scan.is_some() && self.scan_to_end;
+        while (to_end || self.n < self.limit) && source.read_into(&mut ex)? {
+            if let Some(scan) = self.scan.as_mut().filter(|_| to_end || self.n < self.limit) {
                 scan.add_read(source, &ex)?;
             }
             if self.n < self.limit {
@@ -238,6 +242,54 @@ fn first_rows(
         Ok(walk)
     })?;
     Ok((walk, 0))
+}
+
+/// The walk's findings guessed from the first [`SPARSITY_SAMPLE`] examples of a plain LIBSVM
+/// file (no `--dim`, no cache), for a run that learns before the walk would have ended
+/// ([`super::speculation`]): the labels of those rows (when `classes`), their sample and
+/// average stored features, and one past their largest index as the dimension — what
+/// [`prescan`] finds when no later example has a larger index and the later rows keep the
+/// representation's choice, which the run checks at its first pass's end. `None` (walk the
+/// whole file as before) when the input is not such a file, holds fewer examples than the
+/// sample (the walk would read all of it anyway) or fails to read: the whole walk then
+/// reports the error, at its place.
+pub(crate) fn guess(
+    input: &mut Input,
+    read: &ReadOptions,
+    bits: u32,
+    classes: bool,
+) -> Option<Prescan> {
+    let plain = input.plain_path().is_some() && !input.has_cache();
+    if input.format(read.format) != Format::Libsvm || !plain {
+        return None;
+    }
+    let read = ReadOptions {
+        read_ahead: false,
+        ..read.clone()
+    };
+    let mut walk = Walk::new(
+        classes.then(|| ClassScan::new(input.name())),
+        SPARSITY_SAMPLE,
+    );
+    walk.scan_to_end = false;
+    let mut reader = input.open(&read, bits).ok()?;
+    if let Opened::Text(ExampleReader::Libsvm(text)) = &mut reader {
+        text.skip_values();
+    }
+    walk.read(&mut reader).ok()?;
+    if walk.n < SPARSITY_SAMPLE {
+        return None;
+    }
+    let profile = InputProfile {
+        dim: reader.max_index_plus_one(),
+        hashed: false,
+        avg_nnz: walk.avg_nnz(),
+        sample: walk.probe.sample(),
+    };
+    Some(Prescan {
+        scan: walk.scan,
+        profile,
+    })
 }
 
 /// The smallest file [`first_rows`] reads on two threads (2 MiB). The walk is on the

@@ -7,9 +7,12 @@
 
 use super::footprint::{cap_size, check_dim, check_fits, what_sets_dim};
 use super::labels::{model_map, new_map};
-use super::{csv, Input, RunError, Start, TrainOptions, Warning};
-use crate::data::{ClassSpec, Format, InputSpec, LabelMap};
-use crate::linear::{LinearModel, ModelExtras, RepresentationChoice};
+use super::speculation::Speculation;
+use super::{csv, prescan, Input, RunError, Start, TrainOptions, Warning};
+use crate::data::{ClassSpec, Format, InputSpec, LabelMap, Schema, Task};
+use crate::linear::{
+    InputProfile, LearnerConfig, LinearModel, ModelExtras, RepresentationChoice, ValidLearnerConfig,
+};
 
 /// The model a run starts from, how its representation was settled, the notes to give (a
 /// capped sketch size) and the label map of its input.
@@ -32,10 +35,7 @@ pub(crate) fn settle(
         Start::Resume(model) => return resume(input, model, options, classes),
         Start::New(config) => config,
     };
-    let valid = config.check()?;
-    options.regularization.check(&valid)?;
-    check_interactions(options, format, input.name())?;
-    let bits = options.read.bits(format, None)?;
+    let (valid, bits) = checked(&config, options, format, input.name())?;
     let schema = match format {
         Format::Csv => Some(csv::scan_new(input, options)?),
         _ => None,
@@ -49,6 +49,69 @@ pub(crate) fn settle(
         valid.loss,
         options.dim,
     )?;
+    Ok(build(input, valid, options, schema, map, &input_profile)?.0)
+}
+
+/// The model a run starts from when its input is guessed ([`super::speculation`]): a new
+/// learner built for the guess of the walk from the input's first rows
+/// ([`prescan::guess`](super::prescan::guess)), with the [`Speculation`] the first pass checks.
+/// `None` (settle as usual) when the run is not one that is guessed (see [`super::speculation`]),
+/// or anything fails: [`settle`] then reports it.
+pub(crate) fn settle_guessed(
+    input: &mut Input,
+    config: &LearnerConfig,
+    options: &TrainOptions,
+    classes: &ClassSpec,
+) -> Option<(Settled, Speculation)> {
+    let format = input.format(options.read.format);
+    if format != Format::Libsvm || options.dim.is_some() || *classes != ClassSpec::FromInput {
+        return None;
+    }
+    let file_bytes = std::fs::metadata(input.plain_path()?).ok()?.len();
+    let (valid, bits) = checked(config, options, format, input.name()).ok()?;
+    let binary = valid.loss.is_classification();
+    let found = prescan::guess(input, &options.read, bits, binary)?;
+    if !Speculation::worth_it(&found.profile, file_bytes) {
+        return None;
+    }
+    let map = match &found.scan {
+        Some(scan) if scan.labels().count() == 2 => {
+            LabelMap::settle(classes, Task::Binary, Some(scan), input.name()).ok()?
+        }
+        Some(_) => return None,
+        None => LabelMap::Real,
+    };
+    let (settled, unresolved) = build(input, valid, options, None, map, &found.profile).ok()?;
+    let resolved = unresolved.resolve(&found.profile);
+    let guess = Speculation::new(input.name(), found.profile, unresolved, resolved);
+    Some((settled, guess))
+}
+
+/// A new learner's configuration checked (with the penalty and the interactions) and the
+/// input's hash bits.
+fn checked(
+    config: &LearnerConfig,
+    options: &TrainOptions,
+    format: Format,
+    name: &str,
+) -> Result<(ValidLearnerConfig, u32), RunError> {
+    let valid = config.clone().check()?;
+    options.regularization.check(&valid)?;
+    check_interactions(options, format, name)?;
+    Ok((valid, options.read.bits(format, None)?))
+}
+
+/// A new learner for the input described by `input_profile` (and `schema`, CSV): its dimension
+/// checked, its sketch size capped, its representation chosen, its memory checked. Returns the
+/// model settled and the configuration before the representation was chosen.
+fn build(
+    input: &Input,
+    valid: ValidLearnerConfig,
+    options: &TrainOptions,
+    schema: Option<Schema>,
+    map: LabelMap,
+    input_profile: &InputProfile,
+) -> Result<(Settled, ValidLearnerConfig), RunError> {
     let dim = input_profile.dim;
     let what_sets_dim = what_sets_dim(
         options.dim,
@@ -58,7 +121,8 @@ pub(crate) fn settle(
     );
     check_dim(dim, &what_sets_dim)?;
     let (valid, note) = cap_size(valid, dim)?;
-    let (valid, representation) = valid.resolve(&input_profile);
+    let unresolved = valid.clone();
+    let (valid, representation) = valid.resolve(input_profile);
     let memory = check_fits(&valid, &options.regularization, dim, &what_sets_dim)?;
     let learner = options.regularization.build(&valid, dim)?;
     let mut model = LinearModel::new(valid.into_inner(), learner);
@@ -70,12 +134,13 @@ pub(crate) fn settle(
         interactions: options.read.interactions,
         ..ModelExtras::default()
     };
-    Ok(Settled {
+    let settled = Settled {
         model,
         representation,
         notes: note.into_iter().chain(memory).collect(),
         map,
-    })
+    };
+    Ok((settled, unresolved))
 }
 
 /// `-q` crosses VW namespaces: an error for `format` input named `name` that is not VW.

@@ -9,7 +9,8 @@ use super::evaluated_pass::{evaluated_pass, BinaryPass};
 use super::holdout::EarlyStop;
 use super::input::examples;
 use super::pass::RecentLines;
-use super::settle::{settle, Settled};
+use super::settle::{settle, settle_guessed, Settled};
+use super::speculation::{Deferred, Speculation};
 use super::{
     constant_warning, divergence_warning, Evaluation, Input, LabelRuns, Observer, PassReport,
     ReadOptions, RunError, RunStart, Silent, Warning,
@@ -262,7 +263,10 @@ pub fn train_and_test(
     )
 }
 
-/// [`train_and_test`] stopped by `cancel` ([`train_cancellable`]).
+/// [`train_and_test`] stopped by `cancel` ([`train_cancellable`]). A new learner on a plain
+/// dense LIBSVM file starts learning from a guess of its dimension and classes, kept when the
+/// first pass shows it right, else the run starts again with the walk ([`super::speculation`]):
+/// the same learner, outputs and errors either way.
 fn train_run(
     mut input: Input,
     mut test: Option<Input>,
@@ -275,13 +279,57 @@ fn train_run(
     check_options(&mut input, test.as_mut(), options)?;
     let format = input.format(options.read.format);
     options.read.bits(format, None)?;
+    let guessed = match (&start, cancel.is_never()) {
+        (Start::New(config), true) => settle_guessed(&mut input, config, options, classes),
+        _ => None,
+    };
+    if let Some((settled, speculation)) = guessed {
+        let mut deferred = Deferred::holding(observer);
+        let run = learn(
+            &mut input,
+            &mut test,
+            settled,
+            Some(speculation),
+            options,
+            &mut deferred,
+            cancel,
+        );
+        if run.is_ok() || deferred.released() {
+            return run;
+        }
+    }
+    let settled = settle(&mut input, start, options, classes)?;
+    let mut observer = Deferred::passing(observer);
+    learn(
+        &mut input,
+        &mut test,
+        settled,
+        None,
+        options,
+        &mut observer,
+        cancel,
+    )
+}
+
+/// The passes of [`train_run`] for the learner `settled`; with a `speculation`, the first
+/// pass's examples are checked against its guess, and `observer` releases its held events when
+/// the guess holds (else the run ends with an error, and nothing reached the observer).
+fn learn(
+    input: &mut Input,
+    test: &mut Option<Input>,
+    settled: Settled,
+    mut speculation: Option<Speculation>,
+    options: &TrainOptions,
+    observer: &mut Deferred<'_>,
+    cancel: Cancel<'_>,
+) -> Result<TrainOutcome, RunError> {
+    let format = input.format(options.read.format);
     let Settled {
         mut model,
         representation,
-        notes,
+        mut notes,
         mut map,
-    } = settle(&mut input, start, options, classes)?;
-    let mut notes = notes;
+    } = settled;
     notes.extend(input.cache_warnings());
     let start_classes = map.classes();
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
@@ -310,7 +358,7 @@ fn train_run(
     let cancellation = Cancellation::new(cancel);
     for pass in 1..=options.passes {
         let reader = examples(
-            &mut input,
+            input,
             &options.read,
             bits,
             model.schema(),
@@ -333,6 +381,8 @@ fn train_run(
             &mut model.learner,
             |ex| {
                 let more = cancellation.read(|| reader.read_into(ex));
+                let guess = speculation.as_mut().filter(|_| pass == 1);
+                let more = Speculation::watch_in(guess, more, ex, reader.line());
                 if let Ok(true) = more {
                     lines.push(reader.line());
                 }
@@ -359,6 +409,7 @@ fn train_run(
         })?;
         drop(watched); // hands on the predictions held back for the convention
         map = reader.into_parts().1;
+        observer.keep_guess(speculation.take())?;
         record_classes(&mut model, &map);
         passes = pass;
         total += done.outcome.examples;
@@ -371,10 +422,10 @@ fn train_run(
         if cancellation.stopped() {
             break;
         }
-        let tested = match test.as_mut() {
-            Some(t) => Some(evaluate_in(t, &model, &options.read, &mut Silent)?.metrics),
-            None => None,
-        };
+        let tested = test
+            .as_mut()
+            .map(|t| evaluate_in(t, &model, &options.read, &mut Silent));
+        let tested = tested.transpose()?.map(|e| e.metrics);
         observer.pass_done(&PassReport {
             pass,
             progressive: &metrics,
@@ -390,7 +441,7 @@ fn train_run(
             break;
         }
     }
-    cancellation.check_not_empty(total, &input)?;
+    cancellation.check_not_empty(total, input)?;
     let cancelled = cancellation.stopped();
     let seconds = start.elapsed().as_secs_f64();
     let stopped_early = passes < options.passes && !cancelled;
