@@ -4,8 +4,17 @@
 //! `AdaHedgeCalibrated`. The rule is a variant that no earlier file holds, so the length of the
 //! sequence is never ambiguous, every earlier file loads unchanged, and a mixture saved under
 //! another rule is byte for byte what version 5 wrote.
+//!
+//! The retirement of negligible members (`mixture_retirement.rs`) appends `[ε, r_1 … r_K]` (the
+//! threshold and each member's retirement point, 0 while active) after those values when `ε > 0`
+//! or a member has retired: `K + 1` more, so the sequence holds `K` or `2K + 1` values (`3K` or
+//! `4K + 1` under `AdaHedgeCalibrated`), lengths that never coincide. A file without them (every
+//! file written before the rule, and any mixture with `ε = 0`) loads with `ε = 0`: it continues
+//! (`-i`) exactly as it did. (A binary from before the rule refuses a file with them, with the
+//! counts in its message.)
 
 use super::calibration::Calibration;
+use super::mixture_retirement::Retirement;
 use super::shared_scaling::{link, ScaledRows};
 use super::{MixRule, Mixture, OnlineLearner};
 use crate::loss::Loss;
@@ -35,6 +44,7 @@ impl<L: Serialize> Serialize for Mixture<L> {
         if self.rule == MixRule::AdaHedgeCalibrated {
             cum_loss.extend(self.calibration.iter().flat_map(|c| c.to_pair()));
         }
+        cum_loss.extend(self.retirement.to_saved());
         Wire {
             members: self.members.as_slice(),
             log_weight: self.log_weight.as_slice(),
@@ -58,6 +68,16 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
     fn try_from(w: MixtureWire<L>) -> Result<Self, String> {
         let k = w.members.len();
         let mut cum_loss = w.cum_loss;
+        let base = if w.rule == MixRule::AdaHedgeCalibrated {
+            3 * k
+        } else {
+            k
+        };
+        let retirement = if cum_loss.len() == base + k + 1 {
+            Retirement::from_saved(k, &cum_loss.split_off(base))?
+        } else {
+            Retirement::new(k, 0.0)
+        };
         let calibration = if w.rule == MixRule::AdaHedgeCalibrated {
             if cum_loss.len() != 3 * k {
                 return Err(format!(
@@ -99,6 +119,7 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             losses: Vec::new(),
             pi: Vec::new(),
             shared: ScaledRows::default(),
+            retirement,
         })
     }
 }
