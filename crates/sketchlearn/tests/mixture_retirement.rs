@@ -95,7 +95,10 @@ fn members_retire_and_the_probability_moves_by_at_most_their_weight() {
                 .filter(|&k| without.retirement().is_active(k))
                 .map(|k| pi[k])
                 .sum();
-            assert!(retired < 4.0 * DEFAULT_RETIREMENT, "{rule:?}: ρ = {retired}");
+            assert!(
+                retired < 4.0 * DEFAULT_RETIREMENT,
+                "{rule:?}: ρ = {retired}"
+            );
             for (k, w) in mix.member_weights().iter().enumerate() {
                 if !mix.retirement().is_active(k) {
                     assert_eq!(*w, 0.0);
@@ -103,7 +106,10 @@ fn members_retire_and_the_probability_moves_by_at_most_their_weight() {
             }
             for (z, _) in &probe {
                 let gap = (probability(&mix, z) - probability(&without, z)).abs();
-                assert!(gap <= retired + 1e-15, "{rule:?}: moved {gap} > ρ {retired}");
+                assert!(
+                    gap <= retired + 1e-15,
+                    "{rule:?}: moved {gap} > ρ {retired}"
+                );
             }
         }
         assert!(retirements > 0, "{rule:?}: nobody retired");
@@ -116,7 +122,7 @@ fn members_retire_and_the_probability_moves_by_at_most_their_weight() {
     }
 }
 
-/// The default (`auto`) on a stream where its members differ.
+/// The stream as sparse examples (entries above −0.6 stored).
 fn examples(n: usize, d: usize, seed: u64) -> Vec<Example> {
     rows(n, d, seed)
         .into_iter()
@@ -131,6 +137,31 @@ fn examples(n: usize, d: usize, seed: u64) -> Vec<Example> {
             }
         })
         .collect()
+}
+
+/// A mixture of four learners, two of which retire on [`examples`]: AdaGrad, Sketched Online
+/// Newton, the running mean of the labels (it knows nothing of `x`) and OGD with a rate of 1e-7.
+fn mixed(d: usize) -> AnyLearner {
+    use sketchlearn::linear::{Algorithm, RunningMean};
+    let build = |algorithm, learning_rate| {
+        LearnerConfig {
+            algorithm,
+            learning_rate,
+            ..LearnerConfig::default()
+        }
+        .build(d)
+        .unwrap()
+    };
+    let rate = LearnerConfig::default().learning_rate;
+    let members = vec![
+        build(Algorithm::AdaGrad, rate),
+        build(Algorithm::Newton, rate),
+        AnyLearner::RunningMean(RunningMean::new(d)),
+        build(Algorithm::Ogd, 1e-7),
+    ];
+    AnyLearner::Mixture(
+        Mixture::new(members, Loss::Logistic, MixRule::AdaHedgeCalibrated, 1.0).unwrap(),
+    )
 }
 
 fn bytes(l: &AnyLearner) -> Vec<u8> {
@@ -150,8 +181,7 @@ fn mixture(l: &AnyLearner) -> &Mixture {
 fn retirement_is_the_same_in_batches_on_two_threads_as_one_at_a_time() {
     let d = 20;
     let data = examples(5000, d, 7);
-    let cfg = LearnerConfig::default();
-    let mut one = cfg.build(d).unwrap();
+    let mut one = mixed(d);
     let seq: Vec<u64> = data
         .iter()
         .map(|ex| one.learn(ex.row(), ex.label, ex.weight).unwrap().to_bits())
@@ -159,7 +189,7 @@ fn retirement_is_the_same_in_batches_on_two_threads_as_one_at_a_time() {
     let retired = mixture(&one).retirement().active_count();
     assert!(retired < mixture(&one).members().len(), "nobody retired");
     for size in [100, 256, 333] {
-        let mut batched = cfg.build(d).unwrap();
+        let mut batched = mixed(d);
         let mut got = Vec::new();
         let mut out = Vec::new();
         for chunk in data.chunks(size) {
@@ -167,7 +197,11 @@ fn retirement_is_the_same_in_batches_on_two_threads_as_one_at_a_time() {
             got.extend(out.iter().map(|p| p.to_bits()));
         }
         assert_eq!(got, seq, "batches of {size}: predictions differ");
-        assert_eq!(bytes(&batched), bytes(&one), "batches of {size}: states differ");
+        assert_eq!(
+            bytes(&batched),
+            bytes(&one),
+            "batches of {size}: states differ"
+        );
     }
 }
 
@@ -180,20 +214,20 @@ fn retired_models_save_load_and_continue() {
     let data = examples(6000, d, 8);
     let cfg = LearnerConfig::default();
     let (first, rest) = data.split_at(3000);
+    let reload = |l: &AnyLearner| postcard::from_bytes::<AnyLearner>(&bytes(l)).unwrap();
     let learn = |l: &mut AnyLearner, part: &[Example]| {
         for ex in part {
             l.learn(ex.row(), ex.label, ex.weight).unwrap();
         }
     };
-    let mut whole = cfg.build(d).unwrap();
+    let mut whole = mixed(d);
     learn(&mut whole, &data);
-    let mut half = cfg.build(d).unwrap();
+    let mut half = mixed(d);
     learn(&mut half, first);
     assert!(mixture(&half).retirement().active_count() < 4);
-    let model = LinearModel::new(cfg.clone(), half);
-    let back = LinearModel::from_bytes(&model.to_bytes().unwrap(), "half").unwrap();
-    assert_eq!(back.to_bytes().unwrap(), model.to_bytes().unwrap());
-    let mut resumed = back.learner;
+    let back = reload(&half);
+    assert_eq!(bytes(&back), bytes(&half));
+    let mut resumed = back;
     learn(&mut resumed, rest);
     assert_eq!(bytes(&resumed), bytes(&whole));
 
@@ -201,7 +235,10 @@ fn retired_models_save_load_and_continue() {
     assert!(off.set_retirement(0.0).unwrap());
     learn(&mut off, &data);
     assert_eq!(mixture(&off).retirement().active_count(), 4);
-    assert!(mixture(&off).member_weights().iter().all(|&w| w > 0.0 || w == 0.0));
+    assert!(mixture(&off)
+        .member_weights()
+        .iter()
+        .all(|&w| w > 0.0 || w == 0.0));
     let saved = LinearModel::new(cfg.clone(), off.clone());
     let loaded = LinearModel::from_bytes(&saved.to_bytes().unwrap(), "off").unwrap();
     assert_eq!(mixture(&loaded.learner).retirement().epsilon(), 0.0);
@@ -214,26 +251,47 @@ fn retired_models_save_load_and_continue() {
 #[test]
 fn merge_keeps_a_member_retired_only_where_both_retired_it() {
     let d = 20;
-    let cfg = LearnerConfig::default();
     let train = |seed: u64, n: usize| {
-        let mut l = cfg.build(d).unwrap();
+        let mut l = mixed(d);
         for ex in examples(n, d, seed) {
             l.learn(ex.row(), ex.label, ex.weight).unwrap();
         }
         l
     };
     let a = train(9, 4000);
-    let fresh = cfg.build(d).unwrap();
+    let fresh = mixed(d);
     let retired_a: Vec<bool> = (0..4)
         .map(|k| !mixture(&a).retirement().is_active(k))
         .collect();
     assert!(retired_a.iter().any(|&r| r));
-    // With a mixture that retired nobody (too few examples): everyone is active again.
+    // With a mixture that retired nobody (too few examples): the intersection is empty, and
+    // only the merge's own check (its weights < ε on both shards' losses) retires a member
+    // again — never one that `a` kept.
     let young = train(10, 500);
     let mut m = a.clone();
     m.merge_share(&young, None, 0.5).unwrap();
-    assert_eq!(mixture(&m).retirement().active_count(), 4);
-    assert!(mixture(&m).member_weights().iter().all(|w| w.is_finite()));
+    let pi = mixture(&m).member_weights();
+    assert!(pi.iter().all(|w| w.is_finite()));
+    // The same merge without the check (ε = 0 on both sides): everyone is active again, and
+    // those the check retired are exactly those whose merged weight is below ε.
+    let (mut a0, mut y0) = (a.clone(), young.clone());
+    a0.set_retirement(0.0).unwrap();
+    y0.set_retirement(0.0).unwrap();
+    a0.merge_share(&y0, None, 0.5).unwrap();
+    assert_eq!(mixture(&a0).retirement().active_count(), 4);
+    let pi0 = mixture(&a0).member_weights();
+    for k in 0..4 {
+        let retired = !mixture(&m).retirement().is_active(k);
+        assert_eq!(
+            retired,
+            pi0[k] < DEFAULT_RETIREMENT,
+            "member {k}: {}",
+            pi0[k]
+        );
+        if retired {
+            assert_eq!(pi[k], 0.0);
+        }
+    }
     let mut probe = m.clone();
     for ex in examples(300, d, 11) {
         probe.learn(ex.row(), ex.label, ex.weight).unwrap();
