@@ -170,6 +170,11 @@ pub fn train(
             )
         }
     };
+    if args.retire.is_some() {
+        anyhow::bail!(
+            "--retire is for binary and regression models (multiclass keeps the default 1e-9)"
+        );
+    }
     let options = TrainOptions {
         read: args.input.read_options()?,
         passes: args.eval.passes,
@@ -179,6 +184,7 @@ pub fn train(
             MulticlassStart::New(..) => args.learner.regularization(),
         },
         evaluation: args.eval.evaluation(args.seed),
+        retirement: None,
     };
     let quiet = args.quiet.quiet;
     let mut table = Table::new(

@@ -30,7 +30,7 @@ use std::io::Write;
     allow_negative_numbers = true,
     disable_help_flag = true,
     after_help = "Labels: any two classes (sorted, the later positive; --classes NEG,POS), more with \
---multiclass.\nRare flags, in docs/guide.md: --oja-c C, --no-read-ahead, --keep-names (VW names for inspect).\n\
+--multiclass.\nRare flags, in docs/guide.md: --oja-c C, --no-read-ahead, --keep-names, --retire EPS.\n\
 Example: sketchlearn train --passes 5 --holdout 0.1 --early-stop 2 data/heart.libsvm"
 )]
 pub struct TrainArgs {
@@ -45,6 +45,9 @@ pub struct TrainArgs {
     /// Seed of every random draw (sketches, shuffle)
     #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Learner")]
     pub seed: u64,
+    /// Retire mixture members weighing < EPS (default 1e-9; 0: never)
+    #[arg(long, value_name = "EPS", help_heading = "Learner", hide = true)]
+    pub retire: Option<f64>,
     /// Save the final model to this file
     #[arg(
         short = 'f',
@@ -379,6 +382,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             None => args.learner.regularization(),
         },
         evaluation: args.eval.evaluation(args.seed),
+        retirement: args.retire,
     };
     let quiet = args.quiet.quiet;
     let mut terminal = Terminal::new(

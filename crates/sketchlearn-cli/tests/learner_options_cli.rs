@@ -120,6 +120,7 @@ fn train_help_is_grouped_short_and_shows_defaults() {
         "--hash-bits",
         "--oja-c",
         "--no-read-ahead",
+        "--retire",
     ] {
         // A flag without a line of its own is still named in the help, and explained in the
         // guide.

@@ -174,7 +174,8 @@ fn fm_cases() -> Vec<(String, FmConfig)> {
         .collect()
 }
 
-fn compute() -> BTreeMap<String, String> {
+/// Every case's record; with `retirement`, every mixture's retirement threshold set to it first.
+fn compute(retirement: Option<f64>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut sets: Vec<(&str, Data, bool)> = vec![
         (
@@ -209,6 +210,9 @@ fn compute() -> BTreeMap<String, String> {
         };
         for (case, config) in cases {
             let mut learner = config.build(d).unwrap();
+            if let Some(epsilon) = retirement {
+                learner.set_retirement(epsilon).unwrap();
+            }
             out.insert(format!("{name}/{case}"), run(&mut learner, data));
         }
         if !*sparse {
@@ -227,21 +231,35 @@ fn golden_path() -> PathBuf {
 
 #[test]
 fn every_learner_is_bit_identical_to_the_golden_record() {
-    let now = compute();
+    let now = compute(None);
     if std::env::var_os("SKETCHLEARN_BLESS").is_some() {
         let text: String = now.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
         std::fs::create_dir_all(golden_path().parent().unwrap()).unwrap();
         std::fs::write(golden_path(), text).unwrap();
         return;
     }
-    let text = std::fs::read_to_string(golden_path()).unwrap();
+    assert_same(&now, &golden_path());
+}
+
+/// With the retirement of mixture members off (`ε = 0`, `mixture_retirement.rs`), every case
+/// is bit for bit what it was before the rule: `predictions_retirement_off.txt` is the golden
+/// record of main 80275ba, frozen (never blessed again).
+#[test]
+fn retirement_off_is_bit_identical_to_the_record_before_it() {
+    let frozen = common::golden::golden_dir().join("predictions_retirement_off.txt");
+    assert_same(&compute(Some(0.0)), &frozen);
+}
+
+/// `now` against the record at `path` (the a9a and r8 cases only where `../shared/data` is).
+fn assert_same(now: &BTreeMap<String, String>, path: &std::path::Path) {
+    let text = std::fs::read_to_string(path).unwrap();
     let golden: BTreeMap<String, String> = text
         .lines()
         .filter_map(|l| l.split_once(' '))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let mut diffs = vec![];
-    for (k, v) in &now {
+    for (k, v) in now {
         match golden.get(k) {
             Some(g) if g == v => {}
             Some(g) => diffs.push(format!("{k}: golden {g}, now {v}")),

@@ -86,3 +86,36 @@ forward_online_learner!(AnyLearner, dispatch {
         }
     }
 });
+
+impl AnyLearner {
+    /// Sets the retirement threshold `ε` of every mixture in this learner — a mixture, the
+    /// mixtures among its members (`adagrad-grid` inside `auto`) and a wrapped one
+    /// (`mixture_retirement.rs`; 0 turns retirement off everywhere: the learner of before the
+    /// rule, bit for bit). `false` when it holds no mixture.
+    pub fn set_retirement(&mut self, epsilon: f64) -> Result<bool, LearnError> {
+        use AnyLearner::*;
+        Ok(match self {
+            Mixture(m) => {
+                m.set_retirement(epsilon)?;
+                for member in m.members_mut() {
+                    member.set_retirement(epsilon)?;
+                }
+                true
+            }
+            ScaledMixture(m) => {
+                m.set_retirement(epsilon)?;
+                for member in m.members_mut() {
+                    member.set_retirement(epsilon)?;
+                }
+                true
+            }
+            Diagonal(l) => l.inner_mut().set_retirement(epsilon)?,
+            Intercept(l) => l.inner_mut().set_retirement(epsilon)?,
+            TargetStandardization(l) => l.inner_mut().set_retirement(epsilon)?,
+            FeatureScaling(l) => l.inner_mut().set_retirement(epsilon)?,
+            RowScaling(l) => l.inner_mut().set_retirement(epsilon)?,
+            UnitScaling(l) => l.inner_mut().set_retirement(epsilon)?,
+            _ => false,
+        })
+    }
+}

@@ -59,6 +59,11 @@ impl<L: OnlineLearner> DiagonalAdaptation<L> {
         &self.inner
     }
 
+    /// The wrapped learner, to change (a mixture's retirement threshold: `any.rs`).
+    pub(super) fn inner_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+
     fn scale(&self, i: usize) -> f64 {
         1.0 / (self.d0 + self.g2.array(0)[i]).sqrt()
     }

@@ -70,6 +70,11 @@ impl<L: OnlineLearner> FeatureScaling<L> {
         &self.inner
     }
 
+    /// The wrapped learner, to change (a mixture's retirement threshold: `any.rs`).
+    pub(super) fn inner_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+
     /// `1/s_i` (1 for a feature never seen non-zero).
     pub fn inverse_scale(&self, i: usize) -> f64 {
         if i >= self.moments.len() {

@@ -85,6 +85,11 @@ impl<L: OnlineLearner> Intercept<L> {
         &self.inner
     }
 
+    /// The wrapped learner, to change (a mixture's retirement threshold: `any.rs`).
+    pub(super) fn inner_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+
     /// The bias: the constant feature's weight times its value.
     pub fn bias(&self) -> f64 {
         self.value * self.inner.weights().last().copied().unwrap_or(0.0)

@@ -61,9 +61,12 @@
 //!   progressive MSE is at most the running mean's plus `O(σ²√(ln K/T))`.
 //!
 //! Issue 7's "combining learners online": the cost per example is the sum of the members' costs,
-//! so it stays linear in `d` (or in `nnz`) when every member's does.
+//! so it stays linear in `d` (or in `nnz`) when every member's does. A member whose weight has
+//! become negligible retires (it is no longer learned nor evaluated; `mixture_retirement.rs`
+//! derives what that preserves), so the cost falls to the remaining members'.
 
 use super::calibration::Calibration;
+use super::mixture_retirement::{Retirement, DEFAULT_EPSILON, PERIOD};
 use super::mixture_wire::MixtureWire;
 use super::shared_scaling::{link, member_step, predict_each, ScaledRows};
 use super::{check_example, AnyLearner, LearnError, OnlineLearner};
@@ -181,12 +184,16 @@ pub struct Mixture<L = AnyLearner> {
     /// The members' shared unit scaling's values of the examples being learned
     /// (`shared_scaling.rs`; scratch).
     pub(super) shared: ScaledRows,
+    /// Which members have retired, and the threshold `ε` (`mixture_retirement.rs`).
+    pub(super) retirement: Retirement,
 }
 
 impl<L: OnlineLearner> Mixture<L> {
     /// A mixture of `members` (at least one, all of the same dimension) under `loss`, weighted
     /// by `rule` with learning rate `η > 0` (1: the Bayesian mixture for `Bayes` with the
-    /// logistic loss; the theory's `√(8 ln K / t)` schedule for the Hedge rules).
+    /// logistic loss; the theory's `√(8 ln K / t)` schedule for the Hedge rules). Members whose
+    /// weight falls below [`DEFAULT_EPSILON`] retire ([`Mixture::set_retirement`] changes it;
+    /// 0 turns retirement off).
     pub fn new(members: Vec<L>, loss: Loss, rule: MixRule, eta: f64) -> Result<Self, LearnError> {
         if members.is_empty() {
             return Err(LearnError::InvalidParameter(
@@ -224,7 +231,27 @@ impl<L: OnlineLearner> Mixture<L> {
             losses: Vec::new(),
             pi: Vec::new(),
             shared: ScaledRows::default(),
+            retirement: Retirement::new(k, DEFAULT_EPSILON),
         })
+    }
+
+    /// Sets the retirement threshold `ε ∈ [0, 1)` for the check points to come
+    /// (`mixture_retirement.rs`; 0: no member retires, the mixture of before the rule bit for
+    /// bit). Members retired so far stay retired.
+    pub fn set_retirement(&mut self, epsilon: f64) -> Result<(), LearnError> {
+        self.retirement
+            .set_epsilon(epsilon)
+            .map_err(LearnError::InvalidParameter)
+    }
+
+    /// The members, to change their settings (not their number or order).
+    pub(super) fn members_mut(&mut self) -> &mut [L] {
+        &mut self.members
+    }
+
+    /// The retirement threshold and which members have retired.
+    pub fn retirement(&self) -> &Retirement {
+        &self.retirement
     }
 
     /// The members, in construction order.
@@ -366,7 +393,11 @@ impl<L: OnlineLearner> Mixture<L> {
         let mut rows = std::mem::take(&mut self.shared);
         let shared = rows.observe(&mut self.members, std::iter::once(x));
         let scaled = shared.then(|| rows.get(0));
-        for m in &mut self.members {
+        for (k, m) in self.members.iter_mut().enumerate() {
+            if !self.retirement.is_active(k) {
+                preds.push(0.0);
+                continue;
+            }
             match member_step(m, x, scaled, (y, weight), &mut self.refused) {
                 Ok(p) => preds.push(p),
                 Err(e) => {
@@ -390,6 +421,11 @@ impl<L: OnlineLearner> Mixture<L> {
         let mut losses = std::mem::take(&mut self.losses);
         losses.clear();
         for (k, &pk) in preds.iter().enumerate() {
+            if !self.retirement.is_active(k) {
+                // Retired: weight 0, no loss (its cumulative loss stays frozen).
+                losses.push(0.0);
+                continue;
+            }
             let l = match self.rule {
                 MixRule::Bayes => self.loss.value(pk, y),
                 MixRule::ZeroOne | MixRule::AdaHedge => ((pk > 0.0) != (y > 0.0)) as u8 as f64,
@@ -415,10 +451,26 @@ impl<L: OnlineLearner> Mixture<L> {
         for (cl, l) in self.cum_loss.iter_mut().zip(&losses) {
             *cl += l;
         }
+        let before = self.seen;
         self.seen += weight;
         self.reweight();
+        if self.retirement.due(before, self.seen) {
+            self.retire_negligible();
+        }
         self.losses = losses;
         p
+    }
+
+    /// Retires the members whose weight is below `ε` (`mixture_retirement.rs`) while the rate is
+    /// finite, and reweighs if one did.
+    pub(super) fn retire_negligible(&mut self) {
+        let finite = !self.rule.is_adahedge() || self.gap > 0.0;
+        let mut pi = std::mem::take(&mut self.pi);
+        self.weights_into(&mut pi);
+        if finite && self.retirement.retire_negligible(&pi, self.seen) {
+            self.reweight();
+        }
+        self.pi = pi;
     }
 
     /// Recomputes `log π` from the cumulative losses with the rate for the next prediction.
@@ -433,11 +485,20 @@ impl<L: OnlineLearner> Mixture<L> {
             // The rate for the *next* prediction, t + 1 (Cesa-Bianchi & Lugosi, §2.5).
             _ => self.eta * (8.0 * k.ln() / (self.seen + 1.0)).sqrt(),
         };
-        let best = self.cum_loss.iter().fold(f64::INFINITY, |a, &b| a.min(b));
-        for (lw, cl) in self.log_weight.iter_mut().zip(&self.cum_loss) {
+        let active = |k: &usize| self.retirement.is_active(*k);
+        let best = (0..self.cum_loss.len())
+            .filter(active)
+            .fold(f64::INFINITY, |a, k| a.min(self.cum_loss[k]));
+        for (k, (lw, cl)) in self.log_weight.iter_mut().zip(&self.cum_loss).enumerate() {
             let behind = cl - best;
-            // 0 for the leaders; −∞·0 would be NaN when η = ∞.
-            *lw = if behind > 0.0 { -eta * behind } else { 0.0 };
+            // 0 for the leaders; −∞·0 would be NaN when η = ∞. A retired member weighs 0.
+            *lw = if !self.retirement.is_active(k) {
+                f64::NEG_INFINITY
+            } else if behind > 0.0 {
+                -eta * behind
+            } else {
+                0.0
+            };
         }
     }
 }
@@ -449,7 +510,9 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 
     fn predict(&self, x: Row<'_>) -> f64 {
         let mut preds = Vec::new();
-        predict_each(&self.members, x, &mut preds);
+        predict_each(&self.members, x, &mut preds, |k| {
+            self.retirement.is_active(k)
+        });
         self.combine(&preds)
     }
 
@@ -459,15 +522,17 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 
     #[inline]
     fn prefetch(&self, x: Row<'_>) {
-        for m in &self.members {
-            m.prefetch(x);
+        for (k, m) in self.members.iter().enumerate() {
+            if self.retirement.is_active(k) {
+                m.prefetch(x);
+            }
         }
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {
         let pi = self.member_weights();
         let mut w = vec![0.0; self.dim()];
-        for (m, p) in self.members.iter().zip(pi) {
+        for (m, p) in self.members.iter().zip(pi).filter(|(_, p)| *p > 0.0) {
             for (a, b) in w.iter_mut().zip(m.weights().iter()) {
                 *a += p * b;
             }
@@ -482,6 +547,8 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 /// from them: the weights are those the mixture would have after seeing both shards' losses.
 /// (The losses are each member's *on its own shard*: the merged members' losses on the other
 /// shard are not known.) Each member's score calibration is merged by [`Calibration::merge`].
+/// A member stays retired only if it retired in both, and the merge ends with a retirement check
+/// (`mixture_retirement.rs`).
 impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
         use crate::merge::{add_count, add_scalar, add_since, same};
@@ -489,6 +556,9 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
         same("mixture rule", self.rule, other.rule)?;
         same("mixture loss", self.loss, other.loss)?;
         same("mixture rate", self.eta.to_bits(), other.eta.to_bits())?;
+        self.retirement
+            .merge(&other.retirement)
+            .map_err(crate::merge::MergeError::Incompatible)?;
         for (k, (m, o)) in self.members.iter_mut().zip(&other.members).enumerate() {
             m.merge_share(o, base.map(|b| &b.members[k]), share)?;
         }
@@ -511,6 +581,9 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
         // Each member merged its own statistics: equal ones are shared again.
         link(&mut self.members);
         self.reweight();
+        if self.retirement.due(0.0, self.seen.max(PERIOD)) {
+            self.retire_negligible();
+        }
         Ok(())
     }
 }

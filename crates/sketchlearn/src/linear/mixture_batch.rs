@@ -17,6 +17,12 @@
 //! member's learner learns those of example `i` at step `i` (the values it computed itself
 //! there before).
 //!
+//! Retired members (`mixture_retirement.rs`) are left out: the active ones are split in two
+//! halves. A batch is learned in parts that end at the retirement check points (which depend only
+//! on the examples' importance weights), so a member that retires at a check point has learned
+//! exactly the examples up to it, as one example at a time would; with a single active member
+//! left, the rest is learned on the caller's thread.
+//!
 //! The second thread is kept from batch to batch ([`member_thread`](super::member_thread)), not
 //! started for each.
 //!
@@ -100,19 +106,19 @@ impl<'a> RowSource<'a> {
     }
 }
 
-/// Each member of `members` learns `batch` in order; `preds[j·n + i]` receives member `j`'s
-/// progressive prediction of example `i` (`n = batch.len()`). With `scaled` (the members share
-/// their unit scaling, and the batch joins it) member `j`'s learner learns the scaled values of
-/// example `i`.
+/// A member and the row of the batch's predictions it fills.
+type Slot<'a, L> = (&'a mut L, &'a mut [f64]);
+
+/// Each member of `members` learns `batch` in order, writing its progressive prediction of
+/// example `i` to `row[i]`. With `scaled` (the members share their unit scaling, and the batch
+/// joins it) each member's learner learns the scaled values of example `i`.
 fn learn_group<L: OnlineLearner>(
-    members: &mut [L],
+    members: &mut [Slot<'_, L>],
     batch: &[Example],
     mut scaled: Option<RowSource<'_>>,
-    preds: &mut [f64],
 ) -> GroupOutcome {
-    let n = batch.len();
     let mut out = GroupOutcome::default();
-    for (member, row) in members.iter_mut().zip(preds.chunks_exact_mut(n.max(1))) {
+    for (member, row) in members.iter_mut() {
         for (i, ex) in batch.iter().enumerate() {
             // The next example's entries start loading while this one is learned (a hint: no
             // value changes): on wide sparse streams a member mostly waits for its tables.
@@ -120,7 +126,8 @@ fn learn_group<L: OnlineLearner>(
                 member.prefetch(next.row());
             }
             let (x, v) = (ex.row(), scaled.as_mut().map(|s| s.get(i)));
-            row[i] = match member_step(member, x, v, (ex.label, ex.weight), &mut out.refused) {
+            row[i] = match member_step(&mut **member, x, v, (ex.label, ex.weight), &mut out.refused)
+            {
                 Ok(p) => p,
                 Err(e) => {
                     if out.error.as_ref().is_none_or(|(j, _)| i < *j) {
@@ -170,11 +177,43 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         batch: &[Example],
         out: &mut Vec<f64>,
     ) -> Result<(), LearnError> {
-        let k = self.members.len();
-        if k < 2 || batch.len() < MIN_PARALLEL_BATCH || !two_cores() {
+        if self.members.len() < 2 || batch.len() < MIN_PARALLEL_BATCH || !two_cores() {
             return learn_each(self, batch, out);
         }
         out.clear();
+        let mut start = 0;
+        while start < batch.len() {
+            let end = start + self.part_len(&batch[start..]);
+            self.learn_part(&batch[start..end], out)?;
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// The examples of `batch` up to and including the next retirement check point (all of
+    /// them when there is none): the weight seen is summed as [`Mixture::mix_round`] sums it.
+    fn part_len(&self, batch: &[Example]) -> usize {
+        let mut seen = self.seen;
+        for (i, ex) in batch.iter().enumerate() {
+            let before = seen;
+            seen += ex.weight;
+            if self.retirement.due(before, seen) {
+                return i + 1;
+            }
+        }
+        batch.len()
+    }
+
+    /// One part of a batch (see [`Mixture::learn_batch_parallel`]): its predictions are
+    /// appended to `out`.
+    fn learn_part(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
+        let k = self.members.len();
+        if self.retirement.active_count() < 2 || batch.len() < MIN_PARALLEL_BATCH {
+            for ex in batch {
+                out.push(self.learn(ex.row(), ex.label, ex.weight)?);
+            }
+            return Ok(());
+        }
         let dim = self.dim();
         let valid = batch
             .iter()
@@ -190,13 +229,21 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         let buffer = self
             .shared
             .buffer(if state.is_some() { entries } else { 0 });
-        let half = k / 2;
-        let (first, second) = self.members.split_at_mut(half);
-        let (p1, p2) = preds.split_at_mut(half * n);
+        let retirement = &self.retirement;
+        let mut slots: Vec<Slot<'_, L>> = self
+            .members
+            .iter_mut()
+            .zip(preds.chunks_exact_mut(n.max(1)))
+            .enumerate()
+            .filter(|(j, _)| retirement.is_active(*j))
+            .map(|(_, slot)| slot)
+            .collect();
+        let half = slots.len() / 2;
+        let (first, second) = slots.split_at_mut(half);
         let (a, b) = match state.as_mut() {
             None => beside(
-                || learn_group(first, good, None, p1),
-                || learn_group(second, good, None, p2),
+                || learn_group(first, good, None),
+                || learn_group(second, good, None),
             ),
             Some((d, scale)) => {
                 let (tx, rx) = mpsc::channel();
@@ -205,18 +252,19 @@ impl<L: OnlineLearner + Send> Mixture<L> {
                     arriving: Some(rx),
                 };
                 beside(
-                    || learn_group(first, good, Some(source), p1),
+                    || learn_group(first, good, Some(source)),
                     || {
                         let done = scale_rows(Arc::make_mut(scale), *d, good, buffer, tx);
                         let source = RowSource {
                             got: done,
                             arriving: None,
                         };
-                        learn_group(second, good, Some(source), p2)
+                        learn_group(second, good, Some(source))
                     },
                 )
             }
         };
+        drop(slots);
         if let Some((_, scale)) = state {
             put_state(&mut self.members, scale);
         }

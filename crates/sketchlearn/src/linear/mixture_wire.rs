@@ -4,8 +4,17 @@
 //! `AdaHedgeCalibrated`. The rule is a variant that no earlier file holds, so the length of the
 //! sequence is never ambiguous, every earlier file loads unchanged, and a mixture saved under
 //! another rule is byte for byte what version 5 wrote.
+//!
+//! The retirement of negligible members (`mixture_retirement.rs`) appends `[ε, r_1 … r_K]` (the
+//! threshold and each member's retirement point, 0 while active) after those values when `ε > 0`
+//! or a member has retired: `K + 1` more, so the sequence holds `K` or `2K + 1` values (`3K` or
+//! `4K + 1` under `AdaHedgeCalibrated`), lengths that never coincide. A file without them (every
+//! file written before the rule, and any mixture with `ε = 0`) loads with `ε = 0`: it continues
+//! (`-i`) exactly as it did. (A binary from before the rule refuses a file with them, with the
+//! counts in its message.)
 
 use super::calibration::Calibration;
+use super::mixture_retirement::Retirement;
 use super::shared_scaling::{link, ScaledRows};
 use super::{MixRule, Mixture, OnlineLearner};
 use crate::loss::Loss;
@@ -35,6 +44,7 @@ impl<L: Serialize> Serialize for Mixture<L> {
         if self.rule == MixRule::AdaHedgeCalibrated {
             cum_loss.extend(self.calibration.iter().flat_map(|c| c.to_pair()));
         }
+        cum_loss.extend(self.retirement.to_saved());
         Wire {
             members: self.members.as_slice(),
             log_weight: self.log_weight.as_slice(),
@@ -58,6 +68,16 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
     fn try_from(w: MixtureWire<L>) -> Result<Self, String> {
         let k = w.members.len();
         let mut cum_loss = w.cum_loss;
+        let base = if w.rule == MixRule::AdaHedgeCalibrated {
+            3 * k
+        } else {
+            k
+        };
+        let retirement = if cum_loss.len() == base + k + 1 {
+            Retirement::from_saved(k, &cum_loss.split_off(base))?
+        } else {
+            Retirement::new(k, 0.0)
+        };
         let calibration = if w.rule == MixRule::AdaHedgeCalibrated {
             if cum_loss.len() != 3 * k {
                 return Err(format!(
@@ -99,6 +119,7 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             losses: Vec::new(),
             pi: Vec::new(),
             shared: ScaledRows::default(),
+            retirement,
         })
     }
 }
@@ -123,13 +144,14 @@ mod tests {
         gap: f64,
     }
 
-    fn trained(rule: MixRule) -> Mixture {
+    fn trained(rule: MixRule, retirement: f64) -> Mixture {
         let ada = LearnerConfig {
             algorithm: Algorithm::AdaGrad,
             ..LearnerConfig::default()
         };
         let members = vec![ada.build(2).unwrap(), ada.build(2).unwrap()];
         let mut mix = Mixture::new(members, Loss::Logistic, rule, 1.0).unwrap();
+        mix.set_retirement(retirement).unwrap();
         for i in 0..40 {
             let y = if i % 3 == 0 { -1.0 } else { 1.0 };
             mix.learn(Row::Dense(&[y, 0.5]), y, 1.0).unwrap();
@@ -139,7 +161,7 @@ mod tests {
 
     #[test]
     fn other_rules_save_the_version_5_bytes_and_calibration_round_trips() {
-        let old = trained(MixRule::AdaHedgeBrier);
+        let old = trained(MixRule::AdaHedgeBrier, 0.0);
         let v5 = Version5 {
             members: &old.members,
             log_weight: &old.log_weight,
@@ -156,11 +178,33 @@ mod tests {
         let back: Mixture = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back.cum_loss, old.cum_loss);
 
-        let new = trained(MixRule::AdaHedgeCalibrated);
+        let new = trained(MixRule::AdaHedgeCalibrated, 0.0);
         assert_ne!(new.calibration[0], Calibration::default());
         let back: Mixture = postcard::from_bytes(&postcard::to_allocvec(&new).unwrap()).unwrap();
         assert_eq!(back.calibration, new.calibration);
         assert_eq!(back.cum_loss, new.cum_loss);
         assert_eq!(back.member_weights(), new.member_weights());
+    }
+
+    /// With `ε > 0` the threshold and the retirement points follow the losses (and the
+    /// calibration), `K + 1` values, and load back; a count that fits neither layout is refused.
+    #[test]
+    fn retirement_round_trips_after_the_losses() {
+        for rule in [MixRule::AdaHedgeBrier, MixRule::AdaHedgeCalibrated] {
+            let mut mix = trained(rule, 1e-9);
+            mix.retirement = Retirement::from_saved(2, &[1e-9, 0.0, 1024.0]).unwrap();
+            let bytes = postcard::to_allocvec(&mix).unwrap();
+            let off = trained(rule, 0.0);
+            let base = postcard::to_allocvec(&off).unwrap().len();
+            assert_eq!(bytes.len(), base + 3 * 8);
+            let back: Mixture = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back.retirement, mix.retirement);
+            assert_eq!(back.cum_loss, mix.cum_loss);
+            assert_eq!(back.calibration, mix.calibration);
+        }
+        let mut bad = trained(MixRule::AdaHedgeBrier, 0.0);
+        bad.cum_loss.push(1.0);
+        let bytes = postcard::to_allocvec(&bad).unwrap();
+        assert!(postcard::from_bytes::<Mixture>(&bytes).is_err());
     }
 }

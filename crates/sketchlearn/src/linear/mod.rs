@@ -28,6 +28,7 @@ mod legacy;
 mod member_thread;
 mod mixture;
 mod mixture_batch;
+mod mixture_retirement;
 mod mixture_wire;
 mod model_merge;
 pub mod multiclass;
@@ -66,6 +67,7 @@ pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use mixture::{MixRule, Mixture};
 pub use mixture_batch::on_one_thread;
+pub use mixture_retirement::{Retirement, DEFAULT_EPSILON as DEFAULT_RETIREMENT};
 pub use multiclass::{
     AnyMulticlass, MulticlassConfig, MulticlassLearner, OneVsAll, Reduction, SoftmaxParams,
     SoftmaxSon,

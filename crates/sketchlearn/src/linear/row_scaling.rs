@@ -141,6 +141,11 @@ impl<L: OnlineLearner> RowScaling<L> {
         &self.inner
     }
 
+    /// The wrapped learner, to change (a mixture's retirement threshold: `any.rs`).
+    pub(super) fn inner_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+
     /// `1/r_t` (1 before any non-zero row).
     pub fn inverse_scale(&self) -> f64 {
         self.scale.inverse_scale()

@@ -100,15 +100,18 @@ impl LinearModel {
             _ => return None,
         };
         let names = self.config.mixture_members()?;
+        let retired = mix.retirement().retired_at();
         Some(
             mix.member_weights()
                 .into_iter()
+                .zip(retired)
                 .enumerate()
-                .map(|(k, weight)| MemberWeight {
+                .map(|(k, (weight, retired_at))| MemberWeight {
                     learner: names
                         .get(k)
                         .map_or_else(|| format!("member {}", k + 1), |c| c.describe()),
                     weight,
+                    retired_at,
                 })
                 .collect(),
         )
@@ -145,6 +148,10 @@ pub struct MemberWeight {
     pub learner: String,
     /// Its weight in the mixture.
     pub weight: f64,
+    /// The importance weight (examples, with unit weights) the mixture had seen when the member
+    /// retired (its weight has been 0 since, `mixture_retirement.rs`); absent while it learns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_at: Option<f64>,
 }
 
 /// Decodes a payload of format `version` and checks its configuration.

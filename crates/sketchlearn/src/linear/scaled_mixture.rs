@@ -75,6 +75,16 @@ impl<L: OnlineLearner> ScaledMixture<L> {
     pub fn mixture(&self) -> &Mixture<L> {
         &self.mixture
     }
+
+    /// The members, to change their settings.
+    pub(super) fn members_mut(&mut self) -> &mut [L] {
+        self.mixture.members_mut()
+    }
+
+    /// [`Mixture::set_retirement`].
+    pub fn set_retirement(&mut self, epsilon: f64) -> Result<(), LearnError> {
+        self.mixture.set_retirement(epsilon)
+    }
 }
 
 impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {

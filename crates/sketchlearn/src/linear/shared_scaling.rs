@@ -171,16 +171,24 @@ fn step<L: OnlineLearner + ?Sized>(
 
 /// Each member's score of `x` into `preds` (cleared first), the scaled values computed once
 /// when the members share their scaling.
-pub(super) fn predict_each<L: OnlineLearner>(members: &[L], x: Row<'_>, preds: &mut Vec<f64>) {
+pub(super) fn predict_each<L: OnlineLearner>(
+    members: &[L],
+    x: Row<'_>,
+    preds: &mut Vec<f64>,
+    active: impl Fn(usize) -> bool,
+) {
     preds.clear();
+    // A retired member (`mixture_retirement.rs`) is not evaluated: its prediction is 0.
+    let each = members.iter().enumerate().map(|(k, m)| (active(k), m));
     let Some(head) = shared_head(members) else {
-        preds.extend(members.iter().map(|m| m.predict(x)));
+        preds.extend(each.map(|(on, m)| if on { m.predict(x) } else { 0.0 }));
         return;
     };
     let mut v = Vec::new();
     head.scaled_values(x, &mut v);
     let z = with_values(x, &v);
-    preds.extend(members.iter().map(|m| match m.as_unit_scaling() {
+    preds.extend(each.map(|(on, m)| match m.as_unit_scaling() {
+        _ if !on => 0.0,
         Some(u) => u.inner().predict(z),
         None => m.predict(x),
     }));

@@ -66,6 +66,11 @@ impl<L: OnlineLearner> TargetStandardization<L> {
         &self.inner
     }
 
+    /// The wrapped learner, to change (a mixture's retirement threshold: `any.rs`).
+    pub(super) fn inner_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+
     /// `(μ, σ)` used for the next prediction.
     pub fn location_scale(&self) -> (f64, f64) {
         let var = if self.total_weight > 0.0 {

@@ -126,6 +126,7 @@ fn build(
     let memory = check_fits(&valid, &options.regularization, dim, &what_sets_dim)?;
     let learner = options.regularization.build(&valid, dim)?;
     let mut model = LinearModel::new(valid.into_inner(), learner);
+    set_retirement(&mut model, options)?;
     if let Some(schema) = schema {
         model.input = Some(InputSpec::new(Format::Csv, false, None, Some(schema)));
     }
@@ -177,12 +178,13 @@ pub(crate) fn check_resumed(options: &TrainOptions) -> Result<(), RunError> {
 /// A resumed model keeps its configuration, penalty, interactions and classes.
 fn resume(
     input: &Input,
-    model: LinearModel,
+    mut model: LinearModel,
     options: &TrainOptions,
     classes: &ClassSpec,
 ) -> Result<Settled, RunError> {
     model.config.check()?;
     check_resumed(options)?;
+    set_retirement(&mut model, options)?;
     let map = stored_map(&model, classes, input.name())?;
     Ok(Settled {
         model,
@@ -190,6 +192,17 @@ fn resume(
         notes: Vec::new(),
         map,
     })
+}
+
+/// [`TrainOptions::retirement`] applied to the model's mixture, if it is one.
+fn set_retirement(model: &mut LinearModel, options: &TrainOptions) -> Result<(), RunError> {
+    if let Some(epsilon) = options.retirement {
+        model
+            .learner
+            .set_retirement(epsilon)
+            .map_err(|e| RunError::options(format!("--retire: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The label map of a stored model: its classes (numbers, or a CSV column's names), in

@@ -50,6 +50,10 @@ pub struct TrainOptions {
     pub regularization: Regularization,
     /// Hold-out examples, early stop, shuffle buffer (all off by default).
     pub evaluation: Evaluation,
+    /// The retirement threshold `ε` of a mixture's members, new or resumed
+    /// ([`AnyLearner::set_retirement`](crate::linear::AnyLearner::set_retirement); 0: off);
+    /// `None`: a new mixture's default, a resumed one's own.
+    pub retirement: Option<f64>,
 }
 
 impl Default for TrainOptions {
@@ -60,6 +64,7 @@ impl Default for TrainOptions {
             dim: None,
             regularization: Regularization::default(),
             evaluation: Evaluation::default(),
+            retirement: None,
         }
     }
 }
