@@ -172,7 +172,7 @@ pub fn train(
     };
     if args.retire.is_some() {
         anyhow::bail!(
-            "--retire is for binary and regression models (multiclass keeps the default 1e-9)"
+            "--retire is for binary and regression models (multiclass keeps the default 1e-20)"
         );
     }
     let options = TrainOptions {

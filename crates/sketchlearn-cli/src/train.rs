@@ -45,7 +45,7 @@ pub struct TrainArgs {
     /// Seed of every random draw (sketches, shuffle)
     #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Learner")]
     pub seed: u64,
-    /// Retire mixture members weighing < EPS (default 1e-9; 0: never)
+    /// Retire mixture members weighing < EPS (default 1e-20; 0: never)
     #[arg(long, value_name = "EPS", help_heading = "Learner", hide = true)]
     pub retire: Option<f64>,
     /// Save the final model to this file
