@@ -39,15 +39,16 @@
 //! mixture module's `2√(S·L*(T − L*)/T·ln K) + S(16/3·ln K + 2)`) holds with `L*` the best
 //! *remaining* member's loss and at most `Σ_{retirements} ρ/((1 − ρ)η_t) < (K − 1)·ε·Δ_t/((1 −
 //! ε) ln K)` added, where `Δ_t` is the mixability gap at the retirement (`η_t = ln K / Δ_t`; `K`
-//! stays the number of members built, so the rate is the one the mixture had before): with `ε =
-//! 10⁻⁹` and `Δ` of the order of the regret, a billionth of it.
+//! stays the number of members built, so the rate is the one the mixture had before): with the
+//! default `ε = 10⁻²⁰` and `Δ` of the order of the regret, a negligible fraction of it.
 //!
 //! *What is given up.* A retired member cannot come back: the regret is against the members that
 //! remain, so a member that would have overtaken the leader later in the stream (a drift, or a
 //! slow starter such as a second-order learner on a badly conditioned stream) is lost. The warm-
 //! up and a small `ε` make that unlikely: a member with `π_k < ε` is `ln(1/ε)/η_t` of cumulative
-//! loss behind the leader (`≈ 20.7/η_t` for `ε = 10⁻⁹`), where `1/η_t` is of the order of the
-//! regret. The value of `ε`, the warm-up and when members retire on the measured streams are in
+//! loss behind the leader (`≈ 46/η_t` for the default `ε = 10⁻²⁰`), where `1/η_t` is of the
+//! order of the regret — but `η_t` falls as the pass goes on, so a fixed gap weighs less later
+//! (see [`DEFAULT_EPSILON`]). The value of `ε`, the warm-up and when members retire on the measured streams are in
 //! `docs/results/speed.md` ("Retiring negligible members").
 //!
 //! # Saved models and merges
