@@ -6,31 +6,12 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sketchlearn::linear::{
-    Algorithm, AnyLearner, LearnError, LearnerConfig, MixRule, Mixture, OnlineLearner,
-};
+use sketchlearn::linear::{Algorithm, AnyLearner, LearnerConfig, MixRule, Mixture, OnlineLearner};
 use sketchlearn::loss::{sigmoid, Loss};
 use sketchlearn::Row;
-use std::borrow::Cow;
 
-/// A fixed linear scorer that "learns" by ignoring the example: an expert of the experts setting.
-#[derive(Clone, Debug)]
-struct Expert(Vec<f64>);
-
-impl OnlineLearner for Expert {
-    fn dim(&self) -> usize {
-        self.0.len()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        x.dot(&self.0)
-    }
-    fn learn(&mut self, x: Row<'_>, _y: f64, _w: f64) -> Result<f64, LearnError> {
-        Ok(self.predict(x))
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Borrowed(&self.0)
-    }
-}
+mod common;
+use common::expert::Expert;
 
 fn fixed(w: Vec<f64>) -> Expert {
     Expert(w)

@@ -6,32 +6,14 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::linear::{
-    AnyLearner, LearnError, LearnerConfig, LinearModel, MixRule, Mixture, OnlineLearner,
-    DEFAULT_RETIREMENT,
+    AnyLearner, LearnerConfig, LinearModel, MixRule, Mixture, OnlineLearner, DEFAULT_RETIREMENT,
 };
 use sketchlearn::loss::{sigmoid, Loss};
 use sketchlearn::merge::MergeShare;
 use sketchlearn::{Example, Row};
-use std::borrow::Cow;
 
-/// A fixed linear scorer (an expert of the experts setting).
-#[derive(Clone, Debug)]
-struct Expert(Vec<f64>);
-
-impl OnlineLearner for Expert {
-    fn dim(&self) -> usize {
-        self.0.len()
-    }
-    fn predict(&self, x: Row<'_>) -> f64 {
-        x.dot(&self.0)
-    }
-    fn learn(&mut self, x: Row<'_>, _y: f64, _w: f64) -> Result<f64, LearnError> {
-        Ok(self.predict(x))
-    }
-    fn weights(&self) -> Cow<'_, [f64]> {
-        Cow::Borrowed(&self.0)
-    }
-}
+mod common;
+use common::expert::Expert;
 
 /// Rows in `[−1, 1]^d` labelled by the sign of `x₀ + x₁/2`, 10 % flipped; the first feature is
 /// 1 (a bias).

@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests (each test file that needs them says `mod common;`).
 
+#[allow(dead_code)] // only the mixture tests use it
+pub mod expert;
 pub mod fixtures;
 pub mod golden;
 pub mod scratch;
