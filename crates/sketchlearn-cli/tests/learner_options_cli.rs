@@ -101,6 +101,22 @@ fn a_learner_that_cannot_honour_the_penalty_is_refused() {
 }
 
 #[test]
+fn retire_applies_to_mixtures_and_is_refused_elsewhere() {
+    let heart = data("heart.libsvm");
+    fails_with(
+        &run(&["train", "--algo", "ogd", "--retire", "0.5", &heart]),
+        "--retire applies to mixtures",
+    );
+    fails_with(&run(&["train", "--retire", "1", &heart]), "[0, 1)");
+    let out = run(&["train", "--quiet", "--retire", "0", &heart]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn train_help_is_grouped_short_and_shows_defaults() {
     let out = run(&["train", "--help"]);
     assert!(out.status.success());

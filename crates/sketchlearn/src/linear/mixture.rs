@@ -556,12 +556,10 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
         same("mixture rule", self.rule, other.rule)?;
         same("mixture loss", self.loss, other.loss)?;
         same("mixture rate", self.eta.to_bits(), other.eta.to_bits())?;
-        self.retirement
-            .merge(&other.retirement)
-            .map_err(crate::merge::MergeError::Incompatible)?;
         for (k, (m, o)) in self.members.iter_mut().zip(&other.members).enumerate() {
             m.merge_share(o, base.map(|b| &b.members[k]), share)?;
         }
+        self.retirement.merge(&other.retirement);
         add_since(
             &mut self.cum_loss,
             &other.cum_loss,

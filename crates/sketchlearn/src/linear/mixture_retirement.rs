@@ -96,7 +96,7 @@ impl Retirement {
     /// No member retired yet, threshold `epsilon` (validated by [`Retirement::check_epsilon`]).
     pub fn new(members: usize, epsilon: f64) -> Self {
         Retirement {
-            epsilon,
+            epsilon: epsilon.abs(), // −0 is 0
             retired_at: vec![0.0; members],
         }
     }
@@ -120,7 +120,7 @@ impl Retirement {
     /// Sets `ε` for the check points to come (members retired so far stay retired).
     pub fn set_epsilon(&mut self, epsilon: f64) -> Result<(), String> {
         Self::check_epsilon(epsilon)?;
-        self.epsilon = epsilon;
+        self.epsilon = epsilon.abs(); // −0 is 0
         Ok(())
     }
 
@@ -168,18 +168,14 @@ impl Retirement {
     }
 
     /// The merge's retirement (see the [module](self) docs): retired where both are, at the
-    /// later point. `Err` when the thresholds differ.
-    pub fn merge(&mut self, other: &Self) -> Result<(), String> {
-        if self.epsilon.to_bits() != other.epsilon.to_bits() {
-            return Err(format!(
-                "the mixtures' retirement thresholds differ ({} and {})",
-                self.epsilon, other.epsilon
-            ));
-        }
+    /// later point. The merged threshold is the smaller `ε` (`ε` is a rule for the check points
+    /// to come, not learned state: a model saved before the rule, `ε = 0`, merges with one built
+    /// now and the merge retires nobody).
+    pub fn merge(&mut self, other: &Self) {
+        self.epsilon = self.epsilon.min(other.epsilon);
         for (a, &b) in self.retired_at.iter_mut().zip(&other.retired_at) {
             *a = if *a > 0.0 && b > 0.0 { a.max(b) } else { 0.0 };
         }
-        Ok(())
     }
 
     /// The values a model file holds after the losses when `ε > 0`: `[ε, r_1 … r_K]`
@@ -246,9 +242,14 @@ mod tests {
         a.retired_at = vec![2048.0, 1024.0, 0.0];
         let mut b = Retirement::new(3, 1e-9);
         b.retired_at = vec![4096.0, 0.0, 0.0];
-        a.merge(&b).unwrap();
+        a.merge(&b);
         assert_eq!(a.retired_at(), vec![Some(4096.0), None, None]);
-        assert!(a.merge(&Retirement::new(3, 1e-6)).is_err());
+        // Thresholds that differ merge to the smaller one (a model saved before the rule: 0).
+        let mut c = a.clone();
+        c.merge(&Retirement::new(3, 1e-6));
+        assert_eq!((c.epsilon(), c.retired_at()), (1e-9, vec![None; 3]));
+        a.merge(&Retirement::new(3, 0.0));
+        assert_eq!(a.epsilon(), 0.0);
 
         assert!(Retirement::new(3, 0.0).to_saved().is_empty());
         let back = Retirement::from_saved(3, &a.to_saved()).unwrap();

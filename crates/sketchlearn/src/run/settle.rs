@@ -197,10 +197,17 @@ fn resume(
 /// [`TrainOptions::retirement`] applied to the model's mixture, if it is one.
 fn set_retirement(model: &mut LinearModel, options: &TrainOptions) -> Result<(), RunError> {
     if let Some(epsilon) = options.retirement {
-        model
+        let mixed = model
             .learner
             .set_retirement(epsilon)
             .map_err(|e| RunError::options(format!("--retire: {e}")))?;
+        if !mixed {
+            return Err(RunError::options(
+                "--retire applies to mixtures (the default auto, auto-sparse, adagrad-grid); \
+                 this learner holds none: drop --retire"
+                    .to_string(),
+            ));
+        }
     }
     Ok(())
 }
