@@ -158,6 +158,23 @@ class LearnTimed:
         return est
 
 
+class LearnedDeltaTimed:
+    """``_learned_delta`` (a one-round fit's task) timed. With ``per_file`` its learning runs
+    file by file (:class:`LearnTimed`; the worker's own ``_learned_delta`` would call its
+    unpatched ``_learn_blocks``) and the delta is timed as its own phase."""
+
+    def __init__(self, per_file: bool):
+        self.per_file = per_file
+
+    def __call__(self, model, Xs, ys, fmt, zero_based):
+        if not self.per_file:
+            return Timed("learn blocks + delta", "_learned_delta", _delta_bytes)(
+                model, Xs, ys, fmt, zero_based
+            )
+        learned = LearnTimed(True)(model, Xs, ys, fmt, zero_based)
+        return Timed("delta of a state", "_delta_of", _delta_bytes)(learned, model)
+
+
 WRAPPED = {
     "_scan_group": Timed("scan files (labels)", "_scan_group"),
     "_initial": Timed("initial learners", "_initial", _state_bytes),
@@ -186,12 +203,13 @@ def instrument(per_file: bool) -> None:
     import sketchlearn.dask as sd
 
     WRAPPED["_learn_blocks"] = LearnTimed(per_file)
+    WRAPPED["_learned_delta"] = LearnedDeltaTimed(per_file)
     for name, fn in WRAPPED.items():
         if hasattr(sd, name):  # also the build before a function was renamed
             setattr(sd, name, fn)
     if hasattr(sd, "_merged_on_client"):
         sd._merged_on_client = ClientTimed(
-            "client: gather + rebuild + merge", sd._merged_on_client
+            "client: wait + gather + rebuild + merge", sd._merged_on_client
         )
     if hasattr(sd, "_scan_file"):  # the build before: a task a file
         sd._scan_file = Timed("scan a file (labels)", "_scan_file")
@@ -331,6 +349,7 @@ def generated_set(args) -> list:
     from bench_dask import BITS, generated
 
     out = Path(args.tmp or tempfile.mkdtemp(prefix="dask_round_times_gen_"))
+    out.mkdir(parents=True, exist_ok=True)
     paths = sorted(str(p) for p in out.glob("gen[0-9][0-9].libsvm"))
     test = out / "gen_test.libsvm"
     if len(paths) != 16 or not test.exists():
@@ -400,6 +419,10 @@ def main() -> None:
         help="only the in-process cost of a round's state operations against 2^14..2^22",
     )
     args = ap.parse_args()
+    if args.state_ops and args.generated <= 0:
+        ap.error(
+            "--state-ops needs --generated ROWS (the stream whose states it times)"
+        )
     data = Path(args.data)
     tmp = Path(tempfile.mkdtemp(prefix="dask_round_times_"))
     try:

@@ -89,7 +89,7 @@ class LinearLearners:
         """``learn_file`` into new learners, these unchanged (one copy of the state)."""
     def learned_files(
         self,
-        paths: list[str],
+        paths: Sequence[str | PathLike],
         format: str = "auto",
         zero_based: bool = False,
         threads: int | None = None,
