@@ -216,8 +216,9 @@ def _merged_on_client(client, deltas: list, base):
         for future, part in as_completed(deltas, with_results=True):
             states[order[future.key]] = pool.submit(part.state, base)
         est, *others = (s.result() for s in states)
-    for other in others:
-        est = _merged(est, other, base)
+        del states, part  # the deltas: not needed once rebuilt
+    while others:  # each input freed once merged: the peak is the worker merge's
+        est = _merged(est, others.pop(0), base)
     return est
 
 
