@@ -102,6 +102,7 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
                 w.log_weight.len()
             ));
         }
+        check_weights(&w.log_weight, &retirement)?;
         let mut members = w.members;
         link(&mut members);
         Ok(Mixture {
@@ -122,6 +123,27 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             retirement,
         })
     }
+}
+
+/// A loaded mixture's weights agree with its retirement: at least one member, every retired
+/// member's log weight `−∞` (weight exactly 0), and an active member with a finite one (the
+/// leader's is 0) — a file that says otherwise would predict with a retired member's stale
+/// weight, or NaN.
+fn check_weights(log_weight: &[f64], retirement: &Retirement) -> Result<(), String> {
+    if log_weight.is_empty() {
+        return Err("a mixture needs at least one member".into());
+    }
+    let retired_weighs = (0..log_weight.len())
+        .any(|k| !retirement.is_active(k) && log_weight[k] != f64::NEG_INFINITY);
+    if retired_weighs {
+        return Err("mixture: a retired member's saved weight is not 0".into());
+    }
+    let any_active =
+        (0..log_weight.len()).any(|k| retirement.is_active(k) && log_weight[k].is_finite());
+    if !any_active {
+        return Err("mixture: no active member has a finite saved weight".into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -193,6 +215,10 @@ mod tests {
         for rule in [MixRule::AdaHedgeBrier, MixRule::AdaHedgeCalibrated] {
             let mut mix = trained(rule, 1e-9);
             mix.retirement = Retirement::from_saved(2, &[1e-9, 0.0, 1024.0]).unwrap();
+            // A retired member that still weighs something is refused (a crafted file).
+            let stale = postcard::to_allocvec(&mix).unwrap();
+            assert!(postcard::from_bytes::<Mixture>(&stale).is_err());
+            mix.log_weight[1] = f64::NEG_INFINITY;
             let bytes = postcard::to_allocvec(&mix).unwrap();
             let off = trained(rule, 0.0);
             let base = postcard::to_allocvec(&off).unwrap().len();
@@ -202,6 +228,10 @@ mod tests {
             assert_eq!(back.cum_loss, mix.cum_loss);
             assert_eq!(back.calibration, mix.calibration);
         }
+        let mut weightless = trained(MixRule::AdaHedgeBrier, 0.0);
+        weightless.log_weight = vec![f64::NEG_INFINITY; 2];
+        let bytes = postcard::to_allocvec(&weightless).unwrap();
+        assert!(postcard::from_bytes::<Mixture>(&bytes).is_err());
         let mut bad = trained(MixRule::AdaHedgeBrier, 0.0);
         bad.cum_loss.push(1.0);
         let bytes = postcard::to_allocvec(&bad).unwrap();
