@@ -95,20 +95,8 @@ impl AnyLearner {
     pub fn set_retirement(&mut self, epsilon: f64) -> Result<bool, LearnError> {
         use AnyLearner::*;
         Ok(match self {
-            Mixture(m) => {
-                m.set_retirement(epsilon)?;
-                for member in m.members_mut() {
-                    member.set_retirement(epsilon)?;
-                }
-                true
-            }
-            ScaledMixture(m) => {
-                m.set_retirement(epsilon)?;
-                for member in m.members_mut() {
-                    member.set_retirement(epsilon)?;
-                }
-                true
-            }
+            Mixture(m) => retire_in(m, epsilon)?,
+            ScaledMixture(m) => retire_in(m.mixture_mut(), epsilon)?,
             Diagonal(l) => l.inner_mut().set_retirement(epsilon)?,
             Intercept(l) => l.inner_mut().set_retirement(epsilon)?,
             TargetStandardization(l) => l.inner_mut().set_retirement(epsilon)?,
@@ -118,4 +106,14 @@ impl AnyLearner {
             _ => false,
         })
     }
+}
+
+/// [`AnyLearner::set_retirement`] of a mixture: its own threshold and its members' (a member
+/// may itself be a mixture). Always `true`.
+fn retire_in(m: &mut Mixture, epsilon: f64) -> Result<bool, LearnError> {
+    m.set_retirement(epsilon)?;
+    for member in m.members_mut() {
+        member.set_retirement(epsilon)?;
+    }
+    Ok(true)
 }

@@ -76,14 +76,9 @@ impl<L: OnlineLearner> ScaledMixture<L> {
         &self.mixture
     }
 
-    /// The members, to change their settings.
-    pub(super) fn members_mut(&mut self) -> &mut [L] {
-        self.mixture.members_mut()
-    }
-
-    /// [`Mixture::set_retirement`].
-    pub fn set_retirement(&mut self, epsilon: f64) -> Result<(), LearnError> {
-        self.mixture.set_retirement(epsilon)
+    /// The mixture, to change its settings (its retirement threshold: `any.rs`).
+    pub(super) fn mixture_mut(&mut self) -> &mut Mixture<L> {
+        &mut self.mixture
     }
 }
 
