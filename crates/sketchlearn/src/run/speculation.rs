@@ -28,6 +28,16 @@
 //! rows dense (on average at least half of the guessed dimension stored: a sparse file's
 //! largest index is seldom among its first rows, and a guess that fails late costs a pass),
 //! and a file small enough that its predictions fit in the held memory.
+//!
+//! Why a sparse file's guess does not grow instead (issue 27, branch sparse14; measured in
+//! `docs/results/speed.md`, "Sparse text: why the walk stays before learning"): a learner built
+//! for the first rows' dimension and grown when a larger index comes would not be the walked
+//! learner bit for bit. The default's FD-SON member computes with `d` beyond its storage — its
+//! sparse-time learner starts from directions `Z₀` whose column `j` is `±1/√⌈(d − j mod m)/m⌉`
+//! ([`initial_directions`](crate::linear::sparse::initial_directions)), its dense learner sums
+//! `d + 1` coordinates in four lanes and a tail of `(d + 1) mod 4` (`linalg::dot`) —
+//! while only the AdaGrad grid and the unit scaling use `d` as a capacity
+//! (`tests::a_sparse_files_fd_member_depends_on_d_beyond_its_storage`).
 
 use super::{Observer, ObserverError, PassReport, RunError, RunStart, Warning};
 use crate::data::{Example, ParseError, ParseErrorKind, Schema};
@@ -419,6 +429,83 @@ mod tests {
         };
         assert!(!Speculation::worth_it(&sparse, 1 << 20));
         assert!(!Speculation::worth_it(&s.guess, 1 << 40));
+    }
+
+    /// Predictions, as bits, of a learner built by `config` (checked, unscaled as a mixture's
+    /// member) for dimension `dim`, learning the same 400 sparse rows over features `0..600`
+    /// (20 stored a row, labels from a fixed rule), each predicted before it is learned.
+    fn prediction_bits(config: &LearnerConfig, dim: usize) -> Vec<u64> {
+        let mut learner = config.clone().check().unwrap().build_unscaled(dim).unwrap();
+        let mut seed = 27u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            seed >> 33
+        };
+        (0..400)
+            .map(|_| {
+                let mut indices: Vec<u32> = (0..20).map(|_| (next() % 600) as u32).collect();
+                indices.sort_unstable();
+                indices.dedup();
+                let values: Vec<f64> = indices
+                    .iter()
+                    .map(|_| (next() % 1000) as f64 / 500.0 - 1.0)
+                    .collect();
+                let y = if values[0] + values[values.len() / 2] > 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                };
+                let row = || crate::data::Row::Sparse {
+                    indices: &indices,
+                    values: &values,
+                };
+                let p = crate::linear::OnlineLearner::predict(&learner, row());
+                crate::linear::OnlineLearner::learn(&mut learner, row(), y, 1.0).unwrap();
+                p.to_bits()
+            })
+            .collect()
+    }
+
+    /// Why a sparse file's run is not learned from a guessed dimension that grows (issue 27;
+    /// `docs/results/speed.md`, "Sparse text: why the walk stays before learning"): the
+    /// default's FD-SON member on sparse data computes with `d` beyond its storage — its
+    /// sparse-time learner starts from the structured directions `Z₀`, whose column `j` is
+    /// `±1/√⌈(d − j mod m)/m⌉` ([`initial_directions`](crate::linear::sparse::initial_directions)),
+    /// and its dense learner sums `d + 1` coordinates in four lanes and a tail of
+    /// `(d + 1) mod 4` (`linalg::dot`; 601 and 904 differ there) — so a learner built for fewer
+    /// features than the file holds and grown would not be the walked one bit for bit, even on
+    /// rows it has room for. The AdaGrad grid (its other member) computes the same bits at any
+    /// `d` that holds the rows. If this test fails because the FD member stopped depending on
+    /// `d`, a growable store could give the walked bits: revisit [`Speculation::worth_it`].
+    #[test]
+    fn a_sparse_files_fd_member_depends_on_d_beyond_its_storage() {
+        use crate::linear::Representation;
+        let members = LearnerConfig::default().sparse_data_members();
+        let fd = |representation| LearnerConfig {
+            representation,
+            ..members[0].clone()
+        };
+        for representation in [Representation::Sparse, Representation::Dense] {
+            let (small, large) = (
+                prediction_bits(&fd(representation), 600),
+                prediction_bits(&fd(representation), 903),
+            );
+            let differ = small.iter().zip(&large).filter(|(a, b)| a != b).count();
+            assert!(
+                differ > 0,
+                "{representation:?}: the same bits at d = 600 and 903"
+            );
+            for (a, b) in small.iter().zip(&large) {
+                let (a, b) = (f64::from_bits(*a), f64::from_bits(*b));
+                assert!(
+                    (a - b).abs() <= 1e-9 * (1.0 + a.abs()),
+                    "{representation:?}: {a} {b}"
+                );
+            }
+        }
+        let grid = &members[1];
+        assert_eq!(grid.algorithm, Algorithm::AdaGradGrid);
+        assert_eq!(prediction_bits(grid, 600), prediction_bits(grid, 903));
     }
 
     /// Records every event of a run, in order.
