@@ -8,6 +8,7 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
 
     cd scripts && python dask_round_times.py --workers 2 [--repeats 3] [--rounds 1]
     cd scripts && python dask_round_times.py --d-scaling   # a round's state operations against d
+    cd scripts && python dask_round_times.py --ceiling     # each step's CPU: the ratio's bound
     cd scripts && python dask_round_times.py --generated 2000000 [--tmp DIR]  # bench_dask's stream
 
 ``--generated ROWS``: instead of a9a and r8, bench_dask.py's generated stream of ``ROWS`` rows
@@ -300,6 +301,59 @@ def parse_alone(paths) -> float:
     return time.process_time() - t
 
 
+def ceiling(sets, reps: int) -> None:
+    """In this process, the thread CPU (best of ``reps``) of each step of a one-round fit of
+    ``sets`` with 1 worker (all files in one task) and 2 (the first and second half of the
+    files in one task each), from the initial learners the fit builds: the label scan, the
+    learning, the delta, its rebuild and, with 2 workers, the merge. With 2 workers the steps
+    of the two tasks run in parallel, so their larger one is on the critical path. The ratio
+    of the two paths is what 2 workers could give against 1 with no scheduling, transfer or
+    Python overhead at all: an upper bound for the wall-clock ratio."""
+    import copy
+
+    from sketchlearn.dask import _initial, _scan_group
+
+    def best(fn, *args):
+        out, secs = None, float("inf")
+        for _ in range(reps):
+            c = time.thread_time()
+            out = fn(*args)
+            secs = min(secs, time.thread_time() - c)
+        return out, secs * 1e3
+
+    for name, paths, _, d in sets:
+        half = len(paths) // 2
+        scans, scan1 = best(_scan_group, paths, "auto", False)
+        scan2 = max(
+            best(_scan_group, p, "auto", False)[1] for p in (paths[:half], paths[half:])
+        )
+        rows, nnz = sum(s[1] for s in scans), sum(s[2] for s in scans)
+        profile = (scans[0][3], nnz / rows, scans[0][4])
+        base = _initial(OnlineClassifier(), d, [-1, 1], profile).learners_
+        one, learn1 = best(base.learned_files, paths, "auto", False, 1)
+        a, learn_a = best(base.learned_files, paths[:half], "auto", False, 1)
+        b, learn_b = best(base.learned_files, paths[half:], "auto", False, 1)
+        delta1, d1 = best(one.delta_from, base)
+        (da, d_a), (db, d_b) = best(a.delta_from, base), best(b.delta_from, base)
+        _, p1 = best(type(base).patched, base, delta1)
+        p2 = max(best(type(base).patched, base, x)[1] for x in (da, db))
+        _, merge = best(a.merged, b, base)
+        _, copy_ms = best(copy.copy, one)
+        path1 = scan1 + learn1 + d1 + p1
+        path2 = scan2 + max(learn_a, learn_b) + max(d_a, d_b) + p2 + merge
+        print(
+            f"\n{name} (CPU ms, best of {reps}; the state copy {copy_ms:.1f} ms):\n"
+            f"  1 worker:  scan {scan1:.1f} + learn {learn1:.1f} + delta {d1:.1f} "
+            f"({len(delta1):,} B) + rebuild {p1:.1f} = {path1:.1f}\n"
+            f"  2 workers: scan {scan2:.1f} + learn max({learn_a:.1f}, {learn_b:.1f}) + delta "
+            f"max({d_a:.1f}, {d_b:.1f}) ({len(da):,} + {len(db):,} B) + rebuild {p2:.1f} + "
+            f"merge {merge:.1f} = {path2:.1f}\n"
+            f"  learning alone: {learn1 / max(learn_a, learn_b):.2f}x; every step: "
+            f"{path1 / path2:.2f}x (no scheduling, transfer or Python counted)",
+            flush=True,
+        )
+
+
 def d_scaling(tmp: Path, bits=(14, 16, 18, 20, 22)) -> None:
     """In this process: milliseconds (best of 2) of the state operations of a Dask round on a
     sparse-time state that learned 200 rows (about 400 features) at hashed dimensions
@@ -414,6 +468,13 @@ def main() -> None:
         help="files: time each file (with a copy of the state a file, as before dask13)",
     )
     ap.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="a9a/r8: only the CPU of each step of a 1- and a 2-worker fit in this process "
+        "(the ratio with no Dask overhead)",
+    )
+    ap.add_argument("--reps", type=int, default=7, help="--ceiling: best of this many")
+    ap.add_argument(
         "--d-scaling",
         action="store_true",
         help="only the in-process cost of a round's state operations against 2^14..2^22",
@@ -432,7 +493,6 @@ def main() -> None:
         if args.state_ops:  # in this process, on the generated stream's files
             state_ops(generated_set(args)[0][1])
             return
-        instrument(args.per_file)
         sets = (
             generated_set(args)
             if args.generated
@@ -451,6 +511,10 @@ def main() -> None:
                 ),
             ]
         )
+        if args.ceiling:  # in this process: the functions as they are
+            ceiling(sets, args.reps)
+            return
+        instrument(args.per_file)
         for name, paths, test, d in sets:
             test = test if os.path.isabs(test) else str(data / test)
             if not args.generated:
