@@ -179,6 +179,7 @@ class LearnedDeltaTimed:
 WRAPPED = {
     "_scan_group": Timed("scan files (labels)", "_scan_group"),
     "_initial": Timed("initial learners", "_initial", _state_bytes),
+    "_initial_of_scans": Timed("initial learners", "_initial_of_scans", _state_bytes),
     "_learn_blocks": LearnTimed(per_file=False),
     "_delta_of": Timed("delta of a state", "_delta_of", _delta_bytes),
     "_merged_state": _merged_parts,
@@ -212,6 +213,11 @@ def instrument(per_file: bool) -> None:
         sd._merged_on_client = ClientTimed(
             "client: wait + gather + rebuild + merge", sd._merged_on_client
         )
+        sd._merged = ClientTimed("client: merge", sd._merged)
+        rebuild = sd._Delta.state
+        sd._Delta.state = lambda delta, base: ClientTimed(
+            "client: rebuild a delta", rebuild
+        )(delta, base)
     if hasattr(sd, "_scan_file"):  # the build before: a task a file
         sd._scan_file = Timed("scan a file (labels)", "_scan_file")
 
@@ -339,12 +345,15 @@ def ceiling(sets, reps: int) -> None:
         p2 = max(best(type(base).patched, base, x)[1] for x in (da, db))
         _, merge = best(a.merged, b, base)
         _, copy_ms = best(copy.copy, one)
+        raw, enc = best(one.to_bytes)
+        _, dec = best(type(one).from_bytes, raw)
         path1 = scan1 + learn1 + d1 + p1
         path2 = scan2 + max(learn_a, learn_b) + max(d_a, d_b) + p2 + merge
         print(
             f"\n{name} (CPU ms, best of {reps}; the state copy {copy_ms:.1f} ms):\n"
             f"  1 worker:  scan {scan1:.1f} + learn {learn1:.1f} + delta {d1:.1f} "
-            f"({len(delta1):,} B) + rebuild {p1:.1f} = {path1:.1f}\n"
+            f"({len(delta1):,} B) + rebuild {p1:.1f} = {path1:.1f} (the whole state's "
+            f"to_bytes + from_bytes instead of delta + rebuild: {enc:.1f} + {dec:.1f})\n"
             f"  2 workers: scan {scan2:.1f} + learn max({learn_a:.1f}, {learn_b:.1f}) + delta "
             f"max({d_a:.1f}, {d_b:.1f}) ({len(da):,} + {len(db):,} B) + rebuild {p2:.1f} + "
             f"merge {merge:.1f} = {path2:.1f}\n"
