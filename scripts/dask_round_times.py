@@ -9,6 +9,7 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
     cd scripts && python dask_round_times.py --workers 2 [--repeats 3] [--rounds 1]
     cd scripts && python dask_round_times.py --d-scaling   # a round's state operations against d
     cd scripts && python dask_round_times.py --ceiling     # each step's CPU: the ratio's bound
+    cd scripts && python dask_round_times.py --fixed-cost --reps 9   # fits of 16 rows
     cd scripts && python dask_round_times.py --generated 2000000 [--tmp DIR]  # bench_dask's stream
 
 ``--generated ROWS``: instead of a9a and r8, bench_dask.py's generated stream of ``ROWS`` rows
@@ -363,6 +364,39 @@ def ceiling(sets, reps: int) -> None:
         )
 
 
+def fixed_cost(data: Path, tmp: Path, workers: int, reps: int) -> None:
+    """Median and least wall seconds of ``reps`` fits of 8 files of 2 rows each (the first 16
+    rows of a9a and of r8): a fit's fixed cost alone (scan, initial learners, hops, delta,
+    rebuild, merge of nearly empty states), with 1 and ``workers`` workers."""
+    import statistics
+
+    from sketchlearn.dask import fit
+
+    sets = [
+        ("a9a", split_file(data / "a9a.libsvm", tmp, "tiny_a9a", 8, 0, 16), 123),
+        (
+            "r8",
+            split_file(data / "r8_earn_vs_rest.libsvm", tmp, "tiny_r8", 8, 0, 16),
+            23585,
+        ),
+    ]
+    for k in sorted({1, workers}):
+        with local_client(k) as client:
+            for name, paths, d in sets:
+                fit(OnlineClassifier(), paths, n_features=d, client=client)  # warm-up
+                secs = []
+                for _ in range(reps):
+                    t = time.perf_counter()
+                    fit(OnlineClassifier(), paths, n_features=d, client=client)
+                    secs.append(time.perf_counter() - t)
+                print(
+                    f"{name}, 16 rows in 8 files, {k} worker(s): median "
+                    f"{statistics.median(secs) * 1e3:.1f} ms, least {min(secs) * 1e3:.1f} ms "
+                    f"({reps} fits, load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
+
+
 def d_scaling(tmp: Path, bits=(14, 16, 18, 20, 22)) -> None:
     """In this process: milliseconds (best of 2) of the state operations of a Dask round on a
     sparse-time state that learned 200 rows (about 400 features) at hashed dimensions
@@ -482,7 +516,14 @@ def main() -> None:
         help="a9a/r8: only the CPU of each step of a 1- and a 2-worker fit in this process "
         "(the ratio with no Dask overhead)",
     )
-    ap.add_argument("--reps", type=int, default=7, help="--ceiling: best of this many")
+    ap.add_argument(
+        "--fixed-cost",
+        action="store_true",
+        help="only the wall of fits of 16 rows (a fit's fixed cost), 1 and N workers",
+    )
+    ap.add_argument(
+        "--reps", type=int, default=7, help="--ceiling: best of; --fixed-cost: fits"
+    )
     ap.add_argument(
         "--d-scaling",
         action="store_true",
@@ -520,6 +561,9 @@ def main() -> None:
                 ),
             ]
         )
+        if args.fixed_cost:
+            fixed_cost(data, tmp, args.workers, args.reps)
+            return
         if args.ceiling:  # in this process: the functions as they are
             ceiling(sets, args.reps)
             return
