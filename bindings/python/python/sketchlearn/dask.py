@@ -419,7 +419,7 @@ def fit(
         ``2**bits``); CSV files give theirs from their columns.
     classes : sequence, default=None
         A classifier's classes (default: ``np.unique(y)`` computed first; for LIBSVM/VW files
-        the labels of all files, scanned on a worker by the Rust reader before learning). More
+        the labels of all files, scanned on the workers by the Rust reader before learning). More
         than two classes learn a one-against-all model (``reduction="oaa"``; softmax models
         do not merge).
     format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`
