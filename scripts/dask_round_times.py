@@ -8,6 +8,8 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
 
     cd scripts && python dask_round_times.py --workers 2 [--repeats 3] [--rounds 1]
     cd scripts && python dask_round_times.py --d-scaling   # a round's state operations against d
+    cd scripts && python dask_round_times.py --ceiling     # each step's CPU: the ratio's bound
+    cd scripts && python dask_round_times.py --fixed-cost --reps 9   # fits of 16 rows
     cd scripts && python dask_round_times.py --generated 2000000 [--tmp DIR]  # bench_dask's stream
 
 ``--generated ROWS``: instead of a9a and r8, bench_dask.py's generated stream of ``ROWS`` rows
@@ -178,6 +180,7 @@ class LearnedDeltaTimed:
 WRAPPED = {
     "_scan_group": Timed("scan files (labels)", "_scan_group"),
     "_initial": Timed("initial learners", "_initial", _state_bytes),
+    "_initial_of_scans": Timed("initial learners", "_initial_of_scans", _state_bytes),
     "_learn_blocks": LearnTimed(per_file=False),
     "_delta_of": Timed("delta of a state", "_delta_of", _delta_bytes),
     "_merged_state": _merged_parts,
@@ -211,6 +214,11 @@ def instrument(per_file: bool) -> None:
         sd._merged_on_client = ClientTimed(
             "client: wait + gather + rebuild + merge", sd._merged_on_client
         )
+        sd._merged = ClientTimed("client: merge", sd._merged)
+        rebuild = sd._Delta.state
+        sd._Delta.state = lambda delta, base: ClientTimed(
+            "client: rebuild a delta", rebuild
+        )(delta, base)
     if hasattr(sd, "_scan_file"):  # the build before: a task a file
         sd._scan_file = Timed("scan a file (labels)", "_scan_file")
 
@@ -298,6 +306,95 @@ def parse_alone(paths) -> float:
     for p in paths:
         _core.scan_file(p, "auto", False)
     return time.process_time() - t
+
+
+def ceiling(sets, reps: int) -> None:
+    """In this process, the thread CPU (best of ``reps``) of each step of a one-round fit of
+    ``sets`` with 1 worker (all files in one task) and 2 (the first and second half of the
+    files in one task each), from the initial learners the fit builds: the label scan, the
+    learning, the delta, its rebuild and, with 2 workers, the merge. With 2 workers the steps
+    of the two tasks run in parallel, so their larger one is on the critical path. The ratio
+    of the two paths is what 2 workers could give against 1 with no scheduling, transfer or
+    Python overhead at all: an upper bound for the wall-clock ratio."""
+    import copy
+
+    from sketchlearn.dask import _initial, _scan_group
+
+    def best(fn, *args):
+        out, secs = None, float("inf")
+        for _ in range(reps):
+            c = time.thread_time()
+            out = fn(*args)
+            secs = min(secs, time.thread_time() - c)
+        return out, secs * 1e3
+
+    for name, paths, _, d in sets:
+        half = len(paths) // 2
+        scans, scan1 = best(_scan_group, paths, "auto", False)
+        scan2 = max(
+            best(_scan_group, p, "auto", False)[1] for p in (paths[:half], paths[half:])
+        )
+        rows, nnz = sum(s[1] for s in scans), sum(s[2] for s in scans)
+        profile = (scans[0][3], nnz / rows, scans[0][4])
+        base = _initial(OnlineClassifier(), d, [-1, 1], profile).learners_
+        one, learn1 = best(base.learned_files, paths, "auto", False, 1)
+        a, learn_a = best(base.learned_files, paths[:half], "auto", False, 1)
+        b, learn_b = best(base.learned_files, paths[half:], "auto", False, 1)
+        delta1, d1 = best(one.delta_from, base)
+        (da, d_a), (db, d_b) = best(a.delta_from, base), best(b.delta_from, base)
+        _, p1 = best(type(base).patched, base, delta1)
+        p2 = max(best(type(base).patched, base, x)[1] for x in (da, db))
+        _, merge = best(a.merged, b, base)
+        _, copy_ms = best(copy.copy, one)
+        raw, enc = best(one.to_bytes)
+        _, dec = best(type(one).from_bytes, raw)
+        path1 = scan1 + learn1 + d1 + p1
+        path2 = scan2 + max(learn_a, learn_b) + max(d_a, d_b) + p2 + merge
+        print(
+            f"\n{name} (CPU ms, best of {reps}; the state copy {copy_ms:.1f} ms):\n"
+            f"  1 worker:  scan {scan1:.1f} + learn {learn1:.1f} + delta {d1:.1f} "
+            f"({len(delta1):,} B) + rebuild {p1:.1f} = {path1:.1f} (the whole state's "
+            f"to_bytes + from_bytes instead of delta + rebuild: {enc:.1f} + {dec:.1f})\n"
+            f"  2 workers: scan {scan2:.1f} + learn max({learn_a:.1f}, {learn_b:.1f}) + delta "
+            f"max({d_a:.1f}, {d_b:.1f}) ({len(da):,} + {len(db):,} B) + rebuild {p2:.1f} + "
+            f"merge {merge:.1f} = {path2:.1f}\n"
+            f"  learning alone: {learn1 / max(learn_a, learn_b):.2f}x; every step: "
+            f"{path1 / path2:.2f}x (no scheduling, transfer or Python counted)",
+            flush=True,
+        )
+
+
+def fixed_cost(data: Path, tmp: Path, workers: int, reps: int) -> None:
+    """Median and least wall seconds of ``reps`` fits of 8 files of 2 rows each (the first 16
+    rows of a9a and of r8): a fit's fixed cost alone (scan, initial learners, hops, delta,
+    rebuild, merge of nearly empty states), with 1 and ``workers`` workers."""
+    import statistics
+
+    from sketchlearn.dask import fit
+
+    sets = [
+        ("a9a", split_file(data / "a9a.libsvm", tmp, "tiny_a9a", 8, 0, 16), 123),
+        (
+            "r8",
+            split_file(data / "r8_earn_vs_rest.libsvm", tmp, "tiny_r8", 8, 0, 16),
+            23585,
+        ),
+    ]
+    for k in sorted({1, workers}):
+        with local_client(k) as client:
+            for name, paths, d in sets:
+                fit(OnlineClassifier(), paths, n_features=d, client=client)  # warm-up
+                secs = []
+                for _ in range(reps):
+                    t = time.perf_counter()
+                    fit(OnlineClassifier(), paths, n_features=d, client=client)
+                    secs.append(time.perf_counter() - t)
+                print(
+                    f"{name}, 16 rows in 8 files, {k} worker(s): median "
+                    f"{statistics.median(secs) * 1e3:.1f} ms, least {min(secs) * 1e3:.1f} ms "
+                    f"({reps} fits, load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
 
 
 def d_scaling(tmp: Path, bits=(14, 16, 18, 20, 22)) -> None:
@@ -414,6 +511,20 @@ def main() -> None:
         help="files: time each file (with a copy of the state a file, as before dask13)",
     )
     ap.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="a9a/r8: only the CPU of each step of a 1- and a 2-worker fit in this process "
+        "(the ratio with no Dask overhead)",
+    )
+    ap.add_argument(
+        "--fixed-cost",
+        action="store_true",
+        help="only the wall of fits of 16 rows (a fit's fixed cost), 1 and N workers",
+    )
+    ap.add_argument(
+        "--reps", type=int, default=7, help="--ceiling: best of; --fixed-cost: fits"
+    )
+    ap.add_argument(
         "--d-scaling",
         action="store_true",
         help="only the in-process cost of a round's state operations against 2^14..2^22",
@@ -432,7 +543,6 @@ def main() -> None:
         if args.state_ops:  # in this process, on the generated stream's files
             state_ops(generated_set(args)[0][1])
             return
-        instrument(args.per_file)
         sets = (
             generated_set(args)
             if args.generated
@@ -451,6 +561,13 @@ def main() -> None:
                 ),
             ]
         )
+        if args.fixed_cost:
+            fixed_cost(data, tmp, args.workers, args.reps)
+            return
+        if args.ceiling:  # in this process: the functions as they are
+            ceiling(sets, args.reps)
+            return
+        instrument(args.per_file)
         for name, paths, test, d in sets:
             test = test if os.path.isabs(test) else str(data / test)
             if not args.generated:

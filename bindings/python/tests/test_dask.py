@@ -251,6 +251,31 @@ def test_blocks_per_task_is_one_merge_of_longer_runs(client, tmp_path, monkeypat
         fit(OnlineClassifier(), [], n_features=d)
 
 
+def test_file_fit_submits_the_scan_and_the_learning_together(client, tmp_path, monkeypatch):
+    """A one-round fit of files is one graph: the label scan, the initial learners (built on
+    each worker from the scans' futures) and the learning are submitted together, so the
+    client waits for nothing before the tasks' deltas (before dask14 it gathered the scans
+    first: a round trip between the scan and learning). The model is the one learned from
+    the classes the scan found."""
+    import sketchlearn.dask as sd
+
+    waits = []
+    gather, result = distributed.Client.gather, distributed.Future.result
+    monkeypatch.setattr(
+        distributed.Client, "gather", lambda *a, **k: waits.append("gather") or gather(*a, **k)
+    )
+    monkeypatch.setattr(
+        distributed.Future, "result", lambda *a, **k: waits.append("result") or result(*a, **k)
+    )
+    on_client = sd._merged_on_client
+    monkeypatch.setattr(sd, "_merged_on_client", lambda *a: waits.append("finish") or on_client(*a))
+    paths, X, y = sparse_files(tmp_path, parts=4)
+    model = fit(OnlineClassifier(), paths, n_features=X.shape[1], n_workers=2)
+    assert waits[0] == "finish", f"the client waited before the deltas: {waits}"
+    assert model.learners_.examples_seen == len(y)
+    assert list(model.classes_) == [-1, 1]
+
+
 def _initial_for(paths, d):
     """The initial estimator ``fit`` builds for ``paths`` (its scan of the files: the
     representation, the mean number of non-zeros, the sparsity)."""

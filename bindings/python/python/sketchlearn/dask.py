@@ -326,19 +326,22 @@ def _csv_files(paths: list, fmt: str) -> bool:
     return all(csv) and bool(paths)
 
 
-def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool, workers: list):
-    """Classes (``None`` unless ``labels``) and ``(hashed, avg_nnz, first_rows)`` of LIBSVM/VW
-    files (``first_rows``: the first file's, the start of the stream), read
-    on the workers by the Rust reader: every file when the labels are wanted (the classes are
-    found across all files before anything is learned), else the first. One task a worker,
-    each scanning a consecutive share of the files."""
+def _scan_tasks(client, paths: list, fmt: str, zero_based: bool, labels: bool, workers: list):
+    """Futures of the Rust reader's scans of LIBSVM/VW files, one task a worker, each scanning
+    a consecutive share of the files: every file when the labels are wanted (the classes are
+    found across all files before anything is learned), else the first. Not waited for: the
+    initial learners are built from them on the workers (:func:`_initial_of_scans`), so that
+    learning starts without a round trip to the client."""
     todo = paths if labels else paths[:1]
     share = -(-len(todo) // len(workers))
     groups = [todo[i : i + share] for i in range(0, len(todo), share)]
-    futures = [
-        _submit_on(client, w, _scan_group, g, fmt, zero_based) for w, g in zip(workers, groups)
-    ]
-    scans = [s for group in client.gather(futures) for s in group]
+    return [_submit_on(client, w, _scan_group, g, fmt, zero_based) for w, g in zip(workers, groups)]
+
+
+def _scan_summary(groups: list, labels: bool):
+    """Classes (``None`` unless ``labels``) and ``(hashed, avg_nnz, first_rows)`` of the scans
+    of :func:`_scan_tasks` (``first_rows``: the first file's, the start of the stream)."""
+    scans = [s for group in groups for s in group]
     rows, nnz = sum(s[1] for s in scans), sum(s[2] for s in scans)
     profile = (scans[0][3], nnz / rows if rows else None, scans[0][4])
     if not labels:
@@ -347,6 +350,19 @@ def _scan_files(client, paths: list, fmt: str, zero_based: bool, labels: bool, w
     if found.size and np.all(found == np.round(found)):
         found = found.astype(int)
     return found, profile
+
+
+def _initial_of_scans(estimator, n_features: int, classes, groups: list, width: int):
+    """:func:`_initial` of LIBSVM/VW files from their scans (:func:`_scan_tasks`; the classes
+    found there unless ``classes`` is given), run as a task on each worker: every worker builds
+    the same initial learners (a pure function of the same inputs, so the same bytes) from the
+    small scans instead of fetching them from the worker that built them. Refuses an
+    unmergeable fit (:func:`_refuse_unmergeable`) before anything is learned."""
+    found, profile = _scan_summary(groups, classes is None and not estimator._regression)
+    if classes is None and not estimator._regression:
+        classes = [-1, 1] if found is None else found
+    _refuse_unmergeable(estimator, classes, width)
+    return _initial(estimator, n_features, classes, profile)
 
 
 def _refuse_unmergeable(estimator, classes, width: int) -> None:
@@ -403,7 +419,7 @@ def fit(
         ``2**bits``); CSV files give theirs from their columns.
     classes : sequence, default=None
         A classifier's classes (default: ``np.unique(y)`` computed first; for LIBSVM/VW files
-        the labels of all files, scanned on a worker by the Rust reader before learning). More
+        the labels of all files, scanned on the workers by the Rust reader before learning). More
         than two classes learn a one-against-all model (``reduction="oaa"``; softmax models
         do not merge).
     format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`
@@ -462,9 +478,7 @@ def fit(
             raise ValueError("file input needs n_features (VW: 2**bits)")
         blocks, labels = list(X), None
         scan_labels = classes is None and not estimator._regression
-        found, profile = _scan_files(client, blocks, format, zero_based, scan_labels, workers)
-        if scan_labels:
-            classes = [-1, 1] if found is None else found
+        scans = _scan_tasks(client, blocks, format, zero_based, scan_labels, workers)
     else:
         blocks, labels = _row_blocks(X, y)
         if labels is None:
@@ -482,12 +496,20 @@ def fit(
         blocks_per_task = max(1, -(-len(blocks) // width))
     if blocks_per_task < 1:
         raise ValueError(f"blocks_per_task must be at least 1, got {blocks_per_task}")
-    _refuse_unmergeable(estimator, classes, width)
-    # A task, not scattered data (see `_submit`): recomputed if every copy is lost.
-    model = _submit(client, _initial, estimator, n_features, classes, profile, csv)
     # The round's base on each worker: the tasks sent there learn from it, and the round's
-    # merged delta is applied to it there, so that only deltas move between workers.
-    bases = {w: model for w in workers}
+    # merged delta is applied to it there, so that only deltas move between workers. Tasks,
+    # not scattered data (see `_submit`): recomputed if every copy is lost.
+    if files and csv is None:  # built on each worker from the scans, with no client hop
+        bases = {
+            w: _submit_on(
+                client, w, _initial_of_scans, estimator, n_features, classes, scans, width
+            )
+            for w in workers
+        }
+    else:
+        _refuse_unmergeable(estimator, classes, width)
+        model = _submit(client, _initial, estimator, n_features, classes, profile, csv)
+        bases = {w: model for w in workers}
     per_round = width * blocks_per_task
     # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) is
     # finished on the client from the tasks' deltas (`_merged_on_client`).
