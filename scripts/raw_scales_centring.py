@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Issue 28 item 2, candidates for the twin gaps: the default on the `_raw` files with their
+two-valued `{0, c}` features (indicators) centred, simulated by rewriting the file.
+
+    python scripts/raw_scales_centring.py [--bin target/release/sketchlearn] [--orders 10]
+
+Each variant rewrites every indicator of the file present (non-zero) in at least `p_min` of the
+rows, with the presence `p` of the whole file (a look-ahead an online rule would not have):
+`mid` maps present/absent to +1/-1 (`(x - c/2)/(c/2)`, the scaled twins' coding), `std` to
+`(1 - p)/s` and `-p/s` with `s = sqrt(p(1 - p))` (a standardised 0/1). An absent indicator is then
+written explicitly: the row gets denser. The default (`sketchlearn train --quiet --json`, no
+flags) runs on the file order and on `--orders` shuffles (`random.Random(seed)`, seeds 1..k);
+with `river` importable (the peers' venv), River's `StandardScaler | LogisticRegression` on the
+original raw file runs on the same orders (dense rows, as in ../shared/peers/RESULTS.md).
+"""
+
+import argparse
+import json
+import math
+import random
+import subprocess
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+FILES = ["ionosphere_raw", "australian_raw", "heart_raw", "diabetes_raw"]
+TWINS = {
+    "ionosphere_raw": "ionosphere",
+    "australian_raw": "australian",
+    "heart_raw": "heart",
+    "diabetes_raw": "diabetes",
+}
+VARIANTS = [
+    ("none", None, 0.0),
+    ("mid, p >= 1/2", "mid", 0.5),
+    ("std, p >= 1/2", "std", 0.5),
+    ("mid, p >= 3/4", "mid", 0.75),
+    ("mid, every indicator", "mid", 0.0),
+]
+
+
+def parse(lines):
+    rows = []
+    for line in lines:
+        t = line.split()
+        rows.append(
+            (t[0], {int(a): float(b) for a, b in (s.split(":") for s in t[1:])})
+        )
+    return rows
+
+
+def indicators(rows):
+    """Index -> (c, presence) for the features whose non-zero values are all one value c."""
+    values, count = {}, {}
+    for _, r in rows:
+        for i, v in r.items():
+            if v != 0.0:
+                values.setdefault(i, set()).add(v)
+                count[i] = count.get(i, 0) + 1
+    n = len(rows)
+    return {i: (next(iter(v)), count[i] / n) for i, v in values.items() if len(v) == 1}
+
+
+def rewrite(rows, mode, p_min):
+    ind = {i: p for i, (_, p) in indicators(rows).items() if p_min <= p < 1.0}
+    out = []
+    for y, r in rows:
+        r = dict(r)
+        for i, p in ind.items():
+            on = r.get(i, 0.0) != 0.0
+            if mode == "mid":
+                r[i] = 1.0 if on else -1.0
+            else:
+                s = math.sqrt(p * (1.0 - p))
+                r[i] = ((1.0 - p) if on else -p) / s
+        feats = " ".join(f"{i}:{r[i]!r}" for i in sorted(r) if r[i] != 0.0)
+        out.append(f"{y} {feats}")
+    return out, sorted(ind)
+
+
+def default_error(binary, lines, tmp):
+    path = Path(tmp) / "rows.libsvm"
+    path.write_text("\n".join(lines) + "\n")
+    cmd = [str(binary), "train", "--quiet", "--json", str(path)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["progressive_error"]
+
+
+def river_error(lines):
+    from river import linear_model, preprocessing
+
+    rows = parse(lines)
+    d = max((i for _, r in rows for i in r), default=0)
+    model = preprocessing.StandardScaler() | linear_model.LogisticRegression()
+    wrong = 0
+    for y, r in rows:
+        x = dict.fromkeys(range(1, d + 1), 0.0)
+        x.update(r)
+        label = float(y) > 0
+        wrong += model.predict_one(x) != label
+        model.learn_one(x, label)
+    return wrong / len(rows)
+
+
+def orders(lines, k):
+    yield lines
+    for seed in range(1, k + 1):
+        shuffled = lines[:]
+        random.Random(seed).shuffle(shuffled)
+        yield shuffled
+
+
+def row(name, errs):
+    mean = sum(errs[1:]) / max(1, len(errs) - 1)
+    return (
+        f"| {name} | {errs[0]:.4f} | {mean:.4f} | "
+        + " ".join(f"{e:.4f}" for e in errs[1:])
+        + " |"
+    )
+
+
+def read(name):
+    text = (DATA / f"{name}.libsvm").read_text()
+    return [x for x in text.splitlines() if x.strip()]
+
+
+def within(errs, bars, n):
+    """In how many orders `errs` is within one s.e. of `bars` (the bar's binomial s.e.)."""
+    return sum(e <= b + math.sqrt(b * (1.0 - b) / n) for e, b in zip(errs, bars))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=str(REPO / "target" / "release" / "sketchlearn"))
+    ap.add_argument("--orders", type=int, default=10)
+    args = ap.parse_args()
+    try:
+        import river  # noqa: F401
+
+        with_river = True
+    except ImportError:
+        with_river = False
+    print(
+        "| file / variant (indicators centred) | file order | mean of shuffles | shuffles 1.. |"
+    )
+    print("|---|---:|---:|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = []
+        for f in FILES:
+            raw = read(f)
+            rows, n = parse(raw), len(raw)
+            twin = [
+                default_error(args.bin, o, tmp)
+                for o in orders(read(TWINS[f]), args.orders)
+            ]
+            peer = (
+                [river_error(o) for o in orders(raw, args.orders)]
+                if with_river
+                else None
+            )
+            for name, mode, p_min in VARIANTS:
+                lines, ind = (raw, []) if mode is None else rewrite(rows, mode, p_min)
+                if mode is not None and not ind:
+                    continue
+                errs = [
+                    default_error(args.bin, o, tmp) for o in orders(lines, args.orders)
+                ]
+                label = f"{f}: default, {name} {ind if ind else ''}"
+                print(row(label, errs))
+                k = len(errs)
+                vs_peer = f"{within(errs, peer, n)} of {k}" if peer else "-"
+                summary.append(
+                    f"| {label} | {vs_peer} | {within(errs, twin, n)} of {k} |"
+                )
+            print(row(f"{TWINS[f]} (twin): default", twin))
+            if peer:
+                print(row(f"{f}: River StandardScaler LR", peer))
+    print()
+    print("| file / variant | orders within 1 s.e. of River | of the twin |")
+    print("|---|---:|---:|")
+    print("\n".join(summary))
+
+
+if __name__ == "__main__":
+    main()
