@@ -7,8 +7,10 @@ two-valued `{0, c}` features (indicators) centred, simulated by rewriting the fi
 Each variant rewrites every indicator of the file present (non-zero) in at least `p_min` of the
 rows, with the presence `p` of the whole file (a look-ahead an online rule would not have):
 `mid` maps present/absent to +1/-1 (`(x - c/2)/(c/2)`, the scaled twins' coding), `std` to
-`(1 - p)/s` and `-p/s` with `s = sqrt(p(1 - p))` (a standardised 0/1). An absent indicator is then
-written explicitly: the row gets denser. The default (`sketchlearn train --quiet --json`, no
+`(1 - p)/s` and `-p/s` with `s = sqrt(p(1 - p))` (a standardised 0/1); `range` variants also map
+the measurements above unit scale to [-1, 1] by the file's minimum and maximum; `online`
+variants use only the rows so far (see `rewrite_online`). An absent indicator is then written
+explicitly: the row gets denser. The default (`sketchlearn train --quiet --json`, no
 flags) runs on the file order and on `--orders` shuffles (`random.Random(seed)`, seeds 1..k);
 with `river` importable (the peers' venv), River's `StandardScaler | LogisticRegression` on the
 original raw file runs on the same orders (dense rows, as in ../shared/peers/RESULTS.md).
@@ -37,6 +39,11 @@ VARIANTS = [
     ("std, p >= 1/2", "std", 0.5),
     ("mid, p >= 3/4", "mid", 0.75),
     ("mid, every indicator", "mid", 0.0),
+    ("none; measurements above unit scale to [-1, 1]", "range", 2.0),
+    ("mid, p >= 1/2; measurements above unit scale to [-1, 1]", "range+mid", 0.5),
+    ("online: mid, p >= 1/2", "online-mid", 0.5),
+    ("online: mid, p >= 1/2, >= 10 values", "online-mid10", 0.5),
+    ("online: mid, p >= 1/2; running range to [-1, 1]", "online", 0.5),
 ]
 
 
@@ -62,21 +69,89 @@ def indicators(rows):
     return {i: (next(iter(v)), count[i] / n) for i, v in values.items() if len(v) == 1}
 
 
+def ranges(rows):
+    """Index -> (min, max) over every row (an absent value is 0) of the features above unit
+    scale (RMS of the non-zero values > 1) with more than one distinct non-zero value."""
+    values = {}
+    for _, r in rows:
+        for i, v in r.items():
+            if v != 0.0:
+                values.setdefault(i, []).append(v)
+    out = {}
+    for i, v in values.items():
+        if len(set(v)) > 1 and sum(x * x for x in v) / len(v) > 1.0:
+            lo, hi = min(v), max(v)
+            if len(v) < len(rows):
+                lo, hi = min(lo, 0.0), max(hi, 0.0)
+            out[i] = (lo, hi)
+    return out
+
+
+def rewrite_online(rows, p_min, with_range, min_count=1):
+    """`mid` (and with `with_range`, `range+mid`) with running statistics (the rows so far, the current one included: what an
+    online rule sees): an indicator (one distinct non-zero value so far, at least `min_count`
+    of them) present in at least
+    `p_min` of the rows so far is +1/-1; a feature whose non-zero values so far have more than
+    one value and an RMS above 1 is mapped to [-1, 1] by the running minimum and maximum over
+    the rows so far (an absent value is 0); anything else is left as it is."""
+    values, count, lo, hi, sq = {}, {}, {}, {}, {}
+    out, touched = [], set()
+    for t, (y, r) in enumerate(rows, start=1):
+        for i, v in r.items():
+            if v != 0.0:
+                values.setdefault(i, set()).add(v)
+                count[i] = count.get(i, 0) + 1
+                sq[i] = sq.get(i, 0.0) + v * v
+        for i in values:
+            v = r.get(i, 0.0)
+            if i not in lo:
+                lo[i] = hi[i] = 0.0 if t > 1 else v
+            lo[i], hi[i] = min(lo[i], v), max(hi[i], v)
+        z = dict(r)
+        for i, seen in values.items():
+            v = r.get(i, 0.0)
+            indicator = len(seen) == 1 and count[i] >= min_count
+            if indicator and p_min <= count[i] / t < 1.0:
+                z[i] = 1.0 if v != 0.0 else -1.0
+                touched.add(i)
+            elif (
+                with_range
+                and len(seen) > 1
+                and sq[i] / count[i] > 1.0
+                and hi[i] > lo[i]
+            ):
+                z[i] = -1.0 + 2.0 * (v - lo[i]) / (hi[i] - lo[i])
+                touched.add(i)
+        feats = " ".join(f"{i}:{z[i]!r}" for i in sorted(z) if z[i] != 0.0)
+        out.append(f"{y} {feats}")
+    return out, sorted(touched)
+
+
 def rewrite(rows, mode, p_min):
+    """The rows with the indicators present in at least `p_min` of them centred (`mid`: +1/-1;
+    `std`: a standardised 0/1) and, for a `range` mode, the measurements above unit scale
+    mapped to [-1, 1] by the whole file's minimum and maximum (the scaled twins' coding)."""
+    if mode.startswith("online"):
+        return rewrite_online(
+            rows, p_min, mode == "online", 10 if mode.endswith("10") else 1
+        )
     ind = {i: p for i, (_, p) in indicators(rows).items() if p_min <= p < 1.0}
+    span = ranges(rows) if mode.startswith("range") else {}
     out = []
     for y, r in rows:
         r = dict(r)
         for i, p in ind.items():
             on = r.get(i, 0.0) != 0.0
-            if mode == "mid":
+            if mode.endswith("mid"):
                 r[i] = 1.0 if on else -1.0
             else:
                 s = math.sqrt(p * (1.0 - p))
                 r[i] = ((1.0 - p) if on else -p) / s
+        for i, (lo, hi) in span.items():
+            r[i] = -1.0 + 2.0 * (r.get(i, 0.0) - lo) / (hi - lo)
         feats = " ".join(f"{i}:{r[i]!r}" for i in sorted(r) if r[i] != 0.0)
         out.append(f"{y} {feats}")
-    return out, sorted(ind)
+    return out, sorted(ind) + sorted(span)
 
 
 def default_error(binary, lines, tmp):
