@@ -108,11 +108,13 @@
 //! moments settle after a few examples. A feature can change rows of the table (a measurement
 //! whose presence falls below half, say); the wrapped learner then sees a new scale for it.
 //!
-//! **Cost.** Only the touched coordinates are read and written: one hash-map look-up per non-zero
-//! and per example (`observe_scaled`), once for all the members of the default mixture, which
-//! share one state (`linear/shared_scaling.rs`). The moments are kept for the features seen, not for every index of the
-//! dimension, so a hashed model (`d = 2^b`) grows with the data, not with `d`; a model file holds
-//! them sorted by index (the same bytes whatever the map's history).
+//! **Cost.** Only the touched coordinates are read and written: one look-up per non-zero and per
+//! example (`observe_scaled`), once for all the members of the default mixture, which share one
+//! state (`linear/shared_scaling.rs`). While `d ≤ 2^20` the moments live in a table indexed by
+//! feature (`unit_scaling/moments.rs`: one line per look-up, allocated zeroed, so untouched pages
+//! cost nothing); beyond, in a hash map of the features seen, so that a wide hashed model
+//! (`d = 2^b`) grows with the data, not with `d`. A model file holds them sorted by index (the
+//! same bytes whatever the form or the map's history).
 
 use super::rescaling::{
     largest_inverse_scale, per_feature_weights, rescaling_learner, with_values,

@@ -122,6 +122,11 @@ impl Moments {
     fn make_direct(&mut self, d: usize) {
         let present: Vec<(usize, Welford)> = self.iter().collect();
         let size = present.iter().map(|&(i, _)| i + 1).fold(d, usize::max);
+        if size > DIRECT_FEATURES {
+            // A feature beyond the dimension (a state that failed `check`, never learned from):
+            // left as a map.
+            return;
+        }
         let mut table = zeroed(size);
         for &(i, m) in &present {
             table[i] = Entry::put(m);
