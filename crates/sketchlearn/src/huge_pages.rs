@@ -51,7 +51,7 @@ fn aligned_part(start: usize, bytes: usize) -> Option<(usize, usize)> {
 /// Asks the kernel to back the table `v` (freshly allocated, not yet touched) with huge pages
 /// when its size is within [`MIN_BYTES`]`..=`[`MAX_BYTES`]. Returns whether the advice was taken
 /// (`false` off Linux, outside the sizes, or when the kernel refuses it).
-pub(crate) fn advise(v: &mut [f64]) -> bool {
+pub(crate) fn advise<T>(v: &mut [T]) -> bool {
     let bytes = std::mem::size_of_val(v);
     if !(MIN_BYTES..=MAX_BYTES).contains(&bytes) {
         return false;

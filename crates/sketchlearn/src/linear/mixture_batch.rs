@@ -155,7 +155,12 @@ fn scale_rows<'a>(
     let mut done = Vec::with_capacity(batch.len());
     let mut row = Vec::new();
     let mut rest = buffer;
-    for ex in batch {
+    for (i, ex) in batch.iter().enumerate() {
+        // The next example's moments start loading while this one joins (a hint, as the
+        // members' in `learn_group`).
+        if let Some(next) = batch.get(i + 1) {
+            state.prefetch(next.row());
+        }
         state.observe_scaled(d, ex.row(), &mut row);
         let (chunk, tail) = std::mem::take(&mut rest).split_at_mut(row.len());
         chunk.copy_from_slice(&row);

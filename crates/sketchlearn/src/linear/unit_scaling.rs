@@ -108,11 +108,13 @@
 //! moments settle after a few examples. A feature can change rows of the table (a measurement
 //! whose presence falls below half, say); the wrapped learner then sees a new scale for it.
 //!
-//! **Cost.** Only the touched coordinates are read and written: one hash-map look-up per non-zero
-//! and per example (`observe_scaled`), once for all the members of the default mixture, which
-//! share one state (`linear/shared_scaling.rs`). The moments are kept for the features seen, not for every index of the
-//! dimension, so a hashed model (`d = 2^b`) grows with the data, not with `d`; a model file holds
-//! them sorted by index (the same bytes whatever the map's history).
+//! **Cost.** Only the touched coordinates are read and written: one look-up per non-zero and per
+//! example (`observe_scaled`), once for all the members of the default mixture, which share one
+//! state (`linear/shared_scaling.rs`). While `d ≤ 2^20` the moments live in a table indexed by
+//! feature (`unit_scaling/moments.rs`: one line per look-up, allocated zeroed, so untouched pages
+//! cost nothing); beyond, in a hash map of the features seen, so that a wide hashed model
+//! (`d = 2^b`) grows with the data, not with `d`. A model file holds them sorted by index (the
+//! same bytes whatever the form or the map's history).
 
 use super::rescaling::{
     largest_inverse_scale, per_feature_weights, rescaling_learner, with_values,
@@ -122,30 +124,7 @@ use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
-
-/// A multiplicative hash of a feature index (Fibonacci hashing, as rustc's FxHash): no random
-/// state, so runs are reproducible, and a few cycles per look-up.
-#[derive(Clone, Copy, Debug, Default)]
-struct IndexHasher(u64);
-
-impl Hasher for IndexHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
 
 /// Per feature seen non-zero: its running moments (Welford: count, mean, sum of squared
 /// deviations from the mean) and the largest absolute value.
@@ -234,8 +213,6 @@ impl Welford {
     }
 }
 
-type Moments = HashMap<usize, Welford, BuildHasherDefault<IndexHasher>>;
-
 /// The moments in a file: `(index, moments)` sorted by index.
 mod sorted {
     use super::{Moments, Welford};
@@ -245,7 +222,7 @@ mod sorted {
     /// from it (`unit_scaling/moments_delta.rs`).
     pub fn serialize<S: Serializer>(m: &&Moments, s: S) -> Result<S::Ok, S::Error> {
         use crate::model::delta::{self, Mode};
-        let mut v: Vec<(usize, Welford)> = m.iter().map(|(&i, &x)| (i, x)).collect();
+        let mut v: Vec<(usize, Welford)> = m.iter().collect();
         v.sort_unstable_by_key(|&(i, _)| i);
         match delta::mode() {
             Mode::Whole | Mode::Patch => v.serialize(s),
@@ -288,7 +265,10 @@ mod sorted {
     }
 }
 
+mod moments;
 mod moments_delta;
+
+use moments::Moments;
 
 /// The first format version whose unit scaling keeps each feature's maximum and the
 /// [`TableShare`].
@@ -515,7 +495,12 @@ impl<L: OnlineLearner> UnitScaling<L> {
     /// The largest `|1/s_i|` over all features (1 for those never seen non-zero), from the
     /// entries kept: `O(features seen)`.
     pub(crate) fn largest_inverse_scale(&self) -> f64 {
-        largest_inverse_scale(self.scale.moments.keys().map(|&i| self.inverse_scale(i)))
+        largest_inverse_scale(
+            self.scale
+                .moments
+                .iter()
+                .map(|(i, _)| self.inverse_scale(i)),
+        )
     }
 
     /// How many features have been seen non-zero (the entries kept).
@@ -582,9 +567,17 @@ impl UnitScale {
         Arc::clone(EMPTY.get_or_init(Arc::default))
     }
 
+    /// A hint that `x` joins the statistics soon: with a direct table of moments, its
+    /// features' entries start loading (no value changes; an example ahead, their cache misses
+    /// overlap the scaling of the one before: `mixture_batch.rs` `scale_rows`).
+    #[inline]
+    pub(super) fn prefetch(&self, x: Row<'_>) {
+        self.moments.prefetch(x);
+    }
+
     /// How feature `i`'s non-zero values are mapped now.
     fn feature_map(&self, i: usize) -> FeatureMap {
-        self.map_of(self.moments.get(&i))
+        self.map_of(self.moments.get(i).as_ref())
     }
 
     /// The map of a feature with moments `m` (`None`: never seen non-zero, the identity) under
@@ -628,7 +621,7 @@ impl UnitScale {
                 self.examples, self.table
             ));
         }
-        for (&i, m) in &self.moments {
+        for (i, m) in self.moments.iter() {
             if i >= d {
                 return Err(format!(
                     "unit scaling: feature index {i} is not below the dimension {d}"
@@ -670,25 +663,27 @@ impl UnitScale {
     /// right after it joined (`None`: not kept).
     #[inline(always)]
     fn observe_each(&mut self, d: usize, x: Row<'_>, mut seen: impl FnMut(usize, Option<Welford>)) {
+        self.moments.for_dimension(d);
         self.examples += 1.0;
         let (t, table) = (self.examples, &mut self.table);
         x.for_each_entry(|i, xi| {
             if xi != 0.0 && xi.is_finite() && i < d {
-                let m = self.moments.entry(i).or_default();
-                let mut next = *m;
+                // An absent feature's moments are the default (`n = 0`); an invalid first value
+                // leaves it absent.
+                let m = self.moments.get(i).unwrap_or_default();
+                let mut next = m;
                 next.push(xi);
                 if next.is_valid() {
-                    *m = next;
+                    self.moments.insert(i, next);
                     table.entries += 1.0;
                     if next.is_measurement(t) {
                         table.measurement_entries += 1.0;
                     }
                     seen(i, Some(next));
                 } else if m.n == 0.0 {
-                    self.moments.remove(&i);
                     seen(i, None);
                 } else {
-                    seen(i, Some(*m));
+                    seen(i, Some(m));
                 }
             }
         });
@@ -705,13 +700,7 @@ impl UnitScale {
         // other, so their cache misses overlap (in the update below each one waits behind the
         // previous entry's arithmetic); on sparse rows over many features the misses are most
         // of the cost. Reads only: no value changes.
-        if let Row::Sparse { indices, .. } = x {
-            let seen = indices
-                .iter()
-                .filter(|&&i| self.moments.contains_key(&(i as usize)))
-                .count();
-            std::hint::black_box(seen);
-        }
+        self.moments.start_loading(x);
         let mut kept = std::mem::take(&mut self.kept);
         kept.clear();
         let mut increasing = true;
@@ -759,14 +748,12 @@ impl<L: MergeShare> MergeShare for UnitScaling<L> {
         s.table.entries += other.table.entries - base_table.entries;
         s.table.measurement_entries +=
             other.table.measurement_entries - base_table.measurement_entries;
-        for (&i, m) in &other.moments {
-            let b = base
-                .and_then(|b| b.moments.get(&i).copied())
-                .unwrap_or_default();
+        for (i, m) in other.moments.iter() {
+            let b = base.and_then(|b| b.moments.get(i)).unwrap_or_default();
             let new = m.since(&b);
             if new.n > 0.0 {
-                let e = s.moments.entry(i).or_default();
-                *e = e.combine(&new);
+                let e = s.moments.get(i).unwrap_or_default();
+                s.moments.insert(i, e.combine(&new));
             }
         }
         Ok(())
@@ -821,6 +808,78 @@ mod tests {
         }
         assert_eq!(fused.scale.moments, plain.scale.moments);
         assert_eq!(fused.scale.table, plain.scale.table);
+    }
+
+    /// The direct table of moments (`d ≤ DIRECT_FEATURES`) and the hash map (beyond) give the
+    /// same scaled values to the bit, the same moments, and the same file bytes for them, on
+    /// sparse rows with rare, repeated, invalid (a value whose square overflows) and
+    /// measurement-like features; a map loaded from a file becomes a table with the same
+    /// moments; an entry that leaves and comes back counts once.
+    #[test]
+    fn the_direct_table_and_the_map_give_the_same_bits() {
+        use super::moments::DIRECT_FEATURES;
+        let wide = DIRECT_FEATURES + 1;
+        let learner = |d: usize| UnitScaling::new(AdaGrad::new(d, Loss::Logistic, 0.5).unwrap());
+        let (mut table, mut map) = (learner(64), learner(wide));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for t in 0..400u32 {
+            let mut idx: Vec<u32> = (0..5).map(|k| (t * 11 + k * 17) % 60).collect();
+            idx.push(63); // present in every row: a measurement
+            idx.sort_unstable();
+            idx.dedup();
+            let vals: Vec<f64> = idx
+                .iter()
+                .map(|&j| match (t + j) % 7 {
+                    0 => 1e200, // its square overflows: the entry is refused
+                    1 => 250.0 + f64::from(j),
+                    _ => f64::from(t % 5) - 2.5 + f64::from(j) / 64.0,
+                })
+                .collect();
+            let x = Row::Sparse {
+                indices: &idx,
+                values: &vals,
+            };
+            table.observe_scaled(x, &mut a);
+            map.observe_scaled(x, &mut b);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "row {t}");
+        }
+        assert!(matches!(table.scale.moments, Moments::Direct { .. }));
+        assert!(matches!(map.scale.moments, Moments::Map(_)));
+        assert_eq!(table.scale.moments, map.scale.moments);
+        assert_eq!(table.features_seen(), map.features_seen());
+        let file = |l: &UnitScaling<AdaGrad>| {
+            postcard::to_allocvec(&WireRef {
+                inner: &(),
+                examples: l.scale.examples,
+                moments: &l.scale.moments,
+                table: l.scale.table,
+            })
+            .unwrap()
+        };
+        assert_eq!(file(&table), file(&map));
+        // A loaded state holds a map; the first example makes it a table with the same moments.
+        let mut loaded: UnitScaling<AdaGrad> =
+            postcard::from_bytes(&postcard::to_allocvec(&table).unwrap()).unwrap();
+        assert!(matches!(loaded.scale.moments, Moments::Map(_)));
+        let empty = Row::Sparse {
+            indices: &[],
+            values: &[],
+        };
+        loaded.observe_scaled(empty, &mut a);
+        table.observe_scaled(empty, &mut b);
+        assert!(matches!(loaded.scale.moments, Moments::Direct { .. }));
+        assert_eq!(loaded.scale.moments, table.scale.moments);
+        assert_eq!(file(&loaded), file(&table));
+        let m = table.scale.moments.get(63).unwrap();
+        let direct = &mut Arc::make_mut(&mut table.scale).moments;
+        direct.remove(63);
+        assert_eq!(
+            (direct.get(63), direct.len()),
+            (None, map.features_seen() - 1)
+        );
+        direct.insert(63, m);
+        assert_eq!(direct.len(), map.features_seen());
     }
 
     fn trained(rows: &[[f64; 3]]) -> UnitScaling<AdaGrad> {
@@ -910,10 +969,10 @@ mod tests {
     #[test]
     fn a_loaded_state_with_an_index_outside_the_dimension_or_bad_moments_is_refused() {
         let mut l = trained(&[[3.0, 1.0, 1.0]]);
-        let one = l.scale.moments[&0];
+        let one = l.scale.moments.get(0).unwrap();
         moments(&mut l).insert(7, one);
         assert!(l.check_state().unwrap_err().contains("index 7"));
-        moments(&mut l).remove(&7);
+        moments(&mut l).remove(7);
         moments(&mut l).insert(1, Welford { m2: -1.0, ..one });
         assert!(l.check_state().unwrap_err().contains("feature 1"));
         moments(&mut l).insert(1, Welford { n: 2.0, ..one }); // seen more often than the examples
@@ -928,11 +987,11 @@ mod tests {
         b.learn(Row::Dense(&[6.0, 3.0, 0.0]), -1.0, 1.0).unwrap();
         a.merge_share(&b, Some(&base), 0.5).unwrap();
         assert_eq!(a.scale.examples, 3.0);
-        let m = a.scale.moments[&0];
+        let m = a.scale.moments.get(0).unwrap();
         assert_eq!((m.n, m.mean), (3.0, 4.0));
         assert!((m.m2 - 8.0).abs() < 1e-12);
-        assert_eq!(a.scale.moments[&1].n, 1.0);
-        assert_eq!(a.scale.moments[&1].mean, 3.0);
+        assert_eq!(a.scale.moments.get(1).unwrap().n, 1.0);
+        assert_eq!(a.scale.moments.get(1).unwrap().mean, 3.0);
     }
 
     /// Dense rows of a table: feature 0 a measurement scaled by `c`, feature 1 a measurement
@@ -993,7 +1052,7 @@ mod tests {
             .scale
             .moments
             .iter()
-            .map(|(&i, m)| (i, (m.n, m.mean, m.m2)))
+            .map(|(i, m)| (i, (m.n, m.mean, m.m2)))
             .collect();
         old.sort_unstable_by_key(|&(i, _)| i);
         let bytes = postcard::to_allocvec(&(&l.inner, l.scale.examples, old)).unwrap();
@@ -1003,7 +1062,7 @@ mod tests {
         };
         assert!(back.check_state().is_ok());
         assert_eq!(back.scale.table, TableShare::default());
-        assert_eq!(back.scale.moments[&0].max_abs, f64::INFINITY);
+        assert_eq!(back.scale.moments.get(0).unwrap().max_abs, f64::INFINITY);
         // Format 7 left a measurement below unit scale as it was: so does the loaded state.
         assert!(l.feature_map(0) != FeatureMap::IDENTITY);
         assert_eq!(back.feature_map(0), FeatureMap::IDENTITY);
