@@ -142,10 +142,11 @@ impl<C: Curvature> Newton<C> {
         }
         // The stepped weights `w + δ` are formed in `δ`'s buffer and checked in the same pass;
         // a step that keeps every weight in bounds swaps the buffers (the same sums as adding
-        // `δ` into `w`, one pass over the weights instead of two).
+        // `δ` into `w`, one pass over the weights instead of two; IEEE addition is commutative,
+        // and a NaN sum is refused either way).
         let mut ok = true;
         for (d, w) in delta.iter_mut().zip(&self.w) {
-            *d = *w + *d;
+            *d += *w;
             ok &= weight_ok(*d);
         }
         if ok {
