@@ -140,11 +140,17 @@ impl<C: Curvature> Newton<C> {
             self.delta = delta;
             return Err(e.into());
         }
-        let ok = self.w.iter().zip(&delta).all(|(w, d)| weight_ok(w + d));
+        // The stepped weights `w + δ` are formed in `δ`'s buffer and checked in the same pass;
+        // a step that keeps every weight in bounds swaps the buffers (the same sums as adding
+        // `δ` into `w`, one pass over the weights instead of two; IEEE addition is commutative,
+        // and a NaN sum is refused either way).
+        let mut ok = true;
+        for (d, w) in delta.iter_mut().zip(&self.w) {
+            *d += *w;
+            ok &= weight_ok(*d);
+        }
         if ok {
-            for (w, d) in self.w.iter_mut().zip(&delta) {
-                *w += d;
-            }
+            std::mem::swap(&mut self.w, &mut delta);
         }
         self.delta = delta;
         if ok {

@@ -73,32 +73,63 @@ with_avx2! {
         u: &[f64], rows: usize, k: usize, b: &[f64], cols: usize, out: &mut [f64]
     ) {
         // Row `q` of the result is `Σ_j u_jq·b_j` summed over `j` in order from 0.0 (as `rows`
-        // `axpy`s into a zeroed row), a block of `ROTATE_BLOCK` columns at a time held in
-        // registers across the `j` loop: the same operations on each entry, in the same order,
-        // without storing and reloading the partial row `rows` times.
-        for q in 0..k {
-            let dst = &mut out[q * cols..(q + 1) * cols];
-            let mut c0 = 0;
-            while c0 + ROTATE_BLOCK <= cols {
-                let mut acc = [0.0f64; ROTATE_BLOCK];
-                for j in 0..rows {
-                    let a = u[j * rows + q];
-                    let src = &b[j * cols + c0..j * cols + c0 + ROTATE_BLOCK];
-                    for (t, &x) in acc.iter_mut().zip(src) {
-                        *t += a * x;
-                    }
-                }
-                dst[c0..c0 + ROTATE_BLOCK].copy_from_slice(&acc);
-                c0 += ROTATE_BLOCK;
-            }
-            let tail = &mut dst[c0..];
-            tail.iter_mut().for_each(|x| *x = 0.0);
-            for j in 0..rows {
-                axpy(u[j * rows + q], &b[j * cols + c0..(j + 1) * cols], tail);
-            }
+        // `axpy`s into a zeroed row), a block of `ROTATE_BLOCK` columns of `ROTATE_ROWS` result
+        // rows at a time held in registers across the `j` loop: the same operations on each
+        // entry, in the same order, without storing and reloading the partial rows `rows`
+        // times, and each block of `b` loaded once for `ROTATE_ROWS` result rows (one row at a
+        // time, the loop waited on its loads and on one accumulator's additions per vector).
+        let mut q = 0;
+        while q + ROTATE_ROWS <= k {
+            rotate_rows_block::<ROTATE_ROWS>(u, rows, q, b, cols, out);
+            q += ROTATE_ROWS;
+        }
+        for q in q..k {
+            rotate_rows_block::<1>(u, rows, q, b, cols, out);
         }
     }
 }
+
+/// Rows `q..q + Q` of [`rotate`]'s result: each entry `Σ_j u_{j,q'}·b_{j,c}` summed over `j`
+/// in order from 0.0, `ROTATE_BLOCK` columns in registers at a time, the tail (fewer than
+/// `ROTATE_BLOCK` columns) by `axpy`s into a zeroed row.
+#[inline(always)]
+fn rotate_rows_block<const Q: usize>(
+    u: &[f64],
+    rows: usize,
+    q: usize,
+    b: &[f64],
+    cols: usize,
+    out: &mut [f64],
+) {
+    let mut c0 = 0;
+    while c0 + ROTATE_BLOCK <= cols {
+        let mut acc = [[0.0f64; ROTATE_BLOCK]; Q];
+        for j in 0..rows {
+            let src = &b[j * cols + c0..j * cols + c0 + ROTATE_BLOCK];
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let a = u[j * rows + q + r];
+                for (t, &x) in acc.iter_mut().zip(src) {
+                    *t += a * x;
+                }
+            }
+        }
+        for (r, acc) in acc.iter().enumerate() {
+            let dst = (q + r) * cols + c0;
+            out[dst..dst + ROTATE_BLOCK].copy_from_slice(acc);
+        }
+        c0 += ROTATE_BLOCK;
+    }
+    for r in q..q + Q {
+        let tail = &mut out[r * cols + c0..(r + 1) * cols];
+        tail.iter_mut().for_each(|x| *x = 0.0);
+        for j in 0..rows {
+            axpy(u[j * rows + r], &b[j * cols + c0..(j + 1) * cols], tail);
+        }
+    }
+}
+
+/// Result rows of [`rotate`] computed together (each block of `b` loaded once for them).
+const ROTATE_ROWS: usize = 2;
 
 /// Columns of [`rotate`]'s result accumulated in registers at once (four AVX2 vectors).
 const ROTATE_BLOCK: usize = 16;

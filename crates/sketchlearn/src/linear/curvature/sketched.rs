@@ -207,7 +207,10 @@ fn rows_dot(b: &[f64], l: usize, d: usize, x: Row<'_>, z: &mut Vec<f64>) {
                 rows_times_vector(b, l, d, &dense, z);
             });
         }
-        _ => z.extend((0..l).map(|i| x.dot(&b[i * d..(i + 1) * d]))),
+        _ => {
+            z.resize(l, 0.0);
+            x.dot_rows(b, d, z);
+        }
     }
 }
 
