@@ -35,7 +35,7 @@
 use super::member_thread::beside;
 use super::shared_scaling::{member_step, put_state, take_state};
 use super::unit_scaling::UnitScale;
-use super::{check_example, learn_each, LearnError, Mixture, OnlineLearner};
+use super::{check_example, learn_each, learn_onto, LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::cell::Cell;
 use std::sync::{mpsc, Arc, OnceLock};
@@ -209,10 +209,7 @@ impl<L: OnlineLearner + Send> Mixture<L> {
     fn learn_part(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
         let k = self.members.len();
         if self.retirement.active_count() < 2 || batch.len() < MIN_PARALLEL_BATCH {
-            for ex in batch {
-                out.push(self.learn(ex.row(), ex.label, ex.weight)?);
-            }
-            return Ok(());
+            return learn_onto(self, batch, out);
         }
         let dim = self.dim();
         let valid = batch
