@@ -6,13 +6,14 @@
 //! core's model-file bytes: the file is exactly the one `sketchlearn train -f` writes (with
 //! `--multiclass` for more than two classes), classes included.
 
-use crate::config::{choose_representation, learner_config, multiclass_config};
+use crate::config::{choose_representation, get, learner_config, multiclass_config};
 use crate::csv_scan::CsvScan;
 use crate::errors::{learn_error, model_error};
 use crate::features::HashedRow;
 use crate::file_run::FileRun;
 use crate::interrupt::Interrupt;
 use crate::labels::{class_objects, classes_of};
+use crate::retirement::{multiclass_refuses, retired_at, set_retire, threshold};
 use crate::rows::{RowScratch, Rows, RowsInput};
 use crate::state::State;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
@@ -276,8 +277,12 @@ impl LinearLearners {
             Loss::Logistic
         };
         let config = learner_config(params, default_loss)?;
+        let retire: Option<f64> = get(params, "retire")?;
         let classes = classes.as_deref().map(classes_of).transpose()?;
         if let Some(classes) = classes.clone().filter(|c| !c.is_binary()) {
+            if retire.is_some() {
+                return Err(multiclass_refuses());
+            }
             let input = (dim, hashed, avg_nnz);
             let mc = multiclass_config(params, config, reduction, input, sparse)?;
             let mut model = MulticlassModel::build(mc, classes, dim)
@@ -291,7 +296,10 @@ impl LinearLearners {
             distinct,
         });
         let config = choose_representation(config, dim, hashed, avg_nnz, sample, sparse)?;
-        let learner = config.build(dim).map_err(|e| learn_error(e.into(), None))?;
+        let mut learner = config.build(dim).map_err(|e| learn_error(e.into(), None))?;
+        if let Some(epsilon) = retire {
+            set_retire(&mut learner, epsilon)?;
+        }
         let mut model = LinearModel::new(config.config().clone(), learner);
         model.classes = classes;
         model.input = read_as;
@@ -481,6 +489,20 @@ impl LinearLearners {
         }
     }
 
+    /// The retirement threshold `ε` of the model's mixture (`retire=`, the CLI's `--retire`);
+    /// `None` without a mixture.
+    #[getter]
+    fn retire(&self) -> Option<f64> {
+        self.linear().and_then(threshold)
+    }
+
+    /// Per member of the model's mixture, the importance weight it had seen when the member
+    /// retired (`None` while it learns); `None` without a mixture.
+    #[getter]
+    fn retired_at(&self) -> Option<Vec<Option<f64>>> {
+        self.linear().and_then(retired_at)
+    }
+
     /// The configuration in the CLI's words, e.g. `newton/rfd-fast m=10 alpha0=1 c=0.1 logistic`.
     #[getter]
     fn description(&self) -> String {
@@ -497,6 +519,7 @@ impl LinearLearners {
         // reads them.
         d.set_item("curvature", c.curvature_name())?;
         d.set_item("size", c.size)?;
+        d.set_item("retire", self.retire())?;
         d.set_item("loss", c.loss.name())?;
         d.set_item("alpha", c.alpha)?;
         d.set_item("alpha0", c.alpha0)?;

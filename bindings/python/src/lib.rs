@@ -24,6 +24,7 @@ mod interrupt;
 mod labels;
 mod learners;
 mod pickling;
+mod retirement;
 mod rows;
 mod shrinkage;
 mod sketch;

@@ -567,3 +567,17 @@ def test_readme_dask_example(monkeypatch):
             cluster = ns["client"].cluster
             ns["client"].close()
             cluster.close()
+
+
+def test_retire_reaches_the_workers(client):
+    X, y = classification(n=3000)
+    for retire in (0, 0.01):
+        model = fit(
+            OnlineClassifier(retire=retire),
+            da.from_array(X, chunks=750),
+            da.from_array(y, chunks=750),
+        )
+        assert model.retire == retire
+        assert model.learners_.retire == retire  # the merged mixture's threshold
+        assert model.learners_.examples_seen == len(y)
+    assert model.retired_at_ is not None

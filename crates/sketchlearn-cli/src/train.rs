@@ -185,7 +185,11 @@ impl Observer for Terminal<'_> {
             print_header();
         }
         self.format = PredictionFormat::binary(start.config.loss, start.classes.cloned(), self.raw);
-        if let Some(p) = self.predictions_path {
+        self.ready()
+    }
+    /// Creates the `-p` file (once: a run that learns from a guess asks first).
+    fn ready(&mut self) -> Result<(), ObserverError> {
+        if let (Some(p), None) = (self.predictions_path, &self.predictions) {
             self.predictions = Some(PredictionSink::create(p)?);
         }
         Ok(())

@@ -28,6 +28,7 @@ _CORE_PARAMS = (
     "clip",
     "oja_c",
     "fit_intercept",
+    "retire",
 )
 
 
@@ -74,6 +75,7 @@ class OnlineLinearModel(BaseEstimator):
         clip: float | None = None,
         oja_c: float | None = None,
         fit_intercept: bool = True,
+        retire: float | None = None,
         n_passes: int = 1,
         sparse: bool | None = None,
         random_state: Any = None,
@@ -92,6 +94,7 @@ class OnlineLinearModel(BaseEstimator):
         self.clip = clip
         self.oja_c = oja_c
         self.fit_intercept = fit_intercept
+        self.retire = retire
         self.n_passes = n_passes
         self.sparse = sparse
         self.random_state = random_state
@@ -247,6 +250,16 @@ class OnlineLinearModel(BaseEstimator):
         check_is_fitted(self, "learners_")
         n, loss, error = self.learners_.progressive()
         return {"examples": n, "loss": loss, "error": error}
+
+    @property
+    def retired_at_(self) -> list | None:
+        """Per member of the mixture (``algo`` ``"auto"``, ``"auto-sparse"``,
+        ``"adagrad-grid"``): the importance weight seen (the examples, with unit weights) when
+        the member retired — its weight negligible (below ``retire``) at a check point, it no
+        longer learns nor predicts — or ``None`` while it learns (the CLI's ``--json``
+        ``retired_at``). ``None`` for a learner without a mixture, and multiclass models."""
+        check_is_fitted(self, "learners_")
+        return self.learners_.retired_at
 
     def save(self, path) -> None:
         """Writes the model file that ``sketchlearn test -i PATH`` and ``predict -i PATH``

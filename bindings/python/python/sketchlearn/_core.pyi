@@ -129,6 +129,12 @@ class LinearLearners:
     def description(self) -> str: ...
     @property
     def fixed_description(self) -> str | None: ...
+    @property
+    def retire(self) -> float | None:
+        """The mixture's retirement threshold ε (``None``: no mixture)."""
+    @property
+    def retired_at(self) -> list[float | None] | None:
+        """Per mixture member: the weight seen when it retired, ``None`` while it learns."""
 
 def scan_file(
     path: str | PathLike, format: str = "auto", zero_based: bool = False

@@ -43,6 +43,14 @@ _PARAMS_DOC = """
         (``None``: library default).
     fit_intercept : bool, default=True
         Learn an intercept (a constant feature, as the CLI does unless ``--no-bias``).
+    retire : float, default=None
+        The mixture's retirement threshold ε (CLI ``--retire EPS``; ``None``: the library
+        default, 1e-20): at check points (every 256 of importance weight after the first
+        1024) a member whose weight is below ε, and not the largest, retires — it is no longer
+        learned nor evaluated (``retired_at_`` says when). ``0`` keeps every member to the end
+        (the results of before the rule, bit for bit). Must be in [0, 1); only for a mixture
+        (``algo`` ``"auto"``, ``"auto-sparse"``, ``"adagrad-grid"``) of a binary classifier or
+        a regressor, as on the command line.
     n_passes : int, default=1
         Passes over the data in :meth:`fit` (:meth:`partial_fit` makes one).
     sparse : bool, default=None

@@ -203,8 +203,10 @@ impl Retirement {
                 retired_at.len()
             ));
         }
-        if retired_at.iter().any(|r| !(r.is_finite() && *r >= 0.0)) {
-            return Err("mixture: a saved retirement point is not finite and ≥ 0".into());
+        // `+∞` is a point learning reaches: importance weights near `f64::MAX` take the weight
+        // seen there (a file must hold every state the mixture can be in).
+        if retired_at.iter().any(|r| r.is_nan() || *r < 0.0) {
+            return Err("mixture: a saved retirement point is not a number ≥ 0".into());
         }
         let out = Retirement {
             epsilon,
@@ -262,5 +264,8 @@ mod tests {
         assert!(Retirement::from_saved(2, &[1e-9, 5.0]).is_err());
         assert!(Retirement::from_saved(2, &[2.0, 0.0, 0.0]).is_err());
         assert!(Retirement::from_saved(2, &[1e-9, f64::NAN, 0.0]).is_err());
+        assert!(Retirement::from_saved(2, &[1e-9, -1.0, 0.0]).is_err());
+        let far = Retirement::from_saved(2, &[1e-9, f64::INFINITY, 0.0]).unwrap();
+        assert_eq!(far.retired_at(), vec![Some(f64::INFINITY), None]);
     }
 }

@@ -167,13 +167,24 @@ pub trait OnlineLearner {
     }
 }
 
-/// [`OnlineLearner::learn_batch`] one example after the other (its default).
+/// [`OnlineLearner::learn_batch`] one example after the other (its default): `out` cleared,
+/// then [`learn_onto`].
 pub(crate) fn learn_each<L: OnlineLearner + ?Sized>(
     learner: &mut L,
     batch: &[Example],
     out: &mut Vec<f64>,
 ) -> Result<(), LearnError> {
     out.clear();
+    learn_onto(learner, batch, out)
+}
+
+/// [`OnlineLearner::learn`] on each example of `batch` in order, its predictions appended to
+/// `out`; stops at the first error (also a part of a mixture's batch, `mixture_batch.rs`).
+pub(crate) fn learn_onto<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    batch: &[Example],
+    out: &mut Vec<f64>,
+) -> Result<(), LearnError> {
     for ex in batch {
         out.push(learner.learn(ex.row(), ex.label, ex.weight)?);
     }

@@ -154,6 +154,18 @@ pub type ObserverError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Receives a run's events. Every method has an empty default: implement what you show.
 pub trait Observer {
+    /// The run is about to read its input, before its start is known: an error stops the run
+    /// before any example is learned ([`RunError::Observer`]), as [`started`](Self::started)'s
+    /// does. A run that learns from a guess of its input (a new learner on a dense LIBSVM
+    /// file, `run/speculation.rs`) calls [`started`](Self::started) only once its first pass
+    /// showed the guess right: an observer that may refuse for a reason of its own (an output
+    /// it cannot create) refuses here, so that no pass is learned in vain. Called at most once
+    /// per run, and only on such a run.
+    ///
+    /// [`RunError::Observer`]: super::RunError::Observer
+    fn ready(&mut self) -> Result<(), ObserverError> {
+        Ok(())
+    }
     /// Learning (or evaluation) starts: the configuration was checked and the input opened.
     /// An error stops the run before any example is read ([`RunError::Observer`]).
     ///

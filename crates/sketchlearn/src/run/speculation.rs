@@ -113,6 +113,8 @@ impl Speculation {
                     .is_some_and(|&i| i as usize >= self.guess.dim);
                 self.n += 1;
                 self.nnz += ex.indices.len();
+                #[cfg(test)]
+                tests::LEARNED.with(|n| n.set(n.get() + 1));
                 if past || self.n > HELD_PREDICTIONS {
                     let why = "the guessed dimension does not hold this example".to_owned();
                     return Err(ParseError::new(
@@ -336,6 +338,8 @@ mod tests {
     thread_local! {
         /// Guesses kept on this thread.
         pub(super) static KEPT: Cell<u32> = const { Cell::new(0) };
+        /// Examples a guessed first pass read on this thread.
+        pub(super) static LEARNED: Cell<u64> = const { Cell::new(0) };
     }
 
     /// Records every event, in order, as text.
@@ -605,6 +609,57 @@ mod tests {
             assert_eq!(file, stream.unwrap());
             assert!(file.0[0].starts_with("start 12 "), "{:?}", file.0[0]);
             assert_eq!(file.2, 1300 * u64::from(passes));
+        }
+    }
+
+    /// An observer refusing to start stops a guessed run before it learns (as the walk's run
+    /// stops before its passes), with the observer's error; a walked run never asks it
+    /// [`Observer::ready`] and stops at [`Observer::started`], before learning too.
+    #[test]
+    fn an_observer_refusing_to_start_stops_the_guess_before_learning() {
+        struct Refuses {
+            asked: Vec<&'static str>,
+        }
+        impl Observer for Refuses {
+            fn ready(&mut self) -> Result<(), ObserverError> {
+                self.asked.push("ready");
+                Err("cannot create the output".into())
+            }
+            fn started(&mut self, _: &RunStart<'_>) -> Result<(), ObserverError> {
+                self.asked.push("started");
+                Err("cannot create the output".into())
+            }
+        }
+        let path = std::env::temp_dir().join(format!(
+            "sketchlearn-guess-refused-{}.libsvm",
+            std::process::id()
+        ));
+        std::fs::write(&path, dense(1300, 12).concat()).unwrap();
+        let options = TrainOptions::default();
+        let run = |input: Input| {
+            let mut refuses = Refuses { asked: Vec::new() };
+            let start = Start::New(oja());
+            let examples = LEARNED.with(Cell::get);
+            let out = train_and_test(
+                input,
+                None,
+                start,
+                &options,
+                &ClassSpec::FromInput,
+                &mut refuses,
+            );
+            let learned = LEARNED.with(Cell::get) - examples;
+            (out.err().map(|e| e.to_string()), refuses.asked, learned)
+        };
+        let file = run(Input::path(path.to_str().unwrap()));
+        let text = std::fs::read(&path).unwrap();
+        let stream = run(Input::reader("IN", Box::new(std::io::Cursor::new(text))));
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(file.1, ["ready"]);
+        assert_eq!(stream.1, ["started"]);
+        for (err, _, learned) in [file, stream] {
+            assert!(err.unwrap().contains("cannot create the output"));
+            assert_eq!(learned, 0, "examples read by a guessed pass");
         }
     }
 

@@ -289,6 +289,8 @@ fn train_run(
         _ => None,
     };
     if let Some((settled, speculation)) = guessed {
+        // The walk reports the observer's refusal before learning: so does the guess.
+        observer.ready().map_err(RunError::Observer)?;
         let mut deferred = Deferred::holding(observer);
         let run = learn(
             &mut input,

@@ -233,6 +233,11 @@ pub fn train_and_test(
     let compact_start = Instant::now();
     model.learner.compact()?;
     learned.seconds += compact_start.elapsed().as_secs_f64();
+    // Said once the learning part is over (saved, compacted): a run that fails there says
+    // only why.
+    if let Some(w) = learned.unseen_warning() {
+        observer.warning(&w);
+    }
     let (metrics, seconds) = test(&mut model, &examples, n_train..n, clip_range, observer)?;
     let cpu_seconds = cpu_start.zip(cpu_seconds()).map(|(a, b)| b - a);
     let unseen = examples.unseen();
@@ -302,4 +307,63 @@ fn starting_model(options: &FmRunOptions) -> Result<(Option<FmModel>, FmConfig),
     let config = hyper.config(options.libsvm, side_files, side_columns);
     config.build(0)?; // validate before reading the data
     Ok((None, config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Warnings(Vec<Warning>);
+
+    impl FmObserver for Warnings {
+        fn warning(&mut self, warning: &Warning) {
+            self.0.push(warning.clone());
+        }
+    }
+
+    /// A resumed model learning ids it never saw says so only when the learning part ends
+    /// well: a run that cannot save its model reports that error alone.
+    #[test]
+    fn unseen_ids_note_comes_only_after_a_learning_part_that_succeeded() {
+        let dir = std::env::temp_dir().join(format!("skl-fm-unseen-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (train, more) = (dir.join("train.csv"), dir.join("more.csv"));
+        std::fs::write(
+            &train,
+            "userId,movieId,rating\n1,10,4\n2,10,3\n1,11,5\n2,11,2\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &more,
+            "userId,movieId,rating\n3,10,3\n3,11,5\n2,12,2\n1,11,4\n",
+        )
+        .unwrap();
+        let model = dir.join("m.skl");
+        let mut first = FmRunOptions::new(train.to_str().unwrap());
+        first.final_model = Some(model.to_str().unwrap().into());
+        train_and_test(&first, &mut Silent).unwrap();
+        let mut resumed = FmRunOptions::new(more.to_str().unwrap());
+        resumed.initial_model = Some(model.to_str().unwrap().into());
+        resumed.train_fraction = 0.75;
+        let mut seen = Warnings::default();
+        train_and_test(&resumed, &mut seen).unwrap();
+        assert!(
+            matches!(
+                seen.0[..],
+                [Warning::UnseenWhileLearning {
+                    users: 2,
+                    items: 1,
+                    examples: 3
+                }]
+            ),
+            "{:?}",
+            seen.0
+        );
+        resumed.final_model = Some(dir.join("no such dir/m.skl").to_str().unwrap().into());
+        let mut failed = Warnings::default();
+        assert!(train_and_test(&resumed, &mut failed).is_err());
+        assert!(failed.0.is_empty(), "{:?}", failed.0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -66,13 +66,28 @@ pub(super) struct Learned {
     pub(super) refused: u64,
     pub(super) diverged: bool,
     pub(super) seconds: f64,
-    /// Learning examples whose user and whose item the model never saw.
+    /// Learning examples whose user and whose item the model never saw (their
+    /// [`Warning::UnseenWhileLearning`], once the run's learning part succeeded:
+    /// [`Learned::unseen_warning`]).
     pub(super) unseen: (u64, u64),
+    /// Examples learned.
+    pub(super) examples: u64,
+}
+
+impl Learned {
+    /// The note on the ids a resumed model never saw while learning, if it met any.
+    pub(super) fn unseen_warning(&self) -> Option<Warning> {
+        (self.unseen != (0, 0)).then_some(Warning::UnseenWhileLearning {
+            users: self.unseen.0,
+            items: self.unseen.1,
+            examples: self.examples,
+        })
+    }
 }
 
 /// One online pass over examples `0..n_train` with the library's policies (refused steps,
 /// divergence: a [`Warning::Diverged`](crate::run::Warning::Diverged) to the observer; ids
-/// the model never saw: a [`Warning::UnseenWhileLearning`] — only a resumed model meets them,
+/// the model never saw are counted in [`Learned::unseen`] — only a resumed model meets them,
 /// a new one's id maps are fitted on the learning part). `examples` counts from zero.
 pub(super) fn learn(
     model: &mut FmModel,
@@ -119,13 +134,6 @@ pub(super) fn learn(
         progress.progress(&r);
     }
     let unseen = examples.unseen();
-    if unseen != (0, 0) {
-        progress.observer.warning(&Warning::UnseenWhileLearning {
-            users: unseen.0,
-            items: unseen.1,
-            examples: n_train as u64,
-        });
-    }
     model.examples_seen += n_train as u64;
     Ok(Learned {
         metrics,
@@ -134,6 +142,7 @@ pub(super) fn learn(
         diverged: warning.is_some(),
         seconds,
         unseen,
+        examples: n_train as u64,
     })
 }
 

@@ -1,0 +1,54 @@
+//! The retirement of a mixture's negligible members from Python (`retire=`, the CLI's
+//! `--retire EPS`; the rule is the core's `linear/mixture_retirement.rs`): set on a new learner
+//! as `sketchlearn train` sets it ([`TrainOptions::retirement`]), with the CLI's errors, and
+//! read back (the threshold, each member's retirement point).
+//!
+//! [`TrainOptions::retirement`]: sketchlearn::run::TrainOptions
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use sketchlearn::linear::{AnyLearner, LinearModel, Mixture};
+
+/// Sets the threshold `ε` of every mixture in `learner` ([`AnyLearner::set_retirement`]); an
+/// error for `ε` outside `[0, 1)` (NaN included) and for a learner that holds no mixture, as
+/// `--retire` is on the command line.
+pub fn set_retire(learner: &mut AnyLearner, epsilon: f64) -> PyResult<()> {
+    let mixed = learner
+        .set_retirement(epsilon)
+        .map_err(|e| PyValueError::new_err(format!("retire: {e}")))?;
+    if !mixed {
+        return Err(PyValueError::new_err(
+            "retire applies to mixtures (algo \"auto\", \"auto-sparse\", \"adagrad-grid\"); this \
+             learner holds none: leave retire=None",
+        ));
+    }
+    Ok(())
+}
+
+/// The refusal of `retire` by a multiclass model (as `sketchlearn train --multiclass
+/// --retire`): its members keep the default.
+pub fn multiclass_refuses() -> PyErr {
+    PyValueError::new_err(
+        "retire is for binary and regression models (multiclass keeps the default 1e-20)",
+    )
+}
+
+/// The model's mixture (`auto`, `auto-sparse`, `adagrad-grid`), if it is one.
+fn mixture(model: &LinearModel) -> Option<&Mixture> {
+    match &model.learner {
+        AnyLearner::Mixture(m) => Some(m),
+        AnyLearner::ScaledMixture(m) => Some(m.mixture()),
+        _ => None,
+    }
+}
+
+/// The mixture's threshold `ε` (`None`: no mixture).
+pub fn threshold(model: &LinearModel) -> Option<f64> {
+    mixture(model).map(|m| m.retirement().epsilon())
+}
+
+/// Per member of the mixture: the importance weight seen when it retired, `None` while it
+/// learns (`None` for a model without a mixture).
+pub fn retired_at(model: &LinearModel) -> Option<Vec<Option<f64>>> {
+    mixture(model).map(|m| m.retirement().retired_at())
+}

@@ -1,0 +1,122 @@
+"""``retire=``: the mixture's retirement threshold (the CLI's ``--retire EPS``), its default,
+its errors, ``retired_at_``, and the same bits as the CLI."""
+
+import math
+import subprocess
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+import sketchlearn
+from sketchlearn import OnlineClassifier, OnlineRegressor
+
+
+def stream(n=3000, d=12, seed=0):
+    """A linearly separable-ish stream long enough for check points (the first at 1024)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "flags, params",
+    [([], {}), (["--retire", "0"], {"retire": 0}), (["--retire", "0.01"], {"retire": 0.01})],
+)
+def test_python_and_cli_retire_the_same_members(cli, tmp_path, flags, params):
+    X, y = stream()
+    data = tmp_path / "stream.libsvm"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    X, y = load_svmlight_file(str(data), n_features=X.shape[1], zero_based=False)
+    model = tmp_path / "cli.model"
+    subprocess.run(
+        [str(cli), "train", "--quiet", "-f", str(model), *flags, str(data)],
+        check=True,
+        capture_output=True,
+    )
+    est = OnlineClassifier(**params).fit(X, y)
+    loaded = sketchlearn.load(model)
+    assert loaded.learners_.state_bytes() == est.learners_.state_bytes()
+    assert loaded.retired_at_ == est.retired_at_
+    assert loaded.get_params()["retire"] == est.learners_.retire
+
+
+def test_default_threshold_is_the_libraries():
+    X, y = stream()
+    default = OnlineClassifier().fit(X, y)
+    assert default.retire is None
+    assert default.learners_.retire == 1e-20  # DEFAULT_EPSILON, `sketchlearn train`'s default
+    given = OnlineClassifier(retire=1e-20).fit(X, y)
+    assert given.learners_.state_bytes() == default.learners_.state_bytes()
+
+
+def test_zero_keeps_every_member_and_a_larger_threshold_retires():
+    X, y = stream()
+    kept = OnlineClassifier(retire=0).fit(X, y)
+    assert kept.learners_.retire == 0
+    assert kept.retired_at_ == [None] * len(kept.retired_at_)
+    assert len(kept.retired_at_) >= 2
+    eager = OnlineClassifier(retire=0.01).fit(X, y)
+    points = [p for p in eager.retired_at_ if p is not None]
+    assert points, eager.retired_at_
+    # Check points: every 256 of importance weight from 1024 on (unit weights: examples).
+    assert all(p >= 1024 and p % 256 == 0 for p in points), points
+    assert None in eager.retired_at_  # the leader never retires
+    assert eager.learners_.state_bytes() != kept.learners_.state_bytes()
+    assert np.mean(eager.predict(X) == y) > 0.9
+
+
+def test_regressor_takes_retire():
+    X, y = stream()
+    reg = OnlineRegressor(retire=0.01).fit(X, X @ np.arange(X.shape[1]) + y)
+    assert reg.learners_.retire == 0.01
+    assert any(p is not None for p in reg.retired_at_)
+
+
+@pytest.mark.parametrize("bad", [-1e-9, 1.0, math.nan, math.inf])
+def test_threshold_outside_zero_one_is_refused(bad):
+    X, y = stream(n=50)
+    with pytest.raises(ValueError, match="retire"):
+        OnlineClassifier(retire=bad).fit(X, y)
+
+
+def test_learners_without_a_mixture_refuse_retire():
+    X, y = stream(n=50)
+    with pytest.raises(ValueError, match="retire applies to mixtures"):
+        OnlineClassifier(algo="ogd", retire=0.1).fit(X, y)
+    # Without retire they learn, and have no mixture to report on.
+    assert OnlineClassifier(algo="ogd").fit(X, y).retired_at_ is None
+    assert OnlineClassifier(algo="adagrad-grid", retire=0.1).fit(X, y).learners_.retire == 0.1
+
+
+def test_multiclass_refuses_retire():
+    X, _ = stream(n=60)
+    y = np.arange(60) % 3
+    with pytest.raises(ValueError, match="multiclass"):
+        OnlineClassifier(retire=0.1).fit(X, y)
+    assert OnlineClassifier().fit(X, y).retired_at_ is None
+
+
+def test_get_set_params_and_clone():
+    est = OnlineClassifier(retire=0.5)
+    assert est.get_params()["retire"] == 0.5
+    copy = clone(est)
+    assert copy.retire == 0.5 and copy is not est
+    assert copy.set_params(retire=0).retire == 0
+    X, y = stream()
+    a = clone(OnlineClassifier(retire=0.01)).fit(X, y)
+    b = OnlineClassifier(retire=0.01).fit(X, y)
+    assert a.learners_.state_bytes() == b.learners_.state_bytes()
+
+
+def test_saved_threshold_comes_back_with_the_model(tmp_path):
+    X, y = stream()
+    est = OnlineClassifier(retire=0.01).fit(X, y)
+    est.save(tmp_path / "m.model")
+    back = sketchlearn.load(tmp_path / "m.model")
+    assert back.retire == 0.01
+    assert back.retired_at_ == est.retired_at_
+    assert clone(back).retire == 0.01
