@@ -224,12 +224,6 @@ impl Example {
     }
 }
 
-/// `Σ_k w(i_k)·x_k` over a sparse row's increasing `indices` and `values`, for a vector of
-/// length `len` read through `w` (entries at or beyond `len` count as zero): when every index is
-/// in range, four independent accumulators break the floating-point add chain; otherwise one
-/// sum over the indices in range. [`Row::dot`] and the interleaved tables' `dot_first` sum
-/// through it, so they give the same bits.
-#[inline(always)]
 /// `out[r] = gather_dot(indices, values, d, |i| v[r·d + i])` for the first `out.len()` rows of
 /// the row-major `v` (`d` columns; every index `< d`), to the bit: four rows at a time, each
 /// with its own four accumulators in [`gather_dot`]'s order, so that each index and value is
@@ -265,6 +259,12 @@ fn gather_dot_rows(indices: &[u32], values: &[f64], v: &[f64], d: usize, out: &m
     }
 }
 
+/// `Σ_k w(i_k)·x_k` over a sparse row's increasing `indices` and `values`, for a vector of
+/// length `len` read through `w` (entries at or beyond `len` count as zero): when every index is
+/// in range, four independent accumulators break the floating-point add chain; otherwise one
+/// sum over the indices in range. [`Row::dot`] and the interleaved tables' `dot_first` sum
+/// through it, so they give the same bits.
+#[inline(always)]
 pub(crate) fn gather_dot(
     indices: &[u32],
     values: &[f64],

@@ -6,13 +6,13 @@
 
 use crate::Row;
 
-/// Tables of fewer entries than this (256 KiB of `f64`) stay in the core's own caches while a
-/// stream is learned: hints for them would cost instructions and save nothing (w8a's 300
-/// features, measured: the hints were 2 % of its time).
+/// Tables of fewer entries than this (256 KiB of `f64`, 1 MiB of the unit scaling's 32-byte
+/// moments) stay in the core's own caches while a stream is learned: hints for them would cost
+/// instructions and save nothing (w8a's 300 features, measured: the hints were 2 % of its time).
 pub(crate) const CACHED_ENTRIES: usize = 1 << 15;
 
-/// Starts loading `table[j]` (the cache line holding its start) for every index `j` of a sparse `x` (indices beyond the table are
-/// skipped: the caller reports them); nothing for a table of fewer than [`CACHED_ENTRIES`].
+/// Starts loading `table[j]` (the cache line holding its start) for every index `j` of a sparse
+/// `x` (indices beyond the table are skipped: the caller reports them); nothing for a table of fewer than [`CACHED_ENTRIES`].
 #[inline]
 pub(crate) fn prefetch_entries<T>(table: &[T], x: Row<'_>) {
     if table.len() < CACHED_ENTRIES {
