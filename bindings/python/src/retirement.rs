@@ -7,22 +7,15 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sketchlearn::linear::{AnyLearner, LinearModel, Mixture};
+use sketchlearn::linear::{AnyLearner, LinearModel};
 
-/// Sets the threshold `ε` of every mixture in `learner` ([`AnyLearner::set_retirement`]); an
-/// error for `ε` outside `[0, 1)` (NaN included) and for a learner that holds no mixture, as
-/// `--retire` is on the command line.
+/// Sets the threshold `ε` of every mixture in `learner` ([`AnyLearner::retire`], the rule
+/// `--retire` goes through): an error for `ε` outside `[0, 1)` (NaN included) and for a
+/// learner that holds no mixture.
 pub fn set_retire(learner: &mut AnyLearner, epsilon: f64) -> PyResult<()> {
-    let mixed = learner
-        .set_retirement(epsilon)
-        .map_err(|e| PyValueError::new_err(format!("retire: {e}")))?;
-    if !mixed {
-        return Err(PyValueError::new_err(
-            "retire applies to mixtures (algo \"auto\", \"auto-sparse\", \"adagrad-grid\"); this \
-             learner holds none: leave retire=None",
-        ));
-    }
-    Ok(())
+    learner
+        .retire(epsilon, "retire", "leave retire=None")
+        .map_err(PyValueError::new_err)
 }
 
 /// The refusal of `retire` by a multiclass model (as `sketchlearn train --multiclass
@@ -33,22 +26,13 @@ pub fn multiclass_refuses() -> PyErr {
     )
 }
 
-/// The model's mixture (`auto`, `auto-sparse`, `adagrad-grid`), if it is one.
-fn mixture(model: &LinearModel) -> Option<&Mixture> {
-    match &model.learner {
-        AnyLearner::Mixture(m) => Some(m),
-        AnyLearner::ScaledMixture(m) => Some(m.mixture()),
-        _ => None,
-    }
-}
-
 /// The mixture's threshold `ε` (`None`: no mixture).
 pub fn threshold(model: &LinearModel) -> Option<f64> {
-    mixture(model).map(|m| m.retirement().epsilon())
+    model.mixture().map(|m| m.retirement().epsilon())
 }
 
 /// Per member of the mixture: the importance weight seen when it retired, `None` while it
 /// learns (`None` for a model without a mixture).
 pub fn retired_at(model: &LinearModel) -> Option<Vec<Option<f64>>> {
-    mixture(model).map(|m| m.retirement().retired_at())
+    model.mixture().map(|m| m.retirement().retired_at())
 }

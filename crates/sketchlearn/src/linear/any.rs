@@ -106,6 +106,20 @@ impl AnyLearner {
             _ => false,
         })
     }
+
+    /// [`set_retirement`](Self::set_retirement) as a user's option (`--retire`, Python's
+    /// `retire=`): an error for `ε` outside `[0, 1)` and for a learner that holds no mixture,
+    /// worded with the option's name and, for the second, `fix` (how to leave it out).
+    pub fn retire(&mut self, epsilon: f64, option: &str, fix: &str) -> Result<(), String> {
+        match self.set_retirement(epsilon) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(format!(
+                "{option} applies to mixtures (the default auto, auto-sparse, adagrad-grid); this \
+                 learner holds none: {fix}"
+            )),
+            Err(e) => Err(format!("{option}: {e}")),
+        }
+    }
 }
 
 /// [`AnyLearner::set_retirement`] of a mixture: its own threshold and its members' (a member

@@ -11,7 +11,7 @@
 
 use super::extras::{self, ModelExtras};
 use super::legacy::{LinearModelV4, LinearModelV5};
-use super::{AnyLearner, LearnerConfig};
+use super::{AnyLearner, LearnerConfig, Mixture};
 use crate::data::{InputSpec, Schema};
 use crate::labels::Classes;
 use crate::model::{self, ModelError};
@@ -91,14 +91,20 @@ impl LinearModel {
         }
     }
 
+    /// The model's mixture (`auto`, `auto-sparse`, `adagrad-grid`, whether or not its rows are
+    /// scaled), if it is one.
+    pub fn mixture(&self) -> Option<&Mixture> {
+        match &self.learner {
+            AnyLearner::Mixture(mix) => Some(mix),
+            AnyLearner::ScaledMixture(mix) => Some(mix.mixture()),
+            _ => None,
+        }
+    }
+
     /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
     /// π, i.e. which member the mixture follows on the data seen; `None` for one learner.
     pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {
-        let mix = match &self.learner {
-            AnyLearner::Mixture(mix) => mix,
-            AnyLearner::ScaledMixture(mix) => mix.mixture(),
-            _ => return None,
-        };
+        let mix = self.mixture()?;
         let names = self.config.mixture_members()?;
         let retired = mix.retirement().retired_at();
         Some(

@@ -196,20 +196,13 @@ fn resume(
 
 /// [`TrainOptions::retirement`] applied to the model's mixture, if it is one.
 fn set_retirement(model: &mut LinearModel, options: &TrainOptions) -> Result<(), RunError> {
-    if let Some(epsilon) = options.retirement {
-        let mixed = model
+    match options.retirement {
+        Some(epsilon) => model
             .learner
-            .set_retirement(epsilon)
-            .map_err(|e| RunError::options(format!("--retire: {e}")))?;
-        if !mixed {
-            return Err(RunError::options(
-                "--retire applies to mixtures (the default auto, auto-sparse, adagrad-grid); \
-                 this learner holds none: drop --retire"
-                    .to_string(),
-            ));
-        }
+            .retire(epsilon, "--retire", "drop --retire")
+            .map_err(RunError::options),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The label map of a stored model: its classes (numbers, or a CSV column's names), in
