@@ -519,7 +519,12 @@ impl LinearLearners {
         // reads them.
         d.set_item("curvature", c.curvature_name())?;
         d.set_item("size", c.size)?;
-        d.set_item("retire", self.retire())?;
+        // The library's default as `None`, as a new estimator has it: a clone then fits any
+        // data a new one fits (a multiclass fit refuses an explicit `retire`).
+        let retire = self
+            .retire()
+            .filter(|&e| e != sketchlearn::linear::DEFAULT_RETIREMENT);
+        d.set_item("retire", retire)?;
         d.set_item("loss", c.loss.name())?;
         d.set_item("alpha", c.alpha)?;
         d.set_item("alpha0", c.alpha0)?;

@@ -41,7 +41,25 @@ def test_python_and_cli_retire_the_same_members(cli, tmp_path, flags, params):
     loaded = sketchlearn.load(model)
     assert loaded.learners_.state_bytes() == est.learners_.state_bytes()
     assert loaded.retired_at_ == est.retired_at_
-    assert loaded.get_params()["retire"] == est.learners_.retire
+    # The default loads back as None (what a new estimator has), a given threshold as itself.
+    assert loaded.get_params()["retire"] == params.get("retire")
+    assert loaded.learners_.retire == est.learners_.retire
+
+
+def test_a_loaded_default_model_clones_to_an_estimator_that_fits_multiclass(cli, tmp_path):
+    X, y = stream()
+    data = tmp_path / "stream.libsvm"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    model = tmp_path / "cli.model"
+    subprocess.run(
+        [str(cli), "train", "--quiet", "-f", str(model), str(data)],
+        check=True,
+        capture_output=True,
+    )
+    fresh = clone(sketchlearn.load(model))
+    three = np.digitize(X[:, 0], [-0.5, 0.5])
+    fresh.fit(X, three)
+    assert list(fresh.classes_) == [0, 1, 2]
 
 
 def test_default_threshold_is_the_libraries():

@@ -50,7 +50,9 @@ _PARAMS_DOC = """
         learned nor evaluated (``retired_at_`` says when). ``0`` keeps every member to the end
         (the results of before the rule, bit for bit). Must be in [0, 1); only for a mixture
         (``algo`` ``"auto"``, ``"auto-sparse"``, ``"adagrad-grid"``) of a binary classifier or
-        a regressor, as on the command line.
+        a regressor, as on the command line. It is applied when the learners are built
+        (``fit``, or the first ``partial_fit``), as the other hyper-parameters are: changing
+        it later with ``set_params`` takes effect at the next ``fit``.
     n_passes : int, default=1
         Passes over the data in :meth:`fit` (:meth:`partial_fit` makes one).
     sparse : bool, default=None
