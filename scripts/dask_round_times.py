@@ -315,7 +315,8 @@ def ceiling(sets, reps: int) -> None:
     learning, the delta, its rebuild and, with 2 workers, the merge. With 2 workers the steps
     of the two tasks run in parallel, so their larger one is on the critical path. The ratio
     of the two paths is what 2 workers could give against 1 with no scheduling, transfer or
-    Python overhead at all: an upper bound for the wall-clock ratio."""
+    Python overhead at all: an estimate of the bound on the wall-clock ratio for this split
+    (thread CPU, best of ``reps``; a loaded machine moves it)."""
     import copy
 
     from sketchlearn.dask import _initial, _scan_group

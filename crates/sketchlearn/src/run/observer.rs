@@ -160,7 +160,10 @@ pub trait Observer {
     /// file, `run/speculation.rs`) calls [`started`](Self::started) only once its first pass
     /// showed the guess right: an observer that may refuse for a reason of its own (an output
     /// it cannot create) refuses here, so that no pass is learned in vain. Called at most once
-    /// per run, and only on such a run.
+    /// per run, and only on such a run. It comes before any example is read, so with both an
+    /// observer that refuses here and a bad input line the guessed run reports the observer's
+    /// error where a walked run (which reads the whole input before `started`) reports the
+    /// line's.
     ///
     /// [`RunError::Observer`]: super::RunError::Observer
     fn ready(&mut self) -> Result<(), ObserverError> {
