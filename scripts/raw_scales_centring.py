@@ -186,6 +186,16 @@ def orders(lines, k):
         yield shuffled
 
 
+def variant_orders(raw, lines, mode, p_min, k):
+    """The variant's rows in file order and in each shuffled order. An online rule maps a row
+    with the statistics of the rows before it *in the order learned*, so it is applied to each
+    shuffled order of the raw rows; a look-ahead rule's whole-file statistics do not depend on
+    the order, so its rewritten `lines` are shuffled."""
+    if mode is not None and mode.startswith("online"):
+        return [rewrite(parse(o), mode, p_min)[0] for o in orders(raw, k)]
+    return list(orders(lines, k))
+
+
 def row(name, errs):
     mean = sum(errs[1:]) / max(1, len(errs) - 1)
     return (
@@ -239,7 +249,8 @@ def main():
                 if mode is not None and not ind:
                     continue
                 errs = [
-                    default_error(args.bin, o, tmp) for o in orders(lines, args.orders)
+                    default_error(args.bin, o, tmp)
+                    for o in variant_orders(raw, lines, mode, p_min, args.orders)
                 ]
                 label = f"{f}: default, {name} {ind if ind else ''}"
                 print(row(label, errs))
