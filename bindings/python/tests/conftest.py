@@ -6,6 +6,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from sklearn.datasets import load_svmlight_file
 
@@ -37,6 +38,25 @@ def cli():
         [cargo, "build", "--release", "--quiet", "-p", "sketchlearn-cli"], cwd=ROOT, check=True
     )
     return ROOT / "target" / "release" / "sketchlearn"
+
+
+def noisy_linear(n, d, seed=0, labels=(-1, 1)):
+    """A binary stream: Gaussian rows of `d` features, labelled `labels[1]` where a random
+    direction's score plus noise (s.d. 0.3) is positive, else `labels[0]`."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, labels[1], labels[0])
+    return X, y
+
+
+def cli_train(cli, data, model, *flags):
+    """`sketchlearn train --quiet -f MODEL FLAGS DATA` (the test fails on a non-zero exit)."""
+    subprocess.run(
+        [str(cli), "train", "--quiet", "-f", str(model), *flags, str(data)],
+        check=True,
+        capture_output=True,
+    )
 
 
 def python_steps_during(fit, min_seconds=0.3):

@@ -5,7 +5,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, cli_train
 
 import sketchlearn
 from sketchlearn import OnlineClassifier
@@ -36,11 +36,7 @@ def test_python_and_cli_learn_the_same_bits(cli, heart, tmp_path, flags, params)
     X, y = heart
     data = ROOT / "data" / "heart.libsvm"
     cli_model = tmp_path / "cli.model"
-    subprocess.run(
-        [str(cli), "train", "--quiet", "-f", str(cli_model), *flags, str(data)],
-        check=True,
-        capture_output=True,
-    )
+    cli_train(cli, data, cli_model, *flags)
     est = OnlineClassifier(**params).fit(X, y)
     py_model = tmp_path / "py.model"
     est.save(py_model)

@@ -15,7 +15,7 @@ import distributed
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT
+from conftest import ROOT, noisy_linear
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from sketchlearn import OnlineClassifier, OnlineRegressor
@@ -48,11 +48,7 @@ def client():
 
 
 def classification(n=1200, d=8, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    w = rng.normal(size=d)
-    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1, -1)
-    return X, y
+    return noisy_linear(n, d, seed)
 
 
 def test_array_fit_learns_and_counts_every_example(client):

@@ -2,10 +2,10 @@
 its errors, ``retired_at_``, and the same bits as the CLI."""
 
 import math
-import subprocess
 
 import numpy as np
 import pytest
+from conftest import cli_train, noisy_linear
 from sklearn.base import clone
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
@@ -14,12 +14,8 @@ from sketchlearn import OnlineClassifier, OnlineRegressor
 
 
 def stream(n=3000, d=12, seed=0):
-    """A linearly separable-ish stream long enough for check points (the first at 1024)."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    w = rng.normal(size=d)
-    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
-    return X, y
+    """A stream long enough for check points (the first at 1024)."""
+    return noisy_linear(n, d, seed, labels=(-1.0, 1.0))
 
 
 @pytest.mark.parametrize(
@@ -32,11 +28,7 @@ def test_python_and_cli_retire_the_same_members(cli, tmp_path, flags, params):
     dump_svmlight_file(X, y, str(data), zero_based=False)
     X, y = load_svmlight_file(str(data), n_features=X.shape[1], zero_based=False)
     model = tmp_path / "cli.model"
-    subprocess.run(
-        [str(cli), "train", "--quiet", "-f", str(model), *flags, str(data)],
-        check=True,
-        capture_output=True,
-    )
+    cli_train(cli, data, model, *flags)
     est = OnlineClassifier(**params).fit(X, y)
     loaded = sketchlearn.load(model)
     assert loaded.learners_.state_bytes() == est.learners_.state_bytes()
@@ -51,11 +43,7 @@ def test_a_loaded_default_model_clones_to_an_estimator_that_fits_multiclass(cli,
     data = tmp_path / "stream.libsvm"
     dump_svmlight_file(X, y, str(data), zero_based=False)
     model = tmp_path / "cli.model"
-    subprocess.run(
-        [str(cli), "train", "--quiet", "-f", str(model), str(data)],
-        check=True,
-        capture_output=True,
-    )
+    cli_train(cli, data, model)
     fresh = clone(sketchlearn.load(model))
     three = np.digitize(X[:, 0], [-0.5, 0.5])
     fresh.fit(X, three)
