@@ -275,9 +275,13 @@ impl Table {
     /// The entries.
     #[inline(always)]
     pub(super) fn entries(&self) -> &[Entry] {
+        if self.n == 0 {
+            // An empty `Vec`'s dangling pointer is aligned for `f64` only.
+            return &[];
+        }
         debug_assert!(self.off + 4 * self.n <= self.buf.len());
         // SAFETY: `buf[off..off + 4n]` is in bounds (`zeroed` made `4n + 3` values and `off ≤
-        // 3`; an empty table has `n = 0`), starts at a 32-byte-aligned address (`off`), and
+        // 3`), starts at a 32-byte-aligned address (`off`), and
         // `Entry` is `repr(C)` `[f64; 4]`: 32 bytes, any bit pattern valid. The borrow of
         // `self` covers the slice's lifetime.
         unsafe {
@@ -289,6 +293,9 @@ impl Table {
     /// The entries, to write.
     #[inline(always)]
     pub(super) fn entries_mut(&mut self) -> &mut [Entry] {
+        if self.n == 0 {
+            return &mut [];
+        }
         debug_assert!(self.off + 4 * self.n <= self.buf.len());
         // SAFETY: as in `entries`, with `self` borrowed mutably for the slice's lifetime.
         unsafe {
