@@ -11,6 +11,7 @@ is measured where it runs; the gaps between them (scheduling, transfers) and the
     cd scripts && python dask_round_times.py --ceiling     # each step's CPU: the ratio's bound
     cd scripts && python dask_round_times.py --fixed-cost --reps 9   # fits of 16 rows
     cd scripts && python dask_round_times.py --generated 2000000 [--tmp DIR]  # bench_dask's stream
+    cd scripts && python dask_round_times.py --transfer [--reps 3]  # a 100 MB result's trip
 
 ``--generated ROWS``: instead of a9a and r8, bench_dask.py's generated stream of ``ROWS`` rows
 (16 files, 2^20 features; kept in ``--tmp`` and reused when already there). ``--per-file``:
@@ -18,7 +19,10 @@ every file a learning task reads timed on its own (wall and the task thread's CP
 per-file calls of the build before dask13. Also printed: each worker thread's CPU, the task
 thread's CPU by phase, the client's (and LocalCluster's scheduler's) CPU. ``--state-ops``:
 only the CPU of a round's state operations (copy, encode, decode, delta, rebuild, merge) in
-this process, on states learned from the stream's files.
+this process, on states learned from the stream's files. ``--transfer``: seconds from the end
+of a task returning ``MB`` megabytes (a delta-sized ``bytes``) to the result's arrival on the
+client, through the scheduler (``as_completed(..., with_results=True)``) and straight from the
+worker (``client.gather(..., direct=True)``), two tasks at a time as in a 2-worker fit.
 
 The fit is the one ``bench_dask.py`` times (same files, same warm-up fit of one file first).
 """
@@ -491,6 +495,42 @@ def state_ops(paths: list) -> None:
     cpu("merged", a.merged, b, base)
 
 
+def _sized_result(n: int):
+    """``(the time the task ends, n random bytes)``."""
+    out = os.urandom(n)
+    return time.time(), out
+
+
+def transfer(workers: int, reps: int, mb: int = 100) -> None:
+    """A result of ``mb`` MB from each of ``workers`` tasks, gathered through the scheduler and
+    directly; seconds from each task's end to the result on the client, ``reps`` times."""
+    from distributed import as_completed
+
+    with local_client(workers) as client:
+        for r in range(reps):
+            for direct in (False, True):
+                fs = [
+                    client.submit(_sized_result, mb * 10**6, pure=False)
+                    for _ in range(workers)
+                ]
+                secs = []
+                if direct:
+                    for fut in as_completed(fs):
+                        end, _ = client.gather(fut, direct=True)
+                        secs.append(time.time() - end)
+                else:
+                    for _, (end, _) in as_completed(fs, with_results=True):
+                        secs.append(time.time() - end)
+                del fs
+                how = "directly" if direct else "through the scheduler"
+                print(
+                    f"rep {r}: {mb} MB from {workers} tasks, {how}: task end → client "
+                    + ", ".join(f"{x:.3f}" for x in secs)
+                    + f" s (load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=2)
@@ -523,7 +563,15 @@ def main() -> None:
         help="only the wall of fits of 16 rows (a fit's fixed cost), 1 and N workers",
     )
     ap.add_argument(
-        "--reps", type=int, default=7, help="--ceiling: best of; --fixed-cost: fits"
+        "--transfer",
+        action="store_true",
+        help="only the trip of a 100 MB task result to the client, via the scheduler and direct",
+    )
+    ap.add_argument(
+        "--reps",
+        type=int,
+        default=7,
+        help="--ceiling: best of; --fixed-cost: fits; --transfer: repeats",
     )
     ap.add_argument(
         "--d-scaling",
@@ -538,6 +586,9 @@ def main() -> None:
     data = Path(args.data)
     tmp = Path(tempfile.mkdtemp(prefix="dask_round_times_"))
     try:
+        if args.transfer:
+            transfer(args.workers, args.reps)
+            return
         if args.d_scaling:  # in this process: the functions as they are
             d_scaling(tmp)
             return

@@ -68,7 +68,7 @@
 use super::calibration::Calibration;
 use super::mixture_retirement::{Retirement, DEFAULT_EPSILON, PERIOD};
 use super::mixture_wire::MixtureWire;
-use super::shared_scaling::{link, member_step, predict_each, ScaledRows};
+use super::shared_scaling::{link, member_step, merge_members, predict_each, ScaledRows};
 use super::{check_example, AnyLearner, LearnError, OnlineLearner};
 use crate::loss::{sigmoid, softplus_pair, Loss};
 use crate::merge::{MergeResult, MergeShare};
@@ -541,7 +541,8 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
     }
 }
 
-/// Members merged pairwise (member `k` with member `k`); the mixture's statistics — cumulative
+/// Members merged pairwise (member `k` with member `k`; their shared unit scaling once:
+/// [`merge_members`]); the mixture's statistics — cumulative
 /// losses `L_k`, importance weights seen, AdaHedge's mixability gap `Δ`, refused steps — are
 /// sums over the examples, so they are added (the base's counted once) and `π` is recomputed
 /// from them: the weights are those the mixture would have after seeing both shards' losses.
@@ -556,9 +557,12 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
         same("mixture rule", self.rule, other.rule)?;
         same("mixture loss", self.loss, other.loss)?;
         same("mixture rate", self.eta.to_bits(), other.eta.to_bits())?;
-        for (k, (m, o)) in self.members.iter_mut().zip(&other.members).enumerate() {
-            m.merge_share(o, base.map(|b| &b.members[k]), share)?;
-        }
+        merge_members(
+            &mut self.members,
+            &other.members,
+            base.map(|b| &b.members[..]),
+            share,
+        )?;
         self.retirement.merge(&other.retirement);
         add_since(
             &mut self.cum_loss,

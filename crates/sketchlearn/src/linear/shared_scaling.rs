@@ -21,11 +21,12 @@
 //!
 //! **When.** Members share when they are all [`UnitScaling`]s with equal statistics: at
 //! construction (all empty), after loading a file (which holds one copy per member, as
-//! before), after a merge (each member merged on its own). Otherwise each member keeps its own
-//! state and learns as before.
+//! before), after a merge ([`merge_members`]: the shared statistics merged once). Otherwise each
+//! member keeps its own state and learns as before.
 
 use super::rescaling::with_values;
 use super::{LearnError, OnlineLearner, UnitScaling};
+use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
 use std::sync::Arc;
 
@@ -44,6 +45,57 @@ pub(super) fn link<L: OnlineLearner>(members: &mut [L]) {
             u.share_scale_of(head);
         }
     }
+}
+
+/// A [`Mixture`](super::Mixture)'s members merged with `other`'s over `base`'s, member `k` with
+/// member `k` ([`MergeShare`]). When the members of each of the three share one scaling state,
+/// it is merged once, with the first member, and the other members merge their learners alone
+/// and share the first's merged state.
+///
+/// **The same bits as merging each member on its own** (and then [`link`]ing them, as the
+/// mixture's merge does): a [`UnitScaling`]'s merge is its learner's merge and, apart from it, a
+/// function of the three statistics alone (`unit_scaling.rs`: counts and moments added since the
+/// base), and member `k`'s three statistics are member 0's — the same objects — so member `k`
+/// would compute member 0's merged statistics bit for bit, and `link` would then make it share
+/// them. At `2^20` features each member's merge of the moments is a copy of the `32·d`-byte
+/// table and a pass adding a block's moments to it, `K − 1` of them thrown away by `link`
+/// (docs/results/dask.md, dask15).
+pub(super) fn merge_members<L: OnlineLearner + MergeShare>(
+    members: &mut [L],
+    other: &[L],
+    base: Option<&[L]>,
+    share: f64,
+) -> MergeResult {
+    let shared = shared_head(members).is_some()
+        && shared_head(other).is_some()
+        && base.is_none_or(|b| shared_head(b).is_some());
+    let first = if shared {
+        members.split_first_mut()
+    } else {
+        None
+    };
+    let Some((head, rest)) = first else {
+        for (k, (m, o)) in members.iter_mut().zip(other).enumerate() {
+            m.merge_share(o, base.map(|b| &b[k]), share)?;
+        }
+        return Ok(());
+    };
+    head.merge_share(&other[0], base.map(|b| &b[0]), share)?;
+    fn scaling<L: OnlineLearner>(l: &L) -> &UnitScaling<super::AnyLearner> {
+        l.as_unit_scaling()
+            .expect("members sharing a scaling are unit scalings")
+    }
+    let head = scaling(head);
+    for (k, m) in rest.iter_mut().enumerate() {
+        let (o, b) = (scaling(&other[k + 1]), base.map(|b| scaling(&b[k + 1])));
+        let u = m
+            .as_unit_scaling_mut()
+            .expect("members sharing a scaling are unit scalings");
+        u.inner_mut()
+            .merge_share(o.inner(), b.map(|b| b.inner()), share)?;
+        u.share_scale_of(head);
+    }
+    Ok(())
 }
 
 /// The first member's unit scaling when every member is one and they share its state.
@@ -244,5 +296,31 @@ mod tests {
         members[1] = b.members[1].clone();
         let mixed = Mixture::new(members, a.loss, a.rule, 1.0).unwrap();
         assert!(shared_head(&mixed.members).is_none());
+    }
+
+    /// [`merge_members`] merges the shared statistics once: every member of the merged mixture
+    /// has the bytes of that member merged on its own (the statistics merged once per member,
+    /// as before), and all of them share one state — over a base and without one.
+    #[test]
+    fn members_merged_with_one_scaling_equal_members_merged_on_their_own() {
+        let mut base = default_mixture(3);
+        learn(&mut base, 0, 30);
+        let (mut a, mut b) = (base.clone(), base.clone());
+        learn(&mut a, 40, 7);
+        learn(&mut b, 30, 5);
+        for over in [Some(&base), None] {
+            let mut merged = a.clone();
+            merged.merge_share(&b, over, 0.4).unwrap();
+            let head = shared_head(&merged.members).expect("merged members share");
+            assert!(!head.shares_scale_with(shared_head(&a.members).unwrap()));
+            for (k, m) in merged.members.iter().enumerate() {
+                let mut alone = a.members[k].clone();
+                alone
+                    .merge_share(&b.members[k], over.map(|g| &g.members[k]), 0.4)
+                    .unwrap();
+                let bytes = |l: &AnyLearner| postcard::to_allocvec(l).unwrap();
+                assert_eq!(bytes(m), bytes(&alone), "member {k}");
+            }
+        }
     }
 }

@@ -537,9 +537,10 @@ impl<L: OnlineLearner> UnitScaling<L> {
         Arc::ptr_eq(&self.scale, &other.scale)
     }
 
-    /// Whether `self` and `other` have equal statistics (bit for bit).
+    /// Whether `self` and `other` have equal statistics (bit for bit; shared ones without
+    /// comparing them).
     pub(super) fn same_scale_as<M>(&self, other: &UnitScaling<M>) -> bool {
-        self.scale.same_as(&other.scale)
+        self.shares_scale_with(other) || self.scale.same_as(&other.scale)
     }
 
     /// From now on `self` shares `other`'s statistics (equal ones: see
