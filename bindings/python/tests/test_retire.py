@@ -1,7 +1,9 @@
 """``retire=``: the mixture's retirement threshold (the CLI's ``--retire EPS``), its default,
 its errors, ``retired_at_``, and the same bits as the CLI."""
 
+import json
 import math
+import subprocess
 
 import numpy as np
 import pytest
@@ -80,6 +82,35 @@ def test_regressor_takes_retire():
     reg = OnlineRegressor(retire=0.01).fit(X, X @ np.arange(X.shape[1]) + y)
     assert reg.learners_.retire == 0.01
     assert any(p is not None for p in reg.retired_at_)
+
+
+def test_a_member_retired_at_infinity_reads_as_retired(cli, tmp_path):
+    """Importance weights near the largest float take the weight seen to infinity, where the
+    loser retires (an empty row of weight f64::MAX is a tie; a row of weight f64::MAX / 2
+    overflows). ``retired_at_`` gives ``inf``; the CLI's ``--json`` says ``"retired": true``
+    and ``"retired_at": "inf"`` (it printed ``null``, an active member's look), which
+    ``float`` reads back as the same point."""
+    rows = ["1 1.7976931348623157e308 |\n"]
+    for i in range(1, 10):
+        y = -1 if i % 3 == 0 else 1
+        weight = "8.988465674311579e307" if i == 7 else "1"
+        rows.append(f"{y} {weight} | a:{y} b:0.5\n")
+    data = tmp_path / "huge.vw"
+    data.write_text("".join(rows))
+    model = tmp_path / "huge.model"
+    flags = ["--algo", "adagrad-grid", "--retire", "0.45", "-f", str(model)]
+    out = subprocess.run(
+        [str(cli), "train", "--quiet", "--json", *flags, str(data)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    members = json.loads(out.stdout)["mixture"]
+    loaded = sketchlearn.load(model)
+    assert loaded.retired_at_ == [math.inf, None]
+    assert [m["retired"] for m in members] == [True, False]
+    points = [float(m["retired_at"]) if "retired_at" in m else None for m in members]
+    assert points == loaded.retired_at_
 
 
 @pytest.mark.parametrize("bad", [-1e-9, 1.0, math.nan, math.inf])

@@ -5,7 +5,7 @@ mod common;
 use common::{quiet_json, test_json};
 mod everyday;
 
-use everyday::{data, fails_with, json, run, scratch};
+use everyday::{data, fails_with, json, run, scratch, tmp};
 
 /// Zero weights among the features of an `inspect --json` (all of them: `--top` = d).
 fn zeros(model: &str, dim: usize) -> usize {
@@ -114,6 +114,37 @@ fn retire_applies_to_mixtures_and_is_refused_elsewhere() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A member retired at importance weight `+∞` says so in `train --json` and `inspect --json`
+/// (it printed `"retired_at": null`, which read as an active member). An empty row of weight
+/// `f64::MAX` is a check point retiring nobody (a tie); unit rows set the members apart; a row
+/// of weight `f64::MAX / 2` takes the weight seen to `∞`, where the loser retires.
+#[test]
+fn a_member_retired_at_infinity_is_reported_as_retired() {
+    let rows: String = (0..10)
+        .map(|i| {
+            let y = if i % 3 == 0 { -1 } else { 1 };
+            match i {
+                0 => "1 1.7976931348623157e308 |\n".to_owned(),
+                7 => format!("{y} 8.988465674311579e307 | a:{y} b:0.5\n"),
+                _ => format!("{y} 1 | a:{y} b:0.5\n"),
+            }
+        })
+        .collect();
+    let file = tmp("huge_weights.vw", &rows);
+    let model = scratch("huge_weights.model");
+    let flags = ["--algo", "adagrad-grid", "--retire", "0.45", "-f", &model];
+    let trained = quiet_json("train", &[&flags[..], &[&file]].concat());
+    let inspected = json(&run(&["inspect", "--json", &model]));
+    for v in [trained, inspected] {
+        let members = v["mixture"].as_array().unwrap();
+        assert_eq!(members.len(), 2, "{v}");
+        assert_eq!(members[0]["retired"], true, "{v}");
+        assert_eq!(members[0]["retired_at"], "inf", "{v}");
+        assert_eq!(members[1]["retired"], false, "{v}");
+        assert!(members[1].get("retired_at").is_none(), "{v}");
+    }
 }
 
 #[test]

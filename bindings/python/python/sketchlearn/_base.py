@@ -257,7 +257,9 @@ class OnlineLinearModel(BaseEstimator):
         ``"adagrad-grid"``): the importance weight seen (the examples, with unit weights) when
         the member retired — its weight negligible (below ``retire``) at a check point, it no
         longer learns nor predicts — or ``None`` while it learns (the CLI's ``--json``
-        ``retired_at``). ``None`` for a learner without a mixture, and multiclass models."""
+        ``retired`` and ``retired_at``). The point is ``inf`` where importance weights near the
+        largest float took the weight seen there (``"inf"`` in the JSON). ``None`` for a learner
+        without a mixture, and multiclass models."""
         check_is_fitted(self, "learners_")
         return self.learners_.retired_at
 

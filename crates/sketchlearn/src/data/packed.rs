@@ -224,7 +224,10 @@ mod tests {
         let exs: Vec<Example> = (0..40).map(example).collect();
         let packed = PackedExamples::from(&exs[..]);
         assert_eq!(packed.len(), 40);
-        assert_eq!(packed.nnz(), exs.iter().map(|e| e.indices.len()).sum());
+        assert_eq!(
+            packed.nnz(),
+            exs.iter().map(|e| e.indices.len()).sum::<usize>()
+        );
         assert_eq!(packed.iter().len(), 40);
         let mut seen = 0;
         for (e, p) in exs.iter().zip(&packed) {

@@ -11,7 +11,7 @@
 
 use super::extras::{self, ModelExtras};
 use super::legacy::{LinearModelV4, LinearModelV5};
-use super::{AnyLearner, LearnerConfig, Mixture};
+use super::{AnyLearner, LearnerConfig, MemberWeight, Mixture};
 use crate::data::{InputSpec, Schema};
 use crate::labels::Classes;
 use crate::model::{self, ModelError};
@@ -112,12 +112,11 @@ impl LinearModel {
                 .into_iter()
                 .zip(retired)
                 .enumerate()
-                .map(|(k, (weight, retired_at))| MemberWeight {
-                    learner: names
+                .map(|(k, (weight, retired_at))| {
+                    let learner = names
                         .get(k)
-                        .map_or_else(|| format!("member {}", k + 1), |c| c.describe()),
-                    weight,
-                    retired_at,
+                        .map_or_else(|| format!("member {}", k + 1), |c| c.describe());
+                    MemberWeight::new(learner, weight, retired_at)
                 })
                 .collect(),
         )
@@ -145,19 +144,6 @@ impl LinearModel {
     pub fn from_bytes(bytes: &[u8], source_name: &str) -> Result<Self, ModelError> {
         model::from_bytes_with(bytes, LINEAR_MODEL_KIND, source_name, decode)
     }
-}
-
-/// One member of a mixture and its weight ([`LinearModel::mixture_weights`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MemberWeight {
-    /// The member's description ([`LearnerConfig::describe`]).
-    pub learner: String,
-    /// Its weight in the mixture.
-    pub weight: f64,
-    /// The importance weight (examples, with unit weights) the mixture had seen when the member
-    /// retired (its weight has been 0 since, `mixture_retirement.rs`); absent while it learns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retired_at: Option<f64>,
 }
 
 /// Decodes a payload of format `version` and checks its configuration.
