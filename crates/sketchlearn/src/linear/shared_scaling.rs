@@ -66,25 +66,43 @@ pub(super) fn merge_members<L: OnlineLearner + MergeShare>(
     base: Option<&[L]>,
     share: f64,
 ) -> MergeResult {
-    let shared = shared_head(members).is_some()
-        && shared_head(other).is_some()
-        && base.is_none_or(|b| shared_head(b).is_some());
-    let first = if shared {
-        members.split_first_mut()
+    let shares = |m: &[L]| shared_head(m).is_some();
+    if shares(members) && shares(other) && base.is_none_or(shares) {
+        merge_sharing(members, other, base, share)
     } else {
-        None
-    };
-    let Some((head, rest)) = first else {
-        for (k, (m, o)) in members.iter_mut().zip(other).enumerate() {
-            m.merge_share(o, base.map(|b| &b[k]), share)?;
-        }
-        return Ok(());
-    };
-    head.merge_share(&other[0], base.map(|b| &b[0]), share)?;
+        merge_each(members, other, base, share)
+    }
+}
+
+/// [`merge_members`] when the members do not all share one scaling: each on its own.
+fn merge_each<L: MergeShare>(
+    members: &mut [L],
+    other: &[L],
+    base: Option<&[L]>,
+    share: f64,
+) -> MergeResult {
+    for (k, (m, o)) in members.iter_mut().zip(other).enumerate() {
+        m.merge_share(o, base.map(|b| &b[k]), share)?;
+    }
+    Ok(())
+}
+
+/// [`merge_members`] when the members of each of the three share one scaling: the first
+/// member merged whole, the others' learners alone, sharing the first's merged statistics.
+fn merge_sharing<L: OnlineLearner + MergeShare>(
+    members: &mut [L],
+    other: &[L],
+    base: Option<&[L]>,
+    share: f64,
+) -> MergeResult {
     fn scaling<L: OnlineLearner>(l: &L) -> &UnitScaling<super::AnyLearner> {
         l.as_unit_scaling()
             .expect("members sharing a scaling are unit scalings")
     }
+    let Some((head, rest)) = members.split_first_mut() else {
+        return Ok(());
+    };
+    head.merge_share(&other[0], base.map(|b| &b[0]), share)?;
     let head = scaling(head);
     for (k, m) in rest.iter_mut().enumerate() {
         let (o, b) = (scaling(&other[k + 1]), base.map(|b| scaling(&b[k + 1])));
