@@ -615,6 +615,12 @@ mod tests {
     /// An observer refusing to start stops a guessed run before it learns (as the walk's run
     /// stops before its passes), with the observer's error; a walked run never asks it
     /// [`Observer::ready`] and stops at [`Observer::started`], before learning too.
+    ///
+    /// What shows "before learning" differs: a guessed pass holds its predictions (so the
+    /// observer could not see them), and [`LEARNED`] counts the examples it read; a walked run
+    /// counts nothing there (it never guesses), but hands each example's prediction straight
+    /// to the observer, which records them — an example learned before or after `started`
+    /// refused would show in its record.
     #[test]
     fn an_observer_refusing_to_start_stops_the_guess_before_learning() {
         struct Refuses {
@@ -628,6 +634,9 @@ mod tests {
             fn started(&mut self, _: &RunStart<'_>) -> Result<(), ObserverError> {
                 self.asked.push("started");
                 Err("cannot create the output".into())
+            }
+            fn prediction(&mut self, _: f64) {
+                self.asked.push("prediction");
             }
         }
         let path = std::env::temp_dir().join(format!(
@@ -655,12 +664,12 @@ mod tests {
         let text = std::fs::read(&path).unwrap();
         let stream = run(Input::reader("IN", Box::new(std::io::Cursor::new(text))));
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(file.1, ["ready"]);
-        assert_eq!(stream.1, ["started"]);
-        for (err, _, learned) in [file, stream] {
-            assert!(err.unwrap().contains("cannot create the output"));
-            assert_eq!(learned, 0, "examples read by a guessed pass");
+        for (err, _, _) in [&file, &stream] {
+            assert!(err.as_ref().unwrap().contains("cannot create the output"));
         }
+        assert_eq!(file.1, ["ready"]);
+        assert_eq!(file.2, 0, "examples read by the guessed pass");
+        assert_eq!(stream.1, ["started"], "no prediction: no example learned");
     }
 
     /// A guess that fails leaves the run to the walk, with the walk's learner and errors: an
