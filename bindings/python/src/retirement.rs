@@ -7,7 +7,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sketchlearn::linear::{AnyLearner, LinearModel};
+use sketchlearn::linear::{multiclass_refuses_retire, AnyLearner, LinearModel};
 
 /// Sets the threshold `ε` of every mixture in `learner` ([`AnyLearner::retire`], the rule
 /// `--retire` goes through): an error for `ε` outside `[0, 1)` (NaN included) and for a
@@ -18,12 +18,10 @@ pub fn set_retire(learner: &mut AnyLearner, epsilon: f64) -> PyResult<()> {
         .map_err(PyValueError::new_err)
 }
 
-/// The refusal of `retire` by a multiclass model (as `sketchlearn train --multiclass
-/// --retire`): its members keep the default.
+/// The refusal of `retire` by a multiclass model, the core's as for `sketchlearn train
+/// --multiclass --retire` ([`multiclass_refuses_retire`]): its members keep the default.
 pub fn multiclass_refuses() -> PyErr {
-    PyValueError::new_err(
-        "retire is for binary and regression models (multiclass keeps the default 1e-20)",
-    )
+    PyValueError::new_err(multiclass_refuses_retire("retire"))
 }
 
 /// The mixture's threshold `ε` (`None`: no mixture).

@@ -129,11 +129,24 @@ def test_learners_without_a_mixture_refuse_retire():
     assert OnlineClassifier(algo="adagrad-grid", retire=0.1).fit(X, y).learners_.retire == 0.1
 
 
-def test_multiclass_refuses_retire():
+def test_multiclass_refuses_retire(cli, tmp_path):
+    """With the core's message, the one ``sketchlearn train --multiclass --retire`` shows."""
     X, _ = stream(n=60)
     y = np.arange(60) % 3
-    with pytest.raises(ValueError, match="multiclass"):
+    with pytest.raises(ValueError) as refused:
         OnlineClassifier(retire=0.1).fit(X, y)
+    message = str(refused.value)
+    assert message.startswith("retire is for binary and regression models"), message
+    assert "multiclass keeps the default 1e-20" in message
+    data = tmp_path / "three.libsvm"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    out = subprocess.run(
+        [str(cli), "train", "--multiclass", "--retire", "0.1", str(data)],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode != 0
+    assert "--" + message in out.stderr, out.stderr
     assert OnlineClassifier().fit(X, y).retired_at_ is None
 
 

@@ -171,9 +171,7 @@ pub fn train(
         }
     };
     if args.retire.is_some() {
-        anyhow::bail!(
-            "--retire is for binary and regression models (multiclass keeps the default 1e-20)"
-        );
+        anyhow::bail!(sketchlearn::linear::multiclass_refuses_retire("--retire"));
     }
     let options = TrainOptions {
         read: args.input.read_options()?,

@@ -384,3 +384,19 @@ fn softmax_sparse_time_over_each_sketch() {
         );
     }
 }
+
+/// `--retire` on a multiclass run is refused with the core's message (the one Python's
+/// `retire=` shows too, `bindings/python/tests/test_retire.py`), before any learning.
+#[test]
+fn retire_is_refused_with_the_cores_message() {
+    let mut args = SPECIES.to_vec();
+    let data = penguins();
+    args.extend(["--retire", "0.1", &data]);
+    let err = refused(&args);
+    let message = sketchlearn::linear::multiclass_refuses_retire("--retire");
+    assert!(err.contains(&message), "{err}");
+    assert!(
+        message.contains("multiclass keeps the default 1e-20"),
+        "{message}"
+    );
+}

@@ -122,6 +122,17 @@ impl AnyLearner {
     }
 }
 
+/// The refusal of a retirement threshold (`--retire`, Python's `retire=`, named by `option`)
+/// by a multiclass model: its binary members keep the default
+/// [`DEFAULT_RETIREMENT`](super::DEFAULT_RETIREMENT) (one message for every front end, as
+/// [`AnyLearner::retire`]'s).
+pub fn multiclass_refuses_retire(option: &str) -> String {
+    format!(
+        "{option} is for binary and regression models (multiclass keeps the default {:e})",
+        super::DEFAULT_RETIREMENT
+    )
+}
+
 /// [`AnyLearner::set_retirement`] of a mixture: its own threshold and its members' (a member
 /// may itself be a mixture). Always `true`.
 fn retire_in(m: &mut Mixture, epsilon: f64) -> Result<bool, LearnError> {

@@ -52,7 +52,7 @@ mod unit_scaling;
 pub(crate) mod validate;
 
 pub use ada_fd::{AdaFd, AdaFdRule};
-pub use any::AnyLearner;
+pub use any::{multiclass_refuses_retire, AnyLearner};
 pub use check::{ConfigError, ValidLearnerConfig};
 pub use config::{
     Algorithm, CurvatureKind, LearnerConfig, Representation, ADA_FD_STEP_SCALE,
