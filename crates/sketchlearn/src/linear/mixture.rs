@@ -580,7 +580,8 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
         {
             c.merge(o, base.map(|b| &b.calibration[k]));
         }
-        // Each member merged its own statistics: equal ones are shared again.
+        // Members merged one by one (they did not all share a scaling) whose statistics came
+        // out equal share them again; those merged with one scaling already do.
         link(&mut self.members);
         self.reweight();
         if self.retirement.due(0.0, self.seen.max(PERIOD)) {

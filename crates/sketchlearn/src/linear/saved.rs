@@ -101,8 +101,9 @@ impl LinearModel {
         }
     }
 
-    /// For a mixture (`auto`, `adagrad-grid`): each member (described) and its current weight
-    /// π, i.e. which member the mixture follows on the data seen; `None` for one learner.
+    /// For a mixture (`auto`, `auto-sparse`, `adagrad-grid`): each member (described), its
+    /// current weight π, i.e. which member the mixture follows on the data seen, and whether and
+    /// when it retired; `None` for one learner.
     pub fn mixture_weights(&self) -> Option<Vec<MemberWeight>> {
         let mix = self.mixture()?;
         let names = self.config.mixture_members()?;

@@ -194,7 +194,10 @@ fn resume(
     })
 }
 
-/// [`TrainOptions::retirement`] applied to the model's mixture, if it is one.
+/// [`TrainOptions::retirement`] applied to the model's mixture ([`AnyLearner::retire`]): an
+/// error for a threshold outside `[0, 1)` and for a model that holds no mixture.
+///
+/// [`AnyLearner::retire`]: crate::linear::AnyLearner::retire
 fn set_retirement(model: &mut LinearModel, options: &TrainOptions) -> Result<(), RunError> {
     match options.retirement {
         Some(epsilon) => model
