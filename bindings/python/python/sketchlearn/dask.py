@@ -223,10 +223,15 @@ def _merged_on_client(client, deltas: list, base):
         est, *others = (s.result() for s in states)
         del states, part  # the deltas: not needed once rebuilt
     while others:  # each input freed once merged: the peak is the worker merge's
-        # In place: ``est`` is this call's own rebuild, so no copy of it (as `_merged` makes
-        # for a task's result, which other tasks may read): the same merge, the same bytes.
-        est.learners_.merge_in_place(others.pop(0).learners_, base.learners_)
+        _merge_into(est, others.pop(0), base)
     return est
+
+
+def _merge_into(a, b, base) -> None:
+    """:func:`_merged` into ``a`` itself, with no copy of it: for ``a`` that nothing else reads
+    (the client's own rebuild; a task's result may be read by other tasks, so a merge on a
+    worker copies). The same merge, the same bytes; after an error ``a`` is part-merged."""
+    a.learners_.merge_in_place(b.learners_, base.learners_)
 
 
 def _applied(base, part: _Delta):
