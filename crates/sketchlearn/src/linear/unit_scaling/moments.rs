@@ -17,7 +17,8 @@
 //! the checks are per feature, the largest scale is a maximum). So both forms give the same
 //! bits, and the same file bytes.
 //!
-//! **When.** A state starts as an empty map (a new or loaded state does not know `d`) and
+//! **When.** A state starts as an empty map (a new state, or one loaded from a file, is not
+//! given `d`) and
 //! becomes a table the first time an example with `d ≤` [`DIRECT_FEATURES`] joins it
 //! ([`Moments::for_dimension`]). A hashed model of more features keeps the map: its table would
 //! cost `32·d` bytes however few features the data has (with random hashed indices every page
