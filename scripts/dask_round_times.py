@@ -219,6 +219,8 @@ def instrument(per_file: bool) -> None:
             "client: wait + gather + rebuild + merge", sd._merged_on_client
         )
         sd._merged = ClientTimed("client: merge", sd._merged)
+        if hasattr(sd, "_merge_into"):  # dask16: the client merges in place
+            sd._merge_into = ClientTimed("client: merge", sd._merge_into)
         rebuild = sd._Delta.state
         sd._Delta.state = lambda delta, base: ClientTimed(
             "client: rebuild a delta", rebuild

@@ -566,6 +566,24 @@ impl LinearLearners {
         Ok(())
     }
 
+    /// [`merge`](Self::merge) with no copy of this state: the merge runs on it in place (the
+    /// same function on the same inputs, so the same bytes as [`merged`](Self::merged)). On an
+    /// error this state is left part-merged and must be dropped: for a caller that owns it and
+    /// needs only the result, such as `sketchlearn.dask`'s client, which merges its own
+    /// rebuilds of the tasks' deltas (a copy of a `2^20`-feature state is ~0.25 s of CPU, on
+    /// the fit's tail after its last task; docs/results/dask.md, dask16).
+    #[pyo3(signature = (other, base=None))]
+    fn merge_in_place(
+        &mut self,
+        py: Python<'_>,
+        other: PyRef<'_, LinearLearners>,
+        base: Option<PyRef<'_, LinearLearners>>,
+    ) -> PyResult<()> {
+        let (mine, theirs) = (&mut self.state, &other.state);
+        let base = base.as_deref().map(|b| &b.state);
+        py.detach(|| mine.merge(theirs, base))
+    }
+
     /// [`merge`](Self::merge) into a new object, leaving this one unchanged: one copy of the
     /// state instead of a copy and then a merge into the copy (`sketchlearn.dask` merges task
     /// results, which other tasks may still read).

@@ -199,8 +199,9 @@ def _merged_on_client(client, deltas: list, base):
     its delta arrives, on a thread of its own (the core decodes with the GIL released: the
     first task's state is rebuilt while the second still learns or sends, and two rebuilds of
     2^20-feature states overlap on a client whose workers have finished), and merges the
-    second into the first — the merge the tree would run on a worker (:func:`_merged_state`),
-    on the same states (rebuilt bit for bit), so the same bytes. A merge on a worker adds, on
+    second into the first, in place (the first is the client's own rebuild: no copy of it) —
+    the merge the tree would run on a worker (:func:`_merged_state`), on the same states
+    (rebuilt bit for bit), so the same bytes. A merge on a worker adds, on
     the path to the result, the second delta's rebuild there, the merged state's
     serialisation, a second transfer and its decoding here (docs/results/dask.md, dask13);
     the result comes here anyway (as Spark's ``treeAggregate`` combines its last level on
@@ -222,8 +223,15 @@ def _merged_on_client(client, deltas: list, base):
         est, *others = (s.result() for s in states)
         del states, part  # the deltas: not needed once rebuilt
     while others:  # each input freed once merged: the peak is the worker merge's
-        est = _merged(est, others.pop(0), base)
+        _merge_into(est, others.pop(0), base)
     return est
+
+
+def _merge_into(a, b, base) -> None:
+    """:func:`_merged` into ``a`` itself, with no copy of it: for ``a`` that nothing else reads
+    (the client's own rebuild; a task's result may be read by other tasks, so a merge on a
+    worker copies). The same merge, the same bytes; after an error ``a`` is part-merged."""
+    a.learners_.merge_in_place(b.learners_, base.learners_)
 
 
 def _applied(base, part: _Delta):

@@ -242,13 +242,14 @@ mod sorted {
         }
     }
 
-    /// Format 7 kept no maximum: read as `+∞` (see [`Welford::max_abs`]).
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Moments, D::Error> {
+    /// The moments as stored, `(index, moments)` (a model delta's: patched onto the base's
+    /// snapshot, increasing by index; [`Moments::from_sorted`] makes the store). Format 7 kept
+    /// no maximum: read as `+∞` (see [`Welford::max_abs`]).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(usize, Welford)>, D::Error> {
         use crate::model::delta::{self, Mode};
         if delta::mode() == Mode::Patch {
             let d = super::moments_delta::MomentsDelta::deserialize(d)?;
-            let v = super::moments_delta::patch(&d).map_err(serde::de::Error::custom)?;
-            return Ok(v.into_iter().collect());
+            return super::moments_delta::patch(&d).map_err(serde::de::Error::custom);
         }
         if crate::model::decoding_version() < super::MAX_ABS_SINCE {
             let v = Vec::<(usize, (f64, f64, f64))>::deserialize(d)?;
@@ -260,8 +261,7 @@ mod sorted {
             };
             return Ok(v.into_iter().map(|(i, m)| (i, old(m))).collect());
         }
-        let v = Vec::<(usize, Welford)>::deserialize(d)?;
-        Ok(v.into_iter().collect())
+        Vec::<(usize, Welford)>::deserialize(d)
     }
 }
 
@@ -425,8 +425,8 @@ struct WireRef<'a, L> {
 struct Wire<L> {
     inner: L,
     examples: f64,
-    #[serde(with = "sorted")]
-    moments: Moments,
+    #[serde(deserialize_with = "sorted::deserialize")]
+    moments: Vec<(usize, Welford)>,
     #[serde(with = "table_share")]
     table: TableShare,
 }
@@ -443,14 +443,19 @@ impl<L: Serialize> Serialize for UnitScaling<L> {
     }
 }
 
-impl<'de, L: Deserialize<'de>> Deserialize<'de> for UnitScaling<L> {
+/// A state rebuilt from a model delta (`model/delta.rs`) is merged or learned from next, so its
+/// moments go straight into the table its learner's dimension gives ([`Moments::from_sorted`]);
+/// one loaded from a file starts as a map (it may only predict; learning makes the table).
+impl<'de, L: Deserialize<'de> + OnlineLearner> Deserialize<'de> for UnitScaling<L> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::model::delta::{self, Mode};
         let w = Wire::<L>::deserialize(d)?;
+        let dim = (delta::mode() == Mode::Patch).then(|| w.inner.dim());
         Ok(UnitScaling {
             inner: w.inner,
             scale: Arc::new(UnitScale {
                 examples: w.examples,
-                moments: w.moments,
+                moments: Moments::from_sorted(w.moments, dim),
                 table: w.table,
                 kept: Vec::new(),
             }),
@@ -882,6 +887,47 @@ mod tests {
         );
         direct.insert(63, m);
         assert_eq!(direct.len(), map.features_seen());
+    }
+
+    /// A state rebuilt from a model delta (a Dask task's result) holds its moments in the table
+    /// its dimension gives, decoded straight into it (`Moments::from_sorted`, no map in
+    /// between), with the moments and file bytes of the state the delta was made of; beyond
+    /// `DIRECT_FEATURES` it holds a map. Merging the rebuild gives the bytes of merging the
+    /// learned state.
+    #[test]
+    fn a_state_rebuilt_from_a_delta_holds_the_table_of_its_dimension() {
+        use super::moments::DIRECT_FEATURES;
+        use crate::model::{delta_bytes, from_delta_bytes};
+        for d in [64, DIRECT_FEATURES + 1] {
+            let base = UnitScaling::new(AdaGrad::new(d, Loss::Logistic, 0.5).unwrap());
+            let (mut a, mut b) = (base.clone(), base.clone());
+            for t in 0..300u32 {
+                let mut idx: Vec<u32> = (0..4).map(|k| (t * 13 + k * 7) % 60).collect();
+                idx.push(63);
+                idx.sort_unstable();
+                idx.dedup();
+                let vals: Vec<f64> = idx.iter().map(|&j| f64::from((t + j) % 9) - 3.5).collect();
+                let x = Row::Sparse {
+                    indices: &idx,
+                    values: &vals,
+                };
+                let y = if t % 3 == 0 { 1.0 } else { -1.0 };
+                let l = if t % 2 == 0 { &mut a } else { &mut b };
+                l.learn(x, y, 1.0).unwrap();
+            }
+            let delta = delta_bytes("unit-scaling-delta", &a, &base).unwrap();
+            let back: UnitScaling<AdaGrad> =
+                from_delta_bytes(&delta, "unit-scaling-delta", &base, "memory").unwrap();
+            let direct = matches!(back.scale.moments, Moments::Direct { .. });
+            assert_eq!(direct, d <= DIRECT_FEATURES, "d = {d}");
+            assert_eq!(back.scale.moments, a.scale.moments);
+            let bytes = |l: &UnitScaling<AdaGrad>| postcard::to_allocvec(l).unwrap();
+            assert_eq!(bytes(&back), bytes(&a));
+            let (mut learned, mut rebuilt) = (a.clone(), back);
+            learned.merge_share(&b, Some(&base), 0.5).unwrap();
+            rebuilt.merge_share(&b, Some(&base), 0.5).unwrap();
+            assert_eq!(bytes(&rebuilt), bytes(&learned), "d = {d}");
+        }
     }
 
     fn trained(rows: &[[f64; 3]]) -> UnitScaling<AdaGrad> {

@@ -17,11 +17,16 @@
 //! the checks are per feature, the largest scale is a maximum). So both forms give the same
 //! bits, and the same file bytes.
 //!
-//! **When.** A state starts as an empty map (a new or loaded state does not know `d`) and
+//! **When.** A state starts as an empty map (a new state, or one loaded from a file, is not
+//! given `d`) and
 //! becomes a table the first time an example with `d ≤` [`DIRECT_FEATURES`] joins it
 //! ([`Moments::for_dimension`]). A hashed model of more features keeps the map: its table would
 //! cost `32·d` bytes however few features the data has (with random hashed indices every page
-//! of it would be touched).
+//! of it would be touched). A state rebuilt from a model delta (`model/delta.rs`: a Dask task's
+//! result, merged or learned from next) knows `d` from its learner and is decoded straight into
+//! the table ([`Moments::from_sorted`]), with no map in between: at `2^20` features the map's
+//! inserts and the merge's look-ups in it were a large share of the client's rebuild and merge
+//! (docs/results/dask.md, dask16).
 
 use super::Welford;
 use std::collections::HashMap;
@@ -121,20 +126,39 @@ impl Moments {
     #[cold]
     fn make_direct(&mut self, d: usize) {
         let present: Vec<(usize, Welford)> = self.iter().collect();
+        if let Some(direct) = Self::direct(&present, d) {
+            *self = direct;
+        }
+    }
+
+    /// The moments `present` (each feature once) as a direct table of at least `d` entries;
+    /// `None` when a feature is beyond [`DIRECT_FEATURES`] (a state that failed `check`, never
+    /// learned from: it stays a map).
+    fn direct(present: &[(usize, Welford)], d: usize) -> Option<Moments> {
         let size = present.iter().map(|&(i, _)| i + 1).fold(d, usize::max);
         if size > DIRECT_FEATURES {
-            // A feature beyond the dimension (a state that failed `check`, never learned from):
-            // left as a map.
-            return;
+            return None;
         }
         let mut table = Table::zeroed(size);
-        for &(i, m) in &present {
-            table.entries_mut()[i] = Entry::put(m);
+        let entries = table.entries_mut();
+        for &(i, m) in present {
+            entries[i] = Entry::put(m);
         }
-        *self = Moments::Direct {
+        Some(Moments::Direct {
             table,
             len: present.len(),
-        };
+        })
+    }
+
+    /// The moments `present` (sorted by feature, each once, as a file holds them): a direct
+    /// table when `d` is known and at most [`DIRECT_FEATURES`] (what [`for_dimension`] would
+    /// make of the map at the first example), else a map.
+    ///
+    /// [`for_dimension`]: Moments::for_dimension
+    pub(super) fn from_sorted(present: Vec<(usize, Welford)>, d: Option<usize>) -> Moments {
+        d.filter(|&d| d <= DIRECT_FEATURES)
+            .and_then(|d| Self::direct(&present, d))
+            .unwrap_or_else(|| present.into_iter().collect())
     }
 
     /// Feature `i`'s moments (`None`: not present).
