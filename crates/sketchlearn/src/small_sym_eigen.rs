@@ -45,7 +45,7 @@
 //! assert!((eig.vectors()[2 * 3].abs() - 1.0).abs() < 1e-14);
 //! ```
 
-use crate::linalg::{LinalgError, SymEigen};
+use crate::linalg::{dot, LinalgError, SymEigen};
 
 /// Most QL steps spent on one eigenvalue before giving up (EISPACK allows 30; two or three
 /// are usual).
@@ -53,19 +53,40 @@ const MAX_SWEEPS: usize = 60;
 
 /// Reusable workspace for symmetric eigendecompositions of one small size: eigenvalues in
 /// descending order, eigenvectors as the columns of a row-major `n × n` matrix (the
-/// conventions of `linalg::SymEigen`). Allocates nothing per call.
+/// conventions of `linalg::SymEigen`). Allocates nothing per call once the sizes have been
+/// seen.
 #[derive(Clone, Debug, Default)]
 pub struct SmallSymEigen {
     n: usize,
-    /// Row-major working array: `Q` during `tred2`, `Qᵀ` (row `i` = vector `i`) in `tql2`.
+    /// Row-major working array: the (reversed, scaled) matrix, then after [`tridiagonalize`]
+    /// `T`'s diagonal on its diagonal and reflection `i`'s vector in column `i` above it.
     q: Vec<f64>,
     d: Vec<f64>,
     e: Vec<f64>,
-    /// Scratch of [`accumulate`] (`n`).
-    g: Vec<f64>,
+    /// `h_i` (half the squared norm of reflection `i`'s vector, `i ≥ 1`; 0: no reflection).
+    h: Vec<f64>,
+    /// The QL steps' plane rotations `(c, s)`, in the order they were applied, and the steps.
+    rots: Vec<(f64, f64)>,
+    steps: Vec<QlStep>,
+    /// The `n × k` eigenvectors being formed (row-major, in blocks of [`LANES`]) and a
+    /// `k`-long scratch row.
+    y: Vec<[f64; LANES]>,
+    g: Vec<[f64; LANES]>,
     order: Vec<usize>,
     values: Vec<f64>,
     vectors: Vec<f64>,
+}
+
+/// Vectors formed side by side in [`eigenvectors`] (one AVX2 register).
+const LANES: usize = 4;
+
+/// One QL step on the block `l..=m`: its rotations are `rots[start..start + m − l]`, the one on
+/// rows `i`, `i + 1` of `Qᵀ` (`←` `[[c, −s], [s, c]]` times them) at `start + m − 1 − i`.
+#[derive(Clone, Copy, Debug, Default)]
+struct QlStep {
+    l: usize,
+    m: usize,
+    start: usize,
 }
 
 impl SmallSymEigen {
@@ -76,7 +97,11 @@ impl SmallSymEigen {
             q: vec![0.0; n * n],
             d: vec![0.0; n],
             e: vec![0.0; n],
-            g: vec![0.0; n],
+            h: vec![0.0; n],
+            rots: Vec::new(),
+            steps: Vec::new(),
+            y: Vec::new(),
+            g: Vec::new(),
             order: (0..n).collect(),
             values: vec![0.0; n],
             vectors: vec![0.0; n * n],
@@ -88,9 +113,19 @@ impl SmallSymEigen {
         self.n
     }
 
-    /// Decomposes the symmetric row-major `n × n` matrix `a` (only its lower triangle is read).
+    /// Decomposes the symmetric row-major `n × n` matrix `a` (only its lower triangle is read):
+    /// every eigenvalue and every eigenvector.
     pub fn compute(&mut self, a: &[f64]) -> Result<(), LinalgError> {
+        self.compute_top(a, self.n)
+    }
+
+    /// Every eigenvalue of the symmetric row-major `n × n` matrix `a` (only its lower triangle
+    /// is read), and the eigenvectors of the `k` largest (columns `0..k` of
+    /// [`SmallSymEigen::vectors`]; the others are zero). The eigenvalues and those columns are
+    /// the same, to the bit, whatever `k` is.
+    pub fn compute_top(&mut self, a: &[f64], k: usize) -> Result<(), LinalgError> {
         let n = self.n;
+        let k = k.min(n);
         if a[..n * n].iter().any(|x| !x.is_finite()) {
             return Err(LinalgError::NonFinite);
         }
@@ -100,7 +135,7 @@ impl SmallSymEigen {
         // Indices reversed (`JAJ`, `J` the exchange matrix): `tred2` reduces from the last
         // row up, and the FD shrink's `C` has its large entries (the kept `σ²`) first; graded
         // downward, the small eigenvalues keep more relative accuracy (EISPACK's advice for
-        // `tred2`). The eigenvectors are reversed back in `sorted_output`.
+        // `tred2`). The eigenvectors are reversed back in `eigenvectors`.
         // Scaled by a power of two (exact) so that the largest entry is near 1: the QL sweep's
         // intermediate quotients and squares stay far from overflow and underflow whatever
         // the scale of the input.
@@ -121,10 +156,15 @@ impl SmallSymEigen {
         }
         tridiagonal_ql(self)?;
         self.d.iter_mut().for_each(|x| *x *= scale);
-        self.sorted_output();
+        // By decreasing eigenvalue; ties keep `tql2`'s order (a stable sort).
+        descending_order(&self.d, &mut self.order);
+        for (value, &src) in self.values.iter_mut().zip(&self.order) {
+            *value = self.d[src];
+        }
         if self.values.iter().any(|x| !x.is_finite()) {
             return Err(LinalgError::NonFinite);
         }
+        eigenvectors(self, k);
         Ok(())
     }
 
@@ -134,22 +174,9 @@ impl SmallSymEigen {
     }
 
     /// Eigenvectors as the columns of a row-major `n × n` matrix, in the order of
-    /// [`SmallSymEigen::values`].
+    /// [`SmallSymEigen::values`] (the first `k` of [`SmallSymEigen::compute_top`]).
     pub fn vectors(&self) -> &[f64] {
         &self.vectors
-    }
-
-    /// `values`/`vectors` from `d` and the rows of `Qᵀ`, by decreasing eigenvalue (ties keep
-    /// `tql2`'s order: a stable sort).
-    fn sorted_output(&mut self) {
-        let n = self.n;
-        descending_order(&self.d, &mut self.order);
-        for (k, &src) in self.order.iter().enumerate() {
-            self.values[k] = self.d[src];
-            for i in 0..n {
-                self.vectors[i * n + k] = self.q[src * n + (n - 1 - i)];
-            }
-        }
     }
 }
 
@@ -167,9 +194,9 @@ fn descending_order(d: &[f64], order: &mut Vec<usize>) {
     }
 }
 
-/// [`tred2`], then [`tql2`] on the transposed `Q`: compiled a second time for AVX2 and run that
-/// way when the CPU has it (4-wide rotations instead of 2-wide). AVX2 only, not FMA: the same
-/// products and sums, each rounded once, in the same order, so the same bits on every machine.
+/// [`tridiagonalize`], then [`tql2`] (recording its rotations): compiled a second time for AVX2
+/// and run that way when the CPU has it. AVX2 only, not FMA: the same products and sums, each
+/// rounded once, in the same order, so the same bits on every machine.
 fn tridiagonal_ql(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
     #[cfg(target_arch = "x86_64")]
     if crate::linear::sparse::has_avx2() {
@@ -188,30 +215,137 @@ unsafe fn tridiagonal_ql_avx2(w: &mut SmallSymEigen) -> Result<(), LinalgError> 
 #[inline(always)]
 fn tridiagonal_ql_plain(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
     let n = w.n;
-    tred2(&mut w.q, &mut w.d, &mut w.e, &mut w.g, n);
-    transpose_square(&mut w.q, n);
-    tql2(&mut w.q, &mut w.d, &mut w.e, n)
+    tridiagonalize(&mut w.q, &mut w.d, &mut w.e, &mut w.h, n);
+    w.rots.clear();
+    w.steps.clear();
+    tql2(&mut w.rots, &mut w.steps, &mut w.d, &mut w.e, n)
 }
 
-/// In-place transpose of a row-major `n × n` matrix.
+/// The eigenvectors of the `k` largest eigenvalues (columns `0..k` of `w.vectors`, the rest
+/// zero), from the recorded rotations and reflections: compiled for AVX2 like
+/// [`tridiagonal_ql`] (4-wide along the `k` vectors).
+fn eigenvectors(w: &mut SmallSymEigen, k: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::linear::sparse::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { eigenvectors_avx2(w, k) };
+    }
+    eigenvectors_plain(w, k)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn eigenvectors_avx2(w: &mut SmallSymEigen, k: usize) {
+    eigenvectors_plain(w, k)
+}
+
+/// Eigenvector `t < k` (of `d[order[t]]`) is row `order[t]` of `Qᵀ` after the QL sweep, i.e.
+/// `Q·G₁ᵀ⋯G_Nᵀ·e_{order[t]}` (`G_s` the recorded rotations, `Q = P_{n−1}⋯P_1` the
+/// reduction's reflections): the rotations are applied transposed, last first, to the unit
+/// vectors (rows `i`, `i + 1` of the `n × k` block, contiguous), then `P_1`, …, `P_{n−1}`,
+/// each `P_i = I − u_iu_iᵀ/h_i` with `u_i` in column `i` of `w.q` above the diagonal. The same
+/// orthogonal transformations EISPACK's `tred2` + `tql2` accumulate into the full `n × n`
+/// matrix, restricted to the `k` columns wanted: `O(Nk + n²k)` instead of `O(Nn + n³)`.
 #[inline(always)]
-fn transpose_square(a: &mut [f64], n: usize) {
-    for i in 0..n {
-        for j in 0..i {
-            a.swap(i * n + j, j * n + i);
+fn eigenvectors_plain(w: &mut SmallSymEigen, k: usize) {
+    let n = w.n;
+    // Blocks of four vectors (the last padded with zeros), so that every row operation below
+    // runs on whole `[f64; 4]` lanes.
+    let nb = k.div_ceil(LANES);
+    let y = &mut w.y;
+    y.clear();
+    y.resize(n * nb, [0.0; LANES]);
+    for (t, &src) in w.order[..k].iter().enumerate() {
+        y[src * nb + t / LANES][t % LANES] = 1.0;
+    }
+    // A step's rotations, transposed and in reverse, run down the rows `l, …, m`: the new row
+    // `i + 1` of one is the old row of the next, carried in registers (through memory, each
+    // rotation waited for the store of the one before).
+    // Up to three blocks at a time, their chains interleaved.
+    for st in w.steps.iter().rev() {
+        let cs = &w.rots[st.start..st.start + (st.m - st.l)];
+        let mut b = 0;
+        while b < nb {
+            match nb - b {
+                1 => rotate_blocks::<1>(y, nb, b, st, cs),
+                2 => rotate_blocks::<2>(y, nb, b, st, cs),
+                _ => rotate_blocks::<3>(y, nb, b, st, cs),
+            }
+            b += 3;
         }
+    }
+    let g = &mut w.g;
+    g.clear();
+    g.resize(nb, [0.0; LANES]);
+    for i in 1..n {
+        let h = w.h[i];
+        if h == 0.0 {
+            continue;
+        }
+        // `g = Σ_j u_j·y_j` block by block, in a register (through memory, each addition
+        // waited for the store of the one before).
+        for (b, gb) in g.iter_mut().enumerate() {
+            let mut acc = [0.0; LANES];
+            for j in 0..i {
+                let (u, yb) = (w.q[j * n + i], y[j * nb + b]);
+                acc = std::array::from_fn(|t| acc[t] + u * yb[t]);
+            }
+            *gb = acc;
+        }
+        let inv = 1.0 / h;
+        for j in 0..i {
+            let f = w.q[j * n + i] * inv;
+            for (yb, gb) in y[j * nb..(j + 1) * nb].iter_mut().zip(g.iter()) {
+                let yv = *yb;
+                *yb = std::array::from_fn(|t| yv[t] - f * gb[t]);
+            }
+        }
+    }
+    for i in 0..n {
+        let row = &mut w.vectors[i * n..(i + 1) * n];
+        let src = &y[(n - 1 - i) * nb..(n - i) * nb];
+        for (t, x) in row[..k].iter_mut().enumerate() {
+            *x = src[t / LANES][t % LANES];
+        }
+        row[k..].fill(0.0);
     }
 }
 
-/// Householder reduction of the symmetric `v` (row-major, both triangles) to tridiagonal form:
-/// on return `d` is the diagonal, `e[1..]` the sub-diagonal (`e[0] = 0`) and `v` the orthogonal
-/// `Q` with `A = Q T Qᵀ` (EISPACK `tred2`).
+/// The transposed rotations of QL step `st` (`cs` its rotations), in reverse, on the blocks
+/// `b0..b0 + G` of the rows of `y` (`nb` blocks a row): the rows `l, …, m` in order, the new row
+/// `i + 1` of one rotation carried into the next.
+#[inline(always)]
+fn rotate_blocks<const G: usize>(
+    y: &mut [[f64; LANES]],
+    nb: usize,
+    b0: usize,
+    st: &QlStep,
+    cs: &[(f64, f64)],
+) {
+    let mut lo: [[f64; LANES]; G] = std::array::from_fn(|q| y[st.l * nb + b0 + q]);
+    for (i, &(c, s)) in (st.l..st.m).zip(cs.iter().rev()) {
+        for (q, lq) in lo.iter_mut().enumerate() {
+            let hi = y[(i + 1) * nb + b0 + q];
+            let x = *lq;
+            y[i * nb + b0 + q] = std::array::from_fn(|t| c * x[t] + s * hi[t]);
+            *lq = std::array::from_fn(|t| c * hi[t] - s * x[t]);
+        }
+    }
+    for (q, lq) in lo.iter().enumerate() {
+        y[st.m * nb + b0 + q] = *lq;
+    }
+}
+
+/// Householder reduction of the symmetric `v` (row-major, both triangles) to tridiagonal form
+/// `A = Q T Qᵀ` (the first half of EISPACK `tred2`, without forming `Q`): on return `d` is
+/// `T`'s diagonal (also on `v`'s diagonal), `e[1..]` its sub-diagonal (`e[0] = 0`), and
+/// `Q = P_{n−1}⋯P_1` with `P_i = I − u_iu_iᵀ/h_i`, `u_i` in column `i` of `v` above the
+/// diagonal (rows `< i`) and `h_i = h[i]` (0: `P_i = I`).
 #[inline(always)]
 #[allow(clippy::redundant_closure)] // the closure carries `inline(always)`; the fn item did not inline
-fn tred2(v: &mut [f64], d: &mut [f64], e: &mut [f64], g: &mut [f64], n: usize) {
-    // Closures marked `inline(always)`: passed as `impl Fn`, `reflect` and `transform_rows`
-    // were left out of line (as `Fn::call` and `tred2::{{closure}}`), compiled without AVX2
-    // even on the AVX2 path (8 % of a9a's default CPU, scalar).
+fn tridiagonalize(v: &mut [f64], d: &mut [f64], e: &mut [f64], h: &mut [f64], n: usize) {
+    // A closure marked `inline(always)`: passed as `impl Fn`, `reflect` was left out of line
+    // (as `Fn::call`), compiled without AVX2 even on the AVX2 path.
     householder(
         v,
         d,
@@ -220,17 +354,22 @@ fn tred2(v: &mut [f64], d: &mut [f64], e: &mut [f64], g: &mut [f64], n: usize) {
         #[inline(always)]
         |v, d, e, n, i, h| reflect(v, d, e, n, i, h),
     );
-    accumulate(
-        v,
-        d,
-        n,
-        #[inline(always)]
-        |v, d, i| transform_rows(v, d, g, n, i),
-    );
+    diagonal_and_scales(v, d, h, n);
     e[0] = 0.0;
 }
 
-/// The reduction of [`tred2`], with `step` applying the reflection of step `i` (vector in
+/// After [`householder`]: `h[i] ← d[i]` (`i ≥ 1`, where it leaves the `h_i`), `d` ← `v`'s
+/// diagonal (where it leaves `T`'s).
+#[inline(always)]
+fn diagonal_and_scales(v: &[f64], d: &mut [f64], h: &mut [f64], n: usize) {
+    h[0] = 0.0;
+    h[1..n].copy_from_slice(&d[1..n]);
+    for (j, dj) in d.iter_mut().enumerate() {
+        *dj = v[j * n + j];
+    }
+}
+
+/// The reduction of [`tridiagonalize`], with `step` applying the reflection of step `i` (vector in
 /// `d[..i]`, `h` half its squared norm) to the leading block.
 #[inline(always)]
 fn householder(
@@ -242,7 +381,7 @@ fn householder(
 ) {
     d.copy_from_slice(&v[(n - 1) * n..n * n]);
     for i in (1..n).rev() {
-        let scale: f64 = d[..i].iter().map(|x| x.abs()).sum();
+        let scale = abs_sum(&d[..i]);
         let mut h = 0.0;
         if scale == 0.0 {
             e[i] = d[i - 1];
@@ -252,10 +391,11 @@ fn householder(
                 v[j * n + i] = 0.0;
             }
         } else {
-            for x in d[..i].iter_mut() {
-                *x /= scale;
-                h += *x * *x;
-            }
+            // Multiplied by the reciprocal, and the squares summed in four chains: the
+            // divisions and the one chain of additions were a quarter of the reduction.
+            let inv = 1.0 / scale;
+            d[..i].iter_mut().for_each(|x| *x *= inv);
+            h = dot(&d[..i], &d[..i]);
             let f = d[i - 1];
             let g = if f > 0.0 { -h.sqrt() } else { h.sqrt() };
             e[i] = scale * g;
@@ -268,7 +408,7 @@ fn householder(
     }
 }
 
-/// Applies the Householder reflection of step `i` of [`tred2`] (vector in `d[..i]`, `h` half
+/// Applies the Householder reflection of step `i` of [`tridiagonalize`] (vector in `d[..i]`, `h` half
 /// its squared norm) to the leading `i × i` block of `v`, storing the vector in column `i`.
 #[inline(always)]
 ///
@@ -346,76 +486,27 @@ fn row_sums(v: &[f64], d: &[f64], e: &mut [f64], n: usize, i: usize) {
 /// The middle of a [`reflect`] step: `e ← p − (uᵀp/2h)·u` with `p = e/h`, `u = d[..i]`.
 #[inline(always)]
 fn reflection_shift(d: &[f64], e: &mut [f64], i: usize, h: f64) {
-    let mut f = 0.0;
-    for j in 0..i {
-        e[j] /= h;
-        f += e[j] * d[j];
-    }
+    let inv = 1.0 / h;
+    e[..i].iter_mut().for_each(|x| *x *= inv);
+    let f = dot(&e[..i], &d[..i]);
     let hh = f / (h + h);
     for j in 0..i {
         e[j] -= hh * d[j];
     }
 }
 
-/// The last part of [`tred2`]: forms `Q` from the stored reflections, `apply(v, d, i)`
-/// applying reflection `i` (vector `v[..=i][i + 1]`, divided by `h` in `d[..=i]`) to the
-/// leading columns.
+/// Implicit QL on the tridiagonal `(d, e)` from [`tridiagonalize`]: on return `d` holds the
+/// eigenvalues, `steps` the QL steps and `rots` their plane rotations, in order (EISPACK `tql2`, which
+/// applies them to the rows of `Qᵀ` as it goes; here [`eigenvectors`] applies them afterwards
+/// to the wanted vectors only).
 #[inline(always)]
-fn accumulate(
-    v: &mut [f64],
+fn tql2(
+    rots: &mut Vec<(f64, f64)>,
+    steps: &mut Vec<QlStep>,
     d: &mut [f64],
+    e: &mut [f64],
     n: usize,
-    mut apply: impl FnMut(&mut [f64], &[f64], usize),
-) {
-    for i in 0..n - 1 {
-        v[(n - 1) * n + i] = v[i * n + i];
-        v[i * n + i] = 1.0;
-        let h = d[i + 1];
-        if h != 0.0 {
-            for k in 0..=i {
-                d[k] = v[k * n + i + 1] / h;
-            }
-            apply(v, d, i);
-        }
-        for k in 0..=i {
-            v[k * n + i + 1] = 0.0;
-        }
-    }
-    for j in 0..n {
-        d[j] = v[(n - 1) * n + j];
-        v[(n - 1) * n + j] = 0.0;
-    }
-    v[(n - 1) * n + n - 1] = 1.0;
-}
-
-/// Step `i` of [`accumulate`] row by row (contiguous; `g`: scratch): column `j`'s
-/// `g_j = Σ_k v_{k,i+1}·v_kj`, in the order of `k` from −0.0 as `Iterator::sum`, then
-/// `v_kj −= g_j·d_k` — the same numbers as EISPACK's column loop (`g_j` reads columns `j` and
-/// `i + 1`, which no earlier update touches).
-#[inline(always)]
-fn transform_rows(v: &mut [f64], d: &[f64], g: &mut [f64], n: usize, i: usize) {
-    let g = &mut g[..=i];
-    g.fill(-0.0);
-    for k in 0..=i {
-        let row = &v[k * n..k * n + i + 2];
-        let vk = row[i + 1];
-        for (gj, &vkj) in g.iter_mut().zip(&row[..=i]) {
-            *gj += vk * vkj;
-        }
-    }
-    for k in 0..=i {
-        let dk = d[k];
-        for (vkj, &gj) in v[k * n..k * n + i + 1].iter_mut().zip(g.iter()) {
-            *vkj -= gj * dk;
-        }
-    }
-}
-
-/// Implicit QL on the tridiagonal `(d, e)` from [`tred2`], rotating the rows of `qt = Qᵀ`:
-/// on return `d` holds the eigenvalues and row `i` of `qt` the eigenvector of `d[i]`
-/// (EISPACK `tql2`).
-#[inline(always)]
-fn tql2(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) -> Result<(), LinalgError> {
+) -> Result<(), LinalgError> {
     for i in 1..n {
         e[i - 1] = e[i];
     }
@@ -437,7 +528,12 @@ fn tql2(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) -> Result<(), Li
                 if sweeps > MAX_SWEEPS {
                     return Err(LinalgError::NoConvergence);
                 }
-                f += ql_step(qt, d, e, n, l, m);
+                steps.push(QlStep {
+                    l,
+                    m,
+                    start: rots.len(),
+                });
+                f += ql_step(rots, d, e, n, l, m);
                 if e[l].abs() <= eps * tst1 {
                     break;
                 }
@@ -451,8 +547,20 @@ fn tql2(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) -> Result<(), Li
 
 /// One implicit QL step on the unreduced block `l..=m` of [`tql2`]; returns the shift applied
 /// to `d[l..]` (accumulated by the caller).
+///
+/// The chain from one rotation to the next (`p`) is EISPACK's `p ← c·d_i − s·g` with `c = p/r`,
+/// `s = e_i/r`, written `p ← (p·d_i − e_i·g)/r`: the numerator does not wait for `r`'s square
+/// root, so each rotation waits for one square root and one division only (the same value up
+/// to rounding).
 #[inline(always)]
-fn ql_step(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize, l: usize, m: usize) -> f64 {
+fn ql_step(
+    rots: &mut Vec<(f64, f64)>,
+    d: &mut [f64],
+    e: &mut [f64],
+    n: usize,
+    l: usize,
+    m: usize,
+) -> f64 {
     let g = d[l];
     let mut p = (d[l + 1] - g) / (2.0 * e[l]);
     let mut r = pythag(p, 1.0);
@@ -476,18 +584,33 @@ fn ql_step(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize, l: usize, m: 
         s2 = s;
         let g = c * e[i];
         let h = c * p;
+        let num = p * d[i] - e[i] * g;
         r = pythag(p, e[i]);
         e[i + 1] = s * r;
         s = e[i] / r;
         c = p / r;
-        p = c * d[i] - s * g;
+        p = num / r;
         d[i + 1] = h + s * (c * g + s * d[i]);
-        rotate(qt, n, i, c, s);
+        rots.push((c, s));
     }
     p = -s * s2 * c3 * el1 * e[l] / dl1;
     e[l] = s * p;
     d[l] = c * p;
     shift
+}
+
+/// `Σ|x_j|` in four chains of additions.
+#[inline(always)]
+fn abs_sum(x: &[f64]) -> f64 {
+    let mut s = [0.0f64; 4];
+    let chunks = x.chunks_exact(4);
+    let tail: f64 = chunks.remainder().iter().map(|v| v.abs()).sum();
+    for c in chunks {
+        for (acc, v) in s.iter_mut().zip(c) {
+            *acc += v.abs();
+        }
+    }
+    (s[0] + s[1]) + (s[2] + s[3]) + tail
 }
 
 /// `√(a² + b²)`: the plain formula while the squares cannot overflow or underflow (what the
@@ -499,17 +622,6 @@ fn pythag(a: f64, b: f64) -> f64 {
         (a * a + b * b).sqrt()
     } else {
         a.hypot(b)
-    }
-}
-
-/// Rows `i`, `i + 1` of `qt` ← the plane rotation `(c, s)` of a QL step.
-#[inline]
-fn rotate(qt: &mut [f64], n: usize, i: usize, c: f64, s: f64) {
-    let (lo, hi) = qt[i * n..(i + 2) * n].split_at_mut(n);
-    for (a, b) in lo.iter_mut().zip(hi.iter_mut()) {
-        let h = *b;
-        *b = s * *a + c * h;
-        *a = c * *a - s * h;
     }
 }
 
@@ -545,9 +657,11 @@ impl FdEigen {
         }
     }
 
-    pub(crate) fn compute(&mut self, a: &[f64]) -> Result<(), LinalgError> {
+    /// Every eigenvalue of `a` and the eigenvectors of the `k` largest (faer's solver: all of
+    /// them); see [`SmallSymEigen::compute_top`].
+    pub(crate) fn compute_top(&mut self, a: &[f64], k: usize) -> Result<(), LinalgError> {
         match self {
-            FdEigen::Small(e) => e.compute(a),
+            FdEigen::Small(e) => e.compute_top(a, k),
             FdEigen::Large(e) => e.compute(a),
         }
     }
@@ -599,9 +713,15 @@ mod tests {
         a
     }
 
-    /// EISPACK's `tred2` as published: its two column loops, the reference of the row-wise
-    /// [`reflect`] and [`transform_rows`].
-    fn tred2_by_columns(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+    /// EISPACK's `tred2` reduction as published: its column loops, the reference of the
+    /// row-wise [`reflect`].
+    fn householder_by_columns(
+        v: &mut [f64],
+        d: &mut [f64],
+        e: &mut [f64],
+        h: &mut [f64],
+        n: usize,
+    ) {
         householder(v, d, e, n, |v, d, e, n, i, h| {
             for j in 0..i {
                 let f = d[j];
@@ -623,20 +743,13 @@ mod tests {
                 v[i * n + j] = 0.0;
             }
         });
-        accumulate(v, d, n, |v, d, i| {
-            for j in 0..=i {
-                let g: f64 = (0..=i).map(|k| v[k * n + i + 1] * v[k * n + j]).sum();
-                for k in 0..=i {
-                    v[k * n + j] -= g * d[k];
-                }
-            }
-        });
+        diagonal_and_scales(v, d, h, n);
         e[0] = 0.0;
     }
 
     proptest! {
-        /// The row-wise Householder loops give EISPACK's column loops' `Q`, `d`, `e` to the
-        /// bit (same operations in the same order), on random symmetric matrices with zero
+        /// The row-wise Householder loops give EISPACK's column loops' reflections, `h`, `d`,
+        /// `e` to the bit (same operations in the same order), on random symmetric matrices with zero
         /// rows and exact zeros among them (the `scale == 0` and `h == 0` branches).
         #[test]
         fn row_loops_equal_eispack_to_the_bit(
@@ -645,12 +758,13 @@ mod tests {
             div in 1u32..1000,
         ) {
             let a = symmetric(n, &vals.iter().map(|&x| x as f64 / div as f64).collect::<Vec<_>>());
-            let (mut v1, mut d1, mut e1, mut g) = (a.clone(), vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            tred2(&mut v1, &mut d1, &mut e1, &mut g, n);
-            let (mut v2, mut d2, mut e2) = (a, vec![0.0; n], vec![0.0; n]);
-            tred2_by_columns(&mut v2, &mut d2, &mut e2, n);
+            let (mut v1, mut d1, mut e1, mut h1) = (a.clone(), vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            tridiagonalize(&mut v1, &mut d1, &mut e1, &mut h1, n);
+            let (mut v2, mut d2, mut e2, mut h2) = (a, vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            householder_by_columns(&mut v2, &mut d2, &mut e2, &mut h2, n);
             let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(bits(&v1), bits(&v2));
+            prop_assert_eq!(bits(&h1), bits(&h2));
             prop_assert_eq!(bits(&d1), bits(&d2));
             prop_assert_eq!(bits(&e1), bits(&e2));
         }

@@ -372,7 +372,8 @@ impl FrequentDirections {
             }
             None => fd_products::gram(&self.buf, l, d, &mut self.gram, l),
         }
-        eig.compute(&self.gram[..l * l])?;
+        // The eigenvectors of the rows a shrink can keep only (at most m − 1).
+        eig.compute_top(&self.gram[..l * l], m.saturating_sub(1))?;
         let lambda = eig.values();
         let (delta, keep) = shrink_rule(lambda, m);
         if self.rotated.len() < keep * d {
