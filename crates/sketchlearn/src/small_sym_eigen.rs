@@ -11,21 +11,32 @@
 //! general solver is bound by its set-up (dispatch to SIMD kernels, blocked updates sized for
 //! large matrices, copies in and out of its column-major types): measured at 24 % of sparse
 //! RFD-SON's time on w8a (`perf record --call-graph dwarf`, `SymEigen::compute`). The two
-//! classical loops below work in place on one `n × n` array; the rotations of the QL sweep
-//! touch two contiguous rows (the eigenvectors are held transposed), the Householder steps run
-//! along rows where EISPACK runs down columns (the same operations in the same order), and both
-//! are compiled a second time for AVX2 (without FMA: the same bits), which the compiler
-//! vectorises 4-wide. On w8a (sparse RFD-SON) the row-wise loops took the decomposition from
-//! 21 % of the learner's time to 17 %.
+//! The classical loops below work in place on one `n × n` array, the Householder steps along
+//! rows where EISPACK runs down columns, compiled a second time for AVX2 (without FMA), which
+//! the compiler vectorises 4-wide.
 //!
 //! # Method
 //!
-//! 1. `tred2`: `A = Q T Qᵀ` with `T` tridiagonal (diagonal `d`, off-diagonal `e`) and `Q`
-//!    orthogonal, accumulated explicitly (`n − 2` Householder reflections, `≈ 4n³/3` flops).
+//! 1. Reduction ([`tridiagonalize`], the first half of `tred2`): `A = Q T Qᵀ` with `T`
+//!    tridiagonal (diagonal `d`, off-diagonal `e`) and `Q = P_{n−1}⋯P_1` a product of
+//!    Householder reflections (`≈ 4n³/3` flops), kept as its vectors: `Q` is not formed.
 //! 2. `tql2`: implicit QL steps on `T` with the shift from the leading `2 × 2` block, each
-//!    deflating when `|e_l| ≤ ε·max_{l' ≤ l}(|d_l'| + |e_l'|)`; every plane rotation is applied
-//!    to `Q`. Converges cubically; at most [`MAX_SWEEPS`] steps per eigenvalue are allowed
-//!    (non-finite input is refused before).
+//!    deflating when `|e_l| ≤ ε·max_{l' ≤ l}(|d_l'| + |e_l'|)`. Converges cubically; at most
+//!    [`MAX_SWEEPS`] steps per eigenvalue are allowed (non-finite input is refused before).
+//!    The plane rotations are recorded, not applied.
+//! 3. Only the eigenvectors asked for ([`SmallSymEigen::compute_top`]; the FD shrinks use the
+//!    top `m − 1` or `m` of `n ≈ 2m`): EISPACK applies every rotation to all of `Q`
+//!    (`≈ 6n³` flops at `≈ 1.5` QL steps per eigenvalue) after forming `Q` (`4n³/3`); here the
+//!    rotations, transposed and last first, go to the `k` unit vectors of the wanted
+//!    eigenvalues, then the `n − 2` reflections: `O(Nk + n²k)` for `N ≈ 0.75n²` rotations.
+//!    The same orthogonal transformations restricted to `k` columns (a column's bits do not
+//!    depend on `k`).
+//!
+//! Branch eig16 (2026-11-27) made steps 1–3 so, from the full `tred2` + `tql2`; the values and
+//! vectors changed in their last bits (the reduction's sums in four chains and by reciprocals,
+//! QL's recurrence rewritten, see [`ql_step`]). The default's progressive errors on the 12 sets
+//! of `docs/results/auto.md` and the generated stream did not change (losses to 10 digits);
+//! see `docs/results/speed.md` for the measured cost.
 //!
 //! Both are backward stable: the computed `Λ`, `U` are exact for `A + E` with
 //! `‖E‖₂ = O(ε‖A‖₂)`, and `U` is orthogonal to `O(ε)` — the same guarantee as faer's solver,
@@ -814,6 +825,124 @@ mod tests {
             let mut got = Vec::new();
             descending_order(&d, &mut got);
             prop_assert_eq!(got, want);
+        }
+    }
+
+    /// `max |AU − UΛ|` and `max |UᵀU − I|` over the first `k` columns of `U`.
+    fn top_residuals(a: &[f64], n: usize, k: usize, lam: &[f64], u: &[f64]) -> (f64, f64) {
+        let (mut res, mut orth): (f64, f64) = (0.0, 0.0);
+        for c in 0..k {
+            for i in 0..n {
+                let au: f64 = (0..n).map(|j| a[i * n + j] * u[j * n + c]).sum();
+                res = res.max((au - lam[c] * u[i * n + c]).abs());
+            }
+            for c2 in 0..k {
+                let g: f64 = (0..n).map(|j| u[j * n + c] * u[j * n + c2]).sum();
+                orth = orth.max((g - if c == c2 { 1.0 } else { 0.0 }).abs());
+            }
+        }
+        (res, orth)
+    }
+
+    /// `Q·diag(λ)·Qᵀ` with `Q` a product of three random reflections (exact multiplicities
+    /// of `λ` stay multiplicities up to rounding).
+    fn with_spectrum(lam: &[f64], next: &mut impl FnMut() -> f64) -> Vec<f64> {
+        let n = lam.len();
+        let mut q: Vec<f64> = (0..n * n)
+            .map(|t| if t % (n + 1) == 0 { 1.0 } else { 0.0 })
+            .collect();
+        for _ in 0..3 {
+            let v: Vec<f64> = (0..n).map(|_| next()).collect();
+            let vv: f64 = v.iter().map(|x| x * x).sum();
+            if vv == 0.0 {
+                continue;
+            }
+            for c in 0..n {
+                let dot: f64 = (0..n).map(|r| v[r] * q[r * n + c]).sum();
+                for r in 0..n {
+                    q[r * n + c] -= 2.0 * dot / vv * v[r];
+                }
+            }
+        }
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (0..n).map(|t| q[i * n + t] * lam[t] * q[j * n + t]).sum();
+            }
+        }
+        a
+    }
+
+    proptest! {
+        /// The top-`k` decomposition is the full one's first `k` columns to the bit (and the
+        /// same eigenvalues), the other columns zero.
+        #[test]
+        fn top_k_is_the_full_decomposition_cut(n in 1usize..30, k in 0usize..30, seed in any::<u64>()) {
+            let mut s = seed | 1;
+            let mut next = || {
+                s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            };
+            let vals: Vec<f64> = (0..n * n).map(|_| next()).collect();
+            let a = symmetric(n, &vals);
+            let mut full = SmallSymEigen::new(n);
+            full.compute(&a).unwrap();
+            let mut top = SmallSymEigen::new(n);
+            top.compute_top(&a, k).unwrap();
+            let k = k.min(n);
+            let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(full.values()), bits(top.values()));
+            for i in 0..n {
+                let (f, t) = (&full.vectors()[i * n..(i + 1) * n], &top.vectors()[i * n..(i + 1) * n]);
+                prop_assert_eq!(bits(&f[..k]), bits(&t[..k]));
+                prop_assert!(t[k..].iter().all(|&x| x == 0.0));
+            }
+        }
+
+        /// Clustered and repeated eigenvalues, exact zeros (rank-deficient), zero rows and
+        /// columns, scales from 1e-200 to 1e200: the top `k` eigenpairs have residual
+        /// `O(nε‖A‖)`, orthonormal vectors, sorted finite values — what the FD shrinks use
+        /// (`k = m − 1` dense, `min(m, n)` sparse-time).
+        #[test]
+        fn top_k_on_clusters_zeros_and_scales(
+            n in 2usize..26,
+            k in 1usize..26,
+            distinct in 1usize..5,
+            zeros in 0usize..26,
+            zero_row in any::<bool>(),
+            exp in -200i32..201,
+            seed in any::<u64>(),
+        ) {
+            let mut s = seed | 1;
+            let mut next = || {
+                s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            };
+            let scale = 10f64.powi(exp);
+            // `distinct` values (some within 1e-12 of each other), the last `zeros` exactly 0.
+            let pool: Vec<f64> = (0..distinct)
+                .map(|t| if t % 2 == 1 { 1.0 + 1e-12 * t as f64 } else { 1.0 + t as f64 })
+                .collect();
+            let lam: Vec<f64> = (0..n)
+                .map(|t| if t + zeros >= n { 0.0 } else { pool[t % distinct] })
+                .collect();
+            let mut a = with_spectrum(&lam, &mut next);
+            if zero_row {
+                for j in 0..n {
+                    a[j] = 0.0;
+                    a[j * n] = 0.0;
+                }
+            }
+            a.iter_mut().for_each(|x| *x *= scale);
+            let k = k.min(n);
+            let mut e = SmallSymEigen::new(n);
+            e.compute_top(&a, k).unwrap();
+            let norm = a.iter().map(|x| x.abs()).fold(0.0, f64::max) * n as f64;
+            let (res, orth) = top_residuals(&a, n, k, e.values(), e.vectors());
+            prop_assert!(e.values().iter().chain(e.vectors()).all(|x| x.is_finite()));
+            prop_assert!(res <= 1e-13 * norm.max(f64::MIN_POSITIVE), "residual {res} vs {norm}");
+            prop_assert!(orth <= 1e-13 * n as f64, "orthogonality {orth}");
+            prop_assert!(e.values().windows(2).all(|w| w[0] >= w[1]));
         }
     }
 

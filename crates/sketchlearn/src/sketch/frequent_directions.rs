@@ -15,8 +15,8 @@
 //! `√(λ_i − δ) v_iᵀ` of the SVD `B = U Σ Vᵀ` with `λ_i = σ_i²`. Directions with `λ_i ≤ δ` become
 //! exactly zero rows and the free rows are tracked by count. The cost is `O(ℓ²d + ℓ³)`.
 //! The eigendecomposition is `small_sym_eigen::FdEigen`'s, the sparse-time shrink's solver
-//! (EISPACK `tred2`/`tql2`) up to `ℓ = 64` and faer's beyond: at the default `ℓ = 2m = 20`
-//! faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
+//! (EISPACK's `tred2`/`tql2`, forming only the eigenvectors a shrink keeps) up to `ℓ = 64`
+//! and faer's beyond: at the default `ℓ = 2m = 20` faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
 //! sparse-time learner and this one now share the solver (`sparse_equivalence`). The two
 //! products are plain loops (`sketch::fd_products`), not faer's GEMM. FD-SON's curvature
 //! keeps `BBᵀ` for its solves anyway, so its shrink reads that matrix
