@@ -15,8 +15,8 @@
 //! `√(λ_i − δ) v_iᵀ` of the SVD `B = U Σ Vᵀ` with `λ_i = σ_i²`. Directions with `λ_i ≤ δ` become
 //! exactly zero rows and the free rows are tracked by count. The cost is `O(ℓ²d + ℓ³)`.
 //! The eigendecomposition is `small_sym_eigen::FdEigen`'s, the sparse-time shrink's solver
-//! (EISPACK's `tred2`/`tql2`, forming only the eigenvectors a shrink keeps) up to `ℓ = 64`
-//! and faer's beyond: at the default `ℓ = 2m = 20` faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
+//! (EISPACK `tred2`/`tql2`) up to `ℓ = 64` and faer's beyond: at the default `ℓ = 2m = 20`
+//! faer's set-up dominated (on a9a its `self_adjoint_evd` was 41 % of the default's CPU); the
 //! sparse-time learner and this one now share the solver (`sparse_equivalence`). The two
 //! products are plain loops (`sketch::fd_products`), not faer's GEMM. FD-SON's curvature
 //! keeps `BBᵀ` for its solves anyway, so its shrink reads that matrix
@@ -372,8 +372,7 @@ impl FrequentDirections {
             }
             None => fd_products::gram(&self.buf, l, d, &mut self.gram, l),
         }
-        // The eigenvectors of the rows a shrink can keep only (at most m − 1).
-        eig.compute_top(&self.gram[..l * l], m.saturating_sub(1))?;
+        eig.compute(&self.gram[..l * l])?;
         let lambda = eig.values();
         let (delta, keep) = shrink_rule(lambda, m);
         if self.rotated.len() < keep * d {

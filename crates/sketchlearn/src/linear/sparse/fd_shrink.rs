@@ -391,9 +391,7 @@ impl SparseFdCurvature {
             }
         };
         let eig = &mut work.eigs[at];
-        // The eigenvectors of the top `min(m, nc)` only: `new_directions` reads no others.
-        eig.compute_top(&cmat, m.min(nc))
-            .map_err(SketchError::from)?;
+        eig.compute(&cmat).map_err(SketchError::from)?;
         let mut lam = zeroed(&mut work.lam, 0);
         lam.extend_from_slice(eig.values());
         let mut uvec = zeroed(&mut work.uvec, 0);
