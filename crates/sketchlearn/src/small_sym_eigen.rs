@@ -703,6 +703,80 @@ mod tests {
         }
     }
 
+    /// `Q·diag(λ)·Qᵀ` with `Q` a product of three random reflections (exact multiplicities
+    /// of `λ` stay multiplicities up to rounding).
+    fn with_spectrum(lam: &[f64], next: &mut impl FnMut() -> f64) -> Vec<f64> {
+        let n = lam.len();
+        let mut q: Vec<f64> = (0..n * n)
+            .map(|t| if t % (n + 1) == 0 { 1.0 } else { 0.0 })
+            .collect();
+        for _ in 0..3 {
+            let v: Vec<f64> = (0..n).map(|_| next()).collect();
+            let vv: f64 = v.iter().map(|x| x * x).sum();
+            if vv == 0.0 {
+                continue;
+            }
+            for c in 0..n {
+                let dot: f64 = (0..n).map(|r| v[r] * q[r * n + c]).sum();
+                for r in 0..n {
+                    q[r * n + c] -= 2.0 * dot / vv * v[r];
+                }
+            }
+        }
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (0..n).map(|t| q[i * n + t] * lam[t] * q[j * n + t]).sum();
+            }
+        }
+        a
+    }
+
+    proptest! {
+        /// Clustered and repeated eigenvalues, exact zeros (rank-deficient), a zero row and
+        /// column, scales from 1e-200 to 1e200 (what the FD shrinks' Gram matrices can be):
+        /// residual `O(nε‖A‖)`, orthonormal vectors, sorted finite values.
+        #[test]
+        fn clusters_zeros_and_scales(
+            n in 2usize..26,
+            distinct in 1usize..5,
+            zeros in 0usize..26,
+            zero_row in any::<bool>(),
+            exp in -200i32..201,
+            seed in any::<u64>(),
+        ) {
+            let mut s = seed | 1;
+            let mut next = || {
+                s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            };
+            // `distinct` values (some within 1e-12 of each other), the last `zeros` exactly 0.
+            let pool: Vec<f64> = (0..distinct)
+                .map(|t| if t % 2 == 1 { 1.0 + 1e-12 * t as f64 } else { 1.0 + t as f64 })
+                .collect();
+            let lam: Vec<f64> = (0..n)
+                .map(|t| if t + zeros >= n { 0.0 } else { pool[t % distinct] })
+                .collect();
+            let mut a = with_spectrum(&lam, &mut next);
+            if zero_row {
+                for j in 0..n {
+                    a[j] = 0.0;
+                    a[j * n] = 0.0;
+                }
+            }
+            let scale = 10f64.powi(exp);
+            a.iter_mut().for_each(|x| *x *= scale);
+            let mut e = SmallSymEigen::new(n);
+            e.compute(&a).unwrap();
+            let norm = a.iter().map(|x| x.abs()).fold(0.0, f64::max) * n as f64;
+            let (res, orth) = residuals(&a, n, e.values(), e.vectors());
+            prop_assert!(e.values().iter().chain(e.vectors()).all(|x| x.is_finite()));
+            prop_assert!(res <= 1e-13 * norm.max(f64::MIN_POSITIVE), "residual {res} vs {norm}");
+            prop_assert!(orth <= 1e-13 * n as f64, "orthogonality {orth}");
+            prop_assert!(e.values().windows(2).all(|w| w[0] >= w[1]));
+        }
+    }
+
     #[test]
     fn special_matrices() {
         for n in [1, 2, 5] {
