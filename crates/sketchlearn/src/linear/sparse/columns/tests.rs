@@ -334,6 +334,61 @@ fn batched_catch_up_equals_one_at_a_time() {
     );
 }
 
+/// The catch-up scans the stamps `SCAN` (`columns/batch.rs`) columns at a time before catching
+/// them up: rows longer than a scan, with indices repeated inside a scan and across scans (a
+/// column caught up in an earlier scan of the same row, or waiting in a batch when its repeat
+/// is scanned), leave the same slots and stored state as one column at a time.
+#[test]
+fn batched_catch_up_of_long_rows_with_repeats_equals_one_at_a_time() {
+    use rand::{Rng, SeedableRng};
+    let (d, m) = (3000, 10);
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(17);
+    let mut one = LazyColumns::new(d, m, Init::Structured { seed: 4 });
+    let mut batched = one.clone();
+    for step in 0..80 {
+        let mut idx: Vec<u32> = (0..d as u32).filter(|_| rng.random_bool(0.07)).collect();
+        // Repeats: the next index (same scan, same or next batch), one 70 places later (the
+        // next scan) and the row's last (at the end of a later scan).
+        for at in [3usize, 60, 63, 64, 65, 130] {
+            if at < idx.len() {
+                let j = idx[at.saturating_sub(if at % 2 == 0 { 1 } else { 70.min(at) })];
+                idx.insert(at, j);
+            }
+        }
+        idx.push(idx[0]);
+        assert!(idx.len() > 130, "rows span several scans");
+        for &j in &idx {
+            one.current(j as usize);
+        }
+        batched.refresh_stale::<10>(&idx);
+        for &j in idx.iter().skip(1).step_by(4) {
+            let v: f64 = rng.random_range(-1.0..1.0);
+            for c in [&mut one, &mut batched] {
+                let slot = c.current(j as usize);
+                slot[W] += v;
+                slot[Z + (j as usize) % m] -= 0.25 * v;
+            }
+        }
+        let mat: Option<Vec<f64>> =
+            (step % 4 != 0).then(|| (0..m * m).map(|_| rng.random_range(-1.0..1.0)).collect());
+        let b: Vec<f64> = (0..m).map(|_| rng.random_range(-1.0..1.0)).collect();
+        one.rebase(mat.as_deref(), &b);
+        batched.rebase(mat.as_deref(), &b);
+        for j in 0..d {
+            let (a, b) = (one.slot(j), batched.slot(j));
+            assert!(
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "step {step}, column {j}"
+            );
+        }
+    }
+    assert!(one.live_epochs() > GROUP, "the test should close groups");
+    assert_eq!(
+        postcard::to_allocvec(&one).unwrap(),
+        postcard::to_allocvec(&batched).unwrap()
+    );
+}
+
 /// The size-specialised products of a rebase (m = 5, 10, 20) give the generic loop's bits, with
 /// zero entries (skipped) among the factors.
 #[test]
