@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// [`LinearModel::mixture_weights`]: super::LinearModel::mixture_weights
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Read")]
 pub struct MemberWeight {
     /// The member's description ([`LearnerConfig::describe`](super::LearnerConfig::describe)).
     pub learner: String,
@@ -38,6 +39,30 @@ impl MemberWeight {
             weight,
             retired: retired_at.is_some(),
             retired_at,
+        }
+    }
+}
+
+/// A [`MemberWeight`] as read: a summary written before `"retired"` existed says only
+/// `retired_at`, which then implies it (so a read member never says both "active" and a
+/// retirement point).
+#[derive(Deserialize)]
+struct Read {
+    learner: String,
+    weight: f64,
+    #[serde(default)]
+    retired: bool,
+    #[serde(default, deserialize_with = "point::deserialize")]
+    retired_at: Option<f64>,
+}
+
+impl From<Read> for MemberWeight {
+    fn from(r: Read) -> Self {
+        MemberWeight {
+            learner: r.learner,
+            weight: r.weight,
+            retired: r.retired || r.retired_at.is_some(),
+            retired_at: r.retired_at,
         }
     }
 }
@@ -116,6 +141,12 @@ mod tests {
         let old: MemberWeight =
             serde_json::from_str(r#"{"learner":"b","weight":0.0,"retired_at":64.0}"#).unwrap();
         assert_eq!(old.retired_at, Some(64.0));
+        assert!(old.retired, "a retirement point implies retired");
+        let contradictory: MemberWeight = serde_json::from_str(
+            r#"{"learner":"b","weight":0.0,"retired":false,"retired_at":64.0}"#,
+        )
+        .unwrap();
+        assert!(contradictory.retired);
         let bad = r#"{"learner":"b","weight":0.0,"retired":true,"retired_at":"soon"}"#;
         assert!(serde_json::from_str::<MemberWeight>(bad).is_err());
     }
