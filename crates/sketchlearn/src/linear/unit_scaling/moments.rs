@@ -132,10 +132,15 @@ impl Moments {
     }
 
     /// The moments `present` (each feature once) as a direct table of at least `d` entries;
-    /// `None` when a feature is beyond [`DIRECT_FEATURES`] (a state that failed `check`, never
-    /// learned from: it stays a map).
+    /// `None` when a feature is beyond [`DIRECT_FEATURES`] or an entry has no examples (a state
+    /// that fails `check`, e.g. damaged delta bytes: it stays a map, where `check` reports it).
     fn direct(present: &[(usize, Welford)], d: usize) -> Option<Moments> {
-        let size = present.iter().map(|&(i, _)| i + 1).fold(d, usize::max);
+        if present.iter().any(|&(_, m)| m.n == 0.0) {
+            return None;
+        }
+        let size = present
+            .iter()
+            .try_fold(d, |size, &(i, _)| Some(size.max(i.checked_add(1)?)))?;
         if size > DIRECT_FEATURES {
             return None;
         }
@@ -381,5 +386,23 @@ mod tests {
         }
         assert!(Table::zeroed(0).entries().is_empty());
         assert!(Table::default().clone().entries().is_empty());
+    }
+
+    /// Damaged delta bytes (an entry with no examples, an index at `usize::MAX`) rebuild as a
+    /// map, where `check` reports them, never a table that miscounts or an overflow.
+    #[test]
+    fn damaged_sorted_moments_stay_a_map() {
+        let m = |n: f64| Welford {
+            n,
+            mean: 0.5,
+            m2: 0.25,
+            max_abs: 1.0,
+        };
+        let good = Moments::from_sorted(vec![(0, m(2.0)), (5, m(1.0))], Some(8));
+        assert!(matches!(good, Moments::Direct { len: 2, .. }));
+        let empty_entry = Moments::from_sorted(vec![(0, m(2.0)), (5, m(0.0))], Some(8));
+        assert!(matches!(empty_entry, Moments::Map(_)));
+        let huge = Moments::from_sorted(vec![(0, m(2.0)), (usize::MAX, m(1.0))], Some(8));
+        assert!(matches!(huge, Moments::Map(_)));
     }
 }
