@@ -347,8 +347,16 @@ fn batched_catch_up_of_long_rows_with_repeats_equals_one_at_a_time() {
     let mut batched = one.clone();
     for step in 0..80 {
         let mut idx: Vec<u32> = (0..d as u32).filter(|_| rng.random_bool(0.07)).collect();
-        // Repeats: the next index (same scan, same or next batch), one 70 places later (the
-        // next scan) and the row's last (at the end of a later scan).
+        // A repeat in the second scan of a column the first scan left waiting in a batch
+        // (position 62 is among the first scan's last stale columns, so its batch of four is
+        // not yet caught up when the second scan, positions 64.., reports it again).
+        if idx.len() > 65 {
+            let j = idx[62];
+            idx.insert(65, j);
+        }
+        // Repeats: the previous index (same scan, same or next batch) at even positions, the
+        // row's first index at odd ones (3, 63: the same scan; 65: the next, caught up in the
+        // first), and the row's first again at its end.
         for at in [3usize, 60, 63, 64, 65, 130] {
             if at < idx.len() {
                 let j = idx[at.saturating_sub(if at % 2 == 0 { 1 } else { 70.min(at) })];
