@@ -135,12 +135,9 @@ impl Moments {
     /// `None` when a feature is beyond [`DIRECT_FEATURES`] or an entry has no examples (a state
     /// that fails `check`, e.g. damaged delta bytes: it stays a map, where `check` reports it).
     fn direct(present: &[(usize, Welford)], d: usize) -> Option<Moments> {
-        if present.iter().any(|&(_, m)| m.n == 0.0) {
-            return None;
-        }
-        let size = present
-            .iter()
-            .try_fold(d, |size, &(i, _)| Some(size.max(i.checked_add(1)?)))?;
+        let size = present.iter().try_fold(d, |size, &(i, m)| {
+            (m.n != 0.0).then_some(size.max(i.checked_add(1)?))
+        })?;
         if size > DIRECT_FEATURES {
             return None;
         }
