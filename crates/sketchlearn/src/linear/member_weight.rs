@@ -22,12 +22,14 @@ pub struct MemberWeight {
     pub weight: f64,
     /// Whether it retired (its weight has been 0 since, `mixture_retirement.rs`); it then
     /// neither learns nor predicts.
-    #[serde(default)]
     pub retired: bool,
     /// The importance weight (examples, with unit weights) the mixture had seen when the member
     /// retired: a number, or `"inf"` in JSON for `+∞` (see the [module](self) docs); absent
     /// while it learns.
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "point")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "point::serialize"
+    )]
     pub retired_at: Option<f64>,
 }
 
