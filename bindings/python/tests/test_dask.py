@@ -531,26 +531,6 @@ def test_merge_errors_are_clear():
         sparse.merge(pickle.loads(pickle.dumps(sparse)))
 
 
-def test_merged_returns_the_merge_and_leaves_both_states_unchanged():
-    """``LinearLearners.merged`` (what ``sketchlearn.dask`` merges task results with) gives
-    the state ``merge`` gives, and changes neither input; ``merge_in_place`` (the client's
-    merge of its own rebuilds) gives the same bytes, also on a state rebuilt from its delta."""
-    X, y = classification(n=400)
-    base = OnlineClassifier().partial_fit(X[:100], y[:100], classes=np.unique(y))
-    a = pickle.loads(pickle.dumps(base)).partial_fit(X[100:250], y[100:250])
-    b = pickle.loads(pickle.dumps(base)).partial_fit(X[250:], y[250:])
-    before = a.learners_.state_bytes(), b.learners_.state_bytes()
-    rebuilt = type(base.learners_).patched(base.learners_, a.learners_.delta_from(base.learners_))
-    new = a.learners_.merged(b.learners_, base.learners_)
-    assert (a.learners_.state_bytes(), b.learners_.state_bytes()) == before
-    a.merge(b, base=base)
-    assert new.state_bytes() == a.learners_.state_bytes()
-    assert new.examples_seen == 400
-    rebuilt.merge_in_place(b.learners_, base.learners_)
-    assert rebuilt.state_bytes() == new.state_bytes()
-    assert b.learners_.state_bytes() == before[1]
-
-
 def _shards(estimator=OnlineClassifier, n=400, **params):
     """A base fitted on the first 100 rows and two states continued from it on the rest."""
     X, y = classification(n=n)
@@ -559,6 +539,30 @@ def _shards(estimator=OnlineClassifier, n=400, **params):
     a = pickle.loads(pickle.dumps(base)).partial_fit(X[100:250], y[100:250])
     b = pickle.loads(pickle.dumps(base)).partial_fit(X[250:], y[250:])
     return base, a, b
+
+
+def test_merged_returns_the_merge_and_leaves_both_states_unchanged():
+    """``LinearLearners.merged`` (what ``sketchlearn.dask`` merges task results with) gives
+    the state ``merge`` gives, and changes neither input."""
+    base, a, b = _shards()
+    before = a.learners_.state_bytes(), b.learners_.state_bytes()
+    new = a.learners_.merged(b.learners_, base.learners_)
+    assert (a.learners_.state_bytes(), b.learners_.state_bytes()) == before
+    a.merge(b, base=base)
+    assert new.state_bytes() == a.learners_.state_bytes()
+    assert new.examples_seen == 400
+
+
+def test_merge_in_place_gives_the_merged_bytes_on_a_rebuilt_state():
+    """``merge_in_place`` (the client's merge of its own rebuilds) gives the bytes ``merged``
+    gives, on a state rebuilt from its delta, and leaves ``other`` unchanged."""
+    base, a, b = _shards()
+    before = b.learners_.state_bytes()
+    rebuilt = type(base.learners_).patched(base.learners_, a.learners_.delta_from(base.learners_))
+    new = a.learners_.merged(b.learners_, base.learners_)
+    rebuilt.merge_in_place(b.learners_, base.learners_)
+    assert rebuilt.state_bytes() == new.state_bytes()
+    assert b.learners_.state_bytes() == before
 
 
 def _refusals():
