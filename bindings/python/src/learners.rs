@@ -556,7 +556,9 @@ impl LinearLearners {
     /// Merges `other` into this state (iterative parameter mixing: weights averaged by the
     /// examples learned since `base`, sums added, sketches merged by FD's merge —
     /// `sketchlearn::merge`; a one-against-all model member by member). `base`: the state both
-    /// started from (the last broadcast), or `None` when both started empty.
+    /// started from (the last broadcast), or `None` when both started empty. A refused merge
+    /// (`ValueError`: different kinds, configurations, classes or shapes; `NotImplementedError`:
+    /// a state with no sound merge) raises with this state unchanged.
     #[pyo3(signature = (other, base=None))]
     fn merge(
         &mut self,
