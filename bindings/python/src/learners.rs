@@ -57,6 +57,7 @@ impl LinearLearners {
     ) -> PyResult<State> {
         let (mine, theirs) = (&self.state, &other.state);
         let base = base.map(|b| &b.state);
+        mine.check_merge(theirs, base)?; // before the copy: a refused merge copies nothing
         py.detach(|| {
             let mut merged = mine.clone();
             merged.merge(theirs, base).map(|()| merged)
@@ -555,7 +556,9 @@ impl LinearLearners {
     /// Merges `other` into this state (iterative parameter mixing: weights averaged by the
     /// examples learned since `base`, sums added, sketches merged by FD's merge —
     /// `sketchlearn::merge`; a one-against-all model member by member). `base`: the state both
-    /// started from (the last broadcast), or `None` when both started empty.
+    /// started from (the last broadcast), or `None` when both started empty. A refused merge
+    /// (`ValueError`: different kinds, configurations, classes or shapes; `NotImplementedError`:
+    /// a state with no sound merge) raises with this state unchanged.
     #[pyo3(signature = (other, base=None))]
     fn merge(
         &mut self,
@@ -567,10 +570,12 @@ impl LinearLearners {
     }
 
     /// [`merge`](Self::merge) with no copy of this state: the merge runs on it in place (the
-    /// same function on the same inputs, so the same bytes as [`merged`](Self::merged)). On an
-    /// error this state is left part-merged and must be dropped: for a caller that owns it and
-    /// needs only the result, such as `sketchlearn.dask`'s client, which merges its own
-    /// rebuilds of the tasks' deltas (a copy of a `2^20`-feature state is ~0.25 s of CPU, on
+    /// same function on the same inputs, so the same bytes as [`merged`](Self::merged)). A
+    /// refused merge (different kinds, configurations, classes or shapes, a state with no
+    /// sound merge — checked before anything changes) leaves this state as it was; only a
+    /// numerical failure of a sketch's decomposition during the merge (non-finite states)
+    /// can leave it part-merged. For a caller that owns the state and needs only the result,
+    /// such as `sketchlearn.dask`'s client, which merges its own rebuilds of the tasks' deltas (a copy of a `2^20`-feature state is ~0.25 s of CPU, on
     /// the fit's tail after its last task; docs/results/dask.md, dask16).
     #[pyo3(signature = (other, base=None))]
     fn merge_in_place(

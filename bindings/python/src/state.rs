@@ -8,7 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::{
-    AnyMulticlass, MulticlassLearner, MulticlassModel, MULTICLASS_MODEL_KIND,
+    AnyMulticlass, MulticlassLearner, MulticlassModel, OneVsAll, MULTICLASS_MODEL_KIND,
 };
 use sketchlearn::linear::{LinearModel, OnlineLearner, LINEAR_MODEL_KIND};
 use sketchlearn::merge::Merge;
@@ -84,44 +84,49 @@ impl State {
         }
     }
 
-    /// Merges `other` (and `base`, the state both started from) into `self`: iterative
-    /// parameter mixing (`sketchlearn::merge`). Softmax states have no merge.
-    pub fn merge(&mut self, other: &State, base: Option<&State>) -> PyResult<()> {
+    /// Every rule that can refuse [`merge`](Self::merge), nothing changed: the same kind of
+    /// model (and of base), a one-against-all multiclass model (softmax states have no merge)
+    /// with the same classes, and the core's rules (`Merge::check_merge`: configurations,
+    /// shapes, and every member's, so that no part is merged when a later one is refused).
+    pub fn check_merge(&self, other: &State, base: Option<&State>) -> PyResult<()> {
         match (self, other) {
             (State::Linear(a), State::Linear(b)) => {
-                let g = match base {
-                    Some(State::Linear(g)) => Some(g),
-                    None => None,
-                    Some(_) => return Err(different()),
-                };
-                a.merge(b, g).map_err(merge_error)
+                a.check_merge(b, linear_base(base)?).map_err(merge_error)
             }
             (State::Multi(a), State::Multi(b)) => {
-                let (AnyMulticlass::OneVsAll(x), AnyMulticlass::OneVsAll(y)) =
-                    (&mut a.learner, &b.learner)
-                else {
-                    return Err(pyo3::exceptions::PyNotImplementedError::new_err(
-                        "softmax multiclass models cannot be merged (use reduction=\"oaa\")",
-                    ));
-                };
-                if a.classes != b.classes {
+                let (x, y) = (one_vs_all(a)?, one_vs_all(b)?);
+                let g = multi_base(base)?;
+                if a.classes != b.classes || g.is_some_and(|g| g.classes != a.classes) {
                     return Err(different());
                 }
-                let g = match base {
-                    Some(State::Multi(MulticlassModel {
-                        learner: AnyMulticlass::OneVsAll(g),
-                        examples_seen,
-                        ..
-                    })) => Some((g, *examples_seen)),
-                    None => None,
-                    Some(_) => return Err(different()),
-                };
-                x.merge(y, g.map(|g| g.0)).map_err(merge_error)?;
-                a.examples_seen =
-                    (a.examples_seen + b.examples_seen).saturating_sub(g.map_or(0, |g| g.1));
-                Ok(())
+                let g = g.map(one_vs_all).transpose()?;
+                x.check_merge(y, g).map_err(merge_error)
             }
             _ => Err(different()),
+        }
+    }
+
+    /// Merges `other` (and `base`, the state both started from) into `self`: iterative
+    /// parameter mixing (`sketchlearn::merge`). All or nothing: a refused merge
+    /// ([`check_merge`](Self::check_merge)'s error) leaves `self` as it was.
+    pub fn merge(&mut self, other: &State, base: Option<&State>) -> PyResult<()> {
+        self.check_merge(other, base)?;
+        match (self, other) {
+            (State::Linear(a), State::Linear(b)) => {
+                a.merge(b, linear_base(base)?).map_err(merge_error)
+            }
+            (State::Multi(a), State::Multi(b)) => {
+                let g = multi_base(base)?;
+                let seen = g.map(|g| g.examples_seen);
+                let g = g.map(one_vs_all).transpose()?;
+                if let (AnyMulticlass::OneVsAll(x), y) = (&mut a.learner, one_vs_all(b)?) {
+                    x.merge(y, g).map_err(merge_error)?;
+                }
+                a.examples_seen =
+                    (a.examples_seen + b.examples_seen).saturating_sub(seen.unwrap_or(0));
+                Ok(())
+            }
+            _ => Err(different()), // refused by the check
         }
     }
 
@@ -211,6 +216,34 @@ impl State {
 /// The kind tags of the deltas of the two kinds of model.
 const LINEAR_DELTA_KIND: &str = "linear-learner-delta";
 const MULTICLASS_DELTA_KIND: &str = "multiclass-learner-delta";
+
+/// A linear merge's base (a linear state, or an error).
+fn linear_base(base: Option<&State>) -> PyResult<Option<&LinearModel>> {
+    match base {
+        None => Ok(None),
+        Some(State::Linear(g)) => Ok(Some(g)),
+        Some(_) => Err(different()),
+    }
+}
+
+/// A multiclass merge's base (a multiclass state, or an error).
+fn multi_base(base: Option<&State>) -> PyResult<Option<&MulticlassModel>> {
+    match base {
+        None => Ok(None),
+        Some(State::Multi(g)) => Ok(Some(g)),
+        Some(_) => Err(different()),
+    }
+}
+
+/// A multiclass model's one-against-all learner (softmax models have no merge).
+fn one_vs_all(m: &MulticlassModel) -> PyResult<&OneVsAll> {
+    match &m.learner {
+        AnyMulticlass::OneVsAll(x) => Ok(x),
+        _ => Err(pyo3::exceptions::PyNotImplementedError::new_err(
+            "softmax multiclass models cannot be merged (use reduction=\"oaa\")",
+        )),
+    }
+}
 
 fn different() -> PyErr {
     PyValueError::new_err("cannot merge: different kinds of models or classes")

@@ -531,24 +531,79 @@ def test_merge_errors_are_clear():
         sparse.merge(pickle.loads(pickle.dumps(sparse)))
 
 
-def test_merged_returns_the_merge_and_leaves_both_states_unchanged():
-    """``LinearLearners.merged`` (what ``sketchlearn.dask`` merges task results with) gives
-    the state ``merge`` gives, and changes neither input; ``merge_in_place`` (the client's
-    merge of its own rebuilds) gives the same bytes, also on a state rebuilt from its delta."""
-    X, y = classification(n=400)
-    base = OnlineClassifier().partial_fit(X[:100], y[:100], classes=np.unique(y))
+def _shards(estimator=OnlineClassifier, n=400, **params):
+    """A base fitted on the first 100 rows and two states continued from it on the rest."""
+    X, y = classification(n=n)
+    kw = {} if estimator is OnlineRegressor else {"classes": np.unique(y)}
+    base = estimator(**params).partial_fit(X[:100], y[:100], **kw)
     a = pickle.loads(pickle.dumps(base)).partial_fit(X[100:250], y[100:250])
     b = pickle.loads(pickle.dumps(base)).partial_fit(X[250:], y[250:])
+    return base, a, b
+
+
+def test_merged_returns_the_merge_and_leaves_both_states_unchanged():
+    """``LinearLearners.merged`` (what ``sketchlearn.dask`` merges task results with) gives
+    the state ``merge`` gives, and changes neither input."""
+    base, a, b = _shards()
     before = a.learners_.state_bytes(), b.learners_.state_bytes()
-    rebuilt = type(base.learners_).patched(base.learners_, a.learners_.delta_from(base.learners_))
     new = a.learners_.merged(b.learners_, base.learners_)
     assert (a.learners_.state_bytes(), b.learners_.state_bytes()) == before
     a.merge(b, base=base)
     assert new.state_bytes() == a.learners_.state_bytes()
     assert new.examples_seen == 400
+
+
+def test_merge_in_place_gives_the_merged_bytes_on_a_rebuilt_state():
+    """``merge_in_place`` (the client's merge of its own rebuilds) gives the bytes ``merged``
+    gives, on a state rebuilt from its delta, and leaves ``other`` unchanged."""
+    base, a, b = _shards()
+    before = b.learners_.state_bytes()
+    rebuilt = type(base.learners_).patched(base.learners_, a.learners_.delta_from(base.learners_))
+    new = a.learners_.merged(b.learners_, base.learners_)
     rebuilt.merge_in_place(b.learners_, base.learners_)
     assert rebuilt.state_bytes() == new.state_bytes()
-    assert b.learners_.state_bytes() == before[1]
+    assert b.learners_.state_bytes() == before
+
+
+def _refusals():
+    """``(name, a, b, base, error)``: merges that are refused (the first two after a part of
+    the state that could be merged: the running mean before Oja-SON, and the default's
+    members before the one whose dimension is checked first)."""
+    base, a, b = _shards(OnlineRegressor, curvature="oja")
+    yield "a later member has no merge", a, b, base, NotImplementedError
+    base, a, b = _shards()
+    X, y = classification(n=200, d=10)
+    wide = OnlineClassifier().partial_fit(X, y, classes=np.unique(y))
+    yield "another dimension", a, wide, base, ValueError
+    yield "a base of another dimension", a, b, wide, ValueError
+    yield "another kind of model", a, _shards(OnlineRegressor)[1], base, ValueError
+    X, y = classification(n=300)[0], np.arange(300) % 3
+    three = OnlineClassifier(reduction="oaa").partial_fit(X[:150], y[:150], classes=[0, 1, 2])
+    four = OnlineClassifier(reduction="oaa").partial_fit(X[150:], y[150:], classes=[0, 1, 2, 3])
+    yield "other classes", three, four, None, ValueError
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_a_refused_merge_in_place_leaves_the_state_unchanged(case):
+    """A refused ``merge_in_place`` (and ``sketchlearn.dask._merge_into``, and the estimator's
+    ``merge``) raises with the state as it was, byte for byte — also when the refusal comes
+    from a part whose turn comes after others' (the default regressor's Oja-SON members,
+    after its running mean: case 0 fails on the code before ``check_merge``)."""
+    from sketchlearn.dask import _merge_into
+
+    name, a, b, base, error = list(_refusals())[case]
+    before = a.learners_.to_bytes(), b.learners_.to_bytes()
+    args = (b.learners_,) if base is None else (b.learners_, base.learners_)
+    with pytest.raises(error):
+        a.learners_.merge_in_place(*args)
+    assert (a.learners_.to_bytes(), b.learners_.to_bytes()) == before, name
+    if base is not None:  # the client's merge always has the round's base
+        with pytest.raises(error):
+            _merge_into(a, b, base)
+        assert a.learners_.to_bytes() == before[0], name
+    with pytest.raises((error, ValueError)):
+        a.merge(b, base=base)
+    assert a.learners_.to_bytes() == before[0], name
 
 
 def test_readme_dask_example(monkeypatch):

@@ -78,19 +78,52 @@ pub enum MergeError {
 pub type MergeResult = Result<(), MergeError>;
 
 /// A summary or counted model that merges with another grown on a disjoint part of the stream.
+///
+/// **All or nothing.** Every rule that can refuse a merge (a different configuration, kind,
+/// dimension or shape, a base of another kind, a state with no sound merge) lives in
+/// [`check_merge`](Merge::check_merge), which changes nothing; [`merge`](Merge::merge) calls it
+/// before it changes `self`, so a refused merge leaves `self` as it was, byte for byte — also
+/// when the refusal comes from a part whose turn comes after others' (a mixture's later
+/// member, a later class). The one error `check_merge` cannot foresee is a numerical failure of a
+/// decomposition during the merge itself ([`MergeError::Sketch`], from non-finite states);
+/// after it the state may be part-merged.
 pub trait Merge {
+    /// `Ok` when [`merge`](Merge::merge) with these arguments refuses nothing, else the error
+    /// it would return; nothing is changed.
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult;
+
     /// Merges `other` into `self`. Both grew from `base` (the state of the last broadcast) or,
-    /// with `None`, from the empty state; `base` is not changed.
+    /// with `None`, from the empty state; `base` is not changed. On a refusal
+    /// ([`check_merge`](Merge::check_merge)'s error) `self` is unchanged.
     fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), MergeError>;
 }
 
 /// A learner state merged by iterative parameter mixing: the parameters are averaged with
 /// `share` the fraction of the round's examples that `self` learned (`1 − share` for
 /// `other`); additive statistics and sketches are combined as in [`Merge`] (module docs).
+/// All or nothing, as [`Merge`]: the rules live in [`check_merge`](MergeShare::check_merge),
+/// which [`merge_share`](MergeShare::merge_share) calls before it changes anything.
 pub trait MergeShare {
+    /// `Ok` when [`merge_share`](MergeShare::merge_share) with these states refuses nothing,
+    /// else the error it would return; nothing is changed.
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult;
+
     /// Merges `other` into `self` (both grown from `base`, `None` = empty) with `self`'s
-    /// share of the round's examples `share ∈ [0, 1]`.
+    /// share of the round's examples `share ∈ [0, 1]`. On a refusal
+    /// ([`check_merge`](MergeShare::check_merge)'s error) `self` is unchanged.
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult;
+}
+
+/// `check(a, b)` and, with a base, `check(a, base)`: a rule on the configuration the three
+/// states of a merge must share.
+pub(crate) fn with_base<T>(
+    a: &T,
+    b: &T,
+    base: Option<&T>,
+    check: impl Fn(&T, &T) -> MergeResult,
+) -> MergeResult {
+    check(a, b)?;
+    base.map_or(Ok(()), |g| check(a, g))
 }
 
 /// `self`'s share of the examples learned since the base: `(n_a − n_G)/((n_a − n_G) + (n_b −

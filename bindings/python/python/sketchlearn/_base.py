@@ -196,8 +196,9 @@ class OnlineLinearModel(BaseEstimator):
         Frequent Directions' bound). ``base``: the estimator both continued from (the last
         broadcast model), or ``None`` when both started empty. Returns ``self``.
 
-        Raises ``ValueError`` for different configurations and ``NotImplementedError`` for
-        states with no sound merge (RP and Oja curvatures, softmax models)."""
+        Raises ``ValueError`` for different configurations, classes or dimensions and
+        ``NotImplementedError`` for states with no sound merge (RP and Oja curvatures, softmax
+        models); this estimator is then unchanged."""
         check_is_fitted(self, "learners_")
         check_is_fitted(other, "learners_")
         mine, theirs = getattr(self, "classes_", None), getattr(other, "classes_", None)

@@ -230,7 +230,8 @@ def _merged_on_client(client, deltas: list, base):
 def _merge_into(a, b, base) -> None:
     """:func:`_merged` into ``a`` itself, with no copy of it: for ``a`` that nothing else reads
     (the client's own rebuild; a task's result may be read by other tasks, so a merge on a
-    worker copies). The same merge, the same bytes; after an error ``a`` is part-merged."""
+    worker copies). The same merge, the same bytes; a refused merge raises with ``a``
+    unchanged (``LinearLearners.merge_in_place``)."""
     a.learners_.merge_in_place(b.learners_, base.learners_)
 
 

@@ -226,9 +226,16 @@ fn scale_in_place(out: &mut [f64], values: &[f64], d0: f64) {
 /// merged `D` is an approximation (exact when the shards' `D` agree), as for any adaptive
 /// learner mixed by parameter averaging.
 impl<L: MergeShare> MergeShare for DiagonalAdaptation<L> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        crate::merge::with_base(self, other, base, |a, b| {
+            crate::merge::same("dimension", a.g2.len(), b.g2.len())?;
+            crate::merge::same("d0", a.d0.to_bits(), b.d0.to_bits())
+        })?;
+        self.inner.check_merge(&other.inner, base.map(|b| &b.inner))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        crate::merge::same("dimension", self.g2.len(), other.g2.len())?;
-        crate::merge::same("d0", self.d0.to_bits(), other.d0.to_bits())?;
+        self.check_merge(other, base)?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
         self.g2.update_all(|[g2]| {

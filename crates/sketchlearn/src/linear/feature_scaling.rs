@@ -132,8 +132,15 @@ rescaling_learner!(FeatureScaling);
 
 /// The wrapped learners merged; the per-feature sums of squares and counts added.
 impl<L: MergeShare> MergeShare for FeatureScaling<L> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        crate::merge::with_base(self, other, base, |a, b| {
+            crate::merge::same("dimension", a.moments.len(), b.moments.len())
+        })?;
+        self.inner.check_merge(&other.inner, base.map(|b| &b.inner))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        crate::merge::same("dimension", self.moments.len(), other.moments.len())?;
+        self.check_merge(other, base)?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
         self.moments.update_all(|[sum_sq, count]| {

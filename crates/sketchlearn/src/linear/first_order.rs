@@ -243,8 +243,14 @@ impl OnlineLearner for AdaGrad {
 
 /// Iterative parameter mixing ([`crate::merge`]): weights averaged by the round's examples.
 impl MergeShare for Ogd {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        crate::merge::with_base(self, other, base, |a, b| {
+            crate::merge::same("dimension", a.w.len(), b.w.len())
+        })
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        crate::merge::same("dimension", self.w.len(), other.w.len())?;
+        self.check_merge(other, base)?;
         self.w
             .update_all(|[w]| crate::merge::mix(w, other.w.array(0), share));
         self.t = crate::merge::add_count(self.t, other.t, base.map(|b| b.t));
@@ -258,11 +264,14 @@ impl MergeShare for Ogd {
 /// matters at `-b 27`), with [`crate::merge::mix`]'s and [`crate::merge::add_since`]'s
 /// arithmetic, so the same bits as those array passes.
 impl MergeShare for AdaGrad {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        crate::merge::with_base(self, other, base, |a, b| {
+            crate::merge::same("dimension", a.coords.len(), b.coords.len())
+        })
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        crate::merge::same("dimension", self.coords.len(), other.coords.len())?;
-        if let Some(b) = base {
-            crate::merge::same("dimension", self.coords.len(), b.coords.len())?;
-        }
+        self.check_merge(other, base)?;
         self.coords.update_with(
             &other.coords,
             base.map(|b| &b.coords),

@@ -233,12 +233,15 @@ impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
 
 /// The wrapped learners merged (the bias is one of their weights).
 impl<L: MergeShare> MergeShare for Intercept<L> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        crate::merge::with_base(self, other, base, |a, b| {
+            crate::merge::same("intercept value", a.value.to_bits(), b.value.to_bits())
+        })?;
+        self.inner.check_merge(&other.inner, base.map(|b| &b.inner))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        crate::merge::same(
-            "intercept value",
-            self.value.to_bits(),
-            other.value.to_bits(),
-        )?;
+        self.check_merge(other, base)?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)
     }

@@ -551,12 +551,25 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 /// A member stays retired only if it retired in both, and the merge ends with a retirement check
 /// (`mixture_retirement.rs`).
 impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
+    /// The mixtures' own rules (members, rule, loss, rate), then every member's, so that no
+    /// member is merged when a later one is refused.
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        use crate::merge::same;
+        crate::merge::with_base(self, other, base, |a, b| {
+            same("mixture members", a.members.len(), b.members.len())?;
+            same("mixture rule", a.rule, b.rule)?;
+            same("mixture loss", a.loss, b.loss)?;
+            same("mixture rate", a.eta.to_bits(), b.eta.to_bits())
+        })?;
+        for (k, (m, o)) in self.members.iter().zip(&other.members).enumerate() {
+            m.check_merge(o, base.map(|b| &b.members[k]))?;
+        }
+        Ok(())
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        use crate::merge::{add_count, add_scalar, add_since, same};
-        same("mixture members", self.members.len(), other.members.len())?;
-        same("mixture rule", self.rule, other.rule)?;
-        same("mixture loss", self.loss, other.loss)?;
-        same("mixture rate", self.eta.to_bits(), other.eta.to_bits())?;
+        use crate::merge::{add_count, add_scalar, add_since};
+        self.check_merge(other, base)?;
         merge_members(
             &mut self.members,
             &other.members,

@@ -203,10 +203,19 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
 /// Iterative parameter mixing ([`crate::merge`]): `w` averaged by the round's examples, the
 /// curvature merged (FD/RFD: the sketches merged with FD's bound; identity: nothing to merge).
 impl<C: crate::merge::Merge> MergeShare for Newton<C> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        use crate::merge::same;
+        crate::merge::with_base(self, other, base, |a, b| {
+            same("dimension", a.w.len(), b.w.len())?;
+            same("Newton parameters", a.params, b.params)
+        })?;
+        self.curvature
+            .check_merge(&other.curvature, base.map(|b| &b.curvature))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        use crate::merge::{add_count, mix, same};
-        same("dimension", self.w.len(), other.w.len())?;
-        same("Newton parameters", self.params, other.params)?;
+        use crate::merge::{add_count, mix};
+        self.check_merge(other, base)?;
         self.curvature
             .merge(&other.curvature, base.map(|b| &b.curvature))?;
         mix(&mut self.w, &other.w, share);

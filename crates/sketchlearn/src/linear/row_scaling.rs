@@ -176,7 +176,12 @@ rescaling_learner!(RowScaling);
 
 /// The wrapped learners merged; the sums of squared norms and the row counts added.
 impl<L: MergeShare> MergeShare for RowScaling<L> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        self.inner.check_merge(&other.inner, base.map(|b| &b.inner))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
+        self.check_merge(other, base)?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
         self.scale.add_since(&other.scale, base.map(|b| &b.scale));

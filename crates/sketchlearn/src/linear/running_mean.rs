@@ -78,8 +78,14 @@ impl OnlineLearner for RunningMean {
 
 /// The weighted mean of both shards' labels (exactly one stream's).
 impl MergeShare for RunningMean {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        crate::merge::with_base(self, other, base, |a, b| {
+            crate::merge::same("dimension", a.dim, b.dim)
+        })
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, _share: f64) -> MergeResult {
-        crate::merge::same("dimension", self.dim, other.dim)?;
+        self.check_merge(other, base)?;
         let m = |s: &Self| (s.total_weight, s.mean, 0.0);
         (self.total_weight, self.mean, _) =
             crate::merge::merge_moments(m(self), m(other), base.map(m));

@@ -112,7 +112,13 @@ impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {
 
 /// The mixtures merged; the label statistics as one stream's (the progressive error `sq` added).
 impl<L: OnlineLearner + MergeShare> MergeShare for ScaledMixture<L> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        self.mixture
+            .check_merge(&other.mixture, base.map(|b| &b.mixture))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
+        self.check_merge(other, base)?;
         self.mixture
             .merge_share(&other.mixture, base.map(|b| &b.mixture), share)?;
         let (a, b, g) = (self.labels, other.labels, base.map(|b| b.labels));

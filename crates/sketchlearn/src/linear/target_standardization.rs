@@ -140,7 +140,12 @@ impl<L: OnlineLearner> OnlineLearner for TargetStandardization<L> {
 /// The wrapped learners merged; the label moments merged as one stream's
 /// ([`crate::merge`]'s `merge_moments`).
 impl<L: MergeShare> MergeShare for TargetStandardization<L> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        self.inner.check_merge(&other.inner, base.map(|b| &b.inner))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
+        self.check_merge(other, base)?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
         let m = |s: &Self| (s.total_weight, s.mean, s.m2);

@@ -745,7 +745,12 @@ rescaling_learner!(UnitScaling, observe_scaled);
 /// The wrapped learners merged; the example counts and the per-feature moments learned since
 /// the base added (Chan et al.'s pairwise combination).
 impl<L: MergeShare> MergeShare for UnitScaling<L> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        self.inner.check_merge(&other.inner, base.map(|b| &b.inner))
+    }
+
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
+        self.check_merge(other, base)?;
         self.inner
             .merge_share(&other.inner, base.map(|b| &b.inner), share)?;
         let s = Arc::make_mut(&mut self.scale);

@@ -126,8 +126,17 @@ impl SymOperator for GeneralizedFrequentDirections {
 }
 
 impl crate::merge::Merge for GeneralizedFrequentDirections {
+    /// Each side's rules (FD's).
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> crate::merge::MergeResult {
+        use crate::merge::Merge;
+        let (p, n) = (base.map(|g| &g.positive), base.map(|g| &g.negative));
+        Merge::check_merge(&self.positive, &other.positive, p)?;
+        Merge::check_merge(&self.negative, &other.negative, n)
+    }
+
     /// Both sides merged as FD sketches ([`crate::merge`]); rows seen as on one stream.
     fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
+        crate::merge::Merge::check_merge(self, other, base)?;
         let rows_seen =
             crate::merge::add_count(self.rows_seen, other.rows_seen, base.map(|b| b.rows_seen));
         crate::merge::Merge::merge(

@@ -14,7 +14,7 @@
 
 use super::fd_rebase::{combine_signed, SignedRows};
 use super::{FrequentDirections, OjaSketch, RandomProjection, Sketch};
-use crate::merge::{add_count, add_scalar, same, Merge, MergeError};
+use crate::merge::{add_count, add_scalar, same, with_base, Merge, MergeError, MergeResult};
 
 impl FrequentDirections {
     fn check_mergeable(&self, other: &Self) -> Result<(), MergeError> {
@@ -39,6 +39,10 @@ fn part(s: &FrequentDirections, sign: f64) -> SignedRows<'_> {
 }
 
 impl Merge for FrequentDirections {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        with_base(self, other, base, Self::check_mergeable)
+    }
+
     /// ```
     /// use sketchlearn::merge::Merge;
     /// use sketchlearn::sketch::{FdVariant, FrequentDirections, Sketch};
@@ -51,11 +55,10 @@ impl Merge for FrequentDirections {
     /// assert_eq!(a.rows(), &before[..]);
     /// ```
     fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), MergeError> {
-        self.check_mergeable(other)?;
+        Merge::check_merge(self, other, base)?;
         let Some(base) = base else {
             return Ok(FrequentDirections::merge(self, other)?);
         };
-        self.check_mergeable(base)?;
         let parts = [part(self, 1.0), part(other, 1.0), part(base, -1.0)];
         let merged = combine_signed(&parts, self.dim(), self.sketch_size(), self.capacity())?;
         let shrink_total = add_scalar(
@@ -78,21 +81,31 @@ impl Merge for FrequentDirections {
 }
 
 impl Merge for RandomProjection {
-    fn merge(&mut self, _other: &Self, _base: Option<&Self>) -> Result<(), MergeError> {
+    fn check_merge(&self, _other: &Self, _base: Option<&Self>) -> MergeResult {
         Err(MergeError::Unsupported(
             "random-projection sketches from the same seed share their Gaussian draws, so \
              their sum is biased; use an FD or RFD sketch to merge"
                 .into(),
         ))
     }
+
+    /// Refused ([`check_merge`](Merge::check_merge)).
+    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), MergeError> {
+        self.check_merge(other, base)
+    }
 }
 
 impl Merge for OjaSketch {
-    fn merge(&mut self, _other: &Self, _base: Option<&Self>) -> Result<(), MergeError> {
+    fn check_merge(&self, _other: &Self, _base: Option<&Self>) -> MergeResult {
         Err(MergeError::Unsupported(
             "Oja's sketch (an orthonormal basis learned by stochastic steps) has no merge with \
              a guarantee; use an FD or RFD sketch to merge"
                 .into(),
         ))
+    }
+
+    /// Refused ([`check_merge`](Merge::check_merge)).
+    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), MergeError> {
+        self.check_merge(other, base)
     }
 }

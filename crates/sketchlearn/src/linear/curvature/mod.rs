@@ -92,21 +92,17 @@ impl Curvature for AnyCurvature {
 /// FD/RFD and identity curvatures merge; full, RP and Oja are refused
 /// ([`crate::merge::MergeError::Unsupported`], with the reason).
 impl crate::merge::Merge for AnyCurvature {
-    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> crate::merge::MergeResult {
         use crate::merge::{same, MergeError};
+        if base.is_some_and(|g| std::mem::discriminant(g) != std::mem::discriminant(self)) {
+            return Err(MergeError::Incompatible("base curvature kind".into()));
+        }
         match (self, other) {
             (AnyCurvature::Identity(a), AnyCurvature::Identity(b)) => {
                 same("dimension", a.dim(), b.dim())?;
                 same("alpha", a.alpha().to_bits(), b.alpha().to_bits())
             }
-            (AnyCurvature::Fd(a), AnyCurvature::Fd(b)) => {
-                let base = match base {
-                    Some(AnyCurvature::Fd(g)) => Some(g),
-                    None => None,
-                    Some(_) => return Err(MergeError::Incompatible("base curvature kind".into())),
-                };
-                a.merge(b, base)
-            }
+            (AnyCurvature::Fd(a), AnyCurvature::Fd(b)) => a.check_merge(b, fd_base(base)),
             (AnyCurvature::Full(_), AnyCurvature::Full(_)) => Err(MergeError::Unsupported(
                 "the full curvature keeps only A⁻¹ (d × d); use an FD or RFD curvature".into(),
             )),
@@ -121,5 +117,21 @@ impl crate::merge::Merge for AnyCurvature {
             )),
             _ => Err(MergeError::Incompatible("different curvature kinds".into())),
         }
+    }
+
+    fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
+        self.check_merge(other, base)?;
+        match (self, other) {
+            (AnyCurvature::Fd(a), AnyCurvature::Fd(b)) => a.merge(b, fd_base(base)),
+            _ => Ok(()), // the identity's `αI` (equal, checked); the others refused by the check
+        }
+    }
+}
+
+/// The FD curvature of a merge's base (checked to be one).
+fn fd_base(base: Option<&AnyCurvature>) -> Option<&FdCurvature> {
+    match base {
+        Some(AnyCurvature::Fd(g)) => Some(g),
+        _ => None,
     }
 }

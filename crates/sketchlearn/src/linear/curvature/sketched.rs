@@ -435,8 +435,16 @@ impl Curvature for OjaCurvature {
 /// The sketches merged ([`crate::merge::Merge`] for [`FrequentDirections`]: FD's bound holds
 /// for the union), FD-SON's `α` must agree, and `αI + BBᵀ` is refactored.
 impl crate::merge::Merge for FdCurvature {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> crate::merge::MergeResult {
+        crate::merge::with_base(self, other, base, |a, b| {
+            crate::merge::same("alpha", a.alpha.to_bits(), b.alpha.to_bits())
+        })?;
+        let base = base.map(|g| &g.sketch);
+        crate::merge::Merge::check_merge(&self.sketch, &other.sketch, base)
+    }
+
     fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
-        crate::merge::same("alpha", self.alpha.to_bits(), other.alpha.to_bits())?;
+        crate::merge::Merge::check_merge(self, other, base)?;
         crate::merge::Merge::merge(&mut self.sketch, &other.sketch, base.map(|b| &b.sketch))?;
         let (l, cap, d) = (
             self.sketch.filled_rows(),

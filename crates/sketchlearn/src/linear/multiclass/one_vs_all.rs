@@ -174,10 +174,23 @@ impl<L: OnlineLearner> MulticlassLearner for OneVsAll<L> {
 /// Per class: member `k` merged with member `k` ([`crate::merge`]), with `self`'s share of the
 /// examples learned since `base`; the counts add up.
 impl<L: crate::merge::MergeShare> crate::merge::Merge for OneVsAll<L> {
+    /// Classes and loss, then every class's member, so that no class is merged when a later
+    /// one is refused.
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> crate::merge::MergeResult {
+        use crate::merge::same;
+        crate::merge::with_base(self, other, base, |a, b| {
+            same("classes", a.members.len(), b.members.len())?;
+            same("loss", a.loss, b.loss)
+        })?;
+        for (k, (m, o)) in self.members.iter().zip(&other.members).enumerate() {
+            m.check_merge(o, base.map(|b| &b.members[k]))?;
+        }
+        Ok(())
+    }
+
     fn merge(&mut self, other: &Self, base: Option<&Self>) -> Result<(), crate::merge::MergeError> {
-        use crate::merge::{add_count, same, share_of};
-        same("classes", self.members.len(), other.members.len())?;
-        same("loss", self.loss, other.loss)?;
+        use crate::merge::{add_count, share_of};
+        crate::merge::Merge::check_merge(self, other, base)?;
         let share = share_of(self.t, other.t, base.map_or(0, |b| b.t));
         for (k, (m, o)) in self.members.iter_mut().zip(&other.members).enumerate() {
             m.merge_share(o, base.map(|b| &b.members[k]), share)?;

@@ -71,20 +71,9 @@ use crate::merge::{add_count, add_scalar, mix, same, MergeError, MergeResult, Me
 use crate::sketch::{signed_coefficients, SketchError};
 
 impl MergeShare for SparseLearner {
-    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
         match (self, other) {
-            (SparseLearner::Fd(a), SparseLearner::Fd(b)) => {
-                let base = match base {
-                    None => None,
-                    Some(SparseLearner::Fd(g)) => Some(g),
-                    Some(_) => {
-                        return Err(MergeError::Incompatible(
-                            "the base is another learner".into(),
-                        ))
-                    }
-                };
-                a.merge_share(b, base, share)
-            }
+            (SparseLearner::Fd(a), SparseLearner::Fd(b)) => a.check_merge(b, fd_base(base)?),
             (SparseLearner::Rp(_), SparseLearner::Rp(_)) => Err(MergeError::Unsupported(
                 "sparse RP-SON: random-projection sketches from the same seed share their \
                  Gaussian draws, so their sum is biased; use an FD or RFD curvature to merge"
@@ -97,6 +86,25 @@ impl MergeShare for SparseLearner {
             )),
             _ => Err(MergeError::Incompatible("different sparse learners".into())),
         }
+    }
+
+    fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
+        self.check_merge(other, base)?;
+        match (self, other) {
+            (SparseLearner::Fd(a), SparseLearner::Fd(b)) => a.merge_share(b, fd_base(base)?, share),
+            _ => Ok(()), // refused by the check
+        }
+    }
+}
+
+/// The sparse FD learner of a merge's base, an error when the base is another learner.
+fn fd_base(base: Option<&SparseLearner>) -> Result<Option<&SparseFd>, MergeError> {
+    match base {
+        None => Ok(None),
+        Some(SparseLearner::Fd(g)) => Ok(Some(g)),
+        Some(_) => Err(MergeError::Incompatible(
+            "the base is another learner".into(),
+        )),
     }
 }
 
@@ -115,6 +123,10 @@ fn check_mergeable(a: &SparseFd, b: &SparseFd) -> MergeResult {
 }
 
 impl MergeShare for SparseFd {
+    fn check_merge(&self, other: &Self, base: Option<&Self>) -> MergeResult {
+        crate::merge::with_base(self, other, base, check_mergeable)
+    }
+
     /// See the [module](self) docs.
     ///
     /// ```
@@ -135,10 +147,7 @@ impl MergeShare for SparseFd {
     /// assert!(a.predict(Row::Sparse { indices: &[0], values: &[1.0] }) > 0.0);
     /// ```
     fn merge_share(&mut self, other: &Self, base: Option<&Self>, share: f64) -> MergeResult {
-        check_mergeable(self, other)?;
-        if let Some(g) = base {
-            check_mergeable(self, g)?;
-        }
+        self.check_merge(other, base)?;
         let base_seen = base.map_or(0, |g| g.examples);
         if other.examples <= base_seen {
             return Ok(()); // `other` learned nothing since the base: the identity
