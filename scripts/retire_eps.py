@@ -73,6 +73,11 @@ SETS = (
         ),
     ]
     + [
+        # the sorted (file-order) twins of the .shuf copies (MANIFEST.md: labels contiguous)
+        ("MANIFEST.md, sorted", f"{n}.libsvm", [], "binary")
+        for n in ["w8a", "magic04", "spam"]
+    ]
+    + [
         ("regression.md", f"{n}.libsvm", ["--loss", "squared"], "regression")
         for n in [
             "cpusmall",
@@ -103,12 +108,9 @@ SETS = (
 GENERATED = REPO / "target" / "bench_speed" / "sparse_2p18_nnz50_100k.libsvm"
 
 
-def warm_up_env(rule, path):
-    """The environment of one run: SL_WARM_UP = max(FLOOR, K·d/nnz̄) for `rule` = (K, FLOOR)."""
-    env = dict(os.environ)
-    if rule is None:
-        return env
-    k, floor = rule
+def shape(path):
+    """(rows, d, nnz̄) of a LIBSVM file: d the largest feature index, nnz̄ the mean non-zeros per
+    row (rows without a feature are not counted)."""
     rows = nnz = d = 0
     with open(path) as f:
         for line in f:
@@ -118,7 +120,17 @@ def warm_up_env(rule, path):
             rows += 1
             nnz += len(parts) - 1
             d = max(d, max(int(t.split(":", 1)[0]) for t in parts[1:]))
-    w = max(floor, k * d / (nnz / rows)) if rows else floor
+    return rows, d, (nnz / rows if rows else 0.0)
+
+
+def warm_up_env(rule, path):
+    """The environment of one run: SL_WARM_UP = max(FLOOR, K·d/nnz̄) for `rule` = (K, FLOOR)."""
+    env = dict(os.environ)
+    if rule is None:
+        return env
+    k, floor = rule
+    rows, d, nnz_bar = shape(path)
+    w = max(floor, k * d / nnz_bar) if rows else floor
     env["SL_WARM_UP"] = repr(w)
     return env
 

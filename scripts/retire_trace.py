@@ -32,6 +32,13 @@ def trace(binary, path, loss):
     err = subprocess.run(
         cmd, env=env, check=True, capture_output=True, text=True
     ).stderr
+    return parse_trace(err)
+
+
+def parse_trace(err):
+    """[[(seen, rate, losses, weights)] per mixture] from the scratch build's TRACE lines, the
+    mixtures in the order of their first line (an inner mixture, updated inside its outer
+    mixture's member update, prints before the outer one)."""
     mixtures = defaultdict(list)
     for line in err.splitlines():
         if not line.startswith("TRACE "):
