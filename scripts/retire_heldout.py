@@ -21,13 +21,20 @@ docs/results/retire_eps_scratch.patch (`--bin`; it reads SL_WARM_UP and prints S
 Errors are progressive 0/1 errors; z = (error − today's)/s.e., s.e. = √(p(1−p)/n) at today's p.
 
     python3 scripts/retire_heldout.py --bin /tmp/sl-scratch --work /work/retire17tmp \
-        --streams 18:50:1,18:50:2,20:50:1 [--ks 3,5,8] [--keep]
+        --streams 18:50:1,18:50:2,20:50:1 [--ks 3,5,8] [--keep] > heldout.md
+    python3 scripts/retire_heldout.py --summarize heldout.md
+
+`--summarize TABLE` reads such a table back and prints, per stream with a slow member, the
+bottom-out example t_b and c = t_b·nnz̄/d (the expected views of a feature by then), k_need,
+W_need ≈ k_need·d/nnz̄ (k_need is printed to 2 decimals) and W_need/√(d/nnz̄), then the
+least-squares slopes of log W_need and log t_b against log(d/nnz̄) (1 = the rule's scaling).
 """
 
 import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,18 +146,57 @@ def measure(a, log2d, nnz, seed):
     return row
 
 
+def slope(x, y):
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    return sum((a - mx) * (b - my) for a, b in zip(x, y)) / sum(
+        (a - mx) ** 2 for a in x
+    )
+
+
+def summarize(table):
+    """The `--summarize` report (module docs) of a table this script printed."""
+    rows = []
+    with open(table) as f:
+        lines = f.readlines()
+    for line in lines:
+        m = re.match(r"\| (2\^\d+/\d+/s\d+) \| ([\d,]+) \|", line)
+        k = re.search(r"k=([\d.]+): (?!floor)", line)
+        b = re.search(r"t=(\d+) π=\S+ \(t·nnz̄/d = ([\d.]+)\)", line)
+        if m and k and b:
+            ratio, k_need = float(m[2].replace(",", "")), float(k[1])
+            rows.append((m[1], ratio, k_need, k_need * ratio, int(b[1]), float(b[2])))
+    rows.sort(key=lambda r: r[1])
+    for name, ratio, k_need, w, t_b, c in rows:
+        print(
+            f"{name:14} d/nnz̄={ratio:7.0f} t_b={t_b:6d} c={c:5.2f} k_need={k_need:5.2f}"
+            f" W_need≈{w:7.0f} W_need/√(d/nnz̄)={w / math.sqrt(ratio):5.0f}"
+        )
+    x = [math.log(r[1]) for r in rows]
+    print(
+        f"{len(rows)} streams; slope of log W_need on log(d/nnz̄): "
+        f"{slope(x, [math.log(r[3]) for r in rows]):.2f}; "
+        f"of log t_b: {slope(x, [math.log(r[4]) for r in rows]):.2f}"
+    )
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
+    ap.add_argument("--bin")
+    ap.add_argument("--work")
+    ap.add_argument("--summarize", metavar="TABLE")
     ap.add_argument("--streams", default="18:50:1,18:50:2")
     ap.add_argument("--ks", default="3,5,8")
     ap.add_argument("--eps", default="1e-9")
     ap.add_argument("--floor", type=float, default=2048.0)
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
+    if a.summarize:
+        summarize(a.summarize)
+        return
+    if not (a.bin and a.work):
+        ap.error("--bin and --work are needed to measure")
     head = ["stream d/nnz/seed", "d/nnz̄", "no retirement", "ε = 1e-20 (today) ± s.e."]
     head += [f"ε = {a.eps}, W = 1024"]
     head += [f"ε = {a.eps}, k = {k}" for k in a.ks.split(",")]
