@@ -66,12 +66,12 @@ ws.finish()
 """
 
 
-def generate_sparse(path):
-    """The generated sparse stream (see the module docs)."""
+def generate_sparse(path, n=100_000, d=1 << 18, nnz=50, seed=27):
+    """The generated sparse stream (see the module docs); other `n`, `d`, `nnz`, `seed` give
+    the held-out streams of scripts/retire_heldout.py (the defaults are the bench's stream)."""
     import numpy as np
 
-    n, d, nnz = 100_000, 1 << 18, 50
-    rng = np.random.default_rng(27)
+    rng = np.random.default_rng(seed)
     theta = rng.standard_normal(d)
     tmp = path.with_suffix(".tmp")
     with open(tmp, "w") as f:
