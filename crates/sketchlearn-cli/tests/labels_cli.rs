@@ -139,6 +139,33 @@ fn a_third_label_names_the_line_and_multiclass_and_saves_nothing() {
     assert!(!std::path::Path::new(&path("three.pred")).exists());
 }
 
+/// A label column that is constant names the one label it found and the flags that learn
+/// from it (it used to say "found 5", read as a count), and `--classes` is such a way out.
+#[test]
+fn a_constant_label_names_it_and_the_way_out() {
+    let csv = write("constant.csv", "a,b,y\n1,2,5\n3,4,5\n5,6,5\n");
+    let e = failure(&run(&["train", "--label-column", "y", &csv]));
+    assert_mentions(
+        &e,
+        &[
+            "found only the label 5",
+            "--classes NEG,POS",
+            "--loss squared",
+        ],
+    );
+    let f = write("constant.libsvm", "0 1:1\n0 2:1\n");
+    let e = failure(&run(&["train", &f]));
+    assert_mentions(&e, &["found only the label 0", "--classes NEG,POS"]);
+    let out = run(&["train", "--quiet", "--classes", "0,1", &f]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = failure(&run(&["train", "--classes", "1", &f]));
+    assert_mentions(&e, &["found only the label 1"]);
+}
+
 #[test]
 fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
     let text = relabel(&heart_text(), "2", "4");
