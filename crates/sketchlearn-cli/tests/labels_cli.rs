@@ -139,6 +139,25 @@ fn a_third_label_names_the_line_and_multiclass_and_saves_nothing() {
     assert!(!std::path::Path::new(&path("three.pred")).exists());
 }
 
+/// Names as labels in a LIBSVM file (a model trained in Python on string labels, a user's
+/// `pos`/`neg`): the error at the line says labels there are numbers and a CSV label column
+/// takes names (it said only `cannot parse label "pos"`, also with `--classes neg,pos`).
+#[test]
+fn names_as_libsvm_labels_say_where_names_are_read() {
+    let f = write("names.libsvm", &relabel(&heart_text(), "neg", "pos"));
+    for extra in [&[][..], &["--classes", "neg,pos"][..]] {
+        let e = failure(&run(&[&["train"][..], extra, &[f.as_str()][..]].concat()));
+        assert_mentions(
+            &e,
+            &[
+                format!("{f}:1:1: cannot parse label \"pos\"").as_str(),
+                "labels are numbers",
+                "a CSV file with a label column",
+            ],
+        );
+    }
+}
+
 /// A label column that is constant names the one label it found and the flags that learn
 /// from it (it used to say "found 5", read as a count), and `--classes` is such a way out.
 #[test]

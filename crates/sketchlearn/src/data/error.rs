@@ -93,7 +93,10 @@ pub enum ParseErrorKind {
     #[error("invalid UTF-8")]
     InvalidUtf8,
     /// The label token is not a number.
-    #[error("cannot parse label {0:?}")]
+    #[error(
+        "cannot parse label {0:?} (LIBSVM and VW labels are numbers: write the classes as numbers, \
+         e.g. 0/1, or give a CSV file with a label column, whose labels may be names)"
+    )]
     UnparsableLabel(String),
     /// The line has features but no label (its first token is `index:value`).
     #[error("missing label: the line starts with a feature")]
