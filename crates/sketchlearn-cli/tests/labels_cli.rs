@@ -158,6 +158,21 @@ fn names_as_libsvm_labels_say_where_names_are_read() {
     }
 }
 
+/// Index 0 in a file read as 1-based names the flag that reads it (it said "use zero-based
+/// mode"), and the flag then reads the file.
+#[test]
+fn index_zero_names_the_zero_based_flag() {
+    let f = write("zero.libsvm", "1 0:1 2:1\n-1 1:1\n");
+    let e = failure(&run(&["train", &f]));
+    assert_mentions(&e, &[format!("{f}:1:3").as_str(), "--zero-based"]);
+    let out = run(&["train", "--quiet", "--zero-based", &f]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A label column that is constant names the one label it found and the flags that learn
 /// from it (it used to say "found 5", read as a count), and `--classes` is such a way out.
 #[test]
