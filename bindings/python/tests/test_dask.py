@@ -639,3 +639,13 @@ def test_retire_reaches_the_workers(client):
         # 0 keeps every member; 0.01 retires at least one on a worker's check points.
         retired = [p for p in model.retired_at_ if p is not None]
         assert bool(retired) == (retire > 0), model.retired_at_
+
+
+def test_libsvm_files_without_n_features_say_what_to_give(client):
+    """A LIBSVM file list without ``n_features`` (the README's file example does not show it)
+    says what the number is and where to read it; it said only "file input needs n_features
+    (VW: 2**bits)"."""
+    path = str(ROOT / "data" / "heart.libsvm")
+    with pytest.raises(ValueError, match="one past the largest 0-based feature index") as e:
+        fit(OnlineClassifier(), [path, path], client=client)
+    assert '"dim"' in str(e.value) and "2**bits" in str(e.value)

@@ -129,3 +129,27 @@ def test_bad_values_raise():
         clf.learn_one({"a": float("nan")}, True)
     with pytest.raises(ValueError, match="not a number"):
         clf.learn_one({"a": [1, 2]}, True)
+
+
+@pytest.mark.parametrize("negative, positive", [(-1, 1), (0, 1), (False, True), (-1.0, 1.0)])
+def test_minus_one_and_zero_are_the_negative_class(negative, positive):
+    """River's binary convention (``optim.losses``: 0 is read as -1): ``-1``, ``0`` and
+    ``False`` are the negative class. ``-1`` is truthy: read by truthiness, every example of a
+    -1/+1 stream was learned as positive."""
+    clf = Classifier(bits=10)
+    for _ in range(50):
+        clf.learn_one({"x": 1.0}, positive)
+        clf.learn_one({"x": -1.0}, negative)
+    assert clf.predict_one({"x": 1.0}) is True
+    assert clf.predict_one({"x": -1.0}) is False
+    assert clf.predict_proba_one({"x": -1.0})[False] > 0.9
+
+
+@pytest.mark.parametrize("label", ["no", "yes", 2, 0.5, None, float("nan")])
+def test_labels_that_are_not_binary_raise(label):
+    """A name, another number or None is an error naming the label, not learned by its
+    truthiness (``"no"`` would have been the positive class)."""
+    clf = Classifier(bits=10)
+    with pytest.raises(ValueError, match="True/False, 1/0 or"):
+        clf.learn_one({"x": 1.0}, label)
+    assert clf.predict_proba_one({"x": 1.0}) == {False: 0.5, True: 0.5}

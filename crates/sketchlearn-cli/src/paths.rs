@@ -93,6 +93,7 @@ pub fn check_learning_outputs(
 ) -> Result<()> {
     if let Some(f) = final_model {
         check_output(f, "model file", data)?;
+        check_not_foreign(f)?;
     }
     if let Some(p) = predictions {
         let mut inputs = data.to_vec();
@@ -103,6 +104,27 @@ pub fn check_learning_outputs(
                 bail!("the model and the predictions would both be written to {p}");
             }
         }
+    }
+    Ok(())
+}
+
+/// A model path (`-f`) that already holds a file which is not a sketchlearn model (a data set,
+/// a script: `-f data.libsvm` for `-i`) is refused and left alone, as `--cache` refuses a file
+/// that is not a cache. An existing model is replaced, as VW's `-f` does; so is an empty file.
+fn check_not_foreign(path: &str) -> Result<()> {
+    use std::io::Read;
+    let Ok(file) = fs::File::open(path) else {
+        return Ok(()); // not there yet (or not readable: writing it will say why)
+    };
+    let mut head = Vec::with_capacity(sketchlearn::model::MAGIC.len());
+    file.take(sketchlearn::model::MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .with_context(|| format!("reading the model file {path}"))?;
+    if !head.is_empty() && head != sketchlearn::model::MAGIC {
+        bail!(
+            "the model file {path} exists and is not a sketchlearn model (it does not start with \
+             one's header): it is left alone; give -f a new path, or remove the file"
+        );
     }
     Ok(())
 }

@@ -44,7 +44,8 @@ pub struct PredictArgs {
     /// VW input: hash bits (default: those of the model's dimension).
     #[arg(short = 'b', long)]
     pub bits: Option<u32>,
-    /// Rows to score (`-` = standard input; `.gz` decompressed).
+    /// Rows to score (`-` = standard input; `.gz` decompressed). Features unseen in training count
+    /// as 0 (one warning)
     pub file: String,
 }
 
@@ -233,7 +234,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     };
     let mut input = open_input(&args.file)?;
     let (mut line, mut number, mut ex) = (String::new(), 0u64, Example::default());
-    let mut rows = 0u64;
+    let (mut rows, mut warned) = (0u64, false);
     loop {
         line.clear();
         if input.read_line(&mut line).context("reading the rows")? == 0 {
@@ -243,14 +244,12 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         if !parser.parse(&line, number, &mut ex)? {
             continue; // blank or comment line
         }
-        if let Some(&last) = ex.indices.last().filter(|&&i| i as usize >= dim) {
-            bail!(
-                "{}:{number}: feature index {} is beyond the model's dimension {dim}: these rows \
-                 are not in the format the model was trained on (a VW model needs --format vw, \
-                 a 0-based file --zero-based)",
-                parser.name,
-                u64::from(last) + u64::from(!args.zero_based)
+        if let Some(&last) = ex.indices.last().filter(|&&i| !warned && i as usize >= dim) {
+            eprintln!(
+                "{}",
+                beyond_dimension_warning(&parser.name, number, last, args.zero_based, dim)
             );
+            warned = true;
         }
         writeln!(out, "{}", scorer.line(ex.row()))?;
         out.flush()?;
@@ -260,4 +259,23 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         bail!("no examples in {}", parser.name);
     }
     out.finish().context("writing predictions")
+}
+
+/// The one warning of a `predict` run whose rows hold a feature index beyond the model's
+/// dimension: such features count as zero, as `test` scores them (a held-out split of sparse
+/// text often has words its training split never saw), and the warning names the first such
+/// row in case the rows are in another format than the model's.
+fn beyond_dimension_warning(
+    name: &str,
+    number: u64,
+    index: u32,
+    zero_based: bool,
+    dim: usize,
+) -> String {
+    format!(
+        "warning: {name}:{number}: feature index {} is beyond the model's dimension {dim}: \
+         features the model never saw count as zero (as `test` scores them); if the rows are in \
+         another format than the model's, a VW model needs --format vw, a 0-based file --zero-based",
+        u64::from(index) + u64::from(!zero_based)
+    )
 }

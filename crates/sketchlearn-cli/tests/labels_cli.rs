@@ -139,6 +139,67 @@ fn a_third_label_names_the_line_and_multiclass_and_saves_nothing() {
     assert!(!std::path::Path::new(&path("three.pred")).exists());
 }
 
+/// Names as labels in a LIBSVM file (a model trained in Python on string labels, a user's
+/// `pos`/`neg`): the error at the line says labels there are numbers and a CSV label column
+/// takes names (it said only `cannot parse label "pos"`, also with `--classes neg,pos`).
+#[test]
+fn names_as_libsvm_labels_say_where_names_are_read() {
+    let f = write("names.libsvm", &relabel(&heart_text(), "neg", "pos"));
+    for extra in [&[][..], &["--classes", "neg,pos"][..]] {
+        let e = failure(&run(&[&["train"][..], extra, &[f.as_str()][..]].concat()));
+        assert_mentions(
+            &e,
+            &[
+                format!("{f}:1:1: cannot parse label \"pos\"").as_str(),
+                "labels are numbers",
+                "a CSV file with a label column",
+            ],
+        );
+    }
+}
+
+/// Index 0 in a file read as 1-based names the flag that reads it (it said "use zero-based
+/// mode"), and the flag then reads the file.
+#[test]
+fn index_zero_names_the_zero_based_flag() {
+    let f = write("zero.libsvm", "1 0:1 2:1\n-1 1:1\n");
+    let e = failure(&run(&["train", &f]));
+    assert_mentions(&e, &[format!("{f}:1:3").as_str(), "--zero-based"]);
+    let out = run(&["train", "--quiet", "--zero-based", &f]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A label column that is constant names the one label it found and the flags that learn
+/// from it (it used to say "found 5", read as a count), and `--classes` is such a way out.
+#[test]
+fn a_constant_label_names_it_and_the_way_out() {
+    let csv = write("constant.csv", "a,b,y\n1,2,5\n3,4,5\n5,6,5\n");
+    let e = failure(&run(&["train", "--label-column", "y", &csv]));
+    assert_mentions(
+        &e,
+        &[
+            "found only the label 5",
+            "--classes NEG,POS",
+            "--loss squared",
+        ],
+    );
+    let f = write("constant.libsvm", "0 1:1\n0 2:1\n");
+    let e = failure(&run(&["train", &f]));
+    assert_mentions(&e, &["found only the label 0", "--classes NEG,POS"]);
+    let out = run(&["train", "--quiet", "--classes", "0,1", &f]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = failure(&run(&["train", "--classes", "1", &f]));
+    assert_mentions(&e, &["found only the label 1"]);
+}
+
 #[test]
 fn a_stream_read_once_takes_plus_minus_one_and_zero_one_else_needs_classes() {
     let text = relabel(&heart_text(), "2", "4");

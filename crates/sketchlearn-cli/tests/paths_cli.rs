@@ -188,3 +188,35 @@ fn every_command_says_no_examples_for_an_empty_input() {
         assert!(!std::path::Path::new(written).exists(), "{written} written");
     }
 }
+
+/// `-f` onto an existing file that is not a model (another data set: `-f other.libsvm` typed
+/// for `-i`) is refused and the file left as it was; it used to be replaced by the model. An
+/// existing model is still replaced (VW's `-f`), and so is an empty file.
+#[test]
+fn a_model_path_holding_another_file_is_refused_and_left_alone() {
+    let (input, _) = data("foreign");
+    let dir = input.parent().unwrap();
+    let other = dir.join("other.libsvm");
+    std::fs::write(&other, "1 1:1\n-1 2:1\n").unwrap();
+    let out = run(&["train", "--quiet", "-f", &s(&other), &s(&input)]);
+    refused(&out, "is not a sketchlearn model");
+    assert_eq!(std::fs::read(&other).unwrap(), b"1 1:1\n-1 2:1\n");
+    let model = dir.join("m.skl");
+    for _ in 0..2 {
+        let out = run(&["train", "--quiet", "-f", &s(&model), &s(&input)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let empty = dir.join("empty.skl");
+    std::fs::write(&empty, b"").unwrap();
+    let out = run(&["train", "--quiet", "-f", &s(&empty), &s(&input)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read(&empty).unwrap().starts_with(b"SKLMODEL"));
+}

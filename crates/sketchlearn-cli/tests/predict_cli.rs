@@ -113,6 +113,41 @@ fn streams_a_line_in_a_line_out() {
     assert!(child.wait().unwrap().success());
 }
 
+/// Rows with features the model never saw (a held-out split of sparse text: r8's test rows
+/// hold words its training rows do not) are scored as `test` scores them, those features
+/// counting as zero, with one warning naming the first such row. `predict` used to refuse
+/// them at that row, while `test` scored the same file.
+#[test]
+fn features_beyond_the_dimension_count_as_zero_as_in_test() {
+    let model = trained("beyond", &[]);
+    let (wide, narrow) = (path("beyond-wide.libsvm"), path("beyond-narrow.libsvm"));
+    std::fs::write(&wide, "1 1:0.9 2:0.1\n-1 1:0.5 9:1\n1 2:0.2 12:3\n").unwrap();
+    std::fs::write(&narrow, "1 1:0.9 2:0.1\n-1 1:0.5\n1 2:0.2\n").unwrap();
+    let out = run(&["predict", "-i", &model, &wide]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(
+        err.contains("beyond-wide.libsvm:2: feature index 9 is beyond the model's dimension 2"),
+        "{err}"
+    );
+    let narrow_out = run(&["predict", "-i", &model, &narrow]);
+    assert!(narrow_out.status.success());
+    assert!(narrow_out.stderr.is_empty());
+    assert_eq!(stdout_text(&out), stdout_text(&narrow_out));
+    let test_preds = path("beyond-test.txt");
+    let tested = run(&["test", "-i", &model, "-p", &test_preds, &wide]);
+    assert!(tested.status.success());
+    assert_eq!(
+        std::fs::read_to_string(&test_preds).unwrap(),
+        stdout_text(&out)
+    );
+}
+
 #[test]
 fn bad_rows_and_bad_paths_fail_without_writing() {
     let model = trained("bad", &[]);
@@ -129,15 +164,7 @@ fn bad_rows_and_bad_paths_fail_without_writing() {
         "{err}"
     );
 
-    // A row beyond the model's dimension (another format or data set).
     std::fs::write(&rows, "1:0.5\n9:1\n").unwrap();
-    let out = run(&["predict", "-i", &model, &rows]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("bad-rows.txt:2: feature index 9 is beyond the model's dimension 2"),
-        "{err}"
-    );
-
     // -p onto the input, onto the model, into a missing directory: refused, nothing touched.
     let before = std::fs::read(&rows).unwrap();
     let model_before = std::fs::read(&model).unwrap();

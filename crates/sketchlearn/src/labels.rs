@@ -114,8 +114,8 @@ pub enum LabelError {
         /// What to do about it.
         hint: String,
     },
-    /// Fewer than two classes.
-    #[error("a classifier needs at least two distinct labels, found {0}")]
+    /// Fewer than two classes (the one found, or none).
+    #[error("{}", too_few(.0))]
     TooFew(String),
     /// Too many classes.
     #[error("{0} distinct labels: more than the {MAX_CLASSES} classes a model may hold (is the label column a regression target or an ID? use --loss squared for regression)")]
@@ -126,6 +126,19 @@ pub enum LabelError {
     /// A name where a regression learns numbers.
     #[error("label {0} is not a number: --loss squared learns numeric labels (class names need a classifier: the default loss, or --multiclass)")]
     NotANumber(String),
+}
+
+/// The message of [`LabelError::TooFew`]: the one label found (or none) and the two ways out.
+fn too_few(found: &str) -> String {
+    let found = if found.is_empty() {
+        "none".to_string()
+    } else {
+        format!("only the label {found}")
+    };
+    format!(
+        "a classifier needs at least two distinct labels, found {found} (name both classes \
+         with --classes NEG,POS; a numeric target is learned with --loss squared)"
+    )
 }
 
 /// The classes of a classifier, in their internal order (index `k` is class `k`; for a binary

@@ -488,7 +488,12 @@ def fit(
         raise ValueError("label_column, header and ignore_columns apply to CSV files only")
     elif files:
         if n_features is None:
-            raise ValueError("file input needs n_features (VW: 2**bits)")
+            raise ValueError(
+                "LIBSVM and VW files need n_features=: for LIBSVM one past the largest 0-based "
+                "feature index (the largest index of a 1-based file; `sketchlearn train --json "
+                'FILE` prints it as "dim"), for VW 2**bits; CSV files give theirs from '
+                "their columns"
+            )
         blocks, labels = list(X), None
         scan_labels = classes is None and not estimator._regression
         scans = _scan_tasks(client, blocks, format, zero_based, scan_labels, workers)

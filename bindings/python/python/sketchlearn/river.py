@@ -103,10 +103,30 @@ class _RiverLinear:
         yield {"algo": "adagrad", "bits": 10}
 
 
+def _binary_target(y) -> float:
+    """The learner's ±1 target of a River binary label: ``True``/``1``/``+1`` positive,
+    ``False``/``0``/``-1`` negative (River's ``optim.losses`` convention: 0 is read as -1).
+    Truthiness is not used: ``-1`` and a name such as ``"no"`` are truthy, and would have been
+    learned as the positive class."""
+    try:
+        value = float(y)
+    except (TypeError, ValueError):
+        value = math.nan
+    if value == 1.0:
+        return 1.0
+    if value in (0.0, -1.0):
+        return -1.0
+    raise ValueError(
+        f"label {y!r}: Classifier is binary and learns the labels True/False, 1/0 or +1/-1 "
+        "(map other labels first, e.g. y == 'yes')"
+    )
+
+
 class Classifier(_RiverLinear, base.Classifier):
     """Binary online classifier for River (logistic loss by default).
 
-    ``learn_one(x, y)`` takes a dict and a boolean label (True is the positive class);
+    ``learn_one(x, y)`` takes a dict and a binary label (``True``, ``1`` or ``+1`` is the
+    positive class; ``False``, ``0`` or ``-1`` the negative one);
     ``predict_proba_one`` returns ``{False: 1 − p, True: p}`` with ``p = σ(wᵀx)``. Parameters
     are :class:`sketchlearn.OnlineClassifier`'s, plus ``bits`` (hashed features ``2**bits``,
     VW's ``-b``) and ``seed``; ``algo=None`` is ``"auto-sparse"`` (the module's docs say why;
@@ -116,9 +136,11 @@ class Classifier(_RiverLinear, base.Classifier):
     _default_algo = "auto-sparse"
 
     def learn_one(self, x: dict, y) -> None:
-        """Learns one example (``y``: bool, or a truthy/falsy label)."""
+        """Learns one example (``y``: a bool, ``0``/``1`` or ``-1``/``+1``, as River's
+        binary losses read them; anything else is a ``ValueError``)."""
+        target = _binary_target(y)
         learners = self._learners if self._learners is not None else self._build()
-        learners.learn_one(x, 1.0 if y else -1.0)
+        learners.learn_one(x, target)
 
     def predict_proba_one(self, x: dict) -> dict:
         """``{False: 1 − p, True: p}``."""

@@ -54,7 +54,8 @@ fn a_save_that_fails_leaves_the_old_model_and_no_temporary_file() {
     let dir = Scratch::new("fsize");
     let data = vw_data(&dir);
     let model = dir.path("m.model");
-    std::fs::write(&model, "old").unwrap();
+    // An old model (its header: `-f` refuses to replace a file that is not a model).
+    std::fs::write(&model, "SKLMODEL old").unwrap();
     // A file-size limit of 4 KiB, below the model's size (format version 7 sizes the file to
     // the features used: tens of KiB here; SIGXFSZ ignored, so the write fails with EFBIG).
     let out = bash(&format!(
@@ -62,7 +63,7 @@ fn a_save_that_fails_leaves_the_old_model_and_no_temporary_file() {
         bin()
     ));
     assert_clear_error(&out, "cannot write the temporary file");
-    assert_eq!(std::fs::read_to_string(&model).unwrap(), "old");
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), "SKLMODEL old");
     assert_eq!(dir.names(), ["m.model", "t.vw"]);
 }
 

@@ -93,7 +93,10 @@ pub enum ParseErrorKind {
     #[error("invalid UTF-8")]
     InvalidUtf8,
     /// The label token is not a number.
-    #[error("cannot parse label {0:?}")]
+    #[error(
+        "cannot parse label {0:?} (LIBSVM and VW labels are numbers: write the classes as numbers, \
+         e.g. 0/1, or give a CSV file with a label column, whose labels may be names)"
+    )]
     UnparsableLabel(String),
     /// The line has features but no label (its first token is `index:value`).
     #[error("missing label: the line starts with a feature")]
@@ -111,7 +114,10 @@ pub enum ParseErrorKind {
     #[error("non-finite number {0:?} (NaN and infinities are not allowed)")]
     NonFiniteValue(String),
     /// Index 0 in a 1-based file (use the zero-based option if the file is 0-based).
-    #[error("feature index 0 in a 1-based file (indices start at 1; use zero-based mode for 0-based files)")]
+    #[error(
+        "feature index 0 in a 1-based file (indices start at 1; a 0-based file needs --zero-based, \
+         zero_based=True in Python)"
+    )]
     ZeroIndexInOneBased,
     /// A feature index does not fit the `u32` index space after conversion to 0-based.
     #[error("feature index {0} is too large (the 0-based index must be below 4294967295)")]
