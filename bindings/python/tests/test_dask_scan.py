@@ -75,7 +75,8 @@ def test_vw_labels_are_all_read_and_features_only_of_the_first_rows(tmp_path):
     """VW: every label; rows, stored features and the sample of the first 1000 rows only (the
     file cut there gives the same); without the labels a bad label past them is not read."""
     n = 1500
-    lines = [f"{[1, -1, 3][k % 3] if k < n - 2 else 7} |a x{k % 31} y:{k % 5 + 1}" for k in range(n)]
+    label = [1, -1, 3]
+    lines = [f"{label[k % 3] if k < n - 2 else 7} |a x{k % 31} y:{k % 5 + 1}" for k in range(n)]
     full, head = tmp_path / "f.vw", tmp_path / "head.vw"
     full.write_text("\n".join(lines) + "\n")
     head.write_text("\n".join(lines[:1000]) + "\n")
@@ -118,7 +119,9 @@ def good_files(tmp_path, n=400, files=3):
     ],
 )
 @pytest.mark.parametrize("classes", [None, [-1, 1]])
-def test_a_fit_on_a_bad_file_names_its_line_and_column(client, tmp_path, bad, column, message, classes):
+def test_a_fit_on_a_bad_file_names_its_line_and_column(
+    client, tmp_path, bad, column, message, classes
+):
     """A bad label or index is the walk's error (with or without ``classes``: the first file
     is walked for its profile either way; a later one only for its labels, or by its
     learning pass); a bad value is the learning pass's. The user sees the same

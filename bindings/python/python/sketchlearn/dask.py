@@ -318,9 +318,7 @@ def _scan_group(paths: list, fmt: str, zero_based: bool, labels: bool = True) ->
     from sketchlearn import _core
 
     threads = 1 if _worker_threads() == 1 else None
-    return [
-        _core.scan_file(p, fmt, zero_based, labels=labels, threads=threads) for p in paths
-    ]
+    return [_core.scan_file(p, fmt, zero_based, labels=labels, threads=threads) for p in paths]
 
 
 def _is_csv(path: str, fmt: str) -> bool:
