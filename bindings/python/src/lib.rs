@@ -47,53 +47,53 @@ type FirstRows = (u64, u64, u64);
 /// What [`scan_file`] returns: labels, rows, stored features, hashed, first rows.
 type FileScan = (Vec<f64>, u64, u64, bool, Option<FirstRows>);
 
-/// One pass over a LIBSVM or VW file (`.gz` read through) by the Rust reader, no Python per
-/// row: `(labels, rows, stored features, hashed, first rows)` with the distinct labels in
-/// increasing order, `hashed` for VW text (`2^bits` hashed weights) and the first rows'
-/// `(rows, stored features, distinct features)` ([`sketchlearn::linear::SparsityProbe`], `None`
-/// for an empty file: the default's members, as `sketchlearn train` chooses them). The
-/// classes of a model learned from several files are found across all of them before
-/// learning, and the stored features per row choose the representation as the CLI's
-/// pre-scan does (`sketchlearn.dask`). CSV is refused (its labels are a column chosen by
-/// name). More distinct labels than the library's limit is an error at the line of the one
-/// too many.
+/// The walk over a LIBSVM or VW file before learning ([`sketchlearn::run::walk_file`], the
+/// CLI's walk: values passed over, no Python per row): `(labels, rows, stored features,
+/// hashed, first rows)` with the distinct labels in increasing order (empty unless `labels`),
+/// `hashed` for VW text (`2^bits` hashed weights) and the first rows' `(rows, stored
+/// features, distinct features)` ([`sketchlearn::linear::SparsityProbe`], `None` for an empty
+/// file: the default's members, as `sketchlearn train` chooses them). `rows` and `stored
+/// features` count every example of LIBSVM text, the first rows of VW text (hashed input's
+/// representation does not depend on them). The classes of a model learned from several
+/// files are found across all of them before learning, and the stored features per row
+/// choose the representation as the CLI's pre-scan does (`sketchlearn.dask`). `threads=1`
+/// walks on the calling thread alone (else a large plain file on two). CSV is refused (its
+/// labels are a column chosen by name). A bad label or index is an error at its file, line
+/// and column; a bad value is left to the learning pass. More distinct labels than the
+/// library's limit is an error at the line of the one too many.
 #[pyfunction]
-#[pyo3(signature = (path, format="auto", zero_based=false))]
+#[pyo3(signature = (path, format="auto", zero_based=false, *, labels=true, threads=None))]
 fn scan_file(
     py: Python<'_>,
     path: std::path::PathBuf,
     format: &str,
     zero_based: bool,
+    labels: bool,
+    threads: Option<usize>,
 ) -> PyResult<FileScan> {
-    use sketchlearn::data::{ClassScan, Example, ExampleReader, ExampleSource, Format};
     use sketchlearn::labels::ClassLabel;
-    let format = format.parse::<Format>().map_err(PyValueError::new_err)?;
+    use sketchlearn::run::{walk_file, ReadOptions};
+    let two_threads = !file_run::one_thread(threads)?;
+    let read = ReadOptions {
+        format: format.parse().map_err(PyValueError::new_err)?,
+        zero_based,
+        ..ReadOptions::default()
+    };
     let path = path.to_string_lossy().into_owned();
-    let (scan, rows, nnz, hashed, probe) = py
-        .detach(|| {
-            let mut reader = ExampleReader::open(&path, format, zero_based, 18)?;
-            let hashed = matches!(reader, ExampleReader::Vw(_));
-            let (mut scan, mut ex) = (ClassScan::new(path.as_str()), Example::default());
-            let (mut rows, mut nnz) = (0u64, 0u64);
-            let mut probe = sketchlearn::linear::SparsityProbe::default();
-            while reader.read_into(&mut ex)? {
-                scan.add(ex.label, reader.line())?;
-                rows += 1;
-                nnz += ex.indices.len() as u64;
-                probe.observe(&ex.indices);
-            }
-            Ok::<_, sketchlearn::data::ParseError>((scan, rows, nnz, hashed, probe))
-        })
+    let found = py
+        .detach(|| walk_file(&path, &read, labels, two_threads))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let labels = scan
-        .labels()
+    let labels = found
+        .labels
+        .iter()
+        .flat_map(|scan| scan.labels())
         .filter_map(|(label, _)| match label {
             ClassLabel::Number(v) => Some(*v),
             ClassLabel::Text(_) => None,
         })
         .collect();
-    let first_rows = probe.sample().map(|s| (s.rows, s.nnz, s.distinct));
-    Ok((labels, rows, nnz, hashed, first_rows))
+    let first_rows = found.sample.map(|s| (s.rows, s.nnz, s.distinct));
+    Ok((labels, found.rows, found.nnz, found.hashed, first_rows))
 }
 
 /// The compiled core of the `sketchlearn` Python package.

@@ -139,10 +139,17 @@ class LinearLearners:
         """Per mixture member: the weight seen when it retired, ``None`` while it learns."""
 
 def scan_file(
-    path: str | PathLike, format: str = "auto", zero_based: bool = False
+    path: str | PathLike,
+    format: str = "auto",
+    zero_based: bool = False,
+    *,
+    labels: bool = True,
+    threads: int | None = None,
 ) -> tuple[list[float], int, int, bool, tuple[int, int, int] | None]:
-    """One pass over a LIBSVM/VW file: (distinct labels, rows, stored features, hashed,
-    first rows' (rows, stored features, distinct features))."""
+    """The walk over a LIBSVM/VW file before learning, values passed over: (distinct labels
+    (empty unless ``labels``), rows, stored features (LIBSVM: every row; VW: the first
+    rows), hashed, first rows' (rows, stored features, distinct features)). ``threads=1``:
+    on the calling thread alone."""
 
 class CsvScan:
     """The schema of a list of CSV files and what its scan found (an opaque object for

@@ -310,13 +310,16 @@ def _csv_scan(estimator, paths: list, options: dict, classes):
     return scan, np.asarray(scan.labels)
 
 
-def _scan_group(paths: list, fmt: str, zero_based: bool) -> list:
-    """The Rust reader's scans of ``paths``, in order, in one task: a task a file cost a
-    scheduler round trip each, serially on one worker (docs/results/dask.md, dask12: 8 files
-    of a9a or r8 took 40-50 ms of a 0.3-0.6 s fit; one task a worker, 10-15 ms)."""
+def _scan_group(paths: list, fmt: str, zero_based: bool, labels: bool = True) -> list:
+    """The Rust reader's scans of ``paths``, in order, in one task (``_core.scan_file``: the
+    CLI's walk, values passed over; the labels when ``labels``; on the worker's one thread
+    when it has one): a task a file cost a scheduler round trip each, serially on one worker
+    (docs/results/dask.md, dask12: 8 files of a9a or r8 took 40-50 ms of a 0.3-0.6 s fit;
+    one task a worker, 10-15 ms)."""
     from sketchlearn import _core
 
-    return [_core.scan_file(p, fmt, zero_based) for p in paths]
+    threads = 1 if _worker_threads() == 1 else None
+    return [_core.scan_file(p, fmt, zero_based, labels=labels, threads=threads) for p in paths]
 
 
 def _is_csv(path: str, fmt: str) -> bool:
@@ -342,13 +345,18 @@ def _csv_files(paths: list, fmt: str) -> bool:
 def _scan_tasks(client, paths: list, fmt: str, zero_based: bool, labels: bool, workers: list):
     """Futures of the Rust reader's scans of LIBSVM/VW files, one task a worker, each scanning
     a consecutive share of the files: every file when the labels are wanted (the classes are
-    found across all files before anything is learned), else the first. Not waited for: the
+    found across all files before anything is learned), else the first without its labels
+    (its stored features per row and first rows choose the representation; VW text is read
+    only as far as its first rows: hashed input's choice needs no more). Not waited for: the
     initial learners are built from them on the workers (:func:`_initial_of_scans`), so that
     learning starts without a round trip to the client."""
     todo = paths if labels else paths[:1]
     share = -(-len(todo) // len(workers))
     groups = [todo[i : i + share] for i in range(0, len(todo), share)]
-    return [_submit_on(client, w, _scan_group, g, fmt, zero_based) for w, g in zip(workers, groups)]
+    return [
+        _submit_on(client, w, _scan_group, g, fmt, zero_based, labels)
+        for w, g in zip(workers, groups)
+    ]
 
 
 def _scan_summary(groups: list, labels: bool):

@@ -32,18 +32,18 @@ pub(crate) struct Prescan {
 
 /// The state of one walk: the labels collected (when asked), the stored features of the
 /// first `limit` examples, and the first rows' [`SparsityProbe`] (within those `limit`).
-struct Walk {
-    scan: Option<ClassScan>,
+pub(super) struct Walk {
+    pub(super) scan: Option<ClassScan>,
     /// The labels are scanned to the input's end (else only within `limit`: a [`guess`]).
     scan_to_end: bool,
     limit: u64,
-    n: u64,
-    nnz: usize,
-    probe: SparsityProbe,
+    pub(super) n: u64,
+    pub(super) nnz: usize,
+    pub(super) probe: SparsityProbe,
 }
 
 impl Walk {
-    fn new(scan: Option<ClassScan>, limit: u64) -> Self {
+    pub(super) fn new(scan: Option<ClassScan>, limit: u64) -> Self {
         Walk {
             scan,
             scan_to_end: true,
@@ -141,18 +141,7 @@ pub(crate) fn prescan(
                 false => 0,
             };
             let walk = if scan.is_some() && !input.has_cache() {
-                // The labels need no features past the first rows.
-                let mut walk = Walk::new(scan, limit);
-                let plain = ReadOptions {
-                    interactions: Interactions::default(),
-                    ..read.clone()
-                };
-                let mut reader = input.open(&plain, bits)?;
-                if let Opened::Text(ExampleReader::Vw(text)) = &mut reader {
-                    text.headers_after(limit);
-                }
-                walk.read(&mut reader)?;
-                walk
+                vw_labels(input, &read, bits, scan, limit)?
             } else if scan.is_some() {
                 // A cache written here serves the pass only with the pass's crosses (`-q`).
                 let mut walk = Walk::new(scan, limit);
@@ -177,6 +166,29 @@ pub(crate) fn prescan(
         scan: walk.scan,
         profile,
     })
+}
+
+/// VW text read for every label but the features only of its first `limit` rows (past them
+/// only each line's header, [`VwReader::headers_after`](crate::data::VwReader::headers_after)):
+/// the labels need no features, so a bad feature past those rows is left to the pass.
+pub(super) fn vw_labels(
+    input: &mut Input,
+    read: &ReadOptions,
+    bits: u32,
+    scan: Option<ClassScan>,
+    limit: u64,
+) -> Result<Walk, RunError> {
+    let mut walk = Walk::new(scan, limit);
+    let plain = ReadOptions {
+        interactions: Interactions::default(),
+        ..read.clone()
+    };
+    let mut reader = input.open(&plain, bits)?;
+    if let Opened::Text(ExampleReader::Vw(text)) = &mut reader {
+        text.headers_after(limit);
+    }
+    walk.read(&mut reader)?;
+    Ok(walk)
 }
 
 /// LIBSVM: the whole file when `dim` is not given (then one past its largest index is the
@@ -216,7 +228,21 @@ fn first_rows(
     limit: u64,
     scan: Option<ClassScan>,
 ) -> Result<(Walk, usize), RunError> {
-    if let Some(found) = on_two_threads(input, read, limit, scan.as_ref(), SPLIT_BYTES) {
+    first_rows_split(input, read, bits, limit, scan, Some(SPLIT_BYTES))
+}
+
+/// [`first_rows`] with the smallest file walked on two threads ([`on_two_threads`]) given:
+/// `None` walks every file on the caller's thread alone.
+pub(super) fn first_rows_split(
+    input: &mut Input,
+    read: &ReadOptions,
+    bits: u32,
+    limit: u64,
+    scan: Option<ClassScan>,
+    split_from: Option<u64>,
+) -> Result<(Walk, usize), RunError> {
+    let split = |min_bytes| on_two_threads(input, read, limit, scan.as_ref(), min_bytes);
+    if let Some(found) = split_from.and_then(split) {
         return Ok(found);
     }
     if input.rereadable() {
@@ -297,7 +323,7 @@ pub(crate) fn guess(
 /// the milliseconds a MiB of text takes to walk: r8_earn_vs_rest (6 MB), w8a (3.4 MB) and a9a
 /// (2.3 MB) are split too. When the first half holds fewer than the sampled rows (lines that
 /// average over 1 KiB, a dense file), the second half's first rows complete the sample.
-const SPLIT_BYTES: u64 = 2 << 20;
+pub(super) const SPLIT_BYTES: u64 = 2 << 20;
 
 /// [`first_rows`] of a plain LIBSVM file of at least `min_bytes` that the walk reads to its
 /// end, on two threads ([`halves`]): each half walked by its own reader, then the second

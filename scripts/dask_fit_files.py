@@ -1,0 +1,52 @@
+"""One one-round ``sketchlearn.dask.fit`` of already generated files with ``K`` workers: the fit
+loop of ``bench_dask.py`` (warm-up, workers' CPU, client CPU) without generating the files or
+the single stream, so that builds can be compared interleaved on the same files (dask17). The
+files: ``bench_dask.generated(rows, DIR)``'s ``DIR/gen*.libsvm``.
+
+    python dask_fit_files.py DIR TAG K
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+import sketchlearn
+from sketchlearn import OnlineClassifier
+from sketchlearn.dask import fit
+
+from bench_dask import blocks_per_task, cpu_seconds, head_file, local_client
+
+
+def main() -> None:
+    where, tag, k, d = sys.argv[1], sys.argv[2], int(sys.argv[3]), 1 << 20
+    paths = sorted(glob.glob(where + "/gen[0-9]*.libsvm"))
+    warm = head_file(paths[0], Path(where).parent)
+    with local_client(k) as client:
+        fit(OnlineClassifier(), [warm], n_features=d, client=client)
+        cpu0, own0, t0 = client.run(cpu_seconds), cpu_seconds(), time.perf_counter()
+        per_task = blocks_per_task(len(paths), k, 1)
+        model = fit(
+            OnlineClassifier(),
+            paths,
+            n_features=d,
+            client=client,
+            blocks_per_task=per_task,
+        )
+        secs, own = time.perf_counter() - t0, cpu_seconds() - own0
+        cpu = client.run(cpu_seconds)
+    n = model.learners_.examples_seen
+    used = ", ".join(f"{cpu[w] - cpu0[w]:.2f}" for w in sorted(cpu))
+    state = hashlib.sha256(model.learners_.state_bytes()).hexdigest()[:8]
+    print(
+        f"{tag} {k}w: {n / secs:,.0f} ex/s wall {secs:.2f} s workers' CPU {used} client "
+        f"{own:.2f} state {state} load {os.getloadavg()[0]:.1f} ({sketchlearn.__file__})"
+    )
+
+
+if __name__ == "__main__":
+    main()
