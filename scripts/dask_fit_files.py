@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 import sketchlearn
+from bench_dask import blocks_per_task, cpu_seconds, head_file, local_client
 from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit
-
-from bench_dask import blocks_per_task, cpu_seconds, head_file, local_client
 
 
 def main() -> None:
