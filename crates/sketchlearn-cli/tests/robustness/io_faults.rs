@@ -169,3 +169,84 @@ fn a_temporary_file_left_by_kill_9_is_removed_by_the_next_save() {
     let out = super::run(&["inspect", &model], None);
     assert!(out.status.success());
 }
+
+/// `train` ends without freeing its model (`skip_freeing`, issue 27) only once every output is
+/// written: on a sparse file past the memory check's threshold (d > 4096, the default's
+/// sparse-time mixture), the JSON summary is one whole line on stdout, the predictions file
+/// holds one line per example, and the model file is whole — `test` reads it and scores every
+/// row — and the same bytes as a second run's. The failing writes end as before, with their
+/// errors: `a_full_standard_output_is_a_clear_error` (the JSON and `-p -` on `/dev/full`) and
+/// `a_save_that_fails_leaves_the_old_model_and_no_temporary_file` (a save over the size limit).
+#[test]
+fn train_writes_every_output_whole_before_it_exits() {
+    let dir = Scratch::new("whole-outputs");
+    let data = dir.path("sparse.libsvm");
+    let mut state: u64 = 27;
+    let mut next = |below: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % below
+    };
+    let rows = 3000;
+    let text: String = (0..rows)
+        .map(|_| {
+            let mut idx: Vec<u64> = (0..12).map(|_| 1 + next(6000)).collect();
+            idx.sort_unstable();
+            idx.dedup();
+            let label = if idx.iter().filter(|&&i| i % 3 == 0).count() > 3 {
+                1
+            } else {
+                -1
+            };
+            let features: String = idx.iter().map(|i| format!(" {i}:0.5")).collect();
+            format!("{label}{features}\n")
+        })
+        .collect();
+    std::fs::write(&data, text).unwrap();
+    let train = |name: &str| {
+        let (p, m) = (
+            dir.path(&format!("{name}.p")),
+            dir.path(&format!("{name}.model")),
+        );
+        let out = super::run(
+            &["train", "--quiet", "--json", "-p", &p, "-f", &m, &data],
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.stdout, p, m)
+    };
+    let (stdout, predictions, model) = train("a");
+    let stdout = String::from_utf8(stdout).unwrap();
+    assert_eq!(stdout.matches('\n').count(), 1, "{stdout}");
+    assert!(stdout.ends_with("}\n"), "{stdout}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["examples"], rows);
+    assert!(summary["dim"].as_u64().unwrap() > 4096);
+    let lines = std::fs::read_to_string(&predictions).unwrap();
+    assert_eq!(lines.lines().count(), rows);
+    assert!(lines.ends_with('\n'));
+    for line in lines.lines() {
+        let (label, p) = line.split_once(' ').expect("a label and a probability");
+        assert!(["-1", "1"].contains(&label), "{line}");
+        assert!((0.0..=1.0).contains(&p.parse::<f64>().unwrap()), "{line}");
+    }
+    let tested = super::run(&["test", "--json", "-i", &model, &data], None);
+    assert!(
+        tested.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tested.stderr)
+    );
+    let tested: serde_json::Value = serde_json::from_slice(&tested.stdout).unwrap();
+    assert_eq!(tested["examples"], rows);
+    let (_, again_predictions, again_model) = train("b");
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        std::fs::read(again_model).unwrap()
+    );
+    assert_eq!(lines, std::fs::read_to_string(again_predictions).unwrap());
+}
