@@ -139,17 +139,44 @@ def test_a_fit_on_a_bad_file_names_its_line_and_column(
             f.write("\n".join(texts[which]) + "\n")
 
 
+def density_files(tmp_path):
+    """Two LIBSVM files of 400 rows each over 6000 features: 5 stored features a row in the
+    first, 300 in the second (averages 5 and 152.5: on either side of the default's cut
+    between the sparse-time and the dense representation at this width)."""
+    rng = np.random.default_rng(3)
+    paths = []
+    for i, width in enumerate([5, 300]):
+        lines = []
+        for _ in range(400):
+            idx = np.sort(rng.choice(6000, size=width, replace=False)) + 1
+            feats = " ".join(f"{j}:{v:.3f}" for j, v in zip(idx, rng.uniform(0.1, 2, width)))
+            lines.append(f"{1 if rng.random() < 0.5 else -1} {feats}")
+        p = tmp_path / f"dense{i}.libsvm"
+        p.write_text("\n".join(lines) + "\n")
+        paths.append(str(p))
+    return paths
+
+
 def test_given_classes_or_a_regressor_give_the_models_of_a_scan(client, tmp_path):
-    """With ``classes`` given the labels are not collected, and a regressor's neither: the
-    first file's profile still chooses the learners, so the models are those of a fit whose
-    walk found the same classes."""
-    paths, _ = good_files(tmp_path)
-    found = fit(OnlineClassifier(), paths, n_features=6000, n_workers=2)
-    given = fit(OnlineClassifier(), paths, n_features=6000, classes=[-1, 1], n_workers=2)
-    assert found.learners_.state_bytes() == given.learners_.state_bytes()
-    reg = fit(OnlineRegressor(), paths, n_features=6000, n_workers=2)
-    assert reg.learners_.examples_seen == 3 * 400
-    assert reg.learners_.sparse == found.learners_.sparse
+    """With ``classes`` given the labels are not collected, and a regressor's neither, but
+    every LIBSVM file is still walked for its stored features per row, which choose the
+    representation as ``train`` chooses it over its whole input: the models are those of a
+    fit whose walk found the same classes, also when the first file's rows are far sparser
+    than the rest (the average over the first file alone would choose the other
+    representation: checked here, so the case tests what it claims)."""
+    params = OnlineClassifier()._core_params()
+    by_average = {
+        a: _core.LinearLearners(params, 6000, [-1, 1], avg_nnz=a).sparse for a in [5.0, 152.5]
+    }
+    assert by_average[5.0] != by_average[152.5]
+    for paths in [good_files(tmp_path)[0], density_files(tmp_path)]:
+        found = fit(OnlineClassifier(), paths, n_features=6000, n_workers=2)
+        given = fit(OnlineClassifier(), paths, n_features=6000, classes=[-1, 1], n_workers=2)
+        assert found.learners_.state_bytes() == given.learners_.state_bytes()
+        reg = fit(OnlineRegressor(), paths, n_features=6000, n_workers=2)
+        assert reg.learners_.sparse == found.learners_.sparse
+    assert reg.learners_.examples_seen == 2 * 400
+    assert found.learners_.sparse == by_average[152.5]
 
 
 @pytest.mark.parametrize("classes", [None, [1, 2, 3]])

@@ -342,15 +342,24 @@ def _csv_files(paths: list, fmt: str) -> bool:
     return all(csv) and bool(paths)
 
 
+def _is_vw(path: str, fmt: str) -> bool:
+    """Whether ``path`` is read as VW text (``format``, else its name: ``.vw``/``.vw.gz``)."""
+    if fmt != "auto":
+        return fmt == "vw"
+    name = path[:-3] if path.endswith(".gz") else path
+    return name.endswith(".vw")
+
+
 def _scan_tasks(client, paths: list, fmt: str, zero_based: bool, labels: bool, workers: list):
     """Futures of the Rust reader's scans of LIBSVM/VW files, one task a worker, each scanning
     a consecutive share of the files: every file when the labels are wanted (the classes are
-    found across all files before anything is learned), else the first without its labels
-    (its stored features per row and first rows choose the representation; VW text is read
-    only as far as its first rows: hashed input's choice needs no more). Not waited for: the
-    initial learners are built from them on the workers (:func:`_initial_of_scans`), so that
-    learning starts without a round trip to the client."""
-    todo = paths if labels else paths[:1]
+    found across all files before anything is learned) or the files are LIBSVM (their stored
+    features per row, averaged over every file as ``train`` averages over its whole input,
+    choose the representation, whether or not ``classes`` is given), else — VW without its
+    labels — the first only, read as far as its first rows (hashed input's choice needs no
+    more). Not waited for: the initial learners are built from them on the workers
+    (:func:`_initial_of_scans`), so that learning starts without a round trip to the client."""
+    todo = paths if labels or not _is_vw(paths[0], fmt) else paths[:1]
     share = -(-len(todo) // len(workers))
     groups = [todo[i : i + share] for i in range(0, len(todo), share)]
     return [
