@@ -251,7 +251,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             );
             warned = true;
         }
-        writeln!(out, "{}", scorer.line(ex.row()))?;
+        writeln!(out, "{}", scorer.line(ex.row_within(dim)))?;
         out.flush()?;
         rows += 1;
     }

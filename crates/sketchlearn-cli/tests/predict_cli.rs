@@ -184,3 +184,32 @@ fn bad_rows_and_bad_paths_fail_without_writing() {
     assert_eq!(std::fs::read(&rows).unwrap(), before);
     assert_eq!(std::fs::read(&model).unwrap(), model_before);
 }
+
+/// Every learner scores such rows, not only those that pass over indices they do not hold:
+/// a softmax model with diagonal adaptation and no intercept read its diagonal at the new
+/// index (an index out of bounds, a panic) when `predict` handed it the whole row; the row
+/// is now cut to the model's dimension as `test` cuts it, for every learner.
+#[test]
+fn a_softmax_diagonal_model_scores_rows_beyond_its_dimension() {
+    let data = path("softmax-beyond.libsvm");
+    let rows = "1 1:1 2:0.5\n2 1:-1 3:1\n3 2:1 3:-0.5\n".repeat(4);
+    std::fs::write(&data, rows).unwrap();
+    let model = path("softmax-beyond.skl");
+    train_quiet(
+        &model,
+        &["--reduction", "softmax", "--diag", "--no-bias"],
+        &data,
+    );
+    let (wide, narrow) = (path("softmax-wide.libsvm"), path("softmax-narrow.libsvm"));
+    std::fs::write(&wide, "1 1:1 2:0.5 7:3\n2 1:-1 9:1\n").unwrap();
+    std::fs::write(&narrow, "1 1:1 2:0.5\n2 1:-1\n").unwrap();
+    let out = run(&["predict", "-i", &model, &wide]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let narrow_out = run(&["predict", "-i", &model, &narrow]);
+    assert_eq!(stdout_text(&out), stdout_text(&narrow_out));
+    assert_eq!(stdout_text(&out).lines().count(), 2);
+}

@@ -215,6 +215,24 @@ impl Example {
         }
     }
 
+    /// The features below `dim` as a sparse [`Row`] view: how a model of dimension `dim`
+    /// scores an example holding indices it never saw (`test`, `predict`): they count as
+    /// zero. Indices are strictly increasing, so the kept ones are a prefix.
+    ///
+    /// ```
+    /// use sketchlearn::data::Example;
+    /// let ex = Example { indices: vec![0, 4, 9], values: vec![1.0, 2.0, 3.0], ..Example::default() };
+    /// assert_eq!(ex.row_within(5).stored_len(), 2);
+    /// assert_eq!(ex.row_within(10).stored_len(), 3);
+    /// ```
+    pub fn row_within(&self, dim: usize) -> Row<'_> {
+        let keep = self.indices.partition_point(|&i| (i as usize) < dim);
+        Row::Sparse {
+            indices: &self.indices[..keep],
+            values: &self.values[..keep],
+        }
+    }
+
     /// Clears features and resets label and weight, keeping allocations for reuse.
     pub fn clear(&mut self) {
         self.label = 0.0;

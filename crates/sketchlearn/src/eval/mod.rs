@@ -24,7 +24,7 @@ pub use auc::{StreamingAuc, BINS as AUC_BINS, EXACT_AUC_LIMIT};
 
 use crate::linear::{LearnError, OnlineLearner};
 use crate::loss::Loss;
-use crate::{Example, Row};
+use crate::Example;
 
 /// Accumulated, importance-weighted metrics of a stream of `(prediction, label, weight)`.
 ///
@@ -608,13 +608,7 @@ where
     run(
         next,
         |ex| {
-            // Indices are strictly increasing: the in-range ones are a prefix.
-            let keep = ex.indices.partition_point(|&i| (i as usize) < dim);
-            let row = Row::Sparse {
-                indices: &ex.indices[..keep],
-                values: &ex.values[..keep],
-            };
-            let prediction = learner.predict(row);
+            let prediction = learner.predict(ex.row_within(dim));
             on_prediction(prediction);
             Ok(prediction)
         },

@@ -31,7 +31,7 @@
 use super::EvalError;
 use crate::linear::multiclass::MulticlassLearner;
 use crate::linear::LearnError;
-use crate::{Example, Row};
+use crate::Example;
 use serde::{Deserialize, Serialize};
 
 /// The smallest probability the log loss takes (scikit-learn clips the same way), so that one
@@ -287,11 +287,7 @@ where
         n += 1;
         let class = class_of(&ex, learner.classes())
             .map_err(|source| EvalError::Learn { example: n, source })?;
-        let keep = ex.indices.partition_point(|&i| (i as usize) < dim);
-        let p = learner.predict_proba(Row::Sparse {
-            indices: &ex.indices[..keep],
-            values: &ex.values[..keep],
-        });
+        let p = learner.predict_proba(ex.row_within(dim));
         progress.prediction(&ex, &p);
         if let Some(row) = metrics.add(&p, class, ex.weight) {
             progress.row(&row);
