@@ -18,7 +18,10 @@ def run(binary, path, extra):
     if pid == 0:
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        os.execv(binary, [binary, "train", "--quiet", "--json", *extra, path])
+        try:
+            os.execv(binary, [binary, "train", "--quiet", "--json", *extra, path])
+        finally:
+            os._exit(127)  # never unwind through the parent's code in the child
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - t0
     os.close(devnull)

@@ -162,7 +162,7 @@ def rmse_se(path, predictions):
 def retirements(j):
     """'k@point' for each retired member (k = its index in the mixture), '-' when none."""
     pts = [
-        f"{k}@{int(m['retired_at'])}"
+        f"{k}@{m['retired_at'] if m['retired_at'] == 'inf' else int(m['retired_at'])}"
         for k, m in enumerate(j.get("mixture") or [])
         if m.get("retired")
     ]

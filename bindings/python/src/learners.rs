@@ -575,8 +575,9 @@ impl LinearLearners {
     /// sound merge — checked before anything changes) leaves this state as it was; only a
     /// numerical failure of a sketch's decomposition during the merge (non-finite states)
     /// can leave it part-merged. For a caller that owns the state and needs only the result,
-    /// such as `sketchlearn.dask`'s client, which merges its own rebuilds of the tasks' deltas (a copy of a `2^20`-feature state is ~0.25 s of CPU, on
-    /// the fit's tail after its last task; docs/results/dask.md, dask16).
+    /// such as `sketchlearn.dask`'s client, which merges its own rebuilds of the tasks'
+    /// deltas (a copy of a `2^20`-feature state is ~0.25 s of CPU, on the fit's tail after
+    /// its last task; docs/results/dask.md, dask16).
     #[pyo3(signature = (other, base=None))]
     fn merge_in_place(
         &mut self,

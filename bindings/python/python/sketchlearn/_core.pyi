@@ -60,7 +60,8 @@ class LinearLearners:
     def merge(self, other: LinearLearners, base: LinearLearners | None = None) -> None:
         """Iterative parameter mixing of ``other`` into these learners (over ``base``)."""
     def merge_in_place(self, other: LinearLearners, base: LinearLearners | None = None) -> None:
-        """``merge`` with no copy of this state; after an error it is part-merged (drop it)."""
+        """``merge`` with no copy of this state: a refused merge leaves it unchanged; only a
+        numerical failure of a sketch's decomposition can leave it part-merged (drop it)."""
     def merged(self, other: LinearLearners, base: LinearLearners | None = None) -> LinearLearners:
         """``merge`` into new learners, these unchanged."""
     def sketch_error_bound(self) -> float | None:

@@ -127,7 +127,10 @@ class Classifier(_RiverLinear, base.Classifier):
 
     ``learn_one(x, y)`` takes a dict and a binary label (``True``, ``1`` or ``+1`` is the
     positive class; ``False``, ``0`` or ``-1`` the negative one);
-    ``predict_proba_one`` returns ``{False: 1 − p, True: p}`` with ``p = σ(wᵀx)``. Parameters
+    ``predict_proba_one`` returns ``{False: 1 − p, True: p}`` with ``p = σ(wᵀx)`` and
+    ``predict_one`` ``True``/``False`` whatever the labels learned (as River's own
+    ``LogisticRegression`` does): a metric that compares them with ``-1``/``+1`` labels needs
+    the labels mapped first (``y == 1``). Parameters
     are :class:`sketchlearn.OnlineClassifier`'s, plus ``bits`` (hashed features ``2**bits``,
     VW's ``-b``) and ``seed``; ``algo=None`` is ``"auto-sparse"`` (the module's docs say why;
     ``algo="auto"`` mixes all four members of the default).

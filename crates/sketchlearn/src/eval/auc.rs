@@ -138,8 +138,9 @@ impl StreamingAuc {
 ///
 /// From [`RADIX_FROM`] scores the order comes from a stable radix sort ([`by_score`], O(n),
 /// against O(n log n) for a comparison sort: a quarter less time at 30k–100k scores, 0.3–1 ms
-/// at the end of a `train` on a9a, w8a or the generated stream, issue 27). The sums are those of [`exact_auc_by_comparison`] — the comparison sort's
-/// result, kept as the reference — bit for bit: both walk the same groups of tied scores in the
+/// at the end of a `train` on a9a, w8a or the generated stream, issue 27). The sums are those
+/// of [`exact_auc_by_comparison`] — the comparison sort's result, kept as the reference — bit
+/// for bit: both walk the same groups of tied scores in the
 /// same order, and within a group only the order of the additions may differ, which changes
 /// nothing when the positives of the group have one weight and so do its negatives (every
 /// unweighted stream). A group with two different weights in a class is summed in the

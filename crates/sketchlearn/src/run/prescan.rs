@@ -42,7 +42,9 @@ pub(super) struct Walk {
     pub(super) probe: SparsityProbe,
     /// A [`guess`]'s walk: stop once the first rows cannot be dense ([`Self::cannot_be_dense`]).
     stop_when_sparse: bool,
-    /// One past the largest index read (within `limit`).
+    /// One past the largest index read (within `limit`), for a [`guess`]'s stop only: a walk
+    /// on two threads does not combine its halves' values (the pass's reader reports the
+    /// dimension, `max_index_plus_one`).
     dim: usize,
 }
 
