@@ -40,6 +40,21 @@ def cli():
     return ROOT / "target" / "release" / "sketchlearn"
 
 
+@pytest.fixture(scope="module")
+def client():
+    """A Dask client of two one-thread worker processes (the CI's cluster of issue 30), one
+    per test module."""
+    import distributed
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
 def noisy_linear(n, d, seed=0, labels=(-1, 1)):
     """A binary stream: Gaussian rows of `d` features, labelled `labels[1]` where a random
     direction's score plus noise (s.d. 0.3) is positive, else `labels[0]`."""

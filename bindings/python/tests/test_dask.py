@@ -36,17 +36,6 @@ class KillOnce(OnlineClassifier):
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
-
-
 def classification(n=1200, d=8, seed=0):
     return noisy_linear(n, d, seed)
 

@@ -8,24 +8,12 @@ from __future__ import annotations
 
 import gzip
 
-import distributed
 import numpy as np
 import pytest
 from sklearn.datasets import load_svmlight_file
 
 from sketchlearn import OnlineClassifier, OnlineRegressor, _core
 from sketchlearn.dask import fit
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
 
 
 def libsvm_text(n: int, zero_based: bool, seed: int = 0) -> str:

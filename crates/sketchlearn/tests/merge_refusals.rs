@@ -51,6 +51,20 @@ fn refused_unchanged<T: Merge + serde::Serialize>(a: &mut T, b: &T, base: Option
     );
 }
 
+/// An AdaGrad member (mergeable) and an Oja-SON member (no merge), default otherwise.
+fn adagrad_and_oja() -> (LearnerConfig, LearnerConfig) {
+    let adagrad = LearnerConfig {
+        algorithm: Algorithm::AdaGrad,
+        ..LearnerConfig::default()
+    };
+    let oja = LearnerConfig {
+        algorithm: Algorithm::Newton,
+        curvature: CurvatureKind::Oja,
+        ..LearnerConfig::default()
+    };
+    (adagrad, oja)
+}
+
 fn oja_regression() -> LearnerConfig {
     LearnerConfig {
         loss: Loss::Squared,
@@ -73,15 +87,7 @@ fn a_later_members_refusal_leaves_the_mixture_unchanged() {
 /// A mixture whose second member has no merge (Oja-SON) after one that has (AdaGrad).
 #[test]
 fn a_mixture_refused_by_its_second_member_is_unchanged() {
-    let adagrad = LearnerConfig {
-        algorithm: Algorithm::AdaGrad,
-        ..LearnerConfig::default()
-    };
-    let oja = LearnerConfig {
-        algorithm: Algorithm::Newton,
-        curvature: CurvatureKind::Oja,
-        ..LearnerConfig::default()
-    };
+    let (adagrad, oja) = adagrad_and_oja();
     let mixture = |n, seed| {
         let members = vec![adagrad.build(D).unwrap(), oja.build(D).unwrap()];
         let mut m = Mixture::new(members, Loss::Logistic, MixRule::AdaHedge, 1.0).unwrap();
@@ -102,15 +108,7 @@ fn a_mixture_refused_by_its_second_member_is_unchanged() {
 /// One against all whose second class's member has no merge: the first class is not merged.
 #[test]
 fn a_later_classs_refusal_leaves_one_against_all_unchanged() {
-    let adagrad = LearnerConfig {
-        algorithm: Algorithm::AdaGrad,
-        ..LearnerConfig::default()
-    };
-    let oja = LearnerConfig {
-        algorithm: Algorithm::Newton,
-        curvature: CurvatureKind::Oja,
-        ..LearnerConfig::default()
-    };
+    let (adagrad, oja) = adagrad_and_oja();
     let ova = |n, seed| {
         let mut members = vec![adagrad.build(D).unwrap(), oja.build(D).unwrap()];
         for (k, m) in members.iter_mut().enumerate() {
