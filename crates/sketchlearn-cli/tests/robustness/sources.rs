@@ -116,6 +116,25 @@ fn an_empty_stream_is_an_error_not_a_model_of_nothing() {
     }
 }
 
+/// A CSV file with only its header line has no example: the error says what the input may
+/// hold (it used to say only "the input is empty", about a file that is not), in train and fm.
+#[test]
+fn a_csv_header_alone_is_named_in_the_error() {
+    let dir = std::env::temp_dir().join(format!("sl-header-only-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("header.csv");
+    std::fs::write(&csv, "label,a,b\n").unwrap();
+    for sub in ["train", "fm"] {
+        let out = bash(&format!("'{}' {sub} --quiet '{}'", bin(), csv.display()));
+        let err = super::assert_clear_error(&out, "no examples in");
+        assert!(
+            err.contains("only blank lines, comments or a CSV header line"),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn a_spooled_stream_leaves_no_file_behind() {
     let dir = Scratch::new("spool");

@@ -43,3 +43,13 @@ impl RunError {
         RunError::Options(message.into())
     }
 }
+
+/// The one message of an input that holds no example (`train`, its walk, its label scan and
+/// `fm`): what such an input can hold, so that a CSV file with only its header line does not
+/// read as an empty file.
+pub(crate) fn no_examples(name: &str) -> String {
+    format!(
+        "no examples in {name}: the input is empty or holds only blank lines, comments or a CSV \
+         header line"
+    )
+}

@@ -475,7 +475,7 @@ fn judge(
     if need > have as f64 || !lazy {
         let what = if lazy { "in one array" } else { "up front" };
         return Err(RunError::options(format!(
-            "a {describe} learner of dimension d = {dim} ({what_sets_dim}) needs {} {what} \
+            "the {describe} learner of dimension d = {dim} ({what_sets_dim}) needs {} {what} \
              ({:.0} bytes a feature), more than this machine's {}: use a smaller dimension \
              (fewer -b bits, a smaller --dim, indices renumbered) or a smaller --size",
             gib(need),
@@ -566,6 +566,8 @@ mod tests {
             err.contains("in one array") && err.contains("fewer -b bits"),
             "{err}"
         );
+        // The learner named with an article that reads for every name ("a auto[…]" did not).
+        assert!(err.starts_with("the auto"), "{err}");
         // 2^27 features: 46 GiB if all are used, 13 GiB the largest array.
         let (all, largest) = (
             estimated_bytes(&auto, 1 << 27).unwrap(),

@@ -66,9 +66,7 @@ fn settle_scanned(
     name: &str,
 ) -> Result<LabelMap, RunError> {
     if scan.is_some_and(ClassScan::is_empty) {
-        return Err(RunError::options(format!(
-            "no examples in {name}: the input is empty"
-        )));
+        return Err(RunError::options(super::error::no_examples(name)));
     }
     Ok(LabelMap::settle(spec, task, scan, name)?)
 }

@@ -34,7 +34,7 @@ mod cache_file;
 mod cancelled;
 mod convention;
 mod csv;
-mod error;
+pub(crate) mod error;
 mod evaluate;
 mod evaluated_pass;
 mod file_walk;

@@ -240,10 +240,7 @@ fn libsvm_walk(
     let (walk, max_index) = first_rows(input, read, bits, limit, scan)?;
     match dim {
         Some(d) => Ok((d, false, walk)),
-        None if walk.n == 0 => Err(RunError::options(format!(
-            "no examples in {}: the input is empty",
-            input.name()
-        ))),
+        None if walk.n == 0 => Err(RunError::options(super::error::no_examples(input.name()))),
         None => Ok((max_index, false, walk)),
     }
 }

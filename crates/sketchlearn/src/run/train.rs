@@ -505,10 +505,7 @@ fn end_warnings(
 /// A run that read no example is an error ("no examples").
 pub(crate) fn not_empty(examples: u64, input: &Input) -> Result<(), RunError> {
     if examples == 0 {
-        return Err(RunError::options(format!(
-            "no examples in {}: the input is empty",
-            input.name()
-        )));
+        return Err(RunError::options(super::error::no_examples(input.name())));
     }
     Ok(())
 }

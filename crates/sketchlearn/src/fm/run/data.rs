@@ -100,9 +100,8 @@ pub(super) fn load_libsvm(
 /// labels.
 pub(super) fn has_examples(n: usize, file: &str) -> Result<(), FmRunError> {
     if n == 0 {
-        return Err(FmRunError::options(format!(
-            "no examples in {}: the input is empty",
-            crate::data::source::source_name(file)
+        return Err(FmRunError::options(crate::run::error::no_examples(
+            crate::data::source::source_name(file),
         )));
     }
     Ok(())
