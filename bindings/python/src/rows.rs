@@ -173,26 +173,29 @@ impl<'a> Rows<'a> {
         }
     }
 
-    /// The first row holding a NaN or an infinity, with that value.
-    pub fn first_non_finite(&self) -> Option<(usize, f64)> {
+    /// The first row holding a NaN or an infinity: its row, its column and that value.
+    pub fn first_non_finite(&self) -> Option<(usize, usize, f64)> {
         let mut scratch = RowScratch::default();
         for i in 0..self.n_rows() {
             let bad = match self.row(i, &mut scratch) {
-                Row::Dense(v) => v.iter().copied().find(|x| !x.is_finite()),
-                Row::Sparse { values, .. } => values.iter().copied().find(|x| !x.is_finite()),
+                Row::Dense(v) => v.iter().position(|x| !x.is_finite()).map(|j| (j, v[j])),
+                Row::Sparse { indices, values } => values
+                    .iter()
+                    .position(|x| !x.is_finite())
+                    .map(|k| (indices[k] as usize, values[k])),
             };
-            if let Some(x) = bad {
-                return Some((i, x));
+            if let Some((j, x)) = bad {
+                return Some((i, j, x));
             }
         }
         None
     }
 
-    /// `ValueError` naming the first row with a NaN or an infinity.
+    /// `ValueError` naming the first row and column with a NaN or an infinity.
     pub fn check_finite(&self, what: &str) -> PyResult<()> {
         match self.first_non_finite() {
-            Some((i, x)) => Err(PyValueError::new_err(format!(
-                "{what} contains NaN or infinity: row {i} has the value {x}"
+            Some((i, j, x)) => Err(PyValueError::new_err(format!(
+                "{what} contains NaN or infinity: row {i}, column {j} has the value {x}"
             ))),
             None => Ok(()),
         }

@@ -66,17 +66,21 @@ def test_unsorted_csr_is_canonicalised_without_touching_input():
     np.testing.assert_array_equal(X.indices, before)
 
 
-def test_non_finite_input_names_the_row():
+def test_non_finite_input_names_the_row_and_column():
     X = np.ones((10, 3))
     X[7, 1] = np.nan
-    with pytest.raises(ValueError, match="row 7"):
+    with pytest.raises(ValueError, match="row 7, column 1 "):
         OnlineClassifier().fit(X, np.arange(10) % 2)
     clf = OnlineClassifier().fit(np.ones((10, 3)), np.arange(10) % 2)
     X[7, 1] = np.inf
-    with pytest.raises(ValueError, match="row 7"):
+    with pytest.raises(ValueError, match="row 7, column 1 "):
         clf.predict(X)
     Xs = sp.csr_matrix(X)
-    with pytest.raises(ValueError, match="row 7"):
+    with pytest.raises(ValueError, match="row 7, column 1 "):
+        clf.partial_fit(Xs, np.arange(10) % 2)
+    X[7, 1], X[7, 2] = 1.0, -np.inf  # a sparse row's column is its index, not its position
+    Xs = sp.csr_matrix(np.where(np.arange(3) == 0, 0.0, X))
+    with pytest.raises(ValueError, match="row 7, column 2 "):
         clf.partial_fit(Xs, np.arange(10) % 2)
 
 
