@@ -42,9 +42,8 @@ pub(super) struct Walk {
     pub(super) probe: SparsityProbe,
     /// A [`guess`]'s walk: stop once the first rows cannot be dense ([`Self::cannot_be_dense`]).
     stop_when_sparse: bool,
-    /// One past the largest index read (within `limit`), for a [`guess`]'s stop only: a walk
-    /// on two threads does not combine its halves' values (the pass's reader reports the
-    /// dimension, `max_index_plus_one`).
+    /// One past the largest index read, kept only by a [`guess`]'s walk (`stop_when_sparse`;
+    /// 0 otherwise: other walks get the dimension from the reader, `max_index_plus_one`).
     dim: usize,
 }
 
@@ -94,10 +93,7 @@ impl Walk {
                 if self.n <= SPARSITY_SAMPLE {
                     self.probe.observe(&ex.indices);
                 }
-                if let Some(&last) = ex.indices.last() {
-                    self.dim = self.dim.max(last as usize + 1);
-                }
-                if self.stop_when_sparse && self.cannot_be_dense() {
+                if self.stop_when_sparse && self.stops_at(&ex) {
                     break;
                 }
             }
@@ -120,6 +116,15 @@ impl Walk {
     fn cannot_be_dense(&self) -> bool {
         let past_middle = (2 * self.n).saturating_sub(self.limit);
         2 * (self.nnz as u128) < u128::from(past_middle) * self.dim as u128
+    }
+
+    /// A [`guess`]'s walk after `ex`, its latest row: `dim` takes in the row's largest index
+    /// (kept only by such a walk), then whether the sample [`cannot_be_dense`](Self::cannot_be_dense).
+    fn stops_at(&mut self, ex: &Example) -> bool {
+        if let Some(&last) = ex.indices.last() {
+            self.dim = self.dim.max(last as usize + 1);
+        }
+        self.cannot_be_dense()
     }
 
     /// The average number of stored features per example (`None` before any).
