@@ -189,3 +189,39 @@ def test_hashed_input_chooses_without_the_stored_features_per_row(classes, reduc
         for a in [None, 0.5, 1e6]
     }
     assert len(states) == 1
+
+
+def _profiler_running_during_and_after():
+    """In a task: whether the worker's profiler runs while ``_profiler_paused`` holds (after
+    its loop has had up to 5 s to stop it) and once it has let go (up to 5 s to restart)."""
+    import time
+
+    from distributed import get_worker
+
+    from sketchlearn.dask import _profiler_paused
+
+    pc = get_worker().periodic_callbacks["profile"]
+    before = pc.is_running()
+
+    def settled(want: bool) -> bool:
+        end = time.monotonic() + 5
+        while pc.is_running() != want and time.monotonic() < end:
+            time.sleep(0.01)
+        return pc.is_running()
+
+    with _profiler_paused():
+        during = settled(False)
+    return before, during, settled(True)
+
+
+def test_the_profiler_pauses_during_a_rust_task_and_restarts(client):
+    """A one-thread worker's statistical profiler stops while a file task runs its Rust call
+    (its samples would all be the same frame) and runs again after (dask18)."""
+    w = sorted(client.scheduler_info()["workers"])[0]
+    fut = client.submit(_profiler_running_during_and_after, workers=[w], pure=False)
+    assert fut.result() == (True, False, True)
+    # outside a worker the context does nothing
+    from sketchlearn.dask import _profiler_paused
+
+    with _profiler_paused():
+        pass

@@ -27,6 +27,7 @@ The result is an ordinary fitted estimator.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from collections.abc import Sequence
@@ -119,6 +120,35 @@ def _worker_threads() -> int | None:
         return None
 
 
+@contextlib.contextmanager
+def _profiler_paused():
+    """Pauses the statistical profiler of the Dask worker of one thread running this task
+    (``distributed.worker.profile``: every 10 ms its event loop takes every thread's Python
+    stack) while the task runs one Rust call with the GIL released, and restarts it after: each
+    sample of such a task is the same frame, so the profile loses nothing, and the samples cost
+    the worker's event loop ~21 ms of CPU a second (docs/results/dask.md, dask18) — on a
+    machine whose every core runs a task, CPU taken from the learning. Only in a worker of one
+    thread (another thread's tasks keep their profile), only when the profiler was running (a
+    worker configured without it is left as it is); outside a worker, nothing."""
+    pc = worker = None
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        if worker.state.nthreads == 1:
+            pc = worker.periodic_callbacks.get("profile")
+    except (ImportError, ValueError, AttributeError):
+        pass
+    if pc is None or not pc.is_running():
+        yield
+        return
+    worker.loop.add_callback(pc.stop)  # a tornado callback: stopped on its own loop
+    try:
+        yield
+    finally:
+        worker.loop.add_callback(pc.start)
+
+
 class _Delta:
     """A state as it moves between workers: the estimator without its learners, and the
     learners' delta against the round's base (``LinearLearners.delta_from``: the features
@@ -150,7 +180,8 @@ def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
     threads = 1 if _worker_threads() == 1 else None
     if ys is None:  # files
         est = copy.copy(model)
-        est.learners_ = model.learners_.learned_files(Xs, fmt, zero_based, threads=threads)
+        with _profiler_paused():
+            est.learners_ = model.learners_.learned_files(Xs, fmt, zero_based, threads=threads)
         return est
     est = copy.deepcopy(model)
     est._threads = threads
@@ -319,7 +350,8 @@ def _scan_group(paths: list, fmt: str, zero_based: bool, labels: bool = True) ->
     from sketchlearn import _core
 
     threads = 1 if _worker_threads() == 1 else None
-    return [_core.scan_file(p, fmt, zero_based, labels=labels, threads=threads) for p in paths]
+    with _profiler_paused():
+        return [_core.scan_file(p, fmt, zero_based, labels=labels, threads=threads) for p in paths]
 
 
 def _is_csv(path: str, fmt: str) -> bool:
