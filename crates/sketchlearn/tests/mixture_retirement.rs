@@ -294,3 +294,66 @@ fn merge_keeps_a_member_retired_only_where_both_retired_it() {
     merged.merge_share(&other, Some(&fresh), 0.5).unwrap();
     assert_eq!(mixture(&merged).retirement().epsilon(), 0.0);
 }
+
+/// Whether the mixture inside `l` (the default wraps none) has a single active member.
+fn lone(l: &AnyLearner) -> bool {
+    mixture(l).retirement().active_count() == 1
+}
+
+/// Issue 27: once a single member is left active, a batch learns it on the caller's thread
+/// while the helper thread scales the rows and runs the weighting's rounds
+/// (`linear/mixture_lone.rs`). Predictions, the error of an invalid example inside that
+/// phase, and the state (model bytes) equal one example at a time — for members sharing one
+/// unit scaling (the default `auto` mixture) and members that do not ([`mixed`]), in batches
+/// that end inside a run of the hand-over (40, 333) and on its boundaries (256).
+#[test]
+fn a_lone_member_on_two_threads_is_bit_identical() {
+    let d = 20;
+    let mut data = examples(3000, d, 11);
+    data[2500].label = f64::NAN;
+    let builds: [fn(usize) -> AnyLearner; 2] =
+        [mixed, |d| LearnerConfig::default().build(d).unwrap()];
+    for (b, build) in builds.into_iter().enumerate() {
+        let fresh = || {
+            let mut l = build(d);
+            // Every member but the leader retires at the first check point (1,024).
+            assert!(l.set_retirement(0.5).unwrap());
+            l
+        };
+        let mut one = fresh();
+        let (mut seq, mut seq_err) = (Vec::new(), None);
+        for ex in &data {
+            match one.learn(ex.row(), ex.label, ex.weight) {
+                Ok(p) => seq.push(p.to_bits()),
+                Err(e) => {
+                    seq_err = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        assert_eq!(seq.len(), 2500, "mixture {b}");
+        assert!(lone(&one), "mixture {b}: more than one member left");
+        for size in [40, 256, 333] {
+            let mut batched = fresh();
+            let (mut got, mut out, mut err) = (Vec::new(), Vec::new(), None);
+            for chunk in data.chunks(size) {
+                let result = batched.learn_batch(chunk, &mut out);
+                got.extend(out.iter().map(|p| p.to_bits()));
+                if let Err(e) = result {
+                    err = Some(e.to_string());
+                    break;
+                }
+            }
+            assert_eq!(
+                got, seq,
+                "mixture {b}, batches of {size}: predictions differ"
+            );
+            assert_eq!(err, seq_err, "mixture {b}, batches of {size}");
+            assert_eq!(
+                bytes(&batched),
+                bytes(&one),
+                "mixture {b}, batches of {size}: states differ"
+            );
+        }
+    }
+}

@@ -336,7 +336,8 @@ impl<L: OnlineLearner> Mixture<L> {
     /// `Δ = 0`.
     fn adahedge_eta(&self) -> f64 {
         if self.gap > 0.0 {
-            self.eta * (self.members.len() as f64).ln() / self.gap
+            // `K`, the members built (also while `mixture_lone.rs` has taken them out).
+            self.eta * (self.cum_loss.len() as f64).ln() / self.gap
         } else {
             f64::INFINITY
         }

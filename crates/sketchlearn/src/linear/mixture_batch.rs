@@ -93,14 +93,14 @@ struct GroupOutcome {
 
 /// The scaled rows of a batch as a group of members reads them (see [`learn_group`]): all
 /// present, or arriving in order from the thread that scales them.
-struct RowSource<'a> {
-    got: Vec<&'a [f64]>,
-    arriving: Option<mpsc::Receiver<&'a [f64]>>,
+pub(super) struct RowSource<'a> {
+    pub(super) got: Vec<&'a [f64]>,
+    pub(super) arriving: Option<mpsc::Receiver<&'a [f64]>>,
 }
 
 impl<'a> RowSource<'a> {
     /// Example `i`'s scaled values (waiting for them if they have not arrived yet).
-    fn get(&mut self, i: usize) -> &'a [f64] {
+    pub(super) fn get(&mut self, i: usize) -> &'a [f64] {
         while self.got.len() <= i {
             let next = self.arriving.as_ref().and_then(|rx| rx.recv().ok());
             // The scaling thread sends every example of the batch before it ends (it cannot
@@ -151,7 +151,7 @@ fn learn_group<L: OnlineLearner>(
 /// `ScaledRows::observe` does), into `buffer` (exactly
 /// the batch's stored entries long), sending each row on `tx` as soon as it is done; returns
 /// them all.
-fn scale_rows<'a>(
+pub(super) fn scale_rows<'a>(
     state: &mut UnitScale,
     d: usize,
     batch: &[Example],
@@ -219,8 +219,12 @@ impl<L: OnlineLearner + Send> Mixture<L> {
     /// appended to `out`.
     fn learn_part(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
         let k = self.members.len();
-        if self.retirement.active_count() < 2 || batch.len() < MIN_PARALLEL_BATCH {
+        if batch.len() < MIN_PARALLEL_BATCH {
             return learn_onto(self, batch, out);
+        }
+        if self.retirement.active_count() == 1 {
+            let lone = (0..k).find(|&j| self.retirement.is_active(j));
+            return self.learn_lone(lone.unwrap_or(0), batch, out);
         }
         let dim = self.dim();
         let valid = batch
