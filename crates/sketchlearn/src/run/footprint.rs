@@ -53,6 +53,7 @@
 //! shared sketch are quadratic in `(d, m)` for a fixed `K`), up front when dense, growing with
 //! the features in its sparse-time form (a lazy column store of `K` heads per feature).
 
+use super::memory_bound::upper_bytes;
 use super::{RunError, Warning};
 use crate::linear::multiclass::{
     MulticlassConfig, MulticlassLearner, Reduction, SOFTMAX_DEFAULT_SIZE,
@@ -103,7 +104,7 @@ pub fn estimated_bytes(config: &ValidLearnerConfig, dim: usize) -> Result<f64, R
 }
 
 /// [`estimated_bytes`] of the learner with the penalty `reg`.
-fn estimate(
+pub(super) fn estimate(
     config: &ValidLearnerConfig,
     reg: &Regularization,
     dim: usize,
@@ -409,6 +410,32 @@ pub(crate) fn check_fits(
     let Some(have) = machine_memory() else {
         return Ok(None);
     };
+    check_fits_on(config, reg, dim, what_sets_dim, have)
+}
+
+/// [`check_fits`] on a machine of `have` bytes: a learner that fits by far passes without its
+/// probes, whose verdict would be the same (`memory_bound`'s module documentation).
+pub(super) fn check_fits_on(
+    config: &ValidLearnerConfig,
+    reg: &Regularization,
+    dim: usize,
+    what_sets_dim: &str,
+    have: u64,
+) -> Result<Option<Warning>, RunError> {
+    if upper_bytes(config.config(), dim) <= have as f64 {
+        return Ok(None);
+    }
+    verdict(config, reg, dim, what_sets_dim, have)
+}
+
+/// [`check_fits`]'s verdict from the estimate (its probes) on a machine of `have` bytes.
+pub(super) fn verdict(
+    config: &ValidLearnerConfig,
+    reg: &Regularization,
+    dim: usize,
+    what_sets_dim: &str,
+    have: u64,
+) -> Result<Option<Warning>, RunError> {
     let all = estimate(config, reg, dim)?;
     let lazy = grows_with_features(config.config());
     let describe = config.config().describe();
@@ -443,6 +470,33 @@ pub(crate) fn check_fits_multiclass(
     let Some(have) = machine_memory() else {
         return Ok(None);
     };
+    check_fits_multiclass_on(config, reg, dim, what_sets_dim, have)
+}
+
+/// [`check_fits_multiclass`] on a machine of `have` bytes: one-against-all that fits by far
+/// (`K` members, each within its bound, `memory_bound`) passes without its probes.
+pub(super) fn check_fits_multiclass_on(
+    config: &MulticlassConfig,
+    reg: &Regularization,
+    dim: usize,
+    what_sets_dim: &str,
+    have: u64,
+) -> Result<Option<Warning>, RunError> {
+    let members = config.classes as f64 * upper_bytes(&config.member, dim);
+    if config.reduction == Reduction::OneVsAll && members <= have as f64 {
+        return Ok(None);
+    }
+    verdict_multiclass(config, reg, dim, what_sets_dim, have)
+}
+
+/// [`check_fits_multiclass`]'s verdict from the estimate on a machine of `have` bytes.
+pub(super) fn verdict_multiclass(
+    config: &MulticlassConfig,
+    reg: &Regularization,
+    dim: usize,
+    what_sets_dim: &str,
+    have: u64,
+) -> Result<Option<Warning>, RunError> {
     let (all, lazy, largest) = estimate_multiclass(config, reg, dim)?;
     let describe = config.describe();
     judge(

@@ -44,6 +44,7 @@ mod holdout;
 mod input;
 mod label_runs;
 mod labels;
+mod memory_bound;
 mod multiclass;
 mod multiclass_report;
 mod observer;
