@@ -98,7 +98,8 @@ def test_a_member_retired_at_infinity_reads_as_retired(cli, tmp_path):
     data = tmp_path / "huge.vw"
     data.write_text("".join(rows))
     model = tmp_path / "huge.model"
-    flags = ["--algo", "adagrad-grid", "--retire", "0.45", "-f", str(model)]
+    # -b 2: 4 hashed weights, so the retirement's coverage (3·d stored entries) is reached here
+    flags = ["--algo", "adagrad-grid", "--retire", "0.45", "-b", "2", "-f", str(model)]
     out = subprocess.run(
         [str(cli), "train", "--quiet", "--json", *flags, str(data)],
         check=True,

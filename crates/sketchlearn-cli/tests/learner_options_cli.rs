@@ -134,7 +134,18 @@ fn a_member_retired_at_infinity_is_reported_as_retired() {
         .collect();
     let file = tmp("huge_weights.vw", &rows);
     let model = scratch("huge_weights.model");
-    let flags = ["--algo", "adagrad-grid", "--retire", "0.45", "-f", &model];
+    // `-b 2`: 4 hashed weights, so the retirement's coverage (3·d stored entries seen) is
+    // reached within these rows (at the default 2^18 it takes 786,432 entries).
+    let flags = [
+        "--algo",
+        "adagrad-grid",
+        "--retire",
+        "0.45",
+        "-b",
+        "2",
+        "-f",
+        &model,
+    ];
     let trained = quiet_json("train", &[&flags[..], &[&file]].concat());
     let inspected = json(&run(&["inspect", "--json", &model]));
     for v in [trained, inspected] {

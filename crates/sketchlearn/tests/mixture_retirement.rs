@@ -357,3 +357,71 @@ fn a_lone_member_on_two_threads_is_bit_identical() {
         }
     }
 }
+
+/// The coverage condition (`COVERAGE`): the same experts and stream, once in 3 dense features
+/// and once as 3 non-zeros among 2,000 features (the same scores, losses and weights), retire
+/// the same members — the sparse mixture not before the stream has shown `3·d` feature views
+/// (example 2,000; its first check point after that is 2,048), and never earlier than the dense
+/// one, whose coverage is reached at once (ε alone).
+#[test]
+fn no_member_retires_before_the_stream_has_shown_its_features() {
+    use sketchlearn::linear::RETIREMENT_COVERAGE;
+    let (narrow, wide) = (3, 2000);
+    let experts = [
+        vec![0.0, 4.0, 2.0],
+        vec![0.0, -4.0, 0.0],
+        vec![1.0, 0.0, 0.0],
+        vec![0.0, 3.0, 2.5],
+    ];
+    let padded = |e: &Vec<f64>, d: usize| {
+        let mut v = e.clone();
+        v.resize(d, 0.0);
+        Expert(v)
+    };
+    let build = |d: usize| {
+        let members = experts.iter().map(|e| padded(e, d)).collect();
+        Mixture::new(members, Loss::Logistic, MixRule::AdaHedgeBrier, 1.0).unwrap()
+    };
+    let (mut dense, mut sparse) = (build(narrow), build(wide));
+    let indices: Vec<u32> = (0..narrow as u32).collect();
+    let mut views = 0;
+    for (t, (x, y)) in rows(6000, narrow, 5).iter().enumerate() {
+        let a = dense.learn(Row::Dense(x), *y, 1.0).unwrap();
+        let row = Row::Sparse {
+            indices: &indices,
+            values: x,
+        };
+        let b = sparse.learn(row, *y, 1.0).unwrap();
+        views += narrow;
+        if (views as f64) < RETIREMENT_COVERAGE * wide as f64 {
+            assert_eq!(
+                sparse.retirement().active_count(),
+                experts.len(),
+                "retired at example {} with {views} views",
+                t + 1
+            );
+        }
+        if dense.retirement().active_count() == experts.len() {
+            assert_eq!(a.to_bits(), b.to_bits(), "example {}", t + 1);
+        }
+    }
+    let (first, late) = (
+        dense.retirement().retired_at(),
+        sparse.retirement().retired_at(),
+    );
+    assert!(
+        late.iter().any(Option::is_some),
+        "the sparse mixture retired nobody"
+    );
+    for (k, (f, l)) in first.iter().zip(&late).enumerate() {
+        if let Some(l) = l {
+            let f = f.unwrap_or_else(|| panic!("member {k}: retired at {l}, never by ε alone"));
+            assert!(*l >= f, "member {k}: retired at {l}, ε alone at {f}");
+            assert!(*l >= 2048.0, "member {k}: retired at {l}");
+        }
+    }
+    assert!(
+        first.iter().flatten().any(|f| *f < 2048.0),
+        "the dense mixture retires before the sparse one's coverage"
+    );
+}

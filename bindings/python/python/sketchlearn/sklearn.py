@@ -46,7 +46,8 @@ _PARAMS_DOC = """
     retire : float, default=None
         The mixture's retirement threshold ε (CLI ``--retire EPS``; ``None``: the library
         default, 1e-20): at check points (every 256 of importance weight after the first
-        1024) a member whose weight is below ε, and not the largest, retires — it is no longer
+        1024, once the rows' stored entries seen reach 3 × the number of features) a member
+        whose weight is below ε, and not the largest, retires — it is no longer
         learned nor evaluated (``retired_at_`` says when). ``0`` keeps every member to the end
         (the results of before the rule, bit for bit). Must be in [0, 1); only for a mixture
         (``algo`` ``"auto"``, ``"auto-sparse"``, ``"adagrad-grid"``) of a binary classifier or

@@ -231,7 +231,7 @@ impl<L: OnlineLearner> Mixture<L> {
             losses: Vec::new(),
             pi: Vec::new(),
             shared: ScaledRows::default(),
-            retirement: Retirement::new(k, DEFAULT_EPSILON),
+            retirement: Retirement::new(k, DEFAULT_EPSILON, d),
         })
     }
 
@@ -409,15 +409,21 @@ impl<L: OnlineLearner> Mixture<L> {
             }
         }
         self.shared = rows;
-        let p = self.mix_round(&preds, y, weight, variance);
+        let p = self.mix_round(&preds, (y, weight, x.stored_len()), variance);
         self.scratch = preds;
         Ok(p)
     }
 
     /// One round of the weighting, given the members' predictions `preds` of the example
-    /// `(y, weight)` (made before they learned it): the mixture's prediction, then each
-    /// member's loss under the rule, AdaHedge's gap and the new weights.
-    pub(super) fn mix_round(&mut self, preds: &[f64], y: f64, weight: f64, variance: f64) -> f64 {
+    /// `(y, weight, stored)` (made before they learned it; `stored`: its row's stored entries,
+    /// which the retirement's coverage counts): the mixture's prediction, then each member's
+    /// loss under the rule, AdaHedge's gap and the new weights.
+    pub(super) fn mix_round(
+        &mut self,
+        preds: &[f64],
+        (y, weight, stored): (f64, f64, usize),
+        variance: f64,
+    ) -> f64 {
         let p = self.combine(preds);
         let mut losses = std::mem::take(&mut self.losses);
         losses.clear();
@@ -454,6 +460,7 @@ impl<L: OnlineLearner> Mixture<L> {
         }
         let before = self.seen;
         self.seen += weight;
+        self.retirement.observe(stored);
         self.reweight();
         if self.retirement.due(before, self.seen) {
             self.retire_negligible();
@@ -577,7 +584,8 @@ impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
             base.map(|b| &b.members[..]),
             share,
         )?;
-        self.retirement.merge(&other.retirement);
+        self.retirement
+            .merge(&other.retirement, base.map(|b| &b.retirement));
         add_since(
             &mut self.cum_loss,
             &other.cum_loss,

@@ -292,7 +292,8 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         for (i, ex) in good[..stop].iter().enumerate() {
             column.clear();
             column.extend((0..k).map(|j| preds[j * n + i]));
-            out.push(self.mix_round(&column, ex.label, ex.weight, 1.0));
+            let example = (ex.label, ex.weight, ex.row().stored_len());
+            out.push(self.mix_round(&column, example, 1.0));
         }
         self.scratch = column;
         if let Some((_, e)) = failed {

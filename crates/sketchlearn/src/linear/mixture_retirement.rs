@@ -8,12 +8,35 @@
 //! At the *check points* — the rounds `t` on which the importance weight seen, `W_t`, passes a
 //! multiple of [`PERIOD`], once `W_t ≥` [`WARM_UP`] and while the rate `η_t` is finite (AdaHedge
 //! follows the leader with `η = ∞` until its first mixability gap, and then gives every other
-//! member a weight of exactly 0 for reasons that are not yet evidence) — every member `k` still
+//! member a weight of exactly 0 for reasons that are not yet evidence), once the stream has shown
+//! [`COVERAGE`] views per dimension (below) — every member `k` still
 //! active whose normalised weight is `π_k < ε` and not the largest retires: it is no longer
 //! learned nor evaluated, its weight is exactly 0 from then on, and its loss no longer enters
 //! AdaHedge's bookkeeping (its cumulative loss `L_k` is frozen, and it takes no part in the
 //! leader's `min_j L_j` nor in the mixability gap). `ε = 0` retires nobody: the mixture is bit
 //! for bit the one before this rule.
+//!
+//! # The coverage condition (no member is judged before the stream has shown its features)
+//! A member's state on a feature the stream has not yet shown is its prior, so on sparse input
+//! with many features a mixture's early weights compare the members' *priors* on most of the
+//! space, not what they learned: a second-order member that starts slowly (FD-SON, whose sketch
+//! needs each direction seen before its steps are good) can fall far behind and then lead. The
+//! condition: no member retires before the feature views seen, `V_t = Σ_{s ≤ t} nnz(x_s)`,
+//! reach `c·d` (`c` = [`COVERAGE`], `d` the dimension). *Derivation of `c`*: with rows of `nnz̄`
+//! non-zeros spread over `d` features, a feature is missing from `t` rows with probability
+//! `(1 − nnz̄/d)^t ≤ e^{−t·nnz̄/d} = e^{−V_t/d}`, so at `V_t = c·d` the expected share of
+//! features never seen is at most `e^{−c}`; `c = 3` asks that at least 95 % of them have been
+//! seen before a member is judged (`e^{−3} ≈ 0.0498`). It is not fitted to a stream: retire17's
+//! held-out streams (`docs/results/speed.md`) show that no constant count makes a larger `ε`
+//! safe, and this condition is not that — it only keeps the default `ε` from judging a member
+//! before its features exist. It never retires a member earlier than `ε` alone: a check point
+//! retires a member only if `ε` alone would retire it there (`π_k < ε`, not the largest), so
+//! up to the first retirement the two runs are the same, and the first retirement of the
+//! condition's run is no earlier than that of `ε` alone (property-tested). On dense or
+//! low-dimensional input (every shared binary set: `d/nnz̄ ≤ 26`, r8 404) `V_t ≥ 3d` long before
+//! the warm-up's 1,024 examples, and nothing changes; on the generated stream with `d = 2^20`,
+//! `nnz = 20` (`d/nnz̄ = 52,429`, where `ε = 10⁻²⁰` alone retired the eventual leader at
+//! 7,680–11,008 examples) no member is judged before 157,000 examples. `ε = 0` ignores it.
 //!
 //! The check points depend only on the importance weights of the examples, not on how the
 //! examples are batched nor on which thread learns which member, so a batch learned on two
@@ -54,8 +77,10 @@
 //! # Saved models and merges
 //! A retired member's state (as it was when it retired) stays in the model file, so the mixture
 //! loads, continues (`-i`) and merges as before (`mixture_wire.rs` appends `ε` and each member's
-//! retirement point to the saved losses when `ε > 0`; a model saved with `ε = 0` is byte for byte
-//! the earlier format). In a merge, a member retires only if it retired in *both* mixtures: each
+//! retirement point to the saved losses when `ε > 0`, and the views `V_t` while they are below
+//! `c·d`: a model past the coverage is byte for byte the earlier format, one saved with `ε = 0`
+//! too; a file without `V_t` loads as covered — files written before the condition continue
+//! with today's rule). In a merge, a member retires only if it retired in *both* mixtures: each
 //! shard's retirement is evidence from that shard alone, and a member retired on one shard may
 //! be the leader on the other. Its loss on the shard where it retired is frozen at that point (the
 //! losses it would have had afterwards are not known), so the merged weights favour it; the merge
@@ -71,6 +96,11 @@ pub const PERIOD: f64 = 256.0;
 /// Importance weight seen before the first check point.
 pub const WARM_UP: f64 = 1024.0;
 
+/// Feature views per dimension, `c`, before a member can retire: no member retires while the
+/// stream's non-zeros seen are below `c·d` (see the [module](self) docs' derivation: at least
+/// `1 − e^{−c} ≈ 95 %` of the features seen).
+pub const COVERAGE: f64 = 3.0;
+
 /// The default `ε` of the `auto` mixtures (the measurements are in `docs/results/speed.md`).
 ///
 /// Why so small: a member's weight relative to the leader is `exp(−η_t·gap)`, and a slow starter's
@@ -85,7 +115,8 @@ pub const WARM_UP: f64 = 1024.0;
 /// error while a9a's three losing members still retire (CPU 0.36 → 0.22 s against 0.16 s at `1e-9`).
 /// It is not safe in general: on held-out streams of the same generator with 2^20 features and 20
 /// non-zeros per row the FD-SON member bottoms at `3.9e-22` and `1.2e-25` (two seeds), `1e-20`
-/// retires it and the error is 2.3 and 3.3 standard errors worse than with no retirement.
+/// retires it and the error is 2.3 and 3.3 standard errors worse than with no retirement: the
+/// [`COVERAGE`] condition keeps it there (no member is judged before `3·d` feature views).
 /// `docs/results/speed.md` ("The retirement threshold ε on every shared file") has every file at
 /// `ε` = 1e-20 … 1e-6, a warm-up tied to `d/nnz̄` that would allow `1e-9` on the shared files, and
 /// the held-out streams on which that warm-up fails (measured, not adopted). `--retire` chooses
@@ -100,15 +131,35 @@ pub struct Retirement {
     /// Per member: the importance weight the mixture had seen when it retired (`> 0`), or 0
     /// while it is active.
     retired_at: Vec<f64>,
+    /// `V_t`: the feature views seen (the rows' stored entries, summed).
+    views: f64,
+    /// `c·d`: the views before which no member retires.
+    needed: f64,
 }
 
 impl Retirement {
-    /// No member retired yet, threshold `epsilon` (validated by [`Retirement::check_epsilon`]).
-    pub fn new(members: usize, epsilon: f64) -> Self {
+    /// No member retired yet, threshold `epsilon` (validated by [`Retirement::check_epsilon`]),
+    /// for a mixture of dimension `dim` (no feature seen yet: see [`COVERAGE`]).
+    pub fn new(members: usize, epsilon: f64, dim: usize) -> Self {
         Retirement {
             epsilon: epsilon.abs(), // −0 is 0
             retired_at: vec![0.0; members],
+            views: 0.0,
+            needed: COVERAGE * dim as f64,
         }
+    }
+
+    /// Counts the `stored` entries of a row learned (the views `V_t` of the [`COVERAGE`]
+    /// condition).
+    #[inline]
+    pub fn observe(&mut self, stored: usize) {
+        self.views += stored as f64;
+    }
+
+    /// Whether the stream has shown enough features for a member to be judged:
+    /// `V_t ≥ c·d` ([`COVERAGE`]).
+    pub fn covered(&self) -> bool {
+        self.views >= self.needed
     }
 
     /// `Err` unless `0 ≤ ε < 1`.
@@ -163,9 +214,12 @@ impl Retirement {
             && self.active_count() > 1
     }
 
-    /// Retires every active member whose weight `pi[k] < ε` and is not the largest, at `seen`;
-    /// true if one did.
+    /// Retires every active member whose weight `pi[k] < ε` and is not the largest, at `seen`,
+    /// once [`covered`](Self::covered); true if one did.
     pub fn retire_negligible(&mut self, pi: &[f64], seen: f64) -> bool {
+        if !self.covered() {
+            return false;
+        }
         let top = pi.iter().copied().fold(0.0, f64::max);
         let mut any = false;
         for (r, &p) in self.retired_at.iter_mut().zip(pi) {
@@ -180,48 +234,65 @@ impl Retirement {
     /// The merge's retirement (see the [module](self) docs): retired where both are, at the
     /// later point. The merged threshold is the smaller `ε` (`ε` is a rule for the check points
     /// to come, not learned state: a model saved before the rule, `ε = 0`, merges with one built
-    /// now and the merge retires nobody).
-    pub fn merge(&mut self, other: &Self) {
+    /// now and the merge retires nobody). The views are a sum over the examples: added, the
+    /// `base`'s counted once, as the mixture's weight seen is.
+    pub fn merge(&mut self, other: &Self, base: Option<&Self>) {
+        self.views = crate::merge::add_scalar(self.views, other.views, base.map(|b| b.views));
         self.epsilon = self.epsilon.min(other.epsilon);
         for (a, &b) in self.retired_at.iter_mut().zip(&other.retired_at) {
             *a = if *a > 0.0 && b > 0.0 { a.max(b) } else { 0.0 };
         }
     }
 
-    /// The values a model file holds after the losses when `ε > 0`: `[ε, r_1 … r_K]`
-    /// (`mixture_wire.rs`); nothing when `ε = 0` and no member retired.
+    /// The values a model file holds after the losses when `ε > 0`: `[ε, r_1 … r_K]`, then
+    /// `V_t` while not [`covered`](Self::covered) (`mixture_wire.rs`); nothing when `ε = 0`
+    /// and no member retired.
     pub fn to_saved(&self) -> Vec<f64> {
         if self.epsilon == 0.0 && self.active_count() == self.retired_at.len() {
             return Vec::new();
         }
-        let mut v = Vec::with_capacity(1 + self.retired_at.len());
+        let mut v = Vec::with_capacity(2 + self.retired_at.len());
         v.push(self.epsilon);
         v.extend(&self.retired_at);
+        if !self.covered() {
+            v.push(self.views);
+        }
         v
     }
 
-    /// Reads [`Retirement::to_saved`]'s values for `k` members (`saved` empty: `ε = 0`, none
-    /// retired — every file written before this rule).
-    pub fn from_saved(k: usize, saved: &[f64]) -> Result<Self, String> {
-        let Some((&epsilon, retired_at)) = saved.split_first() else {
-            return Ok(Retirement::new(k, 0.0));
+    /// Reads [`Retirement::to_saved`]'s values for `k` members of dimension `dim` (`saved`
+    /// empty: `ε = 0`, none retired — every file written before this rule; without `V_t`: past
+    /// the coverage, or written before it — both continue with `ε` alone).
+    pub fn from_saved(k: usize, saved: &[f64], dim: usize) -> Result<Self, String> {
+        let mut out = Retirement::new(k, 0.0, dim);
+        out.views = out.needed;
+        let Some((&epsilon, rest)) = saved.split_first() else {
+            return Ok(out);
         };
         Self::check_epsilon(epsilon).map_err(|e| format!("mixture: {e}"))?;
-        if retired_at.len() != k {
-            return Err(format!(
-                "mixture of {k} members: {} saved retirement points",
-                retired_at.len()
-            ));
-        }
+        let retired_at = match rest.len() {
+            n if n == k => rest,
+            n if n == k + 1 => {
+                let views = rest[k];
+                if !(views.is_finite() && views >= 0.0) {
+                    return Err("mixture: the saved feature views are not a number ≥ 0".into());
+                }
+                out.views = views;
+                &rest[..k]
+            }
+            n => {
+                return Err(format!(
+                    "mixture of {k} members: {n} saved retirement points"
+                ));
+            }
+        };
         // `+∞` is a point learning reaches: importance weights near `f64::MAX` take the weight
         // seen there (a file must hold every state the mixture can be in).
         if retired_at.iter().any(|r| r.is_nan() || *r < 0.0) {
             return Err("mixture: a saved retirement point is not a number ≥ 0".into());
         }
-        let out = Retirement {
-            epsilon,
-            retired_at: retired_at.to_vec(),
-        };
+        out.epsilon = epsilon;
+        out.retired_at = retired_at.to_vec();
         if out.active_count() == 0 {
             return Err("mixture: every member is saved as retired".into());
         }
@@ -235,47 +306,133 @@ mod tests {
 
     #[test]
     fn check_points_merge_and_saved_values() {
-        let mut r = Retirement::new(3, 1e-9);
+        let mut r = Retirement::new(3, 1e-9, 0);
         assert!(!r.due(0.0, 1.0));
         assert!(!r.due(255.0, 256.0), "before the warm-up");
         assert!(r.due(1023.0, 1024.0));
         assert!(!r.due(1024.0, 1025.0));
         assert!(r.due(1279.5, 1280.5));
-        assert!(!Retirement::new(3, 0.0).due(1023.0, 1024.0));
+        assert!(!Retirement::new(3, 0.0, 0).due(1023.0, 1024.0));
         assert!(r.retire_negligible(&[1e-10, 0.5, 0.5 - 1e-10], 1024.0));
         assert_eq!(r.retired_at(), vec![Some(1024.0), None, None]);
         assert!(!r.retire_negligible(&[0.0, 1e-12, 1.0], 1280.0) || !r.is_active(1));
         // The largest weight never retires, even under a large ε.
-        let mut big = Retirement::new(2, 0.9);
+        let mut big = Retirement::new(2, 0.9, 0);
         big.retire_negligible(&[0.5, 0.5], 2048.0);
         assert_eq!(big.active_count(), 2);
 
-        let mut a = Retirement::new(3, 1e-9);
+        let mut a = Retirement::new(3, 1e-9, 0);
         a.retired_at = vec![2048.0, 1024.0, 0.0];
-        let mut b = Retirement::new(3, 1e-9);
+        let mut b = Retirement::new(3, 1e-9, 0);
         b.retired_at = vec![4096.0, 0.0, 0.0];
-        a.merge(&b);
+        a.merge(&b, None);
         assert_eq!(a.retired_at(), vec![Some(4096.0), None, None]);
         // Thresholds that differ merge to the smaller one (a model saved before the rule: 0).
         let mut c = a.clone();
-        c.merge(&Retirement::new(3, 1e-6));
+        c.merge(&Retirement::new(3, 1e-6, 0), None);
         assert_eq!((c.epsilon(), c.retired_at()), (1e-9, vec![None; 3]));
-        a.merge(&Retirement::new(3, 0.0));
+        a.merge(&Retirement::new(3, 0.0, 0), None);
         assert_eq!(a.epsilon(), 0.0);
 
-        assert!(Retirement::new(3, 0.0).to_saved().is_empty());
-        let back = Retirement::from_saved(3, &a.to_saved()).unwrap();
+        assert!(Retirement::new(3, 0.0, 0).to_saved().is_empty());
+        let back = Retirement::from_saved(3, &a.to_saved(), 0).unwrap();
         assert_eq!(back, a);
         assert_eq!(
-            Retirement::from_saved(3, &[]).unwrap(),
-            Retirement::new(3, 0.0)
+            Retirement::from_saved(3, &[], 0).unwrap(),
+            Retirement::new(3, 0.0, 0)
         );
-        assert!(Retirement::from_saved(2, &[1e-9, 5.0, 5.0]).is_err());
-        assert!(Retirement::from_saved(2, &[1e-9, 5.0]).is_err());
-        assert!(Retirement::from_saved(2, &[2.0, 0.0, 0.0]).is_err());
-        assert!(Retirement::from_saved(2, &[1e-9, f64::NAN, 0.0]).is_err());
-        assert!(Retirement::from_saved(2, &[1e-9, -1.0, 0.0]).is_err());
-        let far = Retirement::from_saved(2, &[1e-9, f64::INFINITY, 0.0]).unwrap();
+        assert!(Retirement::from_saved(2, &[1e-9, 5.0, 5.0], 0).is_err());
+        assert!(Retirement::from_saved(2, &[1e-9, 5.0], 0).is_err());
+        assert!(Retirement::from_saved(2, &[2.0, 0.0, 0.0], 0).is_err());
+        assert!(Retirement::from_saved(2, &[1e-9, f64::NAN, 0.0], 0).is_err());
+        assert!(Retirement::from_saved(2, &[1e-9, -1.0, 0.0], 0).is_err());
+        let far = Retirement::from_saved(2, &[1e-9, f64::INFINITY, 0.0], 0).unwrap();
         assert_eq!(far.retired_at(), vec![Some(f64::INFINITY), None]);
+    }
+
+    /// No member retires before the stream has shown `c·d` feature views, whatever its weight;
+    /// then `ε` alone decides. Saved while below `c·d` (and read back), not after.
+    #[test]
+    fn no_member_retires_before_the_coverage() {
+        let d = 1000;
+        let mut r = Retirement::new(3, 1e-20, d);
+        let pi = [1e-30, 1e-25, 1.0];
+        let mut views = 0;
+        while views + 20 < 3 * d {
+            r.observe(20);
+            views += 20;
+            assert!(!r.covered());
+            assert!(
+                !r.retire_negligible(&pi, 2048.0),
+                "retired at {views} views"
+            );
+            assert_eq!(r.active_count(), 3);
+        }
+        let saved = r.to_saved();
+        assert_eq!(saved.len(), 5, "V_t is saved below the coverage");
+        assert_eq!(Retirement::from_saved(3, &saved, d).unwrap(), r);
+        r.observe(20);
+        assert!(r.covered());
+        assert!(r.retire_negligible(&pi, 2304.0));
+        assert_eq!(r.retired_at(), vec![Some(2304.0), Some(2304.0), None]);
+        assert_eq!(
+            r.to_saved().len(),
+            4,
+            "past the coverage: the earlier layout"
+        );
+        // A file without V_t (past the coverage, or written before it) loads as covered.
+        assert!(Retirement::from_saved(3, &[1e-20, 0.0, 0.0, 0.0], d)
+            .unwrap()
+            .covered());
+        assert!(Retirement::from_saved(3, &[1e-20, 0.0, 0.0, 0.0, f64::NAN], d).is_err());
+        assert!(Retirement::from_saved(3, &[1e-20, 0.0, 0.0, 0.0, -1.0], d).is_err());
+        // Merged views are summed, the base's counted once.
+        let mut a = Retirement::new(3, 1e-20, d);
+        a.observe(1000);
+        let mut b = a.clone();
+        b.observe(1500);
+        a.observe(600);
+        let base = Retirement {
+            views: 1000.0,
+            ..Retirement::new(3, 1e-20, d)
+        };
+        a.merge(&b, Some(&base));
+        assert_eq!(a.views, 3100.0);
+        assert!(a.covered());
+    }
+
+    proptest::proptest! {
+        /// The coverage never makes a member retire earlier than `ε` alone: fed the same
+        /// weights at the same check points, the members it retires are, at every point, among
+        /// those `ε` alone has retired (so a run with it is the run of `ε` alone up to the
+        /// latter's first retirement, and retires nothing before it).
+        #[test]
+        fn the_coverage_never_retires_earlier_than_epsilon_alone(
+            log_eps in -30.0f64..-1.0,
+            dim in 0usize..5000,
+            rounds in proptest::collection::vec(
+                (proptest::collection::vec(-40.0f64..0.0, 4), 0usize..400),
+                1..60,
+            ),
+        ) {
+            let eps = 10f64.powf(log_eps);
+            let mut plain = Retirement::new(4, eps, 0);
+            let mut rule = Retirement::new(4, eps, dim);
+            for (t, (log_w, nnz)) in rounds.iter().enumerate() {
+                plain.observe(*nnz);
+                rule.observe(*nnz);
+                let total: f64 = log_w.iter().map(|l| 10f64.powf(*l)).sum();
+                let pi: Vec<f64> = log_w.iter().map(|l| 10f64.powf(*l) / total).collect();
+                let seen = 1024.0 + 256.0 * t as f64;
+                plain.retire_negligible(&pi, seen);
+                rule.retire_negligible(&pi, seen);
+                for k in 0..4 {
+                    if !rule.is_active(k) {
+                        proptest::prop_assert!(!plain.is_active(k));
+                        proptest::prop_assert!(rule.retired_at[k] >= plain.retired_at[k]);
+                    }
+                }
+            }
+        }
     }
 }

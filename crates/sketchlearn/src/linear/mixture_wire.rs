@@ -11,7 +11,11 @@
 //! `4K + 1` under `AdaHedgeCalibrated`), lengths that never coincide. A file without them (every
 //! file written before the rule, and any mixture with `ε = 0`) loads with `ε = 0`: it continues
 //! (`-i`) exactly as it did. (A binary from before the rule refuses a file with them, with the
-//! counts in its message.)
+//! counts in its message.) While the stream has shown fewer than `c·d` feature views (the
+//! retirement's coverage condition), one more value follows, the views `V_t`: `2K + 2` (`4K + 2`)
+//! values. A file past the coverage — or written before the condition — has the `2K + 1` layout
+//! and loads as covered, so such files are byte for byte what the earlier binary wrote, and a
+//! file of the earlier binary continues with `ε` alone, as it did.
 
 use super::calibration::Calibration;
 use super::mixture_retirement::Retirement;
@@ -73,11 +77,13 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
         } else {
             k
         };
-        let retirement = if cum_loss.len() == base + k + 1 {
-            Retirement::from_saved(k, &cum_loss.split_off(base))?
+        let dim = w.members.first().map_or(0, |m| m.dim());
+        let saved = if (base + k + 1..=base + k + 2).contains(&cum_loss.len()) {
+            cum_loss.split_off(base)
         } else {
-            Retirement::new(k, 0.0)
+            Vec::new()
         };
+        let retirement = Retirement::from_saved(k, &saved, dim)?;
         let calibration = if w.rule == MixRule::AdaHedgeCalibrated {
             if cum_loss.len() != 3 * k {
                 return Err(format!(
@@ -214,7 +220,7 @@ mod tests {
     fn retirement_round_trips_after_the_losses() {
         for rule in [MixRule::AdaHedgeBrier, MixRule::AdaHedgeCalibrated] {
             let mut mix = trained(rule, 1e-9);
-            mix.retirement = Retirement::from_saved(2, &[1e-9, 0.0, 1024.0]).unwrap();
+            mix.retirement = Retirement::from_saved(2, &[1e-9, 0.0, 1024.0], mix.dim()).unwrap();
             // A retired member that still weighs something is refused (a crafted file).
             let stale = postcard::to_allocvec(&mix).unwrap();
             assert!(postcard::from_bytes::<Mixture>(&stale).is_err());

@@ -70,7 +70,9 @@ pub use intercept::Intercept;
 pub use member_weight::MemberWeight;
 pub use mixture::{MixRule, Mixture};
 pub use mixture_batch::on_one_thread;
-pub use mixture_retirement::{Retirement, DEFAULT_EPSILON as DEFAULT_RETIREMENT};
+pub use mixture_retirement::{
+    Retirement, COVERAGE as RETIREMENT_COVERAGE, DEFAULT_EPSILON as DEFAULT_RETIREMENT,
+};
 pub use multiclass::{
     AnyMulticlass, MulticlassConfig, MulticlassLearner, OneVsAll, Reduction, SoftmaxParams,
     SoftmaxSon,
