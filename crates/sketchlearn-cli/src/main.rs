@@ -28,8 +28,9 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "sketchlearn", version, about, long_about = None)]
 struct Cli {
-    /// Let -f and -p replace a file that holds no model or predictions (else it is refused)
-    #[arg(long, global = true)]
+    /// Let -f and -p replace a file that holds no model or predictions (else it is refused;
+    /// hidden from --help, which stays short: the refusal names it, docs/guide.md explains it)
+    #[arg(long, global = true, hide = true)]
     overwrite: bool,
     #[command(subcommand)]
     command: Command,
