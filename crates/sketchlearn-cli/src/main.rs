@@ -28,6 +28,10 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "sketchlearn", version, about, long_about = None)]
 struct Cli {
+    /// Let -f and -p replace a file that holds no model or predictions (else it is refused;
+    /// hidden from --help, which stays short: the refusal names it, docs/guide.md explains it)
+    #[arg(long, global = true, hide = true)]
+    overwrite: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -61,6 +65,7 @@ enum Command {
 fn main() {
     signals::install();
     let cli = Cli::parse();
+    let _ = paths::OVERWRITE.set(cli.overwrite);
     let result = match cli.command {
         Command::Sketch(args) => {
             paths::check_not_empty(&args.file).and_then(|()| sketch_cmd::run(&args))

@@ -4,11 +4,15 @@
 //! before reading its data: the parent directory must exist and be writable, the path must not
 //! be a directory, a device or a FIFO (`-` is standard output where it applies), and it must
 //! not be one of the inputs (compared by device and inode, so `./x`, `x` and a hard link are
-//! the same file).
+//! the same file), and an existing file must hold what the flag writes ([`check_replaceable`]).
 
 use anyhow::{bail, Context, Result};
 use std::fs;
 use std::path::Path;
+use std::sync::OnceLock;
+
+/// `--overwrite` (a global flag), set once by `main`.
+pub static OVERWRITE: OnceLock<bool> = OnceLock::new();
 
 /// What the output is, in messages (`predictions file`, `model file`).
 pub fn check_output(path: &str, what: &str, inputs: &[&str]) -> Result<()> {
@@ -93,12 +97,14 @@ pub fn check_learning_outputs(
 ) -> Result<()> {
     if let Some(f) = final_model {
         check_output(f, "model file", data)?;
-        check_not_foreign(f)?;
+        let model = |h: &[u8]| h.starts_with(&sketchlearn::model::MAGIC);
+        check_replaceable(f, "-f", "a sketchlearn model", model)?;
     }
     if let Some(p) = predictions {
         let mut inputs = data.to_vec();
         inputs.extend(initial_model);
         check_output(p, "predictions file", &inputs)?;
+        check_replaceable(p, "-p", "predictions", holds_predictions)?;
         if let Some(f) = final_model {
             if p != "-" && (p == f || same_file(Path::new(p), Path::new(f))) {
                 bail!("the model and the predictions would both be written to {p}");
@@ -108,25 +114,40 @@ pub fn check_learning_outputs(
     Ok(())
 }
 
-/// A model path (`-f`) that already holds a file which is not a sketchlearn model (a data set,
-/// a script: `-f data.libsvm` for `-i`) is refused and left alone, as `--cache` refuses a file
-/// that is not a cache. An existing model is replaced, as VW's `-f` does; so is an empty file.
-fn check_not_foreign(path: &str) -> Result<()> {
+/// A non-empty file at an output path that is not what its flag writes (`-f data.libsvm` for
+/// `-i`, `-p train.csv`) is refused and left alone unless `--overwrite` (VW replaces it).
+fn check_replaceable(path: &str, flag: &str, held: &str, holds: fn(&[u8]) -> bool) -> Result<()> {
     use std::io::Read;
-    let Ok(file) = fs::File::open(path) else {
+    let Some(Ok(file)) = (path != "-").then(|| fs::File::open(path)) else {
         return Ok(()); // not there yet (or not readable: writing it will say why)
     };
-    let mut head = Vec::with_capacity(sketchlearn::model::MAGIC.len());
-    file.take(sketchlearn::model::MAGIC.len() as u64)
+    let mut head = Vec::new();
+    file.take(HEAD)
         .read_to_end(&mut head)
-        .with_context(|| format!("reading the model file {path}"))?;
-    if !head.is_empty() && head != sketchlearn::model::MAGIC {
+        .with_context(|| format!("reading {path}"))?;
+    if !head.is_empty() && !holds(&head) && OVERWRITE.get() != Some(&true) {
         bail!(
-            "the model file {path} exists and is not a sketchlearn model (it does not start with \
-             one's header): it is left alone; give -f a new path, or remove the file"
+            "{flag} {path}: the file exists and is not {held}, so it is left alone; give {flag} a new \
+             path, remove the file, or add --overwrite to replace it"
         );
     }
     Ok(())
+}
+
+/// The bytes of an existing output file read to tell what it holds.
+const HEAD: u64 = 64 * 1024;
+
+/// True when `head` is lines as `-p` writes them (`prediction_output`): a label, value or margin,
+/// then numbers, split by spaces (not LIBSVM's `i:v`, VW's `|`, CSV's commas or tabs, nor binary).
+fn holds_predictions(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let cut = usize::from(head.len() as u64 == HEAD); // the last line may be cut by the read
+    text.lines().take(text.lines().count() - cut).all(|l| {
+        let mut tokens = l.split(' ');
+        let label = tokens.next().unwrap_or("");
+        !label.contains([':', '|', ',', '\t', '\u{fffd}'])
+            && tokens.all(|t| t.parse::<f64>().is_ok())
+    })
 }
 
 /// An input file with no example line (only blank and `#` lines) is an error that says so,

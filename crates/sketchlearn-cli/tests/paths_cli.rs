@@ -220,3 +220,91 @@ fn a_model_path_holding_another_file_is_refused_and_left_alone() {
     );
     assert!(std::fs::read(&empty).unwrap().starts_with(b"SKLMODEL"));
 }
+
+/// `-p` onto an existing file that is not predictions (a data set, notes) is refused and the
+/// file left as it was, by every command that writes predictions (train, train --multiclass,
+/// test, predict, fm, fm predict), naming `--overwrite`; it used to be replaced. An existing
+/// predictions file is replaced (a re-run), and `--overwrite` lets `-p` and `-f` replace any
+/// file (never the input itself).
+#[test]
+fn a_predictions_path_holding_another_file_is_refused_and_left_alone() {
+    let (input, _) = data("foreign-p");
+    let dir = input.parent().unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        s(&p)
+    };
+    let ok = |args: &[&str]| {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ratings: String = (0..60)
+        .map(|k| format!("{}\t{}\t{}\n", k % 7, k % 5, 1 + k % 5))
+        .collect();
+    let ratings = file("ratings.tsv", &ratings);
+    let (model, fm) = (s(&dir.join("m.skl")), s(&dir.join("fm.model")));
+    ok(&["train", "--quiet", "-f", &model, &s(&input)]);
+    ok(&["fm", "--quiet", "-f", &fm, &ratings]);
+    let multi = file(
+        "multi.libsvm",
+        "1 1:1\n2 2:1\n3 3:1\n1 1:0.5\n2 2:0.5\n3 3:0.5\n",
+    );
+    let data = &s(&input);
+    let notes = "1 1:1 2:0.5\n-1 3:1\n";
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["train", "--quiet", data],
+        vec!["train", "--quiet", "--multiclass", &multi],
+        vec!["test", "--quiet", "-i", &model, data],
+        vec!["predict", "-i", &model, data],
+        vec!["fm", "--quiet", &ratings],
+        vec!["fm", "predict", "-i", &fm, &ratings],
+    ];
+    for (k, command) in commands.iter().enumerate() {
+        let preds = file(&format!("p{k}.txt"), notes);
+        let with = |extra: &[&str]| {
+            let mut args = command.clone();
+            let at = if command[..2] == ["fm", "predict"] {
+                2
+            } else {
+                1
+            };
+            for (j, a) in ["-p", &preds].iter().chain(extra).enumerate() {
+                args.insert(at + j, a);
+            }
+            run(&args)
+        };
+        let out = with(&[]);
+        refused(&out, "is not predictions");
+        refused(&out, "--overwrite");
+        assert_eq!(
+            std::fs::read_to_string(&preds).unwrap(),
+            notes,
+            "{command:?}"
+        );
+        let out = with(&["--overwrite"]);
+        assert!(out.status.success(), "{command:?}: {out:?}");
+        let written = std::fs::read_to_string(&preds).unwrap();
+        assert_ne!(written, notes, "{command:?}");
+        // Its own predictions file is replaced on a re-run.
+        let out = with(&[]);
+        assert!(out.status.success(), "{command:?}: {out:?}");
+        assert_eq!(
+            std::fs::read_to_string(&preds).unwrap(),
+            written,
+            "{command:?}"
+        );
+    }
+    // -f: --overwrite replaces a file that is not a model; the input stays refused.
+    let other = file("other.libsvm", notes);
+    ok(&["train", "--quiet", "--overwrite", "-f", &other, data]);
+    assert!(std::fs::read(&other).unwrap().starts_with(b"SKLMODEL"));
+    refused(
+        &run(&["train", "--overwrite", "-p", data, data]),
+        "is the input file",
+    );
+}

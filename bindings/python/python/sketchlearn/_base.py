@@ -12,6 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from sketchlearn import _core
 from sketchlearn._progress import print_header, print_rows
+from sketchlearn._refused import warn_refused
 from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
 
 #: Constructor parameters handed to the core, by their names there.
@@ -134,9 +135,10 @@ class OnlineLinearModel(BaseEstimator):
             print_header(learners.description, learners.dim)
             self._printed_header = True
         for _ in range(passes):
-            progress = learners.learn(
-                rows, targets, sample_weight, bool(self.verbose), threads=self._threads
-            )
+            with warn_refused(learners, stacklevel=5):
+                progress = learners.learn(
+                    rows, targets, sample_weight, bool(self.verbose), threads=self._threads
+                )
             if self.verbose:
                 print_rows(progress)
         if self.verbose:
@@ -223,7 +225,8 @@ class OnlineLinearModel(BaseEstimator):
             if not self._regression:
                 self.classes_ = np.array([-1, 1])
             self._init_learners(n_features)
-        self.learners_.learn_file(str(path), format, zero_based)
+        with warn_refused(self.learners_):
+            self.learners_.learn_file(str(path), format, zero_based)
         return self
 
     # -- inspection and files ---------------------------------------------------------------

@@ -46,10 +46,44 @@ def as_rows(X: Any) -> tuple[Rows, bool]:
     return X, False
 
 
+def _numeric(dtype: Any) -> bool:
+    """A column dtype whose values are numbers: bool, int, float (nullable ones too), or a
+    category whose categories are numbers."""
+    categories = getattr(dtype, "categories", None)
+    if categories is not None:
+        dtype = categories.dtype
+    return getattr(dtype, "kind", "O") in "biuf"
+
+
+def check_numeric_columns(X: Any) -> None:
+    """Refuses a pandas or Dask DataFrame with columns that are not numbers (strings, objects,
+    categories, dates), naming them and saying what to do: scikit-learn's own error (``could not
+    convert string to float``) names neither the column nor a remedy. Anything without
+    ``dtypes`` (arrays, matrices) passes; a Dask frame is checked from its metadata, on the
+    client, before any task runs. Booleans and nullable numeric dtypes are numbers."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):
+        return
+    bad = [(name, dtype) for name, dtype in dtypes.items() if not _numeric(dtype)]
+    if not bad:
+        return
+    shown = ", ".join(f"{name!r} ({dtype})" for name, dtype in bad[:10])
+    more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+    names = [name for name, _ in bad[:3]]
+    raise ValueError(
+        f"X has {len(bad)} column(s) that are not numbers: {shown}{more}. The estimators learn "
+        f"from numbers only: encode these columns first (e.g. pd.get_dummies(X, columns="
+        f"{names!r}) or sklearn.preprocessing.OneHotEncoder in a Pipeline), or drop them; "
+        "`sketchlearn train` and dask.fit on CSV files one-hot encode text columns themselves"
+    )
+
+
 def validate_input(est, X, y: Any = "no_validation", *, reset: bool):
     """scikit-learn's ``validate_data`` as the estimators need it: float64/float32 arrays or
     CSR/CSC/COO matrices, ``y`` numeric for a regressor (``est._regression``), NaN and infinity
-    left to the core, which names the first non-finite row."""
+    left to the core, which names the first non-finite row. A DataFrame's columns must be
+    numbers (:func:`check_numeric_columns`)."""
+    check_numeric_columns(X)
     kw = dict(
         accept_sparse=("csr", "csc", "coo"),
         dtype=(np.float64, np.float32),

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
+from sketchlearn._validation import check_numeric_columns
 from sketchlearn.sketch import FrequentDirections
 
 __all__ = ["fit", "sketch"]
@@ -86,6 +87,7 @@ def _row_blocks(X, y):
     if isinstance(X, dd.DataFrame):
         if isinstance(y, str):
             y, X = X[y], X.drop(columns=[y])
+        check_numeric_columns(X)  # here, not in a worker's task
         xs = X.to_dask_array(lengths=True)
         ys = y.to_dask_array(lengths=True) if y is not None else None
         return _row_blocks(xs, ys)

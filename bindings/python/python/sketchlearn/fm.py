@@ -18,6 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from sketchlearn import _core
+from sketchlearn._refused import warn_refused
 from sketchlearn._validation import (
     as_rows,
     as_targets,
@@ -107,7 +108,8 @@ class _OnlineFM(BaseEstimator):
                 params, X.shape[1], normalize=bool(self.normalize), regression=self._regression
             )
         for _ in range(passes):
-            self.fm_.learn(rows, as_targets(targets))
+            with warn_refused(self.fm_, stacklevel=5, made="the model"):
+                self.fm_.learn(rows, as_targets(targets))
         return self
 
     def _raw(self, X) -> np.ndarray:

@@ -28,6 +28,7 @@ from river import base
 
 from sketchlearn import _core
 from sketchlearn._base import core_params
+from sketchlearn._refused import warn_refused
 
 
 class _RiverLinear:
@@ -143,7 +144,8 @@ class Classifier(_RiverLinear, base.Classifier):
         binary losses read them; anything else is a ``ValueError``)."""
         target = _binary_target(y)
         learners = self._learners if self._learners is not None else self._build()
-        learners.learn_one(x, target)
+        with warn_refused(learners):
+            learners.learn_one(x, target)
 
     def predict_proba_one(self, x: dict) -> dict:
         """``{False: 1 − p, True: p}``."""
@@ -172,7 +174,8 @@ class Regressor(_RiverLinear, base.Regressor):
     def learn_one(self, x: dict, y: float) -> None:
         """Learns one example."""
         learners = self._learners if self._learners is not None else self._build()
-        learners.learn_one(x, float(y))
+        with warn_refused(learners):
+            learners.learn_one(x, float(y))
 
     def predict_one(self, x: dict) -> float:
         """The prediction ``wᵀx``."""

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sketchlearn import _core
-from sketchlearn._validation import as_rows, seed_of
+from sketchlearn._validation import as_rows, check_numeric_columns, seed_of
 
 _METHODS = ("fd", "fd-fast", "rfd", "rfd-fast", "gfd", "gfd-fast", "rp", "oja")
 
@@ -77,6 +77,7 @@ class FrequentDirections(TransformerMixin, BaseEstimator):
         """``X`` validated as every sketching method takes it (dense, CSR, CSC or COO; float64 or
         float32; non-finite values passed on to the core), its rows for the core and their
         GFD signs: ``(X, rows, signs)``."""
+        check_numeric_columns(X)
         X = validate_data(
             self,
             X,
@@ -151,6 +152,7 @@ class FrequentDirections(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Projects ``X`` on the sketched top directions: ``X @ components_.T``."""
         check_is_fitted(self, "components_")
+        check_numeric_columns(X)
         X = validate_data(
             self, X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), reset=False
         )

@@ -1,0 +1,77 @@
+"""What a new user meets with real data (stop 47's audit): a DataFrame with text columns is
+refused naming the columns and the remedy (on the client for Dask, before any task), and a
+step refused on a row too large to learn (±1e300) gives the CLI's warning instead of nothing."""
+
+from __future__ import annotations
+
+import warnings
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+
+from sketchlearn import OnlineClassifier, OnlineRegressor
+from sketchlearn.dask import fit
+from sketchlearn.river import Regressor
+from sketchlearn.sketch import FrequentDirections
+
+
+def _frame(n: int = 40) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(
+        {
+            "age": rng.normal(size=n),
+            "color": rng.choice(["red", "blue"], size=n),
+            "size": pd.Categorical(rng.choice(["S", "M", "L"], size=n)),
+            "flag": rng.random(n) > 0.5,
+            "label": np.arange(n) % 2,
+        }
+    )
+
+
+def test_text_columns_are_named_with_the_remedy():
+    X = _frame().drop(columns="label")
+    y = np.arange(len(X)) % 2
+    with pytest.raises(ValueError, match=r"'color' \(\w+\), 'size' \(category\)") as e:
+        OnlineClassifier().fit(X, y)
+    assert "pd.get_dummies(X, columns=['color', 'size'])" in str(e.value)
+    assert "'age'" not in str(e.value) and "'flag'" not in str(e.value)
+    clf = OnlineClassifier().fit(X[["age", "flag"]], y)  # numbers and booleans learn
+    with pytest.raises(ValueError, match="'color'"):
+        clf.predict(X)
+    with pytest.raises(ValueError, match="'color'"):
+        FrequentDirections(size=2).fit(X)
+    # A category of numbers is numbers, as before.
+    numeric = pd.DataFrame({"a": pd.Categorical([1.0, 2.0] * 5), "b": np.arange(10.0)})
+    OnlineRegressor().fit(numeric, np.arange(10.0))
+
+
+def test_dask_frame_with_text_columns_is_refused_on_the_client(client):
+    frame = dd.from_pandas(_frame(), npartitions=2)
+    before = len(client.who_has())
+    with pytest.raises(ValueError, match=r"'color' \(\w+\), 'size' \(category\)"):
+        fit(OnlineClassifier(), frame, "label", client=client)
+    assert len(client.who_has()) == before  # nothing was computed
+
+
+def test_refused_steps_warn_once_as_the_cli_does():
+    """A single learner (``sketchlearn train --algo adagrad`` says ``warning: 1 steps refused``)
+    refuses the step of a row of 1e300s; the estimators said nothing. (The default mixture
+    refuses nothing: its members' scores carry it, see the CLI's divergence warning.)"""
+    X = np.ones((20, 3))
+    X[5] = 1e300
+    y = np.arange(20) % 2
+    for algo in ("adagrad", "ogd"):
+        with pytest.warns(RuntimeWarning, match=r"^1 step refused .* scale the features") as got:
+            OnlineClassifier(algo=algo).fit(X, y)
+        assert len([w for w in got if issubclass(w.category, RuntimeWarning)]) == 1
+    with pytest.warns(RuntimeWarning, match="refused"):
+        OnlineRegressor(algo="adagrad").partial_fit(X, np.arange(20.0))
+    river = Regressor(algo="ogd")
+    river.learn_one({"a": 1.0}, 1.0)
+    with pytest.warns(RuntimeWarning, match="1 step refused"):
+        river.learn_one({"a": 1e300, "b": -1e300}, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        OnlineClassifier(algo="adagrad").fit(np.ones((20, 3)), y)  # ordinary rows: no warning
