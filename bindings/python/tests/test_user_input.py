@@ -42,6 +42,15 @@ def test_text_columns_are_named_with_the_remedy():
         clf.predict(X)
     with pytest.raises(ValueError, match="'color'"):
         FrequentDirections(size=2).fit(X)
+    # Numbers in an object column (Decimal from read_sql, astype(object)) learn, as in
+    # scikit-learn; a text value among them does not.
+    from decimal import Decimal
+
+    objects = pd.DataFrame({"a": [Decimal(i) / 4 for i in range(10)], "b": np.arange(10.0)})
+    OnlineRegressor().fit(objects.astype({"b": object}), np.arange(10.0))
+    objects.loc[3, "a"] = "x"
+    with pytest.raises(ValueError, match=r"'a' \(object\)"):
+        OnlineRegressor().fit(objects, np.arange(10.0))
     # A category of numbers is numbers, as before.
     numeric = pd.DataFrame({"a": pd.Categorical([1.0, 2.0] * 5), "b": np.arange(10.0)})
     OnlineRegressor().fit(numeric, np.arange(10.0))
@@ -66,8 +75,9 @@ def test_refused_steps_warn_once_as_the_cli_does():
         with pytest.warns(RuntimeWarning, match=r"^1 step refused .* scale the features") as got:
             OnlineClassifier(algo=algo).fit(X, y)
         assert len([w for w in got if issubclass(w.category, RuntimeWarning)]) == 1
-    with pytest.warns(RuntimeWarning, match="refused"):
+    with pytest.warns(RuntimeWarning, match="refused") as got:
         OnlineRegressor(algo="adagrad").partial_fit(X, np.arange(20.0))
+    assert got[0].filename == __file__  # the warning points at the user's line
     river = Regressor(algo="ogd")
     river.learn_one({"a": 1.0}, 1.0)
     with pytest.warns(RuntimeWarning, match="1 step refused"):

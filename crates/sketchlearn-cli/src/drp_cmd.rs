@@ -80,7 +80,16 @@ fn parse_loss(s: &str) -> Result<DrpLoss, String> {
 }
 
 pub fn run(args: &DrpArgs) -> Result<()> {
-    crate::paths::check_learning_outputs(&[&args.file], None, args.final_model.as_deref(), None)?;
+    let inputs: Vec<&str> = std::iter::once(args.file.as_str())
+        .chain(args.test.as_deref())
+        .collect();
+    crate::paths::check_learning_outputs(
+        &inputs,
+        None,
+        args.final_model.as_deref(),
+        None,
+        crate::paths::Written::Values,
+    )?;
     let job = DrpJob {
         loss: args.loss,
         lambda: args.lambda,

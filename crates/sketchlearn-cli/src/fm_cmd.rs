@@ -398,11 +398,16 @@ pub fn run(args: &FmArgs) -> Result<()> {
     if args.file.is_none() {
         bail!("fm needs a FILE (ratings or LIBSVM; `-` for standard input); `fm predict` scores new pairs");
     }
+    let side = [args.user_features.as_deref(), args.item_features.as_deref()];
+    let inputs: Vec<&str> = std::iter::once(options.file.as_str())
+        .chain(side.into_iter().flatten())
+        .collect();
     crate::paths::check_learning_outputs(
-        &[&options.file],
+        &inputs,
         args.initial_model.as_deref(),
         args.final_model.as_deref(),
         args.predictions.as_deref(),
+        crate::paths::Written::Values,
     )?;
     let mut printer = Printer {
         quiet: args.quiet.quiet,

@@ -64,6 +64,7 @@ pub fn run(args: &FmPredictArgs) -> Result<()> {
         Some(&args.model),
         None,
         args.predictions.as_deref(),
+        crate::paths::Written::Values,
     )?;
     let clip = match args.clip.as_deref() {
         None => None,

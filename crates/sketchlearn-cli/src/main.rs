@@ -79,6 +79,7 @@ fn main() {
                 args.initial_model.as_deref(),
                 args.final_model.as_deref(),
                 args.predictions.as_deref(),
+                paths::Written::Lines,
             )
             .and_then(|()| paths::check_not_empty(&args.input.file))
             .and_then(|()| paths::check_cache(args.input.cache.as_deref(), &inputs))
@@ -92,6 +93,7 @@ fn main() {
             Some(&args.score.initial_model),
             None,
             args.score.predictions.as_deref(),
+            paths::Written::Lines,
         )
         .and_then(|()| paths::check_not_empty(&args.file))
         .and_then(|()| paths::check_cache(args.cache.as_deref(), &[&args.file]))

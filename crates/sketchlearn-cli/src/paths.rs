@@ -11,6 +11,9 @@ use std::fs;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use sketchlearn::run::file_holds;
+pub use sketchlearn::run::Written;
+
 /// `--overwrite` (a global flag), set once by `main`.
 pub static OVERWRITE: OnceLock<bool> = OnceLock::new();
 
@@ -94,60 +97,40 @@ pub fn check_learning_outputs(
     initial_model: Option<&str>,
     final_model: Option<&str>,
     predictions: Option<&str>,
+    written: Written,
 ) -> Result<()> {
+    if let (Some(p), Some(f)) = (predictions, final_model) {
+        if p != "-" && (p == f || same_file(Path::new(p), Path::new(f))) {
+            bail!("the model and the predictions would both be written to {p}");
+        }
+    }
     if let Some(f) = final_model {
         check_output(f, "model file", data)?;
-        let model = |h: &[u8]| h.starts_with(&sketchlearn::model::MAGIC);
-        check_replaceable(f, "-f", "a sketchlearn model", model)?;
+        check_replaceable(f, "-f", "a sketchlearn model", Written::Model)?;
     }
     if let Some(p) = predictions {
         let mut inputs = data.to_vec();
         inputs.extend(initial_model);
         check_output(p, "predictions file", &inputs)?;
-        check_replaceable(p, "-p", "predictions", holds_predictions)?;
-        if let Some(f) = final_model {
-            if p != "-" && (p == f || same_file(Path::new(p), Path::new(f))) {
-                bail!("the model and the predictions would both be written to {p}");
-            }
-        }
+        check_replaceable(p, "-p", "predictions", written)?;
     }
     Ok(())
 }
 
 /// A non-empty file at an output path that is not what its flag writes (`-f data.libsvm` for
 /// `-i`, `-p train.csv`) is refused and left alone unless `--overwrite` (VW replaces it).
-fn check_replaceable(path: &str, flag: &str, held: &str, holds: fn(&[u8]) -> bool) -> Result<()> {
-    use std::io::Read;
-    let Some(Ok(file)) = (path != "-").then(|| fs::File::open(path)) else {
-        return Ok(()); // not there yet (or not readable: writing it will say why)
-    };
-    let mut head = Vec::new();
-    file.take(HEAD)
-        .read_to_end(&mut head)
-        .with_context(|| format!("reading {path}"))?;
-    if !head.is_empty() && !holds(&head) && OVERWRITE.get() != Some(&true) {
+fn check_replaceable(path: &str, flag: &str, held: &str, written: Written) -> Result<()> {
+    if path == "-" || OVERWRITE.get() == Some(&true) {
+        return Ok(());
+    }
+    let holds = file_holds(Path::new(path), written).with_context(|| format!("reading {path}"))?;
+    if holds == Some(false) {
         bail!(
             "{flag} {path}: the file exists and is not {held}, so it is left alone; give {flag} a new \
              path, remove the file, or add --overwrite to replace it"
         );
     }
     Ok(())
-}
-
-/// The bytes of an existing output file read to tell what it holds.
-const HEAD: u64 = 64 * 1024;
-
-/// True when `head` is lines as `-p` writes them (`prediction_output`): a label, value or margin,
-/// then numbers, split by spaces (not LIBSVM's `i:v`, VW's `|`, CSV's commas or tabs, nor binary).
-fn holds_predictions(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
-    let cut = usize::from(head.len() as u64 == HEAD); // the last line may be cut by the read
-    text.lines().take(text.lines().count() - cut).all(|l| {
-        let mut tokens = l.split(' ');
-        let label = tokens.next().unwrap_or("");
-        !label.contains([':', '|', ',', '\t', '\u{fffd}'])
-            && tokens.all(|t| t.parse::<f64>().is_ok())
-    })
 }
 
 /// An input file with no example line (only blank and `#` lines) is an error that says so,

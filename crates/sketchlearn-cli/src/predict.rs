@@ -1,7 +1,7 @@
 //! `sketchlearn predict`: score rows without labels with a saved model, a line in, a line out
 //! (flushed, so it can sit in a pipe), and the prediction lines `-p` writes.
 
-use crate::paths::check_learning_outputs;
+use crate::paths::{check_learning_outputs, Written};
 use crate::prediction_output::PredictionFormat;
 use crate::prediction_sink::PredictionSink;
 use crate::saved_model::{check_input, AnyModel};
@@ -184,7 +184,7 @@ fn run_csv(
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (model, p) = (&args.score.initial_model, args.score.predictions.as_deref());
-    check_learning_outputs(&[&args.file], Some(model), None, p)?;
+    check_learning_outputs(&[&args.file], Some(model), None, p, Written::Lines)?;
     let model = AnyModel::load(&args.score.initial_model)?;
     let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
     let schema = model.schema().cloned();

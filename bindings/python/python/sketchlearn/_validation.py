@@ -52,7 +52,22 @@ def _numeric(dtype: Any) -> bool:
     categories = getattr(dtype, "categories", None)
     if categories is not None:
         dtype = categories.dtype
-    return getattr(dtype, "kind", "O") in "biuf"
+    return getattr(dtype, "kind", "O") in {"b", "i", "u", "f"}
+
+
+_NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
+
+
+def _numbers_in_objects(X: Any, name: Any, dtype: Any) -> bool:
+    """An object column of a pandas frame whose values are all numbers (``Decimal`` from
+    ``read_sql``, ``astype(object)``): converted as scikit-learn converts it. A Dask frame's
+    values are not looked at on the client (its metadata has none), so there an object column
+    is refused."""
+    if getattr(dtype, "kind", None) != "O" or hasattr(X, "npartitions"):
+        return False
+    import pandas as pd
+
+    return pd.api.types.infer_dtype(X[name], skipna=True) in _NUMBER_KINDS
 
 
 def check_numeric_columns(X: Any) -> None:
@@ -64,7 +79,11 @@ def check_numeric_columns(X: Any) -> None:
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(dtypes, "items"):
         return
-    bad = [(name, dtype) for name, dtype in dtypes.items() if not _numeric(dtype)]
+    bad = [
+        (name, dtype)
+        for name, dtype in dtypes.items()
+        if not _numeric(dtype) and not _numbers_in_objects(X, name, dtype)
+    ]
     if not bad:
         return
     shown = ", ".join(f"{name!r} ({dtype})" for name, dtype in bad[:10])

@@ -148,7 +148,15 @@ def _profiler_paused():
     try:
         yield
     finally:
-        worker.loop.add_callback(pc.start)
+        # Started only if stopped: tornado's PeriodicCallback.start has no guard, and a second
+        # start (two pauses overlapping) would sample twice as often ever after.
+        worker.loop.add_callback(_start_if_stopped, pc)
+
+
+def _start_if_stopped(pc) -> None:
+    """Restarts a paused profiler on its worker's loop unless it already runs."""
+    if not pc.is_running():
+        pc.start()
 
 
 class _Delta:

@@ -108,7 +108,7 @@ class _OnlineFM(BaseEstimator):
                 params, X.shape[1], normalize=bool(self.normalize), regression=self._regression
             )
         for _ in range(passes):
-            with warn_refused(self.fm_, stacklevel=5, made="the model"):
+            with warn_refused(self.fm_, stacklevel=4, made="the model"):
                 self.fm_.learn(rows, as_targets(targets))
         return self
 

@@ -129,7 +129,8 @@ impl<L: OnlineLearner + Send> Mixture<L> {
                     for run in runs_rx {
                         for (&p, ex) in run.iter().zip(examples.by_ref()) {
                             column[j] = p;
-                            out.push(mixer.mix_round(&column, ex.label, ex.weight, 1.0));
+                            let example = (ex.label, ex.weight, ex.row().stored_len());
+                            out.push(mixer.mix_round(&column, example, 1.0));
                         }
                     }
                     mixer.scratch = column;

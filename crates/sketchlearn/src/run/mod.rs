@@ -48,6 +48,7 @@ mod memory_bound;
 mod multiclass;
 mod multiclass_report;
 mod observer;
+mod output_kind;
 mod pass;
 mod policy;
 mod prescan;
@@ -73,6 +74,7 @@ pub use multiclass::{
 };
 pub use multiclass_report::{MulticlassHeldOut, MulticlassReport};
 pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
+pub use output_kind::{file_holds, Written, HEAD as OUTPUT_HEAD};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{
     constant_warning, diverged, divergence_warning, learn_or_refuse, Tolerant,
