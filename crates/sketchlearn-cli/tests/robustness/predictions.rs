@@ -10,11 +10,12 @@ use std::process::Command;
 
 /// Runs `sketchlearn ARGS -p P FILE` and `cat FILE | sketchlearn ARGS -p P -` on `bad`, each of
 /// which must fail with `want` (`{name}` replaced by the source's name) after scoring rows,
-/// leaving `p.txt` (written by the user before) as it was; then the same command on `good`
+/// leaving `p.txt` (the user's earlier predictions: one value a line, as every command here
+/// writes) as it was; then the same command on `good`
 /// replaces it. `dir` must hold nothing but `keep` and the files made here.
 fn assert_kept(dir: &Scratch, args: &str, bad: &str, good: &str, want: &str, keep: &[&str]) {
     let predictions = dir.path("p.txt");
-    std::fs::write(&predictions, "mine\n").unwrap();
+    std::fs::write(&predictions, "0.5\n").unwrap();
     let run = |file: &str, source: &str| {
         let cmd = format!("'{}' {args} -p '{predictions}'", bin());
         match source {
@@ -27,7 +28,7 @@ fn assert_kept(dir: &Scratch, args: &str, bad: &str, good: &str, want: &str, kee
         assert_clear_error(&out, &want.replace("{name}", name));
         assert_eq!(
             std::fs::read_to_string(&predictions).unwrap(),
-            "mine\n",
+            "0.5\n",
             "{args} from a {source}"
         );
         let mut names: Vec<&str> = keep.to_vec();
@@ -40,7 +41,7 @@ fn assert_kept(dir: &Scratch, args: &str, bad: &str, good: &str, want: &str, kee
         );
     }
     for source in ["file", "pipe"] {
-        std::fs::write(&predictions, "mine\n").unwrap();
+        std::fs::write(&predictions, "0.5\n").unwrap();
         let out = run(good, source);
         assert!(
             out.status.success(),
@@ -48,7 +49,7 @@ fn assert_kept(dir: &Scratch, args: &str, bad: &str, good: &str, want: &str, kee
             String::from_utf8_lossy(&out.stderr)
         );
         let written = std::fs::read_to_string(&predictions).unwrap();
-        assert_ne!(written, "mine\n", "{args} from a {source}");
+        assert_ne!(written, "0.5\n", "{args} from a {source}");
         assert!(written.lines().count() > 1);
     }
 }
