@@ -14,8 +14,11 @@
 //!    best tuned single learner does not reach the win line is out of reach of any member grid
 //!    drawn from these learners.
 //! 2. **Candidate member grids**: the default's four members with one more member (a bolder and
-//!    a more cautious RFD-SON, FD-SON without the diagonal, Oja-SON, FULL-ON for d ≤ 300), and
-//!    the default with m = 20; the payoff count and the 12-set guard for each.
+//!    a more cautious RFD-SON, FD-SON without the diagonal, Oja-SON, FULL-ON for d ≤ 300 or,
+//!    row-scaled, for d ≤ 64 only), and the default with m = 20; the payoff count and the
+//!    12-set guard for each. Every member learns behind the default's per-feature unit
+//!    scaling, as the library builds them, and each set's "default" column is checked to be
+//!    the library's default bit for bit.
 //!
 //! This experiment does not change the library's default; it reports the numbers.
 //!
@@ -30,7 +33,7 @@ use crate::report::table_header;
 use crate::stats::binomial_se;
 use anyhow::Result;
 use sketchlearn::linear::{
-    Algorithm, AnyLearner, CurvatureKind, LearnerConfig, Mixture, Representation,
+    Algorithm, AnyLearner, CurvatureKind, LearnerConfig, Mixture, Representation, UnitScaling,
 };
 use sketchlearn::Example;
 use std::collections::HashMap;
@@ -53,6 +56,10 @@ const CRITERION_PAYOFF: [&str; 7] = [
 ];
 /// FULL-ON only up to this dimension (as `son-table3`).
 const FULL_MAX_DIM: usize = 300;
+/// The small-set gate of the FULL-ON grids meant to cost nothing on the large sets (a9a,
+/// d = 123; w8a, 300; r8, 23,585): `d ≤ 64`, where FULL-ON's `O(d²)` step is at most about
+/// three times a sketched member's `O(2m·d)` (m = 10, doubling space).
+const FULL_SMALL_DIM: usize = 64;
 /// The sketch sizes of the oracle grid.
 const SIZES: [usize; 3] = [10, 20, 40];
 /// `α` of FD-SON, Oja-SON and FULL-ON: `2^j`.
@@ -62,8 +69,8 @@ const ALPHA0S: [f64; 5] = [0.01, 0.1, 1.0, 10.0, 100.0];
 /// AdaGrad's `η = 2^j`.
 const ETA_EXPONENTS: std::ops::RangeInclusive<i32> = -3..=4;
 
-/// A candidate member grid: its name, how it changes the default's members, and whether its
-/// last member is built row-scaled, as `train --algo newton` builds a single Newton learner
+/// A candidate member grid: its name, how it changes the default's members, and up to which
+/// dimension its last added member is built row-scaled, as `train --algo newton` builds a single Newton learner
 /// ([`ValidLearnerConfig::build`]; `α` in units of the mean squared row norm) instead of in
 /// absolute units as the mixture builds its members.
 ///
@@ -72,7 +79,8 @@ struct Grid {
     name: &'static str,
     /// The members for the resolved default configuration and the dimension.
     members: fn(&LearnerConfig, usize) -> Vec<LearnerConfig>,
-    row_scaled_last: bool,
+    /// The last member is built row-scaled on the sets with `d ≤` this (0: never).
+    row_scaled_last: usize,
 }
 
 /// A grid whose members are all built as the mixture builds them.
@@ -83,12 +91,33 @@ const fn grid(
     Grid {
         name,
         members,
-        row_scaled_last: false,
+        row_scaled_last: 0,
     }
 }
 
+/// A grid adding a row-scaled FULL-ON member of `α` for `d ≤ max_dim` (with SON's diagonal
+/// adaptation when `diag`).
+macro_rules! row_scaled_full {
+    ($name:expr, $alpha:expr, $max_dim:expr, $diag:expr) => {
+        Grid {
+            name: $name,
+            members: |b, d| {
+                if d > $max_dim {
+                    return members(b);
+                }
+                extra(b, members(b), |n| {
+                    n.curvature = CurvatureKind::Full;
+                    n.alpha = $alpha;
+                    n.diag = $diag;
+                })
+            },
+            row_scaled_last: usize::MAX,
+        }
+    };
+}
+
 /// The candidate member grids, the default first.
-const GRIDS: [Grid; 11] = [
+const GRIDS: [Grid; 17] = [
     grid("default", |b, _| members(b)),
     grid("+ RFD-SON α₀/3", |b, _| {
         extra(b, members(b), |n| n.alpha0 /= 3.0)
@@ -123,7 +152,53 @@ const GRIDS: [Grid; 11] = [
     Grid {
         name: "+ FULL-ON row-scaled α=1/16 (d ≤ 300)",
         members: |b, d| with_full(b, members(b), d, 1.0 / 16.0),
-        row_scaled_last: true,
+        row_scaled_last: usize::MAX,
+    },
+    // Branch payoff19 (2026-11-27): the row-scaled member only where it is cheap, at its α and
+    // one octave either side, with the diagonal, and both FULL-ON members at once.
+    row_scaled_full!(
+        "+ FULL-ON row-scaled α=1/16 (d ≤ 64)",
+        1.0 / 16.0,
+        FULL_SMALL_DIM,
+        false
+    ),
+    row_scaled_full!(
+        "+ FULL-ON row-scaled α=1/8 (d ≤ 64)",
+        1.0 / 8.0,
+        FULL_SMALL_DIM,
+        false
+    ),
+    row_scaled_full!(
+        "+ FULL-ON row-scaled α=1/32 (d ≤ 64)",
+        1.0 / 32.0,
+        FULL_SMALL_DIM,
+        false
+    ),
+    row_scaled_full!(
+        "+ FULL-ON row-scaled α=1/16 + diag (d ≤ 64)",
+        1.0 / 16.0,
+        FULL_SMALL_DIM,
+        true
+    ),
+    Grid {
+        name: "+ FULL-ON α=1/4 and row-scaled α=1/16 (d ≤ 300)",
+        members: |b, d| {
+            let both = with_full(b, members(b), d, 0.25);
+            with_full(b, both, d, 1.0 / 16.0)
+        },
+        row_scaled_last: usize::MAX,
+    },
+    // The small sets' row-scaled member, and the absolute-units α = 1/4 member (the only one
+    // that wins w8a.shuf) on the sets above the gate up to FULL_MAX_DIM.
+    Grid {
+        name: "+ FULL-ON row-scaled α=1/16 (d ≤ 64), α=1/4 (64 < d ≤ 300)",
+        members: |b, d| {
+            if d > FULL_SMALL_DIM {
+                return with_full(b, members(b), d, 0.25);
+            }
+            with_full(b, members(b), d, 1.0 / 16.0)
+        },
+        row_scaled_last: FULL_SMALL_DIM,
     },
 ];
 
@@ -182,7 +257,7 @@ fn push(mut members: Vec<LearnerConfig>, mut m: LearnerConfig) -> Vec<LearnerCon
 fn mixture(
     base: &LearnerConfig,
     members: &[LearnerConfig],
-    row_scaled_last: bool,
+    row_scaled_last: usize,
     dim: usize,
 ) -> Result<AnyLearner> {
     let defaults = self::members(base).len();
@@ -191,12 +266,14 @@ fn mixture(
         .enumerate()
         .map(|(i, m)| {
             let valid = m.check()?;
-            let row_scaled = row_scaled_last && i + 1 == members.len() && i >= defaults;
-            Ok(if row_scaled {
+            let row_scaled = dim <= row_scaled_last && i + 1 == members.len() && i >= defaults;
+            let built = if row_scaled {
                 valid.build(dim)?
             } else {
                 valid.build_unscaled(dim)?
-            })
+            };
+            // As the library wraps the default's members (`linear/check.rs`, `mixture_of`).
+            Ok(AnyLearner::UnitScaling(Box::new(UnitScaling::new(built))))
         })
         .collect::<Result<Vec<_>>>()?;
     mix(base, built)
@@ -333,6 +410,13 @@ fn measure(args: &ReproArgs, name: &'static str) -> Result<Set> {
         grids.push(error(learner, &data)?);
         micros.push(start.elapsed().as_secs_f64() * 1e6 / n as f64);
     }
+    // The "default" grid must be the library's default, as `train FILE` builds it.
+    let library = error(base.check()?.build(d)?, &data)?;
+    anyhow::ensure!(
+        library.to_bits() == grids[0].to_bits(),
+        "{name}: the rebuilt default's error {} differs from the library's {library}",
+        grids[0]
+    );
     let oracle = if MISSED.contains(&name) {
         Some(oracle(d, sparse, &data)?)
     } else {
@@ -405,7 +489,11 @@ fn report(
          √(p(1−p)/n) with p the peer's error; z = (error − peer)/SE; won = z ≤ −1 against the \
          best tuned peer, within = z ≤ 1 against the best untuned peer. Members and singles are \
          built as the mixture builds its members (absolute units, no row scaling), sparse-time \
-         where `train` picks it (w8a, r8).\n",
+         where `train` picks it (w8a, r8); a grid's members each learn behind the default's \
+         per-feature unit scaling (`UnitScaling`), as `train` builds them (since branch \
+         payoff19: each set's \"default\" column is checked to equal the library's default \
+         bit for bit; before, the `_raw` rows lacked the scaling), the oracle's singles without \
+         it.\n",
         crate::command_line()
     )?;
     oracle_table(&mut md, sets, quoted)?;
