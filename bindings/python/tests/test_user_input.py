@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sketchlearn import OnlineClassifier, OnlineRegressor
+from sketchlearn import FMRegressor, OnlineClassifier, OnlineRegressor
 from sketchlearn.dask import fit
 from sketchlearn.river import Regressor
 from sketchlearn.sketch import FrequentDirections
@@ -85,3 +85,27 @@ def test_refused_steps_warn_once_as_the_cli_does():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         OnlineClassifier(algo="adagrad").fit(np.ones((20, 3)), y)  # ordinary rows: no warning
+
+
+def _refused_records(got) -> list:
+    return [w for w in got if issubclass(w.category, RuntimeWarning) and "refused" in str(w)]
+
+
+def test_refused_steps_warn_once_per_call_over_every_pass():
+    """Several passes refuse the 1e300 row's step once each: one warning for the call, with
+    the total (it came once per pass before; counted with every warning shown)."""
+    X = np.ones((20, 3))
+    X[5] = 1e300
+    y = np.arange(20) % 2
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        OnlineClassifier(algo="adagrad", n_passes=3).fit(X, y)
+    records = _refused_records(got)
+    assert [str(w.message).split(" (")[0] for w in records] == ["3 steps refused"]
+    assert records[0].filename == __file__  # still the user's line
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        FMRegressor(n_passes=3).fit(X, np.arange(20.0))
+    records = _refused_records(got)
+    assert len(records) == 1 and str(records[0].message).startswith("3 steps refused"), records
+    assert records[0].filename == __file__

@@ -134,13 +134,13 @@ class OnlineLinearModel(BaseEstimator):
         if self.verbose and not getattr(self, "_printed_header", False):
             print_header(learners.description, learners.dim)
             self._printed_header = True
-        for _ in range(passes):
-            with warn_refused(learners, stacklevel=5):
+        with warn_refused(learners, stacklevel=5):  # once for the call, all passes counted
+            for _ in range(passes):
                 progress = learners.learn(
                     rows, targets, sample_weight, bool(self.verbose), threads=self._threads
                 )
-            if self.verbose:
-                print_rows(progress)
+                if self.verbose:
+                    print_rows(progress)
         if self.verbose:
             final = learners.final_progress()
             if final is not None:
