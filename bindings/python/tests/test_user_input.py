@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 
+import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -109,3 +110,35 @@ def test_refused_steps_warn_once_per_call_over_every_pass():
     records = _refused_records(got)
     assert len(records) == 1 and str(records[0].message).startswith("3 steps refused"), records
     assert records[0].filename == __file__
+
+
+def test_dask_fit_tells_the_client_the_refused_steps_of_every_task(client, tmp_path):
+    """The tasks' refused steps reach the client as one warning with their total, over both
+    workers and every round (they were only in the workers' logs): the default schedule (one
+    round, merged on the client), two rounds of one block a task (merged on the workers),
+    and files (the Rust reader's runs)."""
+    X, y = np.ones((400, 3)), np.arange(400) % 2
+    X[[5, 150, 250, 399]] = 1e300  # blocks of 100: blocks 0, 1, 2 and 3
+    Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    for schedule in ({}, {"blocks_per_task": 1}):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            model = fit(OnlineClassifier(algo="adagrad"), Xd, yd, client=client, **schedule)
+        records = _refused_records(got)
+        assert [str(w.message).split(" (")[0] for w in records] == ["4 steps refused"], schedule
+        assert records[0].filename == __file__
+        assert not hasattr(model, "_refused_in_fit")  # told, not kept
+    paths = []
+    for i in range(2):
+        paths.append(tmp_path / f"part{i}.libsvm")
+        rows = [f"{2 * (j % 2) - 1} 1:{1e300 if j == 3 else 1.0} 2:1 3:1" for j in range(20)]
+        paths[-1].write_text("\n".join(rows) + "\n")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        fit(OnlineClassifier(algo="adagrad"), [str(p) for p in paths], n_features=3, client=client)
+    assert [str(w.message).split(" (")[0] for w in _refused_records(got)] == ["2 steps refused"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ordinary rows: no warning
+        fit(
+            OnlineClassifier(algo="adagrad"), da.from_array(np.ones((200, 3)), chunks=100), yd[:200]
+        )

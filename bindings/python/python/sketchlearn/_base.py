@@ -3,6 +3,7 @@ the calls into ``sketchlearn._core.LinearLearners``."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,9 @@ class OnlineLinearModel(BaseEstimator):
     # Threads of the learning calls: None, the library's choice; 1, the calling thread alone
     # (set by ``sketchlearn.dask`` on its copies in workers of one thread). Not a parameter.
     _threads: int | None = None
+    # Whether a learning call warns of its refused steps: False on ``sketchlearn.dask``'s
+    # copies in its tasks, whose counts the client adds up and tells once. Not a parameter.
+    _warn_refused = True
 
     def __init__(
         self,
@@ -134,7 +138,8 @@ class OnlineLinearModel(BaseEstimator):
         if self.verbose and not getattr(self, "_printed_header", False):
             print_header(learners.description, learners.dim)
             self._printed_header = True
-        with warn_refused(learners, stacklevel=5):  # once for the call, all passes counted
+        told = warn_refused(learners, stacklevel=5) if self._warn_refused else nullcontext()
+        with told:  # once for the call, all passes counted
             for _ in range(passes):
                 progress = learners.learn(
                     rows, targets, sample_weight, bool(self.verbose), threads=self._threads
