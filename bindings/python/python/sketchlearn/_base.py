@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from sketchlearn import _core
+from sketchlearn._diverged import warn_diverged
 from sketchlearn._progress import print_header, print_rows
 from sketchlearn._refused import warn_refused
 from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
@@ -139,7 +140,7 @@ class OnlineLinearModel(BaseEstimator):
             print_header(learners.description, learners.dim)
             self._printed_header = True
         told = warn_refused(learners, stacklevel=5) if self._warn_refused else nullcontext()
-        with told:  # once for the call, all passes counted
+        with told, warn_diverged(learners, stacklevel=5):  # once for the call, all passes
             for _ in range(passes):
                 progress = learners.learn(
                     rows, targets, sample_weight, bool(self.verbose), threads=self._threads
@@ -230,7 +231,7 @@ class OnlineLinearModel(BaseEstimator):
             if not self._regression:
                 self.classes_ = np.array([-1, 1])
             self._init_learners(n_features)
-        with warn_refused(self.learners_):
+        with warn_refused(self.learners_), warn_diverged(self.learners_):
             self.learners_.learn_file(str(path), format, zero_based)
         return self
 

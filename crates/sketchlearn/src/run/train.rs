@@ -99,6 +99,10 @@ pub struct TrainOutcome {
     pub refused_steps: u64,
     /// The run diverged (a [`Warning::Diverged`] was given).
     pub diverged: bool,
+    /// The largest label magnitude learned (all passes): with [`metrics`](Self::metrics), the
+    /// input of [`divergence_warning`] (a front end that adds this run's metrics to others'
+    /// judges them together).
+    pub label_max: f64,
     /// Wall-clock seconds of the passes (reading and learning).
     pub seconds: f64,
     /// How the representation was settled (`Given` when resuming).
@@ -461,6 +465,7 @@ fn learn(
         passes,
         refused_steps: refused,
         diverged,
+        label_max,
         seconds,
         representation,
         warnings,
