@@ -353,9 +353,7 @@ fn learn(
             schema: (format == Format::Csv).then_some(model.schema()).flatten(),
         })
         .map_err(RunError::Observer)?;
-    for w in &notes {
-        observer.warning(w);
-    }
+    notes.iter().for_each(|w| observer.warning(w));
     let loss = model.config.loss;
     let mut metrics = Metrics::new();
     let start = Instant::now();
