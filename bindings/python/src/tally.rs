@@ -37,25 +37,3 @@ impl Tally {
         divergence_warning(loss, &self.metrics, self.label_max).map(|w| w.to_string())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn divergence_follows_the_library_rule() {
-        let mut t = Tally::default();
-        assert_eq!(t.divergence(Loss::Logistic), None); // nothing learned
-        t.metrics.add(0.0, 1.0, 1.0, Loss::Logistic);
-        assert_eq!(t.divergence(Loss::Logistic), None);
-        t.metrics.add(-1e300, 1.0, 1.0, Loss::Logistic);
-        let text = t.divergence(Loss::Logistic).unwrap();
-        assert!(text.starts_with("the learning pass diverged"), "{text}");
-        // Squared loss: judged against the labels' scale.
-        let mut r = Tally::default();
-        r.metrics.add(50.0, 0.0, 1.0, Loss::Squared);
-        assert!(r.divergence(Loss::Squared).is_some());
-        r.label_max = 10.0;
-        assert_eq!(r.divergence(Loss::Squared), None);
-    }
-}
