@@ -3,6 +3,7 @@
 
 use crate::interrupt::Interrupt;
 use crate::state::State;
+use crate::tally::Tally;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use sketchlearn::cancel::Cancel;
@@ -70,16 +71,15 @@ impl FileRun {
         })
     }
 
-    /// `start` after the pass (the GIL released meanwhile), the binary/regression metrics
-    /// merged into `metrics` (multiclass metrics are the run's own) and refused steps added to
-    /// `refused`. Ctrl-C stops the pass at the next row read: the state of the rows learned
-    /// is returned with `KeyboardInterrupt` as the summary.
+    /// `start` after the pass (the GIL released meanwhile), counted in `tally`: the
+    /// binary/regression metrics and largest label (multiclass metrics are the run's own) and
+    /// the refused steps. Ctrl-C stops the pass at the next row read: the state of the rows
+    /// learned is returned with `KeyboardInterrupt` as the summary.
     pub fn learn(
         self,
         py: Python<'_>,
         start: State,
-        metrics: &mut Metrics,
-        refused: &mut u64,
+        tally: &mut Tally,
     ) -> PyResult<(State, PyResult<FileSummary>)> {
         let FileRun {
             input,
@@ -93,9 +93,10 @@ impl FileRun {
         let outcome = py.detach(|| on_threads(one_thread, pass));
         match outcome {
             Ok(done) => {
-                *refused += done.refused;
-                if let Some(m) = &done.metrics {
-                    metrics.merge(m);
+                tally.refused += done.refused;
+                if let Some((m, label_max)) = &done.metrics {
+                    tally.metrics.merge(m);
+                    tally.label_max = tally.label_max.max(*label_max);
                 }
                 let summary = interrupt.check().map(|()| done.summary);
                 Ok((done.state, summary))
@@ -110,8 +111,8 @@ struct Done {
     state: State,
     summary: FileSummary,
     refused: u64,
-    /// Binary/regression metrics (`None` for a multiclass model).
-    metrics: Option<Metrics>,
+    /// Binary/regression metrics and largest label (`None` for a multiclass model).
+    metrics: Option<(Metrics, f64)>,
 }
 
 /// The training run (binary/regression or multiclass, as `state`) over `input`.
@@ -130,7 +131,7 @@ fn run_once(
             Ok(Done {
                 summary: (out.examples, m.mean_loss(), m.error_rate()),
                 refused: out.refused_steps,
-                metrics: Some(out.metrics.clone()),
+                metrics: Some((out.metrics.clone(), out.label_max)),
                 state: State::Linear(out.model),
             })
         }

@@ -16,6 +16,7 @@ use crate::labels::{class_objects, classes_of};
 use crate::retirement::{multiclass_refuses, retired_at, set_retire, threshold};
 use crate::rows::{RowScratch, Rows, RowsInput};
 use crate::state::State;
+use crate::tally::Tally;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -32,10 +33,9 @@ use sketchlearn::{Example, Row};
 #[pyclass(module = "sketchlearn._core")]
 pub struct LinearLearners {
     state: State,
-    /// Progressive metrics of this object's lifetime (not saved): binary/regression over the
-    /// raw scores; multiclass over "most probable class = label".
-    metrics: Metrics,
-    refused: u64,
+    /// Progressive metrics, refused steps and largest label of this object's lifetime (not
+    /// saved).
+    tally: Tally,
     /// Scratch for rows that must be copied or hashed.
     scratch: RowScratch,
     hashed: HashedRow,
@@ -44,6 +44,8 @@ pub struct LinearLearners {
 /// What one learning call did, for progress tables and counters.
 struct Outcome {
     refused: u64,
+    /// The largest label magnitude (binary/regression).
+    label_max: f64,
     progress: Vec<ProgressRow>,
 }
 
@@ -67,8 +69,7 @@ impl LinearLearners {
     pub(crate) fn from_state(state: State) -> Self {
         LinearLearners {
             state,
-            metrics: Metrics::without_auc(),
-            refused: 0,
+            tally: Tally::default(),
             scratch: RowScratch::default(),
             hashed: HashedRow::default(),
         }
@@ -132,7 +133,7 @@ fn learn_linear_rows(
     interrupt: &Interrupt,
     scratch: &mut RowScratch,
     (metrics, progress): (&mut Metrics, &mut Vec<ProgressRow>),
-    refused: &mut u64,
+    (refused, label_max): (&mut u64, &mut f64),
 ) -> Result<(), (LearnError, usize)> {
     let mut i = 0;
     let next = |ex: &mut Example| {
@@ -160,6 +161,7 @@ fn learn_linear_rows(
         Ok(pass) => {
             model.examples_seen += pass.examples;
             *refused += pass.refused_steps;
+            *label_max = label_max.max(pass.label_max);
             Ok(())
         }
         Err(EvalError::Learn { example, source }) => {
@@ -331,22 +333,27 @@ impl LinearLearners {
         self.check_learn_input(&rows, y, w)?;
         let mut out = Outcome {
             refused: 0,
+            label_max: 0.0,
             progress: Vec::new(),
         };
         let interrupt = Interrupt::new();
-        let (metrics, scratch) = (&mut self.metrics, &mut self.scratch);
+        let (metrics, scratch) = (&mut self.tally.metrics, &mut self.scratch);
         let tally = (metrics, &mut out.progress);
-        let count = &mut out.refused;
+        let (count, labels) = (&mut out.refused, &mut out.label_max);
         let state = &mut self.state;
         let stop = &interrupt;
         let pass = || match state {
-            State::Linear(m) => learn_linear_rows(m, (&rows, y, w), stop, scratch, tally, count),
+            State::Linear(m) => {
+                let counts = (count, labels);
+                learn_linear_rows(m, (&rows, y, w), stop, scratch, tally, counts)
+            }
             State::Multi(m) => learn_rows(&rows, w, stop, scratch, tally, |x, i, wt| {
                 multiclass_step(m, x, y[i] as usize, wt, count)
             }),
         };
         let result = py.detach(|| crate::file_run::on_threads(one_thread, pass));
-        self.refused += out.refused;
+        self.tally.refused += out.refused;
+        self.tally.label_max = self.tally.label_max.max(out.label_max);
         interrupt.check()?;
         result.map_err(|(e, i)| learn_error(e, Some(i)))?;
         Ok(if progress {
@@ -359,7 +366,7 @@ impl LinearLearners {
     /// The progress row of the examples since the last doubling row, if any (the table's
     /// closing line, as `sketchlearn train` prints it).
     fn final_progress(&self) -> Option<ProgressTuple> {
-        self.metrics.final_row().as_ref().map(progress_tuple)
+        self.tally.metrics.final_row().as_ref().map(progress_tuple)
     }
 
     /// The raw scores of every row: an `(n, 1)` array (`wᵀx`) or `(n, K)` for a multiclass
@@ -413,11 +420,12 @@ impl LinearLearners {
             unreachable!("hash_bits checked the model is linear")
         };
         let row = self.hashed.row();
-        let p = learn_row(&mut model.learner, row, y, weight, &mut self.refused)
+        let p = learn_row(&mut model.learner, row, y, weight, &mut self.tally.refused)
             .map_err(|e| learn_error(e, None))?;
         model.examples_seen += 1;
         let loss = model.config.loss;
-        self.metrics.add(p, y, weight, loss);
+        self.tally.metrics.add(p, y, weight, loss);
+        self.tally.label_max = self.tally.label_max.max(y.abs());
         Ok(p)
     }
 
@@ -467,7 +475,21 @@ impl LinearLearners {
     /// Steps refused because they would have made the weights non-finite (this object only).
     #[getter]
     fn refused_steps(&self) -> u64 {
-        self.refused
+        self.tally.refused
+    }
+
+    /// The library's divergence warning for this object's learning calls, as its text
+    /// (`sketchlearn::run::divergence_warning`, the rule `sketchlearn train` ends its run
+    /// with: the progressive loss since this object was built not finite, or far above a
+    /// constant prediction's — e.g. rows of `1e300`s, which the default mixture's members
+    /// score but do not refuse), or `None`; always `None` for a multiclass model (which the
+    /// CLI does not judge either).
+    #[getter]
+    fn divergence(&self) -> Option<String> {
+        match &self.state {
+            State::Linear(m) => self.tally.divergence(m.config.loss),
+            State::Multi(_) => None,
+        }
     }
 
     /// True when the learners (a multiclass model's members) are the sparse-time
@@ -547,9 +569,9 @@ impl LinearLearners {
     /// error counted as a hinge on ±1.
     fn progressive(&self) -> (u64, f64, Option<f64>) {
         (
-            self.metrics.examples(),
-            self.metrics.mean_loss(),
-            self.metrics.error_rate(),
+            self.tally.metrics.examples(),
+            self.tally.metrics.mean_loss(),
+            self.tally.metrics.error_rate(),
         )
     }
 
@@ -626,7 +648,7 @@ impl LinearLearners {
     ) -> PyResult<(u64, f64, Option<f64>)> {
         let run = FileRun::new(&path, format, zero_based, threads)?;
         let start = self.state.clone();
-        let (state, summary) = run.learn(py, start, &mut self.metrics, &mut self.refused)?;
+        let (state, summary) = run.learn(py, start, &mut self.tally)?;
         self.state = state;
         summary
     }
@@ -663,16 +685,16 @@ impl LinearLearners {
         zero_based: bool,
         threads: Option<usize>,
     ) -> PyResult<Self> {
-        let (mut metrics, mut refused) = (Metrics::without_auc(), 0);
+        let mut tally = Tally::default();
         let mut state = self.state.clone();
         for path in &paths {
             let run = FileRun::new(path, format, zero_based, threads)?;
-            let (next, summary) = run.learn(py, state, &mut metrics, &mut refused)?;
+            let (next, summary) = run.learn(py, state, &mut tally)?;
             summary?;
             state = next;
         }
         let mut out = Self::from_state(state);
-        (out.metrics, out.refused) = (metrics, refused);
+        out.tally = tally;
         Ok(out)
     }
 

@@ -11,7 +11,9 @@
 //! * [`fm`]: `FmLearner` (the core's factorization machines, `sketchlearn fm`'s model file);
 //! * [`sketch`]: `SketchState` (FD, RFD, GFD, RP, Oja);
 //! * [`rows`]: NumPy and CSR rows; [`features`]: River dicts hashed as VW does;
-//! * [`errors`]: core errors → Python exceptions; [`interrupt`]: Ctrl-C during long Rust work.
+//! * [`errors`]: core errors → Python exceptions; [`interrupt`]: Ctrl-C during long Rust work;
+//! * [`tally`]: what a learner object counts for the end-of-run warnings (refused steps,
+//!   divergence).
 
 mod config;
 mod csv_scan;
@@ -29,6 +31,7 @@ mod rows;
 mod shrinkage;
 mod sketch;
 mod state;
+mod tally;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -4,14 +4,17 @@ step refused on a row too large to learn (±1e300) gives the CLI's warning inste
 
 from __future__ import annotations
 
+import re
+import subprocess
 import warnings
 
+import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
 
-from sketchlearn import OnlineClassifier, OnlineRegressor
+from sketchlearn import FMRegressor, OnlineClassifier, OnlineRegressor
 from sketchlearn.dask import fit
 from sketchlearn.river import Regressor
 from sketchlearn.sketch import FrequentDirections
@@ -74,7 +77,7 @@ def test_refused_steps_warn_once_as_the_cli_does():
     for algo in ("adagrad", "ogd"):
         with pytest.warns(RuntimeWarning, match=r"^1 step refused .* scale the features") as got:
             OnlineClassifier(algo=algo).fit(X, y)
-        assert len([w for w in got if issubclass(w.category, RuntimeWarning)]) == 1
+        assert len(_refused_records(got)) == 1  # (and the pass diverged: the loss is 1e298)
     with pytest.warns(RuntimeWarning, match="refused") as got:
         OnlineRegressor(algo="adagrad").partial_fit(X, np.arange(20.0))
     assert got[0].filename == __file__  # the warning points at the user's line
@@ -85,3 +88,117 @@ def test_refused_steps_warn_once_as_the_cli_does():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         OnlineClassifier(algo="adagrad").fit(np.ones((20, 3)), y)  # ordinary rows: no warning
+
+
+def _refused_records(got) -> list:
+    return [w for w in got if issubclass(w.category, RuntimeWarning) and "refused" in str(w)]
+
+
+def test_refused_steps_warn_once_per_call_over_every_pass():
+    """Several passes refuse the 1e300 row's step once each: one warning for the call, with
+    the total (it came once per pass before; counted with every warning shown)."""
+    X = np.ones((20, 3))
+    X[5] = 1e300
+    y = np.arange(20) % 2
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        OnlineClassifier(algo="adagrad", n_passes=3).fit(X, y)
+    records = _refused_records(got)
+    assert [str(w.message).split(" (")[0] for w in records] == ["3 steps refused"]
+    assert records[0].filename == __file__  # still the user's line
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        FMRegressor(n_passes=3).fit(X, np.arange(20.0))
+    records = _refused_records(got)
+    assert len(records) == 1 and str(records[0].message).startswith("3 steps refused"), records
+    assert records[0].filename == __file__
+
+
+def test_dask_fit_tells_the_client_the_refused_steps_of_every_task(client, tmp_path):
+    """The tasks' refused steps reach the client as one warning with their total, over both
+    workers and every round (they were only in the workers' logs): the default schedule (one
+    round, merged on the client), two rounds of one block a task (merged on the workers),
+    and files (the Rust reader's runs)."""
+    X, y = np.ones((400, 3)), np.arange(400) % 2
+    X[[5, 150, 250, 399]] = 1e300  # blocks of 100: blocks 0, 1, 2 and 3
+    Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    for schedule in ({}, {"blocks_per_task": 1}):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            model = fit(OnlineClassifier(algo="adagrad"), Xd, yd, client=client, **schedule)
+        records = _refused_records(got)
+        assert [str(w.message).split(" (")[0] for w in records] == ["4 steps refused"], schedule
+        assert records[0].filename == __file__
+        assert not hasattr(model, "_refused_in_fit")  # told, not kept
+    paths = []
+    for i in range(2):
+        paths.append(tmp_path / f"part{i}.libsvm")
+        rows = [f"{2 * (j % 2) - 1} 1:{1e300 if j == 3 else 1.0} 2:1 3:1" for j in range(20)]
+        paths[-1].write_text("\n".join(rows) + "\n")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        fit(OnlineClassifier(algo="adagrad"), [str(p) for p in paths], n_features=3, client=client)
+    assert [str(w.message).split(" (")[0] for w in _refused_records(got)] == ["2 steps refused"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ordinary rows: no warning
+        fit(
+            OnlineClassifier(algo="adagrad"), da.from_array(np.ones((200, 3)), chunks=100), yd[:200]
+        )
+
+
+def _huge_rows(path):
+    """200 rows of three features, every seventh with ±1e300 in the first two (what a new
+    user's raw file may hold), written as LIBSVM to ``path``; ``(X, y)``."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(200, 3))
+    X[5::7, :2] *= 1e300
+    y = np.where(np.arange(200) % 2 == 1, 1, -1)
+    rows = [
+        f"{y[i]} " + " ".join(f"{j + 1}:{float(X[i, j])!r}" for j in range(3)) for i in range(200)
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    return X, y
+
+
+def _loss_told(text: str) -> float:
+    """The progressive loss in a divergence warning's text."""
+    return float(re.search(r"pass diverged \(progressive loss ([^)]+)\)", text).group(1))
+
+
+def _diverged_records(got) -> list:
+    return [w for w in got if issubclass(w.category, RuntimeWarning) and "diverged" in str(w)]
+
+
+def test_the_default_mixture_tells_a_diverged_fit_as_the_cli_does(cli, tmp_path):
+    """The default mixture refuses no step on ±1e300 rows, so the estimators said nothing
+    where ``sketchlearn train`` warns that the pass diverged: now one ``RuntimeWarning``, the
+    core's text with the same progressive loss as the CLI's, naming the rows' scale and
+    ``StandardScaler``, at the user's line."""
+    X, y = _huge_rows(tmp_path / "huge.libsvm")
+    run = subprocess.run(
+        [str(cli), "train", str(tmp_path / "huge.libsvm")], capture_output=True, text=True
+    )
+    cli_loss = _loss_told(run.stderr)
+    for passes in (1, 2):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            model = OnlineClassifier(n_passes=passes).fit(X, y)
+        records = _diverged_records(got)
+        assert len(records) == 1, [str(w.message) for w in got]
+        text = str(records[0].message)
+        assert "too large for rows of this scale" in text and "StandardScaler" in text
+        assert _loss_told(text) == pytest.approx(model.progressive_score_["loss"], rel=1e-3)
+        assert records[0].filename == __file__
+    # A stream of partial_fit calls: told at the call that diverged, not at every later one.
+    est = OnlineRegressor()
+    with pytest.warns(RuntimeWarning, match="diverged"):
+        est.partial_fit(X, y.astype(float))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.partial_fit(X[:5], y[:5].astype(float))
+        # Ordinary rows, default learners: no warning.
+        OnlineClassifier().fit(np.ones((200, 3)) * (np.arange(200) % 2)[:, None], y)
+        OnlineRegressor().fit(X[:5], np.arange(5.0))
+    with pytest.warns(RuntimeWarning, match="diverged") as got:  # a file: the CLI's run
+        OnlineClassifier().partial_fit_file(tmp_path / "huge.libsvm", n_features=3)
+    assert _loss_told(str(got[0].message)) == cli_loss

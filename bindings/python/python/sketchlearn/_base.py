@@ -3,6 +3,7 @@ the calls into ``sketchlearn._core.LinearLearners``."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from sketchlearn import _core
+from sketchlearn._diverged import warn_diverged
 from sketchlearn._progress import print_header, print_rows
 from sketchlearn._refused import warn_refused
 from sketchlearn._validation import as_rows, as_targets, seed_of, validate_input
@@ -60,6 +62,9 @@ class OnlineLinearModel(BaseEstimator):
     # Threads of the learning calls: None, the library's choice; 1, the calling thread alone
     # (set by ``sketchlearn.dask`` on its copies in workers of one thread). Not a parameter.
     _threads: int | None = None
+    # Whether a learning call warns of its refused steps: False on ``sketchlearn.dask``'s
+    # copies in its tasks, whose counts the client adds up and tells once. Not a parameter.
+    _warn_refused = True
 
     def __init__(
         self,
@@ -134,13 +139,14 @@ class OnlineLinearModel(BaseEstimator):
         if self.verbose and not getattr(self, "_printed_header", False):
             print_header(learners.description, learners.dim)
             self._printed_header = True
-        for _ in range(passes):
-            with warn_refused(learners, stacklevel=5):
+        told = warn_refused(learners, stacklevel=5) if self._warn_refused else nullcontext()
+        with told, warn_diverged(learners, stacklevel=5):  # once for the call, all passes
+            for _ in range(passes):
                 progress = learners.learn(
                     rows, targets, sample_weight, bool(self.verbose), threads=self._threads
                 )
-            if self.verbose:
-                print_rows(progress)
+                if self.verbose:
+                    print_rows(progress)
         if self.verbose:
             final = learners.final_progress()
             if final is not None:
@@ -225,7 +231,7 @@ class OnlineLinearModel(BaseEstimator):
             if not self._regression:
                 self.classes_ = np.array([-1, 1])
             self._init_learners(n_features)
-        with warn_refused(self.learners_):
+        with warn_refused(self.learners_), warn_diverged(self.learners_):
             self.learners_.learn_file(str(path), format, zero_based)
         return self
 

@@ -127,6 +127,9 @@ class LinearLearners:
     @property
     def refused_steps(self) -> int: ...
     @property
+    def divergence(self) -> str | None:
+        """The core's divergence warning for the learning since this object was built."""
+    @property
     def sparse(self) -> bool: ...
     @property
     def description(self) -> str: ...

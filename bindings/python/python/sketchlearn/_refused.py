@@ -2,7 +2,9 @@
 such as ``±1e300``, whose squares overflow) is scored but not learned (the core's refused-step
 policy, ``sketchlearn::run::learn_or_refuse``), and ``sketchlearn train`` ends with ``warning: N
 steps refused (they would have made weights non-finite)``. The estimators and River models give
-the same warning through :func:`warn_refused`, the one place that words it."""
+the same warning through :func:`warn_refused`, and ``sketchlearn.dask.fit`` the total over its
+tasks through :func:`warn_refused_count`; :func:`refused_message` is the one place that words
+it."""
 
 from __future__ import annotations
 
@@ -27,6 +29,12 @@ def warn_refused(learner, stacklevel: int = 3, made: str = "weights"):
     the frames from the function holding the ``with`` to the user's call."""
     before = learner.refused_steps
     yield
-    refused = learner.refused_steps - before
-    if refused > 0:
-        warnings.warn(refused_message(refused, made), RuntimeWarning, stacklevel=stacklevel + 1)
+    warn_refused_count(learner.refused_steps - before, stacklevel + 1, made)
+
+
+def warn_refused_count(n: int, stacklevel: int = 2, made: str = "weights") -> None:
+    """Warns (``RuntimeWarning``) of ``n`` refused steps, if any: for counts gathered
+    elsewhere, such as ``sketchlearn.dask``'s over its tasks; ``stacklevel`` as
+    :func:`warnings.warn`'s, seen from the caller (2: the line that called the caller)."""
+    if n > 0:
+        warnings.warn(refused_message(n, made), RuntimeWarning, stacklevel=stacklevel + 1)

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
+from sketchlearn._refused import warn_refused_count
 from sketchlearn._validation import check_numeric_columns
 from sketchlearn.sketch import FrequentDirections
 
@@ -192,15 +193,39 @@ def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
         est = copy.copy(model)
         with _profiler_paused():
             est.learners_ = model.learners_.learned_files(Xs, fmt, zero_based, threads=threads)
-        return est
-    est = copy.deepcopy(model)
-    est._threads = threads
-    for X, y in zip(Xs, ys):
-        if hasattr(est, "classes_") and not est._regression:
-            est.partial_fit(np.asarray(X), np.asarray(y), classes=est.classes_)
-        else:
-            est.partial_fit(np.asarray(X), np.asarray(y))
-    del est._threads
+    else:
+        est = copy.deepcopy(model)  # its learners' refused-step count starts at 0
+        est._threads, est._warn_refused = threads, False  # the client tells the total
+        for X, y in zip(Xs, ys):
+            if hasattr(est, "classes_") and not est._regression:
+                est.partial_fit(np.asarray(X), np.asarray(y), classes=est.classes_)
+            else:
+                est.partial_fit(np.asarray(X), np.asarray(y))
+        del est._threads, est._warn_refused
+    est._refused_in_fit = _refused_in_fit(model) + est.learners_.refused_steps
+    return est
+
+
+def _refused_in_fit(est) -> int:
+    """The steps refused in the fit's tasks that ``est`` (a task's result, a merge, a round's
+    base) has learned from: kept on the estimator (``_refused_in_fit``, which pickles and
+    travels with a :class:`_Delta`'s shell; the learners' own counter starts afresh in every
+    copy), so that the client tells the fit's total (:func:`_told`); 0 for the initial
+    estimator."""
+    return getattr(est, "_refused_in_fit", 0)
+
+
+def _count_merged(out, a, b, base) -> None:
+    """Sets ``out``'s refused steps to those of ``a`` merged with ``b`` over ``base``: each
+    counts ``base``'s once, as the merge counts its examples (:func:`_refused_in_fit`)."""
+    out._refused_in_fit = _refused_in_fit(a) + _refused_in_fit(b) - _refused_in_fit(base)
+
+
+def _told(est):
+    """The fitted ``est`` returned to the user, after warning (``RuntimeWarning``, as
+    ``partial_fit`` does) of the steps its tasks refused over every worker and round, which
+    were only in the workers' logs before; the count leaves the estimator."""
+    warn_refused_count(est.__dict__.pop("_refused_in_fit", 0), stacklevel=3)
     return est
 
 
@@ -224,6 +249,7 @@ def _merged(a, b, base):
     (``a`` and ``b`` are left as they are)."""
     out = copy.copy(a)
     out.learners_ = a.learners_.merged(b.learners_, base.learners_)
+    _count_merged(out, a, b, base)
     return out
 
 
@@ -274,6 +300,7 @@ def _merge_into(a, b, base) -> None:
     worker copies). The same merge, the same bytes; a refused merge raises with ``a``
     unchanged (``LinearLearners.merge_in_place``)."""
     a.learners_.merge_in_place(b.learners_, base.learners_)
+    _count_merged(a, a, b, base)
 
 
 def _applied(base, part: _Delta):
@@ -530,6 +557,13 @@ def fit(
     -------
     A fitted estimator of the same class, which predicts, pickles and merges like one fitted
     on a single machine.
+
+    Warns
+    -----
+    RuntimeWarning
+        Once, when the tasks refused steps (rows too large to learn, such as ``1e300``s:
+        scored, not learned, as in :meth:`~sketchlearn.OnlineClassifier.partial_fit`), with
+        their total over every worker and round.
     """
     client = _client(client)
     workers = sorted(client.scheduler_info()["workers"]) or [None]
@@ -604,7 +638,7 @@ def fit(
         if on_client:
             model = _merged_on_client(client, [f for f, _ in parts], parts[0][1][1])
             _progress(r, model, holdout, t0, verbose)
-            return model
+            return _told(model)
         model, (root, root_base) = _tree_merge(client, parts)
         if start + per_round < len(blocks):  # the next round's base on every worker
             others = [w for w in bases if w != root]
@@ -616,7 +650,7 @@ def fit(
             bases[root] = model
         if verbose:
             _progress(r, model.result(), holdout, t0, verbose)
-    return model.result()
+    return _told(model.result())
 
 
 def _progress(r: int, est, holdout, t0: float, verbose: bool) -> None:

@@ -107,8 +107,8 @@ class _OnlineFM(BaseEstimator):
             self.fm_ = _core.FmLearner(
                 params, X.shape[1], normalize=bool(self.normalize), regression=self._regression
             )
-        for _ in range(passes):
-            with warn_refused(self.fm_, stacklevel=4, made="the model"):
+        with warn_refused(self.fm_, stacklevel=4, made="the model"):  # once, all passes
+            for _ in range(passes):
                 self.fm_.learn(rows, as_targets(targets))
         return self
 

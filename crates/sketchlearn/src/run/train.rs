@@ -99,6 +99,10 @@ pub struct TrainOutcome {
     pub refused_steps: u64,
     /// The run diverged (a [`Warning::Diverged`] was given).
     pub diverged: bool,
+    /// The largest label magnitude learned (all passes): with [`metrics`](Self::metrics), the
+    /// input of [`divergence_warning`] (a front end that adds this run's metrics to others'
+    /// judges them together).
+    pub label_max: f64,
     /// Wall-clock seconds of the passes (reading and learning).
     pub seconds: f64,
     /// How the representation was settled (`Given` when resuming).
@@ -349,9 +353,7 @@ fn learn(
             schema: (format == Format::Csv).then_some(model.schema()).flatten(),
         })
         .map_err(RunError::Observer)?;
-    for w in &notes {
-        observer.warning(w);
-    }
+    notes.iter().for_each(|w| observer.warning(w));
     let loss = model.config.loss;
     let mut metrics = Metrics::new();
     let start = Instant::now();
@@ -461,6 +463,7 @@ fn learn(
         passes,
         refused_steps: refused,
         diverged,
+        label_max,
         seconds,
         representation,
         warnings,
