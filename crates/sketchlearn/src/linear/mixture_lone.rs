@@ -34,7 +34,8 @@ use crate::Example;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
 
-/// Examples per hand-over of the member's predictions to the weighting's thread. The last run
+/// Examples per hand-over of the member's predictions to the weighting's thread (also the
+/// caller's group's hand-over in `mixture_batch.rs`). The last run
 /// of a batch is weighted after the member is done (the serial tail), so a run is short
 /// compared with a batch of 256; each hand-over may wake the helper (a few microseconds).
 pub(super) const RUN: usize = 32;
