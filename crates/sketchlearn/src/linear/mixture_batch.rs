@@ -61,6 +61,7 @@ use crate::Example;
 use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, OnceLock};
+use std::time::Instant;
 
 /// Fewest examples in a batch for which the second thread is used (handing a batch over and
 /// back costs a few microseconds; a sketched member's example a few).
@@ -379,24 +380,46 @@ impl<L: OnlineLearner + Send> Mixture<L> {
             got: Vec::with_capacity(n),
             arriving: Some(rows_rx),
         });
-        let mixer = self;
-        beside(
+        // The rounds run on the thread whose members took less time in the last part
+        // (`WeighOn`); which thread runs them does not change their arithmetic.
+        let on_helper = self.weigh_on.helper;
+        let mut runs = Some(runs);
+        let (runs_slot, mixer) = (&mut runs, &mut *self);
+        let (a, (b, caller_took)) = beside(
             || {
+                let start = Instant::now();
                 let mine = learn_group(&mut first, good, arriving);
-                let stop = mine.error.as_ref().map_or(n, |(i, _)| *i);
-                mixer.weigh_runs((&sources, &first), runs, &good[..stop], out);
-                mine
+                let took = start.elapsed();
+                if let Some(runs) = runs_slot.take_if(|_| on_helper) {
+                    let stop = mine.error.as_ref().map_or(n, |(i, _)| *i);
+                    mixer.weigh_runs((&sources, &first), runs, &good[..stop], out);
+                }
+                (mine, took)
             },
             || {
+                let start = Instant::now();
                 // With a shared unit scaling, this thread scales the batch's rows while the
                 // helper's members already learn those that are done.
                 let scaled = state.map(|(d, scale)| RowSource {
                     got: scale_rows(Arc::make_mut(scale), *d, good, buffer, rows_tx),
                     arriving: None,
                 });
-                learn_handing(second, good, scaled, runs_tx)
+                (
+                    learn_handing(second, good, scaled, runs_tx),
+                    start.elapsed(),
+                )
             },
-        )
+        );
+        let a = a.map(|(mine, helper_took)| {
+            if let Some(runs) = runs.take() {
+                // The rounds on this thread: the runs are all in the channel.
+                let stop = mine.error.as_ref().map_or(n, |(i, _)| *i);
+                self.weigh_runs((&sources, &first), runs, &good[..stop], out);
+            }
+            self.weigh_on.helper = helper_took < caller_took;
+            mine
+        });
+        (a, b)
     }
 
     /// The weighting's rounds over `good` in order: example `i`'s column takes each member's
@@ -429,6 +452,15 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         }
         self.scratch = column;
     }
+}
+
+/// Which thread runs a part's weighting rounds (see the [module](self) docs): the helper when
+/// its group of members took less time than the caller's (scaling included) in the last part
+/// learned on two threads, the caller otherwise (after both groups are done). Measured, not
+/// learned: it moves work between threads and never changes a result.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WeighOn {
+    helper: bool,
 }
 
 /// Where the weighting's rounds find a member's predictions (see [`Mixture::weigh_runs`]).
