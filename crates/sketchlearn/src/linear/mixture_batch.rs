@@ -37,7 +37,10 @@
 //! helper's group learns the batch, then the helper runs the rounds while the caller's group is
 //! still learning: the caller's members but the last learn the whole batch, and the last hands
 //! the group's predictions over in runs of 32 examples as it makes them (`learn_handing`), so
-//! the rounds trail it by one run; the caller waits only for the last run's rounds. The rounds
+//! the rounds trail it by one run; the caller waits only for the last run's rounds. This is done
+//! when the helper's members took less time than the caller's (scaling included) in the last
+//! part ([`WeighOn`]; on r8_earn_vs_rest the helper's group is the heavier); otherwise the
+//! caller runs the rounds after both groups, as before. The rounds
 //! see the same predictions in example order (a retired member's 0 as before) and the members
 //! learn what they did before, in the same order, so the bits are unchanged; a part still ends
 //! at a check point, and its rounds (the retirement's check with them) are done before the next
