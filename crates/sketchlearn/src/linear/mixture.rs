@@ -186,6 +186,8 @@ pub struct Mixture<L = AnyLearner> {
     pub(super) shared: ScaledRows,
     /// Which members have retired, and the threshold `ε` (`mixture_retirement.rs`).
     pub(super) retirement: Retirement,
+    /// Which thread runs the weighting of a batch on two threads (`mixture_batch.rs`; scratch).
+    pub(super) weigh_on: super::mixture_batch::WeighOn,
 }
 
 impl<L: OnlineLearner> Mixture<L> {
@@ -232,6 +234,7 @@ impl<L: OnlineLearner> Mixture<L> {
             pi: Vec::new(),
             shared: ScaledRows::default(),
             retirement: Retirement::new(k, DEFAULT_EPSILON, d),
+            weigh_on: Default::default(),
         })
     }
 

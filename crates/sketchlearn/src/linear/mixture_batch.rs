@@ -4,7 +4,8 @@
 //! example `t` and its state afterwards depend only on the examples `1..t`. So a batch can be
 //! learned member by member — the first half of the members on a second thread, the other half
 //! on the caller's — recording each member's progressive prediction of each example, and the
-//! weighting ([`Mixture::mix_round`]) then runs over the recorded predictions in example order.
+//! weighting ([`Mixture::mix_round`]) runs over the recorded predictions in example order (on
+//! the second thread, overlapping the caller's members: below).
 //! Every floating-point operation is the one the one-example-at-a-time path makes, in the same
 //! order for each member and for the weights, so the results are the same bits (tested:
 //! `tests/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
@@ -29,6 +30,22 @@
 //! of `tests/mixture_retirement.rs`'s batch test differ (tried, 27 Nov) — and a check moved to
 //! a batch's end would make the results depend on how the input is batched.
 //!
+//! **The weighting on the helper.** The weighting's rounds (a log-sum-exp over the members and
+//! AdaHedge's mixability gap: about twenty `exp`/`ln` an example, 7 % of the caller's
+//! instructions on a9a's first 17,664 examples, callgrind, 27 Nov) used to run on the caller's
+//! thread after both groups were done, while the helper waited for the next batch. Now the
+//! helper's group learns the batch, then the helper runs the rounds while the caller's group is
+//! still learning: the caller's members but the last learn the whole batch, and the last hands
+//! the group's predictions over in runs of 32 examples as it makes them (`learn_handing`), so
+//! the rounds trail it by one run; the caller waits only for the last run's rounds. This is done
+//! when the helper's members took less time than the caller's (scaling included) in the last
+//! part ([`WeighOn`]; on r8_earn_vs_rest the helper's group is the heavier); otherwise the
+//! caller runs the rounds after both groups, as before. The rounds
+//! see the same predictions in example order (a retired member's 0 as before) and the members
+//! learn what they did before, in the same order, so the bits are unchanged; a part still ends
+//! at a check point, and its rounds (the retirement's check with them) are done before the next
+//! part starts, so a member that retires there has learned exactly the examples up to it.
+//!
 //! The second thread is kept from batch to batch ([`member_thread`](super::member_thread)), not
 //! started for each.
 //!
@@ -39,12 +56,15 @@
 //! after it (no such error is known once the example has passed [`check_example`]).
 
 use super::member_thread::beside;
+use super::mixture_lone::RUN;
 use super::shared_scaling::{member_step, put_state, take_state};
 use super::unit_scaling::UnitScale;
 use super::{check_example, learn_each, learn_onto, LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::cell::Cell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, OnceLock};
+use std::time::Instant;
 
 /// Fewest examples in a batch for which the second thread is used (handing a batch over and
 /// back costs a few microseconds; a sketched member's example a few).
@@ -115,6 +135,38 @@ impl<'a> RowSource<'a> {
 /// A member and the row of the batch's predictions it fills.
 type Slot<'a, L> = (&'a mut L, &'a mut [f64]);
 
+/// `member` learns the examples `start..start + row.len()` of `batch` in order, writing its
+/// progressive prediction of example `start + i` to `row[i]`; at its first error it records it
+/// in `out` (if it is the group's earliest) and returns false.
+fn learn_member<L: OnlineLearner>(
+    member: &mut L,
+    row: &mut [f64],
+    (batch, start): (&[Example], usize),
+    scaled: &mut Option<RowSource<'_>>,
+    out: &mut GroupOutcome,
+) -> bool {
+    for (off, slot) in row.iter_mut().enumerate() {
+        let i = start + off;
+        // The next example's entries start loading while this one is learned (a hint: no
+        // value changes): on wide sparse streams a member mostly waits for its tables.
+        if let Some(next) = batch.get(i + 1) {
+            member.prefetch(next.row());
+        }
+        let ex = &batch[i];
+        let v = scaled.as_mut().map(|s| s.get(i));
+        match member_step(member, ex.row(), v, (ex.label, ex.weight), &mut out.refused) {
+            Ok(p) => *slot = p,
+            Err(e) => {
+                if out.error.as_ref().is_none_or(|(j, _)| i < *j) {
+                    out.error = Some((i, e));
+                }
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// Each member of `members` learns `batch` in order, writing its progressive prediction of
 /// example `i` to `row[i]`. With `scaled` (the members share their unit scaling, and the batch
 /// joins it) each member's learner learns the scaled values of example `i`.
@@ -125,23 +177,55 @@ fn learn_group<L: OnlineLearner>(
 ) -> GroupOutcome {
     let mut out = GroupOutcome::default();
     for (member, row) in members.iter_mut() {
-        for (i, ex) in batch.iter().enumerate() {
-            // The next example's entries start loading while this one is learned (a hint: no
-            // value changes): on wide sparse streams a member mostly waits for its tables.
-            if let Some(next) = batch.get(i + 1) {
-                member.prefetch(next.row());
-            }
-            let (x, v) = (ex.row(), scaled.as_mut().map(|s| s.get(i)));
-            row[i] = match member_step(&mut **member, x, v, (ex.label, ex.weight), &mut out.refused)
-            {
-                Ok(p) => p,
-                Err(e) => {
-                    if out.error.as_ref().is_none_or(|(j, _)| i < *j) {
-                        out.error = Some((i, e));
-                    }
-                    break;
-                }
-            };
+        learn_member(&mut **member, row, (batch, 0), &mut scaled, &mut out);
+    }
+    out
+}
+
+/// The predictions of one run of examples by the caller's group of members (one slice per
+/// member, in the group's order), handed to the weighting (see [`learn_handing`]).
+type Run<'a> = Vec<&'a [f64]>;
+
+/// [`learn_group`] for the caller's group, handing its predictions to the weighting as they
+/// are made: the members but the last learn the whole batch; the last learns it in runs of
+/// [`RUN`] examples, and after each run the group's predictions of it are sent on `tx`, cut at
+/// the group's first error (nothing after it is sent). Every member learns what
+/// [`learn_group`] would, in the same order.
+fn learn_handing<'a, L: OnlineLearner>(
+    members: Vec<Slot<'a, L>>,
+    batch: &[Example],
+    mut scaled: Option<RowSource<'_>>,
+    tx: mpsc::Sender<Run<'a>>,
+) -> GroupOutcome {
+    let mut out = GroupOutcome::default();
+    let mut done: Vec<&'a [f64]> = Vec::with_capacity(members.len());
+    let mut members = members.into_iter();
+    let Some((last, last_row)) = members.next_back() else {
+        return out;
+    };
+    for (member, row) in members {
+        learn_member(member, row, (batch, 0), &mut scaled, &mut out);
+        done.push(row);
+    }
+    let mut learning = true;
+    for (r, chunk) in last_row.chunks_mut(RUN).enumerate() {
+        let start = r * RUN;
+        if learning {
+            learning = learn_member(&mut *last, chunk, (batch, start), &mut scaled, &mut out);
+        }
+        let limit = out.error.as_ref().map_or(batch.len(), |(i, _)| *i);
+        let len = chunk.len().min(limit.saturating_sub(start));
+        if len > 0 {
+            let chunk: &'a [f64] = chunk;
+            let mut run: Run<'a> = done.iter().map(|row| &row[start..start + len]).collect();
+            run.push(&chunk[..len]);
+            // The receiver is gone only when the weighting stopped at the other group's error.
+            let _ = tx.send(run);
+        }
+        // Past an error of the group nothing more is weighed (an earlier member's error: the
+        // last member still learns the rest of the batch, as in `learn_group`).
+        if !learning {
+            break;
         }
     }
     out
@@ -218,91 +302,196 @@ impl<L: OnlineLearner + Send> Mixture<L> {
     /// One part of a batch (see [`Mixture::learn_batch_parallel`]): its predictions are
     /// appended to `out`.
     fn learn_part(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
-        let k = self.members.len();
         if batch.len() < MIN_PARALLEL_BATCH {
             return learn_onto(self, batch, out);
         }
         if self.retirement.active_count() == 1 {
-            let lone = (0..k).find(|&j| self.retirement.is_active(j));
+            let lone = (0..self.members.len()).find(|&j| self.retirement.is_active(j));
             return self.learn_lone(lone.unwrap_or(0), batch, out);
         }
         let dim = self.dim();
-        let valid = batch
-            .iter()
-            .position(|ex| check_example(&ex.row(), ex.label, ex.weight, dim).is_err())
-            .unwrap_or(batch.len());
-        let (good, n) = (&batch[..valid], valid);
-        let mut preds = vec![0.0; k * n];
-        // With a shared unit scaling, this thread scales the batch's rows while the other
-        // thread's members already learn those that are done; then this thread's members learn
-        // them all. Each member learns the same values in the same order as before.
+        let valid = valid_prefix(batch, dim);
+        let good = &batch[..valid];
         let mut state = take_state(&mut self.members);
         let entries: usize = good.iter().map(|ex| ex.row().stored_len()).sum();
-        let buffer = self
-            .shared
-            .buffer(if state.is_some() { entries } else { 0 });
+        let mut rows = std::mem::take(&mut self.shared);
+        let buffer = rows.buffer(if state.is_some() { entries } else { 0 });
+        // The weighting's rounds run on the helper thread (see `learn_beside`), which then
+        // holds the rest of the mixture: the members are taken out, as in `mixture_lone.rs`.
+        let mut members = std::mem::take(&mut self.members);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            self.learn_beside(&mut members, good, state.as_mut(), buffer, out)
+        }));
+        self.members = members;
+        self.shared = rows;
+        if let Some((_, scale)) = state {
+            put_state(&mut self.members, scale);
+        }
+        // A panic in a member or a round is a bug: re-raise it on the caller's thread.
+        let (a, b) = outcome.unwrap_or_else(|panic| resume_unwind(panic));
+        let a = a.unwrap_or_else(|panic| resume_unwind(panic));
+        self.refused += a.refused + b.refused;
+        let failed = match (a.error, b.error) {
+            (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
+            (x, y) => x.or(y),
+        };
+        if let Some((_, e)) = failed {
+            return Err(e);
+        }
+        check_rest(batch, valid, dim)
+    }
+
+    /// The valid examples `good` of a part learned by the active `members` (taken out of the
+    /// mixture) on two threads, with the weighting's rounds on the helper (see the
+    /// [module](self) docs): the helper's group learns the batch, then weighs it as the
+    /// caller's group hands its predictions over ([`learn_handing`]); the caller scales the
+    /// rows (with a shared `state`) into `buffer`, then learns its group. Returns the helper's
+    /// outcome (or its panic) and the caller's.
+    fn learn_beside(
+        &mut self,
+        members: &mut [L],
+        good: &[Example],
+        state: Option<&mut (usize, Arc<UnitScale>)>,
+        buffer: &mut [f64],
+        out: &mut Vec<f64>,
+    ) -> (std::thread::Result<GroupOutcome>, GroupOutcome) {
+        let (k, n) = (members.len(), good.len());
+        let mut preds = vec![0.0; k * n];
+        let active: Vec<usize> = (0..k).filter(|&j| self.retirement.is_active(j)).collect();
+        let half = active.len() / 2;
+        // Where the rounds find member `j`'s predictions; a retired member predicts 0.
+        let mut sources = vec![Source::Retired; k];
+        for (p, &j) in active.iter().enumerate() {
+            sources[j] = if p < half {
+                Source::Helper(p)
+            } else {
+                Source::Caller(p - half)
+            };
+        }
         let retirement = &self.retirement;
-        let mut slots: Vec<Slot<'_, L>> = self
-            .members
+        let mut first: Vec<Slot<'_, L>> = members
             .iter_mut()
             .zip(preds.chunks_exact_mut(n.max(1)))
             .enumerate()
             .filter(|(j, _)| retirement.is_active(*j))
             .map(|(_, slot)| slot)
             .collect();
-        let half = slots.len() / 2;
-        let (first, second) = slots.split_at_mut(half);
-        let (a, b) = match state.as_mut() {
-            None => beside(
-                || learn_group(first, good, None),
-                || learn_group(second, good, None),
-            ),
-            Some((d, scale)) => {
-                let (tx, rx) = mpsc::channel();
-                let source = RowSource {
-                    got: Vec::with_capacity(n),
-                    arriving: Some(rx),
-                };
-                beside(
-                    || learn_group(first, good, Some(source)),
-                    || {
-                        let done = scale_rows(Arc::make_mut(scale), *d, good, buffer, tx);
-                        let source = RowSource {
-                            got: done,
-                            arriving: None,
-                        };
-                        learn_group(second, good, Some(source))
-                    },
+        let second = first.split_off(half);
+        let (runs_tx, runs) = mpsc::channel();
+        let (rows_tx, rows_rx) = mpsc::channel();
+        let arriving = state.is_some().then(|| RowSource {
+            got: Vec::with_capacity(n),
+            arriving: Some(rows_rx),
+        });
+        // The rounds run on the thread whose members took less time in the last part
+        // (`WeighOn`); which thread runs them does not change their arithmetic.
+        let on_helper = self.weigh_on.helper;
+        let mut runs = Some(runs);
+        let (runs_slot, mixer) = (&mut runs, &mut *self);
+        let (a, (b, caller_took)) = beside(
+            || {
+                let start = Instant::now();
+                let mine = learn_group(&mut first, good, arriving);
+                let took = start.elapsed();
+                if let Some(runs) = runs_slot.take_if(|_| on_helper) {
+                    let stop = mine.error.as_ref().map_or(n, |(i, _)| *i);
+                    mixer.weigh_runs((&sources, &first), runs, &good[..stop], out);
+                }
+                (mine, took)
+            },
+            || {
+                let start = Instant::now();
+                // With a shared unit scaling, this thread scales the batch's rows while the
+                // helper's members already learn those that are done.
+                let scaled = state.map(|(d, scale)| RowSource {
+                    got: scale_rows(Arc::make_mut(scale), *d, good, buffer, rows_tx),
+                    arriving: None,
+                });
+                (
+                    learn_handing(second, good, scaled, runs_tx),
+                    start.elapsed(),
                 )
+            },
+        );
+        let a = a.map(|(mine, helper_took)| {
+            if let Some(runs) = runs.take() {
+                // The rounds on this thread: the runs are all in the channel.
+                let stop = mine.error.as_ref().map_or(n, |(i, _)| *i);
+                self.weigh_runs((&sources, &first), runs, &good[..stop], out);
             }
-        };
-        drop(slots);
-        if let Some((_, scale)) = state {
-            put_state(&mut self.members, scale);
-        }
-        // A panic in a member is a bug: re-raise it on the caller's thread.
-        let a = a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        self.refused += a.refused + b.refused;
-        let failed = match (a.error, b.error) {
-            (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
-            (x, y) => x.or(y),
-        };
-        let stop = failed.as_ref().map_or(n, |(i, _)| *i);
+            self.weigh_on.helper = helper_took < caller_took;
+            mine
+        });
+        (a, b)
+    }
+
+    /// The weighting's rounds over `good` in order: example `i`'s column takes each member's
+    /// prediction from `sources` (the helper group's rows `mine`, or the caller's runs as they
+    /// arrive on `runs`). Stops at the end of `good` or when the runs end (the caller's
+    /// group's first error), whichever is first.
+    fn weigh_runs(
+        &mut self,
+        (sources, mine): (&[Source], &[Slot<'_, L>]),
+        runs: mpsc::Receiver<Run<'_>>,
+        good: &[Example],
+        out: &mut Vec<f64>,
+    ) {
         let mut column = std::mem::take(&mut self.scratch);
-        for (i, ex) in good[..stop].iter().enumerate() {
-            column.clear();
-            column.extend((0..k).map(|j| preds[j * n + i]));
-            let example = (ex.label, ex.weight, ex.row().stored_len());
-            out.push(self.mix_round(&column, example, 1.0));
+        let mut examples = good.iter().enumerate();
+        'runs: for run in runs {
+            for off in 0..run.first().map_or(0, |r| r.len()) {
+                let Some((i, ex)) = examples.next() else {
+                    break 'runs;
+                };
+                column.clear();
+                column.extend(sources.iter().map(|s| match *s {
+                    Source::Retired => 0.0,
+                    Source::Helper(p) => mine[p].1[i],
+                    Source::Caller(p) => run[p][off],
+                }));
+                let example = (ex.label, ex.weight, ex.row().stored_len());
+                out.push(self.mix_round(&column, example, 1.0));
+            }
         }
         self.scratch = column;
-        if let Some((_, e)) = failed {
-            return Err(e);
-        }
-        match batch.get(valid) {
-            Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
-            None => Ok(()),
-        }
+    }
+}
+
+/// Which thread runs a part's weighting rounds (see the [module](self) docs): the helper when
+/// its group of members took less time than the caller's (scaling included) in the last part
+/// learned on two threads, the caller otherwise (after both groups are done). Measured, not
+/// learned: it moves work between threads and never changes a result.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WeighOn {
+    helper: bool,
+}
+
+/// Where the weighting's rounds find a member's predictions (see [`Mixture::weigh_runs`]).
+#[derive(Clone, Copy)]
+enum Source {
+    /// A retired member: 0.
+    Retired,
+    /// The helper's group, at this position.
+    Helper(usize),
+    /// The caller's group, at this position of each [`Run`].
+    Caller(usize),
+}
+
+/// The examples at the head of `batch` that the mixture accepts ([`check_example`]): a part
+/// ends before the first it would reject, as the one-example-at-a-time path does.
+pub(super) fn valid_prefix(batch: &[Example], dim: usize) -> usize {
+    batch
+        .iter()
+        .position(|ex| check_example(&ex.row(), ex.label, ex.weight, dim).is_err())
+        .unwrap_or(batch.len())
+}
+
+/// The end of a part whose first `valid` examples were learned: the rejected example's error,
+/// if the part stopped at one.
+pub(super) fn check_rest(batch: &[Example], valid: usize, dim: usize) -> Result<(), LearnError> {
+    match batch.get(valid) {
+        Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
+        None => Ok(()),
     }
 }
 

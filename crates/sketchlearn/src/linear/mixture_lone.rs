@@ -27,17 +27,18 @@
 //! it; a member error ends it at its example (the rounds before it are done).
 
 use super::member_thread::beside;
-use super::mixture_batch::{scale_rows, RowSource};
+use super::mixture_batch::{check_rest, scale_rows, valid_prefix, RowSource};
 use super::shared_scaling::{member_step, put_state, take_state};
-use super::{check_example, LearnError, Mixture, OnlineLearner};
+use super::{LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
 
-/// Examples per hand-over of the member's predictions to the weighting's thread. The last run
+/// Examples per hand-over of the member's predictions to the weighting's thread (also the
+/// caller's group's hand-over in `mixture_batch.rs`). The last run
 /// of a batch is weighted after the member is done (the serial tail), so a run is short
 /// compared with a batch of 256; each hand-over may wake the helper (a few microseconds).
-const RUN: usize = 32;
+pub(super) const RUN: usize = 32;
 
 /// What the caller's thread did: the member's refused steps, and its first error (the index in
 /// the batch and the error).
@@ -94,10 +95,7 @@ impl<L: OnlineLearner + Send> Mixture<L> {
     ) -> Result<(), LearnError> {
         let k = self.members.len();
         let dim = self.dim();
-        let valid = batch
-            .iter()
-            .position(|ex| check_example(&ex.row(), ex.label, ex.weight, dim).is_err())
-            .unwrap_or(batch.len());
+        let valid = valid_prefix(batch, dim);
         let good = &batch[..valid];
         let mut state = take_state(&mut self.members);
         let entries: usize = good.iter().map(|ex| ex.row().stored_len()).sum();
@@ -150,9 +148,6 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         if let Some((_, e)) = failed {
             return Err(e);
         }
-        match batch.get(valid) {
-            Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
-            None => Ok(()),
-        }
+        check_rest(batch, valid, dim)
     }
 }

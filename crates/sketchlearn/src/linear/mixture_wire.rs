@@ -127,6 +127,7 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             pi: Vec::new(),
             shared: ScaledRows::default(),
             retirement,
+            weigh_on: Default::default(),
         })
     }
 }
