@@ -441,8 +441,11 @@ impl LearnerConfig {
     /// ```
     pub fn regression_members(&self) -> Vec<LearnerConfig> {
         let newton = self.member_newton();
+        // `O(nnz)` in any representation, like the AdaGrad grid (`member_adagrad`): dense, a
+        // configuration `check` accepts (it refuses a sparse running mean).
         let mean = LearnerConfig {
             algorithm: Algorithm::RunningMean,
+            representation: Representation::Dense,
             ..newton.clone()
         };
         let cautious = self.member_cautious(&newton);

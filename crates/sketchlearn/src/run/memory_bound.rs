@@ -96,6 +96,8 @@ mod tests {
                         (10, true, true, Loss::Logistic),
                         (10, true, false, Loss::Squared),
                         (40, false, false, Loss::Hinge),
+                        (256, true, true, Loss::Logistic),
+                        (1024, false, true, Loss::Squared),
                     ] {
                         let config = LearnerConfig {
                             algorithm,
