@@ -25,6 +25,7 @@
 //! `d = 23,585`; estimate 12 MB) and 3.7 GB (the generated stream, `d = 2^18`; estimate 134 MB), against the
 //! 24 GiB of the machine it was measured on.
 
+use crate::linear::multiclass::{MulticlassConfig, Reduction};
 use crate::linear::{Algorithm, CurvatureKind, LearnerConfig};
 
 /// Bytes of the bound per unit of `(d + 1)(m + 1)`, `(m + 1)²` and, for a full curvature,
@@ -55,6 +56,16 @@ pub(super) fn upper_bytes(config: &LearnerConfig, dim: usize) -> f64 {
     WORD_BYTES * (d * m + m * m + square)
 }
 
+/// An upper bound on the bytes of the multiclass learner of `config` in dimension `dim` (every
+/// feature used): `K` times its member's for one-against-all; `None` for the softmax learner,
+/// which has no bound (the check probes it).
+pub(super) fn upper_bytes_multiclass(config: &MulticlassConfig, dim: usize) -> Option<f64> {
+    match config.reduction {
+        Reduction::OneVsAll => Some(config.classes as f64 * upper_bytes(&config.member, dim)),
+        Reduction::Softmax => None,
+    }
+}
+
 /// Whether a Newton learner of `curvature` keeps a `d × d` matrix.
 fn full_curvature(curvature: CurvatureKind) -> bool {
     use CurvatureKind::*;
@@ -66,11 +77,8 @@ fn full_curvature(curvature: CurvatureKind) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::footprint::{
-        check_fits_multiclass_on, check_fits_on, estimate, verdict, verdict_multiclass,
-    };
+    use super::super::footprint::{estimate, fits_by_bound, verdict, verdict_multiclass};
     use super::*;
-    use crate::linear::multiclass::{MulticlassConfig, Reduction};
     use crate::linear::{InputProfile, Regularization, Representation, ValidLearnerConfig};
     use crate::loss::Loss;
 
@@ -190,8 +198,10 @@ mod tests {
         for (valid, reg) in configurations().into_iter().step_by(3) {
             for dim in DIMS {
                 for have in MACHINES {
-                    let with = text(check_fits_on(&valid, &reg, dim, "-b", have));
-                    let probes = text(verdict(&valid, &reg, dim, "-b", have));
+                    let probes = |have| verdict(&valid, &reg, dim, "-b", have);
+                    let bound = upper_bytes(valid.config(), dim);
+                    let with = text(fits_by_bound(Some(have), Some(bound), probes));
+                    let probes = text(probes(have));
                     assert_eq!(with, probes, "{} d = {dim}", valid.config().describe());
                     passed += usize::from(upper_bytes(valid.config(), dim) <= have as f64);
                     compared += 1;
@@ -205,8 +215,10 @@ mod tests {
                     ..MulticlassConfig::default()
                 };
                 for (dim, have) in [(23_585, 24 << 30), (1 << 18, 24 << 30), (1 << 27, 1 << 40)] {
-                    let with = text(check_fits_multiclass_on(&config, &reg, dim, "-b", have));
-                    let probes = text(verdict_multiclass(&config, &reg, dim, "-b", have));
+                    let probes = |have| verdict_multiclass(&config, &reg, dim, "-b", have);
+                    let bound = upper_bytes_multiclass(&config, dim);
+                    let with = text(fits_by_bound(Some(have), bound, probes));
+                    let probes = text(probes(have));
                     assert_eq!(with, probes, "{} d = {dim}", config.describe());
                 }
             }
