@@ -179,6 +179,33 @@ pub(super) fn scale_rows<'a>(
     done
 }
 
+/// How many examples of `batch` come before the first that the mixture (of dimension `dim`)
+/// rejects ([`check_example`]): a part learns those, and ends with [`finish_part`].
+pub(super) fn valid_prefix(batch: &[Example], dim: usize) -> usize {
+    batch
+        .iter()
+        .position(|ex| check_example(&ex.row(), ex.label, ex.weight, dim).is_err())
+        .unwrap_or(batch.len())
+}
+
+/// A part's result once its first `valid` examples are learned (see [`valid_prefix`]): a
+/// member's error (`failed`, with its example's index) first, else the rejection of the example
+/// after the valid ones, if any.
+pub(super) fn finish_part(
+    batch: &[Example],
+    valid: usize,
+    dim: usize,
+    failed: Option<(usize, LearnError)>,
+) -> Result<(), LearnError> {
+    if let Some((_, e)) = failed {
+        return Err(e);
+    }
+    match batch.get(valid) {
+        Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
+        None => Ok(()),
+    }
+}
+
 impl<L: OnlineLearner + Send> Mixture<L> {
     /// [`OnlineLearner::learn_batch`] with the members split over two threads when the machine
     /// has two cores (see the [module](self) docs); the same results as learning the examples
@@ -227,10 +254,7 @@ impl<L: OnlineLearner + Send> Mixture<L> {
             return self.learn_lone(lone.unwrap_or(0), batch, out);
         }
         let dim = self.dim();
-        let valid = batch
-            .iter()
-            .position(|ex| check_example(&ex.row(), ex.label, ex.weight, dim).is_err())
-            .unwrap_or(batch.len());
+        let valid = valid_prefix(batch, dim);
         let (good, n) = (&batch[..valid], valid);
         let mut preds = vec![0.0; k * n];
         // With a shared unit scaling, this thread scales the batch's rows while the other
@@ -296,13 +320,7 @@ impl<L: OnlineLearner + Send> Mixture<L> {
             out.push(self.mix_round(&column, example, 1.0));
         }
         self.scratch = column;
-        if let Some((_, e)) = failed {
-            return Err(e);
-        }
-        match batch.get(valid) {
-            Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
-            None => Ok(()),
-        }
+        finish_part(batch, valid, dim, failed)
     }
 }
 

@@ -23,13 +23,17 @@
 //! time (`tests/mixture_retirement.rs`, `a_lone_member_on_two_threads_is_bit_identical`), with
 //! and without a shared scaling, an invalid example and a batch ending inside a run.
 //!
-//! Errors: as in `mixture_batch.rs`, an example the mixture would reject ends the batch before
-//! it; a member error ends it at its example (the rounds before it are done).
+//! Errors: as in `mixture_batch.rs` (the same `valid_prefix` and `finish_part`), an example the
+//! mixture would reject ends the batch before it; a member error ends it at its example (the
+//! rounds before it are done). By then the helper thread has already scaled the batch's later
+//! rows: with a shared scaling, the state has joined every valid example of the part, as in
+//! `mixture_batch.rs`, where the other members may also have learned them (no such error is
+//! known once the example has passed `check_example`).
 
 use super::member_thread::beside;
-use super::mixture_batch::{scale_rows, RowSource};
+use super::mixture_batch::{finish_part, scale_rows, valid_prefix, RowSource};
 use super::shared_scaling::{member_step, put_state, take_state};
-use super::{check_example, LearnError, Mixture, OnlineLearner};
+use super::{LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
@@ -94,10 +98,7 @@ impl<L: OnlineLearner + Send> Mixture<L> {
     ) -> Result<(), LearnError> {
         let k = self.members.len();
         let dim = self.dim();
-        let valid = batch
-            .iter()
-            .position(|ex| check_example(&ex.row(), ex.label, ex.weight, dim).is_err())
-            .unwrap_or(batch.len());
+        let valid = valid_prefix(batch, dim);
         let good = &batch[..valid];
         let mut state = take_state(&mut self.members);
         let entries: usize = good.iter().map(|ex| ex.row().stored_len()).sum();
@@ -147,12 +148,6 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         let (rounds, (refused, failed)) = outcome.unwrap_or_else(|panic| resume_unwind(panic));
         rounds.unwrap_or_else(|panic| resume_unwind(panic));
         self.refused += refused;
-        if let Some((_, e)) = failed {
-            return Err(e);
-        }
-        match batch.get(valid) {
-            Some(bad) => check_example(&bad.row(), bad.label, bad.weight, dim),
-            None => Ok(()),
-        }
+        finish_part(batch, valid, dim, failed)
     }
 }
