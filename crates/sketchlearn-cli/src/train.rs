@@ -137,12 +137,12 @@ struct Terminal<'a> {
     predictions_path: Option<&'a str>,
     predictions: Option<PredictionSink>,
     error: Option<anyhow::Error>,
-    /// What to change when the pass diverged.
-    advice: &'a str,
+    /// What to change when the pass diverged (set from the learner, `train` only).
+    advice: &'static str,
 }
 
 impl<'a> Terminal<'a> {
-    fn new(quiet: bool, table: bool, predictions_path: Option<&'a str>, advice: &'a str) -> Self {
+    fn new(quiet: bool, table: bool, predictions_path: Option<&'a str>) -> Self {
         Terminal {
             quiet,
             raw: false,
@@ -151,7 +151,7 @@ impl<'a> Terminal<'a> {
             predictions_path,
             predictions: None,
             error: None,
-            advice,
+            advice: "",
         }
     }
 
@@ -184,6 +184,11 @@ impl Observer for Terminal<'_> {
             );
             print_header();
         }
+        self.advice = if self.table {
+            run::divergence_advice(start.config)
+        } else {
+            ""
+        };
         self.format = PredictionFormat::binary(start.config.loss, start.classes.cloned(), self.raw);
         self.ready()
     }
@@ -389,12 +394,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         retirement: args.retire,
     };
     let quiet = args.quiet.quiet;
-    let mut terminal = Terminal::new(
-        quiet,
-        true,
-        args.predictions.as_deref(),
-        "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto",
-    );
+    let mut terminal = Terminal::new(quiet, true, args.predictions.as_deref());
     terminal.raw = args.class.raw;
     let test = args.eval.test.as_deref().map(Input::path);
     let mut outcome = run::train_and_test(
@@ -518,7 +518,7 @@ fn test_linear(args: &TestArgs, model: &LinearModel, read: ReadOptions) -> Resul
     if args.score.probabilities {
         bail!("--probabilities is for multiclass models");
     }
-    let mut terminal = Terminal::new(true, false, args.score.predictions.as_deref(), "");
+    let mut terminal = Terminal::new(true, false, args.score.predictions.as_deref());
     terminal.raw = args.score.raw;
     let outcome = run::evaluate(args.input(), model, &read, &mut terminal)?;
     terminal.finish()?;

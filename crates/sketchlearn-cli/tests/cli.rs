@@ -568,7 +568,8 @@ fn train_reports_divergence() {
     ]);
     let r = json(&out);
     assert_eq!(r["diverged"], true, "{r}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("diverged"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("diverged") && stderr.contains("the default --algo auto"));
     let out = run(&["train", "--loss", "squared", "--quiet", "--json", f]);
     let r = json(&out);
     assert_eq!(r["diverged"], false, "{r}");

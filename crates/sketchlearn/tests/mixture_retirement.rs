@@ -230,6 +230,49 @@ fn retired_models_save_load_and_continue() {
     assert!(off.set_retirement(1.5).is_err());
 }
 
+/// A model saved with retirement off (`--retire 0`) before the coverage keeps its feature views:
+/// resumed with retirement on (`-i … --retire ε`), it judges no member before `3·d` views, so
+/// it continues as the run with retirement on from the start (the same bytes). It loaded as
+/// covered, and retired a member at its first check point.
+#[test]
+fn a_model_saved_with_retirement_off_keeps_its_coverage_count() {
+    let d = 2000;
+    let data: Vec<Example> = rows(6000, 3, 9)
+        .into_iter()
+        .map(|(values, label)| Example {
+            label,
+            weight: 1.0,
+            indices: vec![0, 1, 2],
+            values,
+        })
+        .collect();
+    let learn = |l: &mut AnyLearner, part: &[Example]| {
+        for ex in part {
+            l.learn(ex.row(), ex.label, ex.weight).unwrap();
+        }
+    };
+    // 1,500 rows of 3 entries: 4,500 views, below 3·d = 6,000.
+    let (first, rest) = data.split_at(1500);
+    let mut whole = mixed(d);
+    assert!(whole.set_retirement(0.45).unwrap());
+    learn(&mut whole, &data);
+    assert!(
+        mixture(&whole).retirement().active_count() < 4,
+        "none retired"
+    );
+    let mut off = mixed(d);
+    assert!(off.set_retirement(0.0).unwrap());
+    learn(&mut off, first);
+    let mut resumed = postcard::from_bytes::<AnyLearner>(&bytes(&off)).unwrap();
+    assert!(resumed.set_retirement(0.45).unwrap());
+    learn(&mut resumed, rest);
+    assert_eq!(
+        mixture(&resumed).retirement().retired_at(),
+        mixture(&whole).retirement().retired_at()
+    );
+    assert_eq!(bytes(&resumed), bytes(&whole));
+}
+
 /// Merging: a member retired in one mixture and active in the other is active in the merge
 /// (and learns again); retired in both, it stays retired; different thresholds do not merge.
 #[test]

@@ -116,18 +116,6 @@ pub enum CurvatureKind {
 }
 
 impl CurvatureKind {
-    /// Every curvature, in a fixed order.
-    pub const ALL: [CurvatureKind; 8] = [
-        CurvatureKind::Identity,
-        CurvatureKind::Full,
-        CurvatureKind::Fd,
-        CurvatureKind::FdFast,
-        CurvatureKind::Rfd,
-        CurvatureKind::RfdFast,
-        CurvatureKind::Rp,
-        CurvatureKind::Oja,
-    ];
-
     /// Whether the curvature has a sparse-time learner ([`Representation::Sparse`]): Oja, RP,
     /// FD and RFD do (FD and RFD with the doubling buffer); identity and full do not.
     pub fn has_sparse_learner(self) -> bool {
@@ -178,6 +166,10 @@ pub enum Representation {
 macro_rules! named_enum {
     ($t:ty, $( $v:path => $n:literal ),+ $(,)?) => {
         impl $t {
+            /// Every value, in the order of their command-line names (one list for the names,
+            /// the parser and the loops over every value).
+            pub const ALL: [$t; [$( $n ),+].len()] = [$( $v ),+];
+
             /// The command-line name.
             pub fn name(self) -> &'static str {
                 match self { $( $v => $n ),+ }
@@ -441,8 +433,11 @@ impl LearnerConfig {
     /// ```
     pub fn regression_members(&self) -> Vec<LearnerConfig> {
         let newton = self.member_newton();
+        // `O(nnz)` in any representation, like the AdaGrad grid (`member_adagrad`): dense, a
+        // configuration `check` accepts (it refuses a sparse running mean).
         let mean = LearnerConfig {
             algorithm: Algorithm::RunningMean,
+            representation: Representation::Dense,
             ..newton.clone()
         };
         let cautious = self.member_cautious(&newton);

@@ -24,7 +24,11 @@
 //! and without a shared scaling, an invalid example and a batch ending inside a run.
 //!
 //! Errors: as in `mixture_batch.rs`, an example the mixture would reject ends the batch before
-//! it; a member error ends it at its example (the rounds before it are done).
+//! it; a member error ends it at its example (the rounds before it are done). By then the
+//! helper thread has already scaled the batch's later rows: with a shared scaling, the state
+//! has joined every valid example of the part, as in `mixture_batch.rs`, where the other members
+//! may also have learned them (no such error is known once the example has passed
+//! `check_example`).
 
 use super::member_thread::beside;
 use super::mixture_batch::{check_rest, scale_rows, valid_prefix, RowSource};

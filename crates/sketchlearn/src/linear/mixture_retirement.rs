@@ -83,8 +83,9 @@
 //! A retired member's state (as it was when it retired) stays in the model file, so the mixture
 //! loads, continues (`-i`) and merges as before (`mixture_wire.rs` appends `ε` and each member's
 //! retirement point to the saved losses when `ε > 0`, and the views `V_t` while they are below
-//! `c·d`: a model past the coverage is byte for byte the earlier format, one saved with `ε = 0`
-//! too; a file without `V_t` loads as covered — files written before the condition continue
+//! `c·d` — with `ε = 0` too, so that a model saved with retirement off and resumed with it on
+//! judges no member before the coverage: a model past the coverage is byte for byte the earlier
+//! format, one saved with `ε = 0` past it too; a file without `V_t` loads as covered — files written before the condition continue
 //! with today's rule). In a merge, a member retires only if it retired in *both* mixtures: each
 //! shard's retirement is evidence from that shard alone, and a member retired on one shard may
 //! be the leader on the other. Its loss on the shard where it retired is frozen at that point (the
@@ -252,11 +253,14 @@ impl Retirement {
         }
     }
 
-    /// The values a model file holds after the losses when `ε > 0`: `[ε, r_1 … r_K]`, then
-    /// `V_t` while not [`covered`](Self::covered) (`mixture_wire.rs`); nothing when `ε = 0`
-    /// and no member retired.
+    /// The values a model file holds after the losses: `[ε, r_1 … r_K]`, then `V_t` while not
+    /// [`covered`](Self::covered) (`mixture_wire.rs`); nothing when `ε = 0`, no member retired
+    /// and the coverage is reached. Below the coverage `ε = 0` keeps `V_t` too, so that a model
+    /// trained with `--retire 0` and resumed with retirement on judges no member before `c·d`
+    /// views, as one run with it would.
     pub fn to_saved(&self) -> Vec<f64> {
-        if self.epsilon == 0.0 && self.active_count() == self.retired_at.len() {
+        let none_retired = self.active_count() == self.retired_at.len();
+        if self.epsilon == 0.0 && none_retired && self.covered() {
             return Vec::new();
         }
         let mut v = Vec::with_capacity(2 + self.retired_at.len());
@@ -343,6 +347,16 @@ mod tests {
         assert_eq!(a.epsilon(), 0.0);
 
         assert!(Retirement::new(3, 0.0, 0).to_saved().is_empty());
+        // `ε = 0` below the coverage keeps the views (a resume with retirement on is exact).
+        let mut off = Retirement::new(3, 0.0, 100);
+        off.observe(120);
+        assert_eq!(off.to_saved(), vec![0.0, 0.0, 0.0, 0.0, 120.0]);
+        let mut back = Retirement::from_saved(3, &off.to_saved(), 100).unwrap();
+        assert_eq!(back, off);
+        back.set_epsilon(1e-20).unwrap();
+        assert!(!back.covered());
+        off.observe(180);
+        assert!(off.covered() && off.to_saved().is_empty());
         let back = Retirement::from_saved(3, &a.to_saved(), 0).unwrap();
         assert_eq!(back, a);
         assert_eq!(

@@ -13,9 +13,13 @@
 //! (`-i`) exactly as it did. (A binary from before the rule refuses a file with them, with the
 //! counts in its message.) While the stream has shown fewer than `c·d` feature views (the
 //! retirement's coverage condition), one more value follows, the views `V_t`: `2K + 2` (`4K + 2`)
-//! values. A file past the coverage — or written before the condition — has the `2K + 1` layout
-//! and loads as covered, so such files are byte for byte what the earlier binary wrote, and a
-//! file of the earlier binary continues with `ε` alone, as it did.
+//! values — with `ε = 0` too (`[0, 0 … 0, V_t]`), so that a model saved with retirement off
+//! before the coverage and resumed with it on (`-i … --retire ε`) waits for the coverage as one
+//! run would. A file past the coverage — or written before the condition — has the `2K + 1`
+//! layout (`K` values with `ε = 0` and none retired) and loads as covered, so such files are byte for byte what
+//! the earlier binary wrote, and a file of the earlier binary continues with `ε` alone, as it
+//! did. (A binary from before the rule refuses a file saved with `ε = 0` below the coverage,
+//! with the counts in its message.)
 
 use super::calibration::Calibration;
 use super::mixture_retirement::Retirement;

@@ -53,7 +53,7 @@
 //! shared sketch are quadratic in `(d, m)` for a fixed `K`), up front when dense, growing with
 //! the features in its sparse-time form (a lazy column store of `K` heads per feature).
 
-use super::memory_bound::upper_bytes;
+use super::memory_bound::{upper_bytes, upper_bytes_multiclass};
 use super::{RunError, Warning};
 use crate::linear::multiclass::{
     MulticlassConfig, MulticlassLearner, Reduction, SOFTMAX_DEFAULT_SIZE,
@@ -407,25 +407,29 @@ pub(crate) fn check_fits(
     if dim <= 1 << 12 && config.config().size <= dim {
         return Ok(None);
     }
-    let Some(have) = machine_memory() else {
-        return Ok(None);
-    };
-    check_fits_on(config, reg, dim, what_sets_dim, have)
+    let bound = upper_bytes(config.config(), dim);
+    fits_by_bound(machine_memory(), Some(bound), |have| {
+        verdict(config, reg, dim, what_sets_dim, have)
+    })
 }
 
-/// [`check_fits`] on a machine of `have` bytes: a learner that fits by far passes without its
-/// probes, whose verdict would be the same (`memory_bound`'s module documentation).
-pub(super) fn check_fits_on(
-    config: &ValidLearnerConfig,
-    reg: &Regularization,
-    dim: usize,
-    what_sets_dim: &str,
-    have: u64,
+/// The memory check on a machine of `have` bytes (`None`: not known, nothing is checked) for a
+/// learner of at most `bound` bytes (`memory_bound`; `None`: no bound): one within its bound
+/// passes without its probes, whose verdict would be the same (`memory_bound`'s module
+/// documentation); any other gets `verdict(have)`, the probes'. For the binary and the
+/// multiclass learners.
+pub(super) fn fits_by_bound(
+    have: Option<u64>,
+    bound: Option<f64>,
+    verdict: impl FnOnce(u64) -> Result<Option<Warning>, RunError>,
 ) -> Result<Option<Warning>, RunError> {
-    if upper_bytes(config.config(), dim) <= have as f64 {
+    let Some(have) = have else {
+        return Ok(None);
+    };
+    if bound.is_some_and(|bound| bound <= have as f64) {
         return Ok(None);
     }
-    verdict(config, reg, dim, what_sets_dim, have)
+    verdict(have)
 }
 
 /// [`check_fits`]'s verdict from the estimate (its probes) on a machine of `have` bytes.
@@ -467,26 +471,10 @@ pub(crate) fn check_fits_multiclass(
     if dim <= 1 << 12 && size <= dim && config.classes <= 64 {
         return Ok(None);
     }
-    let Some(have) = machine_memory() else {
-        return Ok(None);
-    };
-    check_fits_multiclass_on(config, reg, dim, what_sets_dim, have)
-}
-
-/// [`check_fits_multiclass`] on a machine of `have` bytes: one-against-all that fits by far
-/// (`K` members, each within its bound, `memory_bound`) passes without its probes.
-pub(super) fn check_fits_multiclass_on(
-    config: &MulticlassConfig,
-    reg: &Regularization,
-    dim: usize,
-    what_sets_dim: &str,
-    have: u64,
-) -> Result<Option<Warning>, RunError> {
-    let members = config.classes as f64 * upper_bytes(&config.member, dim);
-    if config.reduction == Reduction::OneVsAll && members <= have as f64 {
-        return Ok(None);
-    }
-    verdict_multiclass(config, reg, dim, what_sets_dim, have)
+    let bound = upper_bytes_multiclass(config, dim);
+    fits_by_bound(machine_memory(), bound, |have| {
+        verdict_multiclass(config, reg, dim, what_sets_dim, have)
+    })
 }
 
 /// [`check_fits_multiclass`]'s verdict from the estimate on a machine of `have` bytes.

@@ -73,7 +73,9 @@ pub use multiclass::{
     train_multiclass_cancellable, MulticlassOutcome, MulticlassStart,
 };
 pub use multiclass_report::{MulticlassHeldOut, MulticlassReport};
-pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
+pub use observer::{
+    divergence_advice, Observer, ObserverError, PassReport, RunStart, Silent, Warning,
+};
 pub use output_kind::{file_holds, Written, HEAD as OUTPUT_HEAD};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{

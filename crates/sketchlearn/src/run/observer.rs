@@ -95,6 +95,26 @@ pub enum Warning {
     },
 }
 
+/// The flags to try when a pass of `config`'s learner diverged (the CLI's hint after
+/// [`Warning::Diverged`]): a smaller step or rows at unit scale, and the default `--algo auto`
+/// unless the run already is one of its mixtures.
+///
+/// ```
+/// use sketchlearn::linear::{Algorithm, LearnerConfig};
+/// use sketchlearn::run::divergence_advice;
+/// let auto = LearnerConfig::default();
+/// assert!(!divergence_advice(&auto).contains("--algo auto"));
+/// let ogd = LearnerConfig { algorithm: Algorithm::Ogd, ..auto };
+/// assert!(divergence_advice(&ogd).contains("--algo auto"));
+/// ```
+pub fn divergence_advice(config: &LearnerConfig) -> &'static str {
+    if config.algorithm.is_auto() {
+        "try a smaller --learning-rate or rows scaled to unit norm"
+    } else {
+        "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto"
+    }
+}
+
 const GIB: f64 = (1u64 << 30) as f64;
 
 impl fmt::Display for Warning {

@@ -49,13 +49,42 @@ fn holds(head: &[u8], written: Written) -> bool {
     match written {
         Written::Model => head.starts_with(&crate::model::MAGIC),
         Written::Values => judged_lines(head, |l| !l.contains(' ') && l.parse::<f64>().is_ok()),
-        Written::Lines => judged_lines(head, |l| {
-            let mut tokens = l.split(' ');
-            let label = tokens.next().unwrap_or("");
-            !label.contains([':', '|', ',', '\t', '\u{fffd}'])
-                && tokens.all(|t| t.parse::<f64>().is_ok())
-        }),
+        Written::Lines => {
+            let text = String::from_utf8_lossy(head);
+            let spaced = spaced_labels(&text);
+            judged_lines(head, |l| {
+                let label = prediction_label(l);
+                !label.contains([':', '|', ',', '\t', '\u{fffd}'])
+                    && (!label.contains(' ') || spaced.get(label).is_some_and(|&n| n > 1))
+            })
+        }
     }
+}
+
+/// A prediction line's label: the line without its trailing numbers, but the first word (a
+/// label, or the value itself). A class name may hold spaces (`New York 0.7 0.3`).
+fn prediction_label(line: &str) -> &str {
+    let mut end = line.len();
+    while let Some((rest, last)) = line[..end].rsplit_once(' ') {
+        if last.parse::<f64>().is_err() {
+            break;
+        }
+        end = rest.len();
+    }
+    &line[..end]
+}
+
+/// How many lines of `text` have each label that holds a space. Such a label is taken for a
+/// class name only when it stands on two lines or more — a class predicted again — so that
+/// prose (notes) is not taken for predictions.
+fn spaced_labels(text: &str) -> std::collections::HashMap<&str, usize> {
+    let mut count = std::collections::HashMap::new();
+    for label in text.lines().map(prediction_label) {
+        if label.contains(' ') {
+            *count.entry(label).or_insert(0) += 1;
+        }
+    }
+    count
 }
 
 /// Whether every whole line of `head` passes `line` — false when there is no whole line: 64 KiB
@@ -77,6 +106,13 @@ mod tests {
         let values = |s: &str| holds(s.as_bytes(), Written::Values);
         assert!(lines("1 0.73\n-1 0.12\n") && lines("setosa 0.9 0.05 0.05\n") && lines("0.5\n"));
         assert!(!lines("1 3:0.5 7:1\n") && !lines("a,b\n1,2\n") && !lines("1 |f a b\n"));
+        // Our own multiclass predictions with a class name that holds a space (a class predicted
+        // on two lines or more), with and without the probabilities; not prose.
+        assert!(lines(
+            "New York 0.7 0.3\nBoston 0.2 0.8\nNew York 0.6 0.4\n"
+        ));
+        assert!(lines("New York\nBoston\nNew York\n") && lines("0.5 0.25\n"));
+        assert!(!lines("my notes for today\nand more notes\n") && !lines("New York\n"));
         assert!(values("3.52\n4.1\n") && !values("196 242 3 881250949\n") && !values("1 2\n"));
         assert!(!values("price\n3.5\n") && holds(b"SKLMODEL....", Written::Model));
         let no_line = vec![b'a'; HEAD as usize];
