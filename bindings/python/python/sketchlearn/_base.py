@@ -62,8 +62,9 @@ class OnlineLinearModel(BaseEstimator):
     # Threads of the learning calls: None, the library's choice; 1, the calling thread alone
     # (set by ``sketchlearn.dask`` on its copies in workers of one thread). Not a parameter.
     _threads: int | None = None
-    # Whether a learning call warns of its refused steps: False on ``sketchlearn.dask``'s
-    # copies in its tasks, whose counts the client adds up and tells once. Not a parameter.
+    # Whether a learning call warns (refused steps, divergence): False on ``sketchlearn.dask``'s
+    # copies in its tasks, whose refused counts the client adds up and tells once (a Dask fit
+    # does not tell a divergence: the tasks' metrics do not reach the client). Not a parameter.
     _warn_refused = True
 
     def __init__(
@@ -139,8 +140,10 @@ class OnlineLinearModel(BaseEstimator):
         if self.verbose and not getattr(self, "_printed_header", False):
             print_header(learners.description, learners.dim)
             self._printed_header = True
-        told = warn_refused(learners, stacklevel=5) if self._warn_refused else nullcontext()
-        with told, warn_diverged(learners, stacklevel=5):  # once for the call, all passes
+        tell = self._warn_refused
+        told = warn_refused(learners, stacklevel=5) if tell else nullcontext()
+        diverged = warn_diverged(learners, stacklevel=5) if tell else nullcontext()
+        with told, diverged:  # once for the call, all passes
             for _ in range(passes):
                 progress = learners.learn(
                     rows, targets, sample_weight, bool(self.verbose), threads=self._threads

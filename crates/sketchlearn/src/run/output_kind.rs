@@ -51,14 +51,28 @@ fn holds(head: &[u8], written: Written) -> bool {
         Written::Values => judged_lines(head, |l| !l.contains(' ') && l.parse::<f64>().is_ok()),
         Written::Lines => {
             let text = String::from_utf8_lossy(head);
-            let spaced = spaced_labels(&text);
-            judged_lines(head, |l| {
-                let label = prediction_label(l);
-                !label.contains([':', '|', ',', '\t', '\u{fffd}'])
-                    && (!label.contains(' ') || spaced.get(label).is_some_and(|&n| n > 1))
-            })
+            let whole = whole_lines(head, &text);
+            let spaced = spaced_labels(&whole);
+            // Class names repeat: a predictions file names fewer classes than half its lines.
+            let classes_repeat = 2 * spaced.len() <= whole.len();
+            !whole.is_empty()
+                && whole.iter().all(|l| {
+                    let label = prediction_label(l);
+                    !label.contains([':', '|', ',', '\t', '\u{fffd}'])
+                        && (!label.contains(' ')
+                            || (classes_repeat
+                                && spaced.get(label).is_some_and(|&n| n > 1)
+                                && probabilities(&l[label.len()..])))
+                })
         }
     }
+}
+
+/// Whether `rest`, what follows a spaced class name on a line, is what we write there: nothing,
+/// or the probabilities (`--probabilities`), each in [0, 1] — not counts or amounts.
+fn probabilities(rest: &str) -> bool {
+    rest.split_whitespace()
+        .all(|t| t.parse::<f64>().is_ok_and(|v| (0.0..=1.0).contains(&v)))
 }
 
 /// A prediction line's label: the line without its trailing numbers, but the first word (a
@@ -74,12 +88,12 @@ fn prediction_label(line: &str) -> &str {
     &line[..end]
 }
 
-/// How many lines of `text` have each label that holds a space. Such a label is taken for a
+/// How many of the `lines` have each label that holds a space. Such a label is taken for a
 /// class name only when it stands on two lines or more — a class predicted again — so that
 /// prose (notes) is not taken for predictions.
-fn spaced_labels(text: &str) -> std::collections::HashMap<&str, usize> {
+fn spaced_labels<'a>(lines: &[&'a str]) -> std::collections::HashMap<&'a str, usize> {
     let mut count = std::collections::HashMap::new();
-    for label in text.lines().map(prediction_label) {
+    for label in lines.iter().map(|l| prediction_label(l)) {
         if label.contains(' ') {
             *count.entry(label).or_insert(0) += 1;
         }
@@ -87,13 +101,20 @@ fn spaced_labels(text: &str) -> std::collections::HashMap<&str, usize> {
     count
 }
 
+/// The whole lines of `head` (read as `text`): the last line is left out when the read may
+/// have cut it.
+fn whole_lines<'a>(head: &[u8], text: &'a str) -> Vec<&'a str> {
+    let cut = usize::from(head.len() as u64 == HEAD);
+    let n = text.lines().count().saturating_sub(cut);
+    text.lines().take(n).collect()
+}
+
 /// Whether every whole line of `head` passes `line` — false when there is no whole line: 64 KiB
 /// without a line end (a CR-only CSV, minified JSON) holds nothing to judge by.
 fn judged_lines(head: &[u8], line: impl Fn(&str) -> bool) -> bool {
     let text = String::from_utf8_lossy(head);
-    let cut = usize::from(head.len() as u64 == HEAD); // the last line may be cut by the read
-    let whole = text.lines().count() - cut;
-    whole > 0 && text.lines().take(whole).all(line)
+    let whole = whole_lines(head, &text);
+    !whole.is_empty() && whole.into_iter().all(line)
 }
 
 #[cfg(test)]
@@ -113,6 +134,13 @@ mod tests {
         ));
         assert!(lines("New York\nBoston\nNew York\n") && lines("0.5 0.25\n"));
         assert!(!lines("my notes for today\nand more notes\n") && !lines("New York\n"));
+        // A user's table with text and amounts, or a list of names, is not predictions.
+        assert!(!lines(
+            "red apple 3\ngreen pear 5\nred apple 2\ngreen pear 1\n"
+        ));
+        assert!(
+            !lines("John Smith\nJane Doe\nJohn Smith\n") && !lines("New York inf\nNew York 1\n")
+        );
         assert!(values("3.52\n4.1\n") && !values("196 242 3 881250949\n") && !values("1 2\n"));
         assert!(!values("price\n3.5\n") && holds(b"SKLMODEL....", Written::Model));
         let no_line = vec![b'a'; HEAD as usize];

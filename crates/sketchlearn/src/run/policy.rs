@@ -143,8 +143,10 @@ pub fn diverged(loss: Loss, mean_loss: f64, rmse: Option<f64>, label_max: f64) -
 /// [`diverged`] for a pass's progressive `metrics` (labels at most `label_max` in magnitude):
 /// the warning to give, if it did.
 pub fn divergence_warning(loss: Loss, metrics: &Metrics, label_max: f64) -> Option<Warning> {
-    if metrics.examples() == 0 {
-        return None; // nothing learned, nothing diverged (e.g. `fm -i M --train-fraction 0`)
+    if metrics.examples() == 0 || metrics.weighted_examples() == 0.0 {
+        // Nothing learned, nothing diverged (e.g. `fm -i M --train-fraction 0`); rows of weight
+        // 0 only (a masked batch) leave the mean loss 0/0, which is no divergence either.
+        return None;
     }
     let mean_loss = metrics.mean_loss();
     let rmse = (!loss.is_classification()).then(|| metrics.rmse());
@@ -211,5 +213,18 @@ mod tests {
         // Hinge: the constant prediction 0 has loss 1.
         assert!(!diverged(Loss::Hinge, 9.0, None, 1.0));
         assert!(diverged(Loss::Hinge, 11.0, None, 1.0));
+    }
+
+    #[test]
+    fn rows_of_weight_zero_only_do_not_diverge() {
+        use super::divergence_warning;
+        use crate::eval::Metrics;
+        let mut m = Metrics::new();
+        for _ in 0..5 {
+            m.add(3.0, -1.0, 0.0, Loss::Logistic); // a masked batch: its mean loss is 0/0
+        }
+        assert!(divergence_warning(Loss::Logistic, &m, 1.0).is_none());
+        m.add(1e300, -1.0, 1.0, Loss::Logistic);
+        assert!(divergence_warning(Loss::Logistic, &m, 1.0).is_some());
     }
 }
