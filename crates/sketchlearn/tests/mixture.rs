@@ -641,7 +641,11 @@ fn batches_on_two_threads_are_bit_identical_to_one_example_at_a_time() {
         })
         .collect();
     examples[650].label = f64::NAN;
-    for representation in [Representation::Dense, Representation::Sparse] {
+    // The weighting's rounds on either thread (`weighing_on`), not where the timing puts them.
+    let cases = [Representation::Dense, Representation::Sparse]
+        .into_iter()
+        .flat_map(|r| [(r, false), (r, true)]);
+    for (representation, helper) in cases {
         let cfg = LearnerConfig {
             curvature: CurvatureKind::RfdFast,
             size: 4,
@@ -663,14 +667,16 @@ fn batches_on_two_threads_are_bit_identical_to_one_example_at_a_time() {
         }
         let (mut bat, mut out) = (Vec::new(), Vec::new());
         let mut bat_err = None;
-        for chunk in examples.chunks(128) {
-            let result = batched.learn_batch(chunk, &mut out);
-            bat.extend(out.iter().map(|p| p.to_bits()));
-            if let Err(e) = result {
-                bat_err = Some(e.to_string());
-                break;
+        sketchlearn::linear::weighing_on(helper, || {
+            for chunk in examples.chunks(128) {
+                let result = batched.learn_batch(chunk, &mut out);
+                bat.extend(out.iter().map(|p| p.to_bits()));
+                if let Err(e) = result {
+                    bat_err = Some(e.to_string());
+                    break;
+                }
             }
-        }
+        });
         assert_eq!(seq.len(), 650, "{representation:?}");
         assert_eq!(seq, bat, "{representation:?}: predictions differ");
         assert_eq!(seq_err, bat_err);

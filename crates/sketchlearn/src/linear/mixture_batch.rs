@@ -73,6 +73,24 @@ const MIN_PARALLEL_BATCH: usize = 16;
 thread_local! {
     /// Set inside [`on_one_thread`]: this thread's batches learn on it alone.
     static ONE_THREAD: Cell<bool> = const { Cell::new(false) };
+    /// Set inside [`weighing_on`]: the thread of the weighting's rounds, instead of [`WeighOn`].
+    static WEIGH_FORCED: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// `f()` with `cell` (this thread's) set to `value`, restored afterwards, also on a panic.
+fn with_set<T: Copy + 'static, R>(
+    cell: &'static std::thread::LocalKey<Cell<T>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: Copy + 'static>(&'static std::thread::LocalKey<Cell<T>>, T);
+    impl<T: Copy + 'static> Drop for Restore<T> {
+        fn drop(&mut self) {
+            self.0.with(|c| c.set(self.1));
+        }
+    }
+    let _restore = Restore(cell, cell.with(|c| c.replace(value)));
+    f()
 }
 
 /// `f()` with every mixture batch learned on the calling thread alone (no second thread for
@@ -85,14 +103,21 @@ thread_local! {
 /// assert_eq!(on_one_thread(|| 1 + 1), 2);
 /// ```
 pub fn on_one_thread<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            ONE_THREAD.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(ONE_THREAD.with(|c| c.replace(true)));
-    f()
+    with_set(&ONE_THREAD, true, f)
+}
+
+/// `f()` with the weighting's rounds of every part learned on two threads run on the helper
+/// thread (`helper`) or on the caller's, instead of where the last part's timing puts them
+/// ([`WeighOn`]). For tests, which must cover both paths whatever the machine's timing; the
+/// results are the same bits either way.
+///
+/// ```
+/// use sketchlearn::linear::weighing_on;
+/// assert_eq!(weighing_on(true, || 2 * 3), 6);
+/// ```
+#[doc(hidden)]
+pub fn weighing_on<R>(helper: bool, f: impl FnOnce() -> R) -> R {
+    with_set(&WEIGH_FORCED, Some(helper), f)
 }
 
 /// Whether this machine has a second core for the members (asked once), and this thread may
@@ -385,7 +410,7 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         });
         // The rounds run on the thread whose members took less time in the last part
         // (`WeighOn`); which thread runs them does not change their arithmetic.
-        let on_helper = self.weigh_on.helper;
+        let on_helper = WEIGH_FORCED.with(Cell::get).unwrap_or(self.weigh_on.helper);
         let mut runs = Some(runs);
         let (runs_slot, mixer) = (&mut runs, &mut *self);
         let (a, (b, caller_took)) = beside(

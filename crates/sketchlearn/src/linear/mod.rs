@@ -69,7 +69,7 @@ pub use fixed::FixedLinear;
 pub use intercept::Intercept;
 pub use member_weight::MemberWeight;
 pub use mixture::{MixRule, Mixture};
-pub use mixture_batch::on_one_thread;
+pub use mixture_batch::{on_one_thread, weighing_on};
 pub use mixture_retirement::{
     Retirement, COVERAGE as RETIREMENT_COVERAGE, DEFAULT_EPSILON as DEFAULT_RETIREMENT,
 };
