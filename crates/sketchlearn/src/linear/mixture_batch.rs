@@ -130,10 +130,10 @@ fn two_cores() -> bool {
 
 /// What one group of members did over a batch.
 #[derive(Default)]
-struct GroupOutcome {
-    refused: u64,
+pub(super) struct GroupOutcome {
+    pub(super) refused: u64,
     /// The first example (index in the batch) on which a member failed, and its error.
-    error: Option<(usize, LearnError)>,
+    pub(super) error: Option<(usize, LearnError)>,
 }
 
 /// The scaled rows of a batch as a group of members reads them (see [`learn_group`]): all
@@ -163,7 +163,7 @@ type Slot<'a, L> = (&'a mut L, &'a mut [f64]);
 /// `member` learns the examples `start..start + row.len()` of `batch` in order, writing its
 /// progressive prediction of example `start + i` to `row[i]`; at its first error it records it
 /// in `out` (if it is the group's earliest) and returns false.
-fn learn_member<L: OnlineLearner>(
+pub(super) fn learn_member<L: OnlineLearner>(
     member: &mut L,
     row: &mut [f64],
     (batch, start): (&[Example], usize),

@@ -31,8 +31,10 @@
 //! `check_example`).
 
 use super::member_thread::beside;
-use super::mixture_batch::{check_rest, scale_rows, valid_prefix, RowSource};
-use super::shared_scaling::{member_step, put_state, take_state};
+use super::mixture_batch::{
+    check_rest, learn_member, scale_rows, valid_prefix, GroupOutcome, RowSource,
+};
+use super::shared_scaling::{put_state, take_state};
 use super::{LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -58,33 +60,19 @@ fn learn_runs<'a, L: OnlineLearner>(
     preds: &'a mut [f64],
     tx: mpsc::Sender<&'a [f64]>,
 ) -> Learned {
-    let mut refused = 0;
+    let mut out = GroupOutcome::default();
     for (r, run) in preds.chunks_mut(RUN).enumerate() {
         let start = r * RUN;
-        let (mut done, mut failed) = (run.len(), None);
-        for (off, slot) in run.iter_mut().enumerate() {
-            let i = start + off;
-            if let Some(next) = batch.get(i + 1) {
-                member.prefetch(next.row());
-            }
-            let ex = &batch[i];
-            let v = scaled.as_mut().map(|s| s.get(i));
-            match member_step(member, ex.row(), v, (ex.label, ex.weight), &mut refused) {
-                Ok(p) => *slot = p,
-                Err(e) => {
-                    (done, failed) = (off, Some((i, e)));
-                    break;
-                }
-            }
-        }
+        let learned = learn_member(member, run, (batch, start), &mut scaled, &mut out);
+        let done = out.error.as_ref().map_or(run.len(), |(i, _)| i - start);
         let run: &'a [f64] = run;
         // The receiver lives until this side is done: it waits for the runs.
         let _ = tx.send(&run[..done]);
-        if failed.is_some() {
-            return (refused, failed);
+        if !learned {
+            break;
         }
     }
-    (refused, None)
+    (out.refused, out.error)
 }
 
 impl<L: OnlineLearner + Send> Mixture<L> {
