@@ -52,19 +52,7 @@ with_avx2! {
     /// (`rows × cols`): the Gram matrix `BBᵀ`, exactly symmetric, written with row stride
     /// `stride`.
     gram / gram_generic(b: &[f64], rows: usize, cols: usize, out: &mut [f64], stride: usize) {
-        gram_tail_generic(b, 0, rows, cols, out, stride)
-    }
-}
-
-with_avx2! {
-    /// Rows `from..rows` of [`gram`] (and their mirror images above the diagonal), the same
-    /// bits: the entries of the first `from` rows among themselves are left as they are. The
-    /// lagged shrink's join ([`super::lagged_shrink`]) forms the Gram matrix of the shrunk rows
-    /// off the learning thread and only the appended rows' entries here.
-    gram_tail / gram_tail_generic(
-        b: &[f64], from: usize, rows: usize, cols: usize, out: &mut [f64], stride: usize
-    ) {
-        for i in from..rows {
+        for i in 0..rows {
             // Row `i`'s entries `j ≤ i` in one call, eight rows at a time (`dot4_rows`: each
             // [`dot`]'s sum in its order — the tail starts from −0.0 there, from 0.0 in
             // `dot`; the chunk sum it is added to is never −0.0 — so the same bits as one

@@ -124,15 +124,6 @@ pub struct FrequentDirections {
     rotated: Vec<f64>,
     #[serde(skip)]
     eig: Option<FdEigen>,
-    /// The shrink's lag `k` (PROTOTYPE): rows appended after the buffer fills, before the
-    /// shrink's outcome replaces the full rows.
-    #[serde(skip)]
-    lag: usize,
-    #[serde(skip)]
-    pending: Option<std::sync::Arc<super::lagged_shrink::Pending>>,
-    /// The kept rows' Gram matrix from the last lagged join (`keep × keep`).
-    #[serde(skip)]
-    joined_gram: Vec<f64>,
 }
 
 impl Clone for FrequentDirections {
@@ -151,9 +142,6 @@ impl Clone for FrequentDirections {
             gram: Vec::new(),
             rotated: Vec::new(),
             eig: None,
-            lag: self.lag,
-            pending: None,
-            joined_gram: Vec::new(),
         }
     }
 }
@@ -194,38 +182,7 @@ impl FrequentDirections {
             gram: Vec::new(),
             rotated: Vec::new(),
             eig: None,
-            lag: 0,
-            pending: None,
-            joined_gram: Vec::new(),
         })
-    }
-
-    /// PROTOTYPE: sets the shrink's lag `k ≤ ℓ − m` on an empty sketch.
-    pub(crate) fn set_lag(&mut self, k: usize) {
-        if let Some(c) = std::env::var("SKETCHLEARN_FD_LAG_CAP")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-        {
-            self.variant = FdVariant::Buffer(c);
-        }
-        let k = k.min(self.capacity().saturating_sub(self.m));
-        self.lag = k;
-        self.buf = vec![0.0; (self.capacity() + k) * self.dim];
-    }
-
-    /// Rows of the buffer's storage: `capacity + lag`.
-    pub(crate) fn buffer_rows(&self) -> usize {
-        self.capacity() + self.lag
-    }
-
-    /// The shrink's lag.
-    pub(crate) fn lag(&self) -> usize {
-        self.lag
-    }
-
-    /// The kept rows' Gram matrix from the last lagged join.
-    pub(crate) fn joined_gram(&self) -> &[f64] {
-        &self.joined_gram
     }
 
     /// The buffer strategy.
@@ -376,22 +333,7 @@ impl FrequentDirections {
                 "row contains NaN or infinity".into(),
             ));
         }
-        if nonzero && self.lag > 0 {
-            self.filled += 1;
-            let cap = self.capacity();
-            if self.filled == cap {
-                self.start_lagged(gram);
-            } else if self.filled == cap + self.lag {
-                if let Err(e) = self.join_lagged(gram) {
-                    self.filled -= 1;
-                    let f = self.filled;
-                    self.buf[f * d..(f + 1) * d]
-                        .iter_mut()
-                        .for_each(|o| *o = 0.0);
-                    return Err(e);
-                }
-            }
-        } else if nonzero {
+        if nonzero {
             self.filled += 1;
             if self.filled == self.capacity() {
                 if let Err(e) = self.shrink(gram) {
@@ -406,55 +348,6 @@ impl FrequentDirections {
             }
         }
         self.rows_seen += 1;
-        Ok(())
-    }
-
-    /// The Gram matrix of the first `l` rows: from `known` (row stride) or formed.
-    fn full_gram(&self, known: Option<(&[f64], usize)>, l: usize) -> Vec<f64> {
-        let mut g = vec![0.0; l * l];
-        match known {
-            Some((k, stride)) => {
-                for i in 0..l {
-                    g[i * l..(i + 1) * l].copy_from_slice(&k[i * stride..i * stride + l]);
-                }
-            }
-            None => fd_products::gram(&self.buf, l, self.dim, &mut g, l),
-        }
-        g
-    }
-
-    /// The buffer just filled: starts its shrink on the worker (PROTOTYPE).
-    fn start_lagged(&mut self, known: Option<(&[f64], usize)>) {
-        let (l, d) = (self.capacity(), self.dim);
-        let g = self.full_gram(known, l);
-        let rows = self.buf[..l * d].to_vec();
-        self.pending = super::lagged_shrink::Pending::start(rows, g, l, d, self.m);
-    }
-
-    /// `lag` rows after the buffer filled: the shrink's outcome replaces the first `ℓ` rows,
-    /// and the `lag` rows follow the kept ones.
-    fn join_lagged(&mut self, known: Option<(&[f64], usize)>) -> Result<(), SketchError> {
-        let (l, d, k) = (self.capacity(), self.dim, self.lag);
-        let out = match self.pending.take() {
-            Some(p) => p.wait(),
-            None => {
-                let g = self.full_gram(known, l);
-                super::lagged_shrink::shrink_rows_here(&self.buf[..l * d], &g, l, d, self.m)
-            }
-        }?;
-        let keep = out.keep;
-        self.buf.copy_within(l * d..(l + k) * d, keep * d);
-        self.buf[..keep * d].copy_from_slice(&out.rows);
-        self.buf[(keep + k) * d..(l + k) * d]
-            .iter_mut()
-            .for_each(|x| *x = 0.0);
-        self.filled = keep + k;
-        self.shrink_total += out.delta;
-        self.shrinks += 1;
-        self.joined_gram = out.gram;
-        if !self.shrink_total.is_finite() {
-            return Err(SketchError::NonFinite("FD shrinkage overflowed".into()));
-        }
         Ok(())
     }
 

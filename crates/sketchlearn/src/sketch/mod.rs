@@ -18,7 +18,6 @@ pub(crate) mod fd_products;
 mod fd_rebase;
 mod frequent_directions;
 mod generalized;
-pub(crate) mod lagged_shrink;
 mod measure;
 mod merge;
 mod oja;

@@ -86,18 +86,8 @@ impl FdCurvature {
         ))
     }
 
-    fn wrap(mut sketch: FrequentDirections, alpha: f64) -> Self {
-        static LAG: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        let lag = *LAG.get_or_init(|| {
-            std::env::var("SKETCHLEARN_FD_LAG")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0)
-        });
-        if lag > 0 {
-            sketch.set_lag(lag);
-        }
-        let cap = sketch.buffer_rows();
+    fn wrap(sketch: FrequentDirections, alpha: f64) -> Self {
+        let cap = sketch.capacity();
         FdCurvature {
             sketch,
             alpha,
@@ -116,7 +106,7 @@ impl FdCurvature {
     fn refactor(&mut self) -> Result<(), SketchError> {
         let (l, cap, a) = (
             self.sketch.filled_rows(),
-            self.sketch.buffer_rows(),
+            self.sketch.capacity(),
             self.alpha(),
         );
         self.explicit = shifted_gram_factor(&self.gram, l, cap, a, &mut self.chol)?;
@@ -125,7 +115,7 @@ impl FdCurvature {
 
     /// `z ← (αI + BBᵀ)⁻¹ z`.
     fn solve_small(&self, z: &mut [f64]) {
-        let (l, cap) = (self.sketch.filled_rows(), self.sketch.buffer_rows());
+        let (l, cap) = (self.sketch.filled_rows(), self.sketch.capacity());
         if self.explicit {
             let y: Vec<f64> = (0..l)
                 .map(|i| dot(&self.chol[i * cap..i * cap + l], &z[..l]))
@@ -152,7 +142,7 @@ impl FdCurvature {
         z: &mut Vec<f64>,
     ) -> Result<(), SketchError> {
         let (shrinks, r) = (self.sketch.shrinks(), self.sketch.filled_rows());
-        let cap = self.sketch.buffer_rows();
+        let cap = self.sketch.capacity();
         for i in 0..r {
             let v = scale * z[i];
             self.gram[i * cap + r] = v;
@@ -163,15 +153,7 @@ impl FdCurvature {
         self.sketch
             .insert_scaled_with_gram(x, scale, Some((&self.gram, cap)))?;
         let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
-        if self.sketch.shrinks() != shrinks && self.sketch.lag() > 0 {
-            let jg = self.sketch.joined_gram();
-            let keep = l - self.sketch.lag();
-            for i in 0..keep {
-                self.gram[i * cap..i * cap + keep].copy_from_slice(&jg[i * keep..(i + 1) * keep]);
-            }
-            fd_products::gram_tail(self.sketch.rows(), keep, l, d, &mut self.gram, cap);
-            self.project(x, z);
-        } else if self.sketch.shrinks() != shrinks {
+        if self.sketch.shrinks() != shrinks {
             fd_products::gram(self.sketch.rows(), l, d, &mut self.gram, cap);
             self.project(x, z);
         } else if l == r + 1 {
