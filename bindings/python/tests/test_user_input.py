@@ -202,3 +202,40 @@ def test_the_default_mixture_tells_a_diverged_fit_as_the_cli_does(cli, tmp_path)
     with pytest.warns(RuntimeWarning, match="diverged") as got:  # a file: the CLI's run
         OnlineClassifier().partial_fit_file(tmp_path / "huge.libsvm", n_features=3)
     assert _loss_told(str(got[0].message)) == cli_loss
+
+
+def test_dask_fit_tells_the_client_a_divergence_once(client, tmp_path):
+    """A Dask fit whose learning diverges tells the client, once, with the text a plain ``fit``
+    gives (it said nothing: the tasks' metrics stay on the workers): the default on ±1e300
+    rows in one task, a constant-step OGD far too large in two tasks merged on the client
+    and in two rounds merged on the workers, and LIBSVM files (the Rust reader's runs); the
+    tasks' copies stay silent, and an ordinary fit gives no warning. (The default's state
+    after ±1e300 rows holds non-finite sketch entries, which a merge refuses.)"""
+    X, y = _huge_rows(tmp_path / "huge.libsvm")
+    rng = np.random.default_rng(1)
+    Xo = 10 * rng.uniform(-1, 1, size=(200, 3))
+    yd = da.from_array(y, chunks=100)
+    cases = [
+        (OnlineClassifier(), da.from_array(X, chunks=200), da.from_array(y, chunks=200), {}),
+        (OnlineClassifier(algo="ogd", learning_rate=1e6), da.from_array(Xo, chunks=100), yd, {}),
+    ]
+    cases.append((*cases[1][:3], {"blocks_per_task": 1}))
+    for est, Xd, yd_, schedule in cases:
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            model = fit(est, Xd, yd_, client=client, **schedule)
+        records = _diverged_records(got)
+        assert len(records) == 1, (est, schedule, [str(w.message) for w in got])
+        text = str(records[0].message)
+        assert "too large for rows of this scale" in text and "StandardScaler" in text, text
+        assert records[0].filename == __file__
+        assert not hasattr(model, "_diverged_in_fit")  # told, not kept
+    paths = [str(tmp_path / "huge.libsvm")] * 2
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        fit(OnlineClassifier(algo="adagrad"), paths, n_features=3, client=client)
+    assert len(_diverged_records(got)) == 1, [str(w.message) for w in got]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ordinary rows, the default learner: no warning
+        ones = np.ones((200, 3)) * (np.arange(200) % 2)[:, None]
+        fit(OnlineClassifier(), da.from_array(ones, chunks=100), yd, client=client)

@@ -30,7 +30,8 @@ pub fn run(args: &CacheArgs) -> Result<()> {
     crate::paths::check_cache(Some(path), &[&args.input.file])?;
     let outcome = run::write_cache(args.input.input(), &args.input.read_options()?)?;
     for w in &outcome.warnings {
-        eprintln!("{}", crate::train::warning_line(w, ""));
+        let advice = run::warning_advice(w, None);
+        eprintln!("{}", crate::train::warning_line(w, advice));
     }
     let state = if outcome.fresh {
         "up to date"

@@ -9,7 +9,7 @@ use sketchlearn::eval::ProgressRow;
 use sketchlearn::fm::run::{self, FmObserver, FmOverrides, FmReport, FmRunOptions, FmRunStart};
 use sketchlearn::fm::{Compression, FmAlgorithm, SftrlBackend};
 use sketchlearn::loss::Loss;
-use sketchlearn::run::{ObserverError, Warning};
+use sketchlearn::run::{warning_advice, ObserverError, Warning};
 use std::io::Write;
 
 /// Input kind.
@@ -370,10 +370,12 @@ impl FmObserver for Printer<'_> {
         }
     }
     fn warning(&mut self, w: &Warning) {
-        let advice = if self.split {
-            "try --normalize, or a smaller --eta and --eta-pairwise"
-        } else {
-            "try --normalize, or a smaller --eta"
+        let advice = match (w, self.split) {
+            (Warning::Diverged { .. }, true) => {
+                Some("try --normalize, or a smaller --eta and --eta-pairwise")
+            }
+            (Warning::Diverged { .. }, false) => Some("try --normalize, or a smaller --eta"),
+            _ => warning_advice(w, None),
         };
         eprintln!("{}", crate::train::warning_line(w, advice));
     }

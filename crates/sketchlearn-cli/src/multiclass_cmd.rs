@@ -109,7 +109,8 @@ impl MulticlassProgress for Table<'_> {
         }
     }
     fn warning(&mut self, warning: &Warning) {
-        eprintln!("{}", crate::train::warning_line(warning, ""));
+        let advice = sketchlearn::run::warning_advice(warning, None);
+        eprintln!("{}", crate::train::warning_line(warning, advice));
     }
     fn prediction(&mut self, _ex: &Example, p: &[f64]) {
         if let (Some(out), Some(f)) = (self.out.as_mut(), &self.format) {

@@ -16,7 +16,7 @@ use sketchlearn::data::{Format, InputSpec, VwOptions};
 use sketchlearn::eval::{Metrics, ProgressRow};
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassModel;
-use sketchlearn::linear::{LinearModel, Regularization, RepresentationChoice};
+use sketchlearn::linear::{LearnerConfig, LinearModel, Regularization, RepresentationChoice};
 use sketchlearn::loss::Loss;
 use sketchlearn::run::{
     self, Input, Observer, ObserverError, PassReport, ReadOptions, RunStart, Start, TestReport,
@@ -137,8 +137,8 @@ struct Terminal<'a> {
     predictions_path: Option<&'a str>,
     predictions: Option<PredictionSink>,
     error: Option<anyhow::Error>,
-    /// What to change when the pass diverged (set from the learner, `train` only).
-    advice: &'static str,
+    /// The learner, for the advice after a warning (`run::warning_advice`).
+    config: Option<LearnerConfig>,
 }
 
 impl<'a> Terminal<'a> {
@@ -151,7 +151,7 @@ impl<'a> Terminal<'a> {
             predictions_path,
             predictions: None,
             error: None,
-            advice: "",
+            config: None,
         }
     }
 
@@ -184,11 +184,7 @@ impl Observer for Terminal<'_> {
             );
             print_header();
         }
-        self.advice = if self.table {
-            run::divergence_advice(start.config)
-        } else {
-            ""
-        };
+        self.config = Some(start.config.clone());
         self.format = PredictionFormat::binary(start.config.loss, start.classes.cloned(), self.raw);
         self.ready()
     }
@@ -223,7 +219,8 @@ impl Observer for Terminal<'_> {
         }
     }
     fn warning(&mut self, warning: &Warning) {
-        eprintln!("{}", warning_line(warning, self.advice));
+        let advice = run::warning_advice(warning, self.config.as_ref());
+        eprintln!("{}", warning_line(warning, advice));
     }
     fn pass_done(&mut self, r: &PassReport<'_>) {
         if !self.quiet {
@@ -259,19 +256,12 @@ pub(crate) fn pass_line<M>(
     Some(line)
 }
 
-/// A run's warning as printed, with the flags that fix it (`advice` for a divergence).
-pub(crate) fn warning_line(warning: &Warning, advice: &str) -> String {
-    match warning {
-        Warning::Diverged { .. } => format!("warning: {warning}; {advice}"),
-        Warning::LabelsInRuns { .. } => format!(
-            "warning: {warning}; shuffle it: --shuffle-buffer N (N about the length of the \
-             runs or more), or train on a shuffled copy (`shuf`, or the .shuf file)"
-        ),
-        Warning::NoBetterThanConstant { .. } => format!(
-            "warning: {warning}; try the default learner (no --algo), without --diag, or another \
-             --alpha / --learning-rate"
-        ),
-        _ => format!("note: {warning}"),
+/// A run's warning (or note) as printed, with what to try (`advice`: `run::warning_advice`'s
+/// or a command's own) after a `; `.
+pub(crate) fn warning_line(warning: &Warning, advice: Option<&str>) -> String {
+    match advice {
+        Some(advice) => format!("{}: {warning}; {advice}", warning.kind()),
+        None => format!("{}: {warning}", warning.kind()),
     }
 }
 

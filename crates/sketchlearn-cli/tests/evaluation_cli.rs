@@ -216,6 +216,20 @@ fn a_learner_no_better_than_the_constant_is_told_so() {
             "--diag",
         ],
     );
+    // The default mixture already weighs learners at several steps: no flag to try, the input's
+    // columns to check, and no dangling separator.
+    let default = run(&["train", "--quiet", &noise]);
+    let err = String::from_utf8_lossy(&default.stderr);
+    assert!(default.status.success(), "{err}");
+    assert_mentions(
+        &err,
+        &["more frequent class", "check the label and feature columns"],
+    );
+    assert!(
+        !err.contains("--algo") && !err.contains("try the default"),
+        "{err}"
+    );
+    assert!(err.lines().all(|l| !l.trim_end().ends_with(';')), "{err}");
     let heart = run(&["train", &data("heart.libsvm")]);
     let err = String::from_utf8_lossy(&heart.stderr);
     assert!(!err.contains("more frequent class"), "{err}");

@@ -63,8 +63,8 @@ class OnlineLinearModel(BaseEstimator):
     # (set by ``sketchlearn.dask`` on its copies in workers of one thread). Not a parameter.
     _threads: int | None = None
     # Whether a learning call warns (refused steps, divergence): False on ``sketchlearn.dask``'s
-    # copies in its tasks, whose refused counts the client adds up and tells once (a Dask fit
-    # does not tell a divergence: the tasks' metrics do not reach the client). Not a parameter.
+    # copies in its tasks, whose refused counts and divergence the client gathers and tells
+    # once (``sketchlearn.dask._told``). Not a parameter.
     _warn_refused = True
 
     def __init__(

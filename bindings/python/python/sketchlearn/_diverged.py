@@ -6,7 +6,8 @@ rows such as ``±1e300`` (its members score them, their losses carry it), so thi
 tells of them. The estimators ask the core the same question
 (``LinearLearners.divergence``: the rule over the progressive loss since the learners were
 built, with the largest label learned) and warn through :func:`warn_diverged`, once, in the
-call that made the answer yes."""
+call that made the answer yes; ``sketchlearn.dask.fit`` through :func:`warn_divergence`, once,
+with its first task's text that diverged."""
 
 from __future__ import annotations
 
@@ -30,6 +31,14 @@ def warn_diverged(learners, stacklevel: int = 3):
     holding the ``with`` to the user's call."""
     before = learners.divergence is not None
     yield
-    text = learners.divergence
-    if text is not None and not before:
+    if not before:
+        warn_divergence(learners.divergence, stacklevel + 1)
+
+
+def warn_divergence(text: str | None, stacklevel: int = 2) -> None:
+    """Warns (``RuntimeWarning``) of the core's divergence ``text`` with :data:`ADVICE`, if
+    any: the one wording, for :func:`warn_diverged` and for a text gathered elsewhere
+    (``sketchlearn.dask``'s from its tasks); ``stacklevel`` as :func:`warnings.warn`'s, seen
+    from the caller."""
+    if text is not None:
         warnings.warn(f"{text}; {ADVICE}", RuntimeWarning, stacklevel=stacklevel + 1)

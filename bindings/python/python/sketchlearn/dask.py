@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
+from sketchlearn._diverged import warn_divergence
 from sketchlearn._refused import warn_refused_count
 from sketchlearn._validation import check_numeric_columns
 from sketchlearn.sketch import FrequentDirections
@@ -203,6 +204,7 @@ def _learn_blocks(model, Xs: list, ys, fmt: str, zero_based: bool):
                 est.partial_fit(np.asarray(X), np.asarray(y))
         del est._threads, est._warn_refused
     est._refused_in_fit = _refused_in_fit(model) + est.learners_.refused_steps
+    est._diverged_in_fit = _diverged_in_fit(model) or est.learners_.divergence
     return est
 
 
@@ -215,17 +217,30 @@ def _refused_in_fit(est) -> int:
     return getattr(est, "_refused_in_fit", 0)
 
 
+def _diverged_in_fit(est) -> str | None:
+    """The core's divergence text (``LinearLearners.divergence``) of the first of the fit's
+    tasks that ``est`` has learned from whose learning diverged, or ``None``: carried beside
+    :func:`_refused_in_fit`. A task judges its own rows (its copy of the learners counts from
+    the copy on; the progressive metrics do not travel), by the rule a plain ``fit`` applies
+    to all of them; rows of ``±1e300`` make every task that learns one diverge."""
+    return getattr(est, "_diverged_in_fit", None)
+
+
 def _count_merged(out, a, b, base) -> None:
     """Sets ``out``'s refused steps to those of ``a`` merged with ``b`` over ``base``: each
-    counts ``base``'s once, as the merge counts its examples (:func:`_refused_in_fit`)."""
+    counts ``base``'s once, as the merge counts its examples (:func:`_refused_in_fit`); and
+    its divergence to ``a``'s, else ``b``'s (both hold ``base``'s; :func:`_diverged_in_fit`)."""
     out._refused_in_fit = _refused_in_fit(a) + _refused_in_fit(b) - _refused_in_fit(base)
+    out._diverged_in_fit = _diverged_in_fit(a) or _diverged_in_fit(b)
 
 
 def _told(est):
     """The fitted ``est`` returned to the user, after warning (``RuntimeWarning``, as
-    ``partial_fit`` does) of the steps its tasks refused over every worker and round, which
-    were only in the workers' logs before; the count leaves the estimator."""
+    ``partial_fit`` does) of the steps its tasks refused over every worker and round, and of
+    a divergence, with the text a plain ``fit`` gives, once (both only in the tasks before);
+    the counts leave the estimator."""
     warn_refused_count(est.__dict__.pop("_refused_in_fit", 0), stacklevel=3)
+    warn_divergence(est.__dict__.pop("_diverged_in_fit", None), stacklevel=3)
     return est
 
 
@@ -563,7 +578,9 @@ def fit(
     RuntimeWarning
         Once, when the tasks refused steps (rows too large to learn, such as ``1e300``s:
         scored, not learned, as in :meth:`~sketchlearn.OnlineClassifier.partial_fit`), with
-        their total over every worker and round.
+        their total over every worker and round. Once, when a task's learning diverged
+        (e.g. a default learner on rows of ``1e300``s, which it scores without refusing a
+        step), with the text :meth:`~sketchlearn.OnlineClassifier.fit` gives.
     """
     client = _client(client)
     workers = sorted(client.scheduler_info()["workers"]) or [None]

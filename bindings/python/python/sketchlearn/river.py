@@ -17,6 +17,14 @@ RFD-SON members are ≈ 10 of the ≈ 16 µs the core spends on an a9a dict (in
 ``algo="auto"`` keeps all four. The regressor's default is ``"auto"`` (the two-member
 composition is a classifier's). The CLI trains the default's learner on the same dicts as a VW
 file with ``sketchlearn train -b BITS --algo auto-sparse``.
+
+``learn_one`` warns of refused steps (as ``partial_fit`` does) but does not check divergence:
+the core's rule judges a run's whole progressive loss, and judged after every example it would
+call a stream's first confident mistakes a divergence; and the check (``_diverged.warn_diverged``
+around each call) costs ≈ 2.4 µs an example on its own, against ≈ 19 µs for the whole call
+(``scripts/river_divergence_cost.py``: a9a's first 8,000 dicts, ``Classifier()``; docs/results/
+robustness.md, branch tidy20). The learners' progressive loss is still counted:
+``_learners.divergence`` gives the rule's answer on demand.
 """
 
 from __future__ import annotations

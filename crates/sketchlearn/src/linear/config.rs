@@ -506,13 +506,19 @@ impl LearnerConfig {
     /// The members of a mixture algorithm, in the mixture's order: [`LearnerConfig::auto_members`]
     /// for [`Algorithm::Auto`], [`LearnerConfig::sparse_data_members`] for
     /// [`Algorithm::AutoSparse`], [`LearnerConfig::adagrad_grid_members`] for
-    /// [`Algorithm::AdaGradGrid`], `None` for a single learner.
+    /// [`Algorithm::AdaGradGrid`], `None` for a single learner. Exhaustive (no wildcard), like
+    /// `run::memory_bound::upper_bytes`: a new algorithm must say here whether it mixes.
     pub fn mixture_members(&self) -> Option<Vec<LearnerConfig>> {
         match self.algorithm {
             Algorithm::Auto => Some(self.auto_members()),
             Algorithm::AutoSparse => Some(self.sparse_data_members()),
             Algorithm::AdaGradGrid => Some(self.adagrad_grid_members().to_vec()),
-            _ => None,
+            Algorithm::Ogd
+            | Algorithm::AdaGrad
+            | Algorithm::Newton
+            | Algorithm::RunningMean
+            | Algorithm::AdaFd
+            | Algorithm::Sketchy => None,
         }
     }
 

@@ -30,6 +30,17 @@
 //! destroyed: a call from another thread-local's destructor) a scoped thread is started as
 //! before; a call from inside the other part starts a helper of the helper thread, kept for
 //! that thread's life.
+//!
+//! # Both parts always run at once
+//!
+//! The two parts may wait on each other: the mixture's weighting can run on the other part
+//! while the caller's members hand it their predictions (`WeighOn` in `mixture_batch.rs` and
+//! `mixture_lone.rs`), and a shared scaling is handed across the same way. So no path may run
+//! one part before the other on one thread: every fallback is a scoped thread. That includes a
+//! helper found gone when the job is sent, which should not happen (its thread ends only when
+//! the caller drops its end of the channels, and it catches the jobs' panics), but would if
+//! its thread were ended some other way; the test `a_helper_gone_runs_both_parts_at_once`
+//! provokes it.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -165,10 +176,10 @@ fn on_helper<A: Send, B>(
     // before reporting. So the erased lifetime is never outlived.
     let job: Job = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Job>(job) };
     if let Err(mpsc::SendError(job)) = h.jobs.send(job) {
-        // The helper is gone (not expected while its caller holds the channels): run the job
-        // here, before `mine`, as one thread would.
-        let first = catch_unwind(AssertUnwindSafe(job));
-        let b = mine();
+        // The helper is gone (not expected: see the module docs): run the job on a scoped
+        // thread beside `mine`, never before it on this thread, as the two parts may wait on
+        // each other (the weighting on the other part, a shared scaling).
+        let (first, b) = scoped(job, mine);
         return (first.map(|()| slot.expect("the job ran")), b);
     }
     let flight = InFlight {
@@ -225,6 +236,46 @@ mod tests {
             slow.load(std::sync::atomic::Ordering::SeqCst),
             "waited for the helper"
         );
+    }
+
+    /// A helper whose thread is gone (its receiving end dropped) falls back to a scoped thread
+    /// on which the other part runs beside the caller's: parts that wait on each other (as the
+    /// weighting on the helper does) both finish. Run one before the other on this thread,
+    /// the first would time out waiting for the second.
+    #[test]
+    fn a_helper_gone_runs_both_parts_at_once() {
+        let (jobs, inbox) = mpsc::channel::<Job>();
+        let (_report, done) = mpsc::channel();
+        drop(inbox);
+        thread::spawn(move || {
+            HELPER.with(|cell| {
+                *cell.borrow_mut() = Some(Helper {
+                    jobs,
+                    done,
+                    pid: std::process::id(),
+                })
+            });
+            let (to_other, from_mine) = mpsc::channel();
+            let (to_mine, from_other) = mpsc::channel();
+            let wait = std::time::Duration::from_secs(10);
+            let here = thread::current().id();
+            let (a, b) = beside(
+                move || {
+                    let heard = from_mine.recv_timeout(wait).is_ok();
+                    let _ = to_mine.send(());
+                    (heard, thread::current().id())
+                },
+                move || {
+                    let _ = to_other.send(());
+                    from_other.recv_timeout(wait).is_ok()
+                },
+            );
+            let (heard, other_thread) = a.unwrap();
+            assert!(heard && b, "the two parts ran at once");
+            assert_ne!(other_thread, here);
+        })
+        .join()
+        .unwrap();
     }
 
     /// A nested call (from inside the caller's part) falls back to a scoped thread and still

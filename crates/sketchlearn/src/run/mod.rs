@@ -74,7 +74,8 @@ pub use multiclass::{
 };
 pub use multiclass_report::{MulticlassHeldOut, MulticlassReport};
 pub use observer::{
-    divergence_advice, Observer, ObserverError, PassReport, RunStart, Silent, Warning,
+    divergence_advice, warning_advice, Observer, ObserverError, PassReport, RunStart, Silent,
+    Warning,
 };
 pub use output_kind::{file_holds, Written, HEAD as OUTPUT_HEAD};
 pub use pass::{progressive_pass, PassOutcome};

@@ -84,8 +84,10 @@ impl TrainOptions {
     }
 }
 
-/// What a training run returns.
+/// What a training run returns. Built only by the run (`#[non_exhaustive]`: a new field is not
+/// a breaking change for code that reads it).
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TrainOutcome {
     /// The fitted model (`examples_seen` counts this run's examples too).
     pub model: LinearModel,
