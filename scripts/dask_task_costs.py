@@ -4,6 +4,7 @@ without Dask. The files: ``bench_dask.generated(rows, DIR)``'s ``DIR/gen*.libsvm
 
     python dask_task_costs.py DIR            # warm-up, deltas, the client's tail
     python dask_task_costs.py DIR --pair 2   # also: two halves one after the other, then at once
+    python dask_task_costs.py DIR --skip-warm-up --repeat 3   # the client's merge, 3 times
 
 1. **The task's warm-up:** one task's learners (``_initial_of_scans``, as a worker builds them)
    learn the first six files one by one (``learned_files``, ``threads=1`` as on a worker of one
@@ -12,7 +13,8 @@ without Dask. The files: ``bench_dask.generated(rows, DIR)``'s ``DIR/gen*.libsvm
    its ``delta_from`` the base (size, CPU).
 3. **The client's tail of a 2-worker fit** (``_merged_on_client``): the two deltas pickled and
    unpickled (what the transfer copies), rebuilt (``patched``), and the second merged into the
-   first in place (``merge_in_place``).
+   first in place (``merge_in_place``); ``--repeat N``: the rebuilds and the merge N times,
+   with the merged state's hash (``state_bytes``: compare builds).
 4. ``--pair N``: N times, the two halves learned by two processes one after the other, then by
    two at once: each process's learning CPU (contention between two learners on two cores).
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import os
 import pickle
 import resource
@@ -28,6 +31,7 @@ import subprocess
 import sys
 import time
 
+import sketchlearn
 from sketchlearn import OnlineClassifier
 from sketchlearn.dask import _initial_of_scans, _scan_group
 
@@ -73,20 +77,26 @@ def warm_up(paths: list, base) -> None:
     print(f"   members retired at {state.retired_at} (of {state.examples_seen} rows)")
 
 
-def tail(base, deltas: list) -> None:
+def tail(base, deltas: list, repeat: int) -> None:
     c0 = cpu()
     moved = [pickle.loads(pickle.dumps(d, protocol=5)) for d in deltas]
-    c1 = cpu()
-    a = type(base).patched(base, moved[0])
-    c2 = cpu()
-    b = type(base).patched(base, moved[1])
-    c3 = cpu()
-    a.merge_in_place(b, base)
-    c4 = cpu()
-    print(
-        f"3. client: pickle round trips {c1 - c0:.2f} s, rebuilds {c2 - c1:.2f} + "
-        f"{c3 - c2:.2f} s, merge in place {c4 - c3:.2f} s (CPU)"
-    )
+    trips = cpu() - c0
+    for _ in range(repeat):
+        c1 = cpu()
+        a = type(base).patched(base, moved[0])
+        c2 = cpu()
+        b = type(base).patched(base, moved[1])
+        c3 = cpu()
+        a.merge_in_place(b, base)
+        c4 = cpu()
+        state = hashlib.sha256(a.state_bytes()).hexdigest()[:8]
+        print(
+            f"3. client: pickle round trips {trips:.2f} s, rebuilds {c2 - c1:.2f} + "
+            f"{c3 - c2:.2f} s, merge in place {c4 - c3:.2f} s (CPU); merged {state}, "
+            f"load {os.getloadavg()[0]:.1f} ({sketchlearn.__file__})",
+            flush=True,
+        )
+        del a, b
 
 
 def pair(where: str, rounds: int) -> None:
@@ -105,6 +115,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir")
     ap.add_argument("--pair", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--skip-warm-up", action="store_true")
     ap.add_argument("--half", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     paths = sorted(glob.glob(args.dir + "/gen[0-9]*.libsvm"))
@@ -113,10 +125,11 @@ def main() -> None:
         return
     base = base_of(paths)
     print(f"load {os.getloadavg()[0]:.1f}, {time.strftime('%H:%M:%S')}")
-    warm_up(paths, base)
+    if not args.skip_warm_up:
+        warm_up(paths, base)
     print("2. each half as a task:")
     deltas = [half(paths, h, base) for h in (0, 1)]
-    tail(base, deltas)
+    tail(base, deltas, args.repeat)
     del deltas
     pair(args.dir, args.pair)
 
