@@ -541,6 +541,18 @@ impl LazyColumns {
     /// The current value of column `j` without updating the store: returns `w̄_j` and writes
     /// `Z[:, j]` into `z` (`O(m²)` for a stale column).
     pub(crate) fn peek(&self, j: usize, z: &mut [f64]) -> f64 {
+        self.peek_reusing(j, z, &mut Default::default())
+    }
+
+    /// [`peek`](Self::peek) with `scratch` for a column not up to date (the slot and its
+    /// temporary, reused: no allocation per column when a merge walks every column; the same
+    /// values).
+    pub(crate) fn peek_reusing(
+        &self,
+        j: usize,
+        z: &mut [f64],
+        scratch: &mut (Vec<f64>, Vec<f64>),
+    ) -> f64 {
         let s = self.stride();
         let base = j * s;
         let stored = &self.data[base..base + s];
@@ -549,7 +561,8 @@ impl LazyColumns {
             z.copy_from_slice(&stored[Z..Z + self.m]);
             return stored[W];
         }
-        let slot = self.peek_slot(j);
+        let (slot, tmp) = scratch;
+        self.peek_into(j, slot, tmp);
         z.copy_from_slice(&slot[Z..Z + self.m]);
         slot[W]
     }

@@ -35,10 +35,10 @@
 //!
 //! # Streamed over the columns
 //!
-//! The stacked rows `R` (`r ≤ 3·(m + buffer)` rows over `|T|` columns) are never stored: only
+//! The stacked rows `R` (`r ≤ 3·(m + buffer)` rows over `|T|` columns) need not be stored: only
 //! their Gram matrix `RRᵀ` and the merge's coefficients are, since the combination needs no
 //! more (`sketch::fd_rebase`: the merged rows are `C·R` with `C` a function of `RRᵀ` and the
-//! signs). Two passes over `T` compute column `R[:, j]` from the lazy stores (`O(m²)` per side):
+//! signs). Two passes over `T` walk the columns `R[:, j]` of the lazy stores (`O(m²)` per side):
 //! the first accumulates `RRᵀ`, the second writes `C·R[:, j]` and the mixed `w_j` straight
 //! into the new store. The merged rows are orthogonal by construction; a last pass over the
 //! new store re-orthonormalises them against rounding (modified Gram–Schmidt in the metric of
@@ -47,9 +47,16 @@
 //! below `10⁻⁸` of their norm are dropped as dependent). The raw rows `G` are sparse and enter
 //! `R` through their entries only.
 //!
+//! The first pass keeps the columns of `R` it computed (their dense part and the two weights),
+//! up to 256 MiB of them ([`KEPT_NUMBERS`]), and the second reads those instead of computing
+//! them again: the same numbers, and a column's computation from the lazy stores — each side's
+//! pending changes of basis applied — was more than half of a merge's time at `2^20` touched
+//! columns (docs/results/dask.md, dask20).
+//!
 //! Cost `O((m² + r²)·|T| + r³)`; memory: the result's store (`m + 2` numbers per column of
-//! `T`), the sorted list `T` and `O(r² + Σnnz(G))` — never a copy of `R`, and nothing
-//! proportional to `d` beyond one scan of the column stamps. Merging with a learner that
+//! `T`), the sorted list `T`, `O(r² + Σnnz(G))` and the kept columns of `R` (at most 256 MiB,
+//! freed before the last pass), and nothing proportional to `d` beyond one scan of the column
+//! stamps. Merging with a learner that
 //! learned nothing since the base returns the other state unchanged (the identity).
 //!
 //! Over a base made by a merge (every round of distributed training after the first), the
@@ -176,8 +183,10 @@ impl SparseFd {
         let cols = touched_union(self, other, base);
         let m = self.curv.m;
         let stack = Stack::new(self, other, base);
-        let merged = signed_coefficients(&stack.gram(&cols), &stack.signs, m, m)?;
-        let mut store = stack.write(&cols, &merged.coef, merged.keep, share)?;
+        let (gram, kept) = stack.gram(&cols);
+        let merged = signed_coefficients(&gram, &stack.signs, m, m)?;
+        let mut store = stack.write((&cols, &kept), &merged.coef, merged.keep, share)?;
+        drop(kept);
         let sigma = orthonormalise(&mut store, &cols, merged.keep);
         self.finish_merge(other, base, share, store, &sigma, merged.delta)
     }
@@ -279,7 +288,16 @@ pub(super) struct RawEntry {
     value: f64,
 }
 
-/// The stacked rows `R` of the merge (see the module docs), never stored: first the active
+/// The most numbers of `R`'s columns (32 MiB a million: 256 MiB) that [`Stack::gram`] keeps for
+/// the second pass over the columns ([`Stack::merged_columns`]), which computes the others
+/// again (module docs). The unit tests keep a few columns only, so that their merges walk both
+/// the kept columns and those computed again (the integration tests keep every column).
+#[cfg(not(test))]
+const KEPT_NUMBERS: usize = 32 << 20;
+#[cfg(test)]
+const KEPT_NUMBERS: usize = 100;
+
+/// The stacked rows `R` of the merge (see the module docs), never stored whole: first the active
 /// sketch rows `diag(σ)·F·Z_{:k}` of each side (dense on `T`, computed column by column from
 /// the lazy stores), then the raw rows `G` of each side (through their entries), with the
 /// sign each enters with (`+1` the two learners, `−1` the base).
@@ -332,12 +350,19 @@ impl<'a> Stack<'a> {
         }
     }
 
-    /// The dense part of `R[:, j]` into `x` (`z`: scratch of `m`), and `w̄_j + Z[:, j]ᵀb` of the
-    /// two learners (their weights but for the raw rows' `Gᵀc`).
-    fn column(&self, j: u32, x: &mut [f64], z: &mut [f64]) -> [f64; 2] {
+    /// The dense part of `R[:, j]` into `x` (`z`: scratch of `m`; `scratch`: a lazy column's
+    /// slot, [`LazyColumns::peek_reusing`]), and `w̄_j + Z[:, j]ᵀb` of the two learners (their
+    /// weights but for the raw rows' `Gᵀc`).
+    fn column(
+        &self,
+        j: u32,
+        x: &mut [f64],
+        z: &mut [f64],
+        scratch: &mut (Vec<f64>, Vec<f64>),
+    ) -> [f64; 2] {
         let mut w = [0.0; 2];
         for (s, &(l, off)) in self.sides.iter().enumerate() {
-            let wbar = l.w.cols.peek(j as usize, z);
+            let wbar = l.w.cols.peek_reusing(j as usize, z, scratch);
             let c = &l.curv;
             let m = c.m;
             for i in 0..c.k {
@@ -351,24 +376,49 @@ impl<'a> Stack<'a> {
     }
 
     /// Walks `cols` (increasing) with the dense part of each column of `R`, its weights and
-    /// its raw entries.
-    fn for_each_column(&self, cols: &[u32], mut f: impl FnMut(u32, &[f64], [f64; 2], &[RawEntry])) {
-        let m = self.sides[0].0.curv.m;
-        let (mut x, mut z) = (vec![0.0; self.dense], vec![0.0; m]);
+    /// its raw entries. The first `kept.len() / (dense + 2)` columns are read from `kept` (each
+    /// column's dense part, then its two weights, as an earlier walk computed them: the same
+    /// values); with `keep`, the columns computed here are appended to it while it holds at
+    /// most [`KEPT_NUMBERS`].
+    fn for_each_column(
+        &self,
+        cols: &[u32],
+        (kept, mut keep): (&[f64], Option<&mut Vec<f64>>),
+        mut f: impl FnMut(u32, &[f64], [f64; 2], &[RawEntry]),
+    ) {
+        let (m, nd) = (self.sides[0].0.curv.m, self.dense);
+        let (mut x, mut z) = (vec![0.0; nd], vec![0.0; m]);
+        let mut scratch = Default::default();
+        let mut read = kept.chunks_exact(nd + 2);
         let mut at = 0;
         for &j in cols {
-            let w = self.column(j, &mut x, &mut z);
             let end = at + self.raw[at..].partition_point(|e| e.col == j);
-            f(j, &x, w, &self.raw[at..end]);
+            if let Some(v) = read.next() {
+                f(j, &v[..nd], [v[nd], v[nd + 1]], &self.raw[at..end]);
+            } else {
+                let w = self.column(j, &mut x, &mut z, &mut scratch);
+                if let Some(out) = keep.as_deref_mut().filter(|o| o.len() < KEPT_NUMBERS) {
+                    out.extend_from_slice(&x);
+                    out.extend_from_slice(&w);
+                }
+                f(j, &x, w, &self.raw[at..end]);
+            }
             at = end;
         }
     }
 
-    /// `RRᵀ` (`r × r`, row-major), accumulated column by column.
-    pub(super) fn gram(&self, cols: &[u32]) -> Vec<f64> {
+    /// `RRᵀ` (`r × r`, row-major), accumulated column by column, and the columns of `R` it
+    /// computed, as many as [`KEPT_NUMBERS`] allows (for [`merged_columns`](Self::
+    /// merged_columns) on the same `cols`, which then reads them instead of computing them
+    /// again from the lazy stores: more than half of a merge's time at `2^20` touched columns,
+    /// docs/results/dask.md, dask20).
+    pub(super) fn gram(&self, cols: &[u32]) -> (Vec<f64>, Vec<f64>) {
         let r = self.signs.len();
         let mut g = vec![0.0; r * r];
-        self.for_each_column(cols, |_, x, _, entries| {
+        // Its whole size at once (no doubling past the limit).
+        let stride = self.dense + 2;
+        let mut kept = Vec::with_capacity((cols.len() * stride).min(KEPT_NUMBERS + stride));
+        self.for_each_column(cols, (&[], Some(&mut kept)), |_, x, _, entries| {
             for (a, &xa) in x.iter().enumerate() {
                 let row = &mut g[a * r..a * r + a + 1];
                 row.iter_mut().zip(x).for_each(|(s, &xb)| *s += xa * xb);
@@ -389,7 +439,7 @@ impl<'a> Stack<'a> {
                 g[b * r + a] = g[a * r + b];
             }
         }
-        g
+        (g, kept)
     }
 
     /// A fresh store (never-touched columns zero, [`Init::Zero`]: the merged basis has nothing
@@ -397,7 +447,7 @@ impl<'a> Stack<'a> {
     /// rows `C·R[:, j]` (`coef`: row-major `keep × r`) as its first sketch coordinates.
     fn write(
         &self,
-        cols: &[u32],
+        (cols, kept): (&[u32], &[f64]),
         coef: &[f64],
         keep: usize,
         share: f64,
@@ -405,7 +455,7 @@ impl<'a> Stack<'a> {
         let first = self.sides[0].0;
         let (dim, m) = (first.w.cols.dim(), first.curv.m);
         let mut store = LazyColumns::new(dim, m, Init::Zero);
-        self.merged_columns(cols, coef, keep, share, |j, w, u| {
+        self.merged_columns((cols, kept), coef, keep, share, |j, w, u| {
             let slot = store.current(j as usize);
             slot[W] = w;
             slot[Z..Z + keep].copy_from_slice(u);
@@ -414,10 +464,11 @@ impl<'a> Stack<'a> {
     }
 
     /// Walks `cols` with the mixed weight `w_j` and the `keep` merged rows `C·R[:, j]`
-    /// (`coef`: row-major `keep × r`) of each column; an error if any is not finite.
+    /// (`coef`: row-major `keep × r`) of each column; an error if any is not finite. `kept`:
+    /// the columns [`gram`](Self::gram) kept of the same `cols`.
     pub(super) fn merged_columns(
         &self,
-        cols: &[u32],
+        (cols, kept): (&[u32], &[f64]),
         coef: &[f64],
         keep: usize,
         share: f64,
@@ -426,7 +477,7 @@ impl<'a> Stack<'a> {
         let (r, nd) = (self.signs.len(), self.dense);
         let mut u = vec![0.0; keep];
         let mut finite = true;
-        self.for_each_column(cols, |j, x, mut w, entries| {
+        self.for_each_column(cols, (kept, None), |j, x, mut w, entries| {
             for (i, ui) in u.iter_mut().enumerate() {
                 *ui = dot(&coef[i * r..i * r + nd], x);
             }

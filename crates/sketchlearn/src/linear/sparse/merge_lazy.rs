@@ -195,14 +195,14 @@ impl SparseFd {
         let r = stack.signs.len();
         let q = untouched_rows(&stack, m);
         let k = untouched_gram(g, round);
-        let mut gram = stack.gram(round);
+        let (mut gram, kept) = stack.gram(round);
         add_congruence(&mut gram, &q, &k, r, m);
         let merged = signed_coefficients(&gram, &stack.signs, m, m)?;
         let keep = merged.keep;
         // The learned-on columns' merged rows and weights, and their Gram matrix.
         let mut values = Vec::with_capacity(round.len() * (keep + 1));
         let mut h = vec![0.0; keep * keep];
-        stack.merged_columns(round, &merged.coef, keep, share, |_, w, u| {
+        stack.merged_columns((round, &kept), &merged.coef, keep, share, |_, w, u| {
             values.push(w);
             values.extend_from_slice(u);
             for a in 0..keep {
@@ -211,6 +211,7 @@ impl SparseFd {
                 }
             }
         })?;
+        drop(kept);
         let cq = product(&merged.coef, &q, keep, r, m);
         add_congruence(&mut h, &cq, &k, keep, m);
         let (sigma, p) = gram_schmidt_map(&h, keep);
