@@ -25,6 +25,21 @@ thread_local! {
     static DENSE_SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// The largest squared norm `‖scale·x‖²` of a row [`FdCurvature`] takes into its sketch; a
+/// larger (or non-finite) one is refused with [`SketchError::NonFinite`] before anything
+/// changes, so the learner refuses that step and its state stays finite (a row of `±1e300`
+/// values used to leave `±∞` in the Gram matrix and NaN in its Cholesky factor, which then
+/// made every later step NaN and the saved model unloadable).
+///
+/// Why `10²⁰⁰` keeps every number finite: FD never adds mass, `‖B‖_F² ≤ ‖A‖_F² = Σ_t ‖a_t‖²`
+/// (Liberty 2013, Ghashami et al. 2016, Lemma 1 — each shrink subtracts `δ ≥ 0` from every
+/// squared singular value), so after `t` accepted rows every Gram entry is at most
+/// `|⟨b_i, b_j⟩| ≤ ‖B‖_F² ≤ t·10²⁰⁰`, RFD's `α = α₀ + Σδ/2 ≤ α₀ + t·10²⁰⁰`, and the Cholesky
+/// factor of `αI + BBᵀ` has entries at most `√(α + ‖B‖_F²)` with sums of `ℓ ≤ 4m` products
+/// of them: all below `10³⁰⁰` for `t < 10⁹⁰` rows. The bound is far above any gradient of
+/// data a step can learn from (weights are bounded by [`crate::linear::MAX_WEIGHT`] = 10¹⁰⁰).
+pub const MAX_ROW_SQUARED_NORM: f64 = 1e200;
+
 /// Calls `f` with `scale·g` (same sparsity pattern).
 fn with_scaled<R>(g: Row<'_>, scale: f64, f: impl FnOnce(Row<'_>) -> R) -> R {
     match g {
@@ -141,6 +156,14 @@ impl FdCurvature {
         scale: f64,
         z: &mut Vec<f64>,
     ) -> Result<(), SketchError> {
+        let xx = x.squared_norm();
+        let row_norm2 = scale * scale * xx;
+        if row_norm2.is_nan() || row_norm2 > MAX_ROW_SQUARED_NORM {
+            return Err(SketchError::NonFinite(format!(
+                "a curvature row of squared norm {row_norm2:e} (above {MAX_ROW_SQUARED_NORM:e}: \
+                 the sketch's Gram matrix and its factor would overflow)"
+            )));
+        }
         let (shrinks, r) = (self.sketch.shrinks(), self.sketch.filled_rows());
         let cap = self.sketch.capacity();
         for i in 0..r {
@@ -148,8 +171,7 @@ impl FdCurvature {
             self.gram[i * cap + r] = v;
             self.gram[r * cap + i] = v;
         }
-        let xx = x.squared_norm();
-        self.gram[r * cap + r] = scale * scale * xx;
+        self.gram[r * cap + r] = row_norm2;
         self.sketch
             .insert_scaled_with_gram(x, scale, Some((&self.gram, cap)))?;
         let (l, d) = (self.sketch.filled_rows(), self.sketch.dim());
