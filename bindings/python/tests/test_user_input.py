@@ -209,17 +209,19 @@ def test_dask_fit_tells_the_client_a_divergence_once(client, tmp_path):
     gives (it said nothing: the tasks' metrics stay on the workers): the default on ±1e300
     rows in one task, a constant-step OGD far too large in two tasks merged on the client
     and in two rounds merged on the workers, and LIBSVM files (the Rust reader's runs); the
-    tasks' copies stay silent, and an ordinary fit gives no warning. (The default's state
-    after ±1e300 rows holds non-finite sketch entries, which a merge refuses.)"""
+    tasks' copies stay silent, and an ordinary fit gives no warning. The default on ±1e300
+    rows also runs in two tasks: that merge failed ("matrix contains a non-finite value")
+    while its FD members' Gram matrices overflowed; they now refuse such rows."""
     X, y = _huge_rows(tmp_path / "huge.libsvm")
     rng = np.random.default_rng(1)
     Xo = 10 * rng.uniform(-1, 1, size=(200, 3))
     yd = da.from_array(y, chunks=100)
     cases = [
         (OnlineClassifier(), da.from_array(X, chunks=200), da.from_array(y, chunks=200), {}),
+        (OnlineClassifier(), da.from_array(X, chunks=100), yd, {}),
         (OnlineClassifier(algo="ogd", learning_rate=1e6), da.from_array(Xo, chunks=100), yd, {}),
     ]
-    cases.append((*cases[1][:3], {"blocks_per_task": 1}))
+    cases.append((*cases[2][:3], {"blocks_per_task": 1}))
     for est, Xd, yd_, schedule in cases:
         with warnings.catch_warnings(record=True) as got:
             warnings.simplefilter("always")
