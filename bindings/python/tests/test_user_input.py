@@ -208,10 +208,11 @@ def test_dask_fit_tells_the_client_a_divergence_once(client, tmp_path):
     """A Dask fit whose learning diverges tells the client, once, with the text a plain ``fit``
     gives (it said nothing: the tasks' metrics stay on the workers): the default on ±1e300
     rows in one task, a constant-step OGD far too large in two tasks merged on the client
-    and in two rounds merged on the workers, and LIBSVM files (the Rust reader's runs); the
-    tasks' copies stay silent, and an ordinary fit gives no warning. The default on ±1e300
-    rows also runs in two tasks: that merge failed ("matrix contains a non-finite value")
-    while its FD members' Gram matrices overflowed; they now refuse such rows."""
+    and in two rounds merged on the workers (four blocks, one a task), the default with the
+    ±1e300 rows in its second task only, and LIBSVM files (the Rust reader's runs); an
+    ordinary fit gives no warning. The default on ±1e300 rows also runs in two tasks: that
+    merge failed ("matrix contains a non-finite value") while its FD members' Gram matrices
+    overflowed; they now refuse such rows."""
     X, y = _huge_rows(tmp_path / "huge.libsvm")
     rng = np.random.default_rng(1)
     Xo = 10 * rng.uniform(-1, 1, size=(200, 3))
@@ -221,7 +222,12 @@ def test_dask_fit_tells_the_client_a_divergence_once(client, tmp_path):
         (OnlineClassifier(), da.from_array(X, chunks=100), yd, {}),
         (OnlineClassifier(algo="ogd", learning_rate=1e6), da.from_array(Xo, chunks=100), yd, {}),
     ]
-    cases.append((*cases[2][:3], {"blocks_per_task": 1}))
+    # Four blocks of 50 rows on two workers, one a task: two rounds, merged on the workers.
+    Xq, yq = da.from_array(Xo, chunks=50), da.from_array(y, chunks=50)
+    cases.append((cases[2][0], Xq, yq, {"blocks_per_task": 1}))
+    # The ±1e300 rows only in the second of two tasks: the merge keeps the second's text.
+    Xb = np.where(np.arange(200)[:, None] < 100, np.clip(X, -1, 1), X)
+    cases.append((OnlineClassifier(), da.from_array(Xb, chunks=100), yd, {}))
     for est, Xd, yd_, schedule in cases:
         with warnings.catch_warnings(record=True) as got:
             warnings.simplefilter("always")

@@ -580,7 +580,9 @@ def fit(
         scored, not learned, as in :meth:`~sketchlearn.OnlineClassifier.partial_fit`), with
         their total over every worker and round. Once, when a task's learning diverged
         (e.g. a default learner on rows of ``1e300``s, which it scores without refusing a
-        step), with the text :meth:`~sketchlearn.OnlineClassifier.fit` gives.
+        step), with the text :meth:`~sketchlearn.OnlineClassifier.fit` gives. Each task
+        judges its own rows: a fit whose whole loss crosses the line while no task's does
+        is not told, and a task of a few rows may be told of its first confident mistakes.
     """
     client = _client(client)
     workers = sorted(client.scheduler_info()["workers"]) or [None]

@@ -9,7 +9,7 @@ mod sketched;
 
 pub use full::FullCurvature;
 pub use identity::IdentityCurvature;
-pub use sketched::{FdCurvature, OjaCurvature, RpCurvature};
+pub use sketched::{FdCurvature, OjaCurvature, RpCurvature, MAX_ROW_SQUARED_NORM};
 
 use crate::dispatch::enum_dispatch;
 use crate::sketch::SketchError;

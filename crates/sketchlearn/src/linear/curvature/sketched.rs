@@ -36,7 +36,9 @@ thread_local! {
 /// squared singular value), so after `t` accepted rows every Gram entry is at most
 /// `|⟨b_i, b_j⟩| ≤ ‖B‖_F² ≤ t·10²⁰⁰`, RFD's `α = α₀ + Σδ/2 ≤ α₀ + t·10²⁰⁰`, and the Cholesky
 /// factor of `αI + BBᵀ` has entries at most `√(α + ‖B‖_F²)` with sums of `ℓ ≤ 4m` products
-/// of them: all below `10³⁰⁰` for `t < 10⁹⁰` rows. The bound is far above any gradient of
+/// of them: all below `10³⁰⁰` for `t < 10⁹⁰` rows. (The sparse-time FD-SON learner,
+/// `linear/sparse/fd.rs`, checks its new Gram row for finiteness instead: rows of `±1e300` and of
+/// `±1e150` leave its saved state loadable, measured.) The bound is far above any gradient of
 /// data a step can learn from (weights are bounded by [`crate::linear::MAX_WEIGHT`] = 10¹⁰⁰).
 pub const MAX_ROW_SQUARED_NORM: f64 = 1e200;
 
@@ -160,8 +162,8 @@ impl FdCurvature {
         let row_norm2 = scale * scale * xx;
         if row_norm2.is_nan() || row_norm2 > MAX_ROW_SQUARED_NORM {
             return Err(SketchError::NonFinite(format!(
-                "a curvature row of squared norm {row_norm2:e} (above {MAX_ROW_SQUARED_NORM:e}: \
-                 the sketch's Gram matrix and its factor would overflow)"
+                "a curvature row's squared norm {row_norm2:e} is NaN or above \
+                 {MAX_ROW_SQUARED_NORM:e} (the sketch's Gram matrix and its factor would overflow)"
             )));
         }
         let (shrinks, r) = (self.sketch.shrinks(), self.sketch.filled_rows());

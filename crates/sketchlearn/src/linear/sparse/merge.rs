@@ -288,7 +288,7 @@ pub(super) struct RawEntry {
     value: f64,
 }
 
-/// The most numbers of `R`'s columns (32 MiB a million: 256 MiB) that [`Stack::gram`] keeps for
+/// The most numbers of `R`'s columns (32 Mi numbers: 256 MiB) that [`Stack::gram`] keeps for
 /// the second pass over the columns ([`Stack::merged_columns`]), which computes the others
 /// again (module docs). The unit tests keep a few columns only, so that their merges walk both
 /// the kept columns and those computed again (the integration tests keep every column).
@@ -378,8 +378,8 @@ impl<'a> Stack<'a> {
     /// Walks `cols` (increasing) with the dense part of each column of `R`, its weights and
     /// its raw entries. The first `kept.len() / (dense + 2)` columns are read from `kept` (each
     /// column's dense part, then its two weights, as an earlier walk computed them: the same
-    /// values); with `keep`, the columns computed here are appended to it while it holds at
-    /// most [`KEPT_NUMBERS`].
+    /// values); with `keep`, the columns computed here are appended to it while they fit in
+    /// the capacity its owner reserved (at most [`KEPT_NUMBERS`] numbers).
     fn for_each_column(
         &self,
         cols: &[u32],
@@ -397,7 +397,10 @@ impl<'a> Stack<'a> {
                 f(j, &v[..nd], [v[nd], v[nd + 1]], &self.raw[at..end]);
             } else {
                 let w = self.column(j, &mut x, &mut z, &mut scratch);
-                if let Some(out) = keep.as_deref_mut().filter(|o| o.len() < KEPT_NUMBERS) {
+                // Only into the room reserved beforehand: never a reallocation, never more
+                // than [`KEPT_NUMBERS`].
+                let room = |o: &&mut Vec<f64>| o.len() + nd + 2 <= o.capacity();
+                if let Some(out) = keep.as_deref_mut().filter(room) {
                     out.extend_from_slice(&x);
                     out.extend_from_slice(&w);
                 }
@@ -415,9 +418,11 @@ impl<'a> Stack<'a> {
     pub(super) fn gram(&self, cols: &[u32]) -> (Vec<f64>, Vec<f64>) {
         let r = self.signs.len();
         let mut g = vec![0.0; r * r];
-        // Its whole size at once (no doubling past the limit).
+        // Its whole size at once (no doubling); if the memory is not there, nothing is kept
+        // and the second pass computes every column again, as before dask20.
         let stride = self.dense + 2;
-        let mut kept = Vec::with_capacity((cols.len() * stride).min(KEPT_NUMBERS + stride));
+        let mut kept = Vec::new();
+        let _ = kept.try_reserve_exact((cols.len() * stride).min(KEPT_NUMBERS));
         self.for_each_column(cols, (&[], Some(&mut kept)), |_, x, _, entries| {
             for (a, &xa) in x.iter().enumerate() {
                 let row = &mut g[a * r..a * r + a + 1];
