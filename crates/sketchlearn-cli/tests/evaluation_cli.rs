@@ -213,9 +213,12 @@ fn a_learner_no_better_than_the_constant_is_told_so() {
             "not better by one standard error",
             "more frequent class",
             "no --algo",
-            "--diag",
         ],
     );
+    assert!(!err.contains("--diag"), "no --diag to drop: {err}");
+    let diag = run(&["train", "--algo", "newton", "--diag", &noise]);
+    let err = String::from_utf8_lossy(&diag.stderr);
+    assert_mentions(&err, &["more frequent class", "without --diag"]);
     // The default mixture already weighs learners at several steps: no flag to try, the input's
     // columns to check, and no dangling separator.
     let default = run(&["train", "--quiet", &noise]);

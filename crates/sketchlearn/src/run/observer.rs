@@ -125,7 +125,7 @@ pub fn divergence_advice(config: &LearnerConfig) -> &'static str {
 ///   suggested there: the honest hint is the input (features that cannot predict the labels,
 ///   or a wrong label or feature column).
 /// - [`Warning::LabelsInRuns`]: a shuffle.
-/// - Notes (the rest): nothing.
+/// - Notes (every other kind, listed: a new kind must choose): nothing.
 ///
 /// ```
 /// use sketchlearn::linear::{Algorithm, LearnerConfig};
@@ -145,16 +145,21 @@ pub fn warning_advice(warning: &Warning, config: Option<&LearnerConfig>) -> Opti
         Warning::NoBetterThanConstant { .. } => config.map(|c| {
             if c.algorithm.is_auto() {
                 "the features may not predict the labels: check the label and feature columns"
-            } else {
+            } else if c.diag {
                 "try the default learner (no --algo), without --diag, or another --alpha / \
                  --learning-rate"
+            } else {
+                "try the default learner (no --algo), or another --alpha / --learning-rate"
             }
         }),
         Warning::LabelsInRuns { .. } => Some(
             "shuffle it: --shuffle-buffer N (N about the length of the runs or more), or train \
              on a shuffled copy (`shuf`, or the .shuf file)",
         ),
-        _ => None,
+        Warning::SketchSizeCapped { .. }
+        | Warning::MemoryGrowsWithFeatures { .. }
+        | Warning::CacheRebuilt { .. }
+        | Warning::UnseenWhileLearning { .. } => None,
     }
 }
 
@@ -166,7 +171,10 @@ impl Warning {
             Warning::Diverged { .. }
             | Warning::NoBetterThanConstant { .. }
             | Warning::LabelsInRuns { .. } => "warning",
-            _ => "note",
+            Warning::SketchSizeCapped { .. }
+            | Warning::MemoryGrowsWithFeatures { .. }
+            | Warning::CacheRebuilt { .. }
+            | Warning::UnseenWhileLearning { .. } => "note",
         }
     }
 }
