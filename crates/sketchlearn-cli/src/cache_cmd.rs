@@ -31,7 +31,7 @@ pub fn run(args: &CacheArgs) -> Result<()> {
     let outcome = run::write_cache(args.input.input(), &args.input.read_options()?)?;
     for w in &outcome.warnings {
         let advice = run::warning_advice(w, None);
-        eprintln!("{}", crate::train::warning_line(w, advice));
+        eprintln!("{}", crate::train::warning_line(w, advice.as_deref()));
     }
     let state = if outcome.fresh {
         "up to date"

@@ -372,12 +372,12 @@ impl FmObserver for Printer<'_> {
     fn warning(&mut self, w: &Warning) {
         let advice = match (w, self.split) {
             (Warning::Diverged { .. }, true) => {
-                Some("try --normalize, or a smaller --eta and --eta-pairwise")
+                Some("try --normalize, or a smaller --eta and --eta-pairwise".into())
             }
-            (Warning::Diverged { .. }, false) => Some("try --normalize, or a smaller --eta"),
+            (Warning::Diverged { .. }, false) => Some("try --normalize, or a smaller --eta".into()),
             _ => warning_advice(w, None),
         };
-        eprintln!("{}", crate::train::warning_line(w, advice));
+        eprintln!("{}", crate::train::warning_line(w, advice.as_deref()));
     }
     fn test_started(&mut self) -> Result<bool, ObserverError> {
         if let Some(path) = self.predictions {

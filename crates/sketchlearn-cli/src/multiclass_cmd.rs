@@ -110,7 +110,7 @@ impl MulticlassProgress for Table<'_> {
     }
     fn warning(&mut self, warning: &Warning) {
         let advice = sketchlearn::run::warning_advice(warning, None);
-        eprintln!("{}", crate::train::warning_line(warning, advice));
+        eprintln!("{}", crate::train::warning_line(warning, advice.as_deref()));
     }
     fn prediction(&mut self, _ex: &Example, p: &[f64]) {
         if let (Some(out), Some(f)) = (self.out.as_mut(), &self.format) {

@@ -220,7 +220,7 @@ impl Observer for Terminal<'_> {
     }
     fn warning(&mut self, warning: &Warning) {
         let advice = run::warning_advice(warning, self.config.as_ref());
-        eprintln!("{}", warning_line(warning, advice));
+        eprintln!("{}", warning_line(warning, advice.as_deref()));
     }
     fn pass_done(&mut self, r: &PassReport<'_>) {
         if !self.quiet {

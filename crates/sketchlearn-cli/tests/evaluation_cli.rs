@@ -216,9 +216,15 @@ fn a_learner_no_better_than_the_constant_is_told_so() {
         ],
     );
     assert!(!err.contains("--diag"), "no --diag to drop: {err}");
+    // Only the step flags the learner reads: AdaGrad's learning rate, no Newton α.
+    assert_mentions(&err, &["another --learning-rate"]);
+    assert!(!err.contains("--alpha"), "adagrad reads no --alpha: {err}");
     let diag = run(&["train", "--algo", "newton", "--diag", &noise]);
     let err = String::from_utf8_lossy(&diag.stderr);
     assert_mentions(&err, &["more frequent class", "without --diag"]);
+    // Newton's default curvature (rfd-fast) takes its step from α₀, and no learning rate.
+    assert_mentions(&err, &["another --alpha0"]);
+    assert!(!err.contains("--learning-rate"), "newton reads none: {err}");
     // The default mixture already weighs learners at several steps: no flag to try, the input's
     // columns to check, and no dangling separator.
     let default = run(&["train", "--quiet", &noise]);

@@ -540,6 +540,71 @@ fn fd_curvature_refuses_an_overflowing_row_and_stays_as_it_was() {
     assert_eq!(ta, tb);
 }
 
+/// RP and Oja curvatures refuse a row above `MAX_ROW_SQUARED_NORM` before their sketch changes,
+/// as FD does (RP used to add it to `S` and fail after, leaving NaN: a mixture with
+/// `--curvature rp` on rows of ±1e300 saved a model that did not load).
+#[test]
+fn rp_and_oja_curvatures_refuse_an_overflowing_row_and_stay_as_they_were() {
+    fn check<C: Curvature + Clone>(mut a: C) {
+        let d = a.dim();
+        let rows = stream(9, d, 3);
+        for (x, _) in &rows[..4] {
+            a.update(Row::Dense(x), 1.0).unwrap();
+        }
+        let kept = a.clone();
+        let huge = [1e300, -7e299, 3e299, 0.0, 1e299];
+        assert!(a.update(Row::Dense(&huge), 1.0).is_err());
+        assert!(a.update(Row::Dense(&rows[0].0), 1e160).is_err());
+        let mut t = vec![0.0; d];
+        let big = [1e150, -1e150, 1e150, 1e150, -1e150];
+        assert!(a
+            .update_and_solve(Row::Dense(&big), 1.0, 1.0, &mut t)
+            .is_err());
+        let mut b = kept;
+        for (x, _) in &rows[4..] {
+            a.update(Row::Dense(x), 1.0).unwrap();
+            b.update(Row::Dense(x), 1.0).unwrap();
+        }
+        let (mut ta, mut tb) = (vec![0.0; d], vec![0.0; d]);
+        a.add_solve(Row::Dense(&rows[1].0), 1.0, &mut ta);
+        b.add_solve(Row::Dense(&rows[1].0), 1.0, &mut tb);
+        assert!(ta.iter().all(|v| v.is_finite()));
+        assert_eq!(ta, tb);
+    }
+    check(RpCurvature::new(5, 3, 0.5, 7).unwrap());
+    check(OjaCurvature::new(5, 3, 0.5, 0.1, 7).unwrap());
+}
+
+/// The default with `--curvature rp` (and `oja`) on rows all of scale 1e300, or 1e155, saves a
+/// model that loads again (rp's used to hold NaN).
+#[test]
+fn rp_and_oja_mixtures_on_huge_rows_save_a_model_that_loads() {
+    use sketchlearn::linear::LinearModel;
+    for (curvature, s) in [CurvatureKind::Rp, CurvatureKind::Oja]
+        .into_iter()
+        .flat_map(|c| [(c, 1e300), (c, 1e155)])
+    {
+        let config = LearnerConfig {
+            loss: Loss::Logistic,
+            curvature,
+            ..LearnerConfig::default()
+        };
+        let d = 5;
+        let mut model = LinearModel::new(config.clone(), config.build(d).unwrap());
+        // Every row huge (the first ones set the members' feature scales).
+        for (x, y) in stream(200, d, 4) {
+            let x: Vec<f64> = x.iter().map(|v| v * s).collect();
+            let _ = model.learner.learn(Row::Dense(&x), y, 1.0);
+        }
+        let bytes = model.to_bytes().unwrap();
+        let back = LinearModel::from_bytes(&bytes, "memory").unwrap();
+        let p = back
+            .learner
+            .predict(Row::Dense(&[0.5, -1.0, 0.25, 0.0, 2.0]));
+        assert!(p.is_finite(), "{curvature:?} {s:e}");
+    }
+}
+
 /// The default learner on rows of ±1e300 keeps a finite state: its model file loads again
 /// (it used to hold NaN in its FD members' Cholesky factors: "a number in the learner's
 /// state is NaN" on `train -i`, `test`, `predict` and `inspect`).

@@ -29,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod advice;
 mod cache;
 mod cache_file;
 mod cancelled;
@@ -59,6 +60,7 @@ mod speculation;
 mod spool;
 mod train;
 
+pub use advice::{divergence_advice, step_flags, warning_advice, Step};
 pub use cache::{write_cache, CacheOutcome};
 pub use csv::describe_schema;
 pub use error::RunError;
@@ -73,10 +75,7 @@ pub use multiclass::{
     train_multiclass_cancellable, MulticlassOutcome, MulticlassStart,
 };
 pub use multiclass_report::{MulticlassHeldOut, MulticlassReport};
-pub use observer::{
-    divergence_advice, warning_advice, Observer, ObserverError, PassReport, RunStart, Silent,
-    Warning,
-};
+pub use observer::{Observer, ObserverError, PassReport, RunStart, Silent, Warning};
 pub use output_kind::{file_holds, Written, HEAD as OUTPUT_HEAD};
 pub use pass::{progressive_pass, PassOutcome};
 pub use policy::{

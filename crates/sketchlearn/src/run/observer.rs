@@ -59,7 +59,7 @@ pub enum Warning {
     },
     /// A classifier's progressive error is not better than always predicting the more frequent
     /// class by one standard error: it has not learned ([`constant_warning`](super::constant_warning)).
-    /// [`warning_advice`] says what to change.
+    /// [`warning_advice`](super::warning_advice) says what to change.
     NoBetterThanConstant {
         /// The progressive error rate.
         error: f64,
@@ -67,7 +67,7 @@ pub enum Warning {
         constant: f64,
     },
     /// The labels come in long runs ([`LabelRuns`](super::LabelRuns)): the input looks sorted
-    /// by label. [`warning_advice`] gives the fix (the shuffle-buffer option, or a shuffled copy).
+    /// by label. [`warning_advice`](super::warning_advice) gives the fix (the shuffle-buffer option, or a shuffled copy).
     LabelsInRuns {
         /// Label changes between consecutive examples of the first pass.
         changes: u64,
@@ -93,74 +93,6 @@ pub enum Warning {
         /// The learning examples.
         examples: u64,
     },
-}
-
-/// The flags to try when a pass of `config`'s learner diverged (the CLI's hint after
-/// [`Warning::Diverged`]): a smaller step or rows at unit scale, and the default `--algo auto`
-/// unless the run already is one of its mixtures.
-///
-/// ```
-/// use sketchlearn::linear::{Algorithm, LearnerConfig};
-/// use sketchlearn::run::divergence_advice;
-/// let auto = LearnerConfig::default();
-/// assert!(!divergence_advice(&auto).contains("--algo auto"));
-/// let ogd = LearnerConfig { algorithm: Algorithm::Ogd, ..auto };
-/// assert!(divergence_advice(&ogd).contains("--algo auto"));
-/// ```
-pub fn divergence_advice(config: &LearnerConfig) -> &'static str {
-    if config.algorithm.is_auto() {
-        "try a smaller --learning-rate or rows scaled to unit norm"
-    } else {
-        "try a smaller --learning-rate, rows scaled to unit norm, or the default --algo auto"
-    }
-}
-
-/// What to try after `warning` (the CLI prints it after the warning and a `; `), for a run of
-/// `config`'s learner (`None`: a run without one binary learner's configuration, such as a
-/// multiclass run or a cache): `None` when there is nothing to suggest.
-/// - [`Warning::Diverged`]: [`divergence_advice`], or nothing without a configuration (a front
-///   end with its own step flags, such as `fm`, gives its own).
-/// - [`Warning::NoBetterThanConstant`]: another learner or step for a single learner. The default
-///   mixture (`auto`, `auto-sparse`) already weighs learners at several steps, so no flag is
-///   suggested there: the honest hint is the input (features that cannot predict the labels,
-///   or a wrong label or feature column).
-/// - [`Warning::LabelsInRuns`]: a shuffle.
-/// - Notes (every other kind, listed: a new kind must choose): nothing.
-///
-/// ```
-/// use sketchlearn::linear::{Algorithm, LearnerConfig};
-/// use sketchlearn::run::{warning_advice, Warning};
-/// let constant = Warning::NoBetterThanConstant { error: 0.4, constant: 0.4 };
-/// let auto = LearnerConfig::default();
-/// let hint = warning_advice(&constant, Some(&auto)).unwrap();
-/// assert!(!hint.contains("--algo") && hint.contains("labels"));
-/// let ogd = LearnerConfig { algorithm: Algorithm::Ogd, ..auto };
-/// assert!(warning_advice(&constant, Some(&ogd)).unwrap().contains("the default learner"));
-/// let diverged = Warning::Diverged { mean_loss: 1e300 };
-/// assert_eq!(warning_advice(&diverged, None), None);
-/// ```
-pub fn warning_advice(warning: &Warning, config: Option<&LearnerConfig>) -> Option<&'static str> {
-    match warning {
-        Warning::Diverged { .. } => config.map(divergence_advice),
-        Warning::NoBetterThanConstant { .. } => config.map(|c| {
-            if c.algorithm.is_auto() {
-                "the features may not predict the labels: check the label and feature columns"
-            } else if c.diag {
-                "try the default learner (no --algo), without --diag, or another --alpha / \
-                 --learning-rate"
-            } else {
-                "try the default learner (no --algo), or another --alpha / --learning-rate"
-            }
-        }),
-        Warning::LabelsInRuns { .. } => Some(
-            "shuffle it: --shuffle-buffer N (N about the length of the runs or more), or train \
-             on a shuffled copy (`shuf`, or the .shuf file)",
-        ),
-        Warning::SketchSizeCapped { .. }
-        | Warning::MemoryGrowsWithFeatures { .. }
-        | Warning::CacheRebuilt { .. }
-        | Warning::UnseenWhileLearning { .. } => None,
-    }
 }
 
 impl Warning {

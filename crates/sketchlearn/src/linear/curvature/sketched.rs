@@ -25,7 +25,7 @@ thread_local! {
     static DENSE_SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The largest squared norm `‖scale·x‖²` of a row [`FdCurvature`] takes into its sketch; a
+/// The largest squared norm `‖scale·x‖²` of a row a sketched curvature (FD, RP, Oja) takes; a
 /// larger (or non-finite) one is refused with [`SketchError::NonFinite`] before anything
 /// changes, so the learner refuses that step and its state stays finite (a row of `±1e300`
 /// values used to leave `±∞` in the Gram matrix and NaN in its Cholesky factor, which then
@@ -41,6 +41,21 @@ thread_local! {
 /// `±1e150` leave its saved state loadable, measured.) The bound is far above any gradient of
 /// data a step can learn from (weights are bounded by [`crate::linear::MAX_WEIGHT`] = 10¹⁰⁰).
 pub const MAX_ROW_SQUARED_NORM: f64 = 1e200;
+
+/// Refuses a curvature row whose squared norm `row_norm2 = scale²‖x‖²` is NaN or above
+/// [`MAX_ROW_SQUARED_NORM`]: the one rule of every sketched curvature ([`FdCurvature`],
+/// [`RpCurvature`], [`OjaCurvature`]), checked before the sketch changes. (RP's `S` and Oja's
+/// eigenvalues used to take such a row and fail after, leaving `±∞`/NaN in the state: a
+/// mixture with `--curvature rp` on rows of `±1e300` saved a model that did not load.)
+fn check_row_norm(row_norm2: f64) -> Result<(), SketchError> {
+    if row_norm2.is_nan() || row_norm2 > MAX_ROW_SQUARED_NORM {
+        return Err(SketchError::NonFinite(format!(
+            "a curvature row's squared norm {row_norm2:e} is NaN or above \
+             {MAX_ROW_SQUARED_NORM:e} (the sketch's Gram matrix and its factor would overflow)"
+        )));
+    }
+    Ok(())
+}
 
 /// Calls `f` with `scale·g` (same sparsity pattern).
 fn with_scaled<R>(g: Row<'_>, scale: f64, f: impl FnOnce(Row<'_>) -> R) -> R {
@@ -160,12 +175,7 @@ impl FdCurvature {
     ) -> Result<(), SketchError> {
         let xx = x.squared_norm();
         let row_norm2 = scale * scale * xx;
-        if row_norm2.is_nan() || row_norm2 > MAX_ROW_SQUARED_NORM {
-            return Err(SketchError::NonFinite(format!(
-                "a curvature row's squared norm {row_norm2:e} is NaN or above \
-                 {MAX_ROW_SQUARED_NORM:e} (the sketch's Gram matrix and its factor would overflow)"
-            )));
-        }
+        check_row_norm(row_norm2)?;
         let (shrinks, r) = (self.sketch.shrinks(), self.sketch.filled_rows());
         let cap = self.sketch.capacity();
         for i in 0..r {
@@ -329,6 +339,7 @@ impl Curvature for RpCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        check_row_norm(scale * scale * g.squared_norm())?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -408,6 +419,7 @@ impl Curvature for OjaCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        check_row_norm(scale * scale * g.squared_norm())?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -436,6 +448,7 @@ impl Curvature for OjaCurvature {
         coef: f64,
         target: &mut [f64],
     ) -> Result<(), SketchError> {
+        check_row_norm(scale * scale * x.squared_norm())?;
         let d = self.sketch.dim();
         let mut c = vec![0.0; self.sketch.sketch_size()];
         let sketch = &mut self.sketch;

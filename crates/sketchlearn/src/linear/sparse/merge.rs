@@ -180,10 +180,23 @@ impl SparseFd {
         base: Option<&Self>,
         share: f64,
     ) -> MergeResult {
+        self.merge_keeping(other, base, share, KEPT_NUMBERS)
+    }
+
+    /// [`merge_materialised`](Self::merge_materialised), keeping at most `limit` numbers of
+    /// `R`'s columns between its two passes (the tests' way to choose between kept and
+    /// recomputed columns: the same bits either way).
+    fn merge_keeping(
+        &mut self,
+        other: &Self,
+        base: Option<&Self>,
+        share: f64,
+        limit: usize,
+    ) -> MergeResult {
         let cols = touched_union(self, other, base);
         let m = self.curv.m;
         let stack = Stack::new(self, other, base);
-        let (gram, kept) = stack.gram(&cols);
+        let (gram, kept) = stack.gram_keeping(&cols, limit);
         let merged = signed_coefficients(&gram, &stack.signs, m, m)?;
         let mut store = stack.write((&cols, &kept), &merged.coef, merged.keep, share)?;
         drop(kept);
@@ -291,7 +304,8 @@ pub(super) struct RawEntry {
 /// The most numbers of `R`'s columns (32 Mi numbers: 256 MiB) that [`Stack::gram`] keeps for
 /// the second pass over the columns ([`Stack::merged_columns`]), which computes the others
 /// again (module docs). The unit tests keep a few columns only, so that their merges walk both
-/// the kept columns and those computed again (the integration tests keep every column).
+/// the kept columns and those computed again (the integration tests keep every column);
+/// `kept_and_recomputed_columns_merge_to_the_same_bits` compares the limits directly.
 #[cfg(not(test))]
 const KEPT_NUMBERS: usize = 32 << 20;
 #[cfg(test)]
@@ -416,13 +430,18 @@ impl<'a> Stack<'a> {
     /// again from the lazy stores: more than half of a merge's time at `2^20` touched columns,
     /// docs/results/dask.md, dask20).
     pub(super) fn gram(&self, cols: &[u32]) -> (Vec<f64>, Vec<f64>) {
+        self.gram_keeping(cols, KEPT_NUMBERS)
+    }
+
+    /// [`gram`](Self::gram), keeping at most `limit` numbers of the columns.
+    fn gram_keeping(&self, cols: &[u32], limit: usize) -> (Vec<f64>, Vec<f64>) {
         let r = self.signs.len();
         let mut g = vec![0.0; r * r];
         // Its whole size at once (no doubling); if the memory is not there, nothing is kept
         // and the second pass computes every column again, as before dask20.
         let stride = self.dense + 2;
         let mut kept = Vec::new();
-        let _ = kept.try_reserve_exact((cols.len() * stride).min(KEPT_NUMBERS));
+        let _ = kept.try_reserve_exact((cols.len() * stride).min(limit));
         self.for_each_column(cols, (&[], Some(&mut kept)), |_, x, _, entries| {
             for (a, &xa) in x.iter().enumerate() {
                 let row = &mut g[a * r..a * r + a + 1];
@@ -568,4 +587,77 @@ pub(super) fn gram_schmidt_map(h: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
         p.extend_from_slice(&u);
     }
     (sigma, p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{NewtonParams, OnlineLearner};
+    use crate::Row;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A learner of `kind` after `n` sparse rows drawn from `seed` (a few hot columns, the
+    /// rest spread over `d`).
+    fn learned(rfd: bool, d: u32, n: usize, seed: u64) -> SparseFd {
+        let params = NewtonParams::default();
+        let mut l = match rfd {
+            true => SparseFd::rfd(d as usize, 3, 0.5, 7, params),
+            false => SparseFd::fd(d as usize, 3, 0.5, 7, params),
+        }
+        .unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        for _ in 0..n {
+            let mut idx: Vec<u32> = (0..rng.random_range(1..6))
+                .map(|i| match i % 2 {
+                    0 => rng.random_range(0..8),
+                    _ => rng.random_range(0..d),
+                })
+                .collect();
+            idx.sort_unstable();
+            idx.dedup();
+            let val: Vec<f64> = idx.iter().map(|_| rng.random_range(-1.0..1.0)).collect();
+            let y = if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+            let x = Row::Sparse {
+                indices: &idx,
+                values: &val,
+            };
+            l.learn(x, y, 1.0).unwrap();
+        }
+        l
+    }
+
+    /// The merge keeps the first pass's columns of `R` up to a limit and computes the rest
+    /// again: with every column kept, some (a limit that holds 5 of them), or none, the merged
+    /// state is the same to the bit (its stored form, what a model file holds: the `Debug` text
+    /// would also show the column store's alignment offset, which depends on the allocator).
+    #[test]
+    fn kept_and_recomputed_columns_merge_to_the_same_bits() {
+        for rfd in [false, true] {
+            // 19 and 23 rows: each side has shrunk (m = 3, a buffer of 6) and holds raw rows.
+            let a = learned(rfd, 300, 19, 1);
+            let b = learned(rfd, 300, 23, 2);
+            let cols = touched_union(&a, &b, None);
+            let stride = Stack::new(&a, &b, None).dense + 2;
+            assert!(cols.len() > 20, "{} columns", cols.len());
+            let merged = |limit: usize| {
+                let mut m = a.clone();
+                m.merge_keeping(&b, None, 0.4, limit).unwrap();
+                postcard::to_allocvec(&m).unwrap()
+            };
+            let all = merged(usize::MAX);
+            // The limits' kept counts: all, 5 (part), none.
+            let (_, kept) = Stack::new(&a, &b, None).gram_keeping(&cols, usize::MAX);
+            assert_eq!(kept.len(), cols.len() * stride);
+            let (_, kept) = Stack::new(&a, &b, None).gram_keeping(&cols, 5 * stride + 1);
+            assert_eq!(kept.len(), 5 * stride);
+            assert_eq!(merged(5 * stride + 1), all, "rfd {rfd}: 5 columns kept");
+            assert_eq!(merged(0), all, "rfd {rfd}: none kept");
+            assert_eq!(
+                merged(KEPT_NUMBERS),
+                all,
+                "rfd {rfd}: the unit tests' limit"
+            );
+        }
+    }
 }
