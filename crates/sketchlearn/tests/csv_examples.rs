@@ -162,6 +162,53 @@ fn errors_name_file_line_and_column() {
     );
 }
 
+/// A CSV model given LIBSVM or VW text (`test -i csv.model data.libsvm`: a CSV model reads any
+/// file as CSV) names the format it sees and the model's columns, not a "column" made of the
+/// whole LIBSVM line.
+#[test]
+fn libsvm_or_vw_text_through_a_csv_schema_is_named_as_such() {
+    let schema = Schema::scan(Cursor::new("y,x\n1,2\n0,3\n"), "t.csv", &labelled("y")).unwrap();
+    for (line, format) in [("+1 1:0.7 2:1 13:-1\n", "LIBSVM"), ("1 |a x:1 y\n", "VW")] {
+        let mut r = CsvExampleReader::new(Cursor::new(line), "heart.libsvm", schema.clone());
+        let e = r
+            .read_into(&mut Example::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("heart.libsvm:1:1: this line looks like ") && e.contains(format),
+            "{e}"
+        );
+        assert!(
+            e.contains("the model was trained on CSV with the columns y, x"),
+            "{e}"
+        );
+    }
+}
+
+/// The LIBSVM/VW diagnosis replaces only an error: a valid one-field CSV line that looks like
+/// such text (rows to score of a label + one text column) is read as CSV.
+#[test]
+fn a_valid_one_field_line_that_looks_like_vw_or_libsvm_is_read_as_csv() {
+    let rows = "1,red |x 2:1\n0,+1 1:0.7\n";
+    let by_index = CsvExampleOptions {
+        label_column: Some(ColumnRef::Index(0)),
+        ..Default::default()
+    };
+    let headerless = Schema::scan(Cursor::new(rows), "t.csv", &by_index).unwrap();
+    assert!(!headerless.has_header());
+    let with_header = format!("y,c\n{rows}");
+    let headed = Schema::scan(Cursor::new(with_header), "t.csv", &labelled("y")).unwrap();
+    for (schema, head) in [(headerless, ""), (headed, "c\n")] {
+        for line in ["red |x 2:1\n", "+1 1:0.7\n"] {
+            let text = format!("{head}{line}");
+            let mut r = CsvExampleReader::new(Cursor::new(text), "new.csv", schema.clone());
+            let mut ex = Example::default();
+            assert!(r.read_into(&mut ex).unwrap(), "{head}{line}");
+            assert_eq!(ex.indices.len(), 1, "{head}{line}");
+        }
+    }
+}
+
 #[test]
 fn headerless_files_are_detected() {
     let text = "1,Yes,2.5\n0,No,3\n";

@@ -94,7 +94,37 @@ impl<R: BufRead> CsvExampleReader<R> {
     }
 
     /// Maps the file's columns from its first line; `Ok(true)` when that line is a header.
+    ///
+    /// A first line that cannot be mapped and reads as one field of LIBSVM or VW text gets an
+    /// error that says so (a CSV model reads any file as CSV): only in place of an error, so
+    /// no valid CSV line is refused for its looks.
     fn map_columns(&mut self) -> Result<bool, ParseError> {
+        let mapped = self.match_columns();
+        let (Err(_), [only]) = (&mapped, &self.fields[..]) else {
+            return mapped;
+        };
+        let Some(format) = sparse_text(&only.text) else {
+            return mapped;
+        };
+        let known: Vec<&str> = self
+            .schema
+            .columns()
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        Err(self.lines.error(
+            only.column,
+            ParseErrorKind::Column(format!(
+                "this line looks like {format} text, but the model was trained on CSV with the \
+                 columns {}: give the data as CSV with these columns (a model reads the format \
+                 it was trained on)",
+                known.join(", ")
+            )),
+        ))
+    }
+
+    /// [`map_columns`](Self::map_columns) without the LIBSVM/VW diagnosis.
+    fn match_columns(&mut self) -> Result<bool, ParseError> {
         let columns = self.schema.columns();
         let names: Vec<Option<usize>> = self
             .fields
@@ -226,4 +256,24 @@ impl<R: BufRead> ExampleSource for CsvExampleReader<R> {
     fn label_field(&self) -> Option<&LabelField> {
         self.label.as_ref()
     }
+}
+
+/// `Some("LIBSVM")` or `Some("VW")` when a CSV line read as one field is that text instead: a
+/// label, then `index:value` pairs, or a `|` namespace (the message of a CSV model given such a
+/// file).
+fn sparse_text(line: &str) -> Option<&'static str> {
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    let rest: Vec<&str> = words.collect();
+    if rest.is_empty() {
+        return None;
+    }
+    if first.starts_with('|') || rest.iter().any(|w| w.starts_with('|')) {
+        return Some("VW");
+    }
+    let pair = |w: &&str| {
+        w.split_once(':')
+            .is_some_and(|(i, v)| i.parse::<u64>().is_ok() && v.parse::<f64>().is_ok())
+    };
+    rest.iter().all(pair).then_some("LIBSVM")
 }
