@@ -560,7 +560,6 @@ fn rp_and_oja_curvatures_refuse_an_overflowing_row_and_stay_as_they_were() {
 /// model that loads again (rp's used to hold NaN).
 #[test]
 fn rp_and_oja_mixtures_on_huge_rows_save_a_model_that_loads() {
-    use sketchlearn::linear::LinearModel;
     for (curvature, s) in [CurvatureKind::Rp, CurvatureKind::Oja]
         .into_iter()
         .flat_map(|c| [(c, 1e300), (c, 1e155)])
@@ -570,20 +569,27 @@ fn rp_and_oja_mixtures_on_huge_rows_save_a_model_that_loads() {
             curvature,
             ..LearnerConfig::default()
         };
-        let d = 5;
-        let mut model = LinearModel::new(config.clone(), config.build(d).unwrap());
         // Every row huge (the first ones set the members' feature scales).
-        for (x, y) in stream(200, d, 4) {
-            let x: Vec<f64> = x.iter().map(|v| v * s).collect();
-            let _ = model.learner.learn(Row::Dense(&x), y, 1.0);
-        }
-        let bytes = model.to_bytes().unwrap();
-        let back = LinearModel::from_bytes(&bytes, "memory").unwrap();
-        let p = back
-            .learner
-            .predict(Row::Dense(&[0.5, -1.0, 0.25, 0.0, 2.0]));
-        assert!(p.is_finite(), "{curvature:?} {s:e}");
+        let rows = stream(200, 5, 4)
+            .into_iter()
+            .map(|(x, y)| (x.iter().map(|v| v * s).collect(), y));
+        assert!(learned_model_loads(config, rows), "{curvature:?} {s:e}");
     }
+}
+
+/// Learns `rows` with `config`'s learner (refused steps ignored), saves the model, loads it
+/// back: whether the loaded model's prediction on a fixed row is finite (a load error fails).
+fn learned_model_loads(config: LearnerConfig, rows: impl Iterator<Item = (Vec<f64>, f64)>) -> bool {
+    use sketchlearn::linear::LinearModel;
+    let mut model = LinearModel::new(config.clone(), config.build(5).unwrap());
+    for (x, y) in rows {
+        let _ = model.learner.learn(Row::Dense(&x), y, 1.0);
+    }
+    let bytes = model.to_bytes().unwrap();
+    let back = LinearModel::from_bytes(&bytes, "memory").unwrap();
+    back.learner
+        .predict(Row::Dense(&[0.5, -1.0, 0.25, 0.0, 2.0]))
+        .is_finite()
 }
 
 /// The default learner on rows of ±1e300 keeps a finite state: its model file loads again
@@ -591,25 +597,20 @@ fn rp_and_oja_mixtures_on_huge_rows_save_a_model_that_loads() {
 /// state is NaN" on `train -i`, `test`, `predict` and `inspect`).
 #[test]
 fn the_default_on_huge_rows_saves_a_model_that_loads() {
-    use sketchlearn::linear::LinearModel;
     let config = LearnerConfig {
         loss: Loss::Logistic,
         ..LearnerConfig::default()
     };
-    let d = 5;
-    let mut model = LinearModel::new(config.clone(), config.build(d).unwrap());
-    for (i, (x, y)) in stream(300, d, 4).into_iter().enumerate() {
-        let x: Vec<f64> = if i % 3 == 0 {
-            x.iter().map(|v| v.signum() * 1e300).collect()
-        } else {
-            x
-        };
-        let _ = model.learner.learn(Row::Dense(&x), y, 1.0);
-    }
-    let bytes = model.to_bytes().unwrap();
-    let back = LinearModel::from_bytes(&bytes, "memory").unwrap();
-    let p = back
-        .learner
-        .predict(Row::Dense(&[0.5, -1.0, 0.25, 0.0, 2.0]));
-    assert!(p.is_finite());
+    let rows = stream(300, 5, 4)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (x, y))| {
+            let x = if i % 3 == 0 {
+                x.iter().map(|v| v.signum() * 1e300).collect()
+            } else {
+                x
+            };
+            (x, y)
+        });
+    assert!(learned_model_loads(config, rows));
 }
