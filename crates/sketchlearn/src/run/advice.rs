@@ -31,9 +31,11 @@ impl Step {
     }
 }
 
-/// The flags that set the step of `config`'s learner, in the order the advice names them: the
-/// ones the learner reads (`LearnerConfig::check` and `build` in `linear/check.rs`), and no
-/// other. Exhaustive (no wildcard): a new algorithm must say which of its flags set its step.
+/// The step flags the advice suggests for `config`'s learner, in the order it names them: each
+/// is one the learner reads (`LearnerConfig::check` and `build` in `linear/check.rs`), but not
+/// every such flag is listed (Newton's `--c` scales its curvature and is not suggested; the
+/// default mixtures also read `--alpha`, `--alpha0` and `--c`, tuned for them). Exhaustive (no
+/// wildcard): a new algorithm must say which of its flags set its step.
 /// - OGD, AdaGrad: `--learning-rate`; the AdaGrad grid too (its members learn at `η` and `8η`:
 ///   the flag moves the grid, [`LearnerConfig::adagrad_grid_members`]);
 /// - Newton: `--alpha`, or `--alpha0` for an RFD curvature (whose `α` starts at `α₀` and is

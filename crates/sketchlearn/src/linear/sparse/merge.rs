@@ -597,7 +597,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// A learner of `kind` after `n` sparse rows drawn from `seed` (a few hot columns, the
+    /// An FD (or, with `rfd`, RFD) learner after `n` sparse rows drawn from `seed` (a few hot columns, the
     /// rest spread over `d`).
     fn learned(rfd: bool, d: u32, n: usize, seed: u64) -> SparseFd {
         let params = NewtonParams::default();
