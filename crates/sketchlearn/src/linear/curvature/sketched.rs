@@ -57,6 +57,19 @@ fn check_row_norm(row_norm2: f64) -> Result<(), SketchError> {
     Ok(())
 }
 
+/// [`check_row_norm`] of `scale·x` for RP and Oja, which need no `‖x‖²` of their own: the sum
+/// of squares is [`dot4`](crate::data::dot4::dot4)'s four-accumulator pass rather than
+/// `Row::squared_norm`'s one-accumulator loop, whose latency-bound chain cost dense Oja-SON
+/// about 3 % of its time (d = 1000, m = 10, from the cache; stop 50's review). Only the order of
+/// the additions differs, which can move the refusal only for a row within rounding of the bound.
+fn check_scaled_row(x: Row<'_>, scale: f64) -> Result<(), SketchError> {
+    let values = match x {
+        Row::Dense(v) => v,
+        Row::Sparse { values, .. } => values,
+    };
+    check_row_norm(scale * scale * crate::data::dot4::dot4(values, values))
+}
+
 /// Calls `f` with `scale·g` (same sparsity pattern).
 fn with_scaled<R>(g: Row<'_>, scale: f64, f: impl FnOnce(Row<'_>) -> R) -> R {
     match g {
@@ -339,7 +352,7 @@ impl Curvature for RpCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        check_row_norm(scale * scale * g.squared_norm())?;
+        check_scaled_row(g, scale)?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -419,7 +432,7 @@ impl Curvature for OjaCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        check_row_norm(scale * scale * g.squared_norm())?;
+        check_scaled_row(g, scale)?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -448,7 +461,7 @@ impl Curvature for OjaCurvature {
         coef: f64,
         target: &mut [f64],
     ) -> Result<(), SketchError> {
-        check_row_norm(scale * scale * x.squared_norm())?;
+        check_scaled_row(x, scale)?;
         let d = self.sketch.dim();
         let mut c = vec![0.0; self.sketch.sketch_size()];
         let sketch = &mut self.sketch;
