@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 use sketchlearn::eval::{EvalError, Metrics, ProgressRow};
 use sketchlearn::linear::multiclass::{argmax, MulticlassLearner, MulticlassModel};
-use sketchlearn::linear::{LearnError, LearnerConfig, LinearModel, OnlineLearner, SparsitySample};
+use sketchlearn::linear::{AnyLearner, LearnError, LearnerConfig, LinearModel, SparsitySample};
 use sketchlearn::loss::Loss;
 use sketchlearn::run::{progressive_pass, Observer};
 use sketchlearn::{Example, Row};
@@ -83,16 +83,19 @@ impl LinearLearners {
     }
 }
 
-/// Learns one example with the library's refused-step policy (as the CLI does); returns the
-/// prediction made before the update.
+/// Learns one example with the library's refused-step policy (as the CLI does), counting the
+/// steps a mixture's members refused too; returns the prediction made before the update.
 fn learn_row(
-    learner: &mut impl OnlineLearner,
+    learner: &mut AnyLearner,
     x: Row<'_>,
     y: f64,
     w: f64,
     refused: &mut u64,
 ) -> Result<f64, LearnError> {
-    sketchlearn::run::learn_or_refuse(learner, x, y, w, refused)
+    let absorbed = learner.member_refused_steps();
+    let p = sketchlearn::run::learn_or_refuse(learner, x, y, w, refused);
+    *refused += learner.member_refused_steps().saturating_sub(absorbed);
+    p
 }
 
 /// Learns rows `lo..hi` of `rows` in order with `step` — which learns one row (its index and
@@ -157,7 +160,14 @@ fn learn_linear_rows(
     };
     let loss = model.config.loss;
     let mut observer = ProgressRows(progress);
-    match progressive_pass(&mut model.learner, next, loss, metrics, &mut observer) {
+    // A mixture absorbs its members' refused steps: counted here, as `sketchlearn train` does.
+    let absorbed = model.learner.member_refused_steps();
+    let pass = progressive_pass(&mut model.learner, next, loss, metrics, &mut observer);
+    *refused += model
+        .learner
+        .member_refused_steps()
+        .saturating_sub(absorbed);
+    match pass {
         Ok(pass) => {
             model.examples_seen += pass.examples;
             *refused += pass.refused_steps;

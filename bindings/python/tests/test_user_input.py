@@ -16,6 +16,7 @@ import pytest
 
 from sketchlearn import FMRegressor, OnlineClassifier, OnlineRegressor
 from sketchlearn.dask import fit
+from sketchlearn.river import Classifier as RiverClassifier
 from sketchlearn.river import Regressor
 from sketchlearn.sketch import FrequentDirections
 
@@ -69,8 +70,8 @@ def test_dask_frame_with_text_columns_is_refused_on_the_client(client):
 
 def test_refused_steps_warn_once_as_the_cli_does():
     """A single learner (``sketchlearn train --algo adagrad`` says ``warning: 1 steps refused``)
-    refuses the step of a row of 1e300s; the estimators said nothing. (The default mixture
-    refuses nothing: its members' scores carry it, see the CLI's divergence warning.)"""
+    refuses the step of a row of 1e300s; the estimators said nothing. (The default mixture counts
+    its members' refused steps: the next test.)"""
     X = np.ones((20, 3))
     X[5] = 1e300
     y = np.arange(20) % 2
@@ -88,6 +89,44 @@ def test_refused_steps_warn_once_as_the_cli_does():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         OnlineClassifier(algo="adagrad").fit(np.ones((20, 3)), y)  # ordinary rows: no warning
+
+
+def test_the_default_mixture_tells_the_steps_its_members_refused(cli, tmp_path):
+    """On rows of ±1e300·u whose label is the sign of the first feature, every member of the
+    default refuses every step and the mixture goes on: nothing is learned (every prediction
+    0.5). The mixture absorbed the refusals, so ``sketchlearn train`` said only that the
+    learner "has not learned; the features may not predict the labels", and the estimators
+    and River models said nothing of the refusals. Now the count is the members' refused
+    steps, as ``--algo adagrad`` on the same rows tells its own."""
+    rng = np.random.default_rng(0)
+    U = rng.uniform(-1, 1, size=(100, 3))
+    y = np.where(U[:, 0] > 0, 1, -1)
+    X = U * 1e300
+    path = tmp_path / "huge.libsvm"
+    rows = [f"{t} 1:{a!r} 2:{b!r} 3:{c!r}" for (a, b, c), t in zip(X.tolist(), y)]
+    path.write_text("\n".join(rows) + "\n")
+    run = subprocess.run([str(cli), "train", str(path)], capture_output=True, text=True)
+    assert re.search(r"warning: \d+ steps refused", run.stderr), run.stderr
+    for model, learn in [
+        (OnlineClassifier(), lambda m: m.fit(X, y)),
+        (OnlineClassifier(), lambda m: m.partial_fit_file(path, n_features=3)),
+        (OnlineRegressor(), lambda m: m.fit(X, U[:, 0])),
+        (RiverClassifier(), lambda m: _learn_dicts(m, X, y)),
+    ]:
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            learn(model)
+        assert _refused_records(got), (model, [str(w.message) for w in got])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ordinary rows: no member refuses
+        OnlineClassifier().fit(U, y)
+        _learn_dicts(RiverClassifier(), U, y)
+
+
+def _learn_dicts(model, X, y):
+    """``learn_one`` of each row of ``X`` as a dict, with the label ``y > 0``."""
+    for x, t in zip(X, y):
+        model.learn_one(dict(enumerate(x)), t > 0)
 
 
 def _refused_records(got) -> list:
@@ -170,8 +209,8 @@ def _diverged_records(got) -> list:
 
 
 def test_the_default_mixture_tells_a_diverged_fit_as_the_cli_does(cli, tmp_path):
-    """The default mixture refuses no step on ±1e300 rows, so the estimators said nothing
-    where ``sketchlearn train`` warns that the pass diverged: now one ``RuntimeWarning``, the
+    """The estimators said nothing where ``sketchlearn train`` warns that the default's pass
+    diverged on ±1e300 rows: now one ``RuntimeWarning``, the
     core's text with the same progressive loss as the CLI's, naming the rows' scale and
     ``StandardScaler``, at the user's line."""
     X, y = _huge_rows(tmp_path / "huge.libsvm")

@@ -614,3 +614,45 @@ fn the_default_on_huge_rows_saves_a_model_that_loads() {
         });
     assert!(learned_model_loads(config, rows));
 }
+
+/// A run of the default (and of the squared-loss default) on rows whose features are
+/// `±1e300·u` counts the steps its members refused: every member refuses them and the mixture
+/// goes on, so the run reported 0 refused steps and the CLI said only that the learner "has not
+/// learned; the features may not predict the labels" — though the sign of the first feature is
+/// the label. `--algo adagrad` on the same rows reported its 400 refusals.
+#[test]
+fn a_run_of_the_default_counts_the_steps_its_members_refused() {
+    use sketchlearn::run::{self, Input, Silent, Start, TrainOptions};
+    // LIBSVM text of the rows scaled by `scale`, labelled by the sign of the first feature.
+    let text = |scale: f64| -> Vec<u8> {
+        let rows = stream(400, 5, 9).into_iter().map(|(x, _)| {
+            let label = if x[0] > 0.0 { 1 } else { -1 };
+            let features: Vec<String> = (x.iter().enumerate())
+                .map(|(j, v)| format!("{}:{:e}", j + 1, v * scale))
+                .collect();
+            format!("{label} {}\n", features.join(" "))
+        });
+        rows.collect::<String>().into_bytes()
+    };
+    let train = |scale: f64, loss: Loss| {
+        let config = LearnerConfig {
+            loss,
+            ..LearnerConfig::default()
+        };
+        let options = TrainOptions::default();
+        let input = Input::bytes("rows.libsvm", text(scale));
+        run::train(input, Start::New(config), &options, &mut Silent).unwrap()
+    };
+    for loss in [Loss::Logistic, Loss::Squared] {
+        let fitted = train(1e300, loss);
+        assert!(
+            fitted.refused_steps >= 400,
+            "{loss:?}: {}",
+            fitted.refused_steps
+        );
+        let held = fitted.model.learner.member_refused_steps();
+        assert_eq!(fitted.refused_steps, held, "{loss:?}");
+        // Ordinary rows: no member refuses.
+        assert_eq!(train(1.0, loss).refused_steps, 0, "{loss:?}");
+    }
+}

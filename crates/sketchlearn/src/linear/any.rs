@@ -107,6 +107,39 @@ impl AnyLearner {
         })
     }
 
+    /// Member steps refused inside the mixtures this learner holds (a mixture, the mixtures
+    /// among its members, a wrapped one): a mixture absorbs a member's refused step — the
+    /// member keeps its state and the mixture goes on ([`Mixture::refused_steps`]) — so the
+    /// run's policy ([`learn_or_refuse`](crate::run::learn_or_refuse)) never sees it. Front
+    /// ends add this count's growth over a run to the steps they report refused; without it,
+    /// a default whose every member refused every row (features of `1e300`) learned nothing
+    /// and said nothing of why. 0 for a learner without a mixture.
+    ///
+    /// ```
+    /// use sketchlearn::linear::{LearnerConfig, OnlineLearner};
+    /// use sketchlearn::Row;
+    /// let mut learner = LearnerConfig::default().build(2).unwrap();
+    /// learner.learn(Row::Dense(&[1.0, -2.0]), 1.0, 1.0).unwrap();
+    /// assert_eq!(learner.member_refused_steps(), 0);
+    /// let mut huge = LearnerConfig::default().build(2).unwrap();
+    /// huge.learn(Row::Dense(&[1e300, -2e300]), 1.0, 1.0).unwrap(); // the members refuse
+    /// assert!(huge.member_refused_steps() > 0);
+    /// ```
+    pub fn member_refused_steps(&self) -> u64 {
+        use AnyLearner::*;
+        match self {
+            Mixture(m) => refused_in(m),
+            ScaledMixture(m) => refused_in(m.mixture()),
+            Diagonal(l) => l.inner().member_refused_steps(),
+            Intercept(l) => l.inner().member_refused_steps(),
+            TargetStandardization(l) => l.inner().member_refused_steps(),
+            FeatureScaling(l) => l.inner().member_refused_steps(),
+            RowScaling(l) => l.inner().member_refused_steps(),
+            UnitScaling(l) => l.inner().member_refused_steps(),
+            _ => 0,
+        }
+    }
+
     /// [`set_retirement`](Self::set_retirement) as a user's option (`--retire`, Python's
     /// `retire=`): an error for `ε` outside `[0, 1)` and for a learner that holds no mixture,
     /// worded with the option's name and, for the second, `fix` (how to leave it out).
@@ -131,6 +164,13 @@ pub fn multiclass_refuses_retire(option: &str) -> String {
         "{option} is for binary and regression models (multiclass keeps the default {:e})",
         super::DEFAULT_RETIREMENT
     )
+}
+
+/// [`AnyLearner::member_refused_steps`] of a mixture: its own count and its members' (a member
+/// may itself be a mixture).
+fn refused_in(m: &Mixture) -> u64 {
+    let inner = m.members().iter().map(AnyLearner::member_refused_steps);
+    inner.fold(m.refused_steps(), u64::saturating_add)
 }
 
 /// [`AnyLearner::set_retirement`] of a mixture: its own threshold and its members' (a member

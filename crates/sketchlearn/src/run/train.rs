@@ -19,7 +19,8 @@ use crate::cancel::Cancel;
 use crate::data::{ClassSpec, ExampleSource, Format, LabelMap, Labeled};
 use crate::eval::{EvalError, Metrics};
 use crate::linear::{
-    LearnerConfig, LinearModel, MemberWeight, OnlineLearner, Regularization, RepresentationChoice,
+    AnyLearner, LearnerConfig, LinearModel, MemberWeight, OnlineLearner, Regularization,
+    RepresentationChoice,
 };
 use crate::loss::Loss;
 use std::time::Instant;
@@ -97,7 +98,8 @@ pub struct TrainOutcome {
     pub examples: u64,
     /// Passes made.
     pub passes: u32,
-    /// Steps refused by the learner (weights left unchanged, the example scored anyway).
+    /// Steps refused by the learner (weights left unchanged, the example scored anyway); a
+    /// mixture's are its members' ([`AnyLearner::member_refused_steps`]).
     pub refused_steps: u64,
     /// The run diverged (a [`Warning::Diverged`] was given).
     pub diverged: bool,
@@ -387,6 +389,7 @@ fn learn(
             loss,
             observer: &mut watched,
         };
+        let absorbed = model.learner.member_refused_steps();
         let done = evaluated_pass(
             &mut kind,
             &mut model.learner,
@@ -425,7 +428,7 @@ fn learn(
         passes = pass;
         total += done.outcome.examples;
         model.examples_seen += done.outcome.examples;
-        refused += done.outcome.refused_steps;
+        refused += done.outcome.refused_steps + absorbed_since(&model.learner, absorbed);
         label_max = label_max.max(done.outcome.label_max);
         if pass == 1 {
             runs_warning(&runs, observer, &mut warnings);
@@ -537,4 +540,11 @@ fn record_classes(model: &mut LinearModel, map: &LabelMap) {
     if let LabelMap::Binary(_) | LabelMap::Implicit(_) = map {
         model.classes = map.classes();
     }
+}
+
+/// The member steps `learner`'s mixtures refused since they had refused `before`
+/// ([`AnyLearner::member_refused_steps`]): a mixture absorbs them (the member keeps its state,
+/// the mixture goes on), so the pass's policy never sees them; the run counts them with its own.
+fn absorbed_since(learner: &AnyLearner, before: u64) -> u64 {
+    learner.member_refused_steps().saturating_sub(before)
 }
