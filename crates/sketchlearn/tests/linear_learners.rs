@@ -656,3 +656,58 @@ fn a_run_of_the_default_counts_the_steps_its_members_refused() {
         assert_eq!(train(1.0, loss).refused_steps, 0, "{loss:?}");
     }
 }
+
+/// The directions of an Oja sketch that are not zero (a direction Gram–Schmidt dropped as
+/// dependent is a zero row of `V`, and stays zero).
+fn oja_rank(c: &OjaCurvature) -> usize {
+    let d = c.dim();
+    let v = c.sketch().eigenvectors();
+    v.chunks(d)
+        .filter(|row| row.iter().any(|x| *x != 0.0))
+        .count()
+}
+
+/// Oja's step `V + γpĝᵀ` has the Gram matrix `I + βppᵀ`, `β = 2γ + γ²‖ĝ‖²`: quartic in the row.
+/// A row of ~1e90 values (`‖ĝ‖² ≈ 1e180`, far below FD's bound 1e200) made it overflow, and
+/// Gram–Schmidt then zeroed every direction for good while `λ` stayed finite: a finite state
+/// whose sketch had silently lost its rank. It is refused now, before anything changes (the
+/// stored state is byte-identical); a row just below Oja's bound is taken and keeps `ĝ`'s
+/// direction.
+#[test]
+fn oja_refuses_a_row_whose_step_would_overflow_and_stays_as_it_was() {
+    use sketchlearn::linear::curvature::MAX_OJA_ROW_SQUARED_NORM;
+    let rows = stream(9, 5, 3);
+    let mut a = OjaCurvature::new(5, 3, 0.5, 0.1, 7).unwrap();
+    for (x, _) in &rows[..4] {
+        a.update(Row::Dense(x), 1.0).unwrap();
+    }
+    assert_eq!(oja_rank(&a), 3);
+    let before = postcard::to_allocvec(&a).unwrap();
+    let huge: Vec<f64> = rows[4].0.iter().map(|v| v * 1e90).collect();
+    assert!(a.update(Row::Dense(&huge), 1.0).is_err());
+    let mut t = vec![0.0; 5];
+    assert!(a
+        .update_and_solve(Row::Dense(&huge), 1.0, 1.0, &mut t)
+        .is_err());
+    assert!(a.update(Row::Dense(&rows[4].0), 1e90).is_err()); // the scale makes it huge
+    assert_eq!(postcard::to_allocvec(&a).unwrap(), before);
+    assert_eq!(oja_rank(&a), 3);
+    // Just below the bound: taken, finite, and ĝ's direction is one of the sketch's.
+    let n2: f64 = rows[4].0.iter().map(|v| v * v).sum();
+    let s = (0.99 * MAX_OJA_ROW_SQUARED_NORM / n2).sqrt();
+    for m in [1, 3] {
+        let mut b = OjaCurvature::new(5, m, 0.5, 0.1, 7).unwrap();
+        for (x, _) in &rows[..4] {
+            b.update(Row::Dense(x), 1.0).unwrap();
+        }
+        b.update(Row::Dense(&rows[4].0), s).unwrap();
+        let v = b.sketch().eigenvectors();
+        assert!(v
+            .iter()
+            .chain(b.sketch().eigenvalues())
+            .all(|x| x.is_finite()));
+        assert!(oja_rank(&b) >= 1, "m = {m}");
+        let cos = (0..5).map(|j| v[j] * rows[4].0[j]).sum::<f64>() / n2.sqrt();
+        assert!((cos.abs() - 1.0).abs() < 1e-9, "m = {m}: cos {cos}");
+    }
+}

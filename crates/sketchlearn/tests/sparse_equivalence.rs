@@ -20,7 +20,7 @@ use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::linear::curvature::{Curvature, FdCurvature, RpCurvature};
 use sketchlearn::linear::sparse::{SparseFd, SparseOja, SparseRp};
-use sketchlearn::linear::{Newton, NewtonParams, OnlineLearner};
+use sketchlearn::linear::{LearnError, Newton, NewtonParams, OnlineLearner};
 use sketchlearn::loss::Loss;
 use sketchlearn::sketch::FdVariant;
 use sketchlearn::Row;
@@ -91,7 +91,8 @@ fn close(a: f64, b: f64, tol: f64, scale: f64) -> bool {
 }
 
 /// Runs both learners over `data`, comparing every prediction returned by `learn` and a
-/// `predict` of the next example; returns the largest relative difference.
+/// `predict` of the next example; returns the largest relative difference. Neither may refuse
+/// an example.
 fn compare(
     dense: &mut impl OnlineLearner,
     sparse: &mut impl OnlineLearner,
@@ -99,7 +100,21 @@ fn compare(
     tol: f64,
     what: &str,
 ) -> f64 {
-    let mut worst = 0.0f64;
+    let (worst, refused) = compare_refusing(dense, sparse, data, tol, what);
+    assert_eq!(refused, 0, "{what}: refused examples");
+    worst
+}
+
+/// [`compare`], where both learners may refuse an example, with the same error
+/// ([`same_refusal`]); returns the largest relative difference and the number of examples refused.
+fn compare_refusing(
+    dense: &mut impl OnlineLearner,
+    sparse: &mut impl OnlineLearner,
+    data: &Data,
+    tol: f64,
+    what: &str,
+) -> (f64, u64) {
+    let (mut worst, mut refused) = (0.0f64, 0);
     let mut sum_abs = 0.0;
     for (t, (idx, val, y)) in data.iter().enumerate() {
         let x = Row::Sparse {
@@ -121,6 +136,7 @@ fn compare(
                     worst = worst.max((a - b).abs() / a.abs().max(b.abs()).max(scale).max(1e-300));
                 }
             }
+            (Err(ed), Err(es)) if same_refusal(&ed, &es) => refused += 1,
             (rd, rs) => panic!("{what}: example {t}: dense {rd:?} vs sparse {rs:?}"),
         }
     }
@@ -132,7 +148,7 @@ fn compare(
             "{what}: weight {j}: dense {a} vs sparse {b}"
         );
     }
-    worst
+    (worst, refused)
 }
 
 /// 300 rows of [`sparse_data`] at density 0.2 with unit expected squared norm, seeded by the
@@ -646,5 +662,42 @@ fn default_learner_stays_finite_on_ill_conditioned_data() {
         );
         let err = wrong as f64 / data.len() as f64;
         assert!(err < 0.3, "{representation}: progressive error {err}");
+    }
+}
+
+/// The same kind of error (a sketch's error of the same kind: their messages may differ in the
+/// last digits of a norm summed in another order).
+fn same_refusal(a: &LearnError, b: &LearnError) -> bool {
+    use std::mem::discriminant;
+    match (a, b) {
+        (LearnError::Sketch(x), LearnError::Sketch(y)) => discriminant(x) == discriminant(y),
+        _ => discriminant(a) == discriminant(b),
+    }
+}
+
+/// [`grid_data`] (d = 30, m = 5) whose middle row has its values times `factor`: with the
+/// squared loss its sketch row `√c·(p − y)·x` is then about `factor²` times the others (`1e44`:
+/// `‖ĝ‖²` near `1e176`, refused by Oja's bound only; `1e300`: infinite).
+fn with_a_huge_row(factor: f64) -> Data {
+    let mut data = grid_data(30, 5, 13);
+    data[150].1.iter_mut().for_each(|v| *v *= factor);
+    data
+}
+
+/// A row the curvature refuses (Oja: `‖ĝ‖²` above `MAX_OJA_ROW_SQUARED_NORM` = 1e150, which
+/// FD's 1e200 lets through; every sketch: an infinite one) is refused by the sparse-time learner
+/// as by the dense one, with the same error and before anything changes, so the two still give
+/// the same predictions after it. (The sparse Oja refused, with its own error, only where its
+/// sums overflowed, and the dense one took the `1e44` row and lost every direction.)
+#[test]
+fn oja_sparse_refuses_a_huge_row_as_dense_does() {
+    let p = params(Loss::Squared, f64::INFINITY, 0.5);
+    for factor in [1e44, 1e300] {
+        let data = with_a_huge_row(factor);
+        let mut dense = Newton::new(dense_oja(30, 5, 0.7, 1.0, 5), p).unwrap();
+        let mut sparse = SparseOja::new(30, 5, 0.7, 1.0, 5, p).unwrap();
+        let what = format!("oja, a row times {factor:e}");
+        let (_, refused) = compare_refusing(&mut dense, &mut sparse, &data, OJA_TOL, &what);
+        assert_eq!(refused, 1, "{what}");
     }
 }

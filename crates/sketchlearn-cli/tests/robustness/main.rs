@@ -7,10 +7,12 @@
 //! - `io_faults`: `/dev/full`, a file-size limit during save, a kill during save, stale
 //!   temporary files;
 //! - `limits`: huge feature indices, `--dim`, `-b`, `--size`;
+//! - `huge_values`: a row too large for the sketch stops the run at its line, saying what to do;
 //! - `models`: hostile model files (valid checksum, bad contents);
 //! - `predictions`: an existing `-p` file survives `predict`, `fm` and `fm predict` runs that fail
 //!   after scoring some rows.
 
+mod huge_values;
 mod io_faults;
 mod limits;
 mod models;

@@ -9,7 +9,10 @@ mod sketched;
 
 pub use full::FullCurvature;
 pub use identity::IdentityCurvature;
-pub use sketched::{FdCurvature, OjaCurvature, RpCurvature, MAX_ROW_SQUARED_NORM};
+pub(crate) use sketched::check_row_norm;
+pub use sketched::{
+    FdCurvature, OjaCurvature, RpCurvature, MAX_OJA_ROW_SQUARED_NORM, MAX_ROW_SQUARED_NORM,
+};
 
 use crate::dispatch::enum_dispatch;
 use crate::sketch::SketchError;

@@ -25,11 +25,12 @@ thread_local! {
     static DENSE_SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The largest squared norm `‖scale·x‖²` of a row a sketched curvature (FD, RP, Oja) takes; a
-/// larger (or non-finite) one is refused with [`SketchError::NonFinite`] before anything
-/// changes, so the learner refuses that step and its state stays finite (a row of `±1e300`
-/// values used to leave `±∞` in the Gram matrix and NaN in its Cholesky factor, which then
-/// made every later step NaN and the saved model unloadable).
+/// The largest squared norm `‖scale·x‖²` of a row FD and RP take; a larger (or non-finite) one
+/// is refused by [`check_row_norm`] before anything changes, so the learner refuses that step
+/// and its state stays finite (a row of `±1e300` values used to leave `±∞` in the Gram matrix
+/// and NaN in its Cholesky factor, which then made every later step NaN and the saved model
+/// unloadable). Oja's step is quartic in the row and has its own, tighter bound,
+/// [`MAX_OJA_ROW_SQUARED_NORM`].
 ///
 /// Why `10²⁰⁰` keeps every number finite: FD never adds mass, `‖B‖_F² ≤ ‖A‖_F² = Σ_t ‖a_t‖²`
 /// (Liberty 2013, Ghashami et al. 2016, Lemma 1 — each shrink subtracts `δ ≥ 0` from every
@@ -42,16 +43,48 @@ thread_local! {
 /// data a step can learn from (weights are bounded by [`crate::linear::MAX_WEIGHT`] = 10¹⁰⁰).
 pub const MAX_ROW_SQUARED_NORM: f64 = 1e200;
 
-/// Refuses a curvature row whose squared norm `row_norm2 = scale²‖x‖²` is NaN or above
-/// [`MAX_ROW_SQUARED_NORM`]: the one rule of every sketched curvature ([`FdCurvature`],
-/// [`RpCurvature`], [`OjaCurvature`]), checked before the sketch changes. (RP's `S` and Oja's
-/// eigenvalues used to take such a row and fail after, leaving `±∞`/NaN in the state: a
-/// mixture with `--curvature rp` on rows of `±1e300` saved a model that did not load.)
-fn check_row_norm(row_norm2: f64) -> Result<(), SketchError> {
-    if row_norm2.is_nan() || row_norm2 > MAX_ROW_SQUARED_NORM {
+/// The largest squared norm `‖ĝ‖² = ‖scale·x‖²` of a row Oja's sketch takes (dense
+/// [`OjaCurvature`] and the sparse-time `SparseOja`), through the same [`check_row_norm`].
+///
+/// **Derivation** (Oja's step, SON paper, Luo et al. 2016, §3 Eq. (4) and Algorithm 3):
+/// `t ← t + 1`, `γ = min(c/t, 1) ≤ 1`, `p = Vĝ`, `λ ← (1 − γ)λ + γp²`, `V ← orth(V + γpĝᵀ)`.
+/// `V` has orthonormal rows, so `|p_i| ≤ ‖p‖ ≤ ‖ĝ‖`, and
+/// * `λ_i` stays below `max(λ_i, ‖ĝ‖²)`: quadratic in the row (like FD's Gram matrix);
+/// * the rows of `V + γpĝᵀ` have the Gram matrix `I + βppᵀ`, `β = 2γ + γ²‖ĝ‖²`, whose
+///   condition number `σ = 1 + β‖p‖² ≤ (1 + γ‖ĝ‖²)²` is **quartic** in the row. Both
+///   orthonormalisations form it: the closed form (`sketch::oja_rank_one`) sums `σ_k` and
+///   `x_k² = βp_k²` and takes `1/σ_k`; the explicit Gram–Schmidt squares the entries
+///   `v_ij + γp_iĝ_j` of rows of norm² `1 + βp_i² ≤ σ` (and the dense path takes the explicit
+///   one whenever `σ > 10⁴`, so for every huge row).
+///
+/// When `γ²‖ĝ‖⁴` overflows (with `γ` near 1: `‖ĝ‖² ≳ 10¹⁵⁴`), every row norm is `∞`, Gram–Schmidt
+/// takes each row as dependent and zeroes it, and a zero row of `V` stays zero (`p_i = 0` from
+/// then on): the state is finite, `λ` huge, but the sketch has lost every direction for good and
+/// Oja-SON has become OGD with step `1/α` (measured: one row of `1e80`–`1e95` values after
+/// 3–12 ordinary ones left all three directions of `m = 3` zero; FD's `10²⁰⁰` let it through). With
+/// `‖ĝ‖² ≤ 10¹⁵⁰` for any `γ ≤ 1`: `σ ≤ (1 + 10¹⁵⁰)² ≈ 10³⁰⁰`, so every norm, `σ_k` and `x_k²`
+/// is finite and `1/σ_k ≥ 10⁻³⁰⁰` stays a normal number (no underflow to 0 in the factor's
+/// `x_k/σ_k` and `D_k^{−½}`); `tλ ≤ t·10¹⁵⁰` and `H = 1/(α + tλ)` stay finite for `t < 10¹⁵⁰`.
+///
+/// What the bound does not refuse: a row that dominates the sketch (`γ|p_i|‖ĝ‖ ≳ 10¹⁰`, at any
+/// scale) rotates every direction to within `10⁻¹⁰` of `ĝ`, and Gram–Schmidt keeps `ĝ`'s
+/// direction and drops the others as dependent (its relative threshold `1e-10`): that is Oja's
+/// step itself, whose size `γpĝᵀ` is not scale-free, not an overflow.
+pub const MAX_OJA_ROW_SQUARED_NORM: f64 = 1e150;
+
+/// Refuses a curvature row whose squared norm `row_norm2 = scale²‖x‖²` is NaN or above `max`
+/// ([`MAX_ROW_SQUARED_NORM`] for FD and RP, [`MAX_OJA_ROW_SQUARED_NORM`] for Oja): the one rule
+/// of every sketched curvature ([`FdCurvature`], [`RpCurvature`], [`OjaCurvature`] and the
+/// sparse-time learners), checked before the sketch changes. (RP's `S` and Oja's eigenvalues
+/// used to take such a row and fail after, leaving `±∞`/NaN in the state: a mixture with
+/// `--curvature rp` on rows of `±1e300` saved a model that did not load.)
+pub(crate) fn check_row_norm(row_norm2: f64, max: f64) -> Result<(), SketchError> {
+    if row_norm2.is_nan() || row_norm2 > max {
         return Err(SketchError::NonFinite(format!(
-            "a curvature row's squared norm {row_norm2:e} is NaN or above \
-             {MAX_ROW_SQUARED_NORM:e} (the sketch's Gram matrix and its factor would overflow)"
+            "a feature value is too large for the sketch: the example's sketch row (its \
+             gradient, a multiple of the features) has squared norm {row_norm2:.3e}, NaN or above \
+             {max:e}, where the sketch's update would overflow; divide the large feature \
+             columns by a constant (e.g. scale each to unit range) and train again"
         )));
     }
     Ok(())
@@ -62,12 +95,12 @@ fn check_row_norm(row_norm2: f64) -> Result<(), SketchError> {
 /// `Row::squared_norm`'s one-accumulator loop, whose latency-bound chain cost dense Oja-SON
 /// about 3 % of its time (d = 1000, m = 10, from the cache; stop 50's review). Only the order of
 /// the additions differs, which can move the refusal only for a row within rounding of the bound.
-fn check_scaled_row(x: Row<'_>, scale: f64) -> Result<(), SketchError> {
+fn check_scaled_row(x: Row<'_>, scale: f64, max: f64) -> Result<(), SketchError> {
     let values = match x {
         Row::Dense(v) => v,
         Row::Sparse { values, .. } => values,
     };
-    check_row_norm(scale * scale * crate::data::dot4::dot4(values, values))
+    check_row_norm(scale * scale * crate::data::dot4::dot4(values, values), max)
 }
 
 /// Calls `f` with `scale·g` (same sparsity pattern).
@@ -188,7 +221,7 @@ impl FdCurvature {
     ) -> Result<(), SketchError> {
         let xx = x.squared_norm();
         let row_norm2 = scale * scale * xx;
-        check_row_norm(row_norm2)?;
+        check_row_norm(row_norm2, MAX_ROW_SQUARED_NORM)?;
         let (shrinks, r) = (self.sketch.shrinks(), self.sketch.filled_rows());
         let cap = self.sketch.capacity();
         for i in 0..r {
@@ -352,7 +385,7 @@ impl Curvature for RpCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        check_scaled_row(g, scale)?;
+        check_scaled_row(g, scale, MAX_ROW_SQUARED_NORM)?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -432,7 +465,7 @@ impl Curvature for OjaCurvature {
     }
 
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        check_scaled_row(g, scale)?;
+        check_scaled_row(g, scale, MAX_OJA_ROW_SQUARED_NORM)?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -461,7 +494,7 @@ impl Curvature for OjaCurvature {
         coef: f64,
         target: &mut [f64],
     ) -> Result<(), SketchError> {
-        check_scaled_row(x, scale)?;
+        check_scaled_row(x, scale, MAX_OJA_ROW_SQUARED_NORM)?;
         let d = self.sketch.dim();
         let mut c = vec![0.0; self.sketch.sketch_size()];
         let sketch = &mut self.sketch;

@@ -57,6 +57,7 @@ use super::newton::{
 };
 use super::{all_finite, lower_mul, lower_tmul};
 use crate::linalg::dot;
+use crate::linear::curvature::{check_row_norm, MAX_OJA_ROW_SQUARED_NORM};
 use crate::linear::{weight_ok, LearnError, NewtonParams};
 use crate::sketch::RankOneCholesky;
 
@@ -285,8 +286,10 @@ impl SparseCurvature for SparseOjaCurvature {
 
     /// Oja update: `t`, `λ`, `tr(ZZᵀ)`, `z ← Z'x` and `F`; returns `Some(δᵀb)` (`δ` in
     /// `self.delta`): the columns still change by `Z ← Z + δĝᵀ`, `w̄ −= (δᵀb)ĝ` (keeps `w`);
-    /// `None` when the sketch did not move. Transactional: when any quantity of the update
-    /// would be non-finite (absurdly scaled data), nothing changes and the update is refused.
+    /// `None` when the sketch did not move. Transactional: a row above
+    /// [`MAX_OJA_ROW_SQUARED_NORM`] is refused as the dense learner refuses it, and when any
+    /// other quantity of the update would be non-finite (absurdly scaled data), nothing changes
+    /// and the update is refused.
     #[inline(always)]
     fn prepare_update(
         &mut self,
@@ -296,6 +299,8 @@ impl SparseCurvature for SparseOjaCurvature {
         m: usize,
     ) -> Result<Option<f64>, LearnError> {
         let ToSketch { s, xx, example, .. } = g;
+        // The dense learner's rule (its derivation there), before anything changes.
+        check_row_norm(s * s * xx, MAX_OJA_ROW_SQUARED_NORM)?;
         let t = self.t + 1;
         let gamma = (self.oja_c / t as f64).min(1.0);
         // u = Zĝ = s·z (in self.v), p = F u (in self.y).
