@@ -482,7 +482,7 @@ fn text_of_another_format_or_unseen_categories_through_a_one_string_column_model
     let out = run(&["predict", "-i", &model, &rows]);
     let err = ok(&out);
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3);
-    let warning = "warning: cat_new.csv: 2 of the 3 rows have a value unseen in training in \
+    let warning = "cat_new.csv: 2 of the 3 rows have a value unseen in training in \
                    column 'column 1' (the first at line 2: \"purple\")";
     assert_mentions(&err, &[warning, "counts as missing"]);
     let labelled = tmp("cat_new_labelled.csv", "yes,red\nno,purple\nyes,pink\n");
