@@ -7,8 +7,8 @@ use crate::prediction_sink::PredictionSink;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
 use sketchlearn::data::{
-    open_input, CsvExampleReader, Format, Interactions, LibsvmOptions, LibsvmReader, VwOptions,
-    VwReader,
+    open_input, unseen_categories, CsvExampleReader, Format, Interactions, LibsvmOptions,
+    LibsvmReader, VwOptions, VwReader,
 };
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassLearner;
@@ -170,7 +170,7 @@ fn run_csv(
 ) -> Result<()> {
     let name = sketchlearn::data::source::source_name(&args.file).to_string();
     let mut reader = CsvExampleReader::new(open_input(&args.file)?, name.clone(), schema.clone());
-    let (mut ex, mut rows) = (Example::default(), 0u64);
+    let (mut ex, mut rows, unseen) = (Example::default(), 0u64, reader.unseen_categories());
     while reader.read_into(&mut ex)? {
         writeln!(out, "{}", scorer.line(ex.row()))?;
         out.flush()?;
@@ -178,6 +178,9 @@ fn run_csv(
     }
     if rows == 0 {
         bail!("no examples in {name}");
+    }
+    if let Some(w) = unseen.report(rows) {
+        eprintln!("warning: {w}");
     }
     Ok(())
 }
@@ -240,10 +243,9 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             continue; // blank or comment line
         }
         if let Some(&last) = ex.indices.last().filter(|&&i| !warned && i as usize >= dim) {
-            eprintln!(
-                "{}",
-                beyond_dimension_warning(&parser.name, number, last, args.zero_based, dim)
-            );
+            let name = &parser.name;
+            let w = unseen_categories::beyond_dimension(name, number, last, args.zero_based, dim);
+            eprintln!("warning: {w}");
             warned = true;
         }
         writeln!(out, "{}", scorer.line(ex.row_within(dim)))?;
@@ -254,23 +256,4 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         bail!("no examples in {}", parser.name);
     }
     out.finish().context("writing predictions")
-}
-
-/// The one warning of a `predict` run whose rows hold a feature index beyond the model's
-/// dimension: such features count as zero, as `test` scores them (a held-out split of sparse
-/// text often has words its training split never saw), and the warning names the first such
-/// row in case the rows are in another format than the model's.
-fn beyond_dimension_warning(
-    name: &str,
-    number: u64,
-    index: u32,
-    zero_based: bool,
-    dim: usize,
-) -> String {
-    format!(
-        "warning: {name}:{number}: feature index {} is beyond the model's dimension {dim}: \
-         features the model never saw count as zero (as `test` scores them); if the rows are in \
-         another format than the model's, a VW model needs --format vw, a 0-based file --zero-based",
-        u64::from(index) + u64::from(!zero_based)
-    )
 }

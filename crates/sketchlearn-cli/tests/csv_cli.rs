@@ -451,3 +451,45 @@ fn a_string_column_with_many_values_is_hashed_and_inspect_names_its_buckets() {
         assert!(!out.status.success() && e.contains(want), "{flags:?}: {e}");
     }
 }
+
+/// A model of a label and one string column, trained on CSV without a header, given a LIBSVM or
+/// VW file: each line is one field, one category never seen, and was scored as the intercept
+/// alone without a word. Its first line is now refused as that format's text; and a CSV whose
+/// values were unseen in training is scored with one warning (rows, column, first line) by
+/// `predict` and by `test` alike.
+#[test]
+fn text_of_another_format_or_unseen_categories_through_a_one_string_column_model_are_not_silent() {
+    let train = tmp("cat_train.csv", "yes,red\nno,blue\nyes,red\nno,green\n");
+    let model = tmp("cat.model", "");
+    std::fs::remove_file(&model).ok();
+    train_quiet(&model, &["--no-header", "--label-column", "0"], &train);
+    let libsvm = tmp("cat_rows.libsvm", "+1 1:0.5 2:1\n-1 1:0.2\n");
+    let vw = tmp("cat_rows.vw", "1 |a x:1\n-1 |a y\n");
+    for (command, file, format) in [
+        ("predict", &libsvm, "LIBSVM"),
+        ("test", &libsvm, "LIBSVM"),
+        ("predict", &vw, "VW"),
+    ] {
+        let out = run(&[command, "-i", &model, file]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{command} {file}: {err}");
+        assert!(out.stdout.is_empty(), "{command} {file}");
+        let looks =
+            format!("1:1: this line looks like {format} text, but the model was trained on CSV");
+        assert_mentions(&err, &[&looks]);
+    }
+    let rows = tmp("cat_new.csv", "red\npurple\npink\n");
+    let out = run(&["predict", "-i", &model, &rows]);
+    let err = ok(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3);
+    let warning = "cat_new.csv: 2 of the 3 rows have a value unseen in training in \
+                   column 'column 1' (the first at line 2: \"purple\")";
+    assert_mentions(&err, &[warning, "counts as missing"]);
+    let labelled = tmp("cat_new_labelled.csv", "yes,red\nno,purple\nyes,pink\n");
+    let err = ok(&run(&["test", "-i", &model, &labelled]));
+    let warning = warning.replace("cat_new.csv", "cat_new_labelled.csv");
+    assert_mentions(&err, &[&warning]);
+    // Known values only: no warning.
+    let err = ok(&run(&["test", "-i", &model, &train]));
+    assert!(!err.contains("unseen"), "{err}");
+}

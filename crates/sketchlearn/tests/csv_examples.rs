@@ -303,3 +303,50 @@ fn a_later_file_with_another_header_or_width_is_an_error_at_its_line() {
     );
     assert!(Schema::scan_files(sources(&[]), &options).is_err());
 }
+
+/// Through a label and one string column, a headerless file's first line that reads as LIBSVM
+/// or VW text and holds a value unseen in training is refused as that format (it would be one
+/// unseen category, scored as the intercept alone); later unseen values are counted for the
+/// warning, with the first line, its column and its value.
+#[test]
+fn a_first_line_of_other_format_text_with_an_unseen_value_is_refused_later_ones_are_counted() {
+    let by_index = CsvExampleOptions {
+        label_column: Some(ColumnRef::Index(0)),
+        has_header: Some(false),
+        ..Default::default()
+    };
+    let schema = Schema::scan(Cursor::new("1,red\n0,blue\n"), "t.csv", &by_index).unwrap();
+    for (line, format) in [("+1 1:0.7 2:1\nred\n", "LIBSVM"), ("|a x:1 y\n", "VW")] {
+        let mut r = CsvExampleReader::new(Cursor::new(line), "rows.txt", schema.clone());
+        let e = r
+            .read_into(&mut Example::default())
+            .unwrap_err()
+            .to_string();
+        let expected = format!("rows.txt:1:1: this line looks like {format} text, but the model");
+        assert!(e.starts_with(&expected), "{e}");
+        assert!(e.contains("the columns column 0, column 1"), "{e}");
+    }
+    let rows = "red\nblue\n+1 1:0.7\npurple\n";
+    let mut r = CsvExampleReader::new(Cursor::new(rows), "rows.txt", schema);
+    let tally = r.unseen_categories();
+    let mut ex = Example::default();
+    let mut read = 0;
+    while r.read_into(&mut ex).unwrap() {
+        read += 1;
+    }
+    assert_eq!(read, 4);
+    let unseen = tally.report(read).unwrap();
+    assert_eq!((unseen.rows, unseen.examples), (2, 4));
+    assert_eq!(unseen.columns, [("column 1".to_string(), 2)]);
+    let first = unseen.first.as_ref().unwrap();
+    assert_eq!(
+        (first.line, first.value.as_str(), first.looks_like),
+        (3, "+1 1:0.7", Some("LIBSVM"))
+    );
+    let text = unseen.to_string();
+    assert!(
+        text.contains("(the first at line 3: \"+1 1:0.7\")"),
+        "{text}"
+    );
+    assert!(text.ends_with("; that line looks like LIBSVM text, but the model was trained on CSV with the columns column 0, column 1: give the data as CSV with these columns (a model reads the format it was trained on)"), "{text}");
+}

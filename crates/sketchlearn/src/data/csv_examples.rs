@@ -5,6 +5,7 @@ use super::error::{ParseError, ParseErrorKind};
 use super::labeled::LabelField;
 use super::read_ahead::ExampleSource;
 use super::source::{open_input, source_name};
+use super::unseen_categories::{other_format_hint, sparse_text, UnseenTally};
 use super::Example;
 use crate::labels::ClassLabel;
 use std::io::BufRead;
@@ -52,6 +53,12 @@ pub struct CsvExampleReader<R> {
     label: Option<LabelField>,
     /// The row's features before sorting (reused from row to row).
     pairs: Vec<(u32, f64)>,
+    /// The one-hot columns whose value was unseen in the last row (reused from row to row).
+    unseen: Vec<usize>,
+    /// The values unseen in training met so far ([`unseen_categories`](Self::unseen_categories)).
+    tally: UnseenTally,
+    /// Whether the file's first line was a row (not a header) that is yet to be read.
+    first_line_is_row: bool,
 }
 
 impl CsvExampleReader<Box<dyn BufRead + Send>> {
@@ -68,14 +75,25 @@ impl CsvExampleReader<Box<dyn BufRead + Send>> {
 impl<R: BufRead> CsvExampleReader<R> {
     /// A reader of `reader` (`source_name` names it in errors).
     pub fn new(reader: R, source_name: impl Into<String>, schema: Schema) -> Self {
+        let lines = CsvLines::new(reader, source_name);
+        let tally = UnseenTally::new(lines.source_name(), model_columns(&schema));
         CsvExampleReader {
-            lines: CsvLines::new(reader, source_name),
+            lines,
             schema,
             fields: Vec::new(),
             map: None,
             label: None,
             pairs: Vec::new(),
+            unseen: Vec::new(),
+            tally,
+            first_line_is_row: false,
         }
+    }
+
+    /// The values unseen in training this reader meets, shared (read it once the rows are read:
+    /// [`UnseenTally::report`]; see [`UnseenCategories`](super::UnseenCategories)).
+    pub fn unseen_categories(&self) -> UnseenTally {
+        self.tally.clone()
     }
 
     /// The schema.
@@ -106,21 +124,14 @@ impl<R: BufRead> CsvExampleReader<R> {
         let Some(format) = sparse_text(&only.text) else {
             return mapped;
         };
-        let known: Vec<&str> = self
-            .schema
-            .columns()
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect();
-        Err(self.lines.error(
-            only.column,
-            ParseErrorKind::Column(format!(
-                "this line looks like {format} text, but the model was trained on CSV with the \
-                 columns {}: give the data as CSV with these columns (a model reads the format \
-                 it was trained on)",
-                known.join(", ")
-            )),
-        ))
+        Err(self.other_format(only.column, format))
+    }
+
+    /// The error at `column` of the current line, which reads as `format` text.
+    fn other_format(&self, column: usize, format: &str) -> ParseError {
+        let hint = other_format_hint(format, &model_columns(&self.schema));
+        let what = format!("this line {hint}");
+        self.lines.error(column, ParseErrorKind::Column(what))
     }
 
     /// [`map_columns`](Self::map_columns) without the LIBSVM/VW diagnosis.
@@ -144,13 +155,12 @@ impl<R: BufRead> CsvExampleReader<R> {
                 .find(|(_, k)| k.is_none())
                 .map(|(f, _)| f);
             if let Some(f) = unknown {
-                let known: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                 return Err(self.lines.error(
                     f.column,
                     ParseErrorKind::Column(format!(
                         "column '{}' is not in the model's schema (its columns: {})",
                         f.text.trim(),
-                        known.join(", ")
+                        model_columns(&self.schema)
                     )),
                 ));
             }
@@ -180,10 +190,18 @@ impl<R: BufRead> CsvExampleReader<R> {
             if !self.lines.next_fields(&mut self.fields)? {
                 return Ok(false);
             }
-            if self.map.is_none() && self.map_columns()? {
-                continue;
+            if self.map.is_none() {
+                if self.map_columns()? {
+                    continue;
+                }
+                self.first_line_is_row = true;
             }
-            self.fill(ex)?;
+            let filled = self.fill(ex);
+            if std::mem::take(&mut self.first_line_is_row) {
+                self.refuse_other_format(filled.is_err())?;
+            }
+            filled?;
+            self.count_unseen();
             return Ok(true);
         }
     }
@@ -201,6 +219,7 @@ impl<R: BufRead> CsvExampleReader<R> {
         }
         ex.clear();
         self.label = None;
+        self.unseen.clear();
         let label_column = self.schema.label_column();
         let pairs = &mut self.pairs;
         pairs.clear();
@@ -227,6 +246,7 @@ impl<R: BufRead> CsvExampleReader<R> {
             }
             match self.schema.feature(k, text) {
                 Ok(Some(p)) => pairs.push(p),
+                Ok(None) if self.schema.is_unseen(k, text) => self.unseen.push(k),
                 Ok(None) => {}
                 Err(m) => return Err(self.lines.error(f.column, ParseErrorKind::Column(m))),
             }
@@ -245,6 +265,52 @@ impl<R: BufRead> CsvExampleReader<R> {
     }
 }
 
+impl<R: BufRead> CsvExampleReader<R> {
+    /// The file's first line, read as a row, is refused when it is one field that reads as
+    /// LIBSVM or VW text and could not be read (`failed`) or holds a value unseen in training:
+    /// a file in another format, whose every row would be scored as the intercept alone. A
+    /// known value is read, whatever its looks.
+    fn refuse_other_format(&self, failed: bool) -> Result<(), ParseError> {
+        let [only] = &self.fields[..] else {
+            return Ok(());
+        };
+        match sparse_text(&only.text) {
+            Some(format) if failed || !self.unseen.is_empty() => {
+                Err(self.other_format(only.column, format))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds the last row's unseen values to the tally.
+    fn count_unseen(&self) {
+        let Some(&k) = self.unseen.first() else {
+            return;
+        };
+        let columns = self.schema.columns();
+        let names: Vec<&str> = self
+            .unseen
+            .iter()
+            .map(|&c| columns[c].name.as_str())
+            .collect();
+        let map = self.map.as_ref().expect("mapped");
+        let value = map
+            .iter()
+            .position(|&c| c == k)
+            .map_or("", |f| self.fields[f].text.trim());
+        let line = self.lines.line();
+        let one_field = self.fields.len() == 1;
+        self.tally
+            .update(|t| t.add_row(line, &names, value, one_field));
+    }
+}
+
+/// The schema's column names, comma separated (for messages).
+fn model_columns(schema: &Schema) -> String {
+    let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+    names.join(", ")
+}
+
 impl<R: BufRead> ExampleSource for CsvExampleReader<R> {
     type Error = ParseError;
     fn read_into(&mut self, ex: &mut Example) -> Result<bool, ParseError> {
@@ -256,24 +322,4 @@ impl<R: BufRead> ExampleSource for CsvExampleReader<R> {
     fn label_field(&self) -> Option<&LabelField> {
         self.label.as_ref()
     }
-}
-
-/// `Some("LIBSVM")` or `Some("VW")` when a CSV line read as one field is that text instead: a
-/// label, then `index:value` pairs, or a `|` namespace (the message of a CSV model given such a
-/// file).
-fn sparse_text(line: &str) -> Option<&'static str> {
-    let mut words = line.split_whitespace();
-    let first = words.next()?;
-    let rest: Vec<&str> = words.collect();
-    if rest.is_empty() {
-        return None;
-    }
-    if first.starts_with('|') || rest.iter().any(|w| w.starts_with('|')) {
-        return Some("VW");
-    }
-    let pair = |w: &&str| {
-        w.split_once(':')
-            .is_some_and(|(i, v)| i.parse::<u64>().is_ok() && v.parse::<f64>().is_ok())
-    };
-    rest.iter().all(pair).then_some("LIBSVM")
 }

@@ -688,6 +688,17 @@ impl Schema {
         })
     }
 
+    /// Whether `text` in column `column` is a value of a one-hot column that the scan never saw
+    /// (it gives no feature: [`feature`](Self::feature)).
+    pub(crate) fn is_unseen(&self, column: usize, text: &str) -> bool {
+        match &self.columns[column].kind {
+            ColumnKind::Categorical { values, .. } => {
+                !is_missing(text) && values.binary_search_by(|v| v.as_str().cmp(text)).is_err()
+            }
+            _ => false,
+        }
+    }
+
     /// The column named `name`.
     pub(crate) fn position(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)

@@ -25,6 +25,7 @@ pub mod read_ahead;
 pub mod rows;
 pub mod side_columns;
 pub mod source;
+pub mod unseen_categories;
 pub mod vw;
 
 pub use csv::{CsvOptions, CsvReader};
@@ -48,4 +49,5 @@ pub use ratings::{read_ratings, RatingsEncoder, RatingsError, RatingsOptions, Ra
 pub use read_ahead::{ExampleSource, ReadAhead};
 pub use rows::{for_each_row, load_rows, RowsError};
 pub use source::open_input;
+pub use unseen_categories::{UnseenCategories, UnseenTally};
 pub use vw::{VwOptions, VwReader};

@@ -117,6 +117,7 @@ pub fn divergence_advice(config: &LearnerConfig) -> String {
 ///   weighs learners at several steps, so no flag is suggested there: the honest hint is the
 ///   input (features that cannot predict the labels, or a wrong label or feature column).
 /// - [`Warning::LabelsInRuns`]: a shuffle.
+/// - [`Warning::UnseenCategories`]: nothing (its message names the likely cause).
 /// - Notes (every other kind, listed: a new kind must choose): nothing.
 ///
 /// ```
@@ -144,7 +145,8 @@ pub fn warning_advice(warning: &Warning, config: Option<&LearnerConfig>) -> Opti
         Warning::SketchSizeCapped { .. }
         | Warning::MemoryGrowsWithFeatures { .. }
         | Warning::CacheRebuilt { .. }
-        | Warning::UnseenWhileLearning { .. } => None,
+        | Warning::UnseenWhileLearning { .. }
+        | Warning::UnseenCategories(_) => None,
     }
 }
 

@@ -33,14 +33,13 @@ pub(crate) fn model_schema<'a>(
     })
 }
 
-/// Opens `input`'s rows through `schema`.
+/// Opens `input`'s rows through `schema` (the values unseen in training it meets are kept for
+/// [`Input::unseen_categories`]).
 pub(crate) fn reader(input: &mut Input, schema: &Schema) -> Result<CsvRows, RunError> {
     let name = input.name().to_owned();
-    Ok(CsvExampleReader::new(
-        input.open_text()?,
-        name,
-        schema.clone(),
-    ))
+    let reader = CsvExampleReader::new(input.open_text()?, name, schema.clone());
+    input.watch_unseen(reader.unseen_categories());
+    Ok(reader)
 }
 
 /// A new model's schema from `input` (see [`scan`]); its dimension comes from the columns, so

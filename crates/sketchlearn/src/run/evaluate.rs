@@ -52,7 +52,8 @@ impl OnlineLearner for Reporting<'_, '_> {
 }
 
 /// Evaluates `model` on `input` without updating it ([`evaluate_with`]: features beyond the
-/// model's dimension count as zero); each prediction and progress row goes to `observer`. VW
+/// model's dimension count as zero, as do CSV values unseen in training, with a
+/// [`Warning::UnseenCategories`](super::Warning::UnseenCategories)); each prediction and progress row goes to `observer`. VW
 /// input is hashed with the model's bits unless `options.bits` says otherwise (and agrees).
 /// A classifier's labels are read in the model's classes (`−1/+1` for files of format 4 and 5):
 /// a label that is not one of them is an error at its line.
@@ -83,7 +84,11 @@ pub fn evaluate(
     options: &ReadOptions,
     observer: &mut dyn Observer,
 ) -> Result<EvalOutcome, RunError> {
-    evaluate_in(&mut input, model, options, observer)
+    let outcome = evaluate_in(&mut input, model, options, observer)?;
+    if let Some(w) = input.unseen_categories(outcome.examples) {
+        observer.warning(&w);
+    }
+    Ok(outcome)
 }
 
 /// [`evaluate`] of an input that stays the caller's (a test input read after every pass).

@@ -9,7 +9,7 @@ use crate::data::parallel_parse::BLOCK;
 use crate::data::source::{source_name, wrap};
 use crate::data::{
     CsvExampleOptions, ExampleReader, ExampleSource, Format, Interactions, ParallelParse,
-    ParseError, ReadAhead, Schema, VwOptions,
+    ParseError, ReadAhead, Schema, UnseenTally, VwOptions,
 };
 use std::io::{BufRead, Cursor};
 use std::sync::Arc;
@@ -38,6 +38,9 @@ pub struct Input {
     opens: u32,
     /// The binary cache of its examples ([`Input::cache`]).
     cache: Option<Cache>,
+    /// The values unseen in training of the last CSV reader opened through a model's schema,
+    /// and whether they were reported ([`Input::unseen_categories`]).
+    unseen: (Option<UnseenTally>, bool),
 }
 
 enum Kind {
@@ -64,6 +67,7 @@ impl Input {
             spool_limit: DEFAULT_SPOOL_LIMIT,
             opens: 0,
             cache: None,
+            unseen: (None, false),
         }
     }
 
@@ -76,6 +80,7 @@ impl Input {
             spool_limit: DEFAULT_SPOOL_LIMIT,
             opens: 0,
             cache: None,
+            unseen: (None, false),
         }
     }
 
@@ -87,6 +92,7 @@ impl Input {
             spool_limit: DEFAULT_SPOOL_LIMIT,
             opens: 0,
             cache: None,
+            unseen: (None, false),
         }
     }
 
@@ -153,6 +159,24 @@ impl Input {
     /// Whether the examples are read through a cache.
     pub(crate) fn has_cache(&self) -> bool {
         self.cache.is_some()
+    }
+
+    /// Keeps the tally of a CSV reader opened on this input ([`Input::unseen_categories`]).
+    pub(crate) fn watch_unseen(&mut self, tally: UnseenTally) {
+        self.unseen.0 = Some(tally);
+    }
+
+    /// The warning about values unseen in training that the last CSV reader met in `examples`
+    /// rows ([`Warning::UnseenCategories`]): once per input, however many passes read it.
+    pub(crate) fn unseen_categories(&mut self, examples: u64) -> Option<Warning> {
+        let found = self
+            .unseen
+            .0
+            .take()?
+            .report(examples)
+            .filter(|_| !self.unseen.1)?;
+        self.unseen.1 = true;
+        Some(Warning::UnseenCategories(found))
     }
 
     /// The notes of the cache since the last call (a stale or damaged cache rebuilt).

@@ -298,11 +298,20 @@ fn multiclass_run(
         if let (1, Some((changes, expected))) = (pass, runs.in_runs()) {
             progress.warning(&Warning::LabelsInRuns { changes, expected });
         }
+        if let Some(w) = input.unseen_categories(done.outcome.examples) {
+            progress.warning(&w);
+        }
         if cancellation.stopped() {
             break;
         }
         let tested = match test.as_mut() {
-            Some(t) => Some(evaluate_in(t, &model, &options.read, &mut ())?.0),
+            Some(t) => {
+                let (tested, n) = evaluate_in(t, &model, &options.read, &mut ())?;
+                if let Some(w) = t.unseen_categories(n) {
+                    progress.warning(&w);
+                }
+                Some(tested)
+            }
             None => None,
         };
         progress.pass_done(&MulticlassPassReport {
@@ -348,7 +357,11 @@ pub fn evaluate_multiclass_input(
     progress
         .started(&model.classes, &model.config.describe())
         .map_err(RunError::Observer)?;
-    evaluate_in(&mut input, model, options, progress)
+    let (metrics, n) = evaluate_in(&mut input, model, options, progress)?;
+    if let Some(w) = input.unseen_categories(n) {
+        progress.warning(&w);
+    }
+    Ok((metrics, n))
 }
 
 /// [`evaluate_multiclass_input`] of an input that may be read again (a test input after each

@@ -1,7 +1,7 @@
 //! How a run reports while it runs: the [`Observer`] a front end implements (a progress table,
 //! a predictions file, a Python callback), and the [`Warning`]s the library raises.
 
-use crate::data::Schema;
+use crate::data::{Schema, UnseenCategories};
 use crate::eval::{Metrics, ProgressRow};
 use crate::labels::Classes;
 use crate::linear::{LearnerConfig, RepresentationChoice};
@@ -93,6 +93,10 @@ pub enum Warning {
         /// The learning examples.
         examples: u64,
     },
+    /// A model trained on CSV read rows whose value in a one-hot column it never saw: such a
+    /// value counts as missing ([`UnseenCategories`], which names the likely cause when the
+    /// rows look like LIBSVM or VW text).
+    UnseenCategories(UnseenCategories),
 }
 
 impl Warning {
@@ -102,7 +106,8 @@ impl Warning {
         match self {
             Warning::Diverged { .. }
             | Warning::NoBetterThanConstant { .. }
-            | Warning::LabelsInRuns { .. } => "warning",
+            | Warning::LabelsInRuns { .. }
+            | Warning::UnseenCategories(_) => "warning",
             Warning::SketchSizeCapped { .. }
             | Warning::MemoryGrowsWithFeatures { .. }
             | Warning::CacheRebuilt { .. }
@@ -161,6 +166,7 @@ impl fmt::Display for Warning {
                  the resumed model never saw: they are learned without that id's feature (the \
                  model's id maps are kept; --unseen-error refuses them)"
             ),
+            Warning::UnseenCategories(unseen) => unseen.fmt(f),
         }
     }
 }

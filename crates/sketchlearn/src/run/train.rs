@@ -432,14 +432,13 @@ fn learn(
         label_max = label_max.max(done.outcome.label_max);
         if pass == 1 {
             runs_warning(&runs, observer, &mut warnings);
+            unseen_warning(input, done.outcome.examples, observer, &mut warnings);
         }
         if cancellation.stopped() {
             break;
         }
-        let tested = test
-            .as_mut()
-            .map(|t| evaluate_in(t, &model, &options.read, &mut Silent));
-        let tested = tested.transpose()?.map(|e| e.metrics);
+        let (read, warned) = (&options.read, &mut warnings);
+        let tested = test_pass(test.as_mut(), &model, read, observer, warned)?;
         observer.pass_done(&PassReport {
             pass,
             progressive: &metrics,
@@ -488,6 +487,38 @@ fn runs_warning(runs: &LabelRuns, observer: &mut dyn Observer, warnings: &mut Ve
         observer.warning(&w);
         warnings.push(w);
     }
+}
+
+/// The warning about CSV values unseen in training ([`Warning::UnseenCategories`]) that `input`
+/// met in `examples` rows (a resumed model's learning input, a test input), once per input,
+/// given to `observer` and kept in `warnings`.
+fn unseen_warning(
+    input: &mut Input,
+    examples: u64,
+    observer: &mut dyn Observer,
+    warnings: &mut Vec<Warning>,
+) {
+    if let Some(w) = input.unseen_categories(examples) {
+        observer.warning(&w);
+        warnings.push(w);
+    }
+}
+
+/// The metrics of `model` on the `test` input after a pass (its unseen-values warning given to
+/// `observer`, [`unseen_warning`]).
+fn test_pass(
+    test: Option<&mut Input>,
+    model: &LinearModel,
+    read: &ReadOptions,
+    observer: &mut dyn Observer,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<Metrics>, RunError> {
+    let Some(test) = test else {
+        return Ok(None);
+    };
+    let tested = evaluate_in(test, model, read, &mut Silent)?;
+    unseen_warning(test, tested.examples, observer, warnings);
+    Ok(Some(tested.metrics))
 }
 
 /// The warnings at the end of a run, given to `observer` and kept in `warnings`: divergence
