@@ -10,11 +10,14 @@ what no wrapper covers shows too. The files: ``bench_dask.generated(rows, DIR)``
 ``DIR/gen*.libsvm``.
 
     python dask_task_cpu.py DIR K        # K workers, one round (the benchmark's schedule)
+
+Also the fitted model's state hash (``state_bytes``: compare builds).
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import sys
 import time
@@ -83,7 +86,7 @@ def main() -> None:
         client_log.clear()
         load0 = os.getloadavg()
         w0, c0, t0 = client.run(thread_cpu), thread_cpu(), time.perf_counter()
-        fit(
+        model = fit(
             OnlineClassifier(),
             paths,
             n_features=d,
@@ -93,7 +96,10 @@ def main() -> None:
         secs = time.perf_counter() - t0
         w1, c1 = client.run(thread_cpu), thread_cpu()
         logs = client.run(worker_log)
-    print(f"{k}w: wall {secs:.2f} s, load {load0} -> {os.getloadavg()}")
+    state = hashlib.sha256(model.learners_.state_bytes()).hexdigest()[:8]
+    print(
+        f"{k}w: wall {secs:.2f} s, load {load0} -> {os.getloadavg()}, model state {state}"
+    )
     print(f"  client+scheduler threads: {diff(c1, c0)}")
     print(f"  client parts: {fmt(client_log)}")
     for w in sorted(w1):
