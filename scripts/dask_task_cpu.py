@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import sketchlearn.dask as sd
-from bench_dask import blocks_per_task, head_file, local_client
+from bench_dask import head_file, local_client, one_round_fit
 from dask_thread_cpu import diff, thread_cpu
 from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit
@@ -86,13 +86,7 @@ def main() -> None:
         client_log.clear()
         load0 = os.getloadavg()
         w0, c0, t0 = client.run(thread_cpu), thread_cpu(), time.perf_counter()
-        model = fit(
-            OnlineClassifier(),
-            paths,
-            n_features=d,
-            client=client,
-            blocks_per_task=blocks_per_task(len(paths), k, 1),
-        )
+        model = one_round_fit(client, paths, d, k)
         secs = time.perf_counter() - t0
         w1, c1 = client.run(thread_cpu), thread_cpu()
         logs = client.run(worker_log)
