@@ -135,6 +135,19 @@ def blocks_per_task(files: int, workers: int, rounds: int) -> int:
     return 1 if rounds == 0 else -(-files // (workers * rounds))
 
 
+def one_round_fit(client, paths: list, d: int, workers: int):
+    """``sketchlearn.dask.fit`` of the default classifier on the files ``paths`` (``d``
+    features) in one round on ``workers`` workers: the issue's schedule, as the scripts
+    that split a fit's costs run it."""
+    return fit(
+        OnlineClassifier(),
+        paths,
+        n_features=d,
+        client=client,
+        blocks_per_task=blocks_per_task(len(paths), workers, 1),
+    )
+
+
 @contextlib.contextmanager
 def local_client(workers: int):
     """A client of a LocalCluster of ``workers`` processes, one thread each, each worker in

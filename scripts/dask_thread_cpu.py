@@ -22,7 +22,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench_dask import blocks_per_task, head_file, local_client
+from bench_dask import head_file, local_client, one_round_fit
 from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit
 
@@ -86,13 +86,7 @@ def main() -> None:
         sampler = threading.Thread(target=sample)
         w0, c0, t0 = client.run(thread_cpu), thread_cpu(), time.perf_counter()
         sampler.start()
-        fit(
-            OnlineClassifier(),
-            paths,
-            n_features=d,
-            client=client,
-            blocks_per_task=blocks_per_task(len(paths), k, 1),
-        )
+        one_round_fit(client, paths, d, k)
         secs = time.perf_counter() - t0
         done.set()
         sampler.join()

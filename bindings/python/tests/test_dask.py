@@ -3,6 +3,7 @@ killed mid-fit; the distributed FD sketch within FD's bound; merge and pickling.
 
 from __future__ import annotations
 
+import copy
 import os
 import pickle
 import re
@@ -495,6 +496,34 @@ def test_a_delta_rebuilds_the_state_and_holds_the_block_only():
     other = OnlineClassifier().partial_fit(*_sparse_rows(4000, d, 3), classes=[-1, 1])
     with pytest.raises(ValueError, match="does not fit this base"):
         type(base.learners_).patched(other.learners_, delta)
+
+
+def test_a_delta_pickles_its_bytes_out_of_band_and_rebuilds_the_same_state():
+    """A task's delta under protocol 5 with a buffer callback (Dask's transfers) hands its
+    bytes over as they are, out of the pickle stream, and rebuilds the same state from what
+    comes back; a plain pickle (in band) and a copy rebuild it too."""
+    from sketchlearn.dask import _delta_of
+
+    d = 1 << 16
+    X, y = _sparse_rows(4000, d, 1)
+    base = OnlineClassifier().partial_fit(X, y, classes=[-1, 1])
+    grown = pickle.loads(pickle.dumps(base))
+    grown.partial_fit(*_sparse_rows(100, d, 2))
+    part = _delta_of(grown, base)
+    buffers = []
+    stream = pickle.dumps(part, protocol=5, buffer_callback=buffers.append)
+    assert len(part.delta) in [b.raw().nbytes for b in buffers]  # (and the classes' array)
+    assert len(stream) < len(part.delta)
+    received = [memoryview(bytearray(b.raw())) for b in buffers]  # as a transfer delivers it
+    expected = grown.learners_.state_bytes()
+    for back in (
+        pickle.loads(stream, buffers=received),
+        pickle.loads(pickle.dumps(part)),
+        pickle.loads(pickle.dumps(part, protocol=4)),
+        copy.deepcopy(part),
+    ):
+        assert isinstance(back.delta, bytes) and back.delta == part.delta
+        assert back.state(base).learners_.state_bytes() == expected
 
 
 def test_distributed_sketch_within_fd_bound(client):
