@@ -735,3 +735,18 @@ fn rp_sparse_refuses_a_huge_row_as_dense_does() {
         )
     });
 }
+
+/// FD and RFD: a row of NaN, one with `‖ĝ‖²` near `1e250` (above `MAX_ROW_SQUARED_NORM` =
+/// 1e200, finite) and rows of `±1e300` values are refused by the sparse-time learner as by the
+/// dense one, with the same error and before the buffer changes, so the two still agree after
+/// it. (The sparse learner counted the row and wrote its Gram row before it refused an infinite
+/// one, with its own error, and took the `1e250` one.)
+#[test]
+fn fd_and_rfd_sparse_refuse_a_huge_row_as_dense_does() {
+    let p = params(Loss::Squared, f64::INFINITY, 0.5);
+    let factors = [f64::NAN, 1e62, 1e300, -1e300];
+    for rfd in [false, true] {
+        let name = format!("fd rfd={rfd}");
+        refused_as_dense(&name, &factors, FD_TOL, || fd_pair(rfd, 30, 5, 0.7, 2, p));
+    }
+}
