@@ -283,3 +283,53 @@ fn a_configured_learner_takes_the_scaled_step() {
         }
     }
 }
+
+/// Learns the first rows of [`stream`], then gives a row of `values` times `factor` (hinge
+/// loss, label against the prediction: `g = ±x`); returns the error's message and whether the
+/// serialized state is byte-for-byte what it was before that row.
+fn refuse_a_huge_row<L>(mut l: L, factor: f64) -> (String, bool)
+where
+    L: OnlineLearner + serde::Serialize,
+{
+    let rows = stream(8, 5, 11);
+    for (x, y) in &rows[..6] {
+        l.learn(Row::Dense(x), *y, 1.0).unwrap();
+    }
+    let before = postcard::to_allocvec(&l).unwrap();
+    let huge: Vec<f64> = rows[6].0.iter().map(|v| v * factor).collect();
+    let y = if l.predict(Row::Dense(&huge)) > 0.0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let err = l.learn(Row::Dense(&huge), y, 1.0).unwrap_err().to_string();
+    (err, postcard::to_allocvec(&l).unwrap() == before)
+}
+
+/// A gradient above FD-SON's bound (`‖g‖² > 1e200`: here about `1e240`, which both took, and
+/// `1e600`, which made the Gram matrix infinite and failed with the eigensolver's "matrix
+/// contains a non-finite value") is refused before the sketch changes, with the sketched
+/// curvatures' message (what is too large, and what to do); the state is byte-identical.
+#[test]
+fn a_gradient_too_large_for_the_sketch_is_refused_with_the_fix_and_changes_nothing() {
+    for factor in [1e120, 1e300, -1e300] {
+        for (name, (err, same)) in [
+            (
+                "ada-fd",
+                refuse_a_huge_row(AdaFd::new(5, 3, Loss::Hinge, 0.5, 1.0).unwrap(), factor),
+            ),
+            (
+                "sketchy",
+                refuse_a_huge_row(Sketchy::new(5, 3, Loss::Hinge, 0.5, 0.0).unwrap(), factor),
+            ),
+        ] {
+            for needle in [
+                "a feature value is too large",
+                "divide the large feature columns",
+            ] {
+                assert!(err.contains(needle), "{name} ×{factor:e}: {err}");
+            }
+            assert!(same, "{name} ×{factor:e}: the state changed");
+        }
+    }
+}

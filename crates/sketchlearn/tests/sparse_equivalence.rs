@@ -684,6 +684,24 @@ fn with_a_huge_row(factor: f64) -> Data {
     data
 }
 
+/// Runs [`compare_refusing`] on [`with_a_huge_row`] for each factor, with a fresh dense/sparse
+/// pair from `pair`: the row is refused by both, with the same error, and the two still agree
+/// after it.
+fn refused_as_dense<D: OnlineLearner, S: OnlineLearner>(
+    name: &str,
+    factors: &[f64],
+    tol: f64,
+    mut pair: impl FnMut() -> (D, S),
+) {
+    for &factor in factors {
+        let data = with_a_huge_row(factor);
+        let (mut dense, mut sparse) = pair();
+        let what = format!("{name}, a row times {factor:e}");
+        let (_, refused) = compare_refusing(&mut dense, &mut sparse, &data, tol, &what);
+        assert_eq!(refused, 1, "{what}");
+    }
+}
+
 /// A row the curvature refuses (Oja: `‖ĝ‖²` above `MAX_OJA_ROW_SQUARED_NORM` = 1e150, which
 /// FD's 1e200 lets through; every sketch: an infinite one) is refused by the sparse-time learner
 /// as by the dense one, with the same error and before anything changes, so the two still give
@@ -692,12 +710,43 @@ fn with_a_huge_row(factor: f64) -> Data {
 #[test]
 fn oja_sparse_refuses_a_huge_row_as_dense_does() {
     let p = params(Loss::Squared, f64::INFINITY, 0.5);
-    for factor in [1e44, 1e300] {
-        let data = with_a_huge_row(factor);
-        let mut dense = Newton::new(dense_oja(30, 5, 0.7, 1.0, 5), p).unwrap();
-        let mut sparse = SparseOja::new(30, 5, 0.7, 1.0, 5, p).unwrap();
-        let what = format!("oja, a row times {factor:e}");
-        let (_, refused) = compare_refusing(&mut dense, &mut sparse, &data, OJA_TOL, &what);
-        assert_eq!(refused, 1, "{what}");
+    refused_as_dense("oja", &[1e44, 1e300], OJA_TOL, || {
+        (
+            Newton::new(dense_oja(30, 5, 0.7, 1.0, 5), p).unwrap(),
+            SparseOja::new(30, 5, 0.7, 1.0, 5, p).unwrap(),
+        )
+    });
+}
+
+/// RP: a row of NaN (refused as invalid input), one with `‖ĝ‖²` near `1e220` (above
+/// `MAX_ROW_SQUARED_NORM` = 1e200, finite) and rows of `±1e300` values (infinite) are refused
+/// by the sparse-time learner as by the dense one, before the Gaussian draw, so both still draw
+/// the same `r`'s and give the same predictions after it. (The sparse learner drew `r` and
+/// counted the row before it refused the infinite ones, with its own error, and took the
+/// `1e220` one.)
+#[test]
+fn rp_sparse_refuses_a_huge_row_as_dense_does() {
+    let p = params(Loss::Squared, f64::INFINITY, 0.5);
+    let factors = [f64::NAN, 1e55, 1e300, -1e300];
+    refused_as_dense("rp", &factors, RP_TOL, || {
+        (
+            Newton::new(RpCurvature::new(30, 5, 0.7, 11).unwrap(), p).unwrap(),
+            SparseRp::new(30, 5, 0.7, 11, p).unwrap(),
+        )
+    });
+}
+
+/// FD and RFD: a row of NaN, one with `‖ĝ‖²` near `1e250` (above `MAX_ROW_SQUARED_NORM` =
+/// 1e200, finite) and rows of `±1e300` values are refused by the sparse-time learner as by the
+/// dense one, with the same error and before the buffer changes, so the two still agree after
+/// it. (The sparse learner counted the row and wrote its Gram row before it refused an infinite
+/// one, with its own error, and took the `1e250` one.)
+#[test]
+fn fd_and_rfd_sparse_refuse_a_huge_row_as_dense_does() {
+    let p = params(Loss::Squared, f64::INFINITY, 0.5);
+    let factors = [f64::NAN, 1e62, 1e300, -1e300];
+    for rfd in [false, true] {
+        let name = format!("fd rfd={rfd}");
+        refused_as_dense(&name, &factors, FD_TOL, || fd_pair(rfd, 30, 5, 0.7, 2, p));
     }
 }

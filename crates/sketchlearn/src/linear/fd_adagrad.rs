@@ -29,7 +29,23 @@
 //! rounding (a direction the rows do not span): they count as outside, coefficient `o`.
 //! The sketch's shrink is `O(m²d)` per example once the buffer is full: dense time, as in both
 //! papers' per-row algorithms.
+//!
+//! **The largest gradient taken.** A gradient `g = s·x` of squared norm above
+//! [`MAX_ROW_SQUARED_NORM`] (`10²⁰⁰`, FD-SON's bound), or NaN, is refused before the sketch
+//! changes, with the sketched curvatures' message (`check_scaled_row` in
+//! `curvature/sketched.rs`: what is too large, and to divide the large feature columns),
+//! because every intermediate of the step is at most quadratic in the rows, as in FD-SON: FD
+//! never adds mass, so `‖B‖_F² ≤ Σ_t ‖g_t‖²` (Liberty 2013, Ghashami et al. 2016, Lemma 1),
+//! which bounds the Gram matrix `BBᵀ` (formed by the shrink and by the step), its eigenvalues
+//! `λ_i`, the escaped mass `ρ_{1:t}` (at most the mass inserted, `Σ_t ‖g_t‖²`) and
+//! `|Bg| ≤ ‖B‖_F‖g‖`: all below `t·10²⁰⁰`, finite for `t < 10¹⁰⁰` rows. The step itself is
+//! `‖H⁻¹g‖ ≤ max(f, o)·‖g‖`, checked by the weight rule ([`weight_ok`]; a refused step is
+//! [`LearnError::Diverged`]). Without the bound, a row of about `10¹⁵⁴` per value made `BBᵀ`
+//! infinite and the step failed with the eigensolver's "matrix contains a non-finite value",
+//! which named neither the row's size nor a remedy (measured at d = 5, m = 3; the learner
+//! restored its sketch).
 
+use super::curvature::{check_scaled_row, MAX_ROW_SQUARED_NORM};
 use super::{check_example, weight_ok, LearnError, OnlineLearner};
 use crate::linalg::{add_rows_transposed, gram_rows, rows_times_vector, SymEigen};
 use crate::loss::Loss;
@@ -203,8 +219,10 @@ impl<P: FdPreconditioner> OnlineLearner for FdAdaGrad<P> {
     }
 
     /// Predicts `p = wᵀx`, then with `g = weight·ℓ'(p, y)·x`: inserts `g` into the sketch and
-    /// steps `w ← w − η H⁻¹ g`. A step that would make a weight non-finite is refused and the
-    /// learner left as it was ([`LearnError::Diverged`]).
+    /// steps `w ← w − η H⁻¹ g`. A gradient above [`MAX_ROW_SQUARED_NORM`] is refused first
+    /// ([`LearnError::Sketch`], see the [module](self) docs), and a step that would make a
+    /// weight non-finite is refused ([`LearnError::Diverged`]): either way the learner is left
+    /// as it was.
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.w.len())?;
         let p = x.dot(&self.w);
@@ -212,6 +230,7 @@ impl<P: FdPreconditioner> OnlineLearner for FdAdaGrad<P> {
         if s == 0.0 || !s.is_finite() {
             return Ok(p);
         }
+        check_scaled_row(x, s, MAX_ROW_SQUARED_NORM)?;
         let before = self.sketch.clone();
         let stepped = self
             .sketch

@@ -9,7 +9,7 @@ mod sketched;
 
 pub use full::FullCurvature;
 pub use identity::IdentityCurvature;
-pub(crate) use sketched::check_row_norm;
+pub(crate) use sketched::{check_row_norm, check_scaled_row};
 pub use sketched::{
     FdCurvature, OjaCurvature, RpCurvature, MAX_OJA_ROW_SQUARED_NORM, MAX_ROW_SQUARED_NORM,
 };

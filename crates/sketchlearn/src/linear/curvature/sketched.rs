@@ -37,10 +37,11 @@ thread_local! {
 /// squared singular value), so after `t` accepted rows every Gram entry is at most
 /// `|⟨b_i, b_j⟩| ≤ ‖B‖_F² ≤ t·10²⁰⁰`, RFD's `α = α₀ + Σδ/2 ≤ α₀ + t·10²⁰⁰`, and the Cholesky
 /// factor of `αI + BBᵀ` has entries at most `√(α + ‖B‖_F²)` with sums of `ℓ ≤ 4m` products
-/// of them: all below `10³⁰⁰` for `t < 10⁹⁰` rows. (The sparse-time FD-SON learner,
-/// `linear/sparse/fd.rs`, checks its new Gram row for finiteness instead: rows of `±1e300` and of
-/// `±1e150` leave its saved state loadable, measured.) The bound is far above any gradient of
-/// data a step can learn from (weights are bounded by [`crate::linear::MAX_WEIGHT`] = 10¹⁰⁰).
+/// of them: all below `10³⁰⁰` for `t < 10⁹⁰` rows. The sparse-time FD-SON learner
+/// (`linear/sparse/fd.rs`) applies the same check before its buffer changes, and so do Ada-FD
+/// and Sketchy, whose sketch is an FD sketch too (`linear/fd_adagrad.rs`). The bound is far
+/// above any gradient of data a step can learn from (weights are bounded by
+/// [`crate::linear::MAX_WEIGHT`] = 10¹⁰⁰).
 pub const MAX_ROW_SQUARED_NORM: f64 = 1e200;
 
 /// The largest squared norm `‖ĝ‖² = ‖scale·x‖²` of a row Oja's sketch takes (dense
@@ -90,12 +91,13 @@ pub(crate) fn check_row_norm(row_norm2: f64, max: f64) -> Result<(), SketchError
     Ok(())
 }
 
-/// [`check_row_norm`] of `scale·x` for RP and Oja, which need no `‖x‖²` of their own: the sum
+/// [`check_row_norm`] of `scale·x` for RP, Oja and the sketched AdaGrads (Ada-FD, Sketchy:
+/// `linear/fd_adagrad.rs`), which need no `‖x‖²` of their own: the sum
 /// of squares is [`dot4`](crate::data::dot4::dot4)'s four-accumulator pass rather than
 /// `Row::squared_norm`'s one-accumulator loop, whose latency-bound chain cost dense Oja-SON
 /// about 3 % of its time (d = 1000, m = 10, from the cache; stop 50's review). Only the order of
 /// the additions differs, which can move the refusal only for a row within rounding of the bound.
-fn check_scaled_row(x: Row<'_>, scale: f64, max: f64) -> Result<(), SketchError> {
+pub(crate) fn check_scaled_row(x: Row<'_>, scale: f64, max: f64) -> Result<(), SketchError> {
     let values = match x {
         Row::Dense(v) => v,
         Row::Sparse { values, .. } => values,

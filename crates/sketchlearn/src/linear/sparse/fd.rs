@@ -56,6 +56,7 @@ use super::newton::{
 };
 use super::row_index::{sparse_dot, RowIndex};
 use crate::linalg::{cholesky_solve_in_place, dot, shifted_gram_append_row, shifted_gram_factor};
+use crate::linear::curvature::{check_row_norm, MAX_ROW_SQUARED_NORM};
 use crate::linear::{weight_ok, LearnError, NewtonParams};
 use crate::sketch::SketchError;
 use crate::Row;
@@ -393,6 +394,9 @@ impl SparseFdCurvature {
     }
 
     /// Appends `ĝ = s·x` to the buffer (shrinking it when full); keeps `w`; updates `z`, `gx`.
+    /// Refused before anything changes: a row above [`MAX_ROW_SQUARED_NORM`] (or NaN), by the
+    /// dense learner's rule ([`check_row_norm`]), and a row whose `u = Zĝ` or new Gram row is
+    /// not finite (formed in `self.y`, a scratch, and written only once checked).
     fn append(
         &mut self,
         g: ToSketch<'_>,
@@ -402,7 +406,7 @@ impl SparseFdCurvature {
     ) -> Result<(), LearnError> {
         let (m, cap) = (self.m, self.cap());
         let ToSketch { x, s, xx, example } = g;
-        self.rows_seen += 1;
+        check_row_norm(s * s * xx, MAX_ROW_SQUARED_NORM)?;
         let mut gg = 0.0;
         let RawRow {
             mut indices,
@@ -425,6 +429,7 @@ impl SparseFdCurvature {
             }
         });
         if gg == 0.0 {
+            self.rows_seen += 1;
             let work = self.work.get_or_insert_default();
             work.spare.push(RawRow { indices, values, u });
             return Ok(()); // the dense sketch skips a zero row
@@ -433,23 +438,26 @@ impl SparseFdCurvature {
         u.extend(z.iter().map(|v| s * v));
         // New Gram row: [σ∘(F u)_{:k}, s·Gx, ‖ĝ‖²].
         for i in 0..k {
-            let v = self.sigma[i] * dot(&self.f[i * m..(i + 1) * m], &u);
-            self.gram[l * cap + i] = v;
-            self.gram[i * cap + l] = v;
+            self.y[i] = self.sigma[i] * dot(&self.f[i * m..(i + 1) * m], &u);
         }
         for q in 0..r {
-            let v = s * gx[q];
-            self.gram[l * cap + k + q] = v;
-            self.gram[(k + q) * cap + l] = v;
+            self.y[k + q] = s * gx[q];
         }
-        self.gram[l * cap + l] = gg;
+        self.y[l] = gg;
         let row_ok = gg.is_finite()
             && u.iter().all(|v| v.is_finite())
-            && (0..=l).all(|i| self.gram[l * cap + i].is_finite());
+            && self.y[..=l].iter().all(|v| v.is_finite());
         if !row_ok {
+            let work = self.work.get_or_insert_default();
+            work.spare.push(RawRow { indices, values, u });
             return Err(LearnError::Diverged(format!(
                 "FD update, example {example} (non-finite sketch)"
             )));
+        }
+        self.rows_seen += 1;
+        for (i, &v) in self.y[..=l].iter().enumerate() {
+            self.gram[l * cap + i] = v;
+            self.gram[i * cap + l] = v;
         }
         if self.index.rows() == self.g.len() {
             self.index.push(&indices, &values);

@@ -30,6 +30,7 @@ use super::newton::{
     check_params, stored_layout, SparseCurvature, SparseNewton, SparseWeights, ToSketch,
 };
 use crate::linalg::{dot, SymEigen};
+use crate::linear::curvature::{check_row_norm, MAX_ROW_SQUARED_NORM};
 use crate::linear::{weight_ok, LearnError, NewtonParams};
 use crate::sketch::symmetric_rank_two;
 use crate::sketch::SketchError;
@@ -162,7 +163,10 @@ impl SparseCurvature for SparseRpCurvature {
 
     /// The draw `r`, `SSᵀ`, `H` and `z ← S'x`; returns `Some(rᵀb)` (`r` in `self.delta`): the
     /// columns still change by `S ← S + rĝᵀ`, `w̄ −= (rᵀb)ĝ`, which keeps `w`. `None` when
-    /// `ĝ = 0`. A refused update changes nothing but the random stream; when `H` cannot be
+    /// `ĝ = 0`. A row above [`MAX_ROW_SQUARED_NORM`] (or NaN) is refused first, by the dense
+    /// learner's rule ([`check_row_norm`]): nothing changes, not even the random stream, so the
+    /// two learners still draw the same `r`'s after it. Any other update that cannot stay finite
+    /// is refused after the draw (the rest of the state unchanged); when `H` cannot be
     /// recomputed the columns are updated before the error, as the rest of the sketch is.
     fn prepare_update(
         &mut self,
@@ -172,14 +176,15 @@ impl SparseCurvature for SparseRpCurvature {
         _m: usize,
     ) -> Result<Option<f64>, LearnError> {
         let (m, ToSketch { x, s, xx, example }) = (self.m, g);
+        // ‖ĝ‖² = s²‖x‖²; the dense learner's rule (its derivation there), before the draw.
+        let gg = s * s * xx;
+        check_row_norm(gg, MAX_ROW_SQUARED_NORM)?;
         let scale = 1.0 / (m.max(1) as f64).sqrt();
         for ri in self.r.iter_mut() {
             let g: f64 = StandardNormal.sample(&mut self.rng);
             *ri = g * scale;
         }
         self.rows_seen += 1;
-        // ‖ĝ‖² = s²‖x‖².
-        let gg = s * s * xx;
         if gg == 0.0 {
             return Ok(None);
         }
@@ -189,8 +194,7 @@ impl SparseCurvature for SparseRpCurvature {
         }
         // Refuse (leaving S, H and w̄ as they are) an update that cannot stay finite.
         let gmax = gg.sqrt();
-        let finite = gg.is_finite()
-            && w.shifts_finite(&self.r, gmax)
+        let finite = w.shifts_finite(&self.r, gmax)
             && (0..m).all(|i| {
                 (self.r[i] * gmax).is_finite()
                     && (0..m).all(|j| {
