@@ -35,7 +35,7 @@ mod sys {
     /// `MADV_HUGEPAGE` of `<sys/mman.h>` (Linux, every architecture).
     pub(super) const MADV_HUGEPAGE: c_int = 14;
 
-    extern "C" {
+    unsafe extern "C" {
         /// `madvise(2)` of the C library that `std` links on Linux.
         pub(super) fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
     }

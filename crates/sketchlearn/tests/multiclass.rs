@@ -319,7 +319,7 @@ fn softmax_learns_a_gaussian_mixture() {
 fn to_sparse(x: &[f64]) -> (Vec<u32>, Vec<f64>) {
     x.iter()
         .enumerate()
-        .filter(|(_, &v)| v != 0.0)
+        .filter(|&(_, &v)| v != 0.0)
         .map(|(j, &v)| (j as u32, v))
         .unzip()
 }

@@ -350,7 +350,7 @@ fn sparse_and_dense_rows_give_the_same_sketch() {
         let (idx, val): (Vec<u32>, Vec<f64>) = row
             .iter()
             .enumerate()
-            .filter(|(_, &x)| x != 0.0)
+            .filter(|&(_, &x)| x != 0.0)
             .map(|(j, &x)| (j as u32, x))
             .unzip();
         sparse

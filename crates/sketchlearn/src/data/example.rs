@@ -308,7 +308,7 @@ pub(crate) fn gather_dot(
         indices
             .iter()
             .zip(values.iter())
-            .filter(|(&i, _)| (i as usize) < len)
+            .filter(|&(&i, _)| (i as usize) < len)
             .map(|(&i, &x)| w(i as usize) * x)
             .sum()
     }

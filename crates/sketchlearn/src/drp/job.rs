@@ -255,7 +255,7 @@ impl DrpJob {
 /// The label map of `--classes A,B` (A → +1, B → −1, others skipped; none: as written).
 fn label_map(
     classes: &Option<Vec<f64>>,
-) -> Result<impl Fn(f64) -> Option<f64> + Clone, DrpJobError> {
+) -> Result<impl Fn(f64) -> Option<f64> + Clone + use<>, DrpJobError> {
     let pair = match classes {
         None => None,
         Some(v) if v.len() == 2 && v[0] != v[1] => Some((v[0], v[1])),

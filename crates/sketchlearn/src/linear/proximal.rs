@@ -264,7 +264,7 @@ fn dot_current(x: Row<'_>, dim: usize, current: impl Fn(usize) -> f64) -> f64 {
         Row::Sparse { indices, values } => indices
             .iter()
             .zip(values)
-            .filter(|(&i, _)| (i as usize) < dim)
+            .filter(|&(&i, _)| (i as usize) < dim)
             .map(|(&i, xi)| xi * current(i as usize))
             .sum(),
     }

@@ -14,7 +14,7 @@ pub fn progressive_error(data: &[sketchlearn::Example], scores: &[f64]) -> f64 {
     let wrong = data
         .iter()
         .zip(scores)
-        .filter(|(ex, &p)| (p > 0.0) != (ex.label > 0.0))
+        .filter(|&(ex, &p)| (p > 0.0) != (ex.label > 0.0))
         .count();
     wrong as f64 / data.len() as f64
 }

@@ -45,7 +45,7 @@ fn emit(
 /// The lines of `file`, each with its 1-based number, or the read error naming it.
 fn numbered_lines(
     file: &str,
-) -> Result<impl Iterator<Item = Result<(u64, String), FmRunError>>, FmRunError> {
+) -> Result<impl Iterator<Item = Result<(u64, String), FmRunError>> + use<>, FmRunError> {
     let name = source_name(file).to_string();
     let input = crate::open_input(file)?;
     Ok(input.lines().enumerate().map(move |(k, line)| {

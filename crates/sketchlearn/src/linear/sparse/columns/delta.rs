@@ -85,7 +85,7 @@ pub(super) fn patch(d: StoredDelta) -> Result<Stored, &'static str> {
     let mut slots = Vec::with_capacity(head.touched.len() * s);
     let mut next = d.changed.iter().zip(d.slots.chunks_exact(s)).peekable();
     for (k, &j) in (0u32..).zip(&head.touched) {
-        match next.next_if(|(&c, _)| c == k) {
+        match next.next_if(|&(&c, _)| c == k) {
             Some((_, slot)) => slots.extend_from_slice(slot),
             None => slots.extend_from_slice(base.slot(&index, j).ok_or(NOT_ITS_BASE)?),
         }
