@@ -350,3 +350,22 @@ fn a_first_line_of_other_format_text_with_an_unseen_value_is_refused_later_ones_
     );
     assert!(text.ends_with("; that line looks like LIBSVM text, but the model was trained on CSV with the columns column 0, column 1: give the data as CSV with these columns (a model reads the format it was trained on)"), "{text}");
 }
+
+/// A numeric column with the missing markers of spreadsheets and pandas (Excel's `#N/A`,
+/// Python's `None`, pandas' `<NA>`, `n/a`, `-nan`) stays numeric: those rows lack the feature.
+/// Before, one `#N/A` made the column a string column (one-hot, or hashed past 64 values).
+#[test]
+fn spreadsheet_and_pandas_missing_markers_keep_a_column_numeric() {
+    let text =
+        "y,x,z\n1,0.5,2\n0,#N/A,3\n1,None,4\n0,<NA>,5\n1,n/a,6\n0,-nan,7\n1,#N/A N/A,8\n0,1.5,9\n";
+    let schema = Schema::scan(Cursor::new(text), "m.csv", &labelled("y")).unwrap();
+    assert_eq!(schema.dim(), 2);
+    assert_eq!(schema.columns()[1].kind, ColumnKind::Numeric { index: 0 });
+    let mut r = CsvExampleReader::new(Cursor::new(text), "m.csv", schema);
+    let mut ex = Example::default();
+    let mut lengths = Vec::new();
+    while r.read_into(&mut ex).unwrap() {
+        lengths.push(ex.indices.len());
+    }
+    assert_eq!(lengths, [2, 1, 1, 1, 1, 1, 1, 2]);
+}

@@ -174,8 +174,14 @@ pub struct Schema {
     rows: u64,
 }
 
-/// Texts read as a missing value.
-pub const MISSING: [&str; 8] = ["", "NA", "N/A", "NaN", "nan", "null", "NULL", "?"];
+/// Texts read as a missing value: pandas' default `na_values` (`read_csv`, pandas 2: R's `NA`,
+/// Excel's `#N/A`, Python's `None`, C's `-1.#IND` …) and UCI's `?`. A text that is not here
+/// and not a number makes its column a string column, so a numeric column holding one
+/// spreadsheet `#N/A` would silently become categorical.
+pub const MISSING: [&str; 20] = [
+    "", "NA", "N/A", "n/a", "NaN", "-NaN", "nan", "-nan", "null", "NULL", "None", "<NA>", "#N/A",
+    "#N/A N/A", "#NA", "-1.#IND", "1.#IND", "-1.#QNAN", "1.#QNAN", "?",
+];
 
 /// True when `text` means a missing value ([`MISSING`]).
 pub fn is_missing(text: &str) -> bool {
