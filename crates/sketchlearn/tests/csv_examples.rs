@@ -369,3 +369,24 @@ fn spreadsheet_and_pandas_missing_markers_keep_a_column_numeric() {
     }
     assert_eq!(lengths, [2, 1, 1, 1, 1, 1, 1, 2]);
 }
+
+/// Two columns of one name (`x,x`, as spreadsheets allow) are two features, named as pandas
+/// names them (`x`, `x.1`), in the scanned file and in a later file without the label. Before,
+/// both fields mapped to the first `x` by name: its feature came twice, the second never.
+#[test]
+fn duplicate_header_names_are_two_columns() {
+    let text = "y,x,x\n1,1,10\n0,2,20\n";
+    let schema = Schema::scan(Cursor::new(text), "d.csv", &labelled("y")).unwrap();
+    let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["y", "x", "x.1"]);
+    for (file, text) in [("d.csv", text), ("new.csv", "x,x\n1,10\n2,20\n")] {
+        let mut r = CsvExampleReader::new(Cursor::new(text), file, schema.clone());
+        let mut ex = Example::default();
+        assert!(r.read_into(&mut ex).unwrap());
+        assert_eq!(
+            (ex.indices.as_slice(), ex.values.as_slice()),
+            (&[0, 1][..], &[1.0, 10.0][..]),
+            "{file}"
+        );
+    }
+}

@@ -268,6 +268,26 @@ impl<R: BufRead> CsvLines<R> {
     }
 }
 
+/// A header's names (trimmed) made distinct as pandas' and R's `read_csv` do: a name already
+/// taken gets `.1`, `.2`, … (the first free one), so `x,x` reads as `x,x.1`. Columns are matched
+/// by name (a later file's, a model's), so two columns of one name would both map to the first.
+pub(crate) fn distinct_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for name in names {
+        let name = name.trim();
+        let mut candidate = name.to_string();
+        let mut k = 0;
+        while taken.contains(&candidate) {
+            k += 1;
+            candidate = format!("{name}.{k}");
+        }
+        taken.insert(candidate.clone());
+        out.push(candidate);
+    }
+    out
+}
+
 fn is_number(text: &str) -> bool {
     parse_f64(text.as_bytes()).is_some_and(f64::is_finite)
 }
@@ -331,7 +351,7 @@ impl Scan {
             .has_header
             .unwrap_or_else(|| detect_header(&first, has_second.then_some(second.as_slice())));
         let names: Vec<String> = if has_header {
-            first.iter().map(|f| f.text.trim().to_string()).collect()
+            distinct_names(first.iter().map(|f| f.text.as_str()))
         } else {
             (0..first.len()).map(|k| format!("column {k}")).collect()
         };
@@ -399,7 +419,7 @@ impl Scan {
         }
         let mut queue = std::collections::VecDeque::new();
         if self.has_header {
-            let found: Vec<&str> = first.iter().map(|f| f.text.trim()).collect();
+            let found = distinct_names(first.iter().map(|f| f.text.as_str()));
             if found != self.names {
                 let what = format!(
                     "the header differs from that of {} (files read as one input share their \
