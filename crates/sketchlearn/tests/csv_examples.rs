@@ -390,3 +390,30 @@ fn duplicate_header_names_are_two_columns() {
         );
     }
 }
+
+/// A `;`- or tab-separated file (Excel in a comma-decimal locale, R's `write.csv2`, a `.tsv`)
+/// is refused at its first line with what it looks like and how to convert it. Before, it read
+/// as one column: "no label column: give --label-column" (misleading), or "expected 1 fields".
+#[test]
+fn semicolon_and_tab_separated_files_are_named_as_such() {
+    for (text, says) in [
+        ("label;x;y\n1;1,5;2\n0;3;4\n", "separated by semicolons"),
+        ("label;x;y\n1;1.5;2\n", "separated by semicolons"),
+        ("label\tx\ty\n1\t1.5\t2\n", "separated by tabs"),
+    ] {
+        let err =
+            Schema::scan(Cursor::new(text), "s.csv", &CsvExampleOptions::default()).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.starts_with("s.csv:1:1: the first line is one field"),
+            "{message}"
+        );
+        assert!(
+            message.contains(says) && message.contains("read_csv(path, sep="),
+            "{message}"
+        );
+    }
+    // A comma-separated file whose fields hold `;` is read as it is.
+    let text = "label,note\n1,a;b\n0,c\n";
+    assert!(Schema::scan(Cursor::new(text), "c.csv", &CsvExampleOptions::default()).is_ok());
+}

@@ -288,6 +288,33 @@ pub(crate) fn distinct_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Ve
     out
 }
 
+/// The error for a first line that is one field holding `;` or a tab: a file separated by
+/// them (Excel and R's `write.csv2` in comma-decimal locales write `;`; `.tsv` has tabs) reads
+/// as one column, which only failed later ("no label column", "expected 1 fields").
+fn other_separator(first: &[Field]) -> Option<String> {
+    let [only] = first else { return None };
+    let (separator, name, read) = if only.text.contains(';') {
+        (
+            "';'",
+            "semicolons",
+            "read_csv(path, sep=';').to_csv(new_path, index=False), with decimal=',' when its \
+             numbers are written 1,5",
+        )
+    } else if only.text.contains('\t') {
+        (
+            "a tab",
+            "tabs",
+            "read_csv(path, sep='\\t').to_csv(new_path, index=False)",
+        )
+    } else {
+        return None;
+    };
+    Some(format!(
+        "the first line is one field holding {separator}: the file looks separated by {name}, \
+         and CSV is read separated by commas; convert it, e.g. with pandas: {read}"
+    ))
+}
+
 fn is_number(text: &str) -> bool {
     parse_f64(text.as_bytes()).is_some_and(f64::is_finite)
 }
@@ -345,6 +372,9 @@ impl Scan {
             ));
         }
         let first_line = lines.line();
+        if let Some(what) = other_separator(&first) {
+            return Err(lines.error(first[0].column, ParseErrorKind::Column(what)));
+        }
         let mut second = Vec::new();
         let has_second = lines.next_fields(&mut second)?;
         let has_header = options
