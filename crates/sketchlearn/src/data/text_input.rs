@@ -2,7 +2,7 @@
 //! an empty file, a model or cache given as the data, a binary file or text in another encoding
 //! gets an error that names it and the fix, not "stream did not contain valid UTF-8".
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use super::error::{ParseError, ParseErrorKind};
 use super::source::open_input;
@@ -41,14 +41,12 @@ pub fn check_has_examples(path: &str) -> Result<(), ParseError> {
         return Ok(());
     }
     let mut input = open_input(path)?;
-    let head = input
-        .fill_buf()
-        .map_err(|e| ParseError::new(path, 0, 0, ParseErrorKind::Io(e.to_string())))?;
-    if !head.starts_with(&crate::model::MAGIC)
-        && !head.starts_with(CACHE_MAGIC)
-        && head.contains(&0)
-    {
-        let what = "a binary file, not text (a NUL byte in its first bytes): LIBSVM, VW and CSV files are text";
+    let io = |e: std::io::Error| ParseError::new(path, 0, 0, ParseErrorKind::Io(e.to_string()));
+    let mut head = Vec::new();
+    (&mut input).take(1024).read_to_end(&mut head).map_err(io)?;
+    if sketchlearn_file(&head).is_none() && head.contains(&0) {
+        let what = "a binary file, not text (a NUL byte in its first bytes): LIBSVM, VW and CSV \
+                    files are text";
         return Err(ParseError::new(
             path,
             0,
@@ -56,6 +54,7 @@ pub fn check_has_examples(path: &str) -> Result<(), ParseError> {
             ParseErrorKind::Column(what.into()),
         ));
     }
+    let mut input = std::io::Cursor::new(head).chain(input);
     let mut line = Vec::new();
     for number in 1u64.. {
         line.clear();
