@@ -27,7 +27,7 @@ use super::source::open_input;
 /// use sketchlearn::data::text_input::check_has_examples;
 /// assert!(check_has_examples(&file("ok.libsvm", b"# c\n\n1 1:2\n")).is_ok());
 /// let err = check_has_examples(&file("e.csv", b"\n# only\n")).unwrap_err().to_string();
-/// assert!(err.ends_with("e.csv: no examples: the file is empty (or holds only blank and # lines)"), "{err}");
+/// assert!(err.starts_with("no examples in ") && err.ends_with("e.csv: the file is empty (or holds only blank and # lines)"), "{err}");
 /// let err = check_has_examples(&file("l1.csv", b"label,gr\xf6\xdfe\n1,2\n")).unwrap_err().to_string();
 /// assert!(err.contains("l1.csv:1:9: not UTF-8 text") && err.contains("iconv"), "{err}");
 /// let err = check_has_examples(&file("i.png", b"\x89PNG\r\n\x1a\n\0\0")).unwrap_err().to_string();
@@ -62,9 +62,11 @@ pub fn check_has_examples(path: &str) -> Result<(), ParseError> {
             .read_until(b'\n', &mut line)
             .map_err(|e| ParseError::new(path, number, 0, ParseErrorKind::Io(e.to_string())))?;
         if read == 0 {
-            let what = "no examples: the file is empty (or holds only blank and # lines)";
+            // Every command's wording for an input without examples: "no examples in FILE".
+            let what = "the file is empty (or holds only blank and # lines)";
+            let source = format!("no examples in {path}");
             return Err(ParseError::new(
-                path,
+                source,
                 0,
                 0,
                 ParseErrorKind::Column(what.into()),
