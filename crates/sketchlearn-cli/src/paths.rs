@@ -133,26 +133,8 @@ fn check_replaceable(path: &str, flag: &str, held: &str, written: Written) -> Re
     Ok(())
 }
 
-/// An input file with no example line (only blank and `#` lines) is an error that says so,
-/// before any learner is built. Only a regular file is looked into: standard input, a pipe, a
-/// FIFO or a process substitution is read once, by the run (which reports an empty stream).
+/// A data file that is empty, a model, binary or not UTF-8 is an error that says so, before any
+/// learner is built ([`sketchlearn::data::text_input::check_has_examples`]).
 pub fn check_not_empty(path: &str) -> Result<()> {
-    if path == "-" || !fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Ok(());
-    }
-    let mut input = sketchlearn::data::open_input(path)?;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if std::io::BufRead::read_line(&mut input, &mut line)
-            .with_context(|| format!("reading {path}"))?
-            == 0
-        {
-            bail!("no examples in {path}: the file is empty");
-        }
-        let t = line.trim();
-        if !t.is_empty() && !t.starts_with('#') {
-            return Ok(());
-        }
-    }
+    Ok(sketchlearn::data::text_input::check_has_examples(path)?)
 }

@@ -350,3 +350,70 @@ fn a_first_line_of_other_format_text_with_an_unseen_value_is_refused_later_ones_
     );
     assert!(text.ends_with("; that line looks like LIBSVM text, but the model was trained on CSV with the columns column 0, column 1: give the data as CSV with these columns (a model reads the format it was trained on)"), "{text}");
 }
+
+/// A numeric column with the missing markers of spreadsheets and pandas (Excel's `#N/A`,
+/// Python's `None`, pandas' `<NA>`, `n/a`, `-nan`) stays numeric: those rows lack the feature.
+/// Before, one `#N/A` made the column a string column (one-hot, or hashed past 64 values).
+#[test]
+fn spreadsheet_and_pandas_missing_markers_keep_a_column_numeric() {
+    let text =
+        "y,x,z\n1,0.5,2\n0,#N/A,3\n1,None,4\n0,<NA>,5\n1,n/a,6\n0,-nan,7\n1,#N/A N/A,8\n0,1.5,9\n";
+    let schema = Schema::scan(Cursor::new(text), "m.csv", &labelled("y")).unwrap();
+    assert_eq!(schema.dim(), 2);
+    assert_eq!(schema.columns()[1].kind, ColumnKind::Numeric { index: 0 });
+    let mut r = CsvExampleReader::new(Cursor::new(text), "m.csv", schema);
+    let mut ex = Example::default();
+    let mut lengths = Vec::new();
+    while r.read_into(&mut ex).unwrap() {
+        lengths.push(ex.indices.len());
+    }
+    assert_eq!(lengths, [2, 1, 1, 1, 1, 1, 1, 2]);
+}
+
+/// Two columns of one name (`x,x`, as spreadsheets allow) are two features, named as pandas
+/// names them (`x`, `x.1`), in the scanned file and in a later file without the label. Before,
+/// both fields mapped to the first `x` by name: its feature came twice, the second never.
+#[test]
+fn duplicate_header_names_are_two_columns() {
+    let text = "y,x,x\n1,1,10\n0,2,20\n";
+    let schema = Schema::scan(Cursor::new(text), "d.csv", &labelled("y")).unwrap();
+    let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["y", "x", "x.1"]);
+    for (file, text) in [("d.csv", text), ("new.csv", "x,x\n1,10\n2,20\n")] {
+        let mut r = CsvExampleReader::new(Cursor::new(text), file, schema.clone());
+        let mut ex = Example::default();
+        assert!(r.read_into(&mut ex).unwrap());
+        assert_eq!(
+            (ex.indices.as_slice(), ex.values.as_slice()),
+            (&[0, 1][..], &[1.0, 10.0][..]),
+            "{file}"
+        );
+    }
+}
+
+/// A `;`- or tab-separated file (Excel in a comma-decimal locale, R's `write.csv2`, a `.tsv`)
+/// is refused at its first line with what it looks like and how to convert it. Before, it read
+/// as one column: "no label column: give --label-column" (misleading), or "expected 1 fields".
+#[test]
+fn semicolon_and_tab_separated_files_are_named_as_such() {
+    for (text, says) in [
+        ("label;x;y\n1;1,5;2\n0;3;4\n", "separated by semicolons"),
+        ("label;x;y\n1;1.5;2\n", "separated by semicolons"),
+        ("label\tx\ty\n1\t1.5\t2\n", "separated by tabs"),
+    ] {
+        let err =
+            Schema::scan(Cursor::new(text), "s.csv", &CsvExampleOptions::default()).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.starts_with("s.csv:1:1: the first line is one field"),
+            "{message}"
+        );
+        assert!(
+            message.contains(says) && message.contains("read_csv(path, sep="),
+            "{message}"
+        );
+    }
+    // A comma-separated file whose fields hold `;` is read as it is.
+    let text = "label,note\n1,a;b\n0,c\n";
+    assert!(Schema::scan(Cursor::new(text), "c.csv", &CsvExampleOptions::default()).is_ok());
+}

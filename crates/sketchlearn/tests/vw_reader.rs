@@ -34,6 +34,29 @@ fn indices_match_vw_audit() {
     }
 }
 
+/// Tokens with a `:` in the value: VW 9 splits at the first `:`, and a value that does not start
+/// like a number is a string value, hashed by chain at value 1 (unscaled by `|ns:2`). The
+/// indices are those `vw -b 18 --audit` (9.11.9) printed (`ns^c^d:4:68951:1`). Before, the
+/// last `:` split `c:d:4` into `c:d` at 4, and `url:http://x.com` was an error.
+#[test]
+fn string_values_split_at_the_first_colon_as_vw() {
+    let text =
+        "1 2.0 'tag1|ns:2.0 a b:3 c:d:4\n-1 0.5 |f url:http://x.com\n1 |f a:b:3\n1 |f:2 x:abc\n";
+    let got = read_all(text, 18);
+    let want: [Expected; 4] = [
+        (1.0, 2.0, vec![(50664, 6.0), (68951, 1.0), (180474, 2.0)]),
+        (-1.0, 0.5, vec![(251896, 1.0)]),
+        (1.0, 1.0, vec![(28970, 1.0)]),
+        (1.0, 1.0, vec![(164061, 1.0)]),
+    ];
+    for (ex, (label, weight, feats)) in got.into_iter().zip(want) {
+        let ex = ex.unwrap();
+        assert_eq!((ex.label, ex.weight), (label, weight));
+        let pairs: Vec<(u32, f64)> = ex.indices.into_iter().zip(ex.values).collect();
+        assert_eq!(pairs, feats);
+    }
+}
+
 #[test]
 fn namespace_scale_collisions_tags_and_blank_lines() {
     // `|a:3` scales values; the same feature twice adds up; a tag is ignored; blank lines skip.
@@ -59,7 +82,11 @@ fn malformed_lines_name_line_and_column() {
         ("| a b", ParseErrorKind::MissingLabel, 1),
         ("x | a", ParseErrorKind::UnparsableLabel("x".into()), 1),
         ("nan | a", ParseErrorKind::NonFiniteValue("nan".into()), 1),
-        ("1 | a:zz", ParseErrorKind::UnparsableValue("zz".into()), 7),
+        (
+            "1 | a:12abc",
+            ParseErrorKind::UnparsableValue("12abc".into()),
+            7,
+        ),
         ("1 | a:inf", ParseErrorKind::NonFiniteValue("inf".into()), 7),
         ("1 -2 | a", ParseErrorKind::NegativeWeight("-2".into()), 3),
         // An importance weight of inf/nan was read as a tag (weight 1) before.

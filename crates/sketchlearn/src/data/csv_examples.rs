@@ -1,6 +1,6 @@
 //! [`CsvExampleReader`]: the rows of a CSV file as [`Example`]s, through a [`Schema`].
 
-use super::csv_schema::{is_missing, CsvLines, Field, Schema};
+use super::csv_schema::{distinct_names, is_missing, CsvLines, Field, Schema};
 use super::error::{ParseError, ParseErrorKind};
 use super::labeled::LabelField;
 use super::read_ahead::ExampleSource;
@@ -137,10 +137,9 @@ impl<R: BufRead> CsvExampleReader<R> {
     /// [`map_columns`](Self::map_columns) without the LIBSVM/VW diagnosis.
     fn match_columns(&mut self) -> Result<bool, ParseError> {
         let columns = self.schema.columns();
-        let names: Vec<Option<usize>> = self
-            .fields
+        let names: Vec<Option<usize>> = distinct_names(self.fields.iter().map(|f| f.text.as_str()))
             .iter()
-            .map(|f| self.schema.position(f.text.trim()))
+            .map(|name| self.schema.position(name))
             .collect();
         let header = self.schema.has_header() && names.iter().all(Option::is_some);
         if header {

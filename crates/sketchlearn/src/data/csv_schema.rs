@@ -174,8 +174,14 @@ pub struct Schema {
     rows: u64,
 }
 
-/// Texts read as a missing value.
-pub const MISSING: [&str; 8] = ["", "NA", "N/A", "NaN", "nan", "null", "NULL", "?"];
+/// Texts read as a missing value: pandas' default `na_values` (`read_csv`, pandas 2: R's `NA`,
+/// Excel's `#N/A`, Python's `None`, C's `-1.#IND` …) and UCI's `?`. A text that is not here
+/// and not a number makes its column a string column, so a numeric column holding one
+/// spreadsheet `#N/A` would silently become categorical.
+pub const MISSING: [&str; 20] = [
+    "", "NA", "N/A", "n/a", "NaN", "-NaN", "nan", "-nan", "null", "NULL", "None", "<NA>", "#N/A",
+    "#N/A N/A", "#NA", "-1.#IND", "1.#IND", "-1.#QNAN", "1.#QNAN", "?",
+];
 
 /// True when `text` means a missing value ([`MISSING`]).
 pub fn is_missing(text: &str) -> bool {
@@ -262,6 +268,53 @@ impl<R: BufRead> CsvLines<R> {
     }
 }
 
+/// A header's names (trimmed) made distinct as pandas' and R's `read_csv` do: a name already
+/// taken gets `.1`, `.2`, … (the first free one), so `x,x` reads as `x,x.1`. Columns are matched
+/// by name (a later file's, a model's), so two columns of one name would both map to the first.
+pub(crate) fn distinct_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for name in names {
+        let name = name.trim();
+        let mut candidate = name.to_string();
+        let mut k = 0;
+        while taken.contains(&candidate) {
+            k += 1;
+            candidate = format!("{name}.{k}");
+        }
+        taken.insert(candidate.clone());
+        out.push(candidate);
+    }
+    out
+}
+
+/// The error for a first line that is one field holding `;` or a tab: a file separated by
+/// them (Excel and R's `write.csv2` in comma-decimal locales write `;`; `.tsv` has tabs) reads
+/// as one column, which only failed later ("no label column", "expected 1 fields").
+fn other_separator(first: &[Field]) -> Option<String> {
+    let [only] = first else { return None };
+    let (separator, name, read) = if only.text.contains(';') {
+        (
+            "';'",
+            "semicolons",
+            "read_csv(path, sep=';').to_csv(new_path, index=False), with decimal=',' when its \
+             numbers are written 1,5",
+        )
+    } else if only.text.contains('\t') {
+        (
+            "a tab",
+            "tabs",
+            "read_csv(path, sep='\\t').to_csv(new_path, index=False)",
+        )
+    } else {
+        return None;
+    };
+    Some(format!(
+        "the first line is one field holding {separator}: the file looks separated by {name}, \
+         and CSV is read separated by commas; convert it, e.g. with pandas: {read}"
+    ))
+}
+
 fn is_number(text: &str) -> bool {
     parse_f64(text.as_bytes()).is_some_and(f64::is_finite)
 }
@@ -319,13 +372,16 @@ impl Scan {
             ));
         }
         let first_line = lines.line();
+        if let Some(what) = other_separator(&first) {
+            return Err(lines.error(first[0].column, ParseErrorKind::Column(what)));
+        }
         let mut second = Vec::new();
         let has_second = lines.next_fields(&mut second)?;
         let has_header = options
             .has_header
             .unwrap_or_else(|| detect_header(&first, has_second.then_some(second.as_slice())));
         let names: Vec<String> = if has_header {
-            first.iter().map(|f| f.text.trim().to_string()).collect()
+            distinct_names(first.iter().map(|f| f.text.as_str()))
         } else {
             (0..first.len()).map(|k| format!("column {k}")).collect()
         };
@@ -393,7 +449,7 @@ impl Scan {
         }
         let mut queue = std::collections::VecDeque::new();
         if self.has_header {
-            let found: Vec<&str> = first.iter().map(|f| f.text.trim()).collect();
+            let found = distinct_names(first.iter().map(|f| f.text.as_str()));
             if found != self.names {
                 let what = format!(
                     "the header differs from that of {} (files read as one input share their \

@@ -25,6 +25,7 @@ pub mod read_ahead;
 pub mod rows;
 pub mod side_columns;
 pub mod source;
+pub mod text_input;
 pub mod unseen_categories;
 pub mod vw;
 

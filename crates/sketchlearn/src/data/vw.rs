@@ -6,8 +6,13 @@
 //!   that reads as a number needs VW's leading `'`);
 //! * each `|` opens a namespace; a name directly after `|` names it (`|user`), a space after `|`
 //!   is the default namespace; `|ns:2` scales every value in it by 2;
-//! * a feature is `name` (value 1) or `name:value`; names are hashed with
-//!   [`hashing`](super::hashing) into `2^bits` indices, exactly as VW does;
+//! * a feature is `name` (value 1) or `name:value`, split at the first `:` as VW does
+//!   (`hour:12:30` is not `hour:12` at 30); names are hashed with [`hashing`](super::hashing)
+//!   into `2^bits` indices, exactly as VW does;
+//! * a value that does not start like a number is VW's string value (VW 9): `url:http://a.b`
+//!   is the feature `url^http://a.b` of value 1 (VW does not scale it by `|ns:2`), hashed as VW chains it (the value hashed
+//!   with the name's hash as seed); a value that starts like a number but is not one
+//!   (`x:12abc`, where VW reads 12) is an error;
 //! * features that hash to the same index are added up (a linear model sees their sum, as in VW),
 //!   zero values are dropped, indices come out sorted.
 //!
@@ -20,7 +25,7 @@ use super::decimal::{parse_finite, FloatError};
 use super::error::{ParseError, ParseErrorKind};
 use super::example::Example;
 use super::feature_names::FeatureNames;
-use super::hashing::{feature_index, hash_string, namespace_hash};
+use super::hashing::{hash_string, namespace_hash};
 use super::interactions::{Crossing, Interactions, NamespaceFeature};
 use super::lines::LineReader;
 use super::source::{open_input, source_name};
@@ -317,11 +322,12 @@ fn parse_line(
     mut q: Crossing<'_>,
 ) -> Result<(), LineError> {
     let bar = parse_header(line, ex)?;
-    for_each_feature(line, bar, |ns_name, ns_hash, name, v| {
-        pairs.push((feature_index(name, ns_hash, bits), v));
+    for_each_feature(line, bar, |ns_name, ns_hash, name, text, v| {
+        let hash = feature_hash(name, text, ns_hash);
+        pairs.push((mask_hash(hash, bits), v));
         if let Some((_, crossed)) = q.as_mut() {
             let letter = ns_name.first().copied().unwrap_or(b' ');
-            crossed.push((letter, hash_string(name, ns_hash), v));
+            crossed.push((letter, hash, v));
         }
     })?;
     if let Some((interactions, crossed)) = q {
@@ -358,16 +364,20 @@ fn record_names(
     let mut ex = Example::default();
     let bar = parse_header(line, &mut ex)?;
     let mut read: Vec<(u8, u64, String)> = Vec::new();
-    for_each_feature(line, bar, |ns_name, ns_hash, name, _| {
-        let full = if ns_name.is_empty() {
+    for_each_feature(line, bar, |ns_name, ns_hash, name, text, _| {
+        let mut full = if ns_name.is_empty() {
             lossy(name)
         } else {
             format!("{}^{}", lossy(ns_name), lossy(name))
         };
-        names.record(feature_index(name, ns_hash, bits), &full);
+        if let Some(text) = text {
+            full = format!("{full}^{}", lossy(text));
+        }
+        let hash = feature_hash(name, text, ns_hash);
+        names.record(mask_hash(hash, bits), &full);
         if !interactions.is_empty() {
             let letter = ns_name.first().copied().unwrap_or(b' ');
-            read.push((letter, hash_string(name, ns_hash), full));
+            read.push((letter, hash, full));
         }
     })?;
     interactions.for_each_cross(
@@ -381,12 +391,45 @@ fn record_names(
     Ok(())
 }
 
-/// Calls `f(namespace, namespace hash, feature name, value × namespace scale)` for each feature
-/// of non-zero value of `line`, whose namespaces start at `bar`.
+/// The hash of a feature: its name's (VW's `hashstring`), or for a string value VW 9's chain,
+/// the value hashed with the name's hash as seed (`vw --audit` shows `ns^url^http://a.b`).
+fn feature_hash(name: &[u8], text: Option<&[u8]>, ns_hash: u32) -> u64 {
+    let hash = hash_string(name, ns_hash);
+    match text {
+        None => hash,
+        Some(text) => hash_string(text, hash as u32),
+    }
+}
+
+/// The index of a feature hash with `bits` bits, as [`feature_index`](super::hashing::feature_index).
+fn mask_hash(hash: u64, bits: u32) -> u32 {
+    (hash & (u64::MAX >> (64 - bits.min(32)))) as u32
+}
+
+/// The value of the token `tok` after its first `:` (at column `col`): a number, or `None` for
+/// VW's string value: text that does not start like a number (a digit, sign or point) and is
+/// not made of a number's characters only (`e5` is a mistyped number).
+fn feature_value(tok: &[u8], col: usize) -> Result<Option<f64>, LineError> {
+    let number_like = |c: &u8| matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E');
+    match parse_finite(tok) {
+        Ok(v) => Ok(Some(v)),
+        Err(FloatError::Unparsable)
+            if !tok.is_empty()
+                && !matches!(tok[0], b'0'..=b'9' | b'+' | b'-' | b'.')
+                && !tok.iter().all(number_like) =>
+        {
+            Ok(None)
+        }
+        Err(_) => parse_number(tok, col, ParseErrorKind::UnparsableValue).map(Some),
+    }
+}
+
+/// Calls `f(namespace, namespace hash, feature name, string value, value × namespace scale)`
+/// for each feature of non-zero value of `line`, whose namespaces start at `bar`.
 fn for_each_feature(
     line: &[u8],
     bar: usize,
-    mut f: impl FnMut(&[u8], u32, &[u8], f64),
+    mut f: impl FnMut(&[u8], u32, &[u8], Option<&[u8]>, f64),
 ) -> Result<(), LineError> {
     let mut pos = bar;
     while pos < line.len() {
@@ -421,22 +464,27 @@ fn for_each_feature(
             };
         let ns_hash = namespace_hash(ns_name);
         for (col, tok) in tokens(body, body_base) {
-            let (name, value) = match tok.iter().rposition(|&c| c == b':') {
-                Some(p) => (
-                    &tok[..p],
-                    parse_number(&tok[p + 1..], col + p + 1, ParseErrorKind::UnparsableValue)?,
-                ),
-                None => (tok, 1.0),
+            let (name, text, value) = match tok.iter().position(|&c| c == b':') {
+                Some(p) => match feature_value(&tok[p + 1..], col + p + 1)? {
+                    Some(v) => (&tok[..p], None, v),
+                    None => (&tok[..p], Some(&tok[p + 1..]), 1.0),
+                },
+                None => (tok, None, 1.0),
             };
             if name.is_empty() {
                 return Err((col, ParseErrorKind::EmptyFeatureName(lossy(tok))));
             }
-            let v = value * ns_scale;
+            // VW 9 gives a string value 1, unscaled by the namespace (`vw --audit`).
+            let v = if text.is_some() {
+                1.0
+            } else {
+                value * ns_scale
+            };
             if !v.is_finite() {
                 return Err((col, ParseErrorKind::NonFiniteValue(lossy(tok))));
             }
             if v != 0.0 {
-                f(ns_name, ns_hash, name, v);
+                f(ns_name, ns_hash, name, text, v);
             }
         }
         pos = end;
