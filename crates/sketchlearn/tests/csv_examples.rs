@@ -259,6 +259,45 @@ fn a_headerless_line_of_other_format_text_is_named_in_place_of_a_field_count_err
     assert_eq!(first_error("7\n"), "rows.txt:1: expected 2 fields, found 1");
 }
 
+/// A model of a label and one numeric column, given LIBSVM or VW text: each line is one field,
+/// not a number. The error names the format (and the model's columns) in place of "column 'x'
+/// is numeric", with a header or without, on the first line and on a later one (files joined
+/// with `cat`).
+#[test]
+fn libsvm_or_vw_text_through_a_label_and_one_numeric_column_is_named_as_such() {
+    let by_index = CsvExampleOptions {
+        label_column: Some(ColumnRef::Index(0)),
+        has_header: Some(false),
+        ..Default::default()
+    };
+    let headerless = Schema::scan(Cursor::new("1,0.5\n0,2\n"), "t.csv", &by_index).unwrap();
+    let headed = Schema::scan(Cursor::new("y,x\n1,0.5\n0,2\n"), "t.csv", &labelled("y")).unwrap();
+    let cases = [
+        (&headerless, "", 1, "column 0, column 1"),
+        (&headerless, "1,0.5\n", 2, "column 0, column 1"),
+        (&headed, "", 1, "y, x"),
+        (&headed, "y,x\n1,0.5\n", 3, "y, x"),
+    ];
+    for (schema, before, line, columns) in cases {
+        for (text, format) in [("+1 1:0.7 2:1", "LIBSVM"), ("1 |a x:1 y", "VW")] {
+            let rows = format!("{before}{text}\n");
+            let mut r = CsvExampleReader::new(Cursor::new(rows), "rows.txt", schema.clone());
+            let mut ex = Example::default();
+            let e = loop {
+                match r.read_into(&mut ex) {
+                    Ok(true) => continue,
+                    Ok(false) => panic!("{before}{text}: read"),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            let expected = format!("rows.txt:{line}:1: this line looks like {format} text");
+            assert!(e.starts_with(&expected), "{e}");
+            let model = format!("the model was trained on CSV with the columns {columns}:");
+            assert!(e.contains(&model), "{e}");
+        }
+    }
+}
+
 #[test]
 fn headerless_files_are_detected() {
     let text = "1,Yes,2.5\n0,No,3\n";
