@@ -185,26 +185,115 @@ fn libsvm_or_vw_text_through_a_csv_schema_is_named_as_such() {
     }
 }
 
-/// The LIBSVM/VW diagnosis replaces only an error: a valid one-field CSV line that looks like
-/// such text (rows to score of a label + one text column) is read as CSV.
+/// The LIBSVM/VW diagnosis replaces only an error: a headerless file's first line (the line it
+/// reads) that is one field looking like such text, but holding a value seen in training, is
+/// read as CSV (rows to score of a label + one text column). Fails if the first line is refused
+/// for its looks.
 #[test]
-fn a_valid_one_field_line_that_looks_like_vw_or_libsvm_is_read_as_csv() {
+fn a_seen_one_field_first_line_that_looks_like_vw_or_libsvm_is_read_as_csv() {
     let rows = "1,red |x 2:1\n0,+1 1:0.7\n";
     let by_index = CsvExampleOptions {
         label_column: Some(ColumnRef::Index(0)),
         ..Default::default()
     };
-    let headerless = Schema::scan(Cursor::new(rows), "t.csv", &by_index).unwrap();
-    assert!(!headerless.has_header());
-    let with_header = format!("y,c\n{rows}");
-    let headed = Schema::scan(Cursor::new(with_header), "t.csv", &labelled("y")).unwrap();
-    for (schema, head) in [(headerless, ""), (headed, "c\n")] {
-        for line in ["red |x 2:1\n", "+1 1:0.7\n"] {
-            let text = format!("{head}{line}");
-            let mut r = CsvExampleReader::new(Cursor::new(text), "new.csv", schema.clone());
+    let schema = Schema::scan(Cursor::new(rows), "t.csv", &by_index).unwrap();
+    assert!(!schema.has_header());
+    for line in ["red |x 2:1\n", "+1 1:0.7\n"] {
+        let mut r = CsvExampleReader::new(Cursor::new(line), "new.csv", schema.clone());
+        let tally = r.unseen_categories();
+        let mut ex = Example::default();
+        assert!(r.read_into(&mut ex).unwrap(), "{line}");
+        assert_eq!(ex.indices.len(), 1, "{line}");
+        assert_eq!(tally.report(1), None, "{line}");
+    }
+}
+
+/// After a header, which shows the file is CSV, a row is never refused for looking like LIBSVM
+/// or VW text: a one-field row that does, holding a value unseen in training, is read as CSV
+/// (the value counts as missing, and is counted for the warning), where the same line first in
+/// a headerless file is refused. Fails if the refusal reaches the row after a header.
+#[test]
+fn after_a_header_a_row_that_looks_like_vw_or_libsvm_is_read_as_csv() {
+    let schema =
+        Schema::scan(Cursor::new("y,c\n1,red\n0,blue\n"), "t.csv", &labelled("y")).unwrap();
+    assert!(schema.has_header());
+    for line in ["+1 1:0.7 2:1", "1 |a x:1 y"] {
+        let text = format!("c\n{line}\n");
+        let mut r = CsvExampleReader::new(Cursor::new(text), "new.csv", schema.clone());
+        let tally = r.unseen_categories();
+        let mut ex = Example::default();
+        assert!(r.read_into(&mut ex).unwrap(), "{line}");
+        assert!(ex.indices.is_empty(), "{line}");
+        let unseen = tally.report(1).unwrap();
+        assert_eq!(unseen.first.unwrap().line, 2, "{line}");
+    }
+}
+
+/// A headerless schema of a label and two columns maps a one-field line to no columns ("expected
+/// 2 fields, found 1"); when that line reads as LIBSVM or VW text, the error names the format
+/// instead, and another one-field line keeps the field count's error.
+#[test]
+fn a_headerless_line_of_other_format_text_is_named_in_place_of_a_field_count_error() {
+    let by_index = CsvExampleOptions {
+        label_column: Some(ColumnRef::Index(0)),
+        has_header: Some(false),
+        ..Default::default()
+    };
+    let schema = Schema::scan(Cursor::new("1,2,3\n0,4,5\n"), "t.csv", &by_index).unwrap();
+    let first_error = |text: &str| {
+        let mut r =
+            CsvExampleReader::new(Cursor::new(text.to_string()), "rows.txt", schema.clone());
+        r.read_into(&mut Example::default())
+            .unwrap_err()
+            .to_string()
+    };
+    for (line, format) in [("+1 1:0.7 2:1\n", "LIBSVM"), ("1 |a x:1 y\n", "VW")] {
+        let e = first_error(line);
+        let expected = format!("rows.txt:1:1: this line looks like {format} text, but the model");
+        assert!(e.starts_with(&expected), "{e}");
+        assert!(
+            e.contains("the columns column 0, column 1, column 2"),
+            "{e}"
+        );
+    }
+    assert_eq!(first_error("7\n"), "rows.txt:1: expected 2 fields, found 1");
+}
+
+/// A model of a label and one numeric column, given LIBSVM or VW text: each line is one field,
+/// not a number. The error names the format (and the model's columns) in place of "column 'x'
+/// is numeric", with a header or without, on the first line and on a later one (files joined
+/// with `cat`).
+#[test]
+fn libsvm_or_vw_text_through_a_label_and_one_numeric_column_is_named_as_such() {
+    let by_index = CsvExampleOptions {
+        label_column: Some(ColumnRef::Index(0)),
+        has_header: Some(false),
+        ..Default::default()
+    };
+    let headerless = Schema::scan(Cursor::new("1,0.5\n0,2\n"), "t.csv", &by_index).unwrap();
+    let headed = Schema::scan(Cursor::new("y,x\n1,0.5\n0,2\n"), "t.csv", &labelled("y")).unwrap();
+    let cases = [
+        (&headerless, "", 1, "column 0, column 1"),
+        (&headerless, "1,0.5\n", 2, "column 0, column 1"),
+        (&headed, "", 1, "y, x"),
+        (&headed, "y,x\n1,0.5\n", 3, "y, x"),
+    ];
+    for (schema, before, line, columns) in cases {
+        for (text, format) in [("+1 1:0.7 2:1", "LIBSVM"), ("1 |a x:1 y", "VW")] {
+            let rows = format!("{before}{text}\n");
+            let mut r = CsvExampleReader::new(Cursor::new(rows), "rows.txt", schema.clone());
             let mut ex = Example::default();
-            assert!(r.read_into(&mut ex).unwrap(), "{head}{line}");
-            assert_eq!(ex.indices.len(), 1, "{head}{line}");
+            let e = loop {
+                match r.read_into(&mut ex) {
+                    Ok(true) => continue,
+                    Ok(false) => panic!("{before}{text}: read"),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            let expected = format!("rows.txt:{line}:1: this line looks like {format} text");
+            assert!(e.starts_with(&expected), "{e}");
+            let model = format!("the model was trained on CSV with the columns {columns}:");
+            assert!(e.contains(&model), "{e}");
         }
     }
 }

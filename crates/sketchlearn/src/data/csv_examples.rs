@@ -196,8 +196,9 @@ impl<R: BufRead> CsvExampleReader<R> {
                 self.first_line_is_row = true;
             }
             let filled = self.fill(ex);
-            if std::mem::take(&mut self.first_line_is_row) {
-                self.refuse_other_format(filled.is_err())?;
+            let first_line = std::mem::take(&mut self.first_line_is_row);
+            if first_line || filled.is_err() {
+                self.refuse_other_format(filled.is_err(), first_line)?;
             }
             filled?;
             self.count_unseen();
@@ -265,16 +266,18 @@ impl<R: BufRead> CsvExampleReader<R> {
 }
 
 impl<R: BufRead> CsvExampleReader<R> {
-    /// The file's first line, read as a row, is refused when it is one field that reads as
-    /// LIBSVM or VW text and could not be read (`failed`) or holds a value unseen in training:
-    /// a file in another format, whose every row would be scored as the intercept alone. A
-    /// known value is read, whatever its looks.
-    fn refuse_other_format(&self, failed: bool) -> Result<(), ParseError> {
+    /// A row that is one field reading as LIBSVM or VW text is refused as that format's text
+    /// when it could not be read (`failed`: the error names the format in place of the field's,
+    /// e.g. "column 'x' is numeric", on any line), or when it is the file's first line
+    /// (`first_line`, no header before it) and holds a value unseen in training: a file in
+    /// another format, whose every row would be scored as the intercept alone. A known value is
+    /// read, whatever its looks, and so is an unseen one after the first line.
+    fn refuse_other_format(&self, failed: bool, first_line: bool) -> Result<(), ParseError> {
         let [only] = &self.fields[..] else {
             return Ok(());
         };
         match sparse_text(&only.text) {
-            Some(format) if failed || !self.unseen.is_empty() => {
+            Some(format) if failed || (first_line && !self.unseen.is_empty()) => {
                 Err(self.other_format(only.column, format))
             }
             _ => Ok(()),
