@@ -84,6 +84,12 @@ pub fn step_flags(config: &LearnerConfig) -> &'static [Step] {
 /// [`Warning::Diverged`]): a shorter step through the flags of [`step_flags`], rows at unit
 /// scale, and the default `--algo auto` unless the run already is one of its mixtures.
 ///
+/// The running mean reads only the labels and has no step: it predicts their mean, so its
+/// progressive loss is never far above a constant's and it "diverges" only when the loss of
+/// the labels themselves is not finite (squared labels above `f64::MAX`, labels of about
+/// `1e154` or more). No flag or feature scaling helps there; dividing the labels by a constant
+/// does, and the hint says that alone.
+///
 /// ```
 /// use sketchlearn::linear::{Algorithm, LearnerConfig};
 /// use sketchlearn::run::divergence_advice;
@@ -95,6 +101,11 @@ pub fn step_flags(config: &LearnerConfig) -> &'static [Step] {
 /// assert!(divergence_advice(&newton).starts_with("try a larger --alpha0, rows"));
 /// ```
 pub fn divergence_advice(config: &LearnerConfig) -> String {
+    if config.algorithm == Algorithm::RunningMean {
+        return "try labels divided by a constant: the running mean reads only the labels, and \
+                their squared error is too large for a float"
+            .into();
+    }
     let steps: Vec<String> = step_flags(config).iter().map(|s| s.shorter()).collect();
     let mut tries: Vec<String> = Some(steps.join(" or "))
         .filter(|s| !s.is_empty())
@@ -252,8 +263,11 @@ mod tests {
                 constant.contains("the default learner (no --algo)"),
                 "{constant}"
             );
-            assert!(
+            // The running mean has no step to shorten: its hint is the labels' scale.
+            let mean = algorithm == Algorithm::RunningMean;
+            assert_eq!(
                 diverged.ends_with("or the default --algo auto"),
+                !mean,
                 "{diverged}"
             );
         }
@@ -274,9 +288,11 @@ mod tests {
             "try a smaller --learning-rate, or rows scaled to unit norm"
         );
         let mean = config(Algorithm::RunningMean, CurvatureKind::RfdFast);
-        assert_eq!(
-            divergence_advice(&mean),
-            "try rows scaled to unit norm, or the default --algo auto"
+        let hint = divergence_advice(&mean);
+        assert!(
+            hint.starts_with("try labels divided by a constant"),
+            "{hint}"
         );
+        assert!(!hint.contains("rows") && !hint.contains("--algo"), "{hint}");
     }
 }

@@ -30,8 +30,9 @@ pub struct RunStart<'a> {
 #[non_exhaustive]
 pub enum Warning {
     /// The learning pass diverged ([`diverged`](super::diverged)): its progressive loss is
-    /// not finite or far above that of a constant prediction. A front end adds what to change
-    /// (its own flags: a smaller step, normalised rows, another algorithm).
+    /// not finite or far above that of a constant prediction. A front end adds what to change:
+    /// [`divergence_advice`](super::divergence_advice) (through
+    /// [`warning_advice`](super::warning_advice)) names the flags of the run's learner.
     Diverged {
         /// The progressive mean loss.
         mean_loss: f64,
