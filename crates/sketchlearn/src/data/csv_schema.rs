@@ -184,8 +184,20 @@ pub const MISSING: [&str; 20] = [
 ];
 
 /// True when `text` means a missing value ([`MISSING`]).
+///
+/// Called on every field, so a number is told apart by its first bytes before the list is
+/// searched (the list alone cost a numeric CSV ~15 % more CPU at 20 markers): the only markers
+/// that start like a number are `1.#IND`, `1.#QNAN` and, after a `-`, those and `NaN`/`nan`,
+/// all with `#` third (fourth after the `-`) or a letter second.
 pub fn is_missing(text: &str) -> bool {
-    MISSING.contains(&text)
+    let b = text.as_bytes();
+    let may_be = match b.first() {
+        None => return true,
+        Some(b'0'..=b'9' | b'+' | b'.') => b.get(2) == Some(&b'#'),
+        Some(b'-') => b.get(3) == Some(&b'#') || b.get(1).is_some_and(u8::is_ascii_alphabetic),
+        Some(_) => true,
+    };
+    may_be && MISSING.contains(&text)
 }
 
 /// One field of a line: its 1-based byte column and its text (quotes removed, `""` unescaped).
@@ -827,6 +839,21 @@ fn check_finite(text: &str) -> Result<(), ParseErrorKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path of [`is_missing`] keeps every marker of [`MISSING`], and takes no number
+    /// (nor a text that only starts like a marker) for one.
+    #[test]
+    fn every_missing_marker_is_missing_and_no_number_is() {
+        for marker in MISSING {
+            assert!(is_missing(marker), "{marker:?}");
+        }
+        for text in [
+            "0", "1", "-1", "+5", ".5", "-.5", "1e-3", "-1.5", "12.#", "1.#INDX", "-1.#I", "-n",
+            "-Inf", "None1", "NA ", "inf", "-2.0#",
+        ] {
+            assert!(!is_missing(text), "{text:?}");
+        }
+    }
 
     /// A scanned schema passes [`Schema::check`]; one whose features reach past its dimension,
     /// whose one-hot values are out of order, or whose label column disagrees with its labels
