@@ -149,7 +149,7 @@ impl<R: BufRead> VwReader<R> {
     ///
     /// ```
     /// use sketchlearn::data::{VwOptions, VwReader};
-    /// let text = "1 |f a b:2\n-1 |f c:junk\n";
+    /// let text = "1 |f a b:2\n-1 |f c:12junk\n"; // a value that starts like a number
     /// let open = || VwReader::new(std::io::Cursor::new(text), "t.vw", VwOptions::default());
     /// let mut scan = open().unwrap();
     /// scan.headers_after(1);
