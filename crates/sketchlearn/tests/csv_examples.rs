@@ -23,6 +23,15 @@ fn labelled(name: &str) -> CsvExampleOptions {
     }
 }
 
+/// A headerless file's options, the label in its first column.
+fn headerless_label_first() -> CsvExampleOptions {
+    CsvExampleOptions {
+        label_column: Some(ColumnRef::Index(0)),
+        has_header: Some(false),
+        ..Default::default()
+    }
+}
+
 /// The shared data file `file` (when it is there) and its schema scanned with the label column
 /// `label`, under the display name `name`.
 fn scan_shared(file: &str, name: &str, label: &str) -> Option<(PathBuf, Schema)> {
@@ -234,11 +243,7 @@ fn after_a_header_a_row_that_looks_like_vw_or_libsvm_is_read_as_csv() {
 /// instead, and another one-field line keeps the field count's error.
 #[test]
 fn a_headerless_line_of_other_format_text_is_named_in_place_of_a_field_count_error() {
-    let by_index = CsvExampleOptions {
-        label_column: Some(ColumnRef::Index(0)),
-        has_header: Some(false),
-        ..Default::default()
-    };
+    let by_index = headerless_label_first();
     let schema = Schema::scan(Cursor::new("1,2,3\n0,4,5\n"), "t.csv", &by_index).unwrap();
     let first_error = |text: &str| {
         let mut r =
@@ -265,11 +270,7 @@ fn a_headerless_line_of_other_format_text_is_named_in_place_of_a_field_count_err
 /// with `cat`).
 #[test]
 fn libsvm_or_vw_text_through_a_label_and_one_numeric_column_is_named_as_such() {
-    let by_index = CsvExampleOptions {
-        label_column: Some(ColumnRef::Index(0)),
-        has_header: Some(false),
-        ..Default::default()
-    };
+    let by_index = headerless_label_first();
     let headerless = Schema::scan(Cursor::new("1,0.5\n0,2\n"), "t.csv", &by_index).unwrap();
     let headed = Schema::scan(Cursor::new("y,x\n1,0.5\n0,2\n"), "t.csv", &labelled("y")).unwrap();
     let cases = [
@@ -399,11 +400,7 @@ fn a_later_file_with_another_header_or_width_is_an_error_at_its_line() {
 /// warning, with the first line, its column and its value.
 #[test]
 fn a_first_line_of_other_format_text_with_an_unseen_value_is_refused_later_ones_are_counted() {
-    let by_index = CsvExampleOptions {
-        label_column: Some(ColumnRef::Index(0)),
-        has_header: Some(false),
-        ..Default::default()
-    };
+    let by_index = headerless_label_first();
     let schema = Schema::scan(Cursor::new("1,red\n0,blue\n"), "t.csv", &by_index).unwrap();
     for (line, format) in [("+1 1:0.7 2:1\nred\n", "LIBSVM"), ("|a x:1 y\n", "VW")] {
         let mut r = CsvExampleReader::new(Cursor::new(line), "rows.txt", schema.clone());
