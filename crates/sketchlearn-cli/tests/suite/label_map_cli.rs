@@ -5,7 +5,7 @@
 //! classes. Model files written before the change (by main 8876293) load and predict the same
 //! bytes. The small files are in `tests/data` (README there).
 
-mod common;
+use crate::common;
 use common::{
     assert_mentions, failure, ok, quiet_json, repo_file, run, scratch_dir, scratch_file,
     stdout_text,

@@ -3,7 +3,7 @@
 //! cache that no longer fits is written anew with a note; a file that is not a cache is left
 //! alone.
 
-mod common;
+use crate::common;
 use common::{failure, json, ok, repo_file, run, run_with_stdin, stdout_text, Scratch};
 
 fn heart() -> String {

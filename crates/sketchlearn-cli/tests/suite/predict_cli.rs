@@ -2,7 +2,7 @@
 //! probabilities in the user's convention, raw margins, streaming through a pipe, and the
 //! bad-input cases (nothing overwritten).
 
-mod common;
+use crate::common;
 
 use common::{bin, run, scratch_dir, stdout_text, train_quiet};
 use std::io::{BufRead, BufReader, Write};

@@ -1,9 +1,9 @@
 //! Learner options a VW user reaches for (issue 25, item 7) and a readable `train --help`
 //! (item 8), end to end.
 
-mod common;
+use crate::common;
 use common::{quiet_json, test_json};
-mod everyday;
+use crate::everyday;
 
 use everyday::{data, fails_with, json, run, scratch, tmp};
 

@@ -2,7 +2,7 @@
 //! the automatic choice for sparse and VW input, `--format`/`--bits`, model files with
 //! `train -f`/`-i` (bit-identical resume) and `test`.
 
-mod common;
+use crate::common;
 use common::{quiet_json, test_json};
 
 use std::path::PathBuf;

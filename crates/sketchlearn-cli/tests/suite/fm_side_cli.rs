@@ -4,7 +4,7 @@
 //! cannot learn the users, the side columns `age` (numeric, some `NA`), `genres` (`a|b`, some
 //! empty) and `city` (noise) can; generator in `tests/data/README.md`).
 
-mod common;
+use crate::common;
 use common::{
     assert_mentions, assert_same_predictions, failure, fm_own_predictions, json, ok,
     parse_predictions, run, run_with_stdin, Scratch,

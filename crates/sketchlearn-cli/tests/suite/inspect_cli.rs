@@ -1,6 +1,6 @@
 //! `sketchlearn inspect` end to end (issue 25, item 4): text and JSON.
 
-mod common;
+use crate::common;
 
 use common::{repo_file, run, scratch_dir, stdout_text, train_quiet};
 

@@ -1,7 +1,7 @@
 //! `train --keep-names` end to end (issue 25, item 4): VW feature names kept in the model and
 //! shown by `inspect` (text and JSON), extended on resume, refused for LIBSVM.
 
-mod common;
+use crate::common;
 
 use common::{failure, ok, run, scratch_dir, scratch_file, stdout_text};
 

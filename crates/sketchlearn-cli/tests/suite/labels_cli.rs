@@ -2,9 +2,9 @@
 //! item 1), end to end through the binary: 0/1 and 2/4 learn exactly as -1/+1, the classes are
 //! stored in the model and printed by test/predict/-p, bad labels fail at their line.
 
-mod common;
+use crate::common;
 use common::{assert_mentions, quiet_json, test_json};
-mod label_helpers;
+use crate::label_helpers;
 
 use label_helpers::{failure, json, path, run, shared, write};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! End-to-end tests of `sketchlearn fm`: ratings and LIBSVM input, every algorithm, the JSON
 //! keys the issue asks for, model save/load, and clear errors (never a panic) for bad input.
 
-mod common;
+use crate::common;
 use common::quiet_json;
 
 use std::path::PathBuf;

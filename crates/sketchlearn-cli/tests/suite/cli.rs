@@ -1,6 +1,6 @@
 //! End-to-end tests of the `sketchlearn` binary, including the README's main command.
 
-mod common;
+use crate::common;
 use common::{assert_mentions, quiet_json, test_json};
 
 use std::io::Write;

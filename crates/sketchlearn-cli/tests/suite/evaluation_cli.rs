@@ -1,9 +1,9 @@
 //! Evaluation people trust (issue 25, item 3), end to end: `--holdout`, `--test FILE` after
 //! each pass, `--early-stop`, `--shuffle-buffer`, and the warning for a file sorted by label.
 
-mod common;
+use crate::common;
 use common::{assert_mentions, quiet_json, test_json};
-mod everyday;
+use crate::everyday;
 
 use everyday::{data, fails_with, json, run, scratch, tmp};
 

@@ -1,6 +1,6 @@
 //! CSV with a header and a named label column through `train` (issue 25, item 2).
 
-mod common;
+use crate::common;
 
 use common::{
     assert_mentions, repo_file, run, run_with_stdin, scratch_dir, shared, test_json, train_quiet,

@@ -2,9 +2,9 @@
 //! model files for test/predict/inspect, bit-exact resume, bad input at its line, CSV classes
 //! with missing values (penguins, attrition).
 
-mod common;
+use crate::common;
 use common::{assert_mentions, quiet_json, test_json};
-mod label_helpers;
+use crate::label_helpers;
 
 use label_helpers::{failure, json, path, run, shared, write};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! End-to-end tests of `sketchlearn drp`: the report, the saved model with `sketchlearn test`,
 //! `--classes`, and clear errors for invalid input.
 
-mod common;
+use crate::common;
 use common::test_json;
 
 use sketchlearn::drp::{low_rank, Dataset, LowRankSpec};
