@@ -3,14 +3,20 @@
 
 use std::path::PathBuf;
 
-/// A fresh, empty directory unique to this process and `name`, removed on drop.
+/// A fresh, empty directory unique to this process and call, removed on drop.
 pub struct Scratch(pub PathBuf);
 
 impl Scratch {
-    /// `$TMPDIR/sketchlearn-test-<name>-<pid>`, emptied first.
+    /// `$TMPDIR/sketchlearn-test-<name>-<pid>-<n>`, emptied first: `n` counts this process's
+    /// scratch folders, so two test files (one process, `tests/suite`) may use the same `name`.
     pub fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("sketchlearn-test-{name}-{}", std::process::id()));
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "sketchlearn-test-{name}-{}-{n}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
