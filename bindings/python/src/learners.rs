@@ -126,7 +126,7 @@ fn learn_rows(
 /// Learns the rows of a binary or regression model in order as `sketchlearn train` does:
 /// through the library's progressive pass ([`progressive_pass`]: batches of examples, the
 /// default mixture's members on two threads, the same bits as one row at a time — the core's
-/// `tests/mixture.rs` pins it), with the refused-step policy, each prediction before its update
+/// `tests/suite/mixture.rs` pins it), with the refused-step policy, each prediction before its update
 /// scored into `metrics` and its progress rows. Stops before a row when `interrupt` is
 /// [due](Interrupt::due) (Ctrl-C), after the rows already read are learned. On an error, the
 /// row it names.

@@ -10,7 +10,7 @@
 //!   Directions: Simple and Deterministic Matrix Sketching", SICOMP 2016, §3.1): stacking two
 //!   sketches and shrinking gives a sketch of the concatenated stream whose error is at most the
 //!   sum of the shrinkages, so FD's bound `‖AᵀA − BᵀB‖₂ ≤ ‖A − A_k‖²_F/(m − k)` holds for the
-//!   union (`tests/merge_properties.rs`).
+//!   union (`tests/suite/merge_properties.rs`).
 //! * **Learners** ([`MergeShare`], and [`Merge`] for the counted wrappers
 //!   [`LinearModel`](crate::linear::LinearModel) and [`OneVsAll`](crate::linear::OneVsAll)):
 //!   *iterative parameter mixing* (McDonald, Hall & Mann, "Distributed Training Strategies for

@@ -3,7 +3,7 @@
 //! the `fast-float2` crate (the Eisel–Lemire algorithm that Rust's own `f64::from_str` also
 //! implements), on the bytes without a UTF-8 check. Both give the correctly rounded double, so
 //! every reader returns the same bits as `str::parse::<f64>` and accepts exactly the same text
-//! (`tests/decimal_parse.rs` compares them on random text: digits, signs, points, exponents,
+//! (`tests/suite/decimal_parse.rs` compares them on random text: digits, signs, points, exponents,
 //! `inf`/`infinity`/`nan` in any case, and junk).
 
 /// Parses a finite `f64` from ASCII bytes (anything Rust's `f64::from_str` accepts), with the
@@ -23,7 +23,7 @@ pub(crate) fn parse_finite(token: &[u8]) -> Result<f64, FloatError> {
 
 /// `str::parse::<f64>` on bytes, through the same two paths as [`parse_finite`] but keeping
 /// `inf` and `nan` (`None`: not a number). Public for the comparison test
-/// (`tests/decimal_parse.rs`); the readers use [`parse_finite`].
+/// (`tests/suite/decimal_parse.rs`); the readers use [`parse_finite`].
 ///
 /// ```
 /// use sketchlearn::data::parse_f64;

@@ -2,7 +2,7 @@
 //! Alg. 3) for rows with few non-zeros, such as the one-hot `â = [x; 1]` of rating data.
 //!
 //! It computes the same `B₊ᵀB₊ − B₋ᵀB₋` as [`GeneralizedFrequentDirections`] (to rounding; the
-//! tests in `tests/fm_sftrl.rs` compare the two), with the same buffer sizes, the same shrink by
+//! tests in `tests/suite/fm_sftrl.rs` compare the two), with the same buffer sizes, the same shrink by
 //! `σ_m²` and the same rule for dropping directions, but stores each side as a product
 //!
 //! ```text

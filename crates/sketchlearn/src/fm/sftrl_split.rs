@@ -42,7 +42,7 @@
 //!
 //! **Guarantees.** Under [`Compression::Shrink`] the sketch obeys the Frequent-Directions bound
 //! `‖M − Bᵀdiag(s)B‖₂ ≤ Σ δ` (each compression moves the sum by at most its `δ`; property test in
-//! `tests/fm_sftrl_split.rs`), but on rating data the shrink removes the whole pairwise part (its
+//! `tests/suite/fm_sftrl_split.rs`), but on rating data the shrink removes the whole pairwise part (its
 //! spectrum is flat at the top). Truncation, the default, has no worst-case bound; it is what
 //! predicts.
 

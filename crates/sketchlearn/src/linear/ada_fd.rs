@@ -21,7 +21,7 @@
 //!
 //! When `m > d` no direction is ever lost (the `m`-th eigenvalue of `m` rows in dimension
 //! `d < m` is 0) and Ada-FD is full-matrix AdaGrad with `H = δI + G^{1/2}`:
-//! `tests/fd_adagrad.rs` checks both against a direct dense implementation.
+//! `tests/suite/fd_adagrad.rs` checks both against a direct dense implementation.
 
 use super::fd_adagrad::{FdAdaGrad, FdPreconditioner};
 use super::LearnError;

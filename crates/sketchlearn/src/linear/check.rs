@@ -201,7 +201,7 @@ impl ValidLearnerConfig {
     /// RMS norm ([`RowScaling`]): its `α` (and RFD's `α₀`) count in units of the mean squared
     /// row norm, and its predictions are invariant to multiplying every feature by one
     /// constant, so that one default works on rows of any global scale
-    /// (`tests/single_learner_scaling.rs`). Dense and sparse-time learners get the same
+    /// (`tests/suite/single_learner_scaling.rs`). Dense and sparse-time learners get the same
     /// wrapper (their predictions stay equal), whose state is two numbers. The mixture's
     /// members, tuned on the shared sets in absolute units, are built without it
     /// ([`Self::build_unscaled`]).

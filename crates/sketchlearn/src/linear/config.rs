@@ -146,7 +146,7 @@ impl CurvatureKind {
 
 /// How a Newton learner keeps its state: dense (`O(md)` per example) or in sparse time
 /// (`O(m² + m·nnz)` per example, SON §4; the same predictions up to rounding,
-/// `tests/sparse_equivalence.rs`). `Auto` lets the library choose from the input
+/// `tests/suite/sparse_equivalence.rs`). `Auto` lets the library choose from the input
 /// ([`ValidLearnerConfig::resolve`]): sparse for hashed input or when the average number of
 /// non-zeros per example is below `d/10` (FD/RFD: below `d/(4m)`, [`auto_sparse`]).
 ///

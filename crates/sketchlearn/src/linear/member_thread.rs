@@ -12,7 +12,7 @@
 //! while the caller runs its own part, and returns what [`std::thread::scope`] would: the
 //! other part's result or its panic, the caller's result. Which thread runs which member does
 //! not enter any arithmetic, so the results are the same bits
-//! (`tests/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
+//! (`tests/suite/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
 //!
 //! # Borrowing across the helper thread
 //!

@@ -8,7 +8,7 @@
 //! the second thread, overlapping the caller's members: below).
 //! Every floating-point operation is the one the one-example-at-a-time path makes, in the same
 //! order for each member and for the weights, so the results are the same bits (tested:
-//! `tests/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
+//! `tests/suite/mixture.rs`, `batches_on_two_threads_are_bit_identical_to_one_example_at_a_time`).
 //!
 //! Members that share one unit scaling (`shared_scaling.rs`) have the batch's examples join
 //! it, in order: the caller's thread scales them one by one and hands each example's scaled
@@ -27,7 +27,7 @@
 //! thread. Learning past a check point instead (checking at the batch's end, or deciding at the
 //! point but not splitting) is not the same bits: a member retiring there would keep the
 //! examples after it in its saved state — with unit weights in batches of 100, the state bytes
-//! of `tests/mixture_retirement.rs`'s batch test differ (tried, 27 Nov) — and a check moved to
+//! of `tests/suite/mixture_retirement.rs`'s batch test differ (tried, 27 Nov) — and a check moved to
 //! a batch's end would make the results depend on how the input is batched.
 //!
 //! **The weighting on the helper.** The weighting's rounds (a log-sum-exp over the members and

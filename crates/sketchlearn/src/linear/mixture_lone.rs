@@ -20,7 +20,7 @@
 //! before; no retirement can happen (a single active member is never checked,
 //! `Retirement::due`), so the batch is not cut into parts. Which
 //! thread runs a computation does not enter its arithmetic. Tested against one example at a
-//! time (`tests/mixture_retirement.rs`, `a_lone_member_on_two_threads_is_bit_identical`), with
+//! time (`tests/suite/mixture_retirement.rs`, `a_lone_member_on_two_threads_is_bit_identical`), with
 //! and without a shared scaling, an invalid example and a batch ending inside a run.
 //!
 //! Errors: as in `mixture_batch.rs`, an example the mixture would reject ends the batch before

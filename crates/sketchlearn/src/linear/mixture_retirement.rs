@@ -55,7 +55,7 @@
 //! Σ_{k∉R} π_k q_k − Σ_{k∈R} π_k q_k`, whose first term lies in `[0, ρ]` and second in `[0, ρ]`
 //! (`q ∈ [0, 1]`): `|P' − P| ≤ ρ < |R|·ε`. For a mixture of margins the same algebra bounds the
 //! change by `ρ·max_{j,k}|p_j − p_k|`, i.e. `ε·(range)` per retired member
-//! (`tests/mixture_retirement.rs` checks the probability bound at every retirement, four rules).
+//! (`tests/suite/mixture_retirement.rs` checks the probability bound at every retirement, four rules).
 //!
 //! *The regret.* AdaHedge's mix loss telescopes: with a fixed rate, `m_t = −(1/η) ln(Φ_{t+1} /
 //! Φ_t)` for the potential `Φ_t = Σ_{k active} e^{−η L_k(t−1)}/K`, so `M_T ≤ L_j(T) + ln K / η`

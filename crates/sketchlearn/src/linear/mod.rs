@@ -144,7 +144,7 @@ pub trait OnlineLearner {
     /// `out` (cleared first); stops at the first error, `out` then holding the predictions of
     /// the examples before it. A learner made of independent parts (the members of an
     /// [`AnyLearner`] mixture) may learn them on two threads: the same bits as one thread
-    /// (`tests/mixture.rs`).
+    /// (`tests/suite/mixture.rs`).
     fn learn_batch(&mut self, batch: &[Example], out: &mut Vec<f64>) -> Result<(), LearnError> {
         learn_each(self, batch, out)
     }

@@ -37,7 +37,7 @@
 //!   (an `O(d)` rescale, rare).
 //!
 //! So a learning step costs `O(nnz)` as without the penalty, and gives the eager update's
-//! weights up to rounding (`tests/regularization.rs`: within 1e-9). With `λ₁ = λ₂ = 0` every
+//! weights up to rounding (`tests/suite/regularization.rs`: within 1e-9). With `λ₁ = λ₂ = 0` every
 //! operation is the unpenalised learner's, bit for bit.
 //!
 //! # Saved in proportion to the features touched (issue 26)

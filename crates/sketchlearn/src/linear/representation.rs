@@ -1,6 +1,6 @@
 //! The library's choice between a dense learner and its sparse-time twin (SON §4): the
 //! sparse-time learners cost `O(m² + m·nnz)` per example instead of `O(md)`, and compute the
-//! same predictions (`tests/sparse_equivalence.rs`). [`ValidLearnerConfig::resolve`] turns
+//! same predictions (`tests/suite/sparse_equivalence.rs`). [`ValidLearnerConfig::resolve`] turns
 //! [`Representation::Auto`] into `Dense` or `Sparse` from what is known of the input
 //! ([`InputProfile`]) and says why ([`RepresentationChoice`]).
 //!

@@ -16,7 +16,7 @@
 //! threads ([`Mixture::learn_batch_parallel`](super::Mixture::learn_batch_parallel)) scales its
 //! examples in order before the members learn them: the row of example `i` is what the state
 //! gave right after `i` joined, which is what each member computed there before. Tested
-//! against members with their own statistics (`tests/shared_scaling.rs`) and by the golden
+//! against members with their own statistics (`tests/suite/shared_scaling.rs`) and by the golden
 //! hashes, which did not change.
 //!
 //! **When.** Members share when they are all [`UnitScaling`]s with equal statistics: at

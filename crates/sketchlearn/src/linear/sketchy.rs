@@ -22,7 +22,7 @@
 //! learner is invariant to the scale of the gradients.
 //!
 //! When `m > d` nothing escapes and Sketchy is full-matrix AdaGrad with `H = (δI + G)^{1/2}`:
-//! `tests/fd_adagrad.rs` checks both against a direct dense implementation, and a hand-checked
+//! `tests/suite/fd_adagrad.rs` checks both against a direct dense implementation, and a hand-checked
 //! case where a direction escapes.
 
 use super::fd_adagrad::{FdAdaGrad, FdPreconditioner};

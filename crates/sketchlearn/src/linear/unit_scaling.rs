@@ -70,7 +70,7 @@
 //!
 //! Standardising a scaled-down measurement is the map of a measurement above unit scale, so
 //! heart with per-feature `10^k`, `k ∈ −4..4`, keeps its error within one standard error
-//! (`tests/default_scale_invariance.rs`), and the 12 shared sets, spam and r8 among them, are
+//! (`tests/suite/default_scale_invariance.rs`), and the 12 shared sets, spam and r8 among them, are
 //! learned bit for bit as before except magic04.shuf (0.2114 → 0.2113).
 //!
 //! **Predictions and weights on the original features.** Let `C` be the centred features and
@@ -92,7 +92,7 @@
 //! `r_i > 1`, or scaled down, `M_i < 1/4`) the learner sees
 //! `(c·x_i − c·μ_i)/(c·σ_i) = (x_i − μ_i)/σ_i`; any other feature above unit scale before and
 //! after `c·x_i/(c·r_i) = x_i/r_i`: the same stream, the same predictions up to rounding
-//! (`tests/default_scale_invariance.rs`; a scaled-down measurement's first 10 values excepted).
+//! (`tests/suite/default_scale_invariance.rs`; a scaled-down measurement's first 10 values excepted).
 //! At unit scale features are left as they are: the scale of a unit-scale feature carries
 //! information the defaults use, and outside a table of measurements so does that of a small
 //! one (above). Standardising every measurement whatever its scale changes the 12 shared sets

@@ -5,7 +5,7 @@
 //! * RFD, per-row: Algorithm 3; doubling: Algorithm 4. RFD is FD plus one scalar: at each shrink
 //!   by `δ = σ_m²`, `α ← α + δ/2`, and the estimate of `α₀I + AᵀA` is `BᵀB + αI`.
 //!
-//! Guarantees (tested by property tests in `tests/sketch_properties.rs`): for every `k < m`,
+//! Guarantees (tested by property tests in `tests/suite/sketch_properties.rs`): for every `k < m`,
 //! `AᵀA − BᵀB ⪰ 0` and `‖AᵀA − BᵀB‖₂ ≤ Σ_t δ_t ≤ ‖A − A_k‖²_F/(m−k)` (RFD eq. 3–4), and for RFD
 //! `‖AᵀA + α₀I − (BᵀB + αI)‖₂ ≤ Σ_t δ_t / 2` (Theorem 3).
 //!
@@ -43,7 +43,7 @@
 //! `‖B‖²_F ≥ Σ_{i≤k}‖Bx_i‖² ≥ Σ_{i≤k}(‖Ax_i‖² − Δ) = ‖A_k‖²_F − kΔ`, so
 //! `mΔ ≤ ‖A − A_k‖²_F + kΔ`, i.e. **`‖AᵀA − BᵀB‖₂ ≤ Δ ≤ ‖A − A_k‖²_F/(m − k)`** for every
 //! `k < m`, whatever `ℓ ≥ m` is; RFD's `Δ/2` bound (Luo et al. Theorem 3) follows the same way.
-//! `tests/sketch_properties.rs` checks both for `ℓ ∈ {m, 2m, 2m + 1, 5m}`. The buffer only
+//! `tests/suite/sketch_properties.rs` checks both for `ℓ ∈ {m, 2m, 2m + 1, 5m}`. The buffer only
 //! trades how often the `O(ℓ²d)` shrink runs against its size (and memory `ℓd`).
 
 use super::error::{check_nonneg, check_size};

@@ -17,7 +17,7 @@
 //! ([`orthonormalize_rows`]) still runs every `FULL_EVERY` (256) updates and whenever the
 //! condition number `1 + β‖p‖²` of that Gram matrix exceeds `FAST_MAX_COND` (10⁴): it
 //! removes the rounding the closed form accumulates (which grows with that condition number).
-//! Both give the same rows up to rounding (`tests/oja_rank_one.rs`).
+//! Both give the same rows up to rounding (`tests/suite/oja_rank_one.rs`).
 
 use super::error::{check_pos, check_row};
 use super::oja_rank_one::{apply_rows, update_apply_rows, RankOneCholesky, RankOneRow};

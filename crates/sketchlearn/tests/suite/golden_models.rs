@@ -229,7 +229,7 @@ fn v6_cases() -> [(&'static str, sketchlearn::linear::LearnerConfig); 2] {
 }
 
 /// Writes the version-6 golden files (run once, with the code of format version 6, at commit
-/// c7023d0: `cargo test -p sketchlearn --test golden_models -- --ignored write_v6_models`).
+/// c7023d0: `cargo test -p sketchlearn --test suite -- --ignored golden_models::write_v6_models`).
 #[test]
 #[ignore]
 fn write_v6_models() {

@@ -1,5 +1,5 @@
 //! Quick throughput check of the sparse learners (ignored; run with
-//! `cargo test --release -p sketchlearn --test sparse_bench -- --ignored --nocapture`).
+//! `cargo test --release -p sketchlearn --test suite sparse_bench:: -- --ignored --nocapture`).
 
 use crate::common;
 

@@ -175,8 +175,8 @@ fn learn_both(dense: &mut impl OnlineLearner, sparse: &mut impl OnlineLearner, d
 /// directly; sparse: `w = w̄ + Zᵀb`, the sketch as `F·Z` or raw rows), so each example adds a
 /// rounding difference of a few `ε = 2⁻⁵² ≈ 2.2e-16` times the condition of the small systems
 /// solved (`αI + SSᵀ` for RP, `F` for Oja), and over `n = 300` examples they add up to about
-/// `n·κ·ε`. Measured largest relative differences (`cargo test --test
-/// sparse_equivalence -- --nocapture`): RP 4.1e-12, Oja 1.5e-13 — so 1e-10 and 1e-11 (×25, ×70
+/// `n·κ·ε`. Measured largest relative differences (`cargo test --test suite
+/// sparse_equivalence:: -- --nocapture`): RP 4.1e-12, Oja 1.5e-13 — so 1e-10 and 1e-11 (×25, ×70
 /// margin for other seeds and for FMA contraction). FD/RFD stay at 1e-9 (measured 9.1e-10): at
 /// each shrink the two compute the eigenvectors of the buffer through different matrices (the
 /// dense `BBᵀ` of the `2m × d` buffer, the sparse Algorithm 12/13 from `N₁`, `N₂`), and an
@@ -492,7 +492,7 @@ fn oja_directions_and_eigenvalues_match() {
 
 /// The largest dense self-sensitivity (relative prediction change under a 1e-15 perturbation of
 /// the input, from [`calibrated`]) under which a dense-vs-sparse comparison still means
-/// something. Measured (26 Nov 2026, `cargo test -p sketchlearn --test sparse_equivalence
+/// something. Measured (26 Nov 2026, `cargo test -p sketchlearn --test suite
 /// ill_conditioned -- --nocapture`): RP 2.1e-4, FD 3.2e-6, Oja 7.8e-9, RFD 3.1e-13, against
 /// sparse gaps of 5.7e-4, 6.4e-6, 2.9e-9 and 1.5e-13 (gap/own ≤ 2.7 where the gap is above
 /// 1e-9). A learner more chaotic than this, or a sparse gap more than 10 times the dense

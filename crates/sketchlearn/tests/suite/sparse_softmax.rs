@@ -11,7 +11,7 @@
 //! [`allowed`]), and no other order of the same operations can agree with it more closely than
 //! it agrees with itself. A stream is compared until the two sketches part ([`sketch_gap`]: the
 //! sparse FD shrink's own precision on nearly dependent rows, tested in
-//! `tests/sparse_equivalence.rs`).
+//! `tests/suite/sparse_equivalence.rs`).
 
 use crate::common;
 

@@ -13,7 +13,7 @@
 //! Each `tests/golden/<name>-v8.model` learned the first 200 examples of `data/heart` (the
 //! multiclass ones with the classes `a, b, c` given by the example's position mod 3) and was
 //! written by `write_v8_models` at commit 7fde82f, the code of format version 8:
-//! `cargo test -p sketchlearn --test v8_models -- --ignored write_v8_models`. Its
+//! `cargo test -p sketchlearn --test suite -- --ignored v8_models::write_v8_models`. Its
 //! `.predictions` record is the FNV-1a hash of the bit patterns of (1) the loaded model's
 //! predictions (class probabilities for multiclass) of every example of heart, (2) the
 //! progressive predictions of learning the remaining examples from the loaded state, and

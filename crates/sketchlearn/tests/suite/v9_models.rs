@@ -8,7 +8,7 @@
 //! Each `tests/golden/<name>-v9.model` learned the first 200 examples of `data/heart` (the
 //! softmax one with the classes `a, b, c` given by the example's position mod 3) and was
 //! written by `write_v9_models`, with the code of format version 9:
-//! `cargo test -p sketchlearn --test v9_models -- --ignored write_v9_models`. Its `.predictions`
+//! `cargo test -p sketchlearn --test suite -- --ignored v9_models::write_v9_models`. Its `.predictions`
 //! record is the hash of `common::fixtures::learner_fingerprint` (predictions of every example
 //! from the loaded state, progressive predictions of learning the rest, final weights). A
 //! change of learning code that changes these bits re-records them (say why in the commit);

@@ -1,6 +1,6 @@
 //! Validated models through the command line (issue 26, item 4): a model file with an intact
 //! frame but weights no training produces is refused by every command that loads it, with a
-//! clear error (the hostile byte-level cases are `crates/sketchlearn/tests/hostile_models.rs`).
+//! clear error (the hostile byte-level cases are `crates/sketchlearn/tests/suite/hostile_models.rs`).
 
 use super::{assert_clear_error, repo_file, run, Scratch};
 use sketchlearn::linear::{AnyLearner, FixedLinear, LearnerConfig, LinearModel};

@@ -3,7 +3,7 @@
 //! `O(m² + m·nnz)` instead of `O(md)`, and no `O(d)` work at start-up.
 //!
 //! Mathematically each learner here equals its dense counterpart prediction by prediction
-//! (tested to 1e-10 (RP), 1e-11 (Oja), 1e-9 (FD/RFD) relative in `tests/sparse_equivalence.rs`):
+//! (tested to 1e-10 (RP), 1e-11 (Oja), 1e-9 (FD/RFD) relative in `tests/suite/sparse_equivalence.rs`):
 //!
 //! | sparse                | dense reference                                            |
 //! |-----------------------|------------------------------------------------------------|

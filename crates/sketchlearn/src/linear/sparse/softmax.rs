@@ -58,7 +58,7 @@
 //! the touched `w̄_kj`, every `b_k` and `c_k` (the dense learner checks all of `W`). When the
 //! scores cancel (`|w̄ᵀx̃| + |rest| > 1000·|z|` for the class where it is largest), `Zᵀb_k` and
 //! `Gᵀc_k` are moved into `w̄_k` (lazily) with a change of basis, as the binary learner does.
-//! `tests/sparse_softmax.rs` checks the predictions and weights against [`SoftmaxSon`] over
+//! `tests/suite/sparse_softmax.rs` checks the predictions and weights against [`SoftmaxSon`] over
 //! `FdCurvature` (doubling FD and RFD) through many shrinks — to 1e-9 plus a multiple of how far
 //! the dense learner moves under one-ulp changes of its inputs (it amplifies rounding where its
 //! steps overshoot the scores) — and save/load mid-stream.
