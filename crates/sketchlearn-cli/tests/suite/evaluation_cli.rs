@@ -2,8 +2,8 @@
 //! each pass, `--early-stop`, `--shuffle-buffer`, and the warning for a file sorted by label.
 
 use crate::common;
-use common::{assert_mentions, quiet_json, test_json};
 use crate::everyday;
+use common::{assert_mentions, quiet_json, test_json};
 
 use everyday::{data, fails_with, json, run, scratch, tmp};
 

@@ -3,8 +3,8 @@
 //! stored in the model and printed by test/predict/-p, bad labels fail at their line.
 
 use crate::common;
-use common::{assert_mentions, quiet_json, test_json};
 use crate::label_helpers;
+use common::{assert_mentions, quiet_json, test_json};
 
 use label_helpers::{failure, json, path, run, shared, write};
 use std::path::PathBuf;

@@ -2,8 +2,8 @@
 //! (item 8), end to end.
 
 use crate::common;
-use common::{quiet_json, test_json};
 use crate::everyday;
+use common::{quiet_json, test_json};
 
 use everyday::{data, fails_with, json, run, scratch, tmp};
 

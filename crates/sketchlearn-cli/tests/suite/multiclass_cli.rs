@@ -3,8 +3,8 @@
 //! with missing values (penguins, attrition).
 
 use crate::common;
-use common::{assert_mentions, quiet_json, test_json};
 use crate::label_helpers;
+use common::{assert_mentions, quiet_json, test_json};
 
 use label_helpers::{failure, json, path, run, shared, write};
 use std::path::Path;

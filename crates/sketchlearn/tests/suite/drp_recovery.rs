@@ -5,11 +5,11 @@
 // Dense reference computations index several arrays in lockstep, as in the library.
 #![allow(clippy::needless_range_loop)]
 
+use crate::common;
 use sketchlearn::drp::{
     low_rank, relative_error, Alg2Status, Dataset, DrpLoss, DrpParams, ExactSolver,
     GaussianProjection, LowRankSpec, OnDivergence, Problem,
 };
-use crate::common;
 
 fn dense_rows(data: &Dataset) -> Vec<Vec<f64>> {
     (0..data.len())

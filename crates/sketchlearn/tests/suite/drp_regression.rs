@@ -5,10 +5,10 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use sketchlearn::drp::{relative_error, Dataset, DrpLoss, DrpParams, ExactSolver, Problem};
-use sketchlearn::Row;
 use crate::common;
 use common::{spd_solve, Lcg};
+use sketchlearn::drp::{relative_error, Dataset, DrpLoss, DrpParams, ExactSolver, Problem};
+use sketchlearn::Row;
 
 /// `n` rows of rank `rank` in `d` dimensions plus a little full-rank noise, with real targets
 /// `t = x·β + noise` on an offset scale (mean 3, so the base offsets `1 − t` are not small).

@@ -2,6 +2,7 @@
 //! Proposition 2.1, ridge closed form (14)), the on-the-fly Gaussian matrix R, the data set,
 //! parameter validation, and saving a recovered model as a linear model file.
 
+use crate::common;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -9,7 +10,6 @@ use sketchlearn::drp::{
     relative_error, Dataset, DrpError, DrpLoss, DrpParams, ExactSolver, GaussianProjection,
     OnDivergence, Problem,
 };
-use crate::common;
 
 use sketchlearn::linear::{AnyLearner, FixedLinear, LearnerConfig, LinearModel, OnlineLearner};
 use sketchlearn::{LibsvmReader, Row};

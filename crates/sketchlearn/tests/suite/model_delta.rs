@@ -184,7 +184,10 @@ fn merging_read_back_states_equals_merging_them_in_memory() {
         };
         for seed in [1, 2] {
             let fresh = features_drawn(700, d, seed);
-            assert!(fresh > 2048, "{name}: {fresh} features a shard do not compact");
+            assert!(
+                fresh > 2048,
+                "{name}: {fresh} features a shard do not compact"
+            );
         }
         let empty = model(&config, d);
         let back = |grown: &LinearModel, base: &LinearModel| -> LinearModel {
