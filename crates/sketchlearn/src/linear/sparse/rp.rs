@@ -161,6 +161,12 @@ impl SparseCurvature for SparseRpCurvature {
         }
     }
 
+    /// `‖ĝ‖² = s²‖x‖²` within [`MAX_ROW_SQUARED_NORM`]: the dense learner's rule (its
+    /// derivation there).
+    fn check_row(&self, g: ToSketch<'_>) -> Result<(), LearnError> {
+        Ok(check_row_norm(g.s * g.s * g.xx, MAX_ROW_SQUARED_NORM)?)
+    }
+
     /// The draw `r`, `SSᵀ`, `H` and `z ← S'x`; returns `Some(rᵀb)` (`r` in `self.delta`): the
     /// columns still change by `S ← S + rĝᵀ`, `w̄ −= (rᵀb)ĝ`, which keeps `w`. `None` when
     /// `ĝ = 0`. A row above [`MAX_ROW_SQUARED_NORM`] (or NaN) is refused first, by the dense
@@ -175,10 +181,9 @@ impl SparseCurvature for SparseRpCurvature {
         w: &mut SparseWeights,
         _m: usize,
     ) -> Result<Option<f64>, LearnError> {
+        self.check_row(g)?;
         let (m, ToSketch { x, s, xx, example }) = (self.m, g);
-        // ‖ĝ‖² = s²‖x‖²; the dense learner's rule (its derivation there), before the draw.
         let gg = s * s * xx;
-        check_row_norm(gg, MAX_ROW_SQUARED_NORM)?;
         let scale = 1.0 / (m.max(1) as f64).sqrt();
         for ri in self.r.iter_mut() {
             let g: f64 = StandardNormal.sample(&mut self.rng);
