@@ -724,11 +724,13 @@ fn oja_sparse_refuses_a_huge_row_as_dense_does() {
 /// by the sparse-time learner as by the dense one, before the Gaussian draw, so both still draw
 /// the same `r`'s and give the same predictions after it. (The sparse learner drew `r` and
 /// counted the row before it refused the infinite ones, with its own error, and took the
-/// `1e220` one.)
+/// `1e220` one.) A row times `1e80` (`‖ĝ‖²` near `1e160`) passes the bound and the checks after
+/// the draw (which no learned state can fail: `SparseRpCurvature::prepare_update`), and both
+/// refuse its Newton step by the weights' guard after the sketch took it: they still agree.
 #[test]
 fn rp_sparse_refuses_a_huge_row_as_dense_does() {
     let p = params(Loss::Squared, f64::INFINITY, 0.5);
-    let factors = [f64::NAN, 1e55, 1e300, -1e300];
+    let factors = [f64::NAN, 1e55, 1e300, -1e300, 1e80];
     refused_as_dense("rp", &factors, RP_TOL, || {
         (
             Newton::new(RpCurvature::new(30, 5, 0.7, 11).unwrap(), p).unwrap(),

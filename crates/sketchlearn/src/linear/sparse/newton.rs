@@ -331,8 +331,9 @@ impl<C: SparseCurvature> SparseNewton<C> {
     /// ([`suspect`](Self::suspect)) is first planned from a gather that updates no column
     /// ([`peek`]), so that the curvature's refusal comes before the gather brings the example's
     /// columns up to date (which keeps `w` but changes the stored columns); every row is then
-    /// planned again from the real gather, and the running scale `pscale`, the projection step
-    /// and the count change only after that plan passed.
+    /// planned again from the real gather; the projection step and the update come only after
+    /// that plan passed, and the running scale `pscale` and the count change only when the
+    /// example is learned.
     #[inline(always)]
     fn learn_inner(
         &mut self,
@@ -356,7 +357,6 @@ impl<C: SparseCurvature> SparseNewton<C> {
             dl,
             s,
         } = self.plan(g, (x, y, weight), z, m)?;
-        self.pscale = pscale;
         if let Some(coef) = projection {
             if !self.step(x, coef, z, m) {
                 return Err(LearnError::Diverged(format!(
@@ -402,6 +402,7 @@ impl<C: SparseCurvature> SparseNewton<C> {
         if flush {
             self.curv.transfer(&mut self.w, z);
         }
+        self.pscale = pscale;
         self.examples = example;
         Ok(p)
     }
