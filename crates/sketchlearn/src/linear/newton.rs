@@ -158,7 +158,7 @@ impl<C: Curvature> Newton<C> {
         } else {
             Err(LearnError::Diverged(format!(
                 "{what} step, example {}",
-                self.t
+                self.t + 1
             )))
         }
     }
@@ -174,24 +174,36 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
         crate::linear::clip_score(s, self.params.clip)
     }
 
+    /// A refused example changes nothing (not even the count): the curvature's bound on the
+    /// row ([`Curvature::check_row`]) is checked before the projection step when one comes first,
+    /// and by the update itself otherwise, before it changes anything. (A step refused by the
+    /// weights' guard comes after the curvature took the row; that is not undone.)
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.w.len())?;
-        self.t += 1;
         let clip = self.params.clip;
         let mut p = x.dot(&self.w);
+        let mut projection = None;
         if p.abs() > clip {
             let q = self.curvature.inv_quad(x);
             let tau = p.signum() * (p.abs() - clip);
             // q = xᵀA⁻¹x ≥ ‖x‖²/λ_max(A) > 0 in exact arithmetic; skip when it has cancelled.
             if q.is_finite() && q > 1e-12 * x.squared_norm() / self.curvature.alpha().max(1e-300) {
-                self.guarded_step(x, -tau / q, None, "projection")?;
+                projection = Some(-tau / q);
                 p -= tau;
             }
         }
         let dl = weight * self.params.loss.derivative(p, y);
-        if dl != 0.0 {
-            self.guarded_step(x, -dl, Some(self.params.c.sqrt() * dl), "Newton")?;
+        let scale = self.params.c.sqrt() * dl;
+        if let Some(coef) = projection {
+            if dl != 0.0 {
+                self.curvature.check_row(x, scale)?;
+            }
+            self.guarded_step(x, coef, None, "projection")?;
         }
+        if dl != 0.0 {
+            self.guarded_step(x, -dl, Some(scale), "Newton")?;
+        }
+        self.t += 1;
         Ok(p)
     }
 

@@ -31,6 +31,13 @@ pub trait Curvature {
     fn add_solve(&mut self, x: Row<'_>, coef: f64, target: &mut [f64]);
     /// The isotropic part `α` currently in use.
     fn alpha(&self) -> f64;
+    /// Refuses, without changing anything, a row `scale·g` that [`update`](Self::update) would
+    /// refuse for its size (the sketched curvatures' bound, [`MAX_ROW_SQUARED_NORM`] or
+    /// [`MAX_OJA_ROW_SQUARED_NORM`]); the update applies the same check itself. The learner
+    /// asks first when a change of its own (a projection step) would come before the update.
+    fn check_row(&self, _g: Row<'_>, _scale: f64) -> Result<(), SketchError> {
+        Ok(())
+    }
     /// The Newton step's pattern in one call: adds `(scale·x)(scale·x)ᵀ`, then
     /// `target += coef · A⁻¹x` with the updated `A`. Sketches override it to reuse `Sx` between
     /// the two halves.
@@ -80,6 +87,9 @@ impl Curvature for AnyCurvature {
     }
     fn alpha(&self) -> f64 {
         dispatch!(self, c => c.alpha())
+    }
+    fn check_row(&self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        dispatch!(self, c => c.check_row(g, scale))
     }
     fn update_and_solve(
         &mut self,

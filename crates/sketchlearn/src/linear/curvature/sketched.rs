@@ -301,6 +301,11 @@ impl Curvature for FdCurvature {
         self.sketch.dim()
     }
 
+    /// FD's bound on `scale²‖g‖²`, summed as the insert sums it (`Row::squared_norm`).
+    fn check_row(&self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        check_row_norm(scale * scale * g.squared_norm(), MAX_ROW_SQUARED_NORM)
+    }
+
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
         let mut z = std::mem::take(&mut self.z);
         self.project(g, &mut z);
@@ -386,8 +391,12 @@ impl Curvature for RpCurvature {
         self.sketch.dim()
     }
 
+    fn check_row(&self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        check_scaled_row(g, scale, MAX_ROW_SQUARED_NORM)
+    }
+
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        check_scaled_row(g, scale, MAX_ROW_SQUARED_NORM)?;
+        self.check_row(g, scale)?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -466,8 +475,12 @@ impl Curvature for OjaCurvature {
         self.sketch.dim()
     }
 
+    fn check_row(&self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
+        check_scaled_row(g, scale, MAX_OJA_ROW_SQUARED_NORM)
+    }
+
     fn update(&mut self, g: Row<'_>, scale: f64) -> Result<(), SketchError> {
-        check_scaled_row(g, scale, MAX_OJA_ROW_SQUARED_NORM)?;
+        self.check_row(g, scale)?;
         with_scaled(g, scale, |row| self.sketch.insert(row))
     }
 
@@ -496,7 +509,7 @@ impl Curvature for OjaCurvature {
         coef: f64,
         target: &mut [f64],
     ) -> Result<(), SketchError> {
-        check_scaled_row(x, scale, MAX_OJA_ROW_SQUARED_NORM)?;
+        self.check_row(x, scale)?;
         let d = self.sketch.dim();
         let mut c = vec![0.0; self.sketch.sketch_size()];
         let sketch = &mut self.sketch;

@@ -405,8 +405,8 @@ impl SparseFdCurvature {
         w: &mut SparseWeights,
     ) -> Result<(), LearnError> {
         let (m, cap) = (self.m, self.cap());
+        self.check_row(g)?;
         let ToSketch { x, s, xx, example } = g;
-        check_row_norm(s * s * xx, MAX_ROW_SQUARED_NORM)?;
         let mut gg = 0.0;
         let RawRow {
             mut indices,
@@ -618,6 +618,12 @@ impl SparseCurvature for SparseFdCurvature {
         for r in 0..self.gx.len() {
             self.c[r] -= f * self.h[k + r];
         }
+    }
+
+    /// `‖ĝ‖² = s²‖x‖²` within [`MAX_ROW_SQUARED_NORM`]: the dense learner's rule (its
+    /// derivation there).
+    fn check_row(&self, g: ToSketch<'_>) -> Result<(), LearnError> {
+        Ok(check_row_norm(g.s * g.s * g.xx, MAX_ROW_SQUARED_NORM)?)
     }
 
     /// Appends `ĝ` to the buffer (the raw row is stored, the columns do not change) and shrinks

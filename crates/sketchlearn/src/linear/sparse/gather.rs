@@ -52,6 +52,25 @@ pub(crate) fn generic(cols: &mut LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gath
     g
 }
 
+/// [`generic`] without updating any column (each read through [`LazyColumns::peek_reusing`]):
+/// the sums a gather would give, for the driver's check of a row it may refuse before it
+/// changes anything (`newton.rs`, `SparseNewton::learn`). Not on the hot path.
+pub(crate) fn peek(cols: &LazyColumns, x: Row<'_>, z: &mut [f64]) -> Gathered {
+    let m = z.len();
+    let mut g = Gathered::default();
+    let (mut col, mut scratch) = (vec![0.0; m], Default::default());
+    z.iter_mut().for_each(|v| *v = 0.0);
+    super::for_each_nz(x, |j, v| {
+        let w = cols.peek_reusing(j, &mut col, &mut scratch);
+        g.wx += w * v;
+        g.xx += v * v;
+        g.wmax = finite_max(g.wmax, w.abs());
+        g.xmax = finite_max(g.xmax, v.abs());
+        super::axpy::axpy(z, &col, v);
+    });
+    g
+}
+
 /// [`fixed`] compiled for AVX2 when the CPU has it ([`has_avx2`](super::axpy::has_avx2)).
 #[inline(always)]
 fn fixed_dispatch<const M: usize>(

@@ -33,7 +33,7 @@
 //! ([`SparseCurvature::transfer`]; Oja and FD change the basis at the same time).
 
 use super::columns::{LazyColumns, W};
-use super::gather::{gather, Gathered};
+use super::gather::{gather, peek, Gathered};
 use super::{for_each_nz, fused_write};
 use crate::linalg::dot;
 use crate::linear::{check_example, weight_ok, LearnError, NewtonParams, OnlineLearner};
@@ -126,6 +126,13 @@ pub trait SparseCurvature: sealed::Sealed {
     /// `b −= f·v` with the `v` of the last [`step_direction`](Self::step_direction) (FD: and
     /// `c`); the driver writes `w̄ += f·x` on the example's columns.
     fn apply_step(&mut self, f: f64, b: &mut [f64], m: usize);
+
+    /// Refuses, changing nothing, a to-sketch row `ĝ` above the sketch's bound: the dense
+    /// curvature's rule ([`check_row_norm`](crate::linear::curvature) of `s²‖x‖²` with
+    /// `MAX_ROW_SQUARED_NORM`, Oja's `MAX_OJA_ROW_SQUARED_NORM`). The driver asks before the
+    /// example changes anything; [`prepare_update`](Self::prepare_update) asks again first
+    /// (for its other callers).
+    fn check_row(&self, g: ToSketch<'_>) -> Result<(), LearnError>;
 
     /// The sketch update with `ĝ` on everything but the example's columns, `z ← S'x` included.
     /// Returns `Some(δᵀb)` when the columns must still change by `w̄ −= (δᵀb)ĝ`, `Z += δĝᵀ`
@@ -254,7 +261,79 @@ impl<C: SparseCurvature> SparseNewton<C> {
         true
     }
 
+    /// Steps 1–3 of a round from the gathered sums, changing nothing that is stored: the
+    /// prediction, the projection to make, the gradient's scale, and the curvature's refusal of
+    /// a to-sketch row above its bound ([`SparseCurvature::check_row`]). The curvature's scratch
+    /// (`Gx`, `Hz`) is written.
+    #[inline(always)]
+    fn plan(
+        &mut self,
+        g: Gathered,
+        (x, y, weight): (Row<'_>, f64, f64),
+        z: &[f64],
+        m: usize,
+    ) -> Result<Plan, LearnError> {
+        self.curv.begin(x);
+        let rest = self.curv.rest(z, &self.w.b);
+        let mut p = g.wx + rest;
+        let mut pscale = self.pscale;
+        let flush = cancels(g.wx, rest, &mut pscale);
+        let mut step = None;
+        if p.abs() > self.params.clip {
+            let alpha = self.curv.alpha();
+            let q = (g.xx - self.curv.quad(z, m)) / alpha;
+            if let Some(tau) = projection(p, self.params.clip, q, g.xx, alpha) {
+                step = Some(-tau / q);
+                p -= tau;
+            }
+        }
+        let dl = weight * self.params.loss.derivative(p, y);
+        let s = self.params.c.sqrt() * dl;
+        if dl != 0.0 {
+            self.curv.check_row(ToSketch {
+                x,
+                s,
+                xx: g.xx,
+                example: self.examples + 1,
+            })?;
+        }
+        Ok(Plan {
+            p,
+            pscale,
+            flush,
+            projection: step,
+            dl,
+            s,
+        })
+    }
+
+    /// Whether the row could be refused for its size without an extreme loss derivative:
+    /// `c·weight²·max(y², 1)·‖x‖² > 10¹⁰⁰`. A row refused by [`plan`](Self::plan) has
+    /// `c·weight²·ℓ'²·‖x‖² > 10¹⁵⁰` (the smallest bound, Oja's), and `|ℓ'| ≤ |y|` for the
+    /// logistic and (smooth) hinge losses, so every such row passes this test; with the squared
+    /// loss, a row it lets through is refused only when `|p − y| > 10²⁵·max(|y|, 1)`. One pass
+    /// over the values (no column read).
+    #[inline(always)]
+    fn suspect(&self, x: Row<'_>, y: f64, weight: f64) -> bool {
+        let values = match x {
+            Row::Dense(v) => v,
+            Row::Sparse { values, .. } => values,
+        };
+        let xx = crate::data::dot4::dot4(values, values);
+        let y2 = (y * y).max(1.0);
+        let size = self.params.c * weight * weight * y2 * xx;
+        size.is_nan() || size > 1e100
+    }
+
     /// One round of SON Algorithm 1 (see the module docs); returns the prediction.
+    ///
+    /// **A refused row changes nothing.** A row that may be too large for the sketch
+    /// ([`suspect`](Self::suspect)) is first planned from a gather that updates no column
+    /// ([`peek`]), so that the curvature's refusal comes before the gather brings the example's
+    /// columns up to date (which keeps `w` but changes the stored columns); every row is then
+    /// planned again from the real gather; the projection step and the update come only after
+    /// that plan passed, and the running scale `pscale` and the count change only when the
+    /// example is learned.
     #[inline(always)]
     fn learn_inner(
         &mut self,
@@ -264,44 +343,43 @@ impl<C: SparseCurvature> SparseNewton<C> {
         z: &mut [f64],
         m: usize,
     ) -> Result<f64, LearnError> {
-        let Gathered { wx, xx, wmax, xmax } = gather(&mut self.w.cols, x, z);
-        self.curv.begin(x);
-        let rest = self.curv.rest(z, &self.w.b);
-        let mut p = wx + rest;
-        let flush = cancels(wx, rest, &mut self.pscale);
-        let mut projected = false;
-        if p.abs() > self.params.clip {
-            let alpha = self.curv.alpha();
-            let q = (xx - self.curv.quad(z, m)) / alpha;
-            if let Some(tau) = projection(p, self.params.clip, q, xx, alpha) {
-                if !self.step(x, -tau / q, z, m) {
-                    return Err(LearnError::Diverged(format!(
-                        "projection step, example {}",
-                        self.examples
-                    )));
-                }
-                p -= tau;
-                projected = true;
+        if self.suspect(x, y, weight) {
+            let g = peek(&self.w.cols, x, z);
+            self.plan(g, (x, y, weight), z, m)?;
+        }
+        let example = self.examples + 1;
+        let g = gather(&mut self.w.cols, x, z);
+        let Plan {
+            p,
+            pscale,
+            flush,
+            projection,
+            dl,
+            s,
+        } = self.plan(g, (x, y, weight), z, m)?;
+        if let Some(coef) = projection {
+            if !self.step(x, coef, z, m) {
+                return Err(LearnError::Diverged(format!(
+                    "projection step, example {example}"
+                )));
             }
         }
-        let dl = weight * self.params.loss.derivative(p, y);
         if dl != 0.0 {
-            let s = self.params.c.sqrt() * dl;
-            let g = ToSketch {
+            let to_sketch = ToSketch {
                 x,
                 s,
-                xx,
-                example: self.examples,
+                xx: g.xx,
+                example,
             };
-            let pending = self.curv.prepare_update(g, z, &mut self.w, m)?;
+            let pending = self.curv.prepare_update(to_sketch, z, &mut self.w, m)?;
             let alpha = self.curv.alpha();
             let (f, a) = (-dl / alpha, -dl / alpha - pending.unwrap_or(0.0) * s);
             // One pass over the columns for the update and the step when nothing in between
             // needs them and the guards provably pass (the gather's w̄ bound is void after a
             // projection step).
             let fused = self.curv.fusable(pending.is_some(), &self.w.b)
-                && !projected
-                && fused_step_ok(wmax, xmax, a)
+                && projection.is_none()
+                && fused_step_ok(g.wmax, g.xmax, a)
                 && self.curv.step_direction(-dl, z, &self.w.b, m);
             if fused {
                 let delta = pending.map(|_| (self.curv.delta(), s));
@@ -313,11 +391,10 @@ impl<C: SparseCurvature> SparseNewton<C> {
                     fused_write(&mut self.w.cols, x, -db * s, delta);
                     self.curv.after_update(&mut self.w, z);
                 }
-                self.curv.check(&self.w.b, self.examples)?;
+                self.curv.check(&self.w.b, example)?;
                 if !self.step(x, -dl, z, m) {
                     return Err(LearnError::Diverged(format!(
-                        "Newton step, example {}",
-                        self.examples
+                        "Newton step, example {example}"
                     )));
                 }
             }
@@ -325,8 +402,20 @@ impl<C: SparseCurvature> SparseNewton<C> {
         if flush {
             self.curv.transfer(&mut self.w, z);
         }
+        self.pscale = pscale;
+        self.examples = example;
         Ok(p)
     }
+}
+
+/// What [`SparseNewton::plan`] decided.
+struct Plan {
+    p: f64,
+    pscale: f64,
+    flush: bool,
+    projection: Option<f64>,
+    dl: f64,
+    s: f64,
 }
 
 impl<C: SparseCurvature> OnlineLearner for SparseNewton<C> {
@@ -341,7 +430,6 @@ impl<C: SparseCurvature> OnlineLearner for SparseNewton<C> {
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         self.w.cols.prefetch(x);
         check_example(&x, y, weight, self.w.cols.dim())?;
-        self.examples += 1;
         let m = self.curv.size();
         self.z.resize(m, 0.0);
         self.curv.scratch();

@@ -284,6 +284,12 @@ impl SparseCurvature for SparseOjaCurvature {
         }
     }
 
+    /// `‖ĝ‖² = s²‖x‖²` within [`MAX_OJA_ROW_SQUARED_NORM`]: the dense learner's rule (its
+    /// derivation there).
+    fn check_row(&self, g: ToSketch<'_>) -> Result<(), LearnError> {
+        Ok(check_row_norm(g.s * g.s * g.xx, MAX_OJA_ROW_SQUARED_NORM)?)
+    }
+
     /// Oja update: `t`, `λ`, `tr(ZZᵀ)`, `z ← Z'x` and `F`; returns `Some(δᵀb)` (`δ` in
     /// `self.delta`): the columns still change by `Z ← Z + δĝᵀ`, `w̄ −= (δᵀb)ĝ` (keeps `w`);
     /// `None` when the sketch did not move. Transactional: a row above
@@ -298,9 +304,8 @@ impl SparseCurvature for SparseOjaCurvature {
         w: &mut SparseWeights,
         m: usize,
     ) -> Result<Option<f64>, LearnError> {
+        self.check_row(g)?;
         let ToSketch { s, xx, example, .. } = g;
-        // The dense learner's rule (its derivation there), before anything changes.
-        check_row_norm(s * s * xx, MAX_OJA_ROW_SQUARED_NORM)?;
         let t = self.t + 1;
         let gamma = (self.oja_c / t as f64).min(1.0);
         // u = Zĝ = s·z (in self.v), p = F u (in self.y).

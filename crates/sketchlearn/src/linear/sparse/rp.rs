@@ -161,13 +161,34 @@ impl SparseCurvature for SparseRpCurvature {
         }
     }
 
+    /// `‖ĝ‖² = s²‖x‖²` within [`MAX_ROW_SQUARED_NORM`]: the dense learner's rule (its
+    /// derivation there).
+    fn check_row(&self, g: ToSketch<'_>) -> Result<(), LearnError> {
+        Ok(check_row_norm(g.s * g.s * g.xx, MAX_ROW_SQUARED_NORM)?)
+    }
+
     /// The draw `r`, `SSᵀ`, `H` and `z ← S'x`; returns `Some(rᵀb)` (`r` in `self.delta`): the
     /// columns still change by `S ← S + rĝᵀ`, `w̄ −= (rᵀb)ĝ`, which keeps `w`. `None` when
     /// `ĝ = 0`. A row above [`MAX_ROW_SQUARED_NORM`] (or NaN) is refused first, by the dense
-    /// learner's rule ([`check_row_norm`]): nothing changes, not even the random stream, so the
-    /// two learners still draw the same `r`'s after it. Any other update that cannot stay finite
-    /// is refused after the draw (the rest of the state unchanged); when `H` cannot be
-    /// recomputed the columns are updated before the error, as the rest of the sketch is.
+    /// learner's rule ([`check_row`](SparseCurvature::check_row)).
+    ///
+    /// **The checks after the draw** (`rᵀb·‖ĝ‖`, `r_i‖ĝ‖` and the new `SSᵀ` finite) cannot fail
+    /// for a row that passed that rule, in a state this learner reached by learning fewer than
+    /// `10⁵⁰/√m` rows:
+    /// * `|r_i| < 14`: `rand_distr`'s ziggurat gives `|N(0,1)| ≤ R + ln(2⁵³)/R ≈ 13.7`
+    ///   (`R ≈ 3.654`, its tail draws `R − ln(u)/R` with `u ≥ 2⁻⁵³`), times `1/√m ≤ 1`;
+    /// * `‖ĝ‖ ≤ 10¹⁰⁰` (the rule) and `|b_i| ≤ MAX_WEIGHT = 10¹⁰⁰` (every step's guard), so
+    ///   `|rᵀb|·‖ĝ‖ < 14m·10²⁰⁰` and `|r_i|‖ĝ‖ < 14·10¹⁰⁰`;
+    /// * after `t` rows `S = Σ r_τ ĝ_τᵀ` has `‖S‖_F < 14√m·t·10¹⁰⁰`, so `|(SSᵀ)_ij| ≤ ‖S‖_F²`
+    ///   and `|q_j| ≤ |S_j·ĝ| + ‖ĝ‖²|r_j|/2 < (14√m·t + 7)·10²⁰⁰`: the new entries
+    ///   `(SSᵀ)_ij + r_i q_j + q_i r_j` stay below `10³⁰⁰` while `t√m < 10⁵⁰`.
+    ///
+    /// They remain (as errors, never panics) for a state loaded from a file, whose `SSᵀ` and `b`
+    /// are checked only for their shapes. The draw is made from a copy of the generator, kept
+    /// only once they pass: a refused row leaves the random stream and the row count as they
+    /// were, so the learner goes on drawing the `r`'s of the dense learner, which never saw the
+    /// row. When `H` cannot be recomputed the columns are updated before the error, as the rest
+    /// of the sketch is (as the dense sketch's `recompute_h` fails after its `S` changed).
     fn prepare_update(
         &mut self,
         g: ToSketch<'_>,
@@ -175,24 +196,26 @@ impl SparseCurvature for SparseRpCurvature {
         w: &mut SparseWeights,
         _m: usize,
     ) -> Result<Option<f64>, LearnError> {
+        self.check_row(g)?;
         let (m, ToSketch { x, s, xx, example }) = (self.m, g);
-        // ‖ĝ‖² = s²‖x‖²; the dense learner's rule (its derivation there), before the draw.
         let gg = s * s * xx;
-        check_row_norm(gg, MAX_ROW_SQUARED_NORM)?;
         let scale = 1.0 / (m.max(1) as f64).sqrt();
+        let mut rng = self.rng.clone();
         for ri in self.r.iter_mut() {
-            let g: f64 = StandardNormal.sample(&mut self.rng);
+            let g: f64 = StandardNormal.sample(&mut rng);
             *ri = g * scale;
         }
-        self.rows_seen += 1;
         if gg == 0.0 {
+            self.rng = rng;
+            self.rows_seen += 1;
             return Ok(None);
         }
         let rb = dot(&self.r, &w.b);
         for i in 0..m {
             self.q[i] = s * z[i] + 0.5 * gg * self.r[i];
         }
-        // Refuse (leaving S, H and w̄ as they are) an update that cannot stay finite.
+        // Refuse (leaving S, H, w̄ and the generator as they are) an update that cannot stay
+        // finite: only in a state loaded from a file (see the derivation above).
         let gmax = gg.sqrt();
         let finite = w.shifts_finite(&self.r, gmax)
             && (0..m).all(|i| {
@@ -207,6 +230,8 @@ impl SparseCurvature for SparseRpCurvature {
                 "RP update, example {example} (non-finite sketch)"
             )));
         }
+        self.rng = rng;
+        self.rows_seen += 1;
         self.delta.copy_from_slice(&self.r);
         // q = Sĝ + (‖ĝ‖²/2) r with the old S (above); SSᵀ += rqᵀ + qrᵀ.
         for i in 0..m {
@@ -273,3 +298,67 @@ stored_layout!(SparseRpCurvature, "SparseRp", SparseRpCurvature::new(0, 1.0, 0),
     t: u64 = examples,
     pscale: f64 = pscale,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::SparseRp;
+    use crate::linear::{LearnError, NewtonParams, OnlineLearner};
+    use crate::loss::Loss;
+    use crate::Row;
+
+    /// Row `k` of a small fixed stream over 20 features (three non-zeros, label ±1).
+    fn example(k: usize) -> ([u32; 3], [f64; 3], f64) {
+        let j = (k * 7 % 18) as u32;
+        let v = [0.5, -0.3 + 0.01 * k as f64, 0.2];
+        ([j, j + 1, j + 2], v, if k % 3 == 0 { 1.0 } else { -1.0 })
+    }
+
+    fn learn(l: &mut SparseRp, k: usize) -> Result<f64, LearnError> {
+        let (i, v, y) = example(k);
+        l.learn(
+            Row::Sparse {
+                indices: &i,
+                values: &v,
+            },
+            y,
+            1.0,
+        )
+    }
+
+    /// An update refused by the checks after the Gaussian draw — reached here through a Gram
+    /// matrix with an infinite entry, as only a state loaded from a file can have (the
+    /// derivation at `prepare_update`) — changes nothing, not even the random stream: with the
+    /// entry restored, the learner goes on bit for bit as a copy that never saw the row. (The
+    /// draw used to advance the generator and the row count before the refusal.)
+    #[test]
+    fn an_update_refused_after_the_draw_leaves_the_random_stream_as_it_was() {
+        let p = NewtonParams {
+            loss: Loss::Squared,
+            ..NewtonParams::default()
+        };
+        let mut a = SparseRp::new(20, 3, 0.7, 11, p).unwrap();
+        for k in 0..6 {
+            learn(&mut a, k).unwrap();
+        }
+        let mut never = a.clone();
+        let kept = a.curv.gram[4];
+        a.curv.gram[4] = f64::INFINITY;
+        let before = postcard::to_allocvec(&a).unwrap();
+        // Row 0 again: its columns are up to date, so the gather changes nothing either.
+        let err = learn(&mut a, 0).unwrap_err();
+        assert!(
+            matches!(&err, LearnError::Diverged(e) if e.contains("RP update, example 7 (non-finite sketch)")),
+            "{err:?}"
+        );
+        assert_eq!(postcard::to_allocvec(&a).unwrap(), before);
+        a.curv.gram[4] = kept;
+        for k in 6..12 {
+            let (pa, pn) = (learn(&mut a, k).unwrap(), learn(&mut never, k).unwrap());
+            assert_eq!(pa.to_bits(), pn.to_bits(), "example {k}");
+        }
+        assert_eq!(
+            postcard::to_allocvec(&a).unwrap(),
+            postcard::to_allocvec(&never).unwrap()
+        );
+    }
+}
