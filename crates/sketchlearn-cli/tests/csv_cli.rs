@@ -386,6 +386,61 @@ fn a_numeric_column_with_text_in_a_test_file_is_an_error_with_line_and_column() 
     );
 }
 
+/// A column of numbers with one stray text (a spreadsheet's `n/a2`) used to become a string
+/// column without a word, every number a category of its own; now the scan refuses it before
+/// learning, naming the column, the counts, the value and its line, and the fixes. A column
+/// with more other values is read as strings, as before, with a warning on stderr.
+#[test]
+fn a_column_of_numbers_with_a_stray_text_is_refused_and_a_mixed_one_warned_about() {
+    let mut text = String::from("y,amount,size\n");
+    for k in 0..300 {
+        let amount = if k == 200 {
+            "n/a2".to_string()
+        } else {
+            format!("{}.5", k % 17)
+        };
+        let size = if k % 5 == 0 {
+            "XL".to_string()
+        } else {
+            (k % 3).to_string()
+        };
+        text.push_str(&format!("{},{amount},{size}\n", ["no", "yes"][k % 2]));
+    }
+    let data = tmp("stray.csv", &text);
+    let out = run(&["train", "--quiet", "--label-column", "y", &data]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_mentions(
+        &err,
+        &[
+            "stray.csv:202:4: column 'amount': 299 of its 300 values are numbers and 1 is not, \
+             the first \"n/a2\" here",
+            "write a missing value as empty or NA",
+            "--ignore-columns amount",
+        ],
+    );
+    let out = run(&[
+        "train",
+        "--quiet",
+        "--label-column",
+        "y",
+        "--ignore-columns",
+        "amount",
+        &data,
+    ]);
+    let err = ok(&out);
+    assert_mentions(
+        &err,
+        &[
+            "warning: ",
+            "stray.csv: column 'size' is read as strings (one-hot), every distinct number a \
+             category of its own: 240 of its 300 values are numbers and 60 are not, the first \
+             \"XL\" at ",
+            "stray.csv:2:8; if the column is numeric, write a missing value as empty or NA",
+        ],
+    );
+}
+
 /// A string column with more distinct values than `--max-categories` is hashed into
 /// 2^`--hash-bits` buckets (item 2: "hashed when large"), end to end: the schema line says
 /// so, `inspect` names the buckets by column, `test` reads a value never seen in training
