@@ -441,6 +441,32 @@ fn a_column_of_numbers_with_a_stray_text_is_refused_and_a_mixed_one_warned_about
     );
 }
 
+/// A quoted field holding a line break (as pandas and Python's `csv` write a text with a
+/// newline) is refused at the physical line where its record starts, after blank, comment and
+/// CRLF lines, in `train` and in `predict`; the message said only "unterminated quoted field",
+/// and now says that CSV lets quoted fields span lines, that records are read one per line
+/// here, and how to rewrite the file.
+#[test]
+fn a_quoted_field_with_a_line_break_is_named_at_the_line_where_its_record_starts() {
+    let text = "y,note,x\r\n\r\n# c\r\nyes,\"a\",1\r\nno,\"two\r\nlines\",2\r\nyes,\"b\",3\r\n";
+    let data = tmp("newline.csv", text);
+    let out = run(&["train", "--quiet", "--label-column", "y", &data]);
+    assert!(!out.status.success());
+    let hint = [
+        "newline.csv:5:4: unterminated quoted field",
+        "CSV lets a quoted field span lines",
+        "records are read one per line here",
+        "replace the line breaks inside fields",
+    ];
+    assert_mentions(&String::from_utf8_lossy(&out.stderr), &hint);
+    let train = tmp("newline_train.csv", "y,note,x\nyes,a,1\nno,b,2\nyes,a,3\n");
+    let model = scratch_path("newline.model");
+    train_quiet(&model, &["--label-column", "y"], &train);
+    let out = run(&["predict", "-i", &model, &data]);
+    assert!(!out.status.success());
+    assert_mentions(&String::from_utf8_lossy(&out.stderr), &hint);
+}
+
 /// A string column with more distinct values than `--max-categories` is hashed into
 /// 2^`--hash-bits` buckets (item 2: "hashed when large"), end to end: the schema line says
 /// so, `inspect` names the buckets by column, `test` reads a value never seen in training
