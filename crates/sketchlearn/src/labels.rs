@@ -104,8 +104,20 @@ impl fmt::Display for ClassLabel {
 /// What is wrong with a label.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LabelError {
-    /// A label that is not one of the model's classes.
-    #[error("label {label} is not one of the classes {classes} ({hint})")]
+    /// A label that is not one of the model's classes. The message names a class that
+    /// differs from it only by case (`Yes` where the classes are `no,yes`: a file written by
+    /// another tool, or by hand), since the two look alike at a glance and labels are compared
+    /// exactly.
+    ///
+    /// ```
+    /// use sketchlearn::labels::{ClassLabel, Classes};
+    /// let classes = Classes::parse_list("no,yes").unwrap();
+    /// let e = classes.index_of(&ClassLabel::Text("Yes".into())).unwrap_err().to_string();
+    /// assert!(e.starts_with("label Yes is not one of the classes no,yes: Yes and yes differ only by case"), "{e}");
+    /// let e = classes.index_of(&ClassLabel::Text("maybe".into())).unwrap_err().to_string();
+    /// assert!(e.starts_with("label maybe is not one of the classes no,yes ("), "{e}");
+    /// ```
+    #[error("label {label} is not one of the classes {classes}{} ({hint})", case_note(.label, .classes))]
     Unknown {
         /// The label as written.
         label: String,
@@ -126,6 +138,18 @@ pub enum LabelError {
     /// A name where a regression learns numbers.
     #[error("label {0} is not a number: --loss squared learns numeric labels (class names need a classifier: the default loss, or --multiclass)")]
     NotANumber(String),
+}
+
+/// What [`LabelError::Unknown`] says of a class (in `classes`, comma-separated) that differs
+/// from `label` only by case: nothing when none does.
+fn case_note(label: &str, classes: &str) -> String {
+    let lower = label.to_lowercase();
+    let twin = classes
+        .split(',')
+        .find(|c| *c != label && c.to_lowercase() == lower);
+    twin.map_or_else(String::new, |twin| {
+        format!(": {label} and {twin} differ only by case, and labels are compared exactly")
+    })
 }
 
 /// The message of [`LabelError::TooFew`]: the one label found (or none) and the two ways out.

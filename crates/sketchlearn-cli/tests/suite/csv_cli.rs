@@ -386,6 +386,87 @@ fn a_numeric_column_with_text_in_a_test_file_is_an_error_with_line_and_column() 
     );
 }
 
+/// A column of numbers with one stray text (a spreadsheet's `n/a2`) used to become a string
+/// column without a word, every number a category of its own; now the scan refuses it before
+/// learning, naming the column, the counts, the value and its line, and the fixes. A column
+/// with more other values is read as strings, as before, with a warning on stderr.
+#[test]
+fn a_column_of_numbers_with_a_stray_text_is_refused_and_a_mixed_one_warned_about() {
+    let mut text = String::from("y,amount,size\n");
+    for k in 0..300 {
+        let amount = if k == 200 {
+            "n/a2".to_string()
+        } else {
+            format!("{}.5", k % 17)
+        };
+        let size = if k % 5 == 0 {
+            "XL".to_string()
+        } else {
+            (k % 3).to_string()
+        };
+        text.push_str(&format!("{},{amount},{size}\n", ["no", "yes"][k % 2]));
+    }
+    let data = tmp("stray.csv", &text);
+    let out = run(&["train", "--quiet", "--label-column", "y", &data]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_mentions(
+        &err,
+        &[
+            "stray.csv:202:4: column 'amount': 299 of its 300 values are numbers and 1 is not, \
+             the first \"n/a2\" here",
+            "write a missing value as empty or NA",
+            "--ignore-columns amount",
+        ],
+    );
+    let out = run(&[
+        "train",
+        "--quiet",
+        "--label-column",
+        "y",
+        "--ignore-columns",
+        "amount",
+        &data,
+    ]);
+    let err = ok(&out);
+    assert_mentions(
+        &err,
+        &[
+            "warning: ",
+            "stray.csv: column 'size' is read as strings (one-hot), every distinct number a \
+             category of its own: 240 of its 300 values are numbers and 60 are not, the first \
+             \"XL\" at ",
+            "stray.csv:2:8; if the column is numeric, write a missing value as empty or NA",
+        ],
+    );
+}
+
+/// A quoted field holding a line break (as pandas and Python's `csv` write a text with a
+/// newline) is refused at the physical line where its record starts, after blank, comment and
+/// CRLF lines, in `train` and in `predict`; the message said only "unterminated quoted field",
+/// and now says that CSV lets quoted fields span lines, that records are read one per line
+/// here, and how to rewrite the file.
+#[test]
+fn a_quoted_field_with_a_line_break_is_named_at_the_line_where_its_record_starts() {
+    let text = "y,note,x\r\n\r\n# c\r\nyes,\"a\",1\r\nno,\"two\r\nlines\",2\r\nyes,\"b\",3\r\n";
+    let data = tmp("newline.csv", text);
+    let out = run(&["train", "--quiet", "--label-column", "y", &data]);
+    assert!(!out.status.success());
+    let hint = [
+        "newline.csv:5:4: unterminated quoted field",
+        "CSV lets a quoted field span lines",
+        "records are read one per line here",
+        "replace the line breaks inside fields",
+    ];
+    assert_mentions(&String::from_utf8_lossy(&out.stderr), &hint);
+    let train = tmp("newline_train.csv", "y,note,x\nyes,a,1\nno,b,2\nyes,a,3\n");
+    let model = scratch_path("newline.model");
+    train_quiet(&model, &["--label-column", "y"], &train);
+    let out = run(&["predict", "-i", &model, &data]);
+    assert!(!out.status.success());
+    assert_mentions(&String::from_utf8_lossy(&out.stderr), &hint);
+}
+
 /// A string column with more distinct values than `--max-categories` is hashed into
 /// 2^`--hash-bits` buckets (item 2: "hashed when large"), end to end: the schema line says
 /// so, `inspect` names the buckets by column, `test` reads a value never seen in training

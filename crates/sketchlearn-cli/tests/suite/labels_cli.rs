@@ -300,6 +300,61 @@ fn classes_that_disagree_with_the_file_or_the_model_are_errors() {
     assert!(e.contains(&format!("{bad}:2:")), "{e}");
 }
 
+/// Labels that differ from the classes only by case (a model trained on `yes`/`no`, a file
+/// scored with `Yes`/`No`; a stray `Yes` in training; `--classes` in another case): the error
+/// names both spellings, where it said only "not one of the classes no,yes".
+#[test]
+fn labels_that_differ_from_the_classes_only_by_case_are_named_as_such() {
+    let rows = |yes: &str, no: &str| -> String {
+        let mut text = String::from("y,x\n");
+        for k in 0..40 {
+            let (y, x) = if k % 2 == 0 { (yes, 1.0) } else { (no, -1.0) };
+            text.push_str(&format!("{y},{}\n", x + 0.01 * k as f64));
+        }
+        text
+    };
+    let train = write("case_train.csv", &rows("yes", "no"));
+    let model = path("case.model");
+    quiet_json("train", &["--label-column", "y", "-f", &model, &train]);
+    let test = write("case_test.csv", &rows("Yes", "No"));
+    let e = failure(&run(&["test", "-i", &model, &test]));
+    assert_mentions(
+        &e,
+        &[
+            format!(
+                "{test}:2:1: label Yes is not one of the classes no,yes: Yes and yes differ \
+                     only by case"
+            )
+            .as_str(),
+            "the model was trained on these classes",
+        ],
+    );
+    let mut stray = rows("yes", "no");
+    stray.push_str("YES,1\n");
+    let stray = write("case_stray.csv", &stray);
+    let e = failure(&run(&["train", "--label-column", "y", &stray]));
+    assert_mentions(
+        &e,
+        &[format!(
+            "{stray}:42:1: label YES is not one of the classes no,yes: YES and yes differ \
+                   only by case"
+        )
+        .as_str()],
+    );
+    let e = failure(&run(&[
+        "train",
+        "--label-column",
+        "y",
+        "--classes",
+        "No,Yes",
+        &train,
+    ]));
+    assert_mentions(
+        &e,
+        &["label no is not one of the classes No,Yes: no and No differ only by case"],
+    );
+}
+
 #[test]
 fn regression_keeps_its_labels_and_reports_regression_metrics() {
     let f = write("h24r.libsvm", &relabel(&heart_text(), "2", "4"));

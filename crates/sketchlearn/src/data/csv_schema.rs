@@ -3,7 +3,9 @@
 //!
 //! - the label column (by name or 0-based index, [`ColumnRef`]) gives the label; ignored columns
 //!   give nothing;
-//! - a column whose values are all numbers is **numeric**: one feature, the value;
+//! - a column whose values are all numbers is **numeric**: one feature, the value; a column of
+//!   numbers with a stray value that is not one (`n/a2`, `12,5`) is refused, one with more of
+//!   them read as strings with a warning ([`mixed_column`](super::mixed_column));
 //! - any other column is **categorical**: one-hot, one feature per distinct value
 //!   (`island=Dream`), or — above [`CsvExampleOptions::max_categories`] distinct values —
 //!   **hashed**: `column=value` hashed (MurmurHash3, as VW does) into `2^hash_bits` features of
@@ -34,6 +36,7 @@ use super::decimal::parse_f64;
 use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
 use super::lines::LineReader;
+use super::mixed_column::{At, MixedColumn, ValueCounts};
 use crate::labels::{ClassLabel, Classes, MAX_CLASSES};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -351,6 +354,7 @@ struct ColumnStats {
     seen: bool,
     values: BTreeSet<String>,
     too_many: bool,
+    counts: ValueCounts,
 }
 
 /// The state of a scan over one or more files ([`Schema::scan_files`]).
@@ -528,7 +532,13 @@ impl Scan {
                 check_finite(text).map_err(|kind| at(f.column, kind))?;
                 let s = &mut self.stats[k];
                 s.seen = true;
-                s.numeric &= is_number(text);
+                let number = is_number(text);
+                s.numeric &= number;
+                s.counts.add(text, number, || At {
+                    source: source_name.clone(),
+                    line,
+                    column: f.column,
+                });
                 if !s.too_many {
                     s.values.insert(text.to_string());
                     if s.values.len() > self.max_categories {
@@ -542,8 +552,24 @@ impl Scan {
         Ok(())
     }
 
-    /// The schema and the distinct labels.
-    fn finish(self, options: &CsvExampleOptions) -> (Schema, Vec<ClassLabel>) {
+    /// The columns of numbers with other values among them, in file order: the first one
+    /// refused as an error, else those to warn about ([`super::mixed_column`]).
+    fn mixed_columns(&self) -> Result<Vec<MixedColumn>, ParseError> {
+        let mut warnings = Vec::new();
+        for (name, s) in self.names.iter().zip(&self.stats) {
+            match s.counts.mixed(name, s.too_many) {
+                Some(m) if m.is_refused() => return Err(m.error()),
+                Some(m) => warnings.push(m),
+                None => {}
+            }
+        }
+        Ok(warnings)
+    }
+
+    /// The schema, the distinct labels and the columns to warn about; an error for a column
+    /// of numbers with strays.
+    fn finish(self, options: &CsvExampleOptions) -> Result<Scanned, ParseError> {
+        let mixed = self.mixed_columns()?;
         let labels: Vec<ClassLabel> = self.label_set.iter().cloned().collect();
         let schema = Schema::build(
             self.names,
@@ -556,23 +582,38 @@ impl Scan {
             options,
             self.rows,
         );
-        (schema, labels)
+        Ok((schema, labels, mixed))
     }
 }
+
+/// What a scan gives: the schema, the distinct labels, the columns to warn about.
+type Scanned = (Schema, Vec<ClassLabel>, Vec<MixedColumn>);
 
 impl Schema {
     /// Reads the whole input once and returns its schema (see the [module](self) documentation).
     ///
     /// Errors (with `file:line:column`): rows with a different number of fields, an unterminated
     /// quote, text that is not UTF-8, a label column or ignored column that does not exist, a
-    /// missing label, infinite numbers.
+    /// missing label, infinite numbers, a column of numbers with a stray value that is not one
+    /// ([`MixedColumn::is_refused`]).
     pub fn scan<R: BufRead>(
         reader: R,
         source_name: &str,
         options: &CsvExampleOptions,
     ) -> Result<Schema, ParseError> {
+        Self::scan_with_warnings(reader, source_name, options).map(|(schema, _)| schema)
+    }
+
+    /// [`scan`](Self::scan), and the columns of numbers read as strings because some of their
+    /// values are not numbers, to warn about ([`MixedColumn`]: a run gives them to its
+    /// observer).
+    pub fn scan_with_warnings<R: BufRead>(
+        reader: R,
+        source_name: &str,
+        options: &CsvExampleOptions,
+    ) -> Result<(Schema, Vec<MixedColumn>), ParseError> {
         let once = std::iter::once(Ok((reader, source_name.to_string())));
-        Self::scan_files(once, options).map(|(schema, _)| schema)
+        Self::scan_all(once, options).map(|(schema, _, mixed)| (schema, mixed))
     }
 
     /// The schema of several CSV files read as one input, in order (the shards of a data set,
@@ -584,11 +625,18 @@ impl Schema {
     /// [`scan`](Self::scan)); when it has one, every later file must start with the same
     /// header (an error at that file's first line otherwise); without one, every line of
     /// every file is a row. An empty later file gives no rows; an empty first file is an
-    /// error.
+    /// error. A column of numbers with strays is an error as in [`scan`](Self::scan).
     pub fn scan_files<R: BufRead>(
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         options: &CsvExampleOptions,
     ) -> Result<(Schema, Vec<ClassLabel>), ParseError> {
+        Self::scan_all(sources, options).map(|(schema, labels, _)| (schema, labels))
+    }
+
+    fn scan_all<R: BufRead>(
+        sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
+        options: &CsvExampleOptions,
+    ) -> Result<Scanned, ParseError> {
         let mut sources = sources.into_iter();
         let Some(first) = sources.next() else {
             let kind = ParseErrorKind::Column("no CSV files to scan".into());
@@ -600,7 +648,7 @@ impl Schema {
             let (reader, name) = source?;
             scan.next_file(CsvLines::new(reader, name.as_str()))?;
         }
-        Ok(scan.finish(options))
+        scan.finish(options)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -136,8 +136,18 @@ pub enum ParseErrorKind {
     /// A CSV field is empty.
     #[error("empty field")]
     EmptyField,
-    /// A CSV quoted field is not closed before the end of the line.
-    #[error("unterminated quoted field")]
+    /// A CSV quoted field is not closed before the end of the line. CSV (RFC 4180) lets a
+    /// quoted field hold a line break, so that a record spans lines, as pandas and Python's
+    /// `csv` module write a text with a newline; the readers here take one record per line (so
+    /// that a file can be split at any newline and parsed in parallel), so the message says so
+    /// and how to rewrite the file. The error is at the line where the record starts, the
+    /// column of its opening quote.
+    #[error(
+        "unterminated quoted field: its quote is not closed on this line; CSV lets a quoted \
+         field span lines (a line break inside the quotes), but records are read one per line \
+         here: replace the line breaks inside fields (pandas: read_csv(path).replace(r'[\\r\\n]+', \
+         ' ', regex=True).to_csv(new_path, index=False)), or close the quote"
+    )]
     UnterminatedQuote,
     /// A CSV field does not fit its column (a word in a numeric column, a missing label, a
     /// column the model does not know); the message names the column.

@@ -16,6 +16,7 @@ pub mod labeled;
 pub mod libsvm;
 mod lines;
 pub(crate) mod mapped;
+pub mod mixed_column;
 mod newline;
 pub mod packed;
 pub mod parallel_parse;
@@ -44,6 +45,7 @@ pub use labeled::{
     scan_classes, with_written_label, ClassScan, ClassSpec, LabelField, LabelMap, Labeled, Task,
 };
 pub use libsvm::{LibsvmOptions, LibsvmReader};
+pub use mixed_column::MixedColumn;
 pub use packed::{ExampleRef, PackedExamples, PackedExamplesIter};
 pub use parallel_parse::ParallelParse;
 pub use ratings::{read_ratings, RatingsEncoder, RatingsError, RatingsOptions, RatingsTable};

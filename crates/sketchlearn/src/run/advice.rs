@@ -129,6 +129,7 @@ pub fn divergence_advice(config: &LearnerConfig) -> String {
 ///   input (features that cannot predict the labels, or a wrong label or feature column).
 /// - [`Warning::LabelsInRuns`]: a shuffle.
 /// - [`Warning::UnseenCategories`]: nothing (its message names the likely cause).
+/// - [`Warning::MixedColumn`]: nothing (its message says how to make the column numeric).
 /// - Notes (every other kind, listed: a new kind must choose): nothing.
 ///
 /// ```
@@ -157,7 +158,8 @@ pub fn warning_advice(warning: &Warning, config: Option<&LearnerConfig>) -> Opti
         | Warning::MemoryGrowsWithFeatures { .. }
         | Warning::CacheRebuilt { .. }
         | Warning::UnseenWhileLearning { .. }
-        | Warning::UnseenCategories(_) => None,
+        | Warning::UnseenCategories(_)
+        | Warning::MixedColumn(_) => None,
     }
 }
 

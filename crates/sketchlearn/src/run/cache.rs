@@ -427,7 +427,7 @@ pub fn write_cache(mut input: Input, options: &ReadOptions) -> Result<CacheOutco
     Ok(CacheOutcome {
         examples,
         fresh,
-        warnings: input.cache_warnings(),
+        warnings: input.notes(),
     })
 }
 

@@ -10,7 +10,7 @@
 //! hashed, and the one-hot columns would depend on where the stream was cut), so a pipe gives
 //! the same schema, model and progressive error as the file.
 
-use super::{Input, RunError, TrainOptions};
+use super::{Input, RunError, TrainOptions, Warning};
 use crate::data::{CsvExampleOptions, CsvExampleReader, LabelValues, Schema};
 use crate::labels::Classes;
 use std::io::BufRead;
@@ -66,7 +66,8 @@ pub(crate) fn scan(input: &mut Input, options: &CsvExampleOptions) -> Result<Sch
             // one-hot/hashed choice) before the first example is learned: a stream read once
             // is spooled first.
             input.spool()?;
-            let schema = Schema::scan(input.open_text()?, &name, options)?;
+            let (schema, mixed) = Schema::scan_with_warnings(input.open_text()?, &name, options)?;
+            input.note_scan(mixed.into_iter().map(Warning::MixedColumn));
             input.record_scan(&schema, options);
             schema
         }

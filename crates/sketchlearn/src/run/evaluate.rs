@@ -110,7 +110,7 @@ pub(crate) fn evaluate_in(
         model.extras.interactions,
     )?;
     let mut reader = Labeled::new(reader, map, input.name());
-    let notes = input.cache_warnings();
+    let notes = input.notes();
     observer
         .started(&RunStart {
             config: &model.config,

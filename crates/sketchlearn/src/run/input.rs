@@ -41,6 +41,8 @@ pub struct Input {
     /// The values unseen in training of the last CSV reader opened through a model's schema,
     /// and whether they were reported ([`Input::unseen_categories`]).
     unseen: (Option<UnseenTally>, bool),
+    /// The warnings of its CSV scan, not yet given ([`Input::notes`]).
+    scan_notes: Vec<Warning>,
 }
 
 enum Kind {
@@ -68,6 +70,7 @@ impl Input {
             opens: 0,
             cache: None,
             unseen: (None, false),
+            scan_notes: Vec::new(),
         }
     }
 
@@ -81,6 +84,7 @@ impl Input {
             opens: 0,
             cache: None,
             unseen: (None, false),
+            scan_notes: Vec::new(),
         }
     }
 
@@ -93,6 +97,7 @@ impl Input {
             opens: 0,
             cache: None,
             unseen: (None, false),
+            scan_notes: Vec::new(),
         }
     }
 
@@ -179,20 +184,29 @@ impl Input {
         Some(Warning::UnseenCategories(found))
     }
 
-    /// The notes of the cache since the last call (a stale or damaged cache rebuilt).
-    pub(crate) fn cache_warnings(&mut self) -> Vec<Warning> {
+    /// The warnings about the input since the last call: its CSV scan's (columns of numbers
+    /// read as strings) and its cache's (a stale or damaged cache rebuilt).
+    pub(crate) fn notes(&mut self) -> Vec<Warning> {
+        let mut notes = std::mem::take(&mut self.scan_notes);
         let Some(cache) = self.cache.as_mut() else {
-            return Vec::new();
+            return notes;
         };
         let path = cache.path().display().to_string();
-        cache
-            .take_notes()
-            .into_iter()
-            .map(|reason| Warning::CacheRebuilt {
-                path: path.clone(),
-                reason,
-            })
-            .collect()
+        notes.extend(
+            cache
+                .take_notes()
+                .into_iter()
+                .map(|reason| Warning::CacheRebuilt {
+                    path: path.clone(),
+                    reason,
+                }),
+        );
+        notes
+    }
+
+    /// Keeps the warnings of a CSV scan of this input for [`Input::notes`].
+    pub(crate) fn note_scan(&mut self, warnings: impl IntoIterator<Item = Warning>) {
+        self.scan_notes.extend(warnings);
     }
 
     /// The stamp a cache of this input records.

@@ -271,7 +271,7 @@ fn multiclass_run(
         let schema = model.schema().filter(|_| format == Format::Csv);
         let interactions = model.extras.interactions;
         let reader = examples(&mut input, &options.read, bits, schema, interactions)?;
-        for w in input.cache_warnings() {
+        for w in input.notes() {
             progress.warning(&w);
         }
         let map = LabelMap::Multiclass(model.classes.clone());
@@ -377,7 +377,7 @@ fn evaluate_in(
     let schema = model.schema().filter(|_| format == Format::Csv);
     let interactions = model.extras.interactions;
     let reader = examples(input, options, bits, schema, interactions)?;
-    for w in input.cache_warnings() {
+    for w in input.notes() {
         progress.warning(&w);
     }
     let map = LabelMap::Multiclass(model.classes.clone());

@@ -1,7 +1,7 @@
 //! How a run reports while it runs: the [`Observer`] a front end implements (a progress table,
 //! a predictions file, a Python callback), and the [`Warning`]s the library raises.
 
-use crate::data::{Schema, UnseenCategories};
+use crate::data::{MixedColumn, Schema, UnseenCategories};
 use crate::eval::{Metrics, ProgressRow};
 use crate::labels::Classes;
 use crate::linear::{LearnerConfig, RepresentationChoice};
@@ -98,6 +98,10 @@ pub enum Warning {
     /// value counts as missing ([`UnseenCategories`], which names the likely cause when the
     /// rows look like LIBSVM or VW text).
     UnseenCategories(UnseenCategories),
+    /// A new model's CSV input has a column of numbers with other values among them, read as
+    /// strings ([`MixedColumn`]: the scan names the column, its counts and the first other
+    /// value; a column of numbers with only strays is an error instead).
+    MixedColumn(MixedColumn),
 }
 
 impl Warning {
@@ -108,7 +112,8 @@ impl Warning {
             Warning::Diverged { .. }
             | Warning::NoBetterThanConstant { .. }
             | Warning::LabelsInRuns { .. }
-            | Warning::UnseenCategories(_) => "warning",
+            | Warning::UnseenCategories(_)
+            | Warning::MixedColumn(_) => "warning",
             Warning::SketchSizeCapped { .. }
             | Warning::MemoryGrowsWithFeatures { .. }
             | Warning::CacheRebuilt { .. }
@@ -168,6 +173,7 @@ impl fmt::Display for Warning {
                  model's id maps are kept; --unseen-error refuses them)"
             ),
             Warning::UnseenCategories(unseen) => unseen.fmt(f),
+            Warning::MixedColumn(mixed) => mixed.fmt(f),
         }
     }
 }

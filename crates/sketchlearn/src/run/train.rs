@@ -345,7 +345,7 @@ fn learn(
         mut notes,
         mut map,
     } = settled;
-    notes.extend(input.cache_warnings());
+    notes.extend(input.notes());
     let start_classes = map.classes();
     let bits = options.read.bits(format, Some(model.learner.dim()))?;
     observer
@@ -377,7 +377,7 @@ fn learn(
             model.schema(),
             model.extras.interactions,
         )?;
-        for w in input.cache_warnings() {
+        for w in input.notes() {
             observer.warning(&w);
             warnings.push(w);
         }
