@@ -138,6 +138,49 @@ fn the_progress_table_shows_the_users_labels() {
     assert_eq!(raw[0].0, "-1.0000", "{raw:?}");
 }
 
+/// A model trained on a CSV with a header reads a scoring file's first line as its header
+/// (`test` and `predict` have no `--no-header`): a headerless file whose first row is all text
+/// is refused with that said, and the model's columns named, on `predict` and on `test`.
+#[test]
+fn a_headerless_scoring_file_with_a_text_first_row_is_told_its_first_line_is_the_header() {
+    let rows: String = (0..30)
+        .map(|k| {
+            format!(
+                "{},{},{}\n",
+                ["no", "yes"][k % 2],
+                ["red", "blue"][k % 2],
+                k % 3
+            )
+        })
+        .collect();
+    let data = tmp("header_train.csv", &format!("y,colour,size\n{rows}"));
+    let model = scratch_path("header.model");
+    ok(&run(&[
+        "train",
+        "--quiet",
+        "-f",
+        &model,
+        "--label-column",
+        "y",
+        &data,
+    ]));
+    let unlabelled = tmp("header_predict.csv", "red,small\nblue,1\n");
+    let labelled = tmp("header_test.csv", "yes,red,small\nno,blue,1\n");
+    for (command, file) in [("predict", &unlabelled), ("test", &labelled)] {
+        let out = run(&[command, "-i", &model, file]);
+        assert!(!out.status.success(), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_mentions(
+            &err,
+            &[
+                ":1:",
+                "read as the file's header",
+                "must be a header naming the model's columns (y, colour, size)",
+            ],
+        );
+    }
+}
+
 fn scratch_path(name: &str) -> String {
     let p = scratch_dir("csv-cli").join(name);
     std::fs::remove_file(&p).ok();
