@@ -7,8 +7,8 @@ use crate::prediction_sink::PredictionSink;
 use crate::saved_model::{check_input, AnyModel};
 use anyhow::{bail, Context, Result};
 use sketchlearn::data::{
-    open_input, unseen_categories, CsvExampleReader, Format, Interactions, LibsvmOptions,
-    LibsvmReader, VwOptions, VwReader,
+    open_input, text_input, unseen_categories, CsvExampleReader, Format, Interactions,
+    LibsvmOptions, LibsvmReader, VwOptions, VwReader,
 };
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::multiclass::MulticlassLearner;
@@ -231,15 +231,20 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         interactions,
     };
     let mut input = open_input(&args.file)?;
-    let (mut line, mut number, mut ex) = (String::new(), 0u64, Example::default());
+    let (mut bytes, mut number, mut ex) = (Vec::new(), 0u64, Example::default());
     let (mut rows, mut warned) = (0u64, false);
     loop {
-        line.clear();
-        if input.read_line(&mut line).context("reading the rows")? == 0 {
+        bytes.clear();
+        if input
+            .read_until(b'\n', &mut bytes)
+            .context("reading the rows")?
+            == 0
+        {
             break;
         }
         number += 1;
-        if !parser.parse(&line, number, &mut ex)? {
+        let line = text_input::utf8_line(&bytes, &parser.name, number)?;
+        if !parser.parse(line, number, &mut ex)? {
             continue; // blank or comment line
         }
         if let Some(&last) = ex.indices.last().filter(|&&i| !warned && i as usize >= dim) {

@@ -197,7 +197,7 @@ impl Observer for Terminal<'_> {
     }
     fn progress(&mut self, row: &ProgressRow) {
         if self.table && !self.quiet {
-            print_row(row);
+            print_row(row, &self.format);
         }
     }
     #[inline]
@@ -265,28 +265,18 @@ pub(crate) fn warning_line(warning: &Warning, advice: Option<&str>) -> String {
     }
 }
 
+/// The progress table's header, or a row with the classes `format` prints predictions in (the
+/// user's labels for a binary classifier: `run::progress_row`).
 fn print_header() {
-    eprintln!(
-        "{:<12} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9}",
-        "average", "since", "example", "example", "current", "current", "current"
-    );
-    eprintln!(
-        "{:<12} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9}",
-        "loss", "last", "counter", "weight", "label", "predict", "features"
-    );
+    run::progress_header().iter().for_each(|l| eprintln!("{l}"));
 }
 
-fn print_row(r: &ProgressRow) {
-    eprintln!(
-        "{:<12.6} {:<12.6} {:>12} {:>12.1} {:>9.4} {:>9.4} {:>9}",
-        r.average_loss,
-        r.since_last_loss,
-        r.examples,
-        r.weighted_examples,
-        r.label,
-        r.prediction,
-        r.features
-    );
+fn print_row(r: &ProgressRow, format: &PredictionFormat) {
+    let classes = match format {
+        PredictionFormat::Binary { classes, .. } => Some(classes),
+        _ => None,
+    };
+    eprintln!("{}", run::progress_row(r, classes));
 }
 
 pub(crate) fn read_options(
@@ -407,7 +397,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     }
     let report = TrainReport::of(&outcome);
     if !quiet {
-        print_summary(&outcome, &report);
+        print_summary(&outcome, &report, args.class.raw);
     }
     if let Some(path) = &args.final_model {
         outcome.model.save(path)?;
@@ -435,10 +425,11 @@ fn skip_freeing(outcome: TrainOutcome) {
 }
 
 /// The summary on stderr after training.
-fn print_summary(outcome: &TrainOutcome, report: &TrainReport) {
+fn print_summary(outcome: &TrainOutcome, report: &TrainReport, raw: bool) {
     let metrics = &outcome.metrics;
     if let Some(r) = metrics.final_row() {
-        print_row(&r);
+        let (loss, classes) = (outcome.model.config.loss, outcome.model.classes.clone());
+        print_row(&r, &PredictionFormat::binary(loss, classes, raw));
     }
     eprintln!();
     eprintln!("examples          {}", metrics.examples());

@@ -108,6 +108,79 @@ fn a_multiclass_csv_run_prints_the_schema_line() {
     );
 }
 
+/// The progress table shows a string-labelled run's labels and predictions in its classes
+/// (`yes`/`no`, as `predict` prints them), not the internal `-1/+1` and margin; `--raw` shows
+/// the numbers, as its predictions do.
+#[test]
+fn the_progress_table_shows_the_users_labels() {
+    let text: String = (0..40)
+        .map(|k| format!("{},{k}\n", ["no", "yes"][usize::from(k >= 20)]))
+        .collect();
+    let data = tmp("table_labels.csv", &format!("y,x\n{text}"));
+    // The table's rows: the lines after the header whose 3rd field (example counter) is a number.
+    let columns = |err: &str| -> Vec<(String, String)> {
+        let rows = err.lines().skip_while(|l| !l.starts_with("loss"));
+        rows.skip(1)
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .take_while(|f| f.len() == 7)
+            .map(|f| (f[4].to_string(), f[5].to_string()))
+            .collect()
+    };
+    let rows = columns(&ok(&run(&["train", "--label-column", "y", &data])));
+    assert!(rows.len() >= 6, "{rows:?}");
+    assert_eq!(rows[0].0, "no", "{rows:?}");
+    assert_eq!(rows.last().unwrap().0, "yes", "{rows:?}");
+    for (label, predict) in &rows {
+        assert!(["no", "yes"].contains(&label.as_str()), "{rows:?}");
+        assert!(["no", "yes"].contains(&predict.as_str()), "{rows:?}");
+    }
+    let raw = columns(&ok(&run(&["train", "--raw", "--label-column", "y", &data])));
+    assert_eq!(raw[0].0, "-1.0000", "{raw:?}");
+}
+
+/// A model trained on a CSV with a header reads a scoring file's first line as its header
+/// (`test` and `predict` have no `--no-header`): a headerless file whose first row is all text
+/// is refused with that said, and the model's columns named, on `predict` and on `test`.
+#[test]
+fn a_headerless_scoring_file_with_a_text_first_row_is_told_its_first_line_is_the_header() {
+    let rows: String = (0..30)
+        .map(|k| {
+            format!(
+                "{},{},{}\n",
+                ["no", "yes"][k % 2],
+                ["red", "blue"][k % 2],
+                k % 3
+            )
+        })
+        .collect();
+    let data = tmp("header_train.csv", &format!("y,colour,size\n{rows}"));
+    let model = scratch_path("header.model");
+    ok(&run(&[
+        "train",
+        "--quiet",
+        "-f",
+        &model,
+        "--label-column",
+        "y",
+        &data,
+    ]));
+    let unlabelled = tmp("header_predict.csv", "red,small\nblue,1\n");
+    let labelled = tmp("header_test.csv", "yes,red,small\nno,blue,1\n");
+    for (command, file) in [("predict", &unlabelled), ("test", &labelled)] {
+        let out = run(&[command, "-i", &model, file]);
+        assert!(!out.status.success(), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_mentions(
+            &err,
+            &[
+                ":1:",
+                "read as the file's header",
+                "must be a header naming the model's columns (y, colour, size)",
+            ],
+        );
+    }
+}
+
 fn scratch_path(name: &str) -> String {
     let p = scratch_dir("csv-cli").join(name);
     std::fs::remove_file(&p).ok();

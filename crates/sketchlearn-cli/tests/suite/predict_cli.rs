@@ -213,3 +213,30 @@ fn a_softmax_diagonal_model_scores_rows_beyond_its_dimension() {
     assert_eq!(stdout_text(&out), stdout_text(&narrow_out));
     assert_eq!(stdout_text(&out).lines().count(), 2);
 }
+
+/// Text in another encoding (a Latin-1 byte) gets the one message `train` gives for it
+/// (`text_input::utf8_line`): file, line and column of the byte, and the `iconv` fix, on the
+/// first line as on a later one.
+#[test]
+fn a_non_utf8_row_is_named_with_file_line_and_column_as_train_names_it() {
+    let model = trained("latin1.model", &[]);
+    let first = path("latin1_first.libsvm");
+    std::fs::write(&first, b"1 1:0.5 2:\xe9\n").unwrap();
+    let stderr = |args: &[&str]| {
+        let out = run(args);
+        assert!(!out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let predicted = stderr(&["predict", "-i", &model, &first]);
+    let expected = format!("{first}:1:11: not UTF-8 text (byte 0xe9)");
+    assert!(predicted.contains(&expected), "{predicted}");
+    assert!(predicted.contains("iconv"), "{predicted}");
+    assert_eq!(predicted, stderr(&["train", &first]));
+    let later = path("latin1_later.libsvm");
+    std::fs::write(&later, b"1 1:0.5\n-1 1:0.2 2:\xe9\n").unwrap();
+    let predicted = stderr(&["predict", "-i", &model, &later]);
+    assert!(
+        predicted.contains(&format!("{later}:2:12: not UTF-8 text")),
+        "{predicted}"
+    );
+}

@@ -157,9 +157,12 @@ impl<R: BufRead> CsvExampleReader<R> {
                 return Err(self.lines.error(
                     f.column,
                     ParseErrorKind::Column(format!(
-                        "column '{}' is not in the model's schema (its columns: {})",
+                        "column '{}' is not in the model's schema: the model was trained on a \
+                         CSV with a header, so a first line of text only is read as the file's \
+                         header, and it must be a header naming the model's columns ({}); a \
+                         file without a header needs that header added as its first line",
                         f.text.trim(),
-                        model_columns(&self.schema)
+                        a_few_columns(&self.schema)
                     )),
                 ));
             }
@@ -308,6 +311,17 @@ impl<R: BufRead> CsvExampleReader<R> {
 }
 
 /// The schema's column names, comma separated (for messages).
+/// The model's first few column names, and how many there are when that is not all of them.
+fn a_few_columns(schema: &Schema) -> String {
+    const FEW: usize = 5;
+    let columns = schema.columns();
+    let names: Vec<&str> = columns.iter().take(FEW).map(|c| c.name.as_str()).collect();
+    match columns.len() {
+        n if n > FEW => format!("{}, … {n} in all", names.join(", ")),
+        _ => names.join(", "),
+    }
+}
+
 fn model_columns(schema: &Schema) -> String {
     let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
     names.join(", ")

@@ -82,7 +82,7 @@ pub fn check_has_examples(path: &str) -> Result<(), ParseError> {
         if text.is_empty() || text.starts_with(b"#") {
             continue;
         }
-        if let Some((column, what)) = not_text(&line) {
+        if let Some((column, what)) = binary_byte(&line) {
             return Err(ParseError::new(
                 path,
                 number,
@@ -90,7 +90,7 @@ pub fn check_has_examples(path: &str) -> Result<(), ParseError> {
                 ParseErrorKind::Column(what),
             ));
         }
-        return Ok(());
+        return utf8_line(&line, path, number).map(|_| ());
     }
     Ok(())
 }
@@ -109,21 +109,35 @@ fn sketchlearn_file(head: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// The 1-based column of the first byte of `line` that is not text, and what is wrong.
-fn not_text(line: &[u8]) -> Option<(usize, String)> {
+/// The 1-based column of the first control byte of `line` (a binary file), and what is wrong.
+fn binary_byte(line: &[u8]) -> Option<(usize, String)> {
     let control = |&b: &u8| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
-    if let Some(k) = line.iter().position(control) {
-        let what = format!(
-            "a binary file, not text (byte 0x{:02x}): LIBSVM, VW and CSV files are text",
-            line[k]
-        );
-        return Some((k + 1, what));
-    }
-    let k = std::str::from_utf8(line).err()?.valid_up_to();
+    let k = line.iter().position(control)?;
     let what = format!(
-        "not UTF-8 text (byte 0x{:02x}): a spreadsheet's Latin-1 / Windows-1252 export? convert it, \
-         e.g. iconv -f cp1252 -t utf-8 FILE > new_file",
+        "a binary file, not text (byte 0x{:02x}): LIBSVM, VW and CSV files are text",
         line[k]
     );
     Some((k + 1, what))
+}
+
+/// Line `number` of `source` as text, or the error at its first byte that is not UTF-8 (with
+/// the likely cause and an `iconv` line): the one message for text in another encoding, whether
+/// a run's check ([`check_has_examples`]) or `predict`'s row loop meets it.
+///
+/// ```
+/// use sketchlearn::data::text_input::utf8_line;
+/// assert_eq!(utf8_line(b"1 1:2\n", "rows.libsvm", 3).unwrap(), "1 1:2\n");
+/// let err = utf8_line(b"1 a\xe9:2\n", "rows.libsvm", 3).unwrap_err().to_string();
+/// assert!(err.starts_with("rows.libsvm:3:4: not UTF-8 text (byte 0xe9)") && err.contains("iconv"));
+/// ```
+pub fn utf8_line<'a>(line: &'a [u8], source: &str, number: u64) -> Result<&'a str, ParseError> {
+    std::str::from_utf8(line).map_err(|e| {
+        let k = e.valid_up_to();
+        let what = format!(
+            "not UTF-8 text (byte 0x{:02x}): a spreadsheet's Latin-1 / Windows-1252 export? \
+             convert it, e.g. iconv -f cp1252 -t utf-8 FILE > new_file",
+            line[k]
+        );
+        ParseError::new(source, number, k + 1, ParseErrorKind::Column(what))
+    })
 }

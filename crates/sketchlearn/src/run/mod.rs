@@ -53,6 +53,7 @@ mod output_kind;
 mod pass;
 mod policy;
 mod prescan;
+mod progress_table;
 mod report;
 mod settle;
 mod shuffle;
@@ -82,6 +83,7 @@ pub use policy::{
     constant_warning, diverged, divergence_warning, learn_or_refuse, Tolerant,
     CONSTANT_MIN_EXAMPLES,
 };
+pub use progress_table::{progress_header, progress_row};
 pub use report::{HeldOut, TestReport, TrainReport};
 pub use shuffle::ShuffleBuffer;
 pub use spool::DEFAULT_SPOOL_LIMIT;
