@@ -98,7 +98,7 @@ const fn grid(
 /// A grid adding a row-scaled FULL-ON member of `α` for `d ≤ max_dim` (with SON's diagonal
 /// adaptation when `diag`).
 macro_rules! row_scaled_full {
-    ($name:expr_2021, $alpha:expr_2021, $max_dim:expr_2021, $diag:expr_2021) => {
+    ($name:expr, $alpha:expr, $max_dim:expr, $diag:expr) => {
         Grid {
             name: $name,
             members: |b, d| {

@@ -71,7 +71,7 @@ fn short_number(v: f64) -> String {
 /// colour `$color(i)` of its index, keeping the points that pass `$keep`, labelled for the legend
 /// (a macro: the chart's coordinate types differ between linear and log axes).
 macro_rules! series_lines {
-    ($chart:expr_2021, $p:expr_2021, $color:expr_2021, $keep:expr_2021, $err:expr_2021) => {
+    ($chart:expr, $p:expr, $color:expr, $keep:expr, $err:expr) => {
         for (i, s) in $p.series.iter().enumerate() {
             let color = $color(i);
             let pts: Vec<(f64, f64)> = s.points.iter().copied().filter($keep).collect();
@@ -118,7 +118,7 @@ fn draw_panel(
         .x_label_area_size(40)
         .y_label_area_size(70);
     macro_rules! draw {
-        ($chart:expr_2021) => {{
+        ($chart:expr) => {{
             let mut chart = $chart;
             chart
                 .configure_mesh()
@@ -210,7 +210,7 @@ pub fn grid_panels(
             .x_label_area_size(45)
             .y_label_area_size(60);
         macro_rules! draw {
-            ($chart:expr_2021, $fmt:expr_2021) => {{
+            ($chart:expr, $fmt:expr) => {{
                 let mut chart = $chart.map_err(|e| err(&e))?;
                 chart
                     .configure_mesh()

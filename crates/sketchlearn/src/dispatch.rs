@@ -10,7 +10,7 @@
 macro_rules! enum_dispatch {
     ($d:tt $name:ident, $enum:ident { $($variant:ident),+ $(,)? }) => {
         macro_rules! $name {
-            ($d value:expr_2021, $d x:ident => $d e:expr_2021) => {
+            ($d value:expr, $d x:ident => $d e:expr) => {
                 match $d value {
                     $( $enum::$variant($d x) => $d e, )+
                 }

@@ -9,7 +9,7 @@ use crate::merge::{
 
 /// `base`'s variant, which must be the same as the merged states'.
 macro_rules! base_of {
-    ($base:expr_2021, $variant:path) => {
+    ($base:expr, $variant:path) => {
         match $base {
             None => None,
             Some($variant(g)) => Some(g),
@@ -26,13 +26,13 @@ macro_rules! base_of {
 /// (an error when the base is another variant); `$otherwise` for any other pair (the variants
 /// not listed here are [`AnyLearner::Fixed`], Ada-FD and Sketchy).
 macro_rules! per_variant {
-    ($self:expr_2021, $other:expr_2021, $base:expr_2021, |$a:ident, $b:ident, $g:ident| $call:expr_2021, $otherwise:expr_2021) => {
+    ($self:expr, $other:expr, $base:expr, |$a:ident, $b:ident, $g:ident| $call:expr, $otherwise:expr) => {
         per_variant!(@arms ($self, $other, $base, $a, $b, $g, $call, $otherwise)
             Ogd AdaGrad Newton Diagonal Intercept Mixture RunningMean TargetStandardization
             FeatureScaling RowScaling UnitScaling ScaledMixture Sparse)
     };
-    (@arms ($self:expr_2021, $other:expr_2021, $base:expr_2021, $a:ident, $b:ident, $g:ident, $call:expr_2021,
-            $otherwise:expr_2021) $($v:ident)*) => {{
+    (@arms ($self:expr, $other:expr, $base:expr, $a:ident, $b:ident, $g:ident, $call:expr,
+            $otherwise:expr) $($v:ident)*) => {{
         use AnyLearner::*;
         match ($self, $other) {
             $(($v($a), $v($b)) => {

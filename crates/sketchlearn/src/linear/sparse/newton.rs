@@ -463,7 +463,7 @@ impl<C: SparseCurvature> OnlineLearner for SparseNewton<C> {
 /// curvature `$empty` and fills every listed place; what is not listed (scratch space) stays
 /// as `$empty` has it.
 macro_rules! stored_layout {
-    ($curv:ty, $name:literal, $empty:expr_2021, { $($field:ident: $ty:ty = $($place:ident).+),+ $(,)? }) => {
+    ($curv:ty, $name:literal, $empty:expr, { $($field:ident: $ty:ty = $($place:ident).+),+ $(,)? }) => {
         #[derive(serde::Serialize, serde::Deserialize)]
         #[serde(rename = $name)]
         struct Stored<'a> {
