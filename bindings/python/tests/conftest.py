@@ -1,5 +1,6 @@
 """Shared fixtures: the repository's committed data sets."""
 
+import os
 import shutil
 import subprocess
 import threading
@@ -30,7 +31,13 @@ def australian():
 
 @pytest.fixture(scope="session")
 def cli():
-    """The release CLI, built here (skipped only when cargo is absent)."""
+    """The CLI: ``$SKETCHLEARN_CLI`` when set (scripts/test gives the binary its ``cargo test``
+    built), else the release CLI, built here (skipped only when cargo is absent)."""
+    given = os.environ.get("SKETCHLEARN_CLI")
+    if given:
+        if not Path(given).is_file():
+            pytest.fail(f"SKETCHLEARN_CLI={given}: no such file (build the CLI, or unset it)")
+        return Path(given)
     cargo = shutil.which("cargo")
     if cargo is None:
         pytest.skip("cargo is not installed: cannot build the CLI")
