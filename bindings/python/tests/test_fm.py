@@ -87,7 +87,9 @@ def test_fm_unpickling_validates_the_state(heart):
     over each 8-byte window of the payload in turn) are refused with a ValueError naming the
     problem (`fm/validate.rs`), never loaded or a crash; untouched bytes round-trip."""
     X, y = heart
-    est = FMClassifier().fit(X, y)
+    # Sketch size 2: the same state's fields in a 4 KB payload instead of 27 KB (every window is
+    # tried, each with a fresh CRC: the loop is quadratic in the payload).
+    est = FMClassifier(size=2).fit(X, y)
     image = est.fm_.to_bytes()
     back = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
