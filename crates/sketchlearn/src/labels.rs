@@ -143,13 +143,24 @@ pub enum LabelError {
 /// What [`LabelError::Unknown`] says of a class (in `classes`, comma-separated) that differs
 /// from `label` only by case: nothing when none does.
 fn case_note(label: &str, classes: &str) -> String {
-    let lower = label.to_lowercase();
-    let twin = classes
-        .split(',')
-        .find(|c| *c != label && c.to_lowercase() == lower);
+    let twin = classes.split(',').find(|c| differ_only_by_case(label, c));
     twin.map_or_else(String::new, |twin| {
         format!(": {label} and {twin} differ only by case, and labels are compared exactly")
     })
+}
+
+/// True when two labels are different texts that are equal ignoring case (`Yes` and `yes`):
+/// the one rule behind [`LabelError::Unknown`]'s note and the run's warning about classes that
+/// differ only by case.
+///
+/// ```
+/// use sketchlearn::labels::differ_only_by_case;
+/// assert!(differ_only_by_case("Yes", "yes"));
+/// assert!(!differ_only_by_case("yes", "yes"));
+/// assert!(!differ_only_by_case("yes", "no"));
+/// ```
+pub fn differ_only_by_case(a: &str, b: &str) -> bool {
+    a != b && a.to_lowercase() == b.to_lowercase()
 }
 
 /// The message of [`LabelError::TooFew`]: the one label found (or none) and the two ways out.

@@ -355,6 +355,59 @@ fn labels_that_differ_from_the_classes_only_by_case_are_named_as_such() {
     );
 }
 
+/// Classes found in the input that differ only by case (`yes` and `Yes`) are learned as two
+/// classes, by `--multiclass` and by a binary learner alike: the run says so, once, naming both
+/// spellings and their first lines; a declared list (`--classes`) is taken as meant.
+#[test]
+fn classes_that_differ_only_by_case_are_warned_about_once() {
+    let text = "x,y\n1,yes\n2,no\n3,maybe\n1,Yes\n2,no\n1,yes\n1,YES\n";
+    let multi = write("case_multi.csv", text);
+    let out = run(&[
+        "train",
+        "--quiet",
+        "--multiclass",
+        "--label-column",
+        "y",
+        &multi,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warning = "warning: the labels yes (first at line 2) and Yes (first at line 5) differ \
+                   only by case: they are learned as two classes";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    let binary = write("case_binary.csv", "x,y\n1,yes\n2,Yes\n3,Yes\n1,yes\n");
+    let out = run(&["train", "--quiet", "--label-column", "y", &binary]);
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_mentions(
+        &err,
+        &["the labels yes (first at line 2) and Yes (first at line 3) differ only by case"],
+    );
+    let declared = run(&[
+        "train",
+        "--quiet",
+        "--multiclass",
+        "--classes",
+        "yes,no,maybe,Yes,YES",
+        "--label-column",
+        "y",
+        &multi,
+    ]);
+    assert!(declared.status.success(), "{declared:?}");
+    let err = String::from_utf8_lossy(&declared.stderr);
+    assert!(!err.contains("differ only by case"), "{err}");
+    let plain = write("case_plain.csv", "x,y\n1,yes\n2,no\n3,maybe\n");
+    let out = run(&[
+        "train",
+        "--quiet",
+        "--multiclass",
+        "--label-column",
+        "y",
+        &plain,
+    ]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("differ only by case"));
+}
+
 #[test]
 fn regression_keeps_its_labels_and_reports_regression_metrics() {
     let f = write("h24r.libsvm", &relabel(&heart_text(), "2", "4"));

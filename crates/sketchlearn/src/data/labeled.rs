@@ -148,6 +148,42 @@ impl ClassScan {
         self.first_seen.iter().map(|(l, &(n, _))| (l, n))
     }
 
+    /// The first two names among the labels that differ only by case (`Yes` and `yes`,
+    /// [`differ_only_by_case`](crate::labels::differ_only_by_case)), each with its first
+    /// line, in the order they first appear: `None` when there are none. A run warns about
+    /// them, since they become two classes.
+    ///
+    /// ```
+    /// use sketchlearn::data::ClassScan;
+    /// use sketchlearn::labels::ClassLabel;
+    /// let mut scan = ClassScan::new("f.csv");
+    /// for (line, l) in ["yes", "no", "Yes", "YES"].into_iter().enumerate() {
+    ///     scan.add_label(&ClassLabel::Text(l.into()), line as u64 + 2, 1).unwrap();
+    /// }
+    /// let ((a, la), (b, lb)) = scan.case_twins().unwrap();
+    /// assert_eq!((a.as_str(), la, b.as_str(), lb), ("yes", 2, "Yes", 4));
+    /// ```
+    pub fn case_twins(&self) -> Option<((String, u64), (String, u64))> {
+        let mut by_line: Vec<(&str, u64)> = self
+            .first_seen
+            .iter()
+            .filter_map(|(l, &(line, _))| match l {
+                ClassLabel::Text(t) => Some((t.as_str(), line)),
+                ClassLabel::Number(_) => None,
+            })
+            .collect();
+        by_line.sort_by_key(|&(_, line)| line);
+        let mut seen: std::collections::HashMap<String, (&str, u64)> = Default::default();
+        for (text, line) in by_line {
+            let key = text.to_lowercase();
+            if let Some(&(first, first_line)) = seen.get(&key) {
+                return Some(((first.to_owned(), first_line), (text.to_owned(), line)));
+            }
+            seen.insert(key, (text, line));
+        }
+        None
+    }
+
     /// All the labels as classes, sorted (for a multiclass learner). Fewer than two is an error.
     pub fn classes(&self) -> Result<Classes, ParseError> {
         Classes::from_observed(self.first_seen.keys().cloned()).map_err(|e| self.error(0, e))

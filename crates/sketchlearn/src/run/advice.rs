@@ -130,6 +130,7 @@ pub fn divergence_advice(config: &LearnerConfig) -> String {
 /// - [`Warning::LabelsInRuns`]: a shuffle.
 /// - [`Warning::UnseenCategories`]: nothing (its message names the likely cause).
 /// - [`Warning::MixedColumn`]: nothing (its message says how to make the column numeric).
+/// - [`Warning::ClassesDifferByCase`]: nothing (its message says what to do).
 /// - Notes (every other kind, listed: a new kind must choose): nothing.
 ///
 /// ```
@@ -159,7 +160,8 @@ pub fn warning_advice(warning: &Warning, config: Option<&LearnerConfig>) -> Opti
         | Warning::CacheRebuilt { .. }
         | Warning::UnseenWhileLearning { .. }
         | Warning::UnseenCategories(_)
-        | Warning::MixedColumn(_) => None,
+        | Warning::MixedColumn(_)
+        | Warning::ClassesDifferByCase { .. } => None,
     }
 }
 

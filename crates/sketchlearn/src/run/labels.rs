@@ -6,7 +6,7 @@
 //! same map serves every format ([`crate::data::labeled`]).
 
 use super::prescan::prescan;
-use super::{Input, ReadOptions, RunError};
+use super::{Input, ReadOptions, RunError, Warning};
 use crate::data::{ClassScan, ClassSpec, LabelMap, ParseError, ParseErrorKind, Schema, Task};
 use crate::labels::{Classes, LabelError};
 use crate::linear::InputProfile;
@@ -38,6 +38,7 @@ pub(crate) fn new_map(
     let name = input.name().to_owned();
     let found = prescan(input, read, bits, schema, dim, task == Task::Binary)?;
     let map = settle_scanned(spec, task, found.scan.as_ref(), &name)?;
+    note_case_twins(input, spec, found.scan.as_ref());
     Ok((map, found.profile))
 }
 
@@ -54,8 +55,20 @@ pub(crate) fn new_classes(
     let name = input.name().to_owned();
     let found = prescan(input, read, bits, schema, dim, true)?;
     let map = settle_scanned(spec, Task::Multiclass, found.scan.as_ref(), &name)?;
+    note_case_twins(input, spec, found.scan.as_ref());
     let classes = map.classes().expect("a multiclass map has classes");
     Ok((classes, found.profile))
+}
+
+/// Warns ([`Warning::ClassesDifferByCase`]) when classes found in the input (not declared)
+/// include two names that differ only by case: they are learned as two classes.
+fn note_case_twins(input: &mut Input, spec: &ClassSpec, scan: Option<&ClassScan>) {
+    if !matches!(spec, ClassSpec::FromInput) {
+        return;
+    }
+    if let Some((first, second)) = scan.and_then(ClassScan::case_twins) {
+        input.note_scan([Warning::ClassesDifferByCase { first, second }]);
+    }
 }
 
 /// [`LabelMap::settle`] on a scan; an empty scan is an empty input.

@@ -102,6 +102,16 @@ pub enum Warning {
     /// strings ([`MixedColumn`]: the scan names the column, its counts and the first other
     /// value; a column of numbers with only strays is an error instead).
     MixedColumn(MixedColumn),
+    /// A new classifier's classes, found in its input, include two names that differ only by
+    /// case (`Yes` and `yes`): they are learned as two classes, since labels are compared
+    /// exactly ([`crate::labels::differ_only_by_case`]). The first such pair, each with the
+    /// line where it first appears.
+    ClassesDifferByCase {
+        /// The spelling seen first, and its first line.
+        first: (String, u64),
+        /// The other spelling, and its first line.
+        second: (String, u64),
+    },
 }
 
 impl Warning {
@@ -113,7 +123,8 @@ impl Warning {
             | Warning::NoBetterThanConstant { .. }
             | Warning::LabelsInRuns { .. }
             | Warning::UnseenCategories(_)
-            | Warning::MixedColumn(_) => "warning",
+            | Warning::MixedColumn(_)
+            | Warning::ClassesDifferByCase { .. } => "warning",
             Warning::SketchSizeCapped { .. }
             | Warning::MemoryGrowsWithFeatures { .. }
             | Warning::CacheRebuilt { .. }
@@ -174,6 +185,13 @@ impl fmt::Display for Warning {
             ),
             Warning::UnseenCategories(unseen) => unseen.fmt(f),
             Warning::MixedColumn(mixed) => mixed.fmt(f),
+            Warning::ClassesDifferByCase { first, second } => write!(
+                f,
+                "the labels {} (first at line {}) and {} (first at line {}) differ only by \
+                 case: they are learned as two classes, since labels are compared exactly (if \
+                 they name one class, make their case uniform before training)",
+                first.0, first.1, second.0, second.1
+            ),
         }
     }
 }
