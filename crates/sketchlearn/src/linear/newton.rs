@@ -16,7 +16,7 @@
 //! [`LearnError::Diverged`] is returned.
 
 use super::curvature::Curvature;
-use super::{check_example, weight_ok, LearnError, OnlineLearner};
+use super::{check_example, LearnError, OnlineLearner, MAX_WEIGHT};
 use crate::loss::Loss;
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
@@ -67,7 +67,28 @@ pub struct Newton<C> {
     t: u64,
     #[serde(skip)]
     delta: Vec<f64>,
+    /// `max_i |w_i|` when known (kept by every step, which reads every weight anyway); `∞`
+    /// (unknown) after a load or a merge, until the next step. It decides whether a row needs
+    /// the refusal's undo copy (see [`OnlineLearner::learn`]).
+    #[serde(skip, default = "unknown_max")]
+    wmax: f64,
 }
+
+/// [`Newton::wmax`] when it is not known.
+fn unknown_max() -> f64 {
+    f64::INFINITY
+}
+
+/// The factor on a step's exact bound `|coef|·‖x‖/α` in the test for an undo copy (see
+/// [`OnlineLearner::learn`]): room for the rounding of the computed `A⁻¹x`.
+const STEP_MARGIN: f64 = 1e10;
+
+/// The squared norm `‖ĝ‖²` of a to-sketch row above which a row is learned from an undo copy
+/// whatever the weights: the exact bound of a step does not hold for the computed one when the
+/// row dominates the sketch (measured: RP with `α = 0.7` and a row with one `1e80` value, whose
+/// Woodbury solve `(x − Sᵀ(αI + SSᵀ)⁻¹Sx)/α` cancels terms of `~10⁸⁰` and leaves weights above
+/// [`MAX_WEIGHT`], while `A⁻¹x` is `~10⁻⁸⁰`). The sparse driver's test uses the same `10¹⁰⁰`.
+const LARGE_ROW: f64 = 1e100;
 
 impl NewtonParams {
     /// `c > 0` finite and `C > 0` (∞ allowed), for the dense and the sparse-time learners.
@@ -98,6 +119,7 @@ impl<C: Curvature> Newton<C> {
             params,
             t: 0,
             delta: Vec::new(),
+            wmax: 0.0,
         })
     }
 
@@ -144,13 +166,17 @@ impl<C: Curvature> Newton<C> {
         // a step that keeps every weight in bounds swaps the buffers (the same sums as adding
         // `δ` into `w`, one pass over the weights instead of two; IEEE addition is commutative,
         // and a NaN sum is refused either way).
-        let mut ok = true;
+        // The largest stepped weight is kept alongside (`wmax`; a NaN makes `ok` false).
+        let (mut ok, mut wmax) = (true, 0.0f64);
         for (d, w) in delta.iter_mut().zip(&self.w) {
             *d += *w;
-            ok &= weight_ok(*d);
+            let a = d.abs();
+            ok &= a <= MAX_WEIGHT;
+            wmax = wmax.max(a);
         }
         if ok {
             std::mem::swap(&mut self.w, &mut delta);
+            self.wmax = wmax;
         }
         self.delta = delta;
         if ok {
@@ -162,9 +188,27 @@ impl<C: Curvature> Newton<C> {
             )))
         }
     }
+
+    /// The projection step (when `projection` holds its coefficient) and the Newton step (when
+    /// `dl ≠ 0`), each guarded.
+    fn steps(
+        &mut self,
+        x: Row<'_>,
+        projection: Option<f64>,
+        dl: f64,
+        scale: f64,
+    ) -> Result<(), LearnError> {
+        if let Some(coef) = projection {
+            self.guarded_step(x, coef, None, "projection")?;
+        }
+        if dl != 0.0 {
+            self.guarded_step(x, -dl, Some(scale), "Newton")?;
+        }
+        Ok(())
+    }
 }
 
-impl<C: Curvature> OnlineLearner for Newton<C> {
+impl<C: Curvature + Clone> OnlineLearner for Newton<C> {
     fn dim(&self) -> usize {
         self.w.len()
     }
@@ -176,8 +220,18 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
 
     /// A refused example changes nothing (not even the count): the curvature's bound on the
     /// row ([`Curvature::check_row`]) is checked before the projection step when one comes first,
-    /// and by the update itself otherwise, before it changes anything. (A step refused by the
-    /// weights' guard comes after the curvature took the row; that is not undone.)
+    /// and by the update itself otherwise, before it changes anything. A step refused by the
+    /// weights' guard comes after the curvature took the row (the step needs the updated `A`):
+    /// a row whose steps could reach the guard is learned from an undo copy of the curvature and
+    /// the weights, put back on any refusal. Which rows: those with `‖ĝ‖² > 10¹⁰⁰`
+    /// ([`LARGE_ROW`]), and those whose steps could reach [`MAX_WEIGHT`] by their exact bound:
+    /// `A ⪰ αI` for every curvature (`α` only grows under RFD), so a step `coef·A⁻¹x` moves no
+    /// weight by more than `|coef|·‖x‖/α`, and the copy is taken when the largest weight plus
+    /// [`STEP_MARGIN`] times that bound (projection and Newton steps) is not below
+    /// [`MAX_WEIGHT`], or when the largest weight is not known (after a load or a merge). An
+    /// ordinary row is far from both and costs one pass over its values (`‖x‖²`). Not covered:
+    /// a row below both tests whose computed step still overflows (rounding beyond `10¹⁰` times
+    /// the exact bound).
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         check_example(&x, y, weight, self.w.len())?;
         let clip = self.params.clip;
@@ -194,15 +248,29 @@ impl<C: Curvature> OnlineLearner for Newton<C> {
         }
         let dl = weight * self.params.loss.derivative(p, y);
         let scale = self.params.c.sqrt() * dl;
-        if let Some(coef) = projection {
-            if dl != 0.0 {
-                self.curvature.check_row(x, scale)?;
+        if projection.is_some() && dl != 0.0 {
+            self.curvature.check_row(x, scale)?;
+        }
+        if projection.is_none() && dl == 0.0 {
+            self.t += 1;
+            return Ok(p);
+        }
+        let values = match x {
+            Row::Dense(v) => v,
+            Row::Sparse { values, .. } => values,
+        };
+        let xx = crate::data::dot4::dot4(values, values);
+        let coefs = projection.unwrap_or(0.0).abs() + dl.abs();
+        let bound = STEP_MARGIN * coefs * xx.sqrt() / self.curvature.alpha();
+        let safe = scale * scale * xx <= LARGE_ROW && self.wmax + bound <= MAX_WEIGHT;
+        let undo = (!safe).then(|| (self.curvature.clone(), self.w.clone(), self.wmax));
+        let stepped = self.steps(x, projection, dl, scale);
+        if stepped.is_err() {
+            if let Some((curvature, w, wmax)) = undo {
+                (self.curvature, self.w, self.wmax) = (curvature, w, wmax);
             }
-            self.guarded_step(x, coef, None, "projection")?;
         }
-        if dl != 0.0 {
-            self.guarded_step(x, -dl, Some(scale), "Newton")?;
-        }
+        stepped?;
         self.t += 1;
         Ok(p)
     }
@@ -232,6 +300,7 @@ impl<C: crate::merge::Merge> MergeShare for Newton<C> {
             .merge(&other.curvature, base.map(|b| &b.curvature))?;
         mix(&mut self.w, &other.w, share);
         self.t = add_count(self.t, other.t, base.map(|b| b.t));
+        self.wmax = unknown_max();
         Ok(())
     }
 }
