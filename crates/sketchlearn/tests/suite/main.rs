@@ -19,6 +19,7 @@ mod eval_metrics;
 mod fd_adagrad;
 mod fm_label_mean;
 mod fm_pairwise;
+mod fm_refusal;
 mod fm_resume;
 mod fm_sftrl;
 mod fm_sftrl_split;
