@@ -16,7 +16,7 @@
 //! [`LearnError::Diverged`] is returned.
 
 use super::curvature::Curvature;
-use super::{check_example, LearnError, OnlineLearner, MAX_WEIGHT};
+use super::{check_example, weight_ok, LearnError, OnlineLearner, MAX_WEIGHT};
 use crate::loss::Loss;
 use crate::merge::{MergeResult, MergeShare};
 use crate::Row;
@@ -67,9 +67,10 @@ pub struct Newton<C> {
     t: u64,
     #[serde(skip)]
     delta: Vec<f64>,
-    /// `max_i |w_i|` when known (kept by every step, which reads every weight anyway); `∞`
-    /// (unknown) after a load or a merge, until the next step. It decides whether a row needs
-    /// the refusal's undo copy (see [`OnlineLearner::learn`]).
+    /// A bound on `max_i |w_i|`: each learned row adds its steps' bound (see
+    /// [`OnlineLearner::learn`]); recomputed (one pass over `w`) when too loose to tell whether a
+    /// row needs the refusal's undo copy, and when unknown (`∞`: after a load, a merge or a row
+    /// learned from the copy).
     #[serde(skip, default = "unknown_max")]
     wmax: f64,
 }
@@ -166,17 +167,13 @@ impl<C: Curvature> Newton<C> {
         // a step that keeps every weight in bounds swaps the buffers (the same sums as adding
         // `δ` into `w`, one pass over the weights instead of two; IEEE addition is commutative,
         // and a NaN sum is refused either way).
-        // The largest stepped weight is kept alongside (`wmax`; a NaN makes `ok` false).
-        let (mut ok, mut wmax) = (true, 0.0f64);
+        let mut ok = true;
         for (d, w) in delta.iter_mut().zip(&self.w) {
             *d += *w;
-            let a = d.abs();
-            ok &= a <= MAX_WEIGHT;
-            wmax = wmax.max(a);
+            ok &= weight_ok(*d);
         }
         if ok {
             std::mem::swap(&mut self.w, &mut delta);
-            self.wmax = wmax;
         }
         self.delta = delta;
         if ok {
@@ -228,8 +225,10 @@ impl<C: Curvature + Clone> OnlineLearner for Newton<C> {
     /// `A ⪰ αI` for every curvature (`α` only grows under RFD), so a step `coef·A⁻¹x` moves no
     /// weight by more than `|coef|·‖x‖/α`, and the copy is taken when the largest weight plus
     /// [`STEP_MARGIN`] times that bound (projection and Newton steps) is not below
-    /// [`MAX_WEIGHT`], or when the largest weight is not known (after a load or a merge). An
-    /// ordinary row is far from both and costs one pass over its values (`‖x‖²`). Not covered:
+    /// [`MAX_WEIGHT`]. The largest weight is a running bound, `wmax`, to which every row
+    /// learned in place adds its margined bound, and which is recomputed (one pass over `w`) only
+    /// when it is too loose to pass the test or unknown. An ordinary row is far from both tests
+    /// and costs one pass over its values (`‖x‖²`) and a few operations. Not covered:
     /// a row below both tests whose computed step still overflows (rounding beyond `10¹⁰` times
     /// the exact bound).
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
@@ -262,15 +261,26 @@ impl<C: Curvature + Clone> OnlineLearner for Newton<C> {
         let xx = crate::data::dot4::dot4(values, values);
         let coefs = projection.unwrap_or(0.0).abs() + dl.abs();
         let bound = STEP_MARGIN * coefs * xx.sqrt() / self.curvature.alpha();
-        let safe = scale * scale * xx <= LARGE_ROW && self.wmax + bound <= MAX_WEIGHT;
-        let undo = (!safe).then(|| (self.curvature.clone(), self.w.clone(), self.wmax));
+        let small = scale * scale * xx <= LARGE_ROW && bound <= MAX_WEIGHT;
+        let fits = |wmax: f64| wmax + bound <= MAX_WEIGHT; // false for NaN
+        if small && !fits(self.wmax) {
+            self.wmax = self.w.iter().fold(0.0, |m, w| m.max(w.abs()));
+        }
+        let safe = small && fits(self.wmax);
+        let undo = (!safe).then(|| (self.curvature.clone(), self.w.clone()));
         let stepped = self.steps(x, projection, dl, scale);
         if stepped.is_err() {
-            if let Some((curvature, w, wmax)) = undo {
-                (self.curvature, self.w, self.wmax) = (curvature, w, wmax);
+            if let Some((curvature, w)) = undo {
+                (self.curvature, self.w) = (curvature, w);
             }
         }
         stepped?;
+        // Every weight moved by at most `bound` (in place); after the copy, not known.
+        self.wmax = if safe {
+            self.wmax + bound
+        } else {
+            unknown_max()
+        };
         self.t += 1;
         Ok(p)
     }
