@@ -62,7 +62,7 @@ pub struct ScaledMixture<L = super::AnyLearner> {
     labels: LabelScale,
 }
 
-impl<L: OnlineLearner> ScaledMixture<L> {
+impl<L: OnlineLearner + Clone> ScaledMixture<L> {
     /// The squared-loss mixture of `members` (at least one, all of the same dimension).
     pub fn new(members: Vec<L>) -> Result<Self, LearnError> {
         Ok(ScaledMixture {
@@ -82,7 +82,7 @@ impl<L: OnlineLearner> ScaledMixture<L> {
     }
 }
 
-impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {
+impl<L: OnlineLearner + Clone> OnlineLearner for ScaledMixture<L> {
     fn dim(&self) -> usize {
         self.mixture.dim()
     }

@@ -45,6 +45,7 @@ mod oja_rank_one;
 mod oja_subspace;
 mod ratings_reader;
 mod regression_default;
+mod refused_rows;
 mod regularization;
 mod resume;
 mod row_block;
