@@ -60,6 +60,12 @@
 //!   squared error by `T` plus `O(√(T ln K) + ln K)`: once `v_t` has settled, the mixture's
 //!   progressive MSE is at most the running mean's plus `O(σ²√(ln K/T))`.
 //!
+//! **A row a member refuses changes nothing** but the count of refused steps: the members, the
+//! shared unit scaling's moments, the weights and the losses stay as they were
+//! ([`Mixture::learn_normalized`]: an undo copy for a row above [`SUSPECT_ROW`]; pinned by
+//! `tests/suite/refused_rows.rs`). A member that refuses ordinary rows (its own divergence) is
+//! counted and the others go on.
+//!
 //! Issue 7's "combining learners online": the cost per example is the sum of the members' costs,
 //! so it stays linear in `d` (or in `nnz`) when every member's does. A member whose weight has
 //! become negligible retires (it is no longer learned nor evaluated; `mixture_retirement.rs`
@@ -422,21 +428,37 @@ impl<L: OnlineLearner + Clone> Mixture<L> {
         weight: f64,
         variance: f64,
     ) -> Result<f64, LearnError> {
+        self.learn_or_skip(x, y, weight, variance).map(|(p, _)| p)
+    }
+
+    /// [`learn_normalized`](Self::learn_normalized), with whether the row was learned (`false`:
+    /// skipped, a member refused it), for [`super::ScaledMixture`], whose label statistics
+    /// must skip it too.
+    pub(super) fn learn_or_skip(
+        &mut self,
+        x: Row<'_>,
+        y: f64,
+        weight: f64,
+        variance: f64,
+    ) -> Result<(f64, bool), LearnError> {
         check_example(&x, y, weight, self.dim())?;
         if suspect_row(x, y, weight) {
             let mut kept = self.clone();
             let refused = self.refusals();
             let learned = self.learn_members(x, y, weight, variance);
             if matches!(learned, Ok(_) if self.refusals() == refused) {
-                return learned;
+                return learned.map(|p| (p, true));
             }
             // The refusals inside the members (a nested mixture's) are put back with them:
             // the row's refusals are all counted here.
-            kept.refused = kept.refused.saturating_add(self.refusals().saturating_sub(refused));
+            kept.refused = kept
+                .refused
+                .saturating_add(self.refusals().saturating_sub(refused));
             *self = kept;
-            return learned.map(|_| self.predict(x));
+            return learned.map(|_| (self.predict(x), false));
         }
         self.learn_members(x, y, weight, variance)
+            .map(|p| (p, true))
     }
 }
 

@@ -14,6 +14,14 @@
 //!
 //! A step that would make a weight non-finite (or larger than [`super::MAX_WEIGHT`]) is refused: the weights stay as they were and
 //! [`LearnError::Diverged`] is returned.
+//!
+//! **A refused row changes nothing**: not the weights, the curvature nor the count, so the next
+//! predictions are those of a learner that never saw it. The curvature's bound on the row is
+//! asked before any change; the weights' guard, which needs the updated curvature, is met by
+//! learning a row that could reach it from an undo copy (`learn`'s docs give the test, which
+//! an ordinary row passes for one pass over its values). Pinned by
+//! `tests/suite/sparse_equivalence.rs`
+//! (`a_refused_row_leaves_the_state_and_the_next_predictions_unchanged`).
 
 use super::curvature::Curvature;
 use super::{check_example, weight_ok, LearnError, OnlineLearner, MAX_WEIGHT};

@@ -95,8 +95,12 @@ impl<L: OnlineLearner + Clone> OnlineLearner for ScaledMixture<L> {
         super::check_example(&x, y, weight, self.dim())?;
         let mut labels = self.labels;
         let v = labels.observe(y, weight);
-        let p = self.mixture.learn_normalized(x, y, weight, v)?;
-        self.labels = labels;
+        // A row a member refused is skipped by the mixture (`Mixture::learn_normalized`), and
+        // by the label statistics.
+        let (p, learned) = self.mixture.learn_or_skip(x, y, weight, v)?;
+        if learned {
+            self.labels = labels;
+        }
         Ok(p)
     }
 

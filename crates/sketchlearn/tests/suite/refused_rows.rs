@@ -2,12 +2,14 @@
 //! sketch, or a step its weights' guard rejects) changes nothing but the count of refusals: the
 //! mixture's weights and losses, every member and the shared feature scaling stay as they were,
 //! so the next predictions and learning results are bit for bit those of a copy taken before the
-//! row. Binary (`auto`, with its unit scaling) and multiclass defaults.
+//! row. The classification and regression defaults (`auto`, with their feature and label
+//! scaling) and the multiclass default.
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner};
 use sketchlearn::linear::{AnyLearner, LearnerConfig, OnlineLearner};
+use sketchlearn::loss::Loss;
 use sketchlearn::Row;
 
 /// Values that replace some of an ordinary row's to make it hostile.
@@ -48,14 +50,19 @@ fn row<'a>(i: &'a [u32], v: &'a [f64]) -> Row<'a> {
     }
 }
 
-/// The binary default after `before`, then the hostile row: returns whether a member refused it.
+/// The default of `loss` (a mixture; the squared loss's with its label statistics) after `before`, then the hostile row: returns whether a member refused it.
 fn binary_case(
+    loss: Loss,
     d: usize,
     before: &[(Vec<u32>, Vec<f64>, f64)],
     hostile: (&[u32], &[f64], f64),
     after: &[(Vec<u32>, Vec<f64>, f64)],
 ) -> Result<bool, TestCaseError> {
-    let mut l = LearnerConfig::default().build(d).unwrap();
+    let config = LearnerConfig {
+        loss,
+        ..LearnerConfig::default()
+    };
+    let mut l = config.build(d).unwrap();
     for (i, v, y) in before {
         let _ = l.learn(row(i, v), *y, 1.0);
     }
@@ -65,7 +72,7 @@ fn binary_case(
     if r.is_ok() && l.member_refused_steps() == refused {
         return Ok(false);
     }
-    same_after(&mut l, &mut kept, after, "binary default")?;
+    same_after(&mut l, &mut kept, after, &format!("default {loss:?}"))?;
     Ok(true)
 }
 
@@ -113,7 +120,9 @@ proptest! {
         for (at, k) in &picks {
             hv[at.index(d)] = HOSTILE[*k];
         }
-        binary_case(d, before, (&hi, &hv, rows[n].2), after)?;
+        for loss in [Loss::Logistic, Loss::Squared] {
+            binary_case(loss, d, before, (&hi, &hv, rows[n].2), after)?;
+        }
         // Multiclass: three classes from the sign and size of the label's row sum.
         let class = |v: &[f64]| {
             let s: f64 = v.iter().sum();

@@ -26,7 +26,9 @@
 //!
 //! **Guards.** As the dense learner, a step that would make a touched `w̄_j` or `b` (FD: `c`)
 //! non-finite or larger than [`MAX_WEIGHT`](crate::linear::MAX_WEIGHT) is refused
-//! ([`LearnError::Diverged`]), and so is a sketch update that cannot stay finite.
+//! ([`LearnError::Diverged`]), and so is a sketch update that cannot stay finite. A refused row
+//! changes nothing (`learn_inner` and `learn` say how: a plan before any change, and an undo
+//! copy for a row large enough to reach the weights' guard after the update).
 //!
 //! **Cancellation.** When `w̄ᵀx` and the rest of `p` cancel by more than a factor 1000 (large
 //! steps on unnormalised data), `Zᵀb` is transferred into `w̄` lazily and `b ← 0`
