@@ -397,7 +397,7 @@ const SUSPECT_ROW: f64 = 1e60;
 /// Whether the example `(x, y, weight)` is above [`SUSPECT_ROW`] (or NaN): one pass over its
 /// values.
 #[inline]
-pub(super) fn suspect_row(x: Row<'_>, y: f64, weight: f64) -> bool {
+pub(crate) fn suspect_row(x: Row<'_>, y: f64, weight: f64) -> bool {
     let values = match x {
         Row::Dense(v) => v,
         Row::Sparse { values, .. } => values,
