@@ -21,6 +21,18 @@
 //! [`eval::evaluate`](crate::eval::evaluate) score them like the linear learners. The constant of
 //! `â` is added internally: inputs are the plain features `x` (indices `< dim`).
 //!
+//! **A refused row changes nothing.** A row that [`learn`](OnlineLearner::learn) answers with an
+//! error leaves the learner as it was (its state, its count, the running label mean of
+//! [`LabelCentred`]) and the next predictions identical: the input is validated first, and
+//! every learner checks its step before it changes anything — the prediction and the gradient
+//! scale finite and the size of the rank-one term at most `MAX_STEP_SIZE = 10¹⁵⁰` (SFTRL,
+//! sftrl-split, and FTRL, OGD and OCG through `quadratic_step.rs`), every touched parameter
+//! finite after the step (FM-SGD) — or refuses it with [`LearnError::Diverged`]. The bound
+//! keeps the sketches' Gram matrices finite; a failure inside a sketch after it passed (its
+//! eigen-solver meeting a non-finite matrix) would not be undone. `tests/suite/fm_refusal.rs`
+//! pins the property for every algorithm, SFTRL backend and sftrl-split compression, with both
+//! losses.
+//!
 //! [`FmConfig`] validates hyper-parameters and builds an [`AnyFm`]; [`FmModel`] stores one (with
 //! the ratings encoder, when the data were ratings) in a versioned, checksummed model file of
 //! kind [`FM_MODEL_KIND`].

@@ -72,6 +72,10 @@ forward_online_learner!(AnyLearner, dispatch {
         }
     }
 
+    fn nested_refusals(&self) -> u64 {
+        self.member_refused_steps()
+    }
+
     fn as_unit_scaling(&self) -> Option<&UnitScaling<AnyLearner>> {
         match self {
             AnyLearner::UnitScaling(l) => Some(l),

@@ -60,6 +60,12 @@
 //!   squared error by `T` plus `O(√(T ln K) + ln K)`: once `v_t` has settled, the mixture's
 //!   progressive MSE is at most the running mean's plus `O(σ²√(ln K/T))`.
 //!
+//! **A row a member refuses changes nothing** but the count of refused steps: the members, the
+//! shared unit scaling's moments, the weights and the losses stay as they were
+//! ([`Mixture::learn_normalized`]: an undo copy for a row above [`SUSPECT_ROW`]; pinned by
+//! `tests/suite/refused_rows.rs`). A member that refuses ordinary rows (its own divergence) is
+//! counted and the others go on.
+//!
 //! Issue 7's "combining learners online": the cost per example is the sum of the members' costs,
 //! so it stays linear in `d` (or in `nnz`) when every member's does. A member whose weight has
 //! become negligible retires (it is no longer learned nor evaluated; `mixture_retirement.rs`
@@ -379,10 +385,42 @@ impl<L: OnlineLearner> Mixture<L> {
     }
 }
 
-impl<L: OnlineLearner> Mixture<L> {
+/// The size `weight²·max(y², 1)·‖x‖²` of an example above which a mixture learns it from an
+/// undo copy ([`Mixture::learn_normalized`]): rows with values above about `10³⁰`. Below it no
+/// member refuses a row for its size: the members' sketches refuse `‖ĝ‖² > 10²⁰⁰` (and the
+/// Newton learners copy themselves from `10¹⁰⁰`, `newton.rs`), `ĝ = √c·ℓ'·weight·x` with
+/// `|ℓ'| ≤ max(|y|, 1)` for the classification losses, and the shared unit scaling maps a value
+/// `x_i` to at most `√n_i` in size (its own square is in the moments it divides by) as long as
+/// `x_i²` does not overflow (`|x_i| < 10¹⁵⁴`).
+const SUSPECT_ROW: f64 = 1e60;
+
+/// Whether the example `(x, y, weight)` is above [`SUSPECT_ROW`] (or NaN): one pass over its
+/// values.
+#[inline]
+pub(crate) fn suspect_row(x: Row<'_>, y: f64, weight: f64) -> bool {
+    let values = match x {
+        Row::Dense(v) => v,
+        Row::Sparse { values, .. } => values,
+    };
+    let size = weight * weight * (y * y).max(1.0) * crate::data::dot4::dot4(values, values);
+    !(size <= SUSPECT_ROW)
+}
+
+impl<L: OnlineLearner + Clone> Mixture<L> {
     /// [`OnlineLearner::learn`] with [`MixRule::AdaHedgeScaled`]'s losses divided by
     /// `variance > 0` (the other rules ignore it): [`super::ScaledMixture`] passes the running
     /// label variance `v_t`.
+    ///
+    /// **A row a member refuses changes nothing** but the count of refused steps
+    /// ([`refused_steps`](Self::refused_steps)): the members that learned it before, the shared
+    /// unit scaling's moments, the weights and the losses stay as they were (the members that
+    /// refuse keep their state themselves), and the prediction returned is the mixture's before
+    /// the row. So does a member's error that stops the mixture (a scaled value that overflowed:
+    /// not counted, returned). The other members going on with the row would leave the mixture a different
+    /// learner for one hostile row. A row above [`SUSPECT_ROW`] is learned from an undo copy of
+    /// the mixture, put back when a member refused (any row below it that a member refuses is
+    /// a member's own divergence, which the mixture outweighs and, in time, retires: counted,
+    /// and the others go on, as before).
     pub(crate) fn learn_normalized(
         &mut self,
         x: Row<'_>,
@@ -390,8 +428,68 @@ impl<L: OnlineLearner> Mixture<L> {
         weight: f64,
         variance: f64,
     ) -> Result<f64, LearnError> {
+        self.learn_or_skip(x, y, weight, variance).map(|(p, _)| p)
+    }
+
+    /// [`learn_normalized`](Self::learn_normalized), with whether the row was learned (`false`:
+    /// skipped, a member refused it), for [`super::ScaledMixture`], whose label statistics
+    /// must skip it too.
+    pub(super) fn learn_or_skip(
+        &mut self,
+        x: Row<'_>,
+        y: f64,
+        weight: f64,
+        variance: f64,
+    ) -> Result<(f64, bool), LearnError> {
         check_example(&x, y, weight, self.dim())?;
-        self.prefetch(x);
+        if suspect_row(x, y, weight) {
+            let mut kept = self.clone();
+            let refused = self.refusals();
+            let learned = self.learn_members(x, y, weight, variance);
+            if matches!(learned, Ok(_) if self.refusals() == refused) {
+                return learned.map(|p| (p, true));
+            }
+            // The refusals inside the members (a nested mixture's) are put back with them:
+            // the row's refusals are all counted here.
+            kept.refused = kept
+                .refused
+                .saturating_add(self.refusals().saturating_sub(refused));
+            *self = kept;
+            return learned.map(|_| (self.predict(x), false));
+        }
+        self.learn_members(x, y, weight, variance)
+            .map(|p| (p, true))
+    }
+}
+
+impl<L: OnlineLearner> Mixture<L> {
+    /// The steps refused by the members (counted here) and inside them (a member that is a
+    /// mixture, or holds one).
+    fn refusals(&self) -> u64 {
+        let inner = self.members.iter().map(L::nested_refusals);
+        inner.fold(self.refused, u64::saturating_add)
+    }
+
+    /// [`OnlineLearner::prefetch`] of the active members.
+    #[inline]
+    fn prefetch_active(&self, x: Row<'_>) {
+        for (k, m) in self.members.iter().enumerate() {
+            if self.retirement.is_active(k) {
+                m.prefetch(x);
+            }
+        }
+    }
+
+    /// [`learn_normalized`](Self::learn_normalized) of a checked example without the undo
+    /// copy.
+    fn learn_members(
+        &mut self,
+        x: Row<'_>,
+        y: f64,
+        weight: f64,
+        variance: f64,
+    ) -> Result<f64, LearnError> {
+        self.prefetch_active(x);
         let mut preds = std::mem::take(&mut self.scratch);
         preds.clear();
         let mut rows = std::mem::take(&mut self.shared);
@@ -514,7 +612,7 @@ impl<L: OnlineLearner> Mixture<L> {
     }
 }
 
-impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
+impl<L: OnlineLearner + Clone> OnlineLearner for Mixture<L> {
     fn dim(&self) -> usize {
         self.members[0].dim()
     }
@@ -533,11 +631,7 @@ impl<L: OnlineLearner> OnlineLearner for Mixture<L> {
 
     #[inline]
     fn prefetch(&self, x: Row<'_>) {
-        for (k, m) in self.members.iter().enumerate() {
-            if self.retirement.is_active(k) {
-                m.prefetch(x);
-            }
-        }
+        self.prefetch_active(x);
     }
 
     fn weights(&self) -> Cow<'_, [f64]> {

@@ -288,7 +288,7 @@ pub(super) fn scale_rows<'a>(
     done
 }
 
-impl<L: OnlineLearner + Send> Mixture<L> {
+impl<L: OnlineLearner + Send + Clone> Mixture<L> {
     /// [`OnlineLearner::learn_batch`] with the members split over two threads when the machine
     /// has two cores (see the [module](self) docs); the same results as learning the examples
     /// one at a time.
@@ -297,7 +297,16 @@ impl<L: OnlineLearner + Send> Mixture<L> {
         batch: &[Example],
         out: &mut Vec<f64>,
     ) -> Result<(), LearnError> {
-        if self.members.len() < 2 || batch.len() < MIN_PARALLEL_BATCH || !two_cores() {
+        // A batch with a row a member may refuse is learned one example at a time, whose undo
+        // copy keeps such a row from changing anything (`Mixture::learn_normalized`); the same
+        // bits as this path otherwise.
+        if self.members.len() < 2
+            || batch.len() < MIN_PARALLEL_BATCH
+            || !two_cores()
+            || batch
+                .iter()
+                .any(|ex| super::mixture::suspect_row(ex.row(), ex.label, ex.weight))
+        {
             return learn_each(self, batch, out);
         }
         out.clear();

@@ -75,7 +75,7 @@ fn learn_runs<'a, L: OnlineLearner>(
     (out.refused, out.error)
 }
 
-impl<L: OnlineLearner + Send> Mixture<L> {
+impl<L: OnlineLearner + Send + Clone> Mixture<L> {
     /// One part of a batch (see [`Mixture::learn_batch_parallel`]) when member `j` is the only
     /// active one: it learns on this thread, the scaling and the weighting on the helper (see
     /// the [module](self) docs). The predictions are appended to `out`.

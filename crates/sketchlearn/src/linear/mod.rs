@@ -166,6 +166,13 @@ pub trait OnlineLearner {
         None
     }
 
+    /// Steps refused so far by the mixtures inside this learner (members that refused an example
+    /// the mixture went on with), `0` for a learner that holds none: how a mixture tells that a
+    /// member refused a row ([`Mixture`]'s `learn_normalized`).
+    fn nested_refusals(&self) -> u64 {
+        0
+    }
+
     /// [`OnlineLearner::as_unit_scaling`], to change.
     fn as_unit_scaling_mut(&mut self) -> Option<&mut UnitScaling<AnyLearner>> {
         None

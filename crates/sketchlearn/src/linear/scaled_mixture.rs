@@ -62,7 +62,7 @@ pub struct ScaledMixture<L = super::AnyLearner> {
     labels: LabelScale,
 }
 
-impl<L: OnlineLearner> ScaledMixture<L> {
+impl<L: OnlineLearner + Clone> ScaledMixture<L> {
     /// The squared-loss mixture of `members` (at least one, all of the same dimension).
     pub fn new(members: Vec<L>) -> Result<Self, LearnError> {
         Ok(ScaledMixture {
@@ -82,7 +82,7 @@ impl<L: OnlineLearner> ScaledMixture<L> {
     }
 }
 
-impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {
+impl<L: OnlineLearner + Clone> OnlineLearner for ScaledMixture<L> {
     fn dim(&self) -> usize {
         self.mixture.dim()
     }
@@ -95,8 +95,12 @@ impl<L: OnlineLearner> OnlineLearner for ScaledMixture<L> {
         super::check_example(&x, y, weight, self.dim())?;
         let mut labels = self.labels;
         let v = labels.observe(y, weight);
-        let p = self.mixture.learn_normalized(x, y, weight, v)?;
-        self.labels = labels;
+        // A row a member refused is skipped by the mixture (`Mixture::learn_normalized`), and
+        // by the label statistics.
+        let (p, learned) = self.mixture.learn_or_skip(x, y, weight, v)?;
+        if learned {
+            self.labels = labels;
+        }
         Ok(p)
     }
 

@@ -115,7 +115,7 @@ impl<L: OnlineLearner> OneVsAll<L> {
     }
 }
 
-impl<L: OnlineLearner> MulticlassLearner for OneVsAll<L> {
+impl<L: OnlineLearner + Clone> MulticlassLearner for OneVsAll<L> {
     fn classes(&self) -> usize {
         self.members.len()
     }
@@ -137,8 +137,50 @@ impl<L: OnlineLearner> MulticlassLearner for OneVsAll<L> {
     /// sketch failing) keeps its state, is counted in [`MulticlassLearner::refused`], and its
     /// margin is then read with `predict` — the others go on and the call succeeds (as in
     /// [`Mixture`](crate::linear::Mixture)).
+    ///
+    /// **A row a member refuses changes nothing** but the count, as in the mixture: a row above
+    /// the mixture's size test (`suspect_row`) is learned from an undo copy, put back when a
+    /// member (or a mixture inside one) refused it, so that no class learns it.
     fn learn(&mut self, x: Row<'_>, class: usize, weight: f64) -> Result<Vec<f64>, LearnError> {
         check_multiclass(&x, class, weight, self.dim(), self.classes())?;
+        if !crate::linear::mixture::suspect_row(x, 1.0, weight) {
+            return self.learn_members(x, class, weight);
+        }
+        let (mut kept, before) = (self.clone(), self.refusals());
+        let learned = self.learn_members(x, class, weight);
+        if matches!(learned, Ok(_) if self.refusals() == before) {
+            return learned;
+        }
+        kept.refused = (kept.refused).saturating_add(self.refusals().saturating_sub(before));
+        *self = kept;
+        learned.map(|_| self.predict_proba(x))
+    }
+
+    /// Refusals seen by the reduction (a member that absorbs its own refusals, such as a
+    /// [`Mixture`](crate::linear::Mixture), counts them itself).
+    fn refused(&self) -> u64 {
+        self.refused
+    }
+
+    fn examples_seen(&self) -> u64 {
+        self.t
+    }
+}
+
+impl<L: OnlineLearner + Clone> OneVsAll<L> {
+    /// The refusals of the reduction and inside its members.
+    fn refusals(&self) -> u64 {
+        let inner = self.members.iter().map(L::nested_refusals);
+        inner.fold(self.refused, u64::saturating_add)
+    }
+
+    /// [`MulticlassLearner::learn`] of a checked example, without the undo copy.
+    fn learn_members(
+        &mut self,
+        x: Row<'_>,
+        class: usize,
+        weight: f64,
+    ) -> Result<Vec<f64>, LearnError> {
         self.t += 1;
         for m in &self.members {
             m.prefetch(x);
@@ -158,16 +200,6 @@ impl<L: OnlineLearner> MulticlassLearner for OneVsAll<L> {
             scores.push(s);
         }
         Ok(self.probabilities(&scores))
-    }
-
-    /// Refusals seen by the reduction (a member that absorbs its own refusals, such as a
-    /// [`Mixture`](crate::linear::Mixture), counts them itself).
-    fn refused(&self) -> u64 {
-        self.refused
-    }
-
-    fn examples_seen(&self) -> u64 {
-        self.t
     }
 }
 

@@ -26,7 +26,9 @@
 //!
 //! **Guards.** As the dense learner, a step that would make a touched `w̄_j` or `b` (FD: `c`)
 //! non-finite or larger than [`MAX_WEIGHT`](crate::linear::MAX_WEIGHT) is refused
-//! ([`LearnError::Diverged`]), and so is a sketch update that cannot stay finite.
+//! ([`LearnError::Diverged`]), and so is a sketch update that cannot stay finite. A refused row
+//! changes nothing (`learn_inner` and `learn` say how: a plan before any change, and an undo
+//! copy for a row large enough to reach the weights' guard after the update).
 //!
 //! **Cancellation.** When `w̄ᵀx` and the rest of `p` cancel by more than a factor 1000 (large
 //! steps on unnormalised data), `Zᵀb` is transferred into `w̄` lazily and `b ← 0`
@@ -328,22 +330,22 @@ impl<C: SparseCurvature> SparseNewton<C> {
     /// One round of SON Algorithm 1 (see the module docs); returns the prediction.
     ///
     /// **A refused row changes nothing.** A row that may be too large for the sketch
-    /// ([`suspect`](Self::suspect)) is first planned from a gather that updates no column
-    /// ([`peek`]), so that the curvature's refusal comes before the gather brings the example's
-    /// columns up to date (which keeps `w` but changes the stored columns); every row is then
-    /// planned again from the real gather; the projection step and the update come only after
-    /// that plan passed, and the running scale `pscale` and the count change only when the
-    /// example is learned.
+    /// (`suspect`, from [`suspect`](Self::suspect)) is first planned from a gather that updates
+    /// no column ([`peek`]), so that the curvature's refusal comes before the gather brings the
+    /// example's columns up to date (which keeps `w` but changes the stored columns); every row
+    /// is then planned again from the real gather; the projection step and the update come only
+    /// after that plan passed, and the running scale `pscale` and the count change only when the
+    /// example is learned. (A suspect row that passes the plan is learned from an undo copy,
+    /// [`OnlineLearner::learn`], since the weights' guard comes after the update.)
     #[inline(always)]
     fn learn_inner(
         &mut self,
-        x: Row<'_>,
-        y: f64,
-        weight: f64,
+        (x, y, weight): (Row<'_>, f64, f64),
+        suspect: bool,
         z: &mut [f64],
         m: usize,
     ) -> Result<f64, LearnError> {
-        if self.suspect(x, y, weight) {
+        if suspect {
             let g = peek(&self.w.cols, x, z);
             self.plan(g, (x, y, weight), z, m)?;
         }
@@ -418,7 +420,7 @@ struct Plan {
     s: f64,
 }
 
-impl<C: SparseCurvature> OnlineLearner for SparseNewton<C> {
+impl<C: SparseCurvature + Clone> OnlineLearner for SparseNewton<C> {
     fn dim(&self) -> usize {
         self.w.cols.dim()
     }
@@ -427,9 +429,18 @@ impl<C: SparseCurvature> OnlineLearner for SparseNewton<C> {
         crate::linear::clip_score(self.curv.score(&self.w, x), self.params.clip)
     }
 
+    /// A refused row changes nothing (see `learn_inner`). The weights' guard refuses a step
+    /// after the sketch took the row (the step needs the updated sketch), so a row that could
+    /// be that large (`suspect`: `c·weight²·max(y², 1)·‖x‖² > 10¹⁰⁰`) is
+    /// learned from an undo copy of the learner, put back on any refusal; the copy costs
+    /// `O(stored columns)`, on such rows only. (Not undone: a step refused by the guard on a row
+    /// that is not suspect, which takes weights already within a step of
+    /// [`MAX_WEIGHT`](crate::linear::MAX_WEIGHT) after a diverging run.)
     fn learn(&mut self, x: Row<'_>, y: f64, weight: f64) -> Result<f64, LearnError> {
         self.w.cols.prefetch(x);
         check_example(&x, y, weight, self.w.cols.dim())?;
+        let suspect = self.suspect(x, y, weight);
+        let undo = suspect.then(|| self.clone());
         let m = self.curv.size();
         self.z.resize(m, 0.0);
         self.curv.scratch();
@@ -437,10 +448,13 @@ impl<C: SparseCurvature> OnlineLearner for SparseNewton<C> {
         // m = 10 (the papers' and VW's usual size) is compiled apart with `m` known, which
         // unrolls the O(m²) loops; the same operations in the same order (the same bits).
         let r = match m {
-            10 => self.learn_inner(x, y, weight, &mut z, 10),
-            m => self.learn_inner(x, y, weight, &mut z, m),
+            10 => self.learn_inner((x, y, weight), suspect, &mut z, 10),
+            m => self.learn_inner((x, y, weight), suspect, &mut z, m),
         };
         self.z = z;
+        if let (Err(_), Some(kept)) = (&r, undo) {
+            *self = kept;
+        }
         r
     }
 

@@ -1,0 +1,147 @@
+//! A row the default learner refuses (one of its members refuses it: a value too large for a
+//! sketch, or a step its weights' guard rejects) changes nothing but the count of refusals: the
+//! mixture's weights and losses, every member and the shared feature scaling stay as they were,
+//! so the next predictions and learning results are bit for bit those of a copy taken before the
+//! row. The classification and regression defaults (`auto`, with their feature and label
+//! scaling) and the multiclass default.
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner};
+use sketchlearn::linear::{AnyLearner, LearnerConfig, OnlineLearner};
+use sketchlearn::loss::Loss;
+use sketchlearn::Row;
+
+/// Values that replace some of an ordinary row's to make it hostile.
+const HOSTILE: [f64; 8] = [1e300, -1e300, 1e160, -1e160, 1e80, -1e80, 1e40, 1e20];
+
+/// `n` rows over `d` features (about half the features each), values in `[-1, 1]`, labels ±1.
+fn data(n: usize, d: usize, seed: u64) -> Vec<(Vec<u32>, Vec<f64>, f64)> {
+    let mut state = seed | 1;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| {
+            let (mut i, mut v) = (Vec::new(), Vec::new());
+            for j in 0..d as u32 {
+                if next() < 0.5 {
+                    i.push(j);
+                    v.push(2.0 * next() - 1.0);
+                }
+            }
+            let y = if v.iter().sum::<f64>() + 0.3 * (next() - 0.5) > 0.0 {
+                1.0
+            } else {
+                -1.0
+            };
+            (i, v, y)
+        })
+        .collect()
+}
+
+fn row<'a>(i: &'a [u32], v: &'a [f64]) -> Row<'a> {
+    Row::Sparse {
+        indices: i,
+        values: v,
+    }
+}
+
+/// The default of `loss` (a mixture; the squared loss's with its label statistics) after `before`, then the hostile row: returns whether a member refused it.
+fn binary_case(
+    loss: Loss,
+    d: usize,
+    before: &[(Vec<u32>, Vec<f64>, f64)],
+    hostile: (&[u32], &[f64], f64),
+    after: &[(Vec<u32>, Vec<f64>, f64)],
+) -> Result<bool, TestCaseError> {
+    let config = LearnerConfig {
+        loss,
+        ..LearnerConfig::default()
+    };
+    let mut l = config.build(d).unwrap();
+    for (i, v, y) in before {
+        let _ = l.learn(row(i, v), *y, 1.0);
+    }
+    let (mut kept, refused) = (l.clone(), l.member_refused_steps());
+    let (hi, hv, hy) = hostile;
+    let r = l.learn(row(hi, hv), hy, 1.0);
+    if r.is_ok() && l.member_refused_steps() == refused {
+        return Ok(false);
+    }
+    same_after(&mut l, &mut kept, after, &format!("default {loss:?}"))?;
+    Ok(true)
+}
+
+fn same_after(
+    l: &mut AnyLearner,
+    kept: &mut AnyLearner,
+    after: &[(Vec<u32>, Vec<f64>, f64)],
+    what: &str,
+) -> Result<(), TestCaseError> {
+    for (t, (i, v, y)) in after.iter().enumerate() {
+        let x = row(i, v);
+        let (a, b) = (l.predict(x), kept.predict(x));
+        prop_assert!(
+            a.to_bits() == b.to_bits(),
+            "{what}: prediction {t} after: {a} vs {b}"
+        );
+        let (a, b) = (
+            l.learn(x, *y, 1.0).unwrap(),
+            kept.learn(x, *y, 1.0).unwrap(),
+        );
+        prop_assert!(
+            a.to_bits() == b.to_bits(),
+            "{what}: learning {t} after: {a} vs {b}"
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// The binary default (`auto`) and the multiclass default: a row with one to three hostile
+    /// values after 0–40 ordinary rows.
+    #[test]
+    fn a_row_a_member_refuses_leaves_the_default_learners_unchanged(
+        d in 4usize..10,
+        n in 0usize..40,
+        seed in any::<u64>(),
+        picks in prop::collection::vec((any::<prop::sample::Index>(), 0usize..HOSTILE.len()), 1..4),
+    ) {
+        let rows = data(n + 11, d, seed);
+        let (before, after) = (&rows[..n], &rows[n + 1..]);
+        let hi: Vec<u32> = (0..d as u32).collect();
+        let mut hv: Vec<f64> = (0..d).map(|j| 0.3 * (j as f64 + 1.0).sin()).collect();
+        for (at, k) in &picks {
+            hv[at.index(d)] = HOSTILE[*k];
+        }
+        for loss in [Loss::Logistic, Loss::Squared] {
+            binary_case(loss, d, before, (&hi, &hv, rows[n].2), after)?;
+        }
+        // Multiclass: three classes from the sign and size of the label's row sum.
+        let class = |v: &[f64]| {
+            let s: f64 = v.iter().sum();
+            if s > 0.5 { 2 } else if s > -0.5 { 1 } else { 0 }
+        };
+        let mut m = MulticlassConfig { classes: 3, ..MulticlassConfig::default() }.build(d).unwrap();
+        for (i, v, _) in before {
+            let _ = m.learn(row(i, v), class(v), 1.0);
+        }
+        let (mut kept, refused) = (m.clone(), m.refused());
+        let r = m.learn(row(&hi, &hv), class(&hv[..]), 1.0);
+        if r.is_err() || m.refused() != refused {
+            for (t, (i, v, _)) in after.iter().enumerate() {
+                let x = row(i, v);
+                let (a, b) = (m.scores(x), kept.scores(x));
+                prop_assert!(a == b, "multiclass: scores {t} after: {a:?} vs {b:?}");
+                let (a, b) = (m.learn(x, class(v), 1.0).unwrap(), kept.learn(x, class(v), 1.0).unwrap());
+                prop_assert!(a == b, "multiclass: learning {t} after: {a:?} vs {b:?}");
+            }
+        }
+    }
+}
