@@ -5,7 +5,10 @@ use std::io::{Cursor, Write};
 use proptest::prelude::*;
 use sketchlearn::data::{CsvOptions, CsvReader, ParseError, ParseErrorKind};
 
-const AUTO: CsvOptions = CsvOptions { has_header: None };
+const AUTO: CsvOptions = CsvOptions {
+    has_header: None,
+    separator: sketchlearn::data::Separator::COMMA,
+};
 
 fn reader(bytes: &[u8], options: CsvOptions) -> CsvReader<Cursor<Vec<u8>>> {
     CsvReader::new(Cursor::new(bytes.to_vec()), "m.csv", options)
@@ -46,6 +49,7 @@ fn header_can_be_forced_on_or_off() {
         "1,2\n3,4\n",
         CsvOptions {
             has_header: Some(true),
+            ..Default::default()
         },
     )
     .unwrap();
@@ -54,6 +58,7 @@ fn header_can_be_forced_on_or_off() {
         "x,y\n3,4\n",
         CsvOptions {
             has_header: Some(false),
+            ..Default::default()
         },
     )
     .unwrap_err();
@@ -189,7 +194,7 @@ proptest! {
         for input in [bytes.as_slice(), text.as_bytes()] {
             for has_header in [None, Some(true), Some(false)] {
                 let mut width = None;
-                for item in reader(input, CsvOptions { has_header }) {
+                for item in reader(input, CsvOptions { has_header, ..Default::default() }) {
                     match item {
                         Ok(row) => {
                             prop_assert!(row.iter().all(|x| x.is_finite()));
