@@ -261,8 +261,10 @@ impl Layout {
             if header {
                 let mut names = Vec::new();
                 let count = for_each_field(line, sep, |pos, field, quoted| {
-                    let text = std::str::from_utf8(field)
-                        .map_err(|_| (pos, ParseErrorKind::InvalidUtf8))?;
+                    let text = std::str::from_utf8(field).map_err(|e| {
+                        let (k, kind) = super::text_input::not_utf8_at(field, e);
+                        (pos + k, kind)
+                    })?;
                     names.push(if quoted {
                         text.replace("\"\"", "\"")
                     } else {

@@ -37,6 +37,7 @@ use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
 use super::lines::LineReader;
 use super::mixed_column::{At, MixedColumn, ValueCounts};
+use super::text_input::not_utf8_at;
 use crate::labels::{ClassLabel, Classes, MAX_CLASSES};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -292,8 +293,10 @@ impl<R: BufRead> CsvLines<R> {
             self.spare.extend(fields.drain(..).map(|f| f.text));
             let spare = &mut self.spare;
             let result = for_each_field(line, self.separator.byte(), |pos, bytes, quoted| {
-                let text =
-                    std::str::from_utf8(bytes).map_err(|_| (pos, ParseErrorKind::InvalidUtf8))?;
+                let text = std::str::from_utf8(bytes).map_err(|e| {
+                    let (k, kind) = not_utf8_at(bytes, e);
+                    (pos + k, kind)
+                })?;
                 let mut owned = spare.pop().unwrap_or_default();
                 owned.clear();
                 if quoted {
