@@ -223,7 +223,7 @@ pub(crate) fn field_count_error(
     match fields.last() {
         Some(last) if found == expected + 1 && last.text.trim().is_empty() => {
             let sep = match separator.byte() {
-                b'\t' => "a tab".to_string(),
+                b'\t' => "tab".to_string(),
                 b => format!("'{}'", b as char),
             };
             let what = format!(
