@@ -3,8 +3,8 @@
 
 use sketchlearn::data::ratings::{read_ratings, RatingsOptions};
 use sketchlearn::data::{
-    ColumnRef, CsvExampleOptions, CsvExampleReader, CsvOptions, CsvReader, Example, ExampleSource,
-    Format, LibsvmOptions, LibsvmReader, ParseError, Schema, Separator,
+    ColumnRef, CsvExampleOptions, CsvExampleReader, CsvOptions, CsvReader, Example, Format,
+    LibsvmOptions, LibsvmReader, ParseError, Schema, Separator,
 };
 use std::io::Cursor;
 
@@ -49,7 +49,9 @@ fn a_tsv_file_gives_the_examples_of_the_same_csv() {
     let names: Vec<&str> = ts.columns().iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["size", "colour", "note, quoted", "y"]);
     // Read with commas, the tab file is one column: refused, with the fix named.
-    let err = examples(tsv, "d.csv", "y").unwrap_err().to_string();
+    let err = examples("a\tb\ty\n1\t2\t0\n", "d.csv", "y")
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("d.csv:1:1: "), "{err}");
     assert!(
         err.contains("separated by tabs") && err.contains(".tsv"),
