@@ -26,3 +26,4 @@ mod paths_cli;
 mod predict_cli;
 mod robustness;
 mod sparse_cli;
+mod tsv_cli;

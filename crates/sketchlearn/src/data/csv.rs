@@ -1,6 +1,7 @@
 //! A streaming reader for dense numeric CSV matrices (one row per line, no label column).
 //!
-//! - fields are separated by `,`; blanks (spaces, tabs, `\r`) around a field are ignored, so
+//! - fields are separated by `,` (a tab for a `.tsv` file, see [`Separator`]); blanks (spaces,
+//!   tabs that do not separate, `\r`) around a field are ignored, so
 //!   `\r\n` line endings work; a field may be wrapped in double quotes (`""` escapes a quote);
 //! - every field must be a finite number (anything `f64::from_str` accepts; NaN and infinities
 //!   are an error), and empty fields are an error;
@@ -22,15 +23,91 @@ use super::source::{open_input, source_name};
 /// ```
 /// use sketchlearn::data::CsvOptions;
 /// assert_eq!(CsvOptions::default().has_header, None); // auto-detect
-/// let no_header = CsvOptions { has_header: Some(false) };
+/// let no_header = CsvOptions { has_header: Some(false), ..Default::default() };
 /// # let _ = no_header;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CsvOptions {
+    /// The byte between fields (a comma by default; [`Separator::for_path`] picks a tab for
+    /// `.tsv`).
+    pub separator: Separator,
     /// `Some(true)`: the first line is a header; `Some(false)`: it is data; `None` (the default):
     /// it is a header exactly when one of its non-empty fields does not parse as a number (so
     /// `x,y` and `,a,b` are headers, `1,2` is data and `1,,2` is a data row with an empty field).
     pub has_header: Option<bool>,
+}
+
+/// The byte between the fields of a line: a comma (CSV), a tab (TSV), or any other ASCII
+/// byte but a quote, a newline or `#`.
+///
+/// ```
+/// use sketchlearn::data::Separator;
+/// assert_eq!(Separator::for_path("x.tsv.gz"), Separator::TAB);
+/// assert_eq!(Separator::for_path("x.csv"), Separator::COMMA);
+/// assert_eq!("semicolon".parse::<Separator>().unwrap().byte(), b';');
+/// assert_eq!("|".parse::<Separator>().unwrap().byte(), b'|');
+/// assert!("\"".parse::<Separator>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Separator(u8);
+
+impl Separator {
+    /// `,`
+    pub const COMMA: Separator = Separator(b',');
+    /// A tab.
+    pub const TAB: Separator = Separator(b'\t');
+
+    /// A tab for a `.tsv` name (a `.gz` suffix looked through), else a comma.
+    pub fn for_path(path: &str) -> Separator {
+        let p = path.strip_suffix(".gz").unwrap_or(path);
+        if p.ends_with(".tsv") {
+            Separator::TAB
+        } else {
+            Separator::COMMA
+        }
+    }
+
+    /// The byte.
+    pub fn byte(self) -> u8 {
+        self.0
+    }
+
+    /// Its name in messages: `comma`, `tab`, `semicolon` or the quoted character.
+    pub fn name(self) -> String {
+        match self.0 {
+            b',' => "comma".into(),
+            b'\t' => "tab".into(),
+            b';' => "semicolon".into(),
+            b => format!("'{}'", b as char),
+        }
+    }
+}
+
+impl Default for Separator {
+    fn default() -> Self {
+        Separator::COMMA
+    }
+}
+
+impl std::str::FromStr for Separator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let byte = match s {
+            "comma" => b',',
+            "tab" | "\\t" => b'\t',
+            "semicolon" => b';',
+            "pipe" => b'|',
+            _ if s.len() == 1 => s.as_bytes()[0],
+            _ => 0,
+        };
+        if byte == 0 || !byte.is_ascii() || matches!(byte, b'"' | b'\n' | b'\r' | b'#' | b' ') {
+            return Err(format!(
+                "bad separator '{s}' (expected tab, comma, semicolon, pipe or one ASCII \
+                 character other than a quote, a space or '#')"
+            ));
+        }
+        Ok(Separator(byte))
+    }
 }
 
 /// Streaming reader of a dense numeric CSV matrix over any [`BufRead`].
@@ -161,6 +238,7 @@ impl Layout {
             Some(_) => {}
         }
         let shift = |(p, k): LineError| (p.saturating_add(offset), k);
+        let sep = self.options.separator.byte();
 
         if self.columns.is_none() {
             let header = match self.options.has_header {
@@ -168,7 +246,7 @@ impl Layout {
                 None => {
                     // Empty fields are neither: `1,,3` is a bad data row, `,a,b` a header.
                     let mut has_name = false;
-                    for_each_field(line, |_, field, _| {
+                    for_each_field(line, sep, |_, field, _| {
                         let numeric = std::str::from_utf8(field)
                             .ok()
                             .and_then(|t| t.parse::<f64>().ok())
@@ -182,9 +260,11 @@ impl Layout {
             };
             if header {
                 let mut names = Vec::new();
-                let count = for_each_field(line, |pos, field, quoted| {
-                    let text = std::str::from_utf8(field)
-                        .map_err(|_| (pos, ParseErrorKind::InvalidUtf8))?;
+                let count = for_each_field(line, sep, |pos, field, quoted| {
+                    let text = std::str::from_utf8(field).map_err(|e| {
+                        let (k, kind) = super::text_input::not_utf8_at(field, e);
+                        (pos + k, kind)
+                    })?;
                     names.push(if quoted {
                         text.replace("\"\"", "\"")
                     } else {
@@ -202,7 +282,7 @@ impl Layout {
         row.clear();
         let expected = self.columns;
         let mut extra_at = None;
-        let count = for_each_field(line, |pos, field, _| {
+        let count = for_each_field(line, sep, |pos, field, _| {
             if expected == Some(row.len()) && extra_at.is_none() {
                 extra_at = Some(pos);
             }
@@ -261,16 +341,18 @@ pub(crate) type LineError = (usize, ParseErrorKind);
 /// CSV blanks: the LIBSVM whitespace (space, tab, `\r`, `\n`, `\x0b`, `\x0c`).
 pub(crate) use super::decimal::is_space as is_blank;
 
-/// Calls `f(position, content, quoted)` for each field of `line`, returns the number of fields.
+/// Calls `f(position, content, quoted)` for each field of `line` (fields separated by `sep`),
+/// returns the number of fields.
 /// The content of a quoted field excludes the quotes (and still holds `""` escapes).
 pub(crate) fn for_each_field(
     line: &[u8],
+    sep: u8,
     mut f: impl FnMut(usize, &[u8], bool) -> Result<(), LineError>,
 ) -> Result<usize, LineError> {
     let mut pos = 0;
     let mut count = 0;
     loop {
-        while pos < line.len() && is_blank(line[pos]) && line[pos] != b'\n' {
+        while pos < line.len() && is_blank(line[pos]) && line[pos] != b'\n' && line[pos] != sep {
             pos += 1;
         }
         if pos < line.len() && line[pos] == b'"' {
@@ -291,13 +373,13 @@ pub(crate) fn for_each_field(
                 }
             }
             pos = close + 1;
-            while pos < line.len() && is_blank(line[pos]) {
+            while pos < line.len() && is_blank(line[pos]) && line[pos] != sep {
                 pos += 1;
             }
-            if pos < line.len() && line[pos] != b',' {
+            if pos < line.len() && line[pos] != sep {
                 let end = line[pos..]
                     .iter()
-                    .position(|&b| b == b',')
+                    .position(|&b| b == sep)
                     .map_or(line.len(), |k| pos + k);
                 return Err((
                     open,
@@ -309,7 +391,7 @@ pub(crate) fn for_each_field(
             let start = pos;
             let end = line[pos..]
                 .iter()
-                .position(|&b| b == b',')
+                .position(|&b| b == sep)
                 .map_or(line.len(), |k| pos + k);
             let mut trimmed = end;
             while trimmed > start && is_blank(line[trimmed - 1]) {
@@ -320,7 +402,7 @@ pub(crate) fn for_each_field(
         }
         count += 1;
         if pos < line.len() {
-            pos += 1; // the comma
+            pos += 1; // the separator
         } else {
             return Ok(count);
         }

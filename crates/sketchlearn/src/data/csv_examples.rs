@@ -1,6 +1,6 @@
 //! [`CsvExampleReader`]: the rows of a CSV file as [`Example`]s, through a [`Schema`].
 
-use super::csv_schema::{distinct_names, is_missing, CsvLines, Field, Schema};
+use super::csv_schema::{distinct_names, field_count_error, is_missing, CsvLines, Field, Schema};
 use super::error::{ParseError, ParseErrorKind};
 use super::labeled::LabelField;
 use super::read_ahead::ExampleSource;
@@ -212,13 +212,8 @@ impl<R: BufRead> CsvExampleReader<R> {
     fn fill(&mut self, ex: &mut Example) -> Result<(), ParseError> {
         let map = self.map.as_ref().expect("mapped");
         if self.fields.len() != map.len() {
-            return Err(self.lines.error(
-                self.fields.get(map.len()).map_or(0, |f| f.column),
-                ParseErrorKind::WrongFieldCount {
-                    expected: map.len(),
-                    found: self.fields.len(),
-                },
-            ));
+            let (column, kind) = field_count_error(&self.fields, map.len(), self.lines.separator);
+            return Err(self.lines.error(column, kind));
         }
         ex.clear();
         self.label = None;

@@ -31,12 +31,13 @@
 //! # Ok::<(), sketchlearn::ParseError>(())
 //! ```
 
-use super::csv::{for_each_field, is_blank};
+use super::csv::{for_each_field, is_blank, Separator};
 use super::decimal::parse_f64;
 use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
 use super::lines::LineReader;
 use super::mixed_column::{At, MixedColumn, ValueCounts};
+use super::text_input::not_utf8_at;
 use crate::labels::{ClassLabel, Classes, MAX_CLASSES};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -210,17 +211,56 @@ pub(crate) struct Field {
     pub text: String,
 }
 
+/// The error for a row of `fields` where `expected` were due: its 1-based column and kind. One
+/// field too many, empty and last, is a separator at the end of the line (`1,2,3,` under a
+/// 3-column header, as some exporters write): said so, at that separator.
+pub(crate) fn field_count_error(
+    fields: &[Field],
+    expected: usize,
+    separator: Separator,
+) -> (usize, ParseErrorKind) {
+    let found = fields.len();
+    match fields.last() {
+        Some(last) if found == expected + 1 && last.text.trim().is_empty() => {
+            let sep = match separator.byte() {
+                b'\t' => "tab".to_string(),
+                b => format!("'{}'", b as char),
+            };
+            let what = format!(
+                "a trailing {sep} ends this row: {found} fields, the last one empty, where \
+                 {expected} are expected; remove the separator at the end of each row (e.g. \
+                 sed 's/{}$//' FILE)",
+                if separator == Separator::TAB {
+                    "\\t".to_string()
+                } else {
+                    (separator.byte() as char).to_string()
+                }
+            );
+            (last.column.saturating_sub(1), ParseErrorKind::Column(what))
+        }
+        _ => (
+            fields.get(expected).map_or(0, |f| f.column),
+            ParseErrorKind::WrongFieldCount { expected, found },
+        ),
+    }
+}
+
 /// Lines of a CSV source split into fields (blank and `#` lines skipped, BOM removed).
 pub(crate) struct CsvLines<R> {
     lines: LineReader<R>,
+    /// Between fields: a tab for a `.tsv` source name, else a comma.
+    pub separator: Separator,
     /// The texts of the last line's fields, kept for the next line's (no allocation per field).
     spare: Vec<String>,
 }
 
 impl<R: BufRead> CsvLines<R> {
+    /// Lines of `reader`, separated as its name says ([`Separator::for_path`]).
     pub fn new(reader: R, source_name: impl Into<String>) -> Self {
+        let lines = LineReader::new(reader, source_name);
         CsvLines {
-            lines: LineReader::new(reader, source_name),
+            separator: Separator::for_path(lines.source_name()),
+            lines,
             spare: Vec::new(),
         }
     }
@@ -252,9 +292,11 @@ impl<R: BufRead> CsvLines<R> {
             }
             self.spare.extend(fields.drain(..).map(|f| f.text));
             let spare = &mut self.spare;
-            let result = for_each_field(line, |pos, bytes, quoted| {
-                let text =
-                    std::str::from_utf8(bytes).map_err(|_| (pos, ParseErrorKind::InvalidUtf8))?;
+            let result = for_each_field(line, self.separator.byte(), |pos, bytes, quoted| {
+                let text = std::str::from_utf8(bytes).map_err(|e| {
+                    let (k, kind) = not_utf8_at(bytes, e);
+                    (pos + k, kind)
+                })?;
                 let mut owned = spare.pop().unwrap_or_default();
                 owned.clear();
                 if quoted {
@@ -316,11 +358,12 @@ fn other_separator(first: &[Field]) -> Option<String> {
              numbers are written 1,5",
         )
     } else if only.text.contains('\t') {
-        (
-            "a tab",
-            "tabs",
-            "read_csv(path, sep='\\t').to_csv(new_path, index=False)",
-        )
+        return Some(
+            "the first line is one field holding a tab: the file looks separated by tabs, and \
+             a .csv file is read separated by commas; name it .tsv (or .tsv.gz) to read it \
+             separated by tabs"
+                .into(),
+        );
     } else {
         return None;
     };
@@ -502,12 +545,8 @@ impl Scan {
             };
             let at = |column: usize, kind| ParseError::new(&source_name, line, column, kind);
             if fields.len() != names.len() {
-                let column = fields.get(names.len()).map_or(0, |f| f.column);
-                let (expected, found) = (names.len(), fields.len());
-                return Err(at(
-                    column,
-                    ParseErrorKind::WrongFieldCount { expected, found },
-                ));
+                let (column, kind) = field_count_error(&fields, names.len(), lines.separator);
+                return Err(at(column, kind));
             }
             for (k, f) in fields.iter().enumerate() {
                 let text = f.text.trim();

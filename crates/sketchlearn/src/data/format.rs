@@ -15,6 +15,7 @@ use std::str::FromStr;
 /// use sketchlearn::data::Format;
 /// assert_eq!(Format::Auto.resolve("train.vw.gz"), Format::Vw);
 /// assert_eq!(Format::Auto.resolve("rows.csv"), Format::Csv);
+/// assert_eq!(Format::Auto.resolve("rows.tsv.gz"), Format::Csv); // tab-separated
 /// assert_eq!(Format::Auto.resolve("a9a"), Format::Libsvm);
 /// assert_eq!("vw".parse::<Format>().unwrap(), Format::Vw);
 /// ```
@@ -22,15 +23,16 @@ use std::str::FromStr;
     Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
 pub enum Format {
-    /// From the file name: `.vw` → VW, `.csv` → CSV, anything else LIBSVM (a `.gz` suffix is
-    /// looked through).
+    /// From the file name: `.vw` → VW, `.csv` → CSV, `.tsv` → CSV separated by tabs, anything
+    /// else LIBSVM (a `.gz` suffix is looked through).
     #[default]
     Auto,
     /// LIBSVM / SVMLight: `label idx:val ...`.
     Libsvm,
     /// Vowpal Wabbit text: `label [importance] [tag] |ns feature[:value] ...`, hashed as VW does.
     Vw,
-    /// Comma-separated numbers.
+    /// Comma-separated values (tab-separated for a `.tsv` name, see
+    /// [`Separator::for_path`](super::Separator::for_path)).
     Csv,
 }
 
@@ -55,7 +57,7 @@ impl Format {
                 let p = path.strip_suffix(".gz").unwrap_or(path);
                 if p.ends_with(".vw") {
                     Format::Vw
-                } else if p.ends_with(".csv") {
+                } else if p.ends_with(".csv") || p.ends_with(".tsv") {
                     Format::Csv
                 } else {
                     Format::Libsvm

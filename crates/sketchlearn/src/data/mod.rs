@@ -30,7 +30,7 @@ pub mod text_input;
 pub mod unseen_categories;
 pub mod vw;
 
-pub use csv::{CsvOptions, CsvReader};
+pub use csv::{CsvOptions, CsvReader, Separator};
 pub use csv_examples::CsvExampleReader;
 pub use csv_schema::{Column, ColumnKind, ColumnRef, CsvExampleOptions, LabelValues, Schema};
 pub use decimal::parse_f64;

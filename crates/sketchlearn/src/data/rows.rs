@@ -66,7 +66,13 @@ pub fn for_each_row<E: std::error::Error + 'static>(
             )
             .into());
         }
-        let mut reader = CsvReader::open(path, CsvOptions::default())?;
+        let mut reader = CsvReader::open(
+            path,
+            CsvOptions {
+                separator: super::Separator::for_path(path),
+                ..CsvOptions::default()
+            },
+        )?;
         let mut row = Vec::new();
         let (mut n, mut dim) = (0u64, 0usize);
         while reader.read_into(&mut row)? {

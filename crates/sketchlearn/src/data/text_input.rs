@@ -132,12 +132,29 @@ fn binary_byte(line: &[u8]) -> Option<(usize, String)> {
 /// ```
 pub fn utf8_line<'a>(line: &'a [u8], source: &str, number: u64) -> Result<&'a str, ParseError> {
     std::str::from_utf8(line).map_err(|e| {
-        let k = e.valid_up_to();
-        let what = format!(
-            "not UTF-8 text (byte 0x{:02x}): a spreadsheet's Latin-1 / Windows-1252 export? \
-             convert it, e.g. iconv -f cp1252 -t utf-8 FILE > new_file",
-            line[k]
-        );
-        ParseError::new(source, number, k + 1, ParseErrorKind::Column(what))
+        let (k, kind) = not_utf8_at(line, e);
+        ParseError::new(source, number, k + 1, kind)
     })
+}
+
+/// The 0-based position of the first byte of `text` that is not UTF-8 and the error kind that
+/// says so, with the likely cause and the `iconv` fix (`None` for UTF-8 text). For the readers'
+/// error paths: a Latin-1 byte in a LIBSVM value or a CSV field is named as such, not as a value
+/// that does not parse.
+pub(crate) fn not_utf8(text: &[u8]) -> Option<(usize, ParseErrorKind)> {
+    std::str::from_utf8(text)
+        .err()
+        .map(|e| not_utf8_at(text, e))
+}
+
+/// [`not_utf8`] from the error of `std::str::from_utf8(text)`.
+pub(crate) fn not_utf8_at(text: &[u8], e: std::str::Utf8Error) -> (usize, ParseErrorKind) {
+    let k = e.valid_up_to();
+    let what = format!(
+        "not UTF-8 text (byte 0x{:02x}): a spreadsheet's Latin-1 / Windows-1252 export? \
+         convert it, e.g. iconv -f latin1 -t utf-8 FILE > new_file (-f cp1252 for a Windows \
+         export)",
+        text[k]
+    );
+    (k, ParseErrorKind::Column(what))
 }

@@ -121,7 +121,7 @@ proptest! {
             check(got).or_else(|e| if want == Some(0.0) { Ok(()) } else { Err(e) })?; // VW drops zeros
         }
         let csv = format!("1,{text}\n");
-        let mut r = CsvReader::new(Cursor::new(csv), "t", sketchlearn::data::CsvOptions { has_header: Some(false) });
+        let mut r = CsvReader::new(Cursor::new(csv), "t", sketchlearn::data::CsvOptions { has_header: Some(false), ..Default::default() });
         let mut row = Vec::new();
         check(r.read_into(&mut row).map(|_| row[1]).map_err(|e| e.kind))?;
     }
