@@ -8,8 +8,9 @@ use sketchlearn::data::ratings::{Malformed, OutOfScale, RatingsOptions};
 use sketchlearn::eval::ProgressRow;
 use sketchlearn::fm::run::{self, FmObserver, FmOverrides, FmReport, FmRunOptions, FmRunStart};
 use sketchlearn::fm::{Compression, FmAlgorithm, SftrlBackend};
+use sketchlearn::labels::Classes;
 use sketchlearn::loss::Loss;
-use sketchlearn::run::{warning_advice, ObserverError, Warning};
+use sketchlearn::run::{progress_header, progress_row, warning_advice, ObserverError, Warning};
 use std::io::Write;
 
 /// Input kind.
@@ -337,6 +338,7 @@ struct Printer<'a> {
     predictions: Option<&'a str>,
     sink: Option<PredictionSink>,
     io_error: Option<std::io::Error>,
+    classes: Option<Classes>,
 }
 
 impl FmObserver for Printer<'_> {
@@ -352,21 +354,12 @@ impl FmObserver for Printer<'_> {
             start.train_examples,
             start.test_examples
         );
-        eprintln!(
-            "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
-            "average", "since", "example", "current", "current", "current"
-        );
-        eprintln!(
-            "{:<12} {:<12} {:>12} {:>9} {:>9} {:>9}",
-            "loss", "last", "counter", "label", "predict", "features"
-        );
+        progress_header().iter().for_each(|l| eprintln!("{l}"));
+        self.classes = start.classes.cloned();
     }
     fn progress(&mut self, r: &ProgressRow) {
         if !self.quiet {
-            eprintln!(
-                "{:<12.6} {:<12.6} {:>12} {:>9.4} {:>9.4} {:>9}",
-                r.average_loss, r.since_last_loss, r.examples, r.label, r.prediction, r.features
-            );
+            eprintln!("{}", progress_row(r, self.classes.as_ref()));
         }
     }
     fn warning(&mut self, w: &Warning) {
@@ -417,6 +410,7 @@ pub fn run(args: &FmArgs) -> Result<()> {
         predictions: args.predictions.as_deref(),
         sink: None,
         io_error: None,
+        classes: None,
     };
     let outcome = run::train_and_test(&options, &mut printer)?;
     if let Some(e) = printer.io_error {

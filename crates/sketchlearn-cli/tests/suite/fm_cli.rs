@@ -901,3 +901,45 @@ fn resumed_model_notes_ids_it_never_saw_while_learning() {
     assert_eq!(r["unseen_users_learning"], 0, "{r}");
     assert_eq!(r["unseen_items_learning"], 0, "{r}");
 }
+
+/// The progress table is the library's (`run::progress_row`, as `train`'s): a binary FM shows
+/// the user's classes (here 0/1, never the internal −1/+1 or the margin) and the example weight
+/// column; a ratings run shows the ratings as numbers.
+#[test]
+fn progress_table_shows_the_users_classes() {
+    let text = std::fs::read_to_string(libsvm_file()).unwrap();
+    let zero_one: String = text
+        .lines()
+        .map(|l| match l.strip_prefix("-1 ") {
+            Some(rest) => format!("0 {rest}\n"),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let file = tmp("zero_one.libsvm", zero_one.as_bytes());
+    let out = run(&["fm", file.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&ok(&out).stderr).into_owned();
+    assert!(stderr.contains("weight"), "{stderr}");
+    let rows: Vec<Vec<&str>> = stderr
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 7 && w[2].parse::<u64>().is_ok())
+        .collect();
+    assert!(rows.len() > 5, "{stderr}");
+    for w in &rows {
+        assert!(
+            ["0", "1"].contains(&w[4]) && ["0", "1"].contains(&w[5]),
+            "{w:?}"
+        );
+    }
+    assert!(rows.iter().any(|w| w[4] == "0") && rows.iter().any(|w| w[4] == "1"));
+    let ratings = ratings_file("progress_ratings.tsv");
+    let out = run(&["fm", ratings.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&ok(&out).stderr).into_owned();
+    let last = stderr
+        .lines()
+        .filter(|l| l.split_whitespace().count() == 7)
+        .last()
+        .unwrap();
+    let label: f64 = last.split_whitespace().nth(4).unwrap().parse().unwrap();
+    assert!((1.0..=5.0).contains(&label) && last.contains('.'), "{last}");
+}

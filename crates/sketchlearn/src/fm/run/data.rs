@@ -11,7 +11,7 @@ use crate::data::ratings::{
 use crate::data::side_columns::SideTable;
 use crate::data::ClassScan;
 use crate::fm::{l2_normalize, FmModel};
-use crate::labels::ClassLabel;
+use crate::labels::{ClassLabel, Classes};
 use crate::loss::Loss;
 use crate::{Example, LibsvmOptions, LibsvmReader};
 use std::cell::Cell;
@@ -26,8 +26,13 @@ pub(super) enum FmData {
         encoder: RatingsEncoder,
         map: TableMap,
     },
-    /// The rows and one past their largest index (as read).
-    Libsvm { rows: Vec<Example>, dim: usize },
+    /// The rows, one past their largest index (as read) and, for a classification loss, the
+    /// two classes the labels were read in (for the progress table).
+    Libsvm {
+        rows: Vec<Example>,
+        dim: usize,
+        classes: Option<Classes>,
+    },
 }
 
 impl FmData {
@@ -43,6 +48,14 @@ impl FmData {
         match self {
             FmData::Ratings { encoder, .. } => encoder.dim(),
             FmData::Libsvm { dim, .. } => given.unwrap_or(*dim),
+        }
+    }
+
+    /// The classes of a binary LIBSVM run (none for ratings or regression).
+    pub(super) fn classes(&self) -> Option<&Classes> {
+        match self {
+            FmData::Libsvm { classes, .. } => classes.as_ref(),
+            FmData::Ratings { .. } => None,
         }
     }
 
@@ -80,6 +93,7 @@ pub(super) fn load_libsvm(
         rows.push(ex.clone());
     }
     has_examples(rows.len(), &options.file)?;
+    let mut found = None;
     if loss.is_classification() {
         // Two classes in any convention (-1/+1, 0/1, 2/4; the larger positive), as `train`.
         let classes = scan.binary_only(
@@ -88,10 +102,12 @@ pub(super) fn load_libsvm(
         for r in &mut rows {
             r.label = classes.binary_target(&ClassLabel::Number(r.label))?;
         }
+        found = Some(classes);
     }
     Ok(FmData::Libsvm {
         rows,
         dim: reader.max_index_plus_one(),
+        classes: found,
     })
 }
 

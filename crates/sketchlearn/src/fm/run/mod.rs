@@ -24,6 +24,7 @@ pub use score::{score_pairs, score_rows, ScoreOptions};
 use crate::data::ratings::{split_point, RatingsOptions};
 use crate::eval::ProgressRow;
 use crate::fm::{FmConfig, FmModel};
+use crate::labels::Classes;
 use crate::linear::OnlineLearner;
 use crate::run::{ObserverError, Silent, Warning};
 use data::{has_examples, load_libsvm, load_ratings, Examples, FmData};
@@ -121,6 +122,9 @@ pub struct FmRunStart<'a> {
     pub train_examples: usize,
     /// Examples to test.
     pub test_examples: usize,
+    /// A binary LIBSVM run's two classes (index 1 positive), in which a front end shows the
+    /// progress table's labels ([`crate::run::progress_row`]); none for ratings or regression.
+    pub classes: Option<&'a Classes>,
 }
 
 /// Receives an FM run's events. Every method has an empty default: implement what you show.
@@ -213,6 +217,7 @@ pub fn train_and_test(
         dim: model.learner.dim(),
         train_examples: n_train,
         test_examples: n - n_train,
+        classes: data.classes(),
     });
     let examples = Examples {
         data: &data,
