@@ -937,8 +937,7 @@ fn progress_table_shows_the_users_classes() {
     let stderr = String::from_utf8_lossy(&ok(&out).stderr).into_owned();
     let last = stderr
         .lines()
-        .filter(|l| l.split_whitespace().count() == 7)
-        .last()
+        .rfind(|l| l.split_whitespace().count() == 7)
         .unwrap();
     let label: f64 = last.split_whitespace().nth(4).unwrap().parse().unwrap();
     assert!((1.0..=5.0).contains(&label) && last.contains('.'), "{last}");

@@ -403,7 +403,7 @@ pub(crate) fn suspect_row(x: Row<'_>, y: f64, weight: f64) -> bool {
         Row::Sparse { values, .. } => values,
     };
     let size = weight * weight * (y * y).max(1.0) * crate::data::dot4::dot4(values, values);
-    !(size <= SUSPECT_ROW)
+    size.is_nan() || size > SUSPECT_ROW
 }
 
 impl<L: OnlineLearner + Clone> Mixture<L> {
@@ -446,7 +446,7 @@ impl<L: OnlineLearner + Clone> Mixture<L> {
             let mut kept = self.clone();
             let refused = self.refusals();
             let learned = self.learn_members(x, y, weight, variance);
-            if matches!(learned, Ok(_) if self.refusals() == refused) {
+            if learned.is_ok() && self.refusals() == refused {
                 return learned.map(|p| (p, true));
             }
             // The refusals inside the members (a nested mixture's) are put back with them:

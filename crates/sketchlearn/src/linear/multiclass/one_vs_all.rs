@@ -148,7 +148,7 @@ impl<L: OnlineLearner + Clone> MulticlassLearner for OneVsAll<L> {
         }
         let (mut kept, before) = (self.clone(), self.refusals());
         let learned = self.learn_members(x, class, weight);
-        if matches!(learned, Ok(_) if self.refusals() == before) {
+        if learned.is_ok() && self.refusals() == before {
             return learned;
         }
         kept.refused = (kept.refused).saturating_add(self.refusals().saturating_sub(before));
