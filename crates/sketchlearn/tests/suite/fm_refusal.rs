@@ -3,12 +3,12 @@
 //! after it as a copy taken before the row. Every algorithm, both losses, both SFTRL backends and
 //! both compressions of sftrl-split.
 
+use crate::common::sparse_rows::{self, row};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use sketchlearn::fm::{AnyFm, Compression, FmAlgorithm, FmConfig, SftrlBackend};
 use sketchlearn::linear::{LearnError, OnlineLearner};
 use sketchlearn::loss::Loss;
-use sketchlearn::Row;
 
 /// Values that replace some of an ordinary row's to make it hostile.
 const HOSTILE: [f64; 9] = [
@@ -28,33 +28,7 @@ const LABELS: [f64; 6] = [1.0, -1.0, 1e160, -1e300, f64::NAN, 3.0];
 
 /// `n` rows over `d` features (about half the features each), values in `[-1, 1]`, labels ±1.
 fn data(n: usize, d: usize, seed: u64) -> Vec<(Vec<u32>, Vec<f64>, f64)> {
-    let mut state = seed | 1;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let (mut i, mut v) = (Vec::new(), Vec::new());
-            for j in 0..d as u32 {
-                if next() < 0.5 {
-                    i.push(j);
-                    v.push(2.0 * next() - 1.0);
-                }
-            }
-            let y = if next() < 0.5 { 1.0 } else { -1.0 };
-            (i, v, y)
-        })
-        .collect()
-}
-
-fn row<'a>(i: &'a [u32], v: &'a [f64]) -> Row<'a> {
-    Row::Sparse {
-        indices: i,
-        values: v,
-    }
+    sparse_rows::rows(n, d, seed, |_, u| if u < 0.5 { 1.0 } else { -1.0 })
 }
 
 /// The configurations checked: every algorithm (and SFTRL backend, sftrl-split compression).

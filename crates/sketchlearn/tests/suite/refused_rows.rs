@@ -5,49 +5,26 @@
 //! row. The classification and regression defaults (`auto`, with their feature and label
 //! scaling) and the multiclass default.
 
+use crate::common::sparse_rows::{self, row};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner};
 use sketchlearn::linear::{AnyLearner, LearnerConfig, OnlineLearner};
 use sketchlearn::loss::Loss;
-use sketchlearn::Row;
 
 /// Values that replace some of an ordinary row's to make it hostile.
 const HOSTILE: [f64; 8] = [1e300, -1e300, 1e160, -1e160, 1e80, -1e80, 1e40, 1e20];
 
-/// `n` rows over `d` features (about half the features each), values in `[-1, 1]`, labels ±1.
+/// `n` rows over `d` features (about half the features each), values in `[-1, 1]`, labels ±1
+/// (the sign of the values' sum, a little noise).
 fn data(n: usize, d: usize, seed: u64) -> Vec<(Vec<u32>, Vec<f64>, f64)> {
-    let mut state = seed | 1;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let (mut i, mut v) = (Vec::new(), Vec::new());
-            for j in 0..d as u32 {
-                if next() < 0.5 {
-                    i.push(j);
-                    v.push(2.0 * next() - 1.0);
-                }
-            }
-            let y = if v.iter().sum::<f64>() + 0.3 * (next() - 0.5) > 0.0 {
-                1.0
-            } else {
-                -1.0
-            };
-            (i, v, y)
-        })
-        .collect()
-}
-
-fn row<'a>(i: &'a [u32], v: &'a [f64]) -> Row<'a> {
-    Row::Sparse {
-        indices: i,
-        values: v,
-    }
+    sparse_rows::rows(n, d, seed, |v, u| {
+        if v.iter().sum::<f64>() + 0.3 * (u - 0.5) > 0.0 {
+            1.0
+        } else {
+            -1.0
+        }
+    })
 }
 
 /// The default of `loss` (a mixture; the squared loss's with its label statistics) after `before`, then the hostile row: returns whether a member refused it.

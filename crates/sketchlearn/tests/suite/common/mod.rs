@@ -5,6 +5,7 @@ pub mod expert;
 pub mod fixtures;
 pub mod golden;
 pub mod scratch;
+pub mod sparse_rows;
 
 use proptest::prelude::*;
 
