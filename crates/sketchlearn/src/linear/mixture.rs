@@ -402,7 +402,12 @@ pub(crate) fn suspect_row(x: Row<'_>, y: f64, weight: f64) -> bool {
         Row::Dense(v) => v,
         Row::Sparse { values, .. } => values,
     };
-    let size = weight * weight * (y * y).max(1.0) * crate::data::dot4::dot4(values, values);
+    let norm2 = crate::data::dot4::dot4(values, values);
+    if norm2 == 0.0 {
+        // An empty row moves no member whatever its weight (`∞ · 0` would read as NaN).
+        return false;
+    }
+    let size = weight * weight * (y * y).max(1.0) * norm2;
     size.is_nan() || size > SUSPECT_ROW
 }
 

@@ -39,7 +39,6 @@ fn s(x: &str) -> String {
 #[test]
 fn malformed_lines_report_kind_line_and_column() {
     use ParseErrorKind::*;
-    let fffd = "\u{fffd}";
     // (bad line, options, expected kind, expected 1-based column)
     let cases: Vec<(&[u8], LibsvmOptions, ParseErrorKind, usize)> = vec![
         (b"abc 1:2", ONE_BASED, UnparsableLabel(s("abc")), 1),
@@ -106,19 +105,6 @@ fn malformed_lines_report_kind_line_and_column() {
             ONE_BASED,
             IndexTooLarge(s("99999999999999999999999")),
             8,
-        ),
-        (
-            b"\xff\xfe 1:2",
-            ONE_BASED,
-            UnparsableLabel(format!("{fffd}{fffd}")),
-            1,
-        ),
-        (b"+1 1:\xff", ONE_BASED, UnparsableValue(s(fffd)), 6),
-        (
-            b"+1 \xc3(:1",
-            ONE_BASED,
-            UnparsableIndex(format!("{fffd}(")),
-            4,
         ),
         (
             b"\x00\x01\x02",
@@ -711,5 +697,36 @@ fn skipping_values_stops_at_a_comment_or_control_byte() {
             let text = format!("1 2:{value} 50:1\n-1 3:1\n");
             skipping_values_agrees(text.as_bytes(), ONE_BASED).unwrap();
         }
+    }
+}
+
+/// A byte that is not UTF-8 in a label, an index or a value (a Latin-1 export) is named as such,
+/// at its line and column, with the `iconv` fix, not as a token that does not parse.
+#[test]
+fn bytes_that_are_not_utf8_are_named_with_the_iconv_fix() {
+    let cases: [(&[u8], u8, usize); 3] = [
+        (b"\xff\xfe 1:2", 0xff, 1),
+        (b"+1 1:\xff", 0xff, 6),
+        (b"+1 \xc3(:1", 0xc3, 4),
+    ];
+    for (bad, byte, column) in cases {
+        let mut input = b"+1 1:1\n-1 2:1\n".to_vec();
+        input.extend_from_slice(bad);
+        input.push(b'\n');
+        let mut r = reader(&input, ONE_BASED);
+        assert!(r.next().unwrap().is_ok() && r.next().unwrap().is_ok());
+        let err = match r.next() {
+            Some(Err(e)) => e,
+            other => panic!("{bad:?}: expected an error, got {other:?}"),
+        };
+        let ParseErrorKind::Column(message) = &err.kind else {
+            panic!("{bad:?}: {:?}", err.kind);
+        };
+        let head = format!("not UTF-8 text (byte 0x{byte:02x})");
+        assert!(
+            message.starts_with(&head) && message.contains("iconv -f latin1 -t utf-8"),
+            "{message}"
+        );
+        assert_eq!((err.line, err.column), (3, column), "{bad:?}");
     }
 }
