@@ -795,23 +795,7 @@ where
     if l.learn(row(hi, hv), hy, 1.0).is_ok() {
         return Ok(false);
     }
-    prop_assert!(
-        postcard::to_allocvec(&l).unwrap() == bytes,
-        "{what}: the refused row changed the state"
-    );
-    for (t, (i, v, y)) in after.iter().enumerate() {
-        let x = row(i, v);
-        let (a, b) = (l.predict(x), kept.predict(x));
-        prop_assert_eq!(a.to_bits(), b.to_bits(), "{}: next example {}", what, t);
-        let (a, b) = (l.learn(x, *y, 1.0), kept.learn(x, *y, 1.0));
-        prop_assert_eq!(
-            format!("{a:?}"),
-            format!("{b:?}"),
-            "{}: next example {}",
-            what,
-            t
-        );
-    }
+    common::sparse_rows::unchanged_by_the_refusal(&mut l, &mut kept, &bytes, after, what)?;
     Ok(true)
 }
 

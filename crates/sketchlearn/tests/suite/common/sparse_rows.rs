@@ -37,3 +37,36 @@ pub fn rows(
 pub fn row<'a>(indices: &'a [u32], values: &'a [f64]) -> Row<'a> {
     Row::Sparse { indices, values }
 }
+
+/// After a refused row: `l` (which refused it) serialises to `bytes`, the state saved before
+/// it, and on the rows `after` it predicts and learns exactly as `kept`, a copy taken before it
+/// (predictions bit for bit; learning results, values or errors, alike).
+pub fn unchanged_by_the_refusal<L>(
+    l: &mut L,
+    kept: &mut L,
+    bytes: &[u8],
+    after: &[(Vec<u32>, Vec<f64>, f64)],
+    what: &str,
+) -> Result<(), proptest::test_runner::TestCaseError>
+where
+    L: sketchlearn::linear::OnlineLearner + serde::Serialize,
+{
+    proptest::prop_assert!(
+        postcard::to_allocvec(&*l).unwrap() == bytes,
+        "{what}: the refused row changed the state"
+    );
+    for (t, (i, v, y)) in after.iter().enumerate() {
+        let x = row(i, v);
+        let (a, b) = (l.predict(x), kept.predict(x));
+        proptest::prop_assert_eq!(a.to_bits(), b.to_bits(), "{}: next example {}", what, t);
+        let (a, b) = (l.learn(x, *y, 1.0), kept.learn(x, *y, 1.0));
+        proptest::prop_assert_eq!(
+            format!("{a:?}"),
+            format!("{b:?}"),
+            "{}: next example {}",
+            what,
+            t
+        );
+    }
+    Ok(())
+}
