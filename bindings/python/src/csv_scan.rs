@@ -5,7 +5,9 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sketchlearn::data::{open_input, ColumnRef, CsvExampleOptions, Format, InputSpec, Schema};
+use sketchlearn::data::{
+    open_input, ColumnRef, CsvExampleOptions, Format, InputSpec, MixedColumn, Schema,
+};
 use sketchlearn::labels::ClassLabel;
 
 /// The schema of a list of CSV files and what its scan found (an opaque object for
@@ -14,6 +16,8 @@ use sketchlearn::labels::ClassLabel;
 pub struct CsvScan {
     pub schema: Schema,
     labels: Vec<ClassLabel>,
+    /// The library's warnings about columns of numbers read as strings ([`MixedColumn`]).
+    warnings: Vec<String>,
 }
 
 impl CsvScan {
@@ -47,6 +51,13 @@ impl CsvScan {
             .collect()
     }
 
+    /// The scan's warnings, as `sketchlearn train` words them: a column of numbers with
+    /// other values among them, read as strings ([`MixedColumn`]), once for all the files.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
     /// Whether the files have a label column.
     #[getter]
     fn has_labels(&self) -> bool {
@@ -70,8 +81,8 @@ fn column_ref(column: &Bound<'_, PyAny>) -> PyResult<ColumnRef> {
 /// `label_column` by name or position, default the column named `label`; `ignore_columns`
 /// give no feature; string columns with more than `max_categories` values hashed into
 /// `2**hash_bits` features — the CLI's `--header`/`--no-header`, `--label-column`,
-/// `--ignore-columns`, `--max-categories`, `--hash-bits`) and the labels. Errors name the
-/// file, line and column.
+/// `--ignore-columns`, `--max-categories`, `--hash-bits`), the labels and the warnings
+/// (`warnings`). Errors name the file, line and column.
 #[pyfunction]
 #[pyo3(signature = (paths, *, has_header=None, label_column=None, ignore_columns=Vec::new(), max_categories=64, hash_bits=10))]
 pub fn scan_csv_files(
@@ -94,8 +105,13 @@ pub fn scan_csv_files(
         hash_bits,
     };
     let sources = || paths.iter().map(|p| open_input(p).map(|r| (r, p.clone())));
-    let (schema, labels) = py
-        .detach(|| Schema::scan_files(sources(), &options))
+    let (schema, labels, mixed) = py
+        .detach(|| Schema::scan_files_with_warnings(sources(), &options))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(CsvScan { schema, labels })
+    let warnings = mixed.iter().map(MixedColumn::to_string).collect();
+    Ok(CsvScan {
+        schema,
+        labels,
+        warnings,
+    })
 }

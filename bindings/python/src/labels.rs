@@ -14,8 +14,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3::IntoPyObjectExt;
-use sketchlearn::data::LabelMap;
-use sketchlearn::labels::{ClassLabel, Classes, LabelError};
+use sketchlearn::data::{ClassScan, LabelMap};
+use sketchlearn::labels::{case_note, ClassLabel, Classes, LabelError};
 
 /// One Python label as a [`ClassLabel`].
 fn class_label(obj: &Bound<'_, PyAny>) -> PyResult<ClassLabel> {
@@ -117,14 +117,44 @@ pub fn label_targets<'py>(
 }
 
 /// The message of a label that is not a class, in the package's terms (`classes=`), not the
-/// command line's (`--classes`).
+/// command line's (`--classes`), with the library's note on a class that differs from it only
+/// by case ([`case_note`]).
 fn unknown_label(row: usize, e: LabelError) -> String {
     match e {
         LabelError::Unknown { label, classes, .. } => format!(
-            "row {row}: label {label} is not one of the classes {classes} (the classes are \
+            "row {row}: label {label} is not one of the classes {classes}{} (the classes are \
              fixed by the first fit, or by classes= on the first partial_fit: list every label \
-             there)"
+             there)",
+            case_note(&label, &classes)
         ),
         other => format!("row {row}: {other}"),
     }
+}
+
+/// The first two names among `labels` that differ only by case (`Yes` and `yes`: the
+/// library's rule, [`ClassScan::case_twins`], behind `sketchlearn train`'s warning), each with
+/// its first row, in the order they first appear; `None` when there are none. `labels` are the
+/// distinct labels and `rows` the row where each first appears (`numpy.unique(y,
+/// return_index=True)`); numbers are never twins.
+#[pyfunction]
+pub fn case_twins(
+    labels: Vec<Bound<'_, PyAny>>,
+    rows: Vec<u64>,
+) -> PyResult<Option<((String, u64), (String, u64))>> {
+    if labels.len() != rows.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} labels but {} rows",
+            labels.len(),
+            rows.len()
+        )));
+    }
+    let mut scan = ClassScan::new("labels");
+    for (label, &row) in labels.iter().zip(&rows) {
+        let label = class_label(label)?;
+        if matches!(label, ClassLabel::Text(_)) {
+            scan.add_label(&label, row, 1)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+    }
+    Ok(scan.case_twins())
 }

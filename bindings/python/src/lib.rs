@@ -108,6 +108,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<csv_scan::CsvScan>()?;
     m.add_function(wrap_pyfunction!(model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(labels::label_targets, m)?)?;
+    m.add_function(wrap_pyfunction!(labels::case_twins, m)?)?;
     m.add_function(wrap_pyfunction!(scan_file, m)?)?;
     m.add_function(wrap_pyfunction!(csv_scan::scan_csv_files, m)?)?;
     m.add_function(wrap_pyfunction!(drp::drp_fit, m)?)?;

@@ -141,8 +141,15 @@ pub enum LabelError {
 }
 
 /// What [`LabelError::Unknown`] says of a class (in `classes`, comma-separated) that differs
-/// from `label` only by case: nothing when none does.
-fn case_note(label: &str, classes: &str) -> String {
+/// from `label` only by case: nothing when none does. Public for front ends that word the
+/// rest of the error in their own terms (the Python package's `partial_fit`).
+///
+/// ```
+/// use sketchlearn::labels::case_note;
+/// assert_eq!(case_note("Yes", "no,yes"), ": Yes and yes differ only by case, and labels are compared exactly");
+/// assert_eq!(case_note("maybe", "no,yes"), "");
+/// ```
+pub fn case_note(label: &str, classes: &str) -> String {
     let twin = classes.split(',').find(|c| differ_only_by_case(label, c));
     twin.map_or_else(String::new, |twin| {
         format!(": {label} and {twin} differ only by case, and labels are compared exactly")

@@ -5,10 +5,12 @@ factorization machines :class:`FMClassifier` and :class:`FMRegressor`, the batch
 :class:`DRPClassifier` by dual random projection), a streaming
 covariance sketch (:class:`FrequentDirections`), River estimators (:mod:`sketchlearn.river`)
 and :func:`load`, which reads model files written by ``sketchlearn train -f`` or
-:meth:`OnlineClassifier.save`.
+:meth:`OnlineClassifier.save`. :class:`DataWarning` is what they warn of the data with (as
+``sketchlearn train``'s ``warning:`` lines).
 """
 
 from sketchlearn._core import MODEL_FORMAT_VERSION, __version__
+from sketchlearn._data_warnings import DataWarning
 from sketchlearn._model_files import load
 from sketchlearn.drp import DRPClassifier, DRPRegressor
 from sketchlearn.fm import FMClassifier, FMRegressor
@@ -18,6 +20,7 @@ from sketchlearn.sklearn import OnlineClassifier, OnlineRegressor, expected_fail
 __all__ = [
     "MODEL_FORMAT_VERSION",
     "DRPClassifier",
+    "DataWarning",
     "DRPRegressor",
     "FMClassifier",
     "FMRegressor",

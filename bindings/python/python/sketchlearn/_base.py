@@ -12,6 +12,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from sketchlearn import _core
+from sketchlearn._csv_files import csv_scan, is_csv
+from sketchlearn._data_warnings import case_warning, warn_data
 from sketchlearn._diverged import warn_diverged
 from sketchlearn._progress import print_header, print_rows
 from sketchlearn._refused import warn_refused
@@ -220,23 +222,69 @@ class OnlineLinearModel(BaseEstimator):
         self.learners_.merge(other.learners_, None if base is None else base.learners_)
         return self
 
-    def partial_fit_file(self, path, *, n_features=None, format="auto", zero_based=False):
-        """Learns one pass over a LIBSVM, VW or CSV file (``.gz`` read through), streamed by the
-        Rust reader with no Python per row. The first call needs ``n_features`` (VW: ``2**bits``)
-        unless the estimator is fitted. A new classifier reads ±1 labels (``classes_ = [-1,
-        1]``); a fitted one its own classes' labels (more than two: one-against-all or softmax,
-        as ``sketchlearn train -i``). Ctrl-C stops the pass at the next row read: the estimator
-        keeps every row learned before it, whole, and ``KeyboardInterrupt`` is raised. Returns
-        ``self``."""
-        if not hasattr(self, "learners_"):
+    def partial_fit_file(
+        self,
+        path,
+        *,
+        n_features=None,
+        format="auto",
+        zero_based=False,
+        label_column=None,
+        header=None,
+        ignore_columns=(),
+    ):
+        """Learns one pass over a LIBSVM, VW or CSV file (``.gz`` read through; a ``.tsv`` name
+        is CSV separated by tabs), streamed by the Rust reader with no Python per row. The
+        first call on a LIBSVM or VW file needs ``n_features`` (VW: ``2**bits``) unless the
+        estimator is fitted; a new classifier reads ±1 labels there (``classes_ = [-1, 1]``).
+        The first call on a CSV file scans it as ``sketchlearn train`` does (``label_column``,
+        ``header``, ``ignore_columns``: its ``--label-column`` — default the column named
+        ``label`` —, ``--header``/``--no-header`` and ``--ignore-columns``): the features
+        come from the columns, a classifier's classes from the label column, and later calls
+        read their CSV files through that schema. A fitted classifier reads its own classes'
+        labels (more than two: one-against-all or softmax, as ``sketchlearn train -i``).
+        Ctrl-C stops the pass at the next row read: the estimator keeps every row learned
+        before it, whole, and ``KeyboardInterrupt`` is raised. Returns ``self``.
+
+        Warns (``sketchlearn.DataWarning``) as ``sketchlearn train`` does of a CSV file's
+        scan: a column of numbers with other values among them, read as strings; classes that
+        differ only by case."""
+        path = str(path)
+        csv_given = label_column is not None or header is not None or len(ignore_columns) > 0
+        if not hasattr(self, "learners_") and is_csv(path, format):
+            options = {"has_header": header, "label_column": label_column}
+            options["ignore_columns"] = list(ignore_columns)
+            self._init_csv(path, options, n_features)
+        elif csv_given:
+            raise ValueError(
+                "label_column, header and ignore_columns apply to the first call on a CSV file "
+                "(later files are read through the schema it found)"
+            )
+        elif not hasattr(self, "learners_"):
             if n_features is None:
                 raise ValueError("n_features must be given on the first call to partial_fit_file")
             if not self._regression:
                 self.classes_ = np.array([-1, 1])
             self._init_learners(n_features)
         with warn_refused(self.learners_), warn_diverged(self.learners_):
-            self.learners_.learn_file(str(path), format, zero_based)
+            self.learners_.learn_file(path, format, zero_based)
         return self
+
+    def _init_csv(self, path: str, options: dict, n_features) -> None:
+        """Empty learners for the CSV file ``path``, from its scan (``_csv_files.csv_scan``),
+        after warning of what the scan found (``DataWarning``)."""
+        scan, classes = csv_scan(self, [path], options, None)
+        if n_features is not None and n_features != scan.dim:
+            raise ValueError(
+                f"n_features={n_features}, but {path}'s columns give {scan.dim} features "
+                "(leave n_features out for a CSV file)"
+            )
+        told = list(scan.warnings)
+        if not self._regression:
+            self._set_classes(classes)
+            told.append(case_warning(self.classes_.tolist(), where=" in the label column"))
+        warn_data(told, stacklevel=3)
+        self._init_learners(scan.dim, csv=scan)
 
     # -- inspection and files ---------------------------------------------------------------
 

@@ -167,6 +167,8 @@ class CsvScan:
     def labels(self) -> list: ...
     @property
     def has_labels(self) -> bool: ...
+    @property
+    def warnings(self) -> list[str]: ...
 
 def scan_csv_files(
     paths: list[str],
@@ -179,7 +181,8 @@ def scan_csv_files(
 ) -> CsvScan:
     """One scan of the CSV files ``paths`` as one input, in order, GIL released: the schema
     (the CLI's ``--header``/``--no-header``, ``--label-column``, ``--ignore-columns``,
-    ``--max-categories``, ``--hash-bits``) and the labels. Errors name file, line and column."""
+    ``--max-categories``, ``--hash-bits``), the labels and the warnings (columns of numbers
+    read as strings). Errors name file, line and column."""
 
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
@@ -189,7 +192,13 @@ def label_targets(
 ) -> npt.NDArray[np.float64]:
     """The learner's targets of labels ``y`` for ``classes`` in their order, by the core's label
     map: ``-1/+1`` for two classes (the second positive), the class index for more; a label that
-    is not a class is a ``ValueError`` naming its row."""
+    is not a class is a ``ValueError`` naming its row (and a class that differs from it only by
+    case)."""
+
+def case_twins(labels: list, rows: list[int]) -> tuple[tuple[str, int], tuple[str, int]] | None:
+    """The first two names among the distinct ``labels`` (first seen at ``rows``) that differ
+    only by case, each with its first row, in the order they first appear (the library's rule
+    behind ``sketchlearn train``'s warning); ``None`` when there are none."""
 
 def drp_fit(
     x: Rows, y: npt.NDArray[np.float64], params: dict, classes: list | None

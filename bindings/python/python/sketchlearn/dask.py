@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
+from sketchlearn._csv_files import csv_scan, is_csv
+from sketchlearn._data_warnings import case_warning, warn_data
 from sketchlearn._diverged import warn_divergence
 from sketchlearn._refused import warn_refused_count
 from sketchlearn._validation import check_numeric_columns
@@ -256,7 +258,10 @@ def _told(est):
     """The fitted ``est`` returned to the user, after warning (``RuntimeWarning``, as
     ``partial_fit`` does) of the steps its tasks refused over every worker and round, and of
     a divergence, with the text a plain ``fit`` gives, once (both only in the tasks before);
-    the counts leave the estimator."""
+    and (``DataWarning``) of what the initial estimator found in the data
+    (:func:`_data_told`): once for the fit, not once a block. The counts and texts leave the
+    estimator."""
+    warn_data(est.__dict__.pop("_data_warnings_in_fit", ()), stacklevel=3)
     warn_refused_count(est.__dict__.pop("_refused_in_fit", 0), stacklevel=3)
     warn_divergence(est.__dict__.pop("_diverged_in_fit", None), stacklevel=3)
     return est
@@ -374,13 +379,14 @@ def _initial(estimator, n_features: int, classes, profile=(False, None, None), c
     """An unfitted clone with empty learners; ``profile = (hashed, avg_nnz, first_rows)`` of
     file input lets the library choose the sparse-time learners and the default's members as
     ``sketchlearn train`` does (they merge: FD/RFD curvatures). ``csv = (paths, options)``:
-    CSV files, scanned here as one input by the Rust reader (:func:`_csv_scan`), whose
+    CSV files, scanned here as one input by the Rust reader (``_csv_files.csv_scan``), whose
     schema the learners read every file through; the features and, unless given, the
-    classes come from the scan."""
+    classes come from the scan. What to warn of about the data is kept on it
+    (:func:`_data_told`)."""
     est = clone(estimator)
     scan = None
     if csv is not None:
-        scan, classes = _csv_scan(estimator, *csv, classes)
+        scan, classes = csv_scan(estimator, *csv, classes)
         if n_features is not None and n_features != scan.dim:
             raise ValueError(
                 f"n_features={n_features}, but the CSV files' columns give {scan.dim} "
@@ -391,24 +397,19 @@ def _initial(estimator, n_features: int, classes, profile=(False, None, None), c
         est._set_classes(classes)
     hashed, avg_nnz, first_rows = profile
     est._init_learners(n_features, hashed=hashed, avg_nnz=avg_nnz, first_rows=first_rows, csv=scan)
+    est._data_warnings_in_fit = _data_told(est, scan)
     return est
 
 
-def _csv_scan(estimator, paths: list, options: dict, classes):
-    """The schema of the CSV files ``paths`` (one scan of all of them, in order) and the
-    classes: ``classes`` if given, else the labels found (a classifier needs a label
-    column; a regressor's labels are numbers)."""
-    from sketchlearn import _core
-
-    scan = _core.scan_csv_files(list(paths), **options)
-    if not scan.has_labels:
-        raise ValueError(
-            f"{paths[0]}: the CSV files have no label column to learn from: give "
-            "label_column (a column name or 0-based position; default: the column 'label')"
-        )
-    if estimator._regression or classes is not None:
-        return scan, classes
-    return scan, np.asarray(scan.labels)
+def _data_told(est, scan) -> list:
+    """What the fit is to warn of about its data (:mod:`sketchlearn._data_warnings`): the CSV
+    scan's columns of numbers read as strings, and a classifier's classes that differ only by
+    case. Found where the initial estimator is built (a task), kept on it and on every state
+    learned from it (as ``_refused_in_fit``), and told on the client by :func:`_told`."""
+    told = [] if scan is None else list(scan.warnings)
+    if not est._regression:
+        told.append(case_warning(est.classes_.tolist()))
+    return [t for t in told if t is not None]
 
 
 def _scan_group(paths: list, fmt: str, zero_based: bool, labels: bool = True) -> list:
@@ -424,17 +425,10 @@ def _scan_group(paths: list, fmt: str, zero_based: bool, labels: bool = True) ->
         return [_core.scan_file(p, fmt, zero_based, labels=labels, threads=threads) for p in paths]
 
 
-def _is_csv(path: str, fmt: str) -> bool:
-    if fmt != "auto":
-        return fmt == "csv"
-    name = path[:-3] if path.endswith(".gz") else path
-    return name.endswith(".csv")
-
-
 def _csv_files(paths: list, fmt: str) -> bool:
     """Whether ``paths`` are CSV files (all of them; a mix with LIBSVM/VW is an error: the
     files are one input, read through one model's format)."""
-    csv = [_is_csv(p, fmt) for p in paths]
+    csv = [is_csv(p, fmt) for p in paths]
     if any(csv) and not all(csv):
         mixed = paths[csv.index(True)], paths[csv.index(False)]
         raise ValueError(
@@ -555,7 +549,8 @@ def fit(
         than two classes learn a one-against-all model (``reduction="oaa"``; softmax models
         do not merge).
     format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`
-        (``format="auto"``: ``.csv`` names are CSV; every file must have the same format).
+        (``format="auto"``: ``.csv`` names are CSV, ``.tsv`` names CSV separated by tabs;
+        every file must have the same format).
     n_workers : int, default=None
         Tasks learning in parallel in each round (default: the cluster's workers).
     blocks_per_task : int, default=None
@@ -601,6 +596,11 @@ def fit(
         step), with the text :meth:`~sketchlearn.OnlineClassifier.fit` gives. Each task
         judges its own rows: a fit whose whole loss crosses the line while no task's does
         is not told, and a task of a few rows may be told of its first confident mistakes.
+    DataWarning
+        Once for the fit (not once a block), as ``sketchlearn train`` warns of the same data:
+        when the classes include two names that differ only by case (``yes`` and ``Yes``: two
+        classes), and for each CSV column of numbers with other values among them, read as
+        strings (the library's scan of all the files).
     """
     client = _client(client)
     workers = sorted(client.scheduler_info()["workers"]) or [None]

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from sketchlearn._base import OnlineLinearModel
+from sketchlearn._data_warnings import case_warning, labels_case_warning, warn_data
 from sketchlearn._validation import as_rows, core_targets
 
 _PARAMS_DOC = """
@@ -112,19 +113,24 @@ class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
         """Learns ``n_passes`` passes over ``(X, y)`` in row order, from scratch.
 
         ``X``: array (float32/float64, any order) or SciPy sparse matrix; ``y``: labels;
-        ``sample_weight``: importance weights ≥ 0. Returns ``self``.
+        ``sample_weight``: importance weights ≥ 0. Returns ``self``. Labels that differ only
+        by case (``yes`` and ``Yes``) are two classes: a ``sketchlearn.DataWarning`` names
+        them and their first rows, as ``sketchlearn train`` warns.
         """
         self._check_loss()
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         self._set_classes(y)
+        warn_data([labels_case_warning(y)])
         return self._fit(X, self._targets(y), sample_weight, reset=True, passes=self.n_passes)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learns one pass over ``(X, y)``, continuing from the current state.
 
         ``classes`` (every label that will ever appear) is required on the first call, as for
-        scikit-learn's ``SGDClassifier``.
+        scikit-learn's ``SGDClassifier``. A label that is not a class is a ``ValueError``
+        naming its row (and a class that differs from it only by case: ``Yes`` where the
+        classes are ``no, yes``); classes that differ only by case warn as in :meth:`fit`.
         """
         first = not hasattr(self, "learners_")
         if first:
@@ -132,6 +138,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLinearModel):
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit")
             self._set_classes(classes)
+            warn_data([case_warning(self.classes_.tolist(), where=" in classes=")])
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={classes!r} is not the same as on the first call ({self.classes_!r})"

@@ -672,6 +672,17 @@ impl Schema {
         Self::scan_all(sources, options).map(|(schema, labels, _)| (schema, labels))
     }
 
+    /// [`scan_files`](Self::scan_files), and the columns of numbers read as strings because
+    /// some of their values are not numbers, to warn about ([`MixedColumn`], as
+    /// [`scan_with_warnings`](Self::scan_with_warnings)): once for all the files.
+    #[allow(clippy::type_complexity)]
+    pub fn scan_files_with_warnings<R: BufRead>(
+        sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
+        options: &CsvExampleOptions,
+    ) -> Result<(Schema, Vec<ClassLabel>, Vec<MixedColumn>), ParseError> {
+        Self::scan_all(sources, options)
+    }
+
     fn scan_all<R: BufRead>(
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         options: &CsvExampleOptions,
