@@ -6,6 +6,7 @@ values among them (the library's scan, once a fit) — through ``fit``/``partial
 
 from __future__ import annotations
 
+import gzip
 import re
 import subprocess
 import warnings
@@ -218,6 +219,11 @@ def test_a_tsv_file_fits_and_predicts_as_its_csv_twin(tmp_path, multiclass):
     test = np.column_stack([rows(50, seed=5), np.eye(3)[np.arange(50) % 3]])
     assert np.array_equal(a.predict_proba(test), b.predict_proba(test))  # bit for bit
     assert np.array_equal(a.coef_, b.coef_)
+    # Compressed, the same (the name looked through its .gz).
+    gz = tmp_path / "twin.tsv.gz"
+    gz.write_bytes(gzip.compress(tsv.read_bytes()))
+    c = OnlineClassifier().partial_fit_file(gz)
+    assert np.array_equal(a.predict_proba(test), c.predict_proba(test))
     # A second pass reads each twin through its schema: still the same bits.
     a.partial_fit_file(csv)
     b.partial_fit_file(tsv)
