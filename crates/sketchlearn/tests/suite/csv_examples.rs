@@ -377,7 +377,11 @@ fn scanned_files_warn_once_of_a_mixed_column_over_all_of_them() {
     let mut two = String::from("size,x,y\n");
     for k in 0..10 {
         one.push_str(&format!("{k},{k}.5,{}\n", k % 2));
-        let size = if k == 3 { "XL".to_string() } else { k.to_string() };
+        let size = if k == 3 {
+            "XL".to_string()
+        } else {
+            k.to_string()
+        };
         two.push_str(&format!("{size},{k},{}\n", k % 2));
     }
     let texts = [("1.csv", one.as_str()), ("2.csv", two.as_str())];
@@ -386,9 +390,18 @@ fn scanned_files_warn_once_of_a_mixed_column_over_all_of_them() {
     assert_eq!(labels.len(), 2);
     assert_eq!(mixed.len(), 1, "{mixed:?}");
     let w = mixed[0].to_string();
-    assert!(w.starts_with("2.csv: column 'size' is read as strings (one-hot)"), "{w}");
-    assert!(w.contains("19 of its 20 values are numbers and 1 is not, the first \"XL\" at 2.csv:5:1"), "{w}");
-    assert_eq!(schema, Schema::scan_files(sources(&texts), &options).unwrap().0);
+    assert!(
+        w.starts_with("2.csv: column 'size' is read as strings (one-hot)"),
+        "{w}"
+    );
+    assert!(
+        w.contains("19 of its 20 values are numbers and 1 is not, the first \"XL\" at 2.csv:5:1"),
+        "{w}"
+    );
+    assert_eq!(
+        schema,
+        Schema::scan_files(sources(&texts), &options).unwrap().0
+    );
     let plain = [("1.csv", one.as_str())];
     let (_, _, mixed) = Schema::scan_files_with_warnings(sources(&plain), &options).unwrap();
     assert!(mixed.is_empty(), "{mixed:?}");
