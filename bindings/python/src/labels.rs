@@ -131,16 +131,16 @@ fn unknown_label(row: usize, e: LabelError) -> String {
     }
 }
 
+/// A label's name and the row where it first appears.
+type Twin = (String, u64);
+
 /// The first two names among `labels` that differ only by case (`Yes` and `yes`: the
 /// library's rule, [`ClassScan::case_twins`], behind `sketchlearn train`'s warning), each with
 /// its first row, in the order they first appear; `None` when there are none. `labels` are the
 /// distinct labels and `rows` the row where each first appears (`numpy.unique(y,
 /// return_index=True)`); numbers are never twins.
 #[pyfunction]
-pub fn case_twins(
-    labels: Vec<Bound<'_, PyAny>>,
-    rows: Vec<u64>,
-) -> PyResult<Option<((String, u64), (String, u64))>> {
+pub fn case_twins(labels: Vec<Bound<'_, PyAny>>, rows: Vec<u64>) -> PyResult<Option<(Twin, Twin)>> {
     if labels.len() != rows.len() {
         return Err(PyValueError::new_err(format!(
             "{} labels but {} rows",
