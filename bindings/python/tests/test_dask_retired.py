@@ -18,12 +18,14 @@ from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit
 
 D = 1 << 12
+ON_CLIENT = sd._merged_on_client
 
 
 def sparse_stream(n, seed, nnz=12):
-    """A sparse linear stream of ``D`` features, ``nnz`` a row, 10 % of labels flipped."""
+    """``n`` rows of a sparse linear stream of ``D`` features (one concept, rows drawn from
+    ``seed``), ``nnz`` a row, 10 % of labels flipped."""
+    w = np.random.default_rng(0).normal(size=D)
     rng = np.random.default_rng(seed)
-    w = rng.normal(size=D)
     cols = rng.integers(0, D, size=(n, nnz))
     vals = rng.normal(size=(n, nnz))
     X = sps.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, n * nnz + 1, nnz)), shape=(n, D))
@@ -35,41 +37,34 @@ def sparse_stream(n, seed, nnz=12):
 
 @pytest.fixture(scope="module")
 def stream(tmp_path_factory):
-    """Two LIBSVM files of 6,000 rows (each task's members pass the coverage, 3·D views, at
-    ~1,000 rows) and held-out rows."""
+    """Two LIBSVM files of 24,000 rows, in each of which the default retires its FD-SON member
+    (at 11,520 rows: past the coverage, 3·D views, at ~1,000 rows), and held-out rows."""
     tmp = tmp_path_factory.mktemp("retired")
-    X, y = sparse_stream(12_000, 5)
     paths = []
-    for i in range(2):
-        p = tmp / f"part{i}.libsvm"
-        dump_svmlight_file(X[i * 6000 : (i + 1) * 6000], y[i * 6000 : (i + 1) * 6000], str(p))
+    for seed in (2, 3):
+        X, y = sparse_stream(24_000, seed)
+        p = tmp / f"part{seed}.libsvm"
+        dump_svmlight_file(X, y, str(p), zero_based=False)
         paths.append(str(p))
-    return paths, sparse_stream(2000, 6)
+    return paths, sparse_stream(2000, 9)
 
 
 def fitted(client, monkeypatch, paths, forget, n_workers=2):
-    """The fit with the lever on or off, and the sizes of the deltas the client gathered."""
-    sizes = []
-    on_client = sd._merged_on_client
+    """The fit with the lever on or off, the sizes of the deltas the client gathered, and the
+    members retired in each task (read from the tasks' rebuilt states)."""
+    sizes, retired = [], []
 
     def recording(c, deltas, base):
-        sizes.extend(len(part.delta) for part in c.gather(deltas))
-        return on_client(c, deltas, base)
+        for part in c.gather(deltas):
+            sizes.append(len(part.delta))
+            at = part.state(base.result()).retired_at_
+            retired.append({k for k, r in enumerate(at) if r is not None})
+        return ON_CLIENT(c, deltas, base)
 
     monkeypatch.setattr(sd, "_merged_on_client", recording)
     monkeypatch.setattr(sd, "_FORGET_RETIRED", forget)
     model = fit(OnlineClassifier(), paths, n_features=D, n_workers=n_workers)
-    return model, sizes
-
-
-def retired_in_each_task(paths):
-    """The members retired in each task of the 2-worker fit, learned here as the tasks do."""
-    out = []
-    for p in paths:
-        est = OnlineClassifier()
-        est.partial_fit_file(p, n_features=D)
-        out.append({k for k, r in enumerate(est.retired_at_) if r is not None})
-    return out
+    return model, sizes, retired
 
 
 def raw(model, X):
@@ -81,15 +76,16 @@ def test_a_member_retired_in_every_task_is_not_sent_and_predictions_are_the_same
     client, monkeypatch, stream, n_workers
 ):
     paths, (Xh, yh) = stream
-    everywhere = set.intersection(*retired_in_each_task(paths))
-    assert everywhere, "the stream should retire a member in both tasks"
-    lean, lean_sizes = fitted(client, monkeypatch, paths, True, n_workers)
-    full, full_sizes = fitted(client, monkeypatch, paths, False, n_workers)
+    lean, lean_sizes, lean_retired = fitted(client, monkeypatch, paths, True, n_workers)
+    full, full_sizes, full_retired = fitted(client, monkeypatch, paths, False, n_workers)
+    assert lean_retired == full_retired
+    everywhere = set.intersection(*full_retired)
+    assert everywhere, f"the stream should retire a member in every task: {full_retired}"
     assert lean.learners_.sparse
     assert raw(lean, Xh) == raw(full, Xh)
     assert lean.retired_at_ == full.retired_at_
     assert everywhere <= {k for k, r in enumerate(lean.retired_at_) if r is not None}
-    assert lean.learners_.examples_seen == full.learners_.examples_seen == 12_000
+    assert lean.learners_.examples_seen == full.learners_.examples_seen == 48_000
     # Only the retired member's state differs, and each task's delta is smaller.
     assert lean.learners_.state_bytes() != full.learners_.state_bytes()
     assert len(lean_sizes) == len(full_sizes) == n_workers
@@ -112,7 +108,7 @@ def test_a_member_retired_in_every_task_is_not_sent_and_predictions_are_the_same
 
 def test_forget_retired_refuses_an_active_member_and_changes_nothing(stream):
     paths, _ = stream
-    base = OnlineClassifier()
+    base = OnlineClassifier(sparse=True)
     base.partial_fit_file(paths[0], n_features=D)
     active = [k for k, r in enumerate(base.retired_at_) if r is None]
     assert active
