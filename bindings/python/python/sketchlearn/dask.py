@@ -705,7 +705,11 @@ def fit(
             args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
             parts.append((_submit_on(client, w, learn, *args), (w, bases[w])))
         if on_client:
-            if forget:  # each task's delta, once every task's retired members are known
+            # Each task's delta once every task's retired members are known (a few bytes each):
+            # the members retired in all of them are left out (`_forgetting_delta`). The first
+            # task's delta now waits for the last task's learning, where it was rebuilt here
+            # meanwhile; what it saves (that member's delta, rebuild and merge) comes after.
+            if forget:
                 retired = [_submit_on(client, w, _retired_members, f) for f, (w, _) in parts]
                 parts = [
                     (_submit_on(client, w, _forgetting_delta, f, g, *retired), (w, g))
