@@ -737,6 +737,32 @@ impl LinearLearners {
         Ok(PyBytes::new(py, &b))
     }
 
+    /// Puts `base`'s learner back for each of `members`, mixture members retired in this state
+    /// (`base`: the state it grew from; the core's `AnyLearner::forget_retired`): the
+    /// predictions and what it learns next are the same bits, only those members' states
+    /// differ. `sketchlearn.dask` does this, before making a task's delta, for the members
+    /// retired in every task, which the merge keeps retired (the delta then holds nothing of
+    /// them). An empty `members` changes nothing; an active member, a multiclass state or a
+    /// state without a mixture is an error, with nothing changed.
+    fn forget_retired(
+        &mut self,
+        base: PyRef<'_, LinearLearners>,
+        members: Vec<usize>,
+    ) -> PyResult<()> {
+        if members.is_empty() {
+            return Ok(());
+        }
+        match (&mut self.state, &base.state) {
+            (State::Linear(m), State::Linear(b)) => m
+                .learner
+                .forget_retired(&b.learner, &members)
+                .map_err(|e| PyValueError::new_err(e.to_string())),
+            _ => Err(PyValueError::new_err(
+                "forget_retired: a binary or regression mixture and its base are needed",
+            )),
+        }
+    }
+
     /// The state whose [`delta_from`](Self::delta_from) `base` is `delta` (another base is an
     /// error); progressive metrics start afresh, as after unpickling.
     #[staticmethod]

@@ -101,6 +101,9 @@ class LinearLearners:
         of the state for all the files)."""
     def delta_from(self, base: LinearLearners) -> bytes:
         """This state's delta against ``base`` (the features that differ from it)."""
+    def forget_retired(self, base: LinearLearners, members: list[int]) -> None:
+        """``base``'s learner put back for each of ``members`` (mixture members retired here):
+        the same predictions and later learning, bit for bit; only their states differ."""
     @staticmethod
     def patched(base: LinearLearners, delta: bytes) -> LinearLearners:
         """The state whose ``delta_from(base)`` is ``delta``, bit for bit."""

@@ -297,6 +297,37 @@ def _learned_delta(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
     return _delta_of(_learn_blocks(model, Xs, ys, fmt, zero_based), model)
 
 
+#: Whether a fit finished on the client leaves out of the tasks' deltas (and so of the client's
+#: rebuilds and merge) the mixture members retired in every task (:func:`_forgetting_delta`).
+#: The tests turn it off to compare with the fit that sends every member.
+_FORGET_RETIRED = True
+
+
+def _retired_members(est) -> frozenset:
+    """The mixture members retired in ``est``'s learners (``retired_at``): a task's result, read
+    by a task of its own (a few bytes back, where its delta is ~200 MB at 2^20 features). Empty
+    for learners without a mixture and for multiclass ones (``retired_at`` is ``None``)."""
+    at = est.learners_.retired_at
+    return frozenset(k for k, r in enumerate(at or ()) if r is not None)
+
+
+def _forgetting_delta(est, base, *retired) -> _Delta:
+    """``est`` (a task's result, on this worker) as its delta against ``base``, the members
+    retired in every task of the round (``retired``: each task's :func:`_retired_members`) put
+    back to ``base``'s learner first (``LinearLearners.forget_retired``, in place: the task's
+    result feeds only this delta). Such a member stays retired in the merge and is never learned
+    nor evaluated again (``linear/mixture_retirement.rs``, "Saved models and merges"), so the
+    merged predictions are the same bits as when its states are sent and merged; only its
+    saved state is the base's instead of the tasks' merge. The delta then holds nothing of it
+    (~half of a 2^20-feature default's delta is the FD-SON member retired at ~157,000 rows),
+    and the client's rebuild and merge of it have nothing to do (docs/results/dask.md, dask55).
+    A member retired in one task only is sent: the merge may make it learn again."""
+    forget = sorted(frozenset.intersection(*retired)) if retired else []
+    if forget:
+        est.learners_.forget_retired(base.learners_, forget)
+    return _Delta(est, base)
+
+
 def _merged_on_client(client, deltas: list, base):
     """The fitted estimator of a fit of one round of at most two tasks, finished here: the
     client fetches the round's base (the initial learners, small; fetched while the tasks
@@ -662,7 +693,8 @@ def fit(
     # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) is
     # finished on the client from the tasks' deltas (`_merged_on_client`).
     on_client = len(blocks) <= per_round and len(blocks) <= 2 * blocks_per_task
-    learn = _learned_delta if on_client else _learn_blocks
+    forget = on_client and _FORGET_RETIRED
+    learn = _learned_delta if on_client and not forget else _learn_blocks
     for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
         parts = []
@@ -673,6 +705,16 @@ def fit(
             args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
             parts.append((_submit_on(client, w, learn, *args), (w, bases[w])))
         if on_client:
+            # Each task's delta once every task's retired members are known (a few bytes each):
+            # the members retired in all of them are left out (`_forgetting_delta`). The first
+            # task's delta now waits for the last task's learning, where it was rebuilt here
+            # meanwhile; what it saves (that member's delta, rebuild and merge) comes after.
+            if forget:
+                retired = [_submit_on(client, w, _retired_members, f) for f, (w, _) in parts]
+                parts = [
+                    (_submit_on(client, w, _forgetting_delta, f, g, *retired), (w, g))
+                    for f, (w, g) in parts
+                ]
             model = _merged_on_client(client, [f for f, _ in parts], parts[0][1][1])
             _progress(r, model, holdout, t0, verbose)
             return _told(model)

@@ -111,6 +111,32 @@ impl AnyLearner {
         })
     }
 
+    /// [`Mixture::forget_retired`] on this learner's mixture (a mixture, or a scaled one: the
+    /// learners whose model reports a mixture) over `base`'s, the learner it grew from: `base`'s
+    /// learner put back for each of `members`, all retired here. The predictions and what it
+    /// learns next are the same bits; only those members' states differ. An empty `members`
+    /// changes nothing, on any learner; refused (nothing changed) for a learner without a
+    /// mixture, a `base` of another kind, or a member that is active.
+    pub fn forget_retired(
+        &mut self,
+        base: &AnyLearner,
+        members: &[usize],
+    ) -> Result<(), LearnError> {
+        use AnyLearner::*;
+        match (self, base) {
+            _ if members.is_empty() => Ok(()),
+            (Mixture(m), Mixture(b)) => m.forget_retired(b, members),
+            (ScaledMixture(m), ScaledMixture(b)) => {
+                m.mixture_mut().forget_retired(b.mixture(), members)
+            }
+            _ => Err(LearnError::InvalidParameter(
+                "only a mixture's retired members can be put back to the base's, and the base \
+                 must be the same kind of mixture"
+                    .into(),
+            )),
+        }
+    }
+
     /// Member steps refused inside the mixtures this learner holds (a mixture, the mixtures
     /// among its members, a wrapped one): a mixture absorbs a member's refused step — the
     /// member keeps its state and the mixture goes on ([`Mixture::refused_steps`]) — so the

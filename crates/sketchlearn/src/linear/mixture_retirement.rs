@@ -91,8 +91,65 @@
 //! be the leader on the other. Its loss on the shard where it retired is frozen at that point (the
 //! losses it would have had afterwards are not known), so the merged weights favour it; the merge
 //! ends with a check (past the warm-up) that retires it again if its merged weight is still `< ε`.
+//!
+//! **A member retired in every shard need not be merged, nor sent** ([`Mixture::forget_retired`]).
+//! Such a member stays retired in the merge (the rule above), and a retired member is never
+//! learned nor evaluated again (retirement is permanent, [`Retirement::merge`] included): its
+//! state changes no prediction of the merged mixture, nor any later step. So a distributed fit
+//! (`sketchlearn.dask`) may put back the round's base learner for it in each shard before the
+//! shards' deltas are made (they then hold nothing of it: ~half of a `2^20`-feature default's
+//! delta is the FD-SON member retired at ~157,000 rows) and merged (base with base: nothing to
+//! do). What differs is only that member's saved state — the base's, or the merge of the
+//! bases, where it was its shards' merge — and what reads it alone (`inspect`'s sketch error
+//! bound of that member); the predictions, the weights, the losses and what the mixture
+//! learns next are the same bits (`tests/suite/mixture_retirement.rs`).
 
 use serde::{Deserialize, Serialize};
+
+impl<L: super::OnlineLearner + Clone> super::Mixture<L> {
+    /// Puts `base`'s learner back for each member of `members`, all retired in this mixture:
+    /// for a member that is a unit scaling, its inner learner alone (the scaling's statistics,
+    /// shared by the members, stay this mixture's); otherwise the whole member. The mixture's
+    /// weights, losses and retirement are untouched, so its predictions and what it learns next
+    /// are the same bits (a retired member is neither evaluated nor learned). For members
+    /// retired in every shard of a merge (see the [module](self) docs, "Saved models and
+    /// merges"); `base` is the mixture the shards grew from. Refused, with nothing changed, for
+    /// a member that is active here, a member index out of range, or a `base` of another
+    /// number of members.
+    pub fn forget_retired(
+        &mut self,
+        base: &Self,
+        members: &[usize],
+    ) -> Result<(), super::LearnError> {
+        let k = self.members.len();
+        if base.members.len() != k {
+            return Err(super::LearnError::InvalidParameter(format!(
+                "the base mixture has {} members, this one {k}",
+                base.members.len()
+            )));
+        }
+        if let Some(&j) = members
+            .iter()
+            .find(|&&j| j >= k || self.retirement.is_active(j))
+        {
+            return Err(super::LearnError::InvalidParameter(format!(
+                "member {j} of a mixture of {k} has not retired: only a retired member's state \
+                 can be put back to the base's"
+            )));
+        }
+        for &j in members {
+            let from = &base.members[j];
+            match (
+                self.members[j].as_unit_scaling_mut(),
+                from.as_unit_scaling(),
+            ) {
+                (Some(u), Some(b)) => *u.inner_mut() = b.inner().clone(),
+                _ => self.members[j] = from.clone(),
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Importance weight between check points. The command line learns batches of 256 examples
 /// from the start of the file, so with unit weights every check point ends a batch and the

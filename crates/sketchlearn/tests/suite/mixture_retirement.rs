@@ -471,3 +471,119 @@ fn no_member_retires_before_the_stream_has_shown_its_features() {
         "the dense mixture retires before the sparse one's coverage"
     );
 }
+
+/// A member retired in both shards of a merge stays retired and is never learned nor evaluated
+/// again, so putting the base's learner back for it in each shard (`forget_retired`, what
+/// `sketchlearn.dask` does before the shards' deltas are made) leaves the merge's predictions,
+/// weights, saved-and-loaded predictions and later learning the same bits as merging its
+/// states; only that member's state differs. An active member is refused, with nothing changed.
+#[test]
+fn a_member_retired_in_both_shards_need_not_be_merged() {
+    let d = 20;
+    // The default's members share one unit scaling (only the learner inside is put back); a
+    // larger ε retires them on these short shards.
+    let default = |d| {
+        let mut l = LearnerConfig::default().build(d).unwrap();
+        l.set_retirement(1e-3).unwrap();
+        l
+    };
+    let builds: [(&str, &dyn Fn(usize) -> AnyLearner); 2] =
+        [("mixed", &mixed), ("default", &default)];
+    for (name, build) in builds {
+        let learn = |l: &mut AnyLearner, seed: u64, n: usize| {
+            examples(n, d, seed)
+                .into_iter()
+                .map(|ex| l.learn(ex.row(), ex.label, ex.weight).unwrap().to_bits())
+                .collect::<Vec<u64>>()
+        };
+        let mut base = build(d);
+        learn(&mut base, 20, 300);
+        let (mut a, mut b) = (base.clone(), base.clone());
+        learn(&mut a, 21, 5000);
+        learn(&mut b, 22, 5000);
+        let both: Vec<usize> = (0..mixture_of(&a).members().len())
+            .filter(|&k| {
+                !mixture_of(&a).retirement().is_active(k)
+                    && !mixture_of(&b).retirement().is_active(k)
+            })
+            .collect();
+        assert!(!both.is_empty(), "{name}: no member retired in both shards");
+        let mut full = a.clone();
+        full.merge_share(&b, Some(&base), 0.5).unwrap();
+        let (mut a2, mut b2) = (a.clone(), b.clone());
+        a2.forget_retired(&base, &both).unwrap();
+        b2.forget_retired(&base, &both).unwrap();
+        assert_ne!(
+            bytes(&a2),
+            bytes(&a),
+            "{name}: the retired states were not put back"
+        );
+        let mut lean = a2.clone();
+        lean.merge_share(&b2, Some(&base), 0.5).unwrap();
+        for k in &both {
+            assert!(
+                !mixture_of(&lean).retirement().is_active(*k),
+                "{name}: member {k}"
+            );
+        }
+        let pi = |l: &AnyLearner| -> Vec<u64> {
+            mixture_of(l)
+                .member_weights()
+                .iter()
+                .map(|w| w.to_bits())
+                .collect()
+        };
+        assert_eq!(pi(&lean), pi(&full), "{name}: weights differ");
+        let held_out = examples(400, d, 23);
+        let predict = |l: &AnyLearner| -> Vec<u64> {
+            held_out
+                .iter()
+                .map(|ex| l.predict(ex.row()).to_bits())
+                .collect()
+        };
+        assert_eq!(predict(&lean), predict(&full), "{name}: predictions differ");
+        let loaded: AnyLearner = postcard::from_bytes(&bytes(&lean)).unwrap();
+        assert_eq!(
+            predict(&loaded),
+            predict(&full),
+            "{name}: loaded predictions differ"
+        );
+        // Learning on, and merging again: the same bits as the full merge's.
+        let (mut lean_on, mut full_on) = (loaded, full.clone());
+        assert_eq!(
+            learn(&mut lean_on, 24, 600),
+            learn(&mut full_on, 24, 600),
+            "{name}"
+        );
+        let (mut c_lean, mut c_full) = (lean.clone(), full.clone());
+        learn(&mut c_lean, 25, 300);
+        learn(&mut c_full, 25, 300);
+        lean_on.merge_share(&c_lean, Some(&lean), 0.5).unwrap();
+        full_on.merge_share(&c_full, Some(&full), 0.5).unwrap();
+        assert_eq!(
+            predict(&lean_on),
+            predict(&full_on),
+            "{name}: second merge differs"
+        );
+        // An active member is refused, with nothing changed.
+        let active = (0..mixture_of(&a).members().len())
+            .find(|&k| mixture_of(&a).retirement().is_active(k))
+            .unwrap();
+        let mut refused = a.clone();
+        assert!(refused.forget_retired(&base, &[active]).is_err());
+        assert!(refused.forget_retired(&base, &[99]).is_err());
+        assert_eq!(
+            bytes(&refused),
+            bytes(&a),
+            "{name}: a refusal changed the state"
+        );
+    }
+}
+
+/// The mixture in `l`, scaled (`auto` on dense rows) or not.
+fn mixture_of(l: &AnyLearner) -> &Mixture {
+    match l {
+        AnyLearner::ScaledMixture(m) => m.mixture(),
+        other => mixture(other),
+    }
+}
