@@ -123,7 +123,6 @@ proptest! {
         };
         // Its row: the first hostile value made one of the largest four (±1e300, ±1e160), so
         // that most cases draw a row the classes refuse.
-        let mut hv = hv;
         hv[picks[0].0.index(d)] = HOSTILE[picks[0].1 % 4];
         let mut m = MulticlassConfig { classes: 3, ..MulticlassConfig::default() }.build(d).unwrap();
         for (i, v, _) in before {
