@@ -448,26 +448,18 @@ impl<L: OnlineLearner + Clone> Mixture<L> {
     ) -> Result<(f64, bool), LearnError> {
         check_example(&x, y, weight, self.dim())?;
         if suspect_row(x, y, weight) {
-            let mut kept = self.clone();
-            let refused = self.refusals();
-            let learned = self.learn_members(x, y, weight, variance);
-            if learned.is_ok() && self.refusals() == refused {
-                return learned.map(|p| (p, true));
-            }
-            // The refusals inside the members (a nested mixture's) are put back with them:
-            // the row's refusals are all counted here.
-            kept.refused = kept
-                .refused
-                .saturating_add(self.refusals().saturating_sub(refused));
-            *self = kept;
-            return learned.map(|_| (self.predict(x), false));
+            let step = |m: &mut Self| m.learn_members(x, y, weight, variance);
+            return Ok(match super::undo::learn_or_undo(self, step)? {
+                Some(p) => (p, true),
+                None => (self.predict(x), false),
+            });
         }
         self.learn_members(x, y, weight, variance)
             .map(|p| (p, true))
     }
 }
 
-impl<L: OnlineLearner> Mixture<L> {
+impl<L: OnlineLearner + Clone> super::undo::Undo for Mixture<L> {
     /// The steps refused by the members (counted here) and inside them (a member that is a
     /// mixture, or holds one).
     fn refusals(&self) -> u64 {
@@ -475,6 +467,12 @@ impl<L: OnlineLearner> Mixture<L> {
         inner.fold(self.refused, u64::saturating_add)
     }
 
+    fn count_refused(&mut self, n: u64) {
+        self.refused = self.refused.saturating_add(n);
+    }
+}
+
+impl<L: OnlineLearner> Mixture<L> {
     /// [`OnlineLearner::prefetch`] of the active members.
     #[inline]
     fn prefetch_active(&self, x: Row<'_>) {

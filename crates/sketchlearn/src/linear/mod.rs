@@ -49,6 +49,7 @@ mod sketchy;
 pub mod sparse;
 mod summary;
 mod target_standardization;
+mod undo;
 mod unit_scaling;
 pub(crate) mod validate;
 

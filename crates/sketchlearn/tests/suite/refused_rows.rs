@@ -8,7 +8,7 @@
 use crate::common::sparse_rows::{self, row};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use sketchlearn::linear::multiclass::{MulticlassConfig, MulticlassLearner};
+use sketchlearn::linear::multiclass::{AnyMulticlass, MulticlassConfig, MulticlassLearner};
 use sketchlearn::linear::{AnyLearner, LearnerConfig, OnlineLearner};
 use sketchlearn::loss::Loss;
 
@@ -78,6 +78,22 @@ fn same_after(
     Ok(())
 }
 
+/// The refusals of a one-against-all learner counted by the reduction and inside its members
+/// (the members' own counts: a reduction that does not undo the row leaves them there).
+fn all_refusals(m: &AnyMulticlass) -> u64 {
+    match m {
+        AnyMulticlass::OneVsAll(o) => {
+            let inner: u64 = o
+                .members()
+                .iter()
+                .map(AnyLearner::member_refused_steps)
+                .sum();
+            o.refused() + inner
+        }
+        other => other.refused(),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
@@ -105,13 +121,23 @@ proptest! {
             let s: f64 = v.iter().sum();
             if s > 0.5 { 2 } else if s > -0.5 { 1 } else { 0 }
         };
+        // Its row: the first hostile value made one of the largest four (±1e300, ±1e160), so
+        // that most cases draw a row the classes refuse.
+        hv[picks[0].0.index(d)] = HOSTILE[picks[0].1 % 4];
         let mut m = MulticlassConfig { classes: 3, ..MulticlassConfig::default() }.build(d).unwrap();
         for (i, v, _) in before {
             let _ = m.learn(row(i, v), class(v), 1.0);
         }
-        let (mut kept, refused) = (m.clone(), m.refused());
+        let (mut kept, refused) = (m.clone(), all_refusals(&m));
         let r = m.learn(row(&hi, &hv), class(&hv[..]), 1.0);
-        if r.is_err() || m.refused() != refused {
+        if r.is_err() || all_refusals(&m) != refused {
+            // A hostile value is refused alike by every class (a counted run drew 43 refused
+            // rows in 50 cases; 26 before the row was made larger), so the scores below cannot
+            // tell whether the reduction undid the row: the examples seen can. Only above the
+            // mixture's size test (1e60, the crate's `SUSPECT_ROW`) is the row undone.
+            if hv.iter().map(|v| v * v).sum::<f64>() > 1e60 {
+                prop_assert_eq!(m.examples_seen(), kept.examples_seen(), "multiclass: examples seen");
+            }
             for (t, (i, v, _)) in after.iter().enumerate() {
                 let x = row(i, v);
                 let (a, b) = (m.scores(x), kept.scores(x));

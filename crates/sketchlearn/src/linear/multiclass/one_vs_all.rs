@@ -146,14 +146,11 @@ impl<L: OnlineLearner + Clone> MulticlassLearner for OneVsAll<L> {
         if !crate::linear::mixture::suspect_row(x, 1.0, weight) {
             return self.learn_members(x, class, weight);
         }
-        let (mut kept, before) = (self.clone(), self.refusals());
-        let learned = self.learn_members(x, class, weight);
-        if learned.is_ok() && self.refusals() == before {
-            return learned;
+        let step = |o: &mut Self| o.learn_members(x, class, weight);
+        match crate::linear::undo::learn_or_undo(self, step)? {
+            Some(p) => Ok(p),
+            None => Ok(self.predict_proba(x)),
         }
-        kept.refused = (kept.refused).saturating_add(self.refusals().saturating_sub(before));
-        *self = kept;
-        learned.map(|_| self.predict_proba(x))
     }
 
     /// Refusals seen by the reduction (a member that absorbs its own refusals, such as a
@@ -167,13 +164,19 @@ impl<L: OnlineLearner + Clone> MulticlassLearner for OneVsAll<L> {
     }
 }
 
-impl<L: OnlineLearner + Clone> OneVsAll<L> {
+impl<L: OnlineLearner + Clone> crate::linear::undo::Undo for OneVsAll<L> {
     /// The refusals of the reduction and inside its members.
     fn refusals(&self) -> u64 {
         let inner = self.members.iter().map(L::nested_refusals);
         inner.fold(self.refused, u64::saturating_add)
     }
 
+    fn count_refused(&mut self, n: u64) {
+        self.refused = self.refused.saturating_add(n);
+    }
+}
+
+impl<L: OnlineLearner + Clone> OneVsAll<L> {
     /// [`MulticlassLearner::learn`] of a checked example, without the undo copy.
     fn learn_members(
         &mut self,
