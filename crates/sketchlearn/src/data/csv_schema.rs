@@ -31,7 +31,7 @@
 //! # Ok::<(), sketchlearn::ParseError>(())
 //! ```
 
-use super::csv::{for_each_field, is_blank, Separator};
+use super::csv::{for_each_field, is_blank, trailing_separator, Separator};
 use super::decimal::parse_f64;
 use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
@@ -222,21 +222,8 @@ pub(crate) fn field_count_error(
     let found = fields.len();
     match fields.last() {
         Some(last) if found == expected + 1 && last.text.trim().is_empty() => {
-            let sep = match separator.byte() {
-                b'\t' => "tab".to_string(),
-                b => format!("'{}'", b as char),
-            };
-            let what = format!(
-                "a trailing {sep} ends this row: {found} fields, the last one empty, where \
-                 {expected} are expected; remove the separator at the end of each row (e.g. \
-                 sed 's/{}$//' FILE)",
-                if separator == Separator::TAB {
-                    "\\t".to_string()
-                } else {
-                    (separator.byte() as char).to_string()
-                }
-            );
-            (last.column.saturating_sub(1), ParseErrorKind::Column(what))
+            let what = trailing_separator(found, expected, separator);
+            (last.column.saturating_sub(1), what)
         }
         _ => (
             fields.get(expected).map_or(0, |f| f.column),
