@@ -57,14 +57,10 @@ impl Separator {
     /// A tab.
     pub const TAB: Separator = Separator(b'\t');
 
-    /// A tab for a `.tsv` name (a `.gz` suffix looked through), else a comma.
+    /// A tab for a `.tsv` name (a `.gz` suffix looked through), else a comma: the separator of
+    /// the format the name resolves to ([`Format::separator`](super::Format::separator)).
     pub fn for_path(path: &str) -> Separator {
-        let p = path.strip_suffix(".gz").unwrap_or(path);
-        if p.ends_with(".tsv") {
-            Separator::TAB
-        } else {
-            Separator::COMMA
-        }
+        super::Format::Auto.resolve(path).separator()
     }
 
     /// The byte.
@@ -291,7 +287,8 @@ impl Layout {
                 let last = line[pos..].iter().all(|&b| is_blank(b));
                 if let Some(expected) = expected.filter(|&e| last && e == row.len() && e > 0) {
                     let kind = trailing_separator(expected + 1, expected, separator);
-                    return Err((pos - 1, kind));
+                    let at = line[..pos].iter().rposition(|&b| b == separator.byte());
+                    return Err((at.unwrap_or(pos), kind));
                 }
                 return Err((pos, ParseErrorKind::EmptyField));
             }
