@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 #[command(next_help_heading = "Input")]
 pub struct InputArgs {
-    /// auto (name; stdin+CSV flag: csv) | libsvm | vw | csv | tsv (CSV by tabs)
+    /// auto (name; stdin+CSV flag: csv)|libsvm|vw|csv|tsv
     #[arg(long, value_name = "F", default_value_t = Format::Auto)]
     pub format: Format,
     /// Dimension d [default: from the file]
