@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 #[command(next_help_heading = "Input")]
 pub struct InputArgs {
-    /// auto (name; stdin+CSV flag: csv) | libsvm | vw | csv
+    /// auto (name; stdin+CSV flag: csv)|libsvm|vw|csv|tsv
     #[arg(long, value_name = "F", default_value_t = Format::Auto)]
     pub format: Format,
     /// Dimension d [default: from the file]
@@ -60,10 +60,9 @@ impl InputArgs {
             interactions.push(q).map_err(anyhow::Error::msg)?;
         }
         Ok(ReadOptions {
-            format: match self.format() {
-                Format::Csv => Format::Csv,
-                _ => self.format,
-            },
+            format: Some(self.format())
+                .filter(|f| f.is_csv())
+                .unwrap_or(self.format),
             zero_based: self.zero_based,
             bits: self.bits,
             read_ahead: !self.no_read_ahead,
@@ -106,10 +105,10 @@ impl InputArgs {
 
     /// CSV flags given for another format: an error naming them.
     pub fn check(&self) -> anyhow::Result<()> {
-        if self.csv_flags() && self.format() != Format::Csv {
+        if self.csv_flags() && !self.format().is_csv() {
             anyhow::bail!(
                 "--label-column, --ignore-columns, --header and --no-header apply to CSV input \
-                 (a .csv file or --format csv)"
+                 (a .csv or .tsv file, or --format csv / tsv)"
             );
         }
         if !(1..=24).contains(&self.hash_bits) {

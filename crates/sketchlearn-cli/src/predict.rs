@@ -35,7 +35,8 @@ pub struct PredictArgs {
     /// 5: -1,1).
     #[arg(long)]
     pub classes: Option<String>,
-    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm) | libsvm | vw.
+    /// Input format: auto (`.vw`/`.vw.gz` → vw, else libsvm; a CSV model: csv) | libsvm | vw |
+    /// csv | tsv (CSV separated by tabs).
     #[arg(long, default_value_t = Format::Auto)]
     pub format: Format,
     /// LIBSVM indices start at 0.
@@ -165,11 +166,12 @@ impl Scorer {
 fn run_csv(
     args: &PredictArgs,
     scorer: &Scorer,
-    schema: &sketchlearn::data::Schema,
+    (schema, format): (&sketchlearn::data::Schema, Format),
     out: &mut dyn Write,
 ) -> Result<()> {
     let name = sketchlearn::data::source::source_name(&args.file).to_string();
-    let mut reader = CsvExampleReader::new(open_input(&args.file)?, name.clone(), schema.clone());
+    let mut reader = CsvExampleReader::new(open_input(&args.file)?, name.clone(), schema.clone())
+        .separated_by(Some(format.separator()));
     let (mut ex, mut rows, unseen) = (Example::default(), 0u64, reader.unseen_categories());
     while reader.read_into(&mut ex)? {
         writeln!(out, "{}", scorer.line(ex.row()))?;
@@ -191,7 +193,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let model = AnyModel::load(&args.score.initial_model)?;
     let format = check_input(&model, &args.file, args.format, args.zero_based, args.bits)?;
     let schema = model.schema().cloned();
-    if format == Format::Csv && schema.is_none() {
+    if format.is_csv() && schema.is_none() {
         bail!("predict reads LIBSVM or VW rows; CSV needs a model trained on CSV (it keeps the columns)");
     }
     let interactions = match &model {
@@ -220,7 +222,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     };
     let mut out = PredictionSink::create_or_stdout(args.score.predictions.as_deref())?;
     if let Some(schema) = &schema {
-        run_csv(args, &scorer, schema, &mut out)?;
+        run_csv(args, &scorer, (schema, format), &mut out)?;
         return out.finish().context("writing predictions");
     }
     let parser = RowParser {

@@ -44,7 +44,7 @@ pub struct SketchArgs {
     /// Dimension d (default: one past the largest index in the file; needed to stream stdin).
     #[arg(long)]
     pub dim: Option<usize>,
-    /// Input format: auto (`.csv` → csv, `.vw` → vw, else libsvm) | libsvm | vw | csv.
+    /// Input format: auto (`.csv` → csv, `.tsv` → tsv, `.vw` → vw, else libsvm) | libsvm | vw | csv | tsv.
     #[arg(long, default_value_t = Format::Auto)]
     pub format: Format,
     /// RFD's initial α₀.

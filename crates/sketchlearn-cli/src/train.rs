@@ -101,7 +101,8 @@ pub struct TestArgs {
     /// Parse on the evaluating thread instead of a second one (same results).
     #[arg(long)]
     pub no_read_ahead: bool,
-    /// Input format: auto (`.vw` → vw, `.csv` → csv, else libsvm) | libsvm | vw | csv.
+    /// Input format: auto (`.vw` → vw, `.csv` → csv, `.tsv` → tsv, else libsvm) | libsvm | vw |
+    /// csv | tsv (CSV separated by tabs).
     #[arg(long, default_value_t = Format::Auto)]
     pub format: Format,
     /// VW input: hash bits (default: those of the model's dimension).

@@ -3,7 +3,9 @@
 
 use crate::common;
 
-use common::{assert_mentions, failure, run, scratch_dir, shared, test_json, train_quiet};
+use common::{
+    assert_mentions, failure, ok, run, run_with_stdin, scratch_dir, shared, test_json, train_quiet,
+};
 
 fn scratch_path(name: &str) -> String {
     let p = scratch_dir("tsv-cli").join(name);
@@ -93,4 +95,133 @@ fn text_in_latin1_after_the_first_line_names_the_encoding() {
     let err = failure(&run(&["train", "--quiet", &libsvm]));
     assert_mentions(&err, &["latin1.libsvm:2:10", "not UTF-8", "iconv"]);
     assert!(!err.contains("cannot parse value"), "{err}");
+}
+
+#[test]
+fn format_tsv_reads_a_stream_and_another_name_as_the_csv() {
+    let Some(csv) = shared("penguins.shuf.csv") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let tsv_text = text.replace(',', "\t");
+    let txt = scratch_path("penguins-tabs.txt");
+    std::fs::write(&txt, &tsv_text).unwrap();
+    let flags = ["--multiclass", "--label-column", "species"];
+    let from_csv = scratch_path("fmt-csv.model");
+    train_quiet(&from_csv, &flags, &csv);
+    let expected = std::fs::read(&from_csv).unwrap();
+    // `cat x.tsv | sketchlearn train --format tsv ... -`, and a TSV named .txt.
+    let piped = scratch_path("fmt-pipe.model");
+    let mut args = vec!["train", "--quiet", "-f", &piped, "--format", "tsv"];
+    args.extend(flags);
+    args.push("-");
+    ok(&run_with_stdin(&args, tsv_text.as_bytes()));
+    assert_eq!(std::fs::read(&piped).unwrap(), expected);
+    let named = scratch_path("fmt-txt.model");
+    train_quiet(&named, &[&flags[..], &["--format", "tsv"]].concat(), &txt);
+    assert_eq!(std::fs::read(&named).unwrap(), expected);
+    // test and predict take the flag, on a stream and on the file; the CSV's model reads both.
+    let score = |cmd: &str, file: &str, stdin: &[u8]| {
+        let out = ok(&run_with_stdin(
+            &[cmd, "-i", &from_csv, "--format", "tsv", file],
+            stdin,
+        ))
+        .clone();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let on_csv =
+        String::from_utf8(ok(&run(&["predict", "-i", &from_csv, &csv])).stdout.clone()).unwrap();
+    assert_eq!(score("predict", "-", tsv_text.as_bytes()), on_csv);
+    assert_eq!(score("predict", &txt, b""), on_csv);
+    assert_eq!(on_csv.lines().count(), text.lines().count() - 1);
+    let err = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    let t_csv = run(&["test", "--json", "-i", &from_csv, &csv]);
+    let t_tsv = run_with_stdin(
+        &["test", "--json", "-i", &piped, "--format", "tsv", "-"],
+        tsv_text.as_bytes(),
+    );
+    assert!(t_tsv.status.success(), "{}", err(&t_tsv));
+    assert_eq!(t_csv.stdout.len(), t_tsv.stdout.len());
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&t_csv.stdout).unwrap(),
+        serde_json::from_slice(&t_tsv.stdout).unwrap(),
+    );
+    assert_eq!((&a["examples"], &a["error"]), (&b["examples"], &b["error"]));
+    // The cache command too; a later train through it gives the same model.
+    let cache = scratch_path("fmt.cache");
+    ok(&run(&[
+        "cache",
+        "--format",
+        "tsv",
+        "--label-column",
+        "species",
+        "-c",
+        &cache,
+        &txt,
+    ]));
+    let cached = scratch_path("fmt-cached.model");
+    train_quiet(
+        &cached,
+        &[&flags[..], &["--format", "tsv", "-c", &cache]].concat(),
+        &txt,
+    );
+    assert_eq!(std::fs::read(&cached).unwrap(), expected);
+}
+
+#[test]
+fn the_wrong_separator_for_a_stream_names_the_fix() {
+    let rows = "a,b,y\n1,2,0\n3,4,1\n";
+    // A CSV read as TSV: one field holding commas.
+    let out = run_with_stdin(
+        &[
+            "train",
+            "--quiet",
+            "--format",
+            "tsv",
+            "--label-column",
+            "y",
+            "-",
+        ],
+        rows.as_bytes(),
+    );
+    assert_mentions(
+        &failure(&out),
+        &["<stdin>:1:1", "separated by commas", "--format csv"],
+    );
+    // A TSV stream read as CSV: --format tsv named.
+    let tabs = rows.replace(',', "\t");
+    let out = run_with_stdin(
+        &["train", "--quiet", "--label-column", "y", "-"],
+        tabs.as_bytes(),
+    );
+    assert_mentions(
+        &failure(&out),
+        &["<stdin>:1:1", "separated by tabs", "--format tsv"],
+    );
+    // Semicolons stay out of scope: the conversion is named.
+    let semi = rows.replace(',', ";");
+    let out = run_with_stdin(
+        &[
+            "train",
+            "--quiet",
+            "--format",
+            "tsv",
+            "--label-column",
+            "y",
+            "-",
+        ],
+        semi.as_bytes(),
+    );
+    assert_mentions(&failure(&out), &["separated by semicolons", "sep=';'"]);
+    // CSV-only flags with another format are still refused.
+    let out = run(&[
+        "train",
+        "--quiet",
+        "--format",
+        "vw",
+        "--label-column",
+        "y",
+        "x.vw",
+    ]);
+    assert_mentions(&failure(&out), &["--label-column", "--format csv / tsv"]);
 }

@@ -57,14 +57,10 @@ impl Separator {
     /// A tab.
     pub const TAB: Separator = Separator(b'\t');
 
-    /// A tab for a `.tsv` name (a `.gz` suffix looked through), else a comma.
+    /// A tab for a `.tsv` name (a `.gz` suffix looked through), else a comma: the separator of
+    /// the format the name resolves to ([`Format::separator`](super::Format::separator)).
     pub fn for_path(path: &str) -> Separator {
-        let p = path.strip_suffix(".gz").unwrap_or(path);
-        if p.ends_with(".tsv") {
-            Separator::TAB
-        } else {
-            Separator::COMMA
-        }
+        super::Format::Auto.resolve(path).separator()
     }
 
     /// The byte.
@@ -280,13 +276,20 @@ impl Layout {
         }
 
         row.clear();
-        let expected = self.columns;
+        let (expected, separator) = (self.columns, self.options.separator);
         let mut extra_at = None;
         let count = for_each_field(line, sep, |pos, field, _| {
             if expected == Some(row.len()) && extra_at.is_none() {
                 extra_at = Some(pos);
             }
             if field.is_empty() {
+                // The last field, one past the expected count: a separator ends the row.
+                let last = line[pos..].iter().all(|&b| is_blank(b));
+                if let Some(expected) = expected.filter(|&e| last && e == row.len() && e > 0) {
+                    let kind = trailing_separator(expected + 1, expected, separator);
+                    let at = line[..pos].iter().rposition(|&b| b == separator.byte());
+                    return Err((at.unwrap_or(pos), kind));
+                }
                 return Err((pos, ParseErrorKind::EmptyField));
             }
             match parse_finite(field) {
@@ -333,6 +336,30 @@ impl<R: BufRead> Iterator for CsvReader<R> {
             Err(e) => Some(Err(e)),
         }
     }
+}
+
+/// The error for a row of `found` fields, the last one empty, where `expected` (= `found - 1`)
+/// are due: a separator at the end of the line (`1,2,3,` under a 3-column header, as some
+/// exporters write), said so with the fix. Both CSV readers give it ([`CsvReader`], and
+/// the schema's reader at that separator).
+pub(crate) fn trailing_separator(
+    found: usize,
+    expected: usize,
+    separator: Separator,
+) -> ParseErrorKind {
+    let sep = match separator.byte() {
+        b'\t' => "tab".to_string(),
+        b => format!("'{}'", b as char),
+    };
+    let pattern = match separator.byte() {
+        b'\t' => "\\t".to_string(),
+        b => (b as char).to_string(),
+    };
+    ParseErrorKind::Column(format!(
+        "a trailing {sep} ends this row: {found} fields, the last one empty, where {expected} \
+         are expected; remove the separator at the end of each row (e.g. sed 's/{pattern}$//' \
+         FILE)"
+    ))
 }
 
 /// An error inside a line: 0-based byte position and kind.

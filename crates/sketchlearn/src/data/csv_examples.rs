@@ -90,6 +90,14 @@ impl<R: BufRead> CsvExampleReader<R> {
         }
     }
 
+    /// The same reader with the fields separated by `separator` (`None`: as the name says,
+    /// [`Separator::for_path`](super::Separator::for_path)): a stream, or a file whose name does
+    /// not tell (`--format tsv`). A schema found in a CSV file reads a TSV file and back.
+    pub fn separated_by(mut self, separator: Option<super::Separator>) -> Self {
+        self.lines = self.lines.separated_by(separator);
+        self
+    }
+
     /// The values unseen in training this reader meets, shared (read it once the rows are read:
     /// [`UnseenTally::report`]; see [`UnseenCategories`](super::UnseenCategories)).
     pub fn unseen_categories(&self) -> UnseenTally {

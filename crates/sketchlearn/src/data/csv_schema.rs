@@ -31,7 +31,7 @@
 //! # Ok::<(), sketchlearn::ParseError>(())
 //! ```
 
-use super::csv::{for_each_field, is_blank, Separator};
+use super::csv::{for_each_field, is_blank, trailing_separator, Separator};
 use super::decimal::parse_f64;
 use super::error::{ParseError, ParseErrorKind};
 use super::hashing::murmur3_x86_32;
@@ -222,21 +222,8 @@ pub(crate) fn field_count_error(
     let found = fields.len();
     match fields.last() {
         Some(last) if found == expected + 1 && last.text.trim().is_empty() => {
-            let sep = match separator.byte() {
-                b'\t' => "tab".to_string(),
-                b => format!("'{}'", b as char),
-            };
-            let what = format!(
-                "a trailing {sep} ends this row: {found} fields, the last one empty, where \
-                 {expected} are expected; remove the separator at the end of each row (e.g. \
-                 sed 's/{}$//' FILE)",
-                if separator == Separator::TAB {
-                    "\\t".to_string()
-                } else {
-                    (separator.byte() as char).to_string()
-                }
-            );
-            (last.column.saturating_sub(1), ParseErrorKind::Column(what))
+            let what = trailing_separator(found, expected, separator);
+            (last.column.saturating_sub(1), what)
         }
         _ => (
             fields.get(expected).map_or(0, |f| f.column),
@@ -263,6 +250,14 @@ impl<R: BufRead> CsvLines<R> {
             lines,
             spare: Vec::new(),
         }
+    }
+
+    /// The same lines separated by `separator` (a `--format` given), whatever the name says.
+    pub fn separated_by(mut self, separator: Option<Separator>) -> Self {
+        if let Some(separator) = separator {
+            self.separator = separator;
+        }
+        self
     }
 
     /// An error at `column` (1-based; 0 for none) of the current line.
@@ -345,31 +340,43 @@ pub(crate) fn distinct_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Ve
     out
 }
 
-/// The error for a first line that is one field holding `;` or a tab: a file separated by
-/// them (Excel and R's `write.csv2` in comma-decimal locales write `;`; `.tsv` has tabs) reads
-/// as one column, which only failed later ("no label column", "expected 1 fields").
-fn other_separator(first: &[Field]) -> Option<String> {
+/// The error for a first line that is one field holding `;`, a tab or a comma (another
+/// separator than the one read): a file separated by them (Excel and R's `write.csv2` in
+/// comma-decimal locales write `;`; `.tsv` has tabs) reads as one column, which only failed
+/// later ("no label column", "expected 1 fields").
+fn other_separator(first: &[Field], read: Separator) -> Option<String> {
     let [only] = first else { return None };
-    let (separator, name, read) = if only.text.contains(';') {
+    let has = |c: char| only.text.contains(c);
+    let read_as = match read {
+        Separator::TAB => "this input is read separated by tabs (a .tsv name or --format tsv)",
+        _ => "CSV is read separated by commas",
+    };
+    let (holding, name, fix) = if has(';') {
         (
             "';'",
             "semicolons",
-            "read_csv(path, sep=';').to_csv(new_path, index=False), with decimal=',' when its \
-             numbers are written 1,5",
+            "convert it, e.g. with pandas: read_csv(path, sep=';').to_csv(new_path, \
+             index=False), with decimal=',' when its numbers are written 1,5"
+                .to_string(),
         )
-    } else if only.text.contains('\t') {
-        return Some(
-            "the first line is one field holding a tab: the file looks separated by tabs, and \
-             a .csv file is read separated by commas; name it .tsv (or .tsv.gz) to read it \
-             separated by tabs"
-                .into(),
-        );
+    } else if has('\t') && read != Separator::TAB {
+        (
+            "a tab",
+            "tabs",
+            "give --format tsv, or name it .tsv (or .tsv.gz), to read it separated by tabs".into(),
+        )
+    } else if has(',') && read == Separator::TAB {
+        (
+            "','",
+            "commas",
+            "give --format csv, or name it .csv, to read it separated by commas".into(),
+        )
     } else {
         return None;
     };
     Some(format!(
-        "the first line is one field holding {separator}: the file looks separated by {name}, \
-         and CSV is read separated by commas; convert it, e.g. with pandas: {read}"
+        "the first line is one field holding {holding}: the file looks separated by {name}, \
+         and {read_as}; {fix}"
     ))
 }
 
@@ -431,7 +438,7 @@ impl Scan {
             ));
         }
         let first_line = lines.line();
-        if let Some(what) = other_separator(&first) {
+        if let Some(what) = other_separator(&first, lines.separator) {
             return Err(lines.error(first[0].column, ParseErrorKind::Column(what)));
         }
         let mut second = Vec::new();
@@ -651,8 +658,20 @@ impl Schema {
         source_name: &str,
         options: &CsvExampleOptions,
     ) -> Result<(Schema, Vec<MixedColumn>), ParseError> {
+        Self::scan_separated(reader, source_name, None, options)
+    }
+
+    /// [`scan_with_warnings`](Self::scan_with_warnings) with the fields separated by
+    /// `separator` (`None`: as the name says, [`Separator::for_path`]): a stream or a file
+    /// whose name does not tell (`--format tsv`).
+    pub fn scan_separated<R: BufRead>(
+        reader: R,
+        source_name: &str,
+        separator: Option<Separator>,
+        options: &CsvExampleOptions,
+    ) -> Result<(Schema, Vec<MixedColumn>), ParseError> {
         let once = std::iter::once(Ok((reader, source_name.to_string())));
-        Self::scan_all(once, options).map(|(schema, _, mixed)| (schema, mixed))
+        Self::scan_all(once, separator, options).map(|(schema, _, mixed)| (schema, mixed))
     }
 
     /// The schema of several CSV files read as one input, in order (the shards of a data set,
@@ -669,7 +688,7 @@ impl Schema {
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         options: &CsvExampleOptions,
     ) -> Result<(Schema, Vec<ClassLabel>), ParseError> {
-        Self::scan_all(sources, options).map(|(schema, labels, _)| (schema, labels))
+        Self::scan_all(sources, None, options).map(|(schema, labels, _)| (schema, labels))
     }
 
     /// [`scan_files`](Self::scan_files), and the columns of numbers read as strings because
@@ -685,6 +704,7 @@ impl Schema {
 
     fn scan_all<R: BufRead>(
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
+        separator: Option<Separator>,
         options: &CsvExampleOptions,
     ) -> Result<Scanned, ParseError> {
         let mut sources = sources.into_iter();
@@ -693,10 +713,11 @@ impl Schema {
             return Err(ParseError::new("CSV input", 0, 0, kind));
         };
         let (reader, name) = first?;
-        let mut scan = Scan::start(CsvLines::new(reader, name.as_str()), options)?;
+        let lines = |reader, name: &str| CsvLines::new(reader, name).separated_by(separator);
+        let mut scan = Scan::start(lines(reader, name.as_str()), options)?;
         for source in sources {
             let (reader, name) = source?;
-            scan.next_file(CsvLines::new(reader, name.as_str()))?;
+            scan.next_file(lines(reader, name.as_str()))?;
         }
         scan.finish(options)
     }

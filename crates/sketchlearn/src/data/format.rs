@@ -15,7 +15,9 @@ use std::str::FromStr;
 /// use sketchlearn::data::Format;
 /// assert_eq!(Format::Auto.resolve("train.vw.gz"), Format::Vw);
 /// assert_eq!(Format::Auto.resolve("rows.csv"), Format::Csv);
-/// assert_eq!(Format::Auto.resolve("rows.tsv.gz"), Format::Csv); // tab-separated
+/// assert_eq!(Format::Auto.resolve("rows.tsv.gz"), Format::Tsv); // CSV separated by tabs
+/// assert_eq!("tsv".parse::<Format>().unwrap().separator(), sketchlearn::data::Separator::TAB);
+/// assert!(Format::Tsv.is_csv() && Format::Csv.is_csv() && !Format::Vw.is_csv());
 /// assert_eq!(Format::Auto.resolve("a9a"), Format::Libsvm);
 /// assert_eq!("vw".parse::<Format>().unwrap(), Format::Vw);
 /// ```
@@ -23,7 +25,7 @@ use std::str::FromStr;
     Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
 pub enum Format {
-    /// From the file name: `.vw` → VW, `.csv` → CSV, `.tsv` → CSV separated by tabs, anything
+    /// From the file name: `.vw` → VW, `.csv` → CSV, `.tsv` → TSV (CSV separated by tabs), anything
     /// else LIBSVM (a `.gz` suffix is looked through).
     #[default]
     Auto,
@@ -31,14 +33,23 @@ pub enum Format {
     Libsvm,
     /// Vowpal Wabbit text: `label [importance] [tag] |ns feature[:value] ...`, hashed as VW does.
     Vw,
-    /// Comma-separated values (tab-separated for a `.tsv` name, see
-    /// [`Separator::for_path`](super::Separator::for_path)).
+    /// Comma-separated values.
     Csv,
+    /// CSV separated by tabs (`--format tsv`, or a `.tsv` name): the same columns, schema and
+    /// models as [`Format::Csv`] (a model trained on one reads the other), only the separator
+    /// differs.
+    Tsv,
 }
 
 impl Format {
     /// Every format, in a fixed order.
-    pub const ALL: [Format; 4] = [Format::Auto, Format::Libsvm, Format::Vw, Format::Csv];
+    pub const ALL: [Format; 5] = [
+        Format::Auto,
+        Format::Libsvm,
+        Format::Vw,
+        Format::Csv,
+        Format::Tsv,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -47,6 +58,37 @@ impl Format {
             Format::Libsvm => "libsvm",
             Format::Vw => "vw",
             Format::Csv => "csv",
+            Format::Tsv => "tsv",
+        }
+    }
+
+    /// Whether rows are read as separated fields through a schema: CSV or TSV.
+    pub fn is_csv(self) -> bool {
+        matches!(self, Format::Csv | Format::Tsv)
+    }
+
+    /// The byte between the fields of a CSV format: a tab for TSV, else a comma.
+    pub fn separator(self) -> super::Separator {
+        match self {
+            Format::Tsv => super::Separator::TAB,
+            _ => super::Separator::COMMA,
+        }
+    }
+
+    /// TSV for TSV, else CSV: the key of rows read through a schema (a cache's).
+    pub(crate) fn csv_format(self) -> Format {
+        match self {
+            Format::Tsv => Format::Tsv,
+            _ => Format::Csv,
+        }
+    }
+
+    /// What a model keeps of the format (TSV is CSV: the schema does not depend on the
+    /// separator, so a model trained on either reads both).
+    pub fn kind(self) -> Format {
+        match self {
+            Format::Tsv => Format::Csv,
+            f => f,
         }
     }
 
@@ -57,8 +99,10 @@ impl Format {
                 let p = path.strip_suffix(".gz").unwrap_or(path);
                 if p.ends_with(".vw") {
                     Format::Vw
-                } else if p.ends_with(".csv") || p.ends_with(".tsv") {
+                } else if p.ends_with(".csv") {
                     Format::Csv
+                } else if p.ends_with(".tsv") {
+                    Format::Tsv
                 } else {
                     Format::Libsvm
                 }
@@ -148,7 +192,7 @@ impl ExampleReader {
         };
         match format {
             Format::Vw if zero_based => unsupported("--zero-based applies to LIBSVM input only"),
-            Format::Csv => {
+            Format::Csv | Format::Tsv => {
                 unsupported("CSV input has no label column here: give a LIBSVM or VW file")
             }
             f => Ok(f),

@@ -37,7 +37,7 @@ impl InputSpec {
     ) -> Self {
         let format = match format {
             Format::Auto => Format::Libsvm,
-            f => f,
+            f => f.kind(), // TSV is kept as CSV: a model reads both
         };
         InputSpec {
             format,
@@ -56,6 +56,7 @@ impl InputSpec {
         bits: Option<u32>,
         source: &str,
     ) -> Result<(), String> {
+        let format = format.kind();
         let name = |f: Format| match f {
             Format::Vw => "VW text",
             Format::Csv => "CSV",

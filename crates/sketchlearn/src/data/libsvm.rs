@@ -128,7 +128,7 @@ impl<R: BufRead> LibsvmReader<R> {
                 }
                 Ok(false) => continue,
                 Err(e) => {
-                    let (position, kind) = in_other_encoding(line, e);
+                    let (position, kind) = super::text_input::in_other_encoding(line, e);
                     return Err(self.lines.error(offset + position + 1, kind));
                 }
             }
@@ -395,20 +395,6 @@ fn plain_line(
         next_min = index + 1;
         ex.indices.push(index as u32);
         ex.values.push(value);
-    }
-}
-
-/// `error`, or, when the token it points into holds a byte that is not UTF-8 (a Latin-1 export),
-/// the error that says so at that byte (rather than "cannot parse value").
-fn in_other_encoding(line: &[u8], error: LineError) -> LineError {
-    let start = error.0.min(line.len());
-    let end = line[start..]
-        .iter()
-        .position(|&b| is_space(b))
-        .map_or(line.len(), |k| start + k);
-    match super::text_input::not_utf8(&line[start..end]) {
-        Some((k, kind)) => (start + k, kind),
-        None => error,
     }
 }
 

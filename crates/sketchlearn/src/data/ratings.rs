@@ -272,17 +272,18 @@ pub fn read_header(
         ));
     }
     let mut input = open_input(path)?;
-    let mut line = String::new();
+    let mut bytes = Vec::new();
     let mut line_no = 0;
     loop {
-        line.clear();
+        bytes.clear();
         line_no += 1;
         let n = input
-            .read_line(&mut line)
+            .read_until(b'\n', &mut bytes)
             .map_err(|e| ParseError::io(path, line_no, &e))?;
         if n == 0 {
             return Ok(None);
         }
+        let line = super::text_input::utf8_line(&bytes, path, line_no)?;
         let text = line
             .trim_start_matches('\u{feff}')
             .trim_end_matches(['\n', '\r']);
@@ -631,7 +632,8 @@ pub fn parse_ratings_with_side(
                     table.stats.malformed += 1;
                     continue;
                 }
-                return Err(err(e.valid_up_to() + 1, ParseErrorKind::InvalidUtf8).into());
+                let (k, kind) = super::text_input::not_utf8_at(bytes, e);
+                return Err(err(k + 1, kind).into());
             }
         };
         if line.trim().is_empty() {

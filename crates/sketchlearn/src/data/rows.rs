@@ -54,7 +54,8 @@ pub fn for_each_row<E: std::error::Error + 'static>(
         line,
         error,
     };
-    if format.resolve(path) == Format::Csv {
+    let format = format.resolve(path);
+    if format.is_csv() {
         if zero_based {
             return Err(ParseError::new(
                 super::source::source_name(path),
@@ -69,7 +70,7 @@ pub fn for_each_row<E: std::error::Error + 'static>(
         let mut reader = CsvReader::open(
             path,
             CsvOptions {
-                separator: super::Separator::for_path(path),
+                separator: format.separator(),
                 ..CsvOptions::default()
             },
         )?;

@@ -158,3 +158,22 @@ pub(crate) fn not_utf8_at(text: &[u8], e: std::str::Utf8Error) -> (usize, ParseE
     );
     (k, ParseErrorKind::Column(what))
 }
+
+/// `error` (a 0-based position in `line` and its kind), or, when the whitespace-separated token
+/// it points into holds a byte that is not UTF-8 (a Latin-1 export), the error that says so at
+/// that byte ([`not_utf8`]) rather than "cannot parse value": the one rule of the LIBSVM and VW
+/// readers' error paths.
+pub(crate) fn in_other_encoding(
+    line: &[u8],
+    error: (usize, ParseErrorKind),
+) -> (usize, ParseErrorKind) {
+    let start = error.0.min(line.len());
+    let end = line[start..]
+        .iter()
+        .position(|&b| super::decimal::is_space(b))
+        .map_or(line.len(), |k| start + k);
+    match not_utf8(&line[start..end]) {
+        Some((k, kind)) => (start + k, kind),
+        None => error,
+    }
+}

@@ -212,7 +212,16 @@ impl<R: BufRead> VwReader<R> {
                     self.examples += 1;
                     return Ok(true);
                 }
-                Err((col, kind)) => return Err(self.lines.error(col + 1, kind)),
+                Err((col, kind)) => {
+                    // A token that does not parse because it is in another encoding says so.
+                    let (col, kind) = match kind {
+                        ParseErrorKind::UnparsableLabel(_) | ParseErrorKind::UnparsableValue(_) => {
+                            super::text_input::in_other_encoding(line, (col, kind))
+                        }
+                        kind => (col, kind),
+                    };
+                    return Err(self.lines.error(col + 1, kind));
+                }
             }
         }
         Ok(false)

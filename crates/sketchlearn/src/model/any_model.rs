@@ -72,7 +72,7 @@ impl AnyModel {
         let Some(spec) = self.input() else {
             return Ok(resolved);
         };
-        if spec.format == Format::Csv && format == Format::Auto {
+        if spec.format == Format::Csv && format == Format::Auto && !resolved.is_csv() {
             resolved = Format::Csv;
         }
         spec.check(resolved, zero_based, bits, file)?;

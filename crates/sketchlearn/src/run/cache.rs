@@ -125,10 +125,12 @@ impl CacheKey {
     pub(crate) fn csv(
         schema: &Schema,
         scan: Option<&CsvExampleOptions>,
+        format: Format,
         source: Stamp,
     ) -> CacheKey {
         CacheKey {
-            format: Format::Csv,
+            // CSV or TSV: the separator decides the rows as much as the schema does.
+            format: format.csv_format(),
             zero_based: false,
             bits: 0,
             interactions: Interactions::default(),
@@ -272,6 +274,7 @@ impl Cache {
         &mut self,
         source: &Stamp,
         options: &CsvExampleOptions,
+        format: Format,
     ) -> Result<Option<Schema>, RunError> {
         if *source == Stamp::Stream {
             return Ok(None);
@@ -283,7 +286,7 @@ impl Cache {
         let header_len = 16 + key.len() as u64;
         let Some(old) = postcard::from_bytes::<CacheKey>(&key)
             .ok()
-            .filter(|old| version == VERSION && old.format == Format::Csv)
+            .filter(|old| version == VERSION && old.format == format.csv_format())
             .filter(|old| old.source == *source && old.scan.as_ref() == Some(options))
         else {
             return Ok(None);
@@ -418,8 +421,9 @@ pub fn write_cache(mut input: Input, options: &ReadOptions) -> Result<CacheOutco
     }
     let format = input.format(options.format);
     let (examples, fresh) = if format == Format::Csv {
-        let schema = super::csv::scan(&mut input, &options.csv)?;
-        read_all(input.open_csv(&schema)?)?
+        let format = input.csv_format(options.format);
+        let schema = super::csv::scan(&mut input, &options.csv, format)?;
+        read_all(input.open_csv(&schema, format)?)?
     } else {
         let bits = options.bits(format, None)?;
         read_all(input.open(options, bits)?)?

@@ -11,7 +11,7 @@
 //! the same schema, model and progressive error as the file.
 
 use super::{Input, RunError, TrainOptions, Warning};
-use crate::data::{CsvExampleOptions, CsvExampleReader, LabelValues, Schema};
+use crate::data::{CsvExampleOptions, CsvExampleReader, Format, LabelValues, Schema};
 use crate::labels::Classes;
 use std::io::BufRead;
 
@@ -33,11 +33,16 @@ pub(crate) fn model_schema<'a>(
     })
 }
 
-/// Opens `input`'s rows through `schema` (the values unseen in training it meets are kept for
-/// [`Input::unseen_categories`]).
-pub(crate) fn reader(input: &mut Input, schema: &Schema) -> Result<CsvRows, RunError> {
+/// Opens `input`'s rows through `schema`, separated as `format` (CSV or TSV) says (the values
+/// unseen in training it meets are kept for [`Input::unseen_categories`]).
+pub(crate) fn reader(
+    input: &mut Input,
+    schema: &Schema,
+    format: Format,
+) -> Result<CsvRows, RunError> {
     let name = input.name().to_owned();
-    let reader = CsvExampleReader::new(input.open_text()?, name, schema.clone());
+    let reader = CsvExampleReader::new(input.open_text()?, name, schema.clone())
+        .separated_by(Some(format.separator()));
     input.watch_unseen(reader.unseen_categories());
     Ok(reader)
 }
@@ -50,23 +55,30 @@ pub(crate) fn scan_new(input: &mut Input, options: &TrainOptions) -> Result<Sche
             "CSV input: the dimension comes from the columns (no --dim)",
         ));
     }
-    scan(input, &options.read.csv)
+    let format = input.csv_format(options.read.format);
+    scan(input, &options.read.csv, format)
 }
 
 /// Scans `input` for a new model's schema and checks that it has a label column (its labels
-/// are the run's to map, as any format's: [`super::labels`]). With a valid cache that records
-/// this scan, the schema comes from the cache and the text is not read
-/// ([`Input::cached_schema`]).
-pub(crate) fn scan(input: &mut Input, options: &CsvExampleOptions) -> Result<Schema, RunError> {
+/// are the run's to map, as any format's: [`super::labels`]); its rows are separated as
+/// `format` (CSV or TSV) says. With a valid cache that records this scan, the schema comes from
+/// the cache and the text is not read ([`Input::cached_schema`]).
+pub(crate) fn scan(
+    input: &mut Input,
+    options: &CsvExampleOptions,
+    format: Format,
+) -> Result<Schema, RunError> {
     let name = input.name().to_owned();
-    let schema = match input.cached_schema(options)? {
+    let schema = match input.cached_schema(options, format)? {
         Some(schema) => schema,
         None => {
             // The schema needs every string column's values (and the rows, for the
             // one-hot/hashed choice) before the first example is learned: a stream read once
             // is spooled first.
             input.spool()?;
-            let (schema, mixed) = Schema::scan_with_warnings(input.open_text()?, &name, options)?;
+            let separator = Some(format.separator());
+            let (schema, mixed) =
+                Schema::scan_separated(input.open_text()?, &name, separator, options)?;
             input.note_scan(mixed.into_iter().map(Warning::MixedColumn));
             input.record_scan(&schema, options);
             schema
@@ -150,8 +162,8 @@ mod tests {
         let text = b"y,c,x\nYes,a,1\nNo,b,2\nYes,a,\n".to_vec();
         let input = || Input::bytes("t.csv", text.clone()).cache(&cache);
         let mut first = input();
-        let schema = scan(&mut first, &options("y")).unwrap();
-        assert!(!drain(first.open_csv(&schema).unwrap()));
+        let schema = scan(&mut first, &options("y"), Format::Csv).unwrap();
+        assert!(!drain(first.open_csv(&schema, Format::Csv).unwrap()));
         assert_eq!(
             first.opens(),
             2,
@@ -159,9 +171,24 @@ mod tests {
         );
 
         let mut again = input();
-        assert_eq!(scan(&mut again, &options("y")).unwrap(), schema);
-        assert!(drain(again.open_csv(&schema).unwrap()));
+        assert_eq!(
+            scan(&mut again, &options("y"), Format::Csv).unwrap(),
+            schema
+        );
+        assert!(drain(again.open_csv(&schema, Format::Csv).unwrap()));
         assert_eq!(again.opens(), 0, "neither scanned nor parsed");
+
+        // Read as TSV, the cache of the comma-separated rows does not serve: the text is
+        // scanned, as one column holding commas (refused, with the fix).
+        let mut tsv = input();
+        let err = scan(&mut tsv, &options("y"), Format::Tsv)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("separated by commas") && err.contains("--format csv"),
+            "{err}"
+        );
+        assert_eq!(tsv.opens(), 1);
 
         // Other scan options: the text is scanned (the schema differs, the cache is rebuilt).
         let mut other = input();
@@ -169,19 +196,22 @@ mod tests {
             ignore_columns: vec!["c".parse().unwrap()],
             ..options("y")
         };
-        let narrower = scan(&mut other, &ignored).unwrap();
+        let narrower = scan(&mut other, &ignored, Format::Csv).unwrap();
         assert_ne!(narrower, schema);
-        assert!(!drain(other.open_csv(&narrower).unwrap()));
+        assert!(!drain(other.open_csv(&narrower, Format::Csv).unwrap()));
         assert_eq!(other.opens(), 2);
 
         // A cache written through a model's schema (`test`: no scan) records no scan options:
         // a later scan reads the text, and its schema — the same — is served by that cache.
         std::fs::remove_file(&cache).unwrap();
         let mut evaluated = input();
-        assert!(!drain(evaluated.open_csv(&schema).unwrap()));
+        assert!(!drain(evaluated.open_csv(&schema, Format::Csv).unwrap()));
         let mut trained = input();
-        assert_eq!(scan(&mut trained, &options("y")).unwrap(), schema);
-        assert!(drain(trained.open_csv(&schema).unwrap()));
+        assert_eq!(
+            scan(&mut trained, &options("y"), Format::Csv).unwrap(),
+            schema
+        );
+        assert!(drain(trained.open_csv(&schema, Format::Csv).unwrap()));
         assert_eq!(trained.opens(), 1, "scanned once, the rows from the cache");
         std::fs::remove_file(&cache).unwrap();
     }

@@ -239,8 +239,20 @@ impl Input {
         }
     }
 
-    /// The format: `format`, or detected from the name when `Auto`.
+    /// The format: `format`, or detected from the name when `Auto`; TSV is CSV
+    /// ([`Format::kind`]: the same schema and models, [`Input::csv_format`] tells the
+    /// separator).
     pub fn format(&self, format: Format) -> Format {
+        self.resolved(format).kind()
+    }
+
+    /// `format` resolved from the name, TSV kept apart from CSV: which separator CSV rows
+    /// are read with ([`Format::separator`]).
+    pub(crate) fn csv_format(&self, format: Format) -> Format {
+        self.resolved(format)
+    }
+
+    fn resolved(&self, format: Format) -> Format {
         match &self.kind {
             Kind::Path(p) => format.resolve(p),
             _ => format.resolve(&self.name),
@@ -314,27 +326,34 @@ impl Input {
         )
     }
 
-    /// CSV rows read through `schema`, through the cache when there is one (a cache written
-    /// here records the options of this run's scan when `schema` came from one).
-    pub(crate) fn open_csv(&mut self, schema: &Schema) -> Result<Opened<CsvRows>, RunError> {
+    /// CSV rows read through `schema` with the separator of `format` (CSV or TSV), through
+    /// the cache when there is one (a cache written here records the options of this run's
+    /// scan when `schema` came from one).
+    pub(crate) fn open_csv(
+        &mut self,
+        schema: &Schema,
+        format: Format,
+    ) -> Result<Opened<CsvRows>, RunError> {
         self.cached(
-            |cache, source| CacheKey::csv(schema, cache.scan_of(schema), source),
-            |input| super::csv::reader(input, schema),
+            |cache, source| CacheKey::csv(schema, cache.scan_of(schema), format, source),
+            |input| super::csv::reader(input, schema, format),
         )
     }
 
-    /// The CSV schema a scan with `options` would give, when a valid cache of this input
-    /// records it (then the text is not read: [`Cache::scanned_schema`]).
+    /// The CSV schema a scan with `options` of the rows read as `format` (CSV or TSV) would
+    /// give, when a valid cache of this input records it (then the text is not read:
+    /// [`Cache::scanned_schema`]).
     pub(crate) fn cached_schema(
         &mut self,
         options: &CsvExampleOptions,
+        format: Format,
     ) -> Result<Option<Schema>, RunError> {
         let Some(mut cache) = self.cache.take() else {
             return Ok(None);
         };
         let found = self
             .stamp()
-            .and_then(|source| cache.scanned_schema(&source, options));
+            .and_then(|source| cache.scanned_schema(&source, options, format));
         self.cache = Some(cache);
         found
     }
@@ -384,7 +403,8 @@ impl Input {
 /// How to read an [`Input`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadOptions {
-    /// The format (default: detected from the name: `.vw` VW, `.csv` CSV, else LIBSVM).
+    /// The format (default: detected from the name: `.vw` VW, `.csv` CSV, `.tsv` TSV, else
+    /// LIBSVM; a stream or another name is read as TSV with `Format::Tsv`).
     pub format: Format,
     /// LIBSVM indices start at 0.
     pub zero_based: bool,
@@ -464,7 +484,8 @@ pub(crate) fn examples(
 ) -> Result<Examples, RunError> {
     if input.format(options.format) == Format::Csv {
         let schema = super::csv::model_schema(input, schema)?;
-        return Ok(boxed(input.open_csv(schema)?, options.read_ahead));
+        let format = input.csv_format(options.format);
+        return Ok(boxed(input.open_csv(schema, format)?, options.read_ahead));
     }
     let options = ReadOptions {
         interactions,

@@ -136,7 +136,7 @@ impl SketchJob {
         let cfg = &self.config;
         cfg.build(0)?; // validate hyper-parameters before reading anything
         let signed = cfg.method.is_signed();
-        if signed && self.format.resolve(&self.file) == Format::Csv {
+        if signed && self.format.resolve(&self.file).is_csv() {
             return Err(SketchJobError::Invalid(format!(
                 "{} signs each row by its label; CSV input has no labels",
                 cfg.method

@@ -150,7 +150,12 @@ fn malformed_rows_name_line_and_column_or_are_skipped() {
     // Invalid UTF-8 is an error with its column, or skipped.
     let bytes = b"1 2 3\n1 \xff 3\n2 2 4\n";
     let err = parse_ratings(&bytes[..], "bin", &RatingsOptions::default()).unwrap_err();
-    assert_eq!(err.to_string(), "bin:2:3: invalid UTF-8");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("bin:2:3: not UTF-8 text (byte 0xff)"),
+        "{text}"
+    );
+    assert!(text.contains("iconv -f latin1 -t utf-8"), "{text}");
     let skip = RatingsOptions {
         malformed: Malformed::Skip,
         ..Default::default()
