@@ -42,20 +42,24 @@ fn emit(
     out(super::passes::clip(p, clip))
 }
 
-/// The lines of `file`, each with its 1-based number, or the read error naming it.
+/// The lines of `file` (without their `\n` or `\r\n`), each with its 1-based number, or the
+/// read error naming it; a line that is not UTF-8 is the error that names its byte and the
+/// `iconv` fix ([`utf8_line`](crate::data::text_input::utf8_line)).
 fn numbered_lines(
     file: &str,
 ) -> Result<impl Iterator<Item = Result<(u64, String), FmRunError>> + use<>, FmRunError> {
     let name = source_name(file).to_string();
     let input = crate::open_input(file)?;
-    Ok(input.lines().enumerate().map(move |(k, line)| {
+    Ok(input.split(b'\n').enumerate().map(move |(k, line)| {
         let line_no = k as u64 + 1;
-        line.map(|l| (line_no, l))
-            .map_err(|error| FmRunError::Read {
-                source_name: name.clone(),
-                line: line_no,
-                error,
-            })
+        let bytes = line.map_err(|error| FmRunError::Read {
+            source_name: name.clone(),
+            line: line_no,
+            error,
+        })?;
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+        let text = crate::data::text_input::utf8_line(bytes, &name, line_no)?;
+        Ok((line_no, text.to_owned()))
     }))
 }
 
@@ -78,6 +82,10 @@ fn numbered_lines(
 ///     Ok(())
 /// })?;
 /// assert_eq!((n, scores.len()), (2, 2));
+/// std::fs::write(&pairs, b"1\t10\n3\t1\xe9\n")?; // Latin-1: named, with the fix
+/// let err = run::score_pairs(&fitted.model, pairs.to_str().unwrap(), &options, &mut |_| Ok(()));
+/// let err = err.unwrap_err().to_string();
+/// assert!(err.contains("_pairs.tsv:2:4: not UTF-8 text (byte 0xe9)") && err.contains("iconv"), "{err}");
 /// assert!(scores[0] > scores[1]); // user 1 rates item 10 highest
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
