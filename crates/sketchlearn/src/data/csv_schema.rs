@@ -699,7 +699,7 @@ impl Schema {
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         options: &CsvExampleOptions,
     ) -> Result<(Schema, Vec<ClassLabel>, Vec<MixedColumn>), ParseError> {
-        Self::scan_all(sources, options)
+        Self::scan_all(sources, None, options)
     }
 
     fn scan_all<R: BufRead>(

@@ -153,7 +153,10 @@ fn dense_with_bias(x: &[f64], d: usize, value: f64, out: &mut Vec<f64>) {
 
 impl<L: OnlineLearner> OnlineLearner for Intercept<L> {
     fn dim(&self) -> usize {
-        self.inner.dim() - 1
+        // The inner learner has the bias column, so at least one; a damaged model file's inner
+        // of none reports `usize::MAX` (as the release build's wrapping did), which the load
+        // checks refuse as a dimension above 2^32 instead of panicking in a debug build.
+        self.inner.dim().checked_sub(1).unwrap_or(usize::MAX)
     }
 
     fn predict(&self, x: Row<'_>) -> f64 {
