@@ -17,11 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+from bench_dask import blocks_per_task, cpu_seconds, head_file, held_out, local_client
 from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit
 from sklearn.datasets import load_svmlight_file
-
-from bench_dask import blocks_per_task, cpu_seconds, head_file, held_out, local_client
 
 D = 1 << 20
 
