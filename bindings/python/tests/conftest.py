@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -13,6 +14,19 @@ from sklearn.datasets import load_svmlight_file
 
 #: The repository root (bindings/python/tests → ../../..).
 ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _ctrl_c_raises():
+    """Ctrl-C raises ``KeyboardInterrupt`` in the tests, as in an interactive session, also when
+    pytest runs as a background job of a non-interactive shell (``cmd &``, ``nohup``), which
+    starts it with SIGINT ignored: the Ctrl-C tests (``test_interrupt.py``, ``test_threads.py``)
+    send SIGINT to this process and would otherwise wait for a long fit to end."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(scope="session")
