@@ -14,12 +14,10 @@ import glob
 import hashlib
 import os
 import sys
-import time
 from pathlib import Path
 
-from bench_dask import blocks_per_task, cpu_seconds, head_file, held_out, local_client
-from sketchlearn import OnlineClassifier
-from sketchlearn.dask import fit
+from bench_dask import head_file, held_out
+from dask_fit_files import timed_fit
 from sklearn.datasets import load_svmlight_file
 
 D = 1 << 20
@@ -33,24 +31,9 @@ def main() -> None:
     X, _ = load_svmlight_file(test, n_features=D)
     for k in (1, workers):
         load = os.getloadavg()[0]
-        with local_client(k) as client:
-            fit(OnlineClassifier(), [warm], n_features=D, client=client)
-            cpu0, own0, t0 = client.run(cpu_seconds), cpu_seconds(), time.perf_counter()
-            per_task = blocks_per_task(len(paths), k, 1)
-            model = fit(
-                OnlineClassifier(),
-                paths,
-                n_features=D,
-                client=client,
-                blocks_per_task=per_task,
-            )
-            secs, own, cpu = (
-                time.perf_counter() - t0,
-                cpu_seconds() - own0,
-                client.run(cpu_seconds),
-            )
+        model, secs, own, cpu = timed_fit(paths, k, warm, D)
         err, _ = held_out(model, test, D)
-        used = ", ".join(f"{cpu[w] - cpu0[w]:.2f}" for w in sorted(cpu))
+        used = ", ".join(f"{c:.2f}" for c in cpu)
         digest = hashlib.sha256(model.decision_function(X).tobytes()).hexdigest()[:16]
         print(
             f"{k} worker(s): wall {secs:.2f} s, workers' CPU {used} s, client + scheduler CPU "

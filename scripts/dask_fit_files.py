@@ -21,10 +21,10 @@ from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit
 
 
-def main() -> None:
-    where, tag, k, d = sys.argv[1], sys.argv[2], int(sys.argv[3]), 1 << 20
-    paths = sorted(glob.glob(where + "/gen[0-9]*.libsvm"))
-    warm = head_file(paths[0], Path(where).parent)
+def timed_fit(paths: list, k: int, warm: str, d: int = 1 << 20):
+    """The benchmark's one-round fit of ``paths`` on ``k`` local workers, after a warm-up fit
+    of ``warm``: the fitted model, its wall seconds, the client's CPU seconds and each
+    worker's CPU seconds (in the workers' order). Also ``dask_ab.py``'s."""
     with local_client(k) as client:
         fit(OnlineClassifier(), [warm], n_features=d, client=client)
         cpu0, own0, t0 = client.run(cpu_seconds), cpu_seconds(), time.perf_counter()
@@ -38,8 +38,15 @@ def main() -> None:
         )
         secs, own = time.perf_counter() - t0, cpu_seconds() - own0
         cpu = client.run(cpu_seconds)
+    return model, secs, own, [cpu[w] - cpu0[w] for w in sorted(cpu)]
+
+
+def main() -> None:
+    where, tag, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    paths = sorted(glob.glob(where + "/gen[0-9]*.libsvm"))
+    model, secs, own, cpu = timed_fit(paths, k, head_file(paths[0], Path(where).parent))
     n = model.learners_.examples_seen
-    used = ", ".join(f"{cpu[w] - cpu0[w]:.2f}" for w in sorted(cpu))
+    used = ", ".join(f"{c:.2f}" for c in cpu)
     state = hashlib.sha256(model.learners_.state_bytes()).hexdigest()[:8]
     print(
         f"{tag} {k}w: {n / secs:,.0f} ex/s wall {secs:.2f} s workers' CPU {used} client "
