@@ -170,19 +170,17 @@ fn format_tsv_reads_a_stream_and_another_name_as_the_csv() {
 #[test]
 fn the_wrong_separator_for_a_stream_names_the_fix() {
     let rows = "a,b,y\n1,2,0\n3,4,1\n";
+    let as_tsv = [
+        "train",
+        "--quiet",
+        "--format",
+        "tsv",
+        "--label-column",
+        "y",
+        "-",
+    ];
     // A CSV read as TSV: one field holding commas.
-    let out = run_with_stdin(
-        &[
-            "train",
-            "--quiet",
-            "--format",
-            "tsv",
-            "--label-column",
-            "y",
-            "-",
-        ],
-        rows.as_bytes(),
-    );
+    let out = run_with_stdin(&as_tsv, rows.as_bytes());
     assert_mentions(
         &failure(&out),
         &["<stdin>:1:1", "separated by commas", "--format csv"],
@@ -199,18 +197,7 @@ fn the_wrong_separator_for_a_stream_names_the_fix() {
     );
     // Semicolons stay out of scope: the conversion is named.
     let semi = rows.replace(',', ";");
-    let out = run_with_stdin(
-        &[
-            "train",
-            "--quiet",
-            "--format",
-            "tsv",
-            "--label-column",
-            "y",
-            "-",
-        ],
-        semi.as_bytes(),
-    );
+    let out = run_with_stdin(&as_tsv, semi.as_bytes());
     assert_mentions(&failure(&out), &["separated by semicolons", "sep=';'"]);
     // CSV-only flags with another format are still refused.
     let out = run(&[

@@ -347,13 +347,9 @@ pub(crate) fn trailing_separator(
     expected: usize,
     separator: Separator,
 ) -> ParseErrorKind {
-    let sep = match separator.byte() {
-        b'\t' => "tab".to_string(),
-        b => format!("'{}'", b as char),
-    };
-    let pattern = match separator.byte() {
-        b'\t' => "\\t".to_string(),
-        b => (b as char).to_string(),
+    let (sep, pattern) = match separator.byte() {
+        b'\t' => ("tab".to_string(), "\\t".to_string()),
+        b => (format!("'{}'", b as char), (b as char).to_string()),
     };
     ParseErrorKind::Column(format!(
         "a trailing {sep} ends this row: {found} fields, the last one empty, where {expected} \
