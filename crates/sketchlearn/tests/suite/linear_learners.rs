@@ -499,7 +499,7 @@ fn bad_examples_are_errors_not_panics() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(24), .. ProptestConfig::default() })]
 
     #[test]
     fn sparse_and_dense_rows_learn_the_same(seed in any::<u64>(), which in 0usize..20) {

@@ -6,18 +6,17 @@
 //! intercept. A model saved mid-stream resumes bit for bit, and a damaged one is refused.
 //!
 //! "Equal" is `TOL·(1 + scale)` plus a multiple of how far the dense learner moves from itself
-//! when its inputs move by one ulp (its rounding twin; `sparse_softmax.rs` explains why the
-//! dense learner's own amplification of rounding must be allowed for). RP draws the same Gaussian
-//! rows in both forms (same seed); the dense Oja curvature is started from the sparse learner's
-//! initial directions. Over RFD a stream is compared until the two FD sketches part (the sparse
+//! when its inputs move by one ulp (the largest spread of its rounding twins, `common/twins.rs`;
+//! `sparse_softmax.rs` explains why the dense learner's own amplification of rounding must be
+//! allowed for). RP draws the same Gaussian rows in both forms (same seed); the dense Oja
+//! curvature is started from the sparse learner's initial directions. Over RFD a stream is compared until the two FD sketches part (the sparse
 //! shrink's own precision, see `sparse_softmax.rs`).
 
 use crate::common;
 
+use common::twins::{twin_spread, RoundingTwins};
 use common::{scale_of, spread};
 use proptest::prelude::*;
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use sketchlearn::labels::Classes;
 use sketchlearn::linear::curvature::{AnyCurvature, FdCurvature, RpCurvature};
 use sketchlearn::linear::multiclass::{
@@ -120,25 +119,11 @@ fn pair(case: &Case, seed: u64) -> (SoftmaxSon, AnyMulticlass) {
     (dense, sparse)
 }
 
-/// The dense learner learning the same stream with every value moved by one relative ulp.
-struct Twin {
-    learner: SoftmaxSon,
-    rng: Xoshiro256PlusPlus,
-}
+/// The dense learner's rounding twins ([`common::twins`]).
+type Twins = RoundingTwins<SoftmaxSon>;
 
-impl Twin {
-    fn learn(&mut self, idx: &[u32], val: &[f64], y: usize, w: f64) {
-        let values = common::one_ulp_off(&mut self.rng, val);
-        let x = Row::Sparse {
-            indices: idx,
-            values: &values,
-        };
-        self.learner.learn(x, y, w).unwrap();
-    }
-}
-
-fn allowed(a: &[f64], twin: &[f64], scale: f64) -> f64 {
-    TOL * (1.0 + scale) + AMPLIFIED * spread(a, twin)
+fn allowed(a: &[f64], twins: &[Vec<f64>], scale: f64) -> f64 {
+    TOL * (1.0 + scale) + AMPLIFIED * twin_spread(a, twins)
 }
 
 /// `max |BᵀB − B̃ᵀB̃| / max |BᵀB|` of the two FD sketches (0 for RP and Oja, whose sketches
@@ -153,10 +138,7 @@ fn sketch_gap(dense: &SoftmaxSon, sparse: &AnyMulticlass) -> f64 {
 /// Runs both learners and the twin over `rows`; returns the rounds compared.
 fn run_case(case: &Case, seed: u64, rows: &Data) -> Result<usize, TestCaseError> {
     let (mut dense, mut sparse) = pair(case, seed);
-    let mut twin = Twin {
-        learner: dense.clone(),
-        rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x7417),
-    };
+    let mut twins = Twins::of(&dense, seed);
     for (t, (idx, val, y, w)) in rows.iter().enumerate() {
         let x = Row::Sparse {
             indices: idx,
@@ -166,14 +148,18 @@ fn run_case(case: &Case, seed: u64, rows: &Data) -> Result<usize, TestCaseError>
         // change `Δz` of the scores moves `p` by at most `2·max|Δz|` (to first order), so the
         // probabilities are held to the scores' allowance (on saturated probabilities the
         // twin's own spread in `p` says little).
-        let (sd, st, ss) = (dense.scores(x), twin.learner.scores(x), sparse.scores(x));
+        let (sd, st, ss) = (
+            dense.scores(x),
+            twins.map(|l| l.scores(x)),
+            sparse.scores(x),
+        );
         let tol = allowed(&sd, &st, scale_of(&sd));
         prop_assert!(
             spread(&sd, &ss) <= tol,
             "scores before round {t}: {sd:?} vs {ss:?} (twin {st:?})"
         );
         let pd = dense.learn(x, *y, *w).unwrap();
-        twin.learn(idx, val, *y, *w);
+        twins.learn(idx, val, *y, *w).unwrap();
         let ps = sparse
             .learn(x, *y, *w)
             .map_err(|e| TestCaseError::fail(format!("round {t}: sparse refused: {e}")))?;
@@ -184,7 +170,11 @@ fn run_case(case: &Case, seed: u64, rows: &Data) -> Result<usize, TestCaseError>
             spread(&pd, &ps) <= TOL + 2.0 * tol,
             "round {t}: {pd:?} vs {ps:?}"
         );
-        let (sd, st, ss) = (dense.scores(x), twin.learner.scores(x), sparse.scores(x));
+        let (sd, st, ss) = (
+            dense.scores(x),
+            twins.map(|l| l.scores(x)),
+            sparse.scores(x),
+        );
         let tol = allowed(&sd, &st, scale_of(&sd));
         prop_assert!(
             spread(&sd, &ss) <= tol,
@@ -195,7 +185,7 @@ fn run_case(case: &Case, seed: u64, rows: &Data) -> Result<usize, TestCaseError>
     let as_dense = |l: &SoftmaxSon| flat(AnyMulticlass::Softmax(l.clone()).class_weights());
     let (wd, wt, ws) = (
         as_dense(&dense),
-        as_dense(&twin.learner),
+        twins.map(as_dense),
         flat(sparse.class_weights()),
     );
     prop_assert_eq!(wd.len(), ws.len());
@@ -233,7 +223,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(CASES)))]
 
     /// Dense and sparse-time softmax SON agree round by round and in their weights, over RP
     /// and Oja, with and without diagonal adaptation, and over RFD with it.

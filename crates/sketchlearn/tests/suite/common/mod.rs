@@ -6,6 +6,8 @@ pub mod fixtures;
 pub mod golden;
 pub mod scratch;
 pub mod sparse_rows;
+#[allow(dead_code)] // only the sparse-time softmax tests use it
+pub mod twins;
 
 use proptest::prelude::*;
 
@@ -185,6 +187,16 @@ pub fn mismatched_classes_error(
     m.save(path).unwrap();
     MulticlassModel::load(path).unwrap();
     err
+}
+
+/// The number of cases of a proptest: `PROPTEST_CASES` when it is set (proptest's own
+/// `with_cases` overrides that variable), else `default`.
+#[allow(dead_code)]
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// The largest magnitude in a vector: the scale of its rounding errors.
