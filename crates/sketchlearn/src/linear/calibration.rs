@@ -66,6 +66,16 @@ impl Calibration {
         sigmoid(self.scale * p)
     }
 
+    /// `s·p`: the calibrated score, whose `σ` is [`Calibration::probability`]; 0 when `s = 0`
+    /// whatever `p` (a member that knows nothing says ½, also for an infinite score).
+    pub fn scaled(&self, p: f64) -> f64 {
+        if self.scale == 0.0 {
+            0.0
+        } else {
+            self.scale * p
+        }
+    }
+
     /// The state as saved: `[s, H]`.
     pub fn to_pair(self) -> [f64; 2] {
         [self.scale, self.curvature]

@@ -22,6 +22,11 @@
 //! with the counts in its message.)
 
 use super::calibration::Calibration;
+
+/// The first format version whose `AdaHedgeCalibrated` mixtures save the calibrated-output flag
+/// ([`Mixture::set_calibrated_output`]); earlier files load with it off, so they predict as
+/// they did.
+pub(crate) const CALIBRATED_OUTPUT_SINCE: u32 = 10;
 use super::mixture_retirement::Retirement;
 use super::shared_scaling::{link, ScaledRows};
 use super::{MixRule, Mixture, OnlineLearner};
@@ -51,6 +56,7 @@ impl<L: Serialize> Serialize for Mixture<L> {
         let mut cum_loss = self.cum_loss.clone();
         if self.rule == MixRule::AdaHedgeCalibrated {
             cum_loss.extend(self.calibration.iter().flat_map(|c| c.to_pair()));
+            cum_loss.push(if self.calibrated_output { 1.0 } else { 0.0 });
         }
         cum_loss.extend(self.retirement.to_saved());
         Wire {
@@ -76,11 +82,10 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
     fn try_from(w: MixtureWire<L>) -> Result<Self, String> {
         let k = w.members.len();
         let mut cum_loss = w.cum_loss;
-        let base = if w.rule == MixRule::AdaHedgeCalibrated {
-            3 * k
-        } else {
-            k
-        };
+        let calibrated = w.rule == MixRule::AdaHedgeCalibrated;
+        // The output flag, in files from format version 10 on.
+        let flagged = calibrated && crate::model::decoding_version() >= CALIBRATED_OUTPUT_SINCE;
+        let base = if calibrated { 3 * k } else { k } + usize::from(flagged);
         let dim = w.members.first().map_or(0, |m| m.dim());
         let saved = if (base + k + 1..=base + k + 2).contains(&cum_loss.len()) {
             cum_loss.split_off(base)
@@ -88,7 +93,20 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             Vec::new()
         };
         let retirement = Retirement::from_saved(k, &saved, dim)?;
-        let calibration = if w.rule == MixRule::AdaHedgeCalibrated {
+        let calibrated_output = if flagged {
+            match cum_loss.pop() {
+                Some(0.0) => false,
+                Some(1.0) => true,
+                other => {
+                    return Err(format!(
+                        "mixture: the saved calibrated-output flag is {other:?}, expected 0 or 1"
+                    ))
+                }
+            }
+        } else {
+            false
+        };
+        let calibration = if calibrated {
             if cum_loss.len() != 3 * k {
                 return Err(format!(
                     "mixture of {k} members: {} saved loss and calibration values, expected {}",
@@ -126,6 +144,7 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             refused: w.refused,
             gap: w.gap,
             calibration,
+            calibrated_output,
             scratch: Vec::new(),
             losses: Vec::new(),
             pi: Vec::new(),
