@@ -299,43 +299,6 @@ impl<L: OnlineLearner> Mixture<L> {
         self.refused
     }
 
-    /// Makes the prediction mix the members' *calibrated* probabilities,
-    /// `P(y = 1) = Σ_k π_k σ(s_k·p_k)` (returned as its log-odds), instead of the raw
-    /// `Σ_k π_k σ(p_k)` — under [`MixRule::AdaHedgeCalibrated`] with the logistic loss; any other
-    /// rule or loss ignores it. Output only: the members, their calibrations, the losses and
-    /// the weights evolve bit for bit as without it (the prediction of a round is formed before
-    /// and apart from its weighting, [`Mixture::mix_round`]). The default classifier's mixture
-    /// ([`Algorithm::Auto`](super::Algorithm::Auto) and `AutoSparse` with the logistic loss)
-    /// turns it on; a mixture nested as a member (the AdaGrad grid) keeps the raw prediction,
-    /// which is the score its parent calibrates and grades.
-    ///
-    /// **Why it is still the Hedge prediction of the cited bound.** The rule grades member `k`
-    /// on round `t` by the Brier score `(1 − q_k(y))²` of `q_k = σ(s_k·p_k)`, with `s_k` the
-    /// scale *before* the round's label is learned ([`Calibration`]: the prediction is formed
-    /// before the calibrations step, so it stays out of sample). The calibrated prediction
-    /// `Q = Σ_k π_k q_k` mixes exactly the graded probabilities with the Hedge weights, and the
-    /// Brier score is convex in the probability, so each round (Jensen)
-    /// `(1 − Q(y))² ≤ Σ_k π_k (1 − q_k(y))² = h_t`, the Hedge loss that AdaHedge's regret bound
-    /// is stated for (de Rooij et al. 2014, Thm. 8: `Σ_t h_t ≤ L* + 2√(L*(T − L*)/T·ln K) +
-    /// 16/3·ln K + 2` with `L*` the best member's cumulative graded loss). The mixture's own
-    /// Brier score is therefore at most the best calibrated member's plus that regret. The raw
-    /// prediction mixes `σ(p_k)`, which are not the graded probabilities: no bound links its
-    /// Brier score (or log loss) to the members' grades, and an over-confident leader's
-    /// `σ(p_k)` is what it returns (measured in `docs/results/calibration.md`). A member with
-    /// `s_k = 0` contributes `σ(0) = ½`, "no information", exactly what was graded (a score
-    /// that is infinite then counts as 0, not `0·∞`).
-    pub fn set_calibrated_output(&mut self, on: bool) {
-        self.calibrated_output = on;
-    }
-
-    /// Whether the prediction mixes calibrated probabilities ([`Mixture::set_calibrated_output`]
-    /// was turned on, the rule is `AdaHedgeCalibrated` and the loss logistic).
-    pub fn calibrates_output(&self) -> bool {
-        self.calibrated_output
-            && self.rule == MixRule::AdaHedgeCalibrated
-            && self.loss == Loss::Logistic
-    }
-
     /// The mixture's score from the members' scores `preds`.
     fn combine(&self, preds: &[f64]) -> f64 {
         match self.loss {

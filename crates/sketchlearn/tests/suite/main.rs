@@ -6,6 +6,7 @@
 mod common;
 
 mod cache;
+mod calibrated_output;
 mod cancel_run;
 mod csv_examples;
 mod csv_reader;
