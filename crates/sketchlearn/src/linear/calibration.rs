@@ -1,7 +1,8 @@
 //! The online calibration of a member's score that [`MixRule::AdaHedgeCalibrated`] grades: a
 //! member's probability of the positive label is `σ(s·p)`, `p` its score, `s ≥ 0` a scale fitted
 //! online to the labels by one-dimensional logistic regression (Platt scaling without offset:
-//! Platt, *Probabilistic outputs for support vector machines*, 1999, §2).
+//! Platt, *Probabilistic outputs for support vector machines*, 1999, §2). The default classifier
+//! also *predicts* with these probabilities (`mixture_output.rs`).
 //!
 //! # Why
 //!

@@ -4,6 +4,9 @@
 //!
 //! The prediction averages the members' *probabilities* for the logistic loss,
 //! `P(y = 1) = Σ_k π_k σ(p_k)` (returned as its log-odds), and their margins for the other losses.
+//! The default classifier's mixture ([`MixRule::AdaHedgeCalibrated`], logistic loss) averages the
+//! probabilities its rule grades, the *calibrated* `σ(s_k·p_k)` (`mixture_output.rs`: why this is
+//! still the Hedge prediction of the bound cited below, and the measurements).
 //!
 //! * [`MixRule::AdaHedgeCalibrated`] (the default of [`Algorithm::Auto`](super::Algorithm::Auto)
 //!   for classification since issue 27): [`MixRule::AdaHedgeBrier`] on each member's probability

@@ -20,6 +20,14 @@
 //! the earlier binary wrote, and a file of the earlier binary continues with `ε` alone, as it
 //! did. (A binary from before the rule refuses a file saved with `ε = 0` below the coverage,
 //! with the counts in its message.)
+//!
+//! From format version 10 ([`CALIBRATED_OUTPUT_SINCE`]) an `AdaHedgeCalibrated` mixture saves
+//! one more value right after the calibration pairs, its calibrated-output flag (0 or 1,
+//! [`Mixture::set_calibrated_output`]): `[L…, s_1, H_1, …, s_K, H_K, o]`, then the retirement's
+//! values as above — `3K + 1`, `4K + 2` or `4K + 3` values. Which layout a file has is told by
+//! its version, not by the length (`4K + 2` is also a version-9 length), and a file of
+//! version 9 or older loads with the flag off: it predicts with the raw probabilities it was
+//! written with. (A version-9 build refuses a version-10 file at the header.)
 
 use super::calibration::Calibration;
 
