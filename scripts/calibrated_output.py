@@ -54,7 +54,9 @@ ws.finish()
 def train(binary, path, *flags):
     """`train --quiet --json` of one file: (examples, error, log loss)."""
     cmd = [binary, "train", "--quiet", "--json", *flags, str(path)]
-    j = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    j = json.loads(
+        subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    )
     return j["examples"], j["progressive_error"], j["progressive_loss"]
 
 

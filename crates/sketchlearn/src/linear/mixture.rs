@@ -671,7 +671,8 @@ impl<L: OnlineLearner + Clone> OnlineLearner for Mixture<L> {
 /// (The losses are each member's *on its own shard*: the merged members' losses on the other
 /// shard are not known.) Each member's score calibration is merged by [`Calibration::merge`].
 /// A member stays retired only if it retired in both, and the merge ends with a retirement check
-/// (`mixture_retirement.rs`).
+/// (`mixture_retirement.rs`). The output ([`Mixture::set_calibrated_output`]) stays this
+/// mixture's: it is not learned state.
 impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
     /// The mixtures' own rules (members, rule, loss, rate), then every member's, so that no
     /// member is merged when a later one is refused.

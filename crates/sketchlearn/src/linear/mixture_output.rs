@@ -54,7 +54,6 @@ impl<L: OnlineLearner> Mixture<L> {
             && self.rule == MixRule::AdaHedgeCalibrated
             && self.loss == Loss::Logistic
     }
-
 }
 
 #[cfg(test)]
@@ -73,8 +72,8 @@ mod tests {
             FixedLinear::new(vec![2.0], "a").unwrap(),
             FixedLinear::new(vec![-4.0], "b").unwrap(),
         ];
-        let mut mix = Mixture::new(members, Loss::Logistic, MixRule::AdaHedgeCalibrated, 1.0)
-            .unwrap();
+        let mut mix =
+            Mixture::new(members, Loss::Logistic, MixRule::AdaHedgeCalibrated, 1.0).unwrap();
         mix.log_weight = vec![(1.0f64 / 3.0).ln(), 0.0];
         mix.calibration = vec![
             Calibration::from_pair(0.5, 300.0).unwrap(),
@@ -83,7 +82,10 @@ mod tests {
         let x = Row::Dense(&[1.0]);
         let odds = |q: f64| (q / (1.0 - q)).ln();
         let raw = mix.predict(x);
-        assert!((raw - odds(0.233_688_926_966_039_24)).abs() < 1e-12, "{raw}");
+        assert!(
+            (raw - odds(0.233_688_926_966_039_24)).abs() < 1e-12,
+            "{raw}"
+        );
         assert!(!mix.calibrates_output());
         mix.set_calibrated_output(true);
         assert!(mix.calibrates_output());

@@ -37,7 +37,11 @@ fn generated(n: usize, d: usize, nnz: usize) -> String {
             .collect();
         let noise: f64 = rng.sample(StandardNormal);
         let margin: f64 = idx.iter().zip(&val).map(|(&j, v)| theta[j] * v).sum();
-        out.push_str(if margin + 0.25 * noise > 0.0 { "1" } else { "-1" });
+        out.push_str(if margin + 0.25 * noise > 0.0 {
+            "1"
+        } else {
+            "-1"
+        });
         for (j, v) in idx.iter().zip(&val) {
             write!(out, " {}:{v}", j + 1).unwrap();
         }
@@ -107,7 +111,10 @@ fn the_default_is_no_worse_than_a_coin_on_a_sparse_stream_and_the_switch_changes
     off.set_calibrated_output(false);
     let on_loss = progressive_log_loss(&mut on, &rows);
     let off_loss = progressive_log_loss(&mut off, &rows);
-    assert!((on_loss - calibrated).abs() < 1e-9, "{on_loss} vs train's {calibrated}");
+    assert!(
+        (on_loss - calibrated).abs() < 1e-9,
+        "{on_loss} vs train's {calibrated}"
+    );
     assert!(off_loss > LN2 + 0.005, "raw log loss {off_loss}");
     let bits = |l: &sketchlearn::linear::AnyLearner| postcard::to_allocvec(l).unwrap();
     assert_ne!(bits(&on), bits(&off), "the flag is saved");
@@ -123,7 +130,10 @@ fn a_saved_model_predicts_the_same_and_a_version_9_file_keeps_the_raw_output() {
     let back = LinearModel::from_bytes(&model.to_bytes().unwrap(), "memory").unwrap();
     assert!(back.mixture().unwrap().calibrates_output());
     for ex in &rows {
-        let (a, b) = (model.learner.predict(ex.row()), back.learner.predict(ex.row()));
+        let (a, b) = (
+            model.learner.predict(ex.row()),
+            back.learner.predict(ex.row()),
+        );
         assert_eq!(a.to_bits(), b.to_bits());
     }
     let old = golden_dir().join("heart-auto-sparse-v9.model");

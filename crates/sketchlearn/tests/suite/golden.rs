@@ -18,8 +18,7 @@
 
 use sketchlearn::fm::{FmAlgorithm, FmConfig};
 use sketchlearn::linear::{
-    Algorithm, AnyLearner, CurvatureKind, LearnerConfig, LinearModel, OnlineLearner,
-    Representation,
+    Algorithm, AnyLearner, CurvatureKind, LearnerConfig, LinearModel, OnlineLearner, Representation,
 };
 use sketchlearn::loss::Loss;
 use sketchlearn::Row;
@@ -224,7 +223,10 @@ fn compute(retirement: Option<f64>) -> BTreeMap<String, String> {
             let calibrates = matches!(&learner, AnyLearner::Mixture(m) if m.calibrates_output());
             if calibrates && retirement.is_none() {
                 let mut calibrated = learner.clone();
-                out.insert(format!("{name}/{case}/calibrated"), run(&mut calibrated, data));
+                out.insert(
+                    format!("{name}/{case}/calibrated"),
+                    run(&mut calibrated, data),
+                );
             }
             learner.set_calibrated_output(false);
             out.insert(format!("{name}/{case}"), run(&mut learner, data));
