@@ -114,7 +114,11 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// [`ModelError::UnsupportedVersion`] ("written by a newer sketchlearn") instead of failing
 /// to decode it. Every other payload is the same as version 8's; a version-8 file loads as
 /// before (a `ProximalOgd` of version 8 may hold either pair layout; from 9 only the shorter).
-pub const FORMAT_VERSION: u32 = 9;
+/// Version 10: the default classifier's mixture (`AdaHedgeCalibrated`) saves whether it
+/// predicts with its members' calibrated probabilities (`linear/mixture_wire.rs`); a file of an
+/// earlier version loads with the raw prediction it was written with. Every other payload is
+/// the same as version 9's.
+pub const FORMAT_VERSION: u32 = 10;
 
 /// The oldest format version that [`from_bytes_with`]/[`load_with`] hand to their decoder
 /// (older ones are [`ModelError::UnsupportedVersion`]).

@@ -111,6 +111,15 @@ impl AnyLearner {
         })
     }
 
+    /// [`Mixture::set_calibrated_output`] on this learner if it is a mixture (the default
+    /// classifier's top level; nothing otherwise). One-against-all turns it off for its class
+    /// learners: their raw scores are what it compares and normalises.
+    pub fn set_calibrated_output(&mut self, on: bool) {
+        if let AnyLearner::Mixture(m) = self {
+            m.set_calibrated_output(on);
+        }
+    }
+
     /// [`Mixture::forget_retired`] on this learner's mixture (a mixture, or a scaled one: the
     /// learners whose model reports a mixture) over `base`'s, the learner it grew from: `base`'s
     /// learner put back for each of `members`, all retired here. The predictions and what it

@@ -1,7 +1,8 @@
 //! The online calibration of a member's score that [`MixRule::AdaHedgeCalibrated`] grades: a
 //! member's probability of the positive label is `σ(s·p)`, `p` its score, `s ≥ 0` a scale fitted
 //! online to the labels by one-dimensional logistic regression (Platt scaling without offset:
-//! Platt, *Probabilistic outputs for support vector machines*, 1999, §2).
+//! Platt, *Probabilistic outputs for support vector machines*, 1999, §2). The default classifier
+//! also *predicts* with these probabilities (`mixture_output.rs`).
 //!
 //! # Why
 //!
@@ -64,6 +65,16 @@ impl Calibration {
     /// `σ(s·p)`: the calibrated probability of the positive label for score `p`.
     pub fn probability(&self, p: f64) -> f64 {
         sigmoid(self.scale * p)
+    }
+
+    /// `s·p`: the calibrated score, whose `σ` is [`Calibration::probability`]; 0 when `s = 0`
+    /// whatever `p` (a member that knows nothing says ½, also for an infinite score).
+    pub fn scaled(&self, p: f64) -> f64 {
+        if self.scale == 0.0 {
+            0.0
+        } else {
+            self.scale * p
+        }
     }
 
     /// The state as saved: `[s, H]`.

@@ -321,12 +321,11 @@ fn mixture_of(
             members,
         )?)));
     }
-    Ok(AnyLearner::Mixture(Mixture::new(
-        members,
-        config.loss,
-        config.mix_rule(),
-        1.0,
-    )?))
+    let mut mixture = Mixture::new(members, config.loss, config.mix_rule(), 1.0)?;
+    // The default logistic classifier predicts with the probabilities its rule grades; a
+    // nested grid keeps the raw score its parent grades (`Mixture::set_calibrated_output`).
+    mixture.set_calibrated_output(auto && config.loss == crate::loss::Loss::Logistic);
+    Ok(AnyLearner::Mixture(mixture))
 }
 
 fn newton_params(config: &LearnerConfig) -> NewtonParams {

@@ -4,6 +4,9 @@
 //!
 //! The prediction averages the members' *probabilities* for the logistic loss,
 //! `P(y = 1) = Σ_k π_k σ(p_k)` (returned as its log-odds), and their margins for the other losses.
+//! The default classifier's mixture ([`MixRule::AdaHedgeCalibrated`], logistic loss) averages the
+//! probabilities its rule grades, the *calibrated* `σ(s_k·p_k)` (`mixture_output.rs`: why this is
+//! still the Hedge prediction of the bound cited below, and the measurements).
 //!
 //! * [`MixRule::AdaHedgeCalibrated`] (the default of [`Algorithm::Auto`](super::Algorithm::Auto)
 //!   for classification since issue 27): [`MixRule::AdaHedgeBrier`] on each member's probability
@@ -184,6 +187,10 @@ pub struct Mixture<L = AnyLearner> {
     /// Each member's score calibration ([`MixRule::AdaHedgeCalibrated`]; unused by the other
     /// rules). Saved inside `cum_loss`'s sequence (`mixture_wire.rs`).
     pub(super) calibration: Vec<Calibration>,
+    /// Whether the prediction mixes the calibrated probabilities `σ(s_k·p_k)` rather than the
+    /// raw `σ(p_k)` ([`Mixture::set_calibrated_output`]; `AdaHedgeCalibrated` with the logistic
+    /// loss only). Saved from format version 10 (`mixture_wire.rs`).
+    pub(super) calibrated_output: bool,
     pub(super) scratch: Vec<f64>,
     pub(super) losses: Vec<f64>,
     pub(super) pi: Vec<f64>,
@@ -235,6 +242,7 @@ impl<L: OnlineLearner> Mixture<L> {
             refused: 0,
             gap: 0.0,
             calibration: vec![Calibration::default(); k],
+            calibrated_output: false,
             scratch: Vec::new(),
             losses: Vec::new(),
             pi: Vec::new(),
@@ -309,8 +317,14 @@ impl<L: OnlineLearner> Mixture<L> {
                         &mut heap
                     }
                 };
-                for (s, &p) in pair.iter_mut().zip(preds) {
-                    *s = softplus_pair(p);
+                if self.calibrates_output() {
+                    for ((s, &p), c) in pair.iter_mut().zip(preds).zip(&self.calibration) {
+                        *s = softplus_pair(c.scaled(p));
+                    }
+                } else {
+                    for (s, &p) in pair.iter_mut().zip(preds) {
+                        *s = softplus_pair(p);
+                    }
                 }
                 let pair = &*pair;
                 let lse = |side: fn(&(f64, f64)) -> f64| {
@@ -657,7 +671,8 @@ impl<L: OnlineLearner + Clone> OnlineLearner for Mixture<L> {
 /// (The losses are each member's *on its own shard*: the merged members' losses on the other
 /// shard are not known.) Each member's score calibration is merged by [`Calibration::merge`].
 /// A member stays retired only if it retired in both, and the merge ends with a retirement check
-/// (`mixture_retirement.rs`).
+/// (`mixture_retirement.rs`). The output ([`Mixture::set_calibrated_output`]) stays this
+/// mixture's: it is not learned state.
 impl<L: OnlineLearner + MergeShare> MergeShare for Mixture<L> {
     /// The mixtures' own rules (members, rule, loss, rate), then every member's, so that no
     /// member is merged when a later one is refused.

@@ -20,8 +20,21 @@
 //! the earlier binary wrote, and a file of the earlier binary continues with `ε` alone, as it
 //! did. (A binary from before the rule refuses a file saved with `ε = 0` below the coverage,
 //! with the counts in its message.)
+//!
+//! From format version 10 ([`CALIBRATED_OUTPUT_SINCE`]) an `AdaHedgeCalibrated` mixture saves
+//! one more value right after the calibration pairs, its calibrated-output flag (0 or 1,
+//! [`Mixture::set_calibrated_output`]): `[L…, s_1, H_1, …, s_K, H_K, o]`, then the retirement's
+//! values as above — `3K + 1`, `4K + 2` or `4K + 3` values. Which layout a file has is told by
+//! its version, not by the length (`4K + 2` is also a version-9 length), and a file of
+//! version 9 or older loads with the flag off: it predicts with the raw probabilities it was
+//! written with. (A version-9 build refuses a version-10 file at the header.)
 
 use super::calibration::Calibration;
+
+/// The first format version whose `AdaHedgeCalibrated` mixtures save the calibrated-output flag
+/// ([`Mixture::set_calibrated_output`]); earlier files load with it off, so they predict as
+/// they did.
+pub(crate) const CALIBRATED_OUTPUT_SINCE: u32 = 10;
 use super::mixture_retirement::Retirement;
 use super::shared_scaling::{link, ScaledRows};
 use super::{MixRule, Mixture, OnlineLearner};
@@ -51,6 +64,7 @@ impl<L: Serialize> Serialize for Mixture<L> {
         let mut cum_loss = self.cum_loss.clone();
         if self.rule == MixRule::AdaHedgeCalibrated {
             cum_loss.extend(self.calibration.iter().flat_map(|c| c.to_pair()));
+            cum_loss.push(if self.calibrated_output { 1.0 } else { 0.0 });
         }
         cum_loss.extend(self.retirement.to_saved());
         Wire {
@@ -76,11 +90,10 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
     fn try_from(w: MixtureWire<L>) -> Result<Self, String> {
         let k = w.members.len();
         let mut cum_loss = w.cum_loss;
-        let base = if w.rule == MixRule::AdaHedgeCalibrated {
-            3 * k
-        } else {
-            k
-        };
+        let calibrated = w.rule == MixRule::AdaHedgeCalibrated;
+        // The output flag, in files from format version 10 on.
+        let flagged = calibrated && crate::model::decoding_version() >= CALIBRATED_OUTPUT_SINCE;
+        let base = if calibrated { 3 * k } else { k } + usize::from(flagged);
         let dim = w.members.first().map_or(0, |m| m.dim());
         let saved = if (base + k + 1..=base + k + 2).contains(&cum_loss.len()) {
             cum_loss.split_off(base)
@@ -88,7 +101,20 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             Vec::new()
         };
         let retirement = Retirement::from_saved(k, &saved, dim)?;
-        let calibration = if w.rule == MixRule::AdaHedgeCalibrated {
+        let calibrated_output = if flagged {
+            match cum_loss.pop() {
+                Some(0.0) => false,
+                Some(1.0) => true,
+                other => {
+                    return Err(format!(
+                        "mixture: the saved calibrated-output flag is {other:?}, expected 0 or 1"
+                    ))
+                }
+            }
+        } else {
+            false
+        };
+        let calibration = if calibrated {
             if cum_loss.len() != 3 * k {
                 return Err(format!(
                     "mixture of {k} members: {} saved loss and calibration values, expected {}",
@@ -126,6 +152,7 @@ impl<L: OnlineLearner> TryFrom<MixtureWire<L>> for Mixture<L> {
             refused: w.refused,
             gap: w.gap,
             calibration,
+            calibrated_output,
             scratch: Vec::new(),
             losses: Vec::new(),
             pi: Vec::new(),

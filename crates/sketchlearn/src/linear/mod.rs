@@ -30,6 +30,7 @@ mod member_weight;
 mod mixture;
 mod mixture_batch;
 mod mixture_lone;
+mod mixture_output;
 mod mixture_retirement;
 mod mixture_wire;
 mod model_merge;

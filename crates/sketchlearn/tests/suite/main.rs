@@ -6,6 +6,7 @@
 mod common;
 
 mod cache;
+mod calibrated_output;
 mod cancel_run;
 mod csv_examples;
 mod csv_reader;
@@ -62,6 +63,7 @@ mod sparse_model_v4;
 mod sparse_softmax;
 mod sparse_softmax_sketches;
 mod tsv_input;
+mod v10_models;
 mod v8_models;
 mod v9_models;
 mod vw_reader;

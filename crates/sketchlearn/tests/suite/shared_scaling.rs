@@ -100,7 +100,9 @@ fn own_scalings(config: &LearnerConfig) -> Mixture<Own> {
             Own(AnyLearner::UnitScaling(Box::new(UnitScaling::new(built))))
         })
         .collect();
-    Mixture::new(members, config.loss, config.mix_rule(), 1.0).unwrap()
+    let mut mixture = Mixture::new(members, config.loss, config.mix_rule(), 1.0).unwrap();
+    mixture.set_calibrated_output(true); // as the default's (`linear/mixture_output.rs`)
+    mixture
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {

@@ -187,17 +187,29 @@ fn every_case() -> Vec<&'static str> {
         .collect()
 }
 
-/// A version-8 file saved again is the same bytes but for the version number and the checksum:
-/// version 9 changed no layout that version 8 wrote since stop 37 (it only marks them).
+/// A version-8 file saved again is the same bytes but for the version number, the checksum and
+/// (from version 10) the calibrated-output flag of each `AdaHedgeCalibrated` mixture: version 9
+/// changed no layout that version 8 wrote since stop 37 (it only marks them). The default's file
+/// holds two such mixtures (the default and its AdaGrad grid), each one saved value longer
+/// (the flag, 0: the raw output it was written with); it re-saves to itself and predicts and
+/// learns as recorded.
 #[test]
-fn v8_models_resave_to_the_same_payload_under_version_9() {
+fn v8_models_resave_to_the_same_payload_under_version_9_and_10() {
     for name in every_case() {
         let old = fixture(name);
         let new = resaved(name, &old);
-        assert_eq!(&new[8..12], &9u32.to_le_bytes(), "{name}");
+        assert_eq!(&new[8..12], &10u32.to_le_bytes(), "{name}");
         let k = usize::from(u16::from_le_bytes([old[12], old[13]]));
         let crc = 22 + k..26 + k;
-        assert_eq!(new.len(), old.len(), "{name}");
+        let flags = if name.contains("auto") { 2 } else { 0 };
+        assert_eq!(new.len(), old.len() + 8 * flags, "{name}");
+        if flags > 0 {
+            assert_eq!(resaved(name, &new), new, "{name}");
+            let m = LinearModel::from_bytes(&new, name).unwrap();
+            assert!(!m.mixture().unwrap().calibrates_output(), "{name}");
+            assert_eq!(linear_fingerprint(m, &heart()), record(name), "{name}");
+            continue;
+        }
         for range in [0..8, 12..crc.start, crc.end..old.len()] {
             assert_eq!(new[range.clone()], old[range], "{name}");
         }
@@ -216,9 +228,9 @@ fn as_version(mut bytes: Vec<u8>, version: u32) -> Vec<u8> {
     bytes
 }
 
-/// A well-formed file of a later format version (10) is refused before its payload is read, by
+/// A well-formed file of a later format version (11) is refused before its payload is read, by
 /// the loader of every kind and by `peek_kind`, with a message that names both versions and says
-/// to upgrade — what a version-8 build now says of every file this build writes.
+/// to upgrade — what a version-9 build now says of every file this build writes.
 #[test]
 fn a_future_version_is_refused_with_an_upgrade_message() {
     use sketchlearn::fm::{FmAlgorithm, FmConfig, FmModel, FM_MODEL_KIND};
@@ -235,10 +247,10 @@ fn a_future_version_is_refused_with_an_upgrade_message() {
         ),
         ("fm", model::to_bytes(FM_MODEL_KIND, &fm).unwrap()),
     ];
-    let dir = std::env::temp_dir().join(format!("sketchlearn-v10-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("sketchlearn-v11-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (what, image) in images {
-        let future = as_version(image.clone(), 10);
+        let future = as_version(image.clone(), 11);
         let path = dir.join(format!("{what}.model"));
         std::fs::write(&path, &future).unwrap();
         let name = path.display().to_string();
@@ -254,23 +266,23 @@ fn a_future_version_is_refused_with_an_upgrade_message() {
         for err in errors {
             let want = ModelError::UnsupportedVersion {
                 path: name.clone(),
-                found: 10,
+                found: 11,
                 oldest: 4,
-                supported: 9,
+                supported: 10,
             };
             assert_eq!(err.as_ref(), Some(&want), "{what}");
             assert_eq!(
                 want.to_string(),
                 format!(
-                    "{name}: model file format version 10 is not supported: this build reads \
-                     versions 4 to 9; the file was written by a newer sketchlearn, upgrade \
+                    "{name}: model file format version 11 is not supported: this build reads \
+                     versions 4 to 10; the file was written by a newer sketchlearn, upgrade \
                      sketchlearn to read it"
                 )
             );
         }
         // The same image under this version loads (the refusal is the version's alone).
         assert!(model::peek_kind(&path).is_err());
-        std::fs::write(&path, as_version(image, 9)).unwrap();
+        std::fs::write(&path, as_version(image, 10)).unwrap();
         assert!(model::peek_kind(&path).is_ok(), "{what}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

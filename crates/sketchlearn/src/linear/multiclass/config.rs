@@ -168,7 +168,12 @@ impl MulticlassConfig {
         match self.reduction {
             Reduction::OneVsAll => {
                 let members = (0..self.classes)
-                    .map(|_| self.member.build(dim))
+                    .map(|_| {
+                        self.member.build(dim).map(|mut member| {
+                            member.set_calibrated_output(false);
+                            member
+                        })
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(AnyMulticlass::OneVsAll(OneVsAll::new(
                     members,
