@@ -6,9 +6,10 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use sketchlearn::data::Format;
 
-/// `text` as Python writes a `str` (`'\t'`), for messages.
+/// A separator as Python writes it (`'\t'`, `','`): the library's are ASCII.
 fn py_str(text: &str) -> String {
     format!("'{}'", text.escape_debug())
 }
@@ -24,9 +25,11 @@ fn sep_of(format: Format) -> String {
 /// separated by it whatever its name (as pandas' `read_csv(sep=...)`): it goes with `"auto"`
 /// or `"csv"` (the CSV family), or with its own format (`"tsv"` with `"\t"`); anything else is
 /// a `ValueError` naming what is allowed.
-pub fn file_format(format: &str, sep: Option<&str>) -> PyResult<Format> {
+pub fn file_format(format: &str, sep: Option<&Bound<'_, PyString>>) -> PyResult<Format> {
     let format: Format = format.parse().map_err(PyValueError::new_err)?;
-    let Some(sep) = sep else { return Ok(format) };
+    let Some(given) = sep else { return Ok(format) };
+    let sep = given.to_cow()?;
+    let sep: &str = &sep;
     let separated: Vec<Format> = Format::ALL.into_iter().filter(|f| f.is_csv()).collect();
     let Some(&by_sep) = separated.iter().find(|&&f| sep_of(f) == sep) else {
         let allowed: Vec<String> = separated.iter().map(|&f| py_str(&sep_of(f))).collect();
@@ -34,7 +37,7 @@ pub fn file_format(format: &str, sep: Option<&str>) -> PyResult<Format> {
             "sep must be {} (or None: as the file's name says, .tsv separated by tabs and .csv \
              by commas), not {}",
             allowed.join(" or "),
-            py_str(sep)
+            given.repr()?
         )));
     };
     match format {
@@ -59,8 +62,8 @@ pub fn file_format(format: &str, sep: Option<&str>) -> PyResult<Format> {
 /// methods pass on to the reader and the scan.
 #[pyfunction(name = "file_format")]
 #[pyo3(signature = (format="auto", sep=None))]
-pub fn py_file_format(format: &str, sep: Option<&str>) -> PyResult<&'static str> {
-    file_format(format, sep).map(Format::name)
+pub fn py_file_format(format: &str, sep: Option<Bound<'_, PyString>>) -> PyResult<&'static str> {
+    file_format(format, sep.as_ref()).map(Format::name)
 }
 
 /// Whether `path` is read as CSV (comma or tab separated, through a schema) with `format`

@@ -523,6 +523,13 @@ impl Scan {
         if !lines.next_fields(&mut first)? {
             return Ok(());
         }
+        // One field holding another separator, where the columns are several: an error
+        // anyway (header or field count), said as the first file's would be.
+        if let Some(what) =
+            other_separator(&first, lines.separator).filter(|_| self.names.len() > 1)
+        {
+            return Err(lines.error(first[0].column, ParseErrorKind::Column(what)));
+        }
         let mut queue = std::collections::VecDeque::new();
         if self.has_header {
             let found = distinct_names(first.iter().map(|f| f.text.as_str()));

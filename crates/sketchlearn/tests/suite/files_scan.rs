@@ -65,7 +65,16 @@ fn a_given_separator_reads_every_file_whatever_its_name() {
     assert!(
         err.contains("sep='\\t')") && err.contains("(in Python: sep=',')"),
         "{err}"
+    ); // A later file holding the other separator: the same fix, at that file's first line.
+    let mixed = [("a.dat", rows(&labels, ',')), ("b.dat", tabs)];
+    let err = scan(&mixed, Some(Separator::COMMA))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("b.dat:1:1: the first line is one field holding a tab"),
+        "{err}"
     );
+    assert!(err.contains("(in Python: sep='\\t')"), "{err}");
 }
 
 #[test]
