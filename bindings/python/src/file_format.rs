@@ -7,7 +7,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use sketchlearn::data::Format;
+use sketchlearn::data::{Format, InputSpec};
 
 /// A separator as Python writes it (`'\t'`, `','`): the library's are ASCII.
 fn py_str(text: &str) -> String {
@@ -73,4 +73,25 @@ pub fn py_file_format(format: &str, sep: Option<Bound<'_, PyString>>) -> PyResul
 pub fn reads_as_csv(path: std::path::PathBuf, format: &str) -> PyResult<bool> {
     let format = file_format(format, None)?;
     Ok(format.resolve(&path.to_string_lossy()).is_csv())
+}
+
+/// Refuses, before reading, a file that learners fitted on CSV would read as LIBSVM or VW
+/// (`format` resolved from the name of `path`, a `data.txt` given without `sep=`): its rows
+/// would fail as labels that are not numbers, far from the cause. The error names the
+/// `sep=` that reads it through the learners' columns.
+pub fn check_csv_learners(input: Option<&InputSpec>, path: &str, format: Format) -> PyResult<()> {
+    let read = format.resolve(path);
+    match input {
+        Some(spec) if spec.format.is_csv() && !read.is_csv() => {
+            Err(PyValueError::new_err(format!(
+                "{path}: the estimator was fitted on CSV, but this file is read as {} (format='{}' \
+                 {}): give sep=',' or sep='\\t' to read it as CSV separated by commas or tabs \
+                 (or a .csv or .tsv name)",
+                read.name(),
+                format.name(),
+                if format == Format::Auto { "goes by the file's name" } else { "given" },
+            )))
+        }
+        _ => Ok(()),
+    }
 }

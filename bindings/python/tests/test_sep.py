@@ -140,6 +140,16 @@ def test_the_other_separator_names_the_sep_that_reads_it(tmp_path):
     assert est.learners_.examples_seen == 30  # nothing learned from the refused file
     est.partial_fit_file(tabs, sep="\t")
     assert est.learners_.examples_seen == 60
+    # A later .txt without sep= would be read as LIBSVM by its name: refused before reading,
+    # naming the sep= (not a label error at line 1).
+    txt = write(tmp_path / "more.txt", X, colours, y, "\t")
+    with pytest.raises(ValueError, match=r"fitted on CSV, but this file is read as libsvm"):
+        est.partial_fit_file(txt)
+    with pytest.raises(ValueError, match=r"give sep=',' or sep='\\t'"):
+        est.partial_fit_file(txt, format="vw")
+    assert est.learners_.examples_seen == 60
+    est.partial_fit_file(txt, sep="\t")
+    assert est.learners_.examples_seen == 90
 
 
 def twin_labels(n: int, at: int) -> np.ndarray:

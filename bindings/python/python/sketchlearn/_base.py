@@ -253,7 +253,8 @@ class OnlineLinearModel(BaseEstimator):
         ``.tsv`` tabs, ``"csv"`` commas, ``"tsv"`` tabs). It goes with ``format`` ``"auto"``
         or ``"csv"`` (or ``"tsv"`` with ``"\\t"``); another value is a ``ValueError`` naming
         the allowed ones. Give it on every call reading such a file (the model keeps the
-        columns, not the separator: a model fitted on a TSV reads the CSV of the same data).
+        columns, not the separator: a model fitted on a TSV reads the CSV of the same data;
+        fitted on CSV, it refuses a file its name would read as LIBSVM or VW, naming ``sep=``).
         A first line that is one field holding the other separator is an error naming the
         ``sep=`` that reads it.
 
