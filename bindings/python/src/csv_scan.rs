@@ -6,7 +6,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use sketchlearn::data::{
-    open_input, ColumnRef, CsvExampleOptions, Format, InputSpec, MixedColumn, Schema,
+    open_input, CaseTwins, ColumnRef, CsvExampleOptions, Format, InputSpec, MixedColumn, Schema,
 };
 use sketchlearn::labels::ClassLabel;
 
@@ -18,6 +18,8 @@ pub struct CsvScan {
     labels: Vec<ClassLabel>,
     /// The library's warnings about columns of numbers read as strings ([`MixedColumn`]).
     warnings: Vec<String>,
+    /// The library's warning about labels that differ only by case ([`CaseTwins`]).
+    case_warning: Option<String>,
 }
 
 impl CsvScan {
@@ -58,6 +60,14 @@ impl CsvScan {
         self.warnings.clone()
     }
 
+    /// The warning about the first two labels that differ only by case, each with the file,
+    /// line and column where it first appears ([`CaseTwins`]), or `None`: for a classifier
+    /// whose classes are the labels found, once for all the files.
+    #[getter]
+    fn case_warning(&self) -> Option<String> {
+        self.case_warning.clone()
+    }
+
     /// Whether the files have a label column.
     #[getter]
     fn has_labels(&self) -> bool {
@@ -82,12 +92,16 @@ fn column_ref(column: &Bound<'_, PyAny>) -> PyResult<ColumnRef> {
 /// give no feature; string columns with more than `max_categories` values hashed into
 /// `2**hash_bits` features — the CLI's `--header`/`--no-header`, `--label-column`,
 /// `--ignore-columns`, `--max-categories`, `--hash-bits`), the labels and the warnings
-/// (`warnings`). Errors name the file, line and column.
+/// (`warnings`, `case_warning`). The fields are separated as `format` says (a
+/// [`file_format`](crate::file_format::file_format) name: `"csv"` commas, `"tsv"` tabs,
+/// `"auto"` each file as its name says). Errors name the file, line and column.
 #[pyfunction]
-#[pyo3(signature = (paths, *, has_header=None, label_column=None, ignore_columns=Vec::new(), max_categories=64, hash_bits=10))]
+#[pyo3(signature = (paths, *, format="auto", has_header=None, label_column=None, ignore_columns=Vec::new(), max_categories=64, hash_bits=10))]
+#[allow(clippy::too_many_arguments)]
 pub fn scan_csv_files(
     py: Python<'_>,
     paths: Vec<String>,
+    format: &str,
     has_header: Option<bool>,
     label_column: Option<Bound<'_, PyAny>>,
     ignore_columns: Vec<Bound<'_, PyAny>>,
@@ -104,14 +118,23 @@ pub fn scan_csv_files(
         max_categories,
         hash_bits,
     };
+    let separator = match crate::file_format::file_format(format, None)? {
+        Format::Auto => None,
+        f if f.is_csv() => Some(f.separator()),
+        f => {
+            return Err(PyValueError::new_err(format!(
+                "format='{f}' is not CSV: the scan reads CSV files"
+            )))
+        }
+    };
     let sources = || paths.iter().map(|p| open_input(p).map(|r| (r, p.clone())));
-    let (schema, labels, mixed) = py
-        .detach(|| Schema::scan_files_with_warnings(sources(), &options))
+    let found = py
+        .detach(|| Schema::scan_files_separated(sources(), separator, &options))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let warnings = mixed.iter().map(MixedColumn::to_string).collect();
     Ok(CsvScan {
-        schema,
-        labels,
-        warnings,
+        schema: found.schema,
+        labels: found.labels,
+        warnings: found.mixed.iter().map(MixedColumn::to_string).collect(),
+        case_warning: found.case_twins.as_ref().map(CaseTwins::to_string),
     })
 }

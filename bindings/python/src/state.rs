@@ -27,6 +27,15 @@ pub enum State {
 }
 
 impl State {
+    /// How the training input was read (CSV through a schema, for learners built from a CSV
+    /// scan), `None` when unknown.
+    pub fn input(&self) -> Option<&sketchlearn::data::InputSpec> {
+        match self {
+            State::Linear(m) => m.input.as_ref(),
+            State::Multi(m) => m.input.as_ref(),
+        }
+    }
+
     /// Input dimension `d`.
     pub fn dim(&self) -> usize {
         match self {

@@ -180,8 +180,13 @@ def test_partial_fit_file_on_a_csv_file_scans_it_as_train_does(tmp_path):
     y = np.where(X[:, 1] > 0, "Yes", "no")
     y[5] = "yes"
     path = write_csv(tmp_path / "labels.csv", X, y)
-    with pytest.warns(DataWarning, match="the labels Yes and yes in the label column differ"):
+    # Each spelling named where it first appears: yes at row 5, the file's line 7.
+    where = r"\S*labels\.csv:(\d+):\d+"
+    told = rf"^{where}: the labels Yes \(first at {where}\) and yes \(first at {where}\) in column"
+    with pytest.warns(DataWarning, match=told) as record:
         est = OnlineClassifier().partial_fit_file(path)
+    lines = re.match(told, data_warnings(record)[0]).groups()
+    assert lines == ("7", str(int(np.argmax(y == "Yes")) + 2), "7"), lines
     np.testing.assert_array_equal(est.classes_, ["Yes", "no", "yes"])
     assert est.n_features_in_ == 3
     # Options as the CLI's: the label by position, a column ignored; a regressor.
@@ -253,7 +258,10 @@ def test_dask_warns_once_a_fit_of_a_mixed_column_and_of_case_twins(client, tmp_p
     assert len(mixed) == 1 and mixed[0].startswith(f"{paths[2]}: column 'size' is read as"), told
     assert "79 of its 80 values are numbers and 1 is not" in mixed[0]
     assert f"{paths[2]}:7:" in mixed[0]  # row 45 is the third file's 6th: line 7
-    assert any(t.startswith("the labels Yes and yes differ only by case") for t in told), told
+    # Each spelling where it first appears: Yes is row 30, the second file's 11th row: line 12.
+    case = [t for t in told if "differ only by case" in t]
+    assert len(case) == 1 and case[0].startswith(f"{paths[1]}:12:"), told
+    assert f"yes (first at {paths[0]}:" in case[0] and f"Yes (first at {paths[1]}:12:" in case[0]
     assert record[0].filename == __file__
     assert not hasattr(model, "_data_warnings_in_fit")
     assert model.learners_.examples_seen == n

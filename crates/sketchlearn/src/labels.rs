@@ -170,6 +170,36 @@ pub fn differ_only_by_case(a: &str, b: &str) -> bool {
     a != b && a.to_lowercase() == b.to_lowercase()
 }
 
+/// The first two of `labels` that differ only by case ([`differ_only_by_case`]), in the
+/// order they first appear: each label is given with where it first appears (`at`: a line, or
+/// a file's index and line; smaller is earlier), and the pair is the first label whose
+/// lower case was seen before, with that earlier one. `None` when there are none. The one rule
+/// behind a run's warning ([`ClassScan::case_twins`](crate::data::ClassScan::case_twins)) and
+/// a CSV scan's ([`CaseTwins`](crate::data::CaseTwins)).
+///
+/// ```
+/// use sketchlearn::labels::first_case_twins;
+/// let labels = [("yes", 2), ("no", 3), ("Yes", 9), ("YES", 5)];
+/// assert_eq!(first_case_twins(labels), Some((("yes", 2), ("YES", 5))));
+/// assert_eq!(first_case_twins([("a", 1), ("b", 2)]), None);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn first_case_twins<'a, K: Ord + Copy>(
+    labels: impl IntoIterator<Item = (&'a str, K)>,
+) -> Option<((&'a str, K), (&'a str, K))> {
+    let mut by_place: Vec<(&str, K)> = labels.into_iter().collect();
+    by_place.sort_by_key(|&(_, at)| at);
+    let mut seen: std::collections::HashMap<String, (&str, K)> = Default::default();
+    for (text, at) in by_place {
+        let key = text.to_lowercase();
+        if let Some(&first) = seen.get(&key) {
+            return Some((first, (text, at)));
+        }
+        seen.insert(key, (text, at));
+    }
+    None
+}
+
 /// The message of [`LabelError::TooFew`]: the one label found (or none) and the two ways out.
 fn too_few(found: &str) -> String {
     let found = if found.is_empty() {

@@ -12,8 +12,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from sketchlearn import _core
-from sketchlearn._csv_files import csv_scan, is_csv
-from sketchlearn._data_warnings import case_warning, warn_data
+from sketchlearn._csv_files import csv_scan, file_format, is_csv
+from sketchlearn._data_warnings import warn_data
 from sketchlearn._diverged import warn_diverged
 from sketchlearn._progress import print_header, print_rows
 from sketchlearn._refused import warn_refused
@@ -232,6 +232,7 @@ class OnlineLinearModel(BaseEstimator):
         label_column=None,
         header=None,
         ignore_columns=(),
+        sep=None,
     ):
         """Learns one pass over a LIBSVM, VW or CSV file (``.gz`` read through; a ``.tsv`` name
         is CSV separated by tabs), streamed by the Rust reader with no Python per row. The
@@ -246,13 +247,25 @@ class OnlineLinearModel(BaseEstimator):
         Ctrl-C stops the pass at the next row read: the estimator keeps every row learned
         before it, whole, and ``KeyboardInterrupt`` is raised. Returns ``self``.
 
+        ``sep`` (pandas' name): ``","`` or ``"\\t"`` reads the file as CSV separated by
+        commas or tabs whatever its name (``data.txt``, ``export.dat``, a ``.csv`` holding
+        tabs); ``None`` (default): as ``format`` says, ``"auto"`` by the name (``.csv`` commas,
+        ``.tsv`` tabs, ``"csv"`` commas, ``"tsv"`` tabs). It goes with ``format`` ``"auto"``
+        or ``"csv"`` (or ``"tsv"`` with ``"\\t"``); another value is a ``ValueError`` naming
+        the allowed ones. Give it on every call reading such a file (the model keeps the
+        columns, not the separator: a model fitted on a TSV reads the CSV of the same data;
+        fitted on CSV, it refuses a file its name would read as LIBSVM or VW, naming ``sep=``).
+        A first line that is one field holding the other separator is an error naming the
+        ``sep=`` that reads it.
+
         Warns (``sketchlearn.DataWarning``) as ``sketchlearn train`` does of a CSV file's
         scan: a column of numbers with other values among them, read as strings; classes that
-        differ only by case."""
+        differ only by case (with the file, line and column where each first appears)."""
         path = str(path)
+        format = file_format(format, sep)
         csv_given = label_column is not None or header is not None or len(ignore_columns) > 0
         if not hasattr(self, "learners_") and is_csv(path, format):
-            options = {"has_header": header, "label_column": label_column}
+            options = {"format": format, "has_header": header, "label_column": label_column}
             options["ignore_columns"] = list(ignore_columns)
             self._init_csv(path, options, n_features)
         elif csv_given:
@@ -282,7 +295,7 @@ class OnlineLinearModel(BaseEstimator):
         told = list(scan.warnings)
         if not self._regression:
             self._set_classes(classes)
-            told.append(case_warning(self.classes_.tolist(), where=" in the label column"))
+            told.append(scan.case_warning)
         warn_data(told, stacklevel=3)
         self._init_learners(scan.dim, csv=scan)
 

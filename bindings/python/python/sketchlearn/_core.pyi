@@ -172,10 +172,13 @@ class CsvScan:
     def has_labels(self) -> bool: ...
     @property
     def warnings(self) -> list[str]: ...
+    @property
+    def case_warning(self) -> str | None: ...
 
 def scan_csv_files(
     paths: list[str],
     *,
+    format: str = "auto",
     has_header: bool | None = None,
     label_column: str | int | None = None,
     ignore_columns: list[str | int] = ...,
@@ -185,7 +188,18 @@ def scan_csv_files(
     """One scan of the CSV files ``paths`` as one input, in order, GIL released: the schema
     (the CLI's ``--header``/``--no-header``, ``--label-column``, ``--ignore-columns``,
     ``--max-categories``, ``--hash-bits``), the labels and the warnings (columns of numbers
-    read as strings). Errors name file, line and column."""
+    read as strings; ``case_warning``: labels that differ only by case, each where it first
+    appears). ``format``: a :func:`file_format` (``"csv"`` commas, ``"tsv"`` tabs, ``"auto"``
+    each file by its name). Errors name file, line and column."""
+
+def file_format(format: str = "auto", sep: str | None = None) -> str:
+    """The format files are read as: ``format``, or with ``sep`` (``","`` or ``"\\t"``) the
+    CSV format of that separator whatever the file's name; a ``ValueError`` names the allowed
+    values."""
+
+def reads_as_csv(path: str | PathLike, format: str = "auto") -> bool:
+    """Whether ``path`` is read as CSV with ``format`` (``"auto"``: a ``.csv``/``.tsv`` name,
+    ``.gz`` looked through)."""
 
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""

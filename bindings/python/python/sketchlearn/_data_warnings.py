@@ -4,8 +4,10 @@ stderr (``warning: ...``): :class:`DataWarning`.
 - Classes that differ only by case (``yes`` and ``Yes``) are learned as two classes, since
   labels are compared exactly: :func:`case_warning` finds them by the library's rule
   (``sketchlearn::labels::differ_only_by_case``, through ``_core.case_twins``), for the labels
-  a fit finds (``fit``'s ``y``, ``partial_fit``'s ``classes=``, a CSV file's label column,
-  ``sketchlearn.dask``'s classes).
+  a fit finds (``fit``'s ``y``, ``partial_fit``'s ``classes=``, ``sketchlearn.dask``'s
+  classes); the labels of CSV files are judged by the library's scan of them, which words the
+  warning with the file, line and column where each spelling first appears
+  (``_core.CsvScan.case_warning``, once for all the files of a fit).
 - A CSV column of numbers with other values among them is read as strings, every distinct
   number a category of its own: the library's scan words the warning
   (``_core.CsvScan.warnings``), once for all the files of a fit.

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from sketchlearn._csv_files import csv_scan, is_csv
+from sketchlearn._csv_files import csv_scan, file_format, is_csv
 from sketchlearn._data_warnings import case_warning, warn_data
 from sketchlearn._diverged import warn_divergence
 from sketchlearn._refused import warn_refused_count
@@ -439,7 +439,10 @@ def _data_told(est, scan) -> list:
     learned from it (as ``_refused_in_fit``), and told on the client by :func:`_told`."""
     told = [] if scan is None else list(scan.warnings)
     if not est._regression:
-        told.append(case_warning(est.classes_.tolist()))
+        # CSV: the scan's, which names where each spelling first appears; else (or given
+        # classes the files' labels do not pair) the classes'.
+        found = None if scan is None else scan.case_warning
+        told.append(found or case_warning(est.classes_.tolist()))
     return [t for t in told if t is not None]
 
 
@@ -464,7 +467,7 @@ def _csv_files(paths: list, fmt: str) -> bool:
         mixed = paths[csv.index(True)], paths[csv.index(False)]
         raise ValueError(
             f"the files mix CSV ({mixed[0]}) with LIBSVM/VW ({mixed[1]}): one format per fit "
-            "(format='csv' reads every file as CSV)"
+            "(format='csv' reads every file as CSV separated by commas, sep='\\t' by tabs)"
         )
     return all(csv) and bool(paths)
 
@@ -556,6 +559,7 @@ def fit(
     label_column: str | int | None = None,
     header: bool | None = None,
     ignore_columns: Sequence = (),
+    sep: str | None = None,
     holdout=None,
     verbose: bool = False,
 ):
@@ -579,9 +583,11 @@ def fit(
         the labels of all files, scanned on the workers by the Rust reader before learning). More
         than two classes learn a one-against-all model (``reduction="oaa"``; softmax models
         do not merge).
-    format, zero_based : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`
+    format, zero_based, sep : see :meth:`~sketchlearn.OnlineClassifier.partial_fit_file`
         (``format="auto"``: ``.csv`` names are CSV, ``.tsv`` names CSV separated by tabs;
-        every file must have the same format).
+        every file must have the same format). ``sep`` (``","`` or ``"\\t"``) reads every
+        file as CSV separated by it, whatever its name: the scan and every task read all the
+        files with the same separator.
     n_workers : int, default=None
         Tasks learning in parallel in each round (default: the cluster's workers).
     blocks_per_task : int, default=None
@@ -630,9 +636,11 @@ def fit(
     DataWarning
         Once for the fit (not once a block), as ``sketchlearn train`` warns of the same data:
         when the classes include two names that differ only by case (``yes`` and ``Yes``: two
-        classes), and for each CSV column of numbers with other values among them, read as
+        classes; from CSV files, with the file, line and column where each first appears), and
+        for each CSV column of numbers with other values among them, read as
         strings (the library's scan of all the files).
     """
+    format = file_format(format, sep)
     client = _client(client)
     workers = sorted(client.scheduler_info()["workers"]) or [None]
     files = _is_files(X)
@@ -642,7 +650,7 @@ def fit(
     csv_given = label_column is not None or header is not None or len(ignore_columns) > 0
     if files and _csv_files(list(X), format):
         blocks, labels, profile = list(X), None, (False, None, None)
-        options = {"has_header": header, "label_column": label_column}
+        options = {"format": format, "has_header": header, "label_column": label_column}
         options["ignore_columns"] = list(ignore_columns)
         csv = (blocks, options)
     elif csv_given:

@@ -1,6 +1,8 @@
 //! [`CsvExampleReader`]: the rows of a CSV file as [`Example`]s, through a [`Schema`].
 
-use super::csv_schema::{distinct_names, field_count_error, is_missing, CsvLines, Field, Schema};
+use super::csv_schema::{
+    distinct_names, field_count_error, is_missing, other_separator, CsvLines, Field, Schema,
+};
 use super::error::{ParseError, ParseErrorKind};
 use super::labeled::LabelField;
 use super::read_ahead::ExampleSource;
@@ -122,17 +124,21 @@ impl<R: BufRead> CsvExampleReader<R> {
     /// Maps the file's columns from its first line; `Ok(true)` when that line is a header.
     ///
     /// A first line that cannot be mapped and reads as one field of LIBSVM or VW text gets an
-    /// error that says so (a CSV model reads any file as CSV): only in place of an error, so
-    /// no valid CSV line is refused for its looks.
+    /// error that says so (a CSV model reads any file as CSV), and one field holding another
+    /// separator the error that names the option reading it ([`other_separator`], as the
+    /// scan's): only in place of an error, so no valid CSV line is refused for its looks.
     fn map_columns(&mut self) -> Result<bool, ParseError> {
         let mapped = self.match_columns();
         let (Err(_), [only]) = (&mapped, &self.fields[..]) else {
             return mapped;
         };
-        let Some(format) = sparse_text(&only.text) else {
-            return mapped;
-        };
-        Err(self.other_format(only.column, format))
+        if let Some(format) = sparse_text(&only.text) {
+            return Err(self.other_format(only.column, format));
+        }
+        match other_separator(&self.fields, self.lines.separator) {
+            Some(what) => Err(self.lines.error(only.column, ParseErrorKind::Column(what))),
+            None => mapped,
+        }
     }
 
     /// The error at `column` of the current line, which reads as `format` text.

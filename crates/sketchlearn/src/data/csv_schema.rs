@@ -31,6 +31,7 @@
 //! # Ok::<(), sketchlearn::ParseError>(())
 //! ```
 
+use super::case_twins::{CaseTwins, FirstSeen};
 use super::csv::{for_each_field, is_blank, trailing_separator, Separator};
 use super::decimal::parse_f64;
 use super::error::{ParseError, ParseErrorKind};
@@ -343,12 +344,15 @@ pub(crate) fn distinct_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Ve
 /// The error for a first line that is one field holding `;`, a tab or a comma (another
 /// separator than the one read): a file separated by them (Excel and R's `write.csv2` in
 /// comma-decimal locales write `;`; `.tsv` has tabs) reads as one column, which only failed
-/// later ("no label column", "expected 1 fields").
-fn other_separator(first: &[Field], read: Separator) -> Option<String> {
+/// later ("no label column", "expected 1 fields"). The fix names the command line's flag and
+/// the Python package's `sep=` (pandas' name), whose files are read by these rules too.
+pub(crate) fn other_separator(first: &[Field], read: Separator) -> Option<String> {
     let [only] = first else { return None };
     let has = |c: char| only.text.contains(c);
     let read_as = match read {
-        Separator::TAB => "this input is read separated by tabs (a .tsv name or --format tsv)",
+        Separator::TAB => {
+            "this input is read separated by tabs (a .tsv name, --format tsv or sep='\\t')"
+        }
         _ => "CSV is read separated by commas",
     };
     let (holding, name, fix) = if has(';') {
@@ -363,13 +367,17 @@ fn other_separator(first: &[Field], read: Separator) -> Option<String> {
         (
             "a tab",
             "tabs",
-            "give --format tsv, or name it .tsv (or .tsv.gz), to read it separated by tabs".into(),
+            "give --format tsv (in Python: sep='\\t'), or name it .tsv (or .tsv.gz), to read \
+             it separated by tabs"
+                .into(),
         )
     } else if has(',') && read == Separator::TAB {
         (
             "','",
             "commas",
-            "give --format csv, or name it .csv, to read it separated by commas".into(),
+            "give --format csv (in Python: sep=','), or name it .csv, to read it separated by \
+             commas"
+                .into(),
         )
     } else {
         return None;
@@ -414,12 +422,13 @@ struct Scan {
     label: Option<usize>,
     ignored: Vec<bool>,
     stats: Vec<ColumnStats>,
-    label_set: BTreeSet<ClassLabel>,
+    /// The distinct labels (at most [`MAX_CLASSES`] + 1), each with where it first appears.
+    label_first: BTreeMap<ClassLabel, FirstSeen>,
     label_numeric: bool,
     rows: u64,
     max_categories: usize,
-    /// The first file's name, for a later file's header mismatch.
-    first_source: String,
+    /// The files' names in scan order (the first for a later file's header mismatch).
+    sources: Vec<String>,
 }
 
 impl Scan {
@@ -489,11 +498,11 @@ impl Scan {
             label,
             ignored,
             stats,
-            label_set: BTreeSet::new(),
+            label_first: BTreeMap::new(),
             label_numeric: true,
             rows: 0,
             max_categories: options.max_categories,
-            first_source: source_name,
+            sources: vec![source_name],
         };
         // The lines read ahead for the header detection, then the rest of the file.
         let mut queue = std::collections::VecDeque::new();
@@ -509,9 +518,17 @@ impl Scan {
 
     /// Reads a later file: its header must be the first file's; then its rows.
     fn next_file<R: BufRead>(&mut self, mut lines: CsvLines<R>) -> Result<(), ParseError> {
+        self.sources.push(lines.source_name().to_string());
         let mut first = Vec::new();
         if !lines.next_fields(&mut first)? {
             return Ok(());
+        }
+        // One field holding another separator, where the columns are several: an error
+        // anyway (header or field count), said as the first file's would be.
+        if let Some(what) =
+            other_separator(&first, lines.separator).filter(|_| self.names.len() > 1)
+        {
+            return Err(lines.error(first[0].column, ParseErrorKind::Column(what)));
         }
         let mut queue = std::collections::VecDeque::new();
         if self.has_header {
@@ -520,7 +537,7 @@ impl Scan {
                 let what = format!(
                     "the header differs from that of {} (files read as one input share their \
                      columns): expected {}, found {}",
-                    self.first_source,
+                    self.sources[0],
                     self.names.join(","),
                     found.join(",")
                 );
@@ -567,8 +584,9 @@ impl Scan {
                         return Err(at(f.column, ParseErrorKind::Column(what)));
                     };
                     self.label_numeric &= matches!(l, ClassLabel::Number(_));
-                    if self.label_set.len() <= MAX_CLASSES {
-                        self.label_set.insert(l);
+                    if self.label_first.len() <= MAX_CLASSES {
+                        let file = self.sources.len() - 1;
+                        self.label_first.entry(l).or_insert((file, line, f.column));
                     }
                     continue;
                 }
@@ -614,26 +632,46 @@ impl Scan {
 
     /// The schema, the distinct labels and the columns to warn about; an error for a column
     /// of numbers with strays.
-    fn finish(self, options: &CsvExampleOptions) -> Result<Scanned, ParseError> {
+    fn finish(self, options: &CsvExampleOptions) -> Result<FilesScan, ParseError> {
         let mixed = self.mixed_columns()?;
-        let labels: Vec<ClassLabel> = self.label_set.iter().cloned().collect();
+        let labels: Vec<ClassLabel> = self.label_first.keys().cloned().collect();
+        let case_twins = self
+            .label
+            .and_then(|k| CaseTwins::find(&self.names[k], &self.label_first, &self.sources));
         let schema = Schema::build(
             self.names,
             self.has_header,
             self.label,
             &self.ignored,
             self.stats,
-            self.label_set,
+            labels.iter().cloned().collect(),
             self.label_numeric,
             options,
             self.rows,
         );
-        Ok((schema, labels, mixed))
+        Ok(FilesScan {
+            schema,
+            labels,
+            mixed,
+            case_twins,
+        })
     }
 }
 
-/// What a scan gives: the schema, the distinct labels, the columns to warn about.
-type Scanned = (Schema, Vec<ClassLabel>, Vec<MixedColumn>);
+/// What a scan of one or more CSV files gives ([`Schema::scan_files_separated`]).
+#[derive(Clone, Debug)]
+pub struct FilesScan {
+    /// The files' schema.
+    pub schema: Schema,
+    /// The distinct labels found (at most [`MAX_CLASSES`] + 1, in increasing order; none
+    /// without a label column).
+    pub labels: Vec<ClassLabel>,
+    /// The columns of numbers read as strings, to warn about ([`MixedColumn`]).
+    pub mixed: Vec<MixedColumn>,
+    /// The first two labels that differ only by case, each where it first appears
+    /// ([`CaseTwins`]), to warn about when the classes are the labels found.
+    pub case_twins: Option<CaseTwins>,
+}
 
 impl Schema {
     /// Reads the whole input once and returns its schema (see the [module](self) documentation).
@@ -671,7 +709,7 @@ impl Schema {
         options: &CsvExampleOptions,
     ) -> Result<(Schema, Vec<MixedColumn>), ParseError> {
         let once = std::iter::once(Ok((reader, source_name.to_string())));
-        Self::scan_all(once, separator, options).map(|(schema, _, mixed)| (schema, mixed))
+        Self::scan_all(once, separator, options).map(|found| (found.schema, found.mixed))
     }
 
     /// The schema of several CSV files read as one input, in order (the shards of a data set,
@@ -688,7 +726,7 @@ impl Schema {
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         options: &CsvExampleOptions,
     ) -> Result<(Schema, Vec<ClassLabel>), ParseError> {
-        Self::scan_all(sources, None, options).map(|(schema, labels, _)| (schema, labels))
+        Self::scan_all(sources, None, options).map(|found| (found.schema, found.labels))
     }
 
     /// [`scan_files`](Self::scan_files), and the columns of numbers read as strings because
@@ -699,14 +737,26 @@ impl Schema {
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         options: &CsvExampleOptions,
     ) -> Result<(Schema, Vec<ClassLabel>, Vec<MixedColumn>), ParseError> {
-        Self::scan_all(sources, None, options)
+        let found = Self::scan_all(sources, None, options)?;
+        Ok((found.schema, found.labels, found.mixed))
+    }
+
+    /// [`scan_files_with_warnings`](Self::scan_files_with_warnings) with every file's fields
+    /// separated by `separator` (`None`: each as its name says, [`Separator::for_path`]), and
+    /// the labels that differ only by case with where each first appears ([`FilesScan`]).
+    pub fn scan_files_separated<R: BufRead>(
+        sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
+        separator: Option<Separator>,
+        options: &CsvExampleOptions,
+    ) -> Result<FilesScan, ParseError> {
+        Self::scan_all(sources, separator, options)
     }
 
     fn scan_all<R: BufRead>(
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         separator: Option<Separator>,
         options: &CsvExampleOptions,
-    ) -> Result<Scanned, ParseError> {
+    ) -> Result<FilesScan, ParseError> {
         let mut sources = sources.into_iter();
         let Some(first) = sources.next() else {
             let kind = ParseErrorKind::Column("no CSV files to scan".into());

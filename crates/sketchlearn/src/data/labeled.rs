@@ -164,24 +164,15 @@ impl ClassScan {
     /// assert_eq!((a.as_str(), la, b.as_str(), lb), ("yes", 2, "Yes", 4));
     /// ```
     pub fn case_twins(&self) -> Option<((String, u64), (String, u64))> {
-        let mut by_line: Vec<(&str, u64)> = self
+        let texts = self
             .first_seen
             .iter()
             .filter_map(|(l, &(line, _))| match l {
                 ClassLabel::Text(t) => Some((t.as_str(), line)),
                 ClassLabel::Number(_) => None,
-            })
-            .collect();
-        by_line.sort_by_key(|&(_, line)| line);
-        let mut seen: std::collections::HashMap<String, (&str, u64)> = Default::default();
-        for (text, line) in by_line {
-            let key = text.to_lowercase();
-            if let Some(&(first, first_line)) = seen.get(&key) {
-                return Some(((first.to_owned(), first_line), (text.to_owned(), line)));
-            }
-            seen.insert(key, (text, line));
-        }
-        None
+            });
+        let ((a, la), (b, lb)) = crate::labels::first_case_twins(texts)?;
+        Some(((a.to_owned(), la), (b.to_owned(), lb)))
     }
 
     /// All the labels as classes, sorted (for a multiclass learner). Fewer than two is an error.

@@ -1,5 +1,6 @@
 //! The data path: examples, streaming parsers and input sources.
 
+pub mod case_twins;
 pub mod csv;
 pub mod csv_examples;
 pub mod csv_schema;
@@ -30,9 +31,12 @@ pub mod text_input;
 pub mod unseen_categories;
 pub mod vw;
 
+pub use case_twins::CaseTwins;
 pub use csv::{CsvOptions, CsvReader, Separator};
 pub use csv_examples::CsvExampleReader;
-pub use csv_schema::{Column, ColumnKind, ColumnRef, CsvExampleOptions, LabelValues, Schema};
+pub use csv_schema::{
+    Column, ColumnKind, ColumnRef, CsvExampleOptions, FilesScan, LabelValues, Schema,
+};
 pub use decimal::parse_f64;
 pub use error::{ParseError, ParseErrorKind};
 pub(crate) use example::all_finite;

@@ -18,6 +18,7 @@ mod drp_regression;
 mod drp_solvers;
 mod eval_metrics;
 mod fd_adagrad;
+mod files_scan;
 mod fm_label_mean;
 mod fm_pairwise;
 mod fm_refusal;
