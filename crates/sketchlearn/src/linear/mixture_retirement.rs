@@ -121,6 +121,24 @@ impl<L: super::OnlineLearner + Clone> super::Mixture<L> {
         base: &Self,
         members: &[usize],
     ) -> Result<(), super::LearnError> {
+        self.check_forget(base, members)?;
+        for &j in members {
+            let from = &base.members[j];
+            match (
+                self.members[j].as_unit_scaling_mut(),
+                from.as_unit_scaling(),
+            ) {
+                (Some(u), Some(b)) => *u.inner_mut() = b.inner().clone(),
+                _ => self.members[j] = from.clone(),
+            }
+        }
+        Ok(())
+    }
+
+    /// `Ok` when [`forget_retired`](Self::forget_retired) with these arguments refuses
+    /// nothing, else its error; nothing is changed (a one-against-all model checks every
+    /// class before it changes one).
+    pub fn check_forget(&self, base: &Self, members: &[usize]) -> Result<(), super::LearnError> {
         let k = self.members.len();
         if base.members.len() != k {
             return Err(super::LearnError::InvalidParameter(format!(
@@ -136,16 +154,6 @@ impl<L: super::OnlineLearner + Clone> super::Mixture<L> {
                 "member {j} of a mixture of {k} has not retired: only a retired member's state \
                  can be put back to the base's"
             )));
-        }
-        for &j in members {
-            let from = &base.members[j];
-            match (
-                self.members[j].as_unit_scaling_mut(),
-                from.as_unit_scaling(),
-            ) {
-                (Some(u), Some(b)) => *u.inner_mut() = b.inner().clone(),
-                _ => self.members[j] = from.clone(),
-            }
         }
         Ok(())
     }
