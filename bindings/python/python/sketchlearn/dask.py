@@ -13,7 +13,10 @@ on one or two workers — is finished on the client: the tasks send their deltas
 rebuilds them in parallel and merges them, as Spark's ``treeAggregate`` combines its last level
 on the driver; the same merge, the same bytes, two hops fewer). A merge
 is a pure function of the round's outputs, so when a worker dies Dask recomputes its task and the
-result is the same as without the failure.
+result is the same as without the failure. A mixture member retired in every task of a round (the
+default's slow starters, on a long enough shard) is left out of that round's deltas and merges,
+for each class of a one-against-all model too: a retired member is never evaluated nor learned
+again, so the predictions are the same bits (``_forgotten``).
 The result is an ordinary fitted estimator.
 
 >>> from dask.distributed import Client
