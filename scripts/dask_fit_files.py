@@ -21,14 +21,15 @@ from sketchlearn import OnlineClassifier
 from sketchlearn.dask import fit
 
 
-def timed_fit(paths: list, k: int, warm: str, d: int = 1 << 20):
-    """The benchmark's one-round fit of ``paths`` on ``k`` local workers, after a warm-up fit
-    of ``warm``: the fitted model, its wall seconds, the client's CPU seconds and each
-    worker's CPU seconds (in the workers' order). Also ``dask_ab.py``'s."""
+def timed_fit(paths: list, k: int, warm: str, d: int = 1 << 20, rounds: int = 1):
+    """The benchmark's fit of ``paths`` on ``k`` local workers in ``rounds`` rounds (the
+    issue's: one), after a warm-up fit of ``warm``: the fitted model, its wall seconds, the
+    client's CPU seconds and each worker's CPU seconds (in the workers' order). Also
+    ``dask_ab.py``'s and ``dask_ab_classes.py``'s."""
     with local_client(k) as client:
         fit(OnlineClassifier(), [warm], n_features=d, client=client)
         cpu0, own0, t0 = client.run(cpu_seconds), cpu_seconds(), time.perf_counter()
-        per_task = blocks_per_task(len(paths), k, 1)
+        per_task = blocks_per_task(len(paths), k, rounds)
         model = fit(
             OnlineClassifier(),
             paths,

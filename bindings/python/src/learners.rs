@@ -13,6 +13,7 @@ use crate::features::HashedRow;
 use crate::file_run::FileRun;
 use crate::interrupt::Interrupt;
 use crate::labels::{class_objects, classes_of};
+use crate::retirement::{forget_retired, retired_members};
 use crate::retirement::{multiclass_refuses, retired_at, set_retire, threshold};
 use crate::rows::{RowScratch, Rows, RowsInput};
 use crate::state::State;
@@ -737,30 +738,28 @@ impl LinearLearners {
         Ok(PyBytes::new(py, &b))
     }
 
-    /// Puts `base`'s learner back for each of `members`, mixture members retired in this state
-    /// (`base`: the state it grew from; the core's `AnyLearner::forget_retired`): the
+    /// The retired members of every mixture in the state, as `(mixture, member)` pairs: a
+    /// binary or regression model's mixture is 0, a one-against-all model's class `c`'s is
+    /// `c`; empty without a mixture (the core's retirement, `retired_at` per mixture).
+    #[getter]
+    fn retired_members(&self) -> Vec<(usize, usize)> {
+        retired_members(&self.state)
+    }
+
+    /// Puts `base`'s learner back for each `(mixture, member)` of `members` (numbered as
+    /// `retired_members`), all retired in this state (`base`: the state it grew from; the
+    /// core's `AnyLearner::forget_retired`, class by class for one-against-all): the
     /// predictions and what it learns next are the same bits, only those members' states
-    /// differ. `sketchlearn.dask` does this, before making a task's delta, for the members
-    /// retired in every task, which the merge keeps retired (the delta then holds nothing of
-    /// them). An empty `members` changes nothing; an active member, a multiclass state or a
-    /// state without a mixture is an error, with nothing changed.
+    /// differ. `sketchlearn.dask` does this, before a round's merge, for the members retired
+    /// in every task of the round, which the merge keeps retired (the deltas then hold nothing
+    /// of them). An empty `members` changes nothing; an active member, a mixture that does not
+    /// exist or a base of another kind is an error, with nothing changed.
     fn forget_retired(
         &mut self,
         base: PyRef<'_, LinearLearners>,
-        members: Vec<usize>,
+        members: Vec<(usize, usize)>,
     ) -> PyResult<()> {
-        if members.is_empty() {
-            return Ok(());
-        }
-        match (&mut self.state, &base.state) {
-            (State::Linear(m), State::Linear(b)) => m
-                .learner
-                .forget_retired(&b.learner, &members)
-                .map_err(|e| PyValueError::new_err(e.to_string())),
-            _ => Err(PyValueError::new_err(
-                "forget_retired: a binary or regression mixture and its base are needed",
-            )),
-        }
+        forget_retired(&mut self.state, &base.state, &members)
     }
 
     /// The state whose [`delta_from`](Self::delta_from) `base` is `delta` (another base is an

@@ -101,9 +101,10 @@ class LinearLearners:
         of the state for all the files)."""
     def delta_from(self, base: LinearLearners) -> bytes:
         """This state's delta against ``base`` (the features that differ from it)."""
-    def forget_retired(self, base: LinearLearners, members: list[int]) -> None:
-        """``base``'s learner put back for each of ``members`` (mixture members retired here):
-        the same predictions and later learning, bit for bit; only their states differ."""
+    def forget_retired(self, base: LinearLearners, members: list[tuple[int, int]]) -> None:
+        """``base``'s learner put back for each ``(mixture, member)`` of ``members`` (retired
+        here; numbered as ``retired_members``): the same predictions and later learning, bit
+        for bit; only their states differ."""
     @staticmethod
     def patched(base: LinearLearners, delta: bytes) -> LinearLearners:
         """The state whose ``delta_from(base)`` is ``delta``, bit for bit."""
@@ -144,6 +145,10 @@ class LinearLearners:
     @property
     def retired_at(self) -> list[float | None] | None:
         """Per mixture member: the weight seen when it retired, ``None`` while it learns."""
+    @property
+    def retired_members(self) -> list[tuple[int, int]]:
+        """``(mixture, member)`` of every retired member: mixture 0 of a binary or regression
+        model, mixture ``c`` for class ``c`` of a one-against-all model."""
 
 def scan_file(
     path: str | PathLike,

@@ -13,7 +13,10 @@ on one or two workers — is finished on the client: the tasks send their deltas
 rebuilds them in parallel and merges them, as Spark's ``treeAggregate`` combines its last level
 on the driver; the same merge, the same bytes, two hops fewer). A merge
 is a pure function of the round's outputs, so when a worker dies Dask recomputes its task and the
-result is the same as without the failure.
+result is the same as without the failure. A mixture member retired in every task of a round (the
+default's slow starters, on a long enough shard) is left out of that round's deltas and merges,
+for each class of a one-against-all model too: a retired member is never evaluated nor learned
+again, so the predictions are the same bits (``_forgotten``).
 The result is an ordinary fitted estimator.
 
 >>> from dask.distributed import Client
@@ -297,35 +300,59 @@ def _learned_delta(model, Xs: list, ys, fmt: str, zero_based: bool) -> _Delta:
     return _delta_of(_learn_blocks(model, Xs, ys, fmt, zero_based), model)
 
 
-#: Whether a fit finished on the client leaves out of the tasks' deltas (and so of the client's
-#: rebuilds and merge) the mixture members retired in every task (:func:`_forgetting_delta`).
-#: The tests turn it off to compare with the fit that sends every member.
+#: Whether a fit leaves out of each round's deltas and merges (and so of the client's rebuilds
+#: and merge, or of the workers' tree merge) the mixture members retired in every task of the
+#: round (:func:`_forgotten`). The tests turn it off to compare with the fit that sends and
+#: merges every member.
 _FORGET_RETIRED = True
 
 
 def _retired_members(est) -> frozenset:
-    """The mixture members retired in ``est``'s learners (``retired_at``): a task's result, read
-    by a task of its own (a few bytes back, where its delta is ~200 MB at 2^20 features). Empty
-    for learners without a mixture and for multiclass ones (``retired_at`` is ``None``)."""
-    at = est.learners_.retired_at
-    return frozenset(k for k, r in enumerate(at or ()) if r is not None)
+    """The mixture members retired in ``est``'s learners (a task's result, read by a task of its
+    own: a few bytes back, where its delta is ~200 MB at 2^20 features), as ``(mixture,
+    member)`` pairs (``LinearLearners.retired_members``): mixture 0 of a binary or regression
+    model, mixture ``c`` for class ``c`` of a one-against-all one (each class a default
+    mixture). Empty for learners without a mixture (a single learner, softmax)."""
+    return frozenset(est.learners_.retired_members)
+
+
+def _forgotten(est, base, *retired):
+    """``est`` (a task's result, on this worker) with ``base``'s learner put back for the
+    members retired in every task of the round (``retired``: each task's
+    :func:`_retired_members`) and not already in ``base`` (``LinearLearners.forget_retired``,
+    in place: the task's result feeds only the round's merge, and every task reading it —
+    its :func:`_retired_members` — has run, since this one waits for all of them).
+
+    *Why the predictions are the same bits.* A member retired in every task of round ``r``
+    stays retired in every merge of the round's tree (a merge keeps a member retired only where
+    both sides retired it, and here every leaf did), so in the round's result; retirement is
+    permanent, so it is retired in round ``r + 1``'s base and in every state learned from it,
+    and a retired member is never learned nor evaluated again (``linear/mixture_retirement.rs``,
+    "Saved models and merges"). Its state is therefore read by no prediction, no weight, no
+    later step, in this round or any later one: the next round's warm start differs from the
+    fit that merges it only in that state (the base's merged with itself, where it was the
+    tasks' merge), and each later round starts from it with that member retired in its base,
+    so there is nothing more to leave out (already retired in ``base``: skipped, its state
+    is the base's). A one-against-all model's classes are learned, merged and predicted
+    independently, each a mixture, so the same holds class by class
+    (``OneVsAll::forget_retired``): a member is left out for a class when it retired for that
+    class in every task. A member retired in some tasks only is sent whole: the merge may make
+    it learn again, and its states are then read (a test checks the lever leaves it). What
+    differs is only that member's saved state and what reads it alone: the verbose line's
+    sketch error bound (largest over the members, a retired one's included) and ``inspect``.
+    The deltas then hold nothing of it (~half of a 2^20-feature default's delta is the FD-SON
+    member retired at ~157,000 rows), and its rebuilds and merges have nothing to do
+    (docs/results/dask.md, dask55 and dask56)."""
+    forget = frozenset.intersection(*retired) - _retired_members(base) if retired else None
+    if forget:
+        est.learners_.forget_retired(base.learners_, sorted(forget))
+    return est
 
 
 def _forgetting_delta(est, base, *retired) -> _Delta:
-    """``est`` (a task's result, on this worker) as its delta against ``base``, the members
-    retired in every task of the round (``retired``: each task's :func:`_retired_members`) put
-    back to ``base``'s learner first (``LinearLearners.forget_retired``, in place: the task's
-    result feeds only this delta). Such a member stays retired in the merge and is never learned
-    nor evaluated again (``linear/mixture_retirement.rs``, "Saved models and merges"), so the
-    merged predictions are the same bits as when its states are sent and merged; only its
-    saved state is the base's instead of the tasks' merge. The delta then holds nothing of it
-    (~half of a 2^20-feature default's delta is the FD-SON member retired at ~157,000 rows),
-    and the client's rebuild and merge of it have nothing to do (docs/results/dask.md, dask55).
-    A member retired in one task only is sent: the merge may make it learn again."""
-    forget = sorted(frozenset.intersection(*retired)) if retired else []
-    if forget:
-        est.learners_.forget_retired(base.learners_, forget)
-    return _Delta(est, base)
+    """:func:`_forgotten`, returned as its delta against ``base``: what a task of a fit finished
+    on the client sends (the member left out holds nothing of its own in it)."""
+    return _Delta(_forgotten(est, base, *retired), base)
 
 
 def _merged_on_client(client, deltas: list, base):
@@ -701,7 +728,7 @@ def fit(
     # A fit of one round of at most two tasks (the default schedule on 1 or 2 workers) is
     # finished on the client from the tasks' deltas (`_merged_on_client`).
     on_client = len(blocks) <= per_round and len(blocks) <= 2 * blocks_per_task
-    forget = on_client and _FORGET_RETIRED
+    forget = _FORGET_RETIRED
     learn = _learned_delta if on_client and not forget else _learn_blocks
     for r, start in enumerate(range(0, len(blocks), per_round)):
         t0 = time.perf_counter()
@@ -712,17 +739,16 @@ def fit(
             w = workers[i % len(workers)]
             args = (bases[w], blocks[lo:hi], task_labels, format, zero_based)
             parts.append((_submit_on(client, w, learn, *args), (w, bases[w])))
+        if forget:
+            # Each task's state once every task's retired members are known (a few bytes each):
+            # the members retired in all of them are left out (`_forgotten`; on the client's
+            # path, in the task that makes the delta). The first task's delta, or the tree's
+            # first merges, now wait for the round's last learning, where they overlapped it;
+            # what this saves (that member's deltas, rebuilds and merges) comes after.
+            retired = [_submit_on(client, w, _retired_members, f) for f, (w, _) in parts]
+            step = _forgetting_delta if on_client else _forgotten
+            parts = [(_submit_on(client, w, step, f, g, *retired), (w, g)) for f, (w, g) in parts]
         if on_client:
-            # Each task's delta once every task's retired members are known (a few bytes each):
-            # the members retired in all of them are left out (`_forgetting_delta`). The first
-            # task's delta now waits for the last task's learning, where it was rebuilt here
-            # meanwhile; what it saves (that member's delta, rebuild and merge) comes after.
-            if forget:
-                retired = [_submit_on(client, w, _retired_members, f) for f, (w, _) in parts]
-                parts = [
-                    (_submit_on(client, w, _forgetting_delta, f, g, *retired), (w, g))
-                    for f, (w, g) in parts
-                ]
             model = _merged_on_client(client, [f for f, _ in parts], parts[0][1][1])
             _progress(r, model, holdout, t0, verbose)
             return _told(model)

@@ -120,24 +120,74 @@ impl AnyLearner {
         }
     }
 
+    /// The learner's mixture (`auto`, `auto-sparse`, `adagrad-grid`, whether or not its rows
+    /// are scaled), if it is one; `None` for one learner (a mixture among a mixture's members
+    /// is that member's). Exhaustive (no wildcard): a new learner that holds a mixture must say
+    /// so here, or `inspect` would lose its weights and a distributed fit its retirements.
+    pub fn mixture(&self) -> Option<&Mixture> {
+        use AnyLearner::*;
+        match self {
+            Mixture(mix) => Some(mix),
+            ScaledMixture(mix) => Some(mix.mixture()),
+            Ogd(_)
+            | AdaGrad(_)
+            | Newton(_)
+            | Diagonal(_)
+            | Intercept(_)
+            | Fixed(_)
+            | Sparse(_)
+            | RunningMean(_)
+            | TargetStandardization(_)
+            | FeatureScaling(_)
+            | ProximalOgd(_)
+            | ProximalAdaGrad(_)
+            | RowScaling(_)
+            | AdaFd(_)
+            | Sketchy(_)
+            | UnitScaling(_) => None,
+        }
+    }
+
+    /// [`mixture`](Self::mixture), to change.
+    fn mixture_mut(&mut self) -> Option<&mut Mixture> {
+        match self {
+            AnyLearner::Mixture(mix) => Some(mix),
+            AnyLearner::ScaledMixture(mix) => Some(mix.mixture_mut()),
+            _ => None,
+        }
+    }
+
     /// [`Mixture::forget_retired`] on this learner's mixture (a mixture, or a scaled one: the
-    /// learners whose model reports a mixture) over `base`'s, the learner it grew from: `base`'s
-    /// learner put back for each of `members`, all retired here. The predictions and what it
-    /// learns next are the same bits; only those members' states differ. An empty `members`
-    /// changes nothing, on any learner; refused (nothing changed) for a learner without a
-    /// mixture, a `base` of another kind, or a member that is active.
+    /// learners whose [`mixture`](Self::mixture) is `Some`) over `base`'s, the learner it grew
+    /// from: `base`'s learner put back for each of `members`, all retired here. The predictions
+    /// and what it learns next are the same bits; only those members' states differ. An empty
+    /// `members` changes nothing, on any learner; refused (nothing changed) for a learner
+    /// without a mixture, a `base` of another kind, or a member that is active.
     pub fn forget_retired(
         &mut self,
         base: &AnyLearner,
         members: &[usize],
     ) -> Result<(), LearnError> {
-        use AnyLearner::*;
-        match (self, base) {
-            _ if members.is_empty() => Ok(()),
-            (Mixture(m), Mixture(b)) => m.forget_retired(b, members),
-            (ScaledMixture(m), ScaledMixture(b)) => {
-                m.mixture_mut().forget_retired(b.mixture(), members)
-            }
+        self.check_forget_retired(base, members)?;
+        match (self.mixture_mut(), base.mixture()) {
+            (Some(m), Some(b)) => m.forget_retired(b, members),
+            _ => Ok(()), // `members` is empty: checked
+        }
+    }
+
+    /// `Ok` when [`forget_retired`](Self::forget_retired) with these arguments refuses nothing,
+    /// else its error; nothing is changed.
+    pub fn check_forget_retired(
+        &self,
+        base: &AnyLearner,
+        members: &[usize],
+    ) -> Result<(), LearnError> {
+        if members.is_empty() {
+            return Ok(());
+        }
+        let same_kind = std::mem::discriminant(self) == std::mem::discriminant(base);
+        match (self.mixture(), base.mixture()) {
+            (Some(m), Some(b)) if same_kind => m.check_forget(b, members),
             _ => Err(LearnError::InvalidParameter(
                 "only a mixture's retired members can be put back to the base's, and the base \
                  must be the same kind of mixture"

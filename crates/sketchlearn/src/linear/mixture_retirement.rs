@@ -103,6 +103,27 @@
 //! bases, where it was its shards' merge — and what reads it alone (`inspect`'s sketch error
 //! bound of that member); the predictions, the weights, the losses and what the mixture
 //! learns next are the same bits (`tests/suite/mixture_retirement.rs`).
+//!
+//! *In rounds* (a fit that merges, broadcasts the merge and learns on from it): a member
+//! retired in every shard of round `r` is retired in every merge of the round's tree (each
+//! merge keeps it retired, both sides having it retired), so in the round's result `G_r`;
+//! every state of round `r + 1` grows from `G_r`, where it is retired, and retirement is
+//! permanent, so it is never learned nor evaluated again in any later round either. Putting
+//! the base's learner back for it in each shard of round `r` changes `G_r` only in its state,
+//! which nothing reads: round `r + 1` starts from the same weights, losses, retirements and
+//! other members (its warm start predicts and learns the same bits), and from then on the
+//! member is retired in the base itself, so its state in every later shard is the base's
+//! already and there is nothing more to leave out. A member retired in *some* shards only is
+//! not left out: the merge makes it active again (its state is then read), unless the merge's
+//! own check retires it again.
+//!
+//! *Class by class* ([`OneVsAll::forget_retired`](super::OneVsAll::forget_retired)): a
+//! one-against-all model's classes are separate learners (class `c`'s mixture learns `x` with
+//! label `±1`, its margin alone is read for class `c`, and the merge merges class `c` with
+//! class `c`), so the argument holds for each class's mixture: a member retired for class `c`
+//! in every shard may be put back to the base's for that class, whatever the other classes
+//! retired. The probabilities are a function of the classes' margins, so they are the same
+//! bits. A softmax model holds no mixture.
 
 use serde::{Deserialize, Serialize};
 
@@ -121,6 +142,24 @@ impl<L: super::OnlineLearner + Clone> super::Mixture<L> {
         base: &Self,
         members: &[usize],
     ) -> Result<(), super::LearnError> {
+        self.check_forget(base, members)?;
+        for &j in members {
+            let from = &base.members[j];
+            match (
+                self.members[j].as_unit_scaling_mut(),
+                from.as_unit_scaling(),
+            ) {
+                (Some(u), Some(b)) => *u.inner_mut() = b.inner().clone(),
+                _ => self.members[j] = from.clone(),
+            }
+        }
+        Ok(())
+    }
+
+    /// `Ok` when [`forget_retired`](Self::forget_retired) with these arguments refuses
+    /// nothing, else its error; nothing is changed (a one-against-all model checks every
+    /// class before it changes one).
+    pub fn check_forget(&self, base: &Self, members: &[usize]) -> Result<(), super::LearnError> {
         let k = self.members.len();
         if base.members.len() != k {
             return Err(super::LearnError::InvalidParameter(format!(
@@ -136,16 +175,6 @@ impl<L: super::OnlineLearner + Clone> super::Mixture<L> {
                 "member {j} of a mixture of {k} has not retired: only a retired member's state \
                  can be put back to the base's"
             )));
-        }
-        for &j in members {
-            let from = &base.members[j];
-            match (
-                self.members[j].as_unit_scaling_mut(),
-                from.as_unit_scaling(),
-            ) {
-                (Some(u), Some(b)) => *u.inner_mut() = b.inner().clone(),
-                _ => self.members[j] = from.clone(),
-            }
         }
         Ok(())
     }

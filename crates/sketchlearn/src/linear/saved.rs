@@ -92,29 +92,9 @@ impl LinearModel {
     }
 
     /// The model's mixture (`auto`, `auto-sparse`, `adagrad-grid`, whether or not its rows are
-    /// scaled), if it is one. Exhaustive (no wildcard): a new learner that holds a mixture
-    /// must say so here, or `inspect` would lose its weights.
+    /// scaled), if it is one ([`AnyLearner::mixture`]).
     pub fn mixture(&self) -> Option<&Mixture> {
-        match &self.learner {
-            AnyLearner::Mixture(mix) => Some(mix),
-            AnyLearner::ScaledMixture(mix) => Some(mix.mixture()),
-            AnyLearner::Ogd(_)
-            | AnyLearner::AdaGrad(_)
-            | AnyLearner::Newton(_)
-            | AnyLearner::Diagonal(_)
-            | AnyLearner::Intercept(_)
-            | AnyLearner::Fixed(_)
-            | AnyLearner::Sparse(_)
-            | AnyLearner::RunningMean(_)
-            | AnyLearner::TargetStandardization(_)
-            | AnyLearner::FeatureScaling(_)
-            | AnyLearner::ProximalOgd(_)
-            | AnyLearner::ProximalAdaGrad(_)
-            | AnyLearner::RowScaling(_)
-            | AnyLearner::AdaFd(_)
-            | AnyLearner::Sketchy(_)
-            | AnyLearner::UnitScaling(_) => None,
-        }
+        self.learner.mixture()
     }
 
     /// For a mixture (`auto`, `auto-sparse`, `adagrad-grid`): each member (described), its

@@ -587,3 +587,127 @@ fn mixture_of(l: &AnyLearner) -> &Mixture {
         other => mixture(other),
     }
 }
+
+/// Rows of [`rows`] with one of three classes: the sign of `x₁ + x₂/2` (10 % flipped), split
+/// by the sign of `x₃` on the positive side.
+fn class_rows(n: usize, d: usize, seed: u64) -> Vec<(Vec<f64>, usize)> {
+    let class = |x: &[f64], y: f64| match (y > 0.0, x[3] > 0.0) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, _) => 2,
+    };
+    rows(n, d, seed)
+        .into_iter()
+        .map(|(x, y)| {
+            let c = class(&x, y);
+            (x, c)
+        })
+        .collect()
+}
+
+/// The same as [`a_member_retired_in_both_shards_need_not_be_merged`], class by class, for a
+/// one-against-all model of default members: a member retired for a class in both shards is
+/// put back to the base's (`OneVsAll::forget_retired`) and the merge's probabilities, saved
+/// and loaded, learned on and merged again, are the same bits. Refusals (an active member, a
+/// class out of range, a softmax model) change nothing, even after a valid class.
+#[test]
+fn a_member_retired_for_a_class_in_both_shards_need_not_be_merged() {
+    use sketchlearn::linear::{AnyMulticlass, MulticlassConfig, MulticlassLearner, OneVsAll};
+    use sketchlearn::merge::Merge;
+    let d = 20;
+    let member = || {
+        let mut l = LearnerConfig::default().build(d).unwrap();
+        l.set_retirement(1e-3).unwrap();
+        l
+    };
+    let learn = |m: &mut OneVsAll, seed: u64, n: usize| -> Vec<u64> {
+        let rows = class_rows(n, d, seed);
+        let p = rows
+            .iter()
+            .map(|(x, c)| m.learn(Row::Dense(x), *c, 1.0).unwrap());
+        p.flatten().map(f64::to_bits).collect()
+    };
+    let retired = |m: &OneVsAll| -> Vec<(usize, usize)> {
+        let mixtures = m.members().iter().map(|l| l.mixture().unwrap());
+        let pairs = mixtures.enumerate().flat_map(|(c, mix)| {
+            let n = mix.members().len();
+            (0..n)
+                .filter(move |&k| !mix.retirement().is_active(k))
+                .map(move |k| (c, k))
+        });
+        pairs.collect()
+    };
+    let mut base = OneVsAll::new((0..3).map(|_| member()).collect(), Loss::Logistic).unwrap();
+    learn(&mut base, 30, 300);
+    let (mut a, mut b) = (base.clone(), base.clone());
+    learn(&mut a, 31, 6000);
+    learn(&mut b, 32, 6000);
+    let (in_a, in_b) = (retired(&a), retired(&b));
+    let both: Vec<(usize, usize)> = in_a.iter().filter(|p| in_b.contains(p)).copied().collect();
+    assert!(!both.is_empty(), "no member retired in both shards");
+    let mut full = a.clone();
+    full.merge(&b, Some(&base)).unwrap();
+    let (mut a2, mut b2) = (a.clone(), b.clone());
+    a2.forget_retired(&base, &both).unwrap();
+    b2.forget_retired(&base, &both).unwrap();
+    let bytes = |m: &OneVsAll| postcard::to_allocvec(m).unwrap();
+    assert_ne!(
+        bytes(&a2),
+        bytes(&a),
+        "the retired states were not put back"
+    );
+    let mut lean = a2.clone();
+    lean.merge(&b2, Some(&base)).unwrap();
+    for p in &both {
+        assert!(retired(&lean).contains(p), "{p:?} active after the merge");
+    }
+    assert_eq!(retired(&lean), retired(&full));
+    assert_ne!(bytes(&lean), bytes(&full));
+    let held_out = class_rows(400, d, 33);
+    let predict = |m: &OneVsAll| -> Vec<u64> {
+        let p = held_out.iter().map(|(x, _)| m.predict_proba(Row::Dense(x)));
+        p.flatten().map(f64::to_bits).collect()
+    };
+    assert_eq!(predict(&lean), predict(&full), "probabilities differ");
+    let loaded: OneVsAll = postcard::from_bytes(&bytes(&lean)).unwrap();
+    assert_eq!(
+        predict(&loaded),
+        predict(&full),
+        "loaded probabilities differ"
+    );
+    let (mut lean_on, mut full_on) = (loaded, full.clone());
+    assert_eq!(learn(&mut lean_on, 34, 600), learn(&mut full_on, 34, 600));
+    let (mut c_lean, mut c_full) = (lean.clone(), full.clone());
+    learn(&mut c_lean, 35, 300);
+    learn(&mut c_full, 35, 300);
+    lean_on.merge(&c_lean, Some(&lean)).unwrap();
+    full_on.merge(&c_full, Some(&full)).unwrap();
+    assert_eq!(predict(&lean_on), predict(&full_on), "second merge differs");
+    // All or nothing: a valid class first, then an active member, or a class out of range.
+    let active = (0..3)
+        .flat_map(|c| (0..4).map(move |k| (c, k)))
+        .find(|p| !in_a.contains(p))
+        .unwrap();
+    let mut refused = a.clone();
+    for bad in [vec![both[0], active], vec![both[0], (3, 0)]] {
+        assert!(refused.forget_retired(&base, &bad).is_err(), "{bad:?}");
+        assert_eq!(bytes(&refused), bytes(&a), "a refusal changed the state");
+    }
+    // Through `AnyMulticlass`: the same for one-against-all; a softmax model holds no mixture.
+    let (mut any, any_base) = (
+        AnyMulticlass::OneVsAll(a.clone()),
+        AnyMulticlass::OneVsAll(base),
+    );
+    any.forget_retired(&any_base, &both).unwrap();
+    assert_eq!(any.class_mixtures().len(), 3);
+    let softmax = MulticlassConfig {
+        reduction: sketchlearn::linear::Reduction::Softmax,
+        classes: 3,
+        ..Default::default()
+    };
+    let mut s = softmax.build(d).unwrap();
+    let s_base = s.clone();
+    assert!(s.class_mixtures().is_empty());
+    assert!(s.forget_retired(&s_base, &[]).is_ok());
+    assert!(s.forget_retired(&s_base, &[(0, 0)]).is_err());
+}

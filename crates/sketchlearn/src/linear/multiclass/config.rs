@@ -389,6 +389,38 @@ impl AnyMulticlass {
         }
     }
 
+    /// Per class of a one-against-all model, its member's mixture, if it is one
+    /// ([`AnyLearner::mixture`](crate::linear::AnyLearner::mixture): the default's members are
+    /// `auto` mixtures); empty for a softmax model, which holds no mixture.
+    pub fn class_mixtures(&self) -> Vec<Option<&crate::linear::Mixture>> {
+        match self {
+            AnyMulticlass::OneVsAll(l) => l.members().iter().map(|m| m.mixture()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`OneVsAll::forget_retired`]: for each `(class, member)` of `members`, `base`'s learner
+    /// put back for that member of that class's mixture, retired there. An empty `members`
+    /// changes nothing, on any learner; refused (nothing changed) for a softmax model, a
+    /// `base` of another kind, or a member that is active.
+    pub fn forget_retired(
+        &mut self,
+        base: &AnyMulticlass,
+        members: &[(usize, usize)],
+    ) -> Result<(), LearnError> {
+        match (self, base) {
+            _ if members.is_empty() => Ok(()),
+            (AnyMulticlass::OneVsAll(l), AnyMulticlass::OneVsAll(b)) => {
+                l.forget_retired(b, members)
+            }
+            _ => Err(LearnError::InvalidParameter(
+                "only a one-against-all model's classes hold mixtures whose retired members can \
+                 be put back to the base's, and the base must be one too"
+                    .into(),
+            )),
+        }
+    }
+
     /// The learner inside its [`RowScaled`] and [`DiagonalScaled`] wrappers, or this one: what
     /// the model is made of (one-against-all, dense-time or sparse-time softmax).
     pub fn unscaled(&self) -> &AnyMulticlass {

@@ -206,6 +206,46 @@ impl<L: OnlineLearner + Clone> OneVsAll<L> {
     }
 }
 
+impl OneVsAll<AnyLearner> {
+    /// For each `(class, member)` of `members`, `base`'s learner put back for that member of
+    /// the class's mixture ([`AnyLearner::forget_retired`]), retired there: what a distributed
+    /// fit does for the members retired for a class in every shard of a round. The classes
+    /// are learned, merged and predicted independently (each class's mixture sees the same
+    /// rows and is merged with the same class of the other shard), so the derivation of the
+    /// binary case holds class by class (`mixture_retirement.rs`, "Saved models and merges"):
+    /// the probabilities and what it learns next are the same bits. All or nothing: refused,
+    /// with nothing changed, for a class out of range, a `base` of another number of classes,
+    /// or a member that is active (or a class without a mixture).
+    pub fn forget_retired(
+        &mut self,
+        base: &Self,
+        members: &[(usize, usize)],
+    ) -> Result<(), LearnError> {
+        let k = self.members.len();
+        if base.members.len() != k {
+            return Err(LearnError::InvalidParameter(format!(
+                "the base model has {} classes, this one {k}",
+                base.members.len()
+            )));
+        }
+        if let Some(&(c, _)) = members.iter().find(|(c, _)| *c >= k) {
+            return Err(LearnError::InvalidParameter(format!(
+                "class {c} of a model of {k} classes does not exist"
+            )));
+        }
+        let by_class: Vec<Vec<usize>> = (0..k)
+            .map(|c| members.iter().filter(|m| m.0 == c).map(|m| m.1).collect())
+            .collect();
+        for (c, ms) in by_class.iter().enumerate() {
+            self.members[c].check_forget_retired(&base.members[c], ms)?;
+        }
+        for (c, ms) in by_class.iter().enumerate() {
+            self.members[c].forget_retired(&base.members[c], ms)?;
+        }
+        Ok(())
+    }
+}
+
 /// Per class: member `k` merged with member `k` ([`crate::merge`]), with `self`'s share of the
 /// examples learned since `base`; the counts add up.
 impl<L: crate::merge::MergeShare> crate::merge::Merge for OneVsAll<L> {
