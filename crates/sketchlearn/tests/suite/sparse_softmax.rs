@@ -512,6 +512,16 @@ fn one_row_sketch_seed_384_agrees() {
     assert!(out.shrinks >= 100, "{} shrinks", out.shrinks);
 }
 
+/// A second case the proptest drew at stop 56 on main's single rounding twin (branch dask56's
+/// full suite: k = 5, d = 20, m = 1 FD, intercept, c = 0.1, seed 810); the four twins allow it.
+#[test]
+fn one_row_sketch_seed_810_agrees() {
+    let case = one_row_case(5, 20, 0.1);
+    let rows = data(300, case.d, case.k, 0.25, 810);
+    let out = check_case(&case, 810, &rows).unwrap();
+    assert_eq!(out.rounds, rows.len(), "the sketches parted");
+}
+
 /// `dense` with the weights `W` and the class factor `Γ` of `sparse` (its sketch is the same to
 /// the bit at m = 1, checked by the caller): through the dense learner's serde form, with the
 /// infinite projection bound written as `f64::MAX` (JSON has no infinity; no finite score exceeds
