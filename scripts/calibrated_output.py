@@ -22,22 +22,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from binary_sets import AUTO12 as SETS
+from binary_sets import DATA
+
 REPO = Path(__file__).resolve().parents[1]
-DATA = Path("/work/shared/data")
-SETS = [
-    "australian",
-    "breast-cancer",
-    "diabetes",
-    "heart",
-    "ionosphere",
-    "splice",
-    "mushrooms",
-    "a9a",
-    "w8a.shuf",
-    "magic04.shuf",
-    "spam.shuf",
-    "r8_earn_vs_rest",
-]
 
 VW_SNIPPET = """
 import sys, vowpalwabbit

@@ -38,24 +38,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from binary_sets import AUTO12, DATA
+
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data"
 
 # group, file name in ../shared/data, extra flags, kind
-AUTO12 = [
-    "australian",
-    "breast-cancer",
-    "diabetes",
-    "heart",
-    "ionosphere",
-    "splice",
-    "mushrooms",
-    "a9a",
-    "w8a.shuf",
-    "magic04.shuf",
-    "spam.shuf",
-    "r8_earn_vs_rest",
-]
 SETS = (
     [("auto.md", f"{n}.libsvm", [], "binary") for n in AUTO12]
     + [
