@@ -1,7 +1,7 @@
 //! How the package's file methods (`partial_fit_file`, `sketchlearn.dask.fit`) read a file:
 //! [`file_format`] joins `format` and pandas' `sep=` into the library's [`Format`] — the one
 //! validation of both, whose separators are the library's ([`Format::separator`] of the CSV
-//! formats) — and [`reads_as_csv`] says whether a path is read as CSV ([`Format::resolve`]).
+//! formats) — and [`reads_as_csv`] / [`resolved_format`] say how a path is read ([`Format::resolve`]).
 //! The binding passes the format on; the library splits the fields.
 
 use pyo3::exceptions::PyValueError;
@@ -94,4 +94,14 @@ pub fn check_csv_learners(input: Option<&InputSpec>, path: &str, format: Format)
         }
         _ => Ok(()),
     }
+}
+
+/// The format `path` is read as with `format` (a [`file_format`] name; `"auto"`: by the name,
+/// `.vw`, `.csv`, `.tsv`, else LIBSVM, `.gz` looked through): [`Format::resolve`]'s name, so
+/// that Python repeats none of the library's name rules.
+#[pyfunction]
+#[pyo3(signature = (path, format="auto"))]
+pub fn resolved_format(path: std::path::PathBuf, format: &str) -> PyResult<&'static str> {
+    let format = file_format(format, None)?;
+    Ok(format.resolve(&path.to_string_lossy()).name())
 }

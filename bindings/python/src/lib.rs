@@ -114,6 +114,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(csv_scan::scan_csv_files, m)?)?;
     m.add_function(wrap_pyfunction!(file_format::py_file_format, m)?)?;
     m.add_function(wrap_pyfunction!(file_format::reads_as_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(file_format::resolved_format, m)?)?;
     m.add_function(wrap_pyfunction!(drp::drp_fit, m)?)?;
     m.add("MODEL_FORMAT_VERSION", sketchlearn::model::FORMAT_VERSION)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

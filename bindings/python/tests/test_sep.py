@@ -92,6 +92,16 @@ def test_sep_none_keeps_reading_by_the_name(tmp_path):
     assert _core.file_format("auto", None) == "auto"
     assert _core.file_format("libsvm", None) == "libsvm"
     assert _core.reads_as_csv("x.tsv.gz", "auto") and not _core.reads_as_csv("x.txt", "auto")
+    names = ["x.vw", "x.vw.gz", "x.csv", "x.tsv.gz", "x.txt", "x.libsvm"]
+    assert [_core.resolved_format(n) for n in names] == [
+        "vw",
+        "vw",
+        "csv",
+        "tsv",
+        "libsvm",
+        "libsvm",
+    ]
+    assert _core.resolved_format("x.vw", "libsvm") == "libsvm"
 
 
 @settings(max_examples=150, deadline=None)

@@ -206,6 +206,10 @@ def reads_as_csv(path: str | PathLike, format: str = "auto") -> bool:
     """Whether ``path`` is read as CSV with ``format`` (``"auto"``: a ``.csv``/``.tsv`` name,
     ``.gz`` looked through)."""
 
+def resolved_format(path: str | PathLike, format: str = "auto") -> str:
+    """The format ``path`` is read as with ``format`` (``"auto"``: by the name, ``.vw``,
+    ``.csv``, ``.tsv``, else ``"libsvm"``, ``.gz`` looked through)."""
+
 def model_kind(path: str | PathLike) -> str:
     """The kind tag of a model file (``linear-learner``, ``multiclass-learner``, ``fm-learner``)."""
 

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
+from sketchlearn import _core
 from sketchlearn._csv_files import csv_scan, file_format, is_csv
 from sketchlearn._data_warnings import case_warning, warn_data
 from sketchlearn._diverged import warn_divergence
@@ -500,11 +501,9 @@ def _csv_files(paths: list, fmt: str) -> bool:
 
 
 def _is_vw(path: str, fmt: str) -> bool:
-    """Whether ``path`` is read as VW text (``format``, else its name: ``.vw``/``.vw.gz``)."""
-    if fmt != "auto":
-        return fmt == "vw"
-    name = path[:-3] if path.endswith(".gz") else path
-    return name.endswith(".vw")
+    """Whether ``path`` is read as VW text (``format``, else its name: ``.vw``/``.vw.gz``; the
+    library's rule, ``_core.resolved_format``)."""
+    return _core.resolved_format(path, fmt) == "vw"
 
 
 def _scan_tasks(client, paths: list, fmt: str, zero_based: bool, labels: bool, workers: list):
