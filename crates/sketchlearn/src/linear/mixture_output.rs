@@ -54,6 +54,14 @@ impl<L: OnlineLearner> Mixture<L> {
             && self.rule == MixRule::AdaHedgeCalibrated
             && self.loss == Loss::Logistic
     }
+
+    /// The members' scales `s_k`, in the members' order, when the prediction mixes calibrated
+    /// probabilities ([`Mixture::calibrates_output`]); `None` when it mixes raw ones. What
+    /// `sketchlearn inspect` shows beside the mixture's weights.
+    pub fn output_scales(&self) -> Option<Vec<f64>> {
+        self.calibrates_output()
+            .then(|| self.calibration.iter().map(|c| c.to_pair()[0]).collect())
+    }
 }
 
 #[cfg(test)]
@@ -87,8 +95,10 @@ mod tests {
             "{raw}"
         );
         assert!(!mix.calibrates_output());
+        assert_eq!(mix.output_scales(), None);
         mix.set_calibrated_output(true);
         assert!(mix.calibrates_output());
+        assert_eq!(mix.output_scales(), Some(vec![0.5, 0.0]));
         let p = mix.predict(x);
         assert!((p - 0.232_094_871_125_636_15).abs() < 1e-12, "{p}");
         assert!((odds(0.557_764_644_657_501_2) - p).abs() < 1e-12);

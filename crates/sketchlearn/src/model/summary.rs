@@ -52,6 +52,11 @@ pub struct ModelSummary {
     /// A mixture's members and their weights π.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixture: Option<Vec<MemberWeight>>,
+    /// When the mixture predicts with its members' calibrated probabilities
+    /// `Σ_k π_k σ(s_k·p_k)` (the default classifier from model format 10,
+    /// `linear/mixture_output.rs`): each member's scale `s_k`, in the order of `mixture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_scales: Option<Vec<f64>>,
     /// The largest weights by magnitude.
     pub top_weights: Vec<Weight>,
     /// The curvature sketches and their top singular values.
@@ -144,6 +149,7 @@ impl ModelSummary {
             intercept,
             examples_seen: model.examples_seen,
             mixture: model.mixture_weights(),
+            output_scales: model.mixture().and_then(|m| m.output_scales()),
             top_weights,
             sketches: sketch_summaries(&model.learner, singular_values),
             regularization: Some(model.extras.regularization).filter(|r| !r.is_none()),
@@ -181,6 +187,7 @@ impl ModelSummary {
             intercept: None,
             examples_seen: m.examples_seen,
             mixture: None,
+            output_scales: None,
             top_weights: Vec::new(),
             sketches: Vec::new(),
             regularization: None,
@@ -214,6 +221,7 @@ impl ModelSummary {
             intercept,
             examples_seen: m.examples_seen,
             mixture: None,
+            output_scales: None,
             top_weights,
             sketches: Vec::new(),
             regularization: None,

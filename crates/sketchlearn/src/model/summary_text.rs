@@ -37,6 +37,14 @@ impl ModelSummary {
             for m in members {
                 let _ = writeln!(s, "  {:.3}  {}", m.weight, m.learner);
             }
+            if let Some(scales) = &r.output_scales {
+                let list: Vec<String> = scales.iter().map(|k| format!("{k:.3}")).collect();
+                let _ = writeln!(
+                    s,
+                    "  predicts Σ π·σ(s·p), the members' calibrated probabilities; s = {}",
+                    list.join(" ")
+                );
+            }
         }
         for c in r.class_weights.iter().flatten() {
             let _ = write!(s, "\nclass {}", c.class);

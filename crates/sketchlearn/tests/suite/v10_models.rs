@@ -60,3 +60,32 @@ fn v10_default_model_loads_and_predicts_calibrated_the_same() {
         record(NAME)
     );
 }
+
+/// `inspect` says how the model predicts: the version-10 default shows its members' scales
+/// `s_k` (one per member, finite, ≥ 0) after the weights; a version-9 default file (raw output)
+/// and a single learner's model show none.
+#[test]
+fn inspect_shows_the_calibrated_output_and_its_scales() {
+    use sketchlearn::model::ModelSummary;
+    fixture(NAME, V10);
+    let v10 = LinearModel::load(golden_dir().join(format!("{NAME}.model"))).unwrap();
+    let summary = ModelSummary::of_linear(&v10, 3, 3);
+    let scales = summary.output_scales.clone().expect("calibrated output");
+    assert_eq!(scales.len(), summary.mixture.as_ref().unwrap().len());
+    assert!(
+        scales.iter().all(|s| s.is_finite() && *s >= 0.0),
+        "{scales:?}"
+    );
+    // Learned 200 examples: the scales have moved from their start, 1.
+    assert!(scales.iter().any(|s| *s != 1.0), "{scales:?}");
+    let text = summary.text("m.skl");
+    assert!(
+        text.contains("the members' calibrated probabilities; s = "),
+        "{text}"
+    );
+    let v9 = LinearModel::load(golden_dir().join("heart-auto-sparse-v9.model")).unwrap();
+    let summary = ModelSummary::of_linear(&v9, 3, 3);
+    assert!(summary.mixture.is_some());
+    assert_eq!(summary.output_scales, None);
+    assert!(!summary.text("m.skl").contains("calibrated probabilities"));
+}
