@@ -62,9 +62,10 @@ impl Default for Calibration {
 }
 
 impl Calibration {
-    /// `σ(s·p)`: the calibrated probability of the positive label for score `p`.
+    /// `σ(s·p)`: the calibrated probability of the positive label for score `p` (the `σ` of
+    /// [`Calibration::scaled`], so ½ when `s = 0`, also for an infinite score).
     pub fn probability(&self, p: f64) -> f64 {
-        sigmoid(self.scale * p)
+        sigmoid(self.scaled(p))
     }
 
     /// `s·p`: the calibrated score, whose `σ` is [`Calibration::probability`]; 0 when `s = 0`

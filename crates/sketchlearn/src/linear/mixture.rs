@@ -317,14 +317,9 @@ impl<L: OnlineLearner> Mixture<L> {
                         &mut heap
                     }
                 };
-                if self.calibrates_output() {
-                    for ((s, &p), c) in pair.iter_mut().zip(preds).zip(&self.calibration) {
-                        *s = softplus_pair(c.scaled(p));
-                    }
-                } else {
-                    for (s, &p) in pair.iter_mut().zip(preds) {
-                        *s = softplus_pair(p);
-                    }
+                let calibrated = self.calibrates_output();
+                for ((s, &p), c) in pair.iter_mut().zip(preds).zip(&self.calibration) {
+                    *s = softplus_pair(if calibrated { c.scaled(p) } else { p });
                 }
                 let pair = &*pair;
                 let lse = |side: fn(&(f64, f64)) -> f64| {

@@ -30,16 +30,16 @@
 //! written with. (A version-9 build refuses a version-10 file at the header.)
 
 use super::calibration::Calibration;
-
-/// The first format version whose `AdaHedgeCalibrated` mixtures save the calibrated-output flag
-/// ([`Mixture::set_calibrated_output`]); earlier files load with it off, so they predict as
-/// they did.
-pub(crate) const CALIBRATED_OUTPUT_SINCE: u32 = 10;
 use super::mixture_retirement::Retirement;
 use super::shared_scaling::{link, ScaledRows};
 use super::{MixRule, Mixture, OnlineLearner};
 use crate::loss::Loss;
 use serde::{Deserialize, Serialize, Serializer};
+
+/// The first format version whose `AdaHedgeCalibrated` mixtures save the calibrated-output flag
+/// ([`Mixture::set_calibrated_output`]); earlier files load with it off, so they predict as
+/// they did.
+pub(crate) const CALIBRATED_OUTPUT_SINCE: u32 = 10;
 
 /// The saved fields, in format version 5's order: owned (`Members = Vec<L>`, `Weights =
 /// Vec<f64>`) when loading, borrowed (`&[L]`, `&[f64]`) when saving.

@@ -122,14 +122,9 @@ fn new_model(
         // takes one); their hyper-parameters are the plain members'.
         let member = &model.config.member;
         let members = (0..model.classes.len())
-            .map(|_| {
-                penalty.build(member, p.dim).map(|mut learner| {
-                    learner.set_calibrated_output(false);
-                    learner
-                })
-            })
+            .map(|_| penalty.build(member, p.dim))
             .collect::<Result<Vec<_>, _>>()?;
-        let ova = OneVsAll::new(members, member.loss).map_err(invalid)?;
+        let ova = OneVsAll::of_class_learners(members, member.loss).map_err(invalid)?;
         model.learner = AnyMulticlass::OneVsAll(ova);
     }
     if let Some(schema) = schema {

@@ -168,14 +168,9 @@ impl MulticlassConfig {
         match self.reduction {
             Reduction::OneVsAll => {
                 let members = (0..self.classes)
-                    .map(|_| {
-                        self.member.build(dim).map(|mut member| {
-                            member.set_calibrated_output(false);
-                            member
-                        })
-                    })
+                    .map(|_| self.member.build(dim))
                     .collect::<Result<Vec<_>, _>>()?;
-                Ok(AnyMulticlass::OneVsAll(OneVsAll::new(
+                Ok(AnyMulticlass::OneVsAll(OneVsAll::of_class_learners(
                     members,
                     self.member.loss,
                 )?))

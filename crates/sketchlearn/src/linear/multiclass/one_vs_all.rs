@@ -207,6 +207,18 @@ impl<L: OnlineLearner + Clone> OneVsAll<L> {
 }
 
 impl OneVsAll<AnyLearner> {
+    /// [`OneVsAll::new`] over the class learners `members`, each predicting its raw score
+    /// ([`AnyLearner::set_calibrated_output`] off): one-against-all compares and normalises the
+    /// classes' raw scores, so a default (`auto`) class learner, built with the calibrated
+    /// output on, predicts raw here. The one place a one-against-all model's class learners
+    /// are made so.
+    pub fn of_class_learners(mut members: Vec<AnyLearner>, loss: Loss) -> Result<Self, LearnError> {
+        for m in &mut members {
+            m.set_calibrated_output(false);
+        }
+        Self::new(members, loss)
+    }
+
     /// For each `(class, member)` of `members`, `base`'s learner put back for that member of
     /// the class's mixture ([`AnyLearner::forget_retired`]), retired there: what a distributed
     /// fit does for the members retired for a class in every shard of a round. The classes
