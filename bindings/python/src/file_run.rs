@@ -17,8 +17,6 @@ pub type FileSummary = (u64, f64, Option<f64>);
 /// A file to learn and how to read it.
 pub struct FileRun {
     input: Input,
-    /// The path, for the check of CSV learners against the format it is read as.
-    path: String,
     options: TrainOptions,
     one_thread: bool,
 }
@@ -65,11 +63,9 @@ impl FileRun {
             },
             ..TrainOptions::default()
         };
-        let path = path.to_string_lossy().into_owned();
-        let input = Input::path(path.clone());
+        let input = Input::path(path.to_string_lossy().into_owned());
         Ok(FileRun {
             input,
-            path,
             options,
             one_thread,
         })
@@ -87,11 +83,10 @@ impl FileRun {
     ) -> PyResult<(State, PyResult<FileSummary>)> {
         let FileRun {
             input,
-            path,
             options,
             one_thread,
         } = self;
-        crate::file_format::check_csv_learners(start.input(), &path, options.read.format)?;
+        crate::file_format::check_csv_learners(start.input(), input.name(), options.read.format)?;
         let interrupt = Interrupt::new();
         let poll = || interrupt.poll();
         let cancel = Cancel::new(&poll);

@@ -729,21 +729,12 @@ impl Schema {
         Self::scan_all(sources, None, options).map(|found| (found.schema, found.labels))
     }
 
-    /// [`scan_files`](Self::scan_files), and the columns of numbers read as strings because
-    /// some of their values are not numbers, to warn about ([`MixedColumn`], as
-    /// [`scan_with_warnings`](Self::scan_with_warnings)): once for all the files.
-    #[allow(clippy::type_complexity)]
-    pub fn scan_files_with_warnings<R: BufRead>(
-        sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
-        options: &CsvExampleOptions,
-    ) -> Result<(Schema, Vec<ClassLabel>, Vec<MixedColumn>), ParseError> {
-        let found = Self::scan_all(sources, None, options)?;
-        Ok((found.schema, found.labels, found.mixed))
-    }
-
-    /// [`scan_files_with_warnings`](Self::scan_files_with_warnings) with every file's fields
-    /// separated by `separator` (`None`: each as its name says, [`Separator::for_path`]), and
-    /// the labels that differ only by case with where each first appears ([`FilesScan`]).
+    /// [`scan_files`](Self::scan_files) with every file's fields separated by `separator`
+    /// (`None`: each as its name says, [`Separator::for_path`]), and what to warn about, once
+    /// for all the files ([`FilesScan`]): the columns of numbers read as strings because some of
+    /// their values are not numbers ([`MixedColumn`], as
+    /// [`scan_with_warnings`](Self::scan_with_warnings)), and the labels that differ only by
+    /// case with where each first appears.
     pub fn scan_files_separated<R: BufRead>(
         sources: impl IntoIterator<Item = Result<(R, String), ParseError>>,
         separator: Option<Separator>,

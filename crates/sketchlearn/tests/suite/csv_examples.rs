@@ -385,8 +385,8 @@ fn scanned_files_warn_once_of_a_mixed_column_over_all_of_them() {
         two.push_str(&format!("{size},{k},{}\n", k % 2));
     }
     let texts = [("1.csv", one.as_str()), ("2.csv", two.as_str())];
-    let (schema, labels, mixed) =
-        Schema::scan_files_with_warnings(sources(&texts), &options).unwrap();
+    let found = Schema::scan_files_separated(sources(&texts), None, &options).unwrap();
+    let (schema, labels, mixed) = (found.schema, found.labels, found.mixed);
     assert_eq!(labels.len(), 2);
     assert_eq!(mixed.len(), 1, "{mixed:?}");
     let w = mixed[0].to_string();
@@ -403,7 +403,9 @@ fn scanned_files_warn_once_of_a_mixed_column_over_all_of_them() {
         Schema::scan_files(sources(&texts), &options).unwrap().0
     );
     let plain = [("1.csv", one.as_str())];
-    let (_, _, mixed) = Schema::scan_files_with_warnings(sources(&plain), &options).unwrap();
+    let mixed = Schema::scan_files_separated(sources(&plain), None, &options)
+        .unwrap()
+        .mixed;
     assert!(mixed.is_empty(), "{mixed:?}");
 }
 
