@@ -65,18 +65,20 @@ impl InputSpec {
         if format == Format::Csv && self.format != Format::Csv {
             return Err(format!(
                 "{source}: the model was not trained on CSV (it was trained on {}), so it has \
-                 no columns to read this file with: give --format {} (or data in the model's \
-                 format)",
+                 no columns to read this file with: give --format {} (in Python: format='{}'; \
+                 or data in the model's format)",
                 name(self.format),
+                self.format.name(),
                 self.format.name()
             ));
         }
         if format != self.format {
             return Err(format!(
                 "{source}: the model was trained on {} but this input is read as {}: give \
-                 --format {} (or data in the model's format)",
+                 --format {} (in Python: format='{}'; or data in the model's format)",
                 name(self.format),
                 name(format),
+                self.format.name(),
                 self.format.name()
             ));
         }
@@ -117,6 +119,13 @@ mod tests {
         let e = libsvm.check(Format::Csv, false, None, "f").unwrap_err();
         assert!(
             e.contains("not trained on CSV") && e.contains("--format libsvm"),
+            "{e}"
+        );
+        // Python users read the keyword argument's spelling beside the flag.
+        assert!(e.contains("in Python: format='libsvm'"), "{e}");
+        let e = libsvm.check(Format::Vw, false, None, "f").unwrap_err();
+        assert!(
+            e.contains("--format libsvm (in Python: format='libsvm'"),
             "{e}"
         );
         let vw = InputSpec::new(Format::Vw, false, Some(12), None);
