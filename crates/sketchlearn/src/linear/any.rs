@@ -111,9 +111,9 @@ impl AnyLearner {
         })
     }
 
-    /// [`Mixture::set_calibrated_output`] on this learner if it is a mixture (the default
-    /// classifier's top level; nothing otherwise). One-against-all turns it off for its class
-    /// learners: their raw scores are what it compares and normalises.
+    /// [`Mixture::set_calibrated_output`] on this learner if it is a mixture (nothing
+    /// otherwise). The builder turns it on for every logistic mixture and off for a mixture
+    /// that is another's member, whose raw score its parent grades.
     pub fn set_calibrated_output(&mut self, on: bool) {
         if let AnyLearner::Mixture(m) = self {
             m.set_calibrated_output(on);

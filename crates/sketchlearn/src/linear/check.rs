@@ -304,7 +304,9 @@ fn mixture_of(
     let members = members
         .iter()
         .map(|c| {
-            let built = build(c, dim)?;
+            let mut built = build(c, dim)?;
+            // A nested mixture (auto's AdaGrad grid) keeps the raw score this one grades.
+            built.set_calibrated_output(false);
             Ok(if normalize && c.algorithm != Algorithm::RunningMean {
                 AnyLearner::TargetStandardization(Box::new(TargetStandardization::new(
                     AnyLearner::FeatureScaling(Box::new(FeatureScaling::new(built))),
@@ -322,9 +324,10 @@ fn mixture_of(
         )?)));
     }
     let mut mixture = Mixture::new(members, config.loss, config.mix_rule(), 1.0)?;
-    // The default logistic classifier predicts with the probabilities its rule grades; a
-    // nested grid keeps the raw score its parent grades (`Mixture::set_calibrated_output`).
-    mixture.set_calibrated_output(auto && config.loss == crate::loss::Loss::Logistic);
+    // A logistic mixture predicts with the probabilities its rule grades (the default, an
+    // AdaGrad grid alone, one-against-all's class learners); a nested one is turned off above
+    // (`Mixture::set_calibrated_output`).
+    mixture.set_calibrated_output(config.loss == crate::loss::Loss::Logistic);
     Ok(AnyLearner::Mixture(mixture))
 }
 
