@@ -325,8 +325,8 @@ fn mixture_of(
     }
     let mut mixture = Mixture::new(members, config.loss, config.mix_rule(), 1.0)?;
     // A logistic mixture predicts with the probabilities its rule grades (the default, an
-    // AdaGrad grid alone, one-against-all's class learners); a nested one is turned off above
-    // (`Mixture::set_calibrated_output`).
+    // AdaGrad grid alone); a nested one is turned off above, and one-against-all turns its
+    // class learners off (`OneVsAll::of_class_learners`; `Mixture::set_calibrated_output`).
     mixture.set_calibrated_output(config.loss == crate::loss::Loss::Logistic);
     Ok(AnyLearner::Mixture(mixture))
 }
