@@ -207,7 +207,7 @@ impl ValidLearnerConfig {
     /// ([`Self::build_unscaled`]).
     ///
     /// A logistic mixture built here predicts its members' calibrated probabilities
-    /// ([`calibrated_output`]); built as a member ([`Self::build_unscaled`]), an AdaGrad grid
+    /// (`calibrated_output` below); built as a member ([`Self::build_unscaled`]), an AdaGrad grid
     /// keeps its raw score.
     pub fn build(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
         let built = build(&self.0, dim, true)?;
@@ -221,7 +221,7 @@ impl ValidLearnerConfig {
     /// learner (`α`, `α₀` in absolute units): what the mixture builds for its members, and what
     /// the paper reproductions (`sketchlearn-repro`) tune over the papers' grids. An AdaGrad
     /// grid built here is a member: it predicts raw, the score its parent grades
-    /// ([`calibrated_output`]).
+    /// (`calibrated_output` below).
     pub fn build_unscaled(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
         build(&self.0, dim, false)
     }

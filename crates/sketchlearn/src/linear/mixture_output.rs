@@ -32,9 +32,11 @@ impl<L: OnlineLearner> Mixture<L> {
     /// the weights evolve bit for bit as without it (the prediction of a round is formed before
     /// and apart from its weighting, [`Mixture::mix_round`]). The default classifier's mixture
     /// ([`Algorithm::Auto`](super::Algorithm::Auto) and `AutoSparse` with the logistic loss)
-    /// turns it on, and so do an AdaGrad grid used alone and one-against-all's class learners
-    /// (stop 57); a mixture nested as a member (the default's AdaGrad grid) keeps the raw
-    /// prediction, which is the score its parent calibrates and grades.
+    /// turns it on, and so does an AdaGrad grid used alone (stop 57); a mixture nested as a
+    /// member (the default's AdaGrad grid) keeps the raw prediction, which is the score its
+    /// parent calibrates and grades, and so do one-against-all's class learners (measured,
+    /// not adopted). The builder decides it in one place (`linear/check.rs`,
+    /// `calibrated_output`).
     ///
     /// **Why it is still the Hedge prediction of the cited bound.** The rule grades member `k`
     /// on round `t` by the Brier score `(1 − q_k(y))²` of `q_k = σ(s_k·p_k)`, with `s_k` the
