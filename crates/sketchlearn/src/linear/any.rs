@@ -111,9 +111,11 @@ impl AnyLearner {
         })
     }
 
-    /// [`Mixture::set_calibrated_output`] on this learner if it is a mixture (the default
-    /// classifier's top level; nothing otherwise). One-against-all turns it off for its class
-    /// learners: their raw scores are what it compares and normalises.
+    /// [`Mixture::set_calibrated_output`] on this learner if it is a mixture (nothing
+    /// otherwise). The builder decides it (`linear/check.rs`, `calibrated_output`: on for a
+    /// logistic default or grid alone, off for a grid that is another mixture's member, whose
+    /// raw score its parent grades); one-against-all turns its class learners off
+    /// ([`OneVsAll::of_class_learners`](super::multiclass::OneVsAll::of_class_learners)).
     pub fn set_calibrated_output(&mut self, on: bool) {
         if let AnyLearner::Mixture(m) = self {
             m.set_calibrated_output(on);

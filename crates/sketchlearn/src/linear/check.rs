@@ -205,8 +205,12 @@ impl ValidLearnerConfig {
     /// wrapper (their predictions stay equal), whose state is two numbers. The mixture's
     /// members, tuned on the shared sets in absolute units, are built without it
     /// ([`Self::build_unscaled`]).
+    ///
+    /// A logistic mixture built here predicts its members' calibrated probabilities
+    /// (`calibrated_output` below); built as a member ([`Self::build_unscaled`]), an AdaGrad grid
+    /// keeps its raw score.
     pub fn build(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
-        let built = build(&self.0, dim)?;
+        let built = build(&self.0, dim, true)?;
         if !self.0.algorithm.row_scaled() {
             return Ok(built);
         }
@@ -215,17 +219,31 @@ impl ValidLearnerConfig {
 
     /// Builds the learner as the papers state it, without the [`RowScaling`] of a single Newton
     /// learner (`α`, `α₀` in absolute units): what the mixture builds for its members, and what
-    /// the paper reproductions (`sketchlearn-repro`) tune over the papers' grids.
+    /// the paper reproductions (`sketchlearn-repro`) tune over the papers' grids. An AdaGrad
+    /// grid built here is a member: it predicts raw, the score its parent grades
+    /// (`calibrated_output` below).
     pub fn build_unscaled(&self, dim: usize) -> Result<AnyLearner, ConfigError> {
-        build(&self.0, dim)
+        build(&self.0, dim, false)
     }
+}
+
+/// Whether a mixture built from `config` predicts its members' calibrated probabilities
+/// (`Mixture::set_calibrated_output`, `linear/mixture_output.rs`), `alone` when it is not
+/// another mixture's member. With the logistic loss: the default (`auto`, `auto-sparse`, never
+/// a member) always (stop 56), an AdaGrad grid when used alone (stop 57; measured in
+/// `docs/results/calibration.md`). The default's grid is its member: it keeps the raw score
+/// the default calibrates and grades. One-against-all turns its class learners raw
+/// (`OneVsAll::of_class_learners`). The one place this is decided.
+fn calibrated_output(config: &LearnerConfig, alone: bool) -> bool {
+    config.loss == crate::loss::Loss::Logistic && (config.algorithm.is_auto() || alone)
 }
 
 /// Builds a configuration that passed [`LearnerConfig::check`] (and so do the members it
 /// derives: they only scale positive values).
-fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> {
+/// `alone`: not another mixture's member ([`calibrated_output`]).
+fn build(config: &LearnerConfig, dim: usize, alone: bool) -> Result<AnyLearner, ConfigError> {
     if let Some(members) = config.mixture_members() {
-        return mixture_of(config, &members, dim);
+        return mixture_of(config, &members, dim, alone);
     }
     if config.algorithm == Algorithm::RunningMean {
         return Ok(AnyLearner::RunningMean(RunningMean::new(dim)));
@@ -236,7 +254,7 @@ fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> 
             ..config.clone()
         };
         return Ok(AnyLearner::Intercept(Box::new(Intercept::with_value(
-            build(&inner, dim + 1)?,
+            build(&inner, dim + 1, alone)?,
             config.bias_value,
         )?)));
     }
@@ -291,10 +309,12 @@ fn build(config: &LearnerConfig, dim: usize) -> Result<AnyLearner, ConfigError> 
 }
 
 /// The online mixture of `members` (each built for `dim`) with [`LearnerConfig::mix_rule`].
+/// `alone`: not another mixture's member ([`calibrated_output`]); its members are.
 fn mixture_of(
     config: &LearnerConfig,
     members: &[LearnerConfig],
     dim: usize,
+    alone: bool,
 ) -> Result<AnyLearner, ConfigError> {
     // Auto's regression members learn standardised labels on RMS-scaled features
     // (`regression_members`); the running mean needs neither. Its classification members learn
@@ -304,7 +324,7 @@ fn mixture_of(
     let members = members
         .iter()
         .map(|c| {
-            let built = build(c, dim)?;
+            let built = build(c, dim, false)?;
             Ok(if normalize && c.algorithm != Algorithm::RunningMean {
                 AnyLearner::TargetStandardization(Box::new(TargetStandardization::new(
                     AnyLearner::FeatureScaling(Box::new(FeatureScaling::new(built))),
@@ -322,9 +342,7 @@ fn mixture_of(
         )?)));
     }
     let mut mixture = Mixture::new(members, config.loss, config.mix_rule(), 1.0)?;
-    // The default logistic classifier predicts with the probabilities its rule grades; a
-    // nested grid keeps the raw score its parent grades (`Mixture::set_calibrated_output`).
-    mixture.set_calibrated_output(auto && config.loss == crate::loss::Loss::Logistic);
+    mixture.set_calibrated_output(calibrated_output(config, alone));
     Ok(AnyLearner::Mixture(mixture))
 }
 

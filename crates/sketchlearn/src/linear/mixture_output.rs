@@ -11,8 +11,15 @@
 //! binary sets of `docs/results/auto.md` every error is within 0.1 SE (10 equal) and the log
 //! loss moves by at most 0.011 (splice 0.5035 → 0.4925; w8a.shuf 0.0638 → 0.0650).
 //!
+//! Stop 57: `--algo adagrad-grid` used alone predicts calibrated too (on the same 13 files its
+//! log loss falls on 11, by up to 0.132 on splice, 0.6682 → 0.5358, and rises by at most
+//! 0.0005, within 1 paired s.e.; one error moves, r8_earn_vs_rest +1 mistake, +0.08 SE:
+//! `scripts/calibrated_output.py … --case grid`). One-against-all's class learners stay raw
+//! (`linear/multiclass/one_vs_all.rs`: measured, not adopted).
+//!
 //! Saved from model format version 10 (`mixture_wire.rs`); a file of an earlier version loads
-//! with the raw output it was written with.
+//! with the raw output it was written with, and so does a grid saved before stop 57 (its flag
+//! saved off).
 
 use super::{MixRule, Mixture, OnlineLearner};
 use crate::loss::Loss;
@@ -25,8 +32,11 @@ impl<L: OnlineLearner> Mixture<L> {
     /// the weights evolve bit for bit as without it (the prediction of a round is formed before
     /// and apart from its weighting, [`Mixture::mix_round`]). The default classifier's mixture
     /// ([`Algorithm::Auto`](super::Algorithm::Auto) and `AutoSparse` with the logistic loss)
-    /// turns it on; a mixture nested as a member (the AdaGrad grid) keeps the raw prediction,
-    /// which is the score its parent calibrates and grades.
+    /// turns it on, and so does an AdaGrad grid used alone (stop 57); a mixture nested as a
+    /// member (the default's AdaGrad grid) keeps the raw prediction, which is the score its
+    /// parent calibrates and grades, and so do one-against-all's class learners (measured,
+    /// not adopted). The builder decides it in one place (`linear/check.rs`,
+    /// `calibrated_output`).
     ///
     /// **Why it is still the Hedge prediction of the cited bound.** The rule grades member `k`
     /// on round `t` by the Brier score `(1 − q_k(y))²` of `q_k = σ(s_k·p_k)`, with `s_k` the

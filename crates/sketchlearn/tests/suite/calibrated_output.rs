@@ -3,15 +3,22 @@
 //! progressive log loss is no worse than a coin's, where the raw output's is; the switch changes
 //! no state (members, calibrations, weights); a saved model keeps it, and a file of format
 //! version 9 keeps the raw output.
+//!
+//! `--algo adagrad-grid` alone predicts calibrated too (stop 57); the default's nested grid does
+//! not. `tests/golden/heart-adagrad-grid-v10.model` is a grid file written before that change,
+//! by main 5c624c3's CLI: `sketchlearn train --quiet --algo adagrad-grid -f FILE H200` with
+//! `H200` the first 200 lines of `data/heart.libsvm`; its `.margins` are that build's
+//! `sketchlearn test --quiet -i FILE --raw -p MARGINS data/heart.libsvm`.
 
 use crate::common;
 
+use common::fixtures::{fixture, heart, row, LEARNED};
 use common::golden::golden_dir;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sketchlearn::linear::{LinearModel, OnlineLearner};
-use sketchlearn::loss::Loss;
+use sketchlearn::linear::{Algorithm, AnyLearner, LearnerConfig, LinearModel, OnlineLearner};
+use sketchlearn::loss::{sigmoid, Loss};
 use sketchlearn::run::{self, Input, Silent, Start, TrainOptions};
 use sketchlearn::{Example, Row};
 use std::fmt::Write as _;
@@ -150,4 +157,88 @@ fn a_saved_model_predicts_the_same_and_a_version_9_file_keeps_the_raw_output() {
         old.learner.predict(x).to_bits(),
         resaved.learner.predict(x).to_bits()
     );
+}
+
+/// An AdaGrad grid used alone predicts `P(y = 1) = Σ_k π_k σ(s_k·p_k)` from its members' scores
+/// `p_k`, weights `π_k` and scales `s_k` (each read through the public API); the default's
+/// nested grid keeps its raw score, which the default grades.
+#[test]
+fn adagrad_grid_alone_predicts_the_calibrated_formula_and_the_defaults_grid_stays_raw() {
+    let data = heart();
+    let config = LearnerConfig {
+        algorithm: Algorithm::AdaGradGrid,
+        ..LearnerConfig::default()
+    };
+    let mut grid = config.build(13).unwrap();
+    for (i, v, y) in &data[..LEARNED] {
+        grid.learn(row(i, v), *y, 1.0).unwrap();
+    }
+    let mix = grid.mixture().unwrap();
+    assert!(mix.calibrates_output());
+    let (pi, s) = (mix.member_weights(), mix.output_scales().unwrap());
+    let mut raw = grid.clone();
+    raw.set_calibrated_output(false);
+    let mut moved = 0.0f64;
+    for (i, v, _) in &data {
+        let x = row(i, v);
+        let q: f64 = mix
+            .members()
+            .iter()
+            .zip(pi.iter().zip(&s))
+            .map(|(m, (pi, s))| pi * sigmoid(s * m.predict(x)))
+            .sum();
+        let p = sigmoid(grid.predict(x));
+        assert!((p - q).abs() < 1e-12, "{p} vs {q}");
+        let r: f64 = mix
+            .members()
+            .iter()
+            .zip(&pi)
+            .map(|(m, pi)| pi * sigmoid(m.predict(x)))
+            .sum();
+        assert!((sigmoid(raw.predict(x)) - r).abs() < 1e-12);
+        moved = moved.max((p - r).abs());
+    }
+    assert!(
+        moved > 1e-3,
+        "the scales moved the output by {moved} at most"
+    );
+
+    let default = LearnerConfig::default().build(13).unwrap();
+    let outer = default.mixture().unwrap();
+    assert!(outer.calibrates_output());
+    let AnyLearner::UnitScaling(member) = &outer.members()[2] else {
+        panic!("the default's member 3 is not the unit-scaled grid")
+    };
+    assert!(!member.inner().mixture().unwrap().calibrates_output());
+}
+
+/// A grid file written before stop 57 (main 5c624c3, format version 10, raw output) loads raw
+/// and predicts every example of heart with the bits that build's `test --raw` printed.
+#[test]
+fn an_adagrad_grid_file_from_before_keeps_its_raw_output() {
+    fixture("heart-adagrad-grid-v10", 10);
+    let m = LinearModel::load(golden_dir().join("heart-adagrad-grid-v10.model")).unwrap();
+    assert!(!m.mixture().unwrap().calibrates_output());
+    assert_eq!(m.mixture().unwrap().output_scales(), None);
+    let margins = std::fs::read_to_string(golden_dir().join("heart-adagrad-grid-v10.margins"));
+    let margins: Vec<f64> = margins
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let data = heart();
+    assert_eq!(margins.len(), data.len());
+    let mut on = m.learner.clone();
+    on.set_calibrated_output(true);
+    let mut differ = 0;
+    for ((i, v, _), want) in data.iter().zip(&margins) {
+        let got = m.learner.predict(row(i, v));
+        assert_eq!(got.to_bits(), want.to_bits(), "{got} vs {want}");
+        differ += usize::from(on.predict(row(i, v)).to_bits() != got.to_bits());
+    }
+    // The flag is what keeps it raw: calibrated, the same state predicts otherwise.
+    assert!(differ > 0);
+    // Resaved by this build, it stays raw.
+    let back = LinearModel::from_bytes(&m.to_bytes().unwrap(), "memory").unwrap();
+    assert!(!back.mixture().unwrap().calibrates_output());
 }

@@ -519,6 +519,8 @@ fn adagrad_grid_mixes_two_adagrads_and_is_the_defaults_third_member() {
     };
     assert_eq!(mix.rule(), MixRule::AdaHedgeCalibrated);
     assert_eq!(mix.members().len(), 2);
+    // Alone it predicts the calibrated probabilities it grades (`mixture_output.rs`).
+    assert!(mix.calibrates_output());
     let [a, b] = cfg.adagrad_grid_members();
     assert_eq!(
         (a.algorithm, b.algorithm),
@@ -545,6 +547,8 @@ fn adagrad_grid_mixes_two_adagrads_and_is_the_defaults_third_member() {
         panic!("the default's member 3 is not the AdaGrad grid")
     };
     assert_eq!(inner.members().len(), 2);
+    // Nested, it keeps the raw score the default calibrates and grades.
+    assert!(!inner.calibrates_output());
 }
 
 /// Progressive mistakes of a mixture of fixed experts over `data`, and its final weights.
