@@ -727,15 +727,17 @@ impl LinearLearners {
     /// arrays), only the features that differ from `base` — for a learner that learned a block
     /// since `base`, that block's features. [`patched`](Self::patched) rebuilds the state bit
     /// for bit from them and the same base (`sketchlearn.dask` sends these between workers,
-    /// which all hold the round's base). The GIL is released meanwhile.
+    /// which all hold the round's base). The GIL is released meanwhile. Returned as a 1-D
+    /// `uint8` array owning the encoded bytes (no copy into a `bytes`: ~0.1 GB and a memory
+    /// pass with the GIL held for a 2^20-feature delta; docs/results/dask.md, dask57).
     fn delta_from<'py>(
         &self,
         py: Python<'py>,
         base: PyRef<'py, LinearLearners>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<Bound<'py, PyArray1<u8>>> {
         let (state, base_state) = (&self.state, &base.state);
         let b = py.detach(|| state.delta_bytes(base_state))?;
-        Ok(PyBytes::new(py, &b))
+        Ok(PyArray1::from_vec(py, b))
     }
 
     /// The retired members of every mixture in the state, as `(mixture, member)` pairs: a

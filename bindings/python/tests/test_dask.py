@@ -499,8 +499,9 @@ def test_a_delta_rebuilds_the_state_and_holds_the_block_only():
 
 
 def test_a_delta_is_read_from_a_uint8_array_of_its_bytes_as_from_the_bytes():
-    """``patched`` reads a delta from a ``uint8`` array over a buffer holding its bytes (what
-    an out-of-band transfer delivers), to the same state as from the ``bytes``; a damaged or
+    """``delta_from`` returns its bytes as a ``uint8`` array; ``patched`` reads a delta from
+    it, from a ``uint8`` array over another buffer holding its bytes (what an out-of-band
+    transfer delivers) and from the ``bytes``, to the same state; a damaged or
     strided array, or another type, is refused with an error, not read."""
     d = 1 << 14
     X, y = _sparse_rows(2000, d, 1)
@@ -508,10 +509,12 @@ def test_a_delta_is_read_from_a_uint8_array_of_its_bytes_as_from_the_bytes():
     grown = pickle.loads(pickle.dumps(base))
     grown.partial_fit(*_sparse_rows(100, d, 2))
     delta = grown.learners_.delta_from(base.learners_)
+    assert delta.dtype == np.uint8 and delta.ndim == 1  # the encoded bytes, not copied
     patched = type(base.learners_).patched
     held = bytearray(delta)
-    back = patched(base.learners_, np.frombuffer(held, np.uint8))
-    assert back.state_bytes() == grown.learners_.state_bytes()
+    for given in (delta, bytes(delta), np.frombuffer(held, np.uint8)):
+        back = patched(base.learners_, given)
+        assert back.state_bytes() == grown.learners_.state_bytes()
     held[len(held) // 2] ^= 1
     with pytest.raises(ValueError):
         patched(base.learners_, np.frombuffer(held, np.uint8))
@@ -546,7 +549,7 @@ def test_a_delta_pickles_its_bytes_out_of_band_and_rebuilds_the_same_state():
         pickle.loads(pickle.dumps(part, protocol=4)),
         copy.deepcopy(part),
     ):
-        assert bytes(back.delta) == part.delta
+        assert bytes(back.delta) == bytes(part.delta)
         assert back.state(base).learners_.state_bytes() == expected
     # What a transfer delivers is read where it is: the delta's buffer, not a copy of it.
     back = pickle.loads(stream, buffers=received)
