@@ -190,10 +190,10 @@ class _Delta:
 
     def __reduce_ex__(self, protocol):
         """Pickled with the delta's bytes as an out-of-band buffer under protocol 5 (PEP 574),
-        which Dask's transfers use: the ~200 MB delta of a 2^20-feature state is sent from its
-        ``bytes`` as it is, not copied into the pickle stream first (0.15–0.2 s of a worker's
-        event loop a copy; docs/results/dask.md, dask23). Other protocols, or a pickler without
-        a buffer callback, write the bytes in the stream as before."""
+        which Dask's transfers use: the ~100 MB delta of a 2^20-feature state is sent from its
+        array (``delta_from``'s bytes) as it is, not copied into the pickle stream first
+        (0.15–0.2 s of a worker's event loop a copy; docs/results/dask.md, dask23). Other
+        protocols, or a pickler without a buffer callback, write the array in the stream."""
         delta = pickle.PickleBuffer(self.delta) if protocol >= 5 else self.delta
         return _delta_back, (self.shell, delta)
 
