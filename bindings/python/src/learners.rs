@@ -19,7 +19,7 @@ use crate::rows::{RowScratch, Rows, RowsInput};
 use crate::state::State;
 use crate::tally::Tally;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 use sketchlearn::eval::{EvalError, Metrics, ProgressRow};
@@ -727,15 +727,17 @@ impl LinearLearners {
     /// arrays), only the features that differ from `base` — for a learner that learned a block
     /// since `base`, that block's features. [`patched`](Self::patched) rebuilds the state bit
     /// for bit from them and the same base (`sketchlearn.dask` sends these between workers,
-    /// which all hold the round's base). The GIL is released meanwhile.
+    /// which all hold the round's base). The GIL is released meanwhile. Returned as a 1-D
+    /// `uint8` array owning the encoded bytes (no copy into a `bytes`: ~0.1 GB and a memory
+    /// pass with the GIL held for a 2^20-feature delta; docs/results/dask.md, dask57).
     fn delta_from<'py>(
         &self,
         py: Python<'py>,
         base: PyRef<'py, LinearLearners>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<Bound<'py, PyArray1<u8>>> {
         let (state, base_state) = (&self.state, &base.state);
         let b = py.detach(|| state.delta_bytes(base_state))?;
-        Ok(PyBytes::new(py, &b))
+        Ok(PyArray1::from_vec(py, b))
     }
 
     /// The retired members of every mixture in the state, as `(mixture, member)` pairs: a
@@ -754,20 +756,51 @@ impl LinearLearners {
     /// in every task of the round, which the merge keeps retired (the deltas then hold nothing
     /// of them). An empty `members` changes nothing; an active member, a mixture that does not
     /// exist or a base of another kind is an error, with nothing changed.
+    /// The GIL is released meanwhile: putting a 2^20-feature member back drops its learned
+    /// state and clones the base's (0.02–0.25 s), and another task's transfer from this Dask
+    /// worker (a round's retired members, a few bytes) waited for it (docs/results/dask.md,
+    /// dask57).
     fn forget_retired(
         &mut self,
+        py: Python<'_>,
         base: PyRef<'_, LinearLearners>,
         members: Vec<(usize, usize)>,
     ) -> PyResult<()> {
-        forget_retired(&mut self.state, &base.state, &members)
+        let (state, base_state) = (&mut self.state, &base.state);
+        py.detach(|| forget_retired(state, base_state, &members))
     }
 
     /// The state whose [`delta_from`](Self::delta_from) `base` is `delta` (another base is an
-    /// error); progressive metrics start afresh, as after unpickling.
+    /// error); progressive metrics start afresh, as after unpickling. `delta`: the `bytes`, or
+    /// a 1-D `uint8` array holding them (`numpy.frombuffer` of the buffer a Dask transfer
+    /// delivers: read where it is, not copied into a `bytes` first — ~0.1 GB a 2^20-feature
+    /// delta). Decoded with the GIL released; the caller does not write the array meanwhile.
     #[staticmethod]
-    fn patched(py: Python<'_>, base: PyRef<'_, LinearLearners>, delta: &[u8]) -> PyResult<Self> {
+    fn patched(
+        py: Python<'_>,
+        base: PyRef<'_, LinearLearners>,
+        delta: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
         let base_state = &base.state;
-        py.detach(|| State::from_delta_bytes(delta, base_state))
+        if let Ok(b) = delta.cast::<PyBytes>() {
+            let bytes = b.as_bytes();
+            return py
+                .detach(|| State::from_delta_bytes(bytes, base_state))
+                .map(Self::from_state);
+        }
+        let array: PyReadonlyArray1<'_, u8> = delta.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "patched: the delta must be bytes or a 1-D uint8 array, not {}",
+                delta
+                    .get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ))
+        })?;
+        let bytes = array
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("patched: the delta array is not contiguous"))?;
+        py.detach(|| State::from_delta_bytes(bytes, base_state))
             .map(Self::from_state)
     }
 

@@ -498,6 +498,33 @@ def test_a_delta_rebuilds_the_state_and_holds_the_block_only():
         type(base.learners_).patched(other.learners_, delta)
 
 
+def test_a_delta_is_read_from_a_uint8_array_of_its_bytes_as_from_the_bytes():
+    """``delta_from`` returns its bytes as a ``uint8`` array; ``patched`` reads a delta from
+    it, from a ``uint8`` array over another buffer holding its bytes (what an out-of-band
+    transfer delivers) and from the ``bytes``, to the same state; a damaged or
+    strided array, or another type, is refused with an error, not read."""
+    d = 1 << 14
+    X, y = _sparse_rows(2000, d, 1)
+    base = OnlineClassifier().partial_fit(X, y, classes=[-1, 1])
+    grown = pickle.loads(pickle.dumps(base))
+    grown.partial_fit(*_sparse_rows(100, d, 2))
+    delta = grown.learners_.delta_from(base.learners_)
+    assert delta.dtype == np.uint8 and delta.ndim == 1  # the encoded bytes, not copied
+    patched = type(base.learners_).patched
+    held = bytearray(delta)
+    for given in (delta, bytes(delta), np.frombuffer(held, np.uint8)):
+        back = patched(base.learners_, given)
+        assert back.state_bytes() == grown.learners_.state_bytes()
+    held[len(held) // 2] ^= 1
+    with pytest.raises(ValueError):
+        patched(base.learners_, np.frombuffer(held, np.uint8))
+    doubled = np.repeat(np.frombuffer(delta, np.uint8), 2)[::2]  # the bytes, strided
+    with pytest.raises(ValueError, match="not contiguous"):
+        patched(base.learners_, doubled)
+    with pytest.raises(TypeError, match="bytes or a 1-D uint8 array, not list"):
+        patched(base.learners_, list(delta))
+
+
 def test_a_delta_pickles_its_bytes_out_of_band_and_rebuilds_the_same_state():
     """A task's delta under protocol 5 with a buffer callback (Dask's transfers) hands its
     bytes over as they are, out of the pickle stream, and rebuilds the same state from what
@@ -522,8 +549,11 @@ def test_a_delta_pickles_its_bytes_out_of_band_and_rebuilds_the_same_state():
         pickle.loads(pickle.dumps(part, protocol=4)),
         copy.deepcopy(part),
     ):
-        assert isinstance(back.delta, bytes) and back.delta == part.delta
+        assert bytes(back.delta) == bytes(part.delta)
         assert back.state(base).learners_.state_bytes() == expected
+    # What a transfer delivers is read where it is: the delta's buffer, not a copy of it.
+    back = pickle.loads(stream, buffers=received)
+    assert any(np.shares_memory(back.delta, np.frombuffer(b, np.uint8)) for b in received)
 
 
 def test_distributed_sketch_within_fd_bound(client):

@@ -190,19 +190,22 @@ class _Delta:
 
     def __reduce_ex__(self, protocol):
         """Pickled with the delta's bytes as an out-of-band buffer under protocol 5 (PEP 574),
-        which Dask's transfers use: the ~200 MB delta of a 2^20-feature state is sent from its
-        ``bytes`` as it is, not copied into the pickle stream first (0.15–0.2 s of a worker's
-        event loop a copy; docs/results/dask.md, dask23). Other protocols, or a pickler without
-        a buffer callback, write the bytes in the stream as before."""
+        which Dask's transfers use: the ~100 MB delta of a 2^20-feature state is sent from its
+        array (``delta_from``'s bytes) as it is, not copied into the pickle stream first
+        (0.15–0.2 s of a worker's event loop a copy; docs/results/dask.md, dask23). Other
+        protocols, or a pickler without a buffer callback, write the array in the stream."""
         delta = pickle.PickleBuffer(self.delta) if protocol >= 5 else self.delta
         return _delta_back, (self.shell, delta)
 
 
 def _delta_back(shell, delta) -> _Delta:
     """A :class:`_Delta` unpickled: ``delta`` is the bytes, or an out-of-band buffer holding
-    them (read as ``bytes``: the core reads a delta from ``bytes``)."""
+    them, kept where it is as a ``uint8`` array (``numpy.frombuffer``: no copy; the core reads
+    a delta from either). A copy into ``bytes`` cost the client ~0.1 GB and a memory pass a
+    2^20-feature delta, on the fit's last path (docs/results/dask.md, dask57)."""
     out = _Delta.__new__(_Delta)
-    out.shell, out.delta = shell, delta if isinstance(delta, bytes) else bytes(delta)
+    out.shell = shell
+    out.delta = delta if isinstance(delta, bytes) else np.frombuffer(delta, dtype=np.uint8)
     return out
 
 
@@ -359,8 +362,9 @@ def _forgetting_delta(est, base, *retired) -> _Delta:
 def _merged_on_client(client, deltas: list, base):
     """The fitted estimator of a fit of one round of at most two tasks, finished here: the
     client fetches the round's base (the initial learners, small; fetched while the tasks
-    learn) and the tasks' deltas (made in the tasks, sent in parallel), rebuilds each state as
-    its delta arrives, on a thread of its own (the core decodes with the GIL released: the
+    learn) and the tasks' deltas (made in the tasks, sent in parallel), gathers each delta and
+    rebuilds its state on a thread of its own (the transfers overlap; the core decodes with
+    the GIL released: the
     first task's state is rebuilt while the second still learns or sends, and two rebuilds of
     2^20-feature states overlap on a client whose workers have finished), and merges the
     second into the first, in place (the first is the client's own rebuild: no copy of it) —
@@ -375,17 +379,15 @@ def _merged_on_client(client, deltas: list, base):
     lost) is asked of the scheduler and recomputed, as without ``direct``."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from distributed import as_completed
-
     base = base.result()
-    order = {f.key: i for i, f in enumerate(deltas)}
+
+    def rebuilt(future):  # the delta is freed once rebuilt
+        return client.gather(future, direct=True).state(base)
+
+    # Each delta gathered and rebuilt on a thread of its own: the second transfer no longer
+    # waits for the first to end (docs/results/dask.md, dask57).
     with ThreadPoolExecutor(len(deltas)) as pool:
-        states = [None] * len(deltas)
-        for future in as_completed(deltas):
-            part = client.gather(future, direct=True)
-            states[order[future.key]] = pool.submit(part.state, base)
-        est, *others = (s.result() for s in states)
-        del states, part  # the deltas: not needed once rebuilt
+        est, *others = pool.map(rebuilt, deltas)
     while others:  # each input freed once merged: the peak is the worker merge's
         _merge_into(est, others.pop(0), base)
     return est
