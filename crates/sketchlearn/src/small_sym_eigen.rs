@@ -112,9 +112,17 @@ impl SmallSymEigen {
         } else {
             1.0
         };
+        // `x / 2ᵏ` and `x · 2⁻ᵏ` are the same number whenever `2⁻ᵏ` is one (both are the
+        // correctly rounded `x·2⁻ᵏ`, subnormal results included), and a multiplication costs
+        // a fraction of a division (`n(n+1)/2` of them a call). `scale` is `2ᵏ`, or `∞` when
+        // `powi` overflows (then `1/∞ = 0` and `x·0 = x/∞ = ±0`, the same sign), or `0` or
+        // a subnormal `2ᵏ` whose reciprocal overflows: there the division is kept.
+        let inverse = 1.0 / scale;
+        let exact = inverse.is_finite();
         for i in 0..n {
             for j in 0..=i {
-                let v = a[i * n + j] / scale;
+                let x = a[i * n + j];
+                let v = if exact { x * inverse } else { x / scale };
                 self.q[(n - 1 - i) * n + (n - 1 - j)] = v;
                 self.q[(n - 1 - j) * n + (n - 1 - i)] = v;
             }
@@ -771,6 +779,28 @@ mod tests {
             let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(bits(&plain.q), bits(&wide.q));
             prop_assert_eq!(bits(&plain.d), bits(&wide.d));
+        }
+    }
+
+    proptest! {
+        /// What [`SmallSymEigen::compute`]'s input scaling relies on: dividing by the scale
+        /// `2ᵏ = 2f64.powi(k)` is multiplying by `1/2ᵏ` whenever that reciprocal is finite,
+        /// for every `k` the scale can take and entries of any size, subnormal ones included.
+        #[test]
+        fn scaling_by_the_reciprocal_is_the_division(
+            k in -1080i32..1030,
+            mantissa in any::<u64>(),
+            exp in -1080i32..1030,
+        ) {
+            let scale = 2f64.powi(k);
+            let inverse = 1.0 / scale;
+            prop_assume!(inverse.is_finite());
+            let x = (1.0 + (mantissa >> 12) as f64 / (1u64 << 52) as f64)
+                * 2f64.powi(exp.clamp(-1022, 1023))
+                * if exp < -1022 { 2f64.powi(exp + 1022) } else { 1.0 };
+            for x in [x, -x] {
+                prop_assert_eq!((x * inverse).to_bits(), (x / scale).to_bits(), "{} {}", x, k);
+            }
         }
     }
 
