@@ -112,9 +112,17 @@ impl SmallSymEigen {
         } else {
             1.0
         };
+        // `x / 2ᵏ` and `x · 2⁻ᵏ` are the same number whenever `2⁻ᵏ` is one (both are the
+        // correctly rounded `x·2⁻ᵏ`, subnormal results included), and a multiplication costs
+        // a fraction of a division (`n(n+1)/2` of them a call). `scale` is `2ᵏ`, or `∞` when
+        // `powi` overflows (then `1/∞ = 0` and `x·0 = x/∞ = ±0`, the same sign), or `0` or
+        // a subnormal `2ᵏ` whose reciprocal overflows: there the division is kept.
+        let inverse = 1.0 / scale;
+        let exact = inverse.is_finite();
         for i in 0..n {
             for j in 0..=i {
-                let v = a[i * n + j] / scale;
+                let x = a[i * n + j];
+                let v = if exact { x * inverse } else { x / scale };
                 self.q[(n - 1 - i) * n + (n - 1 - j)] = v;
                 self.q[(n - 1 - j) * n + (n - 1 - i)] = v;
             }
@@ -176,21 +184,67 @@ fn tridiagonal_ql(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { tridiagonal_ql_avx2(w) };
     }
-    tridiagonal_ql_plain(w)
+    tridiagonal_ql_plain::<Plain>(w)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn tridiagonal_ql_avx2(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
-    tridiagonal_ql_plain(w)
+    tridiagonal_ql_plain::<Avx2>(w)
 }
 
+/// The two innermost loops of the decomposition, written twice: plain ([`Plain`]), and with
+/// explicit 4-wide AVX2 operations ([`Avx2`], used only on the AVX2 path). Both give the
+/// same bits: every entry gets the same products and sums, each rounded once, in the same
+/// order (no FMA); only how many entries one instruction handles differs.
+trait Lanes {
+    /// Rows `i`, `i + 1` of `qt` ← the plane rotation `(c, s)` of a QL step.
+    fn rotate(qt: &mut [f64], n: usize, i: usize, c: f64, s: f64);
+    /// `row_j −= d_j·ek + e_j·dk` for `j < row.len()` (a [`reflect`] update).
+    fn sub_two_products(row: &mut [f64], d: &[f64], e: &[f64], ek: f64, dk: f64);
+}
+
+/// The plain loops (what the compiler vectorises by itself).
+struct Plain;
+
+impl Lanes for Plain {
+    #[inline(always)]
+    fn rotate(qt: &mut [f64], n: usize, i: usize, c: f64, s: f64) {
+        rotate(qt, n, i, c, s)
+    }
+
+    #[inline(always)]
+    fn sub_two_products(row: &mut [f64], d: &[f64], e: &[f64], ek: f64, dk: f64) {
+        sub_two_products(row, d, e, ek, dk)
+    }
+}
+
+/// The loops of [`avx2`]; only [`tridiagonal_ql_avx2`] uses them, after the CPU check.
+#[cfg(target_arch = "x86_64")]
+struct Avx2;
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes for Avx2 {
+    #[inline(always)]
+    fn rotate(qt: &mut [f64], n: usize, i: usize, c: f64, s: f64) {
+        // SAFETY: used only by `tridiagonal_ql_avx2`, run when the CPU has AVX2.
+        unsafe { avx2::rotate(qt, n, i, c, s) }
+    }
+
+    #[inline(always)]
+    fn sub_two_products(row: &mut [f64], d: &[f64], e: &[f64], ek: f64, dk: f64) {
+        // SAFETY: as above.
+        unsafe { avx2::sub_two_products(row, d, e, ek, dk) }
+    }
+}
+
+/// The decomposition with the loops of `L` ([`Plain`], or [`Avx2`]: the same bits).
 #[inline(always)]
-fn tridiagonal_ql_plain(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
+fn tridiagonal_ql_plain<L: Lanes>(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
     let n = w.n;
-    tred2(&mut w.q, &mut w.d, &mut w.e, &mut w.g, n);
+    tred2::<L>(&mut w.q, &mut w.d, &mut w.e, &mut w.g, n);
     transpose_square(&mut w.q, n);
-    tql2(&mut w.q, &mut w.d, &mut w.e, n)
+    tql2::<L>(&mut w.q, &mut w.d, &mut w.e, n)
 }
 
 /// In-place transpose of a row-major `n × n` matrix.
@@ -208,7 +262,7 @@ fn transpose_square(a: &mut [f64], n: usize) {
 /// `Q` with `A = Q T Qᵀ` (EISPACK `tred2`).
 #[inline(always)]
 #[allow(clippy::redundant_closure)] // the closure carries `inline(always)`; the fn item did not inline
-fn tred2(v: &mut [f64], d: &mut [f64], e: &mut [f64], g: &mut [f64], n: usize) {
+fn tred2<L: Lanes>(v: &mut [f64], d: &mut [f64], e: &mut [f64], g: &mut [f64], n: usize) {
     // Closures marked `inline(always)`: passed as `impl Fn`, `reflect` and `transform_rows`
     // were left out of line (as `Fn::call` and `tred2::{{closure}}`), compiled without AVX2
     // even on the AVX2 path (8 % of a9a's default CPU, scalar).
@@ -218,7 +272,7 @@ fn tred2(v: &mut [f64], d: &mut [f64], e: &mut [f64], g: &mut [f64], n: usize) {
         e,
         n,
         #[inline(always)]
-        |v, d, e, n, i, h| reflect(v, d, e, n, i, h),
+        |v, d, e, n, i, h| reflect::<L>(v, d, e, n, i, h),
     );
     accumulate(
         v,
@@ -276,7 +330,7 @@ fn householder(
 /// entry receives the same terms in the same order (`e_j` gets row `j`'s terms `v_jj'·d_j'`,
 /// `j' < j`, in order, then `v_jj·d_j`, then `v_kj·d_k` for `k > j` in order; every `v_kj` is
 /// updated once from the same numbers), so the result is the same to the bit.
-fn reflect(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize, i: usize, h: f64) {
+fn reflect<L: Lanes>(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize, i: usize, h: f64) {
     for j in 0..i {
         v[j * n + i] = d[j];
     }
@@ -296,9 +350,7 @@ fn reflect(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize, i: usize, h: f
     reflection_shift(d, e, i, h);
     for k in 0..i {
         let (ek, dk) = (e[k], d[k]);
-        for (j, vkj) in v[k * n..k * n + k + 1].iter_mut().enumerate() {
-            *vkj -= d[j] * ek + e[j] * dk;
-        }
+        L::sub_two_products(&mut v[k * n..k * n + k + 1], d, e, ek, dk);
     }
     for j in 0..i {
         d[j] = v[(i - 1) * n + j];
@@ -415,7 +467,12 @@ fn transform_rows(v: &mut [f64], d: &[f64], g: &mut [f64], n: usize, i: usize) {
 /// on return `d` holds the eigenvalues and row `i` of `qt` the eigenvector of `d[i]`
 /// (EISPACK `tql2`).
 #[inline(always)]
-fn tql2(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) -> Result<(), LinalgError> {
+fn tql2<L: Lanes>(
+    qt: &mut [f64],
+    d: &mut [f64],
+    e: &mut [f64],
+    n: usize,
+) -> Result<(), LinalgError> {
     for i in 1..n {
         e[i - 1] = e[i];
     }
@@ -437,7 +494,7 @@ fn tql2(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) -> Result<(), Li
                 if sweeps > MAX_SWEEPS {
                     return Err(LinalgError::NoConvergence);
                 }
-                f += ql_step(qt, d, e, n, l, m);
+                f += ql_step::<L>(qt, d, e, n, l, m);
                 if e[l].abs() <= eps * tst1 {
                     break;
                 }
@@ -452,7 +509,14 @@ fn tql2(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) -> Result<(), Li
 /// One implicit QL step on the unreduced block `l..=m` of [`tql2`]; returns the shift applied
 /// to `d[l..]` (accumulated by the caller).
 #[inline(always)]
-fn ql_step(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize, l: usize, m: usize) -> f64 {
+fn ql_step<L: Lanes>(
+    qt: &mut [f64],
+    d: &mut [f64],
+    e: &mut [f64],
+    n: usize,
+    l: usize,
+    m: usize,
+) -> f64 {
     let g = d[l];
     let mut p = (d[l + 1] - g) / (2.0 * e[l]);
     let mut r = pythag(p, 1.0);
@@ -482,7 +546,7 @@ fn ql_step(qt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize, l: usize, m: 
         c = p / r;
         p = c * d[i] - s * g;
         d[i + 1] = h + s * (c * g + s * d[i]);
-        rotate(qt, n, i, c, s);
+        L::rotate(qt, n, i, c, s);
     }
     p = -s * s2 * c3 * el1 * e[l] / dl1;
     e[l] = s * p;
@@ -510,6 +574,77 @@ fn rotate(qt: &mut [f64], n: usize, i: usize, c: f64, s: f64) {
         let h = *b;
         *b = s * *a + c * h;
         *a = c * *a - s * h;
+    }
+}
+
+/// `row_j −= d_j·ek + e_j·dk` for `j < row.len()`: one step of [`reflect`]'s rank-two update.
+#[inline(always)]
+fn sub_two_products(row: &mut [f64], d: &[f64], e: &[f64], ek: f64, dk: f64) {
+    for (j, vkj) in row.iter_mut().enumerate() {
+        *vkj -= d[j] * ek + e[j] * dk;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd};
+    use std::arch::x86_64::{_mm256_storeu_pd as store, _mm256_sub_pd as sub};
+
+    /// [`rotate`](super::rotate) four columns at a time, one AVX2 register each, then the
+    /// last `n mod 4` one by one: every entry gets the same two products and one sum or
+    /// difference, each rounded once, so the same bits. (The plain loop, compiled for AVX2,
+    /// was vectorised eight columns at a time with a scalar tail: at the FD shrink's `n = 20`
+    /// two vector steps and four scalar ones, about twice the instructions; the rotations are
+    /// a fifth of the decomposition's.)
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn rotate(qt: &mut [f64], n: usize, i: usize, c: f64, s: f64) {
+        let (lo, hi) = qt[i * n..(i + 2) * n].split_at_mut(n);
+        let (cv, sv) = (_mm256_set1_pd(c), _mm256_set1_pd(s));
+        let whole = n / 4 * 4;
+        let (a, b) = (lo.as_mut_ptr(), hi.as_mut_ptr());
+        for k in (0..whole).step_by(4) {
+            // SAFETY: `k + 4 ≤ n`, the length of both rows.
+            unsafe {
+                let x = _mm256_loadu_pd(a.add(k));
+                let h = _mm256_loadu_pd(b.add(k));
+                let nb = _mm256_add_pd(_mm256_mul_pd(sv, x), _mm256_mul_pd(cv, h));
+                let na = sub(_mm256_mul_pd(cv, x), _mm256_mul_pd(sv, h));
+                store(b.add(k), nb);
+                store(a.add(k), na);
+            }
+        }
+        for (x, y) in lo[whole..].iter_mut().zip(hi[whole..].iter_mut()) {
+            let h = *y;
+            *y = s * *x + c * h;
+            *x = c * *x - s * h;
+        }
+    }
+
+    /// [`sub_two_products`](super::sub_two_products) four entries at a time, then the last
+    /// `len mod 4` one by one (the rows of [`reflect`](super::reflect)'s update are 1 to `n`
+    /// long, so the compiler's eight-wide loop ran mostly its scalar tail): the same bits.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn sub_two_products(row: &mut [f64], d: &[f64], e: &[f64], ek: f64, dk: f64) {
+        let len = row.len();
+        let (d, e) = (&d[..len], &e[..len]);
+        let (ekv, dkv) = (_mm256_set1_pd(ek), _mm256_set1_pd(dk));
+        let whole = len / 4 * 4;
+        let (r, dp, ep) = (row.as_mut_ptr(), d.as_ptr(), e.as_ptr());
+        for j in (0..whole).step_by(4) {
+            // SAFETY: `j + 4 ≤ len`, the length of the three slices.
+            unsafe {
+                let t = _mm256_add_pd(
+                    _mm256_mul_pd(_mm256_loadu_pd(dp.add(j)), ekv),
+                    _mm256_mul_pd(_mm256_loadu_pd(ep.add(j)), dkv),
+                );
+                store(r.add(j), sub(_mm256_loadu_pd(r.add(j)), t));
+            }
+        }
+        for j in whole..len {
+            row[j] -= d[j] * ek + e[j] * dk;
+        }
     }
 }
 
@@ -646,7 +781,7 @@ mod tests {
         ) {
             let a = symmetric(n, &vals.iter().map(|&x| x as f64 / div as f64).collect::<Vec<_>>());
             let (mut v1, mut d1, mut e1, mut g) = (a.clone(), vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            tred2(&mut v1, &mut d1, &mut e1, &mut g, n);
+            tred2::<Plain>(&mut v1, &mut d1, &mut e1, &mut g, n);
             let (mut v2, mut d2, mut e2) = (a, vec![0.0; n], vec![0.0; n]);
             tred2_by_columns(&mut v2, &mut d2, &mut e2, n);
             let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
@@ -685,6 +820,54 @@ mod tests {
                 prop_assert!((x - y).abs() <= 1e-13 * norm * n as f64, "{x} vs {y}");
             }
             prop_assert!(small.values().windows(2).all(|w| w[0] >= w[1]));
+        }
+    }
+
+    proptest! {
+        /// The AVX2 build (its 4-wide loops, [`Avx2`]) gives the plain build's `Qᵀ` and
+        /// eigenvalues to the bit, for sizes around the vector width (tails of 0–3 columns).
+        #[cfg(target_arch = "x86_64")]
+        #[test]
+        fn avx2_build_equals_the_plain_build_to_the_bit(
+            n in 1usize..26,
+            vals in proptest::collection::vec(-1000i32..1000, 1..64),
+            div in 1u32..1000,
+        ) {
+            if !crate::linear::sparse::has_avx2() {
+                return Ok(());
+            }
+            let a = symmetric(n, &vals.iter().map(|&x| x as f64 / div as f64).collect::<Vec<_>>());
+            let mut plain = SmallSymEigen::new(n);
+            plain.q.copy_from_slice(&a);
+            let mut wide = plain.clone();
+            tridiagonal_ql_plain::<Plain>(&mut plain).unwrap();
+            // SAFETY: the CPU supports AVX2 (checked above).
+            unsafe { tridiagonal_ql_avx2(&mut wide) }.unwrap();
+            let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&plain.q), bits(&wide.q));
+            prop_assert_eq!(bits(&plain.d), bits(&wide.d));
+        }
+    }
+
+    proptest! {
+        /// What [`SmallSymEigen::compute`]'s input scaling relies on: dividing by the scale
+        /// `2ᵏ = 2f64.powi(k)` is multiplying by `1/2ᵏ` whenever that reciprocal is finite,
+        /// for every `k` the scale can take and entries of any size, subnormal ones included.
+        #[test]
+        fn scaling_by_the_reciprocal_is_the_division(
+            k in -1080i32..1030,
+            mantissa in any::<u64>(),
+            exp in -1080i32..1030,
+        ) {
+            let scale = 2f64.powi(k);
+            let inverse = 1.0 / scale;
+            prop_assume!(inverse.is_finite());
+            let x = (1.0 + (mantissa >> 12) as f64 / (1u64 << 52) as f64)
+                * 2f64.powi(exp.clamp(-1022, 1023))
+                * if exp < -1022 { 2f64.powi(exp + 1022) } else { 1.0 };
+            for x in [x, -x] {
+                prop_assert_eq!((x * inverse).to_bits(), (x / scale).to_bits(), "{} {}", x, k);
+            }
         }
     }
 
