@@ -55,6 +55,7 @@
 //! bit for bit as the one that was saved.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::VecDeque;
 
 /// Most past epochs kept before the one owning the fewest columns is flushed.
 const MAX_EPOCHS: usize = 1024;
@@ -314,8 +315,12 @@ pub(crate) struct LazyColumns {
     cur: u32,
     /// Transform and transfer of the never-touched columns (id 0, never dropped).
     pristine: Epoch,
-    /// Past epochs that still own columns, by increasing id.
-    epochs: Vec<Epoch>,
+    /// Past epochs that still own columns, by increasing id. A ring buffer: an epoch dropped
+    /// from anywhere (a flush, or its last column re-stamped) moves the shorter side of the
+    /// list, not every later one — with 1,024 epochs of 88 bytes a `Vec`'s removal moved up to
+    /// 90 KB, and flushes take old epochs (sparse FD-SON on `2²⁰` features, 157,440 rows:
+    /// 4.3 % of the instructions in `memcpy` from `drop_epoch`, `valgrind --tool=callgrind`).
+    epochs: VecDeque<Epoch>,
     /// Their ids, in the same order, with each one's position in `O(1)` (every refresh looks
     /// one up).
     ids: IdIndex,
@@ -361,7 +366,7 @@ impl LazyColumns {
                 members: Vec::new(),
                 group: 0,
             },
-            epochs: Vec::new(),
+            epochs: VecDeque::new(),
             ids: IdIndex::default(),
             groups: Vec::new(),
             group_ids: IdIndex::default(),
@@ -630,8 +635,9 @@ impl LazyColumns {
         let mt = mat.map(|mm| transpose(mm, self.m));
         let mt = mt.as_deref();
         let open_from = self.open_from();
-        for e in self.epochs[open_from..]
-            .iter_mut()
+        for e in self
+            .epochs
+            .range_mut(open_from..)
             .chain(self.groups.iter_mut())
             .chain(std::iter::once(&mut self.pristine))
         {
@@ -640,7 +646,7 @@ impl LazyColumns {
         let members = std::mem::take(&mut self.cur_members);
         if self.cur_count > 0 {
             self.ids.push(self.cur);
-            self.epochs.push(Epoch {
+            self.epochs.push_back(Epoch {
                 id: self.cur,
                 tt: mt.map(|x| x.to_vec()),
                 a: b.to_vec(),
@@ -657,8 +663,8 @@ impl LazyColumns {
             // Close the open group: its epochs' transforms now end at the current coordinates.
             let from = self.open_from();
             self.closed = self.cur - 1;
-            self.epochs[from..]
-                .iter_mut()
+            self.epochs
+                .range_mut(from..)
                 .for_each(|e| e.group = self.closed);
             self.groups.push(Epoch {
                 id: self.closed,
