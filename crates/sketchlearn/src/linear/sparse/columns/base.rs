@@ -42,8 +42,9 @@ impl LazyColumns {
     pub(crate) fn stamped_since(&self, since: u32) -> Vec<u32> {
         let s = self.stride();
         let from = self.ids.partition_point(|&id| id < since);
-        let lists = self.epochs[from..]
-            .iter()
+        let lists = self
+            .epochs
+            .range(from..)
             .map(|e| (e.id, &e.members))
             .chain(std::iter::once((self.cur, &self.cur_members)));
         let mut cols = Vec::new();

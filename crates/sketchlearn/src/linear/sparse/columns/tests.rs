@@ -83,6 +83,67 @@ fn many_rebases_drop_epochs_without_columns() {
     }
 }
 
+/// Epochs dropped near the front (flushes of the oldest epochs owning the fewest columns), inside
+/// and near the back (their only column re-stamped) leave the ring of live epochs in
+/// increasing id order, each at the position its id index gives, and every column's value as an
+/// eager store has it.
+#[test]
+fn epochs_dropped_anywhere_stay_ordered_and_found() {
+    let (d, m) = (3 * MAX_EPOCHS, 2);
+    let mut c = LazyColumns::new(d, m, Init::Structured { seed: 3 });
+    let mut eager = initial_directions(d, m, 3);
+    let mat = [0.6, -0.8, 0.8, 0.6];
+    let (mut flushed, mut dropped_inside) = (false, false);
+    for round in 0..(2 * MAX_EPOCHS + 200) {
+        // A new column each round (an epoch of one column); every third round the column of
+        // an epoch 5 or 40 rounds old is touched again, which drops that epoch.
+        let mut touch = vec![round];
+        if round % 3 == 0 && round >= 40 {
+            touch.push(round - if round % 2 == 0 { 5 } else { 40 });
+        }
+        let before = c.live_epochs();
+        for &j in &touch {
+            c.current(j)[Z] += 1.0;
+            eager[j] += 1.0;
+        }
+        dropped_inside |= c.live_epochs() < before;
+        let full = c.live_epochs() == MAX_EPOCHS;
+        c.rebase(Some(&mat), &[0.0; 2]);
+        // A full store gained an epoch and flushed one.
+        flushed |= full && c.live_epochs() == MAX_EPOCHS;
+        let old = eager.clone();
+        for j in 0..d {
+            for i in 0..m {
+                eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
+            }
+        }
+        assert!(c
+            .epochs
+            .iter()
+            .zip(c.epochs.iter().skip(1))
+            .all(|(a, b)| a.id < b.id));
+        for (k, e) in c.epochs.iter().enumerate() {
+            assert_eq!((c.ids[k], c.epoch_index(e.id)), (e.id, k));
+        }
+    }
+    assert!(
+        flushed && dropped_inside,
+        "the test must flush epochs and drop others inside"
+    );
+    let mut z = vec![0.0; m];
+    for j in 0..d {
+        c.peek(j, &mut z);
+        for i in 0..m {
+            let e = eager[i * d + j];
+            assert!(
+                (z[i] - e).abs() <= 1e-12 * e.abs().max(1.0),
+                "{} vs {e}",
+                z[i]
+            );
+        }
+    }
+}
+
 /// Many columns touched at random between thousands of rebases with random transforms and
 /// transfers (so epochs live in closed groups, the open group and flushed ones), against an
 /// eager store that applies every rebase to every column at once.
