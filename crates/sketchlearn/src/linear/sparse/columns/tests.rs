@@ -29,12 +29,7 @@ fn lazy_rebase_equals_eager() {
     let m2 = [0.5, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0];
     for mat in [m1, m2] {
         c.rebase(Some(&mat), &[0.0; 3]);
-        let old = eager.clone();
-        for j in 0..d {
-            for i in 0..m {
-                eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
-            }
-        }
+        rotate_eager(&mut eager, &mat, d, m);
         c.current(4)[Z] += 1.0;
         eager[4] += 1.0;
     }
@@ -61,26 +56,10 @@ fn many_rebases_drop_epochs_without_columns() {
         c.current(j)[Z] += 1.0;
         eager[j] += 1.0;
         c.rebase(Some(&mat), &[0.0; 2]);
-        let old = eager.clone();
-        for j in 0..d {
-            for i in 0..m {
-                eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
-            }
-        }
+        rotate_eager(&mut eager, &mat, d, m);
         assert!(c.live_epochs() <= MAX_EPOCHS);
     }
-    let mut z = vec![0.0; m];
-    for j in 0..d {
-        c.peek(j, &mut z);
-        for i in 0..m {
-            let e = eager[i * d + j];
-            assert!(
-                (z[i] - e).abs() <= 1e-12 * e.abs().max(1.0),
-                "{} vs {e}",
-                z[i]
-            );
-        }
-    }
+    assert_matches_eager(&c, &eager, d, m);
 }
 
 /// Epochs dropped near the front (flushes of the oldest epochs owning the fewest columns), inside
@@ -111,12 +90,7 @@ fn epochs_dropped_anywhere_stay_ordered_and_found() {
         c.rebase(Some(&mat), &[0.0; 2]);
         // A full store gained an epoch and flushed one.
         flushed |= full && c.live_epochs() == MAX_EPOCHS;
-        let old = eager.clone();
-        for j in 0..d {
-            for i in 0..m {
-                eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
-            }
-        }
+        rotate_eager(&mut eager, &mat, d, m);
         assert!(c
             .epochs
             .iter()
@@ -130,18 +104,7 @@ fn epochs_dropped_anywhere_stay_ordered_and_found() {
         flushed && dropped_inside,
         "the test must flush epochs and drop others inside"
     );
-    let mut z = vec![0.0; m];
-    for j in 0..d {
-        c.peek(j, &mut z);
-        for i in 0..m {
-            let e = eager[i * d + j];
-            assert!(
-                (z[i] - e).abs() <= 1e-12 * e.abs().max(1.0),
-                "{} vs {e}",
-                z[i]
-            );
-        }
-    }
+    assert_matches_eager(&c, &eager, d, m);
 }
 
 /// Many columns touched at random between thousands of rebases with random transforms and
@@ -497,6 +460,32 @@ fn specialised_matmul_matches_the_generic_loop_to_the_bit() {
                 matmul_fixed_rows(&a, &b, 10, &mut base);
                 assert_eq!(bits(&base), bits(&want), "baseline copy");
             }
+        }
+    }
+}
+
+/// `Z ← M·Z` on an eager `m × d` store (row-major), as a rebase with `mat` does lazily.
+fn rotate_eager(eager: &mut [f64], mat: &[f64], d: usize, m: usize) {
+    let old = eager.to_vec();
+    for j in 0..d {
+        for i in 0..m {
+            eager[i * d + j] = (0..m).map(|k| mat[i * m + k] * old[k * d + j]).sum();
+        }
+    }
+}
+
+/// Every column of the lazy store `c` equals the eager store's, to rounding.
+fn assert_matches_eager(c: &LazyColumns, eager: &[f64], d: usize, m: usize) {
+    let mut z = vec![0.0; m];
+    for j in 0..d {
+        c.peek(j, &mut z);
+        for i in 0..m {
+            let e = eager[i * d + j];
+            assert!(
+                (z[i] - e).abs() <= 1e-12 * e.abs().max(1.0),
+                "{} vs {e}",
+                z[i]
+            );
         }
     }
 }
