@@ -782,11 +782,12 @@ impl LinearLearners {
         delta: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         let base_state = &base.state;
+        let decode = |bytes: &[u8]| {
+            py.detach(|| State::from_delta_bytes(bytes, base_state))
+                .map(Self::from_state)
+        };
         if let Ok(b) = delta.cast::<PyBytes>() {
-            let bytes = b.as_bytes();
-            return py
-                .detach(|| State::from_delta_bytes(bytes, base_state))
-                .map(Self::from_state);
+            return decode(b.as_bytes());
         }
         let array: PyReadonlyArray1<'_, u8> = delta.extract().map_err(|_| {
             PyTypeError::new_err(format!(
@@ -797,11 +798,11 @@ impl LinearLearners {
                     .map_or_else(|_| "?".into(), |n| n.to_string())
             ))
         })?;
-        let bytes = array
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("patched: the delta array is not contiguous"))?;
-        py.detach(|| State::from_delta_bytes(bytes, base_state))
-            .map(Self::from_state)
+        decode(
+            array
+                .as_slice()
+                .map_err(|_| PyValueError::new_err("patched: the delta array is not contiguous"))?,
+        )
     }
 
     /// The model as the bytes of a model file (kind `linear-learner` or

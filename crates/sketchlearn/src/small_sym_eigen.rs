@@ -184,13 +184,13 @@ fn tridiagonal_ql(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { tridiagonal_ql_avx2(w) };
     }
-    tridiagonal_ql_plain::<Plain>(w)
+    tridiagonal_ql_with::<Plain>(w)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn tridiagonal_ql_avx2(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
-    tridiagonal_ql_plain::<Avx2>(w)
+    tridiagonal_ql_with::<Avx2>(w)
 }
 
 /// The two innermost loops of the decomposition, written twice: plain ([`Plain`]), and with
@@ -240,7 +240,7 @@ impl Lanes for Avx2 {
 
 /// The decomposition with the loops of `L` ([`Plain`], or [`Avx2`]: the same bits).
 #[inline(always)]
-fn tridiagonal_ql_plain<L: Lanes>(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
+fn tridiagonal_ql_with<L: Lanes>(w: &mut SmallSymEigen) -> Result<(), LinalgError> {
     let n = w.n;
     tred2::<L>(&mut w.q, &mut w.d, &mut w.e, &mut w.g, n);
     transpose_square(&mut w.q, n);
@@ -840,7 +840,7 @@ mod tests {
             let mut plain = SmallSymEigen::new(n);
             plain.q.copy_from_slice(&a);
             let mut wide = plain.clone();
-            tridiagonal_ql_plain::<Plain>(&mut plain).unwrap();
+            tridiagonal_ql_with::<Plain>(&mut plain).unwrap();
             // SAFETY: the CPU supports AVX2 (checked above).
             unsafe { tridiagonal_ql_avx2(&mut wide) }.unwrap();
             let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();

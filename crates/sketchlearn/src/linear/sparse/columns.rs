@@ -72,9 +72,12 @@ const FLUSH_AHEAD: usize = 16;
 /// on a stream whose columns come back rarely (`2²⁰` features, 20 a row: a column returns
 /// every ~52,000 rows, and 1,024 epochs of FD's shrinks span far fewer) almost every stamped
 /// column is flushed, and without the hint each waits for its cache miss in turn.
+/// [`LazyColumns::prefetch`] hints an example's slots with it too. Callers skip it for a store
+/// of fewer than [`CACHED_ENTRIES`](crate::linear::prefetch::CACHED_ENTRIES) numbers (checked
+/// once, not per slot); a slot beyond the store is skipped.
 #[inline(always)]
 fn prefetch_slot(data: &[f64], base: usize, s: usize) {
-    if data.len() < crate::linear::prefetch::CACHED_ENTRIES || base + s > data.len() {
+    if base + s > data.len() {
         return;
     }
     #[cfg(target_arch = "x86_64")]
@@ -87,6 +90,8 @@ fn prefetch_slot(data: &[f64], base: usize, s: usize) {
             _mm_prefetch::<_MM_HINT_T0>(p.add(8 * (s - 1)));
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (data, base, s);
 }
 
 /// Most touched columns listed for [`LazyColumns::exact_gram`] (beyond that the list is dropped).
@@ -199,7 +204,7 @@ impl Epoch {
         let z = &slot[Z..Z + m];
         slot[W] += match m {
             10 => transfer_dot::<10>(z, &self.a),
-            _ => z.iter().zip(&self.a).map(|(x, y)| x * y).sum::<f64>(),
+            _ => ordered_dot(z, &self.a),
         };
         if self.a.len() <= m {
             // One head (the binary learners).
@@ -421,20 +426,10 @@ impl LazyColumns {
         if self.data.len() < crate::linear::prefetch::CACHED_ENTRIES {
             return;
         }
-        #[cfg(target_arch = "x86_64")]
         if let crate::Row::Sparse { indices, .. } = x {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             let s = self.stride();
             for &j in indices {
-                let base = j as usize * s;
-                if base + s <= self.data.len() {
-                    let p = self.data[base..].as_ptr() as *const i8;
-                    // SAFETY: prefetching is a hint; both addresses lie inside the slot.
-                    unsafe {
-                        _mm_prefetch::<_MM_HINT_T0>(p);
-                        _mm_prefetch::<_MM_HINT_T0>(p.add(8 * (s - 1)));
-                    }
-                }
+                prefetch_slot(&self.data, j as usize * s, s);
             }
         }
     }
@@ -698,11 +693,12 @@ impl LazyColumns {
             // (a cache miss per member on a large store) stops at the last of them. The slot
             // `FLUSH_AHEAD` members on is hinted, so that those misses overlap.
             let members = &self.epochs[k].members;
+            let hint = data.len() >= crate::linear::prefetch::CACHED_ENTRIES;
             for (i, &j) in members.iter().enumerate() {
                 if left == 0 {
                     break;
                 }
-                if let Some(&ahead) = members.get(i + FLUSH_AHEAD) {
+                if let Some(&ahead) = members.get(i + FLUSH_AHEAD).filter(|_| hint) {
                     prefetch_slot(&data, ahead as usize * s, s);
                 }
                 let base = j as usize * s;
@@ -1028,10 +1024,18 @@ mod transposed {
 /// same bits. A flush brings millions of columns up to date through it (sparse FD-SON on `2²⁰`
 /// features, 157,440 rows: 12.3 million calls of `Epoch::apply`, whose generic loop ran about 76
 /// instructions a call outside the transform, `valgrind --tool=callgrind`).
+/// `zᵀa` over the shorter of the two, summed in order from `−0.0` (`Iterator::sum`): the
+/// order the store's values were always made in (`linalg::dot`'s four accumulators sum in
+/// another order, so other bits).
+#[inline(always)]
+fn ordered_dot(z: &[f64], a: &[f64]) -> f64 {
+    z.iter().zip(a).map(|(x, y)| x * y).sum::<f64>()
+}
+
 #[inline(always)]
 fn transfer_dot<const M: usize>(z: &[f64], a: &[f64]) -> f64 {
     let (Some(z), Some(a)) = (z.first_chunk::<M>(), a.first_chunk::<M>()) else {
-        return z.iter().zip(a).map(|(x, y)| x * y).sum::<f64>();
+        return ordered_dot(z, a);
     };
     let mut sum = -0.0;
     for i in 0..M {
