@@ -63,6 +63,9 @@ const MAX_EPOCHS: usize = 1024;
 /// Epochs per closed group (see the module documentation).
 const GROUP: usize = 32;
 
+/// How many members ahead a flush hints the slot it will read (see [`prefetch_slot`]).
+const FLUSH_AHEAD: usize = 16;
+
 /// Hints the CPU to load the slot at `base` (`s` numbers: its first and last cache lines) of a
 /// store too large for the core's caches; no effect on any value. An epoch's flush reads its
 /// members' slots in the order they were stamped, one random access into a `d·s` store each:
@@ -352,14 +355,6 @@ pub(crate) struct LazyColumns {
     tmp: Vec<f64>,
     /// The columns ever touched, while there are at most [`FEW`] (`None` beyond).
     touched: Option<Vec<u32>>,
-    /// Each column's *eager* stamp: the epoch it is stamped with (0: never touched). Its slot's
-    /// `STAMP` differs only while a deferred flush is pending for it (`columns/flushed.rs`).
-    stamps: Vec<u32>,
-    /// The deferred flushes (`columns/flushed.rs`).
-    flushed: FlushedEpochs,
-    /// [`MAX_EPOCHS`] and [`MAX_FLUSHED`] (lower in tests).
-    max_epochs: usize,
-    max_flushed: usize,
 }
 
 impl LazyColumns {
@@ -396,18 +391,7 @@ impl LazyColumns {
             rebases: 0,
             tmp: vec![0.0; m],
             touched: Some(Vec::new()),
-            stamps: vec![0; dim],
-            flushed: FlushedEpochs::default(),
-            max_epochs: MAX_EPOCHS,
-            max_flushed: MAX_FLUSHED,
         }
-    }
-
-    /// The store with at most `max_epochs` live epochs and `max_flushed` deferred flushes.
-    #[cfg(test)]
-    pub(crate) fn with_caps(mut self, max_epochs: usize, max_flushed: usize) -> Self {
-        (self.max_epochs, self.max_flushed) = (max_epochs, max_flushed);
-        self
     }
 
     #[inline]
@@ -462,14 +446,10 @@ impl LazyColumns {
     }
 
     /// Slot of column `j` as stored: its `Z` part is current only if [`LazyColumns::current`]
-    /// was called for `j` since the last rebase (a deferred flush is applied first: the slot
-    /// holds what an eager flush would have left).
+    /// was called for `j` since the last rebase.
     #[inline]
     pub(crate) fn slot(&mut self, j: usize) -> &mut [f64] {
         let s = self.stride();
-        if self.data[j * s + STAMP] != self.cur as f64 && self.pending(j) {
-            self.catch_up_flushed(j);
-        }
         &mut self.data[j * s..(j + 1) * s]
     }
 
@@ -489,12 +469,6 @@ impl LazyColumns {
     fn refresh(&mut self, j: usize) {
         let s = self.stride();
         let base = j * s;
-        if self.pending(j) {
-            self.catch_up_flushed(j);
-            if self.stamps[j] == self.cur {
-                return; // flushed into the current epoch: current, as with an eager flush
-            }
-        }
         let stamp = self.data[base + STAMP] as u32;
         let mut k = usize::MAX;
         if stamp != 0 {
@@ -543,7 +517,6 @@ impl LazyColumns {
             }
         }
         self.data[base + STAMP] = self.cur as f64;
-        self.stamps[j] = self.cur;
         self.cur_count += 1;
         self.cur_members.push(j as u32);
     }
@@ -641,12 +614,8 @@ impl LazyColumns {
     fn peek_into(&self, j: usize, slot: &mut Vec<f64>, tmp: &mut Vec<f64>) {
         let s = self.stride();
         let base = j * s;
-        if self.data[base + STAMP] == self.cur as f64 {
-            slot.clear();
-            slot.extend_from_slice(&self.data[base..base + s]);
-            return;
-        }
-        self.eager_slot_into(j, slot, tmp);
+        slot.clear();
+        slot.extend_from_slice(&self.data[base..base + s]);
         let stamp = slot[STAMP] as u32;
         if stamp == self.cur {
             return;
@@ -712,11 +681,45 @@ impl LazyColumns {
             });
             self.group_ids.push(self.closed);
         }
-        while self.epochs.len() > self.max_epochs {
+        while self.epochs.len() > MAX_EPOCHS {
             let k = (0..self.epochs.len())
                 .min_by_key(|&k| self.epochs[k].count)
                 .expect("non-empty");
-            self.defer_flush(k);
+            let s = self.stride();
+            let mut tmp = std::mem::take(&mut self.tmp);
+            let mut data = std::mem::take(&mut self.data);
+            let (id, mut left) = (self.epochs[k].id, self.epochs[k].count);
+            // The members are distinct and `count` of them still carry the stamp: the scan
+            // (a cache miss per member on a large store) stops at the last of them. The slot
+            // `FLUSH_AHEAD` members on is hinted, so that those misses overlap.
+            let members = &self.epochs[k].members;
+            let hint = data.len() >= crate::linear::prefetch::CACHED_ENTRIES;
+            for (i, &j) in members.iter().enumerate() {
+                if left == 0 {
+                    break;
+                }
+                if let Some(&ahead) = members.get(i + FLUSH_AHEAD).filter(|_| hint) {
+                    prefetch_slot(&data, ahead as usize * s, s);
+                }
+                let base = j as usize * s;
+                if data[base + STAMP] as u32 == id {
+                    left -= 1;
+                    let e = &self.epochs[k];
+                    bring_up(
+                        e,
+                        closed_group(e, self.closed, &self.groups, &self.group_ids),
+                        &mut data[base..base + s],
+                        &mut tmp,
+                        self.m,
+                    );
+                    data[base + STAMP] = self.cur as f64;
+                    self.cur_count += 1;
+                    self.cur_members.push(j);
+                }
+            }
+            self.data = data;
+            self.tmp = tmp;
+            self.drop_epoch(k);
         }
     }
 
@@ -759,12 +762,10 @@ impl LazyColumns {
         Some(k)
     }
 
-    /// The slot of column `j` as a model file stores it (not brought up to date; stamp 0: never
-    /// touched): with a deferred flush applied ([`LazyColumns::eager_slot_into`]).
-    pub(crate) fn stored_slot(&self, j: usize) -> Vec<f64> {
-        let (mut slot, mut tmp) = (Vec::new(), Vec::new());
-        self.eager_slot_into(j, &mut slot, &mut tmp);
-        slot
+    /// The slot of column `j` as stored (not brought up to date; stamp 0: never touched).
+    pub(crate) fn stored_slot(&self, j: usize) -> &[f64] {
+        let s = self.stride();
+        &self.data[j * s..(j + 1) * s]
     }
 
     /// The value of the never-touched columns.
@@ -819,6 +820,7 @@ impl LazyColumns {
     /// so this costs the members of the live epochs (at most one entry per column and epoch,
     /// which is work already done), not `d`.
     fn stamped_columns(&self) -> Vec<u32> {
+        let s = self.stride();
         let lists = self
             .epochs
             .iter()
@@ -826,7 +828,8 @@ impl LazyColumns {
             .chain(std::iter::once((self.cur, &self.cur_members)));
         let mut cols = Vec::with_capacity(self.cur_count as usize);
         for (id, members) in lists {
-            cols.extend(members.iter().filter(|&&j| self.stamps[j as usize] == id));
+            let own = |&&j: &&u32| self.data[j as usize * s + STAMP] == f64::from(id);
+            cols.extend(members.iter().filter(own));
         }
         cols
     }
@@ -1104,11 +1107,9 @@ fn apply_fixed<const M: usize>(tt: &[f64], z: &mut [f64]) {
 mod base;
 mod batch;
 mod delta;
-mod flushed;
 mod id_index;
 mod stored;
 
-use flushed::{FlushedEpochs, MAX_FLUSHED};
 use id_index::IdIndex;
 use stored::Stored;
 

@@ -2,7 +2,7 @@
 //! never-touched columns' composed transform since a merge, the columns stamped since an
 //! epoch, and restoring a grown store to its base in `O(changed columns)`.
 
-use super::{Init, LazyColumns};
+use super::{Init, LazyColumns, STAMP};
 
 impl LazyColumns {
     /// The never-touched columns' transform and transfer `(Tᵀ` row-major or `None` for the
@@ -40,6 +40,7 @@ impl LazyColumns {
     /// stamped with the current epoch, and a re-stamped column is listed among the members of
     /// its new epoch). `O(members of those epochs)`.
     pub(crate) fn stamped_since(&self, since: u32) -> Vec<u32> {
+        let s = self.stride();
         let from = self.ids.partition_point(|&id| id < since);
         let lists = self
             .epochs
@@ -48,7 +49,8 @@ impl LazyColumns {
             .chain(std::iter::once((self.cur, &self.cur_members)));
         let mut cols = Vec::new();
         for (id, members) in lists {
-            cols.extend(members.iter().filter(|&&j| self.stamps[j as usize] == id));
+            let own = |&&j: &&u32| self.data[j as usize * s + STAMP] == f64::from(id);
+            cols.extend(members.iter().filter(own));
         }
         cols
     }
@@ -65,9 +67,7 @@ impl LazyColumns {
         let s = self.stride();
         for &j in cols {
             let j = j as usize;
-            // The slot as held (a pending one with its stamp: `base`'s records come along).
-            self.data[j * s..(j + 1) * s].copy_from_slice(&base.data[j * s..(j + 1) * s]);
-            self.stamps[j] = base.stamps[j];
+            self.data[j * s..(j + 1) * s].copy_from_slice(base.stored_slot(j));
         }
         self.init = base.init;
         self.cur = base.cur;
@@ -81,7 +81,5 @@ impl LazyColumns {
         self.cur_members = base.cur_members.clone();
         self.rebases = base.rebases;
         self.touched = base.touched.clone();
-        self.flushed = base.flushed.clone();
-        (self.max_epochs, self.max_flushed) = (base.max_epochs, base.max_flushed);
     }
 }

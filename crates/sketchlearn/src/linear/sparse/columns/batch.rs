@@ -80,10 +80,6 @@ impl LazyColumns {
             let found = self.scan_stale(part, &mut stale);
             for &j in &stale[..found] {
                 let j = j as usize;
-                if self.data[j * s + STAMP] != cur && self.pending(j) {
-                    // A deferred flush first (`flushed.rs`): the column may then be current.
-                    self.catch_up_flushed(j);
-                }
                 if self.data[j * s + STAMP] != cur
                     && !next[..nn].contains(&j)
                     && !ready[..nr].contains(&j)

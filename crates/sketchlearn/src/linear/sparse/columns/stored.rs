@@ -71,11 +71,8 @@ impl LazyColumns {
         let s = self.stride();
         let touched = self.stored_columns();
         let mut slots = Vec::with_capacity(touched.len() * s);
-        // The eager slots: a deferred flush's arithmetic applied to a copy (`flushed.rs`).
-        let (mut slot, mut tmp) = (Vec::with_capacity(s), Vec::new());
         for &j in &touched {
-            self.eager_slot_into(j as usize, &mut slot, &mut tmp);
-            slots.extend_from_slice(&slot);
+            slots.extend_from_slice(&self.data[j as usize * s..(j as usize + 1) * s]);
         }
         Stored {
             dim: self.dim as u64,
@@ -209,11 +206,9 @@ impl<'de> Deserialize<'de> for LazyColumns {
             e.group = st.groups[g].id;
         }
         let mut data = Aligned::zeroed(dim * s);
-        let mut stamps = vec![0; dim];
         for (k, &j) in st.touched.iter().enumerate() {
             data[j as usize * s..(j as usize + 1) * s]
                 .copy_from_slice(&st.slots[k * s..(k + 1) * s]);
-            stamps[j as usize] = st.slots[k * s + STAMP] as u32;
         }
         Ok(LazyColumns {
             dim,
@@ -233,10 +228,6 @@ impl<'de> Deserialize<'de> for LazyColumns {
             rebases: st.rebases,
             tmp: vec![0.0; m],
             touched: (st.touched.len() <= FEW).then_some(st.touched),
-            stamps,
-            flushed: FlushedEpochs::default(),
-            max_epochs: MAX_EPOCHS,
-            max_flushed: MAX_FLUSHED,
         })
     }
 }
