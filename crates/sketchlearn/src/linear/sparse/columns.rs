@@ -46,7 +46,10 @@
 //! two `O(m²)` applications instead of one. Old epochs keep a few columns each for a long time,
 //! so at most `MAX_EPOCHS` (1024) are kept: beyond that, the epoch owning the fewest columns is
 //! flushed (its columns, listed when they were stamped, are brought up to date). The work is
-//! proportional to the columns touched, never to `d`.
+//! proportional to the columns touched, never to `d`. A *deferred* flush (the flushed epoch's
+//! arithmetic frozen in a record and applied when a column is next read: the same bits) was
+//! measured at stop 58 and rejected: the slot is then hot but the record's matrices are cold,
+//! and user CPU rose 50–90 % on `2²⁰` features (docs/results/speed.md, "Stop 58").
 //!
 //! **Model files** store the touched columns only, found from the epochs' member lists (so a
 //! save also costs the columns touched, not `d`: a scan of `2²⁷` empty slots took about a
