@@ -36,7 +36,7 @@
 //! thread after both groups were done, while the helper waited for the next batch. Now the
 //! helper's group learns the batch, then the helper runs the rounds while the caller's group is
 //! still learning: the caller's members but the last learn the whole batch, and the last hands
-//! the group's predictions over in runs of 32 examples as it makes them (`learn_handing`), so
+//! the group's predictions over in runs of 64 examples as it makes them (`learn_handing`), so
 //! the rounds trail it by one run; the caller waits only for the last run's rounds. This is done
 //! when the helper's members took less time than the caller's (scaling included) in the last
 //! part ([`WeighOn`]; on r8_earn_vs_rest the helper's group is the heavier); otherwise the

@@ -42,10 +42,13 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 /// Examples per hand-over of the member's predictions to the weighting's thread (also the
-/// caller's group's hand-over in `mixture_batch.rs`). The last run
-/// of a batch is weighted after the member is done (the serial tail), so a run is short
-/// compared with a batch of 256; each hand-over may wake the helper (a few microseconds).
-pub(super) const RUN: usize = 32;
+/// caller's group's hand-over in `mixture_batch.rs`). The last run of a batch is weighted
+/// after the member is done (the serial tail, ~0.18 µs a round on a9a), so a run is short
+/// compared with a batch of 256; the weighting keeps up with the member and then waits, so
+/// nearly every hand-over wakes it, which costs the member's thread ~7.5 µs on this machine
+/// (a send that unparks a parked thread, timed 29 Nov). 64 rather than 32: on a batch of 256
+/// about three wake-ups instead of six, for ~6 µs more of tail.
+pub(super) const RUN: usize = 64;
 
 /// What the caller's thread did: the member's refused steps, and its first error (the index in
 /// the batch and the error).
