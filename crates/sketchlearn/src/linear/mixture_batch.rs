@@ -296,7 +296,7 @@ pub(super) fn scale_rows<'a>(
         let chunk: &'a [f64] = chunk;
         done.push(chunk);
         let (n, waiting) = (done.len(), done.len() - handed);
-        if waiting == handed.max(1).min(ROWS_PER_HANDOVER) || n == batch.len() {
+        if waiting == handed.clamp(1, ROWS_PER_HANDOVER) || n == batch.len() {
             // The receiver is gone only when its group stopped at an error: nothing to do.
             let _ = tx.send(done[handed..].to_vec());
             handed = n;
