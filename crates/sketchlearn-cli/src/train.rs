@@ -396,15 +396,16 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     if args.keep_names {
         crate::keep_names::record(&mut outcome.model.extras, &args.input.file, bits, quiet)?;
     }
-    let report = TrainReport::of(&outcome);
-    if !quiet {
-        print_summary(&outcome, &report, args.class.raw);
+    // Only for a summary or `--json`: the exact AUC sorts every progressive score (issue 27).
+    let report = (!quiet || args.json).then(|| TrainReport::of(&outcome));
+    if let (false, Some(report)) = (quiet, &report) {
+        print_summary(&outcome, report, args.class.raw);
     }
     if let Some(path) = &args.final_model {
         outcome.model.save(path)?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+    if let (true, Some(report)) = (args.json, &report) {
+        println!("{}", serde_json::to_string(report)?);
     }
     skip_freeing(outcome);
     Ok(())

@@ -30,6 +30,7 @@
 //! may also have learned them (no such error is known once the example has passed
 //! `check_example`).
 
+use super::handoff::{handoff, Giver};
 use super::member_thread::beside;
 use super::mixture_batch::{
     check_rest, learn_member, scale_rows, valid_prefix, GroupOutcome, RowSource,
@@ -38,13 +39,16 @@ use super::shared_scaling::{put_state, take_state};
 use super::{LearnError, Mixture, OnlineLearner};
 use crate::Example;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
 /// Examples per hand-over of the member's predictions to the weighting's thread (also the
-/// caller's group's hand-over in `mixture_batch.rs`). The last run
-/// of a batch is weighted after the member is done (the serial tail), so a run is short
-/// compared with a batch of 256; each hand-over may wake the helper (a few microseconds).
-pub(super) const RUN: usize = 32;
+/// caller's group's hand-over in `mixture_batch.rs`). The last run of a batch is weighted
+/// after the member is done (the serial tail, ~0.18 µs a round on a9a), so a run is short
+/// compared with a batch of 256; the weighting keeps up with the member and then waits, so
+/// nearly every hand-over wakes it, which costs the member's thread ~7.5 µs on this machine
+/// (a send that unparks a parked thread, timed 29 Nov). 64 rather than 32: on a batch of 256
+/// about three wake-ups instead of six, for ~6 µs more of tail.
+pub(super) const RUN: usize = 64;
 
 /// What the caller's thread did: the member's refused steps, and its first error (the index in
 /// the batch and the error).
@@ -58,7 +62,7 @@ fn learn_runs<'a, L: OnlineLearner>(
     batch: &[Example],
     mut scaled: Option<RowSource<'_>>,
     preds: &'a mut [f64],
-    tx: mpsc::Sender<&'a [f64]>,
+    tx: Giver<&'a [f64]>,
 ) -> Learned {
     let mut out = GroupOutcome::default();
     for (r, run) in preds.chunks_mut(RUN).enumerate() {
@@ -101,8 +105,8 @@ impl<L: OnlineLearner + Send + Clone> Mixture<L> {
         let mixer = &mut *self;
         let member = &mut members[j];
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let (runs_tx, runs_rx) = mpsc::channel::<&[f64]>();
-            let (rows_tx, rows_rx) = mpsc::channel();
+            let (runs_tx, runs_rx) = handoff::<&[f64]>();
+            let (rows_tx, rows_rx) = handoff();
             let source = state.as_ref().map(|_| RowSource {
                 got: Vec::with_capacity(good.len()),
                 arriving: Some(rows_rx),

@@ -23,6 +23,7 @@ mod fd_adagrad;
 mod feature_scaling;
 mod first_order;
 mod fixed;
+mod handoff;
 mod intercept;
 mod legacy;
 mod member_thread;
