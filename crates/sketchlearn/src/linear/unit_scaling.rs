@@ -221,24 +221,47 @@ mod sorted {
     /// In a model delta (`model/delta.rs`): the base's snapshot, or the entries that differ
     /// from it (`unit_scaling/moments_delta.rs`).
     pub fn serialize<S: Serializer>(m: &&Moments, s: S) -> Result<S::Ok, S::Error> {
+        // A table's entries are in index order already: streamed from it, with no sorted copy
+        // (~40 MB of fresh pages at 2^20 features; docs/results/dask.md, delta58).
+        match m.in_order() {
+            Some(table) => in_order(|| table.present(), s),
+            None => {
+                let mut v: Vec<(usize, Welford)> = m.iter().collect();
+                v.sort_unstable_by_key(|&(i, _)| i);
+                in_order(|| v.iter().copied(), s)
+            }
+        }
+    }
+
+    /// The moments given by `entries()` (increasing by index, each time it is called) as a
+    /// file holds them (`Vec<(usize, Welford)>`'s bytes), or in a model delta the base's
+    /// snapshot or the entries that differ from it (`unit_scaling/moments_delta.rs`).
+    fn in_order<S, I>(entries: impl Fn() -> I, s: S) -> Result<S::Ok, S::Error>
+    where
+        S: Serializer,
+        I: Iterator<Item = (usize, Welford)>,
+    {
         use crate::model::delta::{self, Mode};
-        let mut v: Vec<(usize, Welford)> = m.iter().collect();
-        v.sort_unstable_by_key(|&(i, _)| i);
+        use serde::ser::SerializeSeq;
         match delta::mode() {
-            Mode::Whole | Mode::Patch => v.serialize(s),
+            Mode::Whole | Mode::Patch => {
+                let mut seq = s.serialize_seq(Some(entries().count()))?;
+                for e in entries() {
+                    seq.serialize_element(&e)?;
+                }
+                seq.end()
+            }
             Mode::Record => {
+                let v: Vec<(u64, Welford)> = entries().map(|(i, w)| (i as u64, w)).collect();
                 let words = v.iter().flat_map(|(j, w)| {
-                    [*j as u64]
-                        .into_iter()
+                    [*j].into_iter()
                         .chain([w.n, w.mean, w.m2, w.max_abs].map(f64::to_bits))
                 });
                 let digest = delta::digest(words);
                 delta::record(super::moments_delta::Snapshot(v), digest);
                 ().serialize(s)
             }
-            Mode::Diff => super::moments_delta::diff(&v)
-                .map_err(serde::ser::Error::custom)?
-                .serialize(s),
+            Mode::Diff => super::moments_delta::diff(|| entries().map(|(i, w)| (i as u64, w)), s),
         }
     }
 
@@ -248,8 +271,7 @@ mod sorted {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(usize, Welford)>, D::Error> {
         use crate::model::delta::{self, Mode};
         if delta::mode() == Mode::Patch {
-            let d = super::moments_delta::MomentsDelta::deserialize(d)?;
-            return super::moments_delta::patch(&d).map_err(serde::de::Error::custom);
+            return super::moments_delta::patch(d);
         }
         if crate::model::decoding_version() < super::MAX_ABS_SINCE {
             let v = Vec::<(usize, (f64, f64, f64))>::deserialize(d)?;

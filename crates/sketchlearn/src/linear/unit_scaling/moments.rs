@@ -224,17 +224,20 @@ impl Moments {
             Moments::Direct { table, .. } => (Some(table), None),
             Moments::Map(map) => (None, Some(map)),
         };
-        let direct = direct.into_iter().flat_map(|t| {
-            t.entries()
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.0[0] != 0.0)
-                .map(|(i, e)| (i, e.get()))
-        });
+        let direct = direct.into_iter().flat_map(Table::present);
         direct.chain(
             map.into_iter()
                 .flat_map(|m| m.iter().map(|(&i, &w)| (i, w))),
         )
+    }
+
+    /// The table, whose present entries ([`Table::present`]) come in index order (`None` for
+    /// a map, which has no order).
+    pub(super) fn in_order(&self) -> Option<&Table> {
+        match self {
+            Moments::Direct { table, .. } => Some(table),
+            Moments::Map(_) => None,
+        }
     }
 
     /// Starts loading the entries of `x`'s features before they are updated one after the
@@ -314,6 +317,14 @@ impl Table {
             let p = self.buf.as_ptr().add(self.off).cast::<Entry>();
             std::slice::from_raw_parts(p, self.n)
         }
+    }
+
+    /// The present entries (count not zero) with their features, increasing.
+    pub(super) fn present(&self) -> impl Iterator<Item = (usize, Welford)> + '_ {
+        let entries = self.entries().iter().enumerate();
+        entries
+            .filter(|(_, e)| e.0[0] != 0.0)
+            .map(|(i, e)| (i, e.get()))
     }
 
     /// The entries, to write.
