@@ -3,6 +3,7 @@
 //! base's ([`crate::model::keyed_delta`]). A feature's moments change only when it is seen, so
 //! a task's delta holds its block's features.
 
+use super::moments::SortedInto;
 use super::Welford;
 use crate::model::delta::next_base;
 use crate::model::keyed_delta;
@@ -26,24 +27,23 @@ where
     keyed_delta::diff(now, &base, same_bits, s)
 }
 
-/// The moments of a delta (sorted by feature), the others taken from the next recorded base.
-pub(super) fn patch<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(usize, Welford)>, D::Error> {
+/// The moments of a delta, the others taken from the next recorded base, given to `into`
+/// increasing by feature.
+pub(super) fn patch<'de, D: Deserializer<'de>>(
+    d: D,
+    into: &mut SortedInto,
+) -> Result<(), D::Error> {
     let Snapshot(base) = next_base().map_err(serde::de::Error::custom)?;
-    let mut out = Moments(Vec::new());
-    keyed_delta::patch(d, &base, &mut out)?;
-    Ok(out.0)
+    keyed_delta::patch(d, &base, into)
 }
 
-/// The rebuilt moments, `(feature, moments)` increasing.
-struct Moments(Vec<(usize, Welford)>);
-
-impl keyed_delta::Sink<Welford> for Moments {
+impl keyed_delta::Sink<Welford> for SortedInto {
     fn reserve(&mut self, n: usize) {
-        self.0.reserve(n);
+        SortedInto::reserve(self, n);
     }
     fn put(&mut self, key: u64, value: Welford) -> Result<(), &'static str> {
         let i = usize::try_from(key).map_err(|_| crate::model::delta::NOT_ITS_BASE)?;
-        self.0.push((i, value));
+        self.push(i, value);
         Ok(())
     }
 }
