@@ -18,10 +18,12 @@
 //! 2. **Diff.** The model is serialised with each store taking the next snapshot
 //!    ([`next_base`], in serialisation order: the model and its base have the same structure) and
 //!    writing only its entries that are new or differ bitwise from the snapshot's (and the keys it
-//!    no longer has).
+//!    no longer has). The per-feature arrays and the unit scaling's moments are streamed from the
+//!    store ([`super::keyed_delta`]: no list of the store's entries or of its changes in between).
 //! 3. **Patch.** On the receiving side the base is recorded again, and the delta is decoded with
 //!    each store taking the next snapshot and filling in the entries the delta does not hold from
-//!    it; the rebuilt store then goes through the same checks as one read from a file.
+//!    it (the arrays and moments straight into the rebuilt store); the rebuilt store then goes
+//!    through the same checks as one read from a file.
 //!
 //! The delta's payload starts with the base's fingerprint (length and CRC-32 of its small
 //! fields, and a digest of its stores' keys and values): a delta applied to another base is

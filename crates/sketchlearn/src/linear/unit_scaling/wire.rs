@@ -37,8 +37,8 @@ impl<L: Serialize> Serialize for UnitScaling<L> {
 }
 
 /// A state rebuilt from a model delta (`model/delta.rs`) is merged or learned from next, so its
-/// moments go straight into the table its learner's dimension gives ([`SortedInto`]: what
-/// [`Moments::from_sorted`] makes of them); one loaded from a file starts as a map (it may only
+/// moments go straight into the table its learner's dimension gives (`moments::SortedInto`:
+/// what `Moments::from_sorted` makes of them); one loaded from a file starts as a map (it may only
 /// predict; learning makes the table).
 impl<'de, L: Deserialize<'de> + OnlineLearner> Deserialize<'de> for UnitScaling<L> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
