@@ -463,7 +463,8 @@ mod tests {
             max_abs: 2.0,
         };
         let big = DIRECT_FEATURES + 5;
-        let cases: Vec<(Vec<(usize, Welford)>, Option<usize>)> = vec![
+        type Case = (Vec<(usize, Welford)>, Option<usize>);
+        let cases: Vec<Case> = vec![
             (vec![(0, m(1.0)), (3, m(2.0)), (7, m(1.0))], Some(8)),
             (vec![], Some(8)),
             (vec![(0, m(1.0)), (9, m(1.0))], Some(8)),

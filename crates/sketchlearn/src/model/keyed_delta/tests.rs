@@ -46,7 +46,10 @@ fn store(m: &BTreeMap<u64, u64>) -> Vec<(u64, f64)> {
     m.iter().map(|(&k, &b)| (k, f64::from_bits(b))).collect()
 }
 
-fn stores() -> impl Strategy<Value = (Vec<(u64, f64)>, Vec<(u64, f64)>)> {
+/// A store and a base.
+type Pair = (Vec<(u64, f64)>, Vec<(u64, f64)>);
+
+fn stores() -> impl Strategy<Value = Pair> {
     let keys = prop_oneof![
         0u64..64,
         0u64..4,
