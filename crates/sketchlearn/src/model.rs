@@ -65,6 +65,7 @@ use std::path::Path;
 mod any_model;
 pub(crate) mod delta;
 pub(crate) mod interleaved;
+pub(crate) mod keyed_delta;
 mod replacing_file;
 pub(crate) mod sparse_vec;
 mod summary;

@@ -213,62 +213,13 @@ impl Welford {
     }
 }
 
-/// The moments in a file: `(index, moments)` sorted by index.
-mod sorted {
-    use super::{Moments, Welford};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    /// In a model delta (`model/delta.rs`): the base's snapshot, or the entries that differ
-    /// from it (`unit_scaling/moments_delta.rs`).
-    pub fn serialize<S: Serializer>(m: &&Moments, s: S) -> Result<S::Ok, S::Error> {
-        use crate::model::delta::{self, Mode};
-        let mut v: Vec<(usize, Welford)> = m.iter().collect();
-        v.sort_unstable_by_key(|&(i, _)| i);
-        match delta::mode() {
-            Mode::Whole | Mode::Patch => v.serialize(s),
-            Mode::Record => {
-                let words = v.iter().flat_map(|(j, w)| {
-                    [*j as u64]
-                        .into_iter()
-                        .chain([w.n, w.mean, w.m2, w.max_abs].map(f64::to_bits))
-                });
-                let digest = delta::digest(words);
-                delta::record(super::moments_delta::Snapshot(v), digest);
-                ().serialize(s)
-            }
-            Mode::Diff => super::moments_delta::diff(&v)
-                .map_err(serde::ser::Error::custom)?
-                .serialize(s),
-        }
-    }
-
-    /// The moments as stored, `(index, moments)` (a model delta's: patched onto the base's
-    /// snapshot, increasing by index; [`Moments::from_sorted`] makes the store). Format 7 kept
-    /// no maximum: read as `+∞` (see [`Welford::max_abs`]).
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(usize, Welford)>, D::Error> {
-        use crate::model::delta::{self, Mode};
-        if delta::mode() == Mode::Patch {
-            let d = super::moments_delta::MomentsDelta::deserialize(d)?;
-            return super::moments_delta::patch(&d).map_err(serde::de::Error::custom);
-        }
-        if crate::model::decoding_version() < super::MAX_ABS_SINCE {
-            let v = Vec::<(usize, (f64, f64, f64))>::deserialize(d)?;
-            let old = |(n, mean, m2)| Welford {
-                n,
-                mean,
-                m2,
-                max_abs: f64::INFINITY,
-            };
-            return Ok(v.into_iter().map(|(i, m)| (i, old(m))).collect());
-        }
-        Vec::<(usize, Welford)>::deserialize(d)
-    }
-}
-
 mod moments;
 mod moments_delta;
+mod wire;
 
 use moments::Moments;
+#[cfg(test)]
+use wire::WireRef;
 
 /// The first format version whose unit scaling keeps each feature's maximum and the
 /// [`TableShare`].
@@ -292,23 +243,6 @@ impl TableShare {
         self.entries.is_finite()
             && self.measurement_entries >= 0.0
             && self.measurement_entries <= self.entries
-    }
-}
-
-/// The table share in a file: absent from format 7 (read as empty, without consuming bytes).
-mod table_share {
-    use super::TableShare;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(t: &TableShare, s: S) -> Result<S::Ok, S::Error> {
-        t.serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TableShare, D::Error> {
-        if crate::model::decoding_version() < super::MAX_ABS_SINCE {
-            return Ok(TableShare::default());
-        }
-        TableShare::deserialize(d)
     }
 }
 
@@ -405,62 +339,6 @@ impl UnitScale {
         self.examples.to_bits() == o.examples.to_bits()
             && self.table == o.table
             && self.moments == o.moments
-    }
-}
-
-/// A unit scaling in a file: the wrapped learner, the example count, the moments sorted by index,
-/// the table share (the layout of format 8, when the fields were `UnitScaling`'s own).
-#[derive(Serialize)]
-struct WireRef<'a, L> {
-    inner: &'a L,
-    examples: f64,
-    #[serde(with = "sorted")]
-    moments: &'a Moments,
-    #[serde(with = "table_share")]
-    table: TableShare,
-}
-
-/// [`WireRef`] when loading.
-#[derive(Deserialize)]
-struct Wire<L> {
-    inner: L,
-    examples: f64,
-    #[serde(deserialize_with = "sorted::deserialize")]
-    moments: Vec<(usize, Welford)>,
-    #[serde(with = "table_share")]
-    table: TableShare,
-}
-
-impl<L: Serialize> Serialize for UnitScaling<L> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        WireRef {
-            inner: &self.inner,
-            examples: self.scale.examples,
-            moments: &self.scale.moments,
-            table: self.scale.table,
-        }
-        .serialize(s)
-    }
-}
-
-/// A state rebuilt from a model delta (`model/delta.rs`) is merged or learned from next, so its
-/// moments go straight into the table its learner's dimension gives ([`Moments::from_sorted`]);
-/// one loaded from a file starts as a map (it may only predict; learning makes the table).
-impl<'de, L: Deserialize<'de> + OnlineLearner> Deserialize<'de> for UnitScaling<L> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::model::delta::{self, Mode};
-        let w = Wire::<L>::deserialize(d)?;
-        let dim = (delta::mode() == Mode::Patch).then(|| w.inner.dim());
-        Ok(UnitScaling {
-            inner: w.inner,
-            scale: Arc::new(UnitScale {
-                examples: w.examples,
-                moments: Moments::from_sorted(w.moments, dim),
-                table: w.table,
-                kept: Vec::new(),
-            }),
-            scaled: Vec::new(),
-        })
     }
 }
 

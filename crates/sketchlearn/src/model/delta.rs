@@ -18,10 +18,12 @@
 //! 2. **Diff.** The model is serialised with each store taking the next snapshot
 //!    ([`next_base`], in serialisation order: the model and its base have the same structure) and
 //!    writing only its entries that are new or differ bitwise from the snapshot's (and the keys it
-//!    no longer has).
+//!    no longer has). The per-feature arrays and the unit scaling's moments are streamed from the
+//!    store ([`super::keyed_delta`]: no list of the store's entries or of its changes in between).
 //! 3. **Patch.** On the receiving side the base is recorded again, and the delta is decoded with
 //!    each store taking the next snapshot and filling in the entries the delta does not hold from
-//!    it; the rebuilt store then goes through the same checks as one read from a file.
+//!    it (the arrays and moments straight into the rebuilt store); the rebuilt store then goes
+//!    through the same checks as one read from a file.
 //!
 //! The delta's payload starts with the base's fingerprint (length and CRC-32 of its small
 //! fields, and a digest of its stores' keys and values): a delta applied to another base is
@@ -242,73 +244,4 @@ pub fn from_delta_bytes<T: Serialize + DeserializeOwned>(
         return Err(wrong());
     }
     Ok(got.value)
-}
-
-/// A sorted keyed store's delta: the keys of the base that are gone and the entries new or
-/// changed (both increasing by key).
-#[derive(Serialize, serde::Deserialize)]
-pub(crate) struct Keyed<K, V> {
-    removed: Vec<K>,
-    changed: Vec<(K, V)>,
-}
-
-/// `now` against `base` (both sorted by key, each key once); `same` compares values bitwise.
-pub(crate) fn diff_sorted<K: Ord + Copy, V: Copy>(
-    now: &[(K, V)],
-    base: &[(K, V)],
-    same: impl Fn(&V, &V) -> bool,
-) -> Keyed<K, V> {
-    use std::cmp::Ordering::*;
-    let (mut removed, mut changed) = (Vec::new(), Vec::new());
-    let (mut i, mut j) = (0, 0);
-    while i < now.len() || j < base.len() {
-        let order = match (now.get(i), base.get(j)) {
-            (Some(a), Some(b)) => a.0.cmp(&b.0),
-            (Some(_), None) => Less,
-            _ => Greater,
-        };
-        match order {
-            Less => changed.push(now[i]),
-            Greater => removed.push(base[j].0),
-            Equal if same(&now[i].1, &base[j].1) => {}
-            Equal => changed.push(now[i]),
-        }
-        i += usize::from(order != Greater);
-        j += usize::from(order != Less);
-    }
-    Keyed { removed, changed }
-}
-
-/// The store back from `base` and its [`diff_sorted`] delta; an error when the delta does not
-/// fit `base` (keys not increasing, a removed key `base` does not have).
-pub(crate) fn patch_sorted<K: Ord + Copy, V: Copy>(
-    base: &[(K, V)],
-    d: &Keyed<K, V>,
-) -> Result<Vec<(K, V)>, &'static str> {
-    let increasing = |keys: &mut dyn Iterator<Item = K>| {
-        let keys: Vec<K> = keys.collect();
-        keys.windows(2).all(|w| w[0] < w[1])
-    };
-    if !increasing(&mut d.removed.iter().copied())
-        || !increasing(&mut d.changed.iter().map(|c| c.0))
-    {
-        return Err(NOT_ITS_BASE);
-    }
-    let mut out = Vec::with_capacity(base.len() + d.changed.len());
-    let (mut removed, mut changed) = (d.removed.iter().peekable(), d.changed.iter().peekable());
-    for &(k, v) in base {
-        while let Some(&&c) = changed.peek().filter(|c| c.0 < k) {
-            out.push(c);
-            changed.next();
-        }
-        if removed.next_if(|&&r| r == k).is_some() {
-            continue;
-        }
-        out.push(changed.next_if(|c| c.0 == k).copied().unwrap_or((k, v)));
-    }
-    out.extend(changed);
-    match removed.next() {
-        Some(_) => Err(NOT_ITS_BASE), // a removed key the base does not have
-        None => Ok(out),
-    }
 }

@@ -1,31 +1,40 @@
 //! Two per-feature arrays stored side by side: feature `i`'s pair `[a_i, b_i]` is 16 contiguous
-//! bytes, one cache line, where two [`Touched`] arrays put `a_i` and `b_i` `8·d` bytes apart (two
-//! lines). For a learner that reads and writes both entries of every feature of a row —
-//! AdaGrad's weight `w_i` and squared-gradient sum `G_i` — on a wide sparse stream each entry is
-//! a cache miss, so the layout halves the lines a non-zero touches (issue 27; `docs/results/
-//! speed.md`, branch `adagrad10`).
+//! bytes, one cache line, where two [`Touched`](super::touched::Touched) arrays put `a_i` and
+//! `b_i` `8·d` bytes apart (two lines). For a learner that reads and writes both entries of
+//! every feature of a row — AdaGrad's weight `w_i` and squared-gradient sum `G_i` — on a wide
+//! sparse stream each entry is a cache miss, so the layout halves the lines a non-zero touches
+//! (issue 27; `docs/results/speed.md`, branch `adagrad10`).
 //!
-//! Everything else is [`Touched<2>`]'s: allocated zeroed (untouched pages cost no memory), the
-//! features with a non-zero entry listed (compacted when the list doubles), and the **same file
-//! bytes** — a pair array is written and read through a [`Touched<2>`] built from its listed
-//! features (`O(k)` work for `k` listed features, the rest of the zeroed arrays never touched),
-//! so models saved before and after the change load into each other.
+//! Everything else is [`Touched<2>`](super::touched::Touched)'s: allocated zeroed (untouched
+//! pages cost no memory), the features with a non-zero entry listed (compacted when the list
+//! doubles), and the **same file bytes** — the two arrays of a [`Touched<2>`] one after the
+//! other, written from the listed features and read straight into the pairs (`O(k)` work for
+//! `k` listed features, the rest of the zeroed pairs never touched), so models saved before
+//! and after the change load into each other.
+//!
+//! [`Touched<2>`]: super::touched::Touched
 
+use super::sparse_vec::{ArraySink, IntoSink};
+#[cfg(test)]
 use super::touched::Touched;
+use super::touched::{merged, Listed};
 use crate::Row;
+use serde::de::{self, SeqAccess, Visitor};
+use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
 
 /// Feature `i`'s two entries side by side (see the [module](self) docs).
 #[derive(Clone, Debug)]
 pub struct Interleaved {
     pairs: Vec<[f64; 2]>,
-    /// Each feature with an entry whose bits are not all zero (as [`Touched`]'s list).
+    /// Each feature with an entry whose bits are not all zero (as [`Touched`](super::touched::Touched)'s list).
     listed: Vec<usize>,
     /// The list's length after its last compaction.
     compacted: usize,
 }
 
-/// Listings allowed before the first compaction (as [`Touched`]).
+/// Listings allowed before the first compaction (as [`Touched`](super::touched::Touched)).
 const MIN_COMPACT: usize = 1024;
 
 fn is_zero(v: &[f64; 2]) -> bool {
@@ -78,9 +87,7 @@ impl Interleaved {
 
     /// The features with a non-zero entry, increasing, each once (`O(k log k)`).
     pub fn features(&self) -> Vec<usize> {
-        let mut at = self.listed.clone();
-        at.sort_unstable();
-        at.dedup();
+        let mut at = super::touched::sorted_distinct(&self.listed, self.len());
         at.retain(|&i| !is_zero(&self.pairs[i]));
         at
     }
@@ -107,8 +114,8 @@ impl Interleaved {
 
     /// Changes every pair in place from the same feature's pairs of `other` and `base` (an
     /// `O(d)` pass with no `d`-sized temporary: a merge of two states over their base), then
-    /// lists the features left non-zero — the listing [`Touched::update_all`] makes, so the
-    /// same bytes as changing two [`Touched`] arrays entry by entry.
+    /// lists the features left non-zero — the listing [`Touched::update_all`](super::touched::Touched::update_all) makes, so the
+    /// same bytes as changing two [`Touched`](super::touched::Touched) arrays entry by entry.
     pub fn update_with(
         &mut self,
         other: &Interleaved,
@@ -134,26 +141,6 @@ impl Interleaved {
             .collect();
         self.compacted = self.listed.len();
     }
-
-    /// The pairs of a [`Touched<2>`] (its listed features copied: `O(k)`).
-    fn from_touched(t: &Touched<2>) -> Self {
-        let mut out = Interleaved::new(t.len());
-        for i in t.features() {
-            out.pairs[i] = t.at(i);
-        }
-        out.listed = t.features();
-        out.compacted = out.listed.len();
-        out
-    }
-
-    /// The same state as two [`Touched`] arrays (zeroed, the listed features written: `O(k)`).
-    fn to_touched(&self) -> Touched<2> {
-        let mut t = Touched::<2>::new(self.len());
-        for i in self.features() {
-            t.set(i, self.pairs[i]);
-        }
-        t
-    }
 }
 
 #[cfg(test)]
@@ -169,16 +156,90 @@ impl Interleaved {
     }
 }
 
-/// The bytes of [`Touched<2>`]: the first entries' sparse array, then the second's.
+/// The bytes of [`Touched<2>`](super::touched::Touched): the first entries' sparse array, then the second's, written
+/// from the pairs (no [`Touched<2>`](super::touched::Touched) in between: two `8·d`-byte arrays of fresh pages, the
+/// list sorted three times; docs/results/dask.md, delta58).
 impl Serialize for Interleaved {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_touched().serialize(s)
+        let features = self.features();
+        let pairs = &self.pairs;
+        let mut t = s.serialize_tuple(2)?;
+        for k in 0..2 {
+            t.serialize_element(&Listed {
+                len: pairs.len(),
+                features: &features,
+                get: move |i: usize| pairs[i][k],
+            })?;
+        }
+        t.end()
     }
 }
 
+/// Reads the bytes of [`Touched<2>`](super::touched::Touched) straight into the pairs.
 impl<'de> Deserialize<'de> for Interleaved {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Interleaved::from_touched(&Touched::<2>::deserialize(d)?))
+        d.deserialize_tuple(2, PairsVisitor)
+    }
+}
+
+struct PairsVisitor;
+
+impl<'de> Visitor<'de> for PairsVisitor {
+    type Value = Interleaved;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("2 per-feature arrays")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Interleaved, A::Error> {
+        let mut column = Column {
+            pairs: None,
+            k: 0,
+            at: [Vec::new(), Vec::new()],
+        };
+        for k in 0..2 {
+            column.k = k;
+            seq.next_element_seed(IntoSink::new(&mut column))?
+                .ok_or_else(|| de::Error::custom("per-feature arrays end early"))?;
+        }
+        let Column {
+            pairs: Some(mut out),
+            at: [a, b],
+            ..
+        } = column
+        else {
+            return Err(de::Error::custom("per-feature arrays end early"));
+        };
+        let mut listed = merged(&a, &b);
+        listed.retain(|&i| !is_zero(&out.pairs[i]));
+        out.compacted = listed.len();
+        out.listed = listed;
+        Ok(out)
+    }
+}
+
+/// One of the two arrays being read into the pairs (`k`: which entry of each pair), the
+/// positions read listed.
+struct Column {
+    pairs: Option<Interleaved>,
+    k: usize,
+    at: [Vec<usize>; 2],
+}
+
+impl ArraySink<f64> for Column {
+    fn start(&mut self, len: usize) -> Result<(), &'static str> {
+        match &self.pairs {
+            None => self.pairs = Some(Interleaved::new(len)),
+            Some(p) if p.len() != len => return Err("per-feature arrays of different lengths"),
+            Some(_) => {}
+        }
+        Ok(())
+    }
+    fn put(&mut self, j: usize, x: f64) {
+        if let Some(p) = &mut self.pairs {
+            p.pairs[j][self.k] = x;
+            self.at[self.k].push(j);
+        }
     }
 }
 
@@ -193,7 +254,7 @@ mod tests {
         *state >> 33
     }
 
-    /// The same sets on pairs and on two [`Touched`] arrays: the same file bytes (both ways),
+    /// The same sets on pairs and on two [`Touched`](super::touched::Touched) arrays: the same file bytes (both ways),
     /// the same features, and `dot_first` equal to [`Row::dot`] of the first array to the bit on
     /// sparse rows (in range, out of range, a leading block) and dense rows.
     #[test]

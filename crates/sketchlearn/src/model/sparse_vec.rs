@@ -22,7 +22,7 @@
 //! The array is rebuilt zeroed (`vec![0; len]`: pages untouched until written) with `len` at most
 //! [`MAX_DIM`](crate::run::MAX_DIM); an index at or beyond `len` is a decoding error.
 
-use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeSeq, SerializeTuple, Serializer};
 use std::cell::Cell;
 use std::fmt;
@@ -98,14 +98,17 @@ pub(crate) fn stored_positions<T: Element>(v: &[T]) -> Vec<usize> {
 }
 
 /// The non-zero entries `(gap, value)` of an array at the listed positions, streamed.
-struct Entries<'a, T>(&'a [T], &'a [usize]);
+struct Entries<I, G> {
+    at: I,
+    get: G,
+}
 
-impl<T: Element> Serialize for Entries<'_, T> {
+impl<T: Element, I: Iterator<Item = usize> + Clone, G: Fn(usize) -> T> Serialize for Entries<I, G> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.1.len()))?;
+        let mut seq = s.serialize_seq(Some(self.at.clone().count()))?;
         let mut next = 0u64;
-        for &j in self.1 {
-            seq.serialize_element(&(j as u64 - next, self.0[j]))?;
+        for j in self.at.clone() {
+            seq.serialize_element(&(j as u64 - next, (self.get)(j)))?;
             next = j as u64 + 1;
         }
         seq.end()
@@ -128,28 +131,64 @@ pub(crate) fn serialize_at<T: Element, S: Serializer>(
     at: &[usize],
     s: S,
 ) -> Result<S::Ok, S::Error> {
+    serialize_listed(v.len(), at.iter().copied(), |j| v[j], s)
+}
+
+/// [`serialize_at`] of an array of `len` entries read through `get` (entry `j` is `get(j)`:
+/// an array stored interleaved with another, `super::interleaved`), its non-zeros at the
+/// positions `at` gives (increasing; walked twice, to count and to write).
+pub(crate) fn serialize_listed<T, S, I, G>(
+    len: usize,
+    at: I,
+    get: G,
+    s: S,
+) -> Result<S::Ok, S::Error>
+where
+    T: Element,
+    S: Serializer,
+    I: Iterator<Item = usize> + Clone,
+    G: Fn(usize) -> T + Copy,
+{
     use super::delta::{self, Mode};
+    let entries = || at.clone().map(move |j| (j as u64, get(j)));
     match delta::mode() {
         Mode::Whole | Mode::Patch => {}
         Mode::Record => {
-            let listed = entries(v, at);
+            let listed: Vec<(u64, T)> = entries().collect();
             let words = listed.iter().flat_map(|(j, x)| [*j, x.bits()]);
-            let digest = delta::digest(std::iter::once(v.len() as u64).chain(words));
-            delta::record(Snapshot::<T>(v.len(), listed), digest);
+            let digest = delta::digest(std::iter::once(len as u64).chain(words));
+            delta::record(Snapshot::<T>(len, listed), digest);
             return ().serialize(s);
         }
         Mode::Diff => {
             let Snapshot(_, base) =
                 delta::next_base::<Snapshot<T>>().map_err(serde::ser::Error::custom)?;
             let same = |a: &T, b: &T| a.bits() == b.bits();
-            let d = delta::diff_sorted(&entries(v, at), &base, same);
-            return (v.len() as u64, d).serialize(s);
+            let mut t = s.serialize_tuple(2)?;
+            t.serialize_element(&(len as u64))?;
+            t.serialize_element(&Diff(entries, &base, same))?;
+            return t.end();
         }
     }
     let mut t = s.serialize_tuple(2)?;
-    t.serialize_element(&(v.len() as u64))?;
-    t.serialize_element(&Entries(v, at))?;
+    t.serialize_element(&(len as u64))?;
+    t.serialize_element(&Entries { at, get })?;
     t.end()
+}
+
+/// An array's entries against its base's, in a delta ([`super::keyed_delta`]).
+struct Diff<'a, F, T, C>(F, &'a [(u64, T)], C);
+
+impl<F, I, T, C> Serialize for Diff<'_, F, T, C>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = (u64, T)>,
+    T: Element,
+    C: Fn(&T, &T) -> bool + Copy,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        super::keyed_delta::diff(&self.0, self.1, self.2, s)
+    }
 }
 
 /// Reads what [`serialize`] wrote (or, for a payload of format version 6 or older, a plain
@@ -159,34 +198,51 @@ pub fn deserialize<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<Vec<T>
     if DECODING.with(Cell::get) < SPARSE_SINCE {
         return Vec::<T>::deserialize(d);
     }
-    d.deserialize_tuple(2, SparseVisitor(PhantomData))
-        .map(|(v, _)| v)
+    deserialize_listed(d).map(|(v, _)| v)
 }
 
 /// An array in a model delta (`model/delta.rs`): its length and its entries, `(index, value)`
 /// increasing, that the base records; the delta holds the entries new or changed since.
 struct Snapshot<T>(usize, Vec<(u64, T)>);
 
-fn entries<T: Element>(v: &[T], at: &[usize]) -> Vec<(u64, T)> {
-    at.iter().map(|&j| (j as u64, v[j])).collect()
+/// Where an array being read goes: told its length first, then given its stored entries,
+/// increasing by index (each below the length).
+pub(crate) trait ArraySink<T> {
+    /// The array's length (before any entry); an error message if it does not fit.
+    fn start(&mut self, len: usize) -> Result<(), &'static str>;
+    /// Entry `j` (`j <` the length).
+    fn put(&mut self, j: usize, x: T);
 }
 
-/// The array of a delta, its other entries taken from the next recorded base.
-fn patched<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<(Vec<T>, Vec<usize>), D::Error> {
-    use super::delta::{self, Keyed};
-    let (len, keyed) = <(u64, Keyed<u64, T>)>::deserialize(d)?;
-    let Snapshot(base_len, base) = delta::next_base::<Snapshot<T>>().map_err(de::Error::custom)?;
-    let all = delta::patch_sorted(&base, &keyed).map_err(de::Error::custom)?;
-    if len != base_len as u64 || all.last().is_some_and(|e| e.0 >= len) {
-        return Err(de::Error::custom(delta::NOT_ITS_BASE));
+/// Reads one array (in the form this thread's decode is in: a file of format version 6 or
+/// older, one of 7 or later, or a model delta patched onto the next recorded base) into a
+/// sink, without a list of its entries in between.
+pub(crate) struct IntoSink<'k, K, T>(&'k mut K, PhantomData<T>);
+
+impl<'k, K, T> IntoSink<'k, K, T> {
+    pub(crate) fn new(sink: &'k mut K) -> Self {
+        IntoSink(sink, PhantomData)
     }
-    let mut v = vec![T::ZERO; len as usize];
-    let mut at = Vec::with_capacity(all.len());
-    for (j, x) in all {
-        v[j as usize] = x;
-        at.push(j as usize);
+}
+
+impl<'de, T: Element, K: ArraySink<T>> DeserializeSeed<'de> for IntoSink<'_, K, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        use super::delta::{self, Mode};
+        if delta::mode() == Mode::Patch {
+            return d.deserialize_tuple(2, PatchVisitor(self.0, PhantomData));
+        }
+        if DECODING.with(Cell::get) < SPARSE_SINCE {
+            let v = Vec::<T>::deserialize(d)?;
+            self.0.start(v.len()).map_err(de::Error::custom)?;
+            for j in stored_positions(&v) {
+                self.0.put(j, v[j]);
+            }
+            return Ok(());
+        }
+        d.deserialize_tuple(2, SparseVisitor(self.0, PhantomData))
     }
-    Ok((v, at))
 }
 
 /// [`deserialize`] with the positions of the entries read (increasing; for a payload of format
@@ -194,27 +250,92 @@ fn patched<'de, T: Element, D: Deserializer<'de>>(d: D) -> Result<(Vec<T>, Vec<u
 pub(crate) fn deserialize_listed<'de, T: Element, D: Deserializer<'de>>(
     d: D,
 ) -> Result<(Vec<T>, Vec<usize>), D::Error> {
-    if super::delta::mode() == super::delta::Mode::Patch {
-        return patched(d);
-    }
-    if DECODING.with(Cell::get) < SPARSE_SINCE {
-        let v = Vec::<T>::deserialize(d)?;
-        let at = stored_positions(&v);
-        return Ok((v, at));
-    }
-    d.deserialize_tuple(2, SparseVisitor(PhantomData))
+    let mut sink = Listed {
+        v: Vec::new(),
+        at: Vec::new(),
+    };
+    IntoSink::new(&mut sink).deserialize(d)?;
+    Ok((sink.v, sink.at))
 }
 
-struct SparseVisitor<T>(PhantomData<T>);
+/// An array rebuilt zeroed, its entries written and their positions listed.
+struct Listed<T> {
+    v: Vec<T>,
+    at: Vec<usize>,
+}
 
-impl<'de, T: Element> Visitor<'de> for SparseVisitor<T> {
-    type Value = (Vec<T>, Vec<usize>);
+impl<T: Element> ArraySink<T> for Listed<T> {
+    fn start(&mut self, len: usize) -> Result<(), &'static str> {
+        self.v = vec![T::ZERO; len];
+        Ok(())
+    }
+    fn put(&mut self, j: usize, x: T) {
+        self.v[j] = x;
+        self.at.push(j);
+    }
+}
+
+/// The array of a delta: its length (the base's), then its entries patched onto the base's.
+struct PatchVisitor<'k, K, T>(&'k mut K, PhantomData<T>);
+
+impl<'de, T: Element, K: ArraySink<T>> Visitor<'de> for PatchVisitor<'_, K, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sparse array's delta (length, changes)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        use super::delta;
+        let missing = || de::Error::custom("a sparse array's delta ends early");
+        let len: u64 = seq.next_element()?.ok_or_else(missing)?;
+        let Snapshot(base_len, base) =
+            delta::next_base::<Snapshot<T>>().map_err(de::Error::custom)?;
+        if len != base_len as u64 {
+            return Err(de::Error::custom(delta::NOT_ITS_BASE));
+        }
+        self.0.start(base_len).map_err(de::Error::custom)?;
+        let mut sink = Bounded(self.0, base_len);
+        seq.next_element_seed(PatchSeed(&base, &mut sink))?
+            .ok_or_else(missing)
+    }
+}
+
+/// Entries checked against the array's length on their way to the sink.
+struct Bounded<'k, K>(&'k mut K, usize);
+
+impl<T, K: ArraySink<T>> super::keyed_delta::Sink<T> for Bounded<'_, K> {
+    fn put(&mut self, key: u64, value: T) -> Result<(), &'static str> {
+        if key >= self.1 as u64 {
+            return Err(super::delta::NOT_ITS_BASE);
+        }
+        self.0.put(key as usize, value);
+        Ok(())
+    }
+}
+
+struct PatchSeed<'a, 's, T, K>(&'a [(u64, T)], &'s mut K);
+
+impl<'de, T: Element, K: super::keyed_delta::Sink<T>> DeserializeSeed<'de>
+    for PatchSeed<'_, '_, T, K>
+{
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        super::keyed_delta::patch(d, self.0, self.1)
+    }
+}
+
+struct SparseVisitor<'k, K, T>(&'k mut K, PhantomData<T>);
+
+impl<'de, T: Element, K: ArraySink<T>> Visitor<'de> for SparseVisitor<'_, K, T> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a sparse array (length, non-zero entries)")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let missing = || de::Error::custom("a sparse array ends early");
         let len: u64 = seq.next_element()?.ok_or_else(missing)?;
         if len > crate::run::MAX_DIM as u64 {
@@ -222,20 +343,42 @@ impl<'de, T: Element> Visitor<'de> for SparseVisitor<T> {
                 "a sparse array of length {len} (at most 2^32)"
             )));
         }
-        let entries: Vec<(u64, T)> = seq.next_element()?.ok_or_else(missing)?;
-        let mut v = vec![T::ZERO; len as usize];
-        let mut at = Vec::with_capacity(entries.len());
+        self.0.start(len as usize).map_err(de::Error::custom)?;
+        let entries = EntriesSeed(self.0, len, PhantomData);
+        seq.next_element_seed(entries)?.ok_or_else(missing)
+    }
+}
+
+/// A sparse array's entries `(gap, value)`, each put in the sink as it is read.
+struct EntriesSeed<'k, K, T>(&'k mut K, u64, PhantomData<T>);
+
+impl<'de, T: Element, K: ArraySink<T>> DeserializeSeed<'de> for EntriesSeed<'_, K, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Element, K: ArraySink<T>> Visitor<'de> for EntriesSeed<'_, K, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sparse array's entries")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let len = self.1;
         let mut next = 0u64;
-        for (gap, x) in entries {
+        while let Some((gap, x)) = seq.next_element::<(u64, T)>()? {
             let j = next
                 .checked_add(gap)
                 .filter(|&j| j < len)
                 .ok_or_else(|| de::Error::custom("a sparse array's index is beyond its length"))?;
-            v[j as usize] = x;
-            at.push(j as usize);
+            self.0.put(j as usize, x);
             next = j + 1;
         }
-        Ok((v, at))
+        Ok(())
     }
 }
 

@@ -222,3 +222,63 @@ fn merging_read_back_states_equals_merging_them_in_memory() {
         );
     }
 }
+
+/// `delta` with its payload replaced by `payload` and the frame's length and CRC made to match
+/// (so the decoder, not the checksum, meets the damage). Layout: `model.rs`'s byte table.
+fn reframed(delta: &[u8], payload: &[u8]) -> Vec<u8> {
+    let kind_len = usize::from(u16::from_le_bytes([delta[12], delta[13]]));
+    let head = 14 + kind_len;
+    let mut out = delta[..head].to_vec();
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&out);
+    crc.update(payload);
+    out.extend_from_slice(&crc.finalize().to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A delta whose payload is cut short, or has a byte changed (with a matching checksum, so the
+/// streamed decoders of `model/keyed_delta.rs`, `model/sparse_vec.rs`, `model/interleaved.rs`
+/// and the unit scaling's moments meet it), gives an error naming the source — never a panic.
+/// A changed byte may still decode (a value's bits): then it is some state, not a crash.
+#[test]
+fn a_damaged_or_truncated_delta_is_an_error_not_a_panic() {
+    for (name, config) in configs() {
+        let d = 256;
+        let mut base = model(&config, d);
+        learn(&mut base, 40, d, 0, 1);
+        let mut grown = base.clone();
+        learn(&mut grown, 40, d, 0, 2);
+        let delta = round_trip(&grown, &base);
+        let head = 14 + usize::from(u16::from_le_bytes([delta[12], delta[13]])) + 12;
+        let payload = &delta[head..];
+        assert_eq!(reframed(&delta, payload), delta, "{name}");
+        let step = (payload.len() / 300).max(1);
+        for cut in (0..payload.len()).step_by(step) {
+            let err = from_delta_bytes::<LinearModel>(
+                &reframed(&delta, &payload[..cut]),
+                KIND,
+                &base,
+                "the delta",
+            )
+            .unwrap_err();
+            assert!(
+                matches!(&err, ModelError::Decode { path, .. } if path == "the delta"),
+                "{name}, cut at {cut}: {err}"
+            );
+        }
+        for at in (0..payload.len()).step_by(step) {
+            for byte in [0x00, 0xff, payload[at] ^ 0x01, 0x80] {
+                let mut bad = payload.to_vec();
+                bad[at] = byte;
+                let _ = from_delta_bytes::<LinearModel>(
+                    &reframed(&delta, &bad),
+                    KIND,
+                    &base,
+                    "the delta",
+                );
+            }
+        }
+    }
+}

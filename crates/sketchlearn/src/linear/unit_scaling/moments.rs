@@ -224,17 +224,20 @@ impl Moments {
             Moments::Direct { table, .. } => (Some(table), None),
             Moments::Map(map) => (None, Some(map)),
         };
-        let direct = direct.into_iter().flat_map(|t| {
-            t.entries()
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.0[0] != 0.0)
-                .map(|(i, e)| (i, e.get()))
-        });
+        let direct = direct.into_iter().flat_map(Table::present);
         direct.chain(
             map.into_iter()
                 .flat_map(|m| m.iter().map(|(&i, &w)| (i, w))),
         )
+    }
+
+    /// The table, whose present entries ([`Table::present`]) come in index order (`None` for
+    /// a map, which has no order).
+    pub(super) fn in_order(&self) -> Option<&Table> {
+        match self {
+            Moments::Direct { table, .. } => Some(table),
+            Moments::Map(_) => None,
+        }
     }
 
     /// Starts loading the entries of `x`'s features before they are updated one after the
@@ -262,6 +265,60 @@ impl Moments {
     pub(super) fn prefetch(&self, x: crate::Row<'_>) {
         if let Moments::Direct { table, .. } = self {
             crate::linear::prefetch::prefetch_entries(table.entries(), x);
+        }
+    }
+}
+
+/// Moments rebuilt from their entries given in increasing feature order (a model delta's,
+/// `unit_scaling/wire.rs`): what [`Moments::from_sorted`] makes of the list of them, written
+/// straight into the direct table of the dimension while every entry fits it (a present entry
+/// below the dimension), with no list in between; an entry that does not fit (a feature beyond
+/// the dimension, an entry with no examples: damaged bytes) turns what was written into the
+/// list, and the list goes through [`Moments::from_sorted`].
+pub(super) struct SortedInto {
+    d: Option<usize>,
+    /// The table and its present entries while every entry fits it.
+    table: Option<(Table, usize)>,
+    list: Vec<(usize, Welford)>,
+}
+
+impl SortedInto {
+    /// For a learner of dimension `d` (`None`: unknown, a map).
+    pub(super) fn new(d: Option<usize>) -> SortedInto {
+        let fits = d.filter(|&d| d > 0 && d <= DIRECT_FEATURES);
+        SortedInto {
+            d,
+            table: fits.map(|d| (Table::zeroed(d), 0)),
+            list: Vec::new(),
+        }
+    }
+
+    /// The next entry (features increasing).
+    pub(super) fn push(&mut self, i: usize, m: Welford) {
+        if let Some((table, len)) = &mut self.table {
+            if let Some(e) = table.entries_mut().get_mut(i).filter(|_| m.n != 0.0) {
+                *e = Entry::put(m);
+                *len += 1;
+                return;
+            }
+            self.list = table.present().collect();
+            self.table = None;
+        }
+        self.list.push((i, m));
+    }
+
+    /// A hint: `n` entries at most are coming.
+    pub(super) fn reserve(&mut self, n: usize) {
+        if self.table.is_none() {
+            self.list.reserve(n);
+        }
+    }
+
+    /// The moments.
+    pub(super) fn finish(self) -> Moments {
+        match self.table {
+            Some((table, len)) => Moments::Direct { table, len },
+            None => Moments::from_sorted(self.list, self.d),
         }
     }
 }
@@ -314,6 +371,14 @@ impl Table {
             let p = self.buf.as_ptr().add(self.off).cast::<Entry>();
             std::slice::from_raw_parts(p, self.n)
         }
+    }
+
+    /// The present entries (count not zero) with their features, increasing.
+    pub(super) fn present(&self) -> impl Iterator<Item = (usize, Welford)> + '_ {
+        let entries = self.entries().iter().enumerate();
+        entries
+            .filter(|(_, e)| e.0[0] != 0.0)
+            .map(|(i, e)| (i, e.get()))
     }
 
     /// The entries, to write.
@@ -383,6 +448,52 @@ mod tests {
         }
         assert!(Table::zeroed(0).entries().is_empty());
         assert!(Table::default().clone().entries().is_empty());
+    }
+
+    /// Entries pushed one by one make what [`Moments::from_sorted`] makes of their list: the
+    /// same form (a table of the same length, or a map), the same entries and count — when
+    /// every entry fits the dimension, and when one does not (beyond it, first or after
+    /// others; no examples; past the direct limit; no dimension).
+    #[test]
+    fn sorted_into_makes_what_from_sorted_makes() {
+        let m = |n: f64| Welford {
+            n,
+            mean: -0.5,
+            m2: 0.25,
+            max_abs: 2.0,
+        };
+        let big = DIRECT_FEATURES + 5;
+        type Case = (Vec<(usize, Welford)>, Option<usize>);
+        let cases: Vec<Case> = vec![
+            (vec![(0, m(1.0)), (3, m(2.0)), (7, m(1.0))], Some(8)),
+            (vec![], Some(8)),
+            (vec![(0, m(1.0)), (9, m(1.0))], Some(8)),
+            (vec![(12, m(1.0))], Some(8)),
+            (vec![(1, m(3.0)), (5, m(0.0)), (6, m(1.0))], Some(8)),
+            (vec![(1, m(3.0)), (big, m(1.0))], Some(8)),
+            (vec![(1, m(3.0))], Some(big)),
+            (vec![(1, m(3.0)), (4, m(1.0))], None),
+            (vec![(2, m(1.0))], Some(0)),
+        ];
+        for (list, d) in cases {
+            let want = Moments::from_sorted(list.clone(), d);
+            let mut into = SortedInto::new(d);
+            into.reserve(list.len());
+            for &(i, w) in &list {
+                into.push(i, w);
+            }
+            let got = into.finish();
+            let form = |x: &Moments| match x {
+                Moments::Direct { table, len } => (Some(table.entries().len()), *len),
+                Moments::Map(map) => (None, map.len()),
+            };
+            assert_eq!(form(&got), form(&want), "{list:?}, {d:?}");
+            assert_eq!(got, want, "{list:?}, {d:?}");
+            assert_eq!(
+                got.iter().collect::<Vec<_>>(),
+                want.iter().collect::<Vec<_>>()
+            );
+        }
     }
 
     /// Damaged delta bytes (an entry with no examples, an index at `usize::MAX`) rebuild as a

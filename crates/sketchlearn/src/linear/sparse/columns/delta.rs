@@ -39,37 +39,77 @@ impl Snapshot {
 }
 
 /// [`Stored`] with `slots` empty, the positions (in `touched`, increasing) of the columns
-/// whose slot the delta holds, and those slots.
-#[derive(Serialize, Deserialize)]
+/// whose slot the delta holds, and those slots (what [`diff`] writes, from the store).
+#[derive(Deserialize)]
 pub(super) struct StoredDelta {
     head: Stored,
     changed: Vec<u32>,
     slots: Vec<f64>,
 }
 
+/// [`StoredDelta`]'s bytes, the changed slots read from the store's `data` as they are written
+/// (no copy of every stored slot, then of the changed ones, first: two ~100 MB lists of fresh
+/// pages for a `2^20`-feature store; docs/results/dask.md, delta58).
+#[derive(Serialize)]
+pub(super) struct StoredDeltaRef<'a> {
+    head: Stored,
+    changed: Vec<u32>,
+    slots: ChangedSlots<'a>,
+}
+
+/// The slots of the changed columns, in order.
+pub(super) struct ChangedSlots<'a> {
+    data: &'a [f64],
+    stride: usize,
+    columns: Vec<u32>,
+}
+
+impl Serialize for ChangedSlots<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let st = self.stride;
+        let mut seq = s.serialize_seq(Some(self.columns.len() * st))?;
+        for &j in &self.columns {
+            for x in &self.data[j as usize * st..(j as usize + 1) * st] {
+                seq.serialize_element(x)?;
+            }
+        }
+        seq.end()
+    }
+}
+
 fn same_bits(a: &[f64], b: &[f64]) -> bool {
     a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
-/// `st` (of a store with slots of `stride` numbers) against the next recorded base.
-pub(super) fn diff(mut st: Stored, stride: usize) -> Result<StoredDelta, &'static str> {
+/// `head` (a store's [`Stored`] without its slots; `data`: the store's slots by column, of
+/// `stride` numbers each) against the next recorded base.
+pub(super) fn diff(
+    head: Stored,
+    data: &[f64],
+    stride: usize,
+) -> Result<StoredDeltaRef<'_>, &'static str> {
     let base: Snapshot = next_base()?;
     if base.stride != stride {
         return Err(NOT_ITS_BASE);
     }
     let index = base.index();
-    let (mut changed, mut slots) = (Vec::new(), Vec::new());
-    for (k, (&j, slot)) in (0..).zip(st.touched.iter().zip(st.slots.chunks_exact(stride))) {
+    let (mut changed, mut columns) = (Vec::new(), Vec::new());
+    for (k, &j) in (0..).zip(&head.touched) {
+        let slot = &data[j as usize * stride..(j as usize + 1) * stride];
         if !base.slot(&index, j).is_some_and(|b| same_bits(b, slot)) {
             changed.push(k);
-            slots.extend_from_slice(slot);
+            columns.push(j);
         }
     }
-    st.slots = Vec::new();
-    Ok(StoredDelta {
-        head: st,
+    Ok(StoredDeltaRef {
+        head,
         changed,
-        slots,
+        slots: ChangedSlots {
+            data,
+            stride,
+            columns,
+        },
     })
 }
 
@@ -80,6 +120,14 @@ pub(super) fn patch(d: StoredDelta) -> Result<Stored, &'static str> {
     let mut head = d.head;
     if d.slots.len() != d.changed.len() * s || !head.slots.is_empty() {
         return Err(NOT_ITS_BASE);
+    }
+    let every = d.changed.len() == head.touched.len();
+    if every && (0u32..).zip(&d.changed).all(|(k, &c)| c == k) {
+        // Every stored column's slot is in the delta, in order (a task's delta against a
+        // base that had none of its columns: a one-round fit's): the decoded slots are the
+        // store's, with no second ~100 MB list (docs/results/dask.md, delta58).
+        head.slots = d.slots;
+        return Ok(head);
     }
     let index = base.index();
     let mut slots = Vec::with_capacity(head.touched.len() * s);

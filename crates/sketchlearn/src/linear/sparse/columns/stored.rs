@@ -49,16 +49,16 @@ impl Serialize for LazyColumns {
     /// the columns that differ from it (`columns/delta.rs`).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use crate::model::delta::{self, Mode};
-        let stored = self.stored();
         match delta::mode() {
-            Mode::Whole | Mode::Patch => stored.serialize(serializer),
+            Mode::Whole | Mode::Patch => self.stored().serialize(serializer),
             Mode::Record => {
+                let stored = self.stored();
                 let words = stored.touched.iter().map(|&j| u64::from(j));
                 let digest = delta::digest(words.chain(stored.slots.iter().map(|x| x.to_bits())));
                 delta::record(self::delta::Snapshot::new(self.stride(), stored), digest);
                 ().serialize(serializer)
             }
-            Mode::Diff => self::delta::diff(stored, self.stride())
+            Mode::Diff => self::delta::diff(self.head(), &self.data, self.stride())
                 .map_err(serde::ser::Error::custom)?
                 .serialize(serializer),
         }
@@ -69,11 +69,19 @@ impl LazyColumns {
     /// What a model file stores.
     fn stored(&self) -> Stored {
         let s = self.stride();
-        let touched = self.stored_columns();
-        let mut slots = Vec::with_capacity(touched.len() * s);
-        for &j in &touched {
+        let mut stored = self.head();
+        let mut slots = Vec::with_capacity(stored.touched.len() * s);
+        for &j in &stored.touched {
             slots.extend_from_slice(&self.data[j as usize * s..(j as usize + 1) * s]);
         }
+        stored.slots = slots;
+        stored
+    }
+
+    /// [`Self::stored`] without the slots (a delta writes those that changed, from the store:
+    /// no copy of them all first; docs/results/dask.md, delta58).
+    fn head(&self) -> Stored {
+        let touched = self.stored_columns();
         Stored {
             dim: self.dim as u64,
             m: self.m as u64,
@@ -87,7 +95,7 @@ impl LazyColumns {
             cur_members: self.cur_members.clone(),
             rebases: self.rebases,
             touched,
-            slots,
+            slots: Vec::new(),
         }
     }
 }
