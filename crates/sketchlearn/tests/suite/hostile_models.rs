@@ -34,7 +34,7 @@ pub fn frame(payload: &[u8]) -> Vec<u8> {
 }
 
 /// A model file image of `kind` with a valid frame around `payload`.
-fn frame_kind(kind: &[u8], payload: &[u8]) -> Vec<u8> {
+pub fn frame_kind(kind: &[u8], payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());

@@ -5,6 +5,7 @@
 //! refused.
 
 use crate::common;
+use crate::hostile_models::frame_kind;
 
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -224,18 +225,11 @@ fn merging_read_back_states_equals_merging_them_in_memory() {
 }
 
 /// `delta` with its payload replaced by `payload` and the frame's length and CRC made to match
-/// (so the decoder, not the checksum, meets the damage). Layout: `model.rs`'s byte table.
+/// (so the decoder, not the checksum, meets the damage): its kind, framed again by
+/// [`frame_kind`]. Layout: `model.rs`'s byte table.
 fn reframed(delta: &[u8], payload: &[u8]) -> Vec<u8> {
     let kind_len = usize::from(u16::from_le_bytes([delta[12], delta[13]]));
-    let head = 14 + kind_len;
-    let mut out = delta[..head].to_vec();
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&out);
-    crc.update(payload);
-    out.extend_from_slice(&crc.finalize().to_le_bytes());
-    out.extend_from_slice(payload);
-    out
+    frame_kind(&delta[14..14 + kind_len], payload)
 }
 
 /// A delta whose payload is cut short, or has a byte changed (with a matching checksum, so the
