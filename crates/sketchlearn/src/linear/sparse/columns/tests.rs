@@ -489,3 +489,27 @@ fn assert_matches_eager(c: &LazyColumns, eager: &[f64], d: usize, m: usize) {
         }
     }
 }
+
+/// A clone of the store is the same bits, whichever pages hold non-zeros: untouched pages,
+/// pages with a single `-0.0` (non-zero bits, so copied), and a page boundary's neighbours.
+#[test]
+fn aligned_clone_is_the_same_bits_page_by_page() {
+    let len = 5 * PAGE + 3;
+    for marks in [
+        vec![],
+        vec![0],
+        vec![PAGE - 1, PAGE],
+        vec![3 * PAGE + 7],
+        vec![len - 1],
+        (0..len).step_by(97).collect::<Vec<_>>(),
+    ] {
+        let mut a = Aligned::zeroed(len);
+        for (k, &i) in marks.iter().enumerate() {
+            a[i] = if k % 2 == 0 { -0.0 } else { 1.5 + i as f64 };
+        }
+        let c = a.clone();
+        assert_eq!(c.len(), a.len());
+        let bits = |s: &[f64]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&c), bits(&a), "marks {marks:?}");
+    }
+}
