@@ -1,8 +1,8 @@
-"""The CPU seconds of moving one task's state of a one-round fit (dask57): one shard of the
-issue's stream learned as a task learns it (the first file, its FD-SON member put back to the
-base's as in a fit of two tasks), then, ``REPS`` times, the worker's delta (``_Delta``), its
-pickle under protocol 5 out of band, and the client's unpickling from a fresh buffer (as a
-transfer delivers it) and rebuild (``_Delta.state``); and the whole state's model bytes
+"""The CPU seconds of moving one task's state of a one-round fit (dask57): one shard of the issue's
+stream learned as a task learns it (the first file, its FD-SON member put back to the base's as in a
+fit of two tasks, that step's CPU printed too), then, ``REPS`` times, the worker's delta
+(``_Delta``), its pickle under protocol 5 out of band, and the client's unpickling from a fresh
+buffer (as a transfer delivers it) and rebuild (``_Delta.state``); and the whole state's model bytes
 (``to_bytes``, ``from_bytes``) for comparison. Run it with each build's package on the path.
 
     python dask_delta_cpu.py FILE [REPS]      # a generated gen*.libsvm file, 2^20 features
@@ -43,7 +43,7 @@ def main() -> None:
     base = m._initial_of_scans(OnlineClassifier(), 1 << 20, None, scans, 2)
     est = m._learn_blocks(base, [path], None, "auto", False)
     retired = m._retired_members(est)
-    m._forgotten(est, base, retired, retired)
+    _, forget = cpu(m._forgotten, est, base, retired, retired)
     times = {"delta": [], "rebuild": [], "to_bytes": [], "from_bytes": []}
     for _ in range(reps):
         part, secs = cpu(m._Delta, est, base)
@@ -60,6 +60,7 @@ def main() -> None:
     print(
         f"{sketchlearn.__file__}: delta {size / 1e6:.1f} MB, state {len(whole) / 1e6:.1f} MB"
     )
+    print(f"  _forgotten (once, the retired members put back): CPU {forget:.3f} s")
     for name, t in times.items():
         print(
             f"  {name}: CPU median {statistics.median(t):.3f} s ({', '.join(f'{x:.3f}' for x in t)})"
