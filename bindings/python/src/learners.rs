@@ -508,8 +508,7 @@ impl LinearLearners {
     #[getter]
     fn sparse(&self) -> bool {
         let c = self.learner_config();
-        c.representation == sketchlearn::linear::Representation::Sparse
-            && (c.algorithm == sketchlearn::linear::Algorithm::Newton || c.algorithm.is_auto())
+        c.representation == sketchlearn::linear::Representation::Sparse && c.algorithm.has_newton()
     }
 
     /// Where the weights of a fixed-weights model come from (`drp logistic lambda=1 m=500 T=3

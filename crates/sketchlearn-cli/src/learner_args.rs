@@ -37,7 +37,8 @@ impl FromStr for CurvatureArg {
 #[derive(clap::Args, Debug)]
 #[command(next_help_heading = "Learner")]
 pub struct LearnerArgs {
-    /// auto[-sparse]|ogd|adagrad[-grid]|newton|ada-fd|sketchy [default: auto]
+    // `auto*`: auto, auto-sparse or auto-very-sparse (`docs/guide.md`, "Binary classification").
+    /// auto*|ogd|adagrad[-grid]|newton|ada-fd|sketchy [default: auto]
     #[arg(long, value_name = "NAME")]
     pub algo: Option<Algorithm>,
     /// OGD / AdaGrad / ada-fd / sketchy learning rate

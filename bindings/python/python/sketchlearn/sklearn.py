@@ -21,12 +21,15 @@ from sketchlearn._validation import as_rows, core_targets
 _PARAMS_DOC = """
     Parameters
     ----------
-    algo : {"auto", "auto-sparse", "ogd", "adagrad", "adagrad-grid", "newton", "ada-fd", "sketchy"}
+    algo : {"auto", "auto-sparse", "auto-very-sparse", "ogd", "adagrad", "adagrad-grid", \
+"newton", "ada-fd", "sketchy"}
         Learning algorithm (CLI ``--algo``; default ``"auto"``). ``auto`` mixes two RFD-SONs,
         FD-SON with diagonal adaptation and an AdaGrad grid online (a classifier's ``auto`` on
         SciPy sparse input whose first 1000 rows use on average under a tenth of the distinct
         features they hold becomes ``auto-sparse``: FD-SON with diagonal adaptation and the
-        AdaGrad grid, as ``sketchlearn train`` chooses); ``newton`` is one
+        AdaGrad grid; at 1000 rows or more that hold each of their features fewer than twice
+        on average, ``auto-very-sparse``: the AdaGrad grid alone; as ``sketchlearn train``
+        chooses); ``newton`` is one
         (sketched) Online Newton learner over ``curvature``; ``ada-fd`` and ``sketchy`` are
         full-matrix AdaGrad on a Frequent Directions sketch of the gradients (Ada-FD: δ is
         ``alpha``; Sketchy: δ is ``alpha0``).

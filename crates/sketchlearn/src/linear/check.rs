@@ -139,11 +139,15 @@ impl LearnerConfig {
                 self.algorithm
             )));
         }
-        if self.algorithm == Algorithm::AutoSparse && !self.loss.is_classification() {
+        if matches!(
+            self.algorithm,
+            Algorithm::AutoSparse | Algorithm::AutoVerySparse
+        ) && !self.loss.is_classification()
+        {
             return Err(ConfigError::Conflict(format!(
-                "auto-sparse is the default's composition for a classifier on sparse data; with \
-                 the {} loss use --algo auto",
-                self.loss
+                "{} is the default's composition for a classifier on sparse data; with the {} \
+                 loss use --algo auto",
+                self.algorithm, self.loss
             )));
         }
         if self.algorithm.is_sketched_adagrad() && self.size == 0 {
@@ -285,6 +289,7 @@ fn build(config: &LearnerConfig, dim: usize, alone: bool) -> Result<AnyLearner, 
         )?),
         Algorithm::Auto
         | Algorithm::AutoSparse
+        | Algorithm::AutoVerySparse
         | Algorithm::AdaGradGrid
         | Algorithm::RunningMean => {
             unreachable!("mixtures and the running mean are handled above")

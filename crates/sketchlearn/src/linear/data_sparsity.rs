@@ -39,6 +39,32 @@
 //!   [`LearnerConfig::auto_members`] cost half of the mixture's time and are never its leader,
 //!   while every dense set needs one of them ([`LearnerConfig::sparse_data_members`]).
 //!
+//! # Very sparse data
+//!
+//! The data are *very* sparse when the sample is full (`n₀ =` [`SPARSITY_SAMPLE`]: at least
+//! 1000 rows) and its features were seen fewer than twice each on average,
+//!
+//! ```text
+//! n₀·ā < 2·D,
+//! ```
+//!
+//! and a classifier's `auto` then mixes the AdaGrad grid alone ([`Algorithm::AutoVerySparse`],
+//! [`LearnerConfig::very_sparse_data_members`]). Reasons:
+//!
+//! * **What the ratio says.** `n₀·ā/D` is the mean number of the sample's rows a feature seen
+//!   in it appears in. Near 1 the rows hardly share a feature: for ids drawn uniformly from
+//!   `d`, `n₀·ā/D = λ/(1 − e^{−λ})` with `λ = n₀·ā/d`, so `< 2` means `λ < 1.59`, a feature
+//!   space over `n₀·ā/1.59` wide. The gradients' covariance over an FD buffer's worth of rows
+//!   (`2m = 20`) is then close to diagonal, what AdaGrad keeps, and the sparse-time FD-SON
+//!   member pays its shrinks and catch-ups over every touched column for little: measured
+//!   4–7 times the grid's time per example, for 0.4105 against 0.4173 progressive error on the
+//!   generated `2^18`-feature stream (issue 27's, 1.10 views a feature) and nothing on issue
+//!   30's `2^20`-feature stream (1.13; there it retires by 157,000 rows without leading).
+//! * **The threshold 2** lies between those streams and the sparsest shared data set, r8 (7.14
+//!   views a feature; w8a.shuf 46, a9a 128): on every shared file the default is unchanged.
+//! * **A full sample**: an input of fewer than 1000 rows is short enough for FD-SON's cost not
+//!   to matter, and `n₀·ā/D` is near 1 on any few rows; it keeps `auto-sparse` when sparse.
+//!
 //! The rule applies to a classifier's `auto` (the squared loss keeps its members), and only
 //! when the sample was measured: a stream whose rows are not known before learning (dense
 //! arrays in Python; VW text with `-q` interactions, whose crossed rows the pre-scan does not
@@ -78,6 +104,22 @@ impl SparsitySample {
         // ā < D/10 ⇔ 10·nnz < rows·D, in integers (no rounding at the threshold).
         self.distinct > 0
             && u128::from(self.nnz) * 10 < u128::from(self.rows) * u128::from(self.distinct)
+    }
+
+    /// Whether these rows are *very* sparse: a full sample ([`SPARSITY_SAMPLE`] rows) whose
+    /// features were seen fewer than twice each on average, `nnz < 2·D` (see the
+    /// [module](self) docs). Very sparse rows are sparse ([`Self::is_sparse`]).
+    ///
+    /// ```
+    /// use sketchlearn::linear::SparsitySample;
+    /// let rows = |rows, nnz, distinct| SparsitySample { rows, nnz, distinct };
+    /// assert!(rows(1000, 50_000, 45_594).is_very_sparse()); // 50 of 2^18 a row: 1.10 views
+    /// assert!(rows(1000, 19_997, 17_748).is_very_sparse()); // issue 30: 1.13 views
+    /// assert!(!rows(1000, 56_521, 7_920).is_very_sparse()); // r8: 7.14 views a feature
+    /// assert!(!rows(999, 50_000, 45_594).is_very_sparse()); // a short input: not judged
+    /// ```
+    pub fn is_very_sparse(&self) -> bool {
+        self.rows >= SPARSITY_SAMPLE && self.nnz < 2 * self.distinct
     }
 }
 
@@ -148,8 +190,15 @@ pub fn sparse_data(input: &InputProfile) -> bool {
     input.sample.is_some_and(|s| s.is_sparse())
 }
 
+/// Whether the default classifier takes its composition for very sparse data on this input:
+/// its first rows were measured and are very sparse ([`SparsitySample::is_very_sparse`]).
+pub fn very_sparse_data(input: &InputProfile) -> bool {
+    input.sample.is_some_and(|s| s.is_very_sparse())
+}
+
 impl ValidLearnerConfig {
     /// The members for this input: a classifier's [`Algorithm::Auto`] becomes
+    /// [`Algorithm::AutoVerySparse`] when [`very_sparse_data`] says so, else
     /// [`Algorithm::AutoSparse`] when [`sparse_data`] says so; anything else is kept (a
     /// configuration that names its algorithm, regression, a resumed model's configuration).
     /// Called by [`ValidLearnerConfig::resolve`].
@@ -157,8 +206,11 @@ impl ValidLearnerConfig {
     /// ```
     /// use sketchlearn::linear::{Algorithm, InputProfile, LearnerConfig, SparsitySample};
     /// let valid = LearnerConfig::default().check().unwrap();
-    /// let sample = SparsitySample { rows: 1000, nnz: 50_000, distinct: 48_000 };
+    /// let sample = SparsitySample { rows: 1000, nnz: 50_000, distinct: 45_594 };
     /// let input = InputProfile { dim: 1 << 18, hashed: false, avg_nnz: Some(50.0), sample: Some(sample) };
+    /// assert_eq!(valid.choose_members(&input).config().algorithm, Algorithm::AutoVerySparse);
+    /// let r8 = SparsitySample { rows: 1000, nnz: 56_521, distinct: 7_920 };
+    /// let input = InputProfile { sample: Some(r8), ..input };
     /// assert_eq!(valid.choose_members(&input).config().algorithm, Algorithm::AutoSparse);
     /// let dense = InputProfile { sample: None, ..input };
     /// assert_eq!(valid.choose_members(&dense).config().algorithm, Algorithm::Auto);
@@ -172,10 +224,14 @@ impl ValidLearnerConfig {
             return self.clone();
         }
         let mut config = config.clone();
-        config.algorithm = Algorithm::AutoSparse;
+        config.algorithm = if very_sparse_data(input) {
+            Algorithm::AutoVerySparse
+        } else {
+            Algorithm::AutoSparse
+        };
         config
             .check()
-            .expect("auto-sparse is valid wherever auto is, for a classifier")
+            .expect("auto-sparse and auto-very-sparse are valid wherever auto is, for a classifier")
     }
 }
 

@@ -75,8 +75,7 @@ impl From<ConfigV4> for LearnerConfig {
             V::FdSparse => (CurvatureKind::FdFast, true),
             V::RfdSparse => (CurvatureKind::RfdFast, true),
         };
-        let choice_applies = (c.algorithm == Algorithm::Newton || c.algorithm.is_auto())
-            && curvature.has_sparse_learner();
+        let choice_applies = c.algorithm.has_newton() && curvature.has_sparse_learner();
         LearnerConfig {
             algorithm: c.algorithm,
             curvature,

@@ -62,7 +62,7 @@ pub use config::{
     Algorithm, CurvatureKind, LearnerConfig, Representation, ADA_FD_STEP_SCALE,
     MEMBER_ALPHA0_SCALE, SKETCHY_STEP_SCALE,
 };
-pub use data_sparsity::{sparse_data, SparsityProbe, SparsitySample};
+pub use data_sparsity::{sparse_data, very_sparse_data, SparsityProbe, SparsitySample};
 pub use diagonal::DiagonalAdaptation;
 pub use extras::ModelExtras;
 pub use fd_adagrad::{FdAdaGrad, FdPreconditioner};

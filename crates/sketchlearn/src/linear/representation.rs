@@ -22,7 +22,7 @@
 //! other sparse-time learners (Oja, RP: no shrink) keep the rule `nnz < d/10`
 //! ([`InputProfile::is_sparse`]), as does the softmax learner's sketch.
 
-use super::{Algorithm, LearnerConfig, Representation, SparsitySample, ValidLearnerConfig};
+use super::{LearnerConfig, Representation, SparsitySample, ValidLearnerConfig};
 use std::fmt;
 
 /// The FD/RFD learner is sparse-time when `m·nnz < d·FD_SPARSE_FRACTION` (see the
@@ -98,7 +98,7 @@ impl fmt::Display for RepresentationChoice {
 pub fn auto_sparse(config: &LearnerConfig, input: &InputProfile) -> bool {
     if config.representation != Representation::Auto
         || !config.curvature.has_sparse_learner()
-        || !(config.algorithm == Algorithm::Newton || config.algorithm.is_auto())
+        || !config.algorithm.has_newton()
     {
         return false;
     }
@@ -160,8 +160,7 @@ impl ValidLearnerConfig {
     pub fn resolve(&self, input: &InputProfile) -> (ValidLearnerConfig, RepresentationChoice) {
         let members = self.choose_members(input);
         let mut config = members.config().clone();
-        let applies = (config.algorithm == Algorithm::Newton || config.algorithm.is_auto())
-            && config.curvature.has_sparse_learner();
+        let applies = config.algorithm.has_newton() && config.curvature.has_sparse_learner();
         if config.representation != Representation::Auto || !applies {
             return (members, RepresentationChoice::Given);
         }

@@ -64,7 +64,8 @@ pub fn step_flags(config: &LearnerConfig) -> &'static [Step] {
         | Algorithm::AdaGrad
         | Algorithm::AdaGradGrid
         | Algorithm::Auto
-        | Algorithm::AutoSparse => &[RATE],
+        | Algorithm::AutoSparse
+        | Algorithm::AutoVerySparse => &[RATE],
         Algorithm::Newton => match config.curvature {
             CurvatureKind::Rfd | CurvatureKind::RfdFast => &[ALPHA0],
             CurvatureKind::Identity

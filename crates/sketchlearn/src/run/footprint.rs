@@ -362,6 +362,7 @@ fn grows_with_features(c: &LearnerConfig) -> bool {
         // The sketch's m × d rows are written densely at every shrink.
         Algorithm::Auto
         | Algorithm::AutoSparse
+        | Algorithm::AutoVerySparse
         | Algorithm::AdaGradGrid
         | Algorithm::AdaFd
         | Algorithm::Sketchy => false,

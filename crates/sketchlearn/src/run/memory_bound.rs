@@ -42,7 +42,7 @@ pub(super) const MIXTURE_BYTES: f64 = 4096.0;
 pub(super) fn upper_bytes(config: &LearnerConfig, dim: usize) -> f64 {
     use Algorithm::*;
     let square = match config.algorithm {
-        Auto | AutoSparse | AdaGradGrid => {
+        Auto | AutoSparse | AutoVerySparse | AdaGradGrid => {
             let members = config.mixture_members().expect("a mixture has members");
             let members: f64 = members.iter().map(|m| upper_bytes(m, dim)).sum();
             return members + MIXTURE_BYTES;

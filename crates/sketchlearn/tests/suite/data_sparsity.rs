@@ -1,6 +1,6 @@
 //! The default's members follow the data's sparsity (`linear/data_sparsity.rs`, issue 27): a
-//! classifier's `auto` on sparse rows becomes `auto-sparse` (members 2 and 3), on dense rows
-//! it keeps all four; the choice is the same whether the rows come from a file, a pipe or a
+//! classifier's `auto` on sparse rows becomes `auto-sparse` (members 2 and 3), on very sparse
+//! rows `auto-very-sparse` (member 3), on dense rows it keeps all four; the choice is the same whether the rows come from a file, a pipe or a
 //! cache, as LIBSVM or VW text, with or without `--dim`; and a saved model continues bit for
 //! bit after loading.
 
@@ -183,6 +183,67 @@ fn a_saved_sparse_default_continues_bit_for_bit() {
         &options(Format::Libsvm, Some(2000)),
     );
     assert_eq!(o.model.config.algorithm, Algorithm::AutoSparse);
+    let reloaded = LinearModel::from_bytes(&o.model.to_bytes().unwrap(), "memory").unwrap();
+    assert_eq!(reloaded.config, o.model.config);
+    let resume = |model: LinearModel| {
+        run::train(
+            Input::bytes("b.libsvm", second.clone().into_bytes()),
+            Start::Resume(model),
+            &options(Format::Libsvm, None),
+            &mut Silent,
+        )
+        .unwrap()
+        .model
+        .to_bytes()
+        .unwrap()
+    };
+    assert_eq!(resume(reloaded), resume(o.model));
+}
+
+/// Very sparse rows (1000 rows or more whose first 1000 hold each feature fewer than twice on
+/// average) get the AdaGrad grid alone, `auto-very-sparse`, whatever reads them; the same rows
+/// cut to 999 are judged sparse only, and rows that share their features (5 of 2000 a row:
+/// 2.7 views a feature) keep `auto-sparse`.
+#[test]
+fn very_sparse_rows_get_the_grid_alone_whatever_reads_them() {
+    let dir = Scratch::new("very_sparse");
+    for dim in [None, Some(1 << 18)] {
+        for (format, ext, vw) in [(Format::Libsvm, "libsvm", false), (Format::Vw, "vw", true)] {
+            if vw && dim.is_some() {
+                continue; // VW's dimension is 2^bits
+            }
+            let o = options(format, dim);
+            // 20 of 200,000 ids a row: ≈1.05 views a feature over 1000 rows.
+            let text = rows(1200, 20, 200_000, vw);
+            let very = chosen(&dir, &format!("v.{ext}"), &text, &o);
+            assert_eq!(very, Algorithm::AutoVerySparse, "{ext} dim {dim:?}");
+            let short: String = text.lines().take(999).map(|l| format!("{l}\n")).collect();
+            let sparse = chosen(&dir, &format!("short.{ext}"), &short, &o);
+            assert_eq!(sparse, Algorithm::AutoSparse, "{ext} dim {dim:?}");
+            let shared = chosen(&dir, &format!("shared.{ext}"), &rows(1200, 5, 2000, vw), &o);
+            assert_eq!(shared, Algorithm::AutoSparse, "{ext} dim {dim:?}");
+        }
+    }
+}
+
+/// The very sparse composition is one member, the default's AdaGrad grid, and its model saved
+/// half-way and loaded continues with the same bits as the model kept in memory.
+#[test]
+fn a_saved_very_sparse_default_continues_bit_for_bit() {
+    let all = rows(1600, 20, 200_000, false);
+    let cut = all.lines().take(1200).map(|l| l.len() + 1).sum::<usize>();
+    let (first, second) = (all[..cut].to_owned(), all[cut..].to_owned());
+    let o = train(
+        Input::bytes("a.libsvm", first.into_bytes()),
+        &options(Format::Libsvm, Some(200_001)),
+    );
+    assert_eq!(o.model.config.algorithm, Algorithm::AutoVerySparse);
+    assert!(o
+        .model
+        .config
+        .describe()
+        .starts_with("auto-very-sparse[adagrad-grid"));
+    assert_eq!(o.model.mixture_weights().unwrap().len(), 1);
     let reloaded = LinearModel::from_bytes(&o.model.to_bytes().unwrap(), "memory").unwrap();
     assert_eq!(reloaded.config, o.model.config);
     let resume = |model: LinearModel| {
