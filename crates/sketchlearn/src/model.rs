@@ -119,7 +119,11 @@ pub const MAGIC: [u8; 8] = *b"SKLMODEL";
 /// predicts with its members' calibrated probabilities (`linear/mixture_wire.rs`); a file of an
 /// earlier version loads with the raw prediction it was written with. Every other payload is
 /// the same as version 9's.
-pub const FORMAT_VERSION: u32 = 10;
+/// Version 11 (stop 59): the learner configuration's algorithm has a new variant,
+/// `auto-very-sparse` (`linear/data_sparsity.rs`), so that a build of version 10 refuses a
+/// file that may hold it as [`ModelError::UnsupportedVersion`] instead of failing to decode
+/// it. Every payload is laid out as version 10's; a version-10 file loads as before.
+pub const FORMAT_VERSION: u32 = 11;
 
 /// The oldest format version that [`from_bytes_with`]/[`load_with`] hand to their decoder
 /// (older ones are [`ModelError::UnsupportedVersion`]).

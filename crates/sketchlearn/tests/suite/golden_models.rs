@@ -123,7 +123,7 @@ fn v4_configurations_are_converted() {
     );
 }
 
-/// A version-4 file resaved is a file of the current version (10) that loads to the same model.
+/// A version-4 file resaved is a file of the current version (11) that loads to the same model.
 #[test]
 fn a_v4_model_resaved_is_version_5_and_the_same() {
     let v4 = LinearModel::load(golden_dir().join("sparse-auto-v4.model")).unwrap();
@@ -132,7 +132,7 @@ fn a_v4_model_resaved_is_version_5_and_the_same() {
         &bytes[8..12],
         &sketchlearn::model::FORMAT_VERSION.to_le_bytes()
     );
-    assert_eq!(sketchlearn::model::FORMAT_VERSION, 10);
+    assert_eq!(sketchlearn::model::FORMAT_VERSION, 11);
     let v5 = LinearModel::from_bytes(&bytes, "memory").unwrap();
     assert_eq!(v5.config, v4.config);
     let data = sparse1000();
