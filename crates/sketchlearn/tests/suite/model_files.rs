@@ -228,7 +228,7 @@ fn header_has_the_documented_layout() {
     let payload = postcard::to_stdvec(&small()).unwrap();
     let l = layout(kind.len());
     assert_eq!(&bytes[..8], b"SKLMODEL");
-    assert_eq!(&bytes[8..12], &10u32.to_le_bytes());
+    assert_eq!(&bytes[8..12], &11u32.to_le_bytes());
     assert_eq!(&bytes[12..14], &(kind.len() as u16).to_le_bytes());
     assert_eq!(&bytes[l.kind.clone()], kind.as_bytes());
     assert_eq!(

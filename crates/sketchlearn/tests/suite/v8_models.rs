@@ -189,16 +189,17 @@ fn every_case() -> Vec<&'static str> {
 
 /// A version-8 file saved again is the same bytes but for the version number, the checksum and
 /// (from version 10) the calibrated-output flag of each `AdaHedgeCalibrated` mixture: version 9
-/// changed no layout that version 8 wrote since stop 37 (it only marks them). The default's file
+/// changed no layout that version 8 wrote since stop 37 (it only marks them), nor did version 11
+/// (a new algorithm name). The default's file
 /// holds two such mixtures (the default and its AdaGrad grid), each one saved value longer
 /// (the flag, 0: the raw output it was written with); it re-saves to itself and predicts and
 /// learns as recorded.
 #[test]
-fn v8_models_resave_to_the_same_payload_under_version_9_and_10() {
+fn v8_models_resave_to_the_same_payload_under_versions_9_to_11() {
     for name in every_case() {
         let old = fixture(name);
         let new = resaved(name, &old);
-        assert_eq!(&new[8..12], &10u32.to_le_bytes(), "{name}");
+        assert_eq!(&new[8..12], &11u32.to_le_bytes(), "{name}");
         let k = usize::from(u16::from_le_bytes([old[12], old[13]]));
         let crc = 22 + k..26 + k;
         let flags = if name.contains("auto") { 2 } else { 0 };
@@ -247,10 +248,10 @@ fn a_future_version_is_refused_with_an_upgrade_message() {
         ),
         ("fm", model::to_bytes(FM_MODEL_KIND, &fm).unwrap()),
     ];
-    let dir = std::env::temp_dir().join(format!("sketchlearn-v11-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("sketchlearn-v12-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (what, image) in images {
-        let future = as_version(image.clone(), 11);
+        let future = as_version(image.clone(), 12);
         let path = dir.join(format!("{what}.model"));
         std::fs::write(&path, &future).unwrap();
         let name = path.display().to_string();
@@ -266,23 +267,23 @@ fn a_future_version_is_refused_with_an_upgrade_message() {
         for err in errors {
             let want = ModelError::UnsupportedVersion {
                 path: name.clone(),
-                found: 11,
+                found: 12,
                 oldest: 4,
-                supported: 10,
+                supported: 11,
             };
             assert_eq!(err.as_ref(), Some(&want), "{what}");
             assert_eq!(
                 want.to_string(),
                 format!(
-                    "{name}: model file format version 11 is not supported: this build reads \
-                     versions 4 to 10; the file was written by a newer sketchlearn, upgrade \
+                    "{name}: model file format version 12 is not supported: this build reads \
+                     versions 4 to 11; the file was written by a newer sketchlearn, upgrade \
                      sketchlearn to read it"
                 )
             );
         }
         // The same image under this version loads (the refusal is the version's alone).
         assert!(model::peek_kind(&path).is_err());
-        std::fs::write(&path, as_version(image, 10)).unwrap();
+        std::fs::write(&path, as_version(image, 11)).unwrap();
         assert!(model::peek_kind(&path).is_ok(), "{what}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
