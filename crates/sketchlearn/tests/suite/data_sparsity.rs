@@ -183,21 +183,7 @@ fn a_saved_sparse_default_continues_bit_for_bit() {
         &options(Format::Libsvm, Some(2000)),
     );
     assert_eq!(o.model.config.algorithm, Algorithm::AutoSparse);
-    let reloaded = LinearModel::from_bytes(&o.model.to_bytes().unwrap(), "memory").unwrap();
-    assert_eq!(reloaded.config, o.model.config);
-    let resume = |model: LinearModel| {
-        run::train(
-            Input::bytes("b.libsvm", second.clone().into_bytes()),
-            Start::Resume(model),
-            &options(Format::Libsvm, None),
-            &mut Silent,
-        )
-        .unwrap()
-        .model
-        .to_bytes()
-        .unwrap()
-    };
-    assert_eq!(resume(reloaded), resume(o.model));
+    continues_bit_for_bit(o.model, &second);
 }
 
 /// Very sparse rows (1000 rows or more whose first 1000 hold each feature fewer than twice on
@@ -244,11 +230,17 @@ fn a_saved_very_sparse_default_continues_bit_for_bit() {
         .describe()
         .starts_with("auto-very-sparse[adagrad-grid"));
     assert_eq!(o.model.mixture_weights().unwrap().len(), 1);
-    let reloaded = LinearModel::from_bytes(&o.model.to_bytes().unwrap(), "memory").unwrap();
-    assert_eq!(reloaded.config, o.model.config);
+    continues_bit_for_bit(o.model, &second);
+}
+
+/// `model` saved and loaded, then resumed on `second`, gives the bytes of `model` resumed on
+/// it from memory; the loaded configuration is the saved one.
+fn continues_bit_for_bit(model: LinearModel, second: &str) {
+    let reloaded = LinearModel::from_bytes(&model.to_bytes().unwrap(), "memory").unwrap();
+    assert_eq!(reloaded.config, model.config);
     let resume = |model: LinearModel| {
         run::train(
-            Input::bytes("b.libsvm", second.clone().into_bytes()),
+            Input::bytes("b.libsvm", second.as_bytes().to_vec()),
             Start::Resume(model),
             &options(Format::Libsvm, None),
             &mut Silent,
@@ -258,5 +250,5 @@ fn a_saved_very_sparse_default_continues_bit_for_bit() {
         .to_bytes()
         .unwrap()
     };
-    assert_eq!(resume(reloaded), resume(o.model));
+    assert_eq!(resume(reloaded), resume(model));
 }
