@@ -435,12 +435,13 @@ impl LearnerConfig {
     ///
     /// Why FD-SON is left out there (issue 27: "consider whether every member is worth its cost
     /// on sparse data, measured"): when the first rows barely share a feature, the sparse-time
-    /// FD-SON member costs 4–7 times the AdaGrad grid per example (its shrinks and catch-ups
-    /// run over every touched column), and what it buys is small or nothing: on the generated
-    /// `2^18`-feature stream (50 features a row) it leads the mixture with progressive error
-    /// 0.4105 against the grid's VERYSPARSE_GRID (VW's default 0.4279), and on issue 30's
+    /// FD-SON member costs 5–7 times the AdaGrad grid (its shrinks and catch-ups run over
+    /// every touched column; whole `train` runs on the generated `2^18`-feature stream, 50
+    /// features a row: FD-SON + diag alone 1.08–1.09 s, the grid alone 0.15–0.20 s), and what
+    /// it buys is small or nothing: on that stream it leads the mixture with progressive error
+    /// 0.4105 against the grid's 0.4173 (VW's default 0.4279), and on issue 30's
     /// `2^20`-feature stream (20 a row) it retires by 157,000 rows without ever leading
-    /// (held-out error the same to four digits without it). `--algo auto-sparse` keeps it.
+    /// (held-out errors the same to six digits without it). `--algo auto-sparse` keeps it.
     ///
     /// ```
     /// use sketchlearn::linear::{Algorithm, LearnerConfig};

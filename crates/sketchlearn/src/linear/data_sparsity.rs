@@ -57,7 +57,8 @@
 //!   space over `n₀·ā/1.59` wide. The gradients' covariance over an FD buffer's worth of rows
 //!   (`2m = 20`) is then close to diagonal, what AdaGrad keeps, and the sparse-time FD-SON
 //!   member pays its shrinks and catch-ups over every touched column for little: measured
-//!   4–7 times the grid's time per example, for 0.4105 against 0.4173 progressive error on the
+//!   5–7 times the grid's time (`train` wall, FD-SON + diag alone 1.08–1.09 s, the grid
+//!   alone 0.15–0.20 s), for 0.4105 against 0.4173 progressive error on the
 //!   generated `2^18`-feature stream (issue 27's, 1.10 views a feature) and nothing on issue
 //!   30's `2^20`-feature stream (1.13; there it retires by 157,000 rows without leading).
 //! * **The threshold 2** lies between those streams and the sparsest shared data set, r8 (7.14
