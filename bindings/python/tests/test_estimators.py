@@ -285,3 +285,28 @@ def test_softmax_sketch_error_bound_is_none_without_an_fd_sketch(curvature):
     for sparse in (False, True):
         clf = OnlineClassifier(reduction="softmax", sparse=sparse, curvature=curvature)
         assert clf.fit(X, y).learners_.sketch_error_bound() is None
+
+
+def _very_sparse_rows(n):
+    """``n`` rows of 20 of 200,000 features (fixed seed): the first 1000 hold each of their
+    features about once, the rows ``sketchlearn train`` calls very sparse."""
+    rng = np.random.default_rng(5)
+    X = sp.random(n, 200_000, density=20 / 200_000, format="csr", random_state=rng)
+    return X, np.where(rng.random(n) < 0.5, 0, 1)
+
+
+def test_very_sparse_rows_get_the_grid_alone_as_on_the_command_line():
+    """A classifier's ``auto`` on SciPy rows that barely share a feature becomes
+    ``auto-very-sparse`` (the AdaGrad grid alone) from 1000 rows on, as ``train`` chooses;
+    999 such rows are judged sparse only; ``algo="auto-sparse"`` keeps FD-SON; every
+    prediction is a probability."""
+    X, y = _very_sparse_rows(1200)
+    very = OnlineClassifier().fit(X, y)
+    assert repr(very.learners_).startswith("LinearLearners(auto-very-sparse[adagrad-grid")
+    assert not very.learners_.sparse
+    p = very.predict_proba(X)
+    assert np.isfinite(p).all() and ((p > 0) & (p < 1)).all()
+    short = OnlineClassifier().fit(X[:999], y[:999])
+    assert repr(short.learners_).startswith("LinearLearners(auto-sparse[newton/fd-sparse")
+    named = OnlineClassifier(algo="auto-sparse").fit(X, y)
+    assert repr(named.learners_).startswith("LinearLearners(auto-sparse[newton/fd-sparse")
