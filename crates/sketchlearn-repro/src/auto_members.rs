@@ -11,11 +11,12 @@
 //! acceptance rule of the issue: a composition may replace the default only if every shared set
 //! stays within one binomial standard error of the default and the generated stream at or below
 //! AdaGrad's error. Since the data-sparsity rule (`linear/data_sparsity.rs`) the default is the
-//! full mixture on dense data and `auto-sparse` (members 2 and 3) on sparse data: the table
+//! full mixture on dense data, `auto-sparse` (members 2 and 3) on sparse data and
+//! `auto-very-sparse` (member 3) on very sparse data: the table
 //! compares against the full mixture, and a second table gives the default `train` resolves
 //! now, on the LIBSVM files and on the same rows as VW text.
 
-use super::auto_table::train_default;
+use super::auto_table::{train_default, train_resolved};
 use super::payoff_members::mix;
 use super::son_table3::load;
 use super::ReproArgs;
@@ -68,10 +69,11 @@ struct Set {
     member_us: Vec<f64>,
     default_us: f64,
     adagrad: f64,
-    /// The default `train` resolves now (`auto-sparse` where `sparse_data`) and its CPU.
+    /// The default `train` resolves now (`resolved`: `auto`, `auto-sparse` or
+    /// `auto-very-sparse`, the data-sparsity rule's choice) and its CPU.
     new_default: f64,
     new_us: f64,
-    sparse_data: bool,
+    resolved: Algorithm,
 }
 
 /// A set read as VW text: the full mixture and the resolved default.
@@ -80,7 +82,7 @@ struct VwSet {
     n: usize,
     full: f64,
     new_default: f64,
-    sparse_data: bool,
+    resolved: Algorithm,
 }
 
 /// The default's members and Oja-SON + diag, as configured for `base`.
@@ -133,13 +135,37 @@ fn full_of(base: &LearnerConfig) -> LearnerConfig {
     }
 }
 
+/// `train`'s default for these rows and whether the compositions' sketched members are
+/// sparse-time. `auto-very-sparse` holds no sketched member, so `train` leaves its
+/// representation unresolved; the compositions compared here hold them, built in the
+/// representation `train` picks for them on these rows (the one `--algo auto-sparse` resolves).
+fn default_for_members(
+    data: &[Example],
+    dim: usize,
+    hashed: bool,
+) -> Result<(LearnerConfig, bool)> {
+    let (base, sparse) = train_default(data, dim, hashed)?;
+    if base.algorithm != Algorithm::AutoVerySparse {
+        return Ok((base, sparse));
+    }
+    let named = LearnerConfig {
+        algorithm: Algorithm::AutoSparse,
+        ..LearnerConfig::default()
+    };
+    let (named, sparse) = train_resolved(named, data, dim, hashed)?;
+    let base = LearnerConfig {
+        representation: named.representation,
+        ..base
+    };
+    Ok((base, sparse))
+}
+
 fn measure(name: &str, path: &std::path::Path) -> Result<Set> {
     let (data, d) = load(path).with_context(|| format!("loading {}", path.display()))?;
     let n = data.len();
-    let (base, sparse) = train_default(&data, d, false)?;
+    let (base, sparse) = default_for_members(&data, d, false)?;
     let (default, default_us) = pass(full_of(&base).build(d)?, &data)?;
     let (new_default, new_us) = pass(base.build(d)?, &data)?;
-    let sparse_data = base.algorithm == Algorithm::AutoSparse;
     let mut variants = Vec::new();
     for (label, members) in VARIANTS {
         let (e, _) = pass(mixture(&base, members, d)?, &data)?;
@@ -151,11 +177,7 @@ fn measure(name: &str, path: &std::path::Path) -> Result<Set> {
         "{name}: the default's members mixed here give {} instead of the default's {default}",
         variants[0]
     );
-    let same = if sparse_data {
-        variants[4]
-    } else {
-        variants[0]
-    };
+    let (same, _) = pass(mixture(&base, resolved_members(base.algorithm)?, d)?, &data)?;
     ensure!(
         same == new_default,
         "{name}: {} built as a mixture gives {same}, train's default {new_default}",
@@ -186,7 +208,7 @@ fn measure(name: &str, path: &std::path::Path) -> Result<Set> {
         adagrad,
         new_default,
         new_us,
-        sparse_data,
+        resolved: base.algorithm,
     })
 }
 
@@ -196,7 +218,7 @@ fn measure_vw(name: &str, path: &std::path::Path) -> Result<VwSet> {
     let vw = libsvm_as_vw(path)?;
     let data = load_vw(&vw, 18)?;
     let d = 1usize << 18;
-    let (base, _) = train_default(&data, d, true)?;
+    let (base, _) = default_for_members(&data, d, true)?;
     let (full, _) = pass(full_of(&base).build(d)?, &data)?;
     let (new_default, _) = pass(base.build(d)?, &data)?;
     eprintln!(
@@ -208,7 +230,7 @@ fn measure_vw(name: &str, path: &std::path::Path) -> Result<VwSet> {
         n: data.len(),
         full,
         new_default,
-        sparse_data: base.algorithm == Algorithm::AutoSparse,
+        resolved: base.algorithm,
     })
 }
 
@@ -323,8 +345,9 @@ fn report(md: &mut String, sets: &[Set], date: &str, load: &str) -> std::fmt::Re
     Ok(())
 }
 
-/// The default `train` resolves now (the four members, or `auto-sparse` =
-/// {(2), (3)} where the first rows are sparse) against the full mixture: the LIBSVM files
+/// The default `train` resolves now (the four members, `auto-sparse` = {(2), (3)} where the
+/// first rows are sparse, `auto-very-sparse` = {(3)} where they are very sparse) against the
+/// full mixture: the LIBSVM files
 /// above, then the same rows as VW text.
 fn report_new(md: &mut String, sets: &[Set], vw: &[VwSet]) -> std::fmt::Result {
     writeln!(
@@ -332,7 +355,9 @@ fn report_new(md: &mut String, sets: &[Set], vw: &[VwSet]) -> std::fmt::Result {
         "\n## The default with the data-sparsity rule\n\n`sketchlearn train FILE` now mixes \
          members (2) and (3) only (`auto-sparse`) where the first 1000 rows are sparse (mean \
          stored features < 1/10 of the distinct features they use, \
-         `linear/data_sparsity.rs`), and all four elsewhere. z = (error − full)/SE(full); CPU µs \
+         `linear/data_sparsity.rs`), member (3) alone (`auto-very-sparse`) where they are very \
+         sparse (at least 1000 rows, each feature seen in fewer than two of them on average), \
+         and all four elsewhere. z = (error − full)/SE(full); CPU µs \
          per example of this thread.\n"
     )?;
     table_header(
@@ -346,7 +371,7 @@ fn report_new(md: &mut String, sets: &[Set], vw: &[VwSet]) -> std::fmt::Result {
             "| {} | {} | {} | {:.4} | {:.4} ({:+.2}) | {:.1} → {:.1} |",
             s.name,
             s.n,
-            members_name(s.sparse_data),
+            members_name(s.resolved),
             s.default,
             s.new_default,
             (s.new_default - s.default) / se,
@@ -371,7 +396,7 @@ fn report_new(md: &mut String, sets: &[Set], vw: &[VwSet]) -> std::fmt::Result {
             "| {} | {} | {} | {:.4} | {:.4} ({:+.2}) |",
             s.name,
             s.n,
-            members_name(s.sparse_data),
+            members_name(s.resolved),
             s.full,
             s.new_default,
             (s.new_default - s.full) / se
@@ -380,12 +405,24 @@ fn report_new(md: &mut String, sets: &[Set], vw: &[VwSet]) -> std::fmt::Result {
     Ok(())
 }
 
-fn members_name(sparse_data: bool) -> &'static str {
-    if sparse_data {
-        "auto-sparse (2)+(3)"
-    } else {
-        "auto (1)–(4)"
+fn members_name(resolved: Algorithm) -> &'static str {
+    match resolved {
+        Algorithm::AutoVerySparse => "auto-very-sparse (3)",
+        Algorithm::AutoSparse => "auto-sparse (2)+(3)",
+        _ => "auto (1)–(4)",
     }
+}
+
+/// The members (indices of [`candidates`]) of the default `train` resolved: the data-sparsity
+/// rule's three compositions (`LearnerConfig::auto_members`, `sparse_data_members`,
+/// `very_sparse_data_members`).
+fn resolved_members(resolved: Algorithm) -> Result<&'static [usize]> {
+    Ok(match resolved {
+        Algorithm::Auto => &[0, 1, 2, 3],
+        Algorithm::AutoSparse => &[1, 2],
+        Algorithm::AutoVerySparse => &[2],
+        other => anyhow::bail!("the default resolved to {other}, not a composition of auto"),
+    })
 }
 
 /// Whether variant `k` keeps set `s` within one SE of the default (and the generated stream at
@@ -408,7 +445,7 @@ fn csv(sets: &[Set]) -> String {
     for k in 0..MEMBERS.len() {
         let _ = write!(out, ",member_{k}_us");
     }
-    out.push_str(",default_us,sparse_data,new_default,new_us\n");
+    out.push_str(",default_us,resolved,new_default,new_us\n");
     for s in sets {
         let _ = write!(
             out,
@@ -424,7 +461,7 @@ fn csv(sets: &[Set]) -> String {
         let _ = writeln!(
             out,
             ",{:.2},{},{},{:.2}",
-            s.default_us, s.sparse_data, s.new_default, s.new_us
+            s.default_us, s.resolved, s.new_default, s.new_us
         );
     }
     out

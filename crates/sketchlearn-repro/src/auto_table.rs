@@ -203,9 +203,18 @@ pub(crate) fn train_default(
     dim: usize,
     hashed: bool,
 ) -> Result<(LearnerConfig, bool)> {
-    let (valid, _) = LearnerConfig::default()
-        .check()?
-        .resolve(&profile(data, dim, hashed));
+    train_resolved(LearnerConfig::default(), data, dim, hashed)
+}
+
+/// `start` as `train` resolves it for these rows (members and representation), and whether
+/// the representation is sparse-time.
+pub(crate) fn train_resolved(
+    start: LearnerConfig,
+    data: &[Example],
+    dim: usize,
+    hashed: bool,
+) -> Result<(LearnerConfig, bool)> {
+    let (valid, _) = start.check()?.resolve(&profile(data, dim, hashed));
     let config = valid.into_inner();
     let sparse = config.representation == Representation::Sparse;
     Ok((config, sparse))

@@ -33,7 +33,8 @@ use crate::report::table_header;
 use crate::stats::binomial_se;
 use anyhow::Result;
 use sketchlearn::linear::{
-    Algorithm, AnyLearner, CurvatureKind, LearnerConfig, Mixture, Representation, UnitScaling,
+    calibrated_output, Algorithm, AnyLearner, CurvatureKind, LearnerConfig, Mixture,
+    Representation, UnitScaling,
 };
 use sketchlearn::Example;
 use std::collections::HashMap;
@@ -279,14 +280,13 @@ fn mixture(
     mix(base, built)
 }
 
-/// The mixture of the built `members` with `base`'s loss and rule.
+/// The mixture of the built `members` with `base`'s loss and rule, predicting as the library's
+/// mixture built alone does (its calibrated probabilities with the logistic loss since stop 56,
+/// `sketchlearn::linear::calibrated_output`).
 pub(crate) fn mix(base: &LearnerConfig, members: Vec<AnyLearner>) -> Result<AnyLearner> {
-    Ok(AnyLearner::Mixture(Mixture::new(
-        members,
-        base.loss,
-        base.mix_rule(),
-        1.0,
-    )?))
+    let mut mixture = Mixture::new(members, base.loss, base.mix_rule(), 1.0)?;
+    mixture.set_calibrated_output(calibrated_output(base, true));
+    Ok(AnyLearner::Mixture(mixture))
 }
 
 /// A single learner's label in the oracle table.

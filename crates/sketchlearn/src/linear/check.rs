@@ -233,12 +233,20 @@ impl ValidLearnerConfig {
 
 /// Whether a mixture built from `config` predicts its members' calibrated probabilities
 /// (`Mixture::set_calibrated_output`, `linear/mixture_output.rs`), `alone` when it is not
-/// another mixture's member. With the logistic loss: the default (`auto`, `auto-sparse`, never
+/// another mixture's member. With the logistic loss: the default (`auto`, `auto-sparse`,
+/// `auto-very-sparse`, never
 /// a member) always (stop 56), an AdaGrad grid when used alone (stop 57; measured in
 /// `docs/results/calibration.md`). The default's grid is its member: it keeps the raw score
 /// the default calibrates and grades. One-against-all turns its class learners raw
-/// (`OneVsAll::of_class_learners`). The one place this is decided.
-fn calibrated_output(config: &LearnerConfig, alone: bool) -> bool {
+/// (`OneVsAll::of_class_learners`). The one place this is decided (the paper reproductions
+/// that mix members themselves ask it too).
+///
+/// ```
+/// use sketchlearn::linear::{calibrated_output, LearnerConfig};
+/// let default = LearnerConfig::default();
+/// assert!(calibrated_output(&default, true));
+/// ```
+pub fn calibrated_output(config: &LearnerConfig, alone: bool) -> bool {
     config.loss == crate::loss::Loss::Logistic && (config.algorithm.is_auto() || alone)
 }
 

@@ -57,7 +57,7 @@ pub(crate) mod validate;
 
 pub use ada_fd::{AdaFd, AdaFdRule};
 pub use any::{multiclass_refuses_retire, AnyLearner};
-pub use check::{ConfigError, ValidLearnerConfig};
+pub use check::{calibrated_output, ConfigError, ValidLearnerConfig};
 pub use config::{
     Algorithm, CurvatureKind, LearnerConfig, Representation, ADA_FD_STEP_SCALE,
     MEMBER_ALPHA0_SCALE, SKETCHY_STEP_SCALE,
