@@ -413,8 +413,8 @@ impl LearnerConfig {
     /// Evidence (`cargo run --release -p sketchlearn-repro -- auto-members`,
     /// `docs/results/auto_members.md`): on the sparse streams members 1 and 4 (the two
     /// RFD-SONs) cost about half of the mixture's time and are never its leader — without both,
-    /// w8a.shuf 0.0167 → 0.0163, r8_earn_vs_rest 0.0184 → 0.0184, the generated 2^18-feature
-    /// stream 0.4131 → 0.4103 (AdaGrad alone 0.4173) — while on the dense sets each is needed
+    /// w8a.shuf 0.0168 → 0.0163, r8_earn_vs_rest 0.0184 → 0.0182, the generated 2^18-feature
+    /// stream 0.4133 → 0.4105 (AdaGrad alone 0.4173) — while on the dense sets each is needed
     /// somewhere (mushrooms needs member 1, splice member 4, a9a and magic04 one of them).
     ///
     /// ```
