@@ -4,6 +4,7 @@
 //! order) goes in whole. A column's slot changes only when it is brought up to date (touched
 //! while learning, or flushed), so a task's delta holds the columns of its block.
 
+use super::stored::slot_in;
 use super::Stored;
 use crate::model::delta::{next_base, NOT_ITS_BASE};
 use serde::{Deserialize, Serialize};
@@ -70,7 +71,7 @@ impl Serialize for ChangedSlots<'_> {
         let st = self.stride;
         let mut seq = s.serialize_seq(Some(self.columns.len() * st))?;
         for &j in &self.columns {
-            for x in &self.data[j as usize * st..(j as usize + 1) * st] {
+            for x in slot_in(self.data, j, st) {
                 seq.serialize_element(x)?;
             }
         }
@@ -96,7 +97,7 @@ pub(super) fn diff(
     let index = base.index();
     let (mut changed, mut columns) = (Vec::new(), Vec::new());
     for (k, &j) in (0..).zip(&head.touched) {
-        let slot = &data[j as usize * stride..(j as usize + 1) * stride];
+        let slot = slot_in(data, j, stride);
         if !base.slot(&index, j).is_some_and(|b| same_bits(b, slot)) {
             changed.push(k);
             columns.push(j);

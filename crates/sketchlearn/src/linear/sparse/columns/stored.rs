@@ -72,7 +72,7 @@ impl LazyColumns {
         let mut stored = self.head();
         let mut slots = Vec::with_capacity(stored.touched.len() * s);
         for &j in &stored.touched {
-            slots.extend_from_slice(&self.data[j as usize * s..(j as usize + 1) * s]);
+            slots.extend_from_slice(slot_in(&self.data, j, s));
         }
         stored.slots = slots;
         stored
@@ -238,4 +238,11 @@ impl<'de> Deserialize<'de> for LazyColumns {
             touched: (st.touched.len() <= FEW).then_some(st.touched),
         })
     }
+}
+
+/// Column `j`'s slot in a store's `data` (slots of `stride` numbers, by column): what a model
+/// file stores of it, and what a delta compares and writes.
+pub(super) fn slot_in(data: &[f64], j: u32, stride: usize) -> &[f64] {
+    let at = j as usize * stride;
+    &data[at..at + stride]
 }
